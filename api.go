@@ -1,0 +1,222 @@
+package bpmnlite
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/bpmnlite/bpmnlite/persistence"
+	"github.com/bpmnlite/bpmnlite/runtime"
+)
+
+// Resource is a BPMN file to deploy.
+type Resource = runtime.Resource
+
+// DeployRequest describes a deployment: a name and its resources.
+type DeployRequest = runtime.DeployRequest
+
+// Deployment is the result of a deployment: the stored deployment, the
+// process definitions created (one new version per process key), the
+// processes skipped as not executable, and parser warnings.
+type Deployment = runtime.Deployment
+
+// Deploy parses, validates and stores resources. Every problem of every file
+// is reported at once in the error (a *ParseError per file); nothing is
+// stored unless all files are valid.
+func (e *Engine) Deploy(ctx context.Context, req DeployRequest) (*Deployment, error) {
+	return e.rt.Deploy(ctx, req)
+}
+
+// DeployFiles deploys BPMN files from disk under one deployment name.
+func (e *Engine) DeployFiles(ctx context.Context, name string, paths ...string) (*Deployment, error) {
+	req := DeployRequest{Name: name, Source: "files"}
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return nil, fmt.Errorf("bpmnlite: deploy: %w", err)
+		}
+		req.Resources = append(req.Resources, Resource{Name: filepath.Base(p), Bytes: b})
+	}
+	return e.Deploy(ctx, req)
+}
+
+// DeployFS deploys every file of fsys matching one of the glob patterns
+// (default "*.bpmn" and "*.bpmn20.xml"), e.g. from an embed.FS.
+func (e *Engine) DeployFS(ctx context.Context, name string, fsys fs.FS, patterns ...string) (*Deployment, error) {
+	if len(patterns) == 0 {
+		patterns = []string{"*.bpmn", "*.bpmn20.xml"}
+	}
+	req := DeployRequest{Name: name, Source: "fs"}
+	for _, pat := range patterns {
+		matches, err := fs.Glob(fsys, pat)
+		if err != nil {
+			return nil, fmt.Errorf("bpmnlite: deploy: pattern %q: %w", pat, err)
+		}
+		for _, m := range matches {
+			b, err := fs.ReadFile(fsys, m)
+			if err != nil {
+				return nil, fmt.Errorf("bpmnlite: deploy: %w", err)
+			}
+			req.Resources = append(req.Resources, Resource{Name: m, Bytes: b})
+		}
+	}
+	if len(req.Resources) == 0 {
+		return nil, fmt.Errorf("bpmnlite: deploy %q: no file matches %v", name, patterns)
+	}
+	return e.Deploy(ctx, req)
+}
+
+// StartRequest starts a process instance by definition id or by key (the
+// latest version), with a business key and variables; StartBefore starts
+// directly before an activity instead of at the start event.
+type StartRequest = runtime.StartRequest
+
+// Start starts a process instance and runs it to its first wait states in
+// one transaction. If anything fails, nothing is stored. It returns the
+// process instance id.
+func (e *Engine) Start(ctx context.Context, req StartRequest) (string, error) {
+	return e.rt.Start(ctx, nil, req)
+}
+
+// StartTx is Start inside the caller's PostgreSQL transaction, so a service
+// can start a process atomically with its own writes.
+func (e *Engine) StartTx(ctx context.Context, t pgx.Tx, req StartRequest) (string, error) {
+	pt, err := e.joinTx(ctx, t)
+	if err != nil {
+		return "", err
+	}
+	return e.rt.Start(ctx, pt, req)
+}
+
+// CompleteTask completes a user task with variables and continues the
+// instance to its next wait states. Completing a task twice concurrently:
+// one call wins, the other gets ErrOptimisticLock (or ErrNotFound if it
+// starts after the first committed).
+func (e *Engine) CompleteTask(ctx context.Context, taskID string, vars map[string]any) error {
+	return e.rt.CompleteTask(ctx, nil, taskID, vars)
+}
+
+// CompleteTaskTx is CompleteTask inside the caller's transaction.
+func (e *Engine) CompleteTaskTx(ctx context.Context, t pgx.Tx, taskID string, vars map[string]any) error {
+	pt, err := e.joinTx(ctx, t)
+	if err != nil {
+		return err
+	}
+	return e.rt.CompleteTask(ctx, pt, taskID, vars)
+}
+
+// CorrelateRequest delivers a message by name, optionally narrowed by
+// business key, process instance and variable values.
+type CorrelateRequest = runtime.CorrelateRequest
+
+// Correlate delivers a message to the one execution waiting for it (or all,
+// with All), or starts an instance at a message start event. It returns the
+// receiving process instance ids. Nobody waiting is ErrNoMatch.
+func (e *Engine) Correlate(ctx context.Context, req CorrelateRequest) ([]string, error) {
+	return e.rt.Correlate(ctx, nil, req)
+}
+
+// CorrelateTx is Correlate inside the caller's transaction.
+func (e *Engine) CorrelateTx(ctx context.Context, t pgx.Tx, req CorrelateRequest) ([]string, error) {
+	pt, err := e.joinTx(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	return e.rt.Correlate(ctx, pt, req)
+}
+
+// Signal broadcasts a signal to every execution waiting for it.
+func (e *Engine) Signal(ctx context.Context, name string, vars map[string]any) error {
+	return e.rt.Signal(ctx, nil, name, vars)
+}
+
+// SignalTx is Signal inside the caller's transaction.
+func (e *Engine) SignalTx(ctx context.Context, t pgx.Tx, name string, vars map[string]any) error {
+	pt, err := e.joinTx(ctx, t)
+	if err != nil {
+		return err
+	}
+	return e.rt.Signal(ctx, pt, name, vars)
+}
+
+// Trigger continues an execution waiting at a receive task (without a
+// message) or a catch event, like Camunda's runtimeService.signal.
+func (e *Engine) Trigger(ctx context.Context, executionID string, vars map[string]any) error {
+	return e.rt.Trigger(ctx, nil, executionID, vars)
+}
+
+// TriggerTx is Trigger inside the caller's transaction.
+func (e *Engine) TriggerTx(ctx context.Context, t pgx.Tx, executionID string, vars map[string]any) error {
+	pt, err := e.joinTx(ctx, t)
+	if err != nil {
+		return err
+	}
+	return e.rt.Trigger(ctx, pt, executionID, vars)
+}
+
+// SetVariables sets variables where they are defined in the execution's
+// scope chain, new ones on the process instance. A process instance id is
+// an execution id too.
+func (e *Engine) SetVariables(ctx context.Context, executionID string, vars map[string]any) error {
+	return e.rt.SetVariables(ctx, nil, executionID, vars, false)
+}
+
+// SetVariablesLocal sets variables in the execution's own scope.
+func (e *Engine) SetVariablesLocal(ctx context.Context, executionID string, vars map[string]any) error {
+	return e.rt.SetVariables(ctx, nil, executionID, vars, true)
+}
+
+// SetVariablesTx is SetVariables inside the caller's transaction.
+func (e *Engine) SetVariablesTx(ctx context.Context, t pgx.Tx, executionID string, vars map[string]any) error {
+	pt, err := e.joinTx(ctx, t)
+	if err != nil {
+		return err
+	}
+	return e.rt.SetVariables(ctx, pt, executionID, vars, false)
+}
+
+// Variables returns the variables visible from an execution (or process
+// instance): JSON objects and arrays come back as map[string]any and []any,
+// integers as int64.
+func (e *Engine) Variables(ctx context.Context, executionID string) (map[string]any, error) {
+	return e.rt.Variables(ctx, executionID)
+}
+
+// Variable returns one variable visible from an execution.
+func (e *Engine) Variable(ctx context.Context, executionID, name string) (any, bool, error) {
+	vars, err := e.Variables(ctx, executionID)
+	if err != nil {
+		return nil, false, err
+	}
+	v, ok := vars[name]
+	return v, ok, nil
+}
+
+// DeleteProcessInstance cancels a running instance: its tasks, jobs and
+// subscriptions are removed; history keeps it as externally terminated.
+func (e *Engine) DeleteProcessInstance(ctx context.Context, id, reason string) error {
+	return e.rt.DeleteProcessInstance(ctx, nil, id, reason)
+}
+
+// DeleteProcessInstanceTx is DeleteProcessInstance inside the caller's transaction.
+func (e *Engine) DeleteProcessInstanceTx(ctx context.Context, t pgx.Tx, id, reason string) error {
+	pt, err := e.joinTx(ctx, t)
+	if err != nil {
+		return err
+	}
+	return e.rt.DeleteProcessInstance(ctx, pt, id, reason)
+}
+
+// dbTx runs a read-only query function in its own transaction.
+func (e *Engine) read(ctx context.Context, fn func(t persistence.Tx) error) error {
+	t, err := e.db.Begin(ctx, true)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = t.Rollback(context.WithoutCancel(ctx)) }()
+	return fn(t)
+}

@@ -1,0 +1,544 @@
+package bpmn
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/beevik/etree"
+
+	"github.com/bpmnlite/bpmnlite/bpmn/timer"
+)
+
+// isActivity reports whether k is an activity in the BPMN sense (a task, a
+// subprocess or a call activity): what boundary events, multi-instance and
+// default flows apply to.
+func isActivity(k Kind) bool {
+	switch k {
+	case Task, ServiceTask, SendTask, UserTask, ReceiveTask, ManualTask, SubProcess, CallActivity:
+		return true
+	}
+	return false
+}
+
+// eventDefinitions lists, per event kind, the event definitions bpmnlite
+// executes ("" is an event without definition), with a hint for the others.
+var eventDefinitions = map[Kind]struct {
+	allowed map[string]EventType
+	hint    string
+}{
+	StartEvent: {map[string]EventType{"": NoEvent, "timerEventDefinition": TimerEvent, "messageEventDefinition": MessageEvent},
+		"start events can be none, timer or message start events"},
+	EndEvent: {map[string]EventType{"": NoEvent, "terminateEventDefinition": TerminateEvent, "errorEventDefinition": ErrorEvent},
+		"end events can be none, terminate or error end events"},
+	IntermediateCatchEvent: {map[string]EventType{"timerEventDefinition": TimerEvent, "messageEventDefinition": MessageEvent, "signalEventDefinition": SignalEvent},
+		"intermediate catch events can be timer, message or signal events"},
+	IntermediateThrowEvent: {map[string]EventType{"": NoEvent, "signalEventDefinition": SignalEvent},
+		"intermediate throw events can be none or signal events"},
+	BoundaryEvent: {map[string]EventType{"timerEventDefinition": TimerEvent, "messageEventDefinition": MessageEvent, "errorEventDefinition": ErrorEvent},
+		"boundary events can be timer, message or error events"},
+}
+
+// parseActivity reads one flow node; it returns nil when the node is
+// rejected, after reporting why.
+func (p *parser) parseActivity(st *procState, sc *scopeState, e *etree.Element, owner *Activity) *Activity {
+	s := p.siteOf(e)
+	kind := Kind(e.Tag)
+	if s.id == "" {
+		p.errorf(s, "%s has no id", kind)
+		return nil
+	}
+	if !p.claim(s) {
+		return nil
+	}
+	if comp, _ := parseBool(attrValue(e, "isForCompensation")); comp {
+		p.unsupported(st, s, e.Tag+" (isForCompensation)", "compensation handlers are not supported")
+		return nil
+	}
+	if kind == SubProcess && p.flag(s, e, "triggeredByEvent", false, false) {
+		p.unsupported(st, s, `eventSubProcess (subProcess triggeredByEvent="true")`, "event subprocesses are not supported")
+		return nil
+	}
+	if c := bpmnChild(e, "standardLoopCharacteristics"); c != nil {
+		p.unsupported(st, p.at(s, c), "standardLoopCharacteristics", "use multiInstanceLoopCharacteristics")
+		return nil
+	}
+	a := &Activity{
+		ID:             s.id,
+		Name:           attrValue(e, "name"),
+		Kind:           kind,
+		Pos:            s.pos,
+		Process:        st.proc,
+		Parent:         owner,
+		Exclusive:      true,
+		CancelActivity: true,
+	}
+	if _, isEvent := eventDefinitions[kind]; isEvent && !p.parseEvent(st, s, e, a) {
+		return nil
+	}
+	sc.local[a.ID] = a
+	st.proc.activities[a.ID] = a
+
+	a.AsyncBefore = p.flag(s, e, "asyncBefore", true, false) || p.flag(s, e, "async", true, false)
+	a.AsyncAfter = p.flag(s, e, "asyncAfter", true, false)
+	a.Exclusive = p.flag(s, e, "exclusive", true, true)
+	a.JobPriority = p.priority(s, e, "jobPriority")
+	a.TaskPriority = p.priority(s, e, "taskPriority")
+	allowed := []string{"executionListener", "failedJobRetryTimeCycle"}
+	if kind == CallActivity {
+		allowed = append(allowed, "in", "out")
+	}
+	ext := p.extensions(s, e, allowed...)
+	a.Listeners = p.listeners(s, ext, false)
+	a.RetryTimeCycle = p.retryCycle(s, ext)
+
+	switch kind {
+	case ServiceTask, SendTask:
+		p.parseImplementation(s, e, a)
+	case UserTask:
+		a.Assignee = camundaValue(e, "assignee")
+		a.CandidateGroups = camundaValue(e, "candidateGroups")
+		a.CandidateUsers = camundaValue(e, "candidateUsers")
+		p.checkMaybeExpr(s, "camunda:assignee", a.Assignee)
+		p.checkMaybeExpr(s, "camunda:candidateGroups", a.CandidateGroups)
+		p.checkMaybeExpr(s, "camunda:candidateUsers", a.CandidateUsers)
+	case ReceiveTask:
+		if ref := attrValue(e, "messageRef"); ref != "" {
+			a.MessageName = p.messageName(s, ref)
+		}
+	case CallActivity:
+		a.CalledElement = strings.TrimSpace(attrValue(e, "calledElement"))
+		if a.CalledElement == "" {
+			p.errorf(s, "callActivity has no calledElement")
+		}
+		p.checkMaybeExpr(s, "calledElement", a.CalledElement)
+		a.In, a.Out = p.mappings(s, ext)
+	case SubProcess:
+		a.Activities, a.Flows = p.parseScope(st, e, a)
+	case BoundaryEvent:
+		sc.boundaries = append(sc.boundaries, pendingRef{a, attrValue(e, "attachedToRef")})
+	}
+
+	if c := bpmnChild(e, "multiInstanceLoopCharacteristics"); c != nil {
+		if isActivity(kind) {
+			a.MultiInstance = p.parseMultiInstance(s, c)
+		} else {
+			p.errorf(p.at(s, c), "multiInstanceLoopCharacteristics are only allowed on tasks, subprocesses and call activities")
+		}
+	}
+	if ref, ok := attr(e, "default"); ok && ref != "" {
+		sc.defaults = append(sc.defaults, pendingRef{a, ref})
+	}
+	return a
+}
+
+// parseEvent reads the event definition of an event. It returns false when
+// the event is rejected.
+func (p *parser) parseEvent(st *procState, s site, e *etree.Element, a *Activity) bool {
+	var defs []*etree.Element
+	for _, c := range bpmnChildren(e) {
+		if strings.HasSuffix(c.Tag, "EventDefinition") || c.Tag == "eventDefinitionRef" {
+			defs = append(defs, c)
+		}
+	}
+	spec := eventDefinitions[a.Kind]
+	if len(defs) > 1 {
+		names := make([]string, len(defs))
+		for i, d := range defs {
+			names[i] = d.Tag
+		}
+		p.unsupported(st, s, e.Tag+"/"+strings.Join(names, "+"), "events with several event definitions are not supported")
+		return false
+	}
+	name := ""
+	if len(defs) == 1 {
+		name = defs[0].Tag
+	}
+	typ, ok := spec.allowed[name]
+	switch {
+	case !ok && name == "":
+		p.errorf(s, "%s needs an event definition: %s", e.Tag, spec.hint)
+		st.invalid[s.id] = true
+		return false
+	case !ok:
+		p.unsupported(st, s, e.Tag+"/"+name, spec.hint)
+		return false
+	}
+	a.Event = typ
+	if typ == NoEvent {
+		return true
+	}
+	def := defs[0]
+	ds := p.at(s, def)
+	switch typ {
+	case TimerEvent:
+		a.Timer = p.parseTimer(ds, def)
+	case MessageEvent:
+		if ref := attrValue(def, "messageRef"); ref != "" {
+			a.MessageName = p.messageName(ds, ref)
+		} else {
+			p.errorf(ds, "messageEventDefinition has no messageRef")
+		}
+	case SignalEvent:
+		if ref := attrValue(def, "signalRef"); ref != "" {
+			a.SignalName = p.signalName(ds, ref)
+		} else {
+			p.errorf(ds, "signalEventDefinition has no signalRef")
+		}
+	case ErrorEvent:
+		a.ErrorCode = p.errorCode(ds, def, a.Kind == EndEvent)
+	}
+	if a.Kind == BoundaryEvent {
+		a.CancelActivity = p.flag(s, e, "cancelActivity", false, true)
+		if typ == ErrorEvent && !a.CancelActivity {
+			p.warnf(s, "error boundary events always interrupt: cancelActivity=\"false\" is ignored")
+			a.CancelActivity = true
+		}
+	}
+	return true
+}
+
+// lookupRef finds a root element by reference. References are QNames:
+// some exporters write them with a prefix ("tns:Message_1").
+func lookupRef[T any](m map[string]*T, ref string) *T {
+	if v, ok := m[ref]; ok {
+		return v
+	}
+	if i := strings.LastIndexByte(ref, ':'); i >= 0 {
+		return m[ref[i+1:]]
+	}
+	return nil
+}
+
+// messageName resolves a messageRef to the message's name (else its id).
+func (p *parser) messageName(s site, ref string) string {
+	m := lookupRef(p.defs.Messages, ref)
+	if m == nil {
+		p.errorf(s, "messageRef '%s' names no message of this file", ref)
+		return ""
+	}
+	if m.Name != "" {
+		return m.Name
+	}
+	return m.ID
+}
+
+// signalName resolves a signalRef to the signal's name (else its id).
+func (p *parser) signalName(s site, ref string) string {
+	sig := lookupRef(p.defs.Signals, ref)
+	if sig == nil {
+		p.errorf(s, "signalRef '%s' names no signal of this file", ref)
+		return ""
+	}
+	if sig.Name != "" {
+		return sig.Name
+	}
+	return sig.ID
+}
+
+// errorCode resolves an errorRef as Camunda does: the error's errorCode, or
+// the reference itself when it names no error. A catching event without
+// errorRef (or whose error has no code) catches every error.
+func (p *parser) errorCode(s site, def *etree.Element, throwing bool) string {
+	ref := attrValue(def, "errorRef")
+	if ref == "" {
+		if throwing {
+			p.errorf(s, "'errorRef' attribute is mandatory on error end event")
+		}
+		return ""
+	}
+	e := lookupRef(p.defs.Errors, ref)
+	if e == nil {
+		return ref
+	}
+	if e.Code == "" && throwing {
+		p.errorf(s, "'errorCode' is mandatory on errors referenced by throwing error event definitions, but the error '%s' does not define one.", e.ID)
+	}
+	return e.Code
+}
+
+func (p *parser) parseTimer(s site, def *etree.Element) *TimerDefinition {
+	var found []*etree.Element
+	for _, c := range bpmnChildren(def) {
+		switch c.Tag {
+		case "timeDate", "timeDuration", "timeCycle":
+			found = append(found, c)
+		}
+	}
+	switch len(found) {
+	case 0:
+		p.errorf(s, "timerEventDefinition needs one of timeDate, timeDuration or timeCycle")
+		return nil
+	case 1:
+	default:
+		p.errorf(s, "timerEventDefinition has more than one of timeDate, timeDuration and timeCycle")
+		return nil
+	}
+	c := found[0]
+	td := &TimerDefinition{Value: text(c)}
+	switch c.Tag {
+	case "timeDate":
+		td.Type = TimeDate
+	case "timeDuration":
+		td.Type = TimeDuration
+	case "timeCycle":
+		td.Type = TimeCycle
+	}
+	if td.Value == "" {
+		p.errorf(s, "%s is empty", c.Tag)
+		return td
+	}
+	if isExpression(td.Value) {
+		p.checkExpr(s, c.Tag, td.Value)
+		return td
+	}
+	var err error
+	switch td.Type {
+	case TimeDate:
+		_, err = timer.ParseDate(td.Value, time.UTC)
+	case TimeDuration:
+		_, err = timer.ParseDuration(td.Value)
+	case TimeCycle:
+		_, err = timer.ParseCycle(td.Value)
+	}
+	if err != nil {
+		p.errorf(s, "invalid %s '%s': %v", c.Tag, td.Value, err)
+	}
+	return td
+}
+
+// silentExtensions are Camunda extension elements without effect on
+// execution (form metadata, free properties): ignored without a warning.
+var silentExtensions = map[string]bool{"properties": true, "formData": true, "formProperty": true}
+
+// extensions returns the Camunda (and legacy fox) elements inside e's
+// extensionElements whose names are allowed. Other Camunda elements would
+// change behaviour bpmnlite does not have: each is noted as a warning.
+// Everything else there (other vendors' elements, even BPMN-namespace ones
+// that some exporters put there) is ignored.
+func (p *parser) extensions(s site, e *etree.Element, allowed ...string) []*etree.Element {
+	var out []*etree.Element
+	for _, ee := range e.ChildElements() {
+		if !isBPMN(ee, "extensionElements") {
+			continue
+		}
+		for _, c := range ee.ChildElements() {
+			ns := c.NamespaceURI()
+			known := slices.Contains(allowed, c.Tag)
+			switch {
+			case isCamundaNS(ns) && known, ns == nsFox && known && c.Tag == "failedJobRetryTimeCycle":
+				out = append(out, c)
+			case isCamundaNS(ns) && !silentExtensions[c.Tag]:
+				p.warnf(p.at(s, c), "camunda:%s is not supported here and is ignored", c.Tag)
+			}
+		}
+	}
+	return out
+}
+
+// listeners reads camunda:executionListener elements. On a sequence flow
+// every listener is a take listener.
+func (p *parser) listeners(s site, ext []*etree.Element, onFlow bool) []Listener {
+	var out []Listener
+	for _, c := range ext {
+		if c.Tag != "executionListener" {
+			continue
+		}
+		ls := p.at(s, c)
+		l := Listener{
+			Event:              strings.TrimSpace(attrValue(c, "event")),
+			Class:              strings.TrimSpace(attrValue(c, "class")),
+			Expression:         strings.TrimSpace(attrValue(c, "expression")),
+			DelegateExpression: strings.TrimSpace(attrValue(c, "delegateExpression")),
+		}
+		if onFlow {
+			l.Event = "take"
+		} else if l.Event != "start" && l.Event != "end" {
+			p.errorf(ls, "executionListener event must be 'start' or 'end', not '%s'", l.Event)
+		}
+		for _, sub := range c.ChildElements() {
+			if !isCamundaNS(sub.NamespaceURI()) {
+				continue
+			}
+			switch sub.Tag {
+			case "script":
+				p.unsupported(nil, ls, "camunda:executionListener/camunda:script", "script listeners are not supported")
+			case "field":
+				p.warnf(p.at(s, sub), "camunda:field injection is not supported and is ignored")
+			}
+		}
+		switch n := countSet(l.Class, l.Expression, l.DelegateExpression); {
+		case n == 0 && !hasCamundaChild(c, "script"):
+			p.errorf(ls, "Element 'class', 'expression' or 'delegateExpression' is mandatory on executionListener")
+		case n > 1:
+			p.errorf(ls, "executionListener may have only one of 'class', 'expression' and 'delegateExpression'")
+		}
+		if l.Expression != "" {
+			p.checkExpr(ls, "executionListener expression", l.Expression)
+		}
+		if l.DelegateExpression != "" {
+			p.checkExpr(ls, "executionListener delegateExpression", l.DelegateExpression)
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+func hasCamundaChild(e *etree.Element, tag string) bool {
+	for _, c := range e.ChildElements() {
+		if c.Tag == tag && isCamundaNS(c.NamespaceURI()) {
+			return true
+		}
+	}
+	return false
+}
+
+func countSet(vals ...string) int {
+	n := 0
+	for _, v := range vals {
+		if v != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// retryCycle reads camunda:failedJobRetryTimeCycle (or fox:). A malformed
+// constant is not fatal: Camunda deploys it and jobs get the default retries.
+func (p *parser) retryCycle(s site, ext []*etree.Element) string {
+	for _, c := range ext {
+		if c.Tag != "failedJobRetryTimeCycle" {
+			continue
+		}
+		rs := p.at(s, c)
+		v := text(c)
+		switch {
+		case v == "":
+			p.warnf(rs, "failedJobRetryTimeCycle is empty; jobs get the default retries")
+		case isExpression(v):
+			p.checkExpr(rs, "failedJobRetryTimeCycle", v)
+		default:
+			if _, err := timer.ParseRetryCycle(v); err != nil {
+				p.warnf(rs, "failedJobRetryTimeCycle '%s' is malformed (%v); jobs get the default retries", v, err)
+			}
+		}
+		return v
+	}
+	return ""
+}
+
+// parseImplementation reads what a service or send task runs.
+func (p *parser) parseImplementation(s site, e *etree.Element, a *Activity) {
+	a.Class = strings.TrimSpace(camundaValue(e, "class"))
+	a.DelegateExpression = strings.TrimSpace(camundaValue(e, "delegateExpression"))
+	a.Expression = strings.TrimSpace(camundaValue(e, "expression"))
+	a.ResultVariable = strings.TrimSpace(camundaValue(e, "resultVariable"))
+	a.Topic = strings.TrimSpace(camundaValue(e, "topic"))
+	typ := strings.TrimSpace(camundaValue(e, "type"))
+	a.External = typ == "external"
+	switch n := countSet(a.Class, a.DelegateExpression, a.Expression, typ); {
+	case typ != "" && !a.External:
+		p.errorf(s, "camunda:type '%s' is not supported (only 'external')", typ)
+	case n == 0:
+		p.errorf(s, "One of the attributes 'class', 'delegateExpression', 'type', or 'expression' is mandatory on %s.", a.Kind)
+	case n > 1:
+		p.errorf(s, "only one of the attributes 'class', 'delegateExpression', 'type' and 'expression' may be set")
+	}
+	if a.External && a.Topic == "" {
+		p.errorf(s, "External tasks must specify a 'topic' attribute in the camunda namespace")
+	}
+	p.checkMaybeExpr(s, "camunda:topic", a.Topic)
+	if a.Expression != "" {
+		p.checkExpr(s, "camunda:expression", a.Expression)
+	}
+	if a.DelegateExpression != "" {
+		p.checkExpr(s, "camunda:delegateExpression", a.DelegateExpression)
+	}
+	if a.ResultVariable != "" && a.Expression == "" {
+		p.errorf(s, "camunda:resultVariable is only supported together with camunda:expression")
+	}
+}
+
+// mappings reads the camunda:in and camunda:out of a call activity.
+func (p *parser) mappings(s site, ext []*etree.Element) (in, out []VariableMapping) {
+	for _, c := range ext {
+		if c.Tag != "in" && c.Tag != "out" {
+			continue
+		}
+		ms := p.at(s, c)
+		m := VariableMapping{
+			Source:           strings.TrimSpace(attrValue(c, "source")),
+			SourceExpression: strings.TrimSpace(attrValue(c, "sourceExpression")),
+			Target:           strings.TrimSpace(attrValue(c, "target")),
+			All:              strings.TrimSpace(attrValue(c, "variables")) == "all",
+			Local:            p.flag(ms, c, "local", false, false),
+		}
+		bk, hasBK := attr(c, "businessKey")
+		switch {
+		case hasBK && c.Tag == "out":
+			p.errorf(ms, "camunda:out cannot carry a businessKey")
+		case hasBK:
+			m.BusinessKey = strings.TrimSpace(bk)
+			if m.BusinessKey == "" {
+				p.errorf(ms, "camunda:in businessKey is empty")
+			}
+			p.checkExpr(ms, "businessKey", m.BusinessKey)
+		case m.All:
+		case m.Source == "" && m.SourceExpression == "":
+			p.errorf(ms, "Missing parameter 'source' or 'sourceExpression' when passing variables")
+		case m.Source != "" && m.SourceExpression != "":
+			p.errorf(ms, "camunda:%s may have only one of 'source' and 'sourceExpression'", c.Tag)
+		case m.Target == "":
+			p.errorf(ms, "Missing attribute 'target' when attribute 'source' or 'sourceExpression' is set")
+		}
+		if m.SourceExpression != "" {
+			p.checkExpr(ms, "sourceExpression", m.SourceExpression)
+		}
+		if c.Tag == "in" {
+			in = append(in, m)
+		} else {
+			out = append(out, m)
+		}
+	}
+	return in, out
+}
+
+func (p *parser) parseMultiInstance(owner site, e *etree.Element) *MultiInstance {
+	s := site{p.pos[e], owner.id, "multiInstanceLoopCharacteristics"}
+	mi := &MultiInstance{
+		Sequential:      p.flag(s, e, "isSequential", false, false),
+		Collection:      strings.TrimSpace(camundaValue(e, "collection")),
+		ElementVariable: strings.TrimSpace(camundaValue(e, "elementVariable")),
+		AsyncBefore:     p.flag(s, e, "asyncBefore", true, false) || p.flag(s, e, "async", true, false),
+		AsyncAfter:      p.flag(s, e, "asyncAfter", true, false),
+		Exclusive:       p.flag(s, e, "exclusive", true, true),
+	}
+	// The standard BPMN spellings, which Camunda also reads.
+	if c := bpmnChild(e, "loopDataInputRef"); c != nil && mi.Collection == "" {
+		mi.Collection = text(c)
+	}
+	if c := bpmnChild(e, "inputDataItem"); c != nil && mi.ElementVariable == "" {
+		mi.ElementVariable = strings.TrimSpace(attrValue(c, "name"))
+	}
+	if c := bpmnChild(e, "loopCardinality"); c != nil {
+		mi.LoopCardinality = text(c)
+		if isExpression(mi.LoopCardinality) {
+			p.checkExpr(s, "loopCardinality", mi.LoopCardinality)
+		} else if n, err := strconv.Atoi(mi.LoopCardinality); mi.LoopCardinality != "" && (err != nil || n < 0) {
+			p.errorf(s, "loopCardinality '%s' is neither a non-negative integer nor an expression", mi.LoopCardinality)
+		}
+	}
+	p.checkMaybeExpr(s, "camunda:collection", mi.Collection)
+	if mi.LoopCardinality == "" && mi.Collection == "" {
+		p.errorf(s, "multiInstanceLoopCharacteristics needs a loopCardinality or a camunda:collection")
+	}
+	if c := bpmnChild(e, "completionCondition"); c != nil {
+		mi.CompletionCondition = text(c)
+		if mi.CompletionCondition != "" {
+			p.checkExpr(s, "completionCondition", mi.CompletionCondition)
+		}
+	}
+	mi.RetryTimeCycle = p.retryCycle(s, p.extensions(s, e, "failedJobRetryTimeCycle"))
+	return mi
+}

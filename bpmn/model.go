@@ -1,0 +1,318 @@
+// Package bpmn reads BPMN 2.0 XML (with the Camunda 7 extensions bpmnlite
+// supports) into an immutable model and validates it.
+//
+// The model is built once per process definition and shared by every
+// execution of it: nothing in it may be modified after Parse returns.
+package bpmn
+
+// Position is a place in a BPMN file, 1-based.
+type Position struct {
+	Line   int
+	Column int
+}
+
+// Kind names the BPMN element type of an activity, as spelled in the XML.
+type Kind string
+
+// Element kinds the engine executes.
+const (
+	StartEvent             Kind = "startEvent"
+	EndEvent               Kind = "endEvent"
+	IntermediateCatchEvent Kind = "intermediateCatchEvent"
+	IntermediateThrowEvent Kind = "intermediateThrowEvent"
+	BoundaryEvent          Kind = "boundaryEvent"
+	Task                   Kind = "task"
+	ServiceTask            Kind = "serviceTask"
+	SendTask               Kind = "sendTask"
+	UserTask               Kind = "userTask"
+	ReceiveTask            Kind = "receiveTask"
+	ManualTask             Kind = "manualTask"
+	ExclusiveGateway       Kind = "exclusiveGateway"
+	ParallelGateway        Kind = "parallelGateway"
+	InclusiveGateway       Kind = "inclusiveGateway"
+	EventBasedGateway      Kind = "eventBasedGateway"
+	SubProcess             Kind = "subProcess"
+	CallActivity           Kind = "callActivity"
+)
+
+// EventType is the event definition carried by an event.
+type EventType int
+
+// Event definitions the engine executes.
+const (
+	NoEvent EventType = iota
+	TimerEvent
+	MessageEvent
+	SignalEvent
+	ErrorEvent
+	TerminateEvent
+)
+
+func (t EventType) String() string {
+	switch t {
+	case TimerEvent:
+		return "timer"
+	case MessageEvent:
+		return "message"
+	case SignalEvent:
+		return "signal"
+	case ErrorEvent:
+		return "error"
+	case TerminateEvent:
+		return "terminate"
+	}
+	return "none"
+}
+
+// Definitions is the parsed content of one BPMN file.
+type Definitions struct {
+	File      string
+	Processes []*Process // executable processes, in document order
+	// Skipped lists processes that are not executable (isExecutable="false"
+	// or missing, or a process without flow elements); they are not deployed.
+	Skipped  []SkippedProcess
+	Messages map[string]*Message // by id
+	Signals  map[string]*Signal  // by id
+	Errors   map[string]*Error   // by id
+	// Warnings are findings that do not stop a deployment: a malformed
+	// failedJobRetryTimeCycle (jobs get the default retries), a default flow
+	// with a condition, Camunda extensions bpmnlite ignores, a file without
+	// executable process...
+	Warnings []Problem
+}
+
+// Process returns the executable process with the given id, or nil.
+func (d *Definitions) Process(id string) *Process {
+	for _, p := range d.Processes {
+		if p.ID == id {
+			return p
+		}
+	}
+	return nil
+}
+
+// SkippedProcess is a process left out of a deployment, with the reason.
+type SkippedProcess struct {
+	ID     string
+	Reason string
+	Pos    Position
+}
+
+// Message is a <message> root element.
+type Message struct{ ID, Name string }
+
+// Signal is a <signal> root element.
+type Signal struct{ ID, Name string }
+
+// Error is an <error> root element.
+type Error struct{ ID, Name, Code string }
+
+// Process is one executable <process>.
+type Process struct {
+	ID           string
+	Name         string
+	Pos          Position
+	JobPriority  string // camunda:jobPriority: constant or expression; "" when absent
+	TaskPriority string // camunda:taskPriority, for external tasks
+	// Activities and Flows directly inside the process (not inside subprocesses).
+	Activities []*Activity
+	Flows      []*SequenceFlow
+	Listeners  []Listener // process-level start/end listeners
+
+	activities map[string]*Activity // every activity of the process, at any depth
+	flows      map[string]*SequenceFlow
+}
+
+// Activity looks up an activity (any flow node: event, task, gateway,
+// subprocess) anywhere in the process by id.
+func (p *Process) Activity(id string) *Activity { return p.activities[id] }
+
+// Flow looks up a sequence flow anywhere in the process by id.
+func (p *Process) Flow(id string) *SequenceFlow { return p.flows[id] }
+
+// AllActivities returns every activity at any depth, in document order.
+func (p *Process) AllActivities() []*Activity {
+	var out []*Activity
+	var walk func([]*Activity)
+	walk = func(as []*Activity) {
+		for _, a := range as {
+			out = append(out, a)
+			walk(a.Activities)
+		}
+	}
+	walk(p.Activities)
+	return out
+}
+
+// StartEvents returns the start events directly inside the process.
+func (p *Process) StartEvents() []*Activity { return startEvents(p.Activities) }
+
+func startEvents(as []*Activity) []*Activity {
+	var out []*Activity
+	for _, a := range as {
+		if a.Kind == StartEvent {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// NoneStartEvent returns the start event without an event definition, or nil.
+func (p *Process) NoneStartEvent() *Activity { return noneStart(p.Activities) }
+
+func noneStart(as []*Activity) *Activity {
+	for _, a := range startEvents(as) {
+		if a.Event == NoEvent {
+			return a
+		}
+	}
+	return nil
+}
+
+// Activity is any flow node: event, task, gateway, subprocess or call activity.
+type Activity struct {
+	ID      string
+	Name    string
+	Kind    Kind
+	Pos     Position
+	Process *Process
+	Parent  *Activity // enclosing subprocess; nil at process level
+
+	// Content of a subprocess.
+	Activities []*Activity
+	Flows      []*SequenceFlow
+
+	Incoming    []*SequenceFlow
+	Outgoing    []*SequenceFlow
+	DefaultFlow *SequenceFlow // exclusive/inclusive gateways and tasks
+
+	// Asynchronous continuations and job settings (Camunda extensions).
+	AsyncBefore    bool
+	AsyncAfter     bool
+	Exclusive      bool   // camunda:exclusive, default true
+	JobPriority    string // camunda:jobPriority, constant or expression
+	RetryTimeCycle string // camunda:failedJobRetryTimeCycle (or fox:)
+
+	// Event definition (start, end, intermediate and boundary events).
+	Event       EventType
+	Timer       *TimerDefinition
+	MessageName string // resolved from messageRef (the message's name, else its id)
+	SignalName  string // resolved from signalRef
+	ErrorCode   string // resolved from errorRef; "" on a boundary catches every error
+
+	// Boundary events.
+	AttachedTo     *Activity
+	CancelActivity bool        // interrupting (default true)
+	Boundaries     []*Activity // boundary events attached to this activity
+
+	// Implementation of service/send tasks, and of listeners' targets.
+	Class              string // camunda:class
+	DelegateExpression string // camunda:delegateExpression
+	Expression         string // camunda:expression
+	ResultVariable     string // camunda:resultVariable
+	External           bool   // camunda:type="external"
+	Topic              string // camunda:topic
+	TaskPriority       string // camunda:taskPriority
+
+	// User tasks.
+	Assignee        string
+	CandidateGroups string
+	CandidateUsers  string
+
+	// Call activities.
+	CalledElement string
+	In            []VariableMapping
+	Out           []VariableMapping
+
+	MultiInstance *MultiInstance
+	Listeners     []Listener // start and end listeners
+}
+
+// IsScope reports whether the activity opens a variable and event scope of
+// its own: subprocesses and activities with boundary events.
+func (a *Activity) IsScope() bool {
+	return a.Kind == SubProcess || len(a.Boundaries) > 0
+}
+
+// NoneStartEvent returns a subprocess's start event, or nil.
+func (a *Activity) NoneStartEvent() *Activity { return noneStart(a.Activities) }
+
+// MultiInstanceBodyID is the id under which the multi-instance body of an
+// activity appears in jobs, job definitions and history.
+func (a *Activity) MultiInstanceBodyID() string { return a.ID + "#multiInstanceBody" }
+
+// TimerType tells how a timer definition's value is read.
+type TimerType int
+
+// Timer definition kinds.
+const (
+	TimeDate TimerType = iota + 1
+	TimeDuration
+	TimeCycle
+)
+
+func (t TimerType) String() string {
+	switch t {
+	case TimeDate:
+		return "DATE"
+	case TimeDuration:
+		return "DURATION"
+	case TimeCycle:
+		return "CYCLE"
+	}
+	return "?"
+}
+
+// TimerDefinition is a timerEventDefinition: one of timeDate, timeDuration,
+// timeCycle. Value is the raw text: a constant (validated at parse time) or an
+// expression evaluated when the timer is created.
+type TimerDefinition struct {
+	Type  TimerType
+	Value string
+}
+
+// MultiInstance is multiInstanceLoopCharacteristics.
+type MultiInstance struct {
+	Sequential          bool
+	LoopCardinality     string // constant or expression
+	Collection          string // camunda:collection: a variable name or an expression
+	ElementVariable     string // camunda:elementVariable
+	CompletionCondition string
+	// Async settings of each inner instance (attributes on the loop
+	// characteristics element); the activity's own settings apply to the body.
+	AsyncBefore    bool
+	AsyncAfter     bool
+	Exclusive      bool
+	RetryTimeCycle string
+}
+
+// VariableMapping is a camunda:in or camunda:out of a call activity.
+type VariableMapping struct {
+	Source           string // variable name to read
+	SourceExpression string // or an expression to evaluate
+	Target           string // variable name to write
+	All              bool   // variables="all"
+	Local            bool   // local="true"
+	BusinessKey      string // camunda:in businessKey="..." (expression)
+}
+
+// Listener is a camunda:executionListener.
+type Listener struct {
+	Event              string // start, end or take
+	Class              string
+	Expression         string
+	DelegateExpression string
+}
+
+// SequenceFlow is a sequenceFlow. Flows without an id in the XML get a
+// generated id (their Generated flag is set).
+type SequenceFlow struct {
+	ID        string
+	Name      string
+	Generated bool
+	Pos       Position
+	Source    *Activity
+	Target    *Activity
+	Condition string     // conditionExpression text; "" for an unconditional flow
+	Listeners []Listener // take listeners
+}

@@ -1,0 +1,444 @@
+package bpmn
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/beevik/etree"
+)
+
+// ParseOptions tune Parse.
+type ParseOptions struct {
+	// File is the file name used in problems.
+	File string
+	// ForceExecutable parses every process as if it had isExecutable="true"
+	// (useful to check exports of modelling tools, which mostly omit it).
+	ForceExecutable bool
+	// CheckExpression, when set, is called for every expression text in the
+	// model: conditions, camunda:expression and delegateExpression, listener
+	// expressions, completion conditions, sourceExpression and businessKey,
+	// and the values that may be either a constant or an expression
+	// (priorities, timer values, loopCardinality, collection, assignee and
+	// candidates, calledElement, topic, retry cycles) when they contain "${"
+	// or "#{". A non-nil error is a problem for the element.
+	CheckExpression func(src string) error
+}
+
+// Parse reads a BPMN 2.0 file and validates the processes it deploys. On
+// failure it returns nil and a *ParseError listing every problem found, each
+// with its position, element id and type. Non-fatal findings are returned in
+// Definitions.Warnings. The result is never modified afterwards and may be
+// shared between goroutines.
+//
+// After a successful parse the model is complete: every sequence flow has a
+// Source and a Target in its own scope, every boundary event an AttachedTo,
+// every timer event a Timer, every message and signal event a MessageName or
+// SignalName, every error end event an ErrorCode, every subprocess one none
+// start event, and constant timer values and priorities are well-formed.
+func Parse(data []byte, opts ParseOptions) (*Definitions, error) {
+	p := &parser{
+		opts: opts,
+		defs: &Definitions{
+			File:     opts.File,
+			Messages: map[string]*Message{},
+			Signals:  map[string]*Signal{},
+			Errors:   map[string]*Error{},
+		},
+		claimed: map[string]site{},
+		docIDs:  map[string]bool{},
+	}
+	doc, pos, prob := readDocument(data)
+	if prob != nil {
+		prob.File = opts.File
+		return nil, &ParseError{File: opts.File, Problems: []Problem{*prob}}
+	}
+	p.pos = pos
+	p.parseDefinitions(doc.Root())
+	if len(p.problems) > 0 {
+		return nil, &ParseError{File: opts.File, Problems: sortProblems(p.problems)}
+	}
+	p.defs.Warnings = sortProblems(p.warnings)
+	return p.defs, nil
+}
+
+func sortProblems(ps []Problem) []Problem {
+	slices.SortStableFunc(ps, func(a, b Problem) int {
+		return cmp.Or(cmp.Compare(a.Pos.Line, b.Pos.Line), cmp.Compare(a.Pos.Column, b.Pos.Column))
+	})
+	return ps
+}
+
+// site is where a problem is reported: a position and the element it concerns.
+type site struct {
+	pos Position
+	id  string
+	typ string
+}
+
+func (a *Activity) site() site { return site{a.Pos, a.ID, string(a.Kind)} }
+
+func (f *SequenceFlow) site() site {
+	if f.Generated {
+		return site{f.Pos, "", "sequenceFlow"}
+	}
+	return site{f.Pos, f.ID, "sequenceFlow"}
+}
+
+type parser struct {
+	opts     ParseOptions
+	defs     *Definitions
+	pos      map[*etree.Element]Position
+	problems []Problem
+	warnings []Problem
+	claimed  map[string]site // ids of the elements read so far
+	docIDs   map[string]bool // every id in the file, so that generated ids never collide
+}
+
+func (p *parser) siteOf(e *etree.Element) site {
+	return site{p.pos[e], attrValue(e, "id"), e.Tag}
+}
+
+// at is the site of a child element (an event definition, an extension
+// element) reported under its owner's id and type.
+func (p *parser) at(owner site, child *etree.Element) site {
+	return site{p.pos[child], owner.id, owner.typ}
+}
+
+func (p *parser) problem(s site, msg string) Problem {
+	return Problem{File: p.opts.File, Pos: s.pos, ElementID: s.id, ElementType: s.typ, Message: msg}
+}
+
+func (p *parser) errorf(s site, format string, args ...any) {
+	p.problems = append(p.problems, p.problem(s, fmt.Sprintf(format, args...)))
+}
+
+func (p *parser) warnf(s site, format string, args ...any) {
+	p.warnings = append(p.warnings, p.problem(s, fmt.Sprintf(format, args...)))
+}
+
+// unsupported reports a construct bpmnlite does not execute. construct names
+// it as the element type ("scriptTask", "boundaryEvent/escalationEventDefinition").
+func (p *parser) unsupported(st *procState, s site, construct, hint string) {
+	if st != nil && s.id != "" {
+		st.invalid[s.id] = true
+	}
+	msg := "unsupported element type"
+	if hint != "" {
+		msg += "; " + hint
+	}
+	p.errorf(site{s.pos, s.id, construct}, "%s", msg)
+}
+
+// claim registers an id; a second element with the same id is a problem.
+func (p *parser) claim(s site) bool {
+	if first, dup := p.claimed[s.id]; dup {
+		p.errorf(s, "duplicate id '%s' (already used by the %s at %d:%d)", s.id, first.typ, first.pos.Line, first.pos.Column)
+		return false
+	}
+	p.claimed[s.id] = s
+	return true
+}
+
+func (p *parser) checkExpr(s site, what, src string) {
+	if p.opts.CheckExpression == nil {
+		return
+	}
+	if err := p.opts.CheckExpression(src); err != nil {
+		p.errorf(s, "invalid expression in %s %q: %v", what, src, err)
+	}
+}
+
+// checkMaybeExpr checks a value that is either a constant or an expression.
+func (p *parser) checkMaybeExpr(s site, what, src string) {
+	if isExpression(src) {
+		p.checkExpr(s, what, src)
+	}
+}
+
+func isExpression(s string) bool {
+	return strings.Contains(s, "${") || strings.Contains(s, "#{")
+}
+
+func parseBool(v string) (val, ok bool) {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "true", "1", "yes", "on", "enabled", "active":
+		return true, true
+	case "false", "0", "no", "off", "disabled", "inactive":
+		return false, true
+	}
+	return false, false
+}
+
+// flag reads a boolean attribute (a Camunda one when camunda is set).
+func (p *parser) flag(s site, e *etree.Element, name string, camunda, def bool) bool {
+	var v string
+	var ok bool
+	if camunda {
+		v, ok = camundaAttr(e, name)
+	} else {
+		v, ok = attr(e, name)
+	}
+	if !ok || strings.TrimSpace(v) == "" {
+		return def
+	}
+	b, valid := parseBool(v)
+	if !valid {
+		p.errorf(s, "attribute '%s' must be true or false, not '%s'", name, v)
+		return def
+	}
+	return b
+}
+
+// priority reads camunda:jobPriority or camunda:taskPriority: an int64
+// constant or an expression.
+func (p *parser) priority(s site, e *etree.Element, name string) string {
+	v, _ := camundaAttr(e, name)
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return ""
+	}
+	if isExpression(v) {
+		p.checkExpr(s, "camunda:"+name, v)
+		return v
+	}
+	if _, err := strconv.ParseInt(v, 10, 64); err != nil {
+		p.errorf(s, "Value '%s' for attribute '%s' is not a valid number", v, name)
+	}
+	return v
+}
+
+func (p *parser) parseDefinitions(root *etree.Element) {
+	if root == nil {
+		p.errorf(site{pos: Position{1, 1}}, "no root element")
+		return
+	}
+	rs := p.siteOf(root)
+	if !isBPMN(root, "definitions") {
+		p.errorf(rs, "the root element must be a BPMN definitions element (namespace %s), not <%s> in namespace %q",
+			nsBPMN, root.Tag, root.NamespaceURI())
+		return
+	}
+	p.collectIDs(root)
+
+	// Root elements first: events refer to messages declared anywhere.
+	for _, c := range bpmnChildren(root) {
+		s := p.siteOf(c)
+		switch c.Tag {
+		case "message", "signal", "error":
+			if s.id == "" {
+				p.errorf(s, "%s has no id", c.Tag)
+				continue
+			}
+			if !p.claim(s) {
+				continue
+			}
+			name := attrValue(c, "name")
+			switch c.Tag {
+			case "message":
+				p.defs.Messages[s.id] = &Message{ID: s.id, Name: name}
+			case "signal":
+				p.defs.Signals[s.id] = &Signal{ID: s.id, Name: name}
+			case "error":
+				p.defs.Errors[s.id] = &Error{ID: s.id, Name: name, Code: attrValue(c, "errorCode")}
+			}
+		}
+	}
+	for _, c := range bpmnChildren(root) {
+		if c.Tag != "process" {
+			continue // collaborations, diagrams, item definitions...: decoration
+		}
+		s := p.siteOf(c)
+		v, set := attr(c, "isExecutable")
+		exec, valid := parseBool(v)
+		switch {
+		case p.opts.ForceExecutable:
+		case !set:
+			p.skip(s, "isExecutable is not set")
+			continue
+		case !valid:
+			p.errorf(s, "attribute 'isExecutable' must be true or false, not '%s'", v)
+			continue
+		case !exec:
+			p.skip(s, `isExecutable="false"`)
+			continue
+		}
+		if isEmptyProcess(c) {
+			// Such as the process Bizagi adds for a pool: nothing to run.
+			p.skip(s, "the process has no flow elements")
+			continue
+		}
+		p.parseProcess(c)
+	}
+	if len(p.defs.Processes) == 0 {
+		p.warnf(rs, "no executable process in the file: nothing to deploy")
+	}
+}
+
+// isEmptyProcess reports whether a process holds nothing but decoration.
+func isEmptyProcess(e *etree.Element) bool {
+	for _, c := range bpmnChildren(e) {
+		if !decoration[c.Tag] {
+			return false
+		}
+	}
+	return true
+}
+
+func (p *parser) skip(s site, reason string) {
+	p.defs.Skipped = append(p.defs.Skipped, SkippedProcess{ID: s.id, Reason: reason, Pos: s.pos})
+}
+
+// collectIDs records every id in the document (diagram elements included).
+func (p *parser) collectIDs(e *etree.Element) {
+	if id := attrValue(e, "id"); id != "" {
+		p.docIDs[id] = true
+	}
+	for _, c := range e.ChildElements() {
+		p.collectIDs(c)
+	}
+}
+
+// procState is the bookkeeping of one process while it is read.
+type procState struct {
+	proc   *Process
+	scopes []*scopeState
+	// invalid holds the ids of flow nodes rejected (unsupported, malformed):
+	// references to them are not reported a second time.
+	invalid map[string]bool
+	// rejectedStart marks the scopes (nil: the process) where a start event
+	// was rejected, so that a missing start event is not reported as well.
+	rejectedStart map[*Activity]bool
+}
+
+// scopeState is one level of a process: the process itself or a subprocess.
+// Sequence flows and boundary events connect only elements of one scope.
+type scopeState struct {
+	owner      *Activity // nil at process level
+	local      map[string]*Activity
+	flows      []pendingFlow
+	boundaries []pendingRef // boundary events and their attachedToRef
+	defaults   []pendingRef // activities and their default attribute
+}
+
+type pendingFlow struct {
+	f        *SequenceFlow
+	src, tgt string
+}
+
+type pendingRef struct {
+	a   *Activity
+	ref string
+}
+
+func (p *parser) parseProcess(e *etree.Element) {
+	s := p.siteOf(e)
+	if s.id == "" {
+		p.errorf(s, "process has no id")
+		return
+	}
+	if !p.claim(s) {
+		return
+	}
+	proc := &Process{
+		ID:         s.id,
+		Name:       attrValue(e, "name"),
+		Pos:        s.pos,
+		activities: map[string]*Activity{},
+		flows:      map[string]*SequenceFlow{},
+	}
+	proc.JobPriority = p.priority(s, e, "jobPriority")
+	proc.TaskPriority = p.priority(s, e, "taskPriority")
+	proc.Listeners = p.listeners(s, p.extensions(s, e, "executionListener"), false)
+
+	st := &procState{proc: proc, invalid: map[string]bool{}, rejectedStart: map[*Activity]bool{}}
+	proc.Activities, proc.Flows = p.parseScope(st, e, nil)
+	p.resolve(st)
+	p.validate(st)
+	p.defs.Processes = append(p.defs.Processes, proc)
+}
+
+// flowNodes are the element types bpmnlite executes.
+var flowNodes = map[Kind]bool{
+	StartEvent: true, EndEvent: true, IntermediateCatchEvent: true, IntermediateThrowEvent: true, BoundaryEvent: true,
+	Task: true, ServiceTask: true, SendTask: true, UserTask: true, ReceiveTask: true, ManualTask: true,
+	ExclusiveGateway: true, ParallelGateway: true, InclusiveGateway: true, EventBasedGateway: true,
+	SubProcess: true, CallActivity: true,
+}
+
+// decoration lists BPMN elements of a process or subprocess that carry no
+// execution semantics for bpmnlite. The loop characteristics and data
+// associations of a subprocess are read by parseActivity.
+var decoration = map[string]bool{
+	"documentation": true, "extensionElements": true, "laneSet": true, "lane": true,
+	"dataObject": true, "dataObjectReference": true, "dataStoreReference": true,
+	"association": true, "textAnnotation": true, "group": true,
+	"ioSpecification": true, "property": true, "auditing": true, "monitoring": true,
+	"resourceRole": true, "performer": true, "humanPerformer": true, "potentialOwner": true,
+	"correlationSubscription": true, "supports": true, "incoming": true, "outgoing": true,
+	"dataInputAssociation": true, "dataOutputAssociation": true,
+	"multiInstanceLoopCharacteristics": true, "standardLoopCharacteristics": true,
+}
+
+// parseScope reads the flow elements of a process or subprocess.
+func (p *parser) parseScope(st *procState, container *etree.Element, owner *Activity) ([]*Activity, []*SequenceFlow) {
+	sc := &scopeState{owner: owner, local: map[string]*Activity{}}
+	st.scopes = append(st.scopes, sc)
+	var acts []*Activity
+	var flows []*SequenceFlow
+	for _, c := range bpmnChildren(container) {
+		switch {
+		case c.Tag == "sequenceFlow":
+			if f := p.parseFlow(sc, c); f != nil {
+				flows = append(flows, f)
+			}
+		case flowNodes[Kind(c.Tag)]:
+			if a := p.parseActivity(st, sc, c, owner); a != nil {
+				acts = append(acts, a)
+			} else if c.Tag == string(StartEvent) {
+				st.rejectedStart[owner] = true
+			}
+		case decoration[c.Tag]:
+		default:
+			s := p.siteOf(c)
+			if s.id != "" {
+				p.claim(s)
+			}
+			p.unsupported(st, s, c.Tag, "")
+		}
+	}
+	return acts, flows
+}
+
+func (p *parser) parseFlow(sc *scopeState, e *etree.Element) *SequenceFlow {
+	s := p.siteOf(e)
+	if s.id != "" && !p.claim(s) {
+		return nil
+	}
+	f := &SequenceFlow{ID: s.id, Name: attrValue(e, "name"), Pos: s.pos}
+	if c := bpmnChild(e, "conditionExpression"); c != nil {
+		f.Condition = text(c)
+		if f.Condition != "" {
+			p.conditionLanguage(p.at(s, c), c)
+			p.checkExpr(s, "condition", f.Condition)
+		}
+	}
+	f.Listeners = p.listeners(s, p.extensions(s, e, "executionListener"), true)
+	sc.flows = append(sc.flows, pendingFlow{f, attrValue(e, "sourceRef"), attrValue(e, "targetRef")})
+	return f
+}
+
+// conditionLanguage rejects script conditions. Several exporters write the
+// XPath language on every condition by default; that one is only noted.
+func (p *parser) conditionLanguage(s site, c *etree.Element) {
+	lang := strings.TrimSpace(attrValue(c, "language"))
+	switch {
+	case lang == "" || strings.EqualFold(lang, "juel"):
+	case lang == "http://www.w3.org/1999/XPath":
+		p.warnf(s, "condition language '%s' is ignored: the condition is read as an expression", lang)
+	default:
+		p.errorf(s, "script conditions (language '%s') are not supported; write the condition as an expression", lang)
+	}
+}

@@ -1,0 +1,344 @@
+// Package timer reads the ISO 8601 and cron notations of BPMN timer
+// definitions and of camunda:failedJobRetryTimeCycle, and computes due dates
+// the way Camunda 7 does.
+//
+//   - [ParseDuration] reads timeDuration values ("PT5M", "P1DT2H", "P2W").
+//   - [ParseDate] reads timeDate values ("2036-11-14T11:12:22", "...Z",
+//     "...+01:00", "2036-11-14").
+//   - [ParseCycle] reads timeCycle values: ISO 8601 repeating intervals
+//     ("R3/PT10S", "R/PT1H", "R2/2026-01-01T00:00:00Z/PT5M",
+//     "R3/PT10S/2026-01-01T00:00:00Z") and Quartz cron expressions with
+//     seconds ("0 0/5 * * * ?").
+//   - [ParseRetryCycle] reads failedJobRetryTimeCycle values ("R5/PT5M",
+//     "PT3M, PT10M,PT8M").
+//
+// # Arithmetic
+//
+// Durations are added field by field as Java's Duration.addTo(Calendar)
+// does: years, then months (both clamped to the end of the month, so
+// 31 January + P1M = 28 or 29 February), then days on the calendar (the wall
+// clock time stays), then hours, minutes and seconds as elapsed time. Weeks
+// (P2W) count as 7×24 hours of elapsed time, as in Camunda. Fractions of a
+// second are kept to the millisecond, as Java does.
+//
+// # Cycles and how to store them
+//
+// A repeating interval is a set of fire times:
+//
+//	Rn/P      n fire times, the first one P after the timer is created
+//	Rn/S/P    S, S+P, ..., S+(n-1)P
+//	Rn/P/E    E-(n-1)P, ..., E-P, E
+//	Rn/S/E    as Rn/S/P with P = E-S
+//	R/...     the same without end
+//
+// A timer job stores the cycle that still lies ahead of it, written by
+// [Cycle.String]: "R<n>/<start>/<interval>" where start is the due date of
+// that job and n counts that job's run. A job created at now with the cycle
+// "R3/PT10S" stores "R3/<now+10s>/PT10S"; the job after it stores
+// "R2/<now+20s>/PT10S". The engine does:
+//
+//	// creating the timer
+//	c, err := timer.ParseCycle(expr)
+//	c = c.Anchor(now)
+//	job.DueDate, job.Repeat = c.First(now), c.String()
+//
+//	// running the timer job
+//	c, err := timer.ParseCycle(job.Repeat)
+//	if next, ok := c.Next(now); ok {
+//		newJob.DueDate, newJob.Repeat = next, c.AfterRun().String()
+//	}
+//
+// Passing the current time to Next, as Camunda does, skips the runs that
+// were missed while no job executor ran: the next due date is the first fire
+// time after now. Passing the due date of the run instead replays every
+// missed run. A cron cycle has no state: its notation stays the same and Next
+// gives the next matching second after the time given.
+//
+// Camunda differs in one corner: with an explicit start date it also fires at
+// start+n·P, one more time than n. Here Rn always means n fire times.
+//
+// [ParseCycle] reads dates without zone, adds days and months, and matches
+// cron expressions in UTC; [ParseCycleIn] takes another location (Camunda
+// uses the JVM's default zone). Parse a stored notation with the location it
+// was made with. Where a day is not always 24 hours (a zone with daylight
+// saving time) and for months and years, fire times are found by walking the
+// interval from the start or end date, up to 100 000 steps; a fire time
+// further away than that counts as none.
+//
+// Nothing in this package panics on any input; every notation error is a
+// [*SyntaxError] naming the notation and what is wrong with it.
+package timer
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// SyntaxError reports a notation that cannot be read.
+type SyntaxError struct {
+	Kind   string // "duration", "date", "cycle", "cron expression" or "retry cycle"
+	Input  string // the notation as given
+	Reason string // what is wrong
+}
+
+func (e *SyntaxError) Error() string {
+	return fmt.Sprintf("timer: invalid %s %q: %s", e.Kind, e.Input, e.Reason)
+}
+
+func syntaxErr(kind, input, format string, args ...any) *SyntaxError {
+	return &SyntaxError{Kind: kind, Input: input, Reason: fmt.Sprintf(format, args...)}
+}
+
+// maxField bounds each number in a duration, as Java reads them into ints.
+const maxField = 999_999_999
+
+// Duration is an ISO 8601 duration such as PT5M or P1DT2H. Calendar parts
+// (years, months, days) are added on the calendar, the rest as elapsed time.
+// The zero Duration is PT0S.
+type Duration struct {
+	years, months, days int
+	weeks               int // only in the form PnW
+	hours, minutes      int
+	seconds, millis     int
+}
+
+// ParseDuration reads an ISO 8601 duration ("PT5M", "P1DT2H", "P1M",
+// "P1Y2M3DT4H5M6.5S", "P2W"). Surrounding white space is ignored. Negative
+// durations are rejected.
+func ParseDuration(s string) (Duration, error) {
+	d, reason := parseDuration(strings.TrimSpace(s))
+	if reason != "" {
+		return Duration{}, syntaxErr("duration", s, "%s", reason)
+	}
+	return d, nil
+}
+
+// parseDuration reads the XML Schema duration grammar Camunda accepts, plus
+// PnW; it returns a reason when s is not one.
+func parseDuration(s string) (Duration, string) {
+	var d Duration
+	switch {
+	case s == "":
+		return d, "empty"
+	case s[0] == '-':
+		return d, "negative durations are not supported"
+	case s[0] != 'P':
+		return d, "must start with 'P'"
+	}
+	// rank orders the designators: a designator must come after the ones
+	// before it in P…Y…M…W…D T…H…M…S.
+	rank, inTime, parts := 0, false, 0
+	for i := 1; i < len(s); {
+		if s[i] == 'T' {
+			if inTime {
+				return d, fmt.Sprintf("second 'T' at offset %d", i)
+			}
+			inTime = true
+			i++
+			if i == len(s) {
+				return d, "'T' must be followed by hours, minutes or seconds"
+			}
+			continue
+		}
+		start := i
+		for i < len(s) && isDigit(s[i]) {
+			i++
+		}
+		if i == start {
+			return d, fmt.Sprintf("expected a number at offset %d, found %q", i, s[i])
+		}
+		digits, frac := s[start:i], ""
+		if i < len(s) && s[i] == '.' {
+			i++
+			fs := i
+			for i < len(s) && isDigit(s[i]) {
+				i++
+			}
+			if i == fs {
+				return d, fmt.Sprintf("expected digits after '.' at offset %d", fs)
+			}
+			frac = s[fs:i]
+		}
+		if i == len(s) {
+			return d, fmt.Sprintf("number %s has no designator (Y, M, W, D, H or S)", s[start:i])
+		}
+		des := s[i]
+		i++
+		var r int
+		var field *int
+		switch {
+		case des == 'Y' && !inTime:
+			r, field = 1, &d.years
+		case des == 'M' && !inTime:
+			r, field = 2, &d.months
+		case des == 'W' && !inTime:
+			r, field = 3, &d.weeks
+		case des == 'D' && !inTime:
+			r, field = 4, &d.days
+		case des == 'H' && inTime:
+			r, field = 5, &d.hours
+		case des == 'M' && inTime:
+			r, field = 6, &d.minutes
+		case des == 'S' && inTime:
+			r, field = 7, &d.seconds
+		case des == 'H' || des == 'S':
+			return d, fmt.Sprintf("'%c' at offset %d needs a 'T' before it", des, i-1)
+		case des == 'Y' || des == 'W' || des == 'D':
+			return d, fmt.Sprintf("'%c' at offset %d must come before 'T'", des, i-1)
+		default:
+			return d, fmt.Sprintf("unknown designator %q at offset %d", des, i-1)
+		}
+		if r <= rank {
+			return d, fmt.Sprintf("'%c' at offset %d is out of order or repeated (order: Y M W D T H M S)", des, i-1)
+		}
+		rank = r
+		if frac != "" && des != 'S' {
+			return d, fmt.Sprintf("only seconds may have a fraction, not '%c'", des)
+		}
+		n, err := strconv.Atoi(digits)
+		if err != nil || n > maxField {
+			return d, fmt.Sprintf("%s is too large", digits)
+		}
+		*field = n
+		if frac != "" {
+			// Java keeps milliseconds and drops the rest.
+			frac = (frac + "00")[:3]
+			d.millis, _ = strconv.Atoi(frac)
+		}
+		parts++
+	}
+	if parts == 0 {
+		return d, "no years, months, weeks, days, hours, minutes or seconds"
+	}
+	if d.weeks != 0 && parts > 1 {
+		return d, "weeks (W) cannot be combined with other parts"
+	}
+	if _, ok := d.elapsedChecked(); !ok {
+		return d, "hours, minutes, seconds and weeks add up to more than 290 years"
+	}
+	return d, ""
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+// elapsedChecked returns the elapsed-time part (weeks, hours, minutes,
+// seconds) and false when it does not fit a time.Duration.
+func (d Duration) elapsedChecked() (time.Duration, bool) {
+	var total time.Duration
+	for _, p := range []struct {
+		n    int
+		unit time.Duration
+	}{
+		{d.weeks, 7 * 24 * time.Hour},
+		{d.hours, time.Hour},
+		{d.minutes, time.Minute},
+		{d.seconds, time.Second},
+		{d.millis, time.Millisecond},
+	} {
+		limit := (1<<63 - 1 - total) / p.unit
+		if time.Duration(p.n) > limit {
+			return 0, false
+		}
+		total += time.Duration(p.n) * p.unit
+	}
+	return total, true
+}
+
+// elapsed is the elapsed-time part; ParseDuration checked that it fits.
+func (d Duration) elapsed() time.Duration {
+	e, _ := d.elapsedChecked()
+	return e
+}
+
+// isZero reports whether adding d changes nothing.
+func (d Duration) isZero() bool {
+	return d.years == 0 && d.months == 0 && d.days == 0 && d.elapsed() == 0
+}
+
+// AddTo returns t moved forward by d, in t's location. Months clamp to the
+// end of the month as Java does: 31 January + P1M = 28/29 February.
+func (d Duration) AddTo(t time.Time) time.Time { return d.add(t, 1) }
+
+// add moves t by d (sign 1) or back by d (sign -1), field by field as
+// Java's Duration.addTo(Calendar).
+func (d Duration) add(t time.Time, sign int) time.Time {
+	if d.years != 0 {
+		t = addMonths(t, sign*d.years*12)
+	}
+	if d.months != 0 {
+		t = addMonths(t, sign*d.months)
+	}
+	if d.days != 0 {
+		t = t.AddDate(0, 0, sign*d.days)
+	}
+	return t.Add(time.Duration(sign) * d.elapsed())
+}
+
+// addMonths moves t by n months, keeping the wall clock time and clamping the
+// day to the last day of the target month (Go's AddDate would roll over).
+func addMonths(t time.Time, n int) time.Time {
+	y, m, day := t.Date()
+	total := int(m) - 1 + n
+	y += floorDiv(total, 12)
+	month := time.Month(total - floorDiv(total, 12)*12 + 1)
+	if last := daysIn(y, month); day > last {
+		day = last
+	}
+	h, mi, s := t.Clock()
+	return time.Date(y, month, day, h, mi, s, t.Nanosecond(), t.Location())
+}
+
+func floorDiv(a, b int) int {
+	q := a / b
+	if a%b != 0 && a < 0 {
+		q--
+	}
+	return q
+}
+
+func daysIn(y int, m time.Month) int {
+	return time.Date(y, m+1, 0, 0, 0, 0, 0, time.UTC).Day()
+}
+
+// String returns the ISO 8601 form, e.g. "P1DT2H"; the zero Duration is
+// "PT0S". ParseDuration(d.String()) gives d back.
+func (d Duration) String() string {
+	var b strings.Builder
+	b.WriteByte('P')
+	if d.weeks != 0 {
+		fmt.Fprintf(&b, "%dW", d.weeks)
+		return b.String()
+	}
+	for _, p := range []struct {
+		n int
+		c byte
+	}{{d.years, 'Y'}, {d.months, 'M'}, {d.days, 'D'}} {
+		if p.n != 0 {
+			b.WriteString(strconv.Itoa(p.n))
+			b.WriteByte(p.c)
+		}
+	}
+	if d.hours == 0 && d.minutes == 0 && d.seconds == 0 && d.millis == 0 {
+		if b.Len() == 1 {
+			return "PT0S"
+		}
+		return b.String()
+	}
+	b.WriteByte('T')
+	if d.hours != 0 {
+		fmt.Fprintf(&b, "%dH", d.hours)
+	}
+	if d.minutes != 0 {
+		fmt.Fprintf(&b, "%dM", d.minutes)
+	}
+	if d.seconds != 0 || d.millis != 0 {
+		b.WriteString(strconv.Itoa(d.seconds))
+		if d.millis != 0 {
+			b.WriteString(strings.TrimRight(fmt.Sprintf(".%03d", d.millis), "0"))
+		}
+		b.WriteByte('S')
+	}
+	return b.String()
+}

@@ -1,0 +1,235 @@
+package bpmn
+
+import "fmt"
+
+// resolve connects sequence flows, boundary events and default flows once
+// the whole process is read, and gives flows without id their generated id.
+func (p *parser) resolve(st *procState) {
+	for _, sc := range st.scopes {
+		for _, pf := range sc.flows {
+			f := pf.f
+			s := f.site()
+			f.Source = p.flowEnd(st, sc, s, "sourceRef", pf.src)
+			f.Target = p.flowEnd(st, sc, s, "targetRef", pf.tgt)
+			if f.ID == "" {
+				f.ID = p.generateID(pf.src, pf.tgt)
+				f.Generated = true
+			}
+			st.proc.flows[f.ID] = f
+			if f.Source != nil {
+				f.Source.Outgoing = append(f.Source.Outgoing, f)
+			}
+			if f.Target != nil {
+				f.Target.Incoming = append(f.Target.Incoming, f)
+			}
+		}
+		for _, b := range sc.boundaries {
+			p.attach(st, sc, b.a, b.ref)
+		}
+	}
+	for _, sc := range st.scopes {
+		for _, d := range sc.defaults {
+			a := d.a
+			f := st.proc.flows[d.ref]
+			switch {
+			case f == nil:
+				p.errorf(a.site(), "default flow '%s' names no sequence flow", d.ref)
+			case f.Source != a:
+				p.errorf(a.site(), "default flow '%s' is not an outgoing sequence flow of %s '%s'", d.ref, a.Kind, a.ID)
+			case a.Kind == ExclusiveGateway || a.Kind == InclusiveGateway || isActivity(a.Kind):
+				a.DefaultFlow = f
+			default:
+				p.warnf(a.site(), "a default flow has no meaning on a %s and is ignored", a.Kind)
+			}
+		}
+	}
+}
+
+// flowEnd resolves the sourceRef or targetRef of a sequence flow within its scope.
+func (p *parser) flowEnd(st *procState, sc *scopeState, s site, name, ref string) *Activity {
+	if ref == "" {
+		p.errorf(s, "sequence flow has no %s", name)
+		return nil
+	}
+	if a := sc.local[ref]; a != nil {
+		return a
+	}
+	switch {
+	case st.invalid[ref]: // already reported
+	case st.proc.activities[ref] != nil:
+		p.errorf(s, "%s '%s' is in another scope: sequence flows cannot cross subprocess boundaries", name, ref)
+	default:
+		p.errorf(s, "%s '%s' names no flow node of %s", name, ref, scopeName(st, sc))
+	}
+	return nil
+}
+
+func scopeName(st *procState, sc *scopeState) string {
+	if sc.owner != nil {
+		return fmt.Sprintf("subProcess '%s'", sc.owner.ID)
+	}
+	return fmt.Sprintf("process '%s'", st.proc.ID)
+}
+
+// attach connects a boundary event to its activity, which must be in the
+// same scope.
+func (p *parser) attach(st *procState, sc *scopeState, b *Activity, ref string) {
+	if ref == "" {
+		p.errorf(b.site(), "boundary event has no attachedToRef")
+		return
+	}
+	target := sc.local[ref]
+	switch {
+	case target == nil && st.invalid[ref]:
+	case target == nil && st.proc.activities[ref] != nil:
+		p.errorf(b.site(), "attachedToRef '%s' is in another scope: a boundary event must be defined in the scope of its activity", ref)
+	case target == nil:
+		p.errorf(b.site(), "attachedToRef '%s' names no activity of %s", ref, scopeName(st, sc))
+	case !isActivity(target.Kind):
+		p.errorf(b.site(), "a boundary event can only be attached to an activity, not to %s '%s'", target.Kind, ref)
+	default:
+		b.AttachedTo = target
+		target.Boundaries = append(target.Boundaries, b)
+	}
+}
+
+// generateID names a sequence flow that has no id, the same way every time
+// the file is read.
+func (p *parser) generateID(src, tgt string) string {
+	for n := 1; ; n++ {
+		id := fmt.Sprintf("_flow_%s_%s_%d", src, tgt, n)
+		if !p.docIDs[id] {
+			p.docIDs[id] = true
+			return id
+		}
+	}
+}
+
+// validate checks the structure of a process after resolve.
+func (p *parser) validate(st *procState) {
+	proc := st.proc
+	ps := site{proc.Pos, proc.ID, "process"}
+	starts := proc.StartEvents()
+	if len(starts) == 0 && !st.rejectedStart[nil] {
+		p.errorf(ps, "process has no start event")
+	}
+	plain := 0
+	messages := map[string]bool{}
+	for _, s := range starts {
+		switch s.Event {
+		case NoEvent, TimerEvent:
+			if plain++; plain > 1 {
+				p.errorf(s.site(), "multiple none start events or timer start events not supported on process definition")
+			}
+		case MessageEvent:
+			if s.MessageName != "" && messages[s.MessageName] {
+				p.errorf(s.site(), "Cannot have more than one message event subscription with name '%s' for scope '%s'", s.MessageName, proc.ID)
+			}
+			messages[s.MessageName] = true
+		}
+	}
+	for _, a := range proc.AllActivities() {
+		p.validateActivity(st, a)
+	}
+}
+
+func (p *parser) validateActivity(st *procState, a *Activity) {
+	s := a.site()
+	switch a.Kind {
+	case StartEvent:
+		if len(a.Incoming) > 0 {
+			p.errorf(s, "a start event cannot have incoming sequence flows")
+		}
+	case EndEvent:
+		if len(a.Outgoing) > 0 {
+			p.errorf(s, "an end event cannot have outgoing sequence flows")
+		}
+	case BoundaryEvent:
+		if len(a.Incoming) > 0 {
+			p.errorf(s, "a boundary event cannot have incoming sequence flows")
+		}
+	case SubProcess:
+		starts := startEvents(a.Activities)
+		switch {
+		case len(starts) == 0 && !st.rejectedStart[a]:
+			p.errorf(s, "subprocess has no start event: it needs exactly one none start event")
+		case len(starts) > 1:
+			p.errorf(starts[1].site(), "multiple start events not supported for subprocess")
+		}
+		for _, se := range starts {
+			if se.Event != NoEvent {
+				p.errorf(se.site(), "a start event inside a subprocess must be a none start event, not a %s start event", se.Event)
+			}
+		}
+	case ExclusiveGateway, InclusiveGateway, EventBasedGateway:
+		// A parallel join without outgoing flows ends its branch (an
+		// implicit end); these would fail or wait forever.
+		if len(a.Outgoing) == 0 {
+			p.errorf(s, "gateway has no outgoing sequence flows")
+		}
+	}
+	if a.AsyncAfter {
+		for _, f := range a.Outgoing {
+			if f.Generated {
+				p.errorf(s, "Sequence flow with sourceRef='%s' must have an id, activity with id '%s' uses 'asyncAfter'.", a.ID, a.ID)
+			}
+		}
+	}
+	switch a.Kind {
+	case ExclusiveGateway:
+		p.validateExclusiveGateway(a)
+	case InclusiveGateway:
+		if d := a.DefaultFlow; d != nil && d.Condition != "" {
+			p.warnf(s, "default flow '%s' has a condition; the condition is ignored", d.ID)
+		}
+	case ParallelGateway, EventBasedGateway:
+		for _, f := range a.Outgoing {
+			if f.Condition != "" {
+				p.warnf(f.site(), "conditions on the outgoing flows of a %s are ignored", a.Kind)
+			}
+		}
+	}
+	if a.Kind == EventBasedGateway {
+		p.validateEventBasedGateway(a)
+	}
+}
+
+// validateExclusiveGateway notes doubtful outgoing flows. Camunda rejects
+// some of these; bpmnlite takes the first flow whose condition holds (a flow
+// without condition always holds), then the default flow, so they only get
+// warnings: exports of modelling tools often carry no conditions at all.
+func (p *parser) validateExclusiveGateway(a *Activity) {
+	s := a.site()
+	if len(a.Outgoing) == 1 {
+		if f := a.Outgoing[0]; f.Condition != "" && f != a.DefaultFlow {
+			p.warnf(s, "the only outgoing sequence flow '%s' has a condition: when it is false the gateway fails", f.ID)
+		}
+		return
+	}
+	for _, f := range a.Outgoing {
+		switch {
+		case f == a.DefaultFlow && f.Condition != "":
+			p.warnf(s, "default flow '%s' has a condition; the condition is ignored", f.ID)
+		case f != a.DefaultFlow && f.Condition == "":
+			p.warnf(s, "outgoing sequence flow '%s' has no condition and is not the default flow: it is taken whenever no earlier flow is", f.ID)
+		}
+	}
+}
+
+// validateEventBasedGateway checks that the gateway leads only to catch
+// events that it alone reaches.
+func (p *parser) validateEventBasedGateway(a *Activity) {
+	for _, f := range a.Outgoing {
+		t := f.Target
+		if t == nil {
+			continue
+		}
+		if t.Kind != IntermediateCatchEvent {
+			p.errorf(a.site(), "Event based gateway can only be connected to elements of type intermediateCatchEvent (flow '%s' leads to %s '%s')", f.ID, t.Kind, t.ID)
+			continue
+		}
+		if len(t.Incoming) > 1 {
+			p.errorf(t.site(), "Invalid incoming sequenceflow for intermediateCatchEvent with id '%s' connected to an event-based gateway.", t.ID)
+		}
+	}
+}

@@ -1,0 +1,194 @@
+// Package bpmnlite is a BPMN process engine for Go in the lineage of
+// Camunda 7: deploy BPMN 2.0 files, start process instances, complete user
+// tasks, correlate messages; every call advances the instance to its next
+// wait states inside one database transaction, on an embedded SQLite file
+// (the default) or on PostgreSQL.
+//
+//	eng, err := bpmnlite.Open(ctx, bpmnlite.Config{Database: "orders.db"})
+//	...
+//	eng.RegisterDelegate("chargeCard", bpmnlite.DelegateFunc(charge))
+//	_, err = eng.DeployFiles(ctx, "orders", "order.bpmn")
+//	pi, err := eng.Start(ctx, bpmnlite.StartRequest{Key: "order", Variables: vars})
+package bpmnlite
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/bpmnlite/bpmnlite/bpmn"
+	"github.com/bpmnlite/bpmnlite/expression"
+	"github.com/bpmnlite/bpmnlite/persistence"
+	"github.com/bpmnlite/bpmnlite/runtime"
+)
+
+// Config configures an engine. The zero value opens bpmnlite.db in the
+// working directory with history and job priorities on.
+type Config struct {
+	// Database is a PostgreSQL URL (postgres://...) or an SQLite file path;
+	// ":memory:" gives a private in-memory database (tests). Default
+	// "bpmnlite.db".
+	Database string
+	// Schema, on PostgreSQL, keeps the engine's tables in this schema
+	// (created when missing). Default: the connection's search_path.
+	Schema string
+	// MaxConns bounds the PostgreSQL pool (default: pgxpool's).
+	MaxConns int
+	// SQLiteSynchronous is SQLite's synchronous pragma: "NORMAL" (default)
+	// or "FULL" (durable at every commit, slower).
+	SQLiteSynchronous string
+
+	// Clock gives the engine's time (timers, due dates, history). Default
+	// time.Now; tests inject a fake clock.
+	Clock func() time.Time
+	// Logger receives the engine's structured logs. Default slog.Default().
+	Logger *slog.Logger
+
+	// NoHistory turns off process and activity instance history.
+	NoHistory bool
+	// NoJobPriorities gives every job priority 0 (Camunda's
+	// producePrioritizedJobs=false).
+	NoJobPriorities bool
+	// DefaultRetries is the retries of a job whose activity has no
+	// failedJobRetryTimeCycle. Default 3.
+	DefaultRetries int
+	// DefaultRetryCycle applies to jobs without a retry cycle of their own,
+	// e.g. "R3/PT5M". Default "": retries follow at once.
+	DefaultRetryCycle string
+}
+
+// Errors. Use errors.Is; parse and expression failures are typed (errors.As
+// with *ParseError or *ExpressionError).
+var (
+	// ErrNotFound: no deployment, definition, instance, execution, task or
+	// job with the given id or key.
+	ErrNotFound = persistence.ErrNotFound
+	// ErrOptimisticLock: a concurrent transaction changed the same data
+	// first (completing the same task twice, two paths reaching a join).
+	// The command was rolled back; retry it if that makes sense.
+	ErrOptimisticLock = persistence.ErrOptimisticLock
+	// ErrSuspended: the definition, instance or task is suspended.
+	ErrSuspended = runtime.ErrSuspended
+	// ErrNoMatch: a message found nobody waiting for it.
+	ErrNoMatch = runtime.ErrNoMatch
+	// ErrAmbiguous: a message for exactly one receiver matched several.
+	ErrAmbiguous = runtime.ErrAmbiguous
+	// ErrBackend: the call needs the other database backend (…Tx calls
+	// need PostgreSQL).
+	ErrBackend = errors.New("not supported by this database backend")
+)
+
+// Typed errors.
+type (
+	// ParseError lists every problem found in a BPMN file, each with the
+	// element id, type, file and line:column.
+	ParseError = bpmn.ParseError
+	// Problem is one entry of a ParseError.
+	Problem = bpmn.Problem
+	// ExpressionError is a failure compiling or evaluating an expression.
+	ExpressionError = expression.Error
+	// DelegateError is an error returned by a delegate, with the element
+	// that called it.
+	DelegateError = runtime.DelegateError
+	// BpmnError is returned by a delegate to throw a BPMN error, caught by
+	// an error boundary event.
+	BpmnError = runtime.BpmnError
+)
+
+// Delegate is Go code called by service tasks (camunda:class,
+// camunda:delegateExpression) and execution listeners.
+type Delegate = runtime.Delegate
+
+// DelegateFunc adapts a function to Delegate.
+type DelegateFunc = runtime.DelegateFunc
+
+// Execution is what a delegate receives: variables and ids of the running
+// execution.
+type Execution = runtime.Execution
+
+// Engine is an open process engine. It is safe for concurrent use.
+type Engine struct {
+	cfg Config
+	db  persistence.DB
+	rt  *runtime.Engine
+}
+
+// Open opens (and migrates) the database and returns an engine.
+func Open(ctx context.Context, cfg Config) (*Engine, error) {
+	if cfg.Database == "" {
+		cfg.Database = "bpmnlite.db"
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = time.Now
+	}
+	db, err := persistence.Open(ctx, cfg.Database, persistence.Options{
+		Schema:      cfg.Schema,
+		MaxConns:    cfg.MaxConns,
+		Synchronous: cfg.SQLiteSynchronous,
+		Logger:      cfg.Logger,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("bpmnlite: open %s: %w", redact(cfg.Database), err)
+	}
+	rt := runtime.New(db, cfg.Clock, cfg.Logger, runtime.Config{
+		History:                !cfg.NoHistory,
+		ProducePrioritizedJobs: !cfg.NoJobPriorities,
+		DefaultRetries:         cfg.DefaultRetries,
+		DefaultRetryCycle:      cfg.DefaultRetryCycle,
+	})
+	return &Engine{cfg: cfg, db: db, rt: rt}, nil
+}
+
+// redact hides a password in a database URL for error messages.
+func redact(url string) string {
+	if i := strings.Index(url, "://"); i >= 0 {
+		if j := strings.Index(url[i+3:], "@"); j >= 0 {
+			creds := url[i+3 : i+3+j]
+			if k := strings.Index(creds, ":"); k >= 0 {
+				return url[:i+3] + creds[:k] + ":***" + url[i+3+j:]
+			}
+		}
+	}
+	return url
+}
+
+// Close releases the database.
+func (e *Engine) Close() error { return e.db.Close() }
+
+// Dialect names the database backend in use ("sqlite" or "postgres").
+func (e *Engine) Dialect() string { return string(e.db.Dialect()) }
+
+// Now returns the engine clock's time.
+func (e *Engine) Now() time.Time { return e.cfg.Clock() }
+
+// Runtime exposes the runtime engine, for the job executor.
+func (e *Engine) Runtime() *runtime.Engine { return e.rt }
+
+// RegisterDelegate makes d callable as camunda:class="name" (service tasks
+// and listeners). A class that is not registered fails when the activity
+// runs, naming the delegate.
+func (e *Engine) RegisterDelegate(name string, d Delegate) { e.rt.RegisterDelegate(name, d) }
+
+// RegisterBean makes v reachable by name in expressions: its methods
+// (${name.method(arg)}) and, when it implements Delegate, as
+// camunda:delegateExpression="${name}". A func value is callable as a function.
+func (e *Engine) RegisterBean(name string, v any) { e.rt.RegisterBean(name, v) }
+
+// joinTx wraps a caller's pgx transaction for a ...Tx call.
+func (e *Engine) joinTx(ctx context.Context, t pgx.Tx) (persistence.Tx, error) {
+	if e.db.Dialect() != persistence.Postgres {
+		return nil, fmt.Errorf("bpmnlite: running inside a pgx.Tx needs the PostgreSQL backend: %w", ErrBackend)
+	}
+	if t == nil {
+		return nil, errors.New("bpmnlite: nil pgx.Tx")
+	}
+	return persistence.JoinPgx(ctx, t)
+}

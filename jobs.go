@@ -1,0 +1,69 @@
+package bpmnlite
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/bpmnlite/bpmnlite/jobexecutor"
+	"github.com/bpmnlite/bpmnlite/persistence"
+)
+
+// ExecuteJob runs one job now, whatever its due date, as the job executor
+// would: in its own transaction, rolled back to a savepoint on failure with
+// the failure recorded on the job (retries, message, next due date, an
+// incident at 0 retries). The job's error is returned.
+func (e *Engine) ExecuteJob(ctx context.Context, jobID string) error {
+	return jobexecutor.Execute(ctx, e.rt, jobID, "")
+}
+
+// ExecuteAvailableJobs runs every job with retries left, ignoring due dates,
+// until none is left or max runs were made (Camunda's test helper
+// executeAvailableJobs). Failures are recorded and skipped. It returns the
+// number of successful runs.
+func (e *Engine) ExecuteAvailableJobs(ctx context.Context, max int) (int, error) {
+	return e.drain(ctx, max, false)
+}
+
+// ExecuteDueJobs is ExecuteAvailableJobs for the jobs due at the engine
+// clock's time and not suspended.
+func (e *Engine) ExecuteDueJobs(ctx context.Context, max int) (int, error) {
+	return e.drain(ctx, max, true)
+}
+
+func (e *Engine) drain(ctx context.Context, max int, dueOnly bool) (int, error) {
+	ok, runs := 0, 0
+	for runs < max {
+		w := &where{}
+		w.cond("retries > 0")
+		if dueOnly {
+			w.args = append(w.args, e.Now().UTC())
+			w.cond(fmt.Sprintf("(due_date IS NULL OR due_date <= $%d)", len(w.args)))
+			w.args = append(w.args, persistence.Active)
+			w.cond(fmt.Sprintf("suspension = $%d", len(w.args)))
+		}
+		jobs, err := query[*Job](ctx, e, w, "due_date, create_time, id")
+		if err != nil {
+			return ok, err
+		}
+		if len(jobs) == 0 {
+			return ok, nil
+		}
+		for _, j := range jobs {
+			if runs >= max {
+				break
+			}
+			runs++
+			err := e.ExecuteJob(ctx, j.ID)
+			switch {
+			case err == nil:
+				ok++
+			case errors.Is(err, persistence.ErrNotFound):
+				// Removed by an earlier job of this round (its scope ended).
+			case ctx.Err() != nil:
+				return ok, ctx.Err()
+			}
+		}
+	}
+	return ok, fmt.Errorf("bpmnlite: jobs still left after %d runs", max)
+}

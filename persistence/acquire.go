@@ -1,0 +1,252 @@
+package persistence
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// AcquireParams select the jobs a job executor locks in one acquisition.
+type AcquireParams struct {
+	// Now is the clock's time: jobs due at or before it are acquirable, and
+	// locks that expired before it no longer count.
+	Now time.Time
+	// LockOwner identifies the executor (node); required.
+	LockOwner string
+	// LockUntil is the new lock expiration; after Now.
+	LockUntil time.Time
+	// Limit is the most jobs to lock; positive.
+	Limit int
+	// Orderings, combined in this precedence (as in Camunda): highest
+	// priority first, then timers before other jobs, then earliest due date
+	// (no due date first). With none, the order is unspecified.
+	ByPriority   bool
+	PreferTimers bool
+	ByDueDate    bool
+	// PriorityMin and PriorityMax, when set, bound the priorities acquired.
+	PriorityMin, PriorityMax *int64
+	// DeploymentIDs makes acquisition deployment-aware: only jobs of these
+	// deployments, or of none, are acquired. nil: any deployment.
+	DeploymentIDs []string
+}
+
+func (p AcquireParams) validate() error {
+	var errs []error
+	if p.Now.IsZero() {
+		errs = append(errs, errors.New("Now is not set"))
+	}
+	if p.LockOwner == "" {
+		errs = append(errs, errors.New("LockOwner is empty"))
+	}
+	if !p.LockUntil.After(p.Now) {
+		errs = append(errs, fmt.Errorf("LockUntil %s is not after Now %s", p.LockUntil.Format(time.RFC3339Nano), p.Now.Format(time.RFC3339Nano)))
+	}
+	if p.Limit <= 0 {
+		errs = append(errs, fmt.Errorf("Limit %d is not positive", p.Limit))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("acquire jobs: %w", err)
+	}
+	return nil
+}
+
+// AcquireJobs locks up to p.Limit acquirable jobs for p.LockOwner until
+// p.LockUntil and returns them, locked, in the requested order. A job is
+// acquirable when it has retries left, is active, is due (a nil due date is
+// due at once), is not locked or its lock has expired, and, when it is
+// exclusive, no other exclusive job of its process instance holds a live
+// lock. Re-acquiring a job whose lock expired counts a failed attempt: its
+// last executor died or overran the lock.
+//
+// Several exclusive jobs of one process instance may come back from one
+// acquisition: the executor runs them one after another. On PostgreSQL this is
+// one statement that skips rows other acquirers are locking (FOR UPDATE SKIP
+// LOCKED), so concurrent acquirers never get the same job; two acquirers
+// committing at once may still each take an exclusive job of the same
+// instance, which optimistic locking on the instance's executions resolves,
+// as in Camunda. On SQLite the surrounding transaction holds the write lock.
+func AcquireJobs(ctx context.Context, tx Tx, p AcquireParams) ([]*Job, error) {
+	if err := p.validate(); err != nil {
+		return nil, err
+	}
+	query, args := acquireStatement(tx.Dialect(), p)
+	rows, err := tx.Query(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("acquire jobs: %w", err)
+	}
+	defer rows.Close()
+	var jobs []*Job
+	for rows.Next() {
+		j := new(Job)
+		if err := rows.Scan(j.Targets()...); err != nil {
+			return nil, fmt.Errorf("acquire jobs: %w", err)
+		}
+		jobs = append(jobs, j)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("acquire jobs: %w", err)
+	}
+	// RETURNING has no order of its own.
+	slices.SortStableFunc(jobs, func(a, b *Job) int {
+		if p.ByPriority {
+			if c := cmp.Compare(b.Priority, a.Priority); c != 0 {
+				return c
+			}
+		}
+		if p.PreferTimers {
+			if c := cmp.Compare(b.Type, a.Type); c != 0 { // "timer" > "message"
+				return c
+			}
+		}
+		if p.ByDueDate {
+			return compareDue(a.DueDate, b.DueDate)
+		}
+		return 0
+	})
+	return jobs, nil
+}
+
+// compareDue orders due dates with nil (due at once) first.
+func compareDue(a, b *time.Time) int {
+	switch {
+	case a == nil && b == nil:
+		return 0
+	case a == nil:
+		return -1
+	case b == nil:
+		return 1
+	}
+	return a.Compare(*b)
+}
+
+type acquireKey struct {
+	dialect                         Dialect
+	byPriority, preferTimers, byDue bool
+	hasMin, hasMax, deploymentAware bool
+	deployments                     int // SQLite binds each id
+}
+
+var acquireCache sync.Map // acquireKey → string
+
+// acquireStatement returns the acquisition statement, built once per shape,
+// and its arguments: $1 now, $2 owner, $3 lock expiration, $4 limit, then
+// the optional filters.
+//
+// Two candidate sets are locked and merged: unlocked jobs, read through the
+// partial acquisition indexes, and jobs whose lock expired, read through the
+// small index on locked jobs. Keeping the terms of the partial indexes
+// verbatim lets both databases use them (see the migration's comment).
+func acquireStatement(d Dialect, p AcquireParams) (string, []any) {
+	key := acquireKey{
+		dialect: d, byPriority: p.ByPriority, preferTimers: p.PreferTimers, byDue: p.ByDueDate,
+		hasMin: p.PriorityMin != nil, hasMax: p.PriorityMax != nil, deploymentAware: p.DeploymentIDs != nil,
+	}
+	if d == SQLite {
+		key.deployments = len(p.DeploymentIDs)
+	}
+	args := []any{p.Now, p.LockOwner, p.LockUntil, int64(p.Limit)}
+	if p.PriorityMin != nil {
+		args = append(args, *p.PriorityMin)
+	}
+	if p.PriorityMax != nil {
+		args = append(args, *p.PriorityMax)
+	}
+	if p.DeploymentIDs != nil {
+		if d == SQLite {
+			for _, id := range p.DeploymentIDs {
+				args = append(args, id)
+			}
+		} else {
+			args = append(args, p.DeploymentIDs)
+		}
+	}
+	if s, ok := acquireCache.Load(key); ok {
+		return s.(string), args
+	}
+	s := buildAcquireStatement(key)
+	acquireCache.Store(key, s)
+	return s, args
+}
+
+func buildAcquireStatement(k acquireKey) string {
+	due := "COALESCE(due_date, '-infinity'::timestamptz)"
+	lockRows := " FOR UPDATE SKIP LOCKED"
+	freshFrom, expiredFrom := "job j", "job j"
+	if k.dialect == SQLite {
+		due = "COALESCE(due_date, -9223372036854775808)"
+		lockRows = ""
+		// Without an ORDER BY to match, SQLite's planner may scan the table;
+		// INDEXED BY pins the index (and fails the statement should its
+		// terms ever stop matching the index's).
+		switch {
+		case k.byPriority:
+			freshFrom = "job j INDEXED BY job_acquire_priority"
+		case k.preferTimers:
+			freshFrom = "job j INDEXED BY job_acquire_timer"
+		default:
+			freshFrom = "job j INDEXED BY job_acquire_due"
+		}
+		expiredFrom = "job j INDEXED BY job_lock_expiration"
+	}
+	n := 4
+	param := func() string { n++; return "$" + strconv.Itoa(n) }
+
+	var filter strings.Builder
+	filter.WriteString(" AND " + due + " <= $1")
+	if k.hasMin {
+		filter.WriteString(" AND priority >= " + param())
+	}
+	if k.hasMax {
+		filter.WriteString(" AND priority <= " + param())
+	}
+	if k.deploymentAware {
+		switch {
+		case k.dialect != SQLite:
+			filter.WriteString(" AND (deployment_id IS NULL OR deployment_id = ANY(" + param() + "))")
+		case k.deployments == 0:
+			filter.WriteString(" AND deployment_id IS NULL")
+		default:
+			ps := make([]string, k.deployments)
+			for i := range ps {
+				ps[i] = param()
+			}
+			filter.WriteString(" AND (deployment_id IS NULL OR deployment_id IN (" + strings.Join(ps, ", ") + "))")
+		}
+	}
+	filter.WriteString(" AND (NOT exclusive OR NOT EXISTS (SELECT 1 FROM job x" +
+		" WHERE x.process_instance_id = j.process_instance_id AND x.exclusive" +
+		" AND x.lock_owner IS NOT NULL AND x.lock_expiration >= $1))")
+
+	var inner, outer []string
+	if k.byPriority {
+		inner, outer = append(inner, "priority DESC"), append(outer, "c.priority DESC")
+	}
+	if k.preferTimers {
+		inner, outer = append(inner, "type DESC"), append(outer, "c.type DESC")
+	}
+	if k.byDue {
+		inner, outer = append(inner, due), append(outer, "c.due")
+	}
+	orderBy := func(terms []string) string {
+		if len(terms) == 0 {
+			return ""
+		}
+		return " ORDER BY " + strings.Join(terms, ", ")
+	}
+	candidates := func(from, lockTerms string) string {
+		return "SELECT id, priority, type, " + due + " AS due FROM " + from + " WHERE " + lockTerms +
+			" AND retries > 0 AND suspension = 1" + filter.String() + orderBy(inner) + " LIMIT $4" + lockRows
+	}
+	return "WITH fresh AS (" + candidates(freshFrom, "lock_owner IS NULL") + ")," +
+		" expired AS (" + candidates(expiredFrom, "lock_owner IS NOT NULL AND lock_expiration < $1") + ")," +
+		" picked AS (SELECT c.id FROM (SELECT * FROM fresh UNION ALL SELECT * FROM expired) c" + orderBy(outer) + " LIMIT $4)" +
+		" UPDATE job SET lock_owner = $2, lock_expiration = $3, rev = rev + 1," +
+		" failed_attempts = failed_attempts + CASE WHEN lock_owner IS NULL THEN 0 ELSE 1 END" +
+		" WHERE id IN (SELECT id FROM picked) RETURNING " + JobTable.statements().columnList
+}

@@ -1,0 +1,337 @@
+package persistence
+
+import (
+	"sync"
+	"time"
+)
+
+// Entity is a row of one of the engine's tables. Every entity has a string
+// id; mutable entities carry a revision for optimistic locking (Rev starts at
+// 1 on insert and is bumped by every update).
+type Entity interface {
+	Table() *Table
+	EntityID() string
+	Revision() int
+	SetRevision(int)
+	// Values returns the column values in Table().Columns order.
+	Values() []any
+	// Targets returns pointers to the fields in Table().Columns order, for Scan.
+	Targets() []any
+}
+
+// Table describes a table: its name and its columns. The first column is
+// always id; on mutable tables the second is rev. Immutable tables (Deployment,
+// Resource, JobLogEntry) have no rev column: their rows are never updated, so
+// there is nothing to check, and their entities report revision 1.
+type Table struct {
+	Name string
+	// EntityName names the entity in messages, e.g. "Execution".
+	EntityName string
+	Columns    []string
+	// Order is the flush order: inserts run in ascending order, deletes in
+	// descending order, so that rows referenced by others exist first and go last.
+	Order int
+	// Immutable tables are only inserted and deleted (no revision check).
+	Immutable bool
+	// New returns an empty entity of this table, for scanning.
+	New func() Entity
+
+	sqlOnce sync.Once
+	sql     tableSQL
+}
+
+// Suspension states, as in Camunda.
+const (
+	Active    = 1
+	Suspended = 2
+)
+
+// Deployment is a set of resources deployed together.
+type Deployment struct {
+	ID         string
+	Name       string
+	Source     string
+	DeployTime time.Time
+}
+
+// Resource is one deployed file, kept as it was given.
+type Resource struct {
+	ID           string
+	DeploymentID string
+	Name         string
+	Bytes        []byte
+	Hash         string // hex SHA-256 of Bytes, to skip unchanged resources
+}
+
+// ProcessDefinition is one version of a process.
+type ProcessDefinition struct {
+	ID           string // key:version:uuid
+	Rev          int
+	Key          string
+	Version      int
+	Name         string
+	DeploymentID string
+	ResourceName string
+	Suspension   int
+	HasStartForm bool
+	VersionTag   string
+}
+
+// Execution is a node of an instance's execution tree. The process instance
+// is the root execution (ID == ProcessInstanceID); a token at an activity is
+// an execution whose ActivityID names it; subprocess and multi-instance
+// bodies are scope executions with children.
+type Execution struct {
+	ID                  string
+	Rev                 int
+	ProcessInstanceID   string
+	ParentID            string // "" for the process instance
+	ProcessDefinitionID string
+	ActivityID          string // current activity; "" when none
+	ActivityInstanceID  string
+	BusinessKey         string // on the process instance only
+	SuperExecutionID    string // call activity execution in the calling instance
+	IsActive            bool
+	IsScope             bool
+	IsConcurrent        bool
+	IsEventScope        bool
+	Suspension          int
+	// TransitionID: the sequence flow an async-after continuation will take,
+	// or a flow being waited on at a join.
+	TransitionID string
+	StartTime    time.Time
+}
+
+// Variable types stored in the Type column.
+const (
+	VarNull    = "null"
+	VarString  = "string"
+	VarLong    = "long"
+	VarDouble  = "double"
+	VarBoolean = "boolean"
+	VarDate    = "date"
+	VarJSON    = "json"
+	VarBytes   = "bytes"
+)
+
+// Variable is a typed variable of an execution scope (or of a task).
+type Variable struct {
+	ID                string
+	Rev               int
+	Name              string
+	Type              string
+	ExecutionID       string
+	ProcessInstanceID string
+	TaskID            string
+	Text              string    // string, json
+	Long              int64     // long, boolean (0/1)
+	Double            float64   // double
+	Time              time.Time // date
+	Bytes             []byte    // bytes
+}
+
+// Task is a user task waiting for completion.
+type Task struct {
+	ID                  string
+	Rev                 int
+	Name                string
+	ExecutionID         string
+	ProcessInstanceID   string
+	ProcessDefinitionID string
+	TaskDefinitionKey   string // the user task's activity id
+	Assignee            string
+	CandidateGroups     string // comma-separated
+	CandidateUsers      string // comma-separated
+	Priority            int
+	CreateTime          time.Time
+	DueDate             *time.Time
+	Suspension          int
+}
+
+// Event subscription types.
+const (
+	SubscriptionMessage = "message"
+	SubscriptionSignal  = "signal"
+	SubscriptionTimer   = "timer" // a timer behind an event-based gateway or start event, mirrored by a job
+)
+
+// EventSubscription is a wait for a message or signal: by an execution
+// (catch events, receive tasks, boundary events) or by a process definition
+// (message and signal start events, ExecutionID "").
+type EventSubscription struct {
+	ID                  string
+	Rev                 int
+	EventType           string
+	EventName           string
+	ExecutionID         string
+	ProcessInstanceID   string
+	ActivityID          string
+	ProcessDefinitionID string
+	Configuration       string
+	Created             time.Time
+}
+
+// Job types.
+const (
+	JobMessage = "message" // asynchronous continuation
+	JobTimer   = "timer"
+)
+
+// Job handler types (the HandlerType column).
+const (
+	HandlerAsyncBefore       = "async-before"
+	HandlerAsyncAfter        = "async-after"
+	HandlerProcessStart      = "process-start" // asyncBefore on a process start event
+	HandlerTimerStart        = "timer-start-event"
+	HandlerTimerCatch        = "timer-intermediate-transition"
+	HandlerTimerBoundary     = "timer-transition"
+	HandlerTimerEventGateway = "timer-event-based-gateway"
+)
+
+// Job is a unit of work for the job executor: an asynchronous continuation or
+// a timer.
+type Job struct {
+	ID                   string
+	Rev                  int
+	Type                 string // JobMessage or JobTimer
+	LockOwner            string
+	LockExpiration       *time.Time
+	Exclusive            bool
+	ExecutionID          string
+	ProcessInstanceID    string
+	ProcessDefinitionID  string
+	ProcessDefinitionKey string
+	JobDefinitionID      string
+	DeploymentID         string
+	ActivityID           string
+	Retries              int
+	ExceptionMessage     string
+	ExceptionStack       string
+	DueDate              *time.Time // nil: due at once
+	Repeat               string     // remaining cycle of a repeating timer
+	HandlerType          string
+	HandlerConfig        string
+	Priority             int64
+	Suspension           int
+	CreateTime           time.Time
+	// FailedAttempts counts acquisitions whose lock expired without a result
+	// (poison jobs) and failures, for the job log.
+	FailedAttempts int
+}
+
+// JobDefinition is created at deployment for each job-producing declaration
+// (process definition, activity, job kind).
+type JobDefinition struct {
+	ID                   string
+	Rev                  int
+	ProcessDefinitionID  string
+	ProcessDefinitionKey string
+	ActivityID           string
+	JobType              string // JobMessage or JobTimer
+	JobConfiguration     string // async-before, async-after, or "DATE: ..." etc. for timers
+	OverridingPriority   *int64
+	Suspension           int
+}
+
+// ExternalTask is a service task with camunda:type="external" waiting for a
+// worker.
+type ExternalTask struct {
+	ID                   string
+	Rev                  int
+	Topic                string
+	WorkerID             string
+	LockExpiration       *time.Time
+	Retries              *int
+	ErrorMessage         string
+	ErrorDetails         string
+	ExecutionID          string
+	ProcessInstanceID    string
+	ProcessDefinitionID  string
+	ProcessDefinitionKey string
+	ActivityID           string
+	ActivityInstanceID   string
+	Priority             int64
+	Suspension           int
+	BusinessKey          string
+	CreateTime           time.Time
+}
+
+// Incident types.
+const (
+	IncidentFailedJob          = "failedJob"
+	IncidentFailedExternalTask = "failedExternalTask"
+)
+
+// Incident records a job or external task that ran out of retries.
+type Incident struct {
+	ID                  string
+	Rev                 int
+	Type                string
+	Timestamp           time.Time
+	Message             string
+	ExecutionID         string
+	ActivityID          string
+	ProcessInstanceID   string
+	ProcessDefinitionID string
+	CauseIncidentID     string
+	RootCauseIncidentID string
+	Configuration       string // the job or external task id
+	JobDefinitionID     string
+}
+
+// Process instance states in history.
+const (
+	StateActive               = "ACTIVE"
+	StateCompleted            = "COMPLETED"
+	StateDeleted              = "INTERNALLY_TERMINATED"
+	StateExternallyTerminated = "EXTERNALLY_TERMINATED"
+)
+
+// HistoricProcessInstance records an instance's start, end and state.
+type HistoricProcessInstance struct {
+	ID                     string // = process instance id
+	Rev                    int
+	ProcessDefinitionID    string
+	ProcessDefinitionKey   string
+	BusinessKey            string
+	StartTime              time.Time
+	EndTime                *time.Time
+	State                  string
+	StartActivityID        string
+	EndActivityID          string
+	DeleteReason           string
+	SuperProcessInstanceID string
+}
+
+// HistoricActivityInstance records one pass through an activity.
+type HistoricActivityInstance struct {
+	ID                       string
+	Rev                      int
+	ProcessInstanceID        string
+	ProcessDefinitionID      string
+	ExecutionID              string
+	ActivityID               string
+	ActivityName             string
+	ActivityType             string
+	ParentActivityInstanceID string
+	StartTime                time.Time
+	EndTime                  *time.Time
+	Canceled                 bool
+	CalledProcessInstanceID  string
+	TaskID                   string
+}
+
+// JobLogEntry is one event in a job's life, kept as history.
+type JobLogEntry struct {
+	ID                string
+	JobID             string
+	Event             string // created, locked, failed, succeeded, deleted
+	Timestamp         time.Time
+	LockOwner         string
+	Retries           int
+	Message           string
+	JobDefinitionID   string
+	ActivityID        string
+	ProcessInstanceID string
+	Priority          int64
+}

@@ -1,0 +1,453 @@
+package persistence_test
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bpmnlite/bpmnlite/internal/testdb"
+	"github.com/bpmnlite/bpmnlite/persistence"
+)
+
+// at returns a time in UTC at microsecond precision: what both backends
+// read back.
+func at(minute, micro int) time.Time {
+	return time.Date(2025, 3, 4, 5, minute, 7, micro*1000, time.UTC)
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// sample is an entity with every field set (full) and one with only its
+// required columns set (sparse), for each table.
+type sample struct {
+	full, sparse func() persistence.Entity
+	// modify changes every field except id and rev of a full entity.
+	modify func(persistence.Entity)
+}
+
+var samples = map[*persistence.Table]sample{
+	persistence.DeploymentTable: {
+		full: func() persistence.Entity {
+			return &persistence.Deployment{ID: "d1", Name: "orders", Source: "cli", DeployTime: at(1, 1)}
+		},
+		sparse: func() persistence.Entity { return &persistence.Deployment{ID: "d2", DeployTime: at(1, 2)} },
+	},
+	persistence.ResourceTable: {
+		full: func() persistence.Entity {
+			return &persistence.Resource{ID: "r1", DeploymentID: "d1", Name: "a.bpmn", Bytes: []byte{0, 1, 2, 0xff}, Hash: "abc"}
+		},
+		sparse: func() persistence.Entity { return &persistence.Resource{ID: "r2", DeploymentID: "d1", Name: "b.bpmn"} },
+	},
+	persistence.ProcessDefinitionTable: {
+		full: func() persistence.Entity {
+			return &persistence.ProcessDefinition{ID: "p:1:x", Rev: 1, Key: "p", Version: 1, Name: "P", DeploymentID: "d1",
+				ResourceName: "a.bpmn", Suspension: persistence.Active, HasStartForm: true, VersionTag: "v1"}
+		},
+		sparse: func() persistence.Entity {
+			return &persistence.ProcessDefinition{ID: "p:2:x", Key: "p", Version: 2, DeploymentID: "d1", Suspension: persistence.Active}
+		},
+		modify: func(e persistence.Entity) {
+			p := e.(*persistence.ProcessDefinition)
+			p.Key, p.Version, p.Name, p.DeploymentID, p.ResourceName = "q", 7, "Q", "d2", "b.bpmn"
+			p.Suspension, p.HasStartForm, p.VersionTag = persistence.Suspended, false, "v2"
+		},
+	},
+	persistence.JobDefinitionTable: {
+		full: func() persistence.Entity {
+			return &persistence.JobDefinition{ID: "jd1", Rev: 1, ProcessDefinitionID: "p:1:x", ProcessDefinitionKey: "p",
+				ActivityID: "a", JobType: persistence.JobTimer, JobConfiguration: "DATE: 2025", OverridingPriority: ptr[int64](-5),
+				Suspension: persistence.Active}
+		},
+		sparse: func() persistence.Entity {
+			return &persistence.JobDefinition{ID: "jd2", ProcessDefinitionID: "p:1:x", JobType: persistence.JobMessage, Suspension: persistence.Active}
+		},
+		modify: func(e persistence.Entity) {
+			j := e.(*persistence.JobDefinition)
+			j.ProcessDefinitionID, j.ProcessDefinitionKey, j.ActivityID, j.JobType = "p:2:x", "q", "b", persistence.JobMessage
+			j.JobConfiguration, j.OverridingPriority, j.Suspension = "async-before", nil, persistence.Suspended
+		},
+	},
+	persistence.ExecutionTable: {
+		full: func() persistence.Entity {
+			return &persistence.Execution{ID: "e1", Rev: 1, ProcessInstanceID: "pi", ParentID: "pi", ProcessDefinitionID: "p:1:x",
+				ActivityID: "task", ActivityInstanceID: "task:1", BusinessKey: "bk", SuperExecutionID: "sup",
+				IsActive: true, IsScope: true, IsConcurrent: true, IsEventScope: true, Suspension: persistence.Active,
+				TransitionID: "flow1", StartTime: at(2, 999999)}
+		},
+		sparse: func() persistence.Entity {
+			return &persistence.Execution{ID: "e2", ProcessInstanceID: "e2", ProcessDefinitionID: "p:1:x", StartTime: at(2, 0)}
+		},
+		modify: func(e persistence.Entity) {
+			x := e.(*persistence.Execution)
+			x.ProcessInstanceID, x.ParentID, x.ProcessDefinitionID, x.ActivityID = "pi2", "", "p:2:x", "other"
+			x.ActivityInstanceID, x.BusinessKey, x.SuperExecutionID = "other:1", "bk2", ""
+			x.IsActive, x.IsScope, x.IsConcurrent, x.IsEventScope = false, false, false, false
+			x.Suspension, x.TransitionID, x.StartTime = persistence.Suspended, "", at(3, 1)
+		},
+	},
+	persistence.VariableTable: {
+		full: func() persistence.Entity {
+			return &persistence.Variable{ID: "v1", Rev: 1, Name: "amount", Type: persistence.VarBytes, ExecutionID: "e1",
+				ProcessInstanceID: "pi", TaskID: "t1", Text: "ünïcode ✓", Long: -1 << 62, Double: 3.25,
+				Time: at(4, 5), Bytes: []byte("blob")}
+		},
+		sparse: func() persistence.Entity {
+			// The zero time is stored as it is, not as NULL.
+			return &persistence.Variable{ID: "v2", Name: "n", Type: persistence.VarNull}
+		},
+		modify: func(e persistence.Entity) {
+			v := e.(*persistence.Variable)
+			v.Name, v.Type, v.ExecutionID, v.ProcessInstanceID, v.TaskID = "x", persistence.VarString, "e2", "pi2", ""
+			v.Text, v.Long, v.Double, v.Time, v.Bytes = "", 1<<62, -0.5, time.Time{}, nil
+		},
+	},
+	persistence.TaskTable: {
+		full: func() persistence.Entity {
+			return &persistence.Task{ID: "t1", Rev: 1, Name: "Approve", ExecutionID: "e1", ProcessInstanceID: "pi",
+				ProcessDefinitionID: "p:1:x", TaskDefinitionKey: "approve", Assignee: "kermit", CandidateGroups: "a,b",
+				CandidateUsers: "c,d", Priority: 50, CreateTime: at(5, 1), DueDate: ptr(at(6, 2)), Suspension: persistence.Active}
+		},
+		sparse: func() persistence.Entity {
+			return &persistence.Task{ID: "t2", CreateTime: at(5, 0), Suspension: persistence.Active}
+		},
+		modify: func(e persistence.Entity) {
+			x := e.(*persistence.Task)
+			x.Name, x.ExecutionID, x.ProcessInstanceID, x.ProcessDefinitionID = "Reject", "e2", "pi2", "p:2:x"
+			x.TaskDefinitionKey, x.Assignee, x.CandidateGroups, x.CandidateUsers = "reject", "", "", "z"
+			x.Priority, x.CreateTime, x.DueDate, x.Suspension = -3, at(7, 7), nil, persistence.Suspended
+		},
+	},
+	persistence.EventSubscriptionTable: {
+		full: func() persistence.Entity {
+			return &persistence.EventSubscription{ID: "s1", Rev: 1, EventType: persistence.SubscriptionMessage, EventName: "paid",
+				ExecutionID: "e1", ProcessInstanceID: "pi", ActivityID: "catch", ProcessDefinitionID: "p:1:x",
+				Configuration: "cfg", Created: at(8, 8)}
+		},
+		sparse: func() persistence.Entity {
+			return &persistence.EventSubscription{ID: "s2", EventType: persistence.SubscriptionSignal, Created: at(8, 0)}
+		},
+		modify: func(e persistence.Entity) {
+			x := e.(*persistence.EventSubscription)
+			x.EventType, x.EventName, x.ExecutionID, x.ProcessInstanceID = persistence.SubscriptionSignal, "alarm", "", ""
+			x.ActivityID, x.ProcessDefinitionID, x.Configuration, x.Created = "start", "p:2:x", "", at(9, 9)
+		},
+	},
+	persistence.ExternalTaskTable: {
+		full: func() persistence.Entity {
+			return &persistence.ExternalTask{ID: "x1", Rev: 1, Topic: "pay", WorkerID: "w", LockExpiration: ptr(at(10, 1)),
+				Retries: ptr(0), ErrorMessage: "boom", ErrorDetails: "stack", ExecutionID: "e1", ProcessInstanceID: "pi",
+				ProcessDefinitionID: "p:1:x", ProcessDefinitionKey: "p", ActivityID: "ext", ActivityInstanceID: "ext:1",
+				Priority: 1 << 40, Suspension: persistence.Active, BusinessKey: "bk", CreateTime: at(10, 0)}
+		},
+		sparse: func() persistence.Entity {
+			return &persistence.ExternalTask{ID: "x2", Topic: "pay", Suspension: persistence.Active, CreateTime: at(10, 2)}
+		},
+		modify: func(e persistence.Entity) {
+			x := e.(*persistence.ExternalTask)
+			x.Topic, x.WorkerID, x.LockExpiration, x.Retries = "ship", "", nil, ptr(3)
+			x.ErrorMessage, x.ErrorDetails, x.ExecutionID, x.ProcessInstanceID = "", "", "e2", "pi2"
+			x.ProcessDefinitionID, x.ProcessDefinitionKey, x.ActivityID, x.ActivityInstanceID = "p:2:x", "q", "ext2", ""
+			x.Priority, x.Suspension, x.BusinessKey, x.CreateTime = -1, persistence.Suspended, "", at(11, 11)
+		},
+	},
+	persistence.JobTable: {
+		full: func() persistence.Entity {
+			return &persistence.Job{ID: "j1", Rev: 1, Type: persistence.JobTimer, LockOwner: "node1", LockExpiration: ptr(at(12, 1)),
+				Exclusive: true, ExecutionID: "e1", ProcessInstanceID: "pi", ProcessDefinitionID: "p:1:x",
+				ProcessDefinitionKey: "p", JobDefinitionID: "jd1", DeploymentID: "d1", ActivityID: "timer", Retries: 3,
+				ExceptionMessage: "failed", ExceptionStack: "at x", DueDate: ptr(at(13, 2)), Repeat: "R2/PT1M",
+				HandlerType: persistence.HandlerTimerCatch, HandlerConfig: "cfg", Priority: -(1 << 40),
+				Suspension: persistence.Active, CreateTime: at(12, 0), FailedAttempts: 2}
+		},
+		sparse: func() persistence.Entity {
+			return &persistence.Job{ID: "j2", Type: persistence.JobMessage, HandlerType: persistence.HandlerAsyncBefore,
+				Suspension: persistence.Active, CreateTime: at(12, 3)}
+		},
+		modify: func(e persistence.Entity) {
+			x := e.(*persistence.Job)
+			x.Type, x.LockOwner, x.LockExpiration, x.Exclusive = persistence.JobMessage, "", nil, false
+			x.ExecutionID, x.ProcessInstanceID, x.ProcessDefinitionID, x.ProcessDefinitionKey = "", "", "", ""
+			x.JobDefinitionID, x.DeploymentID, x.ActivityID, x.Retries = "", "", "", 0
+			x.ExceptionMessage, x.ExceptionStack, x.DueDate, x.Repeat = "", "", nil, ""
+			x.HandlerType, x.HandlerConfig, x.Priority = persistence.HandlerAsyncAfter, "", 9
+			x.Suspension, x.CreateTime, x.FailedAttempts = persistence.Suspended, at(14, 4), 0
+		},
+	},
+	persistence.IncidentTable: {
+		full: func() persistence.Entity {
+			return &persistence.Incident{ID: "i1", Rev: 1, Type: persistence.IncidentFailedJob, Timestamp: at(15, 1),
+				Message: "no retries", ExecutionID: "e1", ActivityID: "a", ProcessInstanceID: "pi",
+				ProcessDefinitionID: "p:1:x", CauseIncidentID: "i0", RootCauseIncidentID: "i00", Configuration: "j1",
+				JobDefinitionID: "jd1"}
+		},
+		sparse: func() persistence.Entity {
+			return &persistence.Incident{ID: "i2", Type: persistence.IncidentFailedExternalTask, Timestamp: at(15, 2)}
+		},
+		modify: func(e persistence.Entity) {
+			x := e.(*persistence.Incident)
+			x.Type, x.Timestamp, x.Message, x.ExecutionID = persistence.IncidentFailedExternalTask, at(16, 0), "", "e2"
+			x.ActivityID, x.ProcessInstanceID, x.ProcessDefinitionID, x.CauseIncidentID = "b", "pi2", "", ""
+			x.RootCauseIncidentID, x.Configuration, x.JobDefinitionID = "", "x1", ""
+		},
+	},
+	persistence.HistoricProcessInstanceTable: {
+		full: func() persistence.Entity {
+			return &persistence.HistoricProcessInstance{ID: "pi", Rev: 1, ProcessDefinitionID: "p:1:x", ProcessDefinitionKey: "p",
+				BusinessKey: "bk", StartTime: at(17, 1), EndTime: ptr(at(18, 2)), State: persistence.StateCompleted,
+				StartActivityID: "start", EndActivityID: "end", DeleteReason: "because", SuperProcessInstanceID: "super"}
+		},
+		sparse: func() persistence.Entity {
+			return &persistence.HistoricProcessInstance{ID: "pi2", ProcessDefinitionID: "p:1:x", StartTime: at(17, 0),
+				State: persistence.StateActive}
+		},
+		modify: func(e persistence.Entity) {
+			x := e.(*persistence.HistoricProcessInstance)
+			x.ProcessDefinitionID, x.ProcessDefinitionKey, x.BusinessKey, x.StartTime = "p:2:x", "q", "", at(19, 3)
+			x.EndTime, x.State, x.StartActivityID, x.EndActivityID = nil, persistence.StateActive, "s2", ""
+			x.DeleteReason, x.SuperProcessInstanceID = "", ""
+		},
+	},
+	persistence.HistoricActivityInstanceTable: {
+		full: func() persistence.Entity {
+			return &persistence.HistoricActivityInstance{ID: "ai1", Rev: 1, ProcessInstanceID: "pi", ProcessDefinitionID: "p:1:x",
+				ExecutionID: "e1", ActivityID: "task", ActivityName: "Task", ActivityType: "userTask",
+				ParentActivityInstanceID: "pi", StartTime: at(20, 1), EndTime: ptr(at(21, 1)), Canceled: true,
+				CalledProcessInstanceID: "sub", TaskID: "t1"}
+		},
+		sparse: func() persistence.Entity {
+			return &persistence.HistoricActivityInstance{ID: "ai2", ProcessInstanceID: "pi", ActivityID: "start", StartTime: at(20, 0)}
+		},
+		modify: func(e persistence.Entity) {
+			x := e.(*persistence.HistoricActivityInstance)
+			x.ProcessInstanceID, x.ProcessDefinitionID, x.ExecutionID, x.ActivityID = "pi2", "", "", "other"
+			x.ActivityName, x.ActivityType, x.ParentActivityInstanceID, x.StartTime = "", "", "", at(22, 2)
+			x.EndTime, x.Canceled, x.CalledProcessInstanceID, x.TaskID = nil, false, "", ""
+		},
+	},
+	persistence.JobLogTable: {
+		full: func() persistence.Entity {
+			return &persistence.JobLogEntry{ID: "l1", JobID: "j1", Event: "failed", Timestamp: at(23, 1), LockOwner: "node1",
+				Retries: 2, Message: "boom", JobDefinitionID: "jd1", ActivityID: "a", ProcessInstanceID: "pi", Priority: 7}
+		},
+		sparse: func() persistence.Entity {
+			return &persistence.JobLogEntry{ID: "l2", JobID: "j1", Event: "created", Timestamp: at(23, 2)}
+		},
+	},
+}
+
+// TestTableMetadata checks that every entity maps each of its fields to one
+// column, in order, so that no field is silently left out of the schema.
+func TestTableMetadata(t *testing.T) {
+	tables := persistence.Tables()
+	if len(tables) != len(samples) {
+		t.Fatalf("%d tables, %d samples", len(tables), len(samples))
+	}
+	prev := 0
+	for _, tab := range tables {
+		s, ok := samples[tab]
+		if !ok {
+			t.Fatalf("no sample for table %s", tab.Name)
+		}
+		if tab.Order < prev {
+			t.Errorf("Tables() not in flush order at %s", tab.Name)
+		}
+		prev = tab.Order
+		e := s.full()
+		if e.Table() != tab || tab.New().Table() != tab {
+			t.Errorf("%s: entity and table disagree", tab.Name)
+		}
+		typ := reflect.TypeOf(e).Elem()
+		if typ.Name() != tab.EntityName {
+			t.Errorf("%s: EntityName %q, type %s", tab.Name, tab.EntityName, typ.Name())
+		}
+		if typ.NumField() != len(tab.Columns) || len(e.Values()) != len(tab.Columns) || len(e.Targets()) != len(tab.Columns) {
+			t.Errorf("%s: %d fields, %d columns, %d values, %d targets", tab.Name, typ.NumField(), len(tab.Columns), len(e.Values()), len(e.Targets()))
+			continue
+		}
+		if tab.Columns[0] != "id" {
+			t.Errorf("%s: first column %q", tab.Name, tab.Columns[0])
+		}
+		if hasRev := tab.Columns[1] == "rev"; hasRev == tab.Immutable {
+			t.Errorf("%s: immutable %v but rev column %v", tab.Name, tab.Immutable, hasRev)
+		}
+		// The full sample sets every field, so a round trip checks them all.
+		v := reflect.ValueOf(e).Elem()
+		for i := range v.NumField() {
+			if v.Field(i).IsZero() {
+				t.Errorf("%s: full sample leaves %s zero", tab.Name, typ.Field(i).Name)
+			}
+		}
+		// Targets point into the entity in column order: the field named like
+		// the column (snake_case, with Variable's _value suffix) is the target.
+		for i, target := range e.Targets() {
+			if reflect.ValueOf(target).Pointer() != v.Field(i).Addr().Pointer() {
+				t.Errorf("%s: target %d is not field %s", tab.Name, i, typ.Field(i).Name)
+			}
+			col := strings.TrimSuffix(tab.Columns[i], "_value")
+			if snake(typ.Field(i).Name) != col {
+				t.Errorf("%s: column %d %q holds field %s", tab.Name, i, tab.Columns[i], typ.Field(i).Name)
+			}
+		}
+	}
+}
+
+func snake(s string) string {
+	var b strings.Builder
+	for i, r := range s {
+		if 'A' <= r && r <= 'Z' {
+			// "ID" at the end of a name is one word.
+			if i > 0 && !(r == 'D' && s[i-1] == 'I') {
+				b.WriteByte('_')
+			}
+			r += 'a' - 'A'
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func TestRoundTrip(t *testing.T) {
+	testdb.Run(t, func(t *testing.T, db persistence.DB) {
+		ctx := t.Context()
+		tx, err := db.Begin(ctx, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tx.Rollback(ctx)
+		for _, tab := range persistence.Tables() {
+			s := samples[tab]
+			for _, mk := range []func() persistence.Entity{s.full, s.sparse} {
+				e := mk()
+				if err := persistence.Insert(ctx, tx, e); err != nil {
+					t.Fatalf("insert %s: %v", tab.Name, err)
+				}
+				if e.Revision() != 1 {
+					t.Errorf("%s: revision %d after insert, want 1", tab.Name, e.Revision())
+				}
+				got, err := persistence.Get(ctx, tx, tab, e.EntityID())
+				if err != nil {
+					t.Fatalf("get %s: %v", tab.Name, err)
+				}
+				if !reflect.DeepEqual(got, e) {
+					t.Errorf("%s round trip:\n got %+v\nwant %+v", tab.Name, got, e)
+				}
+				sel, err := persistence.Select(ctx, tx, tab, "WHERE id = $1", e.EntityID())
+				if err != nil || len(sel) != 1 || !reflect.DeepEqual(sel[0], e) {
+					t.Errorf("select %s: %v %+v", tab.Name, err, sel)
+				}
+			}
+			all, err := persistence.Select(ctx, tx, tab, "ORDER BY id")
+			if err != nil || len(all) != 2 {
+				t.Errorf("select all %s: %v, %d rows", tab.Name, err, len(all))
+			}
+
+			e := s.full()
+			if tab.Immutable {
+				if err := persistence.Update(ctx, tx, e); err == nil || !strings.Contains(err.Error(), "immutable") {
+					t.Errorf("update of immutable %s: %v", tab.Name, err)
+				}
+			} else {
+				e.SetRevision(1)
+				s.modify(e)
+				if reflect.DeepEqual(e, s.full()) {
+					t.Fatalf("%s: modify changed nothing", tab.Name)
+				}
+				if err := persistence.Update(ctx, tx, e); err != nil {
+					t.Fatalf("update %s: %v", tab.Name, err)
+				}
+				if e.Revision() != 2 {
+					t.Errorf("%s: revision %d after update, want 2", tab.Name, e.Revision())
+				}
+				got, err := persistence.Get(ctx, tx, tab, e.EntityID())
+				if err != nil || !reflect.DeepEqual(got, e) {
+					t.Errorf("%s after update: %v\n got %+v\nwant %+v", tab.Name, err, got, e)
+				}
+			}
+			if err := persistence.Delete(ctx, tx, e); err != nil {
+				t.Fatalf("delete %s: %v", tab.Name, err)
+			}
+			if _, err := persistence.Get(ctx, tx, tab, e.EntityID()); !errors.Is(err, persistence.ErrNotFound) {
+				t.Errorf("get deleted %s: %v, want ErrNotFound", tab.Name, err)
+			}
+		}
+	})
+}
+
+func TestTypedHelpers(t *testing.T) {
+	testdb.Run(t, func(t *testing.T, db persistence.DB) {
+		ctx := t.Context()
+		tx, err := db.Begin(ctx, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tx.Rollback(ctx)
+		for i, act := range []string{"b", "a", "c"} {
+			e := &persistence.Execution{ID: "e" + act, ProcessInstanceID: "pi", ProcessDefinitionID: "p", ActivityID: act, StartTime: at(i, 0)}
+			if err := persistence.Insert(ctx, tx, e); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := persistence.SelectAs[*persistence.Execution](ctx, tx, "WHERE process_instance_id = $1 ORDER BY start_time DESC", "pi")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var acts []string
+		for _, e := range got {
+			acts = append(acts, e.ActivityID)
+		}
+		if strings.Join(acts, "") != "cab" {
+			t.Errorf("activities %v, want c a b", acts)
+		}
+		e, err := persistence.GetAs[*persistence.Execution](ctx, tx, "ea")
+		if err != nil || e.ActivityID != "a" {
+			t.Errorf("GetAs: %v %+v", err, e)
+		}
+		if _, err := persistence.GetAs[*persistence.Task](ctx, tx, "ea"); !errors.Is(err, persistence.ErrNotFound) || !strings.Contains(err.Error(), "Task[ea]") {
+			t.Errorf("GetAs missing: %v", err)
+		}
+		none, err := persistence.SelectAs[*persistence.Task](ctx, tx, "WHERE process_instance_id = $1", "pi")
+		if err != nil || len(none) != 0 {
+			t.Errorf("empty select: %v %v", err, none)
+		}
+		if _, err := persistence.Select(ctx, tx, persistence.TaskTable, "WHERE no_such_column = 1"); err == nil || !strings.Contains(err.Error(), "select task") {
+			t.Errorf("bad where: %v", err)
+		}
+	})
+}
+
+// TestTimes checks that times are stored at microsecond precision and come
+// back in UTC on both backends.
+func TestTimes(t *testing.T) {
+	testdb.Run(t, func(t *testing.T, db persistence.DB) {
+		ctx := t.Context()
+		tx, err := db.Begin(ctx, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tx.Rollback(ctx)
+		zone := time.FixedZone("UTC+5:30", 5*3600+1800)
+		start := time.Date(2024, 2, 29, 23, 59, 59, 123456789, zone)
+		due := time.Date(1969, 7, 20, 20, 17, 40, 999, zone) // before the epoch
+		task := &persistence.Task{ID: "t", CreateTime: start, DueDate: &due, Suspension: persistence.Active}
+		if err := persistence.Insert(ctx, tx, task); err != nil {
+			t.Fatal(err)
+		}
+		got, err := persistence.GetAs[*persistence.Task](ctx, tx, "t")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := start.UTC().Truncate(time.Microsecond); got.CreateTime != want {
+			t.Errorf("create time %v, want %v", got.CreateTime, want)
+		}
+		if want := due.UTC().Truncate(time.Microsecond); got.DueDate == nil || *got.DueDate != want {
+			t.Errorf("due date %v, want %v", got.DueDate, want)
+		}
+		// Time arguments compare at the same precision.
+		rows, err := persistence.SelectAs[*persistence.Task](ctx, tx, "WHERE create_time = $1 AND due_date < $2", start.Truncate(time.Microsecond), start)
+		if err != nil || len(rows) != 1 {
+			t.Errorf("select by time: %v, %d rows", err, len(rows))
+		}
+	})
+}

@@ -1,0 +1,278 @@
+package persistence
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+)
+
+// OpKind is what Flush does with an entity.
+type OpKind uint8
+
+// Flush operations.
+const (
+	OpInsert OpKind = iota + 1
+	OpUpdate
+	OpDelete
+)
+
+func (k OpKind) String() string {
+	switch k {
+	case OpInsert:
+		return "insert"
+	case OpUpdate:
+		return "update"
+	case OpDelete:
+		return "delete"
+	}
+	return fmt.Sprintf("OpKind(%d)", k)
+}
+
+// Op is one change for Flush.
+type Op struct {
+	Kind   OpKind
+	Entity Entity
+}
+
+// OptimisticLockError reports an update or delete that matched no row at the
+// revision read. errors.Is(err, ErrOptimisticLock) holds for it.
+type OptimisticLockError struct {
+	Op     OpKind // OpUpdate or OpDelete
+	Entity string // e.g. "Execution"
+	ID     string
+	Rev    int // the revision the statement expected
+}
+
+func (e *OptimisticLockError) Error() string {
+	if e.Op == OpDelete {
+		return fmt.Sprintf("%s[%s] was updated or deleted by another transaction concurrently", e.Entity, e.ID)
+	}
+	return fmt.Sprintf("%s[%s] was updated by another transaction concurrently", e.Entity, e.ID)
+}
+
+func (e *OptimisticLockError) Unwrap() error { return ErrOptimisticLock }
+
+func lockError(kind OpKind, e Entity) error {
+	return &OptimisticLockError{Op: kind, Entity: e.Table().EntityName, ID: e.EntityID(), Rev: e.Revision()}
+}
+
+// stmtFor builds the statement of one operation. An insert of an entity at
+// revision 0 starts it at 1.
+func stmtFor(kind OpKind, e Entity) (Stmt, error) {
+	t := e.Table()
+	s := t.statements()
+	switch kind {
+	case OpInsert:
+		if e.Revision() == 0 {
+			e.SetRevision(1)
+		}
+		return Stmt{SQL: s.insert, Args: e.Values()}, nil
+	case OpUpdate:
+		if t.Immutable {
+			return Stmt{}, fmt.Errorf("update %s[%s]: %s is immutable", t.EntityName, e.EntityID(), t.EntityName)
+		}
+		return Stmt{SQL: s.update, Args: e.Values()}, nil
+	case OpDelete:
+		if t.Immutable {
+			return Stmt{SQL: s.delete, Args: []any{e.EntityID()}}, nil
+		}
+		return Stmt{SQL: s.delete, Args: []any{e.EntityID(), e.Revision()}}, nil
+	}
+	return Stmt{}, fmt.Errorf("%s %s[%s]: unknown operation", kind, t.EntityName, e.EntityID())
+}
+
+// Insert inserts e (at revision 1 when its revision is 0).
+func Insert(ctx context.Context, tx Tx, e Entity) error {
+	st, err := stmtFor(OpInsert, e)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, st.SQL, st.Args...); err != nil {
+		return fmt.Errorf("insert %s[%s]: %w", e.Table().EntityName, e.EntityID(), err)
+	}
+	return nil
+}
+
+// Update writes every column of e where the row still has e's revision, and
+// bumps the revision. Updating an unchanged entity only bumps the revision,
+// which is how concurrent arrivals at a join conflict.
+func Update(ctx context.Context, tx Tx, e Entity) error {
+	return execChecked(ctx, tx, OpUpdate, e)
+}
+
+// Delete deletes e's row where it still has e's revision.
+func Delete(ctx context.Context, tx Tx, e Entity) error {
+	return execChecked(ctx, tx, OpDelete, e)
+}
+
+func execChecked(ctx context.Context, tx Tx, kind OpKind, e Entity) error {
+	st, err := stmtFor(kind, e)
+	if err != nil {
+		return err
+	}
+	n, err := tx.Exec(ctx, st.SQL, st.Args...)
+	if err != nil {
+		return fmt.Errorf("%s %s[%s]: %w", kind, e.Table().EntityName, e.EntityID(), err)
+	}
+	if n == 0 {
+		return lockError(kind, e)
+	}
+	if kind == OpUpdate {
+		e.SetRevision(e.Revision() + 1)
+	}
+	return nil
+}
+
+// Get reads the row of table with that id; ErrNotFound when there is none.
+func Get(ctx context.Context, tx Tx, table *Table, id string) (Entity, error) {
+	rows, err := tx.Query(ctx, table.statements().get, id)
+	if err != nil {
+		return nil, fmt.Errorf("get %s[%s]: %w", table.EntityName, id, err)
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("get %s[%s]: %w", table.EntityName, id, err)
+		}
+		return nil, fmt.Errorf("%s[%s]: %w", table.EntityName, id, ErrNotFound)
+	}
+	e := table.New()
+	if err := rows.Scan(e.Targets()...); err != nil {
+		return nil, fmt.Errorf("get %s[%s]: %w", table.EntityName, id, err)
+	}
+	return e, nil
+}
+
+// Select reads the rows of table matching where: the SQL after "FROM table",
+// e.g. "WHERE process_instance_id = $1 ORDER BY start_time" ("" for all rows).
+func Select(ctx context.Context, tx Tx, table *Table, where string, args ...any) ([]Entity, error) {
+	var out []Entity
+	err := scanAll(ctx, tx, table, where, args, func(e Entity) error {
+		out = append(out, e)
+		return nil
+	})
+	return out, err
+}
+
+func scanAll(ctx context.Context, tx Tx, table *Table, where string, args []any, add func(Entity) error) error {
+	rows, err := tx.Query(ctx, table.statements().selectPrefix+where, args...)
+	if err != nil {
+		return fmt.Errorf("select %s %s: %w", table.Name, where, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		e := table.New()
+		if err := rows.Scan(e.Targets()...); err != nil {
+			return fmt.Errorf("select %s %s: %w", table.Name, where, err)
+		}
+		if err := add(e); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("select %s %s: %w", table.Name, where, err)
+	}
+	return nil
+}
+
+// tableOf returns the table of entity type T, a pointer type such as
+// *Execution whose Table method does not dereference its receiver.
+func tableOf[T Entity]() *Table {
+	var zero T
+	return zero.Table()
+}
+
+// GetAs is Get for entity type T, e.g. GetAs[*Execution](ctx, tx, id).
+func GetAs[T Entity](ctx context.Context, tx Tx, id string) (T, error) {
+	var zero T
+	e, err := Get(ctx, tx, tableOf[T](), id)
+	if err != nil {
+		return zero, err
+	}
+	return e.(T), nil
+}
+
+// SelectAs is Select for entity type T, e.g.
+// SelectAs[*Task](ctx, tx, "WHERE process_instance_id = $1", pi).
+func SelectAs[T Entity](ctx context.Context, tx Tx, where string, args ...any) ([]T, error) {
+	var out []T
+	err := scanAll(ctx, tx, tableOf[T](), where, args, func(e Entity) error {
+		out = append(out, e.(T))
+		return nil
+	})
+	return out, err
+}
+
+// Flush writes ops in one batch (one round trip on PostgreSQL): inserts by
+// ascending table order (stable, so the caller's order holds within a
+// table), then updates, then deletes by descending table order. Updates and
+// deletes are sorted by table and id so that concurrent transactions lock
+// rows in the same order and do not deadlock. Any update or delete that
+// matches no row fails the flush with an *OptimisticLockError; the
+// transaction must then be rolled back. Revisions are bumped only when the
+// whole flush succeeded.
+func Flush(ctx context.Context, tx Tx, ops []Op) error {
+	if len(ops) == 0 {
+		return nil
+	}
+	sorted := make([]Op, len(ops))
+	copy(sorted, ops)
+	slices.SortStableFunc(sorted, compareOps)
+
+	stmts := make([]Stmt, len(sorted))
+	for i, op := range sorted {
+		if op.Entity == nil {
+			return fmt.Errorf("flush: %s of a nil entity", op.Kind)
+		}
+		st, err := stmtFor(op.Kind, op.Entity)
+		if err != nil {
+			return fmt.Errorf("flush: %w", err)
+		}
+		stmts[i] = st
+	}
+	counts, err := tx.Batch(ctx, stmts)
+	if err != nil {
+		if len(counts) < len(sorted) {
+			op := sorted[len(counts)]
+			return fmt.Errorf("flush: %s %s[%s]: %w", op.Kind, op.Entity.Table().EntityName, op.Entity.EntityID(), err)
+		}
+		return fmt.Errorf("flush: %w", err)
+	}
+	var errs []error
+	for i, op := range sorted {
+		if op.Kind != OpInsert && counts[i] == 0 {
+			errs = append(errs, lockError(op.Kind, op.Entity))
+		}
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	for _, op := range sorted {
+		if op.Kind == OpUpdate {
+			op.Entity.SetRevision(op.Entity.Revision() + 1)
+		}
+	}
+	return nil
+}
+
+func compareOps(a, b Op) int {
+	if c := cmp.Compare(a.Kind, b.Kind); c != 0 {
+		return c
+	}
+	if a.Entity == nil || b.Entity == nil {
+		return 0 // reported when the statements are built
+	}
+	ta, tb := a.Entity.Table().Order, b.Entity.Table().Order
+	switch a.Kind {
+	case OpInsert:
+		return cmp.Compare(ta, tb)
+	case OpDelete:
+		ta, tb = tb, ta
+	}
+	if c := cmp.Compare(ta, tb); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.Entity.EntityID(), b.Entity.EntityID())
+}

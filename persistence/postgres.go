@@ -1,0 +1,282 @@
+package persistence
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+type pgDB struct {
+	pool  *pgxpool.Pool
+	owned bool // Close closes the pool only when Open created it
+	log   *slog.Logger
+}
+
+func openPostgres(ctx context.Context, url string, opts Options) (DB, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("persistence: PostgreSQL URL: %w", err)
+	}
+	if opts.MaxConns > 0 {
+		cfg.MaxConns = int32(opts.MaxConns)
+	}
+	if opts.Schema != "" {
+		// A startup parameter costs no extra round trip per connection.
+		cfg.ConnConfig.RuntimeParams["search_path"] = pgx.Identifier{opts.Schema}.Sanitize()
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("persistence: connect to PostgreSQL: %w", err)
+	}
+	db := &pgDB{pool: pool, owned: true, log: opts.logger()}
+	if err := db.migrate(ctx, opts.Schema); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// OpenPool uses an existing pool (whose connections must already have the
+// wanted search_path) and applies the migrations. Close leaves the pool open.
+func OpenPool(ctx context.Context, pool *pgxpool.Pool, opts Options) (DB, error) {
+	if pool == nil {
+		return nil, errors.New("persistence: OpenPool: nil pool")
+	}
+	if opts.Schema != "" {
+		return nil, errors.New("persistence: OpenPool: Options.Schema is not supported; set search_path in the pool's ConnConfig.RuntimeParams")
+	}
+	db := &pgDB{pool: pool, log: opts.logger()}
+	if err := db.migrate(ctx, ""); err != nil {
+		return nil, err
+	}
+	return db, nil
+}
+
+// JoinPgx runs the engine inside the caller's transaction: it opens a
+// savepoint there, Commit releases it (the caller still commits or rolls back
+// its transaction) and Rollback rolls back to it, keeping the caller's work.
+func JoinPgx(ctx context.Context, tx pgx.Tx) (Tx, error) {
+	if tx == nil {
+		return nil, errors.New("persistence: JoinPgx: nil transaction")
+	}
+	sp, err := tx.Begin(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("persistence: JoinPgx: %w", interpretPgError(err))
+	}
+	return &pgTx{tx: sp}, nil
+}
+
+func (d *pgDB) Dialect() Dialect { return Postgres }
+
+func (d *pgDB) Begin(ctx context.Context, readOnly bool) (Tx, error) {
+	opts := pgx.TxOptions{}
+	if readOnly {
+		opts.AccessMode = pgx.ReadOnly
+	}
+	tx, err := d.pool.BeginTx(ctx, opts)
+	if err != nil {
+		return nil, fmt.Errorf("begin: %w", interpretPgError(err))
+	}
+	return &pgTx{tx: tx}, nil
+}
+
+func (d *pgDB) Close() error {
+	if d.owned {
+		d.pool.Close()
+	}
+	return nil
+}
+
+// migrate applies the migrations under a transaction-scoped advisory lock,
+// so that processes opening the same database at once apply them once.
+func (d *pgDB) migrate(ctx context.Context, schema string) error {
+	tx, err := d.Begin(ctx, false)
+	if err != nil {
+		return fmt.Errorf("persistence: migrate: %w", err)
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck // after Commit this is a no-op
+	// The lock key is per schema, so that test schemas migrate in parallel.
+	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1, hashtext($2))", migrationLockClass, schema); err != nil {
+		return fmt.Errorf("persistence: migrate: lock: %w", err)
+	}
+	if schema != "" {
+		if _, err := tx.Exec(ctx, "CREATE SCHEMA IF NOT EXISTS "+pgx.Identifier{schema}.Sanitize()); err != nil {
+			return fmt.Errorf("persistence: migrate: create schema %q: %w", schema, err)
+		}
+	}
+	if err := applyMigrations(ctx, tx, Postgres, d.log); err != nil {
+		return err
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("persistence: migrate: commit: %w", err)
+	}
+	return nil
+}
+
+// migrationLockClass is the first key of the migration advisory lock.
+const migrationLockClass int32 = 0x62706d6e // "bpmn"
+
+type pgTx struct {
+	tx pgx.Tx
+}
+
+func (t *pgTx) Dialect() Dialect { return Postgres }
+
+func (t *pgTx) Exec(ctx context.Context, sql string, args ...any) (int64, error) {
+	tag, err := t.tx.Exec(ctx, sql, args...)
+	if err != nil {
+		return 0, interpretPgError(err)
+	}
+	return tag.RowsAffected(), nil
+}
+
+func (t *pgTx) Query(ctx context.Context, sql string, args ...any) (Rows, error) {
+	rows, err := t.tx.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, interpretPgError(err)
+	}
+	return &pgRows{rows: rows}, nil
+}
+
+// Batch pipelines the statements: one round trip once pgx has the
+// statements in its per-connection cache. On error the results hold the
+// counts of the statements before the failing one.
+func (t *pgTx) Batch(ctx context.Context, stmts []Stmt) ([]int64, error) {
+	if len(stmts) == 1 {
+		n, err := t.Exec(ctx, stmts[0].SQL, stmts[0].Args...)
+		if err != nil {
+			return nil, err
+		}
+		return []int64{n}, nil
+	}
+	var b pgx.Batch
+	for _, s := range stmts {
+		b.Queue(s.SQL, s.Args...)
+	}
+	br := t.tx.SendBatch(ctx, &b)
+	counts := make([]int64, 0, len(stmts))
+	for range stmts {
+		tag, err := br.Exec()
+		if err != nil {
+			br.Close()
+			return counts, interpretPgError(err)
+		}
+		counts = append(counts, tag.RowsAffected())
+	}
+	if err := br.Close(); err != nil {
+		return counts, interpretPgError(err)
+	}
+	return counts, nil
+}
+
+func (t *pgTx) Savepoint(ctx context.Context, name string) error {
+	return t.savepointCmd(ctx, "SAVEPOINT ", name)
+}
+
+func (t *pgTx) RollbackTo(ctx context.Context, name string) error {
+	return t.savepointCmd(ctx, "ROLLBACK TO SAVEPOINT ", name)
+}
+
+func (t *pgTx) Release(ctx context.Context, name string) error {
+	return t.savepointCmd(ctx, "RELEASE SAVEPOINT ", name)
+}
+
+func (t *pgTx) savepointCmd(ctx context.Context, cmd, name string) error {
+	if err := checkSavepointName(name); err != nil {
+		return err
+	}
+	if _, err := t.tx.Exec(ctx, cmd+name); err != nil {
+		return fmt.Errorf("%s%s: %w", cmd, name, interpretPgError(err))
+	}
+	return nil
+}
+
+func (t *pgTx) Commit(ctx context.Context) error {
+	if err := t.tx.Commit(ctx); err != nil {
+		return fmt.Errorf("commit: %w", interpretPgError(err))
+	}
+	return nil
+}
+
+// Rollback after Commit or Rollback does nothing, so it can be deferred.
+func (t *pgTx) Rollback(ctx context.Context) error {
+	if err := t.tx.Rollback(ctx); err != nil && !errors.Is(err, pgx.ErrTxClosed) {
+		return fmt.Errorf("rollback: %w", interpretPgError(err))
+	}
+	return nil
+}
+
+// pgRows adapts Scan to the engine's conventions: NULL text reads as "", and
+// times read back in UTC.
+type pgRows struct {
+	rows pgx.Rows
+	dest []any
+	text []pgtype.Text
+}
+
+func (r *pgRows) Next() bool { return r.rows.Next() }
+func (r *pgRows) Close()     { r.rows.Close() }
+
+func (r *pgRows) Err() error {
+	if err := r.rows.Err(); err != nil {
+		return interpretPgError(err)
+	}
+	return nil
+}
+
+func (r *pgRows) Scan(dest ...any) error {
+	if cap(r.dest) < len(dest) {
+		r.dest = make([]any, len(dest))
+		r.text = make([]pgtype.Text, len(dest))
+	}
+	tmp := r.dest[:len(dest)]
+	for i, d := range dest {
+		if _, ok := d.(*string); ok {
+			tmp[i] = &r.text[i]
+		} else {
+			tmp[i] = d
+		}
+	}
+	if err := r.rows.Scan(tmp...); err != nil {
+		return interpretPgError(err)
+	}
+	for i, d := range dest {
+		switch p := d.(type) {
+		case *string:
+			*p = r.text[i].String // "" when NULL
+		case *time.Time:
+			*p = p.UTC()
+		case **time.Time:
+			if *p != nil {
+				u := (*p).UTC() // a new value: the old one may be shared
+				*p = &u
+			}
+		}
+	}
+	return nil
+}
+
+// interpretPgError translates pgx errors into the package's sentinels,
+// keeping the original in the chain.
+func interpretPgError(err error) error {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		switch pgErr.Code {
+		case "23505":
+			return fmt.Errorf("%w: %w", ErrDuplicate, err)
+		case "40001", "40P01":
+			return fmt.Errorf("%w: %w", ErrSerialization, err)
+		}
+	}
+	if errors.Is(err, pgx.ErrNoRows) {
+		return fmt.Errorf("%w: %w", ErrNotFound, err)
+	}
+	return err
+}

@@ -1,0 +1,306 @@
+package persistence
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"time"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// SQLite has one writer at a time. Writes go through a pool of a single
+// connection whose transactions begin IMMEDIATE (taking the write lock up
+// front, so a transaction never fails to upgrade from reading to writing);
+// callers queue for that connection in database/sql. File databases run in
+// WAL mode and get a separate pool of read-only connections for read-only
+// transactions, which then do not wait for the writer.
+type sqliteDB struct {
+	w   *sql.DB
+	r   *sql.DB // nil for in-memory databases: every connection would be a new database
+	log *slog.Logger
+}
+
+func openSQLite(ctx context.Context, path string, opts Options) (DB, error) {
+	syncMode := strings.ToUpper(opts.Synchronous)
+	switch syncMode {
+	case "":
+		syncMode = "NORMAL"
+	case "OFF", "NORMAL", "FULL", "EXTRA":
+	default:
+		return nil, fmt.Errorf("persistence: SQLite Synchronous %q: want NORMAL or FULL", opts.Synchronous)
+	}
+	busy := opts.BusyTimeout
+	if busy <= 0 {
+		busy = 5 * time.Second
+	}
+	busyParam := "_busy_timeout=" + strconv.FormatInt(busy.Milliseconds(), 10)
+	mem := isSQLiteMemory(path)
+	sep := "?"
+	if strings.Contains(path, "?") {
+		sep = "&"
+	}
+	params := "_txlock=immediate&" + busyParam + "&_synchronous=" + syncMode
+	if !mem {
+		params += "&_journal_mode=WAL"
+	}
+	w, err := sql.Open("sqlite", path+sep+params)
+	if err != nil {
+		return nil, fmt.Errorf("persistence: open SQLite %q: %w", path, err)
+	}
+	// One connection that is never closed while the DB is open: it is the
+	// only writer, and for :memory: it is the database.
+	w.SetMaxOpenConns(1)
+	w.SetMaxIdleConns(1)
+	w.SetConnMaxLifetime(0)
+	w.SetConnMaxIdleTime(0)
+	db := &sqliteDB{w: w, log: opts.logger()}
+	if err := db.migrate(ctx); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("persistence: open SQLite %q: %w", path, err)
+	}
+	if !mem {
+		r, err := sql.Open("sqlite", path+sep+busyParam+"&_query_only=1")
+		if err != nil {
+			w.Close()
+			return nil, fmt.Errorf("persistence: open SQLite %q: %w", path, err)
+		}
+		n := opts.MaxConns
+		if n <= 0 {
+			n = 4
+		}
+		r.SetMaxOpenConns(n)
+		r.SetMaxIdleConns(n)
+		db.r = r
+	}
+	return db, nil
+}
+
+func isSQLiteMemory(path string) bool {
+	return path == ":memory:" || strings.HasPrefix(path, ":memory:?") ||
+		strings.HasPrefix(path, "file::memory:") || strings.Contains(path, "mode=memory")
+}
+
+func (d *sqliteDB) migrate(ctx context.Context) error {
+	tx, err := d.Begin(ctx, false)
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck // after Commit this is a no-op
+	if err := applyMigrations(ctx, tx, SQLite, d.log); err != nil {
+		return err
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("migrate: commit: %w", err)
+	}
+	return nil
+}
+
+func (d *sqliteDB) Dialect() Dialect { return SQLite }
+
+// Begin starts a read-write transaction with BEGIN IMMEDIATE, or a deferred
+// one on a read-only connection. Cancelling ctx rolls the transaction back.
+func (d *sqliteDB) Begin(ctx context.Context, readOnly bool) (Tx, error) {
+	db := d.w
+	if readOnly && d.r != nil {
+		db = d.r
+	}
+	tx, err := db.BeginTx(ctx, &sql.TxOptions{ReadOnly: readOnly})
+	if err != nil {
+		return nil, fmt.Errorf("begin: %w", interpretSQLiteError(err))
+	}
+	return &sqliteTx{tx: tx}, nil
+}
+
+func (d *sqliteDB) Close() error {
+	var errR error
+	if d.r != nil {
+		errR = d.r.Close()
+	}
+	return errors.Join(errR, d.w.Close())
+}
+
+type sqliteTx struct {
+	tx *sql.Tx
+}
+
+func (t *sqliteTx) Dialect() Dialect { return SQLite }
+
+func (t *sqliteTx) Exec(ctx context.Context, query string, args ...any) (int64, error) {
+	res, err := t.tx.ExecContext(ctx, query, sqliteArgs(args)...)
+	if err != nil {
+		return 0, interpretSQLiteError(err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, interpretSQLiteError(err)
+	}
+	return n, nil
+}
+
+func (t *sqliteTx) Query(ctx context.Context, query string, args ...any) (Rows, error) {
+	rows, err := t.tx.QueryContext(ctx, query, sqliteArgs(args)...)
+	if err != nil {
+		return nil, interpretSQLiteError(err)
+	}
+	return &sqliteRows{rows: rows}, nil
+}
+
+// Batch runs the statements one by one: SQLite is in-process, there is no
+// round trip to save.
+func (t *sqliteTx) Batch(ctx context.Context, stmts []Stmt) ([]int64, error) {
+	counts := make([]int64, 0, len(stmts))
+	for _, s := range stmts {
+		n, err := t.Exec(ctx, s.SQL, s.Args...)
+		if err != nil {
+			return counts, err
+		}
+		counts = append(counts, n)
+	}
+	return counts, nil
+}
+
+func (t *sqliteTx) Savepoint(ctx context.Context, name string) error {
+	return t.savepointCmd(ctx, "SAVEPOINT ", name)
+}
+
+func (t *sqliteTx) RollbackTo(ctx context.Context, name string) error {
+	return t.savepointCmd(ctx, "ROLLBACK TO SAVEPOINT ", name)
+}
+
+func (t *sqliteTx) Release(ctx context.Context, name string) error {
+	return t.savepointCmd(ctx, "RELEASE SAVEPOINT ", name)
+}
+
+func (t *sqliteTx) savepointCmd(ctx context.Context, cmd, name string) error {
+	if err := checkSavepointName(name); err != nil {
+		return err
+	}
+	if _, err := t.tx.ExecContext(ctx, cmd+name); err != nil {
+		return fmt.Errorf("%s%s: %w", cmd, name, interpretSQLiteError(err))
+	}
+	return nil
+}
+
+func (t *sqliteTx) Commit(context.Context) error {
+	if err := t.tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", interpretSQLiteError(err))
+	}
+	return nil
+}
+
+// Rollback after Commit or Rollback does nothing, so it can be deferred.
+func (t *sqliteTx) Rollback(context.Context) error {
+	if err := t.tx.Rollback(); err != nil && !errors.Is(err, sql.ErrTxDone) {
+		return fmt.Errorf("rollback: %w", interpretSQLiteError(err))
+	}
+	return nil
+}
+
+// sqliteArgs stores times as INTEGER microseconds since the Unix epoch (UTC);
+// every other argument type is bound by database/sql as it is. The caller's
+// slice is copied only when it holds a time.
+func sqliteArgs(args []any) []any {
+	out, copied := args, false
+	for i, a := range args {
+		var v any
+		switch x := a.(type) {
+		case time.Time:
+			v = x.UnixMicro()
+		case *time.Time:
+			if x != nil {
+				v = x.UnixMicro()
+			}
+		default:
+			continue
+		}
+		if !copied {
+			out, copied = append([]any(nil), args...), true
+		}
+		out[i] = v
+	}
+	return out
+}
+
+// sqliteRows adapts Scan to the engine's conventions: NULL text reads as "",
+// and INTEGER microseconds read back as UTC times.
+type sqliteRows struct {
+	rows  *sql.Rows
+	dest  []any
+	text  []sql.NullString
+	micro []sql.NullInt64
+}
+
+func (r *sqliteRows) Next() bool { return r.rows.Next() }
+func (r *sqliteRows) Close()     { r.rows.Close() }
+
+func (r *sqliteRows) Err() error {
+	if err := r.rows.Err(); err != nil {
+		return interpretSQLiteError(err)
+	}
+	return nil
+}
+
+func (r *sqliteRows) Scan(dest ...any) error {
+	if cap(r.dest) < len(dest) {
+		r.dest = make([]any, len(dest))
+		r.text = make([]sql.NullString, len(dest))
+		r.micro = make([]sql.NullInt64, len(dest))
+	}
+	tmp := r.dest[:len(dest)]
+	for i, d := range dest {
+		switch d.(type) {
+		case *string:
+			tmp[i] = &r.text[i]
+		case *time.Time, **time.Time:
+			tmp[i] = &r.micro[i]
+		default:
+			tmp[i] = d
+		}
+	}
+	if err := r.rows.Scan(tmp...); err != nil {
+		return interpretSQLiteError(err)
+	}
+	for i, d := range dest {
+		switch p := d.(type) {
+		case *string:
+			*p = r.text[i].String
+		case *time.Time:
+			if !r.micro[i].Valid {
+				return fmt.Errorf("column %d: NULL read into a time.Time", i)
+			}
+			*p = time.UnixMicro(r.micro[i].Int64).UTC()
+		case **time.Time:
+			if r.micro[i].Valid {
+				t := time.UnixMicro(r.micro[i].Int64).UTC()
+				*p = &t
+			} else {
+				*p = nil
+			}
+		}
+	}
+	return nil
+}
+
+// interpretSQLiteError translates SQLite errors into the package's sentinels,
+// keeping the original in the chain.
+func interpretSQLiteError(err error) error {
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		switch code := se.Code(); {
+		case code == sqlite3.SQLITE_CONSTRAINT_UNIQUE || code == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
+			return fmt.Errorf("%w: %w", ErrDuplicate, err)
+		case code&0xff == sqlite3.SQLITE_BUSY || code&0xff == sqlite3.SQLITE_LOCKED:
+			return fmt.Errorf("%w: %w", ErrSerialization, err)
+		}
+	}
+	if errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("%w: %w", ErrNotFound, err)
+	}
+	return err
+}

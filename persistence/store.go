@@ -1,0 +1,79 @@
+// Package persistence owns the schema (embedded, versioned migrations) and
+// every SQL statement of the engine, for two backends: embedded SQLite
+// (modernc.org/sqlite, pure Go; the default) and PostgreSQL (pgx/v5).
+//
+// Upper layers work on entities (entities.go) through a Tx: generic insert,
+// update (optimistic lock on rev), delete and select by table, plus a few
+// named statements (acquisition, bulk updates).
+package persistence
+
+import (
+	"context"
+	"errors"
+)
+
+// Errors translated from both drivers, so upper layers never see pgx or
+// database/sql errors.
+var (
+	// ErrOptimisticLock: an update or delete matched no row at the revision
+	// read; another transaction changed or removed it concurrently.
+	ErrOptimisticLock = errors.New("optimistic lock")
+	// ErrNotFound: no row with that id.
+	ErrNotFound = errors.New("not found")
+	// ErrDuplicate: a unique constraint was violated.
+	ErrDuplicate = errors.New("duplicate key")
+	// ErrSerialization: the database aborted the transaction (deadlock or
+	// serialization failure); the command may be retried.
+	ErrSerialization = errors.New("serialization failure")
+)
+
+// Dialect names a backend.
+type Dialect string
+
+// Backends.
+const (
+	Postgres Dialect = "postgres"
+	SQLite   Dialect = "sqlite"
+)
+
+// DB is an open database with the engine's schema migrated.
+type DB interface {
+	Dialect() Dialect
+	// Begin opens a transaction. SQLite write transactions begin IMMEDIATE.
+	Begin(ctx context.Context, readOnly bool) (Tx, error)
+	Close() error
+}
+
+// Tx is an open transaction. Arguments use $1, $2 ... placeholders on both
+// backends; time.Time, *time.Time, bool, []byte, string, int, int64, *int64,
+// float64 arguments are converted as each backend needs.
+type Tx interface {
+	Dialect() Dialect
+	// Exec runs a statement and returns the number of rows affected.
+	Exec(ctx context.Context, sql string, args ...any) (int64, error)
+	// Query runs a query; scan with Rows.Scan, which accepts the same
+	// pointer types as the arguments above (including **time.Time, *[]byte).
+	Query(ctx context.Context, sql string, args ...any) (Rows, error)
+	// Batch runs statements in order, in one round trip where the backend
+	// allows it, and returns the rows affected by each.
+	Batch(ctx context.Context, stmts []Stmt) ([]int64, error)
+	Savepoint(ctx context.Context, name string) error
+	RollbackTo(ctx context.Context, name string) error
+	Release(ctx context.Context, name string) error
+	Commit(ctx context.Context) error
+	Rollback(ctx context.Context) error
+}
+
+// Stmt is a statement with its arguments.
+type Stmt struct {
+	SQL  string
+	Args []any
+}
+
+// Rows is a result set.
+type Rows interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+	Close()
+}

@@ -1,0 +1,229 @@
+package runtime
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/bpmnlite/bpmnlite/bpmn"
+	"github.com/bpmnlite/bpmnlite/persistence"
+	"github.com/bpmnlite/bpmnlite/tx"
+)
+
+// command is the runtime state of one command: the instances it touched and
+// the agenda of operations still to run.
+type command struct {
+	e         *Engine
+	cc        *tx.Context
+	instances map[string]*instance
+	agenda    []func() error
+	jobDefs   map[string]map[jobDefKey]*persistence.JobDefinition // by process definition id
+	jobDue    []*persistence.Job
+	history   map[string]*persistence.HistoricActivityInstance // inserted by this command
+	startDef  *Definition                                      // definition of a timer start job being created or run
+}
+
+func (e *Engine) newCommand(cc *tx.Context) *command {
+	c := &command{e: e, cc: cc, instances: make(map[string]*instance)}
+	cc.AfterCommit(c.notifyJobs)
+	return c
+}
+
+// push schedules an operation; operations run in order from the agenda, so
+// long synchronous chains never grow the Go stack.
+func (c *command) push(op func() error) { c.agenda = append(c.agenda, op) }
+
+// run drains the agenda.
+func (c *command) run() error {
+	for len(c.agenda) > 0 {
+		op := c.agenda[0]
+		c.agenda[0] = nil
+		c.agenda = c.agenda[1:]
+		if err := op(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// instance is a process instance loaded into a command: its whole execution
+// tree and, once needed, its variables.
+type instance struct {
+	c     *command
+	def   *Definition
+	root  *execution
+	execs map[string]*execution
+	// vars by execution id; loaded lazily for instances read from the database.
+	vars       map[string]map[string]*persistence.Variable
+	varsLoaded bool
+	started    bool                                 // process start listeners have run
+	lastEnd    string                               // the end event that ended the last path, for history
+	history    *persistence.HistoricProcessInstance // inserted by this command
+}
+
+// execution wraps an execution row with its place in the tree.
+type execution struct {
+	*persistence.Execution
+	inst     *instance
+	parent   *execution
+	children []*execution
+	removed  bool
+}
+
+func (x *execution) String() string {
+	return fmt.Sprintf("execution %s (activity %q)", x.ID, x.ActivityID)
+}
+
+// activity returns the model activity the execution is at, or nil.
+func (x *execution) activity() *bpmn.Activity {
+	if x.ActivityID == "" {
+		return nil
+	}
+	return x.inst.def.Process.Activity(stripBody(x.ActivityID))
+}
+
+// isMIBody reports whether x is the body of a multi-instance activity.
+func (x *execution) isMIBody() bool { return isBodyID(x.ActivityID) }
+
+func (x *execution) activeChildren() []*execution {
+	var out []*execution
+	for _, ch := range x.children {
+		if !ch.removed {
+			out = append(out, ch)
+		}
+	}
+	return out
+}
+
+// loadInstance returns the instance with id, loading its execution tree on
+// first use in this command.
+func (c *command) loadInstance(id string) (*instance, error) {
+	if in := c.instances[id]; in != nil {
+		return in, nil
+	}
+	rows, err := c.cc.Select(persistence.ExecutionTable, "WHERE process_instance_id = $1", id)
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, fmt.Errorf("process instance %q: %w", id, persistence.ErrNotFound)
+	}
+	in := &instance{c: c, execs: make(map[string]*execution, len(rows))}
+	for _, r := range rows {
+		x := &execution{Execution: r.(*persistence.Execution), inst: in}
+		in.execs[x.ID] = x
+	}
+	for _, x := range in.execs {
+		if x.ParentID == "" {
+			in.root = x
+			continue
+		}
+		p := in.execs[x.ParentID]
+		if p == nil {
+			return nil, fmt.Errorf("execution %s: parent %s missing", x.ID, x.ParentID)
+		}
+		x.parent = p
+		p.children = append(p.children, x)
+	}
+	if in.root == nil {
+		return nil, fmt.Errorf("process instance %q has no root execution", id)
+	}
+	for _, x := range in.execs {
+		// Children in creation order, so forks and multi-instance run predictably.
+		sort.Slice(x.children, func(i, j int) bool {
+			return x.children[i].StartTime.Before(x.children[j].StartTime) || (x.children[i].StartTime.Equal(x.children[j].StartTime) && x.children[i].ID < x.children[j].ID)
+		})
+	}
+	in.def, err = c.e.Definition(c.cc, in.root.ProcessDefinitionID)
+	if err != nil {
+		return nil, err
+	}
+	c.instances[id] = in
+	return in, nil
+}
+
+// execution loads the instance of execution id and returns the execution.
+func (c *command) execution(id string) (*execution, error) {
+	for _, in := range c.instances {
+		if x := in.execs[id]; x != nil && !x.removed {
+			return x, nil
+		}
+	}
+	ent, err := c.cc.Get(persistence.ExecutionTable, id)
+	if err != nil {
+		return nil, fmt.Errorf("execution %q: %w", id, err)
+	}
+	in, err := c.loadInstance(ent.(*persistence.Execution).ProcessInstanceID)
+	if err != nil {
+		return nil, err
+	}
+	x := in.execs[id]
+	if x == nil || x.removed {
+		return nil, fmt.Errorf("execution %q: %w", id, persistence.ErrNotFound)
+	}
+	return x, nil
+}
+
+// newInstance creates the root execution of a new process instance.
+func (c *command) newInstance(def *Definition, businessKey, superExecutionID string) *instance {
+	now := c.cc.Now().UTC()
+	id := newID()
+	root := &persistence.Execution{
+		ID:                  id,
+		Rev:                 1,
+		ProcessInstanceID:   id,
+		ProcessDefinitionID: def.ID,
+		BusinessKey:         businessKey,
+		SuperExecutionID:    superExecutionID,
+		IsActive:            true,
+		IsScope:             true,
+		Suspension:          persistence.Active,
+		StartTime:           now,
+	}
+	c.cc.Insert(root)
+	in := &instance{c: c, def: def, execs: map[string]*execution{}, vars: map[string]map[string]*persistence.Variable{}, varsLoaded: true}
+	in.root = &execution{Execution: root, inst: in}
+	in.execs[id] = in.root
+	c.instances[id] = in
+	return in
+}
+
+// newChild creates a child execution of parent (a token in parent's scope).
+func (c *command) newChild(parent *execution) *execution {
+	in := parent.inst
+	row := &persistence.Execution{
+		ID:                  newID(),
+		Rev:                 1,
+		ProcessInstanceID:   in.root.ID,
+		ParentID:            parent.ID,
+		ProcessDefinitionID: in.def.ID,
+		IsActive:            true,
+		Suspension:          parent.Suspension,
+		StartTime:           c.cc.Now().UTC(),
+	}
+	c.cc.Insert(row)
+	x := &execution{Execution: row, inst: in, parent: parent}
+	parent.children = append(parent.children, x)
+	in.execs[row.ID] = x
+	return x
+}
+
+// removeExecution deletes x (which must have no live children) and its
+// local variables.
+func (c *command) removeExecution(x *execution) error {
+	if x.removed {
+		return nil
+	}
+	if err := c.deleteLocalVariables(x); err != nil {
+		return err
+	}
+	x.removed = true
+	c.cc.Delete(x.Execution)
+	return nil
+}
+
+// touch bumps x's revision at flush even if nothing else changed: the
+// optimistic-lock point where concurrent transactions meet (joins, scope ends).
+func (c *command) touch(x *execution) { c.cc.Update(x.Execution) }
+
+// update marks x changed.
+func (c *command) update(x *execution) { c.cc.Update(x.Execution) }

@@ -1,0 +1,224 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/bpmnlite/bpmnlite/bpmn"
+	"github.com/bpmnlite/bpmnlite/expression"
+)
+
+// Delegate is Go code a process calls: the implementation of a service task
+// (camunda:class, camunda:delegateExpression) or an execution listener.
+// Returning an error rolls the command back to the last wait state; a
+// *BpmnError is thrown as a BPMN error instead, to be caught by an error
+// boundary event.
+type Delegate interface {
+	Execute(ctx context.Context, ex *Execution) error
+}
+
+// DelegateFunc adapts a function to Delegate.
+type DelegateFunc func(ctx context.Context, ex *Execution) error
+
+// Execute calls f.
+func (f DelegateFunc) Execute(ctx context.Context, ex *Execution) error { return f(ctx, ex) }
+
+// BpmnError is a business error thrown by a delegate; the nearest error
+// boundary event catching Code handles it.
+type BpmnError struct {
+	Code    string
+	Message string
+}
+
+func (e *BpmnError) Error() string {
+	if e.Message != "" {
+		return fmt.Sprintf("BPMN error %q: %s", e.Code, e.Message)
+	}
+	return fmt.Sprintf("BPMN error %q", e.Code)
+}
+
+// Execution is the handle delegates, listeners and expressions get on the
+// execution being run. Its JUEL-style methods (GetVariable, SetVariable,
+// GetProcessInstanceId ...) are what ${execution.getVariable('x')} calls.
+type Execution struct {
+	x     *execution
+	event string
+}
+
+func (c *command) handle(x *execution, event string) *Execution {
+	return &Execution{x: x, event: event}
+}
+
+// ID returns the execution id.
+func (h *Execution) ID() string { return h.x.ID }
+
+// ProcessInstanceID returns the process instance id.
+func (h *Execution) ProcessInstanceID() string { return h.x.ProcessInstanceID }
+
+// ProcessDefinitionID returns the process definition id.
+func (h *Execution) ProcessDefinitionID() string { return h.x.ProcessDefinitionID }
+
+// ActivityID returns the current activity id.
+func (h *Execution) ActivityID() string { return h.x.ActivityID }
+
+// BusinessKey returns the process instance's business key.
+func (h *Execution) BusinessKey() string { return h.x.inst.root.BusinessKey }
+
+// EventName returns the listener event (start, end, take) or "".
+func (h *Execution) EventName() string { return h.event }
+
+// Variable returns the value of name visible from this execution.
+func (h *Execution) Variable(name string) (any, bool, error) { return h.x.variable(name) }
+
+// Variables returns every variable visible from this execution.
+func (h *Execution) Variables() (map[string]any, error) { return h.x.variables() }
+
+// SetVariable sets name where it is defined, else on the process instance.
+func (h *Execution) SetVariable(name string, v any) error { return h.x.setVariable(name, v) }
+
+// SetVariableLocal sets name in this execution's own scope.
+func (h *Execution) SetVariableLocal(name string, v any) error { return h.x.setLocal(name, v) }
+
+// RemoveVariable removes name from the nearest scope defining it.
+func (h *Execution) RemoveVariable(name string) error { return h.x.removeVariable(name) }
+
+// GetVariable is the JUEL spelling: the value of name, or nil.
+func (h *Execution) GetVariable(name string) (any, error) {
+	v, _, err := h.x.variable(name)
+	return v, err
+}
+
+// GetId is the JUEL spelling of ID.
+func (h *Execution) GetId() string { return h.x.ID }
+
+// GetProcessInstanceId is the JUEL spelling of ProcessInstanceID.
+func (h *Execution) GetProcessInstanceId() string { return h.x.ProcessInstanceID }
+
+// GetActivityId is the JUEL spelling of ActivityID.
+func (h *Execution) GetActivityId() string { return h.x.ActivityID }
+
+// GetBusinessKey is the JUEL spelling of BusinessKey.
+func (h *Execution) GetBusinessKey() string { return h.BusinessKey() }
+
+// GetEventName is the JUEL spelling of EventName.
+func (h *Execution) GetEventName() string { return h.event }
+
+// resolver resolves names in expressions against an execution's variables,
+// then the engine's beans; "execution" is the execution handle.
+type resolver struct {
+	e *Engine
+	h *Execution // nil: no execution (timer start events)
+}
+
+func (r resolver) Resolve(name string) (any, bool) {
+	if r.h != nil {
+		if name == "execution" {
+			return r.h, true
+		}
+		v, ok, err := r.h.x.variable(name)
+		if err == nil && ok {
+			return v, true
+		}
+	}
+	return r.e.bean(name)
+}
+
+// eval evaluates an expression text in x's context (x may be nil).
+func (c *command) eval(x *execution, src string) (any, error) {
+	ex, err := expression.Compile(src)
+	if err != nil {
+		return nil, err
+	}
+	return ex.Eval(c.resolver(x))
+}
+
+func (c *command) resolver(x *execution) resolver {
+	r := resolver{e: c.e}
+	if x != nil {
+		r.h = c.handle(x, "")
+	}
+	return r
+}
+
+// callDelegate runs the implementation named by class, delegateExpression or
+// expression on x; what names the element is used in errors.
+func (c *command) callDelegate(x *execution, event string, class, delegateExpr, expr, resultVar string, what string) error {
+	h := c.handle(x, event)
+	switch {
+	case class != "":
+		d, ok := c.e.delegate(class)
+		if !ok {
+			return fmt.Errorf("%s: delegate %q is not registered (camunda:class)", what, class)
+		}
+		return c.invoke(d, h, what)
+	case delegateExpr != "":
+		ex, err := expression.Compile(delegateExpr)
+		if err != nil {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+		v, err := ex.Eval(resolver{e: c.e, h: h})
+		if err != nil {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+		var d Delegate
+		switch t := v.(type) {
+		case Delegate:
+			d = t
+		case func(context.Context, *Execution) error:
+			d = DelegateFunc(t)
+		default:
+			return fmt.Errorf("%s: delegate expression %s resolved to %T, which does not implement Delegate", what, delegateExpr, v)
+		}
+		return c.invoke(d, h, what)
+	case expr != "":
+		ex, err := expression.Compile(expr)
+		if err != nil {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+		v, err := ex.Eval(resolver{e: c.e, h: h})
+		if err != nil {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+		if resultVar != "" {
+			return x.setVariable(resultVar, v)
+		}
+	}
+	return nil
+}
+
+func (c *command) invoke(d Delegate, h *Execution, what string) error {
+	if err := d.Execute(c.cc, h); err != nil {
+		if _, ok := err.(*BpmnError); ok {
+			return err
+		}
+		return &DelegateError{Element: what, Err: err}
+	}
+	return nil
+}
+
+// DelegateError is an error returned by a delegate or listener, with the
+// element that called it.
+type DelegateError struct {
+	Element string
+	Err     error
+}
+
+func (e *DelegateError) Error() string { return e.Element + ": " + e.Err.Error() }
+
+// Unwrap returns the delegate's error.
+func (e *DelegateError) Unwrap() error { return e.Err }
+
+// fireListeners calls the listeners of event on x.
+func (c *command) fireListeners(x *execution, ls []bpmn.Listener, event, what string) error {
+	for _, l := range ls {
+		if l.Event != event {
+			continue
+		}
+		if err := c.callDelegate(x, event, l.Class, l.DelegateExpression, l.Expression, "", what+" "+event+" listener"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func describe(a *bpmn.Activity) string { return fmt.Sprintf("%s '%s'", a.Kind, a.ID) }

@@ -1,0 +1,399 @@
+package runtime
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/bpmnlite/bpmnlite/bpmn"
+	"github.com/bpmnlite/bpmnlite/expression"
+	"github.com/bpmnlite/bpmnlite/persistence"
+)
+
+// armBoundaries creates the timers and subscriptions of a's boundary events
+// on x, the execution running a.
+func (c *command) armBoundaries(x *execution, a *bpmn.Activity) error {
+	for _, b := range a.Boundaries {
+		switch b.Event {
+		case bpmn.TimerEvent:
+			if _, err := c.createTimerJob(x, b, persistence.HandlerTimerBoundary); err != nil {
+				return err
+			}
+		case bpmn.MessageEvent:
+			c.subscribe(x, b, persistence.SubscriptionMessage, b.MessageName)
+		case bpmn.SignalEvent:
+			c.subscribe(x, b, persistence.SubscriptionSignal, b.SignalName)
+		}
+	}
+	return nil
+}
+
+// armEvent makes x wait for the catch event a (an intermediate catch event,
+// or an event after an event-based gateway).
+func (c *command) armEvent(x *execution, a *bpmn.Activity) error {
+	handler := persistence.HandlerTimerCatch
+	if x.ActivityID != a.ID {
+		handler = persistence.HandlerTimerEventGateway
+	}
+	switch {
+	case a.Event == bpmn.TimerEvent:
+		_, err := c.createTimerJob(x, a, handler)
+		return err
+	case a.Event == bpmn.MessageEvent || a.Kind == bpmn.ReceiveTask:
+		c.subscribe(x, a, persistence.SubscriptionMessage, a.MessageName)
+	case a.Event == bpmn.SignalEvent:
+		c.subscribe(x, a, persistence.SubscriptionSignal, a.SignalName)
+	default:
+		return fmt.Errorf("%s: cannot wait for this event", describe(a))
+	}
+	return nil
+}
+
+func (c *command) subscribe(x *execution, a *bpmn.Activity, typ, name string) {
+	c.cc.Insert(&persistence.EventSubscription{
+		ID:                  newID(),
+		Rev:                 1,
+		EventType:           typ,
+		EventName:           name,
+		ExecutionID:         x.ID,
+		ProcessInstanceID:   x.ProcessInstanceID,
+		ActivityID:          a.ID,
+		ProcessDefinitionID: x.ProcessDefinitionID,
+		Created:             c.cc.Now().UTC(),
+	})
+}
+
+// waitsFor reports whether an execution at a may own subscriptions or timer
+// jobs, so that plain activities cost no query when they end.
+func waitsFor(a *bpmn.Activity) bool {
+	if a == nil {
+		return false
+	}
+	if len(a.Boundaries) > 0 {
+		return true
+	}
+	switch a.Kind {
+	case bpmn.IntermediateCatchEvent, bpmn.ReceiveTask, bpmn.EventBasedGateway:
+		return true
+	}
+	return false
+}
+
+// clearWaits removes the subscriptions and timer jobs owned by x at a.
+func (c *command) clearWaits(x *execution, a *bpmn.Activity) error {
+	if !waitsFor(a) {
+		return nil
+	}
+	return c.deleteWaits(x, true)
+}
+
+// deleteWaits deletes x's event subscriptions and its jobs (timers only,
+// unless all).
+func (c *command) deleteWaits(x *execution, timersOnly bool) error {
+	subs, err := c.cc.Select(persistence.EventSubscriptionTable, "WHERE execution_id = $1", x.ID)
+	if err != nil {
+		return err
+	}
+	for _, s := range subs {
+		c.cc.Delete(s)
+	}
+	jobs, err := c.cc.Select(persistence.JobTable, "WHERE execution_id = $1", x.ID)
+	if err != nil {
+		return err
+	}
+	for _, j := range jobs {
+		if !timersOnly || j.(*persistence.Job).Type == persistence.JobTimer {
+			c.cc.Delete(j)
+		}
+	}
+	for _, j := range c.cc.Cached(persistence.JobTable, func(e persistence.Entity) bool {
+		jb := e.(*persistence.Job)
+		return jb.ExecutionID == x.ID && (!timersOnly || jb.Type == persistence.JobTimer)
+	}) {
+		c.cc.Delete(j)
+	}
+	for _, s := range c.cc.Cached(persistence.EventSubscriptionTable, func(e persistence.Entity) bool {
+		return e.(*persistence.EventSubscription).ExecutionID == x.ID
+	}) {
+		c.cc.Delete(s)
+	}
+	return nil
+}
+
+// cancelWaits removes everything x waits on: tasks, external tasks,
+// subscriptions, all its jobs, and a called process instance.
+func (c *command) cancelWaits(x *execution, reason string) error {
+	a := x.activity()
+	if a == nil {
+		return nil
+	}
+	if err := c.deleteWaits(x, false); err != nil {
+		return err
+	}
+	switch a.Kind {
+	case bpmn.UserTask:
+		tasks, err := c.cc.Select(persistence.TaskTable, "WHERE execution_id = $1", x.ID)
+		if err != nil {
+			return err
+		}
+		for _, t := range tasks {
+			c.cc.Delete(t)
+		}
+	case bpmn.ServiceTask, bpmn.SendTask:
+		if a.External {
+			ets, err := c.cc.Select(persistence.ExternalTaskTable, "WHERE execution_id = $1", x.ID)
+			if err != nil {
+				return err
+			}
+			for _, t := range ets {
+				c.cc.Delete(t)
+			}
+		}
+	case bpmn.CallActivity:
+		subs, err := c.cc.Select(persistence.ExecutionTable, "WHERE super_execution_id = $1", x.ID)
+		if err != nil {
+			return err
+		}
+		for _, s := range subs {
+			in, err := c.loadInstance(s.(*persistence.Execution).ProcessInstanceID)
+			if err != nil {
+				return err
+			}
+			if err := c.deleteInstance(in, reason, persistence.StateDeleted); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// trigger continues x, which waits at activity id (a catch event, receive
+// task, event after an event-based gateway, or boundary event of x's activity).
+func (c *command) trigger(x *execution, activityID string, vars map[string]any) error {
+	a := x.inst.def.Process.Activity(activityID)
+	if a == nil {
+		return fmt.Errorf("activity %q not found in process %q", activityID, x.inst.def.Key)
+	}
+	if len(vars) > 0 {
+		if err := x.setVariables(vars, false); err != nil {
+			return err
+		}
+	}
+	if a.Kind == bpmn.BoundaryEvent {
+		return c.triggerBoundary(x, a)
+	}
+	cur := x.activity()
+	if cur != nil && cur.Kind == bpmn.EventBasedGateway && a != cur {
+		// The first event behind the gateway wins: the others are disarmed.
+		if err := c.finishActivity(x, cur, false); err != nil {
+			return err
+		}
+		if err := c.deleteWaits(x, true); err != nil {
+			return err
+		}
+		x.ActivityID = a.ID
+		c.historyStart(x, a.ID, a)
+		if err := c.fireListeners(x, a.Listeners, "start", describe(a)); err != nil {
+			return err
+		}
+		return c.leave(x, a)
+	}
+	if x.ActivityID != a.ID {
+		return fmt.Errorf("%s is not waiting at %s", x, describe(a))
+	}
+	if err := c.deleteWaits(x, true); err != nil {
+		return err
+	}
+	x.IsActive = true
+	return c.leave(x, a)
+}
+
+// triggerBoundary fires boundary event b of the activity x runs: an
+// interrupting event cancels the activity and continues x from b; a
+// non-interrupting one continues a new path from b and leaves x alone.
+func (c *command) triggerBoundary(x *execution, b *bpmn.Activity) error {
+	if !b.CancelActivity {
+		t := c.newChild(x.parent)
+		t.ActivityID = b.ID
+		c.historyStart(t, b.ID, b)
+		if err := c.fireListeners(t, b.Listeners, "start", describe(b)); err != nil {
+			return err
+		}
+		return c.leave(t, b)
+	}
+	for _, ch := range x.activeChildren() {
+		if err := c.cancel(ch, "boundary event '"+b.ID+"'"); err != nil {
+			return err
+		}
+	}
+	if err := c.cancelWaits(x, "boundary event '"+b.ID+"'"); err != nil {
+		return err
+	}
+	c.historyEnd(x, true)
+	if x.IsScope {
+		x.IsScope = false
+		if err := c.deleteLocalVariables(x); err != nil {
+			return err
+		}
+	}
+	x.ActivityID = b.ID
+	x.IsActive = true
+	c.update(x)
+	c.historyStart(x, b.ID, b)
+	if err := c.fireListeners(x, b.Listeners, "start", describe(b)); err != nil {
+		return err
+	}
+	return c.leave(x, b)
+}
+
+// throwError propagates BPMN error code from x to the nearest enclosing
+// activity with a matching error boundary event, across call activities.
+// Without a catcher the error ends the path like a none end event, as in
+// Camunda.
+func (c *command) throwError(x *execution, code, source string) error {
+	for s := x; s != nil; {
+		if a := s.activity(); a != nil {
+			for _, b := range a.Boundaries {
+				if b.Event == bpmn.ErrorEvent && (b.ErrorCode == "" || b.ErrorCode == code) {
+					return c.triggerBoundary(s, b)
+				}
+			}
+		}
+		if s.parent != nil {
+			s = s.parent
+			continue
+		}
+		if s.SuperExecutionID == "" {
+			break
+		}
+		super, err := c.execution(s.SuperExecutionID)
+		if err != nil {
+			return err
+		}
+		if err := c.deleteInstance(s.inst, "error "+code+" thrown by "+source, persistence.StateDeleted); err != nil {
+			return err
+		}
+		s = super
+	}
+	c.e.Log.Debug("BPMN error not caught; ending the path", "code", code, "source", source)
+	a := x.activity()
+	if a != nil && a.Kind == bpmn.EndEvent {
+		return c.endToken(x, a)
+	}
+	return c.endToken(x, nil)
+}
+
+// throwSignal triggers every subscription to the signal name. Rows this
+// command created are flushed first so that they are seen.
+func (c *command) throwSignal(name string, vars map[string]any) error {
+	if err := c.cc.Flush(); err != nil {
+		return err
+	}
+	subs, err := c.cc.Select(persistence.EventSubscriptionTable,
+		"WHERE event_type = $1 AND event_name = $2 ORDER BY created", persistence.SubscriptionSignal, name)
+	if err != nil {
+		return err
+	}
+	for _, s := range subs {
+		sub := s.(*persistence.EventSubscription)
+		if sub.ExecutionID == "" {
+			continue
+		}
+		c.cc.Delete(sub)
+		c.push(func() error {
+			x, err := c.execution(sub.ExecutionID)
+			if err != nil {
+				return err
+			}
+			return c.trigger(x, sub.ActivityID, vars)
+		})
+	}
+	return nil
+}
+
+// createTask creates the user task row x waits on.
+func (c *command) createTask(x *execution, a *bpmn.Activity) error {
+	x.IsActive = false
+	t := &persistence.Task{
+		ID:                  newID(),
+		Rev:                 1,
+		Name:                a.Name,
+		ExecutionID:         x.ID,
+		ProcessInstanceID:   x.ProcessInstanceID,
+		ProcessDefinitionID: x.ProcessDefinitionID,
+		TaskDefinitionKey:   a.ID,
+		Priority:            50,
+		CreateTime:          c.cc.Now().UTC(),
+		Suspension:          persistence.Active,
+	}
+	var err error
+	if t.Assignee, err = c.text(x, a.Assignee); err != nil {
+		return fmt.Errorf("%s: assignee: %w", describe(a), err)
+	}
+	if t.CandidateGroups, err = c.text(x, a.CandidateGroups); err != nil {
+		return fmt.Errorf("%s: candidateGroups: %w", describe(a), err)
+	}
+	if t.CandidateUsers, err = c.text(x, a.CandidateUsers); err != nil {
+		return fmt.Errorf("%s: candidateUsers: %w", describe(a), err)
+	}
+	c.cc.Insert(t)
+	return nil
+}
+
+// text evaluates an attribute that may contain expressions to a string.
+func (c *command) text(x *execution, src string) (string, error) {
+	if !expression.IsExpression(src) {
+		return src, nil
+	}
+	ex, err := expression.Compile(src)
+	if err != nil {
+		return "", err
+	}
+	v, err := ex.Eval(c.resolver(x))
+	if err != nil {
+		return "", err
+	}
+	switch t := v.(type) {
+	case nil:
+		return "", nil
+	case string:
+		return t, nil
+	case []string:
+		return strings.Join(t, ","), nil
+	case []any:
+		parts := make([]string, len(t))
+		for i, p := range t {
+			parts[i] = fmt.Sprint(p)
+		}
+		return strings.Join(parts, ","), nil
+	}
+	return fmt.Sprint(v), nil
+}
+
+// createExternalTask creates the external task row x waits on.
+func (c *command) createExternalTask(x *execution, a *bpmn.Activity) error {
+	x.IsActive = false
+	prio, err := c.constOrExpr(x, a.TaskPriority, x.inst.def.Process.TaskPriority, "taskPriority")
+	if err != nil {
+		return fmt.Errorf("%s: %w", describe(a), err)
+	}
+	topic, err := c.text(x, a.Topic)
+	if err != nil {
+		return fmt.Errorf("%s: topic: %w", describe(a), err)
+	}
+	c.cc.Insert(&persistence.ExternalTask{
+		ID:                   newID(),
+		Rev:                  1,
+		Topic:                topic,
+		ExecutionID:          x.ID,
+		ProcessInstanceID:    x.ProcessInstanceID,
+		ProcessDefinitionID:  x.ProcessDefinitionID,
+		ProcessDefinitionKey: x.inst.def.Key,
+		ActivityID:           a.ID,
+		ActivityInstanceID:   x.ActivityInstanceID,
+		Priority:             prio,
+		Suspension:           persistence.Active,
+		BusinessKey:          x.inst.root.BusinessKey,
+		CreateTime:           c.cc.Now().UTC(),
+	})
+	return nil
+}

@@ -1,0 +1,399 @@
+package runtime
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/bpmnlite/bpmnlite/bpmn"
+	"github.com/bpmnlite/bpmnlite/bpmn/timer"
+	"github.com/bpmnlite/bpmnlite/expression"
+	"github.com/bpmnlite/bpmnlite/persistence"
+	"github.com/bpmnlite/bpmnlite/tx"
+)
+
+// Job definition kinds: the key of a job definition within its process
+// definition is (activity id, kind).
+const (
+	kindAsyncBefore = "async-before"
+	kindAsyncAfter  = "async-after"
+	kindTimer       = "timer"
+)
+
+type jobDefKey struct{ activity, kind string }
+
+func handlerKind(handler string) string {
+	switch handler {
+	case persistence.HandlerAsyncBefore, persistence.HandlerProcessStart:
+		return kindAsyncBefore
+	case persistence.HandlerAsyncAfter:
+		return kindAsyncAfter
+	}
+	return kindTimer
+}
+
+// createJobDefinitions creates one job definition per job-producing
+// declaration of the process: async before/after on each activity (on the
+// multi-instance body and on the inner activity separately) and each timer.
+func (e *Engine) createJobDefinitions(cc *tx.Context, def *Definition) map[jobDefKey]*persistence.JobDefinition {
+	out := make(map[jobDefKey]*persistence.JobDefinition)
+	add := func(activity, jobType, kind, config string) {
+		jd := &persistence.JobDefinition{
+			ID:                   newID(),
+			Rev:                  1,
+			ProcessDefinitionID:  def.ID,
+			ProcessDefinitionKey: def.Key,
+			ActivityID:           activity,
+			JobType:              jobType,
+			JobConfiguration:     config,
+			Suspension:           persistence.Active,
+		}
+		cc.Insert(jd)
+		out[jobDefKey{activity, kind}] = jd
+	}
+	for _, a := range def.Process.AllActivities() {
+		id := a.ID
+		if a.MultiInstance != nil {
+			id = a.MultiInstanceBodyID()
+			if a.MultiInstance.AsyncBefore {
+				add(a.ID, persistence.JobMessage, kindAsyncBefore, kindAsyncBefore)
+			}
+			if a.MultiInstance.AsyncAfter {
+				add(a.ID, persistence.JobMessage, kindAsyncAfter, kindAsyncAfter)
+			}
+		}
+		if a.AsyncBefore {
+			add(id, persistence.JobMessage, kindAsyncBefore, kindAsyncBefore)
+		}
+		if a.AsyncAfter {
+			add(id, persistence.JobMessage, kindAsyncAfter, kindAsyncAfter)
+		}
+		if a.Event == bpmn.TimerEvent && a.Timer != nil {
+			add(a.ID, persistence.JobTimer, kindTimer, a.Timer.Type.String()+": "+a.Timer.Value)
+		}
+	}
+	return out
+}
+
+// jobDefinition returns the job definition for (activity, kind) of def,
+// reading the definition's job definitions once per command.
+func (c *command) jobDefinition(def *Definition, activity, kind string) (*persistence.JobDefinition, error) {
+	if c.jobDefs == nil {
+		c.jobDefs = make(map[string]map[jobDefKey]*persistence.JobDefinition)
+	}
+	m := c.jobDefs[def.ID]
+	if m == nil {
+		rows, err := c.cc.Select(persistence.JobDefinitionTable, "WHERE process_definition_id = $1", def.ID)
+		if err != nil {
+			return nil, err
+		}
+		m = make(map[jobDefKey]*persistence.JobDefinition, len(rows))
+		for _, r := range rows {
+			jd := r.(*persistence.JobDefinition)
+			m[jobDefKey{jd.ActivityID, jobDefKind(jd)}] = jd
+		}
+		c.jobDefs[def.ID] = m
+	}
+	return m[jobDefKey{activity, kind}], nil
+}
+
+func jobDefKind(jd *persistence.JobDefinition) string {
+	if jd.JobType == persistence.JobTimer {
+		return kindTimer
+	}
+	return jd.JobConfiguration
+}
+
+// createAsyncJob creates the asynchronous continuation job of x at a.
+func (c *command) createAsyncJob(x *execution, a *bpmn.Activity, s asyncSettings, handler, config string) (*persistence.Job, error) {
+	j, err := c.newJob(x, x.inst.def, a, s.activityID, persistence.JobMessage, handler, s.exclusive, s.retryCycle)
+	if err != nil {
+		return nil, err
+	}
+	j.HandlerConfig = config
+	c.update(x)
+	c.insertJob(j)
+	return j, nil
+}
+
+// createTimerJob creates the timer job of the timer event a for x (x is nil
+// for a timer start event); the due date comes from the timer definition,
+// evaluated against x, and the engine clock.
+func (c *command) createTimerJob(x *execution, a *bpmn.Activity, handler string) (*persistence.Job, error) {
+	var def *Definition
+	if x != nil {
+		def = x.inst.def
+	} else {
+		def = c.startDef
+	}
+	due, repeat, err := c.timerDue(x, a, c.cc.Now())
+	if err != nil {
+		return nil, err
+	}
+	j, err := c.newJob(x, def, a, a.ID, persistence.JobTimer, handler, a.Exclusive, a.RetryTimeCycle)
+	if err != nil {
+		return nil, err
+	}
+	j.DueDate = &due
+	j.Repeat = repeat
+	j.HandlerConfig = a.ID
+	c.insertJob(j)
+	return j, nil
+}
+
+// timerDue computes a timer's due date from now, and for a cycle the cycle
+// to store for its next runs.
+func (c *command) timerDue(x *execution, a *bpmn.Activity, now time.Time) (time.Time, string, error) {
+	td := a.Timer
+	if td == nil {
+		return time.Time{}, "", fmt.Errorf("%s has no timer definition", describe(a))
+	}
+	value := td.Value
+	if expression.IsExpression(value) {
+		v, err := c.eval(x, value)
+		if err != nil {
+			return time.Time{}, "", fmt.Errorf("%s: timer: %w", describe(a), err)
+		}
+		switch t := v.(type) {
+		case time.Time:
+			if td.Type != bpmn.TimeDate {
+				return time.Time{}, "", fmt.Errorf("%s: timer expression %s gave a date, but the timer is a %s", describe(a), value, strings.ToLower(td.Type.String()))
+			}
+			return t.UTC(), "", nil
+		case string:
+			value = t
+		default:
+			return time.Time{}, "", fmt.Errorf("%s: timer expression %s gave %T, want a string or a date", describe(a), td.Value, v)
+		}
+	}
+	value = strings.TrimSpace(value)
+	switch td.Type {
+	case bpmn.TimeDate:
+		t, err := timer.ParseDate(value, time.UTC)
+		if err != nil {
+			return time.Time{}, "", fmt.Errorf("%s: %w", describe(a), err)
+		}
+		return t.UTC(), "", nil
+	case bpmn.TimeDuration:
+		d, err := timer.ParseDuration(value)
+		if err != nil {
+			return time.Time{}, "", fmt.Errorf("%s: %w", describe(a), err)
+		}
+		return d.AddTo(now).UTC(), "", nil
+	case bpmn.TimeCycle:
+		cy, err := timer.ParseCycle(value)
+		if err != nil {
+			return time.Time{}, "", fmt.Errorf("%s: %w", describe(a), err)
+		}
+		// Anchored, the stored cycle keeps later runs on this schedule.
+		cy = cy.Anchor(now)
+		first := cy.First(now)
+		if first.IsZero() {
+			return time.Time{}, "", fmt.Errorf("%s: timer cycle %q never fires after %s", describe(a), value, now.UTC().Format(time.RFC3339))
+		}
+		return first.UTC(), cy.String(), nil
+	}
+	return time.Time{}, "", fmt.Errorf("%s: unknown timer type", describe(a))
+}
+
+// newJob builds a job row with its definition, priority, retries and
+// suspension state.
+func (c *command) newJob(x *execution, def *Definition, a *bpmn.Activity, activityID, jobType, handler string, exclusive bool, retryCycle string) (*persistence.Job, error) {
+	jd, err := c.jobDefinition(def, activityID, handlerKind(handler))
+	if err != nil {
+		return nil, err
+	}
+	j := &persistence.Job{
+		ID:                   newID(),
+		Rev:                  1,
+		Type:                 jobType,
+		Exclusive:            exclusive,
+		ProcessDefinitionID:  def.ID,
+		ProcessDefinitionKey: def.Key,
+		DeploymentID:         def.DeploymentID,
+		ActivityID:           activityID,
+		Retries:              c.e.initialRetries(retryCycle),
+		HandlerType:          handler,
+		Suspension:           persistence.Active,
+		CreateTime:           c.cc.Now().UTC(),
+	}
+	if x != nil {
+		j.ExecutionID = x.ID
+		j.ProcessInstanceID = x.ProcessInstanceID
+		if x.inst.root.Suspension == persistence.Suspended {
+			j.Suspension = persistence.Suspended
+		}
+	}
+	if def.Suspension == persistence.Suspended {
+		j.Suspension = persistence.Suspended
+	}
+	if jd != nil {
+		j.JobDefinitionID = jd.ID
+		if jd.Suspension == persistence.Suspended {
+			j.Suspension = persistence.Suspended
+		}
+	}
+	if j.Priority, err = c.jobPriority(x, def, a, jd); err != nil {
+		return nil, err
+	}
+	return j, nil
+}
+
+func (c *command) insertJob(j *persistence.Job) {
+	c.cc.Insert(j)
+	c.jobDue = append(c.jobDue, j)
+}
+
+// notifyJobs tells the job executor, after commit, that jobs were created.
+func (c *command) notifyJobs() {
+	if c.e.JobCreated == nil || len(c.jobDue) == 0 {
+		return
+	}
+	var earliest *time.Time
+	for _, j := range c.jobDue {
+		if j.DueDate == nil {
+			earliest = nil
+			break
+		}
+		if earliest == nil || j.DueDate.Before(*earliest) {
+			earliest = j.DueDate
+		}
+	}
+	c.e.JobCreated(earliest)
+}
+
+// initialRetries: a job starts with the retries of its retry cycle, else the
+// engine default. A malformed cycle falls back to the default, as Camunda does.
+func (e *Engine) initialRetries(cycle string) int {
+	if cycle == "" {
+		cycle = e.Config.DefaultRetryCycle
+	}
+	if cycle != "" && !expression.IsExpression(cycle) {
+		if rc, err := timer.ParseRetryCycle(cycle); err == nil {
+			return rc.Retries
+		}
+	}
+	return e.Config.DefaultRetries
+}
+
+// jobPriority applies the precedence: the job definition's overriding
+// priority, the activity's camunda:jobPriority, the process's, then 0.
+func (c *command) jobPriority(x *execution, def *Definition, a *bpmn.Activity, jd *persistence.JobDefinition) (int64, error) {
+	if !c.e.Config.ProducePrioritizedJobs {
+		return 0, nil
+	}
+	if jd != nil && jd.OverridingPriority != nil {
+		return *jd.OverridingPriority, nil
+	}
+	p, err := c.constOrExpr(x, a.JobPriority, def.Process.JobPriority, "jobPriority")
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", describe(a), err)
+	}
+	return p, nil
+}
+
+// constOrExpr evaluates the first non-empty of an activity-level and a
+// process-level priority attribute: a constant or an expression giving an
+// integer within int64.
+func (c *command) constOrExpr(x *execution, activityLevel, processLevel, attr string) (int64, error) {
+	src := activityLevel
+	if src == "" {
+		src = processLevel
+	}
+	if src == "" {
+		return 0, nil
+	}
+	if !expression.IsExpression(src) {
+		n, err := strconv.ParseInt(strings.TrimSpace(src), 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("value '%s' for attribute '%s' is not a valid number", src, attr)
+		}
+		return n, nil
+	}
+	ex, err := expression.Compile(src)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", attr, err)
+	}
+	n, err := ex.EvalInt64(c.resolver(x))
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", attr, err)
+	}
+	return n, nil
+}
+
+// createStartEvents arms a new definition's start events: a timer job per
+// timer start event, a subscription per message start event.
+func (e *Engine) createStartEvents(cc *tx.Context, def *Definition, jobDefs map[jobDefKey]*persistence.JobDefinition) error {
+	c := e.newCommand(cc)
+	c.startDef = def
+	c.jobDefs = map[string]map[jobDefKey]*persistence.JobDefinition{def.ID: jobDefs}
+	for _, s := range def.Process.StartEvents() {
+		switch s.Event {
+		case bpmn.TimerEvent:
+			if _, err := c.createTimerJob(nil, s, persistence.HandlerTimerStart); err != nil {
+				return err
+			}
+		case bpmn.MessageEvent:
+			cc.Insert(&persistence.EventSubscription{
+				ID:                  newID(),
+				Rev:                 1,
+				EventType:           persistence.SubscriptionMessage,
+				EventName:           s.MessageName,
+				ActivityID:          s.ID,
+				ProcessDefinitionID: def.ID,
+				Created:             cc.Now().UTC(),
+			})
+		}
+	}
+	return nil
+}
+
+// removeStartEvents deletes the start timers and message start subscriptions
+// of a definition replaced by a new version.
+func (e *Engine) removeStartEvents(cc *tx.Context, defID string) error {
+	cc.Exec("DELETE FROM job WHERE process_definition_id = $1 AND handler_type = $2", defID, persistence.HandlerTimerStart)
+	cc.Exec("DELETE FROM event_subscription WHERE process_definition_id = $1 AND execution_id IS NULL", defID)
+	return nil
+}
+
+// nextCycle returns the due date after a cycle timer's run at now, whether
+// one is left, and the cycle to store on the next job. Counting from now (as
+// Camunda does) skips the runs missed while nothing executed.
+func nextCycle(j *persistence.Job, now time.Time) (time.Time, bool, string, error) {
+	cy, err := timer.ParseCycle(j.Repeat)
+	if err != nil {
+		return time.Time{}, false, "", fmt.Errorf("job %s: stored cycle: %w", j.ID, err)
+	}
+	next, ok := cy.Next(now)
+	if !ok {
+		return time.Time{}, false, "", nil
+	}
+	return next.UTC(), true, cy.AfterRun().String(), nil
+}
+
+// NewID returns a new time-ordered id.
+func (e *Engine) NewID() string { return newID() }
+
+// RetryCycle returns the failedJobRetryTimeCycle that governs job: the one
+// of its activity (the multi-instance body's for a body job, the loop
+// characteristics' for an inner one), else the engine default.
+func (e *Engine) RetryCycle(cc *tx.Context, j *persistence.Job) string {
+	def, err := e.Definition(cc, j.ProcessDefinitionID)
+	if err != nil {
+		return e.Config.DefaultRetryCycle
+	}
+	a := def.Process.Activity(stripBody(j.ActivityID))
+	cycle := ""
+	switch {
+	case a == nil:
+	case a.MultiInstance != nil && !isBodyID(j.ActivityID) && j.Type == persistence.JobMessage:
+		cycle = a.MultiInstance.RetryTimeCycle
+	default:
+		cycle = a.RetryTimeCycle
+	}
+	if cycle == "" {
+		cycle = e.Config.DefaultRetryCycle
+	}
+	return cycle
+}

@@ -1,0 +1,219 @@
+package runtime
+
+import (
+	"fmt"
+	"reflect"
+
+	"github.com/bpmnlite/bpmnlite/bpmn"
+	"github.com/bpmnlite/bpmnlite/expression"
+	"github.com/bpmnlite/bpmnlite/persistence"
+)
+
+// Variables the multi-instance body keeps, as in Camunda.
+const (
+	varNrOfInstances          = "nrOfInstances"
+	varNrOfCompletedInstances = "nrOfCompletedInstances"
+	varNrOfActiveInstances    = "nrOfActiveInstances"
+	varLoopCounter            = "loopCounter"
+)
+
+// enterBody starts the multi-instance body of a: x becomes the body scope
+// and gets one child per instance (parallel) or one at a time (sequential).
+func (c *command) enterBody(x *execution, a *bpmn.Activity, skipAsync bool) error {
+	x.ActivityID = a.MultiInstanceBodyID()
+	x.IsActive = true
+	c.update(x)
+	s := settingsFor(x, a)
+	if s.before && !skipAsync {
+		x.IsActive = false
+		_, err := c.createAsyncJob(x, a, s, persistence.HandlerAsyncBefore, "")
+		return err
+	}
+	c.historyStart(x, x.ActivityID, a)
+	if err := c.armBoundaries(x, a); err != nil {
+		return err
+	}
+	items, n, err := c.loopItems(x, a)
+	if err != nil {
+		return err
+	}
+	x.IsScope = true
+	x.IsActive = false
+	mi := a.MultiInstance
+	active := n
+	if mi.Sequential && n > 0 {
+		active = 1
+	}
+	if err := x.setLocal(varNrOfInstances, int64(n)); err != nil {
+		return err
+	}
+	if err := x.setLocal(varNrOfCompletedInstances, int64(0)); err != nil {
+		return err
+	}
+	if err := x.setLocal(varNrOfActiveInstances, int64(active)); err != nil {
+		return err
+	}
+	if n == 0 {
+		return c.leave(x, a)
+	}
+	if mi.Sequential {
+		return c.startInner(x, a, 0, items)
+	}
+	for i := 0; i < n; i++ {
+		if err := c.startInner(x, a, i, items); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// loopItems returns the collection items (nil for a cardinality) and the
+// number of instances.
+func (c *command) loopItems(x *execution, a *bpmn.Activity) ([]any, int, error) {
+	mi := a.MultiInstance
+	if mi.Collection != "" {
+		var v any
+		var err error
+		if expression.IsExpression(mi.Collection) {
+			v, err = c.eval(x, mi.Collection)
+		} else {
+			var ok bool
+			v, ok, err = x.variable(mi.Collection)
+			if err == nil && !ok {
+				err = fmt.Errorf("variable %q is not defined", mi.Collection)
+			}
+		}
+		if err != nil {
+			return nil, 0, fmt.Errorf("%s: multi-instance collection: %w", describe(a), err)
+		}
+		items, err := toSlice(v)
+		if err != nil {
+			return nil, 0, fmt.Errorf("%s: multi-instance collection %s: %w", describe(a), mi.Collection, err)
+		}
+		return items, len(items), nil
+	}
+	ex, err := expression.Compile(mi.LoopCardinality)
+	if err != nil {
+		return nil, 0, fmt.Errorf("%s: loopCardinality: %w", describe(a), err)
+	}
+	n, err := ex.EvalInt64(c.resolver(x))
+	if err != nil {
+		return nil, 0, fmt.Errorf("%s: loopCardinality: %w", describe(a), err)
+	}
+	if n < 0 {
+		return nil, 0, fmt.Errorf("%s: loopCardinality must be 0 or more, got %d", describe(a), n)
+	}
+	return nil, int(n), nil
+}
+
+func toSlice(v any) ([]any, error) {
+	if v == nil {
+		return nil, fmt.Errorf("collection is null")
+	}
+	if s, ok := v.([]any); ok {
+		return s, nil
+	}
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Slice && rv.Kind() != reflect.Array {
+		return nil, fmt.Errorf("collection is a %T, not a list", v)
+	}
+	out := make([]any, rv.Len())
+	for i := range out {
+		out[i] = rv.Index(i).Interface()
+	}
+	return out, nil
+}
+
+// startInner creates inner instance i of the body x.
+func (c *command) startInner(x *execution, a *bpmn.Activity, i int, items []any) error {
+	ch := c.newChild(x)
+	ch.ActivityID = a.ID
+	if err := ch.setLocal(varLoopCounter, int64(i)); err != nil {
+		return err
+	}
+	if items != nil && a.MultiInstance.ElementVariable != "" {
+		if err := ch.setLocal(a.MultiInstance.ElementVariable, items[i]); err != nil {
+			return err
+		}
+	}
+	c.push(func() error { return c.enterActivity(ch, a, false) })
+	return nil
+}
+
+// innerDone records a finished inner instance on the body and completes the
+// body when every instance is done or the completion condition holds.
+func (c *command) innerDone(ch *execution, a *bpmn.Activity) error {
+	body := ch.parent
+	counter, err := intVar(ch, varLoopCounter)
+	if err != nil {
+		return err
+	}
+	n, err := intVar(body, varNrOfInstances)
+	if err != nil {
+		return err
+	}
+	done, err := intVar(body, varNrOfCompletedInstances)
+	if err != nil {
+		return err
+	}
+	active, err := intVar(body, varNrOfActiveInstances)
+	if err != nil {
+		return err
+	}
+	done++
+	active--
+	if err := body.setLocal(varNrOfCompletedInstances, done); err != nil {
+		return err
+	}
+	if err := body.setLocal(varNrOfActiveInstances, active); err != nil {
+		return err
+	}
+	finished := done >= n
+	if !finished && a.MultiInstance.CompletionCondition != "" {
+		ex, err := expression.Compile(a.MultiInstance.CompletionCondition)
+		if err != nil {
+			return fmt.Errorf("%s: completionCondition: %w", describe(a), err)
+		}
+		if finished, err = ex.EvalBool(c.resolver(ch)); err != nil {
+			return fmt.Errorf("%s: completionCondition: %w", describe(a), err)
+		}
+	}
+	if err := c.removeExecution(ch); err != nil {
+		return err
+	}
+	c.touch(body)
+	if finished {
+		for _, other := range body.activeChildren() {
+			if err := c.cancel(other, "multi-instance completion condition"); err != nil {
+				return err
+			}
+		}
+		return c.leave(body, a)
+	}
+	if a.MultiInstance.Sequential {
+		items, _, err := c.loopItems(body, a)
+		if err != nil {
+			return err
+		}
+		if err := body.setLocal(varNrOfActiveInstances, int64(1)); err != nil {
+			return err
+		}
+		return c.startInner(body, a, int(counter)+1, items)
+	}
+	return nil
+}
+
+func intVar(x *execution, name string) (int64, error) {
+	v, ok, err := x.variable(name)
+	if err != nil {
+		return 0, err
+	}
+	if !ok {
+		return 0, fmt.Errorf("%s: multi-instance variable %q missing", x, name)
+	}
+	n, ok := v.(int64)
+	if !ok {
+		return 0, fmt.Errorf("%s: multi-instance variable %q is %T, not an integer", x, name, v)
+	}
+	return n, nil
+}

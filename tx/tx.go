@@ -1,0 +1,328 @@
+// Package tx runs commands: one database transaction per command, an entity
+// cache (identity map) in front of it, a flush that writes every change in
+// one batch in foreign-key order with optimistic-lock checks, savepoints,
+// and hooks that run only after a successful commit.
+package tx
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"time"
+
+	"github.com/bpmnlite/bpmnlite/persistence"
+)
+
+// Clock returns the engine's current time.
+type Clock func() time.Time
+
+// Executor runs commands against one database.
+type Executor struct {
+	DB    persistence.DB
+	Clock Clock
+	Log   *slog.Logger
+}
+
+// Context is the state of one command: its transaction, its entity cache
+// and its pending changes. It is used by one goroutine at a time.
+type Context struct {
+	context.Context
+	Tx    persistence.Tx
+	Clock Clock
+
+	cache   map[cacheKey]persistence.Entity
+	pending []pendingOp
+	index   map[cacheKey]int // position in pending of the entity's insert/update
+	deleted map[cacheKey]bool
+	raw     []persistence.Stmt
+
+	afterCommit []func()
+	values      map[any]any
+}
+
+type cacheKey struct {
+	table *persistence.Table
+	id    string
+}
+
+type pendingOp struct {
+	kind   persistence.OpKind
+	entity persistence.Entity
+}
+
+func keyOf(e persistence.Entity) cacheKey { return cacheKey{e.Table(), e.EntityID()} }
+
+// Run executes fn as one command in a new transaction: flush and commit when
+// fn returns nil, roll back otherwise. A panic in fn is turned into an error
+// carrying its stack, and rolls back. After-commit hooks run after a
+// successful commit.
+func (x *Executor) Run(ctx context.Context, fn func(cc *Context) error) error {
+	t, err := x.DB.Begin(ctx, false)
+	if err != nil {
+		return err
+	}
+	cc := x.newContext(ctx, t)
+	if err := cc.run(fn); err != nil {
+		_ = t.Rollback(context.WithoutCancel(ctx))
+		return err
+	}
+	if err := t.Commit(ctx); err != nil {
+		_ = t.Rollback(context.WithoutCancel(ctx))
+		return err
+	}
+	cc.runAfterCommit()
+	return nil
+}
+
+// RunIn executes fn inside a transaction the caller owns (a ...Tx API call):
+// changes are flushed into it, nothing is committed, and after-commit hooks
+// run right after the flush, since the caller's commit cannot be observed.
+func (x *Executor) RunIn(ctx context.Context, t persistence.Tx, fn func(cc *Context) error) error {
+	cc := x.newContext(ctx, t)
+	if err := t.Savepoint(ctx, "bpmnlite_cmd"); err != nil {
+		return err
+	}
+	if err := cc.run(fn); err != nil {
+		_ = t.RollbackTo(context.WithoutCancel(ctx), "bpmnlite_cmd")
+		return err
+	}
+	if err := t.Release(ctx, "bpmnlite_cmd"); err != nil {
+		return err
+	}
+	cc.runAfterCommit()
+	return nil
+}
+
+func (x *Executor) newContext(ctx context.Context, t persistence.Tx) *Context {
+	clock := x.Clock
+	if clock == nil {
+		clock = time.Now
+	}
+	return &Context{
+		Context: ctx,
+		Tx:      t,
+		Clock:   clock,
+		cache:   make(map[cacheKey]persistence.Entity),
+		index:   make(map[cacheKey]int),
+		deleted: make(map[cacheKey]bool),
+	}
+}
+
+// run calls fn and flushes, turning a panic into an error.
+func (cc *Context) run(fn func(cc *Context) error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = &PanicError{Value: r, Stack: string(debug.Stack())}
+		}
+	}()
+	if err := fn(cc); err != nil {
+		return err
+	}
+	return cc.Flush()
+}
+
+// PanicError is a panic recovered while running a command.
+type PanicError struct {
+	Value any
+	Stack string
+}
+
+func (e *PanicError) Error() string { return fmt.Sprintf("panic: %v\n%s", e.Value, e.Stack) }
+
+// Unwrap returns the panic value when it is an error.
+func (e *PanicError) Unwrap() error {
+	if err, ok := e.Value.(error); ok {
+		return err
+	}
+	return nil
+}
+
+// Now returns the engine clock's current time.
+func (cc *Context) Now() time.Time { return cc.Clock() }
+
+// Insert schedules e for insertion and caches it.
+func (cc *Context) Insert(e persistence.Entity) {
+	k := keyOf(e)
+	cc.cache[k] = e
+	delete(cc.deleted, k)
+	cc.index[k] = len(cc.pending)
+	cc.pending = append(cc.pending, pendingOp{persistence.OpInsert, e})
+}
+
+// Update schedules e for an update with a revision check. Updating an entity
+// inserted by this command is a no-op: the insert writes its final state.
+func (cc *Context) Update(e persistence.Entity) {
+	k := keyOf(e)
+	if _, ok := cc.index[k]; ok {
+		return
+	}
+	cc.cache[k] = e
+	cc.index[k] = len(cc.pending)
+	cc.pending = append(cc.pending, pendingOp{persistence.OpUpdate, e})
+}
+
+// Delete schedules e for deletion. An entity inserted by this command is
+// simply never written.
+func (cc *Context) Delete(e persistence.Entity) {
+	k := keyOf(e)
+	if cc.deleted[k] {
+		return
+	}
+	cc.deleted[k] = true
+	if i, ok := cc.index[k]; ok {
+		op := cc.pending[i]
+		cc.pending[i].entity = nil
+		delete(cc.index, k)
+		if op.kind == persistence.OpInsert {
+			return
+		}
+	}
+	cc.pending = append(cc.pending, pendingOp{persistence.OpDelete, e})
+}
+
+// IsDeleted reports whether e was deleted in this command.
+func (cc *Context) IsDeleted(e persistence.Entity) bool { return cc.deleted[keyOf(e)] }
+
+// Exec schedules a statement that needs no revision check (history end
+// times, bulk updates); it runs after the entity changes at flush.
+func (cc *Context) Exec(sql string, args ...any) {
+	cc.raw = append(cc.raw, persistence.Stmt{SQL: sql, Args: args})
+}
+
+// Get returns the entity of table with id, from the cache or the database.
+// An entity deleted in this command is not found.
+func (cc *Context) Get(table *persistence.Table, id string) (persistence.Entity, error) {
+	k := cacheKey{table, id}
+	if cc.deleted[k] {
+		return nil, fmt.Errorf("%s %q: %w", table.Name, id, persistence.ErrNotFound)
+	}
+	if e, ok := cc.cache[k]; ok {
+		return e, nil
+	}
+	e, err := persistence.Get(cc, cc.Tx, table, id)
+	if err != nil {
+		return nil, err
+	}
+	cc.cache[k] = e
+	return e, nil
+}
+
+// Select queries table (where is the SQL after "FROM table") and returns the
+// cached instance for every row already known to this command, leaving out
+// rows it deleted. Rows inserted by this command and not yet flushed are not
+// seen: callers load what they need before changing it.
+func (cc *Context) Select(table *persistence.Table, where string, args ...any) ([]persistence.Entity, error) {
+	rows, err := persistence.Select(cc, cc.Tx, table, where, args...)
+	if err != nil {
+		return nil, err
+	}
+	out := rows[:0]
+	for _, e := range rows {
+		k := keyOf(e)
+		if cc.deleted[k] {
+			continue
+		}
+		if c, ok := cc.cache[k]; ok {
+			e = c
+		} else {
+			cc.cache[k] = e
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// Cached returns every cached entity of table matching keep (including
+// entities inserted by this command), for queries that must see this
+// command's own changes.
+func (cc *Context) Cached(table *persistence.Table, keep func(persistence.Entity) bool) []persistence.Entity {
+	var out []persistence.Entity
+	for k, e := range cc.cache {
+		if k.table == table && !cc.deleted[k] && keep(e) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// Flush writes all pending changes in one batch and clears them. An update or
+// delete that matches no row fails with persistence.ErrOptimisticLock.
+func (cc *Context) Flush() error {
+	if len(cc.pending) == 0 && len(cc.raw) == 0 {
+		return nil
+	}
+	ops := make([]persistence.Op, 0, len(cc.pending))
+	for _, p := range cc.pending {
+		if p.entity != nil {
+			ops = append(ops, persistence.Op{Kind: p.kind, Entity: p.entity})
+		}
+	}
+	if err := persistence.Flush(cc, cc.Tx, ops); err != nil {
+		return err
+	}
+	if len(cc.raw) > 0 {
+		if _, err := cc.Tx.Batch(cc, cc.raw); err != nil {
+			return err
+		}
+	}
+	cc.pending = cc.pending[:0]
+	cc.raw = cc.raw[:0]
+	clear(cc.index)
+	return nil
+}
+
+// Savepoint marks a point the command can roll back to.
+func (cc *Context) Savepoint(name string) error {
+	if err := cc.Flush(); err != nil {
+		return err
+	}
+	return cc.Tx.Savepoint(cc, name)
+}
+
+// RollbackTo undoes everything since the savepoint, in the database and in
+// the cache: the cache is emptied, so later reads see the database again.
+func (cc *Context) RollbackTo(name string) error {
+	cc.Reset()
+	return cc.Tx.RollbackTo(context.WithoutCancel(cc), name)
+}
+
+// Reset drops the cache, pending changes and after-commit hooks.
+func (cc *Context) Reset() {
+	clear(cc.cache)
+	clear(cc.index)
+	clear(cc.deleted)
+	cc.pending = cc.pending[:0]
+	cc.raw = cc.raw[:0]
+	cc.afterCommit = nil
+	clear(cc.values)
+}
+
+// AfterCommit registers fn to run once the transaction has committed.
+func (cc *Context) AfterCommit(fn func()) { cc.afterCommit = append(cc.afterCommit, fn) }
+
+func (cc *Context) runAfterCommit() {
+	for _, fn := range cc.afterCommit {
+		fn()
+	}
+}
+
+// Value returns a per-command value stored with SetValue.
+func (cc *Context) Value(key any) any {
+	if v, ok := cc.values[key]; ok {
+		return v
+	}
+	return cc.Context.Value(key)
+}
+
+// SetValue stores a per-command value (runtime state shared by nested calls).
+func (cc *Context) SetValue(key, v any) {
+	if cc.values == nil {
+		cc.values = make(map[any]any)
+	}
+	cc.values[key] = v
+}
+
+// IsOptimisticLock reports whether err is an optimistic-lock conflict.
+func IsOptimisticLock(err error) bool { return errors.Is(err, persistence.ErrOptimisticLock) }
