@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/bpmnlite/bpmnlite/bpmn"
 	"github.com/bpmnlite/bpmnlite/persistence"
 	"github.com/bpmnlite/bpmnlite/runtime"
 )
@@ -219,4 +220,32 @@ func (e *Engine) read(ctx context.Context, fn func(t persistence.Tx) error) erro
 	}
 	defer func() { _ = t.Rollback(context.WithoutCancel(ctx)) }()
 	return fn(t)
+}
+
+// Validate parses a BPMN file as Deploy would, without storing anything. It
+// returns the file's warnings plus one for every camunda:class that no
+// delegate is registered under in this engine (such a task fails when it
+// runs, as in Camunda, where another node may hold the code); the error is
+// the *ParseError listing every problem.
+func (e *Engine) Validate(file string, data []byte) ([]Problem, error) {
+	defs, err := bpmn.Parse(data, bpmn.ParseOptions{File: file, CheckExpression: runtime.CheckExpression})
+	if err != nil {
+		return nil, err
+	}
+	warnings := append([]Problem(nil), defs.Warnings...)
+	missing := func(a *bpmn.Activity, class, what string) {
+		if class != "" && !e.rt.HasDelegate(class) {
+			warnings = append(warnings, Problem{File: file, Pos: a.Pos, ElementID: a.ID, ElementType: string(a.Kind),
+				Message: fmt.Sprintf("%s %q is not registered in this engine; the activity will fail when it runs", what, class)})
+		}
+	}
+	for _, p := range defs.Processes {
+		for _, a := range p.AllActivities() {
+			missing(a, a.Class, "delegate")
+			for _, l := range a.Listeners {
+				missing(a, l.Class, l.Event+" listener")
+			}
+		}
+	}
+	return warnings, nil
 }

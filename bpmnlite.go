@@ -23,6 +23,7 @@ import (
 
 	"github.com/bpmnlite/bpmnlite/bpmn"
 	"github.com/bpmnlite/bpmnlite/expression"
+	"github.com/bpmnlite/bpmnlite/jobexecutor"
 	"github.com/bpmnlite/bpmnlite/persistence"
 	"github.com/bpmnlite/bpmnlite/runtime"
 )
@@ -60,7 +61,19 @@ type Config struct {
 	// DefaultRetryCycle applies to jobs without a retry cycle of their own,
 	// e.g. "R3/PT5M". Default "": retries follow at once.
 	DefaultRetryCycle string
+
+	// JobExecutorActivate starts a job executor with the engine, running
+	// asynchronous continuations and timers in the background. Off by
+	// default, as for an embedded Camunda engine: tests run jobs by hand
+	// with ExecuteJob. `bpmnlite serve` turns it on.
+	JobExecutorActivate bool
+	// JobExecutor configures that executor (pool, queue, lock time, waits,
+	// ordering, priority range...); its Clock defaults to Clock.
+	JobExecutor JobExecutorConfig
 }
+
+// JobExecutorConfig configures a job executor; see jobexecutor.Config.
+type JobExecutorConfig = jobexecutor.Config
 
 // Errors. Use errors.Is; parse and expression failures are typed (errors.As
 // with *ParseError or *ExpressionError).
@@ -116,6 +129,7 @@ type Engine struct {
 	cfg Config
 	db  persistence.DB
 	rt  *runtime.Engine
+	je  *jobexecutor.Executor // when JobExecutorActivate
 }
 
 // Open opens (and migrates) the database and returns an engine.
@@ -144,8 +158,41 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		DefaultRetries:         cfg.DefaultRetries,
 		DefaultRetryCycle:      cfg.DefaultRetryCycle,
 	})
-	return &Engine{cfg: cfg, db: db, rt: rt}, nil
+	e := &Engine{cfg: cfg, db: db, rt: rt}
+	if cfg.JobExecutorActivate {
+		jc := cfg.JobExecutor
+		if jc.Clock == nil {
+			jc.Clock = cfg.Clock
+		}
+		if jc.Logger == nil {
+			jc.Logger = cfg.Logger
+		}
+		if e.je, err = jobexecutor.New(jc, rt); err == nil {
+			err = e.je.Start(ctx)
+		}
+		if err != nil {
+			_ = db.Close()
+			return nil, fmt.Errorf("bpmnlite: job executor: %w", err)
+		}
+	}
+	return e, nil
 }
+
+// NewJobExecutor returns a job executor serving one or more engines (each
+// with its own database); Start runs it, Stop shuts it down gracefully.
+// Several executors, in one process or on several nodes, may share a
+// database.
+func NewJobExecutor(cfg JobExecutorConfig, engines ...*Engine) (*jobexecutor.Executor, error) {
+	rts := make([]*runtime.Engine, len(engines))
+	for i, e := range engines {
+		rts[i] = e.rt
+	}
+	return jobexecutor.New(cfg, rts...)
+}
+
+// JobExecutor returns the engine's own job executor, or nil when
+// JobExecutorActivate is off.
+func (e *Engine) JobExecutor() *jobexecutor.Executor { return e.je }
 
 // redact hides a password in a database URL for error messages.
 func redact(url string) string {
@@ -160,8 +207,16 @@ func redact(url string) string {
 	return url
 }
 
-// Close releases the database.
-func (e *Engine) Close() error { return e.db.Close() }
+// Close stops the engine's job executor (running jobs get up to ten
+// seconds to finish) and releases the database.
+func (e *Engine) Close() error {
+	if e.je != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = e.je.Stop(ctx)
+	}
+	return e.db.Close()
+}
 
 // Dialect names the database backend in use ("sqlite" or "postgres").
 func (e *Engine) Dialect() string { return string(e.db.Dialect()) }

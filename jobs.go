@@ -14,7 +14,7 @@ import (
 // the failure recorded on the job (retries, message, next due date, an
 // incident at 0 retries). The job's error is returned.
 func (e *Engine) ExecuteJob(ctx context.Context, jobID string) error {
-	return jobexecutor.Execute(ctx, e.rt, jobID, "")
+	return jobexecutor.Execute(ctx, e.rt, jobID, nil)
 }
 
 // ExecuteAvailableJobs runs every job with retries left, ignoring due dates,

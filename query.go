@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/bpmnlite/bpmnlite/persistence"
 )
@@ -37,6 +38,12 @@ func (w *where) eq(col string, v string) {
 }
 
 func (w *where) cond(c string) { w.conds = append(w.conds, c) }
+
+// arg adds a condition with one argument; format has one %d for its number.
+func (w *where) arg(format string, v any) {
+	w.args = append(w.args, v)
+	w.conds = append(w.conds, fmt.Sprintf(format, len(w.args)))
+}
 
 func (w *where) sql(order string) string {
 	s := ""
@@ -139,20 +146,69 @@ func (e *Engine) ActivityHistory(ctx context.Context, processInstanceID string) 
 	return query[*HistoricActivityInstance](ctx, e, w, "start_time, id")
 }
 
-// JobQuery filters jobs; empty fields match all.
+// JobQuery filters jobs; zero fields match all.
 type JobQuery struct {
-	ID, ProcessInstanceID, ProcessDefinitionID, ActivityID, JobDefinitionID, Type string
+	ID, ProcessInstanceID, ProcessDefinitionID, ProcessDefinitionKey string
+	ActivityID, JobDefinitionID                                      string
+	Type                                                             string // "message" (async) or "timer"
+	DueBefore, DueAfter                                              *time.Time
+	WithException                                                    bool // jobs that failed at least once
+	WithRetriesLeft                                                  bool
+	NoRetriesLeft                                                    bool
+	// Executable: retries left, due at the engine clock's time, active.
+	Executable  bool
+	Locked      bool // held by a job executor (lock not expired)
+	Suspended   bool
+	Active      bool
+	PriorityMin *int64
+	PriorityMax *int64
 }
 
-// Jobs lists jobs (asynchronous continuations and timers).
+// Jobs lists jobs (asynchronous continuations and timers), oldest first.
 func (e *Engine) Jobs(ctx context.Context, q JobQuery) ([]*Job, error) {
 	w := &where{}
 	w.eq("id", q.ID)
 	w.eq("process_instance_id", q.ProcessInstanceID)
 	w.eq("process_definition_id", q.ProcessDefinitionID)
+	w.eq("process_definition_key", q.ProcessDefinitionKey)
 	w.eq("activity_id", q.ActivityID)
 	w.eq("job_definition_id", q.JobDefinitionID)
 	w.eq("type", q.Type)
+	if q.DueBefore != nil {
+		w.arg("due_date < $%d", q.DueBefore.UTC())
+	}
+	if q.DueAfter != nil {
+		w.arg("due_date > $%d", q.DueAfter.UTC())
+	}
+	if q.WithException {
+		w.cond("exception_message IS NOT NULL")
+	}
+	if q.WithRetriesLeft {
+		w.cond("retries > 0")
+	}
+	if q.NoRetriesLeft {
+		w.cond("retries = 0")
+	}
+	if q.Executable {
+		w.cond("retries > 0")
+		w.arg("(due_date IS NULL OR due_date <= $%d)", e.Now().UTC())
+		w.arg("suspension = $%d", persistence.Active)
+	}
+	if q.Locked {
+		w.arg("lock_owner IS NOT NULL AND lock_expiration > $%d", e.Now().UTC())
+	}
+	if q.Suspended {
+		w.arg("suspension = $%d", persistence.Suspended)
+	}
+	if q.Active {
+		w.arg("suspension = $%d", persistence.Active)
+	}
+	if q.PriorityMin != nil {
+		w.arg("priority >= $%d", *q.PriorityMin)
+	}
+	if q.PriorityMax != nil {
+		w.arg("priority <= $%d", *q.PriorityMax)
+	}
 	return query[*Job](ctx, e, w, "create_time, id")
 }
 
@@ -179,4 +235,44 @@ func (e *Engine) ExternalTasks(ctx context.Context, processInstanceID, topic str
 	w.eq("process_instance_id", processInstanceID)
 	w.eq("topic", topic)
 	return query[*ExternalTask](ctx, e, w, "create_time, id")
+}
+
+// IncidentQuery filters incidents; empty fields match all.
+type IncidentQuery struct {
+	ID, ProcessInstanceID, ProcessDefinitionID, ActivityID, Type string
+	// Configuration is the failed job's (or external task's) id.
+	Configuration   string
+	JobDefinitionID string
+}
+
+// Incidents lists open incidents, oldest first.
+func (e *Engine) Incidents(ctx context.Context, q IncidentQuery) ([]*Incident, error) {
+	w := &where{}
+	w.eq("id", q.ID)
+	w.eq("process_instance_id", q.ProcessInstanceID)
+	w.eq("process_definition_id", q.ProcessDefinitionID)
+	w.eq("activity_id", q.ActivityID)
+	w.eq("type", q.Type)
+	w.eq("configuration", q.Configuration)
+	w.eq("job_definition_id", q.JobDefinitionID)
+	return query[*Incident](ctx, e, w, "timestamp, id")
+}
+
+// JobLogEntry is one event of a job's life in history.
+type JobLogEntry = persistence.JobLogEntry
+
+// JobLogQuery filters the job log; empty fields match all.
+type JobLogQuery struct {
+	JobID, ProcessInstanceID, JobDefinitionID, Event string
+}
+
+// JobLog lists job events (created, locked, failed, succeeded, deleted) in
+// the order they happened. It is written when history is on.
+func (e *Engine) JobLog(ctx context.Context, q JobLogQuery) ([]*JobLogEntry, error) {
+	w := &where{}
+	w.eq("job_id", q.JobID)
+	w.eq("process_instance_id", q.ProcessInstanceID)
+	w.eq("job_definition_id", q.JobDefinitionID)
+	w.eq("event", q.Event)
+	return query[*JobLogEntry](ctx, e, w, "timestamp, id")
 }

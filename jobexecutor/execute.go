@@ -23,11 +23,29 @@ var ErrLockLost = errors.New("job lock lost")
 
 const savepoint = "bpmnlite_job"
 
-// Execute runs job id. lockOwner, when not empty, must still hold the job's
-// lock (fencing: a worker whose lock was taken over commits nothing). The
-// job's work runs behind a savepoint: on failure it is rolled back and the
-// failure recorded in the same transaction, and the work's error returned.
-func Execute(ctx context.Context, rt *runtime.Engine, jobID, lockOwner string) error {
+// Lock is the lock an executor holds on a job: its owner, and the job's
+// revision when it was locked, which serves as fencing token. A worker
+// whose lock was taken over (the revision moved on) commits nothing.
+type Lock struct {
+	Owner string
+	Rev   int
+}
+
+func (l *Lock) check(job *persistence.Job) error {
+	if l == nil {
+		return nil
+	}
+	if job.LockOwner != l.Owner || job.Rev != l.Rev {
+		return fmt.Errorf("job %s is locked by %q at revision %d, not by %q at %d: %w", job.ID, job.LockOwner, job.Rev, l.Owner, l.Rev, ErrLockLost)
+	}
+	return nil
+}
+
+// Execute runs job id in its own transaction. With a lock (nil when run by
+// hand), the job must still be held by it. The job's work runs behind a
+// savepoint: on failure it is rolled back and the failure recorded in the
+// same transaction, and the work's error returned.
+func Execute(ctx context.Context, rt *runtime.Engine, jobID string, lock *Lock) error {
 	var workErr error
 	err := rt.Cmd.Run(ctx, func(cc *tx.Context) error {
 		workErr = nil
@@ -36,30 +54,57 @@ func Execute(ctx context.Context, rt *runtime.Engine, jobID, lockOwner string) e
 			return fmt.Errorf("job %q: %w", jobID, err)
 		}
 		job := ent.(*persistence.Job)
-		if lockOwner != "" && job.LockOwner != lockOwner {
-			return fmt.Errorf("job %s is locked by %q, not %q: %w", jobID, job.LockOwner, lockOwner, ErrLockLost)
+		if err := lock.check(job); err != nil {
+			return err
 		}
 		if err := cc.Savepoint(savepoint); err != nil {
 			return err
 		}
-		workErr = runWork(cc, rt, job)
+		start := cc.Now().UTC()
+		workErr = runWork(cc, rt, job, &start)
 		if workErr == nil {
 			return nil
 		}
 		if err := cc.RollbackTo(savepoint); err != nil {
 			return err
 		}
-		return recordFailure(cc, rt, jobID, workErr)
+		return recordFailure(cc, rt, jobID, lock, workErr, &start)
 	})
 	if err != nil {
 		return err
 	}
+	if workErr != nil {
+		rt.Log.Warn("job failed", "job", jobID, "error", workErr)
+	} else {
+		rt.Log.Debug("job executed", "job", jobID)
+	}
 	return workErr
+}
+
+// RecordExpiredLocks raises the incident of a job whose locks expired
+// without a result until no retry was left (a poison job: running it again
+// could kill another node), and releases it.
+func RecordExpiredLocks(ctx context.Context, rt *runtime.Engine, jobID string, lock *Lock) error {
+	return rt.Cmd.Run(ctx, func(cc *tx.Context) error {
+		ent, err := cc.Get(persistence.JobTable, jobID)
+		if err != nil {
+			return err
+		}
+		job := ent.(*persistence.Job)
+		if err := lock.check(job); err != nil {
+			return err
+		}
+		job.LockOwner, job.LockExpiration = "", nil
+		job.ExceptionMessage = fmt.Sprintf("%s (%d times)", persistence.LockExpiredMessage, job.FailedAttempts)
+		cc.Update(job)
+		createIncident(cc, rt, job)
+		return nil
+	})
 }
 
 // runWork runs the job's handler and deletes the job, flushing inside the
 // savepoint so that an optimistic-lock conflict is seen here.
-func runWork(cc *tx.Context, rt *runtime.Engine, job *persistence.Job) (err error) {
+func runWork(cc *tx.Context, rt *runtime.Engine, job *persistence.Job, start *time.Time) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = &tx.PanicError{Value: r, Stack: stack()}
@@ -69,6 +114,7 @@ func runWork(cc *tx.Context, rt *runtime.Engine, job *persistence.Job) (err erro
 		return err
 	}
 	cc.Delete(job)
+	rt.LogJob(cc, job, persistence.JobLogSucceeded, "", start)
 	return cc.Flush()
 }
 
@@ -76,15 +122,19 @@ func runWork(cc *tx.Context, rt *runtime.Engine, job *persistence.Job) (err erro
 // an optimistic-lock conflict only releases the lock; any other error spends
 // a retry, schedules the next attempt from the retry cycle and raises an
 // incident when no retry is left.
-func recordFailure(cc *tx.Context, rt *runtime.Engine, jobID string, workErr error) error {
+func recordFailure(cc *tx.Context, rt *runtime.Engine, jobID string, lock *Lock, workErr error, start *time.Time) error {
 	ent, err := cc.Get(persistence.JobTable, jobID)
 	if err != nil {
 		return err
 	}
 	job := ent.(*persistence.Job)
+	if err := lock.check(job); err != nil {
+		return err // taken over meanwhile: the new holder owns the record
+	}
 	job.LockOwner, job.LockExpiration = "", nil
 	if errors.Is(workErr, persistence.ErrOptimisticLock) {
 		cc.Update(job)
+		rt.LogJob(cc, job, persistence.JobLogFailed, "optimistic lock conflict, retried without spending a retry: "+workErr.Error(), start)
 		return nil
 	}
 	now := cc.Now().UTC()
@@ -107,25 +157,31 @@ func recordFailure(cc *tx.Context, rt *runtime.Engine, jobID string, workErr err
 		}
 	}
 	cc.Update(job)
+	rt.LogJob(cc, job, persistence.JobLogFailed, job.ExceptionMessage, start)
 	if job.Retries == 0 {
-		id := rt.NewID()
-		cc.Insert(&persistence.Incident{
-			ID:                  id,
-			CauseIncidentID:     id,
-			RootCauseIncidentID: id,
-			Rev:                 1,
-			Type:                persistence.IncidentFailedJob,
-			Timestamp:           now,
-			Message:             job.ExceptionMessage,
-			ExecutionID:         job.ExecutionID,
-			ActivityID:          job.ActivityID,
-			ProcessInstanceID:   job.ProcessInstanceID,
-			ProcessDefinitionID: job.ProcessDefinitionID,
-			Configuration:       job.ID,
-			JobDefinitionID:     job.JobDefinitionID,
-		})
+		createIncident(cc, rt, job)
 	}
 	return nil
+}
+
+// createIncident records that job ran out of retries.
+func createIncident(cc *tx.Context, rt *runtime.Engine, job *persistence.Job) {
+	id := rt.NewID()
+	cc.Insert(&persistence.Incident{
+		ID:                  id,
+		Rev:                 1,
+		Type:                persistence.IncidentFailedJob,
+		Timestamp:           cc.Now().UTC(),
+		Message:             job.ExceptionMessage,
+		ExecutionID:         job.ExecutionID,
+		ActivityID:          job.ActivityID,
+		ProcessInstanceID:   job.ProcessInstanceID,
+		ProcessDefinitionID: job.ProcessDefinitionID,
+		CauseIncidentID:     id,
+		RootCauseIncidentID: id,
+		Configuration:       job.ID,
+		JobDefinitionID:     job.JobDefinitionID,
+	})
 }
 
 func stack() string { return string(debug.Stack()) }
@@ -135,9 +191,4 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return s[:n]
-}
-
-// Due reports whether a job may run at now (ignoring locks).
-func Due(j *persistence.Job, now time.Time) bool {
-	return j.DueDate == nil || !j.DueDate.After(now)
 }

@@ -62,7 +62,10 @@ func (p AcquireParams) validate() error {
 // due at once), is not locked or its lock has expired, and, when it is
 // exclusive, no other exclusive job of its process instance holds a live
 // lock. Re-acquiring a job whose lock expired counts a failed attempt: its
-// last executor died or overran the lock.
+// last executor died, hung or overran the lock without a result, so the
+// job loses a retry and gets LockExpiredMessage; a job that comes back with
+// 0 retries must not run (it would kill its next node too) but get an
+// incident.
 //
 // Several exclusive jobs of one process instance may come back from one
 // acquisition: the executor runs them one after another. On PostgreSQL this is
@@ -247,6 +250,14 @@ func buildAcquireStatement(k acquireKey) string {
 		" expired AS (" + candidates(expiredFrom, "lock_owner IS NOT NULL AND lock_expiration < $1") + ")," +
 		" picked AS (SELECT c.id FROM (SELECT * FROM fresh UNION ALL SELECT * FROM expired) c" + orderBy(outer) + " LIMIT $4)" +
 		" UPDATE job SET lock_owner = $2, lock_expiration = $3, rev = rev + 1," +
-		" failed_attempts = failed_attempts + CASE WHEN lock_owner IS NULL THEN 0 ELSE 1 END" +
+		" failed_attempts = failed_attempts + CASE WHEN lock_owner IS NULL THEN 0 ELSE 1 END," +
+		" retries = retries - CASE WHEN lock_owner IS NULL THEN 0 ELSE 1 END," +
+		" exception_message = CASE WHEN lock_owner IS NULL THEN exception_message ELSE " + quote(LockExpiredMessage) + " END" +
 		" WHERE id IN (SELECT id FROM picked) RETURNING " + JobTable.statements().columnList
 }
+
+// LockExpiredMessage is the exception message of a job whose lock expired
+// without a result.
+const LockExpiredMessage = "the job's lock expired without a result: the node executing it died, hung or overran the lock"
+
+func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }

@@ -321,11 +321,20 @@ type HistoricActivityInstance struct {
 	TaskID                   string
 }
 
+// Job log events.
+const (
+	JobLogCreated   = "created"
+	JobLogLocked    = "locked"
+	JobLogFailed    = "failed"
+	JobLogSucceeded = "succeeded"
+	JobLogDeleted   = "deleted"
+)
+
 // JobLogEntry is one event in a job's life, kept as history.
 type JobLogEntry struct {
 	ID                string
 	JobID             string
-	Event             string // created, locked, failed, succeeded, deleted
+	Event             string // JobLogCreated, JobLogLocked, ...
 	Timestamp         time.Time
 	LockOwner         string
 	Retries           int
@@ -334,4 +343,7 @@ type JobLogEntry struct {
 	ActivityID        string
 	ProcessInstanceID string
 	Priority          int64
+	// ExecutionStart is when the run that a succeeded or failed entry
+	// reports began (nil for other events).
+	ExecutionStart *time.Time
 }

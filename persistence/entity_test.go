@@ -229,7 +229,8 @@ var samples = map[*persistence.Table]sample{
 	persistence.JobLogTable: {
 		full: func() persistence.Entity {
 			return &persistence.JobLogEntry{ID: "l1", JobID: "j1", Event: "failed", Timestamp: at(23, 1), LockOwner: "node1",
-				Retries: 2, Message: "boom", JobDefinitionID: "jd1", ActivityID: "a", ProcessInstanceID: "pi", Priority: 7}
+				Retries: 2, Message: "boom", JobDefinitionID: "jd1", ActivityID: "a", ProcessInstanceID: "pi", Priority: 7,
+				ExecutionStart: ptr(at(23, 0))}
 		},
 		sparse: func() persistence.Entity {
 			return &persistence.JobLogEntry{ID: "l2", JobID: "j1", Event: "created", Timestamp: at(23, 2)}

@@ -147,6 +147,7 @@ func Get(ctx context.Context, tx Tx, table *Table, id string) (Entity, error) {
 
 // Select reads the rows of table matching where: the SQL after "FROM table",
 // e.g. "WHERE process_instance_id = $1 ORDER BY start_time" ("" for all rows).
+// where is SQL text: pass values as args, never inside where.
 func Select(ctx context.Context, tx Tx, table *Table, where string, args ...any) ([]Entity, error) {
 	var out []Entity
 	err := scanAll(ctx, tx, table, where, args, func(e Entity) error {
@@ -212,16 +213,17 @@ func SelectAs[T Entity](ctx context.Context, tx Tx, where string, args ...any) (
 // rows in the same order and do not deadlock. Any update or delete that
 // matches no row fails the flush with an *OptimisticLockError; the
 // transaction must then be rolled back. Revisions are bumped only when the
-// whole flush succeeded.
-func Flush(ctx context.Context, tx Tx, ops []Op) error {
-	if len(ops) == 0 {
+// whole flush succeeded. The raw statements (history end times, bulk
+// deletes: writes without a revision check) follow in the same batch.
+func Flush(ctx context.Context, tx Tx, ops []Op, raw ...Stmt) error {
+	if len(ops) == 0 && len(raw) == 0 {
 		return nil
 	}
 	sorted := make([]Op, len(ops))
 	copy(sorted, ops)
 	slices.SortStableFunc(sorted, compareOps)
 
-	stmts := make([]Stmt, len(sorted))
+	stmts := make([]Stmt, len(sorted), len(sorted)+len(raw))
 	for i, op := range sorted {
 		if op.Entity == nil {
 			return fmt.Errorf("flush: %s of a nil entity", op.Kind)
@@ -232,6 +234,7 @@ func Flush(ctx context.Context, tx Tx, ops []Op) error {
 		}
 		stmts[i] = st
 	}
+	stmts = append(stmts, raw...)
 	counts, err := tx.Batch(ctx, stmts)
 	if err != nil {
 		if len(counts) < len(sorted) {

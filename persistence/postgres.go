@@ -70,21 +70,23 @@ func JoinPgx(ctx context.Context, tx pgx.Tx) (Tx, error) {
 	if err != nil {
 		return nil, fmt.Errorf("persistence: JoinPgx: %w", interpretPgError(err))
 	}
-	return &pgTx{tx: sp}, nil
+	return &pgTx{q: sp, joined: sp}, nil
 }
 
 func (d *pgDB) Dialect() Dialect { return Postgres }
 
+// Begin takes a connection; BEGIN itself is sent with the transaction's
+// first statement, saving a round trip per command.
 func (d *pgDB) Begin(ctx context.Context, readOnly bool) (Tx, error) {
-	opts := pgx.TxOptions{}
-	if readOnly {
-		opts.AccessMode = pgx.ReadOnly
-	}
-	tx, err := d.pool.BeginTx(ctx, opts)
+	conn, err := d.pool.Acquire(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("begin: %w", interpretPgError(err))
 	}
-	return &pgTx{tx: tx}, nil
+	begin := "BEGIN"
+	if readOnly {
+		begin = "BEGIN READ ONLY"
+	}
+	return &pgTx{q: conn, conn: conn, begin: begin}, nil
 }
 
 func (d *pgDB) Close() error {
@@ -101,7 +103,7 @@ func (d *pgDB) migrate(ctx context.Context, schema string) error {
 	if err != nil {
 		return fmt.Errorf("persistence: migrate: %w", err)
 	}
-	defer tx.Rollback(ctx) //nolint:errcheck // after Commit this is a no-op
+	defer tx.Rollback(ctx) // a no-op after Commit
 	// The lock key is per schema, so that test schemas migrate in parallel.
 	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1, hashtext($2))", migrationLockClass, schema); err != nil {
 		return fmt.Errorf("persistence: migrate: lock: %w", err)
@@ -123,14 +125,34 @@ func (d *pgDB) migrate(ctx context.Context, schema string) error {
 // migrationLockClass is the first key of the migration advisory lock.
 const migrationLockClass int32 = 0x62706d6e // "bpmn"
 
+// pgQuerier is what pgTx needs of a pooled connection or a pgx.Tx.
+type pgQuerier interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
+}
+
+// pgTx is a transaction on a pooled connection (conn set; BEGIN pending until
+// the first statement) or a savepoint in a caller's transaction (joined set).
 type pgTx struct {
-	tx pgx.Tx
+	q      pgQuerier
+	conn   *pgxpool.Conn
+	joined pgx.Tx
+	begin  string // BEGIN statement still to send with the first statement
+	done   bool
 }
 
 func (t *pgTx) Dialect() Dialect { return Postgres }
 
 func (t *pgTx) Exec(ctx context.Context, sql string, args ...any) (int64, error) {
-	tag, err := t.tx.Exec(ctx, sql, args...)
+	if t.begin != "" {
+		counts, err := t.Batch(ctx, []Stmt{{SQL: sql, Args: args}})
+		if err != nil {
+			return 0, err
+		}
+		return counts[0], nil
+	}
+	tag, err := t.q.Exec(ctx, sql, args...)
 	if err != nil {
 		return 0, interpretPgError(err)
 	}
@@ -138,18 +160,39 @@ func (t *pgTx) Exec(ctx context.Context, sql string, args ...any) (int64, error)
 }
 
 func (t *pgTx) Query(ctx context.Context, sql string, args ...any) (Rows, error) {
-	rows, err := t.tx.Query(ctx, sql, args...)
+	if t.begin != "" {
+		var b pgx.Batch
+		b.Queue(t.begin)
+		b.Queue(sql, args...)
+		t.begin = ""
+		br := t.q.SendBatch(ctx, &b)
+		if _, err := br.Exec(); err != nil {
+			br.Close()
+			return nil, interpretPgError(err)
+		}
+		rows, err := br.Query()
+		if err != nil {
+			br.Close()
+			return nil, interpretPgError(err)
+		}
+		return &pgRows{rows: rows, batch: br}, nil
+	}
+	rows, err := t.q.Query(ctx, sql, args...)
 	if err != nil {
 		return nil, interpretPgError(err)
 	}
 	return &pgRows{rows: rows}, nil
 }
 
-// Batch pipelines the statements: one round trip once pgx has the
-// statements in its per-connection cache. On error the results hold the
-// counts of the statements before the failing one.
+// Batch pipelines the statements (after a pending BEGIN): one round trip
+// once pgx has the statements in its per-connection cache. On error the
+// results hold the counts of the statements before the failing one.
 func (t *pgTx) Batch(ctx context.Context, stmts []Stmt) ([]int64, error) {
-	if len(stmts) == 1 {
+	begin := t.begin
+	switch {
+	case len(stmts) == 0:
+		return nil, nil
+	case len(stmts) == 1 && begin == "":
 		n, err := t.Exec(ctx, stmts[0].SQL, stmts[0].Args...)
 		if err != nil {
 			return nil, err
@@ -157,10 +200,20 @@ func (t *pgTx) Batch(ctx context.Context, stmts []Stmt) ([]int64, error) {
 		return []int64{n}, nil
 	}
 	var b pgx.Batch
+	if begin != "" {
+		b.Queue(begin)
+		t.begin = ""
+	}
 	for _, s := range stmts {
 		b.Queue(s.SQL, s.Args...)
 	}
-	br := t.tx.SendBatch(ctx, &b)
+	br := t.q.SendBatch(ctx, &b)
+	if begin != "" {
+		if _, err := br.Exec(); err != nil {
+			br.Close()
+			return nil, interpretPgError(err)
+		}
+	}
 	counts := make([]int64, 0, len(stmts))
 	for range stmts {
 		tag, err := br.Exec()
@@ -192,14 +245,28 @@ func (t *pgTx) savepointCmd(ctx context.Context, cmd, name string) error {
 	if err := checkSavepointName(name); err != nil {
 		return err
 	}
-	if _, err := t.tx.Exec(ctx, cmd+name); err != nil {
+	if _, err := t.Exec(ctx, cmd+name); err != nil {
 		return fmt.Errorf("%s%s: %w", cmd, name, interpretPgError(err))
 	}
 	return nil
 }
 
 func (t *pgTx) Commit(ctx context.Context) error {
-	if err := t.tx.Commit(ctx); err != nil {
+	if t.joined != nil {
+		if err := t.joined.Commit(ctx); err != nil {
+			return fmt.Errorf("commit: %w", interpretPgError(err))
+		}
+		return nil
+	}
+	if t.done {
+		return fmt.Errorf("commit: %w", pgx.ErrTxClosed)
+	}
+	t.done = true
+	defer t.conn.Release()
+	if t.begin != "" {
+		return nil // nothing was sent: nothing to commit
+	}
+	if _, err := t.conn.Exec(ctx, "COMMIT"); err != nil {
 		return fmt.Errorf("commit: %w", interpretPgError(err))
 	}
 	return nil
@@ -207,7 +274,23 @@ func (t *pgTx) Commit(ctx context.Context) error {
 
 // Rollback after Commit or Rollback does nothing, so it can be deferred.
 func (t *pgTx) Rollback(ctx context.Context) error {
-	if err := t.tx.Rollback(ctx); err != nil && !errors.Is(err, pgx.ErrTxClosed) {
+	if t.joined != nil {
+		if err := t.joined.Rollback(ctx); err != nil && !errors.Is(err, pgx.ErrTxClosed) {
+			return fmt.Errorf("rollback: %w", interpretPgError(err))
+		}
+		return nil
+	}
+	if t.done {
+		return nil
+	}
+	t.done = true
+	// A connection left inside a transaction (say, after a cancelled
+	// rollback) is closed by Release rather than returned to the pool.
+	defer t.conn.Release()
+	if t.begin != "" {
+		return nil
+	}
+	if _, err := t.conn.Exec(ctx, "ROLLBACK"); err != nil {
 		return fmt.Errorf("rollback: %w", interpretPgError(err))
 	}
 	return nil
@@ -216,13 +299,20 @@ func (t *pgTx) Rollback(ctx context.Context) error {
 // pgRows adapts Scan to the engine's conventions: NULL text reads as "", and
 // times read back in UTC.
 type pgRows struct {
-	rows pgx.Rows
-	dest []any
-	text []pgtype.Text
+	rows  pgx.Rows
+	batch pgx.BatchResults // the batch that carried BEGIN, closed with the rows
+	dest  []any
+	text  []pgtype.Text
 }
 
 func (r *pgRows) Next() bool { return r.rows.Next() }
-func (r *pgRows) Close()     { r.rows.Close() }
+func (r *pgRows) Close() {
+	r.rows.Close()
+	if r.batch != nil {
+		r.batch.Close()
+		r.batch = nil
+	}
+}
 
 func (r *pgRows) Err() error {
 	if err := r.rows.Err(); err != nil {
@@ -279,4 +369,39 @@ func interpretPgError(err error) error {
 		return fmt.Errorf("%w: %w", ErrNotFound, err)
 	}
 	return err
+}
+
+// Listener is implemented by backends that deliver notifications from other
+// processes (PostgreSQL LISTEN/NOTIFY).
+type Listener interface {
+	// Listen calls fn with the payload of every notification on channel
+	// until ctx ends; it holds a connection of its own.
+	Listen(ctx context.Context, channel string, fn func(payload string)) error
+}
+
+// JobChannel is the NOTIFY channel on which commands that create jobs wake
+// the job executors of other nodes.
+const JobChannel = "bpmnlite_jobs"
+
+func (d *pgDB) Listen(ctx context.Context, channel string, fn func(payload string)) error {
+	pc, err := d.pool.Acquire(ctx)
+	if err != nil {
+		return fmt.Errorf("listen %s: %w", channel, interpretPgError(err))
+	}
+	// Out of the pool for good: a listening connection is not reusable.
+	conn := pc.Hijack()
+	defer conn.Close(context.WithoutCancel(ctx))
+	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{channel}.Sanitize()); err != nil {
+		return fmt.Errorf("listen %s: %w", channel, interpretPgError(err))
+	}
+	for {
+		n, err := conn.WaitForNotification(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return fmt.Errorf("listen %s: %w", channel, interpretPgError(err))
+		}
+		fn(n.Payload)
+	}
 }

@@ -91,7 +91,7 @@ func (d *sqliteDB) migrate(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
-	defer tx.Rollback(ctx) //nolint:errcheck // after Commit this is a no-op
+	defer tx.Rollback(ctx) // a no-op after Commit
 	if err := applyMigrations(ctx, tx, SQLite, d.log); err != nil {
 		return err
 	}

@@ -53,14 +53,18 @@ type Tx interface {
 	Exec(ctx context.Context, sql string, args ...any) (int64, error)
 	// Query runs a query; scan with Rows.Scan, which accepts the same
 	// pointer types as the arguments above (including **time.Time, *[]byte).
+	// NULL scans into *string as "". Close the Rows before the next
+	// statement: a PostgreSQL connection runs one statement at a time.
 	Query(ctx context.Context, sql string, args ...any) (Rows, error)
 	// Batch runs statements in order, in one round trip where the backend
-	// allows it, and returns the rows affected by each.
+	// allows it, and returns the rows affected by each. On error it returns
+	// the counts of the statements before the failing one.
 	Batch(ctx context.Context, stmts []Stmt) ([]int64, error)
 	Savepoint(ctx context.Context, name string) error
 	RollbackTo(ctx context.Context, name string) error
 	Release(ctx context.Context, name string) error
 	Commit(ctx context.Context) error
+	// Rollback after Commit or Rollback does nothing, so it can be deferred.
 	Rollback(ctx context.Context) error
 }
 

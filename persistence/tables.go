@@ -95,7 +95,7 @@ var (
 	JobLogTable = newTable("job_log", "JobLogEntry", orderHistory, true,
 		func() Entity { return new(JobLogEntry) },
 		"id", "job_id", "event", "timestamp", "lock_owner", "retries", "message",
-		"job_definition_id", "activity_id", "process_instance_id", "priority")
+		"job_definition_id", "activity_id", "process_instance_id", "priority", "execution_start")
 )
 
 var allTables = []*Table{
@@ -407,10 +407,10 @@ func (*JobLogEntry) SetRevision(int)    {}
 func (e *JobLogEntry) Values() []any {
 	return []any{e.ID, nullStr(e.JobID), nullStr(e.Event), e.Timestamp, nullStr(e.LockOwner),
 		e.Retries, nullStr(e.Message), nullStr(e.JobDefinitionID), nullStr(e.ActivityID),
-		nullStr(e.ProcessInstanceID), e.Priority}
+		nullStr(e.ProcessInstanceID), e.Priority, e.ExecutionStart}
 }
 func (e *JobLogEntry) Targets() []any {
 	return []any{&e.ID, &e.JobID, &e.Event, &e.Timestamp, &e.LockOwner,
 		&e.Retries, &e.Message, &e.JobDefinitionID, &e.ActivityID,
-		&e.ProcessInstanceID, &e.Priority}
+		&e.ProcessInstanceID, &e.Priority, &e.ExecutionStart}
 }

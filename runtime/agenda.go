@@ -64,7 +64,11 @@ func (c *command) enterActivity(x *execution, a *bpmn.Activity, skipAsync bool) 
 	s := settingsFor(x, a)
 	if s.before && !skipAsync {
 		x.IsActive = false
-		_, err := c.createAsyncJob(x, a, s, persistence.HandlerAsyncBefore, "")
+		handler := persistence.HandlerAsyncBefore
+		if a.Kind == bpmn.StartEvent && a.Parent == nil {
+			handler = persistence.HandlerProcessStart
+		}
+		_, err := c.createAsyncJob(x, a, s, handler, "")
 		return err
 	}
 	if err := c.startActivity(x, a); err != nil {
@@ -84,6 +88,11 @@ func (c *command) startActivity(x *execution, a *bpmn.Activity) error {
 	c.historyStart(x, a.ID, a)
 	if err := c.fireListeners(x, a.Listeners, "start", describe(a)); err != nil {
 		return err
+	}
+	if a.MultiInstance != nil {
+		// The boundary events of a multi-instance activity belong to its
+		// body (armed in enterBody), not to each inner instance.
+		return nil
 	}
 	return c.armBoundaries(x, a)
 }
@@ -377,7 +386,7 @@ func (c *command) parallelJoin(x *execution, a *bpmn.Activity) error {
 	var waiting []*execution
 	if scope != nil {
 		for _, ch := range scope.activeChildren() {
-			if ch.ActivityID == a.ID && !ch.IsActive {
+			if ch.arrivedAt(a) {
 				waiting = append(waiting, ch)
 			}
 		}
@@ -388,6 +397,12 @@ func (c *command) parallelJoin(x *execution, a *bpmn.Activity) error {
 		return nil
 	}
 	return c.merge(x, a, waiting, a.Outgoing)
+}
+
+// arrivedAt reports whether x waits at the join a, as opposed to being
+// parked before it in an async-before job (it has no activity instance yet).
+func (x *execution) arrivedAt(a *bpmn.Activity) bool {
+	return x.ActivityID == a.ID && !x.IsActive && x.ActivityInstanceID != ""
 }
 
 // merge continues x out of a join, ending the other waiting paths.
@@ -428,9 +443,12 @@ func (c *command) inclusiveCheck(x *execution, a *bpmn.Activity) error {
 	if scope != nil {
 		waiting = waiting[:0]
 		for _, ch := range scope.activeChildren() {
-			if ch.ActivityID == a.ID && !ch.IsActive {
+			if ch.arrivedAt(a) {
 				waiting = append(waiting, ch)
 				continue
+			}
+			if ch.ActivityID == a.ID {
+				return nil // parked in an async-before job: it will arrive
 			}
 			if from := ch.activity(); from != nil && canReach(from, a) {
 				return nil
@@ -493,6 +511,7 @@ func (c *command) terminate(x *execution, a *bpmn.Activity) error {
 	if err := c.finishActivity(x, a, false); err != nil {
 		return err
 	}
+	x.inst.lastEnd = a.ID
 	scope := x.parent
 	if scope == nil {
 		return c.endInstance(x.inst, persistence.StateCompleted, "")
@@ -520,6 +539,11 @@ func (c *command) cancel(x *execution, reason string) error {
 			return err
 		}
 	}
+	if x.ActivityInstanceID != "" {
+		if err := c.cancelListeners(x); err != nil {
+			return err
+		}
+	}
 	if err := c.cancelWaits(x, reason); err != nil {
 		return err
 	}
@@ -530,4 +554,15 @@ func (c *command) cancel(x *execution, reason string) error {
 		return nil
 	}
 	return c.removeExecution(x)
+}
+
+// cancelListeners fires the end listeners of the activity x is running, cut
+// short by a boundary event, a terminate end event or a deletion: Camunda
+// calls them on cancellation too.
+func (c *command) cancelListeners(x *execution) error {
+	a := x.activity()
+	if a == nil || x.isMIBody() {
+		return nil
+	}
+	return c.fireListeners(x, a.Listeners, "end", describe(a))
 }

@@ -125,6 +125,11 @@ func (e *Engine) Trigger(ctx context.Context, t persistence.Tx, executionID stri
 		if x.ActivityID == "" || x.IsActive {
 			return fmt.Errorf("%s is not waiting", x)
 		}
+		// Only receive tasks and catch events wait for a trigger: a user
+		// task waits for its completion, a call activity for its instance.
+		if a := x.activity(); a == nil || (a.Kind != bpmn.ReceiveTask && a.Kind != bpmn.IntermediateCatchEvent) {
+			return fmt.Errorf("%s cannot be triggered: only receive tasks and intermediate catch events wait for a trigger", x)
+		}
 		return c.trigger(x, x.ActivityID, vars)
 	})
 }
@@ -175,7 +180,11 @@ func (e *Engine) Correlate(ctx context.Context, t persistence.Tx, req CorrelateR
 			if err != nil {
 				return err
 			}
-			c.cc.Delete(s)
+			// A non-interrupting boundary event keeps listening while its
+			// activity runs, as in Camunda.
+			if b := x.inst.def.Process.Activity(s.ActivityID); b == nil || b.Kind != bpmn.BoundaryEvent || b.CancelActivity {
+				c.cc.Delete(s)
+			}
 			if err := c.trigger(x, s.ActivityID, req.Variables); err != nil {
 				return err
 			}
@@ -284,6 +293,7 @@ func (e *Engine) DeleteProcessInstance(ctx context.Context, t persistence.Tx, id
 // failure bookkeeping.
 func (e *Engine) RunJob(cc *tx.Context, j *persistence.Job) error {
 	c := e.newCommand(cc)
+	c.running = j
 	if err := c.runJob(j); err != nil {
 		return err
 	}

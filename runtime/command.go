@@ -20,6 +20,7 @@ type command struct {
 	jobDue    []*persistence.Job
 	history   map[string]*persistence.HistoricActivityInstance // inserted by this command
 	startDef  *Definition                                      // definition of a timer start job being created or run
+	running   *persistence.Job                                 // the job this command runs, deleted by its runner
 }
 
 func (e *Engine) newCommand(cc *tx.Context) *command {

@@ -100,6 +100,10 @@ func (h *Execution) GetActivityId() string { return h.x.ActivityID }
 // GetBusinessKey is the JUEL spelling of BusinessKey.
 func (h *Execution) GetBusinessKey() string { return h.BusinessKey() }
 
+// GetProcessBusinessKey is Camunda's execution.processBusinessKey, as in
+// camunda:in businessKey="#{execution.processBusinessKey}".
+func (h *Execution) GetProcessBusinessKey() string { return h.BusinessKey() }
+
 // GetEventName is the JUEL spelling of EventName.
 func (h *Execution) GetEventName() string { return h.event }
 

@@ -9,6 +9,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"log/slog"
+	"sort"
 	"sync"
 	"time"
 
@@ -43,15 +44,16 @@ type Engine struct {
 	Log    *slog.Logger
 	Config Config
 
-	// JobCreated, when set, is called after a command that created a job
-	// commits, with the job's due date (nil: due at once). The job executor
-	// uses it to wake up.
-	JobCreated func(due *time.Time)
+	// ID identifies this engine instance (process) among the nodes sharing
+	// a database, e.g. in job notifications.
+	ID string
 
-	mu        sync.RWMutex
-	delegates map[string]Delegate
-	beans     map[string]any
-	defs      map[string]*Definition // by process definition id
+	mu          sync.RWMutex
+	jobCreated  []func(due *time.Time)
+	deployments map[string]bool // registered with the job executor
+	delegates   map[string]Delegate
+	beans       map[string]any
+	defs        map[string]*Definition // by process definition id
 }
 
 // New returns a runtime engine on db.
@@ -66,14 +68,16 @@ func New(db persistence.DB, clock tx.Clock, log *slog.Logger, cfg Config) *Engin
 		cfg.DefaultRetries = 3
 	}
 	return &Engine{
-		DB:        db,
-		Cmd:       &tx.Executor{DB: db, Clock: clock, Log: log},
-		Clock:     clock,
-		Log:       log,
-		Config:    cfg,
-		delegates: make(map[string]Delegate),
-		beans:     make(map[string]any),
-		defs:      make(map[string]*Definition),
+		ID:          newID(),
+		deployments: make(map[string]bool),
+		DB:          db,
+		Cmd:         &tx.Executor{DB: db, Clock: clock, Log: log},
+		Clock:       clock,
+		Log:         log,
+		Config:      cfg,
+		delegates:   make(map[string]Delegate),
+		beans:       make(map[string]any),
+		defs:        make(map[string]*Definition),
 	}
 }
 
@@ -105,6 +109,49 @@ func (e *Engine) delegate(name string) (Delegate, bool) {
 	defer e.mu.RUnlock()
 	d, ok := e.delegates[name]
 	return d, ok
+}
+
+// OnJobCreated registers fn to be called after a command that created jobs
+// commits, with the earliest due date (nil: due at once). Job executors use
+// it to wake up.
+func (e *Engine) OnJobCreated(fn func(due *time.Time)) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.jobCreated = append(e.jobCreated, fn)
+}
+
+// RegisterDeployment marks a deployment as served by this engine's job
+// executor (deployment-aware acquisition). Deployments made through this
+// engine register themselves.
+func (e *Engine) RegisterDeployment(id string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.deployments[id] = true
+}
+
+// UnregisterDeployment removes a deployment from this engine's job executor.
+func (e *Engine) UnregisterDeployment(id string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	delete(e.deployments, id)
+}
+
+// RegisteredDeployments lists the deployments registered with this engine.
+func (e *Engine) RegisteredDeployments() []string {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	out := make([]string, 0, len(e.deployments))
+	for id := range e.deployments {
+		out = append(out, id)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// HasDelegate reports whether a delegate is registered under name.
+func (e *Engine) HasDelegate(name string) bool {
+	_, ok := e.delegate(name)
+	return ok
 }
 
 func (e *Engine) bean(name string) (any, bool) {
@@ -206,6 +253,7 @@ func (e *Engine) Deploy(ctx context.Context, req DeployRequest) (*Deployment, er
 	for _, d := range created {
 		e.defs[d.ID] = d
 	}
+	e.deployments[out.ID] = true
 	e.mu.Unlock()
 	return out, nil
 }
@@ -219,7 +267,8 @@ type parsedResource struct {
 // unchangedDeployment returns the latest deployment named name when its
 // resources are exactly the given ones, byte for byte.
 func (e *Engine) unchangedDeployment(cc *tx.Context, name string, all []parsedResource) (*Deployment, error) {
-	deps, err := persistence.SelectAs[*persistence.Deployment](cc, cc.Tx, "WHERE name = $1 ORDER BY deploy_time DESC LIMIT 1", name)
+	// Ids are time-ordered: they break ties between equal deploy times.
+	deps, err := persistence.SelectAs[*persistence.Deployment](cc, cc.Tx, "WHERE name = $1 ORDER BY deploy_time DESC, id DESC LIMIT 1", name)
 	if err != nil || len(deps) == 0 {
 		return nil, err
 	}
@@ -359,5 +408,21 @@ func (e *Engine) LatestDefinition(cc *tx.Context, key string) (*Definition, erro
 	if pd == nil {
 		return nil, fmt.Errorf("no process definition with key %q: %w", key, persistence.ErrNotFound)
 	}
+	e.refreshDefinition(pd)
 	return e.Definition(cc, pd.ID)
+}
+
+// refreshDefinition updates the cached definition's suspension state from a
+// fresh row (another node may have suspended it). Cached definitions are
+// shared and never modified: a changed one is replaced.
+func (e *Engine) refreshDefinition(pd *persistence.ProcessDefinition) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	d := e.defs[pd.ID]
+	if d == nil || d.Suspension == pd.Suspension {
+		return
+	}
+	row := *d.ProcessDefinition
+	row.Suspension = pd.Suspension
+	e.defs[pd.ID] = &Definition{ProcessDefinition: &row, Process: d.Process, Model: d.Model}
 }

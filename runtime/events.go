@@ -102,14 +102,14 @@ func (c *command) deleteWaits(x *execution, timersOnly bool) error {
 	}
 	for _, j := range jobs {
 		if !timersOnly || j.(*persistence.Job).Type == persistence.JobTimer {
-			c.cc.Delete(j)
+			c.deleteJob(j.(*persistence.Job))
 		}
 	}
 	for _, j := range c.cc.Cached(persistence.JobTable, func(e persistence.Entity) bool {
 		jb := e.(*persistence.Job)
 		return jb.ExecutionID == x.ID && (!timersOnly || jb.Type == persistence.JobTimer)
 	}) {
-		c.cc.Delete(j)
+		c.deleteJob(j.(*persistence.Job))
 	}
 	for _, s := range c.cc.Cached(persistence.EventSubscriptionTable, func(e persistence.Entity) bool {
 		return e.(*persistence.EventSubscription).ExecutionID == x.ID
@@ -225,6 +225,9 @@ func (c *command) triggerBoundary(x *execution, b *bpmn.Activity) error {
 			return err
 		}
 	}
+	if err := c.cancelListeners(x); err != nil {
+		return err
+	}
 	if err := c.cancelWaits(x, "boundary event '"+b.ID+"'"); err != nil {
 		return err
 	}
@@ -251,11 +254,11 @@ func (c *command) triggerBoundary(x *execution, b *bpmn.Activity) error {
 // Camunda.
 func (c *command) throwError(x *execution, code, source string) error {
 	for s := x; s != nil; {
-		if a := s.activity(); a != nil {
-			for _, b := range a.Boundaries {
-				if b.Event == bpmn.ErrorEvent && (b.ErrorCode == "" || b.ErrorCode == code) {
-					return c.triggerBoundary(s, b)
-				}
+		// An inner instance of a multi-instance activity leaves the
+		// activity's error boundary events to the body.
+		if a := s.activity(); a != nil && (a.MultiInstance == nil || s.isMIBody()) {
+			if b := errorCatcher(a, code); b != nil {
+				return c.triggerBoundary(s, b)
 			}
 		}
 		if s.parent != nil {
@@ -280,6 +283,22 @@ func (c *command) throwError(x *execution, code, source string) error {
 		return c.endToken(x, a)
 	}
 	return c.endToken(x, nil)
+}
+
+// errorCatcher returns a's error boundary event for code: one naming the
+// code wins over a catch-all one, wherever it is declared (as in Camunda).
+func errorCatcher(a *bpmn.Activity, code string) *bpmn.Activity {
+	var all *bpmn.Activity
+	for _, b := range a.Boundaries {
+		switch {
+		case b.Event != bpmn.ErrorEvent:
+		case b.ErrorCode == code:
+			return b
+		case b.ErrorCode == "" && all == nil:
+			all = b
+		}
+	}
+	return all
 }
 
 // throwSignal triggers every subscription to the signal name. Rows this
@@ -336,6 +355,10 @@ func (c *command) createTask(x *execution, a *bpmn.Activity) error {
 		return fmt.Errorf("%s: candidateUsers: %w", describe(a), err)
 	}
 	c.cc.Insert(t)
+	if h := c.history[x.ActivityInstanceID]; h != nil {
+		h.TaskID = t.ID
+		c.cc.Update(h)
+	}
 	return nil
 }
 
@@ -396,4 +419,14 @@ func (c *command) createExternalTask(x *execution, a *bpmn.Activity) error {
 		CreateTime:           c.cc.Now().UTC(),
 	})
 	return nil
+}
+
+// deleteJob removes a job whose activity ended or was cancelled. The job a
+// command is running is left to its runner, which deletes it on success.
+func (c *command) deleteJob(j *persistence.Job) {
+	if j == c.running || c.cc.IsDeleted(j) {
+		return
+	}
+	c.cc.Delete(j)
+	c.e.LogJob(c.cc, j, persistence.JobLogDeleted, "", nil)
 }

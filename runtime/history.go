@@ -47,9 +47,11 @@ func (c *command) historyEnd(x *execution, canceled bool) {
 	}
 	now := c.cc.Now().UTC()
 	if h := c.history[id]; h != nil {
-		// Inserted by this command: the insert writes the final state.
+		// Inserted by this command: the insert writes the final state, or
+		// an update does when a flush (a signal throw) already wrote it.
 		h.EndTime = &now
 		h.Canceled = canceled
+		c.cc.Update(h)
 		return
 	}
 	c.cc.Exec("UPDATE hist_activity_instance SET end_time = $1, canceled = $2 WHERE id = $3", now, canceled, id)
@@ -89,6 +91,7 @@ func (c *command) historyInstanceEnd(in *instance, state, reason, endActivity st
 	now := c.cc.Now().UTC()
 	if h := in.history; h != nil {
 		h.EndTime, h.State, h.DeleteReason, h.EndActivityID = &now, state, reason, endActivity
+		c.cc.Update(h) // a no-op unless a flush already inserted h
 		return
 	}
 	c.cc.Exec("UPDATE hist_process_instance SET end_time = $1, state = $2, delete_reason = $3, end_activity_id = $4 WHERE id = $5",

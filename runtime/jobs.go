@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"strings"
@@ -170,6 +171,15 @@ func (c *command) timerDue(x *execution, a *bpmn.Activity, now time.Time) (time.
 	value = strings.TrimSpace(value)
 	switch td.Type {
 	case bpmn.TimeDate:
+		if strings.HasPrefix(value, "P") {
+			// Camunda's due-date calendar reads a duration in a timeDate
+			// (typically from an expression) as now + duration.
+			d, err := timer.ParseDuration(value)
+			if err != nil {
+				return time.Time{}, "", fmt.Errorf("%s: %w", describe(a), err)
+			}
+			return d.AddTo(now).UTC(), "", nil
+		}
 		t, err := timer.ParseDate(value, time.UTC)
 		if err != nil {
 			return time.Time{}, "", fmt.Errorf("%s: %w", describe(a), err)
@@ -242,12 +252,20 @@ func (c *command) newJob(x *execution, def *Definition, a *bpmn.Activity, activi
 
 func (c *command) insertJob(j *persistence.Job) {
 	c.cc.Insert(j)
+	c.e.LogJob(c.cc, j, persistence.JobLogCreated, "", nil)
+	if len(c.jobDue) == 0 && c.cc.Tx.Dialect() == persistence.Postgres {
+		// Delivered at commit, to the job executors of every node.
+		c.cc.Exec("SELECT pg_notify($1, $2)", persistence.JobChannel, c.e.ID)
+	}
 	c.jobDue = append(c.jobDue, j)
 }
 
 // notifyJobs tells the job executor, after commit, that jobs were created.
 func (c *command) notifyJobs() {
-	if c.e.JobCreated == nil || len(c.jobDue) == 0 {
+	c.e.mu.RLock()
+	hooks := c.e.jobCreated
+	c.e.mu.RUnlock()
+	if len(hooks) == 0 || len(c.jobDue) == 0 {
 		return
 	}
 	var earliest *time.Time
@@ -260,7 +278,9 @@ func (c *command) notifyJobs() {
 			earliest = j.DueDate
 		}
 	}
-	c.e.JobCreated(earliest)
+	for _, fn := range hooks {
+		fn(earliest)
+	}
 }
 
 // initialRetries: a job starts with the retries of its retry cycle, else the
@@ -396,4 +416,42 @@ func (e *Engine) RetryCycle(cc *tx.Context, j *persistence.Job) string {
 		cycle = e.Config.DefaultRetryCycle
 	}
 	return cycle
+}
+
+// LogJob records an event of job in the job log (when history is on). The
+// lock owner is the job's; start is when the run being reported began.
+func (e *Engine) LogJob(cc *tx.Context, j *persistence.Job, event, message string, start *time.Time) {
+	if !e.Config.History {
+		return
+	}
+	cc.Insert(e.jobLogEntry(j, event, message, cc.Now().UTC(), start))
+}
+
+func (e *Engine) jobLogEntry(j *persistence.Job, event, message string, at time.Time, start *time.Time) *persistence.JobLogEntry {
+	return &persistence.JobLogEntry{
+		ID:                newID(),
+		JobID:             j.ID,
+		Event:             event,
+		Timestamp:         at,
+		LockOwner:         j.LockOwner,
+		Retries:           j.Retries,
+		Message:           message,
+		JobDefinitionID:   j.JobDefinitionID,
+		ActivityID:        j.ActivityID,
+		ProcessInstanceID: j.ProcessInstanceID,
+		Priority:          j.Priority,
+		ExecutionStart:    start,
+	}
+}
+
+// LogJobsLocked records the jobs an acquisition locked, in its transaction.
+func (e *Engine) LogJobsLocked(ctx context.Context, t persistence.Tx, jobs []*persistence.Job, at time.Time) error {
+	if !e.Config.History || len(jobs) == 0 {
+		return nil
+	}
+	ops := make([]persistence.Op, len(jobs))
+	for i, j := range jobs {
+		ops[i] = persistence.Op{Kind: persistence.OpInsert, Entity: e.jobLogEntry(j, persistence.JobLogLocked, "", at.UTC(), nil)}
+	}
+	return persistence.Flush(ctx, t, ops)
 }

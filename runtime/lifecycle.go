@@ -22,6 +22,7 @@ func (c *command) startInstance(def *Definition, businessKey, superExecutionID s
 	if err := in.root.setVariables(vars, true); err != nil {
 		return nil, err
 	}
+	c.e.Log.Debug("process instance started", "instance", in.root.ID, "definition", def.ID, "businessKey", businessKey)
 	token := c.newChild(in.root)
 	if start.Kind != bpmn.StartEvent || start.Parent != nil {
 		// Starting before an activity skips the process start: no start
@@ -70,6 +71,7 @@ func (c *command) endInstance(in *instance, state, reason string) error {
 		}
 	}
 	c.historyInstanceEnd(in, state, reason, in.lastEnd)
+	c.e.Log.Debug("process instance ended", "instance", root.ID, "definition", in.def.ID, "state", state)
 	if err := c.removeExecution(root); err != nil {
 		return err
 	}
@@ -90,6 +92,10 @@ func (c *command) deleteInstance(in *instance, reason, state string) error {
 		if err := c.cancel(ch, reason); err != nil {
 			return err
 		}
+	}
+	// As in Camunda, a deleted instance's end listeners run too.
+	if err := c.fireListeners(root, in.def.Process.Listeners, "end", "process '"+in.def.Key+"'"); err != nil {
+		return err
 	}
 	c.historyInstanceEnd(in, state, reason, "")
 	return c.removeExecution(root)
@@ -118,8 +124,15 @@ func (c *command) callProcess(x *execution, a *bpmn.Activity) error {
 			return fmt.Errorf("%s: camunda:in: %w", describe(a), err)
 		}
 	}
-	_, err = c.startInstance(def, businessKey, x.ID, vars, def.Process.NoneStartEvent())
-	return err
+	in, err := c.startInstance(def, businessKey, x.ID, vars, def.Process.NoneStartEvent())
+	if err != nil {
+		return err
+	}
+	if h := c.history[x.ActivityInstanceID]; h != nil {
+		h.CalledProcessInstanceID = in.root.ID
+		c.cc.Update(h)
+	}
+	return nil
 }
 
 type mappedVars struct{ vars, local map[string]any }

@@ -3,6 +3,8 @@ package runtime
 import (
 	"fmt"
 	"reflect"
+	"strconv"
+	"strings"
 
 	"github.com/bpmnlite/bpmnlite/bpmn"
 	"github.com/bpmnlite/bpmnlite/expression"
@@ -92,11 +94,7 @@ func (c *command) loopItems(x *execution, a *bpmn.Activity) ([]any, int, error) 
 		}
 		return items, len(items), nil
 	}
-	ex, err := expression.Compile(mi.LoopCardinality)
-	if err != nil {
-		return nil, 0, fmt.Errorf("%s: loopCardinality: %w", describe(a), err)
-	}
-	n, err := ex.EvalInt64(c.resolver(x))
+	n, err := c.loopCardinality(x, mi.LoopCardinality)
 	if err != nil {
 		return nil, 0, fmt.Errorf("%s: loopCardinality: %w", describe(a), err)
 	}
@@ -104,6 +102,23 @@ func (c *command) loopItems(x *execution, a *bpmn.Activity) ([]any, int, error) 
 		return nil, 0, fmt.Errorf("%s: loopCardinality must be 0 or more, got %d", describe(a), n)
 	}
 	return nil, int(n), nil
+}
+
+// loopCardinality evaluates a cardinality: a plain number ("5", the common
+// spelling) or an expression giving an integer.
+func (c *command) loopCardinality(x *execution, src string) (int64, error) {
+	if !expression.IsExpression(src) {
+		n, err := strconv.ParseInt(strings.TrimSpace(src), 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("%q is not an integer", src)
+		}
+		return n, nil
+	}
+	ex, err := expression.Compile(src)
+	if err != nil {
+		return 0, err
+	}
+	return ex.EvalInt64(c.resolver(x))
 }
 
 func toSlice(v any) ([]any, error) {

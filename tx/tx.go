@@ -259,13 +259,8 @@ func (cc *Context) Flush() error {
 			ops = append(ops, persistence.Op{Kind: p.kind, Entity: p.entity})
 		}
 	}
-	if err := persistence.Flush(cc, cc.Tx, ops); err != nil {
+	if err := persistence.Flush(cc, cc.Tx, ops, cc.raw...); err != nil {
 		return err
-	}
-	if len(cc.raw) > 0 {
-		if _, err := cc.Tx.Batch(cc, cc.raw); err != nil {
-			return err
-		}
 	}
 	cc.pending = cc.pending[:0]
 	cc.raw = cc.raw[:0]

@@ -267,7 +267,8 @@ CREATE TABLE job_log (
     job_definition_id   text,
     activity_id         text,
     process_instance_id text,
-    priority            bigint NOT NULL
+    priority            bigint NOT NULL,
+    execution_start     timestamptz
 );
 CREATE INDEX job_log_job ON job_log (job_id);
 CREATE INDEX job_log_process_instance ON job_log (process_instance_id);

@@ -271,7 +271,8 @@ CREATE TABLE job_log (
     job_definition_id   TEXT,
     activity_id         TEXT,
     process_instance_id TEXT,
-    priority            INTEGER NOT NULL
+    priority            INTEGER NOT NULL,
+    execution_start     INTEGER
 ) STRICT;
 CREATE INDEX job_log_job ON job_log (job_id);
 CREATE INDEX job_log_process_instance ON job_log (process_instance_id);

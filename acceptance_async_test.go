@@ -1,0 +1,599 @@
+package bpmnlite_test
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/bpmnlite/bpmnlite"
+)
+
+// Helpers of the acceptance tests (prefixed acc to stay apart from other
+// test files' helpers).
+
+// accWith returns e for a subtest t: cases of one test share the engine of
+// a backend (opening one per case costs more than the case).
+func (e *env) accWith(t *testing.T) *env {
+	c := *e
+	c.t = t
+	return &c
+}
+
+// accAllJobs returns every job of the engine.
+func (e *env) accAllJobs() []*bpmnlite.Job {
+	e.t.Helper()
+	js, err := e.eng.Jobs(e.ctx, bpmnlite.JobQuery{})
+	if err != nil {
+		e.t.Fatalf("jobs: %v", err)
+	}
+	return js
+}
+
+// accOneJob returns pi's only job, failing the test when it has another number.
+func (e *env) accOneJob(pi string) *bpmnlite.Job {
+	e.t.Helper()
+	js := e.jobs(pi)
+	if len(js) != 1 {
+		e.t.Fatalf("%d jobs, want 1: %v", len(js), accJobList(js))
+	}
+	return js[0]
+}
+
+// accExec runs one job and fails the test on error.
+func (e *env) accExec(jobID string) {
+	e.t.Helper()
+	if err := e.eng.ExecuteJob(e.ctx, jobID); err != nil {
+		e.t.Fatalf("execute job %s: %v", jobID, err)
+	}
+}
+
+// accEnded reports whether pi has no runtime execution left.
+func (e *env) accEnded(pi string) bool {
+	e.t.Helper()
+	xs, err := e.eng.Executions(e.ctx, bpmnlite.ExecutionQuery{ProcessInstanceID: pi})
+	if err != nil {
+		e.t.Fatalf("executions: %v", err)
+	}
+	return len(xs) == 0
+}
+
+// accVar returns variable name of pi (nil when not set).
+func (e *env) accVar(pi, name string) any {
+	e.t.Helper()
+	v, _, err := e.eng.Variable(e.ctx, pi, name)
+	if err != nil {
+		e.t.Fatalf("variable %s: %v", name, err)
+	}
+	return v
+}
+
+// accInstances returns the running and ended instances of a process key.
+func (e *env) accInstances(key string) []*bpmnlite.HistoricProcessInstance {
+	e.t.Helper()
+	ps, err := e.eng.ProcessInstances(e.ctx, bpmnlite.ProcessInstanceQuery{ProcessDefinitionKey: key})
+	if err != nil {
+		e.t.Fatalf("process instances: %v", err)
+	}
+	return ps
+}
+
+// accWaitingAt asserts the activity-instance-tree equivalent of a single
+// transition instance: pi has exactly one path, at activity, not active
+// (waiting in its job), and exactly one job, at that activity.
+func (e *env) accWaitingAt(pi, activity string) *bpmnlite.Job {
+	e.t.Helper()
+	all := e.executions(pi, "")
+	at := e.executions(pi, activity)
+	if len(all) != 2 || len(at) != 1 || at[0].IsActive {
+		e.t.Fatalf("want the root and one waiting execution at %s, got %s", activity, accExecList(all))
+	}
+	j := e.accOneJob(pi)
+	if j.ActivityID != activity || j.ExecutionID != at[0].ID {
+		e.t.Fatalf("job at %s on execution %s, want at %s on %s", j.ActivityID, j.ExecutionID, activity, at[0].ID)
+	}
+	return j
+}
+
+func accJobList(js []*bpmnlite.Job) string {
+	var s []string
+	for _, j := range js {
+		s = append(s, fmt.Sprintf("%s@%s/%s(priority %d, retries %d)", j.Type, j.ActivityID, j.HandlerType, j.Priority, j.Retries))
+	}
+	return strings.Join(s, ", ")
+}
+
+func accExecList(xs []*bpmnlite.ExecutionRow) string {
+	var s []string
+	for _, x := range xs {
+		s = append(s, x.ActivityID)
+	}
+	return "[" + strings.Join(s, ", ") + "]"
+}
+
+// S01: asyncBefore on a service task creates one message job; the delegate
+// runs only when the job does.
+func TestS01_AsyncServiceNoListeners(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		d := registerCorpusDelegates(e)
+		e.deployFiles("camunda/async/AsyncTaskTest.testAsyncServiceNoListeners.bpmn20.xml")
+		pi := e.start("asyncService", nil)
+		j := e.accWaitingAt(pi, "service")
+		if j.Type != "message" {
+			t.Errorf("job type %s, want message", j.Type)
+		}
+		if d.calls() != 0 {
+			t.Fatalf("delegate ran %d times before the job", d.calls())
+		}
+		if n := e.drain(10); n != 1 {
+			t.Errorf("drain ran %d jobs, want 1", n)
+		}
+		if d.calls() != 1 || len(e.jobs(pi)) != 0 || !e.accEnded(pi) {
+			t.Fatalf("after drain: %d calls, %d jobs, ended %v; want 1, 0, true", d.calls(), len(e.jobs(pi)), e.accEnded(pi))
+		}
+	})
+}
+
+// S01, related files: the async service behind a fork, an async
+// multi-instance call activity, and an async plain task.
+func TestS01_AsyncRelated(t *testing.T) {
+	cases := []struct {
+		name, key string
+		files     []string
+		calls     int
+	}{
+		{"concurrent", "asyncService", []string{"camunda/async/AsyncTaskTest.testAsyncServiceConcurrent.bpmn20.xml"}, 1},
+		// Sequential MI (10) of an async call activity calling the async service.
+		{"callActivity", "asyncCallactivity", []string{"camunda/async/AsyncTaskTest.testAsyncCallActivity.bpmn20.xml",
+			"camunda/async/AsyncTaskTest.testAsyncServiceNoListeners.bpmn20.xml"}, 10},
+		{"task", "asyncTask", []string{"camunda/async/_needs-extra/AsyncTaskTest.testAsyncTask.bpmn20.xml"}, 0},
+	}
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		d := registerCorpusDelegates(e)
+		for _, tc := range cases {
+			t.Run(tc.name, func(t *testing.T) {
+				e := e.accWith(t)
+				calls := d.calls()
+				e.deployFiles(tc.files...)
+				pi := e.start(tc.key, nil)
+				if n := len(e.accAllJobs()); n != 1 {
+					t.Fatalf("%d jobs after start, want 1", n)
+				}
+				e.drain(100)
+				if n := len(e.accAllJobs()); n != 0 {
+					t.Fatalf("%d jobs after drain, want 0", n)
+				}
+				if got := d.calls() - calls; got != tc.calls || !e.accEnded(pi) || e.state(pi) != "COMPLETED" {
+					t.Fatalf("delegate calls %d (want %d), ended %v, state %s", got, tc.calls, e.accEnded(pi), e.state(pi))
+				}
+			})
+		}
+	})
+}
+
+// S02: asyncBefore on the activity makes the multi-instance body async (one
+// job runs all 5 instances); on the loop characteristics, each inner
+// instance is async.
+func TestS02_MultiInstanceAsync(t *testing.T) {
+	cases := []struct {
+		file           string
+		jobsAfterStart int
+		drained        int
+	}{
+		{"AsyncTaskTest.testAsyncSequentialMultiInstanceWithServiceTask.bpmn20.xml", 1, 1},
+		{"AsyncTaskTest.testAsyncParallelMultiInstanceWithServiceTask.bpmn20.xml", 1, 1},
+		{"AsyncTaskTest.testAsyncServiceWrappedInSequentialMultiInstance.bpmn20.xml", 1, 5},
+		{"AsyncTaskTest.testAsyncServiceWrappedInParallelMultiInstance.bpmn20.xml", 5, 5},
+	}
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		d := registerCorpusDelegates(e)
+		for _, tc := range cases {
+			t.Run(strings.TrimSuffix(strings.TrimPrefix(tc.file, "AsyncTaskTest."), ".bpmn20.xml"), func(t *testing.T) {
+				e := e.accWith(t)
+				calls := d.calls()
+				e.deployFiles("camunda/async/" + tc.file)
+				pi := e.start("asyncService", nil)
+				js := e.jobs(pi)
+				if len(js) != tc.jobsAfterStart || d.calls() != calls {
+					t.Fatalf("after start: %d jobs (want %d), %d calls (want 0)", len(js), tc.jobsAfterStart, d.calls()-calls)
+				}
+				if tc.drained == 1 {
+					if js[0].ActivityID != "service#multiInstanceBody" {
+						t.Errorf("async body job at %s, want service#multiInstanceBody", js[0].ActivityID)
+					}
+				} else {
+					for _, j := range js {
+						if j.ActivityID != "service" {
+							t.Errorf("inner job at %s, want service", j.ActivityID)
+						}
+					}
+				}
+				if tc.jobsAfterStart == 5 {
+					// The tree: scope service#multiInstanceBody holding 5
+					// transition instances of service.
+					bodies := e.executions(pi, "service#multiInstanceBody")
+					inner := e.executions(pi, "service")
+					if len(bodies) != 1 || len(inner) != 5 {
+						t.Fatalf("%d bodies and %d inner executions, want 1 and 5", len(bodies), len(inner))
+					}
+					for _, x := range inner {
+						if x.ParentID != bodies[0].ID || x.IsActive {
+							t.Errorf("inner execution %s: parent %s active %v; want a waiting child of the body", x.ID, x.ParentID, x.IsActive)
+						}
+					}
+				}
+				if n := e.drain(20); n != tc.drained {
+					t.Errorf("drain ran %d jobs, want %d", n, tc.drained)
+				}
+				if got := d.calls() - calls; got != 5 || len(e.jobs(pi)) != 0 || !e.accEnded(pi) {
+					t.Fatalf("after drain: %d calls, %d jobs, ended %v; want 5, 0, true", got, len(e.jobs(pi)), e.accEnded(pi))
+				}
+			})
+		}
+	})
+}
+
+// S04: a failing async service with a boundary timer keeps exactly its
+// message job: the timer is never committed, since entering the activity is
+// rolled back with each failure.
+func TestS04_FailingAsyncServiceTimer(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		registerCorpusDelegates(e)
+		e.deployFiles("camunda/async/AsyncTaskTest.testFailingAsyncServiceTimer.bpmn20.xml")
+		pi := e.start("asyncService", nil)
+		if j := e.accOneJob(pi); j.Type != "message" {
+			t.Fatalf("job type %s, want message", j.Type)
+		}
+		if n := e.drain(10); n != 0 {
+			t.Fatalf("%d jobs succeeded, want 0", n)
+		}
+		j := e.accWaitingAt(pi, "service")
+		if j.Type != "message" || j.Retries != 0 || j.ExceptionMessage == "" {
+			t.Fatalf("job %s with %d retries and message %q; want the message job, 0 retries, an exception", j.Type, j.Retries, j.ExceptionMessage)
+		}
+	})
+}
+
+// S04, sub-process case: the async service inside a sub-process with a
+// boundary timer; running the message job completes the instance and the
+// timer goes with its scope.
+func TestS04_AsyncServiceSubProcessTimer(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		d := registerCorpusDelegates(e)
+		e.deployFiles("camunda/async/AsyncTaskTest.testAsyncServiceSubProcessTimer.bpmn20.xml")
+		pi := e.start("asyncService", nil)
+		js := e.jobs(pi)
+		if len(js) != 2 {
+			t.Fatalf("%d jobs, want 2 (message and timer): %s", len(js), accJobList(js))
+		}
+		i := slices.IndexFunc(js, func(j *bpmnlite.Job) bool { return j.Type == "message" })
+		if i < 0 || !slices.ContainsFunc(js, func(j *bpmnlite.Job) bool { return j.Type == "timer" }) {
+			t.Fatalf("want a message and a timer job: %s", accJobList(js))
+		}
+		e.accExec(js[i].ID)
+		if d.calls() != 1 || !e.accEnded(pi) || len(e.accAllJobs()) != 0 {
+			t.Fatalf("%d calls, ended %v, %d jobs; want 1, true, 0", d.calls(), e.accEnded(pi), len(e.accAllJobs()))
+		}
+	})
+}
+
+// S04, async sub-process without a timer: one job, the sub-process waiting
+// as a transition instance.
+func TestS04_AsyncServiceSubProcess(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deployFiles("camunda/async/AsyncTaskTest.testAsyncServiceSubProcess.bpmn20.xml")
+		pi := e.start("asyncService", nil)
+		e.accWaitingAt(pi, "subProcess")
+		e.drain(10)
+		if !e.accEnded(pi) {
+			t.Fatal("instance still running after the sub-process job")
+		}
+	})
+}
+
+// S06: an async start event waits before the first activity.
+func TestS06_AsyncStartEvent(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deployFiles("camunda/async/AsyncStartEventTest.testAsyncStartEvent.bpmn20.xml")
+		pi := e.start("asyncStartEvent", nil)
+		if n := len(e.tasks(pi)); n != 0 {
+			t.Fatalf("%d tasks before the start job, want 0", n)
+		}
+		e.accWaitingAt(pi, "startEvent")
+		e.drain(10)
+		if n := len(e.executions(pi, "startEvent")); n != 0 {
+			t.Errorf("%d executions at startEvent after drain, want 0", n)
+		}
+		if got := e.taskKeys(pi); got != "task" {
+			t.Fatalf("tasks %q, want task", got)
+		}
+	})
+}
+
+// S06: a called process with an async start event waits at it.
+func TestS06_AsyncStartEventCallActivity(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deployFiles("camunda/async/AsyncStartEventTest.testCallActivity-super.bpmn20.xml",
+			"camunda/async/AsyncStartEventTest.testCallActivity-sub.bpmn20.xml")
+		super := e.start("super", nil)
+		subs := e.accInstances("sub")
+		if len(subs) != 1 {
+			t.Fatalf("%d sub instances, want 1", len(subs))
+		}
+		e.accWaitingAt(subs[0].ID, "theSubStart")
+		e.drain(10)
+		if !e.accEnded(subs[0].ID) || !e.accEnded(super) {
+			t.Fatal("super and sub should have ended after the start job")
+		}
+	})
+}
+
+// S06: an async start event of an embedded sub-process waits inside the
+// sub-process scope.
+func TestS06_AsyncSubProcessStartEvent(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deployFiles("camunda/async/AsyncStartEventTest.testAsyncSubProcessStartEvent.bpmn")
+		pi := e.start("process", nil)
+		at := e.executions(pi, "StartEvent_2")
+		scope := e.executions(pi, "SubProcess_1")
+		if len(at) != 1 || len(scope) != 1 || at[0].ParentID != scope[0].ID || at[0].IsActive {
+			t.Fatalf("want a waiting execution at StartEvent_2 inside the SubProcess_1 scope, got %s", accExecList(e.executions(pi, "")))
+		}
+		if j := e.accOneJob(pi); j.ActivityID != "StartEvent_2" {
+			t.Fatalf("job at %s, want StartEvent_2", j.ActivityID)
+		}
+		e.drain(10)
+		if got := e.taskKeys(pi); got != "UserTask_1" {
+			t.Fatalf("tasks %q, want UserTask_1", got)
+		}
+	})
+}
+
+// S06: calling a process whose start event is async gives one job; running
+// it reaches the called user task.
+func TestS06_CallProcessWithAsyncStartEvent(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deployFiles("camunda/async/AsyncCallActivityTest.testCallSubProcess.bpmn20.xml",
+			"camunda/async/AsyncCallActivityTest.asyncStartEvent.bpmn20.xml")
+		pi := e.start("callAsyncSubProcess", nil)
+		js := e.accAllJobs()
+		if len(js) != 1 {
+			t.Fatalf("%d jobs, want 1", len(js))
+		}
+		e.accExec(js[0].ID)
+		tasks, err := e.eng.Tasks(e.ctx, bpmnlite.TaskQuery{TaskDefinitionKey: "task"})
+		if err != nil || len(tasks) != 1 {
+			t.Fatalf("tasks %d (%v), want 1", len(tasks), err)
+		}
+		if err := e.eng.CompleteTask(e.ctx, tasks[0].ID, nil); err != nil {
+			t.Fatal(err)
+		}
+		if !e.accEnded(pi) {
+			t.Fatal("caller still running after the called task completed")
+		}
+	})
+}
+
+// S06: an async end event keeps the instance alive until its job runs.
+func TestS06_AsyncEndEvent(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deployFiles("camunda/async/AsyncEndEventTest.testAsyncEndEvent.bpmn20.xml")
+		pi := e.start("asyncEndEvent", nil)
+		if e.state(pi) != "ACTIVE" {
+			t.Fatalf("state %s, want ACTIVE", e.state(pi))
+		}
+		e.accWaitingAt(pi, "endEvent")
+		e.drain(10)
+		if n := len(e.executions(pi, "endEvent")); n != 0 || !e.accEnded(pi) || e.state(pi) != "COMPLETED" {
+			t.Fatalf("%d executions at endEvent, ended %v, state %s", n, e.accEnded(pi), e.state(pi))
+		}
+	})
+}
+
+// S06: the called process waits at its async end event.
+func TestS06_AsyncEndEventCallActivity(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deployFiles("camunda/async/AsyncEndEventTest.testCallActivity-super.bpmn20.xml",
+			"camunda/async/AsyncEndEventTest.testCallActivity-sub.bpmn20.xml")
+		super := e.start("super", nil)
+		subs := e.accInstances("sub")
+		if len(subs) != 1 {
+			t.Fatalf("%d sub instances, want 1", len(subs))
+		}
+		e.accWaitingAt(subs[0].ID, "theSubEnd")
+		e.drain(10)
+		if !e.accEnded(subs[0].ID) || !e.accEnded(super) {
+			t.Fatal("super and sub should have ended after the end job")
+		}
+	})
+}
+
+// S07: asyncAfter on a parallel fork gives one job per outgoing flow, each
+// recording its flow.
+func TestS07_AsyncAfterOnParallelGatewayFork(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deployFiles("camunda/async/AsyncAfterTest.testAsyncAfterOnParallelGatewayFork.bpmn20.xml")
+		pi := e.start("process", nil)
+		js := e.jobs(pi)
+		if len(js) != 2 {
+			t.Fatalf("%d jobs, want 2", len(js))
+		}
+		byFlow := map[string]string{}
+		for _, j := range js {
+			byFlow[j.HandlerConfig] = j.ID
+		}
+		if byFlow["afterForkFlow1"] == "" || byFlow["afterForkFlow2"] == "" {
+			t.Fatalf("job configurations %v, want afterForkFlow1 and afterForkFlow2", byFlow)
+		}
+		e.accExec(byFlow["afterForkFlow1"])
+		if got := e.taskKeys(pi); got != "theTask1" || len(e.jobs(pi)) != 1 {
+			t.Fatalf("tasks %q and %d jobs, want theTask1 and 1", got, len(e.jobs(pi)))
+		}
+		e.accExec(byFlow["afterForkFlow2"])
+		if got := e.taskKeys(pi); got != "theTask1,theTask2" {
+			t.Fatalf("tasks %q, want theTask1,theTask2", got)
+		}
+	})
+}
+
+// S08: asyncAfter needs ids on the outgoing flows.
+func TestS08_TransitionIdRequired(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		_, err := e.eng.DeployFiles(e.ctx, "s08", corpus(t, "camunda/async/AsyncAfterTest.testTransitionIdRequired.bpmn20.xml"))
+		var pe *bpmnlite.ParseError
+		if !errors.As(err, &pe) {
+			t.Fatalf("deploy: %v, want a ParseError", err)
+		}
+		const want = "Sequence flow with sourceRef='service' must have an id, activity with id 'service' uses 'asyncAfter'."
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not contain %q", err, want)
+		}
+		if !slices.ContainsFunc(pe.Problems, func(p bpmnlite.Problem) bool { return p.ElementID == "service" }) {
+			t.Errorf("no problem names element service: %v", pe.Problems)
+		}
+	})
+}
+
+// S09: asyncAfter on a multi-instance user task: after the 3 tasks, one job
+// ends the instance.
+func TestS09_AsyncAfterMultiInstanceUserTask(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deployFiles("camunda/async/AsyncAfterTest.testAsyncAfterMultiInstanceUserTask.bpmn20.xml")
+		pi := e.start("process", nil)
+		ts := e.tasks(pi)
+		if len(ts) != 3 {
+			t.Fatalf("%d tasks, want 3", len(ts))
+		}
+		for _, task := range ts {
+			if err := e.eng.CompleteTask(e.ctx, task.ID, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if e.accEnded(pi) {
+			t.Fatal("ended before the asyncAfter job ran")
+		}
+		e.drain(10)
+		if !e.accEnded(pi) {
+			t.Fatal("instance still running after the job executor run")
+		}
+	})
+}
+
+const s09Dir = "camunda/async/_needs-extra/"
+
+// accListenersRan reports whether the service's behaviour and its start
+// and end listeners set their variables.
+func (e *env) accListenersRan(pi string) bool {
+	e.t.Helper()
+	return e.accVar(pi, "behaviorInvoked") == true && e.accVar(pi, "listenerStartInvoked") == true && e.accVar(pi, "listenerEndInvoked") == true
+}
+
+// S09: asyncAfter on a service task with two conditional flows: the job
+// takes the flow the condition selects.
+func TestS09_AsyncAfterServiceTaskMultipleTransitions(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deployFiles(s09Dir + "AsyncAfterTest.testAsyncAfterServiceTaskMultipleTransitions.bpmn20.xml")
+		for _, flow := range []string{"flow2", "flow3"} {
+			t.Run(flow, func(t *testing.T) {
+				e := e.accWith(t)
+				pi := e.start("testProcess", map[string]any{"flowToTake": flow})
+				if !e.accListenersRan(pi) {
+					t.Fatal("behaviour and listeners should have run before the asyncAfter job")
+				}
+				e.accExec(e.accOneJob(pi).ID)
+				taken, other := "taskAfterFlow2", "taskAfterFlow3"
+				if flow == "flow3" {
+					taken, other = other, taken
+				}
+				if len(e.executions(pi, taken)) != 1 || len(e.executions(pi, other)) != 0 {
+					t.Fatalf("executions %s, want one at %s only", accExecList(e.executions(pi, "")), taken)
+				}
+			})
+		}
+	})
+}
+
+// S09: without conditions the two flows are an implicit parallel split:
+// one asyncAfter job each.
+func TestS09_AsyncAfterServiceTaskMultipleTransitionsConcurrent(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deployFiles(s09Dir + "AsyncAfterTest.testAsyncAfterServiceTaskMultipleTransitionsConcurrent.bpmn20.xml")
+		pi := e.start("testProcess", nil)
+		js := e.jobs(pi)
+		if len(js) != 2 {
+			t.Fatalf("%d jobs, want 2", len(js))
+		}
+		for _, j := range js {
+			e.accExec(j.ID)
+		}
+		if len(e.executions(pi, "taskAfterFlow2")) != 1 || len(e.executions(pi, "taskAfterFlow3")) != 1 {
+			t.Fatalf("executions %s, want one at each of taskAfterFlow2 and taskAfterFlow3", accExecList(e.executions(pi, "")))
+		}
+	})
+}
+
+// S09: asyncAfter on a service task, alone and with asyncBefore.
+func TestS09_AsyncAfterServiceTask(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deployFiles(s09Dir + "AsyncAfterTest.testAsyncAfterServiceTask.bpmn20.xml")
+		pi := e.start("testProcess", nil)
+		if !e.accListenersRan(pi) {
+			t.Fatal("behaviour and listeners should have run")
+		}
+		e.accExec(e.accOneJob(pi).ID)
+		if !e.accEnded(pi) {
+			t.Fatal("instance should have ended")
+		}
+	})
+}
+
+func TestS09_AsyncAfterAndBeforeServiceTask(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deployFiles(s09Dir + "AsyncAfterTest.testAsyncAfterAndBeforeServiceTask.bpmn20.xml")
+		pi := e.start("testProcess", nil)
+		for _, v := range []string{"behaviorInvoked", "listenerStartInvoked", "listenerEndInvoked"} {
+			if e.accVar(pi, v) != nil {
+				t.Fatalf("%s set before the asyncBefore job", v)
+			}
+		}
+		before := e.accOneJob(pi)
+		e.accExec(before.ID)
+		if !e.accListenersRan(pi) {
+			t.Fatal("behaviour and listeners should have run")
+		}
+		after := e.accOneJob(pi)
+		if after.HandlerType != "async-after" {
+			t.Fatalf("second job is %s, want the async-after job", after.HandlerType)
+		}
+		e.accExec(after.ID)
+		if !e.accEnded(pi) {
+			t.Fatal("instance should have ended")
+		}
+	})
+}
+
+// S09: asyncAfter on the inner activity of a sequential multi-instance.
+func TestS09_AsyncAfterServiceWrappedInSequentialMultiInstance(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deployFiles(s09Dir + "AsyncAfterTest.testAsyncAfterServiceWrappedInSequentialMultiInstance.bpmn20.xml")
+		// Camunda starts without variables: JUEL reads the missing
+		// behaviorInvoked as 0 in "+ 1". The expression package rejects
+		// null + 1, so the counter starts at 0 here.
+		pi := e.start("testProcess", map[string]any{"behaviorInvoked": int64(0)})
+		if got := e.accVar(pi, "behaviorInvoked"); got != int64(1) {
+			t.Fatalf("behaviour ran %v times, want 1", got)
+		}
+		e.accOneJob(pi)
+		if n := e.drain(10); n != 5 {
+			t.Errorf("drain ran %d jobs, want 5", n)
+		}
+		if got := e.accVar(pi, "behaviorInvoked"); got != int64(5) {
+			t.Fatalf("behaviour ran %v times, want 5", got)
+		}
+		e.complete(pi, "userTask", nil)
+		if !e.accEnded(pi) {
+			t.Fatal("instance should have ended")
+		}
+	})
+}

@@ -1,0 +1,488 @@
+package bpmnlite_test
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bpmnlite/bpmnlite"
+)
+
+const prioDir = "camunda/job-priority/"
+
+// accPriorities returns "activity/handler=priority" for pi's jobs, sorted.
+func (e *env) accPriorities(pi string) string {
+	e.t.Helper()
+	var s []string
+	for _, j := range e.jobs(pi) {
+		s = append(s, fmt.Sprintf("%s/%s=%d", j.ActivityID, j.HandlerType, j.Priority))
+	}
+	slices.Sort(s)
+	return strings.Join(s, " ")
+}
+
+// accStartBefore starts key directly before activity (Camunda's "start
+// before X" of the priority tests).
+func (e *env) accStartBefore(key, activity string) string {
+	e.t.Helper()
+	pi, err := e.eng.Start(e.ctx, bpmnlite.StartRequest{Key: key, StartBefore: activity})
+	if err != nil {
+		e.t.Fatalf("start %s before %s: %v", key, activity, err)
+	}
+	return pi
+}
+
+// S10: without any priority, asyncBefore, asyncAfter and timer jobs get 0.
+func TestS10_DefaultPriority(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deployFiles(prioDir+"_needs-extra/oneTaskProcess.bpmn20.xml", prioDir+"oneTimerProcess.bpmn20.xml")
+		pi := e.start("oneTaskProcess", nil)
+		if got := e.accPriorities(pi); got != "task1/async-before=0" {
+			t.Fatalf("before job: %s", got)
+		}
+		e.accExec(e.accOneJob(pi).ID)
+		if got := e.accPriorities(pi); got != "task1/async-after=0" {
+			t.Fatalf("after job: %s", got)
+		}
+		pi = e.start("oneTimerProcess", nil)
+		if got := e.accPriorities(pi); got != "timer1/timer-intermediate-transition=0" {
+			t.Fatalf("timer job: %s", got)
+		}
+	})
+}
+
+// S10: jobPrioProcess has process priority 10 and task2 priority 5, for the
+// jobs before and after each task.
+func TestS10_ProcessAndActivityPriority(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deployFiles(prioDir + "_needs-extra/jobPrioProcess.bpmn20.xml")
+		// A normal start reaches every job in turn (SCENARIOS "Adapt").
+		pi := e.start("jobPrioProcess", nil)
+		for _, want := range []string{"task1/async-before=10", "task1/async-after=10", "task2/async-before=5", "task2/async-after=5"} {
+			if got := e.accPriorities(pi); got != want {
+				t.Fatalf("jobs %s, want %s", got, want)
+			}
+			e.accExec(e.accOneJob(pi).ID)
+		}
+		if !e.accEnded(pi) {
+			t.Fatal("instance should have ended")
+		}
+		// Starting directly before each task gives the same jobs.
+		if got := e.accPriorities(e.accStartBefore("jobPrioProcess", "task1")); got != "task1/async-before=10" {
+			t.Errorf("start before task1: %s", got)
+		}
+		if got := e.accPriorities(e.accStartBefore("jobPrioProcess", "task2")); got != "task2/async-before=5" {
+			t.Errorf("start before task2: %s", got)
+		}
+	})
+}
+
+// S10: intermediate timers take the process's 8, or the activity's 4.
+func TestS10_TimerPriority(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deployFiles(prioDir + "intermediateTimerJobPrioProcess.bpmn20.xml")
+		pi := e.start("intermediateTimerJobPrioProcess", nil)
+		if got := e.accPriorities(pi); got != "timer1/timer-intermediate-transition=8" {
+			t.Fatalf("timer1: %s", got)
+		}
+		e.clock.Add(61 * time.Second)
+		if n, err := e.eng.ExecuteDueJobs(e.ctx, 10); err != nil || n != 1 {
+			t.Fatalf("run due jobs: %d, %v; want 1 run", n, err)
+		}
+		if got := e.accPriorities(pi); got != "timer2/timer-intermediate-transition=4" {
+			t.Fatalf("timer2: %s", got)
+		}
+		if got := e.accPriorities(e.accStartBefore("intermediateTimerJobPrioProcess", "timer2")); got != "timer2/timer-intermediate-transition=4" {
+			t.Errorf("start before timer2: %s", got)
+		}
+	})
+}
+
+// S10: a sub-process's priority is not passed down to its activities.
+func TestS10_SubProcessPriorityIsNotDefaultForContainedActivities(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deployFiles(prioDir + "_needs-extra/subProcessJobPrioProcess.bpmn20.xml")
+		pi := e.start("subProcessJobPrioProcess", nil)
+		if got := e.accPriorities(pi); got != "task1/async-before=10" {
+			t.Fatalf("jobs %s, want task1/async-before=10", got)
+		}
+	})
+}
+
+// S10: async inner instances of a multi-instance take the activity's priority.
+func TestS10_MultiInstanceInnerActivityPriority(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deployFiles(prioDir + "_needs-extra/miInnerAsyncProcess.bpmn20.xml")
+		pi := e.start("miBodyAsyncPriorityProcess", nil)
+		want := "task1/async-before=5 task1/async-before=5 task1/async-before=5"
+		if got := e.accPriorities(pi); got != want {
+			t.Fatalf("jobs %s, want %s", got, want)
+		}
+	})
+}
+
+// S11: timer start jobs take the process's priority (8) or the start
+// event's (1515); a boundary timer its own (20) over the process's 8.
+func TestS11_TimerStartAndBoundaryPriority(t *testing.T) {
+	cases := []struct {
+		file string
+		want int64
+	}{
+		{"JobPrioritizationBpmnConstantValueTest.testTimerStartEventPriorityOnProcessDefinition.bpmn20.xml", 8},
+		{"JobPrioritizationBpmnConstantValueTest.testTimerStartEventPriorityOnActivity.bpmn20.xml", 1515},
+	}
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		for _, tc := range cases {
+			t.Run(fmt.Sprint(tc.want), func(t *testing.T) {
+				e := e.accWith(t)
+				d := e.deployFiles(prioDir + tc.file)
+				js, err := e.eng.Jobs(e.ctx, bpmnlite.JobQuery{ProcessDefinitionID: d.Definitions[0].ID})
+				if err != nil || len(js) != 1 || js[0].HandlerType != "timer-start-event" || js[0].Priority != tc.want {
+					t.Fatalf("jobs %s (%v), want one timer start job with priority %d", accJobList(js), err, tc.want)
+				}
+			})
+		}
+		t.Run("boundary", func(t *testing.T) {
+			e := e.accWith(t)
+			e.deployFiles(prioDir + "boundaryTimerJobPrioProcess.bpmn20.xml")
+			pi := e.start("boundaryTimerJobPrioProcess", nil)
+			if got := e.accPriorities(pi); got != "timerBoundaryEvent/timer-transition=20" {
+				t.Fatalf("jobs %s, want timerBoundaryEvent/timer-transition=20", got)
+			}
+		})
+	})
+}
+
+// S11: the next job of an R2/PT5M start cycle keeps the start event's 9999.
+func TestS11_PriorityInTimerCycleEvent(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deployFiles("camunda/timers/StartTimerEventTest.testPriorityInTimerCycleEvent.bpmn20.xml")
+		first := e.accAllJobs()
+		if len(first) != 1 || first[0].Priority != 9999 {
+			t.Fatalf("jobs %s, want one with priority 9999", accJobList(first))
+		}
+		e.clock.Add(5*time.Minute + 5*time.Second)
+		if n, err := e.eng.ExecuteDueJobs(e.ctx, 10); err != nil || n != 1 {
+			t.Fatalf("run due jobs: %d, %v; want 1 run", n, err)
+		}
+		next := e.accAllJobs()
+		if len(next) != 1 || next[0].ID == first[0].ID || next[0].Priority != 9999 {
+			t.Fatalf("after the first run: jobs %s, want a new one with priority 9999", accJobList(next))
+		}
+		if n := len(e.accInstances("startTimerEventExampleCycle")); n != 1 {
+			t.Errorf("%d instances, want 1", n)
+		}
+	})
+}
+
+// S12: a malformed priority is a deployment error naming the element; a
+// priority on an activity that creates no job is allowed.
+func TestS12_MalformedPriority(t *testing.T) {
+	cases := []struct{ file, element, text string }{
+		{prioDir + "_needs-extra/invalidPrioProcess.bpmn20.xml", "task2", "value 'thisIsNotANumber' for attribute 'jobPriority' is not a valid number"},
+		{"camunda/external-tasks/externalTaskInvalidPriority.bpmn20.xml", "externalTaskWithPrio", "value 'NOTaNumber' for attribute 'taskPriority' is not a valid number"},
+	}
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		for _, tc := range cases {
+			_, err := e.eng.DeployFiles(e.ctx, "s12", corpus(t, tc.file))
+			var pe *bpmnlite.ParseError
+			if !errors.As(err, &pe) {
+				t.Fatalf("%s: deploy gave %v, want a ParseError", tc.file, err)
+			}
+			if !strings.Contains(strings.ToLower(err.Error()), strings.ToLower(tc.text)) {
+				t.Errorf("%s: error %q does not contain %q", tc.file, err, tc.text)
+			}
+			if !slices.ContainsFunc(pe.Problems, func(p bpmnlite.Problem) bool { return p.ElementID == tc.element }) {
+				t.Errorf("%s: no problem names %s: %v", tc.file, tc.element, pe.Problems)
+			}
+		}
+		e.deployFiles(prioDir + "_needs-extra/JobPrioritizationBpmnTest.testParsePriorityOnNonAsyncActivity.bpmn20.xml")
+		pi := e.start("jobPrioProcess", nil)
+		if !e.accEnded(pi) || len(e.jobs(pi)) != 0 {
+			t.Fatal("the process without async activities should run through")
+		}
+	})
+}
+
+// accJobDefs returns "activity: configuration" of the job definitions of a
+// process definition, sorted.
+func (e *env) accJobDefs(def *bpmnlite.ProcessDefinition) []string {
+	e.t.Helper()
+	jds, err := e.eng.JobDefinitions(e.ctx, def.ID, "")
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	var out []string
+	for _, jd := range jds {
+		if jd.ProcessDefinitionKey != def.Key {
+			e.t.Errorf("job definition %s has key %s, want %s", jd.ID, jd.ProcessDefinitionKey, def.Key)
+		}
+		out = append(out, jd.ActivityID+": "+jd.JobConfiguration)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// S20: one job definition per job-producing declaration, created at
+// deployment, with Camunda's activity ids and configurations.
+func TestS20_JobDefinitionsAtDeployment(t *testing.T) {
+	const dir = "camunda/job-executor/JobDefinitionDeploymentTest."
+	cases := []struct {
+		name string
+		want []string
+	}{
+		{"testTimerStartEvent", []string{"theStart: DATE: 2036-11-14T11:12:22"}},
+		{"testTimerBoundaryEvent", []string{"theBoundaryEvent: DATE: 2036-11-14T11:12:22"}},
+		{"testMultipleTimerBoundaryEvents", []string{"theBoundaryEvent1: DATE: 2036-11-14T11:12:22", "theBoundaryEvent2: DURATION: PT5M"}},
+		{"testTimerIntermediateEvent", []string{"timer: DURATION: PT5M"}},
+		{"testAsyncContinuation", []string{"theService: async-before"}},
+		{"testAsyncContinuationOfMultiInstance", []string{"theService#multiInstanceBody: async-after"}},
+		{"testAsyncContinuationOfActivityWrappedInMultiInstance", []string{"theService: async-after"}},
+	}
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		for _, tc := range cases {
+			t.Run(tc.name, func(t *testing.T) {
+				e := e.accWith(t)
+				d := e.deployFiles(dir + tc.name + ".bpmn20.xml")
+				def := d.Definitions[0]
+				if got := e.accJobDefs(def); def.Key != "testProcess" || !slices.Equal(got, tc.want) {
+					t.Fatalf("job definitions of %s: %q, want %q", def.Key, got, tc.want)
+				}
+				if tc.name == "testTimerStartEvent" {
+					jds, err := e.eng.JobDefinitions(e.ctx, def.ID, "")
+					if err != nil {
+						t.Fatal(err)
+					}
+					js, err := e.eng.Jobs(e.ctx, bpmnlite.JobQuery{ProcessDefinitionID: def.ID})
+					if err != nil || len(js) != 1 || js[0].JobDefinitionID != jds[0].ID {
+						t.Fatalf("timer start jobs %s (%v), want one linked to job definition %s", accJobList(js), err, jds[0].ID)
+					}
+				}
+			})
+		}
+		t.Run("testMultipleProcessDeployment", func(t *testing.T) {
+			e := e.accWith(t)
+			d := e.deployFiles(dir+"testAsyncContinuation.bpmn20.xml", dir+"testMultipleProcessesWithinDeployment.bpmn20.xml")
+			got := map[string][]string{}
+			for _, def := range d.Definitions {
+				got[def.Key] = e.accJobDefs(def)
+			}
+			if len(d.Definitions) != 2 || len(got["testProcess"]) != 1 ||
+				!slices.Equal(got["anotherTestProcess"], []string{"theStart: DURATION: PT5M", "timer: DURATION: PT5M"}) {
+				t.Fatalf("job definitions %q, want 1 for testProcess and the start and catch timers of anotherTestProcess", got)
+			}
+		})
+	})
+}
+
+// S21: async jobs are exclusive unless camunda:exclusive="false" (service
+// tasks, start and end events); running them leaves no job.
+func TestS21_ExclusiveFlag(t *testing.T) {
+	const dir = "camunda/exclusive/"
+	cases := []struct {
+		file      string
+		exclusive bool
+		jobs      int // jobs run in total
+	}{
+		{"ExclusiveTaskTest.testExclusiveService.bpmn20.xml", true, 1},
+		{"ExclusiveTaskTest.testNonExclusiveService.bpmn20.xml", false, 1},
+		{"ExclusiveStartEventTest.testExclusiveStartEvent.bpmn", true, 1},
+		{"ExclusiveStartEventTest.testNonExclusiveStartEvent.bpmn", false, 1},
+		{"ExclusiveEndEventTest.testExclusiveEndEvent.bpmn", true, 1},
+		{"ExclusiveEndEventTest.testNonExclusiveEndEvent.bpmn", false, 2},
+	}
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		for _, tc := range cases {
+			t.Run(tc.file, func(t *testing.T) {
+				e := e.accWith(t)
+				e.deployFiles(dir + tc.file)
+				pi := e.start("exclusive", nil)
+				j := e.accOneJob(pi)
+				if j.Exclusive != tc.exclusive {
+					t.Fatalf("job exclusive = %v, want %v", j.Exclusive, tc.exclusive)
+				}
+				if n := e.drain(10); n != tc.jobs {
+					t.Errorf("ran %d jobs, want %d", n, tc.jobs)
+				}
+				if len(e.jobs(pi)) != 0 || !e.accEnded(pi) {
+					t.Fatal("jobs left or instance still running")
+				}
+			})
+		}
+	})
+}
+
+// S21: concurrent exclusive jobs joining at nested parallel gateways, and
+// sequences of async services, all complete.
+func TestS21_ExclusiveJobsComplete(t *testing.T) {
+	cases := []struct {
+		file, key      string
+		jobsAfterStart int
+	}{
+		{"ExclusiveTaskTest.testExclusiveServiceConcurrent.bpmn20.xml", "exclusive", 3},
+		{"ExclusiveTaskTest.testExclusiveSequence2.bpmn20.xml", "testProcess", 1},
+		{"ExclusiveTaskTest.testExclusiveSequence3.bpmn20.xml", "testProcess", 1},
+	}
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		for _, tc := range cases {
+			t.Run(tc.file, func(t *testing.T) {
+				e := e.accWith(t)
+				e.deployFiles("camunda/exclusive/" + tc.file)
+				pi := e.start(tc.key, nil)
+				js := e.jobs(pi)
+				if len(js) != tc.jobsAfterStart {
+					t.Fatalf("%d jobs after start, want %d", len(js), tc.jobsAfterStart)
+				}
+				for _, j := range js {
+					if !j.Exclusive {
+						t.Errorf("job at %s is not exclusive", j.ActivityID)
+					}
+				}
+				e.drain(20)
+				if len(e.jobs(pi)) != 0 || !e.accEnded(pi) || e.state(pi) != "COMPLETED" {
+					t.Fatalf("%d jobs left, ended %v", len(e.jobs(pi)), e.accEnded(pi))
+				}
+			})
+		}
+	})
+}
+
+// S21: three exclusive PT5M timers after a fork join without a lost update.
+func TestS21_ExclusiveTimers(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deployFiles("camunda/exclusive/ExclusiveTimerEventTest.testCatchingTimerEvent.bpmn20.xml")
+		pi := e.start("exclusiveTimers", nil)
+		if n := len(e.jobs(pi)); n != 3 {
+			t.Fatalf("%d timer jobs, want 3", n)
+		}
+		e.clock.Add(50*time.Minute + 5*time.Second)
+		if n, err := e.eng.ExecuteDueJobs(e.ctx, 10); err != nil || n != 3 {
+			t.Fatalf("ran %d jobs (%v), want 3", n, err)
+		}
+		if len(e.jobs(pi)) != 0 || !e.accEnded(pi) {
+			t.Fatalf("%d jobs left, ended %v", len(e.jobs(pi)), e.accEnded(pi))
+		}
+	})
+}
+
+// accFailRetries runs job again and again: the same job stays, with an
+// exception message and retries from-1 down to 0, and its execution stays
+// at activity (skipped when activity is "": timer start jobs have none).
+// At 0, of the jobs scope selects, one has an exception and none retries.
+func (e *env) accFailRetries(jobID, activity string, from int, scope bpmnlite.JobQuery) {
+	e.t.Helper()
+	for want := from - 1; want >= 0; want-- {
+		if err := e.eng.ExecuteJob(e.ctx, jobID); err == nil {
+			e.t.Fatalf("job %s succeeded, want a failure", jobID)
+		}
+		js, err := e.eng.Jobs(e.ctx, bpmnlite.JobQuery{ID: jobID})
+		if err != nil || len(js) != 1 {
+			e.t.Fatalf("job %s gone after a failure (%v)", jobID, err)
+		}
+		j := js[0]
+		if j.Retries != want || j.ExceptionMessage == "" {
+			e.t.Fatalf("after a failure: retries %d, message %q; want %d and a message", j.Retries, j.ExceptionMessage, want)
+		}
+		if activity != "" {
+			xs, err := e.eng.Executions(e.ctx, bpmnlite.ExecutionQuery{ID: j.ExecutionID})
+			if err != nil || len(xs) != 1 || xs[0].ActivityID != activity {
+				e.t.Fatalf("job's execution %v (%v), want it at %s", xs, err, activity)
+			}
+		}
+	}
+	all, err := e.eng.Jobs(e.ctx, scope)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	withException, withRetries := 0, 0
+	for _, j := range all {
+		if j.ExceptionMessage != "" {
+			withException++
+		}
+		if j.Retries > 0 {
+			withRetries++
+		}
+	}
+	if withException != 1 || withRetries != 0 {
+		e.t.Fatalf("%d jobs with an exception and %d with retries left, want 1 and 0", withException, withRetries)
+	}
+}
+
+// S23: a retry cycle R5/PT5M on each kind of job: 5 → 4 → 3 → 2 → 1 → 0,
+// the execution staying at the failing activity. The failing classes do not
+// exist: the job fails when it runs.
+func TestS23_FoxJobRetryCycle(t *testing.T) {
+	cases := []struct{ file, key, activity string }{
+		{"camunda/retries/FoxJobRetryCmdTest.testFailedServiceTask.bpmn20.xml", "failedServiceTask", "failingServiceTask"},
+		{"camunda/retries/FoxJobRetryCmdTest.testFailedSubProcess.bpmn20.xml", "failedSubProcess", "failingSubProcess"},
+		{"camunda/retries/FoxJobRetryCmdTest.testFailedCallActivity.bpmn20.xml", "failedCallActivity", "failingCallActivity"},
+		{"camunda/retries/FoxJobRetryCmdTest.testFailedBoundaryTimerEvent.bpmn20.xml", "failedBoundaryTimerEvent", "userTask"},
+		{"camunda/retries/FoxJobRetryCmdTest.testFailedIntermediateCatchingTimerEvent.bpmn20.xml", "failedIntermediateCatchingTimerEvent", "failingTimerEvent"},
+		{"camunda/retries/_needs-extra/FoxJobRetryCmdTest.testFailedUserTask.bpmn20.xml", "failedUserTask", "failingUserTask"},
+		{"camunda/retries/_needs-extra/FoxJobRetryCmdTest.testFailingMultiInstanceBody.bpmn20.xml", "failingMultiInstance", "task#multiInstanceBody"},
+		{"camunda/retries/_needs-extra/FoxJobRetryCmdTest.testFailingMultiInstanceInnerActivity.bpmn20.xml", "failingMultiInstance", "task"},
+	}
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		registerCorpusDelegates(e)
+		for _, tc := range cases {
+			t.Run(tc.key+"/"+tc.activity, func(t *testing.T) {
+				e := e.accWith(t)
+				e.deployFiles(tc.file)
+				pi := e.start(tc.key, nil)
+				j := e.accOneJob(pi)
+				if j.Retries != 5 {
+					t.Fatalf("new job has %d retries, want 5 from the cycle", j.Retries)
+				}
+				e.accFailRetries(j.ID, tc.activity, 5, bpmnlite.JobQuery{ProcessInstanceID: pi})
+			})
+		}
+	})
+}
+
+// S23: without a cycle, an always failing job starts at 3 retries and is
+// drained down to 0.
+func TestS23_DefaultRetryStrategy(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		registerCorpusDelegates(e)
+		e.deployFiles("camunda/job-executor/delegateThrowsException.bpmn20.xml")
+		pi := e.start("testProcess", nil)
+		if j := e.accOneJob(pi); j.Retries != 3 {
+			t.Fatalf("new job has %d retries, want 3", j.Retries)
+		}
+		if n := e.drain(10); n != 0 {
+			t.Fatalf("%d jobs succeeded, want 0", n)
+		}
+		if j := e.accOneJob(pi); j.Retries != 0 || j.ExceptionMessage == "" || !strings.Contains(j.ExceptionMessage, "Expected Exception") {
+			t.Fatalf("job left with %d retries and message %q, want 0 and Expected Exception", j.Retries, j.ExceptionMessage)
+		}
+	})
+}
+
+// S24: the retry cycle of a timer start event sets its job's retries (5); a
+// broken cycle value falls back to the default 3.
+func TestS24_TimerStartRetryCycle(t *testing.T) {
+	cases := []struct {
+		file    string
+		retries int
+	}{
+		{"FoxJobRetryCmdTest.testFailedStartTimerEvent.bpmn20.xml", 5},
+		{"FoxJobRetryCmdTest.testBrokenFoxJobRetryValue.bpmn20.xml", 3},
+	}
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		for _, tc := range cases {
+			t.Run(tc.file, func(t *testing.T) {
+				e := e.accWith(t)
+				d := e.deployFiles("camunda/retries/" + tc.file)
+				scope := bpmnlite.JobQuery{ProcessDefinitionID: d.Definitions[0].ID}
+				js, err := e.eng.Jobs(e.ctx, scope)
+				if err != nil || len(js) != 1 || js[0].HandlerType != "timer-start-event" || js[0].Retries != tc.retries {
+					t.Fatalf("jobs %s (%v), want one timer start job with %d retries", accJobList(js), err, tc.retries)
+				}
+				e.accFailRetries(js[0].ID, "", tc.retries, scope)
+			})
+		}
+	})
+}

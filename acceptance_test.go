@@ -1,0 +1,313 @@
+package bpmnlite_test
+
+// Acceptance tests on Camunda's own test BPMN files (the shared corpus in
+// ../shared/acceptance, read in place). Scenario tests are named after
+// SCENARIOS.md (TestS01_..., TestS02_...) and check its numbers.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/bpmnlite/bpmnlite"
+	"github.com/bpmnlite/bpmnlite/bpmn"
+)
+
+// Delegate class names used by the corpus (SCENARIOS.md, last table).
+const (
+	clsAsyncService          = "org.camunda.bpm.engine.test.bpmn.async.AsyncService"
+	clsFailingAsyncService   = "org.camunda.bpm.engine.test.bpmn.async.FailingAsyncService"
+	clsJobExecutorFailing    = "org.camunda.bpm.engine.test.jobexecutor.FailingDelegate"
+	clsAlwaysFailing         = "org.camunda.bpm.engine.test.api.mgmt.AlwaysFailingDelegate"
+	clsMgmtFailing           = "org.camunda.bpm.engine.test.api.mgmt.FailingDelegate"
+	clsFailWithParameter     = "org.camunda.bpm.engine.test.api.mgmt.FailingDelegateWithFailParameter"
+	clsRuntimeFailing        = "org.camunda.bpm.engine.test.api.runtime.FailingDelegate"
+	clsMultiInstanceDelegate = "org.camunda.bpm.engine.test.bpmn.multiinstance.MultiInstanceDelegate"
+)
+
+// corpusDelegates are the Go versions of the corpus's Java delegates,
+// registered on one engine. Classes that do not exist in Camunda either
+// (cmd.FailingDelegate, this.class.does.not.Exist, ...) stay unregistered, so
+// that they fail when their job runs.
+type corpusDelegates struct {
+	mu           sync.Mutex
+	asyncCalls   int // AsyncService invocations
+	asyncInvoked bool
+}
+
+func (d *corpusDelegates) calls() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.asyncCalls
+}
+
+// registerCorpusDelegates registers the corpus delegates on e's engine.
+func registerCorpusDelegates(e *env) *corpusDelegates {
+	d := &corpusDelegates{}
+	reg := func(name string, f func(ex *bpmnlite.Execution) error) {
+		e.eng.RegisterDelegate(name, bpmnlite.DelegateFunc(func(_ context.Context, ex *bpmnlite.Execution) error { return f(ex) }))
+	}
+	reg(clsAsyncService, func(*bpmnlite.Execution) error {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		d.asyncCalls++
+		d.asyncInvoked = true
+		return nil
+	})
+	reg(clsFailingAsyncService, func(*bpmnlite.Execution) error { return errors.New("FailingAsyncService: expected failure") })
+	reg(clsJobExecutorFailing, func(*bpmnlite.Execution) error { return errors.New("Expected Exception") })
+	reg(clsAlwaysFailing, func(*bpmnlite.Execution) error { return errors.New("Expected exception") })
+	failIf := func(msg string) func(ex *bpmnlite.Execution) error {
+		return func(ex *bpmnlite.Execution) error {
+			v, _, err := ex.Variable("fail")
+			if err != nil {
+				return err
+			}
+			if v == true {
+				return errors.New(msg)
+			}
+			return nil
+		}
+	}
+	reg(clsMgmtFailing, failIf("Expected exception"))
+	reg(clsFailWithParameter, failIf("Expected exception"))
+	reg(clsRuntimeFailing, func(ex *bpmnlite.Execution) error {
+		v, _, err := ex.Variable("fail")
+		if err != nil || v == false {
+			return err
+		}
+		msg := "Expected_exception."
+		if m, ok, _ := ex.Variable("message"); ok && m != nil {
+			msg = fmt.Sprint(m)
+		}
+		return errors.New(msg)
+	})
+	reg(clsMultiInstanceDelegate, func(ex *bpmnlite.Execution) error {
+		r, _, err := ex.Variable("result")
+		if err != nil {
+			return err
+		}
+		factor := int64(2)
+		if item, ok, _ := ex.Variable("item"); ok && item != nil {
+			n, isInt := item.(int64)
+			if !isInt {
+				return fmt.Errorf("MultiInstanceDelegate: item is %T", item)
+			}
+			factor = n
+		}
+		n, ok := r.(int64)
+		if !ok {
+			return fmt.Errorf("MultiInstanceDelegate: result is %T", r)
+		}
+		return ex.SetVariable("result", n*factor)
+	})
+	return d
+}
+
+// corpusBPMN lists the BPMN files of the Camunda corpus, relative to
+// camunda/, core and _needs-extra alike.
+func corpusBPMN(t *testing.T) []string {
+	t.Helper()
+	root := corpus(t, "camunda")
+	var files []string
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && (strings.HasSuffix(path, ".bpmn") || strings.HasSuffix(path, ".bpmn20.xml")) {
+			rel, err := filepath.Rel(root, path)
+			if err != nil {
+				return err
+			}
+			files = append(files, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Fatalf("no BPMN files under %s", root)
+	}
+	slices.Sort(files)
+	return files
+}
+
+// mustNotDeploy are the corpus files whose deployment fails: the element
+// and the text the error names.
+var mustNotDeploy = map[string]struct{ element, text string }{
+	"async/AsyncAfterTest.testTransitionIdRequired.bpmn20.xml": {"service",
+		"Sequence flow with sourceRef='service' must have an id, activity with id 'service' uses 'asyncAfter'."},
+	"job-priority/_needs-extra/invalidPrioProcess.bpmn20.xml": {"task2",
+		"value 'thisIsNotANumber' for attribute 'jobPriority' is not a valid number"},
+	"external-tasks/externalTaskInvalidPriority.bpmn20.xml": {"externalTaskWithPrio",
+		"value 'NOTaNumber' for attribute 'taskPriority' is not a valid number"},
+}
+
+// Every file of the corpus deploys on both backends, except the three that
+// must fail with a parse error naming the element; a failed deployment
+// stores nothing.
+func TestAcceptanceDeployCorpus(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		files := corpusBPMN(t)
+		failed := 0
+		for _, rel := range files {
+			want, mustFail := mustNotDeploy[rel]
+			if !mustFail {
+				continue
+			}
+			failed++
+			_, err := e.eng.DeployFiles(e.ctx, rel, corpus(t, "camunda/"+rel))
+			var pe *bpmnlite.ParseError
+			if !errors.As(err, &pe) {
+				t.Errorf("%s: deploy gave %v, want a ParseError", rel, err)
+				continue
+			}
+			if !strings.Contains(strings.ToLower(err.Error()), strings.ToLower(want.text)) {
+				t.Errorf("%s: error %q does not contain %q", rel, err, want.text)
+			}
+			if !slices.ContainsFunc(pe.Problems, func(p bpmnlite.Problem) bool { return p.ElementID == want.element }) {
+				t.Errorf("%s: no problem names element %q: %v", rel, want.element, pe.Problems)
+			}
+		}
+		if failed != len(mustNotDeploy) {
+			t.Fatalf("found %d of the %d files that must not deploy", failed, len(mustNotDeploy))
+		}
+		defs, err := e.eng.ProcessDefinitions(e.ctx, bpmnlite.DefinitionQuery{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		jobs, err := e.eng.Jobs(e.ctx, bpmnlite.JobQuery{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		jobDefs, err := e.eng.JobDefinitions(e.ctx, "", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(defs)+len(jobs)+len(jobDefs) != 0 {
+			t.Fatalf("failed deployments stored %d definitions, %d jobs, %d job definitions", len(defs), len(jobs), len(jobDefs))
+		}
+
+		deployed := 0
+		for _, rel := range files {
+			if _, mustFail := mustNotDeploy[rel]; mustFail {
+				continue
+			}
+			d, err := e.eng.DeployFiles(e.ctx, rel, corpus(t, "camunda/"+rel))
+			if err != nil {
+				t.Errorf("%s: %v", rel, err)
+				continue
+			}
+			if len(d.Definitions) == 0 {
+				t.Errorf("%s: deployed no process definition (skipped %v)", rel, d.Skipped)
+			}
+			deployed++
+		}
+		if deployed+failed != len(files) {
+			t.Errorf("deployed %d + failed %d of %d files", deployed, failed, len(files))
+		}
+	})
+}
+
+// companions are the files a corpus file's call activities need.
+var companions = map[string][]string{
+	"async/AsyncTaskTest.testAsyncCallActivity.bpmn20.xml":                          {"async/AsyncTaskTest.testAsyncServiceNoListeners.bpmn20.xml"},
+	"async/AsyncCallActivityTest.testCallSubProcess.bpmn20.xml":                     {"async/AsyncCallActivityTest.asyncStartEvent.bpmn20.xml"},
+	"async/AsyncEndEventTest.testCallActivity-super.bpmn20.xml":                     {"async/AsyncEndEventTest.testCallActivity-sub.bpmn20.xml"},
+	"async/AsyncStartEventTest.testCallActivity-super.bpmn20.xml":                   {"async/AsyncStartEventTest.testCallActivity-sub.bpmn20.xml"},
+	"multi-instance/MultiInstanceTest.testParallelCallActivityWithTimer.bpmn20.xml": {"multi-instance/MultiInstanceTest.externalSubProcess.bpmn20.xml"},
+	"incidents/IncidentTest.testShouldCreateRecursiveIncidents.bpmn":                {"incidents/IncidentTest.testShouldCreateOneIncident.bpmn"},
+	"incidents/IncidentTest.testShouldCreateRecursiveIncidentsForNestedCallActivity.bpmn": {
+		"incidents/IncidentTest.testShouldCreateRecursiveIncidents.bpmn", "incidents/IncidentTest.testShouldCreateOneIncident.bpmn"},
+}
+
+// startFails documents the processes ("file#process id") of core files whose
+// plain start fails in Camunda too, and why.
+var startFails = map[string]string{
+	// The file's second process, asyncService, is only the called process of
+	// failedCallActivity: started directly, its synchronous service task runs
+	// the class cmd.FailingDelegate, which does not exist (in Camunda either).
+	"retries/FoxJobRetryCmdTest.testFailedCallActivity.bpmn20.xml#asyncService": "calls the nonexistent class cmd.FailingDelegate synchronously",
+}
+
+// plainStartVars are the variables every plain start gets: what the
+// corpus's expressions and delegates read.
+func plainStartVars(e *env) map[string]any {
+	return map[string]any{
+		"duration":  "PT1H",
+		"duedate":   "PT1H",
+		"dueDate":   e.clock.Now().Add(time.Hour),
+		"cycle":     "R/PT15M",
+		"timeCycle": "R/PT1H",
+		"priority":  int64(7),
+		"nrOfLoops": int64(3),
+		"result":    int64(5),
+		"fail":      false,
+	}
+}
+
+// "A plain start must not fail unless the file says it should" (MANIFEST):
+// every process of a core file with a none start event starts, with the
+// corpus delegates registered and the variables its expressions need.
+func TestAcceptancePlainStart(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		registerCorpusDelegates(e)
+		started := 0
+		for _, rel := range corpusBPMN(t) {
+			if strings.Contains(rel, "_needs-extra/") {
+				continue
+			}
+			if _, mustFail := mustNotDeploy[rel]; mustFail {
+				continue
+			}
+			data, err := os.ReadFile(corpus(t, "camunda/"+rel))
+			if err != nil {
+				t.Fatal(err)
+			}
+			model, err := bpmn.Parse(data, bpmn.ParseOptions{File: rel})
+			if err != nil {
+				t.Fatalf("%s: %v", rel, err)
+			}
+			var paths []string
+			for _, p := range append([]string{rel}, companions[rel]...) {
+				paths = append(paths, corpus(t, "camunda/"+p))
+			}
+			d, err := e.eng.DeployFiles(e.ctx, rel, paths...)
+			if err != nil {
+				t.Errorf("%s: deploy: %v", rel, err)
+				continue
+			}
+			for _, proc := range model.Processes {
+				if proc.NoneStartEvent() == nil {
+					continue
+				}
+				i := slices.IndexFunc(d.Definitions, func(pd *bpmnlite.ProcessDefinition) bool {
+					return pd.Key == proc.ID && pd.ResourceName == filepath.Base(rel)
+				})
+				if i < 0 {
+					t.Errorf("%s: process %s not deployed", rel, proc.ID)
+					continue
+				}
+				_, err := e.eng.Start(e.ctx, bpmnlite.StartRequest{DefinitionID: d.Definitions[i].ID, Variables: plainStartVars(e)})
+				why, expected := startFails[rel+"#"+proc.ID]
+				switch {
+				case err != nil && !expected:
+					t.Errorf("%s: start %s: %v", rel, proc.ID, err)
+				case err == nil && expected:
+					t.Errorf("%s: start %s succeeded, want a failure (%s)", rel, proc.ID, why)
+				}
+				started++
+			}
+		}
+		t.Logf("started %d processes", started)
+	})
+}

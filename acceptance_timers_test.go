@@ -1,0 +1,377 @@
+package bpmnlite_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/bpmnlite/bpmnlite"
+)
+
+const timersDir = "camunda/timers/"
+
+// accRunDue runs the due jobs ("run due jobs") and returns how many succeeded.
+func (e *env) accRunDue() int {
+	e.t.Helper()
+	n, err := e.eng.ExecuteDueJobs(e.ctx, 100)
+	if err != nil {
+		e.t.Fatalf("run due jobs: %v", err)
+	}
+	return n
+}
+
+// S30: a timer start event creates one job at deployment; when due it
+// starts one instance and, not being a cycle, leaves no job.
+func TestS30_TimerStart(t *testing.T) {
+	cases := []struct {
+		name, file string
+		move       func(c *fakeClock)
+	}{
+		{"duration", "StartTimerEventTest.testDurationStartTimerEvent.bpmn20.xml", func(c *fakeClock) { c.Add(50*time.Minute + 5*time.Second) }},
+		{"fixedDate", "StartTimerEventTest.testFixedDateStartTimerEvent.bpmn20.xml", func(c *fakeClock) { c.Set(time.Date(2036, 11, 15, 11, 12, 30, 0, time.UTC)) }},
+		{"expression", "StartTimerEventTest.testExpressionStartTimerEvent.bpmn20.xml", func(c *fakeClock) { c.Set(time.Date(2036, 11, 15, 11, 12, 30, 0, time.UTC)) }},
+	}
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		for _, tc := range cases {
+			t.Run(tc.name, func(t *testing.T) {
+				e := e.accWith(t)
+				e.clock.Set(newClock().Now())
+				d := e.deployFiles(timersDir + tc.file)
+				def := d.Definitions[0].ID
+				jobs := func() []*bpmnlite.Job {
+					js, err := e.eng.Jobs(e.ctx, bpmnlite.JobQuery{ProcessDefinitionID: def})
+					if err != nil {
+						t.Fatal(err)
+					}
+					return js
+				}
+				if n := len(jobs()); n != 1 {
+					t.Fatalf("%d jobs after deployment, want 1", n)
+				}
+				if n := e.accRunDue(); n != 0 {
+					t.Fatalf("%d jobs ran before the timer was due", n)
+				}
+				tc.move(e.clock)
+				e.accRunDue()
+				e.accRunDue()
+				ps, err := e.eng.ProcessInstances(e.ctx, bpmnlite.ProcessInstanceQuery{ProcessDefinitionID: def})
+				if err != nil || len(ps) != 1 || ps[0].ProcessDefinitionKey != "startTimerEventExample" {
+					t.Fatalf("%d instances (%v), want 1 of startTimerEventExample", len(ps), err)
+				}
+				if n := len(jobs()); n != 0 {
+					t.Fatalf("%d jobs left, want 0", n)
+				}
+			})
+		}
+	})
+}
+
+// S30: an engine with a cold definition cache starting an instance by hand
+// does not create a second start timer.
+func TestS30_TimerNotRecreatedOnDeploymentCacheReboot(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deployFiles(timersDir + "StartTimerEventTest.testTimerShouldNotBeRecreatedOnDeploymentCacheReboot.bpmn20.xml")
+		if n := len(e.accAllJobs()); n != 1 {
+			t.Fatalf("%d jobs after deployment, want 1", n)
+		}
+		// A second engine on the same database has an empty definition cache.
+		cold, err := bpmnlite.Open(e.ctx, e.cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cold.Close()
+		// The process has only the timer start event: start by hand at it.
+		if _, err := cold.Start(e.ctx, bpmnlite.StartRequest{Key: "startTimer", StartBefore: "theStart"}); err != nil {
+			t.Fatal(err)
+		}
+		if n := len(e.accAllJobs()); n != 1 {
+			t.Fatalf("%d jobs after the start, want still 1", n)
+		}
+	})
+}
+
+// S32: of three interrupting timers on one task, the earliest fires and
+// cancels the other two.
+func TestS32_MultipleTimersOnUserTask(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deployFiles(timersDir + "BoundaryTimerEventTest.testMultipleTimersOnUserTask.bpmn20.xml")
+		pi := e.start("multipleTimersOnUserTask", nil)
+		if n := len(e.jobs(pi)); n != 3 {
+			t.Fatalf("%d jobs, want 3", n)
+		}
+		e.clock.Add(time.Hour + 5*time.Second)
+		if n := e.accRunDue(); n != 1 {
+			t.Errorf("%d timers fired, want 1", n)
+		}
+		if n := len(e.jobs(pi)); n != 0 {
+			t.Fatalf("%d jobs left, want 0", n)
+		}
+		if got := e.accTaskNames(pi); got != "Third Task" {
+			t.Fatalf("tasks %q, want Third Task", got)
+		}
+	})
+}
+
+// S32: a timer on an outer sub-process cancels the nested sub-process and
+// its forked tasks.
+func TestS32_TimerOnNestingOfSubprocesses(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deployFiles(timersDir + "BoundaryTimerEventTest.testTimerOnNestingOfSubprocesses.bpmn20.xml")
+		pi := e.start("timerOnNestedSubprocesses", nil)
+		if got := e.taskKeys(pi); got != "innerTask1,innerTask2" {
+			t.Fatalf("tasks %q, want the two inner tasks", got)
+		}
+		e.accExec(e.accOneJob(pi).ID)
+		if got := e.accTaskNames(pi); got != "task outside subprocess" {
+			t.Fatalf("tasks %q, want task outside subprocess", got)
+		}
+		if got := len(e.executions(pi, "")); got != 2 {
+			t.Fatalf("executions %s, want the root and the path at taskAfterCatch", accExecList(e.executions(pi, "")))
+		}
+	})
+}
+
+// S32: a duration from an expression.
+func TestS32_ExpressionOnTimer(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deployFiles(timersDir + "BoundaryTimerEventTest.testExpressionOnTimer.bpmn20.xml")
+		pi := e.start("testExpressionOnTimer", map[string]any{"duration": "PT1H"})
+		j := e.accOneJob(pi)
+		if want := e.clock.Now().Add(time.Hour); j.DueDate == nil || !j.DueDate.Equal(want) {
+			t.Fatalf("due %v, want %v", j.DueDate, want)
+		}
+		e.clock.Add(time.Hour + 5*time.Second)
+		if n := e.accRunDue(); n != 1 {
+			t.Fatalf("%d jobs ran, want 1", n)
+		}
+		if !e.accEnded(pi) {
+			t.Fatal("instance should have ended")
+		}
+	})
+}
+
+// S32: a process that finishes in its start transaction leaves no timer.
+func TestS32_TimerInSingleTransactionProcess(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deployFiles(timersDir + "BoundaryTimerEventTest.testTimerInSingleTransactionProcess.bpmn20.xml")
+		pi := e.start("timerOnSubprocesses", nil)
+		if len(e.accAllJobs()) != 0 || !e.accEnded(pi) {
+			t.Fatal("want no job and an ended instance")
+		}
+	})
+}
+
+// S32: an interrupting cron timer whose flow loops back to the task: after
+// it fires there is again one task and one timer.
+func TestS32_RepeatingTimerWithCancelActivity(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deployFiles(timersDir + "BoundaryTimerEventTest.testRepeatingTimerWithCancelActivity.bpmn20.xml")
+		pi := e.start("repeatingTimerAndCallActivity", nil)
+		first := e.accOneJob(pi)
+		if n := len(e.tasks(pi)); n != 1 {
+			t.Fatalf("%d tasks, want 1", n)
+		}
+		e.accExec(first.ID)
+		next := e.accOneJob(pi)
+		if next.ID == first.ID || len(e.tasks(pi)) != 1 {
+			t.Fatalf("after the timer: job %s (first %s), %d tasks; want a new job and 1 task", next.ID, first.ID, len(e.tasks(pi)))
+		}
+	})
+}
+
+// S32: an interrupting PT5M timer moves the work to the escalation task.
+func TestS32_InterruptingTimerDuration(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deployFiles(timersDir + "BoundaryTimerEventTest.testInterruptingTimerDuration.bpmn20.xml")
+		pi := e.start("escalationExample", nil)
+		if got := e.taskKeys(pi); got != "firstLineSupport" {
+			t.Fatalf("tasks %q", got)
+		}
+		e.accOneJob(pi)
+		e.clock.Add(6 * time.Minute)
+		if n := e.accRunDue(); n != 1 {
+			t.Fatalf("%d jobs ran, want 1", n)
+		}
+		if got := e.taskKeys(pi); got != "handleEscalation" {
+			t.Fatalf("tasks %q, want handleEscalation", got)
+		}
+	})
+}
+
+// S34: a PT5M intermediate timer.
+func TestS34_CatchingTimerEvent(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deployFiles(timersDir + "IntermediateTimerEventTest.testCatchingTimerEvent.bpmn20.xml")
+		pi := e.start("intermediateTimerEventExample", nil)
+		e.accOneJob(pi)
+		e.clock.Add(50*time.Minute + 5*time.Second)
+		e.accRunDue()
+		if len(e.jobs(pi)) != 0 || !e.accEnded(pi) {
+			t.Fatal("want no job and an ended instance")
+		}
+	})
+}
+
+// S34: #{dueDate} given as a date and as an ISO string: both timers are
+// due now.
+func TestS34_Expression(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deployFiles(timersDir + "IntermediateTimerEventTest.testExpression.bpmn20.xml")
+		now := e.clock.Now()
+		pi1 := e.start("intermediateTimerEventExample", map[string]any{"dueDate": now})
+		pi2 := e.start("intermediateTimerEventExample", map[string]any{"dueDate": now.Format("2006-01-02T15:04:05")})
+		for _, pi := range []string{pi1, pi2} {
+			if j := e.accOneJob(pi); j.DueDate == nil || j.DueDate.After(now) {
+				t.Fatalf("due %v, want at most %v", j.DueDate, now)
+			}
+		}
+		if n := e.accRunDue(); n != 2 {
+			t.Fatalf("%d executable jobs ran, want 2", n)
+		}
+		if !e.accEnded(pi1) || !e.accEnded(pi2) {
+			t.Fatal("both instances should have ended")
+		}
+	})
+}
+
+// S34: an intermediate cron cycle passes once.
+func TestS34_TimeCycle(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deployFiles(timersDir + "IntermediateTimerEventTest.testTimeCycle.bpmn20.xml")
+		pi := e.start("process", nil)
+		e.accExec(e.accOneJob(pi).ID)
+		if n := len(e.jobs(pi)); n != 0 {
+			t.Fatalf("%d jobs after the timer, want 0", n)
+		}
+		e.complete(pi, "task", nil)
+		if !e.accEnded(pi) {
+			t.Fatal("instance should have ended")
+		}
+	})
+}
+
+const miDir = "camunda/multi-instance/"
+
+// accTimerJob returns pi's only timer job.
+func (e *env) accTimerJob(pi string) *bpmnlite.Job {
+	e.t.Helper()
+	var timers []*bpmnlite.Job
+	for _, j := range e.jobs(pi) {
+		if j.Type == "timer" {
+			timers = append(timers, j)
+		}
+	}
+	if len(timers) != 1 {
+		e.t.Fatalf("%d timer jobs, want 1: %s", len(timers), accJobList(e.jobs(pi)))
+	}
+	return timers[0]
+}
+
+// S36: a timer on a parallel multi-instance user task (cardinality ${5-2})
+// cancels the remaining instances.
+func TestS36_ParallelUserTasksWithTimer(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deployFiles(miDir + "MultiInstanceTest.testParallelUserTasksWithTimer.bpmn20.xml")
+		pi := e.start("miParallelUserTasksWithTimer", nil)
+		ts := e.tasks(pi)
+		if len(ts) != 3 {
+			t.Fatalf("%d tasks, want 3", len(ts))
+		}
+		if err := e.eng.CompleteTask(e.ctx, ts[0].ID, nil); err != nil {
+			t.Fatal(err)
+		}
+		e.accExec(e.accTimerJob(pi).ID)
+		if got := e.taskKeys(pi); got != "taskAfterTimer" {
+			t.Fatalf("tasks %q, want taskAfterTimer", got)
+		}
+		e.complete(pi, "taskAfterTimer", nil)
+		if !e.accEnded(pi) {
+			t.Fatal("instance should have ended")
+		}
+	})
+}
+
+// S36: a sequential multi-instance sub-process of two tasks each; the timer
+// on it ends the loop.
+func TestS36_SequentialSubProcessWithTimer(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deployFiles(miDir + "MultiInstanceTest.testSequentialSubProcessWithTimer.bpmn20.xml")
+		pi := e.start("miSequentialSubprocessWithTimer", nil)
+		for range 2 {
+			if got := e.taskKeys(pi); got != "subProcessTask1,subProcessTask2" {
+				t.Fatalf("tasks %q, want the two sub-process tasks", got)
+			}
+			e.complete(pi, "subProcessTask1", nil)
+			e.complete(pi, "subProcessTask2", nil)
+		}
+		if got := e.taskKeys(pi); got != "subProcessTask1,subProcessTask2" {
+			t.Fatalf("third instance: tasks %q", got)
+		}
+		e.accExec(e.accTimerJob(pi).ID)
+		if got := e.taskKeys(pi); got != "taskAfterTimer" {
+			t.Fatalf("tasks %q, want taskAfterTimer", got)
+		}
+	})
+}
+
+// S36: a timer on a parallel multi-instance call activity cancels the
+// called instances.
+func TestS36_ParallelCallActivityWithTimer(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deployFiles(miDir+"MultiInstanceTest.testParallelCallActivityWithTimer.bpmn20.xml", miDir+"MultiInstanceTest.externalSubProcess.bpmn20.xml")
+		pi := e.start("miParallelCallActivity", nil)
+		all, err := e.eng.Tasks(e.ctx, bpmnlite.TaskQuery{})
+		if err != nil || len(all) != 6 {
+			t.Fatalf("%d tasks (%v), want 6", len(all), err)
+		}
+		for _, task := range all[:2] {
+			if err := e.eng.CompleteTask(e.ctx, task.ID, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		e.accExec(e.accTimerJob(pi).ID)
+		all, err = e.eng.Tasks(e.ctx, bpmnlite.TaskQuery{})
+		if err != nil || len(all) != 1 || all[0].TaskDefinitionKey != "taskAfterTimer" {
+			t.Fatalf("tasks %d (%v), want only taskAfterTimer", len(all), err)
+		}
+		for _, sub := range e.accInstances("externalSubProcess") {
+			if !e.accEnded(sub.ID) {
+				t.Errorf("called instance %s still running", sub.ID)
+			}
+		}
+	})
+}
+
+// S36: the completion condition ends 5 parallel tasks after 3.
+func TestS36_ParallelUserTasksCompletionCondition(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deployFiles(miDir + "MultiInstanceTest.testParallelUserTasksCompletionCondition.bpmn20.xml")
+		pi := e.start("miParallelUserTasksCompletionCondition", nil)
+		for _, want := range []int{5, 4, 3} {
+			ts := e.tasks(pi)
+			if len(ts) != want {
+				t.Fatalf("%d tasks, want %d", len(ts), want)
+			}
+			if err := e.eng.CompleteTask(e.ctx, ts[0].ID, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !e.accEnded(pi) {
+			t.Fatalf("instance should have ended; tasks left %q", e.taskKeys(pi))
+		}
+	})
+}
+
+// S36: a sequential service multi-instance doubles result 5 times.
+func TestS36_SequentialServiceTaskWithClass(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		registerCorpusDelegates(e)
+		e.deployFiles(miDir + "MultiInstanceTest.testSequentialServiceTaskWithClass.bpmn20.xml")
+		pi := e.start("multiInstanceServiceTask", map[string]any{"result": int64(5)})
+		if got := e.accVar(pi, "result"); got != int64(160) {
+			t.Fatalf("result %v, want 160", got)
+		}
+		if n := len(e.executions(pi, "wait")); n != 1 {
+			t.Fatalf("%d executions at wait, want 1", n)
+		}
+	})
+}

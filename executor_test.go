@@ -1,0 +1,55 @@
+package bpmnlite_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/bpmnlite/bpmnlite"
+)
+
+// waitFor polls cond until it holds or the deadline passes: the job
+// executor works in the background, so tests wait on the outcome.
+func waitFor(t *testing.T, what string, timeout time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// The job executor runs the booking example's asynchronous continuations
+// by itself: hotel and flight in parallel, then the join, exactly once.
+func TestJobExecutorRunsAsyncContinuations(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{JobExecutorActivate: true, JobExecutor: bpmnlite.JobExecutorConfig{PoolSize: 4, WaitTime: 50 * time.Millisecond}}, func(t *testing.T, e *env) {
+		var mu sync.Mutex
+		calls := map[string]int{}
+		count := func(name string) bpmnlite.Delegate {
+			return bpmnlite.DelegateFunc(func(ctx context.Context, ex *bpmnlite.Execution) error {
+				mu.Lock()
+				calls[name]++
+				mu.Unlock()
+				return nil
+			})
+		}
+		e.eng.RegisterDelegate("bookHotel", count("hotel"))
+		e.eng.RegisterDelegate("bookFlight", count("flight"))
+		e.deployExample("booking")
+		var pis []string
+		for i := 0; i < 10; i++ {
+			pis = append(pis, e.start("booking", nil))
+		}
+		for _, pi := range pis {
+			waitFor(t, "the confirm task of "+pi, 20*time.Second, func() bool { return e.taskKeys(pi) == "confirm" })
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if calls["hotel"] != 10 || calls["flight"] != 10 {
+			t.Fatalf("delegate calls %v, want 10 each", calls)
+		}
+	})
+}

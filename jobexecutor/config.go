@@ -1,0 +1,136 @@
+package jobexecutor
+
+import (
+	"fmt"
+	"log/slog"
+	"math"
+	"os"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Config configures a job executor. Zero values take the defaults named.
+type Config struct {
+	// PoolSize is the number of workers running jobs. Default 4.
+	PoolSize int
+	// QueueSize is how many acquired jobs may wait for a free worker.
+	// Acquisition never locks more jobs than the queue and the idle workers
+	// can take, so no job waits in the queue until its lock expires.
+	// Default PoolSize.
+	QueueSize int
+	// MaxJobsPerAcquisition bounds one acquisition. Default 16.
+	MaxJobsPerAcquisition int
+	// LockTime is how long an acquisition locks a job; running jobs extend
+	// their lock while they run (on PostgreSQL). Default 5 minutes.
+	LockTime time.Duration
+	// WaitTime is the idle wait after an acquisition found nothing; it grows
+	// by BackoffFactor per empty acquisition up to MaxWait. The executor
+	// wakes earlier when this engine commits a job, when another node
+	// notifies one (PostgreSQL), and at the earliest future due date.
+	// Defaults 5s, factor 2, MaxWait 60s.
+	WaitTime      time.Duration
+	BackoffFactor float64
+	MaxWait       time.Duration
+	// LockOwner names this executor in job locks. Default host name plus a
+	// random suffix: unique per process.
+	LockOwner string
+	// DeploymentAware acquires only jobs of deployments registered with the
+	// engines this executor serves (and jobs without a deployment).
+	DeploymentAware bool
+	// Acquisition order, combined in this precedence: priority (highest
+	// first), timers before other jobs, due date (earliest first).
+	AcquireByPriority bool
+	PreferTimerJobs   bool
+	AcquireByDueDate  bool
+	// PriorityMin and PriorityMax bound the priorities this executor
+	// acquires (nil: unbounded), so a node can serve only urgent work.
+	PriorityMin, PriorityMax *int64
+	// Logger receives debug logs of each acquisition cycle and each job,
+	// and warnings for failures. Default slog.Default().
+	Logger *slog.Logger
+	// Metrics receives counters; nil discards them.
+	Metrics Metrics
+	// Clock is the time used for acquisition and locks. Default time.Now;
+	// set it to the engine's clock in tests with a fake clock.
+	Clock func() time.Time
+}
+
+// WithDefaults returns c with every zero field set to its default.
+func (c Config) WithDefaults() Config {
+	if c.PoolSize <= 0 {
+		c.PoolSize = 4
+	}
+	if c.QueueSize <= 0 {
+		c.QueueSize = c.PoolSize
+	}
+	if c.MaxJobsPerAcquisition <= 0 {
+		c.MaxJobsPerAcquisition = 16
+	}
+	if c.LockTime <= 0 {
+		c.LockTime = 5 * time.Minute
+	}
+	if c.WaitTime <= 0 {
+		c.WaitTime = 5 * time.Second
+	}
+	if c.BackoffFactor < 1 {
+		c.BackoffFactor = 2
+	}
+	if c.MaxWait <= 0 {
+		c.MaxWait = time.Minute
+	}
+	if c.MaxWait < c.WaitTime {
+		c.MaxWait = c.WaitTime
+	}
+	if c.LockOwner == "" {
+		host, _ := os.Hostname()
+		c.LockOwner = fmt.Sprintf("%s-%s", host, uuid.NewString()[:8])
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	if c.Metrics == nil {
+		c.Metrics = noMetrics{}
+	}
+	if c.Clock == nil {
+		c.Clock = time.Now
+	}
+	return c
+}
+
+func (c Config) validate() error {
+	if c.PriorityMin != nil && c.PriorityMax != nil && *c.PriorityMin > *c.PriorityMax {
+		return fmt.Errorf("jobexecutor: PriorityMin %d is above PriorityMax %d", *c.PriorityMin, *c.PriorityMax)
+	}
+	if c.BackoffFactor > math.MaxInt32 {
+		return fmt.Errorf("jobexecutor: BackoffFactor %g is too large", c.BackoffFactor)
+	}
+	return nil
+}
+
+// Metrics receives the executor's counters. Implementations must be safe
+// for concurrent use.
+type Metrics interface {
+	// Acquired is called after each acquisition with the jobs locked.
+	Acquired(n int)
+	// Executed is called when a job ran successfully.
+	Executed(d time.Duration)
+	// Failed is called when a job failed (its failure was recorded).
+	Failed()
+	// Conflict is called when a job hit an optimistic-lock conflict and was
+	// released without spending a retry.
+	Conflict()
+	// QueueDepth reports the jobs acquired and not yet started.
+	QueueDepth(n int)
+	// PickupLatency is the time from a job's acquisition to its start.
+	PickupLatency(d time.Duration)
+}
+
+type noMetrics struct{}
+
+func (noMetrics) Acquired(int)                {}
+func (noMetrics) Executed(time.Duration)      {}
+func (noMetrics) Failed()                     {}
+func (noMetrics) Conflict()                   {}
+func (noMetrics) QueueDepth(int)              {}
+func (noMetrics) PickupLatency(time.Duration) {}

@@ -1,0 +1,484 @@
+package jobexecutor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/bpmnlite/bpmnlite/persistence"
+	"github.com/bpmnlite/bpmnlite/runtime"
+)
+
+// Executor acquires due jobs of one or more engines and runs them on a pool
+// of workers: acquisition loop → bounded queue → workers → one transaction
+// per job. Several executors (nodes) may share a database.
+type Executor struct {
+	cfg     Config
+	engines []*runtime.Engine
+	log     *slog.Logger
+
+	queue chan *batch
+	wake  chan struct{} // a job became due, or a slot freed up
+
+	mu       sync.Mutex
+	inflight int        // jobs acquired and not finished (queued or running)
+	hint     *time.Time // earliest future due date announced by a local commit
+	running  bool
+	stop     context.CancelFunc // stops acquisition and listeners
+	kill     context.CancelFunc // cancels running jobs (shutdown deadline)
+	loops    sync.WaitGroup     // acquisition and listeners
+	workers  sync.WaitGroup
+}
+
+// batch is what one worker runs in a row: a single job, or all exclusive
+// jobs of one process instance found in one acquisition.
+type batch struct {
+	rt       *runtime.Engine
+	jobs     []*persistence.Job
+	acquired time.Time
+}
+
+// New returns an executor for the engines; Start runs it.
+func New(cfg Config, engines ...*runtime.Engine) (*Executor, error) {
+	cfg = cfg.WithDefaults()
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	if len(engines) == 0 {
+		return nil, errors.New("jobexecutor: no engine to serve")
+	}
+	x := &Executor{
+		cfg:     cfg,
+		engines: engines,
+		log:     cfg.Logger.With("lockOwner", cfg.LockOwner),
+		wake:    make(chan struct{}, 1),
+	}
+	for _, rt := range engines {
+		rt.OnJobCreated(x.jobCreated)
+	}
+	return x, nil
+}
+
+// LockOwner returns the name this executor writes into job locks.
+func (x *Executor) LockOwner() string { return x.cfg.LockOwner }
+
+// Start launches acquisition and the workers. It returns at once.
+func (x *Executor) Start(ctx context.Context) error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.running {
+		return errors.New("jobexecutor: already running")
+	}
+	x.running = true
+	x.queue = make(chan *batch, x.cfg.QueueSize+x.cfg.PoolSize)
+	runCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	jobCtx, kill := context.WithCancel(context.WithoutCancel(ctx))
+	x.stop, x.kill = stop, kill
+	for i := 0; i < x.cfg.PoolSize; i++ {
+		x.workers.Add(1)
+		go x.work(jobCtx)
+	}
+	for _, rt := range x.engines {
+		if l, ok := rt.DB.(persistence.Listener); ok {
+			x.loops.Add(1)
+			go x.listen(runCtx, rt, l)
+		}
+	}
+	x.loops.Add(1)
+	go x.acquireLoop(runCtx)
+	x.log.Debug("job executor started", "poolSize", x.cfg.PoolSize, "queueSize", x.cfg.QueueSize)
+	return nil
+}
+
+// Stop shuts down gracefully: acquisition stops, jobs acquired but not
+// started are unlocked for other nodes, and running jobs may finish until
+// ctx ends; then their contexts are cancelled and Stop waits for them to
+// return (their transactions roll back).
+func (x *Executor) Stop(ctx context.Context) error {
+	x.mu.Lock()
+	if !x.running {
+		x.mu.Unlock()
+		return nil
+	}
+	x.running = false
+	x.mu.Unlock()
+	x.stop()
+	x.loops.Wait()
+	close(x.queue) // acquisition has ended: nothing sends any more
+	done := make(chan struct{})
+	go func() { x.workers.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		x.kill()
+		<-done
+	}
+	x.kill()
+	x.log.Debug("job executor stopped")
+	return ctx.Err()
+}
+
+// jobCreated is the engines' after-commit hook: wake acquisition when the
+// job is due, or remember its due date to wake up then.
+func (x *Executor) jobCreated(due *time.Time) {
+	if due != nil && due.After(x.cfg.Clock()) {
+		x.mu.Lock()
+		if x.hint == nil || due.Before(*x.hint) {
+			d := *due
+			x.hint = &d
+		}
+		x.mu.Unlock()
+	}
+	x.signal()
+}
+
+// Wake makes the acquisition loop look for jobs at once, e.g. after a test
+// moved a fake clock past a due date.
+func (x *Executor) Wake() { x.signal() }
+
+func (x *Executor) signal() {
+	select {
+	case x.wake <- struct{}{}:
+	default:
+	}
+}
+
+// listen wakes acquisition when another node commits a job (PostgreSQL
+// NOTIFY); the engine's own commits wake it through jobCreated.
+func (x *Executor) listen(ctx context.Context, rt *runtime.Engine, l persistence.Listener) {
+	defer x.loops.Done()
+	for ctx.Err() == nil {
+		err := l.Listen(ctx, persistence.JobChannel, func(payload string) {
+			if payload != rt.ID {
+				x.signal()
+			}
+		})
+		if err != nil && ctx.Err() == nil {
+			x.log.Warn("job notifications lost; retrying", "error", err)
+			select {
+			case <-ctx.Done():
+			case <-time.After(time.Second):
+			}
+		}
+	}
+}
+
+// acquireLoop acquires as many jobs as the queue and idle workers can take,
+// then sleeps until woken, backing off while idle, never past the earliest
+// future due date or lock expiry.
+func (x *Executor) acquireLoop(ctx context.Context) {
+	defer x.loops.Done()
+	idleWait := time.Duration(0)
+	for ctx.Err() == nil {
+		free := x.free()
+		acquired, full := 0, false
+		for _, rt := range x.engines {
+			if free == 0 {
+				break
+			}
+			limit := min(x.cfg.MaxJobsPerAcquisition, free)
+			n := x.acquire(ctx, rt, limit)
+			acquired += n
+			free -= n
+			if n == limit {
+				full = true
+			}
+		}
+		var sleep time.Duration
+		switch {
+		case full && free > 0:
+			idleWait = 0
+			continue // more may be waiting
+		case acquired > 0 || free == 0:
+			// Busy: new work arrives by a wake-up (a commit, a notification,
+			// a freed slot); poll at the base rate in case one is missed.
+			idleWait = 0
+			sleep = x.cfg.WaitTime
+		default:
+			if idleWait == 0 {
+				idleWait = x.cfg.WaitTime
+			} else {
+				idleWait = min(time.Duration(float64(idleWait)*x.cfg.BackoffFactor), x.cfg.MaxWait)
+			}
+			sleep = idleWait
+			if next := x.nextWakeup(ctx); next != nil {
+				sleep = min(sleep, max(next.Sub(x.cfg.Clock()), 0))
+			}
+		}
+		x.log.Debug("acquisition cycle", "acquired", acquired, "free", free, "sleep", sleep)
+		x.sleep(ctx, sleep)
+	}
+}
+
+func (x *Executor) sleep(ctx context.Context, d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-x.wake:
+	case <-t.C:
+	}
+}
+
+// free returns how many more jobs may be acquired now.
+func (x *Executor) free() int {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.cfg.QueueSize + x.cfg.PoolSize - x.inflight
+}
+
+// nextWakeup is the earliest future due date or lock expiry over all
+// engines, and the local hint.
+func (x *Executor) nextWakeup(ctx context.Context) *time.Time {
+	x.mu.Lock()
+	next := x.hint
+	x.hint = nil
+	x.mu.Unlock()
+	for _, rt := range x.engines {
+		t, err := rt.DB.Begin(ctx, true)
+		if err != nil {
+			continue
+		}
+		w, err := persistence.NextWakeup(ctx, t, x.cfg.Clock())
+		_ = t.Rollback(ctx)
+		if err != nil {
+			x.log.Warn("next wakeup query failed", "error", err)
+			continue
+		}
+		if w != nil && (next == nil || w.Before(*next)) {
+			next = w
+		}
+	}
+	return next
+}
+
+// acquire locks up to limit jobs of rt and queues them in batches; it
+// returns how many it locked. Errors are logged: a conflict with another
+// acquirer is expected and not an error for the caller.
+func (x *Executor) acquire(ctx context.Context, rt *runtime.Engine, limit int) int {
+	now := x.cfg.Clock()
+	params := persistence.AcquireParams{
+		Now:          now,
+		LockOwner:    x.cfg.LockOwner,
+		LockUntil:    now.Add(x.cfg.LockTime),
+		Limit:        limit,
+		ByPriority:   x.cfg.AcquireByPriority,
+		PreferTimers: x.cfg.PreferTimerJobs,
+		ByDueDate:    x.cfg.AcquireByDueDate,
+		PriorityMin:  x.cfg.PriorityMin,
+		PriorityMax:  x.cfg.PriorityMax,
+	}
+	if x.cfg.DeploymentAware {
+		params.DeploymentIDs = rt.RegisteredDeployments()
+	}
+	jobs, err := acquireJobs(ctx, rt, params)
+	if err != nil {
+		if ctx.Err() == nil {
+			x.log.Debug("acquisition failed", "error", err)
+		}
+		return 0
+	}
+	x.cfg.Metrics.Acquired(len(jobs))
+	if len(jobs) == 0 {
+		return 0
+	}
+	x.mu.Lock()
+	x.inflight += len(jobs)
+	depth := x.inflight
+	x.mu.Unlock()
+	x.cfg.Metrics.QueueDepth(depth)
+	for _, b := range batches(rt, jobs, x.cfg.Clock()) {
+		x.queue <- b
+	}
+	x.log.Debug("jobs acquired", "count", len(jobs))
+	return len(jobs)
+}
+
+// acquireJobs runs one acquisition transaction.
+func acquireJobs(ctx context.Context, rt *runtime.Engine, p persistence.AcquireParams) ([]*persistence.Job, error) {
+	t, err := rt.DB.Begin(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	jobs, err := persistence.AcquireJobs(ctx, t, p)
+	if err == nil {
+		err = rt.LogJobsLocked(ctx, t, jobs, p.Now)
+	}
+	if err != nil {
+		_ = t.Rollback(context.WithoutCancel(ctx))
+		return nil, err
+	}
+	if err := t.Commit(ctx); err != nil {
+		_ = t.Rollback(context.WithoutCancel(ctx))
+		return nil, err
+	}
+	return jobs, nil
+}
+
+// batches groups the exclusive jobs of each process instance into one batch
+// (run one after another by one worker); other jobs run alone.
+func batches(rt *runtime.Engine, jobs []*persistence.Job, now time.Time) []*batch {
+	var out []*batch
+	byInstance := make(map[string]*batch)
+	for _, j := range jobs {
+		if j.Exclusive && j.ProcessInstanceID != "" {
+			if b := byInstance[j.ProcessInstanceID]; b != nil {
+				b.jobs = append(b.jobs, j)
+				continue
+			}
+			b := &batch{rt: rt, jobs: []*persistence.Job{j}, acquired: now}
+			byInstance[j.ProcessInstanceID] = b
+			out = append(out, b)
+			continue
+		}
+		out = append(out, &batch{rt: rt, jobs: []*persistence.Job{j}, acquired: now})
+	}
+	return out
+}
+
+// work runs batches until the queue closes; after the stop, batches still
+// queued are unlocked instead of run.
+func (x *Executor) work(ctx context.Context) {
+	defer x.workers.Done()
+	for b := range x.queue {
+		for i, j := range b.jobs {
+			if !x.isRunning() {
+				x.unlock(b.rt, b.jobs[i:])
+				break
+			}
+			x.cfg.Metrics.PickupLatency(x.cfg.Clock().Sub(b.acquired))
+			x.runJob(ctx, b.rt, j)
+			x.done(1)
+		}
+	}
+}
+
+func (x *Executor) isRunning() bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.running
+}
+
+func (x *Executor) done(n int) {
+	x.mu.Lock()
+	x.inflight -= n
+	x.mu.Unlock()
+	x.signal()
+}
+
+// unlock releases jobs acquired but not started.
+func (x *Executor) unlock(rt *runtime.Engine, jobs []*persistence.Job) {
+	ids := make([]string, len(jobs))
+	for i, j := range jobs {
+		ids[i] = j.ID
+	}
+	ctx := context.Background()
+	t, err := rt.DB.Begin(ctx, false)
+	if err == nil {
+		if err = persistence.UnlockJobs(ctx, t, x.cfg.LockOwner, ids); err == nil {
+			err = t.Commit(ctx)
+		}
+		_ = t.Rollback(ctx)
+	}
+	if err != nil {
+		x.log.Warn("could not unlock queued jobs; their locks will expire", "jobs", ids, "error", err)
+	}
+	x.done(len(jobs))
+}
+
+// runJob runs one job with its lock as fencing token, extending the lock
+// while it runs.
+func (x *Executor) runJob(ctx context.Context, rt *runtime.Engine, j *persistence.Job) {
+	start := time.Now()
+	lock := &Lock{Owner: x.cfg.LockOwner, Rev: j.Rev}
+	if j.Retries <= 0 {
+		// Taken over from an expired lock with its last retry spent: a
+		// poison job must not run again.
+		if err := RecordExpiredLocks(ctx, rt, j.ID, lock); err != nil {
+			x.log.Warn("could not record the incident of a job whose locks expired", "job", j.ID, "error", err)
+		}
+		x.cfg.Metrics.Failed()
+		return
+	}
+	jobCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stopBeat := x.heartbeat(jobCtx, cancel, rt, j.ID, lock)
+	x.log.Debug("job started", "job", j.ID, "activity", j.ActivityID, "processInstance", j.ProcessInstanceID)
+	err := Execute(jobCtx, rt, j.ID, lock)
+	stopBeat()
+	switch {
+	case err == nil:
+		x.cfg.Metrics.Executed(time.Since(start))
+		x.log.Debug("job done", "job", j.ID, "duration", time.Since(start))
+	case errors.Is(err, persistence.ErrOptimisticLock):
+		x.cfg.Metrics.Conflict()
+		x.log.Debug("job conflicted; released for a retry", "job", j.ID, "error", err)
+	case errors.Is(err, ErrLockLost), errors.Is(err, persistence.ErrNotFound):
+		x.log.Debug("job not run", "job", j.ID, "error", err)
+	default:
+		x.cfg.Metrics.Failed()
+	}
+}
+
+// heartbeat extends the job's lock every third of the lock time while it
+// runs, and cancels the job when the lock is lost. It returns a function
+// that stops it.
+func (x *Executor) heartbeat(ctx context.Context, cancel context.CancelFunc, rt *runtime.Engine, jobID string, lock *Lock) func() {
+	if rt.DB.Dialect() != persistence.Postgres {
+		// SQLite: the job's transaction holds the only write lock, so no
+		// other executor can take the job over while it runs.
+		return func() {}
+	}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		tick := time.NewTicker(x.cfg.LockTime / 3)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+				ok, err := extendLock(ctx, rt, jobID, lock, x.cfg.Clock().Add(x.cfg.LockTime))
+				if err != nil {
+					x.log.Warn("lock extension failed", "job", jobID, "error", err)
+					continue
+				}
+				if !ok {
+					x.log.Warn("job lock lost while running; cancelling the job", "job", jobID)
+					cancel()
+					return
+				}
+			}
+		}
+	}()
+	return func() { close(stop); wg.Wait() }
+}
+
+func extendLock(ctx context.Context, rt *runtime.Engine, jobID string, lock *Lock, until time.Time) (bool, error) {
+	t, err := rt.DB.Begin(ctx, false)
+	if err != nil {
+		return false, err
+	}
+	ok, err := persistence.ExtendLock(ctx, t, jobID, lock.Owner, lock.Rev, until)
+	if err != nil {
+		_ = t.Rollback(context.WithoutCancel(ctx))
+		return false, err
+	}
+	return ok, t.Commit(ctx)
+}
+
+// String describes the executor's settings, for logs.
+func (x *Executor) String() string {
+	return fmt.Sprintf("job executor %s (pool %d, queue %d, %d per acquisition)", x.cfg.LockOwner, x.cfg.PoolSize, x.cfg.QueueSize, x.cfg.MaxJobsPerAcquisition)
+}

@@ -1,0 +1,402 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/bpmnlite/bpmnlite/persistence"
+	"github.com/bpmnlite/bpmnlite/tx"
+)
+
+// Management commands: jobs, job definitions, suspension, incidents,
+// deployments. Every change goes through the entity cache with revision
+// checks, so it conflicts with a job or command changing the same rows
+// concurrently instead of overwriting it.
+
+func (e *Engine) job(cc *tx.Context, id string) (*persistence.Job, error) {
+	if id == "" {
+		return nil, errors.New("job id must not be empty")
+	}
+	ent, err := cc.Get(persistence.JobTable, id)
+	if err != nil {
+		return nil, fmt.Errorf("no job found with id '%s': %w", id, persistence.ErrNotFound)
+	}
+	return ent.(*persistence.Job), nil
+}
+
+func (e *Engine) jobDefinitionRow(cc *tx.Context, id string) (*persistence.JobDefinition, error) {
+	if id == "" {
+		return nil, errors.New("job definition id must not be empty")
+	}
+	ent, err := cc.Get(persistence.JobDefinitionTable, id)
+	if err != nil {
+		return nil, fmt.Errorf("job definition with id '%s' does not exist: %w", id, persistence.ErrNotFound)
+	}
+	return ent.(*persistence.JobDefinition), nil
+}
+
+// SetJobRetries sets a job's retries. Retries above 0 resolve the job's
+// incident and make it acquirable again; 0 raises an incident.
+func (e *Engine) SetJobRetries(ctx context.Context, jobID string, retries int) error {
+	if retries < 0 {
+		return fmt.Errorf("retries must be 0 or more, got %d", retries)
+	}
+	return e.Cmd.Run(ctx, func(cc *tx.Context) error {
+		j, err := e.job(cc, jobID)
+		if err != nil {
+			return err
+		}
+		return e.setRetries(cc, j, retries)
+	})
+}
+
+// SetJobRetriesByDefinition sets the retries of every job of a job definition.
+func (e *Engine) SetJobRetriesByDefinition(ctx context.Context, jobDefinitionID string, retries int) error {
+	if retries < 0 {
+		return fmt.Errorf("retries must be 0 or more, got %d", retries)
+	}
+	return e.Cmd.Run(ctx, func(cc *tx.Context) error {
+		if _, err := e.jobDefinitionRow(cc, jobDefinitionID); err != nil {
+			return err
+		}
+		jobs, err := cc.Select(persistence.JobTable, "WHERE job_definition_id = $1", jobDefinitionID)
+		if err != nil {
+			return err
+		}
+		for _, j := range jobs {
+			if err := e.setRetries(cc, j.(*persistence.Job), retries); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func (e *Engine) setRetries(cc *tx.Context, j *persistence.Job, retries int) error {
+	had := j.Retries
+	j.Retries = retries
+	cc.Update(j)
+	switch {
+	case retries > 0 && had == 0:
+		incidents, err := cc.Select(persistence.IncidentTable, "WHERE configuration = $1 AND type = $2", j.ID, persistence.IncidentFailedJob)
+		if err != nil {
+			return err
+		}
+		for _, in := range incidents {
+			cc.Delete(in)
+		}
+	case retries == 0 && had > 0:
+		id := newID()
+		cc.Insert(&persistence.Incident{
+			ID: id, Rev: 1, Type: persistence.IncidentFailedJob, Timestamp: cc.Now().UTC(),
+			Message: j.ExceptionMessage, ExecutionID: j.ExecutionID, ActivityID: j.ActivityID,
+			ProcessInstanceID: j.ProcessInstanceID, ProcessDefinitionID: j.ProcessDefinitionID,
+			CauseIncidentID: id, RootCauseIncidentID: id, Configuration: j.ID, JobDefinitionID: j.JobDefinitionID,
+		})
+	}
+	return nil
+}
+
+// SetJobDueDate sets when a job becomes due (nil: at once).
+func (e *Engine) SetJobDueDate(ctx context.Context, jobID string, due *time.Time) error {
+	return e.Cmd.Run(ctx, func(cc *tx.Context) error {
+		j, err := e.job(cc, jobID)
+		if err != nil {
+			return err
+		}
+		if due != nil {
+			d := due.UTC()
+			due = &d
+		}
+		j.DueDate = due
+		cc.Update(j)
+		return nil
+	})
+}
+
+// SetJobPriority sets one job's priority.
+func (e *Engine) SetJobPriority(ctx context.Context, jobID string, priority int64) error {
+	return e.Cmd.Run(ctx, func(cc *tx.Context) error {
+		j, err := e.job(cc, jobID)
+		if err != nil {
+			return err
+		}
+		j.Priority = priority
+		cc.Update(j)
+		return nil
+	})
+}
+
+// SetOverridingJobPriority makes every new job of the job definition get
+// priority (nil clears the override: new jobs take their priority from the
+// BPMN again); cascade also sets it on the definition's existing jobs.
+func (e *Engine) SetOverridingJobPriority(ctx context.Context, jobDefinitionID string, priority *int64, cascade bool) error {
+	return e.Cmd.Run(ctx, func(cc *tx.Context) error {
+		jd, err := e.jobDefinitionRow(cc, jobDefinitionID)
+		if err != nil {
+			return err
+		}
+		jd.OverridingPriority = priority
+		cc.Update(jd)
+		if !cascade || priority == nil {
+			return nil
+		}
+		jobs, err := cc.Select(persistence.JobTable, "WHERE job_definition_id = $1", jobDefinitionID)
+		if err != nil {
+			return err
+		}
+		for _, j := range jobs {
+			j.(*persistence.Job).Priority = *priority
+			cc.Update(j)
+		}
+		return nil
+	})
+}
+
+// SuspendJob suspends (or, with suspend false, activates) one job.
+func (e *Engine) SuspendJob(ctx context.Context, jobID string, suspend bool) error {
+	return e.Cmd.Run(ctx, func(cc *tx.Context) error {
+		j, err := e.job(cc, jobID)
+		if err != nil {
+			return err
+		}
+		setJobSuspension(cc, []persistence.Entity{j}, suspend)
+		return nil
+	})
+}
+
+func suspension(suspend bool) int {
+	if suspend {
+		return persistence.Suspended
+	}
+	return persistence.Active
+}
+
+func setJobSuspension(cc *tx.Context, jobs []persistence.Entity, suspend bool) {
+	for _, ent := range jobs {
+		j := ent.(*persistence.Job)
+		if j.Suspension != suspension(suspend) {
+			j.Suspension = suspension(suspend)
+			cc.Update(j)
+		}
+	}
+}
+
+// SuspendJobDefinition suspends (or activates) a job definition: new jobs
+// of it are created suspended; with includeJobs its existing jobs follow.
+func (e *Engine) SuspendJobDefinition(ctx context.Context, jobDefinitionID string, suspend, includeJobs bool) error {
+	return e.Cmd.Run(ctx, func(cc *tx.Context) error {
+		jd, err := e.jobDefinitionRow(cc, jobDefinitionID)
+		if err != nil {
+			return err
+		}
+		return e.suspendJobDefinition(cc, jd, suspend, includeJobs)
+	})
+}
+
+func (e *Engine) suspendJobDefinition(cc *tx.Context, jd *persistence.JobDefinition, suspend, includeJobs bool) error {
+	if jd.Suspension != suspension(suspend) {
+		jd.Suspension = suspension(suspend)
+		cc.Update(jd)
+	}
+	if !includeJobs {
+		return nil
+	}
+	jobs, err := cc.Select(persistence.JobTable, "WHERE job_definition_id = $1", jd.ID)
+	if err != nil {
+		return err
+	}
+	setJobSuspension(cc, jobs, suspend)
+	return nil
+}
+
+// SuspendProcessDefinition suspends (or activates) a process definition: no
+// new instances start, its job definitions and their jobs (timer start jobs
+// included) are suspended, so nothing of it is acquired; with
+// includeInstances its running instances are suspended too.
+func (e *Engine) SuspendProcessDefinition(ctx context.Context, definitionID string, suspend, includeInstances bool) error {
+	return e.Cmd.Run(ctx, func(cc *tx.Context) error {
+		ent, err := cc.Get(persistence.ProcessDefinitionTable, definitionID)
+		if err != nil {
+			return fmt.Errorf("process definition %q: %w", definitionID, err)
+		}
+		pd := ent.(*persistence.ProcessDefinition)
+		if pd.Suspension != suspension(suspend) {
+			pd.Suspension = suspension(suspend)
+			cc.Update(pd)
+		}
+		row := *pd
+		cc.AfterCommit(func() { e.refreshDefinition(&row) })
+		jds, err := cc.Select(persistence.JobDefinitionTable, "WHERE process_definition_id = $1", pd.ID)
+		if err != nil {
+			return err
+		}
+		for _, jd := range jds {
+			if err := e.suspendJobDefinition(cc, jd.(*persistence.JobDefinition), suspend, true); err != nil {
+				return err
+			}
+		}
+		if !includeInstances {
+			return nil
+		}
+		roots, err := cc.Select(persistence.ExecutionTable, "WHERE process_definition_id = $1 AND parent_id IS NULL", pd.ID)
+		if err != nil {
+			return err
+		}
+		for _, r := range roots {
+			if err := e.suspendInstance(cc, r.(*persistence.Execution).ID, suspend); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// SuspendProcessInstance suspends (or activates) a process instance: its
+// executions, tasks, jobs and external tasks. A suspended instance's tasks
+// cannot be completed and its jobs are not acquired.
+func (e *Engine) SuspendProcessInstance(ctx context.Context, id string, suspend bool) error {
+	return e.Cmd.Run(ctx, func(cc *tx.Context) error { return e.suspendInstance(cc, id, suspend) })
+}
+
+func (e *Engine) suspendInstance(cc *tx.Context, id string, suspend bool) error {
+	want := suspension(suspend)
+	execs, err := cc.Select(persistence.ExecutionTable, "WHERE process_instance_id = $1", id)
+	if err != nil {
+		return err
+	}
+	if len(execs) == 0 {
+		return fmt.Errorf("process instance %q: %w", id, persistence.ErrNotFound)
+	}
+	for _, x := range execs {
+		if ex := x.(*persistence.Execution); ex.Suspension != want {
+			ex.Suspension = want
+			cc.Update(ex)
+		}
+	}
+	tasks, err := cc.Select(persistence.TaskTable, "WHERE process_instance_id = $1", id)
+	if err != nil {
+		return err
+	}
+	for _, t := range tasks {
+		if tk := t.(*persistence.Task); tk.Suspension != want {
+			tk.Suspension = want
+			cc.Update(tk)
+		}
+	}
+	ets, err := cc.Select(persistence.ExternalTaskTable, "WHERE process_instance_id = $1", id)
+	if err != nil {
+		return err
+	}
+	for _, t := range ets {
+		if et := t.(*persistence.ExternalTask); et.Suspension != want {
+			et.Suspension = want
+			cc.Update(et)
+		}
+	}
+	jobs, err := cc.Select(persistence.JobTable, "WHERE process_instance_id = $1", id)
+	if err != nil {
+		return err
+	}
+	setJobSuspension(cc, jobs, suspend)
+	return nil
+}
+
+// ResolveIncident resolves an incident. A failed-job incident is resolved
+// by giving its job one retry (as setting retries would).
+func (e *Engine) ResolveIncident(ctx context.Context, id string) error {
+	return e.Cmd.Run(ctx, func(cc *tx.Context) error {
+		ent, err := cc.Get(persistence.IncidentTable, id)
+		if err != nil {
+			return fmt.Errorf("incident %q: %w", id, err)
+		}
+		in := ent.(*persistence.Incident)
+		if in.Type == persistence.IncidentFailedJob {
+			j, err := e.job(cc, in.Configuration)
+			if err == nil {
+				return e.setRetries(cc, j, 1)
+			}
+		}
+		cc.Delete(in)
+		return nil
+	})
+}
+
+// DeploymentExists reports whether a deployment with id exists.
+func (e *Engine) DeploymentExists(ctx context.Context, id string) (bool, error) {
+	var ok bool
+	err := e.Cmd.Run(ctx, func(cc *tx.Context) error {
+		_, err := cc.Get(persistence.DeploymentTable, id)
+		switch {
+		case err == nil:
+			ok = true
+		case errors.Is(err, persistence.ErrNotFound):
+		default:
+			return err
+		}
+		return nil
+	})
+	return ok, err
+}
+
+// DeleteDeployment deletes a deployment with its definitions, job
+// definitions, start timers and subscriptions. Running instances of its
+// definitions make it fail unless cascade, which deletes them (and their
+// history stays). The deployment is unregistered from the job executor.
+func (e *Engine) DeleteDeployment(ctx context.Context, id string, cascade bool) error {
+	var defIDs []string
+	err := e.Cmd.Run(ctx, func(cc *tx.Context) error {
+		defIDs = nil
+		dep, err := cc.Get(persistence.DeploymentTable, id)
+		if err != nil {
+			return fmt.Errorf("deployment %q: %w", id, err)
+		}
+		defs, err := cc.Select(persistence.ProcessDefinitionTable, "WHERE deployment_id = $1", id)
+		if err != nil {
+			return err
+		}
+		c := e.newCommand(cc)
+		for _, d := range defs {
+			pd := d.(*persistence.ProcessDefinition)
+			defIDs = append(defIDs, pd.ID)
+			roots, err := cc.Select(persistence.ExecutionTable, "WHERE process_definition_id = $1 AND parent_id IS NULL", pd.ID)
+			if err != nil {
+				return err
+			}
+			if len(roots) > 0 && !cascade {
+				return fmt.Errorf("deployment %s: process definition %s has %d running instances; delete with cascade to remove them", id, pd.ID, len(roots))
+			}
+			for _, r := range roots {
+				in, err := c.loadInstance(r.(*persistence.Execution).ID)
+				if err != nil {
+					return err
+				}
+				if err := c.deleteInstance(in, "deployment deleted", persistence.StateExternallyTerminated); err != nil {
+					return err
+				}
+			}
+			cc.Exec("DELETE FROM job WHERE process_definition_id = $1", pd.ID)
+			cc.Exec("DELETE FROM event_subscription WHERE process_definition_id = $1", pd.ID)
+			cc.Exec("DELETE FROM job_definition WHERE process_definition_id = $1", pd.ID)
+			cc.Delete(pd)
+		}
+		if err := c.run(); err != nil {
+			return err
+		}
+		cc.Exec("DELETE FROM resource WHERE deployment_id = $1", id)
+		cc.Delete(dep)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	e.mu.Lock()
+	for _, d := range defIDs {
+		delete(e.defs, d)
+	}
+	delete(e.deployments, id)
+	e.mu.Unlock()
+	return nil
+}
