@@ -158,10 +158,13 @@ func TestElementMessageStartEvent(t *testing.T) {
 		if ids, err := e.eng.Correlate(e.ctx, bpmnlite.CorrelateRequest{MessageName: "orderReceived"}); err != nil || len(ids) != 1 || ids[0] == pi {
 			t.Errorf("second correlate = %v, %v", ids, err)
 		}
-		// A process without a none start event is not started by key.
-		if _, err := e.eng.Start(e.ctx, bpmnlite.StartRequest{Key: "p"}); err == nil {
-			t.Errorf("start by key without a none start event succeeded")
+		// Started by key, a process whose only start event is a message
+		// start event begins there, as Camunda's startProcessInstanceByKey.
+		byKey, err := e.eng.Start(e.ctx, bpmnlite.StartRequest{Key: "p"})
+		if err != nil {
+			t.Fatalf("start by key at the only (message) start event: %v", err)
 		}
+		wantEq(t, "path", e.path(byKey), "byMessage,handle")
 	})
 }
 

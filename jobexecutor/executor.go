@@ -108,6 +108,11 @@ func (x *Executor) Stop(ctx context.Context) error {
 	x.stop()
 	x.loops.Wait()
 	close(x.queue) // acquisition has ended: nothing sends any more
+	// Unlock the queued jobs now rather than when a worker frees up, so that
+	// other nodes can take them while the running jobs finish.
+	for b := range x.queue {
+		x.unlock(b.rt, b.jobs)
+	}
 	done := make(chan struct{})
 	go func() { x.workers.Wait(); close(done) }()
 	select {
@@ -372,7 +377,10 @@ func (x *Executor) done(n int) {
 	x.signal()
 }
 
-// unlock releases jobs acquired but not started.
+// unlock releases jobs acquired but not started, and wakes the other
+// executors on the database (PostgreSQL NOTIFY) so that they take them at
+// once. The payload is the lock owner, not an engine id, which listeners
+// would ignore as their own engine's.
 func (x *Executor) unlock(rt *runtime.Engine, jobs []*persistence.Job) {
 	ids := make([]string, len(jobs))
 	for i, j := range jobs {
@@ -381,7 +389,10 @@ func (x *Executor) unlock(rt *runtime.Engine, jobs []*persistence.Job) {
 	ctx := context.Background()
 	t, err := rt.DB.Begin(ctx, false)
 	if err == nil {
-		if err = persistence.UnlockJobs(ctx, t, x.cfg.LockOwner, ids); err == nil {
+		if err = persistence.UnlockJobs(ctx, t, x.cfg.LockOwner, ids); err == nil && t.Dialect() == persistence.Postgres {
+			_, err = t.Exec(ctx, "SELECT pg_notify($1, $2)", persistence.JobChannel, x.cfg.LockOwner)
+		}
+		if err == nil {
 			err = t.Commit(ctx)
 		}
 		_ = t.Rollback(ctx)

@@ -222,9 +222,16 @@ func buildAcquireStatement(k acquireKey) string {
 			filter.WriteString(" AND (deployment_id IS NULL OR deployment_id IN (" + strings.Join(ps, ", ") + "))")
 		}
 	}
+	// OFFSET 0 keeps PostgreSQL from turning the check into a hashed subplan
+	// that reads every locked job: it stays one index probe per candidate,
+	// so acquisition does not slow down as locked jobs pile up.
+	fence := ""
+	if k.dialect != SQLite {
+		fence = " OFFSET 0"
+	}
 	filter.WriteString(" AND (NOT exclusive OR NOT EXISTS (SELECT 1 FROM job x" +
 		" WHERE x.process_instance_id = j.process_instance_id AND x.exclusive" +
-		" AND x.lock_owner IS NOT NULL AND x.lock_expiration >= $1))")
+		" AND x.lock_owner IS NOT NULL AND x.lock_expiration >= $1" + fence + "))")
 
 	var inner, outer []string
 	if k.byPriority {

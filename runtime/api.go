@@ -65,7 +65,7 @@ func (e *Engine) Start(ctx context.Context, t persistence.Tx, req StartRequest) 
 		if err != nil {
 			return err
 		}
-		start := def.Process.NoneStartEvent()
+		start := initialActivity(def)
 		if req.StartBefore != "" {
 			start = def.Process.Activity(req.StartBefore)
 			if start == nil {
@@ -389,5 +389,18 @@ func (c *command) rescheduleCycle(j *persistence.Job, x *execution, a *bpmn.Acti
 	nj.Repeat = repeat
 	nj.HandlerConfig = j.HandlerConfig
 	c.insertJob(nj)
+	return nil
+}
+
+// initialActivity is where a plain start begins: the none start event, or
+// the only start event of a process that has no none start event (a timer
+// or message start event started by hand, as Camunda allows).
+func initialActivity(def *Definition) *bpmn.Activity {
+	if s := def.Process.NoneStartEvent(); s != nil {
+		return s
+	}
+	if starts := def.Process.StartEvents(); len(starts) == 1 {
+		return starts[0]
+	}
 	return nil
 }

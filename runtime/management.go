@@ -16,19 +16,20 @@ import (
 // concurrently instead of overwriting it.
 
 func (e *Engine) job(cc *tx.Context, id string) (*persistence.Job, error) {
+	// The texts are Camunda's, which the acceptance corpus checks.
 	if id == "" {
-		return nil, errors.New("job id must not be empty")
+		return nil, errors.New("Job id must not be null")
 	}
 	ent, err := cc.Get(persistence.JobTable, id)
 	if err != nil {
-		return nil, fmt.Errorf("no job found with id '%s': %w", id, persistence.ErrNotFound)
+		return nil, fmt.Errorf("No job found with id '%s': %w", id, persistence.ErrNotFound)
 	}
 	return ent.(*persistence.Job), nil
 }
 
 func (e *Engine) jobDefinitionRow(cc *tx.Context, id string) (*persistence.JobDefinition, error) {
 	if id == "" {
-		return nil, errors.New("job definition id must not be empty")
+		return nil, errors.New("jobDefinitionId is null")
 	}
 	ent, err := cc.Get(persistence.JobDefinitionTable, id)
 	if err != nil {

@@ -41,7 +41,9 @@ type options struct {
 	refDir   string // ../shared/bench
 	duration time.Duration
 	callers  int
+	refRows  int
 	skipPG   bool
+	suites   string
 }
 
 type row struct {
@@ -54,28 +56,45 @@ type row struct {
 
 func run() error {
 	var o options
-	flag.StringVar(&o.pgURL, "pg", "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable", "PostgreSQL admin URL (the benchmark creates databases bpmnlite_bench and bpmnlite_bench_ref)")
+	flag.StringVar(&o.pgURL, "pg", "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable", "PostgreSQL admin URL (the benchmark creates databases bpmnlite_bench*)")
 	flag.StringVar(&o.refDir, "ref", filepath.Join("..", "shared", "bench"), "directory with the pgbench reference scripts")
 	flag.DurationVar(&o.duration, "duration", 20*time.Second, "length of each measurement")
-	flag.IntVar(&o.callers, "callers", 8, "concurrent callers")
+	flag.IntVar(&o.callers, "callers", 8, "concurrent callers for the start benchmark")
+	flag.IntVar(&o.refRows, "ref-rows", 1000000, "rows in the pgbench job.sql reference table")
 	flag.BoolVar(&o.skipPG, "sqlite-only", false, "skip PostgreSQL")
+	flag.StringVar(&o.suites, "suite", "start,jobs", "comma-separated suites: start, jobs")
 	flag.Parse()
 	ctx := context.Background()
-	var rows []row
+	if strings.Contains(o.suites, "start") {
+		rows, err := startSuite(ctx, o)
+		if err != nil {
+			return err
+		}
+		printRows(os.Stdout, fmt.Sprintf("Starting instances: %d concurrent callers, %s per figure", o.callers, o.duration), "starts/s", rows)
+	}
+	if strings.Contains(o.suites, "jobs") {
+		if err := jobSuite(ctx, o, os.Stdout); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
+func startSuite(ctx context.Context, o options) ([]row, error) {
+	var rows []row
 	if !o.skipPG {
-		ref, err := pgbenchStart(ctx, o)
+		ref, err := pgbenchRef(ctx, o, "start.sql", o.callers, 0)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "reference not measured:", err)
 		}
 		for _, sc := range scenarios {
 			url, err := freshDatabase(ctx, o.pgURL, "bpmnlite_bench")
 			if err != nil {
-				return err
+				return nil, err
 			}
 			r, err := measure(ctx, url, sc, o)
 			if err != nil {
-				return fmt.Errorf("%s on postgres: %w", sc.name, err)
+				return nil, fmt.Errorf("%s on postgres: %w", sc.name, err)
 			}
 			r.backend = "postgres"
 			if sc.withRef {
@@ -88,20 +107,120 @@ func run() error {
 		for _, sc := range scenarios {
 			dir, err := os.MkdirTemp("", "bpmnbench")
 			if err != nil {
-				return err
+				return nil, err
 			}
-			o2 := o
-			r, err := measureSQLite(ctx, filepath.Join(dir, "bench.db"), sync, sc, o2)
+			r, err := measureSQLite(ctx, filepath.Join(dir, "bench.db"), sync, sc, o)
 			os.RemoveAll(dir)
 			if err != nil {
-				return fmt.Errorf("%s on sqlite: %w", sc.name, err)
+				return nil, fmt.Errorf("%s on sqlite: %w", sc.name, err)
 			}
 			rows = append(rows, r)
 		}
 	}
-	print(os.Stdout, o, rows)
-	return nil
+	return rows, nil
 }
+
+// jobSuite measures the job executor: throughput, pickup latency, timer
+// lateness and acquisition time.
+func jobSuite(ctx context.Context, o options, w io.Writer) error {
+	var rows []row
+	if !o.skipPG {
+		ref, err := pgbenchRef(ctx, o, "job.sql", 8, o.refRows)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "reference not measured:", err)
+		}
+		for _, hist := range []bool{true, false} {
+			for _, workers := range []int{1, 4, 8, 16} {
+				rate, note, err := measureThroughput(ctx, o, throughputCase{backend: "postgres", workers: workers, executors: 1, history: hist})
+				if err != nil {
+					return fmt.Errorf("throughput %d workers: %w", workers, err)
+				}
+				rows = append(rows, row{name: fmt.Sprintf("async chain, %d workers, history %s", workers, onOff(hist)), backend: "postgres", rate: rate, ref: ref, refName: "pgbench job.sql, 8 clients", note: note})
+			}
+		}
+		rate, note, err := measureThroughput(ctx, o, throughputCase{backend: "postgres", workers: 4, executors: 2, history: true})
+		if err != nil {
+			return err
+		}
+		rows = append(rows, row{name: "async chain, 2 executors × 4 workers", backend: "postgres", rate: rate, ref: ref, refName: "pgbench job.sql, 8 clients", note: note})
+	}
+	for _, sync := range []string{"NORMAL", "FULL"} {
+		ref, err := sqliteJobReference(ctx, sync, o.duration)
+		if err != nil {
+			return err
+		}
+		rate, note, err := measureThroughput(ctx, o, throughputCase{backend: "sqlite " + sync, workers: 4, executors: 1, history: true})
+		if err != nil {
+			return err
+		}
+		rows = append(rows, row{name: "async chain, 4 workers, history on", backend: "sqlite " + sync, rate: rate, ref: ref, refName: "job transaction, 1 writer", note: note})
+	}
+	printRows(w, fmt.Sprintf("Job executor throughput, %s per figure", o.duration), "jobs/s", rows)
+	if o.skipPG {
+		return nil
+	}
+
+	fmt.Fprintln(w, "\nLatency (PostgreSQL)")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "measure\tp50\tp99\tnote")
+	url, err := freshDatabase(ctx, o.pgURL, "bpmnlite_bench")
+	if err != nil {
+		return err
+	}
+	p50, p99, step, err := measureLatency(ctx, o, url, 0)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(tw, "same-node pickup, one instance stepping alone\t%s\t%s\t%s per async step\n", ms(p50), ms(p99), ms(step))
+	var half float64
+	for _, r := range rows {
+		if r.backend == "postgres" && strings.Contains(r.name, "8 workers, history on") {
+			half = r.rate / 2
+		}
+	}
+	if url, err = freshDatabase(ctx, o.pgURL, "bpmnlite_bench"); err != nil {
+		return err
+	}
+	p50, p99, step, err = measureLatency(ctx, o, url, half)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(tw, "same-node pickup, under 50%% load (%.0f jobs/s)\t%s\t%s\t%s per async step\n", half, ms(p50), ms(p99), ms(step))
+	if url, err = freshDatabase(ctx, o.pgURL, "bpmnlite_bench"); err != nil {
+		return err
+	}
+	if p50, p99, err = measureCrossNode(ctx, url); err != nil {
+		return err
+	}
+	fmt.Fprintf(tw, "cross-node pickup (NOTIFY), WaitTime 30s\t%s\t%s\t\n", ms(p50), ms(p99))
+	if url, err = freshDatabase(ctx, o.pgURL, "bpmnlite_bench"); err != nil {
+		return err
+	}
+	if p50, p99, err = measureTimerLateness(ctx, url); err != nil {
+		return err
+	}
+	fmt.Fprintf(tw, "timer lateness (due → started)\t%s\t%s\t200 timers over 7 s\n", ms(p50), ms(p99))
+	small, err := measureAcquisition(ctx, o, 1000, 0)
+	if err != nil {
+		return err
+	}
+	large, err := measureAcquisition(ctx, o, 1000000, 100000)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(tw, "acquisition of 32 by priority, 1,000 jobs\t%s\t\t\n", ms(small))
+	fmt.Fprintf(tw, "acquisition of 32 by priority, 1,000,000 jobs (100,000 locked)\t%s\t\t%.2f× the 1,000-job time\n", ms(large), float64(large)/float64(small))
+	return tw.Flush()
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d.Microseconds())/1000) }
 
 type scenario struct {
 	name    string
@@ -222,9 +341,9 @@ func freshDatabase(ctx context.Context, adminURL, name string) (string, error) {
 
 var tpsRe = regexp.MustCompile(`tps = ([0-9.]+)`)
 
-// pgbenchStart measures the reference start transaction (start.sql: insert
-// an execution and its first job) with o.callers clients.
-func pgbenchStart(ctx context.Context, o options) (float64, error) {
+// pgbenchRef measures a reference script of ../shared/bench with clients
+// pgbench clients; fill > 0 loads that many rows with fill.sql first.
+func pgbenchRef(ctx context.Context, o options, script string, clients, fill int) (float64, error) {
 	pgbench, err := findPgbench()
 	if err != nil {
 		return 0, err
@@ -233,29 +352,33 @@ func pgbenchStart(ctx context.Context, o options) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		return 0, err
-	}
-	schema, err := os.ReadFile(filepath.Join(o.refDir, "schema.sql"))
-	if err != nil {
-		conn.Close(ctx)
-		return 0, err
-	}
-	if _, err := conn.Exec(ctx, string(schema)); err != nil {
-		conn.Close(ctx)
-		return 0, err
-	}
-	if _, err := conn.Exec(ctx, "CREATE SEQUENCE exec_seq START 10000001"); err != nil {
-		conn.Close(ctx)
-		return 0, err
-	}
-	conn.Close(ctx)
 	cfg, _ := pgx.ParseConfig(url)
-	cmd := exec.CommandContext(ctx, pgbench, "-h", cfg.Host, "-p", strconv.Itoa(int(cfg.Port)), "-U", cfg.User,
-		"-n", "-M", "prepared", "-c", strconv.Itoa(o.callers), "-j", "2", "-T", strconv.Itoa(int(o.duration.Seconds())),
-		"-f", filepath.Join(o.refDir, "start.sql"), cfg.Database)
-	out, err := cmd.CombinedOutput()
+	psql := func(args ...string) error {
+		path := filepath.Join(filepath.Dir(pgbench), "psql")
+		cmd := exec.CommandContext(ctx, path, append([]string{"-q", "-h", cfg.Host, "-p", strconv.Itoa(int(cfg.Port)), "-U", cfg.User, "-d", cfg.Database, "-v", "ON_ERROR_STOP=1"}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("psql %v: %v: %s", args, err, out)
+		}
+		return nil
+	}
+	if err := psql("-f", filepath.Join(o.refDir, "schema.sql")); err != nil {
+		return 0, err
+	}
+	args := []string{"-h", cfg.Host, "-p", strconv.Itoa(int(cfg.Port)), "-U", cfg.User,
+		"-n", "-M", "prepared", "-c", strconv.Itoa(clients), "-j", "2", "-T", strconv.Itoa(int(o.duration.Seconds())),
+		"-f", filepath.Join(o.refDir, script)}
+	if fill > 0 {
+		if err := psql("-v", "n="+strconv.Itoa(fill), "-f", filepath.Join(o.refDir, "fill.sql")); err != nil {
+			return 0, err
+		}
+		if err := psql("-c", "CHECKPOINT"); err != nil {
+			return 0, err
+		}
+		args = append(args, "-D", "nclients="+strconv.Itoa(clients), "-D", "ninst="+strconv.Itoa(fill))
+	} else if err := psql("-c", "CREATE SEQUENCE exec_seq START 10000001"); err != nil {
+		return 0, err
+	}
+	out, err := exec.CommandContext(ctx, pgbench, append(args, cfg.Database)...).CombinedOutput()
 	if err != nil {
 		return 0, fmt.Errorf("pgbench: %v: %s", err, out)
 	}
@@ -277,17 +400,17 @@ func findPgbench() (string, error) {
 	return "", errors.New("pgbench not found")
 }
 
-func print(w io.Writer, o options, rows []row) {
-	fmt.Fprintf(w, "bpmnlite start benchmark: %d concurrent callers, %s per figure\n\n", o.callers, o.duration)
+func printRows(w io.Writer, title, unit string, rows []row) {
+	fmt.Fprintf(w, "%s\n\n", title)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "scenario\tbackend\tstarts/s\treference\tratio")
+	fmt.Fprintf(tw, "scenario\tbackend\t%s\treference (same run)\tratio\tnote\n", unit)
 	for _, r := range rows {
 		ref, ratio := "", ""
 		if r.ref > 0 {
 			ref = fmt.Sprintf("%.0f (%s)", r.ref, r.refName)
 			ratio = fmt.Sprintf("%.2f×", r.rate/r.ref)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%.0f\t%s\t%s\n", r.name, r.backend, r.rate, ref, ratio)
+		fmt.Fprintf(tw, "%s\t%s\t%.0f\t%s\t%s\t%s\n", r.name, r.backend, r.rate, ref, ratio, r.note)
 	}
 	tw.Flush()
 }

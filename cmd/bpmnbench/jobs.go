@@ -1,0 +1,507 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	_ "modernc.org/sqlite"
+
+	"github.com/bpmnlite/bpmnlite"
+	"github.com/bpmnlite/bpmnlite/persistence"
+)
+
+// chain is a process of steps asynchronous no-op service tasks: every step
+// is one job, and each job creates the next.
+func chain(key string, steps int, delegate string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, `<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:camunda="http://camunda.org/schema/1.0/bpmn" targetNamespace="bench">
+  <process id="%s" isExecutable="true">
+    <startEvent id="s0" />`, key)
+	impl := `camunda:expression="${true}"`
+	if delegate != "" {
+		impl = `camunda:class="` + delegate + `"`
+	}
+	for i := 1; i <= steps; i++ {
+		fmt.Fprintf(&b, "\n    <sequenceFlow id=\"f%d\" sourceRef=\"s%d\" targetRef=\"s%d\" />\n    <serviceTask id=\"s%d\" camunda:asyncBefore=\"true\" %s />", i, i-1, i, i, impl)
+	}
+	fmt.Fprintf(&b, `
+    <sequenceFlow id="fEnd" sourceRef="s%d" targetRef="end" />
+    <endEvent id="end" />
+  </process>
+</definitions>`, steps)
+	return b.String()
+}
+
+// counter is a Metrics that counts executed jobs.
+type counter struct {
+	executed, failed, conflicts atomic.Int64
+}
+
+func (c *counter) Acquired(int)                {}
+func (c *counter) Executed(time.Duration)      { c.executed.Add(1) }
+func (c *counter) Failed()                     { c.failed.Add(1) }
+func (c *counter) Conflict()                   { c.conflicts.Add(1) }
+func (c *counter) QueueDepth(int)              {}
+func (c *counter) PickupLatency(time.Duration) {}
+
+type throughputCase struct {
+	backend   string // "postgres", "sqlite NORMAL", "sqlite FULL"
+	workers   int
+	executors int
+	history   bool
+}
+
+// measureThroughput runs chains of async no-op jobs for o.duration and
+// returns jobs executed per second.
+func measureThroughput(ctx context.Context, o options, c throughputCase) (float64, string, error) {
+	var urls []string
+	var cfg bpmnlite.Config
+	switch {
+	case c.backend == "postgres":
+		url, err := freshDatabase(ctx, o.pgURL, "bpmnlite_bench")
+		if err != nil {
+			return 0, "", err
+		}
+		for range c.executors {
+			urls = append(urls, url)
+		}
+		cfg.MaxConns = c.workers + 4
+	default:
+		dir, err := os.MkdirTemp("", "bpmnbench")
+		if err != nil {
+			return 0, "", err
+		}
+		defer os.RemoveAll(dir)
+		urls = []string{filepath.Join(dir, "jobs.db")}
+		cfg.SQLiteSynchronous = strings.TrimPrefix(c.backend, "sqlite ")
+	}
+	cfg.NoHistory = !c.history
+	cfg.Logger = slog.New(slog.DiscardHandler)
+	var engines []*bpmnlite.Engine
+	for _, u := range urls {
+		cfg.Database = u
+		eng, err := bpmnlite.Open(ctx, cfg)
+		if err != nil {
+			return 0, "", err
+		}
+		defer eng.Close()
+		engines = append(engines, eng)
+	}
+	const steps = 20
+	if _, err := engines[0].Deploy(ctx, bpmnlite.DeployRequest{Name: "chain", Resources: []bpmnlite.Resource{{Name: "chain.bpmn", Bytes: []byte(chain("chain", steps, ""))}}}); err != nil {
+		return 0, "", err
+	}
+	// Enough instances that the workers never run dry during the run.
+	instances := max(400, c.workers*c.executors*60)
+	if err := startMany(ctx, engines[0], "chain", instances, 8); err != nil {
+		return 0, "", err
+	}
+	count := &counter{}
+	var execs []interface{ Stop(context.Context) error }
+	for _, eng := range engines {
+		x, err := bpmnlite.NewJobExecutor(bpmnlite.JobExecutorConfig{
+			PoolSize: c.workers, MaxJobsPerAcquisition: 32, WaitTime: 100 * time.Millisecond,
+			Metrics: count, Logger: slog.New(slog.DiscardHandler),
+		}, eng)
+		if err != nil {
+			return 0, "", err
+		}
+		if err := x.Start(ctx); err != nil {
+			return 0, "", err
+		}
+		execs = append(execs, x)
+	}
+	// Warm up, then measure.
+	time.Sleep(time.Second)
+	before := count.executed.Load()
+	begin := time.Now()
+	time.Sleep(o.duration)
+	done := count.executed.Load() - before
+	elapsed := time.Since(begin)
+	for _, x := range execs {
+		stopCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		_ = x.Stop(stopCtx)
+		cancel()
+	}
+	if left := int64(instances*steps) - count.executed.Load(); left <= 0 {
+		return 0, "", fmt.Errorf("the workers ran out of jobs: raise the instance count")
+	}
+	note := ""
+	if n := count.conflicts.Load(); n > 0 {
+		note = fmt.Sprintf("%d conflicts", n)
+	}
+	if n := count.failed.Load(); n > 0 {
+		note += fmt.Sprintf(" %d failures", n)
+	}
+	return float64(done) / elapsed.Seconds(), strings.TrimSpace(note), nil
+}
+
+// startMany starts n instances of key from callers goroutines.
+func startMany(ctx context.Context, eng *bpmnlite.Engine, key string, n, callers int) error {
+	var next atomic.Int64
+	var firstErr error
+	var once sync.Once
+	var wg sync.WaitGroup
+	for range callers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for next.Add(1) <= int64(n) {
+				if _, err := eng.Start(ctx, bpmnlite.StartRequest{Key: key}); err != nil {
+					once.Do(func() { firstErr = err })
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return firstErr
+}
+
+// sqliteJobReference commits the reference job transaction of
+// ../shared/bench/job.sql on SQLite through one writer connection: read the
+// execution, lock the job, bump the execution's revision, insert the next
+// job, delete the executed one, commit.
+func sqliteJobReference(ctx context.Context, sync string, d time.Duration) (float64, error) {
+	dir, err := os.MkdirTemp("", "bpmnbench")
+	if err != nil {
+		return 0, err
+	}
+	defer os.RemoveAll(dir)
+	db, err := sql.Open("sqlite", filepath.Join(dir, "ref.db")+"?_txlock=immediate&_journal_mode=WAL&_synchronous="+sync)
+	if err != nil {
+		return 0, err
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	for _, s := range []string{
+		`CREATE TABLE execution (id INTEGER PRIMARY KEY, rev INTEGER NOT NULL, act_id TEXT)`,
+		`CREATE TABLE job (id INTEGER PRIMARY KEY, rev INTEGER NOT NULL, type TEXT, execution_id INTEGER, retries INTEGER, duedate INTEGER, priority INTEGER, handler_type TEXT, handler_cfg TEXT)`,
+		`CREATE INDEX job_acq ON job (priority DESC, duedate)`,
+	} {
+		if _, err := db.ExecContext(ctx, s); err != nil {
+			return 0, err
+		}
+	}
+	const n = 10000
+	tx, _ := db.BeginTx(ctx, nil)
+	for i := 1; i <= n; i++ {
+		tx.ExecContext(ctx, `INSERT INTO execution VALUES ($1, 1, 'a')`, i)
+		tx.ExecContext(ctx, `INSERT INTO job VALUES ($1, 1, 'message', $2, 3, 0, 0, 'async', 'c')`, int64(i)*10000000000+1, i)
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, err
+	}
+	deadline := time.Now().Add(d)
+	count := 0
+	begin := time.Now()
+	for time.Now().Before(deadline) {
+		pi := int64(count%n + 1)
+		tx, err := db.BeginTx(ctx, nil)
+		if err != nil {
+			return 0, err
+		}
+		var rev int64
+		if err := tx.QueryRowContext(ctx, `SELECT rev FROM execution WHERE id = $1`, pi).Scan(&rev); err != nil {
+			tx.Rollback()
+			return 0, err
+		}
+		jid := pi*10000000000 + rev
+		var id int64
+		if err := tx.QueryRowContext(ctx, `SELECT id FROM job WHERE id = $1`, jid).Scan(&id); err != nil {
+			tx.Rollback()
+			return 0, err
+		}
+		tx.ExecContext(ctx, `UPDATE execution SET rev = rev + 1, act_id = 'b' WHERE id = $1 AND rev = $2`, pi, rev)
+		tx.ExecContext(ctx, `INSERT INTO job VALUES ($1, 1, 'message', $2, 3, 0, 0, 'async', 'c')`, jid+1, pi)
+		tx.ExecContext(ctx, `DELETE FROM job WHERE id = $1`, jid)
+		if err := tx.Commit(); err != nil {
+			return 0, err
+		}
+		count++
+	}
+	return float64(count) / time.Since(begin).Seconds(), nil
+}
+
+// percentiles returns p50 and p99 of ds.
+func percentiles(ds []time.Duration) (time.Duration, time.Duration) {
+	if len(ds) == 0 {
+		return 0, 0
+	}
+	slices.Sort(ds)
+	return ds[len(ds)*50/100], ds[min(len(ds)-1, len(ds)*99/100)]
+}
+
+// stepTimes records, per instance, when each step's delegate began and ended.
+type stepTimes struct {
+	mu    sync.Mutex
+	begin map[string][]time.Time
+	end   map[string][]time.Time
+}
+
+func newStepTimes() *stepTimes {
+	return &stepTimes{begin: map[string][]time.Time{}, end: map[string][]time.Time{}}
+}
+
+func (s *stepTimes) delegate() bpmnlite.Delegate {
+	return bpmnlite.DelegateFunc(func(ctx context.Context, ex *bpmnlite.Execution) error {
+		now := time.Now()
+		s.mu.Lock()
+		s.begin[ex.ProcessInstanceID()] = append(s.begin[ex.ProcessInstanceID()], now)
+		s.end[ex.ProcessInstanceID()] = append(s.end[ex.ProcessInstanceID()], time.Now())
+		s.mu.Unlock()
+		return nil
+	})
+}
+
+// pickups returns, for every step after the first, the time from the end
+// of the previous step's delegate (its commit follows at once) to the start
+// of this one: job committed → job started, plus the commit itself.
+func (s *stepTimes) pickups(instance string) []time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []time.Duration
+	b, e := s.begin[instance], s.end[instance]
+	for i := 1; i < len(b); i++ {
+		out = append(out, b[i].Sub(e[i-1]))
+	}
+	return out
+}
+
+// measureLatency steps probe instances alone, then under background load of
+// about half the throughput, and reports pickup latencies.
+func measureLatency(ctx context.Context, o options, url string, load float64) (p50, p99, perStep time.Duration, err error) {
+	eng, err := bpmnlite.Open(ctx, bpmnlite.Config{Database: url, MaxConns: 16, Logger: slog.New(slog.DiscardHandler),
+		JobExecutorActivate: true, JobExecutor: bpmnlite.JobExecutorConfig{PoolSize: 8, MaxJobsPerAcquisition: 32, Logger: slog.New(slog.DiscardHandler)}})
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	defer eng.Close()
+	times := newStepTimes()
+	eng.RegisterDelegate("probe", times.delegate())
+	const steps = 50
+	if _, err := eng.Deploy(ctx, bpmnlite.DeployRequest{Name: "lat", Resources: []bpmnlite.Resource{
+		{Name: "probe.bpmn", Bytes: []byte(chain("probe", steps, "probe"))},
+		{Name: "load.bpmn", Bytes: []byte(chain("load", 10, ""))},
+	}}); err != nil {
+		return 0, 0, 0, err
+	}
+	stopLoad := make(chan struct{})
+	var loadWG sync.WaitGroup
+	if load > 0 {
+		// Start load instances at a steady rate: each makes 10 jobs.
+		loadWG.Add(1)
+		go func() {
+			defer loadWG.Done()
+			tick := time.NewTicker(time.Duration(float64(time.Second) * 10 / load))
+			defer tick.Stop()
+			for {
+				select {
+				case <-stopLoad:
+					return
+				case <-tick.C:
+					_, _ = eng.Start(ctx, bpmnlite.StartRequest{Key: "load"})
+				}
+			}
+		}()
+		time.Sleep(2 * time.Second)
+	}
+	var all []time.Duration
+	var stepTotal time.Duration
+	var stepCount int
+	for i := 0; i < 10; i++ {
+		pi, err := eng.Start(ctx, bpmnlite.StartRequest{Key: "probe"})
+		if err != nil {
+			return 0, 0, 0, err
+		}
+		deadline := time.Now().Add(60 * time.Second)
+		for {
+			times.mu.Lock()
+			n := len(times.begin[pi])
+			times.mu.Unlock()
+			if n == steps {
+				break
+			}
+			if time.Now().After(deadline) {
+				return 0, 0, 0, fmt.Errorf("probe instance stuck at step %d", n)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		all = append(all, times.pickups(pi)...)
+		times.mu.Lock()
+		b := times.begin[pi]
+		stepTotal += b[len(b)-1].Sub(b[0])
+		stepCount += len(b) - 1
+		times.mu.Unlock()
+	}
+	close(stopLoad)
+	loadWG.Wait()
+	p50, p99 = percentiles(all)
+	return p50, p99, stepTotal / time.Duration(stepCount), nil
+}
+
+// measureCrossNode starts instances on engine A (no executor) and measures
+// when engine B's executor, woken by NOTIFY, starts their first job.
+func measureCrossNode(ctx context.Context, url string) (time.Duration, time.Duration, error) {
+	quiet := slog.New(slog.DiscardHandler)
+	a, err := bpmnlite.Open(ctx, bpmnlite.Config{Database: url, Logger: quiet})
+	if err != nil {
+		return 0, 0, err
+	}
+	defer a.Close()
+	b, err := bpmnlite.Open(ctx, bpmnlite.Config{Database: url, Logger: quiet, JobExecutorActivate: true,
+		JobExecutor: bpmnlite.JobExecutorConfig{PoolSize: 4, WaitTime: 30 * time.Second, MaxWait: time.Minute, Logger: quiet}})
+	if err != nil {
+		return 0, 0, err
+	}
+	defer b.Close()
+	started := make(chan time.Time, 1)
+	b.RegisterDelegate("probe", bpmnlite.DelegateFunc(func(ctx context.Context, ex *bpmnlite.Execution) error {
+		started <- time.Now()
+		return nil
+	}))
+	if _, err := a.Deploy(ctx, bpmnlite.DeployRequest{Name: "x", Resources: []bpmnlite.Resource{{Name: "p.bpmn", Bytes: []byte(chain("cross", 1, "probe"))}}}); err != nil {
+		return 0, 0, err
+	}
+	time.Sleep(500 * time.Millisecond)
+	var ds []time.Duration
+	for i := 0; i < 200; i++ {
+		if _, err := a.Start(ctx, bpmnlite.StartRequest{Key: "cross"}); err != nil {
+			return 0, 0, err
+		}
+		committed := time.Now()
+		select {
+		case t := <-started:
+			ds = append(ds, t.Sub(committed))
+		case <-time.After(10 * time.Second):
+			return 0, 0, fmt.Errorf("the other node did not pick the job up within 10s")
+		}
+	}
+	p50, p99 := percentiles(ds)
+	return p50, p99, nil
+}
+
+// measureTimerLateness creates timers due over the next seconds and
+// measures how late the executor starts them.
+func measureTimerLateness(ctx context.Context, url string) (time.Duration, time.Duration, error) {
+	quiet := slog.New(slog.DiscardHandler)
+	eng, err := bpmnlite.Open(ctx, bpmnlite.Config{Database: url, Logger: quiet, JobExecutorActivate: true,
+		JobExecutor: bpmnlite.JobExecutorConfig{PoolSize: 4, Logger: quiet}})
+	if err != nil {
+		return 0, 0, err
+	}
+	defer eng.Close()
+	var mu sync.Mutex
+	var late []time.Duration
+	eng.RegisterDelegate("fired", bpmnlite.DelegateFunc(func(ctx context.Context, ex *bpmnlite.Execution) error {
+		now := time.Now()
+		v, _, err := ex.Variable("due")
+		if err != nil {
+			return err
+		}
+		mu.Lock()
+		late = append(late, now.Sub(v.(time.Time)))
+		mu.Unlock()
+		return nil
+	}))
+	const xml = `<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:camunda="http://camunda.org/schema/1.0/bpmn" targetNamespace="bench">
+  <process id="timer" isExecutable="true">
+    <startEvent id="s" />
+    <sequenceFlow id="f1" sourceRef="s" targetRef="wait" />
+    <intermediateCatchEvent id="wait"><timerEventDefinition><timeDate>${due}</timeDate></timerEventDefinition></intermediateCatchEvent>
+    <sequenceFlow id="f2" sourceRef="wait" targetRef="fired" />
+    <serviceTask id="fired" camunda:class="fired" />
+    <sequenceFlow id="f3" sourceRef="fired" targetRef="e" />
+    <endEvent id="e" />
+  </process>
+</definitions>`
+	if _, err := eng.Deploy(ctx, bpmnlite.DeployRequest{Name: "t", Resources: []bpmnlite.Resource{{Name: "t.bpmn", Bytes: []byte(xml)}}}); err != nil {
+		return 0, 0, err
+	}
+	const n = 200
+	base := time.Now().Add(time.Second)
+	for i := 0; i < n; i++ {
+		due := base.Add(time.Duration(i) * 37 * time.Millisecond).Truncate(time.Microsecond)
+		if _, err := eng.Start(ctx, bpmnlite.StartRequest{Key: "timer", Variables: map[string]any{"due": due}}); err != nil {
+			return 0, 0, err
+		}
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		mu.Lock()
+		got := len(late)
+		mu.Unlock()
+		if got == n {
+			break
+		}
+		if time.Now().After(deadline) {
+			return 0, 0, fmt.Errorf("only %d of %d timers fired", got, n)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	p50, p99 := percentiles(late)
+	return p50, p99, nil
+}
+
+// measureAcquisition fills the job table of a fresh database with total
+// due jobs (locked of them held by another node) and times one acquisition
+// of 32 by priority, rolled back so every run sees the same table.
+func measureAcquisition(ctx context.Context, o options, total, locked int) (time.Duration, error) {
+	url, err := freshDatabase(ctx, o.pgURL, "bpmnlite_bench_acq")
+	if err != nil {
+		return 0, err
+	}
+	db, err := persistence.Open(ctx, url, persistence.Options{})
+	if err != nil {
+		return 0, err
+	}
+	defer db.Close()
+	t, err := db.Begin(ctx, false)
+	if err != nil {
+		return 0, err
+	}
+	_, err = t.Exec(ctx, `INSERT INTO job (id, rev, type, exclusive, process_instance_id, execution_id, retries, due_date, handler_type, priority, suspension, create_time, failed_attempts, lock_owner, lock_expiration)
+		SELECT 'j' || g, 1, 'message', true, 'pi' || g, 'x' || g, 3, now() - interval '1 hour', 'async-before', g % 100, 1, now(), 0,
+		       CASE WHEN g <= $2 THEN 'other-node' END, CASE WHEN g <= $2 THEN now() + interval '1 hour' END
+		FROM generate_series(1, $1::int) g`, total, locked)
+	if err != nil {
+		_ = t.Rollback(ctx)
+		return 0, err
+	}
+	if err := t.Commit(ctx); err != nil {
+		return 0, err
+	}
+	if t, err = db.Begin(ctx, false); err == nil {
+		_, err = t.Exec(ctx, "ANALYZE job")
+		_ = t.Commit(ctx)
+	}
+	var ds []time.Duration
+	for i := 0; i < 300; i++ {
+		t, err := db.Begin(ctx, false)
+		if err != nil {
+			return 0, err
+		}
+		now := time.Now()
+		begin := time.Now()
+		jobs, err := persistence.AcquireJobs(ctx, t, persistence.AcquireParams{Now: now, LockOwner: "bench", LockUntil: now.Add(time.Minute), Limit: 32, ByPriority: true})
+		ds = append(ds, time.Since(begin))
+		_ = t.Rollback(ctx)
+		if err != nil {
+			return 0, err
+		}
+		if len(jobs) != 32 {
+			return 0, fmt.Errorf("acquired %d jobs, want 32", len(jobs))
+		}
+	}
+	p50, _ := percentiles(ds)
+	return p50, nil
+}
