@@ -355,7 +355,13 @@ func TestSavepoints(t *testing.T) {
 				t.Errorf("savepoint %q accepted", bad)
 			}
 		}
-		if err := tx.Release(ctx, "never_set"); err == nil {
+		// PostgreSQL sends RELEASE with the next statement, so the error may
+		// surface there rather than at Release.
+		err := tx.Release(ctx, "never_set")
+		if err == nil {
+			_, err = tx.Exec(ctx, "SELECT 1")
+		}
+		if err == nil {
 			t.Error("release of an unknown savepoint succeeded")
 		}
 	})

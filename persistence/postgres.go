@@ -86,7 +86,7 @@ func (d *pgDB) Begin(ctx context.Context, readOnly bool) (Tx, error) {
 	if readOnly {
 		begin = "BEGIN READ ONLY"
 	}
-	return &pgTx{q: conn, conn: conn, begin: begin}, nil
+	return &pgTx{q: conn, conn: conn, pending: []string{begin}}, nil
 }
 
 func (d *pgDB) Close() error {
@@ -132,20 +132,48 @@ type pgQuerier interface {
 	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
 }
 
-// pgTx is a transaction on a pooled connection (conn set; BEGIN pending until
-// the first statement) or a savepoint in a caller's transaction (joined set).
+// pgTx is a transaction on a pooled connection (conn set) or a savepoint in
+// a caller's transaction (joined set). Statements that return nothing the
+// engine needs (BEGIN, SAVEPOINT, RELEASE) wait in pending and travel with
+// the next statement, saving a round trip each.
 type pgTx struct {
-	q      pgQuerier
-	conn   *pgxpool.Conn
-	joined pgx.Tx
-	begin  string // BEGIN statement still to send with the first statement
-	done   bool
+	q       pgQuerier
+	conn    *pgxpool.Conn
+	joined  pgx.Tx
+	pending []string
+	begun   bool // BEGIN was sent (pool transactions)
+	done    bool
 }
 
 func (t *pgTx) Dialect() Dialect { return Postgres }
 
+// send queues the pending statements, then stmts, in one batch; the
+// results of the pending ones are consumed here.
+func (t *pgTx) send(ctx context.Context, stmts []Stmt) (pgx.BatchResults, error) {
+	var b pgx.Batch
+	for _, p := range t.pending {
+		b.Queue(p)
+	}
+	for _, s := range stmts {
+		b.Queue(s.SQL, s.Args...)
+	}
+	n := len(t.pending)
+	t.pending = t.pending[:0]
+	if t.conn != nil {
+		t.begun = true
+	}
+	br := t.q.SendBatch(ctx, &b)
+	for range n {
+		if _, err := br.Exec(); err != nil {
+			br.Close()
+			return nil, interpretPgError(err)
+		}
+	}
+	return br, nil
+}
+
 func (t *pgTx) Exec(ctx context.Context, sql string, args ...any) (int64, error) {
-	if t.begin != "" {
+	if len(t.pending) > 0 {
 		counts, err := t.Batch(ctx, []Stmt{{SQL: sql, Args: args}})
 		if err != nil {
 			return 0, err
@@ -160,15 +188,10 @@ func (t *pgTx) Exec(ctx context.Context, sql string, args ...any) (int64, error)
 }
 
 func (t *pgTx) Query(ctx context.Context, sql string, args ...any) (Rows, error) {
-	if t.begin != "" {
-		var b pgx.Batch
-		b.Queue(t.begin)
-		b.Queue(sql, args...)
-		t.begin = ""
-		br := t.q.SendBatch(ctx, &b)
-		if _, err := br.Exec(); err != nil {
-			br.Close()
-			return nil, interpretPgError(err)
+	if len(t.pending) > 0 {
+		br, err := t.send(ctx, []Stmt{{SQL: sql, Args: args}})
+		if err != nil {
+			return nil, err
 		}
 		rows, err := br.Query()
 		if err != nil {
@@ -184,35 +207,23 @@ func (t *pgTx) Query(ctx context.Context, sql string, args ...any) (Rows, error)
 	return &pgRows{rows: rows}, nil
 }
 
-// Batch pipelines the statements (after a pending BEGIN): one round trip
+// Batch pipelines the statements (after the pending ones): one round trip
 // once pgx has the statements in its per-connection cache. On error the
 // results hold the counts of the statements before the failing one.
 func (t *pgTx) Batch(ctx context.Context, stmts []Stmt) ([]int64, error) {
-	begin := t.begin
 	switch {
 	case len(stmts) == 0:
 		return nil, nil
-	case len(stmts) == 1 && begin == "":
+	case len(stmts) == 1 && len(t.pending) == 0:
 		n, err := t.Exec(ctx, stmts[0].SQL, stmts[0].Args...)
 		if err != nil {
 			return nil, err
 		}
 		return []int64{n}, nil
 	}
-	var b pgx.Batch
-	if begin != "" {
-		b.Queue(begin)
-		t.begin = ""
-	}
-	for _, s := range stmts {
-		b.Queue(s.SQL, s.Args...)
-	}
-	br := t.q.SendBatch(ctx, &b)
-	if begin != "" {
-		if _, err := br.Exec(); err != nil {
-			br.Close()
-			return nil, interpretPgError(err)
-		}
+	br, err := t.send(ctx, stmts)
+	if err != nil {
+		return nil, err
 	}
 	counts := make([]int64, 0, len(stmts))
 	for range stmts {
@@ -230,21 +241,43 @@ func (t *pgTx) Batch(ctx context.Context, stmts []Stmt) ([]int64, error) {
 }
 
 func (t *pgTx) Savepoint(ctx context.Context, name string) error {
-	return t.savepointCmd(ctx, "SAVEPOINT ", name)
+	if err := checkSavepointName(name); err != nil {
+		return err
+	}
+	t.pending = append(t.pending, "SAVEPOINT "+name)
+	return nil
 }
 
 func (t *pgTx) RollbackTo(ctx context.Context, name string) error {
+	if err := checkSavepointName(name); err != nil {
+		return err
+	}
+	if t.dropPending("SAVEPOINT " + name) {
+		return nil // nothing ran since the savepoint
+	}
 	return t.savepointCmd(ctx, "ROLLBACK TO SAVEPOINT ", name)
 }
 
 func (t *pgTx) Release(ctx context.Context, name string) error {
-	return t.savepointCmd(ctx, "RELEASE SAVEPOINT ", name)
-}
-
-func (t *pgTx) savepointCmd(ctx context.Context, cmd, name string) error {
 	if err := checkSavepointName(name); err != nil {
 		return err
 	}
+	if !t.dropPending("SAVEPOINT " + name) {
+		t.pending = append(t.pending, "RELEASE SAVEPOINT "+name)
+	}
+	return nil
+}
+
+// dropPending removes stmt when it is the last pending statement.
+func (t *pgTx) dropPending(stmt string) bool {
+	if n := len(t.pending); n > 0 && t.pending[n-1] == stmt {
+		t.pending = t.pending[:n-1]
+		return true
+	}
+	return false
+}
+
+func (t *pgTx) savepointCmd(ctx context.Context, cmd, name string) error {
 	if _, err := t.Exec(ctx, cmd+name); err != nil {
 		return fmt.Errorf("%s%s: %w", cmd, name, interpretPgError(err))
 	}
@@ -253,6 +286,11 @@ func (t *pgTx) savepointCmd(ctx context.Context, cmd, name string) error {
 
 func (t *pgTx) Commit(ctx context.Context) error {
 	if t.joined != nil {
+		if len(t.pending) > 0 {
+			if _, err := t.Batch(ctx, []Stmt{{SQL: "SELECT 1"}}); err != nil {
+				return fmt.Errorf("commit: %w", err)
+			}
+		}
 		if err := t.joined.Commit(ctx); err != nil {
 			return fmt.Errorf("commit: %w", interpretPgError(err))
 		}
@@ -263,11 +301,11 @@ func (t *pgTx) Commit(ctx context.Context) error {
 	}
 	t.done = true
 	defer t.conn.Release()
-	if t.begin != "" {
+	if !t.begun {
 		return nil // nothing was sent: nothing to commit
 	}
-	if _, err := t.conn.Exec(ctx, "COMMIT"); err != nil {
-		return fmt.Errorf("commit: %w", interpretPgError(err))
+	if _, err := t.Batch(ctx, []Stmt{{SQL: "COMMIT"}}); err != nil {
+		return fmt.Errorf("commit: %w", err)
 	}
 	return nil
 }
@@ -287,9 +325,10 @@ func (t *pgTx) Rollback(ctx context.Context) error {
 	// A connection left inside a transaction (say, after a cancelled
 	// rollback) is closed by Release rather than returned to the pool.
 	defer t.conn.Release()
-	if t.begin != "" {
+	if !t.begun {
 		return nil
 	}
+	t.pending = t.pending[:0]
 	if _, err := t.conn.Exec(ctx, "ROLLBACK"); err != nil {
 		return fmt.Errorf("rollback: %w", interpretPgError(err))
 	}
@@ -300,7 +339,7 @@ func (t *pgTx) Rollback(ctx context.Context) error {
 // times read back in UTC.
 type pgRows struct {
 	rows  pgx.Rows
-	batch pgx.BatchResults // the batch that carried BEGIN, closed with the rows
+	batch pgx.BatchResults // the batch that carried pending statements, closed with the rows
 	dest  []any
 	text  []pgtype.Text
 }

@@ -17,6 +17,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
@@ -44,6 +45,7 @@ type options struct {
 	refRows  int
 	skipPG   bool
 	suites   string
+	workers  []int
 }
 
 type row struct {
@@ -62,9 +64,28 @@ func run() error {
 	flag.IntVar(&o.callers, "callers", 8, "concurrent callers for the start benchmark")
 	flag.IntVar(&o.refRows, "ref-rows", 1000000, "rows in the pgbench job.sql reference table")
 	flag.BoolVar(&o.skipPG, "sqlite-only", false, "skip PostgreSQL")
-	flag.StringVar(&o.suites, "suite", "start,jobs", "comma-separated suites: start, jobs")
+	flag.StringVar(&o.suites, "suite", "start,jobs", "comma-separated suites: start, jobs, throughput (jobs without latency)")
+	workers := flag.String("workers", "1,4,8,16", "worker counts for the throughput figures")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	flag.Parse()
+	for _, w := range strings.Split(*workers, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(w))
+		if err != nil || n <= 0 {
+			return fmt.Errorf("-workers: %q is not a positive number", w)
+		}
+		o.workers = append(o.workers, n)
+	}
 	ctx := context.Background()
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	if strings.Contains(o.suites, "start") {
 		rows, err := startSuite(ctx, o)
 		if err != nil {
@@ -72,7 +93,7 @@ func run() error {
 		}
 		printRows(os.Stdout, fmt.Sprintf("Starting instances: %d concurrent callers, %s per figure", o.callers, o.duration), "starts/s", rows)
 	}
-	if strings.Contains(o.suites, "jobs") {
+	if strings.Contains(o.suites, "jobs") || strings.Contains(o.suites, "throughput") {
 		if err := jobSuite(ctx, o, os.Stdout); err != nil {
 			return err
 		}
@@ -130,7 +151,7 @@ func jobSuite(ctx context.Context, o options, w io.Writer) error {
 			fmt.Fprintln(os.Stderr, "reference not measured:", err)
 		}
 		for _, hist := range []bool{true, false} {
-			for _, workers := range []int{1, 4, 8, 16} {
+			for _, workers := range o.workers {
 				rate, note, err := measureThroughput(ctx, o, throughputCase{backend: "postgres", workers: workers, executors: 1, history: hist})
 				if err != nil {
 					return fmt.Errorf("throughput %d workers: %w", workers, err)
@@ -156,7 +177,7 @@ func jobSuite(ctx context.Context, o options, w io.Writer) error {
 		rows = append(rows, row{name: "async chain, 4 workers, history on", backend: "sqlite " + sync, rate: rate, ref: ref, refName: "job transaction, 1 writer", note: note})
 	}
 	printRows(w, fmt.Sprintf("Job executor throughput, %s per figure", o.duration), "jobs/s", rows)
-	if o.skipPG {
+	if o.skipPG || !strings.Contains(o.suites, "jobs") {
 		return nil
 	}
 
