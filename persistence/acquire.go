@@ -229,9 +229,21 @@ func buildAcquireStatement(k acquireKey) string {
 	if k.dialect != SQLite {
 		fence = " OFFSET 0"
 	}
-	filter.WriteString(" AND (NOT exclusive OR NOT EXISTS (SELECT 1 FROM job x" +
+	// Two acquirers do not see each other's uncommitted locks, so two nodes
+	// acquiring at once would split the exclusive jobs of an instance between
+	// them, and all but one would conflict at its join and run again. On
+	// PostgreSQL a transaction-scoped advisory lock per instance makes the
+	// second skip the instance instead (try: it never blocks). It is nested
+	// after NOT EXISTS, which the planner does not reorder, so that only
+	// candidates that pass every other test take one.
+	instanceLock := ""
+	if k.dialect != SQLite {
+		instanceLock = " AND (j.process_instance_id IS NULL OR pg_try_advisory_xact_lock(" +
+			strconv.Itoa(int(instanceLockClass)) + ", hashtext(j.process_instance_id)))"
+	}
+	filter.WriteString(" AND (NOT exclusive OR (NOT EXISTS (SELECT 1 FROM job x" +
 		" WHERE x.process_instance_id = j.process_instance_id AND x.exclusive" +
-		" AND x.lock_owner IS NOT NULL AND x.lock_expiration >= $1" + fence + "))")
+		" AND x.lock_owner IS NOT NULL AND x.lock_expiration >= $1" + fence + ")" + instanceLock + "))")
 
 	var inner, outer []string
 	if k.byPriority {
@@ -262,6 +274,10 @@ func buildAcquireStatement(k acquireKey) string {
 		" exception_message = CASE WHEN lock_owner IS NULL THEN exception_message ELSE " + quote(LockExpiredMessage) + " END" +
 		" WHERE id IN (SELECT id FROM picked) RETURNING " + JobTable.statements().columnList
 }
+
+// instanceLockClass is the first key of the advisory locks acquisition
+// takes on process instances.
+const instanceLockClass int32 = 0x62706d69 // "bpmi"
 
 // LockExpiredMessage is the exception message of a job whose lock expired
 // without a result.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 )
 
 // OpKind is what Flush does with an entity.
@@ -278,4 +279,61 @@ func compareOps(a, b Op) int {
 		return c
 	}
 	return cmp.Compare(a.Entity.EntityID(), b.Entity.EntityID())
+}
+
+// FlushCommit writes ops and raw like Flush, then commits. On PostgreSQL
+// (outside a caller's transaction) the statements and the COMMIT go in one
+// round trip: updates and deletes check their row count on the server, so
+// a conflict aborts the transaction before COMMIT runs and comes back as an
+// *OptimisticLockError. On any error the transaction is left open and
+// aborted: roll it back (or back to a savepoint set before).
+func FlushCommit(ctx context.Context, tx Tx, ops []Op, raw ...Stmt) error {
+	pg, ok := tx.(*pgTx)
+	if !ok || pg.joined != nil {
+		if err := Flush(ctx, tx, ops, raw...); err != nil {
+			return err
+		}
+		return tx.Commit(ctx)
+	}
+	sorted := make([]Op, len(ops))
+	copy(sorted, ops)
+	slices.SortStableFunc(sorted, compareOps)
+	stmts := make([]Stmt, 0, len(sorted)+len(raw)+1)
+	for _, op := range sorted {
+		if op.Entity == nil {
+			return fmt.Errorf("flush: %s of a nil entity", op.Kind)
+		}
+		st, err := stmtFor(op.Kind, op.Entity)
+		if err != nil {
+			return fmt.Errorf("flush: %w", err)
+		}
+		if op.Kind != OpInsert && !op.Entity.Table().Immutable {
+			// WITH r AS (UPDATE ... RETURNING 1) SELECT bpmnlite_expect_row(count(*), 'Execution[id]') FROM r
+			what := fmt.Sprintf("%s[%s]", op.Entity.Table().EntityName, op.Entity.EntityID())
+			st = Stmt{
+				SQL:  "WITH r AS (" + st.SQL + " RETURNING 1) SELECT bpmnlite_expect_row(count(*), $" + strconv.Itoa(len(st.Args)+1) + ") FROM r",
+				Args: append(st.Args, what),
+			}
+		}
+		stmts = append(stmts, st)
+	}
+	stmts = append(stmts, raw...)
+	stmts = append(stmts, Stmt{SQL: "COMMIT"})
+	counts, err := pg.commitBatch(ctx, stmts)
+	if err != nil {
+		if i := len(counts); i < len(sorted) {
+			op := sorted[i]
+			if errors.Is(err, ErrOptimisticLock) {
+				return fmt.Errorf("flush: %w", lockError(op.Kind, op.Entity))
+			}
+			return fmt.Errorf("flush: %s %s[%s]: %w", op.Kind, op.Entity.Table().EntityName, op.Entity.EntityID(), err)
+		}
+		return fmt.Errorf("flush and commit: %w", err)
+	}
+	for _, op := range sorted {
+		if op.Kind == OpUpdate {
+			op.Entity.SetRevision(op.Entity.Revision() + 1)
+		}
+	}
+	return nil
 }

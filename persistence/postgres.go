@@ -284,6 +284,28 @@ func (t *pgTx) savepointCmd(ctx context.Context, cmd, name string) error {
 	return nil
 }
 
+// commitBatch sends statements that end with COMMIT. When all succeed the
+// transaction is over and the connection goes back to the pool; on error
+// it stays open (aborted) for a rollback.
+func (t *pgTx) commitBatch(ctx context.Context, stmts []Stmt) ([]int64, error) {
+	if t.done {
+		return nil, fmt.Errorf("commit: %w", pgx.ErrTxClosed)
+	}
+	if !t.begun && len(stmts) == 1 {
+		// Nothing was sent and nothing is to be written.
+		t.done = true
+		t.conn.Release()
+		return []int64{0}, nil
+	}
+	counts, err := t.Batch(ctx, stmts)
+	if err != nil {
+		return counts, err
+	}
+	t.done = true
+	t.conn.Release()
+	return counts, nil
+}
+
 func (t *pgTx) Commit(ctx context.Context) error {
 	if t.joined != nil {
 		if len(t.pending) > 0 {
@@ -402,6 +424,8 @@ func interpretPgError(err error) error {
 			return fmt.Errorf("%w: %w", ErrDuplicate, err)
 		case "40001", "40P01":
 			return fmt.Errorf("%w: %w", ErrSerialization, err)
+		case "BL001": // bpmnlite_expect_row: a checked update or delete matched no row
+			return fmt.Errorf("%w: %w", ErrOptimisticLock, err)
 		}
 	}
 	if errors.Is(err, pgx.ErrNoRows) {

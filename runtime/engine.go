@@ -54,6 +54,8 @@ type Engine struct {
 	delegates   map[string]Delegate
 	beans       map[string]any
 	defs        map[string]*Definition // by process definition id
+	// jobDefCache holds read-only job definitions by process definition id.
+	jobDefCache map[string]*jobDefSet
 }
 
 // New returns a runtime engine on db.
@@ -78,6 +80,7 @@ func New(db persistence.DB, clock tx.Clock, log *slog.Logger, cfg Config) *Engin
 		delegates:   make(map[string]Delegate),
 		beans:       make(map[string]any),
 		defs:        make(map[string]*Definition),
+		jobDefCache: make(map[string]*jobDefSet),
 	}
 }
 

@@ -77,26 +77,56 @@ func (e *Engine) createJobDefinitions(cc *tx.Context, def *Definition) map[jobDe
 	return out
 }
 
-// jobDefinition returns the job definition for (activity, kind) of def,
-// reading the definition's job definitions once per command.
+// jobDefTTL bounds how long a node uses cached job definitions: an
+// overriding priority or suspension set on another node applies to the
+// jobs this node creates within this time (at once for changes made here).
+const jobDefTTL = time.Second
+
+type jobDefSet struct {
+	byKey  map[jobDefKey]*persistence.JobDefinition
+	loaded time.Time
+}
+
+// jobDefinition returns the job definition for (activity, kind) of def:
+// from the command, else from the engine's cache while fresh, else read
+// with the definition's other job definitions. Creating a job thus costs
+// no query in the common case.
 func (c *command) jobDefinition(def *Definition, activity, kind string) (*persistence.JobDefinition, error) {
 	if c.jobDefs == nil {
 		c.jobDefs = make(map[string]map[jobDefKey]*persistence.JobDefinition)
 	}
 	m := c.jobDefs[def.ID]
 	if m == nil {
-		rows, err := c.cc.Select(persistence.JobDefinitionTable, "WHERE process_definition_id = $1", def.ID)
-		if err != nil {
-			return nil, err
-		}
-		m = make(map[jobDefKey]*persistence.JobDefinition, len(rows))
-		for _, r := range rows {
-			jd := r.(*persistence.JobDefinition)
-			m[jobDefKey{jd.ActivityID, jobDefKind(jd)}] = jd
+		c.e.mu.RLock()
+		set := c.e.jobDefCache[def.ID]
+		c.e.mu.RUnlock()
+		if set != nil && time.Since(set.loaded) < jobDefTTL {
+			m = set.byKey
+		} else {
+			loaded := time.Now()
+			rows, err := persistence.SelectAs[*persistence.JobDefinition](c.cc, c.cc.Tx, "WHERE process_definition_id = $1", def.ID)
+			if err != nil {
+				return nil, err
+			}
+			m = make(map[jobDefKey]*persistence.JobDefinition, len(rows))
+			for _, jd := range rows {
+				m[jobDefKey{jd.ActivityID, jobDefKind(jd)}] = jd
+			}
+			c.e.mu.Lock()
+			c.e.jobDefCache[def.ID] = &jobDefSet{byKey: m, loaded: loaded}
+			c.e.mu.Unlock()
 		}
 		c.jobDefs[def.ID] = m
 	}
 	return m[jobDefKey{activity, kind}], nil
+}
+
+// forgetJobDefinitions drops the cached job definitions of a process
+// definition after they changed.
+func (e *Engine) forgetJobDefinitions(defID string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	delete(e.jobDefCache, defID)
 }
 
 func jobDefKind(jd *persistence.JobDefinition) string {

@@ -141,6 +141,7 @@ func (e *Engine) SetOverridingJobPriority(ctx context.Context, jobDefinitionID s
 		}
 		jd.OverridingPriority = priority
 		cc.Update(jd)
+		cc.AfterCommit(func() { e.forgetJobDefinitions(jd.ProcessDefinitionID) })
 		if !cascade || priority == nil {
 			return nil
 		}
@@ -201,6 +202,7 @@ func (e *Engine) suspendJobDefinition(cc *tx.Context, jd *persistence.JobDefinit
 	if jd.Suspension != suspension(suspend) {
 		jd.Suspension = suspension(suspend)
 		cc.Update(jd)
+		cc.AfterCommit(func() { e.forgetJobDefinitions(jd.ProcessDefinitionID) })
 	}
 	if !includeJobs {
 		return nil
@@ -396,6 +398,7 @@ func (e *Engine) DeleteDeployment(ctx context.Context, id string, cascade bool) 
 	e.mu.Lock()
 	for _, d := range defIDs {
 		delete(e.defs, d)
+		delete(e.jobDefCache, d)
 	}
 	delete(e.deployments, id)
 	e.mu.Unlock()

@@ -40,6 +40,7 @@ type Context struct {
 
 	afterCommit []func()
 	values      map[any]any
+	committed   bool
 }
 
 type cacheKey struct {
@@ -64,11 +65,11 @@ func (x *Executor) Run(ctx context.Context, fn func(cc *Context) error) error {
 		return err
 	}
 	cc := x.newContext(ctx, t)
-	if err := cc.run(fn); err != nil {
-		_ = t.Rollback(context.WithoutCancel(ctx))
-		return err
+	err = cc.call(fn)
+	if err == nil && !cc.committed {
+		err = cc.Commit()
 	}
-	if err := t.Commit(ctx); err != nil {
+	if err != nil {
 		_ = t.Rollback(context.WithoutCancel(ctx))
 		return err
 	}
@@ -84,7 +85,11 @@ func (x *Executor) RunIn(ctx context.Context, t persistence.Tx, fn func(cc *Cont
 	if err := t.Savepoint(ctx, "bpmnlite_cmd"); err != nil {
 		return err
 	}
-	if err := cc.run(fn); err != nil {
+	err := cc.call(fn)
+	if err == nil {
+		err = cc.Flush()
+	}
+	if err != nil {
 		_ = t.RollbackTo(context.WithoutCancel(ctx), "bpmnlite_cmd")
 		return err
 	}
@@ -110,18 +115,34 @@ func (x *Executor) newContext(ctx context.Context, t persistence.Tx) *Context {
 	}
 }
 
-// run calls fn and flushes, turning a panic into an error.
-func (cc *Context) run(fn func(cc *Context) error) (err error) {
+// call calls fn, turning a panic into an error.
+func (cc *Context) call(fn func(cc *Context) error) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = &PanicError{Value: r, Stack: string(debug.Stack())}
 		}
 	}()
-	if err := fn(cc); err != nil {
+	return fn(cc)
+}
+
+// Commit writes the pending changes and commits, in one round trip on
+// PostgreSQL. Run commits by itself; a command calls Commit to handle a
+// failed flush in the same transaction (a job rolling back to its
+// savepoint). After an error the transaction is still open.
+func (cc *Context) Commit() error {
+	if cc.committed {
+		return errors.New("tx: command already committed")
+	}
+	if err := persistence.FlushCommit(cc, cc.Tx, cc.pendingOps(), cc.raw...); err != nil {
 		return err
 	}
-	return cc.Flush()
+	cc.committed = true
+	cc.clearPending()
+	return nil
 }
+
+// Committed reports whether Commit succeeded.
+func (cc *Context) Committed() bool { return cc.committed }
 
 // PanicError is a panic recovered while running a command.
 type PanicError struct {
@@ -253,19 +274,27 @@ func (cc *Context) Flush() error {
 	if len(cc.pending) == 0 && len(cc.raw) == 0 {
 		return nil
 	}
+	if err := persistence.Flush(cc, cc.Tx, cc.pendingOps(), cc.raw...); err != nil {
+		return err
+	}
+	cc.clearPending()
+	return nil
+}
+
+func (cc *Context) pendingOps() []persistence.Op {
 	ops := make([]persistence.Op, 0, len(cc.pending))
 	for _, p := range cc.pending {
 		if p.entity != nil {
 			ops = append(ops, persistence.Op{Kind: p.kind, Entity: p.entity})
 		}
 	}
-	if err := persistence.Flush(cc, cc.Tx, ops, cc.raw...); err != nil {
-		return err
-	}
+	return ops
+}
+
+func (cc *Context) clearPending() {
 	cc.pending = cc.pending[:0]
 	cc.raw = cc.raw[:0]
 	clear(cc.index)
-	return nil
 }
 
 // Savepoint marks a point the command can roll back to.
