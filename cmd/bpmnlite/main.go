@@ -2,6 +2,8 @@
 // default (or PostgreSQL) and checks BPMN files.
 //
 //	bpmnlite run [-db file] [-var k=v ...] file.bpmn   deploy, start, run to the end, print the path taken
+//	bpmnlite serve [-db url] [-pool n] file.bpmn ...   deploy and run the job executor until interrupted
+//	bpmnlite jobs [-db url] [job-id]                   list jobs and say why each is not running
 //	bpmnlite validate file.bpmn ...                    report every problem and warning
 package main
 
@@ -30,6 +32,8 @@ func main() {
 
 const usage = `usage:
   bpmnlite run [-db path|url] [-var name=value ...] file.bpmn
+  bpmnlite serve [-db path|url] [-pool n] file.bpmn ...
+  bpmnlite jobs [-db path|url] [job-id]
   bpmnlite validate file.bpmn ...`
 
 func run(ctx context.Context, args []string, out io.Writer) error {
@@ -41,6 +45,10 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return runProcess(ctx, args[1:], out)
 	case "validate":
 		return validate(args[1:], out)
+	case "serve":
+		return serve(ctx, args[1:], out)
+	case "jobs":
+		return jobs(ctx, args[1:], out)
 	}
 	return fmt.Errorf("unknown command %q\n%s", args[0], usage)
 }

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/bpmnlite/bpmnlite"
+)
+
+// serve deploys the given files (skipping unchanged ones) and runs the job
+// executor until SIGINT or SIGTERM, then shuts down gracefully.
+func serve(ctx context.Context, args []string, out io.Writer) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	db := fs.String("db", "bpmnlite.db", "SQLite file or postgres:// URL")
+	pool := fs.Int("pool", 4, "job executor workers")
+	debug := fs.Bool("debug", false, "log every acquisition cycle and job (debug level)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	level := slog.LevelInfo
+	if *debug {
+		level = slog.LevelDebug
+	}
+	log := slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: level}))
+	eng, err := bpmnlite.Open(ctx, bpmnlite.Config{Database: *db, Logger: log, JobExecutorActivate: true,
+		JobExecutor: bpmnlite.JobExecutorConfig{PoolSize: *pool}})
+	if err != nil {
+		return err
+	}
+	defer eng.Close()
+	if fs.NArg() > 0 {
+		var res []bpmnlite.Resource
+		for _, f := range fs.Args() {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				return err
+			}
+			res = append(res, bpmnlite.Resource{Name: f, Bytes: b})
+		}
+		dep, err := eng.Deploy(ctx, bpmnlite.DeployRequest{Name: "serve", Source: "bpmnlite serve", Resources: res, SkipUnchanged: true})
+		if err != nil {
+			return err
+		}
+		for _, d := range dep.Definitions {
+			log.Info("deployed", "key", d.Key, "version", d.Version, "unchanged", dep.Unchanged)
+		}
+	}
+	log.Info("job executor running", "lockOwner", eng.JobExecutor().LockOwner(), "database", eng.Dialect())
+	sig, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	<-sig.Done()
+	log.Info("shutting down: running jobs get 30s to finish")
+	stopCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := eng.JobExecutor().Stop(stopCtx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return nil
+}
+
+// jobs lists jobs with the reason each one is not running now, the
+// questions of Camunda's "why is my job not executing" checklist.
+func jobs(ctx context.Context, args []string, out io.Writer) error {
+	fs := flag.NewFlagSet("jobs", flag.ContinueOnError)
+	db := fs.String("db", "bpmnlite.db", "SQLite file or postgres:// URL")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	eng, err := bpmnlite.Open(ctx, bpmnlite.Config{Database: *db, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		return err
+	}
+	defer eng.Close()
+	q := bpmnlite.JobQuery{}
+	if fs.NArg() > 0 {
+		q.ID = fs.Arg(0)
+	}
+	list, err := eng.Jobs(ctx, q)
+	if err != nil {
+		return err
+	}
+	if len(list) == 0 {
+		fmt.Fprintln(out, "no jobs")
+		return nil
+	}
+	now := eng.Now()
+	for _, j := range list {
+		fmt.Fprintf(out, "%s %s at %s (instance %s, priority %d, retries %d): %s\n",
+			j.ID, j.HandlerType, j.ActivityID, j.ProcessInstanceID, j.Priority, j.Retries, whyNotRunning(j, now))
+		if j.ExceptionMessage != "" {
+			fmt.Fprintf(out, "    last failure: %s\n", j.ExceptionMessage)
+		}
+	}
+	return nil
+}
+
+func whyNotRunning(j *bpmnlite.Job, now time.Time) string {
+	switch {
+	case j.Retries <= 0:
+		return "no retries left (an incident is open): fix the cause, then set retries"
+	case j.Suspension != 1:
+		return "suspended (the job, its job definition, process instance or definition): activate it"
+	case j.DueDate != nil && j.DueDate.After(now):
+		return fmt.Sprintf("not due until %s (in %s)", j.DueDate.Format(time.RFC3339), j.DueDate.Sub(now).Round(time.Second))
+	case j.LockOwner != "" && j.LockExpiration != nil && j.LockExpiration.After(now):
+		return fmt.Sprintf("locked by %s until %s: running, or queued on that node", j.LockOwner, j.LockExpiration.Format(time.RFC3339))
+	case j.LockOwner != "":
+		return fmt.Sprintf("lock of %s expired at %s without a result: the next acquisition takes it over (counts as a failed attempt)", j.LockOwner, j.LockExpiration.Format(time.RFC3339))
+	}
+	return "acquirable now: if it stays here, no job executor serves this database (or it is deployment-aware and this deployment is not registered, or its priority is outside the executors' range)"
+}
