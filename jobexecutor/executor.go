@@ -109,10 +109,16 @@ func (x *Executor) Stop(ctx context.Context) error {
 	x.loops.Wait()
 	close(x.queue) // acquisition has ended: nothing sends any more
 	// Unlock the queued jobs now rather than when a worker frees up, so that
-	// other nodes can take them while the running jobs finish.
-	for b := range x.queue {
-		x.unlock(b.rt, b.jobs)
-	}
+	// other nodes can take them while the running jobs finish. Beside the
+	// wait, not before it: on SQLite the unlock waits for the running jobs'
+	// write lock, and they may end only when the deadline cancels them.
+	x.workers.Add(1)
+	go func() {
+		defer x.workers.Done()
+		for b := range x.queue {
+			x.unlock(b.rt, b.jobs)
+		}
+	}()
 	done := make(chan struct{})
 	go func() { x.workers.Wait(); close(done) }()
 	select {

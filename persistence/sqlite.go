@@ -49,7 +49,7 @@ func openSQLite(ctx context.Context, path string, opts Options) (DB, error) {
 	if !mem {
 		params += "&_journal_mode=WAL"
 	}
-	w, err := sql.Open("sqlite", path+sep+params)
+	w, err := sql.Open(sqliteDriverName, path+sep+params)
 	if err != nil {
 		return nil, fmt.Errorf("persistence: open SQLite %q: %w", path, err)
 	}
@@ -65,7 +65,7 @@ func openSQLite(ctx context.Context, path string, opts Options) (DB, error) {
 		return nil, fmt.Errorf("persistence: open SQLite %q: %w", path, err)
 	}
 	if !mem {
-		r, err := sql.Open("sqlite", path+sep+busyParam+"&_query_only=1")
+		r, err := sql.Open(sqliteDriverName, path+sep+busyParam+"&_query_only=1")
 		if err != nil {
 			w.Close()
 			return nil, fmt.Errorf("persistence: open SQLite %q: %w", path, err)
