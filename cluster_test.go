@@ -139,7 +139,7 @@ func sendJobNotification(t *testing.T, eng *bpmnlite.Engine, payload string) {
 		t.Fatalf("notify: %v", err)
 	}
 	defer tx.Rollback(ctx)
-	if _, err := tx.Exec(ctx, "SELECT pg_notify($1, $2)", persistence.JobChannel, payload); err != nil {
+	if _, err := tx.Exec(ctx, "SELECT pg_notify($1, $2)", persistence.JobChannel(eng.Runtime().DB), payload); err != nil {
 		t.Fatalf("notify: %v", err)
 	}
 	if err := tx.Commit(ctx); err != nil {

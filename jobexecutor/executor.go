@@ -162,7 +162,7 @@ func (x *Executor) signal() {
 func (x *Executor) listen(ctx context.Context, rt *runtime.Engine, l persistence.Listener) {
 	defer x.loops.Done()
 	for ctx.Err() == nil {
-		err := l.Listen(ctx, persistence.JobChannel, func(payload string) {
+		err := l.Listen(ctx, persistence.JobChannel(rt.DB), func(payload string) {
 			if payload != rt.ID {
 				x.signal()
 			}
@@ -396,7 +396,7 @@ func (x *Executor) unlock(rt *runtime.Engine, jobs []*persistence.Job) {
 	t, err := rt.DB.Begin(ctx, false)
 	if err == nil {
 		if err = persistence.UnlockJobs(ctx, t, x.cfg.LockOwner, ids); err == nil && t.Dialect() == persistence.Postgres {
-			_, err = t.Exec(ctx, "SELECT pg_notify($1, $2)", persistence.JobChannel, x.cfg.LockOwner)
+			_, err = t.Exec(ctx, "SELECT pg_notify($1, $2)", persistence.JobChannel(rt.DB), x.cfg.LockOwner)
 		}
 		if err == nil {
 			err = t.Commit(ctx)

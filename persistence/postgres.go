@@ -2,6 +2,8 @@ package persistence
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -14,9 +16,10 @@ import (
 )
 
 type pgDB struct {
-	pool  *pgxpool.Pool
-	owned bool // Close closes the pool only when Open created it
-	log   *slog.Logger
+	schema string // Options.Schema, "" for the search_path's
+	pool   *pgxpool.Pool
+	owned  bool // Close closes the pool only when Open created it
+	log    *slog.Logger
 }
 
 func openPostgres(ctx context.Context, url string, opts Options) (DB, error) {
@@ -35,7 +38,7 @@ func openPostgres(ctx context.Context, url string, opts Options) (DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("persistence: connect to PostgreSQL: %w", err)
 	}
-	db := &pgDB{pool: pool, owned: true, log: opts.logger()}
+	db := &pgDB{pool: pool, owned: true, log: opts.logger(), schema: opts.Schema}
 	if err := db.migrate(ctx, opts.Schema); err != nil {
 		pool.Close()
 		return nil, err
@@ -442,9 +445,18 @@ type Listener interface {
 	Listen(ctx context.Context, channel string, fn func(payload string)) error
 }
 
-// JobChannel is the NOTIFY channel on which commands that create jobs wake
-// the job executors of other nodes.
-const JobChannel = "bpmnlite_jobs"
+// JobChannel returns the NOTIFY channel on which commands that create jobs
+// wake the job executors of other nodes: one per schema, so that engines in
+// other schemas of the same database (other tenants, other test runs) do
+// not wake each other.
+func JobChannel(db DB) string {
+	pg, ok := db.(*pgDB)
+	if !ok || pg.schema == "" {
+		return "bpmnlite_jobs"
+	}
+	sum := sha256.Sum256([]byte(pg.schema))
+	return "bpmnlite_jobs_" + hex.EncodeToString(sum[:8])
+}
 
 func (d *pgDB) Listen(ctx context.Context, channel string, fn func(payload string)) error {
 	pc, err := d.pool.Acquire(ctx)

@@ -47,6 +47,8 @@ type Engine struct {
 	// ID identifies this engine instance (process) among the nodes sharing
 	// a database, e.g. in job notifications.
 	ID string
+	// jobChannel is the database's NOTIFY channel for new jobs.
+	jobChannel string
 
 	mu          sync.RWMutex
 	jobCreated  []func(due *time.Time)
@@ -71,6 +73,7 @@ func New(db persistence.DB, clock tx.Clock, log *slog.Logger, cfg Config) *Engin
 	}
 	return &Engine{
 		ID:          newID(),
+		jobChannel:  persistence.JobChannel(db),
 		deployments: make(map[string]bool),
 		DB:          db,
 		Cmd:         &tx.Executor{DB: db, Clock: clock, Log: log},

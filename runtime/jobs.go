@@ -285,7 +285,7 @@ func (c *command) insertJob(j *persistence.Job) {
 	c.e.LogJob(c.cc, j, persistence.JobLogCreated, "", nil)
 	if len(c.jobDue) == 0 && c.cc.Tx.Dialect() == persistence.Postgres {
 		// Delivered at commit, to the job executors of every node.
-		c.cc.Exec("SELECT pg_notify($1, $2)", persistence.JobChannel, c.e.ID)
+		c.cc.Exec("SELECT pg_notify($1, $2)", c.e.jobChannel, c.e.ID)
 	}
 	c.jobDue = append(c.jobDue, j)
 }
