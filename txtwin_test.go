@@ -1,0 +1,134 @@
+package bpmnlite_test
+
+import (
+	"errors"
+	"testing"
+	"testing/fstest"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/bpmnlite/bpmnlite"
+	"github.com/bpmnlite/bpmnlite/internal/testdb"
+)
+
+// A service starts a process atomically with its own rows: both commit
+// together or neither does.
+func TestStartTxJoinsTheCallersTransaction(t *testing.T) {
+	b := testdb.Postgres(t)
+	e := openEnv(t, b, bpmnlite.Config{})
+	e.deploy("p", userTaskProcess)
+	cfg, err := pgxpool.ParseConfig(b.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.ConnConfig.RuntimeParams["search_path"] = pgx.Identifier{b.Options.Schema}.Sanitize()
+	pool, err := pgxpool.NewWithConfig(e.ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	if _, err := pool.Exec(e.ctx, "CREATE TABLE orders (id text PRIMARY KEY, process_instance text)"); err != nil {
+		t.Fatal(err)
+	}
+	count := func(q string) int {
+		var n int
+		if err := pool.QueryRow(e.ctx, q).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+
+	// Rolled back by the caller: neither the order nor the instance exists.
+	tx, err := pool.Begin(e.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pi, err := e.eng.StartTx(e.ctx, tx, bpmnlite.StartRequest{Key: "p", BusinessKey: "o1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(e.ctx, "INSERT INTO orders VALUES ('o1', $1)", pi); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Rollback(e.ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := count("SELECT count(*) FROM orders") + count("SELECT count(*) FROM execution"); n != 0 {
+		t.Fatalf("after the caller's rollback %d rows remain", n)
+	}
+
+	// Committed by the caller: both exist, and the task completes in a
+	// second caller transaction.
+	tx, _ = pool.Begin(e.ctx)
+	pi, err = e.eng.StartTx(e.ctx, tx, bpmnlite.StartRequest{Key: "p", BusinessKey: "o2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(e.ctx, "INSERT INTO orders VALUES ('o2', $1)", pi); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(e.ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.taskKeys(pi); got != "work" {
+		t.Fatalf("open tasks %q", got)
+	}
+	e.eng.RegisterDelegate("after", setVars(map[string]any{"archived": true}))
+	tx, _ = pool.Begin(e.ctx)
+	if err := e.eng.CompleteTaskTx(e.ctx, tx, e.tasks(pi)[0].ID, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(e.ctx, "UPDATE orders SET id = 'o2-done' WHERE id = 'o2'"); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(e.ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.state(pi); got != "COMPLETED" || count("SELECT count(*) FROM orders WHERE id = 'o2-done'") != 1 {
+		t.Fatalf("state %s after CompleteTaskTx", got)
+	}
+
+	// A failing command inside the caller's transaction rolls back only
+	// its own work: the caller's rows stay and the caller may commit.
+	tx, _ = pool.Begin(e.ctx)
+	if _, err := tx.Exec(e.ctx, "INSERT INTO orders VALUES ('o3', '')"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.eng.StartTx(e.ctx, tx, bpmnlite.StartRequest{Key: "missing"}); !errors.Is(err, bpmnlite.ErrNotFound) {
+		t.Fatalf("start of an unknown key: %v", err)
+	}
+	if err := tx.Commit(e.ctx); err != nil {
+		t.Fatal(err)
+	}
+	if count("SELECT count(*) FROM orders WHERE id = 'o3'") != 1 {
+		t.Fatal("the caller's row was lost with the failed command")
+	}
+}
+
+func TestTxTwinsNeedPostgres(t *testing.T) {
+	e := openEnv(t, testdb.SQLiteFile(t), bpmnlite.Config{})
+	if _, err := e.eng.StartTx(e.ctx, nil, bpmnlite.StartRequest{Key: "p"}); !errors.Is(err, bpmnlite.ErrBackend) {
+		t.Fatalf("StartTx on SQLite: %v, want ErrBackend", err)
+	}
+}
+
+// Deploying from an fs.FS (an embed.FS in a service) picks the BPMN files.
+func TestDeployFS(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		fsys := fstest.MapFS{
+			"processes/p.bpmn":   {Data: []byte(userTaskProcess)},
+			"processes/notes.md": {Data: []byte("not BPMN")},
+		}
+		d, err := e.eng.DeployFS(e.ctx, "svc", fsys, "processes/*.bpmn")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(d.Definitions) != 1 || d.Definitions[0].Key != "p" {
+			t.Fatalf("deployed %+v", d.Definitions)
+		}
+		if _, err := e.eng.DeployFS(e.ctx, "svc", fsys, "nothing/*.bpmn"); err == nil {
+			t.Fatal("a pattern matching nothing deployed")
+		}
+	})
+}
