@@ -94,16 +94,18 @@ func RecordExpiredLocks(ctx context.Context, rt *runtime.Engine, jobID string, l
 		if err := lock.check(job); err != nil {
 			return err
 		}
-		job.LockOwner, job.LockExpiration = "", nil
 		job.ExceptionMessage = fmt.Sprintf("%s (%d times)", persistence.LockExpiredMessage, job.FailedAttempts)
+		rt.LogJob(cc, job, persistence.JobLogFailed, job.ExceptionMessage, nil)
+		job.LockOwner, job.LockExpiration = "", nil
 		cc.Update(job)
 		createIncident(cc, rt, job)
 		return nil
 	})
 }
 
-// runWork runs the job's handler and deletes the job, flushing inside the
-// savepoint so that an optimistic-lock conflict is seen here.
+// runWork runs the job's handler, deletes the job and commits; the commit's
+// flush still runs behind the savepoint, so an optimistic-lock conflict is
+// seen here and can be rolled back to it.
 func runWork(cc *tx.Context, rt *runtime.Engine, job *persistence.Job, start *time.Time) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -115,11 +117,15 @@ func runWork(cc *tx.Context, rt *runtime.Engine, job *persistence.Job, start *ti
 	}
 	cc.Delete(job)
 	rt.LogJob(cc, job, persistence.JobLogSucceeded, "", start)
-	return cc.Flush()
+	// Flush and commit together (one round trip on PostgreSQL). A conflict
+	// or any other failure here leaves the transaction open behind the
+	// savepoint, so the failure can still be recorded.
+	return cc.Commit()
 }
 
 // recordFailure re-reads the job after the rollback and writes the failure:
-// an optimistic-lock conflict only releases the lock; any other error spends
+// an optimistic-lock conflict only releases the lock (noting the conflict as
+// the job's exception message); any other error spends
 // a retry, schedules the next attempt from the retry cycle and raises an
 // incident when no retry is left.
 func recordFailure(cc *tx.Context, rt *runtime.Engine, jobID string, lock *Lock, workErr error, start *time.Time) error {
@@ -131,10 +137,13 @@ func recordFailure(cc *tx.Context, rt *runtime.Engine, jobID string, lock *Lock,
 	if err := lock.check(job); err != nil {
 		return err // taken over meanwhile: the new holder owns the record
 	}
-	job.LockOwner, job.LockExpiration = "", nil
+	// The log entries name the lock owner that ran the job, so the lock is
+	// released after logging.
 	if errors.Is(workErr, persistence.ErrOptimisticLock) {
-		cc.Update(job)
+		job.ExceptionMessage = truncate(workErr.Error(), 4000)
 		rt.LogJob(cc, job, persistence.JobLogFailed, "optimistic lock conflict, retried without spending a retry: "+workErr.Error(), start)
+		job.LockOwner, job.LockExpiration = "", nil
+		cc.Update(job)
 		return nil
 	}
 	now := cc.Now().UTC()
@@ -156,8 +165,9 @@ func recordFailure(cc *tx.Context, rt *runtime.Engine, jobID string, lock *Lock,
 			}
 		}
 	}
-	cc.Update(job)
 	rt.LogJob(cc, job, persistence.JobLogFailed, job.ExceptionMessage, start)
+	job.LockOwner, job.LockExpiration = "", nil
+	cc.Update(job)
 	if job.Retries == 0 {
 		createIncident(cc, rt, job)
 	}

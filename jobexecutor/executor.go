@@ -370,6 +370,10 @@ func (x *Executor) work(ctx context.Context) {
 	}
 }
 
+// Running reports whether the executor was started and not stopped (Stop
+// clears it at once, before waiting for running jobs): for health checks.
+func (x *Executor) Running() bool { return x.isRunning() }
+
 func (x *Executor) isRunning() bool {
 	x.mu.Lock()
 	defer x.mu.Unlock()

@@ -220,22 +220,10 @@ func Flush(ctx context.Context, tx Tx, ops []Op, raw ...Stmt) error {
 	if len(ops) == 0 && len(raw) == 0 {
 		return nil
 	}
-	sorted := make([]Op, len(ops))
-	copy(sorted, ops)
-	slices.SortStableFunc(sorted, compareOps)
-
-	stmts := make([]Stmt, len(sorted), len(sorted)+len(raw))
-	for i, op := range sorted {
-		if op.Entity == nil {
-			return fmt.Errorf("flush: %s of a nil entity", op.Kind)
-		}
-		st, err := stmtFor(op.Kind, op.Entity)
-		if err != nil {
-			return fmt.Errorf("flush: %w", err)
-		}
-		stmts[i] = st
+	sorted, stmts, err := flushStatements(ops, raw, false)
+	if err != nil {
+		return err
 	}
-	stmts = append(stmts, raw...)
 	counts, err := tx.Batch(ctx, stmts)
 	if err != nil {
 		if len(counts) < len(sorted) {
@@ -295,29 +283,10 @@ func FlushCommit(ctx context.Context, tx Tx, ops []Op, raw ...Stmt) error {
 		}
 		return tx.Commit(ctx)
 	}
-	sorted := make([]Op, len(ops))
-	copy(sorted, ops)
-	slices.SortStableFunc(sorted, compareOps)
-	stmts := make([]Stmt, 0, len(sorted)+len(raw)+1)
-	for _, op := range sorted {
-		if op.Entity == nil {
-			return fmt.Errorf("flush: %s of a nil entity", op.Kind)
-		}
-		st, err := stmtFor(op.Kind, op.Entity)
-		if err != nil {
-			return fmt.Errorf("flush: %w", err)
-		}
-		if op.Kind != OpInsert && !op.Entity.Table().Immutable {
-			// WITH r AS (UPDATE ... RETURNING 1) SELECT bpmnlite_expect_row(count(*), 'Execution[id]') FROM r
-			what := fmt.Sprintf("%s[%s]", op.Entity.Table().EntityName, op.Entity.EntityID())
-			st = Stmt{
-				SQL:  "WITH r AS (" + st.SQL + " RETURNING 1) SELECT bpmnlite_expect_row(count(*), $" + strconv.Itoa(len(st.Args)+1) + ") FROM r",
-				Args: append(st.Args, what),
-			}
-		}
-		stmts = append(stmts, st)
+	sorted, stmts, err := flushStatements(ops, raw, true)
+	if err != nil {
+		return err
 	}
-	stmts = append(stmts, raw...)
 	stmts = append(stmts, Stmt{SQL: "COMMIT"})
 	counts, err := pg.commitBatch(ctx, stmts)
 	if err != nil {
@@ -336,4 +305,33 @@ func FlushCommit(ctx context.Context, tx Tx, ops []Op, raw ...Stmt) error {
 		}
 	}
 	return nil
+}
+
+// flushStatements orders ops for a flush (see Flush) and builds their
+// statements followed by raw. With serverChecks, updates and deletes fail
+// on the server when they match no row (PostgreSQL's bpmnlite_expect_row).
+func flushStatements(ops []Op, raw []Stmt, serverChecks bool) ([]Op, []Stmt, error) {
+	sorted := make([]Op, len(ops))
+	copy(sorted, ops)
+	slices.SortStableFunc(sorted, compareOps)
+	stmts := make([]Stmt, 0, len(sorted)+len(raw)+1)
+	for _, op := range sorted {
+		if op.Entity == nil {
+			return nil, nil, fmt.Errorf("flush: %s of a nil entity", op.Kind)
+		}
+		st, err := stmtFor(op.Kind, op.Entity)
+		if err != nil {
+			return nil, nil, fmt.Errorf("flush: %w", err)
+		}
+		if serverChecks && op.Kind != OpInsert && !op.Entity.Table().Immutable {
+			// WITH r AS (UPDATE ... RETURNING 1) SELECT bpmnlite_expect_row(count(*), 'Execution[id]') FROM r
+			what := fmt.Sprintf("%s[%s]", op.Entity.Table().EntityName, op.Entity.EntityID())
+			st = Stmt{
+				SQL:  "WITH r AS (" + st.SQL + " RETURNING 1) SELECT bpmnlite_expect_row(count(*), $" + strconv.Itoa(len(st.Args)+1) + ") FROM r",
+				Args: append(st.Args, what),
+			}
+		}
+		stmts = append(stmts, st)
+	}
+	return sorted, append(stmts, raw...), nil
 }

@@ -290,8 +290,12 @@ func (c *command) finishActivity(x *execution, a *bpmn.Activity, canceled bool) 
 	}
 	if x.IsScope && x.parent != nil {
 		x.IsScope = false
-		if err := c.deleteLocalVariables(x); err != nil {
-			return err
+		// A multi-instance inner instance keeps its variables (loopCounter,
+		// the element variable) for the body, which removes them with it.
+		if !x.parent.isMIBody() {
+			if err := c.deleteLocalVariables(x); err != nil {
+				return err
+			}
 		}
 	}
 	x.IsActive = true

@@ -164,7 +164,7 @@ func (e *Engine) SuspendJob(ctx context.Context, jobID string, suspend bool) err
 		if err != nil {
 			return err
 		}
-		setJobSuspension(cc, []persistence.Entity{j}, suspend)
+		setSuspension(cc, []persistence.Entity{j}, suspend)
 		return nil
 	})
 }
@@ -176,12 +176,27 @@ func suspension(suspend bool) int {
 	return persistence.Active
 }
 
-func setJobSuspension(cc *tx.Context, jobs []persistence.Entity, suspend bool) {
-	for _, ent := range jobs {
-		j := ent.(*persistence.Job)
-		if j.Suspension != suspension(suspend) {
-			j.Suspension = suspension(suspend)
-			cc.Update(j)
+// setSuspension suspends or activates the rows (executions, tasks, external
+// tasks, jobs) that are not in that state yet.
+func setSuspension(cc *tx.Context, rows []persistence.Entity, suspend bool) {
+	want := suspension(suspend)
+	for _, r := range rows {
+		var state *int
+		switch x := r.(type) {
+		case *persistence.Execution:
+			state = &x.Suspension
+		case *persistence.Task:
+			state = &x.Suspension
+		case *persistence.ExternalTask:
+			state = &x.Suspension
+		case *persistence.Job:
+			state = &x.Suspension
+		default:
+			continue
+		}
+		if *state != want {
+			*state = want
+			cc.Update(r)
 		}
 	}
 }
@@ -211,7 +226,7 @@ func (e *Engine) suspendJobDefinition(cc *tx.Context, jd *persistence.JobDefinit
 	if err != nil {
 		return err
 	}
-	setJobSuspension(cc, jobs, suspend)
+	setSuspension(cc, jobs, suspend)
 	return nil
 }
 
@@ -265,45 +280,16 @@ func (e *Engine) SuspendProcessInstance(ctx context.Context, id string, suspend 
 }
 
 func (e *Engine) suspendInstance(cc *tx.Context, id string, suspend bool) error {
-	want := suspension(suspend)
-	execs, err := cc.Select(persistence.ExecutionTable, "WHERE process_instance_id = $1", id)
-	if err != nil {
-		return err
-	}
-	if len(execs) == 0 {
-		return fmt.Errorf("process instance %q: %w", id, persistence.ErrNotFound)
-	}
-	for _, x := range execs {
-		if ex := x.(*persistence.Execution); ex.Suspension != want {
-			ex.Suspension = want
-			cc.Update(ex)
+	for _, table := range []*persistence.Table{persistence.ExecutionTable, persistence.TaskTable, persistence.ExternalTaskTable, persistence.JobTable} {
+		rows, err := cc.Select(table, "WHERE process_instance_id = $1", id)
+		if err != nil {
+			return err
 		}
-	}
-	tasks, err := cc.Select(persistence.TaskTable, "WHERE process_instance_id = $1", id)
-	if err != nil {
-		return err
-	}
-	for _, t := range tasks {
-		if tk := t.(*persistence.Task); tk.Suspension != want {
-			tk.Suspension = want
-			cc.Update(tk)
+		if table == persistence.ExecutionTable && len(rows) == 0 {
+			return fmt.Errorf("process instance %q: %w", id, persistence.ErrNotFound)
 		}
+		setSuspension(cc, rows, suspend)
 	}
-	ets, err := cc.Select(persistence.ExternalTaskTable, "WHERE process_instance_id = $1", id)
-	if err != nil {
-		return err
-	}
-	for _, t := range ets {
-		if et := t.(*persistence.ExternalTask); et.Suspension != want {
-			et.Suspension = want
-			cc.Update(et)
-		}
-	}
-	jobs, err := cc.Select(persistence.JobTable, "WHERE process_instance_id = $1", id)
-	if err != nil {
-		return err
-	}
-	setJobSuspension(cc, jobs, suspend)
 	return nil
 }
 
