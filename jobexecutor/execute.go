@@ -46,9 +46,26 @@ func (l *Lock) check(job *persistence.Job) error {
 // savepoint: on failure it is rolled back and the failure recorded in the
 // same transaction, and the work's error returned.
 func Execute(ctx context.Context, rt *runtime.Engine, jobID string, lock *Lock) error {
+	return execute(ctx, rt, jobID, nil, lock)
+}
+
+// ExecuteLocked runs a job as it came back from acquisition, without
+// reading it again: the lock's revision is checked when the job row is
+// deleted at the end, so a job taken over or changed meanwhile (suspended,
+// removed with its scope) still commits nothing.
+func ExecuteLocked(ctx context.Context, rt *runtime.Engine, job *persistence.Job, lock *Lock) error {
+	return execute(ctx, rt, job.ID, job, lock)
+}
+
+func execute(ctx context.Context, rt *runtime.Engine, jobID string, acquired *persistence.Job, lock *Lock) error {
 	var workErr error
 	err := rt.Cmd.Run(ctx, func(cc *tx.Context) error {
 		workErr = nil
+		if acquired != nil {
+			// A copy: a retry after a conflict must not see this attempt's changes.
+			j := *acquired
+			cc.Cache(&j)
+		}
 		ent, err := cc.Get(persistence.JobTable, jobID)
 		if err != nil {
 			return fmt.Errorf("job %q: %w", jobID, err)

@@ -317,15 +317,9 @@ func acquireJobs(ctx context.Context, rt *runtime.Engine, p persistence.AcquireP
 	if err != nil {
 		return nil, err
 	}
-	jobs, err := persistence.AcquireJobs(ctx, t, p)
-	if err == nil {
-		err = rt.LogJobsLocked(ctx, t, jobs, p.Now)
-	}
+	p.LogLocked = rt.Config.History
+	jobs, err := persistence.AcquireJobsAndCommit(ctx, t, p)
 	if err != nil {
-		_ = t.Rollback(context.WithoutCancel(ctx))
-		return nil, err
-	}
-	if err := t.Commit(ctx); err != nil {
 		_ = t.Rollback(context.WithoutCancel(ctx))
 		return nil, err
 	}
@@ -431,7 +425,7 @@ func (x *Executor) runJob(ctx context.Context, rt *runtime.Engine, j *persistenc
 	defer cancel()
 	stopBeat := x.heartbeat(jobCtx, cancel, rt, j.ID, lock)
 	x.log.Debug("job started", "job", j.ID, "activity", j.ActivityID, "processInstance", j.ProcessInstanceID)
-	err := Execute(jobCtx, rt, j.ID, lock)
+	err := ExecuteLocked(jobCtx, rt, j, lock)
 	stopBeat()
 	switch {
 	case err == nil:

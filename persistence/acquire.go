@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/google/uuid"
 )
 
 // AcquireParams select the jobs a job executor locks in one acquisition.
@@ -33,7 +35,8 @@ type AcquireParams struct {
 	PriorityMin, PriorityMax *int64
 	// DeploymentIDs makes acquisition deployment-aware: only jobs of these
 	// deployments, or of none, are acquired. nil: any deployment.
-	DeploymentIDs []string
+	DeploymentIDs []string // LogLocked writes a "locked" job log entry per job acquired (history).
+	LogLocked     bool
 }
 
 func (p AcquireParams) validate() error {
@@ -83,6 +86,50 @@ func AcquireJobs(ctx context.Context, tx Tx, p AcquireParams) ([]*Job, error) {
 	if err != nil {
 		return nil, fmt.Errorf("acquire jobs: %w", err)
 	}
+	jobs, err := scanJobs(rows)
+	if err != nil {
+		return nil, err
+	}
+	if p.LogLocked && tx.Dialect() != Postgres {
+		if err := logLocked(ctx, tx, jobs, p); err != nil {
+			return nil, err
+		}
+	}
+	sortAcquired(jobs, p)
+	return jobs, nil
+}
+
+// AcquireJobsAndCommit is AcquireJobs followed by a commit of tx; on
+// PostgreSQL (outside a caller's transaction) BEGIN, the acquisition with
+// its job log entries and COMMIT take one round trip. On error, tx is left
+// to be rolled back.
+func AcquireJobsAndCommit(ctx context.Context, tx Tx, p AcquireParams) ([]*Job, error) {
+	pg, ok := tx.(*pgTx)
+	if !ok || pg.joined != nil {
+		jobs, err := AcquireJobs(ctx, tx, p)
+		if err != nil {
+			return nil, err
+		}
+		return jobs, tx.Commit(ctx)
+	}
+	if err := p.validate(); err != nil {
+		return nil, err
+	}
+	query, args := acquireStatement(Postgres, p)
+	var jobs []*Job
+	err := pg.queryCommit(ctx, query, args, func(rows Rows) error {
+		var err error
+		jobs, err = scanJobs(rows)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("acquire jobs: %w", err)
+	}
+	sortAcquired(jobs, p)
+	return jobs, nil
+}
+
+func scanJobs(rows Rows) ([]*Job, error) {
 	defer rows.Close()
 	var jobs []*Job
 	for rows.Next() {
@@ -95,7 +142,26 @@ func AcquireJobs(ctx context.Context, tx Tx, p AcquireParams) ([]*Job, error) {
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("acquire jobs: %w", err)
 	}
-	// RETURNING has no order of its own.
+	return jobs, nil
+}
+
+// logLocked writes the "locked" job log entries where the acquisition
+// statement cannot (SQLite has no data-modifying WITH).
+func logLocked(ctx context.Context, tx Tx, jobs []*Job, p AcquireParams) error {
+	ops := make([]Op, len(jobs))
+	for i, j := range jobs {
+		ops[i] = Op{Kind: OpInsert, Entity: &JobLogEntry{
+			ID: uuid.Must(uuid.NewV7()).String(), JobID: j.ID, Event: JobLogLocked, Timestamp: p.Now.UTC(),
+			LockOwner: p.LockOwner, Retries: j.Retries, JobDefinitionID: j.JobDefinitionID,
+			ActivityID: j.ActivityID, ProcessInstanceID: j.ProcessInstanceID, Priority: j.Priority,
+		}}
+	}
+	return Flush(ctx, tx, ops)
+}
+
+// sortAcquired puts acquired jobs in the requested order: RETURNING has no
+// order of its own.
+func sortAcquired(jobs []*Job, p AcquireParams) {
 	slices.SortStableFunc(jobs, func(a, b *Job) int {
 		if p.ByPriority {
 			if c := cmp.Compare(b.Priority, a.Priority); c != 0 {
@@ -112,7 +178,6 @@ func AcquireJobs(ctx context.Context, tx Tx, p AcquireParams) ([]*Job, error) {
 		}
 		return 0
 	})
-	return jobs, nil
 }
 
 // compareDue orders due dates with nil (due at once) first.
@@ -132,6 +197,7 @@ type acquireKey struct {
 	dialect                         Dialect
 	byPriority, preferTimers, byDue bool
 	hasMin, hasMax, deploymentAware bool
+	logLocked                       bool
 	deployments                     int // SQLite binds each id
 }
 
@@ -149,6 +215,7 @@ func acquireStatement(d Dialect, p AcquireParams) (string, []any) {
 	key := acquireKey{
 		dialect: d, byPriority: p.ByPriority, preferTimers: p.PreferTimers, byDue: p.ByDueDate,
 		hasMin: p.PriorityMin != nil, hasMax: p.PriorityMax != nil, deploymentAware: p.DeploymentIDs != nil,
+		logLocked: p.LogLocked && d == Postgres,
 	}
 	if d == SQLite {
 		key.deployments = len(p.DeploymentIDs)
@@ -169,10 +236,20 @@ func acquireStatement(d Dialect, p AcquireParams) (string, []any) {
 			args = append(args, p.DeploymentIDs)
 		}
 	}
+	if key.logLocked {
+		ids := make([]string, p.Limit)
+		for i := range ids {
+			ids[i] = uuid.Must(uuid.NewV7()).String()
+		}
+		args = append(args, ids)
+	}
 	if s, ok := acquireCache.Load(key); ok {
 		return s.(string), args
 	}
 	s := buildAcquireStatement(key)
+	if key.logLocked {
+		s = withLockedLog(s, len(args))
+	}
 	acquireCache.Store(key, s)
 	return s, args
 }
@@ -273,6 +350,19 @@ func buildAcquireStatement(k acquireKey) string {
 		" retries = retries - CASE WHEN lock_owner IS NULL THEN 0 ELSE 1 END," +
 		" exception_message = CASE WHEN lock_owner IS NULL THEN exception_message ELSE " + quote(LockExpiredMessage) + " END" +
 		" WHERE id IN (SELECT id FROM picked) RETURNING " + JobTable.statements().columnList
+}
+
+// withLockedLog wraps the PostgreSQL acquisition so that it also writes the
+// "locked" job log entries, in the same statement. Their ids come from
+// parameter idsParam (time-ordered ids made by the caller, one per job the
+// acquisition may lock), so that log entries keep their order.
+func withLockedLog(update string, idsParam int) string {
+	i := strings.Index(update, " UPDATE job SET ")
+	cols := JobTable.statements().columnList
+	return update[:i] + ", locked AS (" + update[i+1:] + ")," +
+		" logged AS (INSERT INTO job_log (id, job_id, event, timestamp, lock_owner, retries, job_definition_id, activity_id, process_instance_id, priority)" +
+		" SELECT ($" + strconv.Itoa(idsParam) + "::text[])[row_number() OVER ()], id, '" + JobLogLocked + "', $1, $2, retries, job_definition_id, activity_id, process_instance_id, priority FROM locked)" +
+		" SELECT " + cols + " FROM locked"
 }
 
 // instanceLockClass is the first key of the advisory locks acquisition

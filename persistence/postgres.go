@@ -309,6 +309,38 @@ func (t *pgTx) commitBatch(ctx context.Context, stmts []Stmt) ([]int64, error) {
 	return counts, nil
 }
 
+// queryCommit runs a query and COMMIT in one round trip (after the pending
+// statements); scan reads the query's rows. On error the transaction stays
+// open for a rollback.
+func (t *pgTx) queryCommit(ctx context.Context, sql string, args []any, scan func(Rows) error) error {
+	if t.done {
+		return fmt.Errorf("commit: %w", pgx.ErrTxClosed)
+	}
+	br, err := t.send(ctx, []Stmt{{SQL: sql, Args: args}, {SQL: "COMMIT"}})
+	if err != nil {
+		return err
+	}
+	rows, err := br.Query()
+	if err != nil {
+		br.Close()
+		return interpretPgError(err)
+	}
+	if err := scan(&pgRows{rows: rows}); err != nil {
+		br.Close()
+		return err
+	}
+	if _, err := br.Exec(); err != nil {
+		br.Close()
+		return fmt.Errorf("commit: %w", interpretPgError(err))
+	}
+	if err := br.Close(); err != nil {
+		return interpretPgError(err)
+	}
+	t.done = true
+	t.conn.Release()
+	return nil
+}
+
 func (t *pgTx) Commit(ctx context.Context) error {
 	if t.joined != nil {
 		if len(t.pending) > 0 {

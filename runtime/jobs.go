@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"context"
 	"fmt"
 	"strconv"
 	"strings"
@@ -472,16 +471,4 @@ func (e *Engine) jobLogEntry(j *persistence.Job, event, message string, at time.
 		Priority:          j.Priority,
 		ExecutionStart:    start,
 	}
-}
-
-// LogJobsLocked records the jobs an acquisition locked, in its transaction.
-func (e *Engine) LogJobsLocked(ctx context.Context, t persistence.Tx, jobs []*persistence.Job, at time.Time) error {
-	if !e.Config.History || len(jobs) == 0 {
-		return nil
-	}
-	ops := make([]persistence.Op, len(jobs))
-	for i, j := range jobs {
-		ops[i] = persistence.Op{Kind: persistence.OpInsert, Entity: e.jobLogEntry(j, persistence.JobLogLocked, "", at.UTC(), nil)}
-	}
-	return persistence.Flush(ctx, t, ops)
 }

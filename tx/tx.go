@@ -212,6 +212,10 @@ func (cc *Context) Exec(sql string, args ...any) {
 	cc.raw = append(cc.raw, persistence.Stmt{SQL: sql, Args: args})
 }
 
+// Cache puts an entity read elsewhere (an acquired job) into the cache as
+// if this command had read it.
+func (cc *Context) Cache(e persistence.Entity) { cc.cache[keyOf(e)] = e }
+
 // Get returns the entity of table with id, from the cache or the database.
 // An entity deleted in this command is not found.
 func (cc *Context) Get(table *persistence.Table, id string) (persistence.Entity, error) {

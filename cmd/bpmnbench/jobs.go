@@ -100,8 +100,9 @@ func measureThroughput(ctx context.Context, o options, c throughputCase) (float6
 	if _, err := engines[0].Deploy(ctx, bpmnlite.DeployRequest{Name: "chain", Resources: []bpmnlite.Resource{{Name: "chain.bpmn", Bytes: []byte(chain("chain", steps, ""))}}}); err != nil {
 		return 0, "", err
 	}
-	// Enough instances that the workers never run dry during the run.
-	instances := max(400, c.workers*c.executors*60)
+	// Enough instances that the workers never run dry during the run (up
+	// to 6,000 jobs/s).
+	instances := max(400, int(6000*(o.duration.Seconds()+2))/steps)
 	if err := startMany(ctx, engines[0], "chain", instances, 8); err != nil {
 		return 0, "", err
 	}
