@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/bpmnlite/bpmnlite"
+	"github.com/bpmnlite/bpmnlite/internal/testdb"
 )
 
 // waitFor polls cond until it holds or the deadline passes: the job
@@ -52,4 +53,26 @@ func TestJobExecutorRunsAsyncContinuations(t *testing.T) {
 			t.Fatalf("delegate calls %v, want 10 each", calls)
 		}
 	})
+}
+
+// One job executor serves two engines, each with its own database.
+func TestOneExecutorServesSeveralEngines(t *testing.T) {
+	a := openEnv(t, testdb.SQLiteFile(t), bpmnlite.Config{})
+	b := openEnv(t, testdb.SQLiteFile(t), bpmnlite.Config{})
+	for _, e := range []*env{a, b} {
+		e.eng.RegisterDelegate("bookHotel", setVars(nil))
+		e.eng.RegisterDelegate("bookFlight", setVars(nil))
+		e.deployExample("booking")
+	}
+	x, err := bpmnlite.NewJobExecutor(bpmnlite.JobExecutorConfig{PoolSize: 2, WaitTime: 20 * time.Millisecond}, a.eng, b.eng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := x.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	defer x.Stop(context.Background())
+	pa, pb := a.start("booking", nil), b.start("booking", nil)
+	waitFor(t, "engine A's instance", 10*time.Second, func() bool { return a.taskKeys(pa) == "confirm" })
+	waitFor(t, "engine B's instance", 10*time.Second, func() bool { return b.taskKeys(pb) == "confirm" })
 }

@@ -115,8 +115,7 @@ func RecordExpiredLocks(ctx context.Context, rt *runtime.Engine, jobID string, l
 		rt.LogJob(cc, job, persistence.JobLogFailed, job.ExceptionMessage, nil)
 		job.LockOwner, job.LockExpiration = "", nil
 		cc.Update(job)
-		createIncident(cc, rt, job)
-		return nil
+		return rt.CreateIncident(cc, job)
 	})
 }
 
@@ -186,29 +185,9 @@ func recordFailure(cc *tx.Context, rt *runtime.Engine, jobID string, lock *Lock,
 	job.LockOwner, job.LockExpiration = "", nil
 	cc.Update(job)
 	if job.Retries == 0 {
-		createIncident(cc, rt, job)
+		return rt.CreateIncident(cc, job)
 	}
 	return nil
-}
-
-// createIncident records that job ran out of retries.
-func createIncident(cc *tx.Context, rt *runtime.Engine, job *persistence.Job) {
-	id := rt.NewID()
-	cc.Insert(&persistence.Incident{
-		ID:                  id,
-		Rev:                 1,
-		Type:                persistence.IncidentFailedJob,
-		Timestamp:           cc.Now().UTC(),
-		Message:             job.ExceptionMessage,
-		ExecutionID:         job.ExecutionID,
-		ActivityID:          job.ActivityID,
-		ProcessInstanceID:   job.ProcessInstanceID,
-		ProcessDefinitionID: job.ProcessDefinitionID,
-		CauseIncidentID:     id,
-		RootCauseIncidentID: id,
-		Configuration:       job.ID,
-		JobDefinitionID:     job.JobDefinitionID,
-	})
 }
 
 func stack() string { return string(debug.Stack()) }

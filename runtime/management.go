@@ -81,21 +81,65 @@ func (e *Engine) setRetries(cc *tx.Context, j *persistence.Job, retries int) err
 	cc.Update(j)
 	switch {
 	case retries > 0 && had == 0:
-		incidents, err := cc.Select(persistence.IncidentTable, "WHERE configuration = $1 AND type = $2", j.ID, persistence.IncidentFailedJob)
+		return e.resolveJobIncidents(cc, j)
+	case retries == 0 && had > 0:
+		return e.CreateIncident(cc, j)
+	}
+	return nil
+}
+
+// CreateIncident records that job has no retries left: an incident at the
+// job's execution, and, as Camunda does, one more in each calling process
+// instance up the call activity chain, each caused by the one below and all
+// pointing to the job's incident as root cause.
+func (e *Engine) CreateIncident(cc *tx.Context, j *persistence.Job) error {
+	now := cc.Now().UTC()
+	root := &persistence.Incident{
+		ID: newID(), Rev: 1, Type: persistence.IncidentFailedJob, Timestamp: now,
+		Message: j.ExceptionMessage, ExecutionID: j.ExecutionID, ActivityID: j.ActivityID,
+		ProcessInstanceID: j.ProcessInstanceID, ProcessDefinitionID: j.ProcessDefinitionID,
+		Configuration: j.ID, JobDefinitionID: j.JobDefinitionID,
+	}
+	root.CauseIncidentID, root.RootCauseIncidentID = root.ID, root.ID
+	cc.Insert(root)
+	cause, instance := root, j.ProcessInstanceID
+	for depth := 0; instance != "" && depth < 100; depth++ {
+		ent, err := cc.Get(persistence.ExecutionTable, instance)
+		if err != nil || ent.(*persistence.Execution).SuperExecutionID == "" {
+			break // a timer start job has no instance; a top-level instance ends the chain
+		}
+		ent, err = cc.Get(persistence.ExecutionTable, ent.(*persistence.Execution).SuperExecutionID)
 		if err != nil {
 			return err
 		}
-		for _, in := range incidents {
+		super := ent.(*persistence.Execution)
+		in := &persistence.Incident{
+			ID: newID(), Rev: 1, Type: persistence.IncidentFailedJob, Timestamp: now,
+			ExecutionID: super.ID, ActivityID: super.ActivityID, ProcessInstanceID: super.ProcessInstanceID,
+			ProcessDefinitionID: super.ProcessDefinitionID, CauseIncidentID: cause.ID, RootCauseIncidentID: root.ID,
+		}
+		cc.Insert(in)
+		cause, instance = in, super.ProcessInstanceID
+	}
+	return nil
+}
+
+// resolveJobIncidents removes the incident of job and the incidents it
+// caused in calling instances.
+func (e *Engine) resolveJobIncidents(cc *tx.Context, j *persistence.Job) error {
+	roots, err := cc.Select(persistence.IncidentTable, "WHERE configuration = $1 AND type = $2", j.ID, persistence.IncidentFailedJob)
+	if err != nil {
+		return err
+	}
+	for _, r := range roots {
+		chain, err := cc.Select(persistence.IncidentTable, "WHERE root_cause_incident_id = $1", r.EntityID())
+		if err != nil {
+			return err
+		}
+		for _, in := range chain {
 			cc.Delete(in)
 		}
-	case retries == 0 && had > 0:
-		id := newID()
-		cc.Insert(&persistence.Incident{
-			ID: id, Rev: 1, Type: persistence.IncidentFailedJob, Timestamp: cc.Now().UTC(),
-			Message: j.ExceptionMessage, ExecutionID: j.ExecutionID, ActivityID: j.ActivityID,
-			ProcessInstanceID: j.ProcessInstanceID, ProcessDefinitionID: j.ProcessDefinitionID,
-			CauseIncidentID: id, RootCauseIncidentID: id, Configuration: j.ID, JobDefinitionID: j.JobDefinitionID,
-		})
+		cc.Delete(r)
 	}
 	return nil
 }
