@@ -61,6 +61,11 @@ type Config struct {
 	// DefaultRetryCycle applies to jobs without a retry cycle of their own,
 	// e.g. "R3/PT5M". Default "": retries follow at once.
 	DefaultRetryCycle string
+	// EnsureJobDueDateNotNull gives asynchronous continuations their
+	// creation time as due date, as Camunda does when jobs are acquired by
+	// due date (on by itself when JobExecutor.AcquireByDueDate is set);
+	// otherwise they have none and count as due at once.
+	EnsureJobDueDateNotNull bool
 
 	// JobExecutorActivate starts a job executor with the engine, running
 	// asynchronous continuations and timers in the background. Off by
@@ -153,10 +158,11 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		return nil, fmt.Errorf("bpmnlite: open %s: %w", redact(cfg.Database), err)
 	}
 	rt := runtime.New(db, cfg.Clock, cfg.Logger, runtime.Config{
-		History:                !cfg.NoHistory,
-		ProducePrioritizedJobs: !cfg.NoJobPriorities,
-		DefaultRetries:         cfg.DefaultRetries,
-		DefaultRetryCycle:      cfg.DefaultRetryCycle,
+		History:                 !cfg.NoHistory,
+		ProducePrioritizedJobs:  !cfg.NoJobPriorities,
+		DefaultRetries:          cfg.DefaultRetries,
+		DefaultRetryCycle:       cfg.DefaultRetryCycle,
+		EnsureJobDueDateNotNull: cfg.EnsureJobDueDateNotNull || cfg.JobExecutor.AcquireByDueDate,
 	})
 	e := &Engine{cfg: cfg, db: db, rt: rt}
 	if cfg.JobExecutorActivate {

@@ -312,3 +312,25 @@ func TestExecutorVIPOrderFirst(t *testing.T) {
 		}
 	})
 }
+
+// Acquired by due date, asynchronous continuations carry their creation
+// time as due date (Camunda's jobExecutorAcquireByDueDate), so they are
+// served first in, first out alongside timers.
+func TestMessageJobsGetCreationTimeAsDueDate(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{EnsureJobDueDateNotNull: true}, func(t *testing.T, e *env) {
+		e.deploy("p", jeAsyncService("p", "svc", ""))
+		first := e.start("p", nil)
+		e.clock.Add(time.Second)
+		second := e.start("p", nil)
+		j1, j2 := e.accOneJob(first), e.accOneJob(second)
+		if j1.DueDate == nil || !j1.DueDate.Equal(j1.CreateTime) || j2.DueDate == nil || !j2.DueDate.After(*j1.DueDate) {
+			t.Fatalf("due dates %v and %v, want the creation times", j1.DueDate, j2.DueDate)
+		}
+	})
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deploy("p", jeAsyncService("p", "svc", ""))
+		if j := e.accOneJob(e.start("p", nil)); j.DueDate != nil {
+			t.Fatalf("without the option a message job is due at once (no due date), got %v", j.DueDate)
+		}
+	})
+}

@@ -34,6 +34,10 @@ type Config struct {
 	// DefaultRetryCycle applies to jobs whose activity has no
 	// failedJobRetryTimeCycle ("" = retry at once, DefaultRetries times).
 	DefaultRetryCycle string
+	// EnsureJobDueDateNotNull gives asynchronous continuations their
+	// creation time as due date (instead of none), so that acquisition by
+	// due date serves them first in, first out.
+	EnsureJobDueDateNotNull bool
 }
 
 // Engine is the runtime of one database: definitions, delegates, beans.

@@ -142,6 +142,9 @@ func (c *command) createAsyncJob(x *execution, a *bpmn.Activity, s asyncSettings
 		return nil, err
 	}
 	j.HandlerConfig = config
+	if c.e.Config.EnsureJobDueDateNotNull {
+		j.DueDate = &j.CreateTime
+	}
 	c.update(x)
 	c.insertJob(j)
 	return j, nil
