@@ -577,10 +577,9 @@ func TestS09_AsyncAfterAndBeforeServiceTask(t *testing.T) {
 func TestS09_AsyncAfterServiceWrappedInSequentialMultiInstance(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		e.deployFiles(s09Dir + "AsyncAfterTest.testAsyncAfterServiceWrappedInSequentialMultiInstance.bpmn20.xml")
-		// Camunda starts without variables: JUEL reads the missing
-		// behaviorInvoked as 0 in "+ 1". The expression package rejects
-		// null + 1, so the counter starts at 0 here.
-		pi := e.start("testProcess", map[string]any{"behaviorInvoked": int64(0)})
+		// As in Camunda, no variables: JUEL reads the missing
+		// behaviorInvoked as 0 in "+ 1".
+		pi := e.start("testProcess", nil)
 		if got := e.accVar(pi, "behaviorInvoked"); got != int64(1) {
 			t.Fatalf("behaviour ran %v times, want 1", got)
 		}

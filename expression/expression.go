@@ -134,6 +134,7 @@ var options = []expr.Option{
 	expr.Function(fnCall, helperCall),
 	expr.Function(fnInvoke, helperInvoke),
 	expr.Function(fnEmpty, helperEmpty),
+	expr.Function(fnNum, helperNum),
 }
 
 func compile(src string) (e *Expr, err error) {

@@ -851,3 +851,28 @@ func FuzzCompile(f *testing.F) {
 		}
 	})
 }
+
+// JUEL reads null as 0 in arithmetic: ${count + 1} works before count is set.
+func TestNullArithmetic(t *testing.T) {
+	for src, want := range map[string]any{
+		"${count + 1}": 1,
+		"${null + 1}":  1,
+		"${-count}":    0,
+		"${count * 5}": 0,
+		"${2 - count}": 2,
+		"${n + 1}":     int64(42),
+		"${'a' + 'b'}": "ab",
+	} {
+		e, err := Compile(src)
+		if err != nil {
+			t.Fatalf("%s: %v", src, err)
+		}
+		got, err := e.Eval(Vars{"count": nil, "n": int64(41)})
+		if err != nil {
+			t.Fatalf("%s: %v", src, err)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s = %v (%T), want %v", src, got, got, want)
+		}
+	}
+}

@@ -52,6 +52,13 @@ func helperGet(args ...any) (any, error) { return property(args[0], args[1]) }
 
 func helperEmpty(args ...any) (any, error) { return isEmpty(args[0]), nil }
 
+func helperNum(args ...any) (any, error) {
+	if args[0] == nil {
+		return 0, nil
+	}
+	return args[0], nil
+}
+
 func helperInvoke(args ...any) (any, error) {
 	fn, name := args[0], args[1].(string)
 	v := reflect.ValueOf(fn)

@@ -14,7 +14,11 @@ const (
 	fnCall   = reservedPrefix + "call"   // (base, method, args...): method call on a Go value
 	fnInvoke = reservedPrefix + "invoke" // (fn, name, args...): call of a resolved Go func
 	fnEmpty  = reservedPrefix + "empty"  // (value): JUEL's empty operator
+	fnNum    = reservedPrefix + "num"    // (value): null as 0 in arithmetic, as JUEL coerces it
 )
+
+// arithmetic are the operators whose null operands JUEL reads as 0.
+var arithmetic = map[string]bool{"+": true, "-": true, "*": true, "/": true, "%": true}
 
 // rewriter routes names, member access and calls through the helpers, so
 // that JUEL's resolution rules (lazy names, lowerCamel properties, Go
@@ -40,6 +44,14 @@ func (w *rewriter) Visit(node *ast.Node) {
 		ast.Patch(node, callHelper(fnVar, &ast.IdentifierNode{Value: "$env"}, &ast.StringNode{Value: name}))
 	case *ast.MemberNode:
 		ast.Patch(node, callHelper(fnGet, n.Node, n.Property))
+	case *ast.BinaryNode:
+		if arithmetic[n.Operator] {
+			n.Left, n.Right = orZero(n.Left), orZero(n.Right)
+		}
+	case *ast.UnaryNode:
+		if n.Operator == "-" || n.Operator == "+" {
+			n.Node = orZero(n.Node)
+		}
 	case *ast.CallNode:
 		if id, ok := n.Callee.(*ast.IdentifierNode); ok && id.Value == fnEmpty {
 			return
@@ -71,4 +83,13 @@ func helperArgs(n ast.Node, fn string) ([]ast.Node, bool) {
 		return nil, false
 	}
 	return c.Arguments, true
+}
+
+// orZero wraps an operand that may be null in fnNum; literals need not.
+func orZero(n ast.Node) ast.Node {
+	switch n.(type) {
+	case *ast.IntegerNode, *ast.FloatNode, *ast.StringNode:
+		return n
+	}
+	return callHelper(fnNum, n)
 }
