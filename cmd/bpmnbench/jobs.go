@@ -481,9 +481,16 @@ func measureAcquisition(ctx context.Context, o options, total, locked int) (time
 	if err := t.Commit(ctx); err != nil {
 		return 0, err
 	}
-	if t, err = db.Begin(ctx, false); err == nil {
-		_, err = t.Exec(ctx, "ANALYZE job")
-		_ = t.Commit(ctx)
+	// Fresh statistics, as a long-running table would have.
+	if t, err = db.Begin(ctx, false); err != nil {
+		return 0, err
+	}
+	if _, err := t.Exec(ctx, "ANALYZE job"); err != nil {
+		_ = t.Rollback(ctx)
+		return 0, err
+	}
+	if err := t.Commit(ctx); err != nil {
+		return 0, err
 	}
 	var ds []time.Duration
 	for i := 0; i < 300; i++ {
