@@ -78,7 +78,7 @@ func execute(ctx context.Context, rt *runtime.Engine, jobID string, acquired *pe
 			return err
 		}
 		start := cc.Now().UTC()
-		workErr = runWork(cc, rt, job, &start)
+		workErr = runWork(cc, rt, job, &start, true)
 		if workErr == nil {
 			return nil
 		}
@@ -122,7 +122,7 @@ func RecordExpiredLocks(ctx context.Context, rt *runtime.Engine, jobID string, l
 // runWork runs the job's handler, deletes the job and commits; the commit's
 // flush still runs behind the savepoint, so an optimistic-lock conflict is
 // seen here and can be rolled back to it.
-func runWork(cc *tx.Context, rt *runtime.Engine, job *persistence.Job, start *time.Time) (err error) {
+func runWork(cc *tx.Context, rt *runtime.Engine, job *persistence.Job, start *time.Time, commit bool) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = &tx.PanicError{Value: r, Stack: stack()}
@@ -133,10 +133,64 @@ func runWork(cc *tx.Context, rt *runtime.Engine, job *persistence.Job, start *ti
 	}
 	cc.Delete(job)
 	rt.LogJob(cc, job, persistence.JobLogSucceeded, "", start)
+	if !commit {
+		return cc.Release(savepoint)
+	}
 	// Flush and commit together (one round trip on PostgreSQL). A conflict
 	// or any other failure here leaves the transaction open behind the
 	// savepoint, so the failure can still be recorded.
 	return cc.Commit()
+}
+
+// ExecuteGroup runs acquired jobs one after another in a single
+// transaction, each behind its own savepoint: a failing job is rolled back
+// and its failure recorded, the others commit together. On SQLite, whose
+// every commit rewrites the pages it touched in the WAL, this is what makes
+// the single writer fast. It stops starting jobs once proceed reports false
+// and returns the errors of the jobs it ran (how many: ran); when the
+// shared commit itself fails, those jobs run one by one instead.
+func ExecuteGroup(ctx context.Context, rt *runtime.Engine, jobs []*persistence.Job, lock func(*persistence.Job) *Lock, proceed func() bool) (errs []error, ran int) {
+	errs = make([]error, len(jobs))
+	err := rt.Cmd.Run(ctx, func(cc *tx.Context) error {
+		ran = 0
+		for i, acquired := range jobs {
+			if !proceed() {
+				break // shutting down: the rest are left for the caller to unlock
+			}
+			ran = i + 1
+			j := *acquired
+			cc.Cache(&j)
+			if err := lock(&j).check(&j); err != nil {
+				errs[i] = err
+				continue
+			}
+			if err := cc.Savepoint(savepoint); err != nil {
+				return err
+			}
+			start := cc.Now().UTC()
+			errs[i] = runWork(cc, rt, &j, &start, false)
+			if errs[i] == nil {
+				continue
+			}
+			if err := cc.RollbackTo(savepoint); err != nil {
+				return err
+			}
+			if err := recordFailure(cc, rt, j.ID, lock(&j), errs[i], &start); err != nil {
+				errs[i] = err
+			}
+			if err := cc.Release(savepoint); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		rt.Log.Warn("job group failed to commit; running its jobs one by one", "jobs", ran, "error", err)
+		for i, j := range jobs[:ran] {
+			errs[i] = ExecuteLocked(ctx, rt, j, lock(j))
+		}
+	}
+	return errs[:ran], ran
 }
 
 // recordFailure re-reads the job after the rollback and writes the failure:

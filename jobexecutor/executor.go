@@ -43,6 +43,11 @@ type batch struct {
 
 // New returns an executor for the engines; Start runs it.
 func New(cfg Config, engines ...*runtime.Engine) (*Executor, error) {
+	if cfg.QueueSize == 0 && allSQLite(engines) {
+		// SQLite workers commit the queued jobs together (runGroup): a
+		// deeper queue makes larger groups.
+		cfg.QueueSize = maxGroup
+	}
 	cfg = cfg.WithDefaults()
 	if err := cfg.validate(); err != nil {
 		return nil, err
@@ -352,6 +357,10 @@ func batches(rt *runtime.Engine, jobs []*persistence.Job, now time.Time) []*batc
 func (x *Executor) work(ctx context.Context) {
 	defer x.workers.Done()
 	for b := range x.queue {
+		if b.rt.DB.Dialect() == persistence.SQLite {
+			x.runGroup(ctx, b)
+			continue
+		}
 		for i, j := range b.jobs {
 			if !x.isRunning() {
 				x.unlock(b.rt, b.jobs[i:])
@@ -409,6 +418,78 @@ func (x *Executor) unlock(rt *runtime.Engine, jobs []*persistence.Job) {
 
 // runJob runs one job with its lock as fencing token, extending the lock
 // while it runs.
+// maxGroup bounds the jobs an SQLite worker commits together.
+const maxGroup = 32
+
+// runGroup runs b with the batches of the same engine waiting behind it in
+// one transaction (SQLite: one writer, and a commit per job would rewrite
+// the same pages again and again). Batches of other engines run after.
+func (x *Executor) runGroup(ctx context.Context, b *batch) {
+	jobs := append([]*persistence.Job(nil), b.jobs...)
+	var others []*batch
+gather:
+	for len(jobs) < maxGroup {
+		select {
+		case nb, ok := <-x.queue:
+			if !ok {
+				break gather
+			}
+			if nb.rt != b.rt {
+				others = append(others, nb)
+				continue
+			}
+			jobs = append(jobs, nb.jobs...)
+		default:
+			break gather
+		}
+	}
+	if !x.isRunning() {
+		x.unlock(b.rt, jobs)
+	} else {
+		x.cfg.Metrics.PickupLatency(x.cfg.Clock().Sub(b.acquired))
+		x.executeGroup(ctx, b.rt, jobs)
+	}
+	for _, o := range others {
+		x.runGroup(ctx, o)
+	}
+}
+
+func (x *Executor) executeGroup(ctx context.Context, rt *runtime.Engine, jobs []*persistence.Job) {
+	start := time.Now()
+	var runnable []*persistence.Job
+	for _, j := range jobs {
+		if j.Retries <= 0 {
+			x.runJob(ctx, rt, j) // a poison job: recorded, not run
+			continue
+		}
+		runnable = append(runnable, j)
+	}
+	errs, ran := ExecuteGroup(ctx, rt, runnable, func(j *persistence.Job) *Lock { return &Lock{Owner: x.cfg.LockOwner, Rev: j.Rev} }, x.isRunning)
+	for i, err := range errs {
+		x.count(runnable[i], err, time.Since(start))
+	}
+	if left := runnable[ran:]; len(left) > 0 {
+		x.unlock(rt, left) // stopped meanwhile; unlock counts them done
+	}
+	x.done(len(jobs) - len(runnable[ran:]))
+}
+
+// count reports a job's outcome to metrics and logs.
+func (x *Executor) count(j *persistence.Job, err error, d time.Duration) {
+	switch {
+	case err == nil:
+		x.cfg.Metrics.Executed(d)
+		x.log.Debug("job done", "job", j.ID, "duration", d)
+	case errors.Is(err, persistence.ErrOptimisticLock):
+		x.cfg.Metrics.Conflict()
+		x.log.Debug("job conflicted; released for a retry", "job", j.ID, "error", err)
+	case errors.Is(err, ErrLockLost), errors.Is(err, persistence.ErrNotFound):
+		x.log.Debug("job not run", "job", j.ID, "error", err)
+	default:
+		x.cfg.Metrics.Failed()
+	}
+}
+
 func (x *Executor) runJob(ctx context.Context, rt *runtime.Engine, j *persistence.Job) {
 	start := time.Now()
 	lock := &Lock{Owner: x.cfg.LockOwner, Rev: j.Rev}
@@ -427,18 +508,7 @@ func (x *Executor) runJob(ctx context.Context, rt *runtime.Engine, j *persistenc
 	x.log.Debug("job started", "job", j.ID, "activity", j.ActivityID, "processInstance", j.ProcessInstanceID)
 	err := ExecuteLocked(jobCtx, rt, j, lock)
 	stopBeat()
-	switch {
-	case err == nil:
-		x.cfg.Metrics.Executed(time.Since(start))
-		x.log.Debug("job done", "job", j.ID, "duration", time.Since(start))
-	case errors.Is(err, persistence.ErrOptimisticLock):
-		x.cfg.Metrics.Conflict()
-		x.log.Debug("job conflicted; released for a retry", "job", j.ID, "error", err)
-	case errors.Is(err, ErrLockLost), errors.Is(err, persistence.ErrNotFound):
-		x.log.Debug("job not run", "job", j.ID, "error", err)
-	default:
-		x.cfg.Metrics.Failed()
-	}
+	x.count(j, err, time.Since(start))
 }
 
 // heartbeat extends the job's lock every third of the lock time while it
@@ -496,4 +566,13 @@ func extendLock(ctx context.Context, rt *runtime.Engine, jobID string, lock *Loc
 // String describes the executor's settings, for logs.
 func (x *Executor) String() string {
 	return fmt.Sprintf("job executor %s (pool %d, queue %d, %d per acquisition)", x.cfg.LockOwner, x.cfg.PoolSize, x.cfg.QueueSize, x.cfg.MaxJobsPerAcquisition)
+}
+
+func allSQLite(engines []*runtime.Engine) bool {
+	for _, rt := range engines {
+		if rt.DB.Dialect() != persistence.SQLite {
+			return false
+		}
+	}
+	return len(engines) > 0
 }

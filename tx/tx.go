@@ -39,6 +39,7 @@ type Context struct {
 	raw     []persistence.Stmt
 
 	afterCommit []func()
+	hooksAt     map[string]int // len(afterCommit) at each savepoint
 	values      map[any]any
 	committed   bool
 }
@@ -306,14 +307,30 @@ func (cc *Context) Savepoint(name string) error {
 	if err := cc.Flush(); err != nil {
 		return err
 	}
+	if cc.hooksAt == nil {
+		cc.hooksAt = make(map[string]int)
+	}
+	cc.hooksAt[name] = len(cc.afterCommit)
 	return cc.Tx.Savepoint(cc, name)
 }
 
 // RollbackTo undoes everything since the savepoint, in the database and in
 // the cache: the cache is emptied, so later reads see the database again.
+// After-commit hooks registered before the savepoint stay.
 func (cc *Context) RollbackTo(name string) error {
+	hooks := cc.afterCommit[:cc.hooksAt[name]]
 	cc.Reset()
+	cc.afterCommit = hooks
 	return cc.Tx.RollbackTo(context.WithoutCancel(cc), name)
+}
+
+// Release ends a savepoint, flushing what was done since it.
+func (cc *Context) Release(name string) error {
+	if err := cc.Flush(); err != nil {
+		return err
+	}
+	delete(cc.hooksAt, name)
+	return cc.Tx.Release(cc, name)
 }
 
 // Reset drops the cache, pending changes and after-commit hooks.

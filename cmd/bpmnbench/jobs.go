@@ -56,6 +56,7 @@ func (c *counter) PickupLatency(time.Duration) {}
 type throughputCase struct {
 	backend   string // "postgres", "sqlite NORMAL", "sqlite FULL"
 	workers   int
+	queue     int // 0: the default (PoolSize)
 	executors int
 	history   bool
 }
@@ -110,7 +111,7 @@ func measureThroughput(ctx context.Context, o options, c throughputCase) (float6
 	var execs []interface{ Stop(context.Context) error }
 	for _, eng := range engines {
 		x, err := bpmnlite.NewJobExecutor(bpmnlite.JobExecutorConfig{
-			PoolSize: c.workers, MaxJobsPerAcquisition: 32, WaitTime: 100 * time.Millisecond,
+			PoolSize: c.workers, QueueSize: c.queue, MaxJobsPerAcquisition: 32, WaitTime: 100 * time.Millisecond,
 			Metrics: count, Logger: slog.New(slog.DiscardHandler),
 		}, eng)
 		if err != nil {

@@ -170,11 +170,17 @@ func jobSuite(ctx context.Context, o options, w io.Writer) error {
 		if err != nil {
 			return err
 		}
-		rate, note, err := measureThroughput(ctx, o, throughputCase{backend: "sqlite " + sync, workers: 4, executors: 1, history: true})
-		if err != nil {
-			return err
+		for _, queue := range []int{0, 32} {
+			rate, note, err := measureThroughput(ctx, o, throughputCase{backend: "sqlite " + sync, workers: 4, queue: queue, executors: 1, history: true})
+			if err != nil {
+				return err
+			}
+			name := "async chain, 4 workers, history on"
+			if queue > 0 {
+				name += fmt.Sprintf(", queue %d", queue)
+			}
+			rows = append(rows, row{name: name, backend: "sqlite " + sync, rate: rate, ref: ref, refName: "job transaction, 1 writer", note: note})
 		}
-		rows = append(rows, row{name: "async chain, 4 workers, history on", backend: "sqlite " + sync, rate: rate, ref: ref, refName: "job transaction, 1 writer", note: note})
 	}
 	printRows(w, fmt.Sprintf("Job executor throughput, %s per figure", o.duration), "jobs/s", rows)
 	if o.skipPG || !strings.Contains(o.suites, "jobs") {
