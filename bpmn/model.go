@@ -123,6 +123,9 @@ type Process struct {
 	flows      map[string]*SequenceFlow
 }
 
+// String names the process for messages: "process 'order'".
+func (p *Process) String() string { return "process '" + p.ID + "'" }
+
 // Activity looks up an activity (any flow node: event, task, gateway,
 // subprocess) anywhere in the process by id.
 func (p *Process) Activity(id string) *Activity { return p.activities[id] }
@@ -228,6 +231,9 @@ type Activity struct {
 	Listeners     []Listener // start and end listeners
 }
 
+// String names the activity for messages: "serviceTask 'charge'".
+func (a *Activity) String() string { return string(a.Kind) + " '" + a.ID + "'" }
+
 // IsScope reports whether the activity opens a variable and event scope of
 // its own: subprocesses and activities with boundary events.
 func (a *Activity) IsScope() bool {
@@ -303,6 +309,9 @@ type Listener struct {
 	Expression         string
 	DelegateExpression string
 }
+
+// String names the flow for messages: "sequenceFlow 'toShip'".
+func (f *SequenceFlow) String() string { return "sequenceFlow '" + f.ID + "'" }
 
 // SequenceFlow is a sequenceFlow. Flows without an id in the XML get a
 // generated id (their Generated flag is set).

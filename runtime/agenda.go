@@ -39,7 +39,7 @@ func settingsFor(x *execution, a *bpmn.Activity) asyncSettings {
 
 // take moves x along flow: take listeners, then the target activity.
 func (c *command) take(x *execution, f *bpmn.SequenceFlow) error {
-	if err := c.fireListeners(x, f.Listeners, "take", "sequenceFlow '"+f.ID+"'"); err != nil {
+	if err := c.fireListeners(x, f.Listeners, "take", f); err != nil {
 		return err
 	}
 	c.push(func() error { return c.enter(x, f.Target, false) })
@@ -81,12 +81,12 @@ func (c *command) enterActivity(x *execution, a *bpmn.Activity, skipAsync bool) 
 func (c *command) startActivity(x *execution, a *bpmn.Activity) error {
 	if a.Kind == bpmn.StartEvent && a.Parent == nil && x.parent == x.inst.root && !x.inst.started {
 		x.inst.started = true
-		if err := c.fireListeners(x.inst.root, a.Process.Listeners, "start", "process '"+a.Process.ID+"'"); err != nil {
+		if err := c.fireListeners(x.inst.root, a.Process.Listeners, "start", a.Process); err != nil {
 			return err
 		}
 	}
 	c.historyStart(x, a.ID, a)
-	if err := c.fireListeners(x, a.Listeners, "start", describe(a)); err != nil {
+	if err := c.fireListeners(x, a.Listeners, "start", a); err != nil {
 		return err
 	}
 	if a.MultiInstance != nil {
@@ -121,10 +121,10 @@ func (c *command) behave(x *execution, a *bpmn.Activity) error {
 		if a.External {
 			return c.createExternalTask(x, a)
 		}
-		if err := c.callDelegate(x, "", a.Class, a.DelegateExpression, a.Expression, a.ResultVariable, describe(a)); err != nil {
+		if err := c.callDelegate(x, "", a.Class, a.DelegateExpression, a.Expression, a.ResultVariable, a); err != nil {
 			var be *BpmnError
 			if errors.As(err, &be) {
-				return c.throwError(x, be.Code, describe(a))
+				return c.throwError(x, be.Code, a.String())
 			}
 			return err
 		}
@@ -161,7 +161,7 @@ func (c *command) behave(x *execution, a *bpmn.Activity) error {
 	case bpmn.SubProcess:
 		start := a.NoneStartEvent()
 		if start == nil {
-			return fmt.Errorf("%s has no none start event", describe(a))
+			return fmt.Errorf("%s has no none start event", a)
 		}
 		x.IsScope = true
 		x.IsActive = false
@@ -172,7 +172,7 @@ func (c *command) behave(x *execution, a *bpmn.Activity) error {
 		x.IsActive = false
 		return c.callProcess(x, a)
 	}
-	return fmt.Errorf("%s: element type is not executable", describe(a))
+	return fmt.Errorf("%s: element type is not executable", a)
 }
 
 // leave completes an activity that finished its work and continues along the
@@ -221,7 +221,7 @@ func (c *command) selectOutgoing(x *execution, a *bpmn.Activity) ([]*bpmn.Sequen
 		out = append(out, a.DefaultFlow)
 	}
 	if len(out) == 0 && len(a.Outgoing) > 0 {
-		return nil, fmt.Errorf("%s: no outgoing sequence flow could be selected for continuing the process (all conditions are false and there is no default flow)", describe(a))
+		return nil, fmt.Errorf("%s: no outgoing sequence flow could be selected for continuing the process (all conditions are false and there is no default flow)", a)
 	}
 	return out, nil
 }
@@ -280,7 +280,7 @@ func (c *command) leaveVia(x *execution, a *bpmn.Activity, flows []*bpmn.Sequenc
 // variables).
 func (c *command) finishActivity(x *execution, a *bpmn.Activity, canceled bool) error {
 	if !canceled && !x.isMIBody() {
-		if err := c.fireListeners(x, a.Listeners, "end", describe(a)); err != nil {
+		if err := c.fireListeners(x, a.Listeners, "end", a); err != nil {
 			return err
 		}
 	}
@@ -288,19 +288,27 @@ func (c *command) finishActivity(x *execution, a *bpmn.Activity, canceled bool) 
 	if err := c.clearWaits(x, a); err != nil {
 		return err
 	}
-	if x.IsScope && x.parent != nil {
-		x.IsScope = false
-		// A multi-instance inner instance keeps its variables (loopCounter,
-		// the element variable) for the body, which removes them with it.
-		if !x.parent.isMIBody() {
-			if err := c.deleteLocalVariables(x); err != nil {
-				return err
-			}
-		}
+	if err := c.closeScope(x); err != nil {
+		return err
 	}
 	x.IsActive = true
 	c.update(x)
 	return nil
+}
+
+// closeScope ends the variable scope x opened for its activity (subprocess,
+// multi-instance body): its local variables go. A multi-instance inner
+// instance keeps its variables (loopCounter, the element variable) for the
+// body, which removes them with it.
+func (c *command) closeScope(x *execution) error {
+	if !x.IsScope || x.parent == nil {
+		return nil
+	}
+	x.IsScope = false
+	if x.parent.isMIBody() {
+		return nil
+	}
+	return c.deleteLocalVariables(x)
 }
 
 // endToken ends the path of x (it reached an end event or an activity
@@ -373,7 +381,7 @@ func (c *command) chooseExclusive(x *execution, a *bpmn.Activity) (*bpmn.Sequenc
 	if a.DefaultFlow != nil {
 		return a.DefaultFlow, nil
 	}
-	return nil, fmt.Errorf("%s: no outgoing sequence flow condition is true and there is no default flow", describe(a))
+	return nil, fmt.Errorf("%s: no outgoing sequence flow condition is true and there is no default flow", a)
 }
 
 // parallelJoin waits at a parallel gateway until one path has arrived per
@@ -474,7 +482,7 @@ func (c *command) inclusiveCheck(x *execution, a *bpmn.Activity) error {
 	}
 	if len(flows) == 0 {
 		if a.DefaultFlow == nil && len(a.Outgoing) > 0 {
-			return fmt.Errorf("%s: no outgoing sequence flow condition is true and there is no default flow", describe(a))
+			return fmt.Errorf("%s: no outgoing sequence flow condition is true and there is no default flow", a)
 		}
 		if a.DefaultFlow != nil {
 			flows = append(flows, a.DefaultFlow)
@@ -568,5 +576,5 @@ func (c *command) cancelListeners(x *execution) error {
 	if a == nil || x.isMIBody() {
 		return nil
 	}
-	return c.fireListeners(x, a.Listeners, "end", describe(a))
+	return c.fireListeners(x, a.Listeners, "end", a)
 }

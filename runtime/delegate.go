@@ -145,8 +145,9 @@ func (c *command) resolver(x *execution) resolver {
 }
 
 // callDelegate runs the implementation named by class, delegateExpression or
-// expression on x; what names the element is used in errors.
-func (c *command) callDelegate(x *execution, event string, class, delegateExpr, expr, resultVar string, what string) error {
+// expression on x; what names the element in errors (formatted only then,
+// so the operation loop pays nothing for it).
+func (c *command) callDelegate(x *execution, event string, class, delegateExpr, expr, resultVar string, what fmt.Stringer) error {
 	h := c.handle(x, event)
 	switch {
 	case class != "":
@@ -190,12 +191,12 @@ func (c *command) callDelegate(x *execution, event string, class, delegateExpr, 
 	return nil
 }
 
-func (c *command) invoke(d Delegate, h *Execution, what string) error {
+func (c *command) invoke(d Delegate, h *Execution, what fmt.Stringer) error {
 	if err := d.Execute(c.cc, h); err != nil {
 		if _, ok := err.(*BpmnError); ok {
 			return err
 		}
-		return &DelegateError{Element: what, Err: err}
+		return &DelegateError{Element: what.String(), Err: err}
 	}
 	return nil
 }
@@ -213,16 +214,23 @@ func (e *DelegateError) Error() string { return e.Element + ": " + e.Err.Error()
 func (e *DelegateError) Unwrap() error { return e.Err }
 
 // fireListeners calls the listeners of event on x.
-func (c *command) fireListeners(x *execution, ls []bpmn.Listener, event, what string) error {
+func (c *command) fireListeners(x *execution, ls []bpmn.Listener, event string, owner fmt.Stringer) error {
 	for _, l := range ls {
 		if l.Event != event {
 			continue
 		}
-		if err := c.callDelegate(x, event, l.Class, l.DelegateExpression, l.Expression, "", what+" "+event+" listener"); err != nil {
+		if err := c.callDelegate(x, event, l.Class, l.DelegateExpression, l.Expression, "", listenerOf{owner, event}); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func describe(a *bpmn.Activity) string { return fmt.Sprintf("%s '%s'", a.Kind, a.ID) }
+
+// listenerOf names an execution listener in errors: "serviceTask 'x' end listener".
+type listenerOf struct {
+	owner fmt.Stringer
+	event string
+}
+
+func (l listenerOf) String() string { return l.owner.String() + " " + l.event + " listener" }

@@ -43,7 +43,7 @@ func (c *command) armEvent(x *execution, a *bpmn.Activity) error {
 	case a.Event == bpmn.SignalEvent:
 		c.subscribe(x, a, persistence.SubscriptionSignal, a.SignalName)
 	default:
-		return fmt.Errorf("%s: cannot wait for this event", describe(a))
+		return fmt.Errorf("%s: cannot wait for this event", a)
 	}
 	return nil
 }
@@ -192,13 +192,13 @@ func (c *command) trigger(x *execution, activityID string, vars map[string]any) 
 		}
 		x.ActivityID = a.ID
 		c.historyStart(x, a.ID, a)
-		if err := c.fireListeners(x, a.Listeners, "start", describe(a)); err != nil {
+		if err := c.fireListeners(x, a.Listeners, "start", a); err != nil {
 			return err
 		}
 		return c.leave(x, a)
 	}
 	if x.ActivityID != a.ID {
-		return fmt.Errorf("%s is not waiting at %s", x, describe(a))
+		return fmt.Errorf("%s is not waiting at %s", x, a)
 	}
 	if err := c.deleteWaits(x, true); err != nil {
 		return err
@@ -215,7 +215,7 @@ func (c *command) triggerBoundary(x *execution, b *bpmn.Activity) error {
 		t := c.newChild(x.parent)
 		t.ActivityID = b.ID
 		c.historyStart(t, b.ID, b)
-		if err := c.fireListeners(t, b.Listeners, "start", describe(b)); err != nil {
+		if err := c.fireListeners(t, b.Listeners, "start", b); err != nil {
 			return err
 		}
 		return c.leave(t, b)
@@ -232,17 +232,14 @@ func (c *command) triggerBoundary(x *execution, b *bpmn.Activity) error {
 		return err
 	}
 	c.historyEnd(x, true)
-	if x.IsScope {
-		x.IsScope = false
-		if err := c.deleteLocalVariables(x); err != nil {
-			return err
-		}
+	if err := c.closeScope(x); err != nil {
+		return err
 	}
 	x.ActivityID = b.ID
 	x.IsActive = true
 	c.update(x)
 	c.historyStart(x, b.ID, b)
-	if err := c.fireListeners(x, b.Listeners, "start", describe(b)); err != nil {
+	if err := c.fireListeners(x, b.Listeners, "start", b); err != nil {
 		return err
 	}
 	return c.leave(x, b)
@@ -346,13 +343,13 @@ func (c *command) createTask(x *execution, a *bpmn.Activity) error {
 	}
 	var err error
 	if t.Assignee, err = c.text(x, a.Assignee); err != nil {
-		return fmt.Errorf("%s: assignee: %w", describe(a), err)
+		return fmt.Errorf("%s: assignee: %w", a, err)
 	}
 	if t.CandidateGroups, err = c.text(x, a.CandidateGroups); err != nil {
-		return fmt.Errorf("%s: candidateGroups: %w", describe(a), err)
+		return fmt.Errorf("%s: candidateGroups: %w", a, err)
 	}
 	if t.CandidateUsers, err = c.text(x, a.CandidateUsers); err != nil {
-		return fmt.Errorf("%s: candidateUsers: %w", describe(a), err)
+		return fmt.Errorf("%s: candidateUsers: %w", a, err)
 	}
 	c.cc.Insert(t)
 	if h := c.history[x.ActivityInstanceID]; h != nil {
@@ -397,11 +394,11 @@ func (c *command) createExternalTask(x *execution, a *bpmn.Activity) error {
 	x.IsActive = false
 	prio, err := c.constOrExpr(x, a.TaskPriority, x.inst.def.Process.TaskPriority, "taskPriority")
 	if err != nil {
-		return fmt.Errorf("%s: %w", describe(a), err)
+		return fmt.Errorf("%s: %w", a, err)
 	}
 	topic, err := c.text(x, a.Topic)
 	if err != nil {
-		return fmt.Errorf("%s: topic: %w", describe(a), err)
+		return fmt.Errorf("%s: topic: %w", a, err)
 	}
 	c.cc.Insert(&persistence.ExternalTask{
 		ID:                   newID(),

@@ -180,24 +180,24 @@ func (c *command) createTimerJob(x *execution, a *bpmn.Activity, handler string)
 func (c *command) timerDue(x *execution, a *bpmn.Activity, now time.Time) (time.Time, string, error) {
 	td := a.Timer
 	if td == nil {
-		return time.Time{}, "", fmt.Errorf("%s has no timer definition", describe(a))
+		return time.Time{}, "", fmt.Errorf("%s has no timer definition", a)
 	}
 	value := td.Value
 	if expression.IsExpression(value) {
 		v, err := c.eval(x, value)
 		if err != nil {
-			return time.Time{}, "", fmt.Errorf("%s: timer: %w", describe(a), err)
+			return time.Time{}, "", fmt.Errorf("%s: timer: %w", a, err)
 		}
 		switch t := v.(type) {
 		case time.Time:
 			if td.Type != bpmn.TimeDate {
-				return time.Time{}, "", fmt.Errorf("%s: timer expression %s gave a date, but the timer is a %s", describe(a), value, strings.ToLower(td.Type.String()))
+				return time.Time{}, "", fmt.Errorf("%s: timer expression %s gave a date, but the timer is a %s", a, value, strings.ToLower(td.Type.String()))
 			}
 			return t.UTC(), "", nil
 		case string:
 			value = t
 		default:
-			return time.Time{}, "", fmt.Errorf("%s: timer expression %s gave %T, want a string or a date", describe(a), td.Value, v)
+			return time.Time{}, "", fmt.Errorf("%s: timer expression %s gave %T, want a string or a date", a, td.Value, v)
 		}
 	}
 	value = strings.TrimSpace(value)
@@ -208,35 +208,35 @@ func (c *command) timerDue(x *execution, a *bpmn.Activity, now time.Time) (time.
 			// (typically from an expression) as now + duration.
 			d, err := timer.ParseDuration(value)
 			if err != nil {
-				return time.Time{}, "", fmt.Errorf("%s: %w", describe(a), err)
+				return time.Time{}, "", fmt.Errorf("%s: %w", a, err)
 			}
 			return d.AddTo(now).UTC(), "", nil
 		}
 		t, err := timer.ParseDate(value, time.UTC)
 		if err != nil {
-			return time.Time{}, "", fmt.Errorf("%s: %w", describe(a), err)
+			return time.Time{}, "", fmt.Errorf("%s: %w", a, err)
 		}
 		return t.UTC(), "", nil
 	case bpmn.TimeDuration:
 		d, err := timer.ParseDuration(value)
 		if err != nil {
-			return time.Time{}, "", fmt.Errorf("%s: %w", describe(a), err)
+			return time.Time{}, "", fmt.Errorf("%s: %w", a, err)
 		}
 		return d.AddTo(now).UTC(), "", nil
 	case bpmn.TimeCycle:
 		cy, err := timer.ParseCycle(value)
 		if err != nil {
-			return time.Time{}, "", fmt.Errorf("%s: %w", describe(a), err)
+			return time.Time{}, "", fmt.Errorf("%s: %w", a, err)
 		}
 		// Anchored, the stored cycle keeps later runs on this schedule.
 		cy = cy.Anchor(now)
 		first := cy.First(now)
 		if first.IsZero() {
-			return time.Time{}, "", fmt.Errorf("%s: timer cycle %q never fires after %s", describe(a), value, now.UTC().Format(time.RFC3339))
+			return time.Time{}, "", fmt.Errorf("%s: timer cycle %q never fires after %s", a, value, now.UTC().Format(time.RFC3339))
 		}
 		return first.UTC(), cy.String(), nil
 	}
-	return time.Time{}, "", fmt.Errorf("%s: unknown timer type", describe(a))
+	return time.Time{}, "", fmt.Errorf("%s: unknown timer type", a)
 }
 
 // newJob builds a job row with its definition, priority, retries and
@@ -340,7 +340,7 @@ func (c *command) jobPriority(x *execution, def *Definition, a *bpmn.Activity, j
 	}
 	p, err := c.constOrExpr(x, a.JobPriority, def.Process.JobPriority, "jobPriority")
 	if err != nil {
-		return 0, fmt.Errorf("%s: %w", describe(a), err)
+		return 0, fmt.Errorf("%s: %w", a, err)
 	}
 	return p, nil
 }

@@ -40,7 +40,7 @@ func (c *command) endInstance(in *instance, state, reason string) error {
 	if root.removed {
 		return nil
 	}
-	if err := c.fireListeners(root, in.def.Process.Listeners, "end", "process '"+in.def.Key+"'"); err != nil {
+	if err := c.fireListeners(root, in.def.Process.Listeners, "end", in.def.Process); err != nil {
 		return err
 	}
 	var resume func() error
@@ -95,7 +95,7 @@ func (c *command) deleteInstance(in *instance, reason, state string) error {
 		}
 	}
 	// As in Camunda, a deleted instance's end listeners run too.
-	if err := c.fireListeners(root, in.def.Process.Listeners, "end", "process '"+in.def.Key+"'"); err != nil {
+	if err := c.fireListeners(root, in.def.Process.Listeners, "end", in.def.Process); err != nil {
 		return err
 	}
 	c.historyInstanceEnd(in, state, reason, "")
@@ -107,23 +107,23 @@ func (c *command) deleteInstance(in *instance, reason, state string) error {
 func (c *command) callProcess(x *execution, a *bpmn.Activity) error {
 	key, err := c.text(x, a.CalledElement)
 	if err != nil {
-		return fmt.Errorf("%s: calledElement: %w", describe(a), err)
+		return fmt.Errorf("%s: calledElement: %w", a, err)
 	}
 	def, err := c.e.LatestDefinition(c.cc, key)
 	if err != nil {
-		return fmt.Errorf("%s: %w", describe(a), err)
+		return fmt.Errorf("%s: %w", a, err)
 	}
 	vars := make(map[string]any)
 	businessKey := ""
 	for _, m := range a.In {
 		if m.BusinessKey != "" {
 			if businessKey, err = c.text(x, m.BusinessKey); err != nil {
-				return fmt.Errorf("%s: businessKey: %w", describe(a), err)
+				return fmt.Errorf("%s: businessKey: %w", a, err)
 			}
 			continue
 		}
 		if err := c.mapVariable(x, m, vars); err != nil {
-			return fmt.Errorf("%s: camunda:in: %w", describe(a), err)
+			return fmt.Errorf("%s: camunda:in: %w", a, err)
 		}
 	}
 	in, err := c.startInstance(def, businessKey, x.ID, vars, def.Process.NoneStartEvent())
@@ -152,7 +152,7 @@ func (c *command) outputs(root *execution, call *bpmn.Activity) (mappedVars, err
 			dst = out.local
 		}
 		if err := c.mapVariable(root, m, dst); err != nil {
-			return out, fmt.Errorf("%s: camunda:out: %w", describe(call), err)
+			return out, fmt.Errorf("%s: camunda:out: %w", call, err)
 		}
 	}
 	return out, nil

@@ -40,7 +40,6 @@ type Context struct {
 
 	afterCommit []func()
 	hooksAt     map[string]int // len(afterCommit) at each savepoint
-	values      map[any]any
 	committed   bool
 }
 
@@ -141,9 +140,6 @@ func (cc *Context) Commit() error {
 	cc.clearPending()
 	return nil
 }
-
-// Committed reports whether Commit succeeded.
-func (cc *Context) Committed() bool { return cc.committed }
 
 // PanicError is a panic recovered while running a command.
 type PanicError struct {
@@ -341,7 +337,6 @@ func (cc *Context) Reset() {
 	cc.pending = cc.pending[:0]
 	cc.raw = cc.raw[:0]
 	cc.afterCommit = nil
-	clear(cc.values)
 }
 
 // AfterCommit registers fn to run once the transaction has committed.
@@ -352,22 +347,3 @@ func (cc *Context) runAfterCommit() {
 		fn()
 	}
 }
-
-// Value returns a per-command value stored with SetValue.
-func (cc *Context) Value(key any) any {
-	if v, ok := cc.values[key]; ok {
-		return v
-	}
-	return cc.Context.Value(key)
-}
-
-// SetValue stores a per-command value (runtime state shared by nested calls).
-func (cc *Context) SetValue(key, v any) {
-	if cc.values == nil {
-		cc.values = make(map[any]any)
-	}
-	cc.values[key] = v
-}
-
-// IsOptimisticLock reports whether err is an optimistic-lock conflict.
-func IsOptimisticLock(err error) bool { return errors.Is(err, persistence.ErrOptimisticLock) }
