@@ -226,7 +226,6 @@ func (c *command) fireListeners(x *execution, ls []bpmn.Listener, event string, 
 	return nil
 }
 
-
 // listenerOf names an execution listener in errors: "serviceTask 'x' end listener".
 type listenerOf struct {
 	owner fmt.Stringer
