@@ -16,6 +16,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/bpmnlite/bpmnlite"
 	"github.com/bpmnlite/bpmnlite/internal/testdb"
 	"github.com/bpmnlite/bpmnlite/jobexecutor"
@@ -583,6 +586,62 @@ func TestClusterNotifyWakesOtherNode(t *testing.T) {
 	}
 	waitFor(t, "the instance to complete", 10*time.Second, func() bool { return completedCount(t, engA, pi) == 1 })
 	t.Logf("cross-node pickup after %v", latency)
+}
+
+// A job created inside the caller's transaction (StartTx) wakes the other
+// node when the caller commits, not before: the notification travels with
+// that commit.
+func TestClusterNotifyAtCallersCommit(t *testing.T) {
+	b := testdb.Postgres(t)
+	engA, engB := openNode(t, b, bpmnlite.Config{}), openNode(t, b, bpmnlite.Config{})
+	picked := make(chan time.Time, 1)
+	engB.RegisterDelegate("work", bpmnlite.DelegateFunc(func(context.Context, *bpmnlite.Execution) error {
+		select {
+		case picked <- time.Now():
+		default:
+		}
+		return nil
+	}))
+	engB.RegisterDelegate("next", newCallCounter())
+	deployAsyncWork(t, engA)
+	m := &execMetrics{}
+	startExecutor(t, engB, "node-b", bpmnlite.JobExecutorConfig{WaitTime: 30 * time.Second, MaxWait: 30 * time.Second, Metrics: m})
+	awaitListening(t, engA, m)
+
+	cfg, err := pgxpool.ParseConfig(b.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.ConnConfig.RuntimeParams["search_path"] = pgx.Identifier{b.Options.Schema}.Sanitize()
+	pool, err := pgxpool.NewWithConfig(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	tx, err := pool.Begin(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(t.Context())
+	if _, err := engA.StartTx(t.Context(), tx, bpmnlite.StartRequest{Key: "steps"}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-picked:
+		t.Fatal("node-b ran a job of a transaction that has not committed")
+	case <-time.After(300 * time.Millisecond):
+	}
+	before := m.acquisitions.Load()
+	committed := time.Now()
+	if err := tx.Commit(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case at := <-picked:
+		t.Logf("picked up %v after the caller's commit", at.Sub(committed))
+	case <-time.After(10 * time.Second):
+		t.Fatalf("node-b did not pick up the job within 10s of the caller's commit (its wait time is 30s; %d acquisitions since)", m.acquisitions.Load()-before)
+	}
 }
 
 // acquireIn starts a transaction on eng and acquires up to limit jobs for

@@ -402,13 +402,13 @@ func (x *Executor) unlock(rt *runtime.Engine, jobs []*persistence.Job) {
 	ctx := context.Background()
 	t, err := rt.DB.Begin(ctx, false)
 	if err == nil {
-		if err = persistence.UnlockJobs(ctx, t, x.cfg.LockOwner, ids); err == nil && t.Dialect() == persistence.Postgres {
-			_, err = t.Exec(ctx, "SELECT pg_notify($1, $2)", persistence.JobChannel(rt.DB), x.cfg.LockOwner)
-		}
-		if err == nil {
+		if err = persistence.UnlockJobs(ctx, t, x.cfg.LockOwner, ids); err == nil {
 			err = t.Commit(ctx)
 		}
 		_ = t.Rollback(ctx)
+	}
+	if n, ok := rt.DB.(persistence.Notifier); ok && err == nil {
+		n.Notify(persistence.JobChannel(rt.DB), x.cfg.LockOwner)
 	}
 	if err != nil {
 		x.log.Warn("could not unlock queued jobs; their locks will expire", "jobs", ids, "error", err)

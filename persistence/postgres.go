@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -20,6 +21,7 @@ type pgDB struct {
 	pool   *pgxpool.Pool
 	owned  bool // Close closes the pool only when Open created it
 	log    *slog.Logger
+	notify notifier
 }
 
 func openPostgres(ctx context.Context, url string, opts Options) (DB, error) {
@@ -93,6 +95,7 @@ func (d *pgDB) Begin(ctx context.Context, readOnly bool) (Tx, error) {
 }
 
 func (d *pgDB) Close() error {
+	d.notify.close()
 	if d.owned {
 		d.pool.Close()
 	}
@@ -475,6 +478,106 @@ type Listener interface {
 	// Listen calls fn with the payload of every notification on channel
 	// until ctx ends; it holds a connection of its own.
 	Listen(ctx context.Context, channel string, fn func(payload string)) error
+}
+
+// Notifier is implemented by backends that can wake other processes
+// (PostgreSQL NOTIFY).
+type Notifier interface {
+	// Notify sends payload on channel soon after the call, in a transaction
+	// of its own; calls made while a notification is being sent are merged
+	// into the next one.
+	Notify(channel, payload string)
+}
+
+// Notify sends the notification from a connection of its own, outside the
+// transaction that created the work. A transaction that notifies holds a
+// database-wide lock from its commit until that commit is flushed, so job
+// transactions that each notified would commit one at a time, never
+// sharing a WAL flush; that halved job throughput. The notifying
+// connection commits without waiting for the flush (synchronous_commit
+// off): it writes nothing worth keeping, and listeners get the
+// notification either way.
+func (d *pgDB) Notify(channel, payload string) { d.notify.send(d.pool, channel, payload) }
+
+// notifier sends one notifying statement at a time, merging the requests
+// that arrive meanwhile into the next.
+type notifier struct {
+	mu      sync.Mutex
+	pending map[[2]string]bool // channel, payload
+	sending bool
+	conn    *pgx.Conn // taken from the pool for good; nil until first use
+	done    sync.WaitGroup
+}
+
+func (n *notifier) send(pool *pgxpool.Pool, channel, payload string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.pending == nil {
+		n.pending = make(map[[2]string]bool)
+	}
+	n.pending[[2]string{channel, payload}] = true
+	if n.sending {
+		return
+	}
+	n.sending = true
+	n.done.Add(1)
+	go n.loop(pool)
+}
+
+func (n *notifier) loop(pool *pgxpool.Pool) {
+	defer n.done.Done()
+	for {
+		n.mu.Lock()
+		batch := n.pending
+		n.pending = nil
+		if len(batch) == 0 {
+			n.sending = false
+			n.mu.Unlock()
+			return
+		}
+		n.mu.Unlock()
+		channels, payloads := make([]string, 0, len(batch)), make([]string, 0, len(batch))
+		for k := range batch {
+			channels, payloads = append(channels, k[0]), append(payloads, k[1])
+		}
+		// A lost notification only delays the other nodes until they poll.
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		if err := n.notify(ctx, pool, channels, payloads); err != nil && n.conn != nil {
+			_ = n.conn.Close(ctx)
+			n.conn = nil
+		}
+		cancel()
+	}
+}
+
+// notify runs on the loop's goroutine only.
+func (n *notifier) notify(ctx context.Context, pool *pgxpool.Pool, channels, payloads []string) error {
+	if n.conn == nil {
+		pc, err := pool.Acquire(ctx)
+		if err != nil {
+			return err
+		}
+		conn := pc.Hijack()
+		if _, err := conn.Exec(ctx, "SET synchronous_commit TO off"); err != nil {
+			_ = conn.Close(ctx)
+			return err
+		}
+		n.conn = conn
+	}
+	_, err := n.conn.Exec(ctx, "SELECT pg_notify(c, p) FROM unnest($1::text[], $2::text[]) AS n(c, p)", channels, payloads)
+	return err
+}
+
+// close waits until no notification is being sent and closes the
+// notifier's connection.
+func (n *notifier) close() {
+	n.done.Wait()
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.conn != nil {
+		_ = n.conn.Close(context.Background())
+		n.conn = nil
+	}
 }
 
 // JobChannel returns the NOTIFY channel on which commands that create jobs

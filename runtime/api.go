@@ -304,6 +304,13 @@ func (c *command) runJob(j *persistence.Job) error {
 	if j.HandlerType == persistence.HandlerTimerStart {
 		return c.fireStartTimer(j)
 	}
+	if j.ProcessInstanceID != "" {
+		// The whole execution tree in one query, the job's execution with
+		// it: no separate read of the execution first.
+		if _, err := c.loadInstance(j.ProcessInstanceID); err != nil && !errors.Is(err, persistence.ErrNotFound) {
+			return fmt.Errorf("job %s: %w", j.ID, err)
+		}
+	}
 	x, err := c.execution(j.ExecutionID)
 	if err != nil {
 		return fmt.Errorf("job %s: %w", j.ID, err)

@@ -285,15 +285,20 @@ func (c *command) newJob(x *execution, def *Definition, a *bpmn.Activity, activi
 func (c *command) insertJob(j *persistence.Job) {
 	c.cc.Insert(j)
 	c.e.LogJob(c.cc, j, persistence.JobLogCreated, "", nil)
-	if len(c.jobDue) == 0 && c.cc.Tx.Dialect() == persistence.Postgres {
-		// Delivered at commit, to the job executors of every node.
+	if _, ok := c.e.DB.(persistence.Notifier); ok && len(c.jobDue) == 0 && c.cc.InCallerTx {
+		// Delivered when the caller commits, to the job executors of every
+		// node; after our own commits notifyJobs sends it instead.
 		c.cc.Exec("SELECT pg_notify($1, $2)", c.e.jobChannel, c.e.ID)
 	}
 	c.jobDue = append(c.jobDue, j)
 }
 
-// notifyJobs tells the job executor, after commit, that jobs were created.
+// notifyJobs tells the job executors, after commit, that jobs were created:
+// this engine's through their hooks, other nodes' through the database.
 func (c *command) notifyJobs() {
+	if n, ok := c.e.DB.(persistence.Notifier); ok && len(c.jobDue) > 0 && !c.cc.InCallerTx {
+		n.Notify(c.e.jobChannel, c.e.ID)
+	}
 	c.e.mu.RLock()
 	hooks := c.e.jobCreated
 	c.e.mu.RUnlock()

@@ -41,6 +41,9 @@ type Context struct {
 	afterCommit []func()
 	hooksAt     map[string]int // len(afterCommit) at each savepoint
 	committed   bool
+	// InCallerTx: the command runs in a transaction the caller commits
+	// (RunIn), so after-commit hooks run before that commit is visible.
+	InCallerTx bool
 }
 
 type cacheKey struct {
@@ -82,6 +85,7 @@ func (x *Executor) Run(ctx context.Context, fn func(cc *Context) error) error {
 // run right after the flush, since the caller's commit cannot be observed.
 func (x *Executor) RunIn(ctx context.Context, t persistence.Tx, fn func(cc *Context) error) error {
 	cc := x.newContext(ctx, t)
+	cc.InCallerTx = true
 	if err := t.Savepoint(ctx, "bpmnlite_cmd"); err != nil {
 		return err
 	}

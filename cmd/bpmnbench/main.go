@@ -46,6 +46,7 @@ type options struct {
 	skipPG   bool
 	suites   string
 	workers  []int
+	match    *regexp.Regexp // throughput figures to measure, by "scenario backend"
 }
 
 type row struct {
@@ -66,6 +67,7 @@ func run() error {
 	flag.BoolVar(&o.skipPG, "sqlite-only", false, "skip PostgreSQL")
 	flag.StringVar(&o.suites, "suite", "start,jobs", "comma-separated suites: start, jobs, throughput (jobs without latency)")
 	workers := flag.String("workers", "1,4,8,16", "worker counts for the throughput figures")
+	match := flag.String("match", "", "measure only the throughput figures whose \"scenario backend\" matches this regular expression")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	flag.Parse()
 	for _, w := range strings.Split(*workers, ",") {
@@ -74,6 +76,10 @@ func run() error {
 			return fmt.Errorf("-workers: %q is not a positive number", w)
 		}
 		o.workers = append(o.workers, n)
+	}
+	var err error
+	if o.match, err = regexp.Compile(*match); err != nil {
+		return fmt.Errorf("-match: %w", err)
 	}
 	ctx := context.Background()
 	if *cpuProfile != "" {
@@ -104,7 +110,7 @@ func run() error {
 func startSuite(ctx context.Context, o options) ([]row, error) {
 	var rows []row
 	if !o.skipPG {
-		ref, err := pgbenchRef(ctx, o, "start.sql", o.callers, 0)
+		ref, err := pgbenchRef(ctx, o, "start.sql", o.callers)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "reference not measured:", err)
 		}
@@ -146,39 +152,62 @@ func startSuite(ctx context.Context, o options) ([]row, error) {
 func jobSuite(ctx context.Context, o options, w io.Writer) error {
 	var rows []row
 	if !o.skipPG {
-		ref, err := pgbenchRef(ctx, o, "job.sql", 8, o.refRows)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "reference not measured:", err)
+		// The machine's speed drifts during a run, so pgbench's job.sql runs
+		// again right before each figure, on a table filled once.
+		var ref *pgbenchJob
+		measurePG := func(name string, c throughputCase) error {
+			if !o.match.MatchString(name + " postgres") {
+				return nil
+			}
+			if ref == nil {
+				var err error
+				if ref, err = preparePgbenchJob(ctx, o, 8); err != nil {
+					return err
+				}
+			}
+			refRate, err := ref.run(ctx)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "reference not measured:", err)
+			}
+			rate, note, err := measureThroughput(ctx, o, c)
+			if err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			rows = append(rows, row{name: name, backend: "postgres", rate: rate, ref: refRate, refName: "pgbench job.sql, 8 clients", note: note})
+			return nil
 		}
 		for _, hist := range []bool{true, false} {
 			for _, workers := range o.workers {
-				rate, note, err := measureThroughput(ctx, o, throughputCase{backend: "postgres", workers: workers, executors: 1, history: hist})
-				if err != nil {
-					return fmt.Errorf("throughput %d workers: %w", workers, err)
+				name := fmt.Sprintf("async chain, %d workers, history %s", workers, onOff(hist))
+				if err := measurePG(name, throughputCase{backend: "postgres", workers: workers, executors: 1, history: hist}); err != nil {
+					return err
 				}
-				rows = append(rows, row{name: fmt.Sprintf("async chain, %d workers, history %s", workers, onOff(hist)), backend: "postgres", rate: rate, ref: ref, refName: "pgbench job.sql, 8 clients", note: note})
 			}
 		}
-		rate, note, err := measureThroughput(ctx, o, throughputCase{backend: "postgres", workers: 4, executors: 2, history: true})
-		if err != nil {
+		if err := measurePG("async chain, 2 executors × 4 workers", throughputCase{backend: "postgres", workers: 4, executors: 2, history: true}); err != nil {
 			return err
 		}
-		rows = append(rows, row{name: "async chain, 2 executors × 4 workers", backend: "postgres", rate: rate, ref: ref, refName: "pgbench job.sql, 8 clients", note: note})
 	}
 	for _, sync := range []string{"NORMAL", "FULL"} {
-		ref, err := sqliteJobReference(ctx, sync, o.duration)
-		if err != nil {
-			return err
-		}
+		var ref float64
 		// Queue 4 makes groups of at most 8 jobs; the SQLite default is 32.
 		for _, queue := range []int{4, 0} {
-			rate, note, err := measureThroughput(ctx, o, throughputCase{backend: "sqlite " + sync, workers: 4, queue: queue, executors: 1, history: true})
-			if err != nil {
-				return err
-			}
 			name := "async chain, 4 workers, history on, default queue (32)"
 			if queue > 0 {
 				name = fmt.Sprintf("async chain, 4 workers, history on, queue %d", queue)
+			}
+			if !o.match.MatchString(name + " sqlite " + sync) {
+				continue
+			}
+			if ref == 0 {
+				var err error
+				if ref, err = sqliteJobReference(ctx, sync, o.duration); err != nil {
+					return err
+				}
+			}
+			rate, note, err := measureThroughput(ctx, o, throughputCase{backend: "sqlite " + sync, workers: 4, queue: queue, executors: 1, history: true})
+			if err != nil {
+				return err
 			}
 			rows = append(rows, row{name: name, backend: "sqlite " + sync, rate: rate, ref: ref, refName: "job transaction, 1 writer", note: note})
 		}
@@ -206,14 +235,16 @@ func jobSuite(ctx context.Context, o options, w io.Writer) error {
 			half = r.rate / 2
 		}
 	}
-	if url, err = freshDatabase(ctx, o.pgURL, "bpmnlite_bench"); err != nil {
-		return err
+	if half > 0 { // the throughput at 8 workers was measured
+		if url, err = freshDatabase(ctx, o.pgURL, "bpmnlite_bench"); err != nil {
+			return err
+		}
+		p50, p99, step, err = measureLatency(ctx, o, url, half)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(tw, "same-node pickup, under 50%% load (%.0f jobs/s)\t%s\t%s\t%s per async step\n", half, ms(p50), ms(p99), ms(step))
 	}
-	p50, p99, step, err = measureLatency(ctx, o, url, half)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(tw, "same-node pickup, under 50%% load (%.0f jobs/s)\t%s\t%s\t%s per async step\n", half, ms(p50), ms(p99), ms(step))
 	if url, err = freshDatabase(ctx, o.pgURL, "bpmnlite_bench"); err != nil {
 		return err
 	}
@@ -370,43 +401,81 @@ func freshDatabase(ctx context.Context, adminURL, name string) (string, error) {
 var tpsRe = regexp.MustCompile(`tps = ([0-9.]+)`)
 
 // pgbenchRef measures a reference script of ../shared/bench with clients
-// pgbench clients; fill > 0 loads that many rows with fill.sql first.
-func pgbenchRef(ctx context.Context, o options, script string, clients, fill int) (float64, error) {
-	pgbench, err := findPgbench()
+// pgbench clients on a fresh database (start.sql).
+func pgbenchRef(ctx context.Context, o options, script string, clients int) (float64, error) {
+	p, err := preparePgbench(ctx, o, clients)
 	if err != nil {
 		return 0, err
+	}
+	if err := p.psql("-c", "CREATE SEQUENCE exec_seq START 10000001"); err != nil {
+		return 0, err
+	}
+	return p.pgbench(ctx, script)
+}
+
+// pgbenchJob is the job.sql reference on a table filled once, run as often
+// as needed: each run leaves the table as it found it (one due job per
+// instance).
+type pgbenchJob struct{ *pgbenchDB }
+
+func preparePgbenchJob(ctx context.Context, o options, clients int) (*pgbenchJob, error) {
+	p, err := preparePgbench(ctx, o, clients)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.psql("-v", "n="+strconv.Itoa(o.refRows), "-f", filepath.Join(o.refDir, "fill.sql")); err != nil {
+		return nil, err
+	}
+	if err := p.psql("-c", "CHECKPOINT"); err != nil {
+		return nil, err
+	}
+	p.extra = []string{"-D", "nclients=" + strconv.Itoa(clients), "-D", "ninst=" + strconv.Itoa(o.refRows)}
+	return &pgbenchJob{p}, nil
+}
+
+func (p *pgbenchJob) run(ctx context.Context) (float64, error) { return p.pgbench(ctx, "job.sql") }
+
+// pgbenchDB is a fresh database with the reference schema.
+type pgbenchDB struct {
+	o       options
+	bin     string // pgbench
+	cfg     *pgx.ConnConfig
+	clients int
+	extra   []string // more pgbench arguments
+}
+
+func preparePgbench(ctx context.Context, o options, clients int) (*pgbenchDB, error) {
+	bin, err := findPgbench()
+	if err != nil {
+		return nil, err
 	}
 	url, err := freshDatabase(ctx, o.pgURL, "bpmnlite_bench_ref")
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	cfg, _ := pgx.ParseConfig(url)
-	psql := func(args ...string) error {
-		path := filepath.Join(filepath.Dir(pgbench), "psql")
-		cmd := exec.CommandContext(ctx, path, append([]string{"-q", "-h", cfg.Host, "-p", strconv.Itoa(int(cfg.Port)), "-U", cfg.User, "-d", cfg.Database, "-v", "ON_ERROR_STOP=1"}, args...)...)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("psql %v: %v: %s", args, err, out)
-		}
-		return nil
+	cfg, err := pgx.ParseConfig(url)
+	if err != nil {
+		return nil, err
 	}
-	if err := psql("-f", filepath.Join(o.refDir, "schema.sql")); err != nil {
-		return 0, err
+	p := &pgbenchDB{o: o, bin: bin, cfg: cfg, clients: clients}
+	return p, p.psql("-f", filepath.Join(o.refDir, "schema.sql"))
+}
+
+func (p *pgbenchDB) psql(args ...string) error {
+	path := filepath.Join(filepath.Dir(p.bin), "psql")
+	cmd := exec.Command(path, append([]string{"-q", "-h", p.cfg.Host, "-p", strconv.Itoa(int(p.cfg.Port)), "-U", p.cfg.User, "-d", p.cfg.Database, "-v", "ON_ERROR_STOP=1"}, args...)...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("psql %v: %v: %s", args, err, out)
 	}
-	args := []string{"-h", cfg.Host, "-p", strconv.Itoa(int(cfg.Port)), "-U", cfg.User,
-		"-n", "-M", "prepared", "-c", strconv.Itoa(clients), "-j", "2", "-T", strconv.Itoa(int(o.duration.Seconds())),
-		"-f", filepath.Join(o.refDir, script)}
-	if fill > 0 {
-		if err := psql("-v", "n="+strconv.Itoa(fill), "-f", filepath.Join(o.refDir, "fill.sql")); err != nil {
-			return 0, err
-		}
-		if err := psql("-c", "CHECKPOINT"); err != nil {
-			return 0, err
-		}
-		args = append(args, "-D", "nclients="+strconv.Itoa(clients), "-D", "ninst="+strconv.Itoa(fill))
-	} else if err := psql("-c", "CREATE SEQUENCE exec_seq START 10000001"); err != nil {
-		return 0, err
-	}
-	out, err := exec.CommandContext(ctx, pgbench, append(args, cfg.Database)...).CombinedOutput()
+	return nil
+}
+
+func (p *pgbenchDB) pgbench(ctx context.Context, script string) (float64, error) {
+	args := []string{"-h", p.cfg.Host, "-p", strconv.Itoa(int(p.cfg.Port)), "-U", p.cfg.User,
+		"-n", "-M", "prepared", "-c", strconv.Itoa(p.clients), "-j", "2", "-T", strconv.Itoa(int(p.o.duration.Seconds())),
+		"-f", filepath.Join(p.o.refDir, script)}
+	args = append(append(args, p.extra...), p.cfg.Database)
+	out, err := exec.CommandContext(ctx, p.bin, args...).CombinedOutput()
 	if err != nil {
 		return 0, fmt.Errorf("pgbench: %v: %s", err, out)
 	}
