@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -62,7 +63,7 @@ func New(cfg Config, engines ...*runtime.Engine) (*Executor, error) {
 		wake:    make(chan struct{}, 1),
 	}
 	for _, rt := range engines {
-		rt.OnJobCreated(x.jobCreated)
+		rt.OnJobCreated(func(jobs []*persistence.Job) bool { return x.jobCreated(rt, jobs) })
 	}
 	return x, nil
 }
@@ -137,18 +138,37 @@ func (x *Executor) Stop(ctx context.Context) error {
 	return ctx.Err()
 }
 
-// jobCreated is the engines' after-commit hook: wake acquisition when the
-// job is due, or remember its due date to wake up then.
-func (x *Executor) jobCreated(due *time.Time) {
-	if due != nil && due.After(x.cfg.Clock()) {
-		x.mu.Lock()
-		if x.hint == nil || due.Before(*x.hint) {
-			d := *due
+// jobCreated is the engines' after-commit hook: wake acquisition when a job
+// is due, or remember the earliest due date to wake up then. It reports
+// whether this executor will run the jobs: it is running, has room, and
+// acquires each of them (priority range, deployment).
+func (x *Executor) jobCreated(rt *runtime.Engine, jobs []*persistence.Job) bool {
+	now := x.cfg.Clock()
+	taken := x.isRunning() && x.free() > 0
+	var deployments []string
+	if x.cfg.DeploymentAware {
+		deployments = rt.RegisteredDeployments()
+	}
+	x.mu.Lock()
+	for _, j := range jobs {
+		if j.DueDate != nil && j.DueDate.After(now) && (x.hint == nil || j.DueDate.Before(*x.hint)) {
+			d := *j.DueDate
 			x.hint = &d
 		}
-		x.mu.Unlock()
+		taken = taken && x.acquires(j, deployments)
 	}
+	x.mu.Unlock()
 	x.signal()
+	return taken
+}
+
+// acquires reports whether this executor's acquisition would take j, given
+// the deployments registered (deployment-aware executors only).
+func (x *Executor) acquires(j *persistence.Job, deployments []string) bool {
+	if x.cfg.PriorityMin != nil && j.Priority < *x.cfg.PriorityMin || x.cfg.PriorityMax != nil && j.Priority > *x.cfg.PriorityMax {
+		return false
+	}
+	return !x.cfg.DeploymentAware || j.DeploymentID == "" || slices.Contains(deployments, j.DeploymentID)
 }
 
 // Wake makes the acquisition loop look for jobs at once, e.g. after a test

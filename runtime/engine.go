@@ -55,7 +55,7 @@ type Engine struct {
 	jobChannel string
 
 	mu          sync.RWMutex
-	jobCreated  []func(due *time.Time)
+	jobCreated  []func(jobs []*persistence.Job) bool
 	deployments map[string]bool // registered with the job executor
 	delegates   map[string]Delegate
 	beans       map[string]any
@@ -122,9 +122,10 @@ func (e *Engine) delegate(name string) (Delegate, bool) {
 }
 
 // OnJobCreated registers fn to be called after a command that created jobs
-// commits, with the earliest due date (nil: due at once). Job executors use
-// it to wake up.
-func (e *Engine) OnJobCreated(fn func(due *time.Time)) {
+// commits, with those jobs. Job executors use it to wake up; fn reports
+// whether its executor will run all of them, and when none will, the engine
+// wakes the executors of other nodes (PostgreSQL NOTIFY).
+func (e *Engine) OnJobCreated(fn func(jobs []*persistence.Job) bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.jobCreated = append(e.jobCreated, fn)

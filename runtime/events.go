@@ -96,7 +96,7 @@ func (c *command) deleteWaits(x *execution, timersOnly bool) error {
 	for _, s := range subs {
 		c.cc.Delete(s)
 	}
-	jobs, err := c.cc.Select(persistence.JobTable, "WHERE execution_id = $1", x.ID)
+	jobs, err := c.cc.Select(persistence.JobTable, "WHERE process_instance_id = $1 AND execution_id = $2", x.ProcessInstanceID, x.ID)
 	if err != nil {
 		return err
 	}

@@ -294,29 +294,25 @@ func (c *command) insertJob(j *persistence.Job) {
 }
 
 // notifyJobs tells the job executors, after commit, that jobs were created:
-// this engine's through their hooks, other nodes' through the database.
+// this engine's through their hooks and, unless one of them takes the jobs
+// on, other nodes' through the database. A local executor with room picks
+// a new job up sooner than another node could, and waking every node for
+// every job under load costs the database a notification per commit.
 func (c *command) notifyJobs() {
-	if n, ok := c.e.DB.(persistence.Notifier); ok && len(c.jobDue) > 0 && !c.cc.InCallerTx {
-		n.Notify(c.e.jobChannel, c.e.ID)
+	if len(c.jobDue) == 0 {
+		return
 	}
 	c.e.mu.RLock()
 	hooks := c.e.jobCreated
 	c.e.mu.RUnlock()
-	if len(hooks) == 0 || len(c.jobDue) == 0 {
-		return
-	}
-	var earliest *time.Time
-	for _, j := range c.jobDue {
-		if j.DueDate == nil {
-			earliest = nil
-			break
-		}
-		if earliest == nil || j.DueDate.Before(*earliest) {
-			earliest = j.DueDate
-		}
-	}
+	taken := false
 	for _, fn := range hooks {
-		fn(earliest)
+		if fn(c.jobDue) {
+			taken = true
+		}
+	}
+	if n, ok := c.e.DB.(persistence.Notifier); ok && !taken && !c.cc.InCallerTx {
+		n.Notify(c.e.jobChannel, c.e.ID)
 	}
 }
 
@@ -409,7 +405,7 @@ func (e *Engine) createStartEvents(cc *tx.Context, def *Definition, jobDefs map[
 // removeStartEvents deletes the start timers and message start subscriptions
 // of a definition replaced by a new version.
 func (e *Engine) removeStartEvents(cc *tx.Context, defID string) error {
-	cc.Exec("DELETE FROM job WHERE process_definition_id = $1 AND handler_type = $2", defID, persistence.HandlerTimerStart)
+	cc.Exec("DELETE FROM job WHERE process_definition_id = $1 AND process_instance_id IS NULL AND handler_type = $2", defID, persistence.HandlerTimerStart)
 	cc.Exec("DELETE FROM event_subscription WHERE process_definition_id = $1 AND execution_id IS NULL", defID)
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -107,6 +108,11 @@ func measureThroughput(ctx context.Context, o options, c throughputCase) (float6
 	if err := startMany(ctx, engines[0], "chain", instances, 8); err != nil {
 		return 0, "", err
 	}
+	if c.backend == "postgres" {
+		if err := checkpoint(ctx, o.pgURL); err != nil {
+			return 0, "", err
+		}
+	}
 	count := &counter{}
 	var execs []interface{ Stop(context.Context) error }
 	for _, eng := range engines {
@@ -125,10 +131,12 @@ func measureThroughput(ctx context.Context, o options, c throughputCase) (float6
 	// Warm up, then measure.
 	time.Sleep(time.Second)
 	before := count.executed.Load()
+	cpuBefore := machineCPU()
 	begin := time.Now()
 	time.Sleep(o.duration)
 	done := count.executed.Load() - before
 	elapsed := time.Since(begin)
+	cpu := machineCPU() - cpuBefore
 	for _, x := range execs {
 		stopCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		_ = x.Stop(stopCtx)
@@ -138,13 +146,42 @@ func measureThroughput(ctx context.Context, o options, c throughputCase) (float6
 		return 0, "", fmt.Errorf("the workers ran out of jobs: raise the instance count")
 	}
 	note := ""
+	if cpu > 0 && done > 0 {
+		// CPU time of the whole machine (engine and database) per job:
+		// steadier than the rate when the machine is saturated.
+		note = fmt.Sprintf("%.2f ms CPU per job", float64(cpu.Microseconds())/1000/float64(done))
+	}
 	if n := count.conflicts.Load(); n > 0 {
-		note = fmt.Sprintf("%d conflicts", n)
+		note += fmt.Sprintf(", %d conflicts", n)
 	}
 	if n := count.failed.Load(); n > 0 {
-		note += fmt.Sprintf(" %d failures", n)
+		note += fmt.Sprintf(", %d failures", n)
 	}
-	return float64(done) / elapsed.Seconds(), strings.TrimSpace(note), nil
+	return float64(done) / elapsed.Seconds(), strings.TrimPrefix(note, ", "), nil
+}
+
+// machineCPU returns the busy CPU time of the machine so far, from
+// /proc/stat (user, nice, system, irq, softirq, steal), or 0 where there
+// is none.
+func machineCPU() time.Duration {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	f := strings.Fields(line)
+	if len(f) < 9 || f[0] != "cpu" {
+		return 0
+	}
+	var ticks int64
+	for _, i := range []int{1, 2, 3, 6, 7, 8} {
+		n, err := strconv.ParseInt(f[i], 10, 64)
+		if err != nil {
+			return 0
+		}
+		ticks += n
+	}
+	return time.Duration(ticks) * 10 * time.Millisecond // USER_HZ is 100 on Linux
 }
 
 // startMany starts n instances of key from callers goroutines.
