@@ -35,6 +35,10 @@ func (k OpKind) String() string {
 type Op struct {
 	Kind   OpKind
 	Entity Entity
+	// Loaded, for an update, is the row as the transaction read or last
+	// wrote it (Snapshot); the update then writes only the columns that
+	// changed. nil: every column.
+	Loaded []any
 }
 
 // OptimisticLockError reports an update or delete that matched no row at the
@@ -322,6 +326,11 @@ func flushStatements(ops []Op, raw []Stmt, serverChecks bool) ([]Op, []Stmt, err
 		st, err := stmtFor(op.Kind, op.Entity)
 		if err != nil {
 			return nil, nil, fmt.Errorf("flush: %w", err)
+		}
+		if op.Kind == OpUpdate && op.Loaded != nil {
+			if changed, ok := changedUpdate(op.Entity, op.Loaded); ok {
+				st = changed
+			}
 		}
 		if serverChecks && op.Kind != OpInsert && !op.Entity.Table().Immutable {
 			// WITH r AS (UPDATE ... RETURNING 1) SELECT bpmnlite_expect_row(count(*), 'Execution[id]') FROM r

@@ -390,3 +390,52 @@ func TestRollback(t *testing.T) {
 		}
 	})
 }
+
+// An update with the row as loaded writes only the columns that changed:
+// a column changed meanwhile by another statement keeps its value, the
+// changed ones are written, times changed in place through a pointer count
+// as changed, and the revision check and bump still apply.
+func TestUpdateWritesChangedColumns(t *testing.T) {
+	testdb.Run(t, func(t *testing.T, db persistence.DB) {
+		ctx := t.Context()
+		tx := begin(t, db)
+		due := at(1, 0)
+		j := &persistence.Job{ID: "j1", Type: "message", Exclusive: true, ExecutionID: "x1", ProcessInstanceID: "p1",
+			Retries: 3, DueDate: &due, HandlerType: "async-before", Priority: 5, Suspension: persistence.Active, CreateTime: at(0, 0)}
+		if err := persistence.Flush(ctx, tx, []persistence.Op{ins(j)}); err != nil {
+			t.Fatal(err)
+		}
+		loaded := persistence.Snapshot(j)
+		// Another statement changes the priority; the entity still says 5.
+		if _, err := tx.Exec(ctx, "UPDATE job SET priority = 42 WHERE id = $1", "j1"); err != nil {
+			t.Fatal(err)
+		}
+		j.Retries = 2
+		*j.DueDate = at(2, 0) // changed in place: the snapshot kept its own copy
+		if err := persistence.Flush(ctx, tx, []persistence.Op{{Kind: persistence.OpUpdate, Entity: j, Loaded: loaded}}); err != nil {
+			t.Fatal(err)
+		}
+		got, err := persistence.GetAs[*persistence.Job](ctx, tx, "j1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Retries != 2 || got.DueDate == nil || !got.DueDate.Equal(at(2, 0)) || got.Priority != 42 || got.Rev != 2 || j.Rev != 2 {
+			t.Errorf("after the update: retries %d, due %v, priority %d, rev %d (entity rev %d); want 2, %v, 42, 2, 2",
+				got.Retries, got.DueDate, got.Priority, got.Rev, j.Rev, at(2, 0))
+		}
+
+		// Nothing changed: the update still bumps the revision and checks it.
+		stale := *j
+		loaded = persistence.Snapshot(j)
+		if err := persistence.Flush(ctx, tx, []persistence.Op{{Kind: persistence.OpUpdate, Entity: j, Loaded: loaded}}); err != nil {
+			t.Fatal(err)
+		}
+		if j.Rev != 3 {
+			t.Errorf("revision %d after an unchanged update, want 3", j.Rev)
+		}
+		err = persistence.Flush(ctx, tx, []persistence.Op{{Kind: persistence.OpUpdate, Entity: &stale, Loaded: loaded}})
+		if !errors.Is(err, persistence.ErrOptimisticLock) {
+			t.Errorf("stale update: %v, want ErrOptimisticLock", err)
+		}
+	})
+}

@@ -45,7 +45,12 @@ func openSQLite(ctx context.Context, path string, opts Options) (DB, error) {
 	if strings.Contains(path, "?") {
 		sep = "&"
 	}
-	params := "_txlock=immediate&" + busyParam + "&_synchronous=" + syncMode
+	// Savepoints (one per job) write the pages they change to a
+	// sub-journal: a temporary file unless temp_store is MEMORY, and those
+	// writes took a third of the job executor's time. A larger page cache
+	// keeps the job path's indexes out of the OS cache's reach.
+	params := "_txlock=immediate&" + busyParam + "&_synchronous=" + syncMode +
+		"&_pragma=temp_store(MEMORY)&_pragma=cache_size(-32768)"
 	if !mem {
 		params += "&_journal_mode=WAL"
 	}

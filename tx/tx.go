@@ -33,6 +33,7 @@ type Context struct {
 	Clock Clock
 
 	cache   map[cacheKey]persistence.Entity
+	loaded  map[cacheKey][]any // rows as read or last flushed: updates write what changed
 	pending []pendingOp
 	index   map[cacheKey]int // position in pending of the entity's insert/update
 	deleted map[cacheKey]bool
@@ -114,6 +115,7 @@ func (x *Executor) newContext(ctx context.Context, t persistence.Tx) *Context {
 		Tx:      t,
 		Clock:   clock,
 		cache:   make(map[cacheKey]persistence.Entity),
+		loaded:  make(map[cacheKey][]any),
 		index:   make(map[cacheKey]int),
 		deleted: make(map[cacheKey]bool),
 	}
@@ -215,7 +217,14 @@ func (cc *Context) Exec(sql string, args ...any) {
 
 // Cache puts an entity read elsewhere (an acquired job) into the cache as
 // if this command had read it.
-func (cc *Context) Cache(e persistence.Entity) { cc.cache[keyOf(e)] = e }
+func (cc *Context) Cache(e persistence.Entity) { cc.remember(e) }
+
+// remember caches e as read from the database.
+func (cc *Context) remember(e persistence.Entity) {
+	k := keyOf(e)
+	cc.cache[k] = e
+	cc.loaded[k] = persistence.Snapshot(e)
+}
 
 // Get returns the entity of table with id, from the cache or the database.
 // An entity deleted in this command is not found.
@@ -231,7 +240,7 @@ func (cc *Context) Get(table *persistence.Table, id string) (persistence.Entity,
 	if err != nil {
 		return nil, err
 	}
-	cc.cache[k] = e
+	cc.remember(e)
 	return e, nil
 }
 
@@ -253,7 +262,7 @@ func (cc *Context) Select(table *persistence.Table, where string, args ...any) (
 		if c, ok := cc.cache[k]; ok {
 			e = c
 		} else {
-			cc.cache[k] = e
+			cc.remember(e)
 		}
 		out = append(out, e)
 	}
@@ -290,13 +299,30 @@ func (cc *Context) pendingOps() []persistence.Op {
 	ops := make([]persistence.Op, 0, len(cc.pending))
 	for _, p := range cc.pending {
 		if p.entity != nil {
-			ops = append(ops, persistence.Op{Kind: p.kind, Entity: p.entity})
+			op := persistence.Op{Kind: p.kind, Entity: p.entity}
+			if p.kind == persistence.OpUpdate {
+				op.Loaded = cc.loaded[keyOf(p.entity)]
+			}
+			ops = append(ops, op)
 		}
 	}
 	return ops
 }
 
+// clearPending forgets the changes just flushed; the rows written become
+// what later updates compare with.
 func (cc *Context) clearPending() {
+	for _, p := range cc.pending {
+		if p.entity == nil || cc.committed {
+			continue
+		}
+		k := keyOf(p.entity)
+		if p.kind == persistence.OpDelete {
+			delete(cc.loaded, k)
+		} else {
+			cc.loaded[k] = persistence.Snapshot(p.entity)
+		}
+	}
 	cc.pending = cc.pending[:0]
 	cc.raw = cc.raw[:0]
 	clear(cc.index)
@@ -336,6 +362,7 @@ func (cc *Context) Release(name string) error {
 // Reset drops the cache, pending changes and after-commit hooks.
 func (cc *Context) Reset() {
 	clear(cc.cache)
+	clear(cc.loaded)
 	clear(cc.index)
 	clear(cc.deleted)
 	cc.pending = cc.pending[:0]
