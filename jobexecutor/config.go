@@ -17,7 +17,7 @@ type Config struct {
 	// QueueSize is how many acquired jobs may wait for a free worker.
 	// Acquisition never locks more jobs than the queue and the idle workers
 	// can take, so no job waits in the queue until its lock expires.
-	// Default PoolSize; 32 when every engine is on SQLite, whose workers
+	// Default PoolSize; 64 when every engine is on SQLite, whose workers
 	// commit the queued jobs together, each behind its own savepoint.
 	QueueSize int
 	// MaxJobsPerAcquisition bounds one acquisition. Default 16.

@@ -190,9 +190,9 @@ func jobSuite(ctx context.Context, o options, w io.Writer) error {
 	}
 	for _, sync := range []string{"NORMAL", "FULL"} {
 		var ref float64
-		// Queue 4 makes groups of at most 8 jobs; the SQLite default is 32.
+		// Queue 4 makes groups of at most 8 jobs; the SQLite default is 64.
 		for _, queue := range []int{4, 0} {
-			name := "async chain, 4 workers, history on, default queue (32)"
+			name := "async chain, 4 workers, history on, default queue (64)"
 			if queue > 0 {
 				name = fmt.Sprintf("async chain, 4 workers, history on, queue %d", queue)
 			}
