@@ -557,20 +557,7 @@ func awaitListening(t *testing.T, from *bpmnlite.Engine, m *execMetrics) {
 // 30-second wait.
 func TestClusterNotifyWakesOtherNode(t *testing.T) {
 	b := testdb.Postgres(t)
-	engA, engB := openNode(t, b, bpmnlite.Config{}), openNode(t, b, bpmnlite.Config{})
-	picked := make(chan time.Time, 1)
-	engB.RegisterDelegate("work", bpmnlite.DelegateFunc(func(context.Context, *bpmnlite.Execution) error {
-		select {
-		case picked <- time.Now():
-		default:
-		}
-		return nil
-	}))
-	engB.RegisterDelegate("next", newCallCounter())
-	deployAsyncWork(t, engA)
-	m := &execMetrics{}
-	startExecutor(t, engB, "node-b", bpmnlite.JobExecutorConfig{WaitTime: 30 * time.Second, MaxWait: 30 * time.Second, Metrics: m})
-	awaitListening(t, engA, m)
+	engA, picked, _ := notifiedNodes(t, b)
 
 	committed := time.Now()
 	pi := startInstances(t, engA, "steps", 1)
@@ -588,25 +575,34 @@ func TestClusterNotifyWakesOtherNode(t *testing.T) {
 	t.Logf("cross-node pickup after %v", latency)
 }
 
-// A job created inside the caller's transaction (StartTx) wakes the other
-// node when the caller commits, not before: the notification travels with
-// that commit.
-func TestClusterNotifyAtCallersCommit(t *testing.T) {
-	b := testdb.Postgres(t)
+// notifiedNodes opens node A without an executor and node B whose
+// executor idles with a 30-second wait and is listening; B's first job of
+// process "steps" (deployAsyncWork) reports when it started on picked.
+func notifiedNodes(t *testing.T, b testdb.Backend) (engA *bpmnlite.Engine, picked <-chan time.Time, m *execMetrics) {
+	t.Helper()
 	engA, engB := openNode(t, b, bpmnlite.Config{}), openNode(t, b, bpmnlite.Config{})
-	picked := make(chan time.Time, 1)
+	started := make(chan time.Time, 1)
 	engB.RegisterDelegate("work", bpmnlite.DelegateFunc(func(context.Context, *bpmnlite.Execution) error {
 		select {
-		case picked <- time.Now():
+		case started <- time.Now():
 		default:
 		}
 		return nil
 	}))
 	engB.RegisterDelegate("next", newCallCounter())
 	deployAsyncWork(t, engA)
-	m := &execMetrics{}
+	m = &execMetrics{}
 	startExecutor(t, engB, "node-b", bpmnlite.JobExecutorConfig{WaitTime: 30 * time.Second, MaxWait: 30 * time.Second, Metrics: m})
 	awaitListening(t, engA, m)
+	return engA, started, m
+}
+
+// A job created inside the caller's transaction (StartTx) wakes the other
+// node when the caller commits, not before: the notification travels with
+// that commit.
+func TestClusterNotifyAtCallersCommit(t *testing.T) {
+	b := testdb.Postgres(t)
+	engA, picked, m := notifiedNodes(t, b)
 
 	cfg, err := pgxpool.ParseConfig(b.URL)
 	if err != nil {
