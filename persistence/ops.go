@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
+	"sync"
 )
 
 // OpKind is what Flush does with an entity.
@@ -224,21 +226,21 @@ func Flush(ctx context.Context, tx Tx, ops []Op, raw ...Stmt) error {
 	if len(ops) == 0 && len(raw) == 0 {
 		return nil
 	}
-	sorted, stmts, err := flushStatements(ops, raw, false)
+	sorted, stmts, first, err := flushStatements(ops, raw, false)
 	if err != nil {
 		return err
 	}
 	counts, err := tx.Batch(ctx, stmts)
 	if err != nil {
-		if len(counts) < len(sorted) {
-			op := sorted[len(counts)]
+		if i := len(counts); i < len(first) {
+			op := sorted[first[i]]
 			return fmt.Errorf("flush: %s %s[%s]: %w", op.Kind, op.Entity.Table().EntityName, op.Entity.EntityID(), err)
 		}
 		return fmt.Errorf("flush: %w", err)
 	}
 	var errs []error
-	for i, op := range sorted {
-		if op.Kind != OpInsert && counts[i] == 0 {
+	for i, k := range first {
+		if op := sorted[k]; op.Kind != OpInsert && counts[i] == 0 {
 			errs = append(errs, lockError(op.Kind, op.Entity))
 		}
 	}
@@ -287,15 +289,15 @@ func FlushCommit(ctx context.Context, tx Tx, ops []Op, raw ...Stmt) error {
 		}
 		return tx.Commit(ctx)
 	}
-	sorted, stmts, err := flushStatements(ops, raw, true)
+	sorted, stmts, first, err := flushStatements(ops, raw, true)
 	if err != nil {
 		return err
 	}
 	stmts = append(stmts, Stmt{SQL: "COMMIT"})
 	counts, err := pg.commitBatch(ctx, stmts)
 	if err != nil {
-		if i := len(counts); i < len(sorted) {
-			op := sorted[i]
+		if i := len(counts); i < len(first) {
+			op := sorted[first[i]]
 			if errors.Is(err, ErrOptimisticLock) {
 				return fmt.Errorf("flush: %w", lockError(op.Kind, op.Entity))
 			}
@@ -312,20 +314,35 @@ func FlushCommit(ctx context.Context, tx Tx, ops []Op, raw ...Stmt) error {
 }
 
 // flushStatements orders ops for a flush (see Flush) and builds their
-// statements followed by raw. With serverChecks, updates and deletes fail
-// on the server when they match no row (PostgreSQL's bpmnlite_expect_row).
-func flushStatements(ops []Op, raw []Stmt, serverChecks bool) ([]Op, []Stmt, error) {
-	sorted := make([]Op, len(ops))
+// statements followed by raw; first[i] is the index in sorted of the first
+// op of statement i. Consecutive inserts into one insert-only table (the
+// job log, three rows per job; resources) share a multi-row INSERT; other
+// tables keep a statement per row, so that a violated constraint names its
+// entity. With serverChecks, updates and deletes fail on the server when
+// they match no row (PostgreSQL's bpmnlite_expect_row).
+func flushStatements(ops []Op, raw []Stmt, serverChecks bool) (sorted []Op, stmts []Stmt, first []int, err error) {
+	sorted = make([]Op, len(ops))
 	copy(sorted, ops)
 	slices.SortStableFunc(sorted, compareOps)
-	stmts := make([]Stmt, 0, len(sorted)+len(raw)+1)
-	for _, op := range sorted {
+	stmts = make([]Stmt, 0, len(sorted)+len(raw)+1)
+	rows := 0 // rows in the last statement, when it is a multi-row insert
+	for i, op := range sorted {
 		if op.Entity == nil {
-			return nil, nil, fmt.Errorf("flush: %s of a nil entity", op.Kind)
+			return nil, nil, nil, fmt.Errorf("flush: %s of a nil entity", op.Kind)
 		}
 		st, err := stmtFor(op.Kind, op.Entity)
 		if err != nil {
-			return nil, nil, fmt.Errorf("flush: %w", err)
+			return nil, nil, nil, fmt.Errorf("flush: %w", err)
+		}
+		if t := op.Entity.Table(); op.Kind == OpInsert && t.Immutable {
+			if n := len(stmts); rows > 0 && rows < maxInsertRows && sorted[first[n-1]].Entity.Table() == t {
+				rows++
+				stmts[n-1] = Stmt{SQL: t.insertSQL(rows), Args: append(stmts[n-1].Args, st.Args...)}
+				continue
+			}
+			rows = 1
+		} else {
+			rows = 0
 		}
 		if op.Kind == OpUpdate && op.Loaded != nil {
 			if changed, ok := changedUpdate(op.Entity, op.Loaded); ok {
@@ -341,6 +358,49 @@ func flushStatements(ops []Op, raw []Stmt, serverChecks bool) ([]Op, []Stmt, err
 			}
 		}
 		stmts = append(stmts, st)
+		first = append(first, i)
 	}
-	return sorted, append(stmts, raw...), nil
+	return sorted, append(stmts, raw...), first, nil
+}
+
+// maxInsertRows bounds a multi-row insert: well under both backends'
+// parameter limits for the widest table.
+const maxInsertRows = 64
+
+var insertSQLCache sync.Map // insertKey → string
+
+type insertKey struct {
+	table *Table
+	rows  int
+}
+
+// insertSQL inserts rows rows, the columns of each in order.
+func (t *Table) insertSQL(rows int) string {
+	if rows == 1 {
+		return t.statements().insert
+	}
+	k := insertKey{t, rows}
+	if s, ok := insertSQLCache.Load(k); ok {
+		return s.(string)
+	}
+	var b strings.Builder
+	b.WriteString("INSERT INTO " + t.Name + " (" + t.statements().columnList + ") VALUES ")
+	n := 0
+	for r := range rows {
+		if r > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString("(")
+		for c := range t.Columns {
+			if c > 0 {
+				b.WriteString(", ")
+			}
+			n++
+			b.WriteString("$" + strconv.Itoa(n))
+		}
+		b.WriteString(")")
+	}
+	s := b.String()
+	insertSQLCache.Store(k, s)
+	return s
 }

@@ -439,3 +439,40 @@ func TestUpdateWritesChangedColumns(t *testing.T) {
 		}
 	})
 }
+
+// Inserts into an insert-only table (the job log) share multi-row
+// statements of at most 64 rows; a conflict after them is still reported
+// for the entity that caused it.
+func TestFlushMultiRowInserts(t *testing.T) {
+	testdb.Run(t, func(t *testing.T, db persistence.DB) {
+		ctx := t.Context()
+		tx := begin(t, db)
+		logEntries := func(prefix string, n int) []persistence.Op {
+			var ops []persistence.Op
+			for i := range n {
+				ops = append(ops, ins(&persistence.JobLogEntry{ID: fmt.Sprint(prefix, i), JobID: "j" + prefix,
+					Event: persistence.JobLogCreated, Timestamp: at(0, 0), Retries: i, ProcessInstanceID: "p1"}))
+			}
+			return ops
+		}
+		e := execution("e1")
+		if err := persistence.Flush(ctx, tx, append(logEntries("a", 150), ins(e))); err != nil {
+			t.Fatal(err)
+		}
+		rows, err := persistence.SelectAs[*persistence.JobLogEntry](ctx, tx, "WHERE job_id = $1 ORDER BY retries", "ja")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rows) != 150 || rows[149].Retries != 149 || rows[149].ID != "a149" {
+			t.Fatalf("%d job log entries after the flush, want 150 in order", len(rows))
+		}
+
+		stale := *e
+		stale.Rev = 9
+		err = persistence.Flush(ctx, tx, append(logEntries("b", 70), upd(&stale)))
+		var lockErr *persistence.OptimisticLockError
+		if !errors.As(err, &lockErr) || lockErr.ID != "e1" {
+			t.Fatalf("flush with a stale update: %v, want an optimistic-lock error for e1", err)
+		}
+	})
+}
