@@ -364,8 +364,9 @@ func flushStatements(ops []Op, raw []Stmt, serverChecks bool) (sorted []Op, stmt
 }
 
 // maxInsertRows bounds a multi-row insert: well under both backends'
-// parameter limits for the widest table.
-const maxInsertRows = 64
+// parameter limits, and modernc's binding takes time quadratic in the
+// number of parameters.
+const maxInsertRows = 16
 
 var insertSQLCache sync.Map // insertKey → string
 

@@ -441,7 +441,7 @@ func TestUpdateWritesChangedColumns(t *testing.T) {
 }
 
 // Inserts into an insert-only table (the job log) share multi-row
-// statements of at most 64 rows; a conflict after them is still reported
+// statements of at most 16 rows; a conflict after them is still reported
 // for the entity that caused it.
 func TestFlushMultiRowInserts(t *testing.T) {
 	testdb.Run(t, func(t *testing.T, db persistence.DB) {

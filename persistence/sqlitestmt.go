@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
+	"fmt"
 	"strings"
 
 	_ "modernc.org/sqlite" // registers "sqlite"
@@ -34,31 +35,85 @@ func (d *cachingDriver) Open(name string) (driver.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &cachingConn{Conn: c, stmts: make(map[string]driver.Stmt)}, nil
+	return &cachingConn{Conn: c, stmts: make(map[string]*cachedStmt)}, nil
 }
 
 // cachingConn is used by one goroutine at a time (database/sql's contract).
 type cachingConn struct {
 	driver.Conn
-	stmts map[string]driver.Stmt
+	stmts map[string]*cachedStmt
+}
+
+// cachedStmt is a prepared statement whose $N parameters were rewritten to
+// anonymous ones: modernc binds a $N parameter by formatting every
+// argument's ordinal and comparing, for each parameter in turn, which made
+// binding a 24-column insert cost more than running it. args[i] holds the
+// ordinal (from 1) of the argument the i-th parameter takes.
+type cachedStmt struct {
+	stmt driver.Stmt
+	args []int
 }
 
 // cached returns the prepared statement for query, or nil when it is not
 // cacheable (scripts with several statements, or the cache is full).
-func (c *cachingConn) cached(ctx context.Context, query string) (driver.Stmt, error) {
+func (c *cachingConn) cached(ctx context.Context, query string) (*cachedStmt, error) {
 	if st := c.stmts[query]; st != nil {
 		return st, nil
 	}
 	if strings.Contains(query, ";") || len(c.stmts) >= maxCachedStmts {
 		return nil, nil
 	}
-	st, err := c.PrepareContext(ctx, query)
+	sql, order := anonymousParams(query)
+	st, err := c.PrepareContext(ctx, sql)
 	if err != nil {
 		return nil, err
 	}
-	c.stmts[query] = st
-	return st, nil
+	cs := &cachedStmt{stmt: st, args: order}
+	c.stmts[query] = cs
+	return cs, nil
 }
+
+// bindArgs orders args for the statement's anonymous parameters.
+func (cs *cachedStmt) bindArgs(args []driver.NamedValue) ([]driver.NamedValue, error) {
+	out := make([]driver.NamedValue, len(cs.args))
+	for i, n := range cs.args {
+		if n > len(args) {
+			return nil, fmt.Errorf("missing argument $%d", n)
+		}
+		out[i] = driver.NamedValue{Ordinal: i + 1, Value: args[n-1].Value}
+	}
+	return out, nil
+}
+
+// anonymousParams replaces each $N outside string literals with ? and
+// returns, in order, the N of each.
+func anonymousParams(query string) (string, []int) {
+	var b strings.Builder
+	var order []int
+	inString := false
+	for i := 0; i < len(query); i++ {
+		ch := query[i]
+		switch {
+		case ch == '\'':
+			inString = !inString
+		case ch == '$' && !inString && i+1 < len(query) && isDigit(query[i+1]):
+			j := i + 1
+			n := 0
+			for j < len(query) && isDigit(query[j]) {
+				n = n*10 + int(query[j]-'0')
+				j++
+			}
+			order = append(order, n)
+			b.WriteByte('?')
+			i = j - 1
+			continue
+		}
+		b.WriteByte(ch)
+	}
+	return b.String(), order
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 func (c *cachingConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
 	st, err := c.cached(ctx, query)
@@ -68,7 +123,10 @@ func (c *cachingConn) ExecContext(ctx context.Context, query string, args []driv
 	if st == nil {
 		return c.Conn.(driver.ExecerContext).ExecContext(ctx, query, args)
 	}
-	return st.(driver.StmtExecContext).ExecContext(ctx, args)
+	if args, err = st.bindArgs(args); err != nil {
+		return nil, err
+	}
+	return st.stmt.(driver.StmtExecContext).ExecContext(ctx, args)
 }
 
 func (c *cachingConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
@@ -79,7 +137,10 @@ func (c *cachingConn) QueryContext(ctx context.Context, query string, args []dri
 	if st == nil {
 		return c.Conn.(driver.QueryerContext).QueryContext(ctx, query, args)
 	}
-	return st.(driver.StmtQueryContext).QueryContext(ctx, args)
+	if args, err = st.bindArgs(args); err != nil {
+		return nil, err
+	}
+	return st.stmt.(driver.StmtQueryContext).QueryContext(ctx, args)
 }
 
 func (c *cachingConn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
@@ -106,7 +167,7 @@ func (c *cachingConn) IsValid() bool {
 
 func (c *cachingConn) Close() error {
 	for _, st := range c.stmts {
-		st.Close()
+		st.stmt.Close()
 	}
 	c.stmts = nil
 	return c.Conn.Close()
