@@ -493,7 +493,7 @@ type Notifier interface {
 // transaction that created the work. A transaction that notifies holds a
 // database-wide lock from its commit until that commit is flushed, so job
 // transactions that each notified would commit one at a time, never
-// sharing a WAL flush; that halved job throughput. The notifying
+// sharing a WAL flush (a fifth of job throughput here). The notifying
 // connection commits without waiting for the flush (synchronous_commit
 // off): it writes nothing worth keeping, and listeners get the
 // notification either way.

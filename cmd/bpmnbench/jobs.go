@@ -147,8 +147,8 @@ func measureThroughput(ctx context.Context, o options, c throughputCase) (float6
 	}
 	note := ""
 	if cpu > 0 && done > 0 {
-		// CPU time of the whole machine (engine and database) per job:
-		// steadier than the rate when the machine is saturated.
+		// CPU time of the whole machine (engine and database) per job: what
+		// a job costs, beside how fast they went.
 		note = fmt.Sprintf("%.2f ms CPU per job", float64(cpu.Microseconds())/1000/float64(done))
 	}
 	if n := count.conflicts.Load(); n > 0 {
