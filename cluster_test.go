@@ -575,6 +575,24 @@ func TestClusterNotifyWakesOtherNode(t *testing.T) {
 	t.Logf("cross-node pickup after %v", latency)
 }
 
+// A node whose own executor does not serve a new job's priority still
+// wakes the other nodes: its executor having room is not enough to skip
+// the notification.
+func TestClusterNotifyWhenLocalExecutorDoesNotServeTheJob(t *testing.T) {
+	b := testdb.Postgres(t)
+	engA, picked, _ := notifiedNodes(t, b)
+	highOnly := int64(100)
+	startExecutor(t, engA, "node-a", bpmnlite.JobExecutorConfig{PriorityMin: &highOnly})
+	committed := time.Now()
+	startInstances(t, engA, "steps", 1) // its jobs have priority 0
+	select {
+	case at := <-picked:
+		t.Logf("node-b picked the job up %v after the commit", at.Sub(committed))
+	case <-time.After(10 * time.Second):
+		t.Fatal("node-b did not pick up the job within 10s (its wait time is 30s): node-a did not notify")
+	}
+}
+
 // notifiedNodes opens node A without an executor and node B whose
 // executor idles with a 30-second wait and is listening; B's first job of
 // process "steps" (deployAsyncWork) reports when it started on picked.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"slices"
 	"sync"
 	"time"
 
@@ -144,31 +143,27 @@ func (x *Executor) Stop(ctx context.Context) error {
 // acquires each of them (priority range, deployment).
 func (x *Executor) jobCreated(rt *runtime.Engine, jobs []*persistence.Job) bool {
 	now := x.cfg.Clock()
-	taken := x.isRunning() && x.free() > 0
-	var deployments []string
-	if x.cfg.DeploymentAware {
-		deployments = rt.RegisteredDeployments()
-	}
 	x.mu.Lock()
+	taken := x.running && x.cfg.QueueSize+x.cfg.PoolSize > x.inflight
 	for _, j := range jobs {
 		if j.DueDate != nil && j.DueDate.After(now) && (x.hint == nil || j.DueDate.Before(*x.hint)) {
 			d := *j.DueDate
 			x.hint = &d
 		}
-		taken = taken && x.acquires(j, deployments)
+		taken = taken && x.acquires(rt, j)
 	}
 	x.mu.Unlock()
 	x.signal()
 	return taken
 }
 
-// acquires reports whether this executor's acquisition would take j, given
-// the deployments registered (deployment-aware executors only).
-func (x *Executor) acquires(j *persistence.Job, deployments []string) bool {
+// acquires reports whether this executor's acquisition would take j of rt
+// (priority range; deployment, when deployment-aware).
+func (x *Executor) acquires(rt *runtime.Engine, j *persistence.Job) bool {
 	if x.cfg.PriorityMin != nil && j.Priority < *x.cfg.PriorityMin || x.cfg.PriorityMax != nil && j.Priority > *x.cfg.PriorityMax {
 		return false
 	}
-	return !x.cfg.DeploymentAware || j.DeploymentID == "" || slices.Contains(deployments, j.DeploymentID)
+	return !x.cfg.DeploymentAware || j.DeploymentID == "" || rt.IsRegistered(j.DeploymentID)
 }
 
 // Wake makes the acquisition loop look for jobs at once, e.g. after a test

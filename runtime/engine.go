@@ -147,6 +147,14 @@ func (e *Engine) UnregisterDeployment(id string) {
 	delete(e.deployments, id)
 }
 
+// IsRegistered reports whether deployment id is registered with this
+// engine's job executor.
+func (e *Engine) IsRegistered(id string) bool {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	return e.deployments[id]
+}
+
 // RegisteredDeployments lists the deployments registered with this engine.
 func (e *Engine) RegisteredDeployments() []string {
 	e.mu.RLock()
