@@ -219,6 +219,30 @@ func (e *env) jeIncidents(q bpmnlite.IncidentQuery) []*bpmnlite.Incident {
 	return in
 }
 
+// jeTimeoutProcess is a user task "work" with an interrupting boundary
+// timer "late" of duration; the timer's path leads to a user task
+// "escalate" when escalate is set, else straight to an end event.
+func jeTimeoutProcess(key, duration string, escalate bool) string {
+	afterTimer := `
+    <sequenceFlow id="f3" sourceRef="late" targetRef="end2" />`
+	if escalate {
+		afterTimer = `
+    <sequenceFlow id="f3" sourceRef="late" targetRef="escalate" />
+    <userTask id="escalate" />
+    <sequenceFlow id="f4" sourceRef="escalate" targetRef="end2" />`
+	}
+	return jeProcess(key, `
+    <startEvent id="start" />
+    <sequenceFlow id="f1" sourceRef="start" targetRef="work" />
+    <userTask id="work" />
+    <sequenceFlow id="f2" sourceRef="work" targetRef="end" />
+    <endEvent id="end" />
+    <boundaryEvent id="late" attachedToRef="work">
+      <timerEventDefinition><timeDuration>`+duration+`</timeDuration></timerEventDefinition>
+    </boundaryEvent>`+afterTimer+`
+    <endEvent id="end2" />`)
+}
+
 // jeStartBefore starts n instances of key directly before activity.
 func (e *env) jeStartBefore(key, activity string, n int) []string {
 	e.t.Helper()

@@ -202,19 +202,7 @@ func TestExecutorExclusiveCorpus(t *testing.T) {
 func TestExecutorTimers(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		e.deployFiles(jeDir+"processWithTimerCatch.bpmn20.xml", "camunda/timers/StartTimerEventTest.testPriorityInTimerCycleEvent.bpmn20.xml")
-		e.deploy("escalation", jeProcess("escalation", `
-    <startEvent id="start" />
-    <sequenceFlow id="f1" sourceRef="start" targetRef="work" />
-    <userTask id="work" />
-    <sequenceFlow id="f2" sourceRef="work" targetRef="end" />
-    <endEvent id="end" />
-    <boundaryEvent id="late" attachedToRef="work">
-      <timerEventDefinition><timeDuration>PT10M</timeDuration></timerEventDefinition>
-    </boundaryEvent>
-    <sequenceFlow id="f3" sourceRef="late" targetRef="escalate" />
-    <userTask id="escalate" />
-    <sequenceFlow id="f4" sourceRef="escalate" targetRef="end2" />
-    <endEvent id="end2" />`))
+		e.deploy("escalation", jeTimeoutProcess("escalation", "PT10M", true))
 		x := e.jeStart(bpmnlite.JobExecutorConfig{})
 		catch := e.start("testProcess", nil)
 		escalation := e.start("escalation", nil)
@@ -378,17 +366,7 @@ func TestExecutorJobLogAndMetrics(t *testing.T) {
 		d.failing.Store(true)
 		e.eng.RegisterDelegate("book", d)
 		e.deploy("book", jeAsyncService("book", "book", "R3/PT1M"))
-		e.deploy("timeout", jeProcess("timeout", `
-    <startEvent id="start" />
-    <sequenceFlow id="f1" sourceRef="start" targetRef="work" />
-    <userTask id="work" />
-    <sequenceFlow id="f2" sourceRef="work" targetRef="end" />
-    <endEvent id="end" />
-    <boundaryEvent id="late" attachedToRef="work">
-      <timerEventDefinition><timeDuration>PT1H</timeDuration></timerEventDefinition>
-    </boundaryEvent>
-    <sequenceFlow id="f3" sourceRef="late" targetRef="end2" />
-    <endEvent id="end2" />`))
+		e.deploy("timeout", jeTimeoutProcess("timeout", "PT1H", false))
 		t0 := e.clock.Now()
 		pi := e.start("book", nil)
 		j := e.accOneJob(pi)

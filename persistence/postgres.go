@@ -487,6 +487,14 @@ type Notifier interface {
 	// of its own; calls made while a notification is being sent are merged
 	// into the next one.
 	Notify(channel, payload string)
+	// NotifyAtCommit returns the statement that, run in a transaction,
+	// sends payload on channel when that transaction commits: for
+	// transactions whose commit the engine does not see (a caller's).
+	NotifyAtCommit(channel, payload string) Stmt
+}
+
+func (d *pgDB) NotifyAtCommit(channel, payload string) Stmt {
+	return Stmt{SQL: "SELECT pg_notify($1, $2)", Args: []any{channel, payload}}
 }
 
 // Notify sends the notification from a connection of its own, outside the

@@ -285,10 +285,11 @@ func (c *command) newJob(x *execution, def *Definition, a *bpmn.Activity, activi
 func (c *command) insertJob(j *persistence.Job) {
 	c.cc.Insert(j)
 	c.e.LogJob(c.cc, j, persistence.JobLogCreated, "", nil)
-	if _, ok := c.e.DB.(persistence.Notifier); ok && len(c.jobDue) == 0 && c.cc.InCallerTx {
+	if n, ok := c.e.DB.(persistence.Notifier); ok && len(c.jobDue) == 0 && c.cc.InCallerTx {
 		// Delivered when the caller commits, to the job executors of every
 		// node; after our own commits notifyJobs sends it instead.
-		c.cc.Exec("SELECT pg_notify($1, $2)", c.e.jobChannel, c.e.ID)
+		st := n.NotifyAtCommit(c.e.jobChannel, c.e.ID)
+		c.cc.Exec(st.SQL, st.Args...)
 	}
 	c.jobDue = append(c.jobDue, j)
 }
