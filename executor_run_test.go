@@ -3,6 +3,8 @@ package bpmnlite_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -710,4 +712,80 @@ func TestExecutorSuspendedWhileRunning(t *testing.T) {
 	if job.Retries != 3 || job.Suspension != persistence.Suspended || e.accEnded(pi) {
 		t.Fatalf("job retries %d, suspension %d; want 3 kept, suspended, the instance waiting", job.Retries, job.Suspension)
 	}
+}
+
+// jeChain is a process "id" of steps asynchronous no-op service tasks in a
+// row: each job creates the next.
+func jeChain(id string, steps int) string {
+	var b strings.Builder
+	b.WriteString(`<startEvent id="s0" />`)
+	for i := 1; i <= steps; i++ {
+		fmt.Fprintf(&b, `<sequenceFlow id="f%d" sourceRef="s%d" targetRef="s%d" /><serviceTask id="s%d" camunda:asyncBefore="true" camunda:expression="${true}" />`, i, i-1, i, i)
+	}
+	fmt.Fprintf(&b, `<sequenceFlow id="fEnd" sourceRef="s%d" targetRef="end" /><endEvent id="end" />`, steps)
+	return jeProcess(id, b.String())
+}
+
+// Stopping an executor in the middle of chains of jobs (on SQLite its
+// workers acquire the next jobs in the transaction of the jobs they run)
+// leaves no job locked and no job run twice; a second executor then runs
+// the rest, each job exactly once.
+func TestExecutorStopMidChainRunsEachJobOnce(t *testing.T) {
+	const instances, steps = 40, 5
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deploy("chain", jeChain("chain", steps))
+		var pis []string
+		for range instances {
+			pis = append(pis, e.start("chain", nil))
+		}
+		succeeded := func() []*bpmnlite.JobLogEntry {
+			return e.jeLog(bpmnlite.JobLogQuery{Event: "succeeded"})
+		}
+		x, err := bpmnlite.NewJobExecutor(bpmnlite.JobExecutorConfig{PoolSize: 2, Clock: e.clock.Now, WaitTime: 10 * time.Millisecond, LockOwner: "first", Logger: slog.New(slog.DiscardHandler)}, e.eng)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := x.Start(e.ctx); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, "a third of the jobs to run", 20*time.Second, func() bool { return len(succeeded()) >= instances*steps/3 })
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := x.Stop(ctx); err != nil {
+			t.Fatalf("stop: %v", err)
+		}
+		if js, err := e.eng.Jobs(e.ctx, bpmnlite.JobQuery{Locked: true}); err != nil || len(js) != 0 {
+			t.Fatalf("after Stop: %d jobs locked (%v), want none", len(js), err)
+		}
+		// Each instance is as far as its jobs that succeeded say.
+		ran := map[string]int{}
+		for _, l := range succeeded() {
+			ran[l.ProcessInstanceID]++
+		}
+		for _, pi := range pis {
+			left := len(e.jobs(pi))
+			if e.accEnded(pi) && (left != 0 || ran[pi] != steps) || !e.accEnded(pi) && (left != 1 || ran[pi] >= steps) {
+				t.Fatalf("instance %s: ended %v with %d jobs left after %d runs", pi, e.accEnded(pi), left, ran[pi])
+			}
+		}
+		e.jeStart(bpmnlite.JobExecutorConfig{PoolSize: 2, LockOwner: "second"})
+		waitFor(t, "every instance to end", 20*time.Second, func() bool {
+			for _, pi := range pis {
+				if !e.accEnded(pi) {
+					return false
+				}
+			}
+			return true
+		})
+		seen := map[string]bool{}
+		for _, l := range succeeded() {
+			if seen[l.JobID] {
+				t.Fatalf("job %s succeeded twice", l.JobID)
+			}
+			seen[l.JobID] = true
+		}
+		if len(seen) != instances*steps {
+			t.Fatalf("%d jobs succeeded, want %d", len(seen), instances*steps)
+		}
+	})
 }

@@ -20,7 +20,9 @@ type Config struct {
 	// Default PoolSize; 64 when every engine is on SQLite, whose workers
 	// commit the queued jobs together, each behind its own savepoint.
 	QueueSize int
-	// MaxJobsPerAcquisition bounds one acquisition. Default 16.
+	// MaxJobsPerAcquisition bounds one acquisition. Default 16; 64 when
+	// every engine is on SQLite, where a worker acquires its next jobs in
+	// the transaction of the group it runs, so this bounds the groups.
 	MaxJobsPerAcquisition int
 	// LockTime is how long an acquisition locks a job; running jobs extend
 	// their lock while they run (on PostgreSQL). Default 5 minutes.

@@ -148,8 +148,9 @@ func runWork(cc *tx.Context, rt *runtime.Engine, job *persistence.Job, start *ti
 // every commit rewrites the pages it touched in the WAL, this is what makes
 // the single writer fast. It stops starting jobs once proceed reports false
 // and returns the errors of the jobs it ran (how many: ran); when the
-// shared commit itself fails, those jobs run one by one instead.
-func ExecuteGroup(ctx context.Context, rt *runtime.Engine, jobs []*persistence.Job, lock func(*persistence.Job) *Lock, proceed func() bool) (errs []error, ran int) {
+// shared commit itself fails, those jobs run one by one instead. then, when
+// not nil, runs last in the shared transaction, after the jobs.
+func ExecuteGroup(ctx context.Context, rt *runtime.Engine, jobs []*persistence.Job, lock func(*persistence.Job) *Lock, proceed func() bool, then func(cc *tx.Context)) (errs []error, ran int) {
 	errs = make([]error, len(jobs))
 	err := rt.Cmd.Run(ctx, func(cc *tx.Context) error {
 		ran = 0
@@ -181,6 +182,9 @@ func ExecuteGroup(ctx context.Context, rt *runtime.Engine, jobs []*persistence.J
 			if err := cc.Release(savepoint); err != nil {
 				return err
 			}
+		}
+		if then != nil {
+			then(cc)
 		}
 		return nil
 	})

@@ -10,6 +10,7 @@ import (
 
 	"github.com/bpmnlite/bpmnlite/persistence"
 	"github.com/bpmnlite/bpmnlite/runtime"
+	"github.com/bpmnlite/bpmnlite/tx"
 )
 
 // Executor acquires due jobs of one or more engines and runs them on a pool
@@ -20,13 +21,14 @@ type Executor struct {
 	engines []*runtime.Engine
 	log     *slog.Logger
 
-	queue chan *batch
+	queue chan *batch   // sent to under mu, so that Stop can close it
 	wake  chan struct{} // a job became due, or a slot freed up
 
 	mu       sync.Mutex
 	inflight int        // jobs acquired and not finished (queued or running)
 	hint     *time.Time // earliest future due date announced by a local commit
 	running  bool
+	closed   bool               // the queue is closed: workers unlock what they acquire
 	stop     context.CancelFunc // stops acquisition and listeners
 	kill     context.CancelFunc // cancels running jobs (shutdown deadline)
 	loops    sync.WaitGroup     // acquisition and listeners
@@ -43,10 +45,15 @@ type batch struct {
 
 // New returns an executor for the engines; Start runs it.
 func New(cfg Config, engines ...*runtime.Engine) (*Executor, error) {
-	if cfg.QueueSize == 0 && allSQLite(engines) {
+	if allSQLite(engines) {
 		// SQLite workers commit the queued jobs together (runGroup): a
-		// deeper queue makes larger groups.
-		cfg.QueueSize = maxGroup
+		// deeper queue and larger acquisitions make larger groups.
+		if cfg.QueueSize == 0 {
+			cfg.QueueSize = maxGroup
+		}
+		if cfg.MaxJobsPerAcquisition == 0 {
+			cfg.MaxJobsPerAcquisition = maxGroup
+		}
 	}
 	cfg = cfg.WithDefaults()
 	if err := cfg.validate(); err != nil {
@@ -77,7 +84,7 @@ func (x *Executor) Start(ctx context.Context) error {
 	if x.running {
 		return errors.New("jobexecutor: already running")
 	}
-	x.running = true
+	x.running, x.closed = true, false
 	x.queue = make(chan *batch, x.cfg.QueueSize+x.cfg.PoolSize)
 	runCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	jobCtx, kill := context.WithCancel(context.WithoutCancel(ctx))
@@ -112,7 +119,10 @@ func (x *Executor) Stop(ctx context.Context) error {
 	x.mu.Unlock()
 	x.stop()
 	x.loops.Wait()
-	close(x.queue) // acquisition has ended: nothing sends any more
+	x.mu.Lock()
+	x.closed = true
+	close(x.queue)
+	x.mu.Unlock()
 	// Unlock the queued jobs now rather than when a worker frees up, so that
 	// other nodes can take them while the running jobs finish. Beside the
 	// wait, not before it: on SQLite the unlock waits for the running jobs'
@@ -257,11 +267,12 @@ func (x *Executor) sleep(ctx context.Context, d time.Duration) {
 	}
 }
 
-// free returns how many more jobs may be acquired now.
+// free returns how many more jobs may be acquired now (none while a
+// group's acquisition holds more slots than its jobs had).
 func (x *Executor) free() int {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	return x.cfg.QueueSize + x.cfg.PoolSize - x.inflight
+	return max(0, x.cfg.QueueSize+x.cfg.PoolSize-x.inflight)
 }
 
 // nextWakeup is the earliest future due date or lock expiry over all
@@ -293,6 +304,47 @@ func (x *Executor) nextWakeup(ctx context.Context) *time.Time {
 // returns how many it locked. Errors are logged: a conflict with another
 // acquirer is expected and not an error for the caller.
 func (x *Executor) acquire(ctx context.Context, rt *runtime.Engine, limit int) int {
+	// Not cancelled by Stop: an acquisition cut off may have committed
+	// without our knowing, leaving its jobs locked until the lock expires
+	// (and then counted as a failed attempt). Stop unlocks what it queues.
+	jobs, err := acquireJobs(context.WithoutCancel(ctx), rt, x.acquireParams(rt, limit))
+	if err != nil {
+		if ctx.Err() == nil {
+			x.log.Debug("acquisition failed", "error", err)
+		}
+		return 0
+	}
+	x.cfg.Metrics.Acquired(len(jobs))
+	if len(jobs) == 0 {
+		return 0
+	}
+	x.mu.Lock()
+	x.inflight += len(jobs)
+	x.mu.Unlock()
+	x.enqueue(rt, jobs)
+	x.log.Debug("jobs acquired", "count", len(jobs))
+	return len(jobs)
+}
+
+// enqueue queues acquired jobs (their slots are counted in inflight, so
+// the queue has room), or unlocks them once the executor stopped.
+func (x *Executor) enqueue(rt *runtime.Engine, jobs []*persistence.Job) {
+	x.mu.Lock()
+	if x.closed {
+		x.mu.Unlock()
+		x.unlock(rt, jobs)
+		return
+	}
+	for _, b := range batches(rt, jobs, x.cfg.Clock()) {
+		x.queue <- b
+	}
+	depth := x.inflight
+	x.mu.Unlock()
+	x.cfg.Metrics.QueueDepth(depth)
+}
+
+// acquireParams are this executor's acquisition parameters for rt.
+func (x *Executor) acquireParams(rt *runtime.Engine, limit int) persistence.AcquireParams {
 	now := x.cfg.Clock()
 	params := persistence.AcquireParams{
 		Now:          now,
@@ -308,27 +360,8 @@ func (x *Executor) acquire(ctx context.Context, rt *runtime.Engine, limit int) i
 	if x.cfg.DeploymentAware {
 		params.DeploymentIDs = rt.RegisteredDeployments()
 	}
-	jobs, err := acquireJobs(ctx, rt, params)
-	if err != nil {
-		if ctx.Err() == nil {
-			x.log.Debug("acquisition failed", "error", err)
-		}
-		return 0
-	}
-	x.cfg.Metrics.Acquired(len(jobs))
-	if len(jobs) == 0 {
-		return 0
-	}
-	x.mu.Lock()
-	x.inflight += len(jobs)
-	depth := x.inflight
-	x.mu.Unlock()
-	x.cfg.Metrics.QueueDepth(depth)
-	for _, b := range batches(rt, jobs, x.cfg.Clock()) {
-		x.queue <- b
-	}
-	x.log.Debug("jobs acquired", "count", len(jobs))
-	return len(jobs)
+	params.LogLocked = rt.Config.History
+	return params
 }
 
 // acquireJobs runs one acquisition transaction.
@@ -337,7 +370,6 @@ func acquireJobs(ctx context.Context, rt *runtime.Engine, p persistence.AcquireP
 	if err != nil {
 		return nil, err
 	}
-	p.LogLocked = rt.Config.History
 	jobs, err := persistence.AcquireJobsAndCommit(ctx, t, p)
 	if err != nil {
 		_ = t.Rollback(context.WithoutCancel(ctx))
@@ -469,7 +501,12 @@ gather:
 	}
 }
 
+// executeGroup runs jobs in one transaction and, in the same transaction,
+// acquires more jobs, queued once committed: the acquisition shares the
+// group's commit, and takes the jobs the group just created without a
+// wake-up and a transaction of its own.
 func (x *Executor) executeGroup(ctx context.Context, rt *runtime.Engine, jobs []*persistence.Job) {
+	var next []*persistence.Job
 	start := time.Now()
 	var runnable []*persistence.Job
 	for _, j := range jobs {
@@ -479,14 +516,61 @@ func (x *Executor) executeGroup(ctx context.Context, rt *runtime.Engine, jobs []
 		}
 		runnable = append(runnable, j)
 	}
-	errs, ran := ExecuteGroup(ctx, rt, runnable, func(j *persistence.Job) *Lock { return &Lock{Owner: x.cfg.LockOwner, Rev: j.Rev} }, x.isRunning)
+	// The group's jobs are done when acquisition runs: their slots are
+	// reserved again for the jobs it takes.
+	reserved := x.reserve(len(jobs))
+	acquireNext := func(cc *tx.Context) {
+		if reserved == 0 || !x.isRunning() {
+			return
+		}
+		if err := cc.Savepoint(acquireSavepoint); err != nil {
+			return
+		}
+		got, err := persistence.AcquireJobs(cc, cc.Tx, x.acquireParams(rt, reserved))
+		if err != nil {
+			x.log.Debug("acquisition failed", "error", err)
+			_ = cc.RollbackTo(acquireSavepoint)
+			return
+		}
+		x.log.Debug("jobs acquired in a group's transaction", "count", len(got))
+		cc.AfterCommit(func() { next = got })
+	}
+	errs, ran := ExecuteGroup(ctx, rt, runnable, func(j *persistence.Job) *Lock { return &Lock{Owner: x.cfg.LockOwner, Rev: j.Rev} }, x.isRunning, acquireNext)
 	for i, err := range errs {
 		x.count(runnable[i], err, time.Since(start))
 	}
 	if left := runnable[ran:]; len(left) > 0 {
 		x.unlock(rt, left) // stopped meanwhile; unlock counts them done
 	}
+	x.cfg.Metrics.Acquired(len(next))
+	x.release(reserved - len(next))
 	x.done(len(jobs) - len(runnable[ran:]))
+	if len(next) > 0 {
+		x.enqueue(rt, next)
+	}
+}
+
+const acquireSavepoint = "bpmnlite_acquire"
+
+// reserve takes up to min(MaxJobsPerAcquisition, free slots + extra) slots
+// for an acquisition and returns how many; extra counts jobs about to be
+// done.
+func (x *Executor) reserve(extra int) int {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	n := max(0, min(x.cfg.MaxJobsPerAcquisition, x.cfg.QueueSize+x.cfg.PoolSize-x.inflight+extra))
+	x.inflight += n
+	return n
+}
+
+// release gives back slots reserved and not used.
+func (x *Executor) release(n int) {
+	if n <= 0 {
+		return
+	}
+	x.mu.Lock()
+	x.inflight -= n
+	x.mu.Unlock()
 }
 
 // count reports a job's outcome to metrics and logs.

@@ -115,9 +115,13 @@ func measureThroughput(ctx context.Context, o options, c throughputCase) (float6
 	}
 	count := &counter{}
 	var execs []interface{ Stop(context.Context) error }
+	perAcquisition := 32
+	if c.backend != "postgres" {
+		perAcquisition = 0 // SQLite's default: the group size (64)
+	}
 	for _, eng := range engines {
 		x, err := bpmnlite.NewJobExecutor(bpmnlite.JobExecutorConfig{
-			PoolSize: c.workers, QueueSize: c.queue, MaxJobsPerAcquisition: 32, WaitTime: 100 * time.Millisecond,
+			PoolSize: c.workers, QueueSize: c.queue, MaxJobsPerAcquisition: perAcquisition, WaitTime: 100 * time.Millisecond,
 			Metrics: count, Logger: slog.New(slog.DiscardHandler),
 		}, eng)
 		if err != nil {
