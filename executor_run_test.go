@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -786,6 +787,52 @@ func TestExecutorStopMidChainRunsEachJobOnce(t *testing.T) {
 		}
 		if len(seen) != instances*steps {
 			t.Fatalf("%d jobs succeeded, want %d", len(seen), instances*steps)
+		}
+	})
+}
+
+// warnings is an slog handler that keeps the messages of warnings.
+type warnings struct {
+	mu   sync.Mutex
+	msgs []string
+}
+
+func (w *warnings) Enabled(_ context.Context, l slog.Level) bool { return l >= slog.LevelWarn }
+func (w *warnings) WithAttrs([]slog.Attr) slog.Handler           { return w }
+func (w *warnings) WithGroup(string) slog.Handler                { return w }
+func (w *warnings) Handle(_ context.Context, r slog.Record) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.msgs = append(w.msgs, r.Message)
+	return nil
+}
+
+// The acquisition loop and (on SQLite) the workers, which acquire at the
+// end of each group, all reserve queue slots before they lock jobs, so that
+// together they never lock more than the queue and the workers hold: no
+// acquired job is turned away for want of room.
+func TestExecutorAcquirersShareTheQueue(t *testing.T) {
+	const instances, steps = 100, 5
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deploy("chain", jeChain("chain", steps))
+		var pis []string
+		for range instances {
+			pis = append(pis, e.start("chain", nil))
+		}
+		w := &warnings{}
+		e.jeStart(bpmnlite.JobExecutorConfig{PoolSize: 8, QueueSize: 1, MaxJobsPerAcquisition: 4, WaitTime: time.Millisecond, MaxWait: time.Millisecond, Logger: slog.New(w)})
+		waitFor(t, "every instance to end", 30*time.Second, func() bool {
+			for _, pi := range pis {
+				if !e.accEnded(pi) {
+					return false
+				}
+			}
+			return true
+		})
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		if len(w.msgs) > 0 {
+			t.Fatalf("warnings: %q", w.msgs)
 		}
 	})
 }

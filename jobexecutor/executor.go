@@ -304,10 +304,16 @@ func (x *Executor) nextWakeup(ctx context.Context) *time.Time {
 // returns how many it locked. Errors are logged: a conflict with another
 // acquirer is expected and not an error for the caller.
 func (x *Executor) acquire(ctx context.Context, rt *runtime.Engine, limit int) int {
+	// SQLite workers acquire too (executeGroup): slots are reserved first.
+	reserved := x.reserve(limit, 0)
+	if reserved == 0 {
+		return 0
+	}
 	// Not cancelled by Stop: an acquisition cut off may have committed
 	// without our knowing, leaving its jobs locked until the lock expires
 	// (and then counted as a failed attempt). Stop unlocks what it queues.
-	jobs, err := acquireJobs(context.WithoutCancel(ctx), rt, x.acquireParams(rt, limit))
+	jobs, err := acquireJobs(context.WithoutCancel(ctx), rt, x.acquireParams(rt, reserved))
+	x.release(reserved - len(jobs))
 	if err != nil {
 		if ctx.Err() == nil {
 			x.log.Debug("acquisition failed", "error", err)
@@ -318,29 +324,38 @@ func (x *Executor) acquire(ctx context.Context, rt *runtime.Engine, limit int) i
 	if len(jobs) == 0 {
 		return 0
 	}
-	x.mu.Lock()
-	x.inflight += len(jobs)
-	x.mu.Unlock()
 	x.enqueue(rt, jobs)
 	x.log.Debug("jobs acquired", "count", len(jobs))
 	return len(jobs)
 }
 
-// enqueue queues acquired jobs (their slots are counted in inflight, so
-// the queue has room), or unlocks them once the executor stopped.
+// enqueue queues acquired jobs, or unlocks them once the executor stopped.
+// Their slots were reserved, so the queue has room; should it not, the
+// jobs are unlocked rather than the sender blocking with the mutex held.
 func (x *Executor) enqueue(rt *runtime.Engine, jobs []*persistence.Job) {
+	var rejected []*persistence.Job
 	x.mu.Lock()
-	if x.closed {
-		x.mu.Unlock()
-		x.unlock(rt, jobs)
-		return
-	}
-	for _, b := range batches(rt, jobs, x.cfg.Clock()) {
-		x.queue <- b
+	closed := x.closed
+	if closed {
+		rejected = jobs
+	} else {
+		for _, b := range batches(rt, jobs, x.cfg.Clock()) {
+			select {
+			case x.queue <- b:
+			default:
+				rejected = append(rejected, b.jobs...)
+			}
+		}
 	}
 	depth := x.inflight
 	x.mu.Unlock()
 	x.cfg.Metrics.QueueDepth(depth)
+	if len(rejected) > 0 {
+		if !closed {
+			x.log.Warn("job queue full; unlocking acquired jobs", "jobs", len(rejected))
+		}
+		x.unlock(rt, rejected)
+	}
 }
 
 // acquireParams are this executor's acquisition parameters for rt.
@@ -518,7 +533,7 @@ func (x *Executor) executeGroup(ctx context.Context, rt *runtime.Engine, jobs []
 	}
 	// The group's jobs are done when acquisition runs: their slots are
 	// reserved again for the jobs it takes.
-	reserved := x.reserve(len(jobs))
+	reserved := x.reserve(x.cfg.MaxJobsPerAcquisition, len(jobs))
 	acquireNext := func(cc *tx.Context) {
 		if reserved == 0 || !x.isRunning() {
 			return
@@ -552,13 +567,14 @@ func (x *Executor) executeGroup(ctx context.Context, rt *runtime.Engine, jobs []
 
 const acquireSavepoint = "bpmnlite_acquire"
 
-// reserve takes up to min(MaxJobsPerAcquisition, free slots + extra) slots
-// for an acquisition and returns how many; extra counts jobs about to be
-// done.
-func (x *Executor) reserve(extra int) int {
+// reserve takes up to min(limit, free slots + extra) slots for an
+// acquisition and returns how many; extra counts jobs about to be done.
+// Acquirers reserve before they lock, so that together they never lock
+// more jobs than the queue and the workers hold.
+func (x *Executor) reserve(limit, extra int) int {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	n := max(0, min(x.cfg.MaxJobsPerAcquisition, x.cfg.QueueSize+x.cfg.PoolSize-x.inflight+extra))
+	n := max(0, min(limit, x.cfg.QueueSize+x.cfg.PoolSize-x.inflight+extra))
 	x.inflight += n
 	return n
 }
