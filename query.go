@@ -261,7 +261,9 @@ func (e *Engine) Incidents(ctx context.Context, q IncidentQuery) ([]*Incident, e
 // JobLogEntry is one event of a job's life in history.
 type JobLogEntry = persistence.JobLogEntry
 
-// JobLogQuery filters the job log; empty fields match all.
+// JobLogQuery filters the job log; empty fields match all. ProcessInstanceID
+// finds the instance's jobs by their creation entries: the entries of a job
+// created while history was off are not found by instance.
 type JobLogQuery struct {
 	JobID, ProcessInstanceID, JobDefinitionID, Event string
 }
@@ -271,7 +273,12 @@ type JobLogQuery struct {
 func (e *Engine) JobLog(ctx context.Context, q JobLogQuery) ([]*JobLogEntry, error) {
 	w := &where{}
 	w.eq("job_id", q.JobID)
-	w.eq("process_instance_id", q.ProcessInstanceID)
+	if q.ProcessInstanceID != "" {
+		// Only creation entries are indexed by process instance
+		// (job_log_created_process_instance); the literal lets SQLite use
+		// that partial index.
+		w.arg("job_id IN (SELECT job_id FROM job_log WHERE process_instance_id = $%d AND event = '"+persistence.JobLogCreated+"')", q.ProcessInstanceID)
+	}
 	w.eq("job_definition_id", q.JobDefinitionID)
 	w.eq("event", q.Event)
 	return query[*JobLogEntry](ctx, e, w, "timestamp, id")
