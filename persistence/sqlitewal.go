@@ -10,7 +10,7 @@ import (
 // SQLite in WAL mode appends each commit's pages to the WAL, and a
 // checkpoint copies them back into the database file and syncs it. Left to
 // SQLite, the committing writer runs the checkpoint itself each time the
-// WAL reaches 1,000 pages: under the job executor's load that was a third
+// WAL reaches 1,000 pages: under the job executor's load that was over a quarter
 // of the writer's time, spent waiting for writes and fsyncs while no job
 // could commit. A checkpointer does this work on a connection of its own
 // instead, beside the writer: PASSIVE checkpoints never block the writer or
