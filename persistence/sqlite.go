@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"modernc.org/sqlite"
@@ -134,16 +135,22 @@ func (d *sqliteDB) Begin(ctx context.Context, readOnly bool) (Tx, error) {
 	// interrupt it, which cost the one writer about 4 % of its time under
 	// the job executor. Statements of a write transaction are short (they
 	// hold the only writer), so cancellation is checked before each
-	// statement instead, and rolls the transaction back at once.
-	tx, err := db.BeginTx(context.WithoutCancel(ctx), nil)
+	// statement instead, and rolls the transaction back at once. Waiting
+	// for the writer still ends with ctx.
+	conn, err := db.Conn(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("begin: %w", interpretSQLiteError(err))
 	}
-	t := &sqliteTx{tx: tx, cancelled: ctx.Err}
+	tx, err := conn.BeginTx(context.WithoutCancel(ctx), nil)
+	if err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("begin: %w", interpretSQLiteError(err))
+	}
+	t := &sqliteTx{tx: tx, conn: conn, cancelled: ctx.Err}
 	if d.ck != nil {
 		t.committed = d.ck.committed
 	}
-	t.stopRollback = context.AfterFunc(ctx, func() { _ = tx.Rollback() })
+	t.stopRollback = context.AfterFunc(ctx, func() { _ = t.end(tx.Rollback()) })
 	return t, nil
 }
 
@@ -160,6 +167,8 @@ func (d *sqliteDB) Close() error {
 
 type sqliteTx struct {
 	tx           *sql.Tx
+	conn         *sql.Conn // the writer, held by a write transaction
+	closeConn    sync.Once
 	cancelled    func() error // the begin context's Err, for write transactions
 	stopRollback func() bool  // stops the rollback on cancellation
 	committed    func()       // called after a write transaction commits
@@ -256,10 +265,10 @@ func (t *sqliteTx) savepointCmd(ctx context.Context, cmd, name string) error {
 func (t *sqliteTx) Commit(ctx context.Context) error {
 	t.stop()
 	if err := t.check(ctx); err != nil {
-		_ = t.tx.Rollback()
+		_ = t.end(t.tx.Rollback())
 		return err
 	}
-	if err := t.tx.Commit(); err != nil {
+	if err := t.end(t.tx.Commit()); err != nil {
 		return fmt.Errorf("commit: %w", interpretSQLiteError(err))
 	}
 	if t.committed != nil {
@@ -271,10 +280,19 @@ func (t *sqliteTx) Commit(ctx context.Context) error {
 // Rollback after Commit or Rollback does nothing, so it can be deferred.
 func (t *sqliteTx) Rollback(context.Context) error {
 	t.stop()
-	if err := t.tx.Rollback(); err != nil && !errors.Is(err, sql.ErrTxDone) {
+	if err := t.end(t.tx.Rollback()); err != nil && !errors.Is(err, sql.ErrTxDone) {
 		return fmt.Errorf("rollback: %w", interpretSQLiteError(err))
 	}
 	return nil
+}
+
+// end returns the writer to its pool after the commit or rollback that
+// returned err, which ended the transaction either way.
+func (t *sqliteTx) end(err error) error {
+	if t.conn != nil {
+		t.closeConn.Do(func() { t.conn.Close() })
+	}
+	return err
 }
 
 func (t *sqliteTx) stop() {

@@ -101,3 +101,31 @@ func TestSQLiteCancelRollsBackWriteTransaction(t *testing.T) {
 		t.Fatal("commit after cancel succeeded")
 	}
 }
+
+// A transaction waiting for the one writer gives up when its context ends.
+func TestSQLiteBeginWaitsForTheWriterUntilItsContextEnds(t *testing.T) {
+	db, _ := openSQLiteFile(t)
+	held, err := db.Begin(t.Context(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Rollback(t.Context())
+	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+	defer cancel()
+	got := make(chan error, 1)
+	go func() {
+		tx, err := db.Begin(ctx, false)
+		if err == nil {
+			tx.Rollback(context.Background())
+		}
+		got <- err
+	}()
+	select {
+	case err := <-got:
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("begin while the writer is held: %v, want the deadline exceeded", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("begin still waiting for the writer 5 s after its context ended")
+	}
+}
