@@ -219,26 +219,22 @@ func (x *Executor) acquireLoop(ctx context.Context) {
 	defer x.loops.Done()
 	idleWait := time.Duration(0)
 	for ctx.Err() == nil {
-		free := x.free()
-		acquired, full := 0, false
+		acquired, full, room := 0, false, true
 		for _, rt := range x.engines {
-			if free == 0 {
+			n, asked := x.acquire(ctx, rt)
+			if asked == 0 {
+				room = false
 				break
 			}
-			limit := min(x.cfg.MaxJobsPerAcquisition, free)
-			n := x.acquire(ctx, rt, limit)
 			acquired += n
-			free -= n
-			if n == limit {
-				full = true
-			}
+			full = full || n == asked
 		}
 		var sleep time.Duration
 		switch {
-		case full && free > 0:
+		case full:
 			idleWait = 0
 			continue // more may be waiting
-		case acquired > 0 || free == 0:
+		case acquired > 0 || !room:
 			// Busy: new work arrives by a wake-up (a commit, a notification,
 			// a freed slot); poll at the base rate in case one is missed.
 			idleWait = 0
@@ -254,7 +250,7 @@ func (x *Executor) acquireLoop(ctx context.Context) {
 				sleep = min(sleep, max(next.Sub(x.cfg.Clock()), 0))
 			}
 		}
-		x.log.Debug("acquisition cycle", "acquired", acquired, "free", free, "sleep", sleep)
+		x.log.Debug("acquisition cycle", "acquired", acquired, "queueFull", !room, "sleep", sleep)
 		x.sleep(ctx, sleep)
 	}
 }
@@ -270,14 +266,6 @@ func (x *Executor) sleep(ctx context.Context, d time.Duration) {
 	case <-x.wake:
 	case <-t.C:
 	}
-}
-
-// free returns how many more jobs may be acquired now (none while a
-// group's acquisition holds more slots than its jobs had).
-func (x *Executor) free() int {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	return max(0, x.cfg.QueueSize+x.cfg.PoolSize-x.inflight)
 }
 
 // nextWakeup is the earliest future due date or lock expiry over all
@@ -305,14 +293,16 @@ func (x *Executor) nextWakeup(ctx context.Context) *time.Time {
 	return next
 }
 
-// acquire locks up to limit jobs of rt and queues them in batches; it
-// returns how many it locked. Errors are logged: a conflict with another
-// acquirer is expected and not an error for the caller.
-func (x *Executor) acquire(ctx context.Context, rt *runtime.Engine, limit int) int {
+// acquire locks up to MaxJobsPerAcquisition jobs of rt, as many as the
+// queue and idle workers have room for (asked; 0 when there is none), and
+// queues them in batches; locked is how many it got. Errors are logged: a
+// conflict with another acquirer is expected and not an error for the
+// caller.
+func (x *Executor) acquire(ctx context.Context, rt *runtime.Engine) (locked, asked int) {
 	// SQLite workers acquire too (executeGroup): slots are reserved first.
-	reserved := x.reserve(limit, 0)
+	reserved := x.reserve(x.cfg.MaxJobsPerAcquisition, 0)
 	if reserved == 0 {
-		return 0
+		return 0, 0
 	}
 	// Not cancelled by Stop: an acquisition cut off may have committed
 	// without our knowing, leaving its jobs locked until the lock expires
@@ -323,15 +313,15 @@ func (x *Executor) acquire(ctx context.Context, rt *runtime.Engine, limit int) i
 		if ctx.Err() == nil {
 			x.log.Debug("acquisition failed", "error", err)
 		}
-		return 0
+		return 0, reserved
 	}
 	x.cfg.Metrics.Acquired(len(jobs))
 	if len(jobs) == 0 {
-		return 0
+		return 0, reserved
 	}
 	x.enqueue(rt, jobs)
 	x.log.Debug("jobs acquired", "count", len(jobs))
-	return len(jobs)
+	return len(jobs), reserved
 }
 
 // enqueue queues acquired jobs, or unlocks them once the executor stopped.
@@ -551,6 +541,7 @@ func (x *Executor) executeGroup(ctx context.Context, rt *runtime.Engine, jobs []
 			return
 		}
 		if err := cc.Savepoint(acquireSavepoint); err != nil {
+			x.log.Debug("acquisition failed", "error", err)
 			return
 		}
 		got, err := persistence.AcquireJobs(cc, cc.Tx, x.acquireParams(rt, reserved))
