@@ -37,23 +37,8 @@ func frozen(v any) any {
 // types it does not know it answers false, so the column is written.
 func sameValue(a, b any) bool {
 	switch x := a.(type) {
-	case nil:
-		return b == nil
-	case string:
-		y, ok := b.(string)
-		return ok && x == y
-	case int:
-		y, ok := b.(int)
-		return ok && x == y
-	case int64:
-		y, ok := b.(int64)
-		return ok && x == y
-	case bool:
-		y, ok := b.(bool)
-		return ok && x == y
-	case float64:
-		y, ok := b.(float64)
-		return ok && x == y
+	case nil, string, int, int64, bool, float64:
+		return a == b // interface equality: same type and value
 	case time.Time:
 		y, ok := b.(time.Time)
 		return ok && x.Equal(y)

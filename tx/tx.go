@@ -223,7 +223,16 @@ func (cc *Context) Cache(e persistence.Entity) { cc.remember(e) }
 func (cc *Context) remember(e persistence.Entity) {
 	k := keyOf(e)
 	cc.cache[k] = e
-	cc.loaded[k] = persistence.Snapshot(e)
+	cc.keepLoaded(k, e)
+}
+
+// keepLoaded records e's row as in the database, for a later update to
+// write only what changed. Rows of insert-only tables (the job log, three
+// rows per job) are never updated, so none is kept for them.
+func (cc *Context) keepLoaded(k cacheKey, e persistence.Entity) {
+	if !k.table.Immutable {
+		cc.loaded[k] = persistence.Snapshot(e)
+	}
 }
 
 // Get returns the entity of table with id, from the cache or the database.
@@ -320,7 +329,7 @@ func (cc *Context) clearPending() {
 		if p.kind == persistence.OpDelete {
 			delete(cc.loaded, k)
 		} else {
-			cc.loaded[k] = persistence.Snapshot(p.entity)
+			cc.keepLoaded(k, p.entity)
 		}
 	}
 	cc.pending = cc.pending[:0]
