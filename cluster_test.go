@@ -16,9 +16,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
-
 	"github.com/bpmnlite/bpmnlite"
 	"github.com/bpmnlite/bpmnlite/internal/testdb"
 	"github.com/bpmnlite/bpmnlite/jobexecutor"
@@ -622,17 +619,7 @@ func TestClusterNotifyAtCallersCommit(t *testing.T) {
 	b := testdb.Postgres(t)
 	engA, picked, m := notifiedNodes(t, b)
 
-	cfg, err := pgxpool.ParseConfig(b.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.ConnConfig.RuntimeParams["search_path"] = pgx.Identifier{b.Options.Schema}.Sanitize()
-	pool, err := pgxpool.NewWithConfig(t.Context(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
-	tx, err := pool.Begin(t.Context())
+	tx, err := callerPool(t, b).Begin(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

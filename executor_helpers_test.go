@@ -243,6 +243,29 @@ func jeTimeoutProcess(key, duration string, escalate bool) string {
     <endEvent id="end2" />`)
 }
 
+// jeStartN starts n instances of key.
+func (e *env) jeStartN(key string, n int) []string {
+	e.t.Helper()
+	var pis []string
+	for range n {
+		pis = append(pis, e.start(key, nil))
+	}
+	return pis
+}
+
+// jeWaitEnded waits until every instance of pis has ended.
+func (e *env) jeWaitEnded(pis []string, timeout time.Duration) {
+	e.t.Helper()
+	waitFor(e.t, "every instance to end", timeout, func() bool {
+		for _, pi := range pis {
+			if !e.accEnded(pi) {
+				return false
+			}
+		}
+		return true
+	})
+}
+
 // jeStartBefore starts n instances of key directly before activity.
 func (e *env) jeStartBefore(key, activity string, n int) []string {
 	e.t.Helper()

@@ -735,10 +735,7 @@ func TestExecutorStopMidChainRunsEachJobOnce(t *testing.T) {
 	const instances, steps = 40, 5
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		e.deploy("chain", jeChain("chain", steps))
-		var pis []string
-		for range instances {
-			pis = append(pis, e.start("chain", nil))
-		}
+		pis := e.jeStartN("chain", instances)
 		succeeded := func() []*bpmnlite.JobLogEntry {
 			return e.jeLog(bpmnlite.JobLogQuery{Event: "succeeded"})
 		}
@@ -770,14 +767,7 @@ func TestExecutorStopMidChainRunsEachJobOnce(t *testing.T) {
 			}
 		}
 		e.jeStart(bpmnlite.JobExecutorConfig{PoolSize: 2, LockOwner: "second"})
-		waitFor(t, "every instance to end", 20*time.Second, func() bool {
-			for _, pi := range pis {
-				if !e.accEnded(pi) {
-					return false
-				}
-			}
-			return true
-		})
+		e.jeWaitEnded(pis, 20*time.Second)
 		seen := map[string]bool{}
 		for _, l := range succeeded() {
 			if seen[l.JobID] {
@@ -815,20 +805,10 @@ func TestExecutorAcquirersShareTheQueue(t *testing.T) {
 	const instances, steps = 100, 5
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		e.deploy("chain", jeChain("chain", steps))
-		var pis []string
-		for range instances {
-			pis = append(pis, e.start("chain", nil))
-		}
+		pis := e.jeStartN("chain", instances)
 		w := &warnings{}
 		e.jeStart(bpmnlite.JobExecutorConfig{PoolSize: 8, QueueSize: 1, MaxJobsPerAcquisition: 4, WaitTime: time.Millisecond, MaxWait: time.Millisecond, Logger: slog.New(w)})
-		waitFor(t, "every instance to end", 30*time.Second, func() bool {
-			for _, pi := range pis {
-				if !e.accEnded(pi) {
-					return false
-				}
-			}
-			return true
-		})
+		e.jeWaitEnded(pis, 30*time.Second)
 		w.mu.Lock()
 		defer w.mu.Unlock()
 		if len(w.msgs) > 0 {

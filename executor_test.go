@@ -40,10 +40,7 @@ func TestJobExecutorRunsAsyncContinuations(t *testing.T) {
 		e.eng.RegisterDelegate("bookHotel", count("hotel"))
 		e.eng.RegisterDelegate("bookFlight", count("flight"))
 		e.deployExample("booking")
-		var pis []string
-		for i := 0; i < 10; i++ {
-			pis = append(pis, e.start("booking", nil))
-		}
+		pis := e.jeStartN("booking", 10)
 		for _, pi := range pis {
 			waitFor(t, "the confirm task of "+pi, 20*time.Second, func() bool { return e.taskKeys(pi) == "confirm" })
 		}

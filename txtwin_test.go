@@ -12,22 +12,30 @@ import (
 	"github.com/bpmnlite/bpmnlite/internal/testdb"
 )
 
+// callerPool is a pool of the application's own, on b's schema, for the
+// ...Tx calls that join the caller's transaction; closed with the test.
+func callerPool(t *testing.T, b testdb.Backend) *pgxpool.Pool {
+	t.Helper()
+	cfg, err := pgxpool.ParseConfig(b.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.ConnConfig.RuntimeParams["search_path"] = pgx.Identifier{b.Options.Schema}.Sanitize()
+	pool, err := pgxpool.NewWithConfig(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	return pool
+}
+
 // A service starts a process atomically with its own rows: both commit
 // together or neither does.
 func TestStartTxJoinsTheCallersTransaction(t *testing.T) {
 	b := testdb.Postgres(t)
 	e := openEnv(t, b, bpmnlite.Config{})
 	e.deploy("p", userTaskProcess)
-	cfg, err := pgxpool.ParseConfig(b.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.ConnConfig.RuntimeParams["search_path"] = pgx.Identifier{b.Options.Schema}.Sanitize()
-	pool, err := pgxpool.NewWithConfig(e.ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
+	pool := callerPool(t, b)
 	if _, err := pool.Exec(e.ctx, "CREATE TABLE orders (id text PRIMARY KEY, process_instance text)"); err != nil {
 		t.Fatal(err)
 	}

@@ -391,12 +391,7 @@ func freshDatabase(ctx context.Context, adminURL, name string) (string, error) {
 	if err := dropDatabase(ctx, adminURL, name); err != nil {
 		return "", err
 	}
-	conn, err := pgx.Connect(ctx, adminURL)
-	if err != nil {
-		return "", err
-	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+	if err := adminExec(ctx, adminURL, "CREATE DATABASE "+name); err != nil {
 		return "", err
 	}
 	cfg, err := pgx.ParseConfig(adminURL)
@@ -407,12 +402,17 @@ func freshDatabase(ctx context.Context, adminURL, name string) (string, error) {
 }
 
 func dropDatabase(ctx context.Context, adminURL, name string) error {
+	return adminExec(ctx, adminURL, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
+}
+
+// adminExec runs one statement on a connection of its own to adminURL.
+func adminExec(ctx context.Context, adminURL, sql string) error {
 	conn, err := pgx.Connect(ctx, adminURL)
 	if err != nil {
 		return err
 	}
 	defer conn.Close(ctx)
-	_, err = conn.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
+	_, err = conn.Exec(ctx, sql)
 	return err
 }
 
@@ -463,13 +463,7 @@ func (p *pgbenchJob) run(ctx context.Context) (float64, error) {
 // depends on the WAL written by the ones before, which made figures
 // alternate by ±10 %.
 func checkpoint(ctx context.Context, adminURL string) error {
-	conn, err := pgx.Connect(ctx, adminURL)
-	if err != nil {
-		return err
-	}
-	defer conn.Close(ctx)
-	_, err = conn.Exec(ctx, "CHECKPOINT")
-	return err
+	return adminExec(ctx, adminURL, "CHECKPOINT")
 }
 
 // pgbenchDB is a fresh database with the reference schema.
