@@ -10,7 +10,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/bpmnlite/bpmnlite/bpmn"
-	"github.com/bpmnlite/bpmnlite/persistence"
 	"github.com/bpmnlite/bpmnlite/runtime"
 )
 
@@ -210,16 +209,6 @@ func (e *Engine) DeleteProcessInstanceTx(ctx context.Context, t pgx.Tx, id, reas
 		return err
 	}
 	return e.rt.DeleteProcessInstance(ctx, pt, id, reason)
-}
-
-// dbTx runs a read-only query function in its own transaction.
-func (e *Engine) read(ctx context.Context, fn func(t persistence.Tx) error) error {
-	t, err := e.db.Begin(ctx, true)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = t.Rollback(context.WithoutCancel(ctx)) }()
-	return fn(t)
 }
 
 // Validate parses a BPMN file as Deploy would, without storing anything. It

@@ -245,11 +245,12 @@ func (e *Engine) RegisterBean(name string, v any) { e.rt.RegisterBean(name, v) }
 
 // joinTx wraps a caller's pgx transaction for a ...Tx call.
 func (e *Engine) joinTx(ctx context.Context, t pgx.Tx) (persistence.Tx, error) {
-	if e.db.Dialect() != persistence.Postgres {
+	j, ok := e.db.(persistence.TxJoiner)
+	if !ok {
 		return nil, fmt.Errorf("bpmnlite: running inside a pgx.Tx needs the PostgreSQL backend: %w", ErrBackend)
 	}
 	if t == nil {
 		return nil, errors.New("bpmnlite: nil pgx.Tx")
 	}
-	return persistence.JoinPgx(ctx, t)
+	return j.Join(ctx, t)
 }

@@ -34,15 +34,12 @@ func (e *Engine) ExecuteDueJobs(ctx context.Context, max int) (int, error) {
 func (e *Engine) drain(ctx context.Context, max int, dueOnly bool) (int, error) {
 	ok, runs := 0, 0
 	for runs < max {
-		w := &where{}
-		w.cond("retries > 0")
+		f := persistence.JobFilter{WithRetriesLeft: true, DueFirst: true}
 		if dueOnly {
-			w.args = append(w.args, e.Now().UTC())
-			w.cond(fmt.Sprintf("(due_date IS NULL OR due_date <= $%d)", len(w.args)))
-			w.args = append(w.args, persistence.Active)
-			w.cond(fmt.Sprintf("suspension = $%d", len(w.args)))
+			now := e.Now()
+			f.DueAt = &now
 		}
-		jobs, err := query[*Job](ctx, e, w, "due_date, create_time, id")
+		jobs, err := persistence.List(ctx, e.db, f.Query())
 		if err != nil {
 			return ok, err
 		}

@@ -48,7 +48,7 @@ type batch struct {
 
 // New returns an executor for the engines; Start runs it.
 func New(cfg Config, engines ...*runtime.Engine) (*Executor, error) {
-	if allSQLite(engines) {
+	if allSingleWriter(engines) {
 		// SQLite workers commit the queued jobs together (runGroup): a
 		// deeper queue and larger acquisitions make larger groups.
 		if cfg.QueueSize == 0 {
@@ -414,7 +414,7 @@ func batches(rt *runtime.Engine, jobs []*persistence.Job, now time.Time) []*batc
 func (x *Executor) work(ctx context.Context) {
 	defer x.workers.Done()
 	for b := range x.queue {
-		if b.rt.DB.Dialect() == persistence.SQLite {
+		if b.rt.DB.Capabilities().SingleWriter {
 			x.runGroup(ctx, b)
 			continue
 		}
@@ -544,7 +544,7 @@ func (x *Executor) executeGroup(ctx context.Context, rt *runtime.Engine, jobs []
 			x.log.Debug("acquisition failed", "error", err)
 			return
 		}
-		got, err := persistence.AcquireJobs(cc, cc.Tx, x.acquireParams(rt, reserved))
+		got, err := cc.AcquireJobs(x.acquireParams(rt, reserved))
 		if err != nil {
 			x.log.Debug("acquisition failed", "error", err)
 			_ = cc.RollbackTo(acquireSavepoint)
@@ -635,9 +635,9 @@ func (x *Executor) runJob(ctx context.Context, rt *runtime.Engine, j *persistenc
 // runs, and cancels the job when the lock is lost. It returns a function
 // that stops it.
 func (x *Executor) heartbeat(ctx context.Context, cancel context.CancelFunc, rt *runtime.Engine, jobID string, lock *Lock) func() {
-	if rt.DB.Dialect() != persistence.Postgres {
-		// SQLite: the job's transaction holds the only write lock, so no
-		// other executor can take the job over while it runs.
+	if !rt.DB.Capabilities().NeedsHeartbeat {
+		// A single writer: the job's transaction holds the only write lock,
+		// so no other executor can take the job over while it runs.
 		return func() {}
 	}
 	stop := make(chan struct{})
@@ -688,9 +688,9 @@ func (x *Executor) String() string {
 	return fmt.Sprintf("job executor %s (pool %d, queue %d, %d per acquisition)", x.cfg.LockOwner, x.cfg.PoolSize, x.cfg.QueueSize, x.cfg.MaxJobsPerAcquisition)
 }
 
-func allSQLite(engines []*runtime.Engine) bool {
+func allSingleWriter(engines []*runtime.Engine) bool {
 	for _, rt := range engines {
-		if rt.DB.Dialect() != persistence.SQLite {
+		if !rt.DB.Capabilities().SingleWriter {
 			return false
 		}
 	}

@@ -81,7 +81,8 @@ func AcquireJobs(ctx context.Context, tx Tx, p AcquireParams) ([]*Job, error) {
 	if err := p.validate(); err != nil {
 		return nil, err
 	}
-	query, args := acquireStatement(tx.Dialect(), p)
+	d := dialectOf(tx)
+	query, args := acquireStatement(d, p)
 	rows, err := tx.Query(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("acquire jobs: %w", err)
@@ -90,7 +91,7 @@ func AcquireJobs(ctx context.Context, tx Tx, p AcquireParams) ([]*Job, error) {
 	if err != nil {
 		return nil, err
 	}
-	if p.LogLocked && tx.Dialect() != Postgres {
+	if p.LogLocked && !d.writingWith {
 		if err := logLocked(ctx, tx, jobs, p); err != nil {
 			return nil, err
 		}
@@ -115,7 +116,7 @@ func AcquireJobsAndCommit(ctx context.Context, tx Tx, p AcquireParams) ([]*Job, 
 	if err := p.validate(); err != nil {
 		return nil, err
 	}
-	query, args := acquireStatement(Postgres, p)
+	query, args := acquireStatement(postgresSQL, p)
 	// The commit need not wait for its WAL flush: a lock is a lease. Should
 	// the database crash before the flush, the jobs come back unlocked, and
 	// the connections of the executor that took them die with it, so it
@@ -152,7 +153,7 @@ func scanJobs(rows Rows) ([]*Job, error) {
 }
 
 // logLocked writes the "locked" job log entries where the acquisition
-// statement cannot (SQLite has no data-modifying WITH).
+// statement cannot (SQLite writes nothing inside WITH).
 func logLocked(ctx context.Context, tx Tx, jobs []*Job, p AcquireParams) error {
 	ops := make([]Op, len(jobs))
 	for i, j := range jobs {
@@ -200,12 +201,12 @@ func compareDue(a, b *time.Time) int {
 }
 
 type acquireKey struct {
-	dialect                         Dialect
+	dialect                         *sqlDialect
 	byPriority, preferTimers, byDue bool
 	hasMin, hasMax, deploymentAware bool
 	logLocked                       bool
-	deployments                     int // SQLite binds each id
-	limit                           int // SQLite: written into the statement
+	deployments                     int // bound one by one without arrays
+	limit                           int // for a literal limit
 }
 
 var acquireCache sync.Map // acquireKey → string
@@ -218,14 +219,16 @@ var acquireCache sync.Map // acquireKey → string
 // partial acquisition indexes, and jobs whose lock expired, read through the
 // small index on locked jobs. Keeping the terms of the partial indexes
 // verbatim lets both databases use them (see the migration's comment).
-func acquireStatement(d Dialect, p AcquireParams) (string, []any) {
+func acquireStatement(d *sqlDialect, p AcquireParams) (string, []any) {
 	key := acquireKey{
 		dialect: d, byPriority: p.ByPriority, preferTimers: p.PreferTimers, byDue: p.ByDueDate,
 		hasMin: p.PriorityMin != nil, hasMax: p.PriorityMax != nil, deploymentAware: p.DeploymentIDs != nil,
-		logLocked: p.LogLocked && d == Postgres,
+		logLocked: p.LogLocked && d.writingWith,
 	}
-	if d == SQLite {
+	if !d.arrays {
 		key.deployments = len(p.DeploymentIDs)
+	}
+	if d.literalLimit {
 		key.limit = p.Limit
 	}
 	args := []any{p.Now, p.LockOwner, p.LockUntil, int64(p.Limit)}
@@ -236,12 +239,12 @@ func acquireStatement(d Dialect, p AcquireParams) (string, []any) {
 		args = append(args, *p.PriorityMax)
 	}
 	if p.DeploymentIDs != nil {
-		if d == SQLite {
+		if d.arrays {
+			args = append(args, p.DeploymentIDs)
+		} else {
 			for _, id := range p.DeploymentIDs {
 				args = append(args, id)
 			}
-		} else {
-			args = append(args, p.DeploymentIDs)
 		}
 	}
 	if key.logLocked {
@@ -263,30 +266,17 @@ func acquireStatement(d Dialect, p AcquireParams) (string, []any) {
 }
 
 func buildAcquireStatement(k acquireKey) string {
-	due := "COALESCE(due_date, '-infinity'::timestamptz)"
-	lockRows := " FOR UPDATE SKIP LOCKED"
-	limit := "$4"
-	freshFrom, expiredFrom := "job j", "job j"
-	if k.dialect == SQLite {
-		due = "COALESCE(due_date, -9223372036854775808)"
-		lockRows = ""
-		// Without an ORDER BY to match, SQLite's planner may scan the table;
-		// INDEXED BY pins the index (and fails the statement should its
-		// terms ever stop matching the index's).
-		switch {
-		case k.byPriority:
-			freshFrom = "job j INDEXED BY job_acquire_priority"
-		case k.preferTimers:
-			freshFrom = "job j INDEXED BY job_acquire_timer"
-		default:
-			freshFrom = "job j INDEXED BY job_acquire_due"
-		}
-		expiredFrom = "job j INDEXED BY job_lock_expiration"
-		// A bound LIMIT in a subquery makes SQLite prepare the statement
-		// again at every run (it plans with the value): a literal costs a
-		// statement per limit instead, and saved two thirds of the time.
-		limit = strconv.Itoa(k.limit)
+	d := k.dialect
+	due := d.due
+	freshFrom := d.from("job_acquire_due")
+	switch {
+	case k.byPriority:
+		freshFrom = d.from("job_acquire_priority")
+	case k.preferTimers:
+		freshFrom = d.from("job_acquire_timer")
 	}
+	expiredFrom := d.from("job_lock_expiration")
+	limit := d.limit("$4", k.limit)
 	n := 4
 	param := func() string { n++; return "$" + strconv.Itoa(n) }
 
@@ -300,7 +290,7 @@ func buildAcquireStatement(k acquireKey) string {
 	}
 	if k.deploymentAware {
 		switch {
-		case k.dialect != SQLite:
+		case d.arrays:
 			filter.WriteString(" AND (deployment_id IS NULL OR deployment_id = ANY(" + param() + "))")
 		case k.deployments == 0:
 			filter.WriteString(" AND deployment_id IS NULL")
@@ -312,13 +302,6 @@ func buildAcquireStatement(k acquireKey) string {
 			filter.WriteString(" AND (deployment_id IS NULL OR deployment_id IN (" + strings.Join(ps, ", ") + "))")
 		}
 	}
-	// OFFSET 0 keeps PostgreSQL from turning the check into a hashed subplan
-	// that reads every locked job: it stays one index probe per candidate,
-	// so acquisition does not slow down as locked jobs pile up.
-	fence := ""
-	if k.dialect != SQLite {
-		fence = " OFFSET 0"
-	}
 	// Two acquirers do not see each other's uncommitted locks, so two nodes
 	// acquiring at once would split the exclusive jobs of an instance between
 	// them, and all but one would conflict at its join and run again. On
@@ -326,14 +309,9 @@ func buildAcquireStatement(k acquireKey) string {
 	// second skip the instance instead (try: it never blocks). It is nested
 	// after NOT EXISTS, which the planner does not reorder, so that only
 	// candidates that pass every other test take one.
-	instanceLock := ""
-	if k.dialect != SQLite {
-		instanceLock = " AND (j.process_instance_id IS NULL OR pg_try_advisory_xact_lock(" +
-			strconv.Itoa(int(instanceLockClass)) + ", hashtext(j.process_instance_id)))"
-	}
 	filter.WriteString(" AND (NOT exclusive OR (NOT EXISTS (SELECT 1 FROM job x" +
 		" WHERE x.process_instance_id = j.process_instance_id AND x.exclusive" +
-		" AND x.lock_owner IS NOT NULL AND x.lock_expiration >= $1" + fence + ")" + instanceLock + "))")
+		" AND x.lock_owner IS NOT NULL AND x.lock_expiration >= $1" + d.subqueryFence + ")" + d.instanceLock() + "))")
 
 	var inner, outer []string
 	if k.byPriority {
@@ -353,7 +331,7 @@ func buildAcquireStatement(k acquireKey) string {
 	}
 	candidates := func(from, lockTerms string) string {
 		return "SELECT id, priority, type, " + due + " AS due FROM " + from + " WHERE " + lockTerms +
-			" AND retries > 0 AND suspension = 1" + filter.String() + orderBy(inner) + " LIMIT " + limit + lockRows
+			" AND retries > 0 AND suspension = 1" + filter.String() + orderBy(inner) + " LIMIT " + limit + d.lockRows
 	}
 	return "WITH fresh AS (" + candidates(freshFrom, "lock_owner IS NULL") + ")," +
 		" expired AS (" + candidates(expiredFrom, "lock_owner IS NOT NULL AND lock_expiration < $1") + ")," +

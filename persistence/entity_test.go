@@ -334,12 +334,12 @@ func TestRoundTrip(t *testing.T) {
 				if !reflect.DeepEqual(got, e) {
 					t.Errorf("%s round trip:\n got %+v\nwant %+v", tab.Name, got, e)
 				}
-				sel, err := persistence.Select(ctx, tx, tab, "WHERE id = $1", e.EntityID())
+				sel, err := persistence.SelectWhere(ctx, tx, tab, "WHERE id = $1", e.EntityID())
 				if err != nil || len(sel) != 1 || !reflect.DeepEqual(sel[0], e) {
 					t.Errorf("select %s: %v %+v", tab.Name, err, sel)
 				}
 			}
-			all, err := persistence.Select(ctx, tx, tab, "ORDER BY id")
+			all, err := persistence.SelectWhere(ctx, tx, tab, "ORDER BY id")
 			if err != nil || len(all) != 2 {
 				t.Errorf("select all %s: %v, %d rows", tab.Name, err, len(all))
 			}
@@ -412,7 +412,7 @@ func TestTypedHelpers(t *testing.T) {
 		if err != nil || len(none) != 0 {
 			t.Errorf("empty select: %v %v", err, none)
 		}
-		if _, err := persistence.Select(ctx, tx, persistence.TaskTable, "WHERE no_such_column = 1"); err == nil || !strings.Contains(err.Error(), "select task") {
+		if _, err := persistence.SelectWhere(ctx, tx, persistence.TaskTable, "WHERE no_such_column = 1"); err == nil || !strings.Contains(err.Error(), "select task") {
 			t.Errorf("bad where: %v", err)
 		}
 	})

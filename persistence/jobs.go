@@ -11,10 +11,7 @@ import (
 // or the next expiry of a held lock. nil when there is none. It reads the
 // acquisition indexes, so it stays cheap with many jobs.
 func NextWakeup(ctx context.Context, tx Tx, now time.Time) (*time.Time, error) {
-	due := "COALESCE(due_date, '-infinity'::timestamptz)"
-	if tx.Dialect() == SQLite {
-		due = "COALESCE(due_date, -9223372036854775808)"
-	}
+	due := dialectOf(tx).due
 	q := "SELECT (SELECT MIN(" + due + ") FROM job WHERE lock_owner IS NULL AND retries > 0 AND suspension = 1 AND " + due + " > $1)," +
 		" (SELECT MIN(lock_expiration) FROM job WHERE lock_owner IS NOT NULL AND lock_expiration >= $1)"
 	rows, err := tx.Query(ctx, q, now)

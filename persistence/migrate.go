@@ -65,11 +65,7 @@ func applyMigrations(ctx context.Context, tx Tx, d Dialect, log *slog.Logger) er
 	if err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
-	timeType := "timestamptz"
-	if d == SQLite {
-		timeType = "INTEGER"
-	}
-	if _, err := tx.Exec(ctx, "CREATE TABLE IF NOT EXISTS bpmnlite_migration (version INTEGER PRIMARY KEY, applied_at "+timeType+" NOT NULL)"); err != nil {
+	if _, err := tx.Exec(ctx, "CREATE TABLE IF NOT EXISTS bpmnlite_migration (version INTEGER PRIMARY KEY, applied_at "+dialectOf(tx).timeType+" NOT NULL)"); err != nil {
 		return fmt.Errorf("migrate: create bpmnlite_migration: %w", err)
 	}
 	applied := map[int]bool{}

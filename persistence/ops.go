@@ -152,18 +152,6 @@ func Get(ctx context.Context, tx Tx, table *Table, id string) (Entity, error) {
 	return e, nil
 }
 
-// Select reads the rows of table matching where: the SQL after "FROM table",
-// e.g. "WHERE process_instance_id = $1 ORDER BY start_time" ("" for all rows).
-// where is SQL text: pass values as args, never inside where.
-func Select(ctx context.Context, tx Tx, table *Table, where string, args ...any) ([]Entity, error) {
-	var out []Entity
-	err := scanAll(ctx, tx, table, where, args, func(e Entity) error {
-		out = append(out, e)
-		return nil
-	})
-	return out, err
-}
-
 func scanAll(ctx context.Context, tx Tx, table *Table, where string, args []any, add func(Entity) error) error {
 	rows, err := tx.Query(ctx, table.statements().selectPrefix+where, args...)
 	if err != nil {
@@ -202,17 +190,6 @@ func GetAs[T Entity](ctx context.Context, tx Tx, id string) (T, error) {
 	return e.(T), nil
 }
 
-// SelectAs is Select for entity type T, e.g.
-// SelectAs[*Task](ctx, tx, "WHERE process_instance_id = $1", pi).
-func SelectAs[T Entity](ctx context.Context, tx Tx, where string, args ...any) ([]T, error) {
-	var out []T
-	err := scanAll(ctx, tx, tableOf[T](), where, args, func(e Entity) error {
-		out = append(out, e.(T))
-		return nil
-	})
-	return out, err
-}
-
 // Flush writes ops in one batch (one round trip on PostgreSQL): inserts by
 // ascending table order (stable, so the caller's order holds within a
 // table), then updates, then deletes by descending table order. Updates and
@@ -220,13 +197,13 @@ func SelectAs[T Entity](ctx context.Context, tx Tx, where string, args ...any) (
 // rows in the same order and do not deadlock. Any update or delete that
 // matches no row fails the flush with an *OptimisticLockError; the
 // transaction must then be rolled back. Revisions are bumped only when the
-// whole flush succeeded. The raw statements (history end times, bulk
-// deletes: writes without a revision check) follow in the same batch.
-func Flush(ctx context.Context, tx Tx, ops []Op, raw ...Stmt) error {
-	if len(ops) == 0 && len(raw) == 0 {
+// whole flush succeeded. The writes (history end times, bulk deletes:
+// statements without a revision check) follow in the same batch.
+func Flush(ctx context.Context, tx Tx, ops []Op, writes ...Write) error {
+	if len(ops) == 0 && len(writes) == 0 {
 		return nil
 	}
-	sorted, stmts, first, err := flushStatements(ops, raw, false)
+	sorted, stmts, first, err := flushStatements(ops, statementsOf(writes), false)
 	if err != nil {
 		return err
 	}
@@ -275,21 +252,21 @@ func compareOps(a, b Op) int {
 	return cmp.Compare(a.Entity.EntityID(), b.Entity.EntityID())
 }
 
-// FlushCommit writes ops and raw like Flush, then commits. On PostgreSQL
+// FlushCommit writes ops and writes like Flush, then commits. On PostgreSQL
 // (outside a caller's transaction) the statements and the COMMIT go in one
 // round trip: updates and deletes check their row count on the server, so
 // a conflict aborts the transaction before COMMIT runs and comes back as an
 // *OptimisticLockError. On any error the transaction is left open and
 // aborted: roll it back (or back to a savepoint set before).
-func FlushCommit(ctx context.Context, tx Tx, ops []Op, raw ...Stmt) error {
+func FlushCommit(ctx context.Context, tx Tx, ops []Op, writes ...Write) error {
 	pg, ok := tx.(*pgTx)
 	if !ok || pg.joined != nil {
-		if err := Flush(ctx, tx, ops, raw...); err != nil {
+		if err := Flush(ctx, tx, ops, writes...); err != nil {
 			return err
 		}
 		return tx.Commit(ctx)
 	}
-	sorted, stmts, first, err := flushStatements(ops, raw, true)
+	sorted, stmts, first, err := flushStatements(ops, statementsOf(writes), true)
 	if err != nil {
 		return err
 	}

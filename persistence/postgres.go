@@ -80,6 +80,19 @@ func JoinPgx(ctx context.Context, tx pgx.Tx) (Tx, error) {
 
 func (d *pgDB) Dialect() Dialect { return Postgres }
 
+func (d *pgDB) Capabilities() Capabilities {
+	return Capabilities{ListenNotify: true, NeedsHeartbeat: true, CallerTransactions: true}
+}
+
+// TxJoiner is a database whose commands can run inside a transaction the
+// caller owns.
+type TxJoiner interface {
+	// Join wraps the caller's transaction (see JoinPgx).
+	Join(ctx context.Context, tx pgx.Tx) (Tx, error)
+}
+
+func (d *pgDB) Join(ctx context.Context, tx pgx.Tx) (Tx, error) { return JoinPgx(ctx, tx) }
+
 // Begin takes a connection; BEGIN itself is sent with the transaction's
 // first statement, saving a round trip per command.
 func (d *pgDB) Begin(ctx context.Context, readOnly bool) (Tx, error) {
@@ -487,14 +500,14 @@ type Notifier interface {
 	// of its own; calls made while a notification is being sent are merged
 	// into the next one.
 	Notify(channel, payload string)
-	// NotifyAtCommit returns the statement that, run in a transaction,
+	// NotifyAtCommit returns the write that, run in a transaction,
 	// sends payload on channel when that transaction commits: for
 	// transactions whose commit the engine does not see (a caller's).
-	NotifyAtCommit(channel, payload string) Stmt
+	NotifyAtCommit(channel, payload string) Write
 }
 
-func (d *pgDB) NotifyAtCommit(channel, payload string) Stmt {
-	return Stmt{SQL: "SELECT pg_notify($1, $2)", Args: []any{channel, payload}}
+func (d *pgDB) NotifyAtCommit(channel, payload string) Write {
+	return newWrite("SELECT pg_notify($1, $2)", channel, payload)
 }
 
 // Notify sends the notification from a connection of its own, outside the

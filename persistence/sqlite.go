@@ -116,6 +116,8 @@ func (d *sqliteDB) migrate(ctx context.Context) error {
 
 func (d *sqliteDB) Dialect() Dialect { return SQLite }
 
+func (d *sqliteDB) Capabilities() Capabilities { return Capabilities{SingleWriter: true} }
+
 // Begin starts a read-write transaction with BEGIN IMMEDIATE, or a deferred
 // one on a read-only connection. Cancelling ctx rolls the transaction back.
 func (d *sqliteDB) Begin(ctx context.Context, readOnly bool) (Tx, error) {

@@ -2,9 +2,12 @@
 // every SQL statement of the engine, for two backends: embedded SQLite
 // (modernc.org/sqlite, pure Go; the default) and PostgreSQL (pgx/v5).
 //
-// Upper layers work on entities (entities.go) through a Tx: generic insert,
-// update (optimistic lock on rev), delete and select by table, plus a few
-// named statements (acquisition, bulk updates).
+// Upper layers work on entities (entities.go) and never write SQL: they
+// insert, update (optimistic lock on rev) and delete entities through a
+// flush (ops.go), read them by id or through named queries and filters
+// (queries.go, filters.go), and call named operations for the rest
+// (acquire.go, jobs.go). What the backends do differently is written once
+// per backend (dialect.go) and shown to upper layers as Capabilities.
 package persistence
 
 import (
@@ -38,7 +41,10 @@ const (
 
 // DB is an open database with the engine's schema migrated.
 type DB interface {
+	// Dialect names the backend, for messages; behaviour that differs
+	// between backends is asked for through Capabilities.
 	Dialect() Dialect
+	Capabilities() Capabilities
 	// Begin opens a transaction. SQLite write transactions begin IMMEDIATE.
 	Begin(ctx context.Context, readOnly bool) (Tx, error)
 	Close() error

@@ -152,14 +152,12 @@ func (e *Engine) Correlate(ctx context.Context, t persistence.Tx, req CorrelateR
 	var ids []string
 	err := e.command(ctx, t, func(c *command) error {
 		ids = nil
-		rows, err := c.cc.Select(persistence.EventSubscriptionTable,
-			"WHERE event_type = $1 AND event_name = $2 ORDER BY created", persistence.SubscriptionMessage, req.MessageName)
+		subs, err := tx.Select(c.cc, persistence.SubscriptionsTo(persistence.SubscriptionMessage, req.MessageName))
 		if err != nil {
 			return err
 		}
 		var matches, starts []*persistence.EventSubscription
-		for _, r := range rows {
-			s := r.(*persistence.EventSubscription)
+		for _, s := range subs {
 			if s.ExecutionID == "" {
 				starts = append(starts, s)
 				continue

@@ -101,7 +101,7 @@ func (c *command) loadInstance(id string) (*instance, error) {
 	if in := c.instances[id]; in != nil {
 		return in, nil
 	}
-	rows, err := c.cc.Select(persistence.ExecutionTable, "WHERE process_instance_id = $1", id)
+	rows, err := tx.Select(c.cc, persistence.ExecutionsOfInstance(id))
 	if err != nil {
 		return nil, err
 	}
@@ -110,7 +110,7 @@ func (c *command) loadInstance(id string) (*instance, error) {
 	}
 	in := &instance{c: c, execs: make(map[string]*execution, len(rows))}
 	for _, r := range rows {
-		x := &execution{Execution: r.(*persistence.Execution), inst: in}
+		x := &execution{Execution: r, inst: in}
 		in.execs[x.ID] = x
 	}
 	for _, x := range in.execs {

@@ -287,11 +287,11 @@ type parsedResource struct {
 // resources are exactly the given ones, byte for byte.
 func (e *Engine) unchangedDeployment(cc *tx.Context, name string, all []parsedResource) (*Deployment, error) {
 	// Ids are time-ordered: they break ties between equal deploy times.
-	deps, err := persistence.SelectAs[*persistence.Deployment](cc, cc.Tx, "WHERE name = $1 ORDER BY deploy_time DESC, id DESC LIMIT 1", name)
+	deps, err := tx.Select(cc, persistence.LatestDeploymentNamed(name))
 	if err != nil || len(deps) == 0 {
 		return nil, err
 	}
-	res, err := persistence.SelectAs[*persistence.Resource](cc, cc.Tx, "WHERE deployment_id = $1", deps[0].ID)
+	res, err := tx.Select(cc, persistence.ResourcesOfDeployment(deps[0].ID))
 	if err != nil || len(res) != len(all) {
 		return nil, err
 	}
@@ -304,7 +304,7 @@ func (e *Engine) unchangedDeployment(cc *tx.Context, name string, all []parsedRe
 			return nil, nil
 		}
 	}
-	defs, err := persistence.SelectAs[*persistence.ProcessDefinition](cc, cc.Tx, "WHERE deployment_id = $1 ORDER BY key", deps[0].ID)
+	defs, err := tx.Select(cc, persistence.DefinitionsOfDeployment(deps[0].ID))
 	if err != nil {
 		return nil, err
 	}
@@ -367,7 +367,7 @@ func (e *Engine) deployProcess(cc *tx.Context, d *persistence.Deployment, resour
 }
 
 func (e *Engine) latestDefinitionRow(cc *tx.Context, key string) (*persistence.ProcessDefinition, error) {
-	rows, err := persistence.SelectAs[*persistence.ProcessDefinition](cc, cc.Tx, "WHERE key = $1 ORDER BY version DESC LIMIT 1", key)
+	rows, err := tx.Select(cc, persistence.LatestDefinition(key))
 	if err != nil || len(rows) == 0 {
 		return nil, err
 	}
@@ -392,7 +392,7 @@ func (e *Engine) Definition(cc *tx.Context, id string) (*Definition, error) {
 }
 
 func (e *Engine) loadDefinition(cc *tx.Context, pd *persistence.ProcessDefinition) (*Definition, error) {
-	res, err := persistence.SelectAs[*persistence.Resource](cc, cc.Tx, "WHERE deployment_id = $1 AND name = $2", pd.DeploymentID, pd.ResourceName)
+	res, err := tx.Select(cc, persistence.ResourceNamed(pd.DeploymentID, pd.ResourceName))
 	if err != nil {
 		return nil, err
 	}

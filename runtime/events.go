@@ -7,6 +7,7 @@ import (
 	"github.com/bpmnlite/bpmnlite/bpmn"
 	"github.com/bpmnlite/bpmnlite/expression"
 	"github.com/bpmnlite/bpmnlite/persistence"
+	"github.com/bpmnlite/bpmnlite/tx"
 )
 
 // armBoundaries creates the timers and subscriptions of a's boundary events
@@ -89,20 +90,20 @@ func (c *command) clearWaits(x *execution, a *bpmn.Activity) error {
 // deleteWaits deletes x's event subscriptions and its jobs (timers only,
 // unless all).
 func (c *command) deleteWaits(x *execution, timersOnly bool) error {
-	subs, err := c.cc.Select(persistence.EventSubscriptionTable, "WHERE execution_id = $1", x.ID)
+	subs, err := tx.Select(c.cc, persistence.SubscriptionsOfExecution(x.ID))
 	if err != nil {
 		return err
 	}
 	for _, s := range subs {
 		c.cc.Delete(s)
 	}
-	jobs, err := c.cc.Select(persistence.JobTable, "WHERE process_instance_id = $1 AND execution_id = $2", x.ProcessInstanceID, x.ID)
+	jobs, err := tx.Select(c.cc, persistence.JobsOfExecution(x.ProcessInstanceID, x.ID))
 	if err != nil {
 		return err
 	}
 	for _, j := range jobs {
-		if !timersOnly || j.(*persistence.Job).Type == persistence.JobTimer {
-			c.deleteJob(j.(*persistence.Job))
+		if !timersOnly || j.Type == persistence.JobTimer {
+			c.deleteJob(j)
 		}
 	}
 	for _, j := range c.cc.Cached(persistence.JobTable, func(e persistence.Entity) bool {
@@ -131,7 +132,7 @@ func (c *command) cancelWaits(x *execution, reason string) error {
 	}
 	switch a.Kind {
 	case bpmn.UserTask:
-		tasks, err := c.cc.Select(persistence.TaskTable, "WHERE execution_id = $1", x.ID)
+		tasks, err := tx.Select(c.cc, persistence.TasksOfExecution(x.ID))
 		if err != nil {
 			return err
 		}
@@ -140,7 +141,7 @@ func (c *command) cancelWaits(x *execution, reason string) error {
 		}
 	case bpmn.ServiceTask, bpmn.SendTask:
 		if a.External {
-			ets, err := c.cc.Select(persistence.ExternalTaskTable, "WHERE execution_id = $1", x.ID)
+			ets, err := tx.Select(c.cc, persistence.ExternalTasksOfExecution(x.ID))
 			if err != nil {
 				return err
 			}
@@ -149,12 +150,12 @@ func (c *command) cancelWaits(x *execution, reason string) error {
 			}
 		}
 	case bpmn.CallActivity:
-		subs, err := c.cc.Select(persistence.ExecutionTable, "WHERE super_execution_id = $1", x.ID)
+		subs, err := tx.Select(c.cc, persistence.InstancesCalledBy(x.ID))
 		if err != nil {
 			return err
 		}
 		for _, s := range subs {
-			in, err := c.loadInstance(s.(*persistence.Execution).ProcessInstanceID)
+			in, err := c.loadInstance(s.ProcessInstanceID)
 			if err != nil {
 				return err
 			}
@@ -304,13 +305,11 @@ func (c *command) throwSignal(name string, vars map[string]any) error {
 	if err := c.cc.Flush(); err != nil {
 		return err
 	}
-	subs, err := c.cc.Select(persistence.EventSubscriptionTable,
-		"WHERE event_type = $1 AND event_name = $2 ORDER BY created", persistence.SubscriptionSignal, name)
+	subs, err := tx.Select(c.cc, persistence.SubscriptionsTo(persistence.SubscriptionSignal, name))
 	if err != nil {
 		return err
 	}
-	for _, s := range subs {
-		sub := s.(*persistence.EventSubscription)
+	for _, sub := range subs {
 		if sub.ExecutionID == "" {
 			continue
 		}

@@ -54,7 +54,7 @@ func (c *command) historyEnd(x *execution, canceled bool) {
 		c.cc.Update(h)
 		return
 	}
-	c.cc.Exec("UPDATE hist_activity_instance SET end_time = $1, canceled = $2 WHERE id = $3", now, canceled, id)
+	c.cc.Write(persistence.EndActivityInstance(id, now, canceled))
 }
 
 // historyInstanceStart records a new process instance.
@@ -94,6 +94,5 @@ func (c *command) historyInstanceEnd(in *instance, state, reason, endActivity st
 		c.cc.Update(h) // a no-op unless a flush already inserted h
 		return
 	}
-	c.cc.Exec("UPDATE hist_process_instance SET end_time = $1, state = $2, delete_reason = $3, end_activity_id = $4 WHERE id = $5",
-		now, state, reason, endActivity, in.root.ID)
+	c.cc.Write(persistence.EndProcessInstance(in.root.ID, now, state, reason, endActivity))
 }

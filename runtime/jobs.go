@@ -103,7 +103,7 @@ func (c *command) jobDefinition(def *Definition, activity, kind string) (*persis
 			m = set.byKey
 		} else {
 			loaded := time.Now()
-			rows, err := persistence.SelectAs[*persistence.JobDefinition](c.cc, c.cc.Tx, "WHERE process_definition_id = $1", def.ID)
+			rows, err := tx.Read(c.cc, persistence.JobDefinitionsOf(def.ID))
 			if err != nil {
 				return nil, err
 			}
@@ -288,8 +288,7 @@ func (c *command) insertJob(j *persistence.Job) {
 	if n, ok := c.e.DB.(persistence.Notifier); ok && len(c.jobDue) == 0 && c.cc.InCallerTx {
 		// Delivered when the caller commits, to the job executors of every
 		// node; after our own commits notifyJobs sends it instead.
-		st := n.NotifyAtCommit(c.e.jobChannel, c.e.ID)
-		c.cc.Exec(st.SQL, st.Args...)
+		c.cc.Write(n.NotifyAtCommit(c.e.jobChannel, c.e.ID))
 	}
 	c.jobDue = append(c.jobDue, j)
 }
@@ -406,8 +405,7 @@ func (e *Engine) createStartEvents(cc *tx.Context, def *Definition, jobDefs map[
 // removeStartEvents deletes the start timers and message start subscriptions
 // of a definition replaced by a new version.
 func (e *Engine) removeStartEvents(cc *tx.Context, defID string) error {
-	cc.Exec("DELETE FROM job WHERE process_definition_id = $1 AND process_instance_id IS NULL AND handler_type = $2", defID, persistence.HandlerTimerStart)
-	cc.Exec("DELETE FROM event_subscription WHERE process_definition_id = $1 AND execution_id IS NULL", defID)
+	cc.Write(persistence.DeleteStartTimers(defID), persistence.DeleteStartSubscriptions(defID))
 	return nil
 }
 

@@ -71,7 +71,7 @@ func (c *command) endInstance(in *instance, state, reason string) error {
 		}
 	}
 	c.historyInstanceEnd(in, state, reason, in.lastEnd)
-	c.cc.Exec("DELETE FROM incident WHERE process_instance_id = $1", root.ID)
+	c.cc.Write(persistence.DeleteIncidentsOfInstance(root.ID))
 	c.e.Log.Debug("process instance ended", "instance", root.ID, "definition", in.def.ID, "state", state)
 	if err := c.removeExecution(root); err != nil {
 		return err
@@ -99,7 +99,7 @@ func (c *command) deleteInstance(in *instance, reason, state string) error {
 		return err
 	}
 	c.historyInstanceEnd(in, state, reason, "")
-	c.cc.Exec("DELETE FROM incident WHERE process_instance_id = $1", root.ID)
+	c.cc.Write(persistence.DeleteIncidentsOfInstance(root.ID))
 	return c.removeExecution(root)
 }
 

@@ -62,12 +62,12 @@ func (e *Engine) SetJobRetriesByDefinition(ctx context.Context, jobDefinitionID 
 		if _, err := e.jobDefinitionRow(cc, jobDefinitionID); err != nil {
 			return err
 		}
-		jobs, err := cc.Select(persistence.JobTable, "WHERE job_definition_id = $1", jobDefinitionID)
+		jobs, err := tx.Select(cc, persistence.JobsOfJobDefinition(jobDefinitionID))
 		if err != nil {
 			return err
 		}
 		for _, j := range jobs {
-			if err := e.setRetries(cc, j.(*persistence.Job), retries); err != nil {
+			if err := e.setRetries(cc, j, retries); err != nil {
 				return err
 			}
 		}
@@ -127,12 +127,12 @@ func (e *Engine) CreateIncident(cc *tx.Context, j *persistence.Job) error {
 // resolveJobIncidents removes the incident of job and the incidents it
 // caused in calling instances.
 func (e *Engine) resolveJobIncidents(cc *tx.Context, j *persistence.Job) error {
-	roots, err := cc.Select(persistence.IncidentTable, "WHERE configuration = $1 AND type = $2", j.ID, persistence.IncidentFailedJob)
+	roots, err := tx.Select(cc, persistence.IncidentsOfJob(j.ID))
 	if err != nil {
 		return err
 	}
 	for _, r := range roots {
-		chain, err := cc.Select(persistence.IncidentTable, "WHERE root_cause_incident_id = $1", r.EntityID())
+		chain, err := tx.Select(cc, persistence.IncidentsCausedBy(r.ID))
 		if err != nil {
 			return err
 		}
@@ -189,12 +189,12 @@ func (e *Engine) SetOverridingJobPriority(ctx context.Context, jobDefinitionID s
 		if !cascade || priority == nil {
 			return nil
 		}
-		jobs, err := cc.Select(persistence.JobTable, "WHERE job_definition_id = $1", jobDefinitionID)
+		jobs, err := tx.Select(cc, persistence.JobsOfJobDefinition(jobDefinitionID))
 		if err != nil {
 			return err
 		}
 		for _, j := range jobs {
-			j.(*persistence.Job).Priority = *priority
+			j.Priority = *priority
 			cc.Update(j)
 		}
 		return nil
@@ -222,11 +222,11 @@ func suspension(suspend bool) int {
 
 // setSuspension suspends or activates the rows (executions, tasks, external
 // tasks, jobs) that are not in that state yet.
-func setSuspension(cc *tx.Context, rows []persistence.Entity, suspend bool) {
+func setSuspension[T persistence.Entity](cc *tx.Context, rows []T, suspend bool) {
 	want := suspension(suspend)
 	for _, r := range rows {
 		var state *int
-		switch x := r.(type) {
+		switch x := any(r).(type) {
 		case *persistence.Execution:
 			state = &x.Suspension
 		case *persistence.Task:
@@ -266,7 +266,7 @@ func (e *Engine) suspendJobDefinition(cc *tx.Context, jd *persistence.JobDefinit
 	if !includeJobs {
 		return nil
 	}
-	jobs, err := cc.Select(persistence.JobTable, "WHERE job_definition_id = $1", jd.ID)
+	jobs, err := tx.Select(cc, persistence.JobsOfJobDefinition(jd.ID))
 	if err != nil {
 		return err
 	}
@@ -291,24 +291,24 @@ func (e *Engine) SuspendProcessDefinition(ctx context.Context, definitionID stri
 		}
 		row := *pd
 		cc.AfterCommit(func() { e.refreshDefinition(&row) })
-		jds, err := cc.Select(persistence.JobDefinitionTable, "WHERE process_definition_id = $1", pd.ID)
+		jds, err := tx.Select(cc, persistence.JobDefinitionsOf(pd.ID))
 		if err != nil {
 			return err
 		}
 		for _, jd := range jds {
-			if err := e.suspendJobDefinition(cc, jd.(*persistence.JobDefinition), suspend, true); err != nil {
+			if err := e.suspendJobDefinition(cc, jd, suspend, true); err != nil {
 				return err
 			}
 		}
 		if !includeInstances {
 			return nil
 		}
-		roots, err := cc.Select(persistence.ExecutionTable, "WHERE process_definition_id = $1 AND parent_id IS NULL", pd.ID)
+		roots, err := tx.Select(cc, persistence.InstancesOfDefinition(pd.ID))
 		if err != nil {
 			return err
 		}
 		for _, r := range roots {
-			if err := e.suspendInstance(cc, r.(*persistence.Execution).ID, suspend); err != nil {
+			if err := e.suspendInstance(cc, r.ID, suspend); err != nil {
 				return err
 			}
 		}
@@ -324,16 +324,29 @@ func (e *Engine) SuspendProcessInstance(ctx context.Context, id string, suspend 
 }
 
 func (e *Engine) suspendInstance(cc *tx.Context, id string, suspend bool) error {
-	for _, table := range []*persistence.Table{persistence.ExecutionTable, persistence.TaskTable, persistence.ExternalTaskTable, persistence.JobTable} {
-		rows, err := cc.Select(table, "WHERE process_instance_id = $1", id)
-		if err != nil {
-			return err
-		}
-		if table == persistence.ExecutionTable && len(rows) == 0 {
-			return fmt.Errorf("process instance %q: %w", id, persistence.ErrNotFound)
-		}
-		setSuspension(cc, rows, suspend)
+	execs, err := tx.Select(cc, persistence.ExecutionsOfInstance(id))
+	if err != nil {
+		return err
 	}
+	if len(execs) == 0 {
+		return fmt.Errorf("process instance %q: %w", id, persistence.ErrNotFound)
+	}
+	setSuspension(cc, execs, suspend)
+	tasks, err := tx.Select(cc, persistence.TasksOfInstance(id))
+	if err != nil {
+		return err
+	}
+	setSuspension(cc, tasks, suspend)
+	ets, err := tx.Select(cc, persistence.ExternalTasksOfInstance(id))
+	if err != nil {
+		return err
+	}
+	setSuspension(cc, ets, suspend)
+	jobs, err := tx.Select(cc, persistence.JobsOfInstance(id))
+	if err != nil {
+		return err
+	}
+	setSuspension(cc, jobs, suspend)
 	return nil
 }
 
@@ -386,15 +399,14 @@ func (e *Engine) DeleteDeployment(ctx context.Context, id string, cascade bool) 
 		if err != nil {
 			return fmt.Errorf("deployment %q: %w", id, err)
 		}
-		defs, err := cc.Select(persistence.ProcessDefinitionTable, "WHERE deployment_id = $1", id)
+		defs, err := tx.Select(cc, persistence.DefinitionsOfDeployment(id))
 		if err != nil {
 			return err
 		}
 		c := e.newCommand(cc)
-		for _, d := range defs {
-			pd := d.(*persistence.ProcessDefinition)
+		for _, pd := range defs {
 			defIDs = append(defIDs, pd.ID)
-			roots, err := cc.Select(persistence.ExecutionTable, "WHERE process_definition_id = $1 AND parent_id IS NULL", pd.ID)
+			roots, err := tx.Select(cc, persistence.InstancesOfDefinition(pd.ID))
 			if err != nil {
 				return err
 			}
@@ -402,7 +414,7 @@ func (e *Engine) DeleteDeployment(ctx context.Context, id string, cascade bool) 
 				return fmt.Errorf("deployment %s: process definition %s has %d running instances; delete with cascade to remove them", id, pd.ID, len(roots))
 			}
 			for _, r := range roots {
-				in, err := c.loadInstance(r.(*persistence.Execution).ID)
+				in, err := c.loadInstance(r.ID)
 				if err != nil {
 					return err
 				}
@@ -410,15 +422,13 @@ func (e *Engine) DeleteDeployment(ctx context.Context, id string, cascade bool) 
 					return err
 				}
 			}
-			cc.Exec("DELETE FROM job WHERE process_definition_id = $1", pd.ID)
-			cc.Exec("DELETE FROM event_subscription WHERE process_definition_id = $1", pd.ID)
-			cc.Exec("DELETE FROM job_definition WHERE process_definition_id = $1", pd.ID)
+			cc.Write(persistence.DeleteDefinitionRows(pd.ID)...)
 			cc.Delete(pd)
 		}
 		if err := c.run(); err != nil {
 			return err
 		}
-		cc.Exec("DELETE FROM resource WHERE deployment_id = $1", id)
+		cc.Write(persistence.DeleteResourcesOfDeployment(id))
 		cc.Delete(dep)
 		return nil
 	})

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/bpmnlite/bpmnlite/persistence"
+	"github.com/bpmnlite/bpmnlite/tx"
 )
 
 // encodeVariable stores the Go value v in variable row r, choosing the type
@@ -141,13 +142,12 @@ func (in *instance) loadVariables() error {
 	if in.varsLoaded {
 		return nil
 	}
-	rows, err := in.c.cc.Select(persistence.VariableTable, "WHERE process_instance_id = $1", in.root.ID)
+	rows, err := tx.Select(in.c.cc, persistence.VariablesOfInstance(in.root.ID))
 	if err != nil {
 		return err
 	}
 	in.vars = make(map[string]map[string]*persistence.Variable)
-	for _, r := range rows {
-		v := r.(*persistence.Variable)
+	for _, v := range rows {
 		if v.TaskID != "" {
 			continue
 		}
@@ -279,7 +279,7 @@ func (c *command) deleteLocalVariables(x *execution) error {
 		return nil
 	}
 	// Not loaded: delete without reading; nothing else in this command holds them.
-	c.cc.Exec("DELETE FROM variable WHERE execution_id = $1", x.ID)
+	c.cc.Write(persistence.DeleteVariablesOfExecution(x.ID))
 	return nil
 }
 

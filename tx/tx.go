@@ -29,15 +29,16 @@ type Executor struct {
 // and its pending changes. It is used by one goroutine at a time.
 type Context struct {
 	context.Context
-	Tx    persistence.Tx
 	Clock Clock
+
+	tx persistence.Tx
 
 	cache   map[cacheKey]persistence.Entity
 	loaded  map[cacheKey][]any // rows as read or last flushed: updates write what changed
 	pending []pendingOp
 	index   map[cacheKey]int // position in pending of the entity's insert/update
 	deleted map[cacheKey]bool
-	raw     []persistence.Stmt
+	writes  []persistence.Write
 
 	afterCommit []func()
 	hooksAt     map[string]int // len(afterCommit) at each savepoint
@@ -112,7 +113,7 @@ func (x *Executor) newContext(ctx context.Context, t persistence.Tx) *Context {
 	}
 	return &Context{
 		Context: ctx,
-		Tx:      t,
+		tx:      t,
 		Clock:   clock,
 		cache:   make(map[cacheKey]persistence.Entity),
 		loaded:  make(map[cacheKey][]any),
@@ -139,7 +140,7 @@ func (cc *Context) Commit() error {
 	if cc.committed {
 		return errors.New("tx: command already committed")
 	}
-	if err := persistence.FlushCommit(cc, cc.Tx, cc.pendingOps(), cc.raw...); err != nil {
+	if err := persistence.FlushCommit(cc, cc.tx, cc.pendingOps(), cc.writes...); err != nil {
 		return err
 	}
 	cc.committed = true
@@ -209,10 +210,10 @@ func (cc *Context) Delete(e persistence.Entity) {
 // IsDeleted reports whether e was deleted in this command.
 func (cc *Context) IsDeleted(e persistence.Entity) bool { return cc.deleted[keyOf(e)] }
 
-// Exec schedules a statement that needs no revision check (history end
-// times, bulk updates); it runs after the entity changes at flush.
-func (cc *Context) Exec(sql string, args ...any) {
-	cc.raw = append(cc.raw, persistence.Stmt{SQL: sql, Args: args})
+// Write schedules a write that needs no revision check (history end
+// times, bulk deletes); it runs after the entity changes at flush.
+func (cc *Context) Write(w ...persistence.Write) {
+	cc.writes = append(cc.writes, w...)
 }
 
 // Cache puts an entity read elsewhere (an acquired job) into the cache as
@@ -245,7 +246,7 @@ func (cc *Context) Get(table *persistence.Table, id string) (persistence.Entity,
 	if e, ok := cc.cache[k]; ok {
 		return e, nil
 	}
-	e, err := persistence.Get(cc, cc.Tx, table, id)
+	e, err := persistence.Get(cc, cc.tx, table, id)
 	if err != nil {
 		return nil, err
 	}
@@ -253,12 +254,12 @@ func (cc *Context) Get(table *persistence.Table, id string) (persistence.Entity,
 	return e, nil
 }
 
-// Select queries table (where is the SQL after "FROM table") and returns the
-// cached instance for every row already known to this command, leaving out
-// rows it deleted. Rows inserted by this command and not yet flushed are not
-// seen: callers load what they need before changing it.
-func (cc *Context) Select(table *persistence.Table, where string, args ...any) ([]persistence.Entity, error) {
-	rows, err := persistence.Select(cc, cc.Tx, table, where, args...)
+// Select runs q in the command's transaction and returns the cached
+// instance for every row already known to the command, leaving out rows it
+// deleted. Rows inserted by the command and not yet flushed are not seen:
+// callers load what they need before changing it.
+func Select[T persistence.Entity](cc *Context, q persistence.Query[T]) ([]T, error) {
+	rows, err := persistence.Select(cc, cc.tx, q)
 	if err != nil {
 		return nil, err
 	}
@@ -269,13 +270,26 @@ func (cc *Context) Select(table *persistence.Table, where string, args ...any) (
 			continue
 		}
 		if c, ok := cc.cache[k]; ok {
-			e = c
+			e = c.(T)
 		} else {
 			cc.remember(e)
 		}
 		out = append(out, e)
 	}
 	return out, nil
+}
+
+// Read runs q in the command's transaction past the entity cache: for rows
+// kept beyond the command (read-only caches), which the command must not
+// change.
+func Read[T persistence.Entity](cc *Context, q persistence.Query[T]) ([]T, error) {
+	return persistence.Select(cc, cc.tx, q)
+}
+
+// AcquireJobs locks jobs for a job executor inside the command's
+// transaction, so that the locks commit with it (see persistence.AcquireJobs).
+func (cc *Context) AcquireJobs(p persistence.AcquireParams) ([]*persistence.Job, error) {
+	return persistence.AcquireJobs(cc, cc.tx, p)
 }
 
 // Cached returns every cached entity of table matching keep (including
@@ -294,10 +308,10 @@ func (cc *Context) Cached(table *persistence.Table, keep func(persistence.Entity
 // Flush writes all pending changes in one batch and clears them. An update or
 // delete that matches no row fails with persistence.ErrOptimisticLock.
 func (cc *Context) Flush() error {
-	if len(cc.pending) == 0 && len(cc.raw) == 0 {
+	if len(cc.pending) == 0 && len(cc.writes) == 0 {
 		return nil
 	}
-	if err := persistence.Flush(cc, cc.Tx, cc.pendingOps(), cc.raw...); err != nil {
+	if err := persistence.Flush(cc, cc.tx, cc.pendingOps(), cc.writes...); err != nil {
 		return err
 	}
 	cc.clearPending()
@@ -333,7 +347,7 @@ func (cc *Context) clearPending() {
 		}
 	}
 	cc.pending = cc.pending[:0]
-	cc.raw = cc.raw[:0]
+	cc.writes = cc.writes[:0]
 	clear(cc.index)
 }
 
@@ -346,7 +360,7 @@ func (cc *Context) Savepoint(name string) error {
 		cc.hooksAt = make(map[string]int)
 	}
 	cc.hooksAt[name] = len(cc.afterCommit)
-	return cc.Tx.Savepoint(cc, name)
+	return cc.tx.Savepoint(cc, name)
 }
 
 // RollbackTo undoes everything since the savepoint, in the database and in
@@ -356,7 +370,7 @@ func (cc *Context) RollbackTo(name string) error {
 	hooks := cc.afterCommit[:cc.hooksAt[name]]
 	cc.Reset()
 	cc.afterCommit = hooks
-	return cc.Tx.RollbackTo(context.WithoutCancel(cc), name)
+	return cc.tx.RollbackTo(context.WithoutCancel(cc), name)
 }
 
 // Release ends a savepoint, flushing what was done since it.
@@ -365,7 +379,7 @@ func (cc *Context) Release(name string) error {
 		return err
 	}
 	delete(cc.hooksAt, name)
-	return cc.Tx.Release(cc, name)
+	return cc.tx.Release(cc, name)
 }
 
 // Reset drops the cache, pending changes and after-commit hooks.
@@ -375,7 +389,7 @@ func (cc *Context) Reset() {
 	clear(cc.index)
 	clear(cc.deleted)
 	cc.pending = cc.pending[:0]
-	cc.raw = cc.raw[:0]
+	cc.writes = cc.writes[:0]
 	cc.afterCommit = nil
 }
 

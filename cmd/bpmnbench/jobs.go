@@ -519,30 +519,7 @@ func measureAcquisition(ctx context.Context, o options, total, locked int) (time
 		return 0, err
 	}
 	defer db.Close()
-	t, err := db.Begin(ctx, false)
-	if err != nil {
-		return 0, err
-	}
-	_, err = t.Exec(ctx, `INSERT INTO job (id, rev, type, exclusive, process_instance_id, execution_id, retries, due_date, handler_type, priority, suspension, create_time, failed_attempts, lock_owner, lock_expiration)
-		SELECT 'j' || g, 1, 'message', true, 'pi' || g, 'x' || g, 3, now() - interval '1 hour', 'async-before', g % 100, 1, now(), 0,
-		       CASE WHEN g <= $2 THEN 'other-node' END, CASE WHEN g <= $2 THEN now() + interval '1 hour' END
-		FROM generate_series(1, $1::int) g`, total, locked)
-	if err != nil {
-		_ = t.Rollback(ctx)
-		return 0, err
-	}
-	if err := t.Commit(ctx); err != nil {
-		return 0, err
-	}
-	// Fresh statistics, as a long-running table would have.
-	if t, err = db.Begin(ctx, false); err != nil {
-		return 0, err
-	}
-	if _, err := t.Exec(ctx, "ANALYZE job"); err != nil {
-		_ = t.Rollback(ctx)
-		return 0, err
-	}
-	if err := t.Commit(ctx); err != nil {
+	if err := persistence.FillJobs(ctx, db, total, locked); err != nil {
 		return 0, err
 	}
 	var ds []time.Duration

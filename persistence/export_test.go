@@ -1,0 +1,18 @@
+package persistence
+
+import "context"
+
+// SelectWhere and SelectAs let this package's external tests read rows with
+// conditions of their own; the engine reads through named queries only.
+func SelectWhere(ctx context.Context, tx Tx, table *Table, where string, args ...any) ([]Entity, error) {
+	var out []Entity
+	err := scanAll(ctx, tx, table, where, args, func(e Entity) error {
+		out = append(out, e)
+		return nil
+	})
+	return out, err
+}
+
+func SelectAs[T Entity](ctx context.Context, tx Tx, where string, args ...any) ([]T, error) {
+	return Select(ctx, tx, newQuery[T](where, args...))
+}

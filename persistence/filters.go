@@ -1,0 +1,258 @@
+package persistence
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Filters of the public list queries: each turns into one Query; zero fields
+// match all.
+
+// conditions builds a WHERE clause with numbered arguments.
+type conditions struct {
+	terms []string
+	args  []any
+}
+
+// eq adds "column = value" when value is set.
+func (c *conditions) eq(column, value string) {
+	if value != "" {
+		c.arg(column+" = $%d", value)
+	}
+}
+
+// arg adds a condition with one argument; format has one %d for its number.
+func (c *conditions) arg(format string, v any) {
+	c.args = append(c.args, v)
+	c.terms = append(c.terms, fmt.Sprintf(format, len(c.args)))
+}
+
+func (c *conditions) term(t string) { c.terms = append(c.terms, t) }
+
+func query[T Entity](c *conditions, order string) Query[T] {
+	s := ""
+	if len(c.terms) > 0 {
+		s = "WHERE " + strings.Join(c.terms, " AND ")
+	}
+	if order != "" {
+		s += " ORDER BY " + order
+	}
+	return newQuery[T](s, c.args...)
+}
+
+// DefinitionFilter selects process definitions, by key and version.
+type DefinitionFilter struct {
+	ID, Key, DeploymentID string
+	LatestOnly            bool
+}
+
+func (f DefinitionFilter) Query() Query[*ProcessDefinition] {
+	c := &conditions{}
+	c.eq("id", f.ID)
+	c.eq("key", f.Key)
+	c.eq("deployment_id", f.DeploymentID)
+	if f.LatestOnly {
+		c.term("version = (SELECT MAX(d2.version) FROM process_definition d2 WHERE d2.key = process_definition.key)")
+	}
+	return query[*ProcessDefinition](c, "key, version")
+}
+
+// TaskFilter selects user tasks, oldest first.
+type TaskFilter struct {
+	ID, ProcessInstanceID, TaskDefinitionKey, Assignee string
+	// CandidateGroup matches one entry of the comma-separated candidate groups.
+	CandidateGroup string
+}
+
+func (f TaskFilter) Query() Query[*Task] {
+	c := &conditions{}
+	c.eq("id", f.ID)
+	c.eq("process_instance_id", f.ProcessInstanceID)
+	c.eq("task_definition_key", f.TaskDefinitionKey)
+	c.eq("assignee", f.Assignee)
+	if f.CandidateGroup != "" {
+		c.arg("(',' || candidate_groups || ',') LIKE $%d", "%,"+f.CandidateGroup+",%")
+	}
+	return query[*Task](c, "create_time, id")
+}
+
+// ExecutionFilter selects executions, in the order they started.
+type ExecutionFilter struct {
+	ID, ProcessInstanceID, ActivityID, ProcessDefinitionID string
+}
+
+func (f ExecutionFilter) Query() Query[*Execution] {
+	c := &conditions{}
+	c.eq("id", f.ID)
+	c.eq("process_instance_id", f.ProcessInstanceID)
+	c.eq("activity_id", f.ActivityID)
+	c.eq("process_definition_id", f.ProcessDefinitionID)
+	return query[*Execution](c, "start_time, id")
+}
+
+// HistoricInstanceFilter selects process instances in history, in the
+// order they started.
+type HistoricInstanceFilter struct {
+	ID, ProcessDefinitionKey, ProcessDefinitionID, BusinessKey, State string
+}
+
+func (f HistoricInstanceFilter) Query() Query[*HistoricProcessInstance] {
+	c := &conditions{}
+	c.eq("id", f.ID)
+	c.eq("process_definition_key", f.ProcessDefinitionKey)
+	c.eq("process_definition_id", f.ProcessDefinitionID)
+	c.eq("business_key", f.BusinessKey)
+	c.eq("state", f.State)
+	return query[*HistoricProcessInstance](c, "start_time, id")
+}
+
+// ActivityInstancesOf are the activity instances of a process instance in
+// the order they started: the path it took.
+func ActivityInstancesOf(processInstanceID string) Query[*HistoricActivityInstance] {
+	c := &conditions{}
+	c.eq("process_instance_id", processInstanceID)
+	return query[*HistoricActivityInstance](c, "start_time, id")
+}
+
+// JobFilter selects jobs, oldest first.
+type JobFilter struct {
+	ID, ProcessInstanceID, ProcessDefinitionID, ProcessDefinitionKey string
+	ActivityID, JobDefinitionID, Type                                string
+	DueBefore, DueAfter                                              *time.Time
+	WithException, WithRetriesLeft, NoRetriesLeft                    bool
+	// DueAt, when set, keeps the jobs that could run at that time: retries
+	// left, due, active.
+	DueAt *time.Time
+	// LockedAt, when set, keeps the jobs whose lock still holds at that time.
+	LockedAt          *time.Time
+	Suspended, Active bool
+	PriorityMin       *int64
+	PriorityMax       *int64
+	// DueFirst orders by due date, then creation: the order in
+	// which a test runs jobs by hand.
+	DueFirst bool
+}
+
+func (f JobFilter) Query() Query[*Job] {
+	c := &conditions{}
+	c.eq("id", f.ID)
+	c.eq("process_instance_id", f.ProcessInstanceID)
+	c.eq("process_definition_id", f.ProcessDefinitionID)
+	c.eq("process_definition_key", f.ProcessDefinitionKey)
+	c.eq("activity_id", f.ActivityID)
+	c.eq("job_definition_id", f.JobDefinitionID)
+	c.eq("type", f.Type)
+	if f.DueBefore != nil {
+		c.arg("due_date < $%d", f.DueBefore.UTC())
+	}
+	if f.DueAfter != nil {
+		c.arg("due_date > $%d", f.DueAfter.UTC())
+	}
+	if f.WithException {
+		c.term("exception_message IS NOT NULL")
+	}
+	if f.WithRetriesLeft {
+		c.term("retries > 0")
+	}
+	if f.NoRetriesLeft {
+		c.term("retries = 0")
+	}
+	if f.DueAt != nil {
+		c.term("retries > 0")
+		c.arg("(due_date IS NULL OR due_date <= $%d)", f.DueAt.UTC())
+		c.arg("suspension = $%d", Active)
+	}
+	if f.LockedAt != nil {
+		c.arg("lock_owner IS NOT NULL AND lock_expiration > $%d", f.LockedAt.UTC())
+	}
+	if f.Suspended {
+		c.arg("suspension = $%d", Suspended)
+	}
+	if f.Active {
+		c.arg("suspension = $%d", Active)
+	}
+	if f.PriorityMin != nil {
+		c.arg("priority >= $%d", *f.PriorityMin)
+	}
+	if f.PriorityMax != nil {
+		c.arg("priority <= $%d", *f.PriorityMax)
+	}
+	order := "create_time, id"
+	if f.DueFirst {
+		order = "due_date, create_time, id"
+	}
+	return query[*Job](c, order)
+}
+
+// JobDefinitionFilter selects job definitions.
+type JobDefinitionFilter struct {
+	ProcessDefinitionID, ActivityID string
+}
+
+func (f JobDefinitionFilter) Query() Query[*JobDefinition] {
+	c := &conditions{}
+	c.eq("process_definition_id", f.ProcessDefinitionID)
+	c.eq("activity_id", f.ActivityID)
+	return query[*JobDefinition](c, "activity_id, job_configuration")
+}
+
+// SubscriptionFilter selects message and signal subscriptions, oldest first.
+type SubscriptionFilter struct {
+	ProcessInstanceID string
+}
+
+func (f SubscriptionFilter) Query() Query[*EventSubscription] {
+	c := &conditions{}
+	c.eq("process_instance_id", f.ProcessInstanceID)
+	return query[*EventSubscription](c, "created, id")
+}
+
+// ExternalTaskFilter selects external tasks, oldest first.
+type ExternalTaskFilter struct {
+	ProcessInstanceID, Topic string
+}
+
+func (f ExternalTaskFilter) Query() Query[*ExternalTask] {
+	c := &conditions{}
+	c.eq("process_instance_id", f.ProcessInstanceID)
+	c.eq("topic", f.Topic)
+	return query[*ExternalTask](c, "create_time, id")
+}
+
+// IncidentFilter selects open incidents, oldest first.
+type IncidentFilter struct {
+	ID, ProcessInstanceID, ProcessDefinitionID, ActivityID, Type string
+	Configuration, JobDefinitionID                               string
+}
+
+func (f IncidentFilter) Query() Query[*Incident] {
+	c := &conditions{}
+	c.eq("id", f.ID)
+	c.eq("process_instance_id", f.ProcessInstanceID)
+	c.eq("process_definition_id", f.ProcessDefinitionID)
+	c.eq("activity_id", f.ActivityID)
+	c.eq("type", f.Type)
+	c.eq("configuration", f.Configuration)
+	c.eq("job_definition_id", f.JobDefinitionID)
+	return query[*Incident](c, "timestamp, id")
+}
+
+// JobLogFilter selects job log entries in the order they were written.
+type JobLogFilter struct {
+	JobID, ProcessInstanceID, JobDefinitionID, Event string
+}
+
+func (f JobLogFilter) Query() Query[*JobLogEntry] {
+	c := &conditions{}
+	c.eq("job_id", f.JobID)
+	if f.ProcessInstanceID != "" {
+		// Only creation entries are indexed by process instance
+		// (job_log_created_process_instance); the literal lets SQLite use
+		// that partial index.
+		c.arg("job_id IN (SELECT job_id FROM job_log WHERE process_instance_id = $%d AND event = '"+JobLogCreated+"')", f.ProcessInstanceID)
+	}
+	c.eq("job_definition_id", f.JobDefinitionID)
+	c.eq("event", f.Event)
+	return query[*JobLogEntry](c, "timestamp, id")
+}

@@ -1,0 +1,237 @@
+package persistence
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Query is a read of the rows of T's table. The named operations below and
+// the filters (filters.go) build queries; upper layers run them (Select, or
+// tx.Select to go through a command's entity cache) and never write SQL.
+type Query[T Entity] struct {
+	where string // the SQL after "FROM table"; values only as $N arguments
+	args  []any
+}
+
+func newQuery[T Entity](where string, args ...any) Query[T] {
+	return Query[T]{where: where, args: args}
+}
+
+// Table is the table the query reads.
+func (q Query[T]) Table() *Table { return tableOf[T]() }
+
+// String describes the query for error messages.
+func (q Query[T]) String() string {
+	return strings.TrimSpace(q.Table().Name + " " + q.where)
+}
+
+// Select runs q in tx and returns its rows in the query's order.
+func Select[T Entity](ctx context.Context, tx Tx, q Query[T]) ([]T, error) {
+	var out []T
+	err := scanAll(ctx, tx, q.Table(), q.where, q.args, func(e Entity) error {
+		out = append(out, e.(T))
+		return nil
+	})
+	return out, err
+}
+
+// Executions.
+
+// ExecutionsOfInstance is the whole execution tree of a process instance.
+func ExecutionsOfInstance(processInstanceID string) Query[*Execution] {
+	return newQuery[*Execution]("WHERE process_instance_id = $1", processInstanceID)
+}
+
+// InstancesOfDefinition are the root executions (process instances) of a
+// process definition.
+func InstancesOfDefinition(processDefinitionID string) Query[*Execution] {
+	return newQuery[*Execution]("WHERE process_definition_id = $1 AND parent_id IS NULL", processDefinitionID)
+}
+
+// InstancesCalledBy are the process instances a call activity's execution
+// started.
+func InstancesCalledBy(superExecutionID string) Query[*Execution] {
+	return newQuery[*Execution]("WHERE super_execution_id = $1", superExecutionID)
+}
+
+// Waits of an execution.
+
+// SubscriptionsOfExecution are the message and signal subscriptions an
+// execution holds.
+func SubscriptionsOfExecution(executionID string) Query[*EventSubscription] {
+	return newQuery[*EventSubscription]("WHERE execution_id = $1", executionID)
+}
+
+// SubscriptionsTo are the subscriptions to one message or signal, oldest
+// first: executions waiting and, with no execution, start events.
+func SubscriptionsTo(eventType, eventName string) Query[*EventSubscription] {
+	return newQuery[*EventSubscription]("WHERE event_type = $1 AND event_name = $2 ORDER BY created", eventType, eventName)
+}
+
+// TasksOfExecution are the user tasks of an execution.
+func TasksOfExecution(executionID string) Query[*Task] {
+	return newQuery[*Task]("WHERE execution_id = $1", executionID)
+}
+
+// ExternalTasksOfExecution are the external tasks of an execution.
+func ExternalTasksOfExecution(executionID string) Query[*ExternalTask] {
+	return newQuery[*ExternalTask]("WHERE execution_id = $1", executionID)
+}
+
+// Instance rows, for suspension.
+
+// TasksOfInstance are the user tasks of a process instance.
+func TasksOfInstance(processInstanceID string) Query[*Task] {
+	return newQuery[*Task]("WHERE process_instance_id = $1", processInstanceID)
+}
+
+// ExternalTasksOfInstance are the external tasks of a process instance.
+func ExternalTasksOfInstance(processInstanceID string) Query[*ExternalTask] {
+	return newQuery[*ExternalTask]("WHERE process_instance_id = $1", processInstanceID)
+}
+
+// JobsOfInstance are the jobs of a process instance.
+func JobsOfInstance(processInstanceID string) Query[*Job] {
+	return newQuery[*Job]("WHERE process_instance_id = $1", processInstanceID)
+}
+
+// VariablesOfInstance are the variables of every scope of a process instance.
+func VariablesOfInstance(processInstanceID string) Query[*Variable] {
+	return newQuery[*Variable]("WHERE process_instance_id = $1", processInstanceID)
+}
+
+// Jobs and incidents.
+
+// JobsOfExecution are the jobs (timers, continuations) of an execution.
+// The instance narrows the read to the jobs of one instance, since the job
+// table has no index on executions.
+func JobsOfExecution(processInstanceID, executionID string) Query[*Job] {
+	return newQuery[*Job]("WHERE process_instance_id = $1 AND execution_id = $2", processInstanceID, executionID)
+}
+
+// JobsOfJobDefinition are the jobs created from a job definition.
+func JobsOfJobDefinition(jobDefinitionID string) Query[*Job] {
+	return newQuery[*Job]("WHERE job_definition_id = $1", jobDefinitionID)
+}
+
+// IncidentsOfJob are the failed-job incidents raised for a job in its own
+// instance (the roots of their chains up the call activities).
+func IncidentsOfJob(jobID string) Query[*Incident] {
+	return newQuery[*Incident]("WHERE configuration = $1 AND type = $2", jobID, IncidentFailedJob)
+}
+
+// IncidentsCausedBy are the incidents whose root cause is rootID, the
+// incidents of calling instances included.
+func IncidentsCausedBy(rootID string) Query[*Incident] {
+	return newQuery[*Incident]("WHERE root_cause_incident_id = $1", rootID)
+}
+
+// Definitions and deployments.
+
+// JobDefinitionsOf are the job definitions of a process definition.
+func JobDefinitionsOf(processDefinitionID string) Query[*JobDefinition] {
+	return newQuery[*JobDefinition]("WHERE process_definition_id = $1", processDefinitionID)
+}
+
+// DefinitionsOfDeployment are the process definitions of a deployment, by key.
+func DefinitionsOfDeployment(deploymentID string) Query[*ProcessDefinition] {
+	return newQuery[*ProcessDefinition]("WHERE deployment_id = $1 ORDER BY key", deploymentID)
+}
+
+// LatestDefinition is the latest version of the process definition with key.
+func LatestDefinition(key string) Query[*ProcessDefinition] {
+	return newQuery[*ProcessDefinition]("WHERE key = $1 ORDER BY version DESC LIMIT 1", key)
+}
+
+// LatestDeploymentNamed is the latest deployment with name.
+func LatestDeploymentNamed(name string) Query[*Deployment] {
+	return newQuery[*Deployment]("WHERE name = $1 ORDER BY deploy_time DESC, id DESC LIMIT 1", name)
+}
+
+// ResourcesOfDeployment are the files of a deployment.
+func ResourcesOfDeployment(deploymentID string) Query[*Resource] {
+	return newQuery[*Resource]("WHERE deployment_id = $1", deploymentID)
+}
+
+// ResourceNamed is one file of a deployment.
+func ResourceNamed(deploymentID, name string) Query[*Resource] {
+	return newQuery[*Resource]("WHERE deployment_id = $1 AND name = $2", deploymentID, name)
+}
+
+// Write is a statement a command runs at its flush, after its entity
+// changes, without a revision check: history end times, bulk deletes. The
+// named writes below build them.
+type Write struct{ stmt Stmt }
+
+func newWrite(sql string, args ...any) Write { return Write{Stmt{SQL: sql, Args: args}} }
+
+func (w Write) String() string { return fmt.Sprintf("%s %v", w.stmt.SQL, w.stmt.Args) }
+
+// statementsOf returns the statements of ws, for Flush.
+func statementsOf(ws []Write) []Stmt {
+	out := make([]Stmt, len(ws))
+	for i, w := range ws {
+		out[i] = w.stmt
+	}
+	return out
+}
+
+// EndActivityInstance closes an activity instance in history.
+func EndActivityInstance(id string, end time.Time, canceled bool) Write {
+	return newWrite("UPDATE hist_activity_instance SET end_time = $1, canceled = $2 WHERE id = $3", end, canceled, id)
+}
+
+// EndProcessInstance closes a process instance in history.
+func EndProcessInstance(id string, end time.Time, state, reason, endActivityID string) Write {
+	return newWrite("UPDATE hist_process_instance SET end_time = $1, state = $2, delete_reason = $3, end_activity_id = $4 WHERE id = $5",
+		end, state, reason, endActivityID, id)
+}
+
+// DeleteIncidentsOfInstance deletes every incident of a process instance.
+func DeleteIncidentsOfInstance(processInstanceID string) Write {
+	return newWrite("DELETE FROM incident WHERE process_instance_id = $1", processInstanceID)
+}
+
+// DeleteVariablesOfExecution deletes the local variables of an execution.
+func DeleteVariablesOfExecution(executionID string) Write {
+	return newWrite("DELETE FROM variable WHERE execution_id = $1", executionID)
+}
+
+// DeleteStartTimers deletes the timer start jobs of a process definition.
+func DeleteStartTimers(processDefinitionID string) Write {
+	return newWrite("DELETE FROM job WHERE process_definition_id = $1 AND process_instance_id IS NULL AND handler_type = $2",
+		processDefinitionID, HandlerTimerStart)
+}
+
+// DeleteStartSubscriptions deletes the message start subscriptions of a
+// process definition.
+func DeleteStartSubscriptions(processDefinitionID string) Write {
+	return newWrite("DELETE FROM event_subscription WHERE process_definition_id = $1 AND execution_id IS NULL", processDefinitionID)
+}
+
+// DeleteDefinitionRows deletes what a process definition leaves once no
+// instance of it runs: its jobs, subscriptions and job definitions.
+func DeleteDefinitionRows(processDefinitionID string) []Write {
+	return []Write{
+		newWrite("DELETE FROM job WHERE process_definition_id = $1", processDefinitionID),
+		newWrite("DELETE FROM event_subscription WHERE process_definition_id = $1", processDefinitionID),
+		newWrite("DELETE FROM job_definition WHERE process_definition_id = $1", processDefinitionID),
+	}
+}
+
+// DeleteResourcesOfDeployment deletes the files of a deployment.
+func DeleteResourcesOfDeployment(deploymentID string) Write {
+	return newWrite("DELETE FROM resource WHERE deployment_id = $1", deploymentID)
+}
+
+// List runs q in a read-only transaction of its own.
+func List[T Entity](ctx context.Context, db DB, q Query[T]) ([]T, error) {
+	t, err := db.Begin(ctx, true)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = t.Rollback(context.WithoutCancel(ctx)) }()
+	return Select(ctx, t, q)
+}
