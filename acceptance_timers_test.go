@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/bpmnlite/bpmnlite"
+	"github.com/bpmnlite/bpmnlite/internal/enginetest"
 )
 
 const timersDir = "camunda/timers/"
@@ -24,17 +25,17 @@ func (e *env) accRunDue() int {
 func TestS30_TimerStart(t *testing.T) {
 	cases := []struct {
 		name, file string
-		move       func(c *fakeClock)
+		move       func(c *enginetest.Clock)
 	}{
-		{"duration", "StartTimerEventTest.testDurationStartTimerEvent.bpmn20.xml", func(c *fakeClock) { c.Add(50*time.Minute + 5*time.Second) }},
-		{"fixedDate", "StartTimerEventTest.testFixedDateStartTimerEvent.bpmn20.xml", func(c *fakeClock) { c.Set(time.Date(2036, 11, 15, 11, 12, 30, 0, time.UTC)) }},
-		{"expression", "StartTimerEventTest.testExpressionStartTimerEvent.bpmn20.xml", func(c *fakeClock) { c.Set(time.Date(2036, 11, 15, 11, 12, 30, 0, time.UTC)) }},
+		{"duration", "StartTimerEventTest.testDurationStartTimerEvent.bpmn20.xml", func(c *enginetest.Clock) { c.Add(50*time.Minute + 5*time.Second) }},
+		{"fixedDate", "StartTimerEventTest.testFixedDateStartTimerEvent.bpmn20.xml", func(c *enginetest.Clock) { c.Set(time.Date(2036, 11, 15, 11, 12, 30, 0, time.UTC)) }},
+		{"expression", "StartTimerEventTest.testExpressionStartTimerEvent.bpmn20.xml", func(c *enginetest.Clock) { c.Set(time.Date(2036, 11, 15, 11, 12, 30, 0, time.UTC)) }},
 	}
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
 				e := e.accWith(t)
-				e.clock.Set(newClock().Now())
+				e.clock.Set(enginetest.NewClock().Now())
 				d := e.deployFiles(timersDir + tc.file)
 				def := d.Definitions[0].ID
 				jobs := func() []*bpmnlite.Job {

@@ -189,7 +189,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 // Several executors, in one process or on several nodes, may share a
 // database.
 func NewJobExecutor(cfg JobExecutorConfig, engines ...*Engine) (*jobexecutor.Executor, error) {
-	rts := make([]*runtime.Engine, len(engines))
+	rts := make([]jobexecutor.Engine, len(engines))
 	for i, e := range engines {
 		rts[i] = e.rt
 	}
@@ -229,9 +229,6 @@ func (e *Engine) Dialect() string { return string(e.db.Dialect()) }
 
 // Now returns the engine clock's time.
 func (e *Engine) Now() time.Time { return e.cfg.Clock() }
-
-// Runtime exposes the runtime engine, for the job executor.
-func (e *Engine) Runtime() *runtime.Engine { return e.rt }
 
 // RegisterDelegate makes d callable as camunda:class="name" (service tasks
 // and listeners). A class that is not registered fails when the activity

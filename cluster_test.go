@@ -107,7 +107,7 @@ func (m *execMetrics) PickupLatency(time.Duration) {}
 func countRows(t *testing.T, eng *bpmnlite.Engine, query string) int {
 	t.Helper()
 	ctx := t.Context()
-	tx, err := eng.Runtime().DB.Begin(ctx, true)
+	tx, err := eng.StoreForTest().Begin(ctx, true)
 	if err != nil {
 		t.Fatalf("count: %v", err)
 	}
@@ -134,12 +134,12 @@ func countRows(t *testing.T, eng *bpmnlite.Engine, query string) int {
 func sendJobNotification(t *testing.T, eng *bpmnlite.Engine, payload string) {
 	t.Helper()
 	ctx := t.Context()
-	tx, err := eng.Runtime().DB.Begin(ctx, false)
+	tx, err := eng.StoreForTest().Begin(ctx, false)
 	if err != nil {
 		t.Fatalf("notify: %v", err)
 	}
 	defer tx.Rollback(ctx)
-	if _, err := tx.Exec(ctx, "SELECT pg_notify($1, $2)", persistence.JobChannel(eng.Runtime().DB), payload); err != nil {
+	if _, err := tx.Exec(ctx, "SELECT pg_notify($1, $2)", persistence.JobChannel(eng.StoreForTest()), payload); err != nil {
 		t.Fatalf("notify: %v", err)
 	}
 	if err := tx.Commit(ctx); err != nil {
@@ -648,7 +648,7 @@ func TestClusterNotifyAtCallersCommit(t *testing.T) {
 // acquireIn starts a transaction on eng and acquires up to limit jobs for
 // owner in it; the caller commits or rolls back.
 func acquireIn(ctx context.Context, eng *bpmnlite.Engine, owner string, limit int) (persistence.Tx, []*persistence.Job, error) {
-	tx, err := eng.Runtime().DB.Begin(ctx, false)
+	tx, err := eng.StoreForTest().Begin(ctx, false)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/bpmnlite/bpmnlite"
+	"github.com/bpmnlite/bpmnlite/internal/enginetest"
 	"github.com/bpmnlite/bpmnlite/persistence"
 )
 
@@ -141,8 +142,8 @@ const jePrioTimer = `
 // combination of the flags gives its documented order on the same jobs.
 func TestExecutorAcquisitionMultiLevelOrder(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deploy("prioMessage", jeProcess("prioMessage", jePrioMessage))
-		e.deploy("prioTimer", jeProcess("prioTimer", jePrioTimer))
+		e.deploy("prioMessage", enginetest.Process("prioMessage", jePrioMessage))
+		e.deploy("prioTimer", enginetest.Process("prioTimer", jePrioTimer))
 		ids := map[string]string{}
 		create := func(name, key string, p int64) {
 			js := e.jobs(e.start(key, map[string]any{"p": p}))
@@ -243,7 +244,7 @@ func jeDeref(p *int64) any {
 func TestExecutorPriorityRangeLeavesFollowUpJob(t *testing.T) {
 	min := int64(5)
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deploy("followUp", jeProcess("followUp", `
+		e.deploy("followUp", enginetest.Process("followUp", `
     <startEvent id="start" />
     <sequenceFlow id="f1" sourceRef="start" targetRef="urgent" />
     <serviceTask id="urgent" camunda:asyncBefore="true" camunda:expression="${true}" camunda:jobPriority="10" />
@@ -282,7 +283,7 @@ func TestExecutorVIPOrderFirst(t *testing.T) {
 			mu.Unlock()
 			return err
 		}))
-		e.deploy("order", jeProcess("order", `
+		e.deploy("order", enginetest.Process("order", `
     <startEvent id="start" />
     <sequenceFlow id="f1" sourceRef="start" targetRef="ship" />
     <serviceTask id="ship" camunda:asyncBefore="true" camunda:class="ship" camunda:jobPriority="${customer.status == 'VIP' ? 10 : 0}" />
@@ -318,7 +319,7 @@ func TestExecutorVIPOrderFirst(t *testing.T) {
 // served first in, first out alongside timers.
 func TestMessageJobsGetCreationTimeAsDueDate(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{EnsureJobDueDateNotNull: true}, func(t *testing.T, e *env) {
-		e.deploy("p", jeAsyncService("p", "svc", ""))
+		e.deploy("p", enginetest.AsyncService("p", "svc", ""))
 		first := e.start("p", nil)
 		e.clock.Add(time.Second)
 		second := e.start("p", nil)
@@ -328,7 +329,7 @@ func TestMessageJobsGetCreationTimeAsDueDate(t *testing.T) {
 		}
 	})
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deploy("p", jeAsyncService("p", "svc", ""))
+		e.deploy("p", enginetest.AsyncService("p", "svc", ""))
 		if j := e.accOneJob(e.start("p", nil)); j.DueDate != nil {
 			t.Fatalf("without the option a message job is due at once (no due date), got %v", j.DueDate)
 		}

@@ -11,27 +11,12 @@ import (
 	"time"
 
 	"github.com/bpmnlite/bpmnlite"
+	"github.com/bpmnlite/bpmnlite/internal/enginetest"
 	"github.com/bpmnlite/bpmnlite/internal/testdb"
-	"github.com/bpmnlite/bpmnlite/jobexecutor"
 	"github.com/bpmnlite/bpmnlite/persistence"
 )
 
 // Failures, retries, conflicts, poison jobs and fencing.
-
-// jeAsyncService is a process "id": an asynchronous service task "work"
-// calling delegate class, with a failedJobRetryTimeCycle when cycle is set.
-func jeAsyncService(id, class, cycle string) string {
-	ext := ""
-	if cycle != "" {
-		ext = `<extensionElements><camunda:failedJobRetryTimeCycle>` + cycle + `</camunda:failedJobRetryTimeCycle></extensionElements>`
-	}
-	return jeProcess(id, `
-    <startEvent id="start" />
-    <sequenceFlow id="f1" sourceRef="start" targetRef="work" />
-    <serviceTask id="work" camunda:asyncBefore="true" camunda:class="`+class+`">`+ext+`</serviceTask>
-    <sequenceFlow id="f2" sourceRef="work" targetRef="end" />
-    <endEvent id="end" />`)
-}
 
 // jeSwitch is a delegate that fails with msg while failing is set, counting
 // its calls.
@@ -57,7 +42,7 @@ func TestExecutorRetryCycleR5PT5M(t *testing.T) {
 		d := &jeSwitch{msg: "payment service down"}
 		d.failing.Store(true)
 		e.eng.RegisterDelegate("charge", d)
-		e.deploy("charge", jeAsyncService("charge", "charge", "R5/PT5M"))
+		e.deploy("charge", enginetest.AsyncService("charge", "charge", "R5/PT5M"))
 		pi := e.start("charge", nil)
 		j := e.accOneJob(pi)
 		if j.Retries != 5 {
@@ -135,8 +120,8 @@ func TestExecutorRetryIntervalsAndDefaultCycle(t *testing.T) {
 		d := &jeSwitch{msg: "still down"}
 		d.failing.Store(true)
 		e.eng.RegisterDelegate("charge", d)
-		e.deploy("list", jeAsyncService("list", "charge", "PT3M, PT10M,PT8M"))
-		e.deploy("plain", jeAsyncService("plain", "charge", ""))
+		e.deploy("list", enginetest.AsyncService("list", "charge", "PT3M, PT10M,PT8M"))
+		e.deploy("plain", enginetest.AsyncService("plain", "charge", ""))
 		fail := func(pi string, retries int, steps []time.Duration) {
 			t.Helper()
 			j := e.accOneJob(pi)
@@ -239,7 +224,7 @@ func TestExecutorFailureRollsBackWork(t *testing.T) {
 			}
 			return nil
 		}))
-		e.deploy("order", jeProcess("order", `
+		e.deploy("order", enginetest.Process("order", `
     <startEvent id="start" />
     <sequenceFlow id="f1" sourceRef="start" targetRef="fork" />
     <parallelGateway id="fork" camunda:asyncBefore="true" />
@@ -319,7 +304,7 @@ func TestExecutorConflictKeepsRetries(t *testing.T) {
 			retries int
 		}{{"", 3}, {"R5/PT5M", 5}} {
 			key := fmt.Sprintf("stale%d", tc.retries)
-			e.deploy(key, jeAsyncService(key, "stale", tc.cycle))
+			e.deploy(key, enginetest.AsyncService(key, "stale", tc.cycle))
 			pi := e.start(key, nil)
 			j := e.accOneJob(pi)
 			conflicts.Store(1)
@@ -397,7 +382,7 @@ func jeMeetProcess(id, cycle string, exclusive bool) string {
 	if cycle != "" {
 		ext = `<extensionElements><camunda:failedJobRetryTimeCycle>` + cycle + `</camunda:failedJobRetryTimeCycle></extensionElements>`
 	}
-	return jeProcess(id, fmt.Sprintf(`
+	return enginetest.Process(id, fmt.Sprintf(`
     <startEvent id="start" />
     <sequenceFlow id="f1" sourceRef="start" targetRef="sub" />
     <subProcess id="sub">
@@ -498,8 +483,8 @@ func TestExecutorPoisonJob(t *testing.T) {
 			calls.Add(1)
 			return nil
 		}))
-		e.deploy("poison", jeAsyncService("poison", "crash", ""))
-		e.deploy("survivor", jeProcess("survivor", `
+		e.deploy("poison", enginetest.AsyncService("poison", "crash", ""))
+		e.deploy("survivor", enginetest.Process("survivor", `
     <startEvent id="start" />
     <sequenceFlow id="f1" sourceRef="start" targetRef="work" />
     <serviceTask id="work" camunda:asyncBefore="true" camunda:class="crash" camunda:jobPriority="1" />
@@ -554,82 +539,4 @@ func TestExecutorPoisonJob(t *testing.T) {
 			t.Fatalf("survivor job log %+v, want one success by survivor-node with 2 retries", succeeded)
 		}
 	})
-}
-
-// Fencing: a worker whose lock expired and was taken over commits nothing:
-// run with the stale lock, the job is not run and stays with its new
-// holder; the new holder's lock works.
-func TestExecutorFencing(t *testing.T) {
-	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		var calls atomic.Int32
-		e.eng.RegisterDelegate("work", bpmnlite.DelegateFunc(func(_ context.Context, ex *bpmnlite.Execution) error {
-			calls.Add(1)
-			return ex.SetVariable("done", true)
-		}))
-		e.deploy("fenced", jeAsyncService("fenced", "work", ""))
-		pi := e.start("fenced", nil)
-		j := e.accOneJob(pi)
-		a := e.jeLock("node-a", e.clock.Now().Add(time.Minute), persistence.AcquireParams{})
-		stale := &jobexecutor.Lock{Owner: "node-a", Rev: a[0].Rev}
-		e.clock.Add(2 * time.Minute)
-		b := e.jeLock("node-b", e.clock.Now().Add(time.Minute), persistence.AcquireParams{})
-		if len(b) != 1 || b[0].Rev == stale.Rev {
-			t.Fatalf("takeover locked %s, want the job at a new revision", jeDescribe(b))
-		}
-		err := jobexecutor.Execute(e.ctx, e.eng.Runtime(), j.ID, stale)
-		if !errors.Is(err, jobexecutor.ErrLockLost) {
-			t.Fatalf("run with the stale lock: %v, want ErrLockLost", err)
-		}
-		job := e.jeJob(j.ID)
-		if calls.Load() != 0 || job.LockOwner != "node-b" || job.Rev != b[0].Rev || e.accVar(pi, "done") != nil || len(e.executions(pi, "work")) != 1 {
-			t.Fatalf("after the stale run: %d calls, owner %q rev %d, done %v", calls.Load(), job.LockOwner, job.Rev, e.accVar(pi, "done"))
-		}
-		if err := jobexecutor.Execute(e.ctx, e.eng.Runtime(), j.ID, &jobexecutor.Lock{Owner: "node-b", Rev: b[0].Rev}); err != nil {
-			t.Fatalf("run with the current lock: %v", err)
-		}
-		if !e.accEnded(pi) || calls.Load() != 1 {
-			t.Fatalf("after the current holder's run: ended %v, %d calls", e.accEnded(pi), calls.Load())
-		}
-	})
-}
-
-// Fencing on PostgreSQL, where a lock can be taken over while its worker
-// runs: the worker finishes, but its transaction rolls back and the job
-// stays with the new holder.
-func TestExecutorFencingWhileRunning(t *testing.T) {
-	e := openEnv(t, testdb.Postgres(t), bpmnlite.Config{})
-	entered, release := make(chan struct{}), make(chan struct{})
-	var calls atomic.Int32
-	e.eng.RegisterDelegate("slow", bpmnlite.DelegateFunc(func(_ context.Context, ex *bpmnlite.Execution) error {
-		if calls.Add(1) == 1 {
-			close(entered)
-			<-release
-		}
-		return ex.SetVariable("done", ex.ID())
-	}))
-	e.deploy("fenced", jeAsyncService("fenced", "slow", ""))
-	pi := e.start("fenced", nil)
-	j := e.accOneJob(pi)
-	a := e.jeLock("node-a", e.clock.Now().Add(time.Minute), persistence.AcquireParams{})
-	errc := make(chan error, 1)
-	go func() {
-		errc <- jobexecutor.Execute(e.ctx, e.eng.Runtime(), j.ID, &jobexecutor.Lock{Owner: "node-a", Rev: a[0].Rev})
-	}()
-	<-entered
-	e.clock.Add(2 * time.Minute)
-	b := e.jeLock("node-b", e.clock.Now().Add(time.Minute), persistence.AcquireParams{})
-	if len(b) != 1 {
-		t.Fatalf("node-b locked %d jobs, want the expired one", len(b))
-	}
-	close(release)
-	if err := <-errc; !errors.Is(err, jobexecutor.ErrLockLost) {
-		t.Fatalf("the overtaken worker returned %v, want ErrLockLost", err)
-	}
-	job := e.jeJob(j.ID)
-	if job.LockOwner != "node-b" || job.Rev != b[0].Rev || e.accVar(pi, "done") != nil {
-		t.Fatalf("after the overtaken run: owner %q rev %d (want node-b %d), done %v", job.LockOwner, job.Rev, b[0].Rev, e.accVar(pi, "done"))
-	}
-	if err := jobexecutor.Execute(e.ctx, e.eng.Runtime(), j.ID, &jobexecutor.Lock{Owner: "node-b", Rev: b[0].Rev}); err != nil || !e.accEnded(pi) {
-		t.Fatalf("node-b's run: %v, ended %v", err, e.accEnded(pi))
-	}
 }

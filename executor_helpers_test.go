@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/bpmnlite/bpmnlite"
+	"github.com/bpmnlite/bpmnlite/internal/enginetest"
 	"github.com/bpmnlite/bpmnlite/internal/testdb"
 	"github.com/bpmnlite/bpmnlite/jobexecutor"
 	"github.com/bpmnlite/bpmnlite/persistence"
@@ -144,7 +145,7 @@ func (e *env) jeAcquirable(p persistence.AcquireParams) []*persistence.Job {
 	if p.Limit == 0 {
 		p.Limit = 1000
 	}
-	t, err := e.eng.Runtime().DB.Begin(e.ctx, false)
+	t, err := e.eng.StoreForTest().Begin(e.ctx, false)
 	if err != nil {
 		e.t.Fatalf("begin: %v", err)
 	}
@@ -164,7 +165,7 @@ func (e *env) jeLock(owner string, lockUntil time.Time, p persistence.AcquirePar
 	if p.Limit == 0 {
 		p.Limit = 1000
 	}
-	t, err := e.eng.Runtime().DB.Begin(e.ctx, false)
+	t, err := e.eng.StoreForTest().Begin(e.ctx, false)
 	if err != nil {
 		e.t.Fatalf("begin: %v", err)
 	}
@@ -231,7 +232,7 @@ func jeTimeoutProcess(key, duration string, escalate bool) string {
     <userTask id="escalate" />
     <sequenceFlow id="f4" sourceRef="escalate" targetRef="end2" />`
 	}
-	return jeProcess(key, `
+	return enginetest.Process(key, `
     <startEvent id="start" />
     <sequenceFlow id="f1" sourceRef="start" targetRef="work" />
     <userTask id="work" />
@@ -337,11 +338,4 @@ func eachBackendRealTime(t *testing.T, cfg bpmnlite.Config, f func(t *testing.T,
 			f(t, &env{t: t, eng: eng, ctx: t.Context(), cfg: cfg})
 		})
 	}
-}
-
-// jeProcess wraps flow elements into a definitions document with process id.
-func jeProcess(id, body string) string {
-	return `<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:camunda="http://camunda.org/schema/1.0/bpmn" targetNamespace="t">
-  <process id="` + id + `" isExecutable="true">` + body + `</process>
-</definitions>`
 }

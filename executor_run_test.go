@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/bpmnlite/bpmnlite"
+	"github.com/bpmnlite/bpmnlite/internal/enginetest"
 	"github.com/bpmnlite/bpmnlite/internal/testdb"
 	"github.com/bpmnlite/bpmnlite/persistence"
 )
@@ -30,7 +31,7 @@ func jeFork(id string, exclusive bool) string {
 		}
 		return `<serviceTask id="` + name + `" camunda:asyncBefore="true" camunda:class="nap"` + attr + ` />`
 	}
-	return jeProcess(id, `
+	return enginetest.Process(id, `
     <startEvent id="start" />
     <sequenceFlow id="f0" sourceRef="start" targetRef="fork" />
     <parallelGateway id="fork" />
@@ -262,7 +263,7 @@ func TestExecutorStopUnlocksQueuedJobs(t *testing.T) {
 			<-release
 			return nil
 		}))
-		e.deploy("slow", jeAsyncService("slow", "slow", ""))
+		e.deploy("slow", enginetest.AsyncService("slow", "slow", ""))
 		pis := []string{e.start("slow", nil), e.start("slow", nil), e.start("slow", nil)}
 		x, err := bpmnlite.NewJobExecutor(bpmnlite.JobExecutorConfig{PoolSize: 1, QueueSize: 2, Clock: e.clock.Now, WaitTime: 10 * time.Millisecond, LockOwner: "stopping"}, e.eng)
 		if err != nil {
@@ -333,7 +334,7 @@ func TestExecutorStopCancelsRunningJobAfterDeadline(t *testing.T) {
 			cancelled.Store(true)
 			return ctx.Err()
 		}))
-		e.deploy("stuck", jeAsyncService("stuck", "stuck", ""))
+		e.deploy("stuck", enginetest.AsyncService("stuck", "stuck", ""))
 		pi := e.start("stuck", nil)
 		x, err := bpmnlite.NewJobExecutor(bpmnlite.JobExecutorConfig{PoolSize: 1, Clock: e.clock.Now, WaitTime: 10 * time.Millisecond}, e.eng)
 		if err != nil {
@@ -368,7 +369,7 @@ func TestExecutorJobLogAndMetrics(t *testing.T) {
 		d := &jeSwitch{msg: "ledger offline"}
 		d.failing.Store(true)
 		e.eng.RegisterDelegate("book", d)
-		e.deploy("book", jeAsyncService("book", "book", "R3/PT1M"))
+		e.deploy("book", enginetest.AsyncService("book", "book", "R3/PT1M"))
 		e.deploy("timeout", jeTimeoutProcess("timeout", "PT1H", false))
 		t0 := e.clock.Now()
 		pi := e.start("book", nil)
@@ -673,7 +674,7 @@ func TestExecutorDeploymentAware(t *testing.T) {
 // jeExec runs a statement on e's database, for setups the API does not offer.
 func jeExec(t *testing.T, e *env, sql string, args ...any) {
 	t.Helper()
-	tx, err := e.eng.Runtime().DB.Begin(e.ctx, false)
+	tx, err := e.eng.StoreForTest().Begin(e.ctx, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -696,7 +697,7 @@ func TestExecutorSuspendedWhileRunning(t *testing.T) {
 		<-release
 		return nil
 	}))
-	e.deploy("slow", jeAsyncService("slow", "slow", ""))
+	e.deploy("slow", enginetest.AsyncService("slow", "slow", ""))
 	pi := e.start("slow", nil)
 	j := e.accOneJob(pi)
 	errc := make(chan error, 1)
@@ -724,7 +725,7 @@ func jeChain(id string, steps int) string {
 		fmt.Fprintf(&b, `<sequenceFlow id="f%d" sourceRef="s%d" targetRef="s%d" /><serviceTask id="s%d" camunda:asyncBefore="true" camunda:expression="${true}" />`, i, i-1, i, i)
 	}
 	fmt.Fprintf(&b, `<sequenceFlow id="fEnd" sourceRef="s%d" targetRef="end" /><endEvent id="end" />`, steps)
-	return jeProcess(id, b.String())
+	return enginetest.Process(id, b.String())
 }
 
 // Stopping an executor in the middle of chains of jobs (on SQLite its

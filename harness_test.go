@@ -7,47 +7,18 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/bpmnlite/bpmnlite"
+	"github.com/bpmnlite/bpmnlite/internal/enginetest"
 	"github.com/bpmnlite/bpmnlite/internal/testdb"
 )
-
-// fakeClock is an engine clock tests move by hand.
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func newClock() *fakeClock {
-	return &fakeClock{now: time.Date(2026, 1, 15, 9, 0, 0, 0, time.UTC)}
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) Add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
-func (c *fakeClock) Set(t time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = t
-}
 
 // env is one engine on one backend with its fake clock.
 type env struct {
 	t     *testing.T
 	eng   *bpmnlite.Engine
-	clock *fakeClock
+	clock *enginetest.Clock
 	ctx   context.Context
 	cfg   bpmnlite.Config
 }
@@ -67,7 +38,7 @@ func eachBackend(t *testing.T, cfg bpmnlite.Config, f func(t *testing.T, e *env)
 // when called twice with the same backend).
 func openEnv(t *testing.T, b testdb.Backend, cfg bpmnlite.Config) *env {
 	t.Helper()
-	clock := newClock()
+	clock := enginetest.NewClock()
 	cfg.Database = b.URL
 	cfg.Schema = b.Options.Schema
 	cfg.Clock = clock.Now

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/bpmnlite/bpmnlite/jobexecutor"
 	"github.com/bpmnlite/bpmnlite/persistence"
 )
 
@@ -14,7 +13,7 @@ import (
 // the failure recorded on the job (retries, message, next due date, an
 // incident at 0 retries). The job's error is returned.
 func (e *Engine) ExecuteJob(ctx context.Context, jobID string) error {
-	return jobexecutor.Execute(ctx, e.rt, jobID, nil)
+	return e.rt.ExecuteJob(ctx, jobID, nil)
 }
 
 // ExecuteAvailableJobs runs every job with retries left, ignoring due dates,

@@ -10,7 +10,6 @@ import (
 
 	"github.com/bpmnlite/bpmnlite/persistence"
 	"github.com/bpmnlite/bpmnlite/runtime"
-	"github.com/bpmnlite/bpmnlite/tx"
 )
 
 // Executor acquires due jobs of one or more engines and runs them on a pool
@@ -18,11 +17,11 @@ import (
 // per job. Several executors (nodes) may share a database.
 type Executor struct {
 	cfg     Config
-	engines []*runtime.Engine
+	engines []Engine
 	log     *slog.Logger
 	// turns lets one SQLite worker per engine gather and run a group at a
 	// time (see runGroup).
-	turns map[*runtime.Engine]*sync.Mutex
+	turns map[Engine]*sync.Mutex
 
 	queue chan *batch   // sent to under mu, so that Stop can close it
 	wake  chan struct{} // a job became due, or a slot freed up
@@ -41,13 +40,13 @@ type Executor struct {
 // batch is what one worker runs in a row: a single job, or all exclusive
 // jobs of one process instance found in one acquisition.
 type batch struct {
-	rt       *runtime.Engine
-	jobs     []*persistence.Job
+	rt       Engine
+	jobs     []runtime.AcquiredJob
 	acquired time.Time
 }
 
 // New returns an executor for the engines; Start runs it.
-func New(cfg Config, engines ...*runtime.Engine) (*Executor, error) {
+func New(cfg Config, engines ...Engine) (*Executor, error) {
 	if allSingleWriter(engines) {
 		// SQLite workers commit the queued jobs together (runGroup): a
 		// deeper queue and larger acquisitions make larger groups.
@@ -70,7 +69,7 @@ func New(cfg Config, engines ...*runtime.Engine) (*Executor, error) {
 		engines: engines,
 		log:     cfg.Logger.With("lockOwner", cfg.LockOwner),
 		wake:    make(chan struct{}, 1),
-		turns:   make(map[*runtime.Engine]*sync.Mutex),
+		turns:   make(map[Engine]*sync.Mutex),
 	}
 	for _, rt := range engines {
 		x.turns[rt] = new(sync.Mutex)
@@ -99,9 +98,9 @@ func (x *Executor) Start(ctx context.Context) error {
 		go x.work(jobCtx)
 	}
 	for _, rt := range x.engines {
-		if l, ok := rt.DB.(persistence.Listener); ok {
+		if rt.Capabilities().ListenNotify {
 			x.loops.Add(1)
-			go x.listen(runCtx, rt, l)
+			go x.listen(runCtx, rt)
 		}
 	}
 	x.loops.Add(1)
@@ -156,7 +155,7 @@ func (x *Executor) Stop(ctx context.Context) error {
 // is due, or remember the earliest due date to wake up then. It reports
 // whether this executor will run the jobs: it is running, has room, and
 // acquires each of them (priority range, deployment).
-func (x *Executor) jobCreated(rt *runtime.Engine, jobs []*persistence.Job) bool {
+func (x *Executor) jobCreated(rt Engine, jobs []*persistence.Job) bool {
 	now := x.cfg.Clock()
 	x.mu.Lock()
 	taken := x.running && x.cfg.QueueSize+x.cfg.PoolSize > x.inflight
@@ -174,7 +173,7 @@ func (x *Executor) jobCreated(rt *runtime.Engine, jobs []*persistence.Job) bool 
 
 // acquires reports whether this executor's acquisition would take j of rt
 // (priority range; deployment, when deployment-aware).
-func (x *Executor) acquires(rt *runtime.Engine, j *persistence.Job) bool {
+func (x *Executor) acquires(rt Engine, j *persistence.Job) bool {
 	if x.cfg.PriorityMin != nil && j.Priority < *x.cfg.PriorityMin || x.cfg.PriorityMax != nil && j.Priority > *x.cfg.PriorityMax {
 		return false
 	}
@@ -194,14 +193,10 @@ func (x *Executor) signal() {
 
 // listen wakes acquisition when another node commits a job (PostgreSQL
 // NOTIFY); the engine's own commits wake it through jobCreated.
-func (x *Executor) listen(ctx context.Context, rt *runtime.Engine, l persistence.Listener) {
+func (x *Executor) listen(ctx context.Context, rt Engine) {
 	defer x.loops.Done()
 	for ctx.Err() == nil {
-		err := l.Listen(ctx, persistence.JobChannel(rt.DB), func(payload string) {
-			if payload != rt.ID {
-				x.signal()
-			}
-		})
+		err := rt.ListenJobs(ctx, x.signal)
 		if err != nil && ctx.Err() == nil {
 			x.log.Warn("job notifications lost; retrying", "error", err)
 			select {
@@ -276,12 +271,7 @@ func (x *Executor) nextWakeup(ctx context.Context) *time.Time {
 	x.hint = nil
 	x.mu.Unlock()
 	for _, rt := range x.engines {
-		t, err := rt.DB.Begin(ctx, true)
-		if err != nil {
-			continue
-		}
-		w, err := persistence.NextWakeup(ctx, t, x.cfg.Clock())
-		_ = t.Rollback(ctx)
+		w, err := rt.NextWakeup(ctx, x.cfg.Clock())
 		if err != nil {
 			x.log.Warn("next wakeup query failed", "error", err)
 			continue
@@ -298,7 +288,7 @@ func (x *Executor) nextWakeup(ctx context.Context) *time.Time {
 // queues them in batches; locked is how many it got. Errors are logged: a
 // conflict with another acquirer is expected and not an error for the
 // caller.
-func (x *Executor) acquire(ctx context.Context, rt *runtime.Engine) (locked, asked int) {
+func (x *Executor) acquire(ctx context.Context, rt Engine) (locked, asked int) {
 	// SQLite workers acquire too (executeGroup): slots are reserved first.
 	reserved := x.reserve(x.cfg.MaxJobsPerAcquisition, 0)
 	if reserved == 0 {
@@ -307,7 +297,7 @@ func (x *Executor) acquire(ctx context.Context, rt *runtime.Engine) (locked, ask
 	// Not cancelled by Stop: an acquisition cut off may have committed
 	// without our knowing, leaving its jobs locked until the lock expires
 	// (and then counted as a failed attempt). Stop unlocks what it queues.
-	jobs, err := acquireJobs(context.WithoutCancel(ctx), rt, x.acquireParams(rt, reserved))
+	jobs, err := rt.AcquireJobs(context.WithoutCancel(ctx), x.acquireParams(rt, reserved))
 	x.release(reserved - len(jobs))
 	if err != nil {
 		if ctx.Err() == nil {
@@ -327,8 +317,8 @@ func (x *Executor) acquire(ctx context.Context, rt *runtime.Engine) (locked, ask
 // enqueue queues acquired jobs, or unlocks them once the executor stopped.
 // Their slots were reserved, so the queue has room; should it not, the
 // jobs are unlocked rather than the sender blocking with the mutex held.
-func (x *Executor) enqueue(rt *runtime.Engine, jobs []*persistence.Job) {
-	var rejected []*persistence.Job
+func (x *Executor) enqueue(rt Engine, jobs []runtime.AcquiredJob) {
+	var rejected []runtime.AcquiredJob
 	x.mu.Lock()
 	closed := x.closed
 	if closed {
@@ -354,7 +344,7 @@ func (x *Executor) enqueue(rt *runtime.Engine, jobs []*persistence.Job) {
 }
 
 // acquireParams are this executor's acquisition parameters for rt.
-func (x *Executor) acquireParams(rt *runtime.Engine, limit int) persistence.AcquireParams {
+func (x *Executor) acquireParams(rt Engine, limit int) persistence.AcquireParams {
 	now := x.cfg.Clock()
 	params := persistence.AcquireParams{
 		Now:          now,
@@ -370,27 +360,12 @@ func (x *Executor) acquireParams(rt *runtime.Engine, limit int) persistence.Acqu
 	if x.cfg.DeploymentAware {
 		params.DeploymentIDs = rt.RegisteredDeployments()
 	}
-	params.LogLocked = rt.Config.History
 	return params
-}
-
-// acquireJobs runs one acquisition transaction.
-func acquireJobs(ctx context.Context, rt *runtime.Engine, p persistence.AcquireParams) ([]*persistence.Job, error) {
-	t, err := rt.DB.Begin(ctx, false)
-	if err != nil {
-		return nil, err
-	}
-	jobs, err := persistence.AcquireJobsAndCommit(ctx, t, p)
-	if err != nil {
-		_ = t.Rollback(context.WithoutCancel(ctx))
-		return nil, err
-	}
-	return jobs, nil
 }
 
 // batches groups the exclusive jobs of each process instance into one batch
 // (run one after another by one worker); other jobs run alone.
-func batches(rt *runtime.Engine, jobs []*persistence.Job, now time.Time) []*batch {
+func batches(rt Engine, jobs []runtime.AcquiredJob, now time.Time) []*batch {
 	var out []*batch
 	byInstance := make(map[string]*batch)
 	for _, j := range jobs {
@@ -399,12 +374,12 @@ func batches(rt *runtime.Engine, jobs []*persistence.Job, now time.Time) []*batc
 				b.jobs = append(b.jobs, j)
 				continue
 			}
-			b := &batch{rt: rt, jobs: []*persistence.Job{j}, acquired: now}
+			b := &batch{rt: rt, jobs: []runtime.AcquiredJob{j}, acquired: now}
 			byInstance[j.ProcessInstanceID] = b
 			out = append(out, b)
 			continue
 		}
-		out = append(out, &batch{rt: rt, jobs: []*persistence.Job{j}, acquired: now})
+		out = append(out, &batch{rt: rt, jobs: []runtime.AcquiredJob{j}, acquired: now})
 	}
 	return out
 }
@@ -414,7 +389,7 @@ func batches(rt *runtime.Engine, jobs []*persistence.Job, now time.Time) []*batc
 func (x *Executor) work(ctx context.Context) {
 	defer x.workers.Done()
 	for b := range x.queue {
-		if b.rt.DB.Capabilities().SingleWriter {
+		if b.rt.Capabilities().SingleWriter {
 			x.runGroup(ctx, b)
 			continue
 		}
@@ -451,24 +426,10 @@ func (x *Executor) done(n int) {
 // executors on the database (PostgreSQL NOTIFY) so that they take them at
 // once. The payload is the lock owner, not an engine id, which listeners
 // would ignore as their own engine's.
-func (x *Executor) unlock(rt *runtime.Engine, jobs []*persistence.Job) {
-	ids := make([]string, len(jobs))
-	for i, j := range jobs {
-		ids[i] = j.ID
-	}
-	ctx := context.Background()
-	t, err := rt.DB.Begin(ctx, false)
-	if err == nil {
-		if err = persistence.UnlockJobs(ctx, t, x.cfg.LockOwner, ids); err == nil {
-			err = t.Commit(ctx)
-		}
-		_ = t.Rollback(ctx)
-	}
-	if n, ok := rt.DB.(persistence.Notifier); ok && err == nil {
-		n.Notify(persistence.JobChannel(rt.DB), x.cfg.LockOwner)
-	}
-	if err != nil {
-		x.log.Warn("could not unlock queued jobs; their locks will expire", "jobs", ids, "error", err)
+func (x *Executor) unlock(rt Engine, jobs []runtime.AcquiredJob) {
+	// Not cancelled by Stop: the jobs would stay locked until their locks expire.
+	if err := rt.UnlockJobs(context.Background(), jobs); err != nil {
+		x.log.Warn("could not unlock queued jobs; their locks will expire", "jobs", len(jobs), "error", err)
 	}
 	x.done(len(jobs))
 }
@@ -488,7 +449,7 @@ const maxGroup = 64
 func (x *Executor) runGroup(ctx context.Context, b *batch) {
 	turn := x.turns[b.rt]
 	turn.Lock()
-	jobs := append([]*persistence.Job(nil), b.jobs...)
+	jobs := append([]runtime.AcquiredJob(nil), b.jobs...)
 	var others []*batch
 gather:
 	for len(jobs) < maxGroup {
@@ -522,10 +483,9 @@ gather:
 // acquires more jobs, queued once committed: the acquisition shares the
 // group's commit, and takes the jobs the group just created without a
 // wake-up and a transaction of its own.
-func (x *Executor) executeGroup(ctx context.Context, rt *runtime.Engine, jobs []*persistence.Job) {
-	var next []*persistence.Job
+func (x *Executor) executeGroup(ctx context.Context, rt Engine, jobs []runtime.AcquiredJob) {
 	start := time.Now()
-	var runnable []*persistence.Job
+	var runnable []runtime.AcquiredJob
 	for _, j := range jobs {
 		if j.Retries <= 0 {
 			x.runJob(ctx, rt, j) // a poison job: recorded, not run
@@ -536,39 +496,23 @@ func (x *Executor) executeGroup(ctx context.Context, rt *runtime.Engine, jobs []
 	// The group's jobs are done when acquisition runs: their slots are
 	// reserved again for the jobs it takes.
 	reserved := x.reserve(x.cfg.MaxJobsPerAcquisition, len(jobs))
-	acquireNext := func(cc *tx.Context) {
-		if reserved == 0 || !x.isRunning() {
-			return
-		}
-		if err := cc.Savepoint(acquireSavepoint); err != nil {
-			x.log.Debug("acquisition failed", "error", err)
-			return
-		}
-		got, err := cc.AcquireJobs(x.acquireParams(rt, reserved))
-		if err != nil {
-			x.log.Debug("acquisition failed", "error", err)
-			_ = cc.RollbackTo(acquireSavepoint)
-			return
-		}
-		x.log.Debug("jobs acquired in a group's transaction", "count", len(got))
-		cc.AfterCommit(func() { next = got })
+	next := func() (persistence.AcquireParams, bool) {
+		return x.acquireParams(rt, reserved), reserved > 0 && x.isRunning()
 	}
-	errs, ran := ExecuteGroup(ctx, rt, runnable, func(j *persistence.Job) *Lock { return &Lock{Owner: x.cfg.LockOwner, Rev: j.Rev} }, x.isRunning, acquireNext)
+	errs, ran, acquired := rt.RunGroup(ctx, runnable, x.isRunning, next)
 	for i, err := range errs {
 		x.count(runnable[i], err, time.Since(start))
 	}
 	if left := runnable[ran:]; len(left) > 0 {
 		x.unlock(rt, left) // stopped meanwhile; unlock counts them done
 	}
-	x.cfg.Metrics.Acquired(len(next))
-	x.release(reserved - len(next))
+	x.cfg.Metrics.Acquired(len(acquired))
+	x.release(reserved - len(acquired))
 	x.done(len(jobs) - len(runnable[ran:]))
-	if len(next) > 0 {
-		x.enqueue(rt, next)
+	if len(acquired) > 0 {
+		x.enqueue(rt, acquired)
 	}
 }
-
-const acquireSavepoint = "bpmnlite_acquire"
 
 // reserve takes up to min(limit, free slots + extra) slots for an
 // acquisition and returns how many; extra counts jobs about to be done.
@@ -593,7 +537,7 @@ func (x *Executor) release(n int) {
 }
 
 // count reports a job's outcome to metrics and logs.
-func (x *Executor) count(j *persistence.Job, err error, d time.Duration) {
+func (x *Executor) count(j runtime.AcquiredJob, err error, d time.Duration) {
 	switch {
 	case err == nil:
 		x.cfg.Metrics.Executed(d)
@@ -610,23 +554,16 @@ func (x *Executor) count(j *persistence.Job, err error, d time.Duration) {
 
 // runJob runs one job with its lock as fencing token, extending the lock
 // while it runs.
-func (x *Executor) runJob(ctx context.Context, rt *runtime.Engine, j *persistence.Job) {
+func (x *Executor) runJob(ctx context.Context, rt Engine, j runtime.AcquiredJob) {
 	start := time.Now()
-	lock := &Lock{Owner: x.cfg.LockOwner, Rev: j.Rev}
-	if j.Retries <= 0 {
-		// Taken over from an expired lock with its last retry spent: a
-		// poison job must not run again.
-		if err := RecordExpiredLocks(ctx, rt, j.ID, lock); err != nil {
-			x.log.Warn("could not record the incident of a job whose locks expired", "job", j.ID, "error", err)
-		}
-		x.cfg.Metrics.Failed()
-		return
-	}
 	jobCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	stopBeat := x.heartbeat(jobCtx, cancel, rt, j.ID, lock)
-	x.log.Debug("job started", "job", j.ID, "activity", j.ActivityID, "processInstance", j.ProcessInstanceID)
-	err := ExecuteLocked(jobCtx, rt, j, lock)
+	stopBeat := func() {}
+	if j.Retries > 0 { // else a poison job: its incident is recorded, it does not run
+		stopBeat = x.heartbeat(jobCtx, cancel, rt, j)
+		x.log.Debug("job started", "job", j.ID, "activity", j.ActivityID, "processInstance", j.ProcessInstanceID)
+	}
+	err := rt.RunAcquired(jobCtx, j)
 	stopBeat()
 	x.count(j, err, time.Since(start))
 }
@@ -634,8 +571,8 @@ func (x *Executor) runJob(ctx context.Context, rt *runtime.Engine, j *persistenc
 // heartbeat extends the job's lock every third of the lock time while it
 // runs, and cancels the job when the lock is lost. It returns a function
 // that stops it.
-func (x *Executor) heartbeat(ctx context.Context, cancel context.CancelFunc, rt *runtime.Engine, jobID string, lock *Lock) func() {
-	if !rt.DB.Capabilities().NeedsHeartbeat {
+func (x *Executor) heartbeat(ctx context.Context, cancel context.CancelFunc, rt Engine, j runtime.AcquiredJob) func() {
+	if !rt.Capabilities().NeedsHeartbeat {
 		// A single writer: the job's transaction holds the only write lock,
 		// so no other executor can take the job over while it runs.
 		return func() {}
@@ -654,13 +591,13 @@ func (x *Executor) heartbeat(ctx context.Context, cancel context.CancelFunc, rt 
 			case <-ctx.Done():
 				return
 			case <-tick.C:
-				ok, err := extendLock(ctx, rt, jobID, lock, x.cfg.Clock().Add(x.cfg.LockTime))
+				ok, err := rt.ExtendLock(ctx, j, x.cfg.Clock().Add(x.cfg.LockTime))
 				if err != nil {
-					x.log.Warn("lock extension failed", "job", jobID, "error", err)
+					x.log.Warn("lock extension failed", "job", j.ID, "error", err)
 					continue
 				}
 				if !ok {
-					x.log.Warn("job lock lost while running; cancelling the job", "job", jobID)
+					x.log.Warn("job lock lost while running; cancelling the job", "job", j.ID)
 					cancel()
 					return
 				}
@@ -670,27 +607,14 @@ func (x *Executor) heartbeat(ctx context.Context, cancel context.CancelFunc, rt 
 	return func() { close(stop); wg.Wait() }
 }
 
-func extendLock(ctx context.Context, rt *runtime.Engine, jobID string, lock *Lock, until time.Time) (bool, error) {
-	t, err := rt.DB.Begin(ctx, false)
-	if err != nil {
-		return false, err
-	}
-	ok, err := persistence.ExtendLock(ctx, t, jobID, lock.Owner, lock.Rev, until)
-	if err != nil {
-		_ = t.Rollback(context.WithoutCancel(ctx))
-		return false, err
-	}
-	return ok, t.Commit(ctx)
-}
-
 // String describes the executor's settings, for logs.
 func (x *Executor) String() string {
 	return fmt.Sprintf("job executor %s (pool %d, queue %d, %d per acquisition)", x.cfg.LockOwner, x.cfg.PoolSize, x.cfg.QueueSize, x.cfg.MaxJobsPerAcquisition)
 }
 
-func allSingleWriter(engines []*runtime.Engine) bool {
+func allSingleWriter(engines []Engine) bool {
 	for _, rt := range engines {
-		if !rt.DB.Capabilities().SingleWriter {
+		if !rt.Capabilities().SingleWriter {
 			return false
 		}
 	}

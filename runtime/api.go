@@ -30,9 +30,9 @@ func (e *Engine) command(ctx context.Context, t persistence.Tx, fn func(c *comma
 		return c.run()
 	}
 	if t != nil {
-		return e.Cmd.RunIn(ctx, t, body)
+		return e.cmd.RunIn(ctx, t, body)
 	}
-	return e.Cmd.Run(ctx, body)
+	return e.cmd.Run(ctx, body)
 }
 
 // StartRequest starts a process instance.
@@ -283,118 +283,6 @@ func (e *Engine) DeleteProcessInstance(ctx context.Context, t persistence.Tx, id
 		}
 		return c.deleteInstance(in, reason, persistence.StateExternallyTerminated)
 	})
-}
-
-// RunJob runs the work of a job inside the job's command: the continuation
-// of an asynchronous break, or a timer firing. The caller (the job executor,
-// or ExecuteJob in tests) owns locking, the savepoint, deleting the job and
-// failure bookkeeping.
-func (e *Engine) RunJob(cc *tx.Context, j *persistence.Job) error {
-	c := e.newCommand(cc)
-	c.running = j
-	if err := c.runJob(j); err != nil {
-		return err
-	}
-	return c.run()
-}
-
-func (c *command) runJob(j *persistence.Job) error {
-	if j.HandlerType == persistence.HandlerTimerStart {
-		return c.fireStartTimer(j)
-	}
-	if j.ProcessInstanceID != "" {
-		// The whole execution tree in one query, the job's execution with
-		// it: no separate read of the execution first.
-		if _, err := c.loadInstance(j.ProcessInstanceID); err != nil && !errors.Is(err, persistence.ErrNotFound) {
-			return fmt.Errorf("job %s: %w", j.ID, err)
-		}
-	}
-	x, err := c.execution(j.ExecutionID)
-	if err != nil {
-		return fmt.Errorf("job %s: %w", j.ID, err)
-	}
-	if x.inst.root.Suspension == persistence.Suspended {
-		return fmt.Errorf("job %s: process instance %s: %w", j.ID, x.ProcessInstanceID, ErrSuspended)
-	}
-	a := x.inst.def.Process.Activity(stripBody(j.ActivityID))
-	if a == nil {
-		return fmt.Errorf("job %s: activity %q not found", j.ID, j.ActivityID)
-	}
-	switch j.HandlerType {
-	case persistence.HandlerAsyncBefore, persistence.HandlerProcessStart:
-		if isBodyID(j.ActivityID) {
-			return c.enterBody(x, a, true)
-		}
-		return c.enterActivity(x, a, true)
-	case persistence.HandlerAsyncAfter:
-		x.IsActive = true
-		c.update(x)
-		if a.MultiInstance != nil && !isBodyID(j.ActivityID) {
-			return c.innerDone(x, a)
-		}
-		if j.HandlerConfig == "" {
-			return c.endToken(x, nil)
-		}
-		f := x.inst.def.Process.Flow(j.HandlerConfig)
-		if f == nil {
-			return fmt.Errorf("job %s: sequence flow %q not found", j.ID, j.HandlerConfig)
-		}
-		return c.take(x, f)
-	case persistence.HandlerTimerCatch, persistence.HandlerTimerEventGateway:
-		return c.trigger(x, a.ID, nil)
-	case persistence.HandlerTimerBoundary:
-		if err := c.rescheduleCycle(j, x, a); err != nil {
-			return err
-		}
-		return c.triggerBoundary(x, a)
-	}
-	return fmt.Errorf("job %s: unknown handler %q", j.ID, j.HandlerType)
-}
-
-// fireStartTimer starts an instance at a timer start event and schedules
-// the cycle's next run.
-func (c *command) fireStartTimer(j *persistence.Job) error {
-	def, err := c.e.Definition(c.cc, j.ProcessDefinitionID)
-	if err != nil {
-		return err
-	}
-	start := def.Process.Activity(j.HandlerConfig)
-	if start == nil {
-		return fmt.Errorf("job %s: start event %q not found", j.ID, j.HandlerConfig)
-	}
-	c.startDef = def
-	if err := c.rescheduleCycle(j, nil, start); err != nil {
-		return err
-	}
-	_, err = c.startInstance(def, "", "", nil, start)
-	return err
-}
-
-// rescheduleCycle creates the next job of a cycle timer that just fired,
-// while repetitions remain. Interrupting boundary timers fire once.
-func (c *command) rescheduleCycle(j *persistence.Job, x *execution, a *bpmn.Activity) error {
-	if j.Repeat == "" || (a.Kind == bpmn.BoundaryEvent && a.CancelActivity) {
-		return nil
-	}
-	next, ok, repeat, err := nextCycle(j, c.cc.Now())
-	if err != nil || !ok {
-		return err
-	}
-	var def *Definition
-	if x != nil {
-		def = x.inst.def
-	} else {
-		def = c.startDef
-	}
-	nj, err := c.newJob(x, def, a, a.ID, persistence.JobTimer, j.HandlerType, j.Exclusive, a.RetryTimeCycle)
-	if err != nil {
-		return err
-	}
-	nj.DueDate = &next
-	nj.Repeat = repeat
-	nj.HandlerConfig = j.HandlerConfig
-	c.insertJob(nj)
-	return nil
 }
 
 // initialActivity is where a plain start begins: the none start event, or

@@ -42,11 +42,12 @@ type Config struct {
 
 // Engine is the runtime of one database: definitions, delegates, beans.
 type Engine struct {
-	DB     persistence.DB
-	Cmd    *tx.Executor
-	Clock  tx.Clock
-	Log    *slog.Logger
 	Config Config
+
+	db    persistence.DB
+	cmd   *tx.Executor
+	clock tx.Clock
+	log   *slog.Logger
 
 	// ID identifies this engine instance (process) among the nodes sharing
 	// a database, e.g. in job notifications.
@@ -79,10 +80,10 @@ func New(db persistence.DB, clock tx.Clock, log *slog.Logger, cfg Config) *Engin
 		ID:          newID(),
 		jobChannel:  persistence.JobChannel(db),
 		deployments: make(map[string]bool),
-		DB:          db,
-		Cmd:         &tx.Executor{DB: db, Clock: clock, Log: log},
-		Clock:       clock,
-		Log:         log,
+		db:          db,
+		cmd:         &tx.Executor{DB: db, Clock: clock, Log: log},
+		clock:       clock,
+		log:         log,
 		Config:      cfg,
 		delegates:   make(map[string]Delegate),
 		beans:       make(map[string]any),
@@ -237,7 +238,7 @@ func (e *Engine) Deploy(ctx context.Context, req DeployRequest) (*Deployment, er
 	}
 	var out *Deployment
 	var created []*Definition
-	err := e.Cmd.Run(ctx, func(cc *tx.Context) error {
+	err := e.cmd.Run(ctx, func(cc *tx.Context) error {
 		out, created = nil, nil
 		if req.SkipUnchanged && req.Name != "" {
 			prev, err := e.unchangedDeployment(cc, req.Name, all)

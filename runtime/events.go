@@ -275,7 +275,7 @@ func (c *command) throwError(x *execution, code, source string) error {
 		}
 		s = super
 	}
-	c.e.Log.Debug("BPMN error not caught; ending the path", "code", code, "source", source)
+	c.e.log.Debug("BPMN error not caught; ending the path", "code", code, "source", source)
 	a := x.activity()
 	if a != nil && a.Kind == bpmn.EndEvent {
 		return c.endToken(x, a)
@@ -424,5 +424,5 @@ func (c *command) deleteJob(j *persistence.Job) {
 		return
 	}
 	c.cc.Delete(j)
-	c.e.LogJob(c.cc, j, persistence.JobLogDeleted, "", nil)
+	c.e.logJob(c.cc, j, persistence.JobLogDeleted, "", nil)
 }

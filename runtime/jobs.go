@@ -284,8 +284,8 @@ func (c *command) newJob(x *execution, def *Definition, a *bpmn.Activity, activi
 
 func (c *command) insertJob(j *persistence.Job) {
 	c.cc.Insert(j)
-	c.e.LogJob(c.cc, j, persistence.JobLogCreated, "", nil)
-	if n, ok := c.e.DB.(persistence.Notifier); ok && len(c.jobDue) == 0 && c.cc.InCallerTx {
+	c.e.logJob(c.cc, j, persistence.JobLogCreated, "", nil)
+	if n, ok := c.e.db.(persistence.Notifier); ok && len(c.jobDue) == 0 && c.cc.InCallerTx {
 		// Delivered when the caller commits, to the job executors of every
 		// node; after our own commits notifyJobs sends it instead.
 		c.cc.Write(n.NotifyAtCommit(c.e.jobChannel, c.e.ID))
@@ -311,7 +311,7 @@ func (c *command) notifyJobs() {
 			taken = true
 		}
 	}
-	if n, ok := c.e.DB.(persistence.Notifier); ok && !taken && !c.cc.InCallerTx {
+	if n, ok := c.e.db.(persistence.Notifier); ok && !taken && !c.cc.InCallerTx {
 		n.Notify(c.e.jobChannel, c.e.ID)
 	}
 }
@@ -422,56 +422,4 @@ func nextCycle(j *persistence.Job, now time.Time) (time.Time, bool, string, erro
 		return time.Time{}, false, "", nil
 	}
 	return next.UTC(), true, cy.AfterRun().String(), nil
-}
-
-// NewID returns a new time-ordered id.
-func (e *Engine) NewID() string { return newID() }
-
-// RetryCycle returns the failedJobRetryTimeCycle that governs job: the one
-// of its activity (the multi-instance body's for a body job, the loop
-// characteristics' for an inner one), else the engine default.
-func (e *Engine) RetryCycle(cc *tx.Context, j *persistence.Job) string {
-	def, err := e.Definition(cc, j.ProcessDefinitionID)
-	if err != nil {
-		return e.Config.DefaultRetryCycle
-	}
-	a := def.Process.Activity(stripBody(j.ActivityID))
-	cycle := ""
-	switch {
-	case a == nil:
-	case a.MultiInstance != nil && !isBodyID(j.ActivityID) && j.Type == persistence.JobMessage:
-		cycle = a.MultiInstance.RetryTimeCycle
-	default:
-		cycle = a.RetryTimeCycle
-	}
-	if cycle == "" {
-		cycle = e.Config.DefaultRetryCycle
-	}
-	return cycle
-}
-
-// LogJob records an event of job in the job log (when history is on). The
-// lock owner is the job's; start is when the run being reported began.
-func (e *Engine) LogJob(cc *tx.Context, j *persistence.Job, event, message string, start *time.Time) {
-	if !e.Config.History {
-		return
-	}
-	cc.Insert(e.jobLogEntry(j, event, message, cc.Now().UTC(), start))
-}
-
-func (e *Engine) jobLogEntry(j *persistence.Job, event, message string, at time.Time, start *time.Time) *persistence.JobLogEntry {
-	return &persistence.JobLogEntry{
-		ID:                newID(),
-		JobID:             j.ID,
-		Event:             event,
-		Timestamp:         at,
-		LockOwner:         j.LockOwner,
-		Retries:           j.Retries,
-		Message:           message,
-		JobDefinitionID:   j.JobDefinitionID,
-		ActivityID:        j.ActivityID,
-		ProcessInstanceID: j.ProcessInstanceID,
-		Priority:          j.Priority,
-		ExecutionStart:    start,
-	}
 }

@@ -22,7 +22,7 @@ func (c *command) startInstance(def *Definition, businessKey, superExecutionID s
 	if err := in.root.setVariables(vars, true); err != nil {
 		return nil, err
 	}
-	c.e.Log.Debug("process instance started", "instance", in.root.ID, "definition", def.ID, "businessKey", businessKey)
+	c.e.log.Debug("process instance started", "instance", in.root.ID, "definition", def.ID, "businessKey", businessKey)
 	token := c.newChild(in.root)
 	if start.Kind != bpmn.StartEvent || start.Parent != nil {
 		// Starting before an activity skips the process start: no start
@@ -72,7 +72,7 @@ func (c *command) endInstance(in *instance, state, reason string) error {
 	}
 	c.historyInstanceEnd(in, state, reason, in.lastEnd)
 	c.cc.Write(persistence.DeleteIncidentsOfInstance(root.ID))
-	c.e.Log.Debug("process instance ended", "instance", root.ID, "definition", in.def.ID, "state", state)
+	c.e.log.Debug("process instance ended", "instance", root.ID, "definition", in.def.ID, "state", state)
 	if err := c.removeExecution(root); err != nil {
 		return err
 	}

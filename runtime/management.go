@@ -44,7 +44,7 @@ func (e *Engine) SetJobRetries(ctx context.Context, jobID string, retries int) e
 	if retries < 0 {
 		return fmt.Errorf("retries must be 0 or more, got %d", retries)
 	}
-	return e.Cmd.Run(ctx, func(cc *tx.Context) error {
+	return e.cmd.Run(ctx, func(cc *tx.Context) error {
 		j, err := e.job(cc, jobID)
 		if err != nil {
 			return err
@@ -58,7 +58,7 @@ func (e *Engine) SetJobRetriesByDefinition(ctx context.Context, jobDefinitionID 
 	if retries < 0 {
 		return fmt.Errorf("retries must be 0 or more, got %d", retries)
 	}
-	return e.Cmd.Run(ctx, func(cc *tx.Context) error {
+	return e.cmd.Run(ctx, func(cc *tx.Context) error {
 		if _, err := e.jobDefinitionRow(cc, jobDefinitionID); err != nil {
 			return err
 		}
@@ -83,70 +83,14 @@ func (e *Engine) setRetries(cc *tx.Context, j *persistence.Job, retries int) err
 	case retries > 0 && had == 0:
 		return e.resolveJobIncidents(cc, j)
 	case retries == 0 && had > 0:
-		return e.CreateIncident(cc, j)
-	}
-	return nil
-}
-
-// CreateIncident records that job has no retries left: an incident at the
-// job's execution, and, as Camunda does, one more in each calling process
-// instance up the call activity chain, each caused by the one below and all
-// pointing to the job's incident as root cause.
-func (e *Engine) CreateIncident(cc *tx.Context, j *persistence.Job) error {
-	now := cc.Now().UTC()
-	root := &persistence.Incident{
-		ID: newID(), Rev: 1, Type: persistence.IncidentFailedJob, Timestamp: now,
-		Message: j.ExceptionMessage, ExecutionID: j.ExecutionID, ActivityID: j.ActivityID,
-		ProcessInstanceID: j.ProcessInstanceID, ProcessDefinitionID: j.ProcessDefinitionID,
-		Configuration: j.ID, JobDefinitionID: j.JobDefinitionID,
-	}
-	root.CauseIncidentID, root.RootCauseIncidentID = root.ID, root.ID
-	cc.Insert(root)
-	cause, instance := root, j.ProcessInstanceID
-	for depth := 0; instance != "" && depth < 100; depth++ {
-		ent, err := cc.Get(persistence.ExecutionTable, instance)
-		if err != nil || ent.(*persistence.Execution).SuperExecutionID == "" {
-			break // a timer start job has no instance; a top-level instance ends the chain
-		}
-		ent, err = cc.Get(persistence.ExecutionTable, ent.(*persistence.Execution).SuperExecutionID)
-		if err != nil {
-			return err
-		}
-		super := ent.(*persistence.Execution)
-		in := &persistence.Incident{
-			ID: newID(), Rev: 1, Type: persistence.IncidentFailedJob, Timestamp: now,
-			ExecutionID: super.ID, ActivityID: super.ActivityID, ProcessInstanceID: super.ProcessInstanceID,
-			ProcessDefinitionID: super.ProcessDefinitionID, CauseIncidentID: cause.ID, RootCauseIncidentID: root.ID,
-		}
-		cc.Insert(in)
-		cause, instance = in, super.ProcessInstanceID
-	}
-	return nil
-}
-
-// resolveJobIncidents removes the incident of job and the incidents it
-// caused in calling instances.
-func (e *Engine) resolveJobIncidents(cc *tx.Context, j *persistence.Job) error {
-	roots, err := tx.Select(cc, persistence.IncidentsOfJob(j.ID))
-	if err != nil {
-		return err
-	}
-	for _, r := range roots {
-		chain, err := tx.Select(cc, persistence.IncidentsCausedBy(r.ID))
-		if err != nil {
-			return err
-		}
-		for _, in := range chain {
-			cc.Delete(in)
-		}
-		cc.Delete(r)
+		return e.createIncident(cc, j)
 	}
 	return nil
 }
 
 // SetJobDueDate sets when a job becomes due (nil: at once).
 func (e *Engine) SetJobDueDate(ctx context.Context, jobID string, due *time.Time) error {
-	return e.Cmd.Run(ctx, func(cc *tx.Context) error {
+	return e.cmd.Run(ctx, func(cc *tx.Context) error {
 		j, err := e.job(cc, jobID)
 		if err != nil {
 			return err
@@ -163,7 +107,7 @@ func (e *Engine) SetJobDueDate(ctx context.Context, jobID string, due *time.Time
 
 // SetJobPriority sets one job's priority.
 func (e *Engine) SetJobPriority(ctx context.Context, jobID string, priority int64) error {
-	return e.Cmd.Run(ctx, func(cc *tx.Context) error {
+	return e.cmd.Run(ctx, func(cc *tx.Context) error {
 		j, err := e.job(cc, jobID)
 		if err != nil {
 			return err
@@ -178,7 +122,7 @@ func (e *Engine) SetJobPriority(ctx context.Context, jobID string, priority int6
 // priority (nil clears the override: new jobs take their priority from the
 // BPMN again); cascade also sets it on the definition's existing jobs.
 func (e *Engine) SetOverridingJobPriority(ctx context.Context, jobDefinitionID string, priority *int64, cascade bool) error {
-	return e.Cmd.Run(ctx, func(cc *tx.Context) error {
+	return e.cmd.Run(ctx, func(cc *tx.Context) error {
 		jd, err := e.jobDefinitionRow(cc, jobDefinitionID)
 		if err != nil {
 			return err
@@ -203,7 +147,7 @@ func (e *Engine) SetOverridingJobPriority(ctx context.Context, jobDefinitionID s
 
 // SuspendJob suspends (or, with suspend false, activates) one job.
 func (e *Engine) SuspendJob(ctx context.Context, jobID string, suspend bool) error {
-	return e.Cmd.Run(ctx, func(cc *tx.Context) error {
+	return e.cmd.Run(ctx, func(cc *tx.Context) error {
 		j, err := e.job(cc, jobID)
 		if err != nil {
 			return err
@@ -248,7 +192,7 @@ func setSuspension[T persistence.Entity](cc *tx.Context, rows []T, suspend bool)
 // SuspendJobDefinition suspends (or activates) a job definition: new jobs
 // of it are created suspended; with includeJobs its existing jobs follow.
 func (e *Engine) SuspendJobDefinition(ctx context.Context, jobDefinitionID string, suspend, includeJobs bool) error {
-	return e.Cmd.Run(ctx, func(cc *tx.Context) error {
+	return e.cmd.Run(ctx, func(cc *tx.Context) error {
 		jd, err := e.jobDefinitionRow(cc, jobDefinitionID)
 		if err != nil {
 			return err
@@ -279,7 +223,7 @@ func (e *Engine) suspendJobDefinition(cc *tx.Context, jd *persistence.JobDefinit
 // included) are suspended, so nothing of it is acquired; with
 // includeInstances its running instances are suspended too.
 func (e *Engine) SuspendProcessDefinition(ctx context.Context, definitionID string, suspend, includeInstances bool) error {
-	return e.Cmd.Run(ctx, func(cc *tx.Context) error {
+	return e.cmd.Run(ctx, func(cc *tx.Context) error {
 		ent, err := cc.Get(persistence.ProcessDefinitionTable, definitionID)
 		if err != nil {
 			return fmt.Errorf("process definition %q: %w", definitionID, err)
@@ -320,7 +264,7 @@ func (e *Engine) SuspendProcessDefinition(ctx context.Context, definitionID stri
 // executions, tasks, jobs and external tasks. A suspended instance's tasks
 // cannot be completed and its jobs are not acquired.
 func (e *Engine) SuspendProcessInstance(ctx context.Context, id string, suspend bool) error {
-	return e.Cmd.Run(ctx, func(cc *tx.Context) error { return e.suspendInstance(cc, id, suspend) })
+	return e.cmd.Run(ctx, func(cc *tx.Context) error { return e.suspendInstance(cc, id, suspend) })
 }
 
 func (e *Engine) suspendInstance(cc *tx.Context, id string, suspend bool) error {
@@ -353,7 +297,7 @@ func (e *Engine) suspendInstance(cc *tx.Context, id string, suspend bool) error 
 // ResolveIncident resolves an incident. A failed-job incident is resolved
 // by giving its job one retry (as setting retries would).
 func (e *Engine) ResolveIncident(ctx context.Context, id string) error {
-	return e.Cmd.Run(ctx, func(cc *tx.Context) error {
+	return e.cmd.Run(ctx, func(cc *tx.Context) error {
 		ent, err := cc.Get(persistence.IncidentTable, id)
 		if err != nil {
 			return fmt.Errorf("incident %q: %w", id, err)
@@ -373,7 +317,7 @@ func (e *Engine) ResolveIncident(ctx context.Context, id string) error {
 // DeploymentExists reports whether a deployment with id exists.
 func (e *Engine) DeploymentExists(ctx context.Context, id string) (bool, error) {
 	var ok bool
-	err := e.Cmd.Run(ctx, func(cc *tx.Context) error {
+	err := e.cmd.Run(ctx, func(cc *tx.Context) error {
 		_, err := cc.Get(persistence.DeploymentTable, id)
 		switch {
 		case err == nil:
@@ -393,7 +337,7 @@ func (e *Engine) DeploymentExists(ctx context.Context, id string) (bool, error) 
 // history stays). The deployment is unregistered from the job executor.
 func (e *Engine) DeleteDeployment(ctx context.Context, id string, cascade bool) error {
 	var defIDs []string
-	err := e.Cmd.Run(ctx, func(cc *tx.Context) error {
+	err := e.cmd.Run(ctx, func(cc *tx.Context) error {
 		defIDs = nil
 		dep, err := cc.Get(persistence.DeploymentTable, id)
 		if err != nil {

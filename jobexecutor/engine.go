@@ -1,0 +1,50 @@
+package jobexecutor
+
+import (
+	"context"
+	"time"
+
+	"github.com/bpmnlite/bpmnlite/persistence"
+	"github.com/bpmnlite/bpmnlite/runtime"
+)
+
+// Engine is what an executor needs of an engine it serves: acquisition,
+// running one job or a group, unlocking, extending a lock, and wake-ups.
+// *runtime.Engine implements it; the executor never reaches the database
+// itself.
+type Engine interface {
+	// Capabilities of the engine's database: a single writer runs queued
+	// jobs in groups; locks need a heartbeat where other nodes may take
+	// over; notifications wake other nodes.
+	Capabilities() persistence.Capabilities
+	// OnJobCreated registers a hook called after commits that created
+	// jobs; it reports whether this executor will run them all.
+	OnJobCreated(fn func(jobs []*persistence.Job) bool)
+	// ListenJobs calls fn when other nodes commit jobs or release locks.
+	ListenJobs(ctx context.Context, fn func()) error
+	// NextWakeup is the earliest future due date or lock expiry.
+	NextWakeup(ctx context.Context, now time.Time) (*time.Time, error)
+	// IsRegistered and RegisteredDeployments serve deployment-aware
+	// acquisition.
+	IsRegistered(deploymentID string) bool
+	RegisteredDeployments() []string
+
+	// AcquireJobs locks jobs and returns them with their locks.
+	AcquireJobs(ctx context.Context, p persistence.AcquireParams) ([]runtime.AcquiredJob, error)
+	// RunAcquired runs one acquired job in its own transaction, fenced by
+	// its lock; its error is returned after its failure was recorded.
+	RunAcquired(ctx context.Context, j runtime.AcquiredJob) error
+	// RunGroup runs acquired jobs in one transaction (see
+	// runtime.Engine.RunGroup), acquiring with next's parameters at its end.
+	RunGroup(ctx context.Context, jobs []runtime.AcquiredJob, proceed func() bool, next func() (persistence.AcquireParams, bool)) (errs []error, ran int, acquired []runtime.AcquiredJob)
+	// UnlockJobs releases acquired jobs that were not started.
+	UnlockJobs(ctx context.Context, jobs []runtime.AcquiredJob) error
+	// ExtendLock extends a running job's lock; false when it was lost.
+	ExtendLock(ctx context.Context, j runtime.AcquiredJob, until time.Time) (bool, error)
+}
+
+var _ Engine = (*runtime.Engine)(nil)
+
+// ErrLockLost: a job's lock was taken over by another executor; its work
+// was not committed.
+var ErrLockLost = runtime.ErrLockLost

@@ -1,0 +1,122 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/bpmnlite/bpmnlite/persistence"
+)
+
+// What a job executor asks of an engine besides running jobs: the
+// database's capabilities, acquisition, locks, wake-ups.
+
+// Capabilities tells what the engine's database does differently (one
+// writer, notifications, lock heartbeats).
+func (e *Engine) Capabilities() persistence.Capabilities { return e.db.Capabilities() }
+
+// AcquireJobs locks jobs in a transaction of its own and returns them with
+// their locks (see persistence.AcquireJobs). Each job's "locked" entry goes
+// to the job log when history is on.
+func (e *Engine) AcquireJobs(ctx context.Context, p persistence.AcquireParams) ([]AcquiredJob, error) {
+	t, err := e.db.Begin(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	jobs, err := persistence.AcquireJobsAndCommit(ctx, t, e.acquireParams(p))
+	if err != nil {
+		_ = t.Rollback(context.WithoutCancel(ctx))
+		return nil, err
+	}
+	return withLocks(jobs, p.LockOwner), nil
+}
+
+func (e *Engine) acquireParams(p persistence.AcquireParams) persistence.AcquireParams {
+	p.LogLocked = e.Config.History
+	return p
+}
+
+// withLocks pairs jobs just locked by owner with their locks: the revision
+// the acquisition gave them is the fencing token.
+func withLocks(jobs []*persistence.Job, owner string) []AcquiredJob {
+	out := make([]AcquiredJob, len(jobs))
+	for i, j := range jobs {
+		out[i] = AcquiredJob{Job: j, Lock: JobLock{Owner: owner, Rev: j.Rev}}
+	}
+	return out
+}
+
+// UnlockJobs releases jobs acquired but not started (shutdown, a full
+// queue) and wakes the job executors of other nodes, so that they take
+// them at once. The notification's payload is the lock owner, not this
+// engine's id, which other engines' listeners on this node would ignore.
+func (e *Engine) UnlockJobs(ctx context.Context, jobs []AcquiredJob) error {
+	if len(jobs) == 0 {
+		return nil
+	}
+	owner := jobs[0].Lock.Owner
+	ids := make([]string, len(jobs))
+	for i, j := range jobs {
+		ids[i] = j.ID
+	}
+	t, err := e.db.Begin(ctx, false)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = t.Rollback(ctx) }()
+	if err := persistence.UnlockJobs(ctx, t, owner, ids); err != nil {
+		return err
+	}
+	if err := t.Commit(ctx); err != nil {
+		return err
+	}
+	if n, ok := e.db.(persistence.Notifier); ok {
+		n.Notify(e.jobChannel, owner)
+	}
+	return nil
+}
+
+// ExtendLock moves the expiration of a running job's lock to until; false
+// when the lock was lost (taken over, or the job is gone).
+func (e *Engine) ExtendLock(ctx context.Context, j AcquiredJob, until time.Time) (bool, error) {
+	t, err := e.db.Begin(ctx, false)
+	if err != nil {
+		return false, err
+	}
+	ok, err := persistence.ExtendLock(ctx, t, j.ID, j.Lock.Owner, j.Lock.Rev, until)
+	if err != nil {
+		_ = t.Rollback(context.WithoutCancel(ctx))
+		return false, err
+	}
+	return ok, t.Commit(ctx)
+}
+
+// NextWakeup returns the earliest time after now at which a job becomes
+// acquirable without anybody writing (see persistence.NextWakeup).
+func (e *Engine) NextWakeup(ctx context.Context, now time.Time) (*time.Time, error) {
+	t, err := e.db.Begin(ctx, true)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = t.Rollback(context.WithoutCancel(ctx)) }()
+	return persistence.NextWakeup(ctx, t, now)
+}
+
+// ErrNoNotifications: the database cannot wake other nodes' job executors.
+var ErrNoNotifications = errors.New("the database has no notifications between nodes")
+
+// ListenJobs calls fn whenever another node (or another engine on this
+// one) commits jobs or releases locks, until ctx ends or the listening
+// connection fails. The engine's own commits are left out: they wake its
+// executors through OnJobCreated.
+func (e *Engine) ListenJobs(ctx context.Context, fn func()) error {
+	l, ok := e.db.(persistence.Listener)
+	if !ok {
+		return ErrNoNotifications
+	}
+	return l.Listen(ctx, e.jobChannel, func(payload string) {
+		if payload != e.ID {
+			fn()
+		}
+	})
+}

@@ -1,0 +1,198 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"time"
+
+	"github.com/bpmnlite/bpmnlite/bpmn/timer"
+	"github.com/bpmnlite/bpmnlite/persistence"
+	"github.com/bpmnlite/bpmnlite/tx"
+)
+
+// A job's failures: retries, the next attempt from the retry cycle,
+// incidents, and the job log.
+
+// recordFailure re-reads the job after the rollback and writes the failure:
+// an optimistic-lock conflict only releases the lock (noting the conflict
+// as the job's exception message); any other error spends a retry,
+// schedules the next attempt from the retry cycle and raises an incident
+// when no retry is left.
+func (e *Engine) recordFailure(cc *tx.Context, jobID string, lock *JobLock, workErr error, start *time.Time) error {
+	ent, err := cc.Get(persistence.JobTable, jobID)
+	if err != nil {
+		return err
+	}
+	job := ent.(*persistence.Job)
+	if err := lock.check(job); err != nil {
+		return err // taken over meanwhile: the new holder owns the record
+	}
+	// The log entries name the lock owner that ran the job, so the lock is
+	// released after logging.
+	if errors.Is(workErr, persistence.ErrOptimisticLock) {
+		job.ExceptionMessage = truncate(workErr.Error(), 4000)
+		e.logJob(cc, job, persistence.JobLogFailed, "optimistic lock conflict, retried without spending a retry: "+workErr.Error(), start)
+		job.LockOwner, job.LockExpiration = "", nil
+		cc.Update(job)
+		return nil
+	}
+	now := cc.Now().UTC()
+	if job.Retries > 0 {
+		job.Retries--
+	}
+	job.ExceptionMessage = truncate(workErr.Error(), 4000)
+	job.ExceptionStack = fmt.Sprintf("%+v", workErr)
+	var pe *tx.PanicError
+	if errors.As(workErr, &pe) {
+		job.ExceptionStack = pe.Stack
+	}
+	job.DueDate = nil
+	if cycle := e.retryCycle(cc, job); cycle != "" {
+		if rc, err := timer.ParseRetryCycle(cycle); err == nil {
+			due := rc.Delay(now, job.Retries)
+			if due.After(now) {
+				job.DueDate = &due
+			}
+		}
+	}
+	e.logJob(cc, job, persistence.JobLogFailed, job.ExceptionMessage, start)
+	job.LockOwner, job.LockExpiration = "", nil
+	cc.Update(job)
+	if job.Retries == 0 {
+		return e.createIncident(cc, job)
+	}
+	return nil
+}
+
+// recordExpiredLocks raises the incident of a job whose locks expired
+// without a result until no retry was left (a poison job: running it again
+// could kill another node), and releases it.
+func (e *Engine) recordExpiredLocks(ctx context.Context, j AcquiredJob) error {
+	return e.cmd.Run(ctx, func(cc *tx.Context) error {
+		ent, err := cc.Get(persistence.JobTable, j.ID)
+		if err != nil {
+			return err
+		}
+		job := ent.(*persistence.Job)
+		if err := j.Lock.check(job); err != nil {
+			return err
+		}
+		job.ExceptionMessage = fmt.Sprintf("%s (%d times)", persistence.LockExpiredMessage, job.FailedAttempts)
+		e.logJob(cc, job, persistence.JobLogFailed, job.ExceptionMessage, nil)
+		job.LockOwner, job.LockExpiration = "", nil
+		cc.Update(job)
+		return e.createIncident(cc, job)
+	})
+}
+
+// retryCycle returns the failedJobRetryTimeCycle that governs job: the one
+// of its activity (the multi-instance body's for a body job, the loop
+// characteristics' for an inner one), else the engine default.
+func (e *Engine) retryCycle(cc *tx.Context, j *persistence.Job) string {
+	def, err := e.Definition(cc, j.ProcessDefinitionID)
+	if err != nil {
+		return e.Config.DefaultRetryCycle
+	}
+	a := def.Process.Activity(stripBody(j.ActivityID))
+	cycle := ""
+	switch {
+	case a == nil:
+	case a.MultiInstance != nil && !isBodyID(j.ActivityID) && j.Type == persistence.JobMessage:
+		cycle = a.MultiInstance.RetryTimeCycle
+	default:
+		cycle = a.RetryTimeCycle
+	}
+	if cycle == "" {
+		cycle = e.Config.DefaultRetryCycle
+	}
+	return cycle
+}
+
+// createIncident records that job has no retries left: an incident at the
+// job's execution, and, as Camunda does, one more in each calling process
+// instance up the call activity chain, each caused by the one below and all
+// pointing to the job's incident as root cause.
+func (e *Engine) createIncident(cc *tx.Context, j *persistence.Job) error {
+	now := cc.Now().UTC()
+	root := &persistence.Incident{
+		ID: newID(), Rev: 1, Type: persistence.IncidentFailedJob, Timestamp: now,
+		Message: j.ExceptionMessage, ExecutionID: j.ExecutionID, ActivityID: j.ActivityID,
+		ProcessInstanceID: j.ProcessInstanceID, ProcessDefinitionID: j.ProcessDefinitionID,
+		Configuration: j.ID, JobDefinitionID: j.JobDefinitionID,
+	}
+	root.CauseIncidentID, root.RootCauseIncidentID = root.ID, root.ID
+	cc.Insert(root)
+	cause, instance := root, j.ProcessInstanceID
+	for depth := 0; instance != "" && depth < 100; depth++ {
+		ent, err := cc.Get(persistence.ExecutionTable, instance)
+		if err != nil || ent.(*persistence.Execution).SuperExecutionID == "" {
+			break // a timer start job has no instance; a top-level instance ends the chain
+		}
+		ent, err = cc.Get(persistence.ExecutionTable, ent.(*persistence.Execution).SuperExecutionID)
+		if err != nil {
+			return err
+		}
+		super := ent.(*persistence.Execution)
+		in := &persistence.Incident{
+			ID: newID(), Rev: 1, Type: persistence.IncidentFailedJob, Timestamp: now,
+			ExecutionID: super.ID, ActivityID: super.ActivityID, ProcessInstanceID: super.ProcessInstanceID,
+			ProcessDefinitionID: super.ProcessDefinitionID, CauseIncidentID: cause.ID, RootCauseIncidentID: root.ID,
+		}
+		cc.Insert(in)
+		cause, instance = in, super.ProcessInstanceID
+	}
+	return nil
+}
+
+// resolveJobIncidents removes the incident of job and the incidents it
+// caused in calling instances.
+func (e *Engine) resolveJobIncidents(cc *tx.Context, j *persistence.Job) error {
+	roots, err := tx.Select(cc, persistence.IncidentsOfJob(j.ID))
+	if err != nil {
+		return err
+	}
+	for _, r := range roots {
+		chain, err := tx.Select(cc, persistence.IncidentsCausedBy(r.ID))
+		if err != nil {
+			return err
+		}
+		for _, in := range chain {
+			cc.Delete(in)
+		}
+		cc.Delete(r)
+	}
+	return nil
+}
+
+// logJob records an event of job in the job log (when history is on). The
+// lock owner is the job's; start is when the run being reported began.
+func (e *Engine) logJob(cc *tx.Context, j *persistence.Job, event, message string, start *time.Time) {
+	if !e.Config.History {
+		return
+	}
+	cc.Insert(&persistence.JobLogEntry{
+		ID:                newID(),
+		JobID:             j.ID,
+		Event:             event,
+		Timestamp:         cc.Now().UTC(),
+		LockOwner:         j.LockOwner,
+		Retries:           j.Retries,
+		Message:           message,
+		JobDefinitionID:   j.JobDefinitionID,
+		ActivityID:        j.ActivityID,
+		ProcessInstanceID: j.ProcessInstanceID,
+		Priority:          j.Priority,
+		ExecutionStart:    start,
+	})
+}
+
+func stack() string { return string(debug.Stack()) }
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n]
+}

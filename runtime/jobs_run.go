@@ -1,0 +1,326 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/bpmnlite/bpmnlite/bpmn"
+	"github.com/bpmnlite/bpmnlite/persistence"
+	"github.com/bpmnlite/bpmnlite/tx"
+)
+
+// Running a job: each job runs in a transaction behind a savepoint; on
+// failure its work is rolled back to the savepoint and the failure recorded
+// in the same transaction (jobs_failure.go). The work itself is dispatched
+// by the job's handler type (runJob).
+
+// ErrLockLost: the job is locked by another owner (its lock expired and was
+// taken over); the work is not done and nothing is committed.
+var ErrLockLost = errors.New("job lock lost")
+
+const jobSavepoint = "bpmnlite_job"
+
+// JobLock is the lock an executor holds on a job: its owner, and the job's
+// revision when it was locked, which serves as fencing token. A worker
+// whose lock was taken over (the revision moved on) commits nothing.
+type JobLock struct {
+	Owner string
+	Rev   int
+}
+
+func (l *JobLock) check(job *persistence.Job) error {
+	if l == nil {
+		return nil
+	}
+	if job.LockOwner != l.Owner || job.Rev != l.Rev {
+		return fmt.Errorf("job %s is locked by %q at revision %d, not by %q at %d: %w", job.ID, job.LockOwner, job.Rev, l.Owner, l.Rev, ErrLockLost)
+	}
+	return nil
+}
+
+// AcquiredJob is a job as an acquisition locked it, with the lock its
+// acquirer now holds.
+type AcquiredJob struct {
+	*persistence.Job
+	Lock JobLock
+}
+
+// ExecuteJob runs job id in its own transaction. With a lock (nil when run
+// by hand), the job must still be held by it. The job's error is returned
+// after its failure was recorded.
+func (e *Engine) ExecuteJob(ctx context.Context, jobID string, lock *JobLock) error {
+	return e.execute(ctx, jobID, nil, lock)
+}
+
+// RunAcquired runs a job as it came back from acquisition, without reading
+// it again: the lock's revision is checked when the job row is deleted at
+// the end, so a job taken over or changed meanwhile (suspended, removed
+// with its scope) still commits nothing. A job taken over from an expired
+// lock with its last retry spent is not run (it would kill its next node
+// too): its incident is raised instead.
+func (e *Engine) RunAcquired(ctx context.Context, j AcquiredJob) error {
+	if j.Retries <= 0 {
+		if err := e.recordExpiredLocks(ctx, j); err != nil {
+			return fmt.Errorf("record the incident of job %s, whose locks expired: %w", j.ID, err)
+		}
+		return fmt.Errorf("job %s: %s", j.ID, persistence.LockExpiredMessage)
+	}
+	return e.execute(ctx, j.ID, j.Job, &j.Lock)
+}
+
+func (e *Engine) execute(ctx context.Context, jobID string, acquired *persistence.Job, lock *JobLock) error {
+	var workErr error
+	err := e.cmd.Run(ctx, func(cc *tx.Context) error {
+		workErr = nil
+		if acquired != nil {
+			// A copy: a retry after a conflict must not see this attempt's changes.
+			j := *acquired
+			cc.Cache(&j)
+		}
+		ent, err := cc.Get(persistence.JobTable, jobID)
+		if err != nil {
+			return fmt.Errorf("job %q: %w", jobID, err)
+		}
+		job := ent.(*persistence.Job)
+		if err := lock.check(job); err != nil {
+			return err
+		}
+		if err := cc.Savepoint(jobSavepoint); err != nil {
+			return err
+		}
+		start := cc.Now().UTC()
+		workErr = e.runWork(cc, job, &start, true)
+		if workErr == nil {
+			return nil
+		}
+		if err := cc.RollbackTo(jobSavepoint); err != nil {
+			return err
+		}
+		return e.recordFailure(cc, jobID, lock, workErr, &start)
+	})
+	if err != nil {
+		return err
+	}
+	if workErr != nil {
+		e.log.Warn("job failed", "job", jobID, "error", workErr)
+	} else {
+		e.log.Debug("job executed", "job", jobID)
+	}
+	return workErr
+}
+
+// runWork runs the job's handler, deletes the job and, with commit, commits;
+// the commit's flush still runs behind the savepoint, so an optimistic-lock
+// conflict is seen here and can be rolled back to it. Without commit it
+// releases the savepoint instead (a group's job).
+func (e *Engine) runWork(cc *tx.Context, job *persistence.Job, start *time.Time, commit bool) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = &tx.PanicError{Value: r, Stack: stack()}
+		}
+	}()
+	c := e.newCommand(cc)
+	c.running = job
+	if err := c.runJob(job); err != nil {
+		return err
+	}
+	if err := c.run(); err != nil {
+		return err
+	}
+	cc.Delete(job)
+	e.logJob(cc, job, persistence.JobLogSucceeded, "", start)
+	if !commit {
+		return cc.Release(jobSavepoint)
+	}
+	// Flush and commit together (one round trip on PostgreSQL). A conflict
+	// or any other failure here leaves the transaction open behind the
+	// savepoint, so the failure can still be recorded.
+	return cc.Commit()
+}
+
+// RunGroup runs acquired jobs one after another in a single transaction,
+// each behind its own savepoint: a failing job is rolled back and its
+// failure recorded, the others commit together. On a single writer, whose
+// every commit rewrites the pages it touched, this is what makes job
+// execution fast. It stops starting jobs once proceed reports false, and
+// returns the errors of the jobs it ran (how many: ran). When the shared
+// commit itself fails, those jobs run one by one instead.
+//
+// When next gives acquisition parameters, the group then acquires more
+// jobs in its own transaction: their locks share the group's commit, and
+// the jobs the group just created are taken without a wake-up and a
+// transaction of their own. They are returned once committed.
+func (e *Engine) RunGroup(ctx context.Context, jobs []AcquiredJob, proceed func() bool, next func() (persistence.AcquireParams, bool)) (errs []error, ran int, acquired []AcquiredJob) {
+	errs = make([]error, len(jobs))
+	err := e.cmd.Run(ctx, func(cc *tx.Context) error {
+		ran, acquired = 0, nil
+		for i, a := range jobs {
+			if !proceed() {
+				break // shutting down: the rest are left for the caller to unlock
+			}
+			ran = i + 1
+			j := *a.Job
+			cc.Cache(&j)
+			if err := a.Lock.check(&j); err != nil {
+				errs[i] = err
+				continue
+			}
+			if err := cc.Savepoint(jobSavepoint); err != nil {
+				return err
+			}
+			start := cc.Now().UTC()
+			errs[i] = e.runWork(cc, &j, &start, false)
+			if errs[i] == nil {
+				continue
+			}
+			if err := cc.RollbackTo(jobSavepoint); err != nil {
+				return err
+			}
+			if err := e.recordFailure(cc, j.ID, &a.Lock, errs[i], &start); err != nil {
+				errs[i] = err
+			}
+			if err := cc.Release(jobSavepoint); err != nil {
+				return err
+			}
+		}
+		if next != nil {
+			if p, ok := next(); ok {
+				e.acquireInGroup(cc, p, func(got []AcquiredJob) { acquired = got })
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		e.log.Warn("job group failed to commit; running its jobs one by one", "jobs", ran, "error", err)
+		acquired = nil
+		for i, j := range jobs[:ran] {
+			errs[i] = e.RunAcquired(ctx, j)
+		}
+	}
+	return errs[:ran], ran, acquired
+}
+
+const acquireSavepoint = "bpmnlite_acquire"
+
+// acquireInGroup acquires jobs in a group's transaction behind a savepoint:
+// a failed acquisition is rolled back and only logged, the group's jobs
+// still commit. got receives the jobs after the commit.
+func (e *Engine) acquireInGroup(cc *tx.Context, p persistence.AcquireParams, got func([]AcquiredJob)) {
+	if err := cc.Savepoint(acquireSavepoint); err != nil {
+		e.log.Debug("acquisition failed", "error", err)
+		return
+	}
+	jobs, err := cc.AcquireJobs(e.acquireParams(p))
+	if err != nil {
+		e.log.Debug("acquisition failed", "error", err)
+		_ = cc.RollbackTo(acquireSavepoint)
+		return
+	}
+	e.log.Debug("jobs acquired in a group's transaction", "count", len(jobs))
+	locked := withLocks(jobs, p.LockOwner)
+	cc.AfterCommit(func() { got(locked) })
+}
+
+// runJob dispatches a job by its handler type: the continuation of an
+// asynchronous break, or a timer firing. The caller owns locking, the
+// savepoint, deleting the job and failure bookkeeping.
+func (c *command) runJob(j *persistence.Job) error {
+	if j.HandlerType == persistence.HandlerTimerStart {
+		return c.fireStartTimer(j)
+	}
+	if j.ProcessInstanceID != "" {
+		// The whole execution tree in one query, the job's execution with
+		// it: no separate read of the execution first.
+		if _, err := c.loadInstance(j.ProcessInstanceID); err != nil && !errors.Is(err, persistence.ErrNotFound) {
+			return fmt.Errorf("job %s: %w", j.ID, err)
+		}
+	}
+	x, err := c.execution(j.ExecutionID)
+	if err != nil {
+		return fmt.Errorf("job %s: %w", j.ID, err)
+	}
+	if x.inst.root.Suspension == persistence.Suspended {
+		return fmt.Errorf("job %s: process instance %s: %w", j.ID, x.ProcessInstanceID, ErrSuspended)
+	}
+	a := x.inst.def.Process.Activity(stripBody(j.ActivityID))
+	if a == nil {
+		return fmt.Errorf("job %s: activity %q not found", j.ID, j.ActivityID)
+	}
+	switch j.HandlerType {
+	case persistence.HandlerAsyncBefore, persistence.HandlerProcessStart:
+		if isBodyID(j.ActivityID) {
+			return c.enterBody(x, a, true)
+		}
+		return c.enterActivity(x, a, true)
+	case persistence.HandlerAsyncAfter:
+		x.IsActive = true
+		c.update(x)
+		if a.MultiInstance != nil && !isBodyID(j.ActivityID) {
+			return c.innerDone(x, a)
+		}
+		if j.HandlerConfig == "" {
+			return c.endToken(x, nil)
+		}
+		f := x.inst.def.Process.Flow(j.HandlerConfig)
+		if f == nil {
+			return fmt.Errorf("job %s: sequence flow %q not found", j.ID, j.HandlerConfig)
+		}
+		return c.take(x, f)
+	case persistence.HandlerTimerCatch, persistence.HandlerTimerEventGateway:
+		return c.trigger(x, a.ID, nil)
+	case persistence.HandlerTimerBoundary:
+		if err := c.rescheduleCycle(j, x, a); err != nil {
+			return err
+		}
+		return c.triggerBoundary(x, a)
+	}
+	return fmt.Errorf("job %s: unknown handler %q", j.ID, j.HandlerType)
+}
+
+// fireStartTimer starts an instance at a timer start event and schedules
+// the cycle's next run.
+func (c *command) fireStartTimer(j *persistence.Job) error {
+	def, err := c.e.Definition(c.cc, j.ProcessDefinitionID)
+	if err != nil {
+		return err
+	}
+	start := def.Process.Activity(j.HandlerConfig)
+	if start == nil {
+		return fmt.Errorf("job %s: start event %q not found", j.ID, j.HandlerConfig)
+	}
+	c.startDef = def
+	if err := c.rescheduleCycle(j, nil, start); err != nil {
+		return err
+	}
+	_, err = c.startInstance(def, "", "", nil, start)
+	return err
+}
+
+// rescheduleCycle creates the next job of a cycle timer that just fired,
+// while repetitions remain. Interrupting boundary timers fire once.
+func (c *command) rescheduleCycle(j *persistence.Job, x *execution, a *bpmn.Activity) error {
+	if j.Repeat == "" || (a.Kind == bpmn.BoundaryEvent && a.CancelActivity) {
+		return nil
+	}
+	next, ok, repeat, err := nextCycle(j, c.cc.Now())
+	if err != nil || !ok {
+		return err
+	}
+	var def *Definition
+	if x != nil {
+		def = x.inst.def
+	} else {
+		def = c.startDef
+	}
+	nj, err := c.newJob(x, def, a, a.ID, persistence.JobTimer, j.HandlerType, j.Exclusive, a.RetryTimeCycle)
+	if err != nil {
+		return err
+	}
+	nj.DueDate = &next
+	nj.Repeat = repeat
+	nj.HandlerConfig = j.HandlerConfig
+	c.insertJob(nj)
+	return nil
+}
