@@ -150,95 +150,6 @@ func (c *command) createAsyncJob(x *execution, a *bpmn.Activity, s asyncSettings
 	return j, nil
 }
 
-// createTimerJob creates the timer job of the timer event a for x (x is nil
-// for a timer start event); the due date comes from the timer definition,
-// evaluated against x, and the engine clock.
-func (c *command) createTimerJob(x *execution, a *bpmn.Activity, handler string) (*persistence.Job, error) {
-	var def *Definition
-	if x != nil {
-		def = x.inst.def
-	} else {
-		def = c.startDef
-	}
-	due, repeat, err := c.timerDue(x, a, c.cc.Now())
-	if err != nil {
-		return nil, err
-	}
-	j, err := c.newJob(x, def, a, a.ID, persistence.JobTimer, handler, a.Exclusive, a.RetryTimeCycle)
-	if err != nil {
-		return nil, err
-	}
-	j.DueDate = &due
-	j.Repeat = repeat
-	j.HandlerConfig = a.ID
-	c.insertJob(j)
-	return j, nil
-}
-
-// timerDue computes a timer's due date from now, and for a cycle the cycle
-// to store for its next runs.
-func (c *command) timerDue(x *execution, a *bpmn.Activity, now time.Time) (time.Time, string, error) {
-	td := a.Timer
-	if td == nil {
-		return time.Time{}, "", fmt.Errorf("%s has no timer definition", a)
-	}
-	value := td.Value
-	if expression.IsExpression(value) {
-		v, err := c.eval(x, value)
-		if err != nil {
-			return time.Time{}, "", fmt.Errorf("%s: timer: %w", a, err)
-		}
-		switch t := v.(type) {
-		case time.Time:
-			if td.Type != bpmn.TimeDate {
-				return time.Time{}, "", fmt.Errorf("%s: timer expression %s gave a date, but the timer is a %s", a, value, strings.ToLower(td.Type.String()))
-			}
-			return t.UTC(), "", nil
-		case string:
-			value = t
-		default:
-			return time.Time{}, "", fmt.Errorf("%s: timer expression %s gave %T, want a string or a date", a, td.Value, v)
-		}
-	}
-	value = strings.TrimSpace(value)
-	switch td.Type {
-	case bpmn.TimeDate:
-		if strings.HasPrefix(value, "P") {
-			// Camunda's due-date calendar reads a duration in a timeDate
-			// (typically from an expression) as now + duration.
-			d, err := timer.ParseDuration(value)
-			if err != nil {
-				return time.Time{}, "", fmt.Errorf("%s: %w", a, err)
-			}
-			return d.AddTo(now).UTC(), "", nil
-		}
-		t, err := timer.ParseDate(value, time.UTC)
-		if err != nil {
-			return time.Time{}, "", fmt.Errorf("%s: %w", a, err)
-		}
-		return t.UTC(), "", nil
-	case bpmn.TimeDuration:
-		d, err := timer.ParseDuration(value)
-		if err != nil {
-			return time.Time{}, "", fmt.Errorf("%s: %w", a, err)
-		}
-		return d.AddTo(now).UTC(), "", nil
-	case bpmn.TimeCycle:
-		cy, err := timer.ParseCycle(value)
-		if err != nil {
-			return time.Time{}, "", fmt.Errorf("%s: %w", a, err)
-		}
-		// Anchored, the stored cycle keeps later runs on this schedule.
-		cy = cy.Anchor(now)
-		first := cy.First(now)
-		if first.IsZero() {
-			return time.Time{}, "", fmt.Errorf("%s: timer cycle %q never fires after %s", a, value, now.UTC().Format(time.RFC3339))
-		}
-		return first.UTC(), cy.String(), nil
-	}
-	return time.Time{}, "", fmt.Errorf("%s: unknown timer type", a)
-}
-
 // newJob builds a job row with its definition, priority, retries and
 // suspension state.
 func (c *command) newJob(x *execution, def *Definition, a *bpmn.Activity, activityID, jobType, handler string, exclusive bool, retryCycle string) (*persistence.Job, error) {
@@ -407,19 +318,4 @@ func (e *Engine) createStartEvents(cc *tx.Context, def *Definition, jobDefs map[
 func (e *Engine) removeStartEvents(cc *tx.Context, defID string) error {
 	cc.Write(persistence.DeleteStartTimers(defID), persistence.DeleteStartSubscriptions(defID))
 	return nil
-}
-
-// nextCycle returns the due date after a cycle timer's run at now, whether
-// one is left, and the cycle to store on the next job. Counting from now (as
-// Camunda does) skips the runs missed while nothing executed.
-func nextCycle(j *persistence.Job, now time.Time) (time.Time, bool, string, error) {
-	cy, err := timer.ParseCycle(j.Repeat)
-	if err != nil {
-		return time.Time{}, false, "", fmt.Errorf("job %s: stored cycle: %w", j.ID, err)
-	}
-	next, ok := cy.Next(now)
-	if !ok {
-		return time.Time{}, false, "", nil
-	}
-	return next.UTC(), true, cy.AfterRun().String(), nil
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/bpmnlite/bpmnlite/bpmn"
 	"github.com/bpmnlite/bpmnlite/persistence"
 	"github.com/bpmnlite/bpmnlite/tx"
 )
@@ -277,50 +276,4 @@ func (c *command) runJob(j *persistence.Job) error {
 		return c.triggerBoundary(x, a)
 	}
 	return fmt.Errorf("job %s: unknown handler %q", j.ID, j.HandlerType)
-}
-
-// fireStartTimer starts an instance at a timer start event and schedules
-// the cycle's next run.
-func (c *command) fireStartTimer(j *persistence.Job) error {
-	def, err := c.e.Definition(c.cc, j.ProcessDefinitionID)
-	if err != nil {
-		return err
-	}
-	start := def.Process.Activity(j.HandlerConfig)
-	if start == nil {
-		return fmt.Errorf("job %s: start event %q not found", j.ID, j.HandlerConfig)
-	}
-	c.startDef = def
-	if err := c.rescheduleCycle(j, nil, start); err != nil {
-		return err
-	}
-	_, err = c.startInstance(def, "", "", nil, start)
-	return err
-}
-
-// rescheduleCycle creates the next job of a cycle timer that just fired,
-// while repetitions remain. Interrupting boundary timers fire once.
-func (c *command) rescheduleCycle(j *persistence.Job, x *execution, a *bpmn.Activity) error {
-	if j.Repeat == "" || (a.Kind == bpmn.BoundaryEvent && a.CancelActivity) {
-		return nil
-	}
-	next, ok, repeat, err := nextCycle(j, c.cc.Now())
-	if err != nil || !ok {
-		return err
-	}
-	var def *Definition
-	if x != nil {
-		def = x.inst.def
-	} else {
-		def = c.startDef
-	}
-	nj, err := c.newJob(x, def, a, a.ID, persistence.JobTimer, j.HandlerType, j.Exclusive, a.RetryTimeCycle)
-	if err != nil {
-		return err
-	}
-	nj.DueDate = &next
-	nj.Repeat = repeat
-	nj.HandlerConfig = j.HandlerConfig
-	c.insertJob(nj)
-	return nil
 }

@@ -4,9 +4,10 @@ import (
 	"fmt"
 
 	"github.com/bpmnlite/bpmnlite/bpmn"
-	"github.com/bpmnlite/bpmnlite/expression"
 	"github.com/bpmnlite/bpmnlite/persistence"
 )
+
+// Process instances: start, end, delete.
 
 // startInstance creates a process instance of def and schedules its first
 // token at start (a start event, or any activity for a start before it).
@@ -103,92 +104,15 @@ func (c *command) deleteInstance(in *instance, reason, state string) error {
 	return c.removeExecution(root)
 }
 
-// callProcess starts the called process of call activity a, waiting in x.
-func (c *command) callProcess(x *execution, a *bpmn.Activity) error {
-	key, err := c.text(x, a.CalledElement)
-	if err != nil {
-		return fmt.Errorf("%s: calledElement: %w", a, err)
+// initialActivity is where a plain start begins: the none start event, or
+// the only start event of a process that has no none start event (a timer
+// or message start event started by hand, as Camunda allows).
+func initialActivity(def *Definition) *bpmn.Activity {
+	if s := def.Process.NoneStartEvent(); s != nil {
+		return s
 	}
-	def, err := c.e.LatestDefinition(c.cc, key)
-	if err != nil {
-		return fmt.Errorf("%s: %w", a, err)
-	}
-	vars := make(map[string]any)
-	businessKey := ""
-	for _, m := range a.In {
-		if m.BusinessKey != "" {
-			if businessKey, err = c.text(x, m.BusinessKey); err != nil {
-				return fmt.Errorf("%s: businessKey: %w", a, err)
-			}
-			continue
-		}
-		if err := c.mapVariable(x, m, vars); err != nil {
-			return fmt.Errorf("%s: camunda:in: %w", a, err)
-		}
-	}
-	in, err := c.startInstance(def, businessKey, x.ID, vars, def.Process.NoneStartEvent())
-	if err != nil {
-		return err
-	}
-	if h := c.history[x.ActivityInstanceID]; h != nil {
-		h.CalledProcessInstanceID = in.root.ID
-		c.cc.Update(h)
-	}
-	return nil
-}
-
-type mappedVars struct{ vars, local map[string]any }
-
-// outputs computes the camunda:out mappings of call activity call from the
-// ending called instance's root.
-func (c *command) outputs(root *execution, call *bpmn.Activity) (mappedVars, error) {
-	out := mappedVars{vars: map[string]any{}, local: map[string]any{}}
-	if call == nil {
-		return out, nil
-	}
-	for _, m := range call.Out {
-		dst := out.vars
-		if m.Local {
-			dst = out.local
-		}
-		if err := c.mapVariable(root, m, dst); err != nil {
-			return out, fmt.Errorf("%s: camunda:out: %w", call, err)
-		}
-	}
-	return out, nil
-}
-
-// mapVariable applies one camunda:in/out mapping read from x into dst.
-func (c *command) mapVariable(x *execution, m bpmn.VariableMapping, dst map[string]any) error {
-	switch {
-	case m.All:
-		all, err := x.variables()
-		if err != nil {
-			return err
-		}
-		for k, v := range all {
-			dst[k] = v
-		}
-	case m.SourceExpression != "":
-		ex, err := expression.Compile(m.SourceExpression)
-		if err != nil {
-			return err
-		}
-		v, err := ex.Eval(c.resolver(x))
-		if err != nil {
-			return err
-		}
-		dst[m.Target] = v
-	case m.Source != "":
-		v, _, err := x.variable(m.Source)
-		if err != nil {
-			return err
-		}
-		target := m.Target
-		if target == "" {
-			target = m.Source
-		}
-		dst[target] = v
+	if starts := def.Process.StartEvents(); len(starts) == 1 {
+		return starts[0]
 	}
 	return nil
 }

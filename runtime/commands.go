@@ -1,0 +1,146 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/bpmnlite/bpmnlite/bpmn"
+	"github.com/bpmnlite/bpmnlite/persistence"
+	"github.com/bpmnlite/bpmnlite/tx"
+)
+
+// Errors of runtime commands.
+var (
+	// ErrSuspended: the definition or instance is suspended.
+	ErrSuspended = errors.New("suspended")
+	// ErrNoMatch: a message or signal found nobody waiting for it.
+	ErrNoMatch = errors.New("no matching subscription")
+	// ErrAmbiguous: a correlation for exactly one receiver matched several.
+	ErrAmbiguous = errors.New("ambiguous correlation")
+)
+
+// command runs fn as one command with runtime state, then drains the agenda.
+func (e *Engine) command(ctx context.Context, t persistence.Tx, fn func(c *command) error) error {
+	body := func(cc *tx.Context) error {
+		c := e.newCommand(cc)
+		if err := fn(c); err != nil {
+			return err
+		}
+		return c.run()
+	}
+	if t != nil {
+		return e.cmd.RunIn(ctx, t, body)
+	}
+	return e.cmd.Run(ctx, body)
+}
+
+// StartRequest starts a process instance.
+type StartRequest struct {
+	DefinitionID string // or Key: the latest version of the process with this key
+	Key          string
+	BusinessKey  string
+	Variables    map[string]any
+	// StartBefore starts the instance directly before this activity, skipping
+	// the start event (process instance modification).
+	StartBefore string
+}
+
+// Start starts a process instance and runs it to its first wait states, all
+// in one transaction (t, when not nil, is the caller's). It returns the
+// process instance id.
+func (e *Engine) Start(ctx context.Context, t persistence.Tx, req StartRequest) (string, error) {
+	var id string
+	err := e.command(ctx, t, func(c *command) error {
+		var def *Definition
+		var err error
+		switch {
+		case req.DefinitionID != "":
+			def, err = e.Definition(c.cc, req.DefinitionID)
+		case req.Key != "":
+			def, err = e.LatestDefinition(c.cc, req.Key)
+		default:
+			err = errors.New("start: a process definition id or key is required")
+		}
+		if err != nil {
+			return err
+		}
+		start := initialActivity(def)
+		if req.StartBefore != "" {
+			start = def.Process.Activity(req.StartBefore)
+			if start == nil {
+				return fmt.Errorf("start before %q: no such activity in process %q: %w", req.StartBefore, def.Key, persistence.ErrNotFound)
+			}
+		}
+		in, err := c.startInstance(def, req.BusinessKey, "", req.Variables, start)
+		if err != nil {
+			return err
+		}
+		id = in.root.ID
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	return id, nil
+}
+
+// Trigger continues an execution waiting at a receive task or catch event
+// (Camunda's runtimeService.signal(executionId)).
+func (e *Engine) Trigger(ctx context.Context, t persistence.Tx, executionID string, vars map[string]any) error {
+	return e.command(ctx, t, func(c *command) error {
+		x, err := c.execution(executionID)
+		if err != nil {
+			return err
+		}
+		if x.ActivityID == "" || x.IsActive {
+			return fmt.Errorf("%s is not waiting", x)
+		}
+		// Only receive tasks and catch events wait for a trigger: a user
+		// task waits for its completion, a call activity for its instance.
+		if a := x.activity(); a == nil || (a.Kind != bpmn.ReceiveTask && a.Kind != bpmn.IntermediateCatchEvent) {
+			return fmt.Errorf("%s cannot be triggered: only receive tasks and intermediate catch events wait for a trigger", x)
+		}
+		return c.trigger(x, x.ActivityID, vars)
+	})
+}
+
+// SetVariables sets variables visible from an execution (local: in its own
+// scope). A process instance id is its root execution's id.
+func (e *Engine) SetVariables(ctx context.Context, t persistence.Tx, executionID string, vars map[string]any, local bool) error {
+	return e.command(ctx, t, func(c *command) error {
+		x, err := c.execution(executionID)
+		if err != nil {
+			return err
+		}
+		return x.setVariables(vars, local)
+	})
+}
+
+// Variables returns the variables visible from an execution.
+func (e *Engine) Variables(ctx context.Context, executionID string) (map[string]any, error) {
+	var out map[string]any
+	err := e.command(ctx, nil, func(c *command) error {
+		x, err := c.execution(executionID)
+		if err != nil {
+			return err
+		}
+		out, err = x.variables()
+		return err
+	})
+	return out, err
+}
+
+// DeleteProcessInstance cancels a running process instance.
+func (e *Engine) DeleteProcessInstance(ctx context.Context, t persistence.Tx, id, reason string) error {
+	return e.command(ctx, t, func(c *command) error {
+		in, err := c.loadInstance(id)
+		if err != nil {
+			return err
+		}
+		if in.root.SuperExecutionID != "" {
+			return fmt.Errorf("process instance %s was started by a call activity; delete the calling instance", id)
+		}
+		return c.deleteInstance(in, reason, persistence.StateExternallyTerminated)
+	})
+}

@@ -1,0 +1,280 @@
+package runtime
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+
+	"github.com/bpmnlite/bpmnlite/bpmn"
+	"github.com/bpmnlite/bpmnlite/persistence"
+	"github.com/bpmnlite/bpmnlite/tx"
+)
+
+// Deployments and process definitions: parsing, versions, the definition
+// cache.
+
+// Resource is a file to deploy.
+type Resource struct {
+	Name  string
+	Bytes []byte
+}
+
+// DeployRequest describes a deployment.
+type DeployRequest struct {
+	Name      string
+	Source    string
+	Resources []Resource
+	// SkipUnchanged returns the previous deployment of the same name when
+	// every resource is byte-identical to the one deployed last.
+	SkipUnchanged bool
+	// ForceExecutable deploys processes even when isExecutable is false or missing.
+	ForceExecutable bool
+}
+
+// Deployment is the outcome of a deployment.
+type Deployment struct {
+	persistence.Deployment
+	Definitions []*persistence.ProcessDefinition
+	Skipped     []bpmn.SkippedProcess
+	Warnings    []bpmn.Problem
+	// Unchanged is set when SkipUnchanged found nothing new.
+	Unchanged bool
+}
+
+// Deploy parses and stores the resources and their process definitions, one
+// version per process key, with job definitions, timer start jobs and
+// message start subscriptions; older versions' start timers and
+// subscriptions are removed.
+func (e *Engine) Deploy(ctx context.Context, req DeployRequest) (*Deployment, error) {
+	var all []parsedResource
+	var errs []error
+	for _, r := range req.Resources {
+		m, err := bpmn.Parse(r.Bytes, bpmn.ParseOptions{File: r.Name, ForceExecutable: req.ForceExecutable, CheckExpression: CheckExpression})
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		sum := sha256.Sum256(r.Bytes)
+		all = append(all, parsedResource{r, m, hex.EncodeToString(sum[:])})
+	}
+	if len(errs) > 0 {
+		return nil, joinErrors(errs)
+	}
+	var out *Deployment
+	var created []*Definition
+	err := e.cmd.Run(ctx, func(cc *tx.Context) error {
+		out, created = nil, nil
+		if req.SkipUnchanged && req.Name != "" {
+			prev, err := e.unchangedDeployment(cc, req.Name, all)
+			if err != nil || prev != nil {
+				out = prev
+				return err
+			}
+		}
+		now := cc.Now().UTC()
+		d := &persistence.Deployment{ID: newID(), Name: req.Name, Source: req.Source, DeployTime: now}
+		cc.Insert(d)
+		out = &Deployment{Deployment: *d}
+		for _, p := range all {
+			cc.Insert(&persistence.Resource{ID: newID(), DeploymentID: d.ID, Name: p.res.Name, Bytes: p.res.Bytes, Hash: p.hash})
+			out.Skipped = append(out.Skipped, p.model.Skipped...)
+			out.Warnings = append(out.Warnings, p.model.Warnings...)
+			for _, proc := range p.model.Processes {
+				def, err := e.deployProcess(cc, d, p.res.Name, p.model, proc)
+				if err != nil {
+					return err
+				}
+				created = append(created, def)
+				out.Definitions = append(out.Definitions, def.ProcessDefinition)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	e.mu.Lock()
+	for _, d := range created {
+		e.defs[d.ID] = d
+	}
+	e.deployments[out.ID] = true
+	e.mu.Unlock()
+	return out, nil
+}
+
+type parsedResource struct {
+	res   Resource
+	model *bpmn.Definitions
+	hash  string
+}
+
+// unchangedDeployment returns the latest deployment named name when its
+// resources are exactly the given ones, byte for byte.
+func (e *Engine) unchangedDeployment(cc *tx.Context, name string, all []parsedResource) (*Deployment, error) {
+	// Ids are time-ordered: they break ties between equal deploy times.
+	deps, err := tx.Select(cc, persistence.LatestDeploymentNamed(name))
+	if err != nil || len(deps) == 0 {
+		return nil, err
+	}
+	res, err := tx.Select(cc, persistence.ResourcesOfDeployment(deps[0].ID))
+	if err != nil || len(res) != len(all) {
+		return nil, err
+	}
+	hashes := make(map[string]string, len(res))
+	for _, r := range res {
+		hashes[r.Name] = r.Hash
+	}
+	for _, p := range all {
+		if hashes[p.res.Name] != p.hash {
+			return nil, nil
+		}
+	}
+	defs, err := tx.Select(cc, persistence.DefinitionsOfDeployment(deps[0].ID))
+	if err != nil {
+		return nil, err
+	}
+	return &Deployment{Deployment: *deps[0], Definitions: defs, Unchanged: true}, nil
+}
+
+func joinErrors(errs []error) error {
+	if len(errs) == 1 {
+		return errs[0]
+	}
+	return &MultiError{Errors: errs}
+}
+
+// MultiError holds the errors of several resources.
+type MultiError struct{ Errors []error }
+
+func (m *MultiError) Error() string {
+	s := ""
+	for i, err := range m.Errors {
+		if i > 0 {
+			s += "\n"
+		}
+		s += err.Error()
+	}
+	return s
+}
+
+// Unwrap returns the errors, for errors.Is and errors.As.
+func (m *MultiError) Unwrap() []error { return m.Errors }
+
+func (e *Engine) deployProcess(cc *tx.Context, d *persistence.Deployment, resource string, model *bpmn.Definitions, proc *bpmn.Process) (*Definition, error) {
+	prev, err := e.latestDefinitionRow(cc, proc.ID)
+	if err != nil {
+		return nil, err
+	}
+	version := 1
+	if prev != nil {
+		version = prev.Version + 1
+		if err := e.removeStartEvents(cc, prev.ID); err != nil {
+			return nil, err
+		}
+	}
+	pd := &persistence.ProcessDefinition{
+		ID:           fmt.Sprintf("%s:%d:%s", proc.ID, version, newID()),
+		Rev:          1,
+		Key:          proc.ID,
+		Version:      version,
+		Name:         proc.Name,
+		DeploymentID: d.ID,
+		ResourceName: resource,
+		Suspension:   persistence.Active,
+	}
+	cc.Insert(pd)
+	def := &Definition{ProcessDefinition: pd, Process: proc, Model: model}
+	jobDefs := e.createJobDefinitions(cc, def)
+	if err := e.createStartEvents(cc, def, jobDefs); err != nil {
+		return nil, err
+	}
+	return def, nil
+}
+
+func (e *Engine) latestDefinitionRow(cc *tx.Context, key string) (*persistence.ProcessDefinition, error) {
+	rows, err := tx.Select(cc, persistence.LatestDefinition(key))
+	if err != nil || len(rows) == 0 {
+		return nil, err
+	}
+	return rows[0], nil
+}
+
+// Definition is a deployed process definition with its parsed model.
+type Definition struct {
+	*persistence.ProcessDefinition
+	Process *bpmn.Process
+	Model   *bpmn.Definitions
+}
+
+// Definition returns the process definition with id, parsing its resource
+// when it is not cached yet (deployed by another engine, or before a restart).
+func (e *Engine) Definition(cc *tx.Context, id string) (*Definition, error) {
+	e.mu.RLock()
+	d := e.defs[id]
+	e.mu.RUnlock()
+	if d != nil {
+		return d, nil
+	}
+	ent, err := cc.Get(persistence.ProcessDefinitionTable, id)
+	if err != nil {
+		return nil, fmt.Errorf("process definition %q: %w", id, err)
+	}
+	pd := ent.(*persistence.ProcessDefinition)
+	return e.loadDefinition(cc, pd)
+}
+
+func (e *Engine) loadDefinition(cc *tx.Context, pd *persistence.ProcessDefinition) (*Definition, error) {
+	res, err := tx.Select(cc, persistence.ResourceNamed(pd.DeploymentID, pd.ResourceName))
+	if err != nil {
+		return nil, err
+	}
+	if len(res) == 0 {
+		return nil, fmt.Errorf("resource %q of deployment %s: %w", pd.ResourceName, pd.DeploymentID, persistence.ErrNotFound)
+	}
+	model, err := bpmn.Parse(res[0].Bytes, bpmn.ParseOptions{File: pd.ResourceName, ForceExecutable: true, CheckExpression: CheckExpression})
+	if err != nil {
+		return nil, err
+	}
+	proc := model.Process(pd.Key)
+	if proc == nil {
+		return nil, fmt.Errorf("process %q not found in resource %q", pd.Key, pd.ResourceName)
+	}
+	d := &Definition{ProcessDefinition: pd, Process: proc, Model: model}
+	e.mu.Lock()
+	if cached := e.defs[pd.ID]; cached != nil {
+		d = cached
+	} else {
+		e.defs[pd.ID] = d
+	}
+	e.mu.Unlock()
+	return d, nil
+}
+
+// LatestDefinition returns the newest version of the process with key.
+func (e *Engine) LatestDefinition(cc *tx.Context, key string) (*Definition, error) {
+	pd, err := e.latestDefinitionRow(cc, key)
+	if err != nil {
+		return nil, err
+	}
+	if pd == nil {
+		return nil, fmt.Errorf("no process definition with key %q: %w", key, persistence.ErrNotFound)
+	}
+	e.refreshDefinition(pd)
+	return e.Definition(cc, pd.ID)
+}
+
+// refreshDefinition updates the cached definition's suspension state from a
+// fresh row (another node may have suspended it). Cached definitions are
+// shared and never modified: a changed one is replaced.
+func (e *Engine) refreshDefinition(pd *persistence.ProcessDefinition) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	d := e.defs[pd.ID]
+	if d == nil || d.Suspension == pd.Suspension {
+		return
+	}
+	row := *d.ProcessDefinition
+	row.Suspension = pd.Suspension
+	e.defs[pd.ID] = &Definition{ProcessDefinition: &row, Process: d.Process, Model: d.Model}
+}

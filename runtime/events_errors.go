@@ -1,0 +1,62 @@
+package runtime
+
+import (
+	"github.com/bpmnlite/bpmnlite/bpmn"
+	"github.com/bpmnlite/bpmnlite/persistence"
+)
+
+// BPMN errors: thrown by error end events and delegates, caught by error
+// boundary events, across call activities.
+
+// throwError propagates BPMN error code from x to the nearest enclosing
+// activity with a matching error boundary event, across call activities.
+// Without a catcher the error ends the path like a none end event, as in
+// Camunda.
+func (c *command) throwError(x *execution, code, source string) error {
+	for s := x; s != nil; {
+		// An inner instance of a multi-instance activity leaves the
+		// activity's error boundary events to the body.
+		if a := s.activity(); a != nil && (a.MultiInstance == nil || s.isMIBody()) {
+			if b := errorCatcher(a, code); b != nil {
+				return c.triggerBoundary(s, b)
+			}
+		}
+		if s.parent != nil {
+			s = s.parent
+			continue
+		}
+		if s.SuperExecutionID == "" {
+			break
+		}
+		super, err := c.execution(s.SuperExecutionID)
+		if err != nil {
+			return err
+		}
+		if err := c.deleteInstance(s.inst, "error "+code+" thrown by "+source, persistence.StateDeleted); err != nil {
+			return err
+		}
+		s = super
+	}
+	c.e.log.Debug("BPMN error not caught; ending the path", "code", code, "source", source)
+	a := x.activity()
+	if a != nil && a.Kind == bpmn.EndEvent {
+		return c.endToken(x, a)
+	}
+	return c.endToken(x, nil)
+}
+
+// errorCatcher returns a's error boundary event for code: one naming the
+// code wins over a catch-all one, wherever it is declared (as in Camunda).
+func errorCatcher(a *bpmn.Activity, code string) *bpmn.Activity {
+	var all *bpmn.Activity
+	for _, b := range a.Boundaries {
+		switch {
+		case b.Event != bpmn.ErrorEvent:
+		case b.ErrorCode == code:
+			return b
+		case b.ErrorCode == "" && all == nil:
+			all = b
+		}
+	}
+	return all
+}

@@ -1,0 +1,161 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/bpmnlite/bpmnlite/bpmn"
+	"github.com/bpmnlite/bpmnlite/persistence"
+	"github.com/bpmnlite/bpmnlite/tx"
+)
+
+// Messages and signals: correlation, message start events, signal
+// broadcasts.
+
+// CorrelateRequest delivers a message.
+type CorrelateRequest struct {
+	MessageName       string
+	BusinessKey       string         // only instances with this business key
+	ProcessInstanceID string         // only this instance
+	CorrelationKeys   map[string]any // only instances whose variables have these values
+	Variables         map[string]any // set on the receiving execution (or the new instance)
+	// All delivers to every matching subscription; otherwise exactly one must match.
+	All bool
+}
+
+// Correlate delivers a message to the executions waiting for it, or starts
+// an instance at a message start event when none waits. It returns the ids
+// of the process instances that received it.
+func (e *Engine) Correlate(ctx context.Context, t persistence.Tx, req CorrelateRequest) ([]string, error) {
+	var ids []string
+	err := e.command(ctx, t, func(c *command) error {
+		ids = nil
+		subs, err := tx.Select(c.cc, persistence.SubscriptionsTo(persistence.SubscriptionMessage, req.MessageName))
+		if err != nil {
+			return err
+		}
+		var matches, starts []*persistence.EventSubscription
+		for _, s := range subs {
+			if s.ExecutionID == "" {
+				starts = append(starts, s)
+				continue
+			}
+			ok, err := c.correlates(s, req)
+			if err != nil {
+				return err
+			}
+			if ok {
+				matches = append(matches, s)
+			}
+		}
+		if len(matches) > 1 && !req.All {
+			return fmt.Errorf("message %q matches %d executions; narrow the correlation or deliver to all: %w", req.MessageName, len(matches), ErrAmbiguous)
+		}
+		for _, s := range matches {
+			x, err := c.execution(s.ExecutionID)
+			if err != nil {
+				return err
+			}
+			// A non-interrupting boundary event keeps listening while its
+			// activity runs, as in Camunda.
+			if b := x.inst.def.Process.Activity(s.ActivityID); b == nil || b.Kind != bpmn.BoundaryEvent || b.CancelActivity {
+				c.cc.Delete(s)
+			}
+			if err := c.trigger(x, s.ActivityID, req.Variables); err != nil {
+				return err
+			}
+			ids = append(ids, x.ProcessInstanceID)
+		}
+		if len(matches) == 0 && req.ProcessInstanceID == "" && len(req.CorrelationKeys) == 0 {
+			for _, s := range starts {
+				def, err := e.Definition(c.cc, s.ProcessDefinitionID)
+				if err != nil {
+					return err
+				}
+				in, err := c.startInstance(def, req.BusinessKey, "", req.Variables, def.Process.Activity(s.ActivityID))
+				if err != nil {
+					return err
+				}
+				ids = append(ids, in.root.ID)
+				if !req.All {
+					break
+				}
+			}
+		}
+		if len(ids) == 0 {
+			return fmt.Errorf("message %q: no process instance or message start event is waiting for it: %w", req.MessageName, ErrNoMatch)
+		}
+		return nil
+	})
+	return ids, err
+}
+
+// correlates checks a subscription against the request's instance,
+// business key and correlation keys.
+func (c *command) correlates(s *persistence.EventSubscription, req CorrelateRequest) (bool, error) {
+	if req.ProcessInstanceID != "" && s.ProcessInstanceID != req.ProcessInstanceID {
+		return false, nil
+	}
+	if req.BusinessKey == "" && len(req.CorrelationKeys) == 0 {
+		return true, nil
+	}
+	x, err := c.execution(s.ExecutionID)
+	if err != nil {
+		return false, err
+	}
+	if req.BusinessKey != "" && x.inst.root.BusinessKey != req.BusinessKey {
+		return false, nil
+	}
+	for k, want := range req.CorrelationKeys {
+		got, ok, err := x.variable(k)
+		if err != nil || !ok {
+			return false, err
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// Signal broadcasts a signal to every execution waiting for it.
+func (e *Engine) Signal(ctx context.Context, t persistence.Tx, name string, vars map[string]any) error {
+	return e.command(ctx, t, func(c *command) error { return c.throwSignal(name, vars) })
+}
+
+// throwSignal triggers every subscription to the signal name. Rows this
+// command created are flushed first so that they are seen.
+func (c *command) throwSignal(name string, vars map[string]any) error {
+	if err := c.cc.Flush(); err != nil {
+		return err
+	}
+	subs, err := tx.Select(c.cc, persistence.SubscriptionsTo(persistence.SubscriptionSignal, name))
+	if err != nil {
+		return err
+	}
+	for _, sub := range subs {
+		if sub.ExecutionID == "" {
+			continue
+		}
+		c.cc.Delete(sub)
+		c.push(func() error {
+			x, err := c.execution(sub.ExecutionID)
+			if err != nil {
+				return err
+			}
+			return c.trigger(x, sub.ActivityID, vars)
+		})
+	}
+	return nil
+}
+
+// throwEvent runs an intermediate throw event: a signal is broadcast, a
+// none event passes through.
+func (c *command) throwEvent(x *execution, a *bpmn.Activity) error {
+	if a.Event == bpmn.SignalEvent {
+		if err := c.throwSignal(a.SignalName, nil); err != nil {
+			return err
+		}
+	}
+	return c.leave(x, a)
+}

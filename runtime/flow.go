@@ -1,0 +1,260 @@
+package runtime
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/bpmnlite/bpmnlite/bpmn"
+	"github.com/bpmnlite/bpmnlite/expression"
+	"github.com/bpmnlite/bpmnlite/persistence"
+)
+
+// How a path moves: along a sequence flow into an activity (take, enter),
+// through its start (async-before break, listeners, history, boundary
+// events) and behaviour (dispatched by element family in behave), and out
+// along the flows its conditions select (leave).
+
+const bodySuffix = "#multiInstanceBody"
+
+func isBodyID(id string) bool    { return strings.HasSuffix(id, bodySuffix) }
+func stripBody(id string) string { return strings.TrimSuffix(id, bodySuffix) }
+
+// asyncSettings are the job settings that apply where x is: the activity's
+// own for a plain activity or a multi-instance body, those of the loop
+// characteristics for an inner instance.
+type asyncSettings struct {
+	before, after bool
+	exclusive     bool
+	retryCycle    string
+	activityID    string // as recorded on jobs: the body's id for a body
+}
+
+func settingsFor(x *execution, a *bpmn.Activity) asyncSettings {
+	if a.MultiInstance != nil && !x.isMIBody() {
+		mi := a.MultiInstance
+		return asyncSettings{mi.AsyncBefore, mi.AsyncAfter, mi.Exclusive, mi.RetryTimeCycle, a.ID}
+	}
+	id := a.ID
+	if a.MultiInstance != nil {
+		id = a.MultiInstanceBodyID()
+	}
+	return asyncSettings{a.AsyncBefore, a.AsyncAfter, a.Exclusive, a.RetryTimeCycle, id}
+}
+
+// take moves x along flow: take listeners, then the target activity.
+func (c *command) take(x *execution, f *bpmn.SequenceFlow) error {
+	if err := c.fireListeners(x, f.Listeners, "take", f); err != nil {
+		return err
+	}
+	c.push(func() error { return c.enter(x, f.Target, false) })
+	return nil
+}
+
+// enter moves x into a: into the multi-instance body when a has loop
+// characteristics, else into the activity itself.
+func (c *command) enter(x *execution, a *bpmn.Activity, skipAsync bool) error {
+	if a.MultiInstance != nil {
+		return c.enterBody(x, a, skipAsync)
+	}
+	return c.enterActivity(x, a, skipAsync)
+}
+
+// enterActivity runs the activity's start: the async-before break, start
+// listeners, history, boundary events, then its behaviour.
+func (c *command) enterActivity(x *execution, a *bpmn.Activity, skipAsync bool) error {
+	x.ActivityID = a.ID
+	x.IsActive = true
+	c.update(x)
+	s := settingsFor(x, a)
+	if s.before && !skipAsync {
+		x.IsActive = false
+		handler := persistence.HandlerAsyncBefore
+		if a.Kind == bpmn.StartEvent && a.Parent == nil {
+			handler = persistence.HandlerProcessStart
+		}
+		_, err := c.createAsyncJob(x, a, s, handler, "")
+		return err
+	}
+	if err := c.startActivity(x, a); err != nil {
+		return err
+	}
+	return c.behave(x, a)
+}
+
+// startActivity fires start listeners, records history and arms boundary events.
+func (c *command) startActivity(x *execution, a *bpmn.Activity) error {
+	if a.Kind == bpmn.StartEvent && a.Parent == nil && x.parent == x.inst.root && !x.inst.started {
+		x.inst.started = true
+		if err := c.fireListeners(x.inst.root, a.Process.Listeners, "start", a.Process); err != nil {
+			return err
+		}
+	}
+	c.historyStart(x, a.ID, a)
+	if err := c.fireListeners(x, a.Listeners, "start", a); err != nil {
+		return err
+	}
+	if a.MultiInstance != nil {
+		// The boundary events of a multi-instance activity belong to its
+		// body (armed in enterBody), not to each inner instance.
+		return nil
+	}
+	return c.armBoundaries(x, a)
+}
+
+// behave runs what the activity does once entered. Each element family
+// keeps its behaviour in a file of its own: tasks.go, gateways.go,
+// events*.go, scopes.go, callactivity.go, multiinstance.go.
+func (c *command) behave(x *execution, a *bpmn.Activity) error {
+	switch a.Kind {
+	case bpmn.StartEvent, bpmn.Task, bpmn.ManualTask, bpmn.BoundaryEvent:
+		return c.leave(x, a)
+	case bpmn.ServiceTask, bpmn.SendTask:
+		return c.serviceTask(x, a)
+	case bpmn.UserTask:
+		return c.createTask(x, a)
+	case bpmn.ReceiveTask:
+		return c.receiveTask(x, a)
+	case bpmn.IntermediateThrowEvent:
+		return c.throwEvent(x, a)
+	case bpmn.IntermediateCatchEvent:
+		x.IsActive = false
+		return c.armEvent(x, a)
+	case bpmn.EndEvent:
+		return c.endEvent(x, a)
+	case bpmn.ExclusiveGateway:
+		return c.exclusiveGateway(x, a)
+	case bpmn.ParallelGateway:
+		return c.parallelJoin(x, a)
+	case bpmn.InclusiveGateway:
+		return c.inclusiveArrive(x, a)
+	case bpmn.EventBasedGateway:
+		return c.eventGateway(x, a)
+	case bpmn.SubProcess:
+		return c.enterSubProcess(x, a)
+	case bpmn.CallActivity:
+		x.IsActive = false
+		return c.callProcess(x, a)
+	}
+	return fmt.Errorf("%s: element type is not executable", a)
+}
+
+// leave completes an activity that finished its work and continues along the
+// outgoing flows its conditions select (or back to the multi-instance body).
+func (c *command) leave(x *execution, a *bpmn.Activity) error {
+	if a.MultiInstance != nil && !x.isMIBody() && x.parent != nil && x.parent.isMIBody() {
+		if err := c.finishActivity(x, a, false); err != nil {
+			return err
+		}
+		s := settingsFor(x, a)
+		if s.after {
+			_, err := c.createAsyncJob(x, a, s, persistence.HandlerAsyncAfter, "")
+			return err
+		}
+		c.push(func() error { return c.innerDone(x, a) })
+		return nil
+	}
+	flows, err := c.selectOutgoing(x, a)
+	if err != nil {
+		return err
+	}
+	return c.leaveVia(x, a, flows)
+}
+
+// selectOutgoing applies Camunda's default outgoing behaviour: every flow
+// without a condition or with a true one; else the default flow; no flow
+// at all ends the path.
+func (c *command) selectOutgoing(x *execution, a *bpmn.Activity) ([]*bpmn.SequenceFlow, error) {
+	if len(a.Outgoing) == 1 && a.Outgoing[0].Condition == "" {
+		return a.Outgoing, nil
+	}
+	var out []*bpmn.SequenceFlow
+	for _, f := range a.Outgoing {
+		if f == a.DefaultFlow {
+			continue
+		}
+		ok, err := c.condition(x, f)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out = append(out, f)
+		}
+	}
+	if len(out) == 0 && a.DefaultFlow != nil {
+		out = append(out, a.DefaultFlow)
+	}
+	if len(out) == 0 && len(a.Outgoing) > 0 {
+		return nil, fmt.Errorf("%s: no outgoing sequence flow could be selected for continuing the process (all conditions are false and there is no default flow)", a)
+	}
+	return out, nil
+}
+
+func (c *command) condition(x *execution, f *bpmn.SequenceFlow) (bool, error) {
+	if f.Condition == "" {
+		return true, nil
+	}
+	ex, err := expression.Compile(f.Condition)
+	if err != nil {
+		return false, fmt.Errorf("sequenceFlow '%s': %w", f.ID, err)
+	}
+	ok, err := ex.EvalBool(c.resolver(x))
+	if err != nil {
+		return false, fmt.Errorf("sequenceFlow '%s': %w", f.ID, err)
+	}
+	return ok, nil
+}
+
+// leaveVia finishes a and continues x along flows: the first flow on x,
+// each further one on a new concurrent execution. With asyncAfter each path
+// stops at a job that will take its flow.
+func (c *command) leaveVia(x *execution, a *bpmn.Activity, flows []*bpmn.SequenceFlow) error {
+	if err := c.finishActivity(x, a, false); err != nil {
+		return err
+	}
+	s := settingsFor(x, a)
+	if len(flows) == 0 {
+		if s.after {
+			_, err := c.createAsyncJob(x, a, s, persistence.HandlerAsyncAfter, "")
+			return err
+		}
+		return c.endToken(x, nil)
+	}
+	for i, f := range flows {
+		t := x
+		if i > 0 {
+			t = c.newChild(x.parent)
+			t.ActivityID = a.ID
+		}
+		if s.after {
+			t.IsActive = false
+			if _, err := c.createAsyncJob(t, a, s, persistence.HandlerAsyncAfter, f.ID); err != nil {
+				return err
+			}
+			continue
+		}
+		f, t := f, t
+		c.push(func() error { return c.take(t, f) })
+	}
+	return nil
+}
+
+// finishActivity fires end listeners, closes history and removes what the
+// activity left behind (boundary timers and subscriptions, local scope
+// variables).
+func (c *command) finishActivity(x *execution, a *bpmn.Activity, canceled bool) error {
+	if !canceled && !x.isMIBody() {
+		if err := c.fireListeners(x, a.Listeners, "end", a); err != nil {
+			return err
+		}
+	}
+	c.historyEnd(x, canceled)
+	if err := c.clearWaits(x, a); err != nil {
+		return err
+	}
+	if err := c.closeScope(x); err != nil {
+		return err
+	}
+	x.IsActive = true
+	c.update(x)
+	return nil
+}

@@ -1,0 +1,197 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/bpmnlite/bpmnlite/persistence"
+	"github.com/bpmnlite/bpmnlite/tx"
+)
+
+// Managing jobs and job definitions: retries, due dates, priorities,
+// suspension. Every change goes through the entity cache with revision
+// checks, so it conflicts with a job or command changing the same rows
+// concurrently instead of overwriting it.
+
+func (e *Engine) job(cc *tx.Context, id string) (*persistence.Job, error) {
+	// The texts are Camunda's, which the acceptance corpus checks.
+	if id == "" {
+		return nil, errors.New("Job id must not be null")
+	}
+	ent, err := cc.Get(persistence.JobTable, id)
+	if err != nil {
+		return nil, fmt.Errorf("No job found with id '%s': %w", id, persistence.ErrNotFound)
+	}
+	return ent.(*persistence.Job), nil
+}
+
+func (e *Engine) jobDefinitionRow(cc *tx.Context, id string) (*persistence.JobDefinition, error) {
+	if id == "" {
+		return nil, errors.New("jobDefinitionId is null")
+	}
+	ent, err := cc.Get(persistence.JobDefinitionTable, id)
+	if err != nil {
+		return nil, fmt.Errorf("job definition with id '%s' does not exist: %w", id, persistence.ErrNotFound)
+	}
+	return ent.(*persistence.JobDefinition), nil
+}
+
+// SetJobRetries sets a job's retries. Retries above 0 resolve the job's
+// incident and make it acquirable again; 0 raises an incident.
+func (e *Engine) SetJobRetries(ctx context.Context, jobID string, retries int) error {
+	if retries < 0 {
+		return fmt.Errorf("retries must be 0 or more, got %d", retries)
+	}
+	return e.cmd.Run(ctx, func(cc *tx.Context) error {
+		j, err := e.job(cc, jobID)
+		if err != nil {
+			return err
+		}
+		return e.setRetries(cc, j, retries)
+	})
+}
+
+// SetJobRetriesByDefinition sets the retries of every job of a job definition.
+func (e *Engine) SetJobRetriesByDefinition(ctx context.Context, jobDefinitionID string, retries int) error {
+	if retries < 0 {
+		return fmt.Errorf("retries must be 0 or more, got %d", retries)
+	}
+	return e.cmd.Run(ctx, func(cc *tx.Context) error {
+		if _, err := e.jobDefinitionRow(cc, jobDefinitionID); err != nil {
+			return err
+		}
+		jobs, err := tx.Select(cc, persistence.JobsOfJobDefinition(jobDefinitionID))
+		if err != nil {
+			return err
+		}
+		for _, j := range jobs {
+			if err := e.setRetries(cc, j, retries); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func (e *Engine) setRetries(cc *tx.Context, j *persistence.Job, retries int) error {
+	had := j.Retries
+	j.Retries = retries
+	cc.Update(j)
+	switch {
+	case retries > 0 && had == 0:
+		return e.resolveJobIncidents(cc, j)
+	case retries == 0 && had > 0:
+		return e.createIncident(cc, j)
+	}
+	return nil
+}
+
+// SetJobDueDate sets when a job becomes due (nil: at once).
+func (e *Engine) SetJobDueDate(ctx context.Context, jobID string, due *time.Time) error {
+	return e.cmd.Run(ctx, func(cc *tx.Context) error {
+		j, err := e.job(cc, jobID)
+		if err != nil {
+			return err
+		}
+		if due != nil {
+			d := due.UTC()
+			due = &d
+		}
+		j.DueDate = due
+		cc.Update(j)
+		return nil
+	})
+}
+
+// SetJobPriority sets one job's priority.
+func (e *Engine) SetJobPriority(ctx context.Context, jobID string, priority int64) error {
+	return e.cmd.Run(ctx, func(cc *tx.Context) error {
+		j, err := e.job(cc, jobID)
+		if err != nil {
+			return err
+		}
+		j.Priority = priority
+		cc.Update(j)
+		return nil
+	})
+}
+
+// SetOverridingJobPriority makes every new job of the job definition get
+// priority (nil clears the override: new jobs take their priority from the
+// BPMN again); cascade also sets it on the definition's existing jobs.
+func (e *Engine) SetOverridingJobPriority(ctx context.Context, jobDefinitionID string, priority *int64, cascade bool) error {
+	return e.cmd.Run(ctx, func(cc *tx.Context) error {
+		jd, err := e.jobDefinitionRow(cc, jobDefinitionID)
+		if err != nil {
+			return err
+		}
+		jd.OverridingPriority = priority
+		cc.Update(jd)
+		cc.AfterCommit(func() { e.forgetJobDefinitions(jd.ProcessDefinitionID) })
+		if !cascade || priority == nil {
+			return nil
+		}
+		jobs, err := tx.Select(cc, persistence.JobsOfJobDefinition(jobDefinitionID))
+		if err != nil {
+			return err
+		}
+		for _, j := range jobs {
+			j.Priority = *priority
+			cc.Update(j)
+		}
+		return nil
+	})
+}
+
+// SuspendJob suspends (or, with suspend false, activates) one job.
+func (e *Engine) SuspendJob(ctx context.Context, jobID string, suspend bool) error {
+	return e.cmd.Run(ctx, func(cc *tx.Context) error {
+		j, err := e.job(cc, jobID)
+		if err != nil {
+			return err
+		}
+		setSuspension(cc, []persistence.Entity{j}, suspend)
+		return nil
+	})
+}
+
+// SuspendJobDefinition suspends (or activates) a job definition: new jobs
+// of it are created suspended; with includeJobs its existing jobs follow.
+func (e *Engine) SuspendJobDefinition(ctx context.Context, jobDefinitionID string, suspend, includeJobs bool) error {
+	return e.cmd.Run(ctx, func(cc *tx.Context) error {
+		jd, err := e.jobDefinitionRow(cc, jobDefinitionID)
+		if err != nil {
+			return err
+		}
+		return e.suspendJobDefinition(cc, jd, suspend, includeJobs)
+	})
+}
+
+func (e *Engine) suspendJobDefinition(cc *tx.Context, jd *persistence.JobDefinition, suspend, includeJobs bool) error {
+	if jd.Suspension != suspension(suspend) {
+		jd.Suspension = suspension(suspend)
+		cc.Update(jd)
+		cc.AfterCommit(func() { e.forgetJobDefinitions(jd.ProcessDefinitionID) })
+	}
+	if !includeJobs {
+		return nil
+	}
+	jobs, err := tx.Select(cc, persistence.JobsOfJobDefinition(jd.ID))
+	if err != nil {
+		return err
+	}
+	setSuspension(cc, jobs, suspend)
+	return nil
+}
+
+// deleteJob removes a job whose activity ended or was cancelled. The job a
+// command is running is left to its runner, which deletes it on success.
+func (c *command) deleteJob(j *persistence.Job) {
+	if j == c.running || c.cc.IsDeleted(j) {
+		return
+	}
+	c.cc.Delete(j)
+	c.e.logJob(c.cc, j, persistence.JobLogDeleted, "", nil)
+}

@@ -1,0 +1,162 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/bpmnlite/bpmnlite/bpmn"
+	"github.com/bpmnlite/bpmnlite/expression"
+	"github.com/bpmnlite/bpmnlite/persistence"
+)
+
+// Tasks: service and send tasks (delegates, expressions, external tasks),
+// user tasks, receive tasks.
+
+// serviceTask runs a service or send task: an external task waits for a
+// worker; otherwise its delegate, expression or delegate expression runs
+// and a BPMN error it returns is thrown from the task.
+func (c *command) serviceTask(x *execution, a *bpmn.Activity) error {
+	if a.External {
+		return c.createExternalTask(x, a)
+	}
+	if err := c.callDelegate(x, "", a.Class, a.DelegateExpression, a.Expression, a.ResultVariable, a); err != nil {
+		var be *BpmnError
+		if errors.As(err, &be) {
+			return c.throwError(x, be.Code, a.String())
+		}
+		return err
+	}
+	return c.leave(x, a)
+}
+
+// receiveTask waits for its message (correlate) or for a trigger.
+func (c *command) receiveTask(x *execution, a *bpmn.Activity) error {
+	if a.MessageName != "" {
+		c.subscribe(x, a, persistence.SubscriptionMessage, a.MessageName)
+	}
+	x.IsActive = false
+	return nil
+}
+
+// createTask creates the user task row x waits on.
+func (c *command) createTask(x *execution, a *bpmn.Activity) error {
+	x.IsActive = false
+	t := &persistence.Task{
+		ID:                  newID(),
+		Rev:                 1,
+		Name:                a.Name,
+		ExecutionID:         x.ID,
+		ProcessInstanceID:   x.ProcessInstanceID,
+		ProcessDefinitionID: x.ProcessDefinitionID,
+		TaskDefinitionKey:   a.ID,
+		Priority:            50,
+		CreateTime:          c.cc.Now().UTC(),
+		Suspension:          persistence.Active,
+	}
+	var err error
+	if t.Assignee, err = c.text(x, a.Assignee); err != nil {
+		return fmt.Errorf("%s: assignee: %w", a, err)
+	}
+	if t.CandidateGroups, err = c.text(x, a.CandidateGroups); err != nil {
+		return fmt.Errorf("%s: candidateGroups: %w", a, err)
+	}
+	if t.CandidateUsers, err = c.text(x, a.CandidateUsers); err != nil {
+		return fmt.Errorf("%s: candidateUsers: %w", a, err)
+	}
+	c.cc.Insert(t)
+	if h := c.history[x.ActivityInstanceID]; h != nil {
+		h.TaskID = t.ID
+		c.cc.Update(h)
+	}
+	return nil
+}
+
+// text evaluates an attribute that may contain expressions to a string.
+func (c *command) text(x *execution, src string) (string, error) {
+	if !expression.IsExpression(src) {
+		return src, nil
+	}
+	ex, err := expression.Compile(src)
+	if err != nil {
+		return "", err
+	}
+	v, err := ex.Eval(c.resolver(x))
+	if err != nil {
+		return "", err
+	}
+	switch t := v.(type) {
+	case nil:
+		return "", nil
+	case string:
+		return t, nil
+	case []string:
+		return strings.Join(t, ","), nil
+	case []any:
+		parts := make([]string, len(t))
+		for i, p := range t {
+			parts[i] = fmt.Sprint(p)
+		}
+		return strings.Join(parts, ","), nil
+	}
+	return fmt.Sprint(v), nil
+}
+
+// createExternalTask creates the external task row x waits on.
+func (c *command) createExternalTask(x *execution, a *bpmn.Activity) error {
+	x.IsActive = false
+	prio, err := c.constOrExpr(x, a.TaskPriority, x.inst.def.Process.TaskPriority, "taskPriority")
+	if err != nil {
+		return fmt.Errorf("%s: %w", a, err)
+	}
+	topic, err := c.text(x, a.Topic)
+	if err != nil {
+		return fmt.Errorf("%s: topic: %w", a, err)
+	}
+	c.cc.Insert(&persistence.ExternalTask{
+		ID:                   newID(),
+		Rev:                  1,
+		Topic:                topic,
+		ExecutionID:          x.ID,
+		ProcessInstanceID:    x.ProcessInstanceID,
+		ProcessDefinitionID:  x.ProcessDefinitionID,
+		ProcessDefinitionKey: x.inst.def.Key,
+		ActivityID:           a.ID,
+		ActivityInstanceID:   x.ActivityInstanceID,
+		Priority:             prio,
+		Suspension:           persistence.Active,
+		BusinessKey:          x.inst.root.BusinessKey,
+		CreateTime:           c.cc.Now().UTC(),
+	})
+	return nil
+}
+
+// CompleteTask completes a user task, sets vars (visible from the task's
+// execution, created on the process instance when new) and continues.
+func (e *Engine) CompleteTask(ctx context.Context, t persistence.Tx, taskID string, vars map[string]any) error {
+	return e.command(ctx, t, func(c *command) error {
+		ent, err := c.cc.Get(persistence.TaskTable, taskID)
+		if err != nil {
+			return fmt.Errorf("task %q: %w", taskID, err)
+		}
+		task := ent.(*persistence.Task)
+		if task.Suspension == persistence.Suspended {
+			return fmt.Errorf("task %q: %w", taskID, ErrSuspended)
+		}
+		x, err := c.execution(task.ExecutionID)
+		if err != nil {
+			return err
+		}
+		if err := x.setVariables(vars, false); err != nil {
+			return err
+		}
+		c.cc.Delete(task)
+		a := x.activity()
+		if a == nil {
+			return fmt.Errorf("task %q: execution is at no activity", taskID)
+		}
+		x.IsActive = true
+		return c.leave(x, a)
+	})
+}
