@@ -19,16 +19,17 @@ type Resource = runtime.Resource
 // DeployRequest describes a deployment: a name and its resources.
 type DeployRequest = runtime.DeployRequest
 
-// Deployment is the result of a deployment: the stored deployment, the
-// process definitions created (one new version per process key), the
-// processes skipped as not executable, and parser warnings.
-type Deployment = runtime.Deployment
-
 // Deploy parses, validates and stores resources. Every problem of every file
 // is reported at once in the error (a *ParseError per file); nothing is
 // stored unless all files are valid.
 func (e *Engine) Deploy(ctx context.Context, req DeployRequest) (*Deployment, error) {
-	return e.rt.Deploy(ctx, req)
+	d, err := e.rt.Deploy(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	out := deploymentOf(&d.Deployment, d.Definitions)
+	out.Skipped, out.Warnings, out.Unchanged = d.Skipped, d.Warnings, d.Unchanged
+	return out, nil
 }
 
 // DeployFiles deploys BPMN files from disk under one deployment name.

@@ -168,7 +168,7 @@ func jobLog(t *testing.T, eng *bpmnlite.Engine) map[string][]*bpmnlite.JobLogEnt
 func logEvents(entries []*bpmnlite.JobLogEntry) string {
 	var s []string
 	for _, e := range entries {
-		if e.Event != persistence.JobLogCreated {
+		if e.Event != bpmnlite.JobLogCreated {
 			s = append(s, fmt.Sprintf("%s:%s:%d", e.Event, e.LockOwner, e.Retries))
 		}
 	}
@@ -280,7 +280,7 @@ func TestClusterThreeAsyncBranches(t *testing.T) {
 		t.Fatalf("process instances = %d, want %d", len(pis), instances)
 	}
 	for _, pi := range pis {
-		if pi.State != persistence.StateCompleted || pi.EndActivityID != "end" {
+		if pi.State != bpmnlite.StateCompleted || pi.EndActivityID != "end" {
 			t.Errorf("instance %s: state %s, ended at %q, want COMPLETED at end", pi.ID, pi.State, pi.EndActivityID)
 		}
 		if n := after.get(pi.ID, "after"); n != 1 {
@@ -300,12 +300,12 @@ func TestClusterThreeAsyncBranches(t *testing.T) {
 		created, succeeded, failed := 0, 0, 0
 		for _, e := range entries {
 			switch e.Event {
-			case persistence.JobLogCreated:
+			case bpmnlite.JobLogCreated:
 				created++
-			case persistence.JobLogSucceeded:
+			case bpmnlite.JobLogSucceeded:
 				succeeded++
 				succeededBy[e.LockOwner]++
-			case persistence.JobLogFailed:
+			case bpmnlite.JobLogFailed:
 				failed++
 				if !strings.HasPrefix(e.Message, "optimistic lock conflict") || e.Retries != 3 {
 					t.Errorf("job %s failed with retries %d: %s", id, e.Retries, e.Message)
@@ -423,7 +423,7 @@ func completedCount(t *testing.T, eng *bpmnlite.Engine, pis []string) int {
 	t.Helper()
 	n := 0
 	for _, pi := range pis {
-		ps, err := eng.ProcessInstances(t.Context(), bpmnlite.ProcessInstanceQuery{ID: pi, State: persistence.StateCompleted})
+		ps, err := eng.ProcessInstances(t.Context(), bpmnlite.ProcessInstanceQuery{ID: pi, State: bpmnlite.StateCompleted})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -777,9 +777,9 @@ func TestClusterCompetingExecutors(t *testing.T) {
 		locked, succeeded := 0, 0
 		for _, e := range entries {
 			switch e.Event {
-			case persistence.JobLogLocked:
+			case bpmnlite.JobLogLocked:
 				locked++
-			case persistence.JobLogSucceeded:
+			case bpmnlite.JobLogSucceeded:
 				succeeded++
 			}
 		}

@@ -87,7 +87,7 @@ func TestExecutorAcquireByDueDate(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		timer1, message1, timer2, message2 := e.jeTypeAndDueSetup()
 		for _, id := range []string{message1, message2} {
-			if j := e.jeJob(id); j.DueDate != nil || j.Type != persistence.JobMessage {
+			if j := e.jeJob(id); j.DueDate != nil || j.Type != bpmnlite.JobTypeMessage {
 				t.Fatalf("message job %s: type %s, due %v; want a message due at once (no due date)", id, j.Type, j.DueDate)
 			}
 		}

@@ -496,13 +496,13 @@ func TestExecutorSuspension(t *testing.T) {
 		active("instance activated")
 		must(e.eng.SuspendJobDefinition(e.ctx, j.JobDefinitionID, false))
 		jds, err := e.eng.JobDefinitions(e.ctx, j.ProcessDefinitionID, "")
-		if err != nil || len(jds) != 1 || jds[0].Suspension != persistence.Suspended {
+		if err != nil || len(jds) != 1 || jds[0].Suspension != bpmnlite.SuspensionSuspended {
 			t.Fatalf("job definitions %+v (%v), want one suspended", jds, err)
 		}
 		active("job definition suspended without its jobs")
 		// A job created while its definition is suspended is created suspended.
 		other := e.start("suspensionProcess", map[string]any{"fail": false})
-		if js := e.jobs(other); len(js) != 1 || js[0].Suspension != persistence.Suspended {
+		if js := e.jobs(other); len(js) != 1 || js[0].Suspension != bpmnlite.SuspensionSuspended {
 			t.Fatalf("job of a suspended job definition: %s, want it suspended", accJobList(js))
 		}
 		must(e.eng.ActivateJobDefinition(e.ctx, j.JobDefinitionID, true))
@@ -550,7 +550,7 @@ func TestExecutorSuspension(t *testing.T) {
 			return js[0]
 		}
 		must(e.eng.SuspendProcessDefinition(e.ctx, def, false))
-		if startJob().Suspension != persistence.Suspended {
+		if startJob().Suspension != bpmnlite.SuspensionSuspended {
 			t.Fatal("the timer start job is not suspended with its definition")
 		}
 		e.clock.Add(10 * time.Minute)
@@ -560,7 +560,7 @@ func TestExecutorSuspension(t *testing.T) {
 			t.Fatalf("%d instances started by a suspended timer start event", n)
 		}
 		must(e.eng.ActivateProcessDefinition(e.ctx, def, false))
-		if startJob().Suspension != persistence.Active {
+		if startJob().Suspension != bpmnlite.SuspensionActive {
 			t.Fatal("the timer start job is not active again")
 		}
 		x.Wake()
@@ -583,14 +583,14 @@ func TestExecutorDeploymentAware(t *testing.T) {
 				return e.jeAcquirable(persistence.AcquireParams{DeploymentIDs: e.eng.RegisteredDeployments()})
 			}
 			d1 := a.deployFiles(jeDir + "simpleAsyncProcess.bpmn20.xml")
-			if got := a.eng.RegisteredDeployments(); !slices.Equal(got, []string{d1.Deployment.ID}) {
-				t.Fatalf("registered %v, want the engine's own deployment %s", got, d1.Deployment.ID)
+			if got := a.eng.RegisteredDeployments(); !slices.Equal(got, []string{d1.ID}) {
+				t.Fatalf("registered %v, want the engine's own deployment %s", got, d1.ID)
 			}
 			own := a.accOneJob(a.start("simpleAsyncProcess", nil))
 			d2 := other.deployFiles(jeDir + "simpleAsyncProcessVersion2.bpmn20.xml")
 			foreign := other.accOneJob(other.start("simpleAsyncProcess", nil))
-			if own.DeploymentID != d1.Deployment.ID || foreign.DeploymentID != d2.Deployment.ID {
-				t.Fatalf("jobs of deployments %s and %s, want %s and %s", own.DeploymentID, foreign.DeploymentID, d1.Deployment.ID, d2.Deployment.ID)
+			if own.DeploymentID != d1.ID || foreign.DeploymentID != d2.ID {
+				t.Fatalf("jobs of deployments %s and %s, want %s and %s", own.DeploymentID, foreign.DeploymentID, d1.ID, d2.ID)
 			}
 			if got := acquirable(a); !jeSameSet(got, own.ID) {
 				t.Fatalf("engine A acquires %s, want only its own job", jeDescribe(got))
@@ -601,7 +601,7 @@ func TestExecutorDeploymentAware(t *testing.T) {
 			if got := a.jeAcquirable(persistence.AcquireParams{}); len(got) != 2 {
 				t.Fatalf("not deployment-aware: %d jobs acquirable, want 2", len(got))
 			}
-			if err := a.eng.RegisterDeployment(a.ctx, d2.Deployment.ID); err != nil {
+			if err := a.eng.RegisterDeployment(a.ctx, d2.ID); err != nil {
 				t.Fatal(err)
 			}
 			if got := acquirable(a); !jeSameSet(got, own.ID, foreign.ID) {
@@ -611,8 +611,8 @@ func TestExecutorDeploymentAware(t *testing.T) {
 			if !errors.Is(err, bpmnlite.ErrNotFound) || !strings.Contains(err.Error(), "some non-existing id does not exist") {
 				t.Fatalf("registering an unknown deployment: %v", err)
 			}
-			a.eng.UnregisterDeployment(d2.Deployment.ID)
-			a.eng.UnregisterDeployment(d1.Deployment.ID)
+			a.eng.UnregisterDeployment(d2.ID)
+			a.eng.UnregisterDeployment(d1.ID)
 			if got := a.eng.RegisteredDeployments(); len(got) != 0 || len(acquirable(a)) != 0 {
 				t.Fatalf("after unregistering: registered %v, %d acquirable; want none", got, len(acquirable(a)))
 			}
@@ -633,27 +633,27 @@ func TestExecutorDeploymentAware(t *testing.T) {
 			}
 			// Deleting a deployment that has instances fails and leaves it
 			// registered; with cascade it unregisters it.
-			if err := a.eng.DeleteDeployment(a.ctx, d3.Deployment.ID, false); err == nil {
+			if err := a.eng.DeleteDeployment(a.ctx, d3.ID, false); err == nil {
 				t.Fatal("deleting a deployment with a running instance succeeded")
 			}
-			if got := a.eng.RegisteredDeployments(); !slices.Contains(got, d3.Deployment.ID) {
-				t.Fatalf("after the failed delete: registered %v, want %s kept", got, d3.Deployment.ID)
+			if got := a.eng.RegisteredDeployments(); !slices.Contains(got, d3.ID) {
+				t.Fatalf("after the failed delete: registered %v, want %s kept", got, d3.ID)
 			}
-			if err := a.eng.DeleteDeployment(a.ctx, d3.Deployment.ID, true); err != nil {
+			if err := a.eng.DeleteDeployment(a.ctx, d3.ID, true); err != nil {
 				t.Fatal(err)
 			}
-			if got := a.eng.RegisteredDeployments(); !slices.Equal(got, []string{d4.Deployment.ID}) || !a.accEnded(timerPI) {
-				t.Fatalf("after the cascading delete: registered %v (want only %s), instance ended %v", got, d4.Deployment.ID, a.accEnded(timerPI))
+			if got := a.eng.RegisteredDeployments(); !slices.Equal(got, []string{d4.ID}) || !a.accEnded(timerPI) {
+				t.Fatalf("after the cascading delete: registered %v (want only %s), instance ended %v", got, d4.ID, a.accEnded(timerPI))
 			}
-			a.eng.UnregisterDeployment(d4.Deployment.ID)
+			a.eng.UnregisterDeployment(d4.ID)
 			if got := acquirable(a); !jeSameSet(got, own.ID) {
 				t.Fatalf("with no deployment registered A acquires %s, want only the job without deployment", jeDescribe(got))
 			}
 			// A running deployment-aware executor on A runs A's jobs only.
 			mine := a.deployFiles(jeDir + "simpleAsyncProcess.bpmn20.xml")
 			ownPI := a.start("simpleAsyncProcess", nil)
-			if j := a.accOneJob(ownPI); j.DeploymentID != mine.Deployment.ID {
-				t.Fatalf("new job of deployment %s, want %s", j.DeploymentID, mine.Deployment.ID)
+			if j := a.accOneJob(ownPI); j.DeploymentID != mine.ID {
+				t.Fatalf("new job of deployment %s, want %s", j.DeploymentID, mine.ID)
 			}
 			m := &jeMetrics{}
 			a.jeStart(bpmnlite.JobExecutorConfig{DeploymentAware: true, Metrics: m})
@@ -711,7 +711,7 @@ func TestExecutorSuspendedWhileRunning(t *testing.T) {
 		t.Fatalf("the job's run gave %v, want ErrOptimisticLock", err)
 	}
 	job := e.jeJob(j.ID)
-	if job.Retries != 3 || job.Suspension != persistence.Suspended || e.accEnded(pi) {
+	if job.Retries != 3 || job.Suspension != bpmnlite.SuspensionSuspended || e.accEnded(pi) {
 		t.Fatalf("job retries %d, suspension %d; want 3 kept, suspended, the instance waiting", job.Retries, job.Suspension)
 	}
 }

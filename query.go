@@ -7,21 +7,6 @@ import (
 	"github.com/bpmnlite/bpmnlite/persistence"
 )
 
-// Rows the queries return. They are the stored entities: read them, do not
-// modify them.
-type (
-	ProcessDefinition        = persistence.ProcessDefinition
-	ExecutionRow             = persistence.Execution
-	Task                     = persistence.Task
-	Job                      = persistence.Job
-	JobDefinition            = persistence.JobDefinition
-	EventSubscription        = persistence.EventSubscription
-	ExternalTask             = persistence.ExternalTask
-	Incident                 = persistence.Incident
-	HistoricProcessInstance  = persistence.HistoricProcessInstance
-	HistoricActivityInstance = persistence.HistoricActivityInstance
-)
-
 // DefinitionQuery filters process definitions; empty fields match all.
 type DefinitionQuery struct {
 	ID, Key, DeploymentID string
@@ -30,7 +15,8 @@ type DefinitionQuery struct {
 
 // ProcessDefinitions lists process definitions by key and version.
 func (e *Engine) ProcessDefinitions(ctx context.Context, q DefinitionQuery) ([]*ProcessDefinition, error) {
-	return persistence.List(ctx, e.db, persistence.DefinitionFilter(q).Query())
+	rows, err := persistence.List(ctx, e.db, persistence.DefinitionFilter(q).Query())
+	return copies(rows, func(r persistence.ProcessDefinition) ProcessDefinition { return ProcessDefinition(r) }), err
 }
 
 // TaskQuery filters user tasks; empty fields match all.
@@ -40,7 +26,8 @@ type TaskQuery struct {
 
 // Tasks lists open user tasks, oldest first.
 func (e *Engine) Tasks(ctx context.Context, q TaskQuery) ([]*Task, error) {
-	return persistence.List(ctx, e.db, persistence.TaskFilter(q).Query())
+	rows, err := persistence.List(ctx, e.db, persistence.TaskFilter(q).Query())
+	return copies(rows, func(r persistence.Task) Task { return Task(r) }), err
 }
 
 // ExecutionQuery filters executions; empty fields match all.
@@ -51,26 +38,31 @@ type ExecutionQuery struct {
 // Executions lists executions: the process instances (root executions,
 // with no activity) and the paths inside them (at ActivityID).
 func (e *Engine) Executions(ctx context.Context, q ExecutionQuery) ([]*ExecutionRow, error) {
-	return persistence.List(ctx, e.db, persistence.ExecutionFilter(q).Query())
+	rows, err := persistence.List(ctx, e.db, persistence.ExecutionFilter(q).Query())
+	return copies(rows, func(r persistence.Execution) ExecutionRow { return ExecutionRow(r) }), err
 }
 
 // ProcessInstanceQuery filters process instances in history; empty fields
 // match all.
 type ProcessInstanceQuery struct {
 	ID, ProcessDefinitionKey, ProcessDefinitionID, BusinessKey string
-	// State: "" for all, or persistence.StateActive, StateCompleted, ...
+	// State: "" for all, or StateActive, StateCompleted, ...
 	State string
 }
 
 // ProcessInstances lists process instances, running and ended, from history.
 func (e *Engine) ProcessInstances(ctx context.Context, q ProcessInstanceQuery) ([]*HistoricProcessInstance, error) {
-	return persistence.List(ctx, e.db, persistence.HistoricInstanceFilter(q).Query())
+	rows, err := persistence.List(ctx, e.db, persistence.HistoricInstanceFilter(q).Query())
+	return copies(rows, func(r persistence.HistoricProcessInstance) HistoricProcessInstance { return HistoricProcessInstance(r) }), err
 }
 
 // ActivityHistory lists the activity instances of a process instance in the
 // order they started: the path it took.
 func (e *Engine) ActivityHistory(ctx context.Context, processInstanceID string) ([]*HistoricActivityInstance, error) {
-	return persistence.List(ctx, e.db, persistence.ActivityInstancesOf(processInstanceID))
+	rows, err := persistence.List(ctx, e.db, persistence.ActivityInstancesOf(processInstanceID))
+	return copies(rows, func(r persistence.HistoricActivityInstance) HistoricActivityInstance {
+		return HistoricActivityInstance(r)
+	}), err
 }
 
 // JobQuery filters jobs; zero fields match all.
@@ -107,24 +99,28 @@ func (e *Engine) Jobs(ctx context.Context, q JobQuery) ([]*Job, error) {
 	if q.Locked {
 		f.LockedAt = &now
 	}
-	return persistence.List(ctx, e.db, f.Query())
+	rows, err := persistence.List(ctx, e.db, f.Query())
+	return copies(rows, func(r persistence.Job) Job { return Job(r) }), err
 }
 
 // JobDefinitions lists the job definitions of a process definition (all
 // when empty), optionally of one activity.
 func (e *Engine) JobDefinitions(ctx context.Context, processDefinitionID, activityID string) ([]*JobDefinition, error) {
-	return persistence.List(ctx, e.db, persistence.JobDefinitionFilter{ProcessDefinitionID: processDefinitionID, ActivityID: activityID}.Query())
+	rows, err := persistence.List(ctx, e.db, persistence.JobDefinitionFilter{ProcessDefinitionID: processDefinitionID, ActivityID: activityID}.Query())
+	return copies(rows, func(r persistence.JobDefinition) JobDefinition { return JobDefinition(r) }), err
 }
 
 // EventSubscriptions lists message and signal subscriptions of a process
 // instance (or all, with "").
 func (e *Engine) EventSubscriptions(ctx context.Context, processInstanceID string) ([]*EventSubscription, error) {
-	return persistence.List(ctx, e.db, persistence.SubscriptionFilter{ProcessInstanceID: processInstanceID}.Query())
+	rows, err := persistence.List(ctx, e.db, persistence.SubscriptionFilter{ProcessInstanceID: processInstanceID}.Query())
+	return copies(rows, func(r persistence.EventSubscription) EventSubscription { return EventSubscription(r) }), err
 }
 
 // ExternalTasks lists external tasks of a process instance (or all), or of a topic.
 func (e *Engine) ExternalTasks(ctx context.Context, processInstanceID, topic string) ([]*ExternalTask, error) {
-	return persistence.List(ctx, e.db, persistence.ExternalTaskFilter{ProcessInstanceID: processInstanceID, Topic: topic}.Query())
+	rows, err := persistence.List(ctx, e.db, persistence.ExternalTaskFilter{ProcessInstanceID: processInstanceID, Topic: topic}.Query())
+	return copies(rows, func(r persistence.ExternalTask) ExternalTask { return ExternalTask(r) }), err
 }
 
 // IncidentQuery filters incidents; empty fields match all.
@@ -137,11 +133,9 @@ type IncidentQuery struct {
 
 // Incidents lists open incidents, oldest first.
 func (e *Engine) Incidents(ctx context.Context, q IncidentQuery) ([]*Incident, error) {
-	return persistence.List(ctx, e.db, persistence.IncidentFilter(q).Query())
+	rows, err := persistence.List(ctx, e.db, persistence.IncidentFilter(q).Query())
+	return copies(rows, func(r persistence.Incident) Incident { return Incident(r) }), err
 }
-
-// JobLogEntry is one event of a job's life in history.
-type JobLogEntry = persistence.JobLogEntry
 
 // JobLogQuery filters the job log; empty fields match all. ProcessInstanceID
 // finds the instance's jobs by their creation entries: the entries of a job
@@ -153,5 +147,6 @@ type JobLogQuery struct {
 // JobLog lists job events (created, locked, failed, succeeded, deleted) in
 // the order they happened. It is written when history is on.
 func (e *Engine) JobLog(ctx context.Context, q JobLogQuery) ([]*JobLogEntry, error) {
-	return persistence.List(ctx, e.db, persistence.JobLogFilter(q).Query())
+	rows, err := persistence.List(ctx, e.db, persistence.JobLogFilter(q).Query())
+	return copies(rows, func(r persistence.JobLogEntry) JobLogEntry { return JobLogEntry(r) }), err
 }
