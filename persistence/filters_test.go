@@ -1,0 +1,99 @@
+package persistence_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bpmnlite/bpmnlite/internal/testdb"
+	"github.com/bpmnlite/bpmnlite/persistence"
+)
+
+// Each field of JobFilter selects what it says, on both backends, and the
+// jobs come back oldest first (or by due date with DueFirst).
+func TestJobFilter(t *testing.T) {
+	testdb.Run(t, func(t *testing.T, db persistence.DB) {
+		tx := begin(t, db)
+		created := func(m int) func(*persistence.Job) {
+			return func(j *persistence.Job) { j.CreateTime = acqNow.Add(time.Duration(m) * time.Minute) }
+		}
+		insertJobs(t, tx,
+			newJob("a", created(1), func(j *persistence.Job) { j.DueDate = minutes(-10); j.Priority = 5 }),
+			newJob("b", created(2), func(j *persistence.Job) { j.DueDate = minutes(10); j.Type = persistence.JobTimer }),
+			newJob("c", created(3), func(j *persistence.Job) { j.Retries = 0; j.ExceptionMessage = "boom" }),
+			newJob("d", created(4), func(j *persistence.Job) { j.Suspension = persistence.Suspended; j.Priority = 50 }),
+			newJob("e", created(5), func(j *persistence.Job) { j.LockOwner = "node"; j.LockExpiration = minutes(1) }),
+			newJob("f", created(6), func(j *persistence.Job) { j.LockOwner = "dead"; j.LockExpiration = minutes(-1); j.DueDate = minutes(-20) }),
+		)
+		now := acqNow
+		for _, c := range []struct {
+			name   string
+			filter persistence.JobFilter
+			want   string // ids in the order returned
+		}{
+			{"all, oldest first", persistence.JobFilter{}, "a b c d e f"},
+			{"id", persistence.JobFilter{ID: "c"}, "c"},
+			{"type", persistence.JobFilter{Type: persistence.JobTimer}, "b"},
+			{"due before", persistence.JobFilter{DueBefore: &now}, "a f"},
+			{"due after", persistence.JobFilter{DueAfter: &now}, "b"},
+			{"with exception", persistence.JobFilter{WithException: true}, "c"},
+			{"no retries left", persistence.JobFilter{NoRetriesLeft: true}, "c"},
+			{"retries left", persistence.JobFilter{WithRetriesLeft: true}, "a b d e f"},
+			{"due now: retries, due, active", persistence.JobFilter{DueAt: &now}, "a e f"},
+			{"locked now", persistence.JobFilter{LockedAt: &now}, "e"},
+			{"suspended", persistence.JobFilter{Suspended: true}, "d"},
+			{"active", persistence.JobFilter{Active: true}, "a b c e f"},
+			{"priority range", persistence.JobFilter{PriorityMin: ptr(int64(1)), PriorityMax: ptr(int64(10))}, "a"},
+			{"instance", persistence.JobFilter{ProcessInstanceID: "pi-b"}, "b"},
+		} {
+			got, err := persistence.Select(t.Context(), tx, c.filter.Query())
+			if err != nil {
+				t.Fatalf("%s: %v", c.name, err)
+			}
+			if s := strings.Join(ids(got), " "); s != c.want {
+				t.Errorf("%s: got %q, want %q", c.name, s, c.want)
+			}
+		}
+		// By due date: the dated jobs in date order; the undated ones wherever
+		// the backend sorts nulls, creation order among them.
+		got, err := persistence.Select(t.Context(), tx, persistence.JobFilter{DueFirst: true}.Query())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var dated []string
+		for _, j := range got {
+			if j.DueDate != nil {
+				dated = append(dated, j.ID)
+			}
+		}
+		if !slices.Equal(dated, []string{"f", "a", "b"}) {
+			t.Errorf("due first: dated jobs in order %v, want f a b", dated)
+		}
+	})
+}
+
+// A candidate group matches one whole entry of the comma-separated list.
+func TestTaskFilterCandidateGroup(t *testing.T) {
+	testdb.Run(t, func(t *testing.T, db persistence.DB) {
+		tx := begin(t, db)
+		for i, groups := range []string{"accounting", "sales,accounting", "accountingx", "support"} {
+			task := &persistence.Task{ID: string(rune('a' + i)), ExecutionID: "x", ProcessInstanceID: "pi", TaskDefinitionKey: "t",
+				CandidateGroups: groups, CreateTime: acqNow.Add(time.Duration(i) * time.Minute), Suspension: persistence.Active}
+			if err := persistence.Insert(t.Context(), tx, task); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := persistence.Select(t.Context(), tx, persistence.TaskFilter{CandidateGroup: "accounting"}.Query())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s []string
+		for _, task := range got {
+			s = append(s, task.ID)
+		}
+		if strings.Join(s, " ") != "a b" {
+			t.Errorf("candidate group accounting: tasks %v, want a b", s)
+		}
+	})
+}
