@@ -66,6 +66,12 @@ type Config struct {
 	// due date (on by itself when JobExecutor.AcquireByDueDate is set);
 	// otherwise they have none and count as due at once.
 	EnsureJobDueDateNotNull bool
+	// MaxOperations bounds the operations one command (an API call, a job)
+	// runs before it reaches its wait states: a loop without a wait state
+	// then fails with a *LoopError naming its activities and rolls back,
+	// instead of running forever. Default 100,000 (about 50,000 activities
+	// in one transaction); negative: no bound.
+	MaxOperations int
 
 	// JobExecutorActivate starts a job executor with the engine, running
 	// asynchronous continuations and timers in the background. Off by
@@ -96,6 +102,9 @@ var (
 	ErrNoMatch = runtime.ErrNoMatch
 	// ErrAmbiguous: a message for exactly one receiver matched several.
 	ErrAmbiguous = runtime.ErrAmbiguous
+	// ErrOperationLimit: a command ran Config.MaxOperations operations
+	// without reaching a wait state (a *LoopError).
+	ErrOperationLimit = runtime.ErrOperationLimit
 	// ErrBackend: the call needs the other database backend (…Tx calls
 	// need PostgreSQL).
 	ErrBackend = errors.New("not supported by this database backend")
@@ -116,6 +125,9 @@ type (
 	// BpmnError is returned by a delegate to throw a BPMN error, caught by
 	// an error boundary event.
 	BpmnError = runtime.BpmnError
+	// LoopError is a command stopped at Config.MaxOperations, with the
+	// activities it kept entering.
+	LoopError = runtime.LoopError
 )
 
 // Delegate is Go code called by service tasks (camunda:class,
@@ -163,6 +175,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		DefaultRetries:          cfg.DefaultRetries,
 		DefaultRetryCycle:       cfg.DefaultRetryCycle,
 		EnsureJobDueDateNotNull: cfg.EnsureJobDueDateNotNull || cfg.JobExecutor.AcquireByDueDate,
+		MaxOperations:           cfg.MaxOperations,
 	})
 	e := &Engine{cfg: cfg, db: db, rt: rt}
 	if cfg.JobExecutorActivate {

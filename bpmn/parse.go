@@ -357,6 +357,7 @@ func (p *parser) parseProcess(e *etree.Element) {
 	proc.Activities, proc.Flows = p.parseScope(st, e, nil)
 	p.resolve(st)
 	p.validate(st)
+	p.warnLoops(proc.Activities)
 	p.defs.Processes = append(p.defs.Processes, proc)
 }
 

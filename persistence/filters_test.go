@@ -24,7 +24,11 @@ func TestJobFilter(t *testing.T) {
 			newJob("c", created(3), func(j *persistence.Job) { j.Retries = 0; j.ExceptionMessage = "boom" }),
 			newJob("d", created(4), func(j *persistence.Job) { j.Suspension = persistence.Suspended; j.Priority = 50 }),
 			newJob("e", created(5), func(j *persistence.Job) { j.LockOwner = "node"; j.LockExpiration = minutes(1) }),
-			newJob("f", created(6), func(j *persistence.Job) { j.LockOwner = "dead"; j.LockExpiration = minutes(-1); j.DueDate = minutes(-20) }),
+			newJob("f", created(6), func(j *persistence.Job) {
+				j.LockOwner = "dead"
+				j.LockExpiration = minutes(-1)
+				j.DueDate = minutes(-20)
+			}),
 		)
 		now := acqNow
 		for _, c := range []struct {

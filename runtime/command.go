@@ -1,8 +1,10 @@
 package runtime
 
 import (
+	"errors"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/bpmnlite/bpmnlite/bpmn"
 	"github.com/bpmnlite/bpmnlite/persistence"
@@ -21,6 +23,9 @@ type command struct {
 	history   map[string]*persistence.HistoricActivityInstance // inserted by this command
 	startDef  *Definition                                      // definition of a timer start job being created or run
 	running   *persistence.Job                                 // the job this command runs, deleted by its runner
+	ops       int                                              // operations run so far
+	trail     [64]string                                       // the activities entered last, round robin
+	entered   int                                              // activities entered so far
 }
 
 func (e *Engine) newCommand(cc *tx.Context) *command {
@@ -33,9 +38,22 @@ func (e *Engine) newCommand(cc *tx.Context) *command {
 // long synchronous chains never grow the Go stack.
 func (c *command) push(op func() error) { c.agenda = append(c.agenda, op) }
 
-// run drains the agenda.
+// run drains the agenda. It stops when the command's context ends (checked
+// every 256 operations: it costs a lock) and when the command ran more
+// operations than the engine allows, which only a loop without a wait state
+// does.
 func (c *command) run() error {
+	limit := c.e.Config.MaxOperations
 	for len(c.agenda) > 0 {
+		c.ops++
+		if c.ops&255 == 0 {
+			if err := c.cc.Err(); err != nil {
+				return fmt.Errorf("command stopped after %d operations: %w", c.ops, err)
+			}
+		}
+		if limit > 0 && c.ops > limit {
+			return c.loopError()
+		}
 		op := c.agenda[0]
 		c.agenda[0] = nil
 		c.agenda = c.agenda[1:]
@@ -44,6 +62,58 @@ func (c *command) run() error {
 		}
 	}
 	return nil
+}
+
+// entering records that a path enters activity id, for loopError.
+func (c *command) entering(id string) {
+	c.trail[c.entered%len(c.trail)] = id
+	c.entered++
+}
+
+// loopError names the activities entered last, most often first: the
+// elements of the loop that kept the command from reaching a wait state.
+func (c *command) loopError() error {
+	counts := make(map[string]int)
+	for _, id := range c.trail[:min(c.entered, len(c.trail))] {
+		counts[id]++
+	}
+	ids := make([]string, 0, len(counts))
+	for id := range counts {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool {
+		if counts[ids[i]] != counts[ids[j]] {
+			return counts[ids[i]] > counts[ids[j]]
+		}
+		return ids[i] < ids[j]
+	})
+	return &LoopError{Operations: c.ops - 1, Activities: ids}
+}
+
+// ErrOperationLimit: a command ran the most operations the engine allows
+// without reaching a wait state.
+var ErrOperationLimit = errors.New("operation limit reached")
+
+// LoopError reports a command stopped at the operation limit, with the
+// activities it kept entering. errors.Is(err, ErrOperationLimit) holds.
+type LoopError struct {
+	Operations int
+	Activities []string // the activities entered last, most often first
+}
+
+func (e *LoopError) Error() string {
+	return fmt.Sprintf("the command ran %d operations without reaching a wait state, repeating %s: a loop with no wait state or asynchronous continuation? (the bound is the engine's MaxOperations)",
+		e.Operations, quoteList(e.Activities))
+}
+
+func (e *LoopError) Unwrap() error { return ErrOperationLimit }
+
+func quoteList(ids []string) string {
+	q := make([]string, len(ids))
+	for i, id := range ids {
+		q[i] = "'" + id + "'"
+	}
+	return strings.Join(q, ", ")
 }
 
 // instance is a process instance loaded into a command: its whole execution

@@ -51,7 +51,16 @@ type Config struct {
 	// creation time as due date (instead of none), so that acquisition by
 	// due date serves them first in, first out.
 	EnsureJobDueDateNotNull bool
+	// MaxOperations bounds the operations one command runs (default
+	// DefaultMaxOperations; negative: no bound). A command that reaches it
+	// fails with a *LoopError and rolls back, so that a loop without a wait
+	// state cannot run forever.
+	MaxOperations int
 }
+
+// DefaultMaxOperations is the default bound of operations per command:
+// about 50,000 activities run in one transaction.
+const DefaultMaxOperations = 100_000
 
 // Engine is the runtime of one database: definitions, delegates, beans.
 type Engine struct {
@@ -88,6 +97,9 @@ func New(db persistence.DB, clock tx.Clock, log *slog.Logger, cfg Config) *Engin
 	}
 	if cfg.DefaultRetries <= 0 {
 		cfg.DefaultRetries = 3
+	}
+	if cfg.MaxOperations == 0 {
+		cfg.MaxOperations = DefaultMaxOperations
 	}
 	return &Engine{
 		ID:          newID(),

@@ -53,6 +53,7 @@ func (c *command) take(x *execution, f *bpmn.SequenceFlow) error {
 // enter moves x into a: into the multi-instance body when a has loop
 // characteristics, else into the activity itself.
 func (c *command) enter(x *execution, a *bpmn.Activity, skipAsync bool) error {
+	c.entering(a.ID)
 	if a.MultiInstance != nil {
 		return c.enterBody(x, a, skipAsync)
 	}
