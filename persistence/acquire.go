@@ -323,18 +323,23 @@ func buildAcquireStatement(k acquireKey) string {
 	if k.byDue {
 		inner, outer = append(inner, due), append(outer, "c.due")
 	}
+	// Within the same ordering, jobs whose lock expired come first: they
+	// were due before the fresh ones and their node is gone, and without an
+	// order between the two parts a steady stream of fresh jobs would keep
+	// them waiting for as long as it lasts.
+	outer = append(outer, "c.stale DESC")
 	orderBy := func(terms []string) string {
 		if len(terms) == 0 {
 			return ""
 		}
 		return " ORDER BY " + strings.Join(terms, ", ")
 	}
-	candidates := func(from, lockTerms string) string {
-		return "SELECT id, priority, type, " + due + " AS due FROM " + from + " WHERE " + lockTerms +
+	candidates := func(from, lockTerms string, stale int) string {
+		return "SELECT id, priority, type, " + due + " AS due, " + strconv.Itoa(stale) + " AS stale FROM " + from + " WHERE " + lockTerms +
 			" AND retries > 0 AND suspension = 1" + filter.String() + orderBy(inner) + " LIMIT " + limit + d.lockRows
 	}
-	return "WITH fresh AS (" + candidates(freshFrom, "lock_owner IS NULL") + ")," +
-		" expired AS (" + candidates(expiredFrom, "lock_owner IS NOT NULL AND lock_expiration < $1") + ")," +
+	return "WITH fresh AS (" + candidates(freshFrom, "lock_owner IS NULL", 0) + ")," +
+		" expired AS (" + candidates(expiredFrom, "lock_owner IS NOT NULL AND lock_expiration < $1", 1) + ")," +
 		" picked AS (SELECT c.id FROM (SELECT * FROM fresh UNION ALL SELECT * FROM expired) c" + orderBy(outer) + " LIMIT " + limit + ")" +
 		" UPDATE job SET lock_owner = $2, lock_expiration = $3, rev = rev + 1," +
 		" failed_attempts = failed_attempts + CASE WHEN lock_owner IS NULL THEN 0 ELSE 1 END," +

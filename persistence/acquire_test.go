@@ -374,3 +374,42 @@ func TestAcquireConcurrent(t *testing.T) {
 		t.Errorf("%d jobs locked once in the database, want %d", got, n)
 	}
 }
+
+// Under a sustained backlog of fresh jobs (more than one acquisition takes,
+// refilled after each), a job whose node died is taken by the first
+// acquisition after its lock expired, in every acquisition order, when it
+// ties with the fresh jobs on that order.
+func TestAcquireExpiredBeforeFreshBacklog(t *testing.T) {
+	orders := map[string]func(*persistence.AcquireParams){
+		"unordered":   func(*persistence.AcquireParams) {},
+		"by priority": func(p *persistence.AcquireParams) { p.ByPriority = true },
+		"timers":      func(p *persistence.AcquireParams) { p.PreferTimers = true },
+		"by due date": func(p *persistence.AcquireParams) { p.ByDueDate = true },
+		"all three":   func(p *persistence.AcquireParams) { p.ByPriority, p.PreferTimers, p.ByDueDate = true, true, true },
+	}
+	testdb.Run(t, func(t *testing.T, db persistence.DB) {
+		for name, order := range orders {
+			tx := begin(t, db)
+			fresh := 0
+			refill := func(n int) {
+				for range n {
+					fresh++
+					insertJobs(t, tx, newJob(fmt.Sprintf("fresh-%03d", fresh)))
+				}
+			}
+			refill(50)
+			insertJobs(t, tx, newJob("orphan", func(j *persistence.Job) { j.LockOwner, j.LockExpiration = "dead", minutes(-1) }))
+			got := acquire(t, tx, params(order, func(p *persistence.AcquireParams) { p.Limit = 5 }))
+			if !slices.Contains(ids(got), "orphan") {
+				t.Errorf("%s: the first acquisition took %v, not the orphaned job", name, ids(got))
+			}
+			for i := range 5 { // the backlog goes on; nothing else expired is left behind
+				refill(5)
+				if got := acquire(t, tx, params(order, func(p *persistence.AcquireParams) { p.Limit = 5 })); len(got) != 5 {
+					t.Errorf("%s: acquisition %d took %d jobs, want 5", name, i+2, len(got))
+				}
+			}
+			tx.Rollback(t.Context())
+		}
+	})
+}
