@@ -453,16 +453,20 @@ func lockedBy(t *testing.T, eng *bpmnlite.Engine, activity, owner string) []*bpm
 // the jobs over, counting the lost run as a failed attempt (the poison-job
 // rule), and completes them: nothing is lost.
 //
-// The crash is simulated by stopping node A with an expired deadline while
-// every job it acquired is running (none is queued): the jobs' contexts are
-// cancelled, their transactions roll back and their heartbeats stop, and
-// nothing is unlocked; then A's engine is closed. For running jobs this
-// leaves the database exactly as a killed process would.
+// The crash is simulated by cutting node A off the database (it reaches it
+// through a proxy) while every job it acquired is running (none is queued),
+// then stopping it with an expired deadline: the jobs' contexts are
+// cancelled, their transactions cannot commit, their heartbeats stop, and
+// A cannot release them. For running jobs this leaves the database exactly
+// as a killed process would.
 func TestClusterKilledNodeJobsTakenOver(t *testing.T) {
 	b := testdb.Postgres(t)
 	const n = 4
 	const lockTime = time.Second
-	engA, engB := openNode(t, b, bpmnlite.Config{}), openNode(t, b, bpmnlite.Config{})
+	proxyA := testdb.NewProxy(t, b.URL)
+	bA := b
+	bA.URL = proxyA.Through(b.URL)
+	engA, engB := openNode(t, bA, bpmnlite.Config{}), openNode(t, b, bpmnlite.Config{})
 	hung := newBlockingDelegate()
 	engA.RegisterDelegate("work", hung)
 	engA.RegisterDelegate("next", newCallCounter())
@@ -485,6 +489,7 @@ func TestClusterKilledNodeJobsTakenOver(t *testing.T) {
 		t.Fatalf("after 2 lock times with node-a alive: %d jobs still locked by it, node-b ran %d; want %d and 0", len(js), takenOver.calls.Load(), n)
 	}
 
+	proxyA.Cut()
 	killed, kill := context.WithCancel(t.Context())
 	kill()
 	if err := xa.Stop(killed); err == nil {

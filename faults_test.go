@@ -3,13 +3,20 @@ package bpmnlite_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/bpmnlite/bpmnlite"
 	"github.com/bpmnlite/bpmnlite/internal/enginetest"
+	"github.com/bpmnlite/bpmnlite/internal/testdb"
 )
 
 // runaway is a process whose gateway's default flow leads back to a manual
@@ -122,4 +129,101 @@ func TestRunawayLoopInAJobFails(t *testing.T) {
 			t.Fatalf("%d executions at 'start', want the job's one, rolled back to its wait", len(xs))
 		}
 	})
+}
+
+// syncBuffer is a log destination tests read while the engine writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// A database outage while a job runs: its commit fails, the executor says
+// so at WARN and releases the job as soon as the database answers, without
+// charging it a retry; the job then runs again at once instead of waiting
+// for its lock (five minutes) to expire. The outage either cuts the
+// engine's connections (the database answers again at once), or makes the
+// database unreachable for a while (the release waits for it).
+func TestOutageReleasesRunningJobWithoutCharge(t *testing.T) {
+	t.Run("connections cut", func(t *testing.T) {
+		b := testdb.Postgres(t)
+		app := fmt.Sprintf("bpmnlite_outage_%d", time.Now().UnixNano())
+		b.URL += "&application_name=" + app
+		outageWhileRunning(t, b, func() {
+			admin, err := pgx.Connect(t.Context(), testdb.URL(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer admin.Close(context.Background())
+			if _, err := admin.Exec(t.Context(), "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1", app); err != nil {
+				t.Fatal(err)
+			}
+		})
+	})
+	t.Run("database unreachable", func(t *testing.T) {
+		b := testdb.Postgres(t)
+		proxy := testdb.NewProxy(t, b.URL)
+		b.URL = proxy.Through(b.URL)
+		logs := outageWhileRunning(t, b, func() {
+			proxy.Cut()
+			time.AfterFunc(500*time.Millisecond, proxy.Restore)
+		})
+		if !strings.Contains(logs, "released jobs whose outcome could not be stored") {
+			t.Errorf("the job was not released by a later attempt; logs:\n%s", logs)
+		}
+	})
+}
+
+// outageWhileRunning runs an asynchronous job on b and calls outage while
+// the job's delegate runs, then checks the job was released without charge
+// and ran again. It returns the engine's log.
+func outageWhileRunning(t *testing.T, b testdb.Backend, outage func()) string {
+	logs := &syncBuffer{}
+	e := openEnv(t, b, bpmnlite.Config{Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo}))})
+	entered, release := make(chan struct{}), make(chan struct{})
+	var calls atomic.Int32
+	e.eng.RegisterDelegate("work", bpmnlite.DelegateFunc(func(context.Context, *bpmnlite.Execution) error {
+		if calls.Add(1) == 1 {
+			close(entered)
+			<-release
+		}
+		return nil
+	}))
+	e.deploy("outage", enginetest.AsyncService("outage", "work", ""))
+	e.jeStart(bpmnlite.JobExecutorConfig{LockTime: 5 * time.Minute, MaxWait: 200 * time.Millisecond, Logger: e.cfg.Logger, Clock: time.Now})
+	pi := e.start("outage", nil)
+	<-entered
+	outage()
+	close(release)
+
+	waitFor(t, "the job to run again and the instance to end", 30*time.Second, func() bool {
+		// A query may still meet a pooled connection the outage cut.
+		is, err := e.eng.ProcessInstances(e.ctx, bpmnlite.ProcessInstanceQuery{ID: pi})
+		return err == nil && len(is) == 1 && is[0].EndTime != nil
+	})
+	if n := calls.Load(); n != 2 {
+		t.Errorf("the delegate ran %d times, want 2: the cut run and the run after the release", n)
+	}
+	done := e.jeLog(bpmnlite.JobLogQuery{ProcessInstanceID: pi, Event: bpmnlite.JobLogSucceeded})
+	if len(done) != 1 || done[0].Retries != 3 {
+		t.Errorf("succeeded entries %+v, want one with all 3 retries left", done)
+	}
+	if failed := e.jeLog(bpmnlite.JobLogQuery{ProcessInstanceID: pi, Event: bpmnlite.JobLogFailed}); len(failed) != 0 {
+		t.Errorf("failed entries %+v, want none: the outage is not the job's failure", failed)
+	}
+	if !strings.Contains(logs.String(), "level=WARN msg=\"job ran but its outcome could not be stored") {
+		t.Errorf("no warning about the job's outcome; logs:\n%s", logs)
+	}
+	return logs.String()
 }

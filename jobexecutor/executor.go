@@ -35,6 +35,9 @@ type Executor struct {
 	kill     context.CancelFunc // cancels running jobs (shutdown deadline)
 	loops    sync.WaitGroup     // acquisition and listeners
 	workers  sync.WaitGroup
+
+	stranded stranded
+	warnings rateLimited
 }
 
 // batch is what one worker runs in a row: a single job, or all exclusive
@@ -69,7 +72,10 @@ func New(cfg Config, engines ...Engine) (*Executor, error) {
 		engines: engines,
 		log:     cfg.Logger.With("lockOwner", cfg.LockOwner),
 		wake:    make(chan struct{}, 1),
-		turns:   make(map[Engine]*sync.Mutex),
+		// A database outage fails every acquisition: one warning per
+		// kind every 30 s says so without flooding the log.
+		warnings: rateLimited{interval: 30 * time.Second},
+		turns:    make(map[Engine]*sync.Mutex),
 	}
 	for _, rt := range engines {
 		x.turns[rt] = new(sync.Mutex)
@@ -147,6 +153,7 @@ func (x *Executor) Stop(ctx context.Context) error {
 		<-done
 	}
 	x.kill()
+	x.releaseStranded(context.WithoutCancel(ctx))
 	x.log.Debug("job executor stopped")
 	return ctx.Err()
 }
@@ -214,6 +221,7 @@ func (x *Executor) acquireLoop(ctx context.Context) {
 	defer x.loops.Done()
 	idleWait := time.Duration(0)
 	for ctx.Err() == nil {
+		x.releaseStranded(ctx)
 		acquired, full, room := 0, false, true
 		for _, rt := range x.engines {
 			n, asked := x.acquire(ctx, rt)
@@ -273,7 +281,7 @@ func (x *Executor) nextWakeup(ctx context.Context) *time.Time {
 	for _, rt := range x.engines {
 		w, err := rt.NextWakeup(ctx, x.cfg.Clock())
 		if err != nil {
-			x.log.Warn("next wakeup query failed", "error", err)
+			x.warnings.warn(x.log, "wakeup", "next wakeup query failed", "error", err)
 			continue
 		}
 		if w != nil && (next == nil || w.Before(*next)) {
@@ -301,7 +309,7 @@ func (x *Executor) acquire(ctx context.Context, rt Engine) (locked, asked int) {
 	x.release(reserved - len(jobs))
 	if err != nil {
 		if ctx.Err() == nil {
-			x.log.Debug("acquisition failed", "error", err)
+			x.warnings.warn(x.log, "acquisition", "job acquisition failed", "error", err)
 		}
 		return 0, reserved
 	}
@@ -501,7 +509,7 @@ func (x *Executor) executeGroup(ctx context.Context, rt Engine, jobs []runtime.A
 	}
 	errs, ran, acquired := rt.RunGroup(ctx, runnable, x.isRunning, next)
 	for i, err := range errs {
-		x.count(runnable[i], err, time.Since(start))
+		x.count(rt, runnable[i], err, time.Since(start))
 	}
 	if left := runnable[ran:]; len(left) > 0 {
 		x.unlock(rt, left) // stopped meanwhile; unlock counts them done
@@ -537,7 +545,7 @@ func (x *Executor) release(n int) {
 }
 
 // count reports a job's outcome to metrics and logs.
-func (x *Executor) count(j runtime.AcquiredJob, err error, d time.Duration) {
+func (x *Executor) count(rt Engine, j runtime.AcquiredJob, err error, d time.Duration) {
 	switch {
 	case err == nil:
 		x.cfg.Metrics.Executed(d)
@@ -545,6 +553,8 @@ func (x *Executor) count(j runtime.AcquiredJob, err error, d time.Duration) {
 	case errors.Is(err, persistence.ErrOptimisticLock):
 		x.cfg.Metrics.Conflict()
 		x.log.Debug("job conflicted; released for a retry", "job", j.ID, "error", err)
+	case notStored(err):
+		x.strand(rt, j, err)
 	case errors.Is(err, ErrLockLost), errors.Is(err, persistence.ErrNotFound):
 		x.log.Debug("job not run", "job", j.ID, "error", err)
 	default:
@@ -565,7 +575,7 @@ func (x *Executor) runJob(ctx context.Context, rt Engine, j runtime.AcquiredJob)
 	}
 	err := rt.RunAcquired(jobCtx, j)
 	stopBeat()
-	x.count(j, err, time.Since(start))
+	x.count(rt, j, err, time.Since(start))
 }
 
 // heartbeat extends the job's lock every third of the lock time while it

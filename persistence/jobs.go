@@ -3,6 +3,7 @@ package persistence
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -48,16 +49,29 @@ func ExtendLock(ctx context.Context, tx Tx, jobID, owner string, rev int, until 
 	return n == 1, nil
 }
 
-// UnlockJobs releases the locks owner holds on the jobs, for jobs acquired
-// but never started (shutdown). The revision is bumped so that a worker that
-// still holds the old token cannot commit.
-func UnlockJobs(ctx context.Context, tx Tx, owner string, jobIDs []string) error {
-	stmts := make([]Stmt, len(jobIDs))
-	for i, id := range jobIDs {
-		stmts[i] = Stmt{SQL: "UPDATE job SET lock_owner = NULL, lock_expiration = NULL, rev = rev + 1 WHERE id = $1 AND lock_owner = $2", Args: []any{id, owner}}
+// UnlockJobs releases the locks owner holds on jobs (job id → the revision
+// the lock was taken at), for jobs acquired but never started (shutdown) or
+// whose run could not be stored (a database outage). A job locked anew
+// since (another revision) is left alone. The revision is bumped so that a
+// worker that still holds the old token cannot commit. It returns how many
+// jobs it released.
+func UnlockJobs(ctx context.Context, tx Tx, owner string, jobs map[string]int) (int, error) {
+	ids := make([]string, 0, len(jobs))
+	for id := range jobs {
+		ids = append(ids, id)
 	}
-	if _, err := tx.Batch(ctx, stmts); err != nil {
-		return fmt.Errorf("unlock jobs: %w", err)
+	slices.Sort(ids) // rows locked in one order: concurrent unlocks do not deadlock
+	stmts := make([]Stmt, len(ids))
+	for i, id := range ids {
+		stmts[i] = Stmt{SQL: "UPDATE job SET lock_owner = NULL, lock_expiration = NULL, rev = rev + 1 WHERE id = $1 AND lock_owner = $2 AND rev = $3", Args: []any{id, owner, jobs[id]}}
 	}
-	return nil
+	counts, err := tx.Batch(ctx, stmts)
+	if err != nil {
+		return 0, fmt.Errorf("unlock jobs: %w", err)
+	}
+	n := 0
+	for _, c := range counts {
+		n += int(c)
+	}
+	return n, nil
 }

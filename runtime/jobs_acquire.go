@@ -47,24 +47,26 @@ func withLocks(jobs []*persistence.Job, owner string) []AcquiredJob {
 }
 
 // UnlockJobs releases jobs acquired but not started (shutdown, a full
-// queue) and wakes the job executors of other nodes, so that they take
-// them at once. The notification's payload is the lock owner, not this
+// queue) or whose run could not be stored (ErrNotStored), as long as their
+// lock is still the one acquired, and wakes the job executors of other
+// nodes, so that they take them at once. No attempt is charged: the jobs
+// come back as fresh. The notification's payload is the lock owner, not this
 // engine's id, which other engines' listeners on this node would ignore.
 func (e *Engine) UnlockJobs(ctx context.Context, jobs []AcquiredJob) error {
 	if len(jobs) == 0 {
 		return nil
 	}
 	owner := jobs[0].Lock.Owner
-	ids := make([]string, len(jobs))
-	for i, j := range jobs {
-		ids[i] = j.ID
+	held := make(map[string]int, len(jobs))
+	for _, j := range jobs {
+		held[j.ID] = j.Lock.Rev
 	}
 	t, err := e.db.Begin(ctx, false)
 	if err != nil {
 		return err
 	}
 	defer func() { _ = t.Rollback(ctx) }()
-	if err := persistence.UnlockJobs(ctx, t, owner, ids); err != nil {
+	if _, err := persistence.UnlockJobs(ctx, t, owner, held); err != nil {
 		return err
 	}
 	if err := t.Commit(ctx); err != nil {

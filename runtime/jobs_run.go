@@ -19,6 +19,24 @@ import (
 // taken over); the work is not done and nothing is committed.
 var ErrLockLost = errors.New("job lock lost")
 
+// ErrNotStored: a job's outcome (its success, or its failure record) could
+// not be committed, e.g. in a database outage. The job is still locked by
+// its runner, which should release it (UnlockJobs) once the database is
+// back: its run was not its fault, so it costs no retry.
+var ErrNotStored = errors.New("job outcome not stored")
+
+// NotStoredError is an ErrNotStored with its cause.
+type NotStoredError struct {
+	JobID string
+	Err   error
+}
+
+func (e *NotStoredError) Error() string {
+	return fmt.Sprintf("job %s: its outcome could not be stored: %v", e.JobID, e.Err)
+}
+
+func (e *NotStoredError) Unwrap() []error { return []error{ErrNotStored, e.Err} }
+
 const jobSavepoint = "bpmnlite_job"
 
 // JobLock is the lock an executor holds on a job: its owner, and the job's
@@ -100,7 +118,10 @@ func (e *Engine) execute(ctx context.Context, jobID string, acquired *persistenc
 		return e.recordFailure(cc, jobID, lock, workErr, &start)
 	})
 	if err != nil {
-		return err
+		if errors.Is(err, ErrLockLost) || errors.Is(err, persistence.ErrNotFound) {
+			return err // nothing of ours to store: the job is another's, or gone
+		}
+		return &NotStoredError{JobID: jobID, Err: err}
 	}
 	if workErr != nil {
 		e.log.Warn("job failed", "job", jobID, "error", workErr)
@@ -179,6 +200,8 @@ func (e *Engine) RunGroup(ctx context.Context, jobs []AcquiredJob, proceed func(
 			}
 			if err := e.recordFailure(cc, j.ID, &a.Lock, errs[i], &start); err != nil {
 				errs[i] = err
+			} else {
+				e.log.Warn("job failed", "job", j.ID, "error", errs[i])
 			}
 			if err := cc.Release(jobSavepoint); err != nil {
 				return err
