@@ -105,6 +105,11 @@ var (
 	// ErrOperationLimit: a command ran Config.MaxOperations operations
 	// without reaching a wait state (a *LoopError).
 	ErrOperationLimit = runtime.ErrOperationLimit
+	// ErrInvalidVariable: a variable's name or value cannot be stored so
+	// that it reads back equal (a *VariableError naming it): NUL or invalid
+	// UTF-8 text, NaN or infinite numbers, dates beyond the year 294275,
+	// values nested more than 1,000 levels deep.
+	ErrInvalidVariable = runtime.ErrInvalidVariable
 	// ErrBackend: the call needs the other database backend (…Tx calls
 	// need PostgreSQL).
 	ErrBackend = errors.New("not supported by this database backend")
@@ -128,6 +133,8 @@ type (
 	// LoopError is a command stopped at Config.MaxOperations, with the
 	// activities it kept entering.
 	LoopError = runtime.LoopError
+	// VariableError names a variable that cannot be stored, and why.
+	VariableError = runtime.VariableError
 )
 
 // Delegate is Go code called by service tasks (camunda:class,

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -226,4 +228,78 @@ func outageWhileRunning(t *testing.T, b testdb.Backend, outage func()) string {
 		t.Errorf("no warning about the job's outcome; logs:\n%s", logs)
 	}
 	return logs.String()
+}
+
+func nested(depth int, leaf any) any {
+	v := leaf
+	for range depth {
+		v = map[string]any{"k": v}
+	}
+	return v
+}
+
+// Values that one backend or the JSON decoder cannot give back are
+// rejected on both backends with a *VariableError naming the variable,
+// before anything is written; the instance keeps what it had.
+func TestVariablesThatCannotRoundTripAreRejected(t *testing.T) {
+	bad := map[string]any{
+		"nul":         "a\x00b",
+		"notUTF8":     "caf\xe9",
+		"nan":         math.NaN(),
+		"infinite":    math.Inf(-1),
+		"tooDeep":     nested(1001, "leaf"),
+		"nestedUTF8":  map[string]any{"list": []any{"ok", "\xff"}},
+		"farFuture":   time.Date(300000, 1, 1, 0, 0, 0, 0, time.UTC),
+		"bad\x00name": 1,
+	}
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deploy("wait", userTaskProcess)
+		pi := e.start("p", map[string]any{"kept": "yes"})
+		for name, v := range bad {
+			_, err := e.eng.Start(e.ctx, bpmnlite.StartRequest{Key: "p", Variables: map[string]any{name: v}})
+			var ve *bpmnlite.VariableError
+			if !errors.Is(err, bpmnlite.ErrInvalidVariable) || !errors.As(err, &ve) || ve.Name != name {
+				t.Errorf("start with %q: %v, want a *VariableError naming it", name, err)
+			}
+			err = e.eng.SetVariables(e.ctx, pi, map[string]any{"kept": "changed", name: v})
+			if !errors.As(err, &ve) || ve.Name != name {
+				t.Errorf("set %q: %v, want a *VariableError naming it", name, err)
+			}
+		}
+		if v, _, err := e.eng.Variable(e.ctx, pi, "kept"); err != nil || v != "yes" {
+			t.Errorf("kept = %v (%v), want yes: a rejected call changed nothing", v, err)
+		}
+		if is := e.accInstances("p"); len(is) != 1 {
+			t.Errorf("%d instances, want only the first: rejected starts store nothing", len(is))
+		}
+	})
+}
+
+// What is accepted reads back equal, on both backends.
+func TestVariablesAtTheEdgesRoundTrip(t *testing.T) {
+	good := map[string]any{
+		"replacementChar": "\uFFFD is a real character",
+		"emoji":           "🙂 ✓ ü",
+		"empty":           "",
+		"deep":            nested(500, "leaf"),
+		"maxInt":          int64(math.MaxInt64),
+		"minInt":          int64(math.MinInt64),
+		"bigFloat":        1e308,
+		"tinyFloat":       5e-324,
+		"bytes":           []byte{0, 1, 0xff},
+		"farDate":         time.Date(9999, 12, 31, 23, 59, 59, 999999000, time.UTC),
+		"oldDate":         time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC),
+		"emptyMap":        map[string]any{},
+		"null":            nil,
+	}
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deploy("wait", userTaskProcess)
+		pi := e.start("p", good)
+		for name, want := range good {
+			got, ok, err := e.eng.Variable(e.ctx, pi, name)
+			if err != nil || !ok || !reflect.DeepEqual(got, want) {
+				t.Errorf("%s = %#v (%v, %v), want %#v", name, got, ok, err, want)
+			}
+		}
+	})
 }

@@ -3,24 +3,71 @@ package runtime
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"reflect"
 	"sort"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/bpmnlite/bpmnlite/persistence"
 	"github.com/bpmnlite/bpmnlite/tx"
 )
 
+// ErrInvalidVariable: a variable's name or value cannot be stored so that
+// it reads back equal on every backend.
+var ErrInvalidVariable = errors.New("invalid variable")
+
+// VariableError names a variable that cannot be stored, and why.
+type VariableError struct {
+	Name   string
+	Reason string
+}
+
+func (e *VariableError) Error() string {
+	return fmt.Sprintf("variable %q: %s", strings.ToValidUTF8(e.Name, "\uFFFD"), e.Reason)
+}
+
+func (e *VariableError) Unwrap() error { return ErrInvalidVariable }
+
+func invalid(name, format string, args ...any) error {
+	return &VariableError{Name: name, Reason: fmt.Sprintf(format, args...)}
+}
+
+// maxJSONDepth bounds the nesting of map, slice and struct values, well
+// below what the JSON decoder reads back (10,000 levels).
+const maxJSONDepth = 1000
+
+// checkText rejects text PostgreSQL cannot store (NUL) and bytes that are
+// not UTF-8, which would not read back equal.
+func checkText(what, s string) string {
+	switch {
+	case !utf8.ValidString(s):
+		return what + " is not valid UTF-8"
+	case strings.IndexByte(s, 0) >= 0:
+		return what + " contains a NUL character"
+	}
+	return ""
+}
+
 // encodeVariable stores the Go value v in variable row r, choosing the type
-// column from v's dynamic type.
+// column from v's dynamic type. Values that would not read back equal on
+// both backends are rejected with a *VariableError, before anything is
+// written.
 func encodeVariable(r *persistence.Variable, v any) error {
 	r.Text, r.Long, r.Double, r.Time, r.Bytes = "", 0, 0, time.Time{}, nil
+	if why := checkText("the name", r.Name); why != "" {
+		return invalid(r.Name, "%s", why)
+	}
 	switch x := v.(type) {
 	case nil:
 		r.Type = persistence.VarNull
 	case string:
+		if why := checkText("the value", x); why != "" {
+			return invalid(r.Name, "%s", why)
+		}
 		r.Type, r.Text = persistence.VarString, x
 	case bool:
 		r.Type = persistence.VarBoolean
@@ -45,46 +92,157 @@ func encodeVariable(r *persistence.Variable, v any) error {
 		r.Type, r.Long = persistence.VarLong, int64(x)
 	case uint:
 		if uint64(x) > math.MaxInt64 {
-			return fmt.Errorf("variable %q: value %d does not fit int64", r.Name, x)
+			return invalid(r.Name, "value %d does not fit int64", x)
 		}
 		r.Type, r.Long = persistence.VarLong, int64(x)
 	case uint64:
 		if x > math.MaxInt64 {
-			return fmt.Errorf("variable %q: value %d does not fit int64", r.Name, x)
+			return invalid(r.Name, "value %d does not fit int64", x)
 		}
 		r.Type, r.Long = persistence.VarLong, int64(x)
 	case float32:
-		r.Type, r.Double = persistence.VarDouble, float64(x)
+		return encodeFloat(r, float64(x))
 	case float64:
-		r.Type, r.Double = persistence.VarDouble, x
+		return encodeFloat(r, x)
 	case time.Time:
-		r.Type, r.Time = persistence.VarDate, x.UTC().Truncate(time.Microsecond)
+		return encodeTime(r, x)
 	case *time.Time:
 		if x == nil {
 			r.Type = persistence.VarNull
-		} else {
-			r.Type, r.Time = persistence.VarDate, x.UTC().Truncate(time.Microsecond)
+			return nil
 		}
+		return encodeTime(r, *x)
 	case []byte:
 		r.Type, r.Bytes = persistence.VarBytes, append([]byte(nil), x...)
 	case json.RawMessage:
-		if !json.Valid(x) {
-			return fmt.Errorf("variable %q: invalid JSON", r.Name)
+		if !utf8.Valid(x) || !json.Valid(x) {
+			return invalid(r.Name, "invalid JSON")
 		}
-		r.Type, r.Text = persistence.VarJSON, string(x)
+		return encodeJSON(r, x)
 	default:
 		switch reflect.ValueOf(v).Kind() {
 		case reflect.Map, reflect.Slice, reflect.Array, reflect.Struct, reflect.Pointer:
 			b, err := json.Marshal(v)
 			if err != nil {
-				return fmt.Errorf("variable %q: cannot store %T as JSON: %w", r.Name, v, err)
+				return invalid(r.Name, "cannot store %T as JSON: %v", v, err)
 			}
-			r.Type, r.Text = persistence.VarJSON, string(b)
+			// Marshal writes invalid UTF-8 as \ufffd, which would not read
+			// back equal: look for it only when the output has one.
+			if bytes.Contains(b, []byte(`\ufffd`)) || bytes.ContainsRune(b, utf8.RuneError) {
+				if path := invalidUTF8(reflect.ValueOf(v), "", 0); path != "" {
+					return invalid(r.Name, "the text at %s is not valid UTF-8", path)
+				}
+			}
+			return encodeJSON(r, b)
 		default:
-			return fmt.Errorf("variable %q: unsupported type %T (use string, integers, float64, bool, time.Time, []byte, or a JSON-encodable map, slice or struct)", r.Name, v)
+			return invalid(r.Name, "unsupported type %T (use string, integers, float64, bool, time.Time, []byte, or a JSON-encodable map, slice or struct)", v)
 		}
 	}
 	return nil
+}
+
+func encodeFloat(r *persistence.Variable, f float64) error {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return invalid(r.Name, "%v is not a number that can be stored", f)
+	}
+	r.Type, r.Double = persistence.VarDouble, f
+	return nil
+}
+
+// encodeTime stores t to the microsecond; both backends hold years from
+// 4713 BC to 294276 AD.
+func encodeTime(r *persistence.Variable, t time.Time) error {
+	if y := t.UTC().Year(); y < -4712 || y > 294275 {
+		return invalid(r.Name, "year %d is out of the range a date can be stored in", y)
+	}
+	r.Type, r.Time = persistence.VarDate, t.UTC().Truncate(time.Microsecond)
+	return nil
+}
+
+func encodeJSON(r *persistence.Variable, b []byte) error {
+	if d := jsonDepth(b); d > maxJSONDepth {
+		return invalid(r.Name, "nested %d levels deep; at most %d can be read back", d, maxJSONDepth)
+	}
+	r.Type, r.Text = persistence.VarJSON, string(b)
+	return nil
+}
+
+// jsonDepth is the deepest nesting of objects and arrays in valid JSON.
+func jsonDepth(b []byte) int {
+	depth, deepest, inString := 0, 0, false
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		switch {
+		case inString:
+			if c == '\\' {
+				i++
+			} else if c == '"' {
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			depth++
+			deepest = max(deepest, depth)
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return deepest
+}
+
+// invalidUTF8 returns the path of the first string (or map key) in v that
+// is not valid UTF-8, or "".
+func invalidUTF8(v reflect.Value, path string, depth int) string {
+	if depth > maxJSONDepth {
+		return ""
+	}
+	switch v.Kind() {
+	case reflect.String:
+		if !utf8.ValidString(v.String()) {
+			return orRoot(path)
+		}
+	case reflect.Interface, reflect.Pointer:
+		if !v.IsNil() {
+			return invalidUTF8(v.Elem(), path, depth+1)
+		}
+	case reflect.Slice, reflect.Array:
+		if v.Kind() == reflect.Slice && v.Type().Elem().Kind() == reflect.Uint8 {
+			return "" // []byte: base64 in JSON
+		}
+		for i := 0; i < v.Len(); i++ {
+			if p := invalidUTF8(v.Index(i), fmt.Sprintf("%s[%d]", path, i), depth+1); p != "" {
+				return p
+			}
+		}
+	case reflect.Map:
+		iter := v.MapRange()
+		for iter.Next() {
+			k := fmt.Sprint(iter.Key().Interface())
+			if !utf8.ValidString(k) {
+				return orRoot(path) + " (a key)"
+			}
+			if p := invalidUTF8(iter.Value(), path+"."+k, depth+1); p != "" {
+				return p
+			}
+		}
+	case reflect.Struct:
+		for i := 0; i < v.NumField(); i++ {
+			if v.Type().Field(i).IsExported() {
+				if p := invalidUTF8(v.Field(i), path+"."+v.Type().Field(i).Name, depth+1); p != "" {
+					return p
+				}
+			}
+		}
+	}
+	return ""
+}
+
+func orRoot(path string) string {
+	if path == "" {
+		return "the top"
+	}
+	return strings.TrimPrefix(path, ".")
 }
 
 // decodeVariable returns the Go value stored in r. JSON objects and arrays
