@@ -72,6 +72,16 @@ type Config struct {
 	// instead of running forever. Default 100,000 (about 50,000 activities
 	// in one transaction); negative: no bound.
 	MaxOperations int
+	// MaxResourceBytes bounds the size of a deployed BPMN file: a larger
+	// one is refused before it is parsed. Default 10 MiB; negative: none.
+	MaxResourceBytes int
+	// MaxExpressionLength bounds the length of one ${...} expression, in
+	// bytes (default 10,000; negative: none), and MaxQuotedSource how much
+	// of an expression an error message quotes before an ellipsis
+	// (default 200 characters). Both apply to the whole process: compiled
+	// expressions are shared by its engines, and the last Open sets them.
+	MaxExpressionLength int
+	MaxQuotedSource     int
 
 	// JobExecutorActivate starts a job executor with the engine, running
 	// asynchronous continuations and timers in the background. Off by
@@ -167,6 +177,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if cfg.Clock == nil {
 		cfg.Clock = time.Now
 	}
+	expression.SetLimits(expression.Limits{MaxLength: cfg.MaxExpressionLength, MaxQuoted: cfg.MaxQuotedSource})
 	db, err := persistence.Open(ctx, cfg.Database, persistence.Options{
 		Schema:      cfg.Schema,
 		MaxConns:    cfg.MaxConns,
@@ -183,6 +194,8 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		DefaultRetryCycle:       cfg.DefaultRetryCycle,
 		EnsureJobDueDateNotNull: cfg.EnsureJobDueDateNotNull || cfg.JobExecutor.AcquireByDueDate,
 		MaxOperations:           cfg.MaxOperations,
+		MaxResourceBytes:        cfg.MaxResourceBytes,
+		MaxQuoted:               cfg.MaxQuotedSource,
 	})
 	e := &Engine{cfg: cfg, db: db, rt: rt}
 	if cfg.JobExecutorActivate {

@@ -303,3 +303,42 @@ func TestVariablesAtTheEdgesRoundTrip(t *testing.T) {
 		}
 	})
 }
+
+// A file over the size limit is refused before it is parsed; an expression
+// over the length limit is refused at deployment, and the error quotes only
+// the start of it.
+func TestSizeLimits(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		small := enginetest.AsyncService("small", "work", "")
+		huge := strings.Replace(small, "<process", "<!-- "+strings.Repeat("x", 11<<20)+" --><process", 1)
+		_, err := e.eng.Deploy(e.ctx, bpmnlite.DeployRequest{Name: "huge", Resources: []bpmnlite.Resource{{Name: "huge.bpmn", Bytes: []byte(huge)}}})
+		var pe *bpmnlite.ParseError
+		if !errors.As(err, &pe) || !strings.Contains(err.Error(), "huge.bpmn") || !strings.Contains(err.Error(), "more than the limit of 10485760") {
+			t.Errorf("deploying an 11 MiB file: %v, want refused at the default limit", err)
+		}
+		long := enginetest.Process("long", `
+    <startEvent id="s" />
+    <sequenceFlow id="f1" sourceRef="s" targetRef="g" />
+    <exclusiveGateway id="g" default="f3" />
+    <sequenceFlow id="f2" sourceRef="g" targetRef="e"><conditionExpression>${x == '`+strings.Repeat("y", 1<<20)+`'}</conditionExpression></sequenceFlow>
+    <sequenceFlow id="f3" sourceRef="g" targetRef="e" />
+    <endEvent id="e" />`)
+		_, err = e.eng.Deploy(e.ctx, bpmnlite.DeployRequest{Name: "long", Resources: []bpmnlite.Resource{{Name: "long.bpmn", Bytes: []byte(long)}}})
+		if !errors.As(err, &pe) || !strings.Contains(err.Error(), "more than the limit of 10000") {
+			t.Errorf("deploying a 1 MB expression: %v, want refused at the length limit", err)
+		}
+		if err != nil && len(err.Error()) > 2000 {
+			t.Errorf("the error is %d bytes long; it should quote only the start of the expression", len(err.Error()))
+		}
+		if d, err := e.eng.ProcessDefinitions(e.ctx, bpmnlite.DefinitionQuery{}); err != nil || len(d) != 0 {
+			t.Errorf("%d definitions stored (%v), want none", len(d), err)
+		}
+	})
+	eachBackend(t, bpmnlite.Config{MaxResourceBytes: 1000}, func(t *testing.T, e *env) {
+		file := strings.Replace(enginetest.AsyncService("p", "work", ""), "<process", "<!-- "+strings.Repeat("x", 1000)+" --><process", 1)
+		_, err := e.eng.Deploy(e.ctx, bpmnlite.DeployRequest{Name: "p", Resources: []bpmnlite.Resource{{Name: "p.bpmn", Bytes: []byte(file)}}})
+		if err == nil || !strings.Contains(err.Error(), "more than the limit of 1000") {
+			t.Errorf("deploying over a configured limit of 1000 bytes: %v", err)
+		}
+	})
+}

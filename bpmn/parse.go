@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/beevik/etree"
 )
@@ -25,6 +26,12 @@ type ParseOptions struct {
 	// candidates, calledElement, topic, retry cycles) when they contain "${"
 	// or "#{". A non-nil error is a problem for the element.
 	CheckExpression func(src string) error
+	// MaxBytes, when positive, rejects a file larger than this before
+	// reading it: parsing takes time and memory in proportion to the size.
+	MaxBytes int
+	// MaxQuoted is how much of an expression a problem quotes, in
+	// characters, before an ellipsis (default 200; negative: all of it).
+	MaxQuoted int
 }
 
 // Parse reads a BPMN 2.0 file and validates the processes it deploys. On
@@ -49,6 +56,10 @@ func Parse(data []byte, opts ParseOptions) (*Definitions, error) {
 		},
 		claimed: map[string]site{},
 		docIDs:  map[string]bool{},
+	}
+	if opts.MaxBytes > 0 && len(data) > opts.MaxBytes {
+		return nil, &ParseError{File: opts.File, Problems: []Problem{{File: opts.File,
+			Message: fmt.Sprintf("the file is %d bytes, more than the limit of %d", len(data), opts.MaxBytes)}}}
 	}
 	doc, pos, prob := readDocument(data)
 	if prob != nil {
@@ -147,8 +158,27 @@ func (p *parser) checkExpr(s site, what, src string) {
 		return
 	}
 	if err := p.opts.CheckExpression(src); err != nil {
-		p.errorf(s, "invalid expression in %s %q: %v", what, src, err)
+		p.errorf(s, "invalid expression in %s %q: %v", what, p.clip(src), err)
 	}
+}
+
+// clip shortens a source quoted in a problem to MaxQuoted characters.
+func (p *parser) clip(src string) string {
+	limit := p.opts.MaxQuoted
+	if limit == 0 {
+		limit = 200
+	}
+	if limit < 0 || utf8.RuneCountInString(src) <= limit {
+		return src
+	}
+	n := 0
+	for i := range src {
+		if n == limit {
+			return fmt.Sprintf("%s… (%d bytes)", src[:i], len(src))
+		}
+		n++
+	}
+	return src
 }
 
 // checkMaybeExpr checks a value that is either a constant or an expression.

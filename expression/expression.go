@@ -112,6 +112,9 @@ func Compile(src string) (*Expr, error) {
 	if e, ok := cache.Load(src); ok {
 		return e.(*Expr), nil
 	}
+	if err := checkLength(src); err != nil {
+		return nil, err
+	}
 	e, err := compile(src)
 	if err != nil {
 		return nil, err
@@ -343,7 +346,7 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
-	s := "expression " + e.Expr + ": " + e.Msg
+	s := "expression " + Quote(e.Expr) + ": " + e.Msg
 	if e.Err != nil {
 		s += ": " + e.Err.Error()
 	}

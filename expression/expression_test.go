@@ -515,7 +515,7 @@ func TestNestingLimit(t *testing.T) {
 	}
 	for _, src := range []string{
 		"${" + strings.Repeat("(", 101) + "1" + strings.Repeat(")", 101) + "}",
-		"${" + strings.Repeat("empty ", 10000) + "a}",
+		"${" + strings.Repeat("empty ", 1500) + "a}",
 		"${" + strings.Repeat("[", 50) + strings.Repeat("- ", 51) + "1" + strings.Repeat("]", 50) + "}",
 	} {
 		_, err := Compile(src)

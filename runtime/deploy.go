@@ -50,7 +50,7 @@ func (e *Engine) Deploy(ctx context.Context, req DeployRequest) (*Deployment, er
 	var all []parsedResource
 	var errs []error
 	for _, r := range req.Resources {
-		m, err := bpmn.Parse(r.Bytes, bpmn.ParseOptions{File: r.Name, ForceExecutable: req.ForceExecutable, CheckExpression: CheckExpression})
+		m, err := bpmn.Parse(r.Bytes, bpmn.ParseOptions{File: r.Name, ForceExecutable: req.ForceExecutable, CheckExpression: CheckExpression, MaxBytes: e.Config.MaxResourceBytes, MaxQuoted: e.Config.MaxQuoted})
 		if err != nil {
 			errs = append(errs, err)
 			continue

@@ -56,7 +56,18 @@ type Config struct {
 	// fails with a *LoopError and rolls back, so that a loop without a wait
 	// state cannot run forever.
 	MaxOperations int
+	// MaxResourceBytes bounds the size of a deployed file (default
+	// DefaultMaxResourceBytes; negative: no bound).
+	MaxResourceBytes int
+	// MaxQuoted is how much of an expression a deployment problem quotes
+	// (default 200 characters; negative: all of it).
+	MaxQuoted int
 }
+
+// DefaultMaxResourceBytes is the default bound of a deployed file's size:
+// the largest models of real projects are a few hundred kilobytes, and
+// parsing takes time and memory in proportion to the size.
+const DefaultMaxResourceBytes = 10 << 20
 
 // DefaultMaxOperations is the default bound of operations per command:
 // about 50,000 activities run in one transaction.
@@ -100,6 +111,9 @@ func New(db persistence.DB, clock tx.Clock, log *slog.Logger, cfg Config) *Engin
 	}
 	if cfg.MaxOperations == 0 {
 		cfg.MaxOperations = DefaultMaxOperations
+	}
+	if cfg.MaxResourceBytes == 0 {
+		cfg.MaxResourceBytes = DefaultMaxResourceBytes
 	}
 	return &Engine{
 		ID:          newID(),

@@ -196,7 +196,7 @@ func validate(files []string, out io.Writer) error {
 		if err != nil {
 			return err
 		}
-		defs, err := bpmn.Parse(data, bpmn.ParseOptions{File: f, CheckExpression: runtime.CheckExpression})
+		defs, err := bpmn.Parse(data, bpmn.ParseOptions{File: f, CheckExpression: runtime.CheckExpression, MaxBytes: runtime.DefaultMaxResourceBytes})
 		if err != nil {
 			failed++
 			fmt.Fprintln(out, err)
