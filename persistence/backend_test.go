@@ -380,3 +380,66 @@ func migrationFiles(t *testing.T, d persistence.Dialect) int {
 	}
 	return len(entries)
 }
+
+// A second process may open an SQLite file whose writer is busy: opening
+// a current database takes no write lock. Its writes wait for the writer,
+// and when they cannot get it in time the error says why.
+func TestSQLiteSecondProcess(t *testing.T) {
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "shared.db")
+	first, err := persistence.Open(ctx, path, persistence.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Close()
+	// The first process writes one transaction after another, as an
+	// executor running job groups does.
+	stop, stopped := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(stopped)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			tx, err := first.Begin(ctx, false)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			time.Sleep(50 * time.Millisecond)
+			if err := tx.Commit(ctx); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	second, err := persistence.Open(ctx, path, persistence.Options{BusyTimeout: time.Second})
+	close(stop)
+	<-stopped
+	if err != nil {
+		t.Fatalf("a second process could not open the database while the first wrote: %v", err)
+	}
+	defer second.Close()
+
+	held, err := first.Begin(ctx, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Rollback(ctx)
+	third, err := persistence.Open(ctx, path, persistence.Options{BusyTimeout: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer third.Close()
+	if tx, err := third.Begin(ctx, false); err == nil {
+		tx.Rollback(ctx)
+		t.Fatal("a write transaction began while another process held the write lock")
+	} else if !errors.Is(err, persistence.ErrSerialization) || !strings.Contains(err.Error(), "one process writes an SQLite file at a time") {
+		t.Errorf("error %v, want ErrSerialization saying one process writes at a time", err)
+	}
+	if n := countRows(t, second, "SELECT COUNT(*) FROM job"); n != 0 {
+		t.Errorf("reading while the first writes: %d jobs", n)
+	}
+}

@@ -100,6 +100,12 @@ func isSQLiteMemory(path string) bool {
 }
 
 func (d *sqliteDB) migrate(ctx context.Context) error {
+	// Look first without the write lock: a second process opening a current
+	// database must not wait for the writer of the first, which may hold it
+	// for one job group after another.
+	if current, err := d.schemaCurrent(ctx); err == nil && current {
+		return nil
+	}
 	tx, err := d.Begin(ctx, false)
 	if err != nil {
 		return fmt.Errorf("migrate: %w", err)
@@ -112,6 +118,37 @@ func (d *sqliteDB) migrate(ctx context.Context) error {
 		return fmt.Errorf("migrate: commit: %w", err)
 	}
 	return nil
+}
+
+// schemaCurrent reports whether every migration of this build is applied,
+// reading in autocommit (a shared lock, which a WAL writer does not block).
+func (d *sqliteDB) schemaCurrent(ctx context.Context) (bool, error) {
+	ms, err := loadMigrations(SQLite)
+	if err != nil || len(ms) == 0 {
+		return false, err
+	}
+	rows, err := d.w.QueryContext(ctx, "SELECT version FROM bpmnlite_migration")
+	if err != nil {
+		return false, err // no table yet: a new database
+	}
+	defer rows.Close()
+	applied := make(map[int]bool)
+	for rows.Next() {
+		var v int
+		if err := rows.Scan(&v); err != nil {
+			return false, err
+		}
+		applied[v] = true
+	}
+	if err := rows.Err(); err != nil {
+		return false, err
+	}
+	for _, m := range ms {
+		if !applied[m.version] {
+			return false, nil
+		}
+	}
+	return true, nil
 }
 
 func (d *sqliteDB) Dialect() Dialect { return SQLite }
@@ -390,6 +427,11 @@ func (r *sqliteRows) Scan(dest ...any) error {
 
 // interpretSQLiteError translates SQLite errors into the package's sentinels,
 // keeping the original in the chain.
+// busyHint explains a write lock that was not obtained in time.
+const busyHint = "another connection held the SQLite write lock for longer than the busy timeout; " +
+	"one process writes an SQLite file at a time (others may read it and wait for the writer), " +
+	"so run several engine processes on PostgreSQL"
+
 func interpretSQLiteError(err error) error {
 	var se *sqlite.Error
 	if errors.As(err, &se) {
@@ -397,7 +439,7 @@ func interpretSQLiteError(err error) error {
 		case code == sqlite3.SQLITE_CONSTRAINT_UNIQUE || code == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
 			return fmt.Errorf("%w: %w", ErrDuplicate, err)
 		case code&0xff == sqlite3.SQLITE_BUSY || code&0xff == sqlite3.SQLITE_LOCKED:
-			return fmt.Errorf("%w: %w", ErrSerialization, err)
+			return fmt.Errorf("%w: %w: %s", ErrSerialization, err, busyHint)
 		}
 	}
 	if errors.Is(err, sql.ErrNoRows) {
