@@ -43,6 +43,12 @@ type Config struct {
 	// SQLiteSynchronous is SQLite's synchronous pragma: "NORMAL" (default)
 	// or "FULL" (durable at every commit, slower).
 	SQLiteSynchronous string
+	// SQLiteIntegrityCheck runs SQLite's quick_check when the engine opens
+	// a file, failing Open with ErrCorrupt when pages are damaged (a file
+	// with a sound header and damaged pages otherwise opens, and fails at
+	// its first write there). It reads the whole file, so it is off by
+	// default; see CheckIntegrity for the full check.
+	SQLiteIntegrityCheck bool
 
 	// Clock gives the engine's time (timers, due dates, history). Default
 	// time.Now; tests inject a fake clock.
@@ -120,6 +126,8 @@ var (
 	// UTF-8 text, NaN or infinite numbers, dates beyond the year 294275,
 	// values nested more than 1,000 levels deep.
 	ErrInvalidVariable = runtime.ErrInvalidVariable
+	// ErrCorrupt: an integrity check found the database file damaged.
+	ErrCorrupt = persistence.ErrCorrupt
 	// ErrBackend: the call needs the other database backend (…Tx calls
 	// need PostgreSQL).
 	ErrBackend = errors.New("not supported by this database backend")
@@ -179,10 +187,11 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	}
 	expression.SetLimits(expression.Limits{MaxLength: cfg.MaxExpressionLength, MaxQuoted: cfg.MaxQuotedSource})
 	db, err := persistence.Open(ctx, cfg.Database, persistence.Options{
-		Schema:      cfg.Schema,
-		MaxConns:    cfg.MaxConns,
-		Synchronous: cfg.SQLiteSynchronous,
-		Logger:      cfg.Logger,
+		Schema:         cfg.Schema,
+		MaxConns:       cfg.MaxConns,
+		Synchronous:    cfg.SQLiteSynchronous,
+		IntegrityCheck: cfg.SQLiteIntegrityCheck,
+		Logger:         cfg.Logger,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("bpmnlite: open %s: %w", redact(cfg.Database), err)
@@ -232,6 +241,17 @@ func NewJobExecutor(cfg JobExecutorConfig, engines ...*Engine) (*jobexecutor.Exe
 // JobExecutor returns the engine's own job executor, or nil when
 // JobExecutorActivate is off.
 func (e *Engine) JobExecutor() *jobexecutor.Executor { return e.je }
+
+// CheckIntegrity runs SQLite's full integrity check on the database file
+// at path, without migrating or writing it: nil when it is sound, else an
+// error wrapping ErrCorrupt with what was found. PostgreSQL checks its own
+// pages: for a postgres:// URL it returns ErrBackend.
+func CheckIntegrity(ctx context.Context, path string) error {
+	if strings.HasPrefix(path, "postgres://") || strings.HasPrefix(path, "postgresql://") {
+		return fmt.Errorf("bpmnlite: the integrity check is for SQLite files: %w", ErrBackend)
+	}
+	return persistence.CheckSQLiteFile(ctx, strings.TrimPrefix(strings.TrimPrefix(path, "sqlite://"), "sqlite:"))
+}
 
 // redact hides a password in a database URL for error messages.
 func redact(url string) string {

@@ -3,6 +3,7 @@ package persistence_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -441,5 +442,59 @@ func TestSQLiteSecondProcess(t *testing.T) {
 	}
 	if n := countRows(t, second, "SELECT COUNT(*) FROM job"); n != 0 {
 		t.Errorf("reading while the first writes: %d jobs", n)
+	}
+}
+
+// A file with a valid header and damaged pages: the integrity check at
+// Open (and CheckSQLiteFile) finds it before anything is written.
+func TestSQLiteIntegrityCheck(t *testing.T) {
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "damaged.db")
+	db, err := persistence.Open(ctx, path, persistence.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx := begin(t, db)
+	for i := range 2000 {
+		e := execution(fmt.Sprintf("x%05d", i))
+		if err := persistence.Insert(ctx, tx, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	commit(t, tx)
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := persistence.CheckSQLiteFile(ctx, path); err != nil {
+		t.Fatalf("a sound file: %v", err)
+	}
+	if _, err := persistence.Open(ctx, path, persistence.Options{IntegrityCheck: true}); err != nil {
+		t.Fatalf("opening a sound file with the check: %v", err)
+	}
+
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, _ := f.Stat()
+	garbage := make([]byte, 4096)
+	for i := range garbage {
+		garbage[i] = byte(i * 7)
+	}
+	for off := int64(8192); off+4096 < info.Size(); off += 4 * 4096 { // keep the header page
+		if _, err := f.WriteAt(garbage, off); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.Close()
+
+	if err := persistence.CheckSQLiteFile(ctx, path); !errors.Is(err, persistence.ErrCorrupt) {
+		t.Errorf("check of the damaged file: %v, want ErrCorrupt", err)
+	}
+	if db, err := persistence.Open(ctx, path, persistence.Options{IntegrityCheck: true}); !errors.Is(err, persistence.ErrCorrupt) {
+		if db != nil {
+			db.Close()
+		}
+		t.Errorf("opening the damaged file with the check: %v, want ErrCorrupt", err)
 	}
 }

@@ -26,6 +26,10 @@ type Options struct {
 	// process's write lock on the file before failing with ErrSerialization.
 	// Default: 5s.
 	BusyTimeout time.Duration
+	// IntegrityCheck (SQLite files only) runs SQLite's quick_check before
+	// the database is used, and fails Open with ErrCorrupt when it finds
+	// damage. It reads the whole file, so it is off by default.
+	IntegrityCheck bool
 	// Logger receives migration and connection messages. Default: discarded.
 	Logger *slog.Logger
 }

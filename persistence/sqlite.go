@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -68,6 +69,12 @@ func openSQLite(ctx context.Context, path string, opts Options) (DB, error) {
 	w.SetConnMaxLifetime(0)
 	w.SetConnMaxIdleTime(0)
 	db := &sqliteDB{w: w, log: opts.logger()}
+	if opts.IntegrityCheck && !mem {
+		if err := checkIntegrity(ctx, w, "quick_check"); err != nil {
+			w.Close()
+			return nil, fmt.Errorf("persistence: open SQLite %q: %w", path, err)
+		}
+	}
 	if err := db.migrate(ctx); err != nil {
 		w.Close()
 		return nil, fmt.Errorf("persistence: open SQLite %q: %w", path, err)
@@ -116,6 +123,55 @@ func (d *sqliteDB) migrate(ctx context.Context) error {
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return fmt.Errorf("migrate: commit: %w", err)
+	}
+	return nil
+}
+
+// CheckSQLiteFile runs SQLite's full integrity check on the database file
+// at path without opening it for writing or migrating it: nil when the
+// file is sound, else an error wrapping ErrCorrupt with what was found.
+func CheckSQLiteFile(ctx context.Context, path string) error {
+	if _, err := os.Stat(path); err != nil {
+		return fmt.Errorf("persistence: check SQLite %q: %w", path, err)
+	}
+	db, err := sql.Open(sqliteDriverName, path+"?_query_only=1")
+	if err != nil {
+		return fmt.Errorf("persistence: check SQLite %q: %w", path, err)
+	}
+	defer db.Close()
+	if err := checkIntegrity(ctx, db, "integrity_check"); err != nil {
+		return fmt.Errorf("persistence: check SQLite %q: %w", path, err)
+	}
+	return nil
+}
+
+// checkIntegrity runs PRAGMA quick_check or integrity_check and reports
+// what they found (at most ten problems).
+func checkIntegrity(ctx context.Context, db *sql.DB, pragma string) error {
+	rows, err := db.QueryContext(ctx, "PRAGMA "+pragma+"(10)")
+	if err != nil {
+		var se *sqlite.Error
+		if errors.As(err, &se) && (se.Code()&0xff == sqlite3.SQLITE_CORRUPT || se.Code()&0xff == sqlite3.SQLITE_NOTADB) {
+			return fmt.Errorf("%w: %w", ErrCorrupt, err)
+		}
+		return err
+	}
+	defer rows.Close()
+	var found []string
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			return err
+		}
+		if line != "ok" {
+			found = append(found, line)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("%w: %w", ErrCorrupt, err)
+	}
+	if len(found) > 0 {
+		return fmt.Errorf("%w: %s", ErrCorrupt, strings.Join(found, "; "))
 	}
 	return nil
 }

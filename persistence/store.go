@@ -28,6 +28,8 @@ var (
 	// ErrSerialization: the database aborted the transaction (deadlock or
 	// serialization failure); the command may be retried.
 	ErrSerialization = errors.New("serialization failure")
+	// ErrCorrupt: an integrity check found the database file damaged.
+	ErrCorrupt = errors.New("database file is damaged")
 )
 
 // Dialect names a backend.

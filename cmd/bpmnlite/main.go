@@ -5,6 +5,7 @@
 //	bpmnlite serve [-db url] [-pool n] file.bpmn ...   deploy and run the job executor until interrupted
 //	bpmnlite jobs [-db url] [job-id]                   list jobs and say why each is not running
 //	bpmnlite validate file.bpmn ...                    report every problem and warning
+//	bpmnlite check -db file                            run SQLite's integrity check on a database file
 package main
 
 import (
@@ -34,7 +35,8 @@ const usage = `usage:
   bpmnlite run [-db path|url] [-var name=value ...] file.bpmn
   bpmnlite serve [-db path|url] [-pool n] file.bpmn ...
   bpmnlite jobs [-db path|url] [job-id]
-  bpmnlite validate file.bpmn ...`
+  bpmnlite validate file.bpmn ...
+  bpmnlite check -db path`
 
 func run(ctx context.Context, args []string, out io.Writer) error {
 	if len(args) == 0 {
@@ -49,8 +51,24 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return serve(ctx, args[1:], out)
 	case "jobs":
 		return jobs(ctx, args[1:], out)
+	case "check":
+		return check(ctx, args[1:], out)
 	}
 	return fmt.Errorf("unknown command %q\n%s", args[0], usage)
+}
+
+// check runs SQLite's full integrity check on a database file.
+func check(ctx context.Context, args []string, out io.Writer) error {
+	fs := flag.NewFlagSet("check", flag.ContinueOnError)
+	db := fs.String("db", "bpmnlite.db", "SQLite database file")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if err := bpmnlite.CheckIntegrity(ctx, *db); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "%s: ok\n", *db)
+	return nil
 }
 
 type varFlags map[string]any

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -79,5 +81,39 @@ func TestWhyNotRunning(t *testing.T) {
 		if got := whyNotRunning(&c.job, now); !strings.Contains(got, c.want) {
 			t.Errorf("%+v: %q, want %q", c.job, got, c.want)
 		}
+	}
+}
+
+// check says ok for a sound file and reports a damaged one.
+func TestCheck(t *testing.T) {
+	ctx := context.Background()
+	db := filepath.Join(t.TempDir(), "check.db")
+	eng, err := bpmnlite.Open(ctx, bpmnlite.Config{Database: db, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := eng.DeployFiles(ctx, "ex", filepath.Join("..", "..", "examples", "processes", "order.bpmn")); err != nil {
+		t.Fatal(err)
+	}
+	eng.Close()
+	var out bytes.Buffer
+	if err := run(ctx, []string{"check", "-db", db}, &out); err != nil || !strings.Contains(out.String(), "check.db: ok") {
+		t.Fatalf("check of a sound file: %v\n%s", err, out.String())
+	}
+	data, err := os.ReadFile(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 8192; i < len(data); i++ { // every page after the first two
+		data[i] ^= 0x5a
+	}
+	if err := os.WriteFile(db, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := run(ctx, []string{"check", "-db", db}, &out); !errors.Is(err, bpmnlite.ErrCorrupt) {
+		t.Fatalf("check of a damaged file: %v, want ErrCorrupt", err)
+	}
+	if err := run(ctx, []string{"check", "-db", filepath.Join(t.TempDir(), "none.db")}, &out); err == nil {
+		t.Fatal("check of a missing file reported no error")
 	}
 }
