@@ -24,8 +24,8 @@ type command struct {
 	startDef  *Definition                                      // definition of a timer start job being created or run
 	running   *persistence.Job                                 // the job this command runs, deleted by its runner
 	ops       int                                              // operations run so far
-	trail     [64]string                                       // the activities entered last, round robin
-	entered   int                                              // activities entered so far
+	trail     []string                                         // the activities entered last, round robin, near the limit
+	entered   int                                              // activities recorded in trail
 }
 
 func (e *Engine) newCommand(cc *tx.Context) *command {
@@ -64,9 +64,20 @@ func (c *command) run() error {
 	return nil
 }
 
+// trailLength is how many of the last activities entered loopError names
+// from; they are recorded only in the last operations before the limit,
+// so that commands that end well below it pay nothing.
+const trailLength = 64
+
 // entering records that a path enters activity id, for loopError.
 func (c *command) entering(id string) {
-	c.trail[c.entered%len(c.trail)] = id
+	if limit := c.e.Config.MaxOperations; limit <= 0 || c.ops < limit-16*trailLength {
+		return
+	}
+	if c.trail == nil {
+		c.trail = make([]string, trailLength)
+	}
+	c.trail[c.entered%trailLength] = id
 	c.entered++
 }
 
@@ -74,7 +85,7 @@ func (c *command) entering(id string) {
 // elements of the loop that kept the command from reaching a wait state.
 func (c *command) loopError() error {
 	counts := make(map[string]int)
-	for _, id := range c.trail[:min(c.entered, len(c.trail))] {
+	for _, id := range c.trail[:min(c.entered, trailLength)] {
 		counts[id]++
 	}
 	ids := make([]string, 0, len(counts))

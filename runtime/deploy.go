@@ -113,11 +113,11 @@ type parsedResource struct {
 // resources are exactly the given ones, byte for byte.
 func (e *Engine) unchangedDeployment(cc *tx.Context, name string, all []parsedResource) (*Deployment, error) {
 	// Ids are time-ordered: they break ties between equal deploy times.
-	deps, err := tx.Select(cc, persistence.LatestDeploymentNamed(name))
+	deps, err := tx.Read(cc, persistence.LatestDeploymentNamed(name))
 	if err != nil || len(deps) == 0 {
 		return nil, err
 	}
-	res, err := tx.Select(cc, persistence.ResourcesOfDeployment(deps[0].ID))
+	res, err := tx.Read(cc, persistence.ResourcesOfDeployment(deps[0].ID))
 	if err != nil || len(res) != len(all) {
 		return nil, err
 	}
@@ -130,7 +130,7 @@ func (e *Engine) unchangedDeployment(cc *tx.Context, name string, all []parsedRe
 			return nil, nil
 		}
 	}
-	defs, err := tx.Select(cc, persistence.DefinitionsOfDeployment(deps[0].ID))
+	defs, err := tx.Read(cc, persistence.DefinitionsOfDeployment(deps[0].ID))
 	if err != nil {
 		return nil, err
 	}
@@ -193,7 +193,7 @@ func (e *Engine) deployProcess(cc *tx.Context, d *persistence.Deployment, resour
 }
 
 func (e *Engine) latestDefinitionRow(cc *tx.Context, key string) (*persistence.ProcessDefinition, error) {
-	rows, err := tx.Select(cc, persistence.LatestDefinition(key))
+	rows, err := tx.Read(cc, persistence.LatestDefinition(key))
 	if err != nil || len(rows) == 0 {
 		return nil, err
 	}
@@ -225,7 +225,7 @@ func (e *Engine) Definition(cc *tx.Context, id string) (*Definition, error) {
 }
 
 func (e *Engine) loadDefinition(cc *tx.Context, pd *persistence.ProcessDefinition) (*Definition, error) {
-	res, err := tx.Select(cc, persistence.ResourceNamed(pd.DeploymentID, pd.ResourceName))
+	res, err := tx.Read(cc, persistence.ResourceNamed(pd.DeploymentID, pd.ResourceName))
 	if err != nil {
 		return nil, err
 	}
