@@ -4,7 +4,7 @@
 GO ?= go
 PKGS := ./...
 
-.PHONY: all build test vet race fuzz bench run
+.PHONY: all build test vet race fuzz bench run chaos
 
 all: build
 
@@ -19,6 +19,14 @@ vet:
 # set (CI sets it; under CI=true the PostgreSQL run is mandatory).
 test: vet
 	$(GO) test -race -count=1 $(PKGS)
+
+# The fault suite: engine processes killed, frozen past their locks and cut
+# off by a database stop (a private PostgreSQL cluster it makes itself with
+# initdb/pg_ctl), and an SQLite process killed and reopened. It prints one
+# summary line per backend and fails when an instance is lost or an effect
+# duplicated.
+chaos:
+	$(GO) run ./cmd/bpmnchaos
 
 fuzz:
 	$(GO) test ./bpmn -run '^$$' -fuzz FuzzParse -fuzztime 30s

@@ -123,12 +123,21 @@ func (e *Engine) execute(ctx context.Context, jobID string, acquired *persistenc
 		}
 		return &NotStoredError{JobID: jobID, Err: err}
 	}
-	if workErr != nil {
-		e.log.Warn("job failed", "job", jobID, "error", workErr)
-	} else {
-		e.log.Debug("job executed", "job", jobID)
-	}
+	e.logOutcome(jobID, workErr)
 	return workErr
+}
+
+// logOutcome logs a job's failure at WARN; a conflict, which costs no
+// retry and resolves by itself, and a success only at debug level.
+func (e *Engine) logOutcome(jobID string, workErr error) {
+	switch {
+	case workErr == nil:
+		e.log.Debug("job executed", "job", jobID)
+	case errors.Is(workErr, persistence.ErrOptimisticLock):
+		e.log.Debug("job conflicted; it runs again without spending a retry", "job", jobID, "error", workErr)
+	default:
+		e.log.Warn("job failed", "job", jobID, "error", workErr)
+	}
 }
 
 // runWork runs the job's handler, deletes the job and, with commit, commits;
@@ -201,7 +210,7 @@ func (e *Engine) RunGroup(ctx context.Context, jobs []AcquiredJob, proceed func(
 			if err := e.recordFailure(cc, j.ID, &a.Lock, errs[i], &start); err != nil {
 				errs[i] = err
 			} else {
-				e.log.Warn("job failed", "job", j.ID, "error", errs[i])
+				e.logOutcome(j.ID, errs[i])
 			}
 			if err := cc.Release(jobSavepoint); err != nil {
 				return err
