@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"log/slog"
 	"os"
@@ -212,71 +211,6 @@ func startMany(ctx context.Context, eng *bpmnlite.Engine, key string, n, callers
 	}
 	wg.Wait()
 	return firstErr
-}
-
-// sqliteJobReference commits the reference job transaction of
-// ../shared/bench/job.sql on SQLite through one writer connection: read the
-// execution, lock the job, bump the execution's revision, insert the next
-// job, delete the executed one, commit.
-func sqliteJobReference(ctx context.Context, sync string, d time.Duration) (float64, error) {
-	dir, err := os.MkdirTemp("", "bpmnbench")
-	if err != nil {
-		return 0, err
-	}
-	defer os.RemoveAll(dir)
-	db, err := sql.Open("sqlite", filepath.Join(dir, "ref.db")+"?_txlock=immediate&_journal_mode=WAL&_synchronous="+sync)
-	if err != nil {
-		return 0, err
-	}
-	defer db.Close()
-	db.SetMaxOpenConns(1)
-	for _, s := range []string{
-		`CREATE TABLE execution (id INTEGER PRIMARY KEY, rev INTEGER NOT NULL, act_id TEXT)`,
-		`CREATE TABLE job (id INTEGER PRIMARY KEY, rev INTEGER NOT NULL, type TEXT, execution_id INTEGER, retries INTEGER, duedate INTEGER, priority INTEGER, handler_type TEXT, handler_cfg TEXT)`,
-		`CREATE INDEX job_acq ON job (priority DESC, duedate)`,
-	} {
-		if _, err := db.ExecContext(ctx, s); err != nil {
-			return 0, err
-		}
-	}
-	const n = 10000
-	tx, _ := db.BeginTx(ctx, nil)
-	for i := 1; i <= n; i++ {
-		tx.ExecContext(ctx, `INSERT INTO execution VALUES ($1, 1, 'a')`, i)
-		tx.ExecContext(ctx, `INSERT INTO job VALUES ($1, 1, 'message', $2, 3, 0, 0, 'async', 'c')`, int64(i)*10000000000+1, i)
-	}
-	if err := tx.Commit(); err != nil {
-		return 0, err
-	}
-	deadline := time.Now().Add(d)
-	count := 0
-	begin := time.Now()
-	for time.Now().Before(deadline) {
-		pi := int64(count%n + 1)
-		tx, err := db.BeginTx(ctx, nil)
-		if err != nil {
-			return 0, err
-		}
-		var rev int64
-		if err := tx.QueryRowContext(ctx, `SELECT rev FROM execution WHERE id = $1`, pi).Scan(&rev); err != nil {
-			tx.Rollback()
-			return 0, err
-		}
-		jid := pi*10000000000 + rev
-		var id int64
-		if err := tx.QueryRowContext(ctx, `SELECT id FROM job WHERE id = $1`, jid).Scan(&id); err != nil {
-			tx.Rollback()
-			return 0, err
-		}
-		tx.ExecContext(ctx, `UPDATE execution SET rev = rev + 1, act_id = 'b' WHERE id = $1 AND rev = $2`, pi, rev)
-		tx.ExecContext(ctx, `INSERT INTO job VALUES ($1, 1, 'message', $2, 3, 0, 0, 'async', 'c')`, jid+1, pi)
-		tx.ExecContext(ctx, `DELETE FROM job WHERE id = $1`, jid)
-		if err := tx.Commit(); err != nil {
-			return 0, err
-		}
-		count++
-	}
-	return float64(count) / time.Since(begin).Seconds(), nil
 }
 
 // percentiles returns p50 and p99 of ds.

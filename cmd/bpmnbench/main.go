@@ -28,6 +28,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/bpmnlite/bpmnlite"
+	"github.com/bpmnlite/bpmnlite/persistence"
 )
 
 func main() {
@@ -201,7 +202,7 @@ func jobSuite(ctx context.Context, o options, w io.Writer) error {
 			}
 			if ref == 0 {
 				var err error
-				if ref, err = sqliteJobReference(ctx, sync, o.duration); err != nil {
+				if ref, err = persistence.SQLiteJobReference(ctx, sync, o.duration); err != nil {
 					return err
 				}
 			}
@@ -219,7 +220,7 @@ func jobSuite(ctx context.Context, o options, w io.Writer) error {
 
 	// Latency on a quiet database: the reference's million-row table would
 	// keep autovacuum and the checkpointer busy for minutes.
-	if err := dropDatabase(ctx, o.pgURL, "bpmnlite_bench_ref"); err != nil {
+	if err := persistence.DropDatabase(ctx, o.pgURL, "bpmnlite_bench_ref"); err != nil {
 		return err
 	}
 	if err := checkpoint(ctx, o.pgURL); err != nil {
@@ -388,32 +389,7 @@ func drive(ctx context.Context, eng *bpmnlite.Engine, sc scenario, o options) (r
 
 // freshDatabase drops and creates database name and returns its URL.
 func freshDatabase(ctx context.Context, adminURL, name string) (string, error) {
-	if err := dropDatabase(ctx, adminURL, name); err != nil {
-		return "", err
-	}
-	if err := adminExec(ctx, adminURL, "CREATE DATABASE "+name); err != nil {
-		return "", err
-	}
-	cfg, err := pgx.ParseConfig(adminURL)
-	if err != nil {
-		return "", err
-	}
-	return fmt.Sprintf("postgres://%s@%s:%d/%s?sslmode=disable", cfg.User, cfg.Host, cfg.Port, name), nil
-}
-
-func dropDatabase(ctx context.Context, adminURL, name string) error {
-	return adminExec(ctx, adminURL, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
-}
-
-// adminExec runs one statement on a connection of its own to adminURL.
-func adminExec(ctx context.Context, adminURL, sql string) error {
-	conn, err := pgx.Connect(ctx, adminURL)
-	if err != nil {
-		return err
-	}
-	defer conn.Close(ctx)
-	_, err = conn.Exec(ctx, sql)
-	return err
+	return persistence.CreateDatabase(ctx, adminURL, name, true)
 }
 
 var tpsRe = regexp.MustCompile(`tps = ([0-9.]+)`)
@@ -425,7 +401,7 @@ func pgbenchRef(ctx context.Context, o options, script string, clients int) (flo
 	if err != nil {
 		return 0, err
 	}
-	if err := p.psql("-c", "CREATE SEQUENCE exec_seq START 10000001"); err != nil {
+	if err := persistence.CreateSequence(ctx, p.url, "exec_seq", 10000001); err != nil {
 		return 0, err
 	}
 	return p.pgbench(ctx, script)
@@ -444,7 +420,7 @@ func preparePgbenchJob(ctx context.Context, o options, clients int) (*pgbenchJob
 	if err := p.psql("-v", "n="+strconv.Itoa(o.refRows), "-f", filepath.Join(o.refDir, "fill.sql")); err != nil {
 		return nil, err
 	}
-	if err := p.psql("-c", "CHECKPOINT"); err != nil {
+	if err := persistence.Checkpoint(ctx, o.pgURL); err != nil {
 		return nil, err
 	}
 	p.extra = []string{"-D", "nclients=" + strconv.Itoa(clients), "-D", "ninst=" + strconv.Itoa(o.refRows)}
@@ -463,7 +439,7 @@ func (p *pgbenchJob) run(ctx context.Context) (float64, error) {
 // depends on the WAL written by the ones before, which made figures
 // alternate by ±10 %.
 func checkpoint(ctx context.Context, adminURL string) error {
-	return adminExec(ctx, adminURL, "CHECKPOINT")
+	return persistence.Checkpoint(ctx, adminURL)
 }
 
 // pgbenchDB is a fresh database with the reference schema.
@@ -471,6 +447,7 @@ type pgbenchDB struct {
 	o       options
 	bin     string // pgbench
 	cfg     *pgx.ConnConfig
+	url     string
 	clients int
 	extra   []string // more pgbench arguments
 }
@@ -488,7 +465,7 @@ func preparePgbench(ctx context.Context, o options, clients int) (*pgbenchDB, er
 	if err != nil {
 		return nil, err
 	}
-	p := &pgbenchDB{o: o, bin: bin, cfg: cfg, clients: clients}
+	p := &pgbenchDB{o: o, bin: bin, cfg: cfg, url: url, clients: clients}
 	return p, p.psql("-f", filepath.Join(o.refDir, "schema.sql"))
 }
 

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/jackc/pgx/v5"
+	"github.com/bpmnlite/bpmnlite/persistence"
 )
 
 // cluster is a private PostgreSQL cluster in a temporary directory on a
@@ -58,12 +58,7 @@ func newCluster(ctx context.Context) (*cluster, error) {
 		c.remove()
 		return nil, err
 	}
-	conn, err := pgx.Connect(ctx, c.url("postgres"))
-	if err == nil {
-		_, err = conn.Exec(ctx, "CREATE DATABASE chaos")
-		conn.Close(ctx)
-	}
-	if err != nil {
+	if _, err := persistence.CreateDatabase(ctx, c.url("postgres"), "chaos", false); err != nil {
 		c.stop(ctx, "immediate")
 		c.remove()
 		return nil, err
