@@ -80,6 +80,11 @@ func TestParseDurationErrors(t *testing.T) {
 		{"P9999999999Y", "too large"},
 		{"PT999999999H", "more than 290 years"},
 		{"${duration}", "must start with 'P'"},
+		// forms rickb777/period reads but Java's Duration does not
+		{"PT1,5S", "unknown designator ','"},
+		{"P-1D", "expected a number"},
+		{"+PT5M", "must start with 'P'"},
+		{"P1.5D", "only seconds may have a fraction"},
 	}
 	for _, tt := range tests {
 		_, err := ParseDuration(tt.in)
@@ -119,6 +124,11 @@ func TestDurationAddTo(t *testing.T) {
 		{"31 Jan + P1M1D", "P1M1D", "2024-01-31T10:00:00Z", "2024-03-01T10:00:00Z"},
 		{"big month count", "P25M", "2024-01-31T00:00:00Z", "2026-02-28T00:00:00Z"},
 		{"offset kept", "P1M", "2024-01-31T10:00:00+05:30", "2024-02-29T10:00:00+05:30"},
+		// Fields beyond int16 (rickb777/date v1's period overflowed them).
+		{"5000 seconds", "PT5000S", "2026-01-01T00:00:00Z", "2026-01-01T01:23:20Z"},
+		{"a year of hours", "PT8760H", "2026-01-01T00:00:00Z", "2027-01-01T00:00:00Z"},
+		{"100000 days", "P100000D", "2000-01-01T00:00:00Z", "2273-10-16T00:00:00Z"},
+		{"fraction beyond millis dropped", "PT1.2349S", "2026-01-01T00:00:00Z", "2026-01-01T00:00:01.234Z"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -12,6 +12,15 @@
 //   - [ParseRetryCycle] reads failedJobRetryTimeCycle values ("R5/PT5M",
 //     "PT3M, PT10M,PT8M").
 //
+// Duration values are read by github.com/rickb777/period (the period
+// package of the design card's rickb777/date v2), whose decimal fields hold
+// any count exactly; the grammar check before it and the arithmetic are
+// this package's own, because Camunda's differ from that library's: it
+// rejects signs, commas and out-of-order designators, and it clamps months
+// (below), where period's AddTo rolls over as Go's AddDate does. Dates are
+// read here too: rickb777/date's ParseISO rolls 30 February over to March,
+// where Camunda rejects it.
+//
 // # Arithmetic
 //
 // Durations are added field by field as Java's Duration.addTo(Calendar)
@@ -74,6 +83,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/rickb777/period"
 )
 
 // SyntaxError reports a notation that cannot be read.
@@ -116,29 +127,61 @@ func ParseDuration(s string) (Duration, error) {
 }
 
 // parseDuration reads the XML Schema duration grammar Camunda accepts, plus
-// PnW; it returns a reason when s is not one.
+// PnW; it returns a reason when s is not one. The values are read by
+// rickb777/period (decimal fields: PT5000S and PT8760H are exact); the
+// grammar is checked here first because Camunda's (Java's Duration) is
+// stricter than that library's: designators in order, a fraction only on
+// seconds, '.' as the only decimal mark, no signs, weeks only alone.
 func parseDuration(s string) (Duration, string) {
-	var d Duration
+	if reason := durationGrammar(s); reason != "" {
+		return Duration{}, reason
+	}
+	p, err := period.Parse(s)
+	if err != nil {
+		return Duration{}, strings.TrimPrefix(err.Error(), s+": ")
+	}
+	d := Duration{
+		years: p.Years(), months: p.Months(), weeks: p.Weeks(), days: p.Days(),
+		hours: p.Hours(), minutes: p.Minutes(),
+	}
+	// Java keeps milliseconds and drops the rest (Seconds() would round).
+	if whole, millis, ok := p.SecondsDecimal().Trunc(3).Int64(3); ok {
+		d.seconds, d.millis = int(whole), int(millis)
+	}
+	for _, n := range []int{d.years, d.months, d.weeks, d.days, d.hours, d.minutes, d.seconds} {
+		if n > maxField {
+			return Duration{}, fmt.Sprintf("%d is too large", n)
+		}
+	}
+	if _, ok := d.elapsedChecked(); !ok {
+		return d, "hours, minutes, seconds and weeks add up to more than 290 years"
+	}
+	return d, ""
+}
+
+// durationGrammar returns why s is not a duration in Camunda's grammar
+// P…Y…M…W…D T…H…M…S, or "".
+func durationGrammar(s string) string {
 	switch {
 	case s == "":
-		return d, "empty"
+		return "empty"
 	case s[0] == '-':
-		return d, "negative durations are not supported"
+		return "negative durations are not supported"
 	case s[0] != 'P':
-		return d, "must start with 'P'"
+		return "must start with 'P'"
 	}
 	// rank orders the designators: a designator must come after the ones
 	// before it in P…Y…M…W…D T…H…M…S.
-	rank, inTime, parts := 0, false, 0
+	rank, inTime, parts, weeks := 0, false, 0, false
 	for i := 1; i < len(s); {
 		if s[i] == 'T' {
 			if inTime {
-				return d, fmt.Sprintf("second 'T' at offset %d", i)
+				return fmt.Sprintf("second 'T' at offset %d", i)
 			}
 			inTime = true
 			i++
 			if i == len(s) {
-				return d, "'T' must be followed by hours, minutes or seconds"
+				return "'T' must be followed by hours, minutes or seconds"
 			}
 			continue
 		}
@@ -147,9 +190,9 @@ func parseDuration(s string) (Duration, string) {
 			i++
 		}
 		if i == start {
-			return d, fmt.Sprintf("expected a number at offset %d, found %q", i, s[i])
+			return fmt.Sprintf("expected a number at offset %d, found %q", i, s[i])
 		}
-		digits, frac := s[start:i], ""
+		digits, fraction := s[start:i], false
 		if i < len(s) && s[i] == '.' {
 			i++
 			fs := i
@@ -157,68 +200,57 @@ func parseDuration(s string) (Duration, string) {
 				i++
 			}
 			if i == fs {
-				return d, fmt.Sprintf("expected digits after '.' at offset %d", fs)
+				return fmt.Sprintf("expected digits after '.' at offset %d", fs)
 			}
-			frac = s[fs:i]
+			fraction = true
 		}
 		if i == len(s) {
-			return d, fmt.Sprintf("number %s has no designator (Y, M, W, D, H or S)", s[start:i])
+			return fmt.Sprintf("number %s has no designator (Y, M, W, D, H or S)", s[start:i])
+		}
+		if len(strings.TrimLeft(digits, "0")) > 10 {
+			return fmt.Sprintf("%s is too large", digits)
 		}
 		des := s[i]
 		i++
 		var r int
-		var field *int
 		switch {
 		case des == 'Y' && !inTime:
-			r, field = 1, &d.years
+			r = 1
 		case des == 'M' && !inTime:
-			r, field = 2, &d.months
+			r = 2
 		case des == 'W' && !inTime:
-			r, field = 3, &d.weeks
+			r, weeks = 3, true
 		case des == 'D' && !inTime:
-			r, field = 4, &d.days
+			r = 4
 		case des == 'H' && inTime:
-			r, field = 5, &d.hours
+			r = 5
 		case des == 'M' && inTime:
-			r, field = 6, &d.minutes
+			r = 6
 		case des == 'S' && inTime:
-			r, field = 7, &d.seconds
+			r = 7
 		case des == 'H' || des == 'S':
-			return d, fmt.Sprintf("'%c' at offset %d needs a 'T' before it", des, i-1)
+			return fmt.Sprintf("'%c' at offset %d needs a 'T' before it", des, i-1)
 		case des == 'Y' || des == 'W' || des == 'D':
-			return d, fmt.Sprintf("'%c' at offset %d must come before 'T'", des, i-1)
+			return fmt.Sprintf("'%c' at offset %d must come before 'T'", des, i-1)
 		default:
-			return d, fmt.Sprintf("unknown designator %q at offset %d", des, i-1)
+			return fmt.Sprintf("unknown designator %q at offset %d", des, i-1)
 		}
 		if r <= rank {
-			return d, fmt.Sprintf("'%c' at offset %d is out of order or repeated (order: Y M W D T H M S)", des, i-1)
+			return fmt.Sprintf("'%c' at offset %d is out of order or repeated (order: Y M W D T H M S)", des, i-1)
 		}
 		rank = r
-		if frac != "" && des != 'S' {
-			return d, fmt.Sprintf("only seconds may have a fraction, not '%c'", des)
-		}
-		n, err := strconv.Atoi(digits)
-		if err != nil || n > maxField {
-			return d, fmt.Sprintf("%s is too large", digits)
-		}
-		*field = n
-		if frac != "" {
-			// Java keeps milliseconds and drops the rest.
-			frac = (frac + "00")[:3]
-			d.millis, _ = strconv.Atoi(frac)
+		if fraction && des != 'S' {
+			return fmt.Sprintf("only seconds may have a fraction, not '%c'", des)
 		}
 		parts++
 	}
 	if parts == 0 {
-		return d, "no years, months, weeks, days, hours, minutes or seconds"
+		return "no years, months, weeks, days, hours, minutes or seconds"
 	}
-	if d.weeks != 0 && parts > 1 {
-		return d, "weeks (W) cannot be combined with other parts"
+	if weeks && parts > 1 {
+		return "weeks (W) cannot be combined with other parts"
 	}
-	if _, ok := d.elapsedChecked(); !ok {
-		return d, "hours, minutes, seconds and weeks add up to more than 290 years"
-	}
-	return d, ""
+	return ""
 }
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
