@@ -61,6 +61,16 @@ type Config struct {
 	// NoJobPriorities gives every job priority 0 (Camunda's
 	// producePrioritizedJobs=false).
 	NoJobPriorities bool
+	// PriorityFallback: a camunda:jobPriority expression that names an
+	// unknown variable or bean gives the job FallbackPriority instead of
+	// failing the command (Camunda's
+	// enableGracefulDegradationOnContextSwitchFailure with
+	// defaultPriorityOnResolutionFailure). Other expression errors (syntax,
+	// a value that is not an integer) still fail. Off by default: the
+	// command fails, naming the expression.
+	PriorityFallback bool
+	// FallbackPriority is the priority PriorityFallback gives. Default 0.
+	FallbackPriority int64
 	// DefaultRetries is the retries of a job whose activity has no
 	// failedJobRetryTimeCycle. Default 3.
 	DefaultRetries int
@@ -114,6 +124,8 @@ var (
 	ErrOptimisticLock = persistence.ErrOptimisticLock
 	// ErrSuspended: the definition, instance or task is suspended.
 	ErrSuspended = runtime.ErrSuspended
+	// ErrJobLocked: the job is locked by a job executor running it.
+	ErrJobLocked = runtime.ErrJobLocked
 	// ErrNoMatch: a message found nobody waiting for it.
 	ErrNoMatch = runtime.ErrNoMatch
 	// ErrAmbiguous: a message for exactly one receiver matched several.
@@ -145,6 +157,10 @@ type (
 	// DelegateError is an error returned by a delegate, with the element
 	// that called it.
 	DelegateError = runtime.DelegateError
+	// ActivityError is a failure at an element other than a delegate's own
+	// error (an expression that fails, a delegate not registered), with the
+	// element's id in a field of its own.
+	ActivityError = runtime.ActivityError
 	// BpmnError is returned by a delegate to throw a BPMN error, caught by
 	// an error boundary event.
 	BpmnError = runtime.BpmnError
@@ -199,6 +215,8 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	rt := runtime.New(db, cfg.Clock, cfg.Logger, runtime.Config{
 		History:                 !cfg.NoHistory,
 		ProducePrioritizedJobs:  !cfg.NoJobPriorities,
+		PriorityFallback:        cfg.PriorityFallback,
+		FallbackPriority:        cfg.FallbackPriority,
 		DefaultRetries:          cfg.DefaultRetries,
 		DefaultRetryCycle:       cfg.DefaultRetryCycle,
 		EnsureJobDueDateNotNull: cfg.EnsureJobDueDateNotNull || cfg.JobExecutor.AcquireByDueDate,

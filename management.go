@@ -12,9 +12,27 @@ func (e *Engine) SetJobRetries(ctx context.Context, jobID string, retries int) e
 	return e.rt.SetJobRetries(ctx, jobID, retries)
 }
 
-// SetJobRetriesByDefinition sets the retries of every job of a job definition.
+// SetJobRetriesByDefinition sets the retries of the failed jobs (no
+// retries left) of a job definition, as Camunda does. Their incidents stay
+// open until the job succeeds; a job that fails again keeps its incident.
 func (e *Engine) SetJobRetriesByDefinition(ctx context.Context, jobDefinitionID string, retries int) error {
 	return e.rt.SetJobRetriesByDefinition(ctx, jobDefinitionID, retries)
+}
+
+// DeleteJob deletes a job and its incident. A job a job executor is running
+// (its lock holds) is refused with ErrJobLocked. Nothing continues the
+// job's execution afterwards: use it for jobs that must not run.
+func (e *Engine) DeleteJob(ctx context.Context, jobID string) error {
+	return e.rt.DeleteJob(ctx, jobID)
+}
+
+// SetJobRepeat changes the cycle of a repeating timer job (a timer start
+// event or a non-interrupting boundary timer with a timeCycle). The job
+// keeps its due date; the runs after it follow the new cycle, anchored at
+// that due date: "R5/PT1M" gives five more runs a minute apart, a cron
+// expression runs on its schedule.
+func (e *Engine) SetJobRepeat(ctx context.Context, jobID, cycle string) error {
+	return e.rt.SetJobRepeat(ctx, jobID, cycle)
 }
 
 // SetJobDueDate sets when a job becomes due (nil: at once).

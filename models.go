@@ -150,6 +150,9 @@ type Job struct {
 	// FailedAttempts counts the runs that ended without a result because
 	// the node running the job died or its lock expired.
 	FailedAttempts int
+	// FailedActivityID is the activity where the last failure happened: not
+	// the job's own when the job ran several activities in its transaction.
+	FailedActivityID string
 }
 
 // JobDefinition describes the jobs one activity creates (an asynchronous
@@ -219,6 +222,7 @@ type Incident struct {
 	RootCauseIncidentID string
 	Configuration       string // the job's or external task's id
 	JobDefinitionID     string
+	FailedActivityID    string // the activity where the failure happened
 }
 
 // HistoricProcessInstance is a process instance in history, running or ended.

@@ -217,6 +217,9 @@ type Job struct {
 	// FailedAttempts counts acquisitions whose lock expired without a result
 	// (poison jobs) and failures, for the job log.
 	FailedAttempts int
+	// FailedActivityID is the activity where the last failure happened: not
+	// the job's own when the job ran several activities in its transaction.
+	FailedActivityID string
 }
 
 // JobDefinition is created at deployment for each job-producing declaration
@@ -277,6 +280,7 @@ type Incident struct {
 	RootCauseIncidentID string
 	Configuration       string // the job or external task id
 	JobDefinitionID     string
+	FailedActivityID    string // the activity where the failure happened
 }
 
 // Process instance states in history.

@@ -159,7 +159,7 @@ var samples = map[*persistence.Table]sample{
 				ProcessDefinitionKey: "p", JobDefinitionID: "jd1", DeploymentID: "d1", ActivityID: "timer", Retries: 3,
 				ExceptionMessage: "failed", ExceptionStack: "at x", DueDate: ptr(at(13, 2)), Repeat: "R2/PT1M",
 				HandlerType: persistence.HandlerTimerCatch, HandlerConfig: "cfg", Priority: -(1 << 40),
-				Suspension: persistence.Active, CreateTime: at(12, 0), FailedAttempts: 2}
+				Suspension: persistence.Active, CreateTime: at(12, 0), FailedAttempts: 2, FailedActivityID: "after"}
 		},
 		sparse: func() persistence.Entity {
 			return &persistence.Job{ID: "j2", Type: persistence.JobMessage, HandlerType: persistence.HandlerAsyncBefore,
@@ -172,7 +172,7 @@ var samples = map[*persistence.Table]sample{
 			x.JobDefinitionID, x.DeploymentID, x.ActivityID, x.Retries = "", "", "", 0
 			x.ExceptionMessage, x.ExceptionStack, x.DueDate, x.Repeat = "", "", nil, ""
 			x.HandlerType, x.HandlerConfig, x.Priority = persistence.HandlerAsyncAfter, "", 9
-			x.Suspension, x.CreateTime, x.FailedAttempts = persistence.Suspended, at(14, 4), 0
+			x.Suspension, x.CreateTime, x.FailedAttempts, x.FailedActivityID = persistence.Suspended, at(14, 4), 0, ""
 		},
 	},
 	persistence.IncidentTable: {
@@ -180,7 +180,7 @@ var samples = map[*persistence.Table]sample{
 			return &persistence.Incident{ID: "i1", Rev: 1, Type: persistence.IncidentFailedJob, Timestamp: at(15, 1),
 				Message: "no retries", ExecutionID: "e1", ActivityID: "a", ProcessInstanceID: "pi",
 				ProcessDefinitionID: "p:1:x", CauseIncidentID: "i0", RootCauseIncidentID: "i00", Configuration: "j1",
-				JobDefinitionID: "jd1"}
+				JobDefinitionID: "jd1", FailedActivityID: "after"}
 		},
 		sparse: func() persistence.Entity {
 			return &persistence.Incident{ID: "i2", Type: persistence.IncidentFailedExternalTask, Timestamp: at(15, 2)}
@@ -189,7 +189,7 @@ var samples = map[*persistence.Table]sample{
 			x := e.(*persistence.Incident)
 			x.Type, x.Timestamp, x.Message, x.ExecutionID = persistence.IncidentFailedExternalTask, at(16, 0), "", "e2"
 			x.ActivityID, x.ProcessInstanceID, x.ProcessDefinitionID, x.CauseIncidentID = "b", "pi2", "", ""
-			x.RootCauseIncidentID, x.Configuration, x.JobDefinitionID = "", "x1", ""
+			x.RootCauseIncidentID, x.Configuration, x.JobDefinitionID, x.FailedActivityID = "", "x1", "", "b"
 		},
 	},
 	persistence.HistoricProcessInstanceTable: {

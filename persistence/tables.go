@@ -76,12 +76,12 @@ var (
 		"process_instance_id", "process_definition_id", "process_definition_key",
 		"job_definition_id", "deployment_id", "activity_id", "retries", "exception_message",
 		"exception_stack", "due_date", "repeat", "handler_type", "handler_config", "priority",
-		"suspension", "create_time", "failed_attempts")
+		"suspension", "create_time", "failed_attempts", "failed_activity_id")
 	IncidentTable = newTable("incident", "Incident", orderRuntime, false,
 		func() Entity { return new(Incident) },
 		"id", "rev", "type", "timestamp", "message", "execution_id", "activity_id",
 		"process_instance_id", "process_definition_id", "cause_incident_id",
-		"root_cause_incident_id", "configuration", "job_definition_id")
+		"root_cause_incident_id", "configuration", "job_definition_id", "failed_activity_id")
 	HistoricProcessInstanceTable = newTable("hist_process_instance", "HistoricProcessInstance", orderHistory, false,
 		func() Entity { return new(HistoricProcessInstance) },
 		"id", "rev", "process_definition_id", "process_definition_key", "business_key",
@@ -330,7 +330,7 @@ func (e *Job) Values() []any {
 		nullStr(e.ProcessDefinitionKey), nullStr(e.JobDefinitionID), nullStr(e.DeploymentID),
 		nullStr(e.ActivityID), e.Retries, nullStr(e.ExceptionMessage), nullStr(e.ExceptionStack),
 		e.DueDate, nullStr(e.Repeat), nullStr(e.HandlerType), nullStr(e.HandlerConfig), e.Priority,
-		e.Suspension, e.CreateTime, e.FailedAttempts}
+		e.Suspension, e.CreateTime, e.FailedAttempts, nullStr(e.FailedActivityID)}
 }
 func (e *Job) Targets() []any {
 	return []any{&e.ID, &e.Rev, &e.Type, &e.LockOwner, &e.LockExpiration, &e.Exclusive,
@@ -338,7 +338,7 @@ func (e *Job) Targets() []any {
 		&e.ProcessDefinitionKey, &e.JobDefinitionID, &e.DeploymentID,
 		&e.ActivityID, &e.Retries, &e.ExceptionMessage, &e.ExceptionStack,
 		&e.DueDate, &e.Repeat, &e.HandlerType, &e.HandlerConfig, &e.Priority,
-		&e.Suspension, &e.CreateTime, &e.FailedAttempts}
+		&e.Suspension, &e.CreateTime, &e.FailedAttempts, &e.FailedActivityID}
 }
 
 // Incident
@@ -351,13 +351,14 @@ func (e *Incident) Values() []any {
 	return []any{e.ID, e.Rev, nullStr(e.Type), e.Timestamp, nullStr(e.Message),
 		nullStr(e.ExecutionID), nullStr(e.ActivityID), nullStr(e.ProcessInstanceID),
 		nullStr(e.ProcessDefinitionID), nullStr(e.CauseIncidentID),
-		nullStr(e.RootCauseIncidentID), nullStr(e.Configuration), nullStr(e.JobDefinitionID)}
+		nullStr(e.RootCauseIncidentID), nullStr(e.Configuration), nullStr(e.JobDefinitionID),
+		nullStr(e.FailedActivityID)}
 }
 func (e *Incident) Targets() []any {
 	return []any{&e.ID, &e.Rev, &e.Type, &e.Timestamp, &e.Message,
 		&e.ExecutionID, &e.ActivityID, &e.ProcessInstanceID,
 		&e.ProcessDefinitionID, &e.CauseIncidentID,
-		&e.RootCauseIncidentID, &e.Configuration, &e.JobDefinitionID}
+		&e.RootCauseIncidentID, &e.Configuration, &e.JobDefinitionID, &e.FailedActivityID}
 }
 
 // HistoricProcessInstance

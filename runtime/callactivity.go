@@ -1,8 +1,6 @@
 package runtime
 
 import (
-	"fmt"
-
 	"github.com/bpmnlite/bpmnlite/bpmn"
 	"github.com/bpmnlite/bpmnlite/expression"
 )
@@ -13,23 +11,23 @@ import (
 func (c *command) callProcess(x *execution, a *bpmn.Activity) error {
 	key, err := c.text(x, a.CalledElement)
 	if err != nil {
-		return fmt.Errorf("%s: calledElement: %w", a, err)
+		return failAt(a, "calledElement: %w", err)
 	}
 	def, err := c.e.LatestDefinition(c.cc, key)
 	if err != nil {
-		return fmt.Errorf("%s: %w", a, err)
+		return failAt(a, "%w", err)
 	}
 	vars := make(map[string]any)
 	businessKey := ""
 	for _, m := range a.In {
 		if m.BusinessKey != "" {
 			if businessKey, err = c.text(x, m.BusinessKey); err != nil {
-				return fmt.Errorf("%s: businessKey: %w", a, err)
+				return failAt(a, "businessKey: %w", err)
 			}
 			continue
 		}
 		if err := c.mapVariable(x, m, vars); err != nil {
-			return fmt.Errorf("%s: camunda:in: %w", a, err)
+			return failAt(a, "camunda:in: %w", err)
 		}
 	}
 	in, err := c.startInstance(def, businessKey, x.ID, vars, def.Process.NoneStartEvent())
@@ -58,7 +56,7 @@ func (c *command) outputs(root *execution, call *bpmn.Activity) (mappedVars, err
 			dst = out.local
 		}
 		if err := c.mapVariable(root, m, dst); err != nil {
-			return out, fmt.Errorf("%s: camunda:out: %w", call, err)
+			return out, failAt(call, "camunda:out: %w", err)
 		}
 	}
 	return out, nil

@@ -26,6 +26,7 @@ type command struct {
 	ops       int                                              // operations run so far
 	trail     []string                                         // the activities entered last, round robin, near the limit
 	entered   int                                              // activities recorded in trail
+	current   string                                           // the activity entered last: where a failure happened
 }
 
 func (e *Engine) newCommand(cc *tx.Context) *command {
@@ -71,6 +72,7 @@ const trailLength = 64
 
 // entering records that a path enters activity id, for loopError.
 func (c *command) entering(id string) {
+	c.current = id
 	if limit := c.e.Config.MaxOperations; limit <= 0 || c.ops < limit-16*trailLength {
 		return
 	}

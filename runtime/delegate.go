@@ -153,17 +153,17 @@ func (c *command) callDelegate(x *execution, event string, class, delegateExpr, 
 	case class != "":
 		d, ok := c.e.delegate(class)
 		if !ok {
-			return fmt.Errorf("%s: delegate %q is not registered (camunda:class)", what, class)
+			return failAt(what, "delegate %q is not registered (camunda:class)", class)
 		}
 		return c.invoke(d, h, what)
 	case delegateExpr != "":
 		ex, err := expression.Compile(delegateExpr)
 		if err != nil {
-			return fmt.Errorf("%s: %w", what, err)
+			return failAt(what, "%w", err)
 		}
 		v, err := ex.Eval(resolver{e: c.e, h: h})
 		if err != nil {
-			return fmt.Errorf("%s: %w", what, err)
+			return failAt(what, "%w", err)
 		}
 		var d Delegate
 		switch t := v.(type) {
@@ -172,17 +172,17 @@ func (c *command) callDelegate(x *execution, event string, class, delegateExpr, 
 		case func(context.Context, *Execution) error:
 			d = DelegateFunc(t)
 		default:
-			return fmt.Errorf("%s: delegate expression %s resolved to %T, which does not implement Delegate", what, delegateExpr, v)
+			return failAt(what, "delegate expression %s resolved to %T, which does not implement Delegate", delegateExpr, v)
 		}
 		return c.invoke(d, h, what)
 	case expr != "":
 		ex, err := expression.Compile(expr)
 		if err != nil {
-			return fmt.Errorf("%s: %w", what, err)
+			return failAt(what, "%w", err)
 		}
 		v, err := ex.Eval(resolver{e: c.e, h: h})
 		if err != nil {
-			return fmt.Errorf("%s: %w", what, err)
+			return failAt(what, "%w", err)
 		}
 		if resultVar != "" {
 			return x.setVariable(resultVar, v)
@@ -196,7 +196,7 @@ func (c *command) invoke(d Delegate, h *Execution, what fmt.Stringer) error {
 		if _, ok := err.(*BpmnError); ok {
 			return err
 		}
-		return &DelegateError{Element: what.String(), Err: err}
+		return &DelegateError{Element: what.String(), ActivityID: activityIDOf(what), Err: err}
 	}
 	return nil
 }
@@ -204,8 +204,9 @@ func (c *command) invoke(d Delegate, h *Execution, what fmt.Stringer) error {
 // DelegateError is an error returned by a delegate or listener, with the
 // element that called it.
 type DelegateError struct {
-	Element string
-	Err     error
+	Element    string
+	ActivityID string // the activity it ran for ("" for a sequence flow or the process)
+	Err        error
 }
 
 func (e *DelegateError) Error() string { return e.Element + ": " + e.Err.Error() }

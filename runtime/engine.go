@@ -42,6 +42,10 @@ type Config struct {
 	// ProducePrioritizedJobs assigns priorities to new jobs; when false every
 	// job gets 0.
 	ProducePrioritizedJobs bool
+	// PriorityFallback gives a job FallbackPriority when its priority
+	// expression names an unknown variable or bean, instead of failing.
+	PriorityFallback bool
+	FallbackPriority int64
 	// DefaultRetries is the retries of a job without a retry cycle (3).
 	DefaultRetries int
 	// DefaultRetryCycle applies to jobs whose activity has no

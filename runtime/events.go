@@ -42,7 +42,7 @@ func (c *command) armEvent(x *execution, a *bpmn.Activity) error {
 	case a.Event == bpmn.SignalEvent:
 		c.subscribe(x, a, persistence.SubscriptionSignal, a.SignalName)
 	default:
-		return fmt.Errorf("%s: cannot wait for this event", a)
+		return failAt(a, "cannot wait for this event")
 	}
 	return nil
 }
@@ -101,14 +101,18 @@ func (c *command) deleteWaits(x *execution, timersOnly bool) error {
 	}
 	for _, j := range jobs {
 		if !timersOnly || j.Type == persistence.JobTimer {
-			c.deleteJob(j)
+			if err := c.deleteJob(j); err != nil {
+				return err
+			}
 		}
 	}
 	for _, j := range c.cc.Cached(persistence.JobTable, func(e persistence.Entity) bool {
 		jb := e.(*persistence.Job)
 		return jb.ExecutionID == x.ID && (!timersOnly || jb.Type == persistence.JobTimer)
 	}) {
-		c.deleteJob(j.(*persistence.Job))
+		if err := c.deleteJob(j.(*persistence.Job)); err != nil {
+			return err
+		}
 	}
 	for _, s := range c.cc.Cached(persistence.EventSubscriptionTable, func(e persistence.Entity) bool {
 		return e.(*persistence.EventSubscription).ExecutionID == x.ID

@@ -50,18 +50,18 @@ func (c *command) timerDue(x *execution, a *bpmn.Activity, now time.Time) (time.
 	if expression.IsExpression(value) {
 		v, err := c.eval(x, value)
 		if err != nil {
-			return time.Time{}, "", fmt.Errorf("%s: timer: %w", a, err)
+			return time.Time{}, "", failAt(a, "timer: %w", err)
 		}
 		switch t := v.(type) {
 		case time.Time:
 			if td.Type != bpmn.TimeDate {
-				return time.Time{}, "", fmt.Errorf("%s: timer expression %s gave a date, but the timer is a %s", a, value, strings.ToLower(td.Type.String()))
+				return time.Time{}, "", failAt(a, "timer expression %s gave a date, but the timer is a %s", value, strings.ToLower(td.Type.String()))
 			}
 			return t.UTC(), "", nil
 		case string:
 			value = t
 		default:
-			return time.Time{}, "", fmt.Errorf("%s: timer expression %s gave %T, want a string or a date", a, td.Value, v)
+			return time.Time{}, "", failAt(a, "timer expression %s gave %T, want a string or a date", td.Value, v)
 		}
 	}
 	value = strings.TrimSpace(value)
@@ -72,50 +72,48 @@ func (c *command) timerDue(x *execution, a *bpmn.Activity, now time.Time) (time.
 			// (typically from an expression) as now + duration.
 			d, err := timer.ParseDuration(value)
 			if err != nil {
-				return time.Time{}, "", fmt.Errorf("%s: %w", a, err)
+				return time.Time{}, "", failAt(a, "%w", err)
 			}
 			return d.AddTo(now).UTC(), "", nil
 		}
 		t, err := timer.ParseDate(value, time.UTC)
 		if err != nil {
-			return time.Time{}, "", fmt.Errorf("%s: %w", a, err)
+			return time.Time{}, "", failAt(a, "%w", err)
 		}
 		return t.UTC(), "", nil
 	case bpmn.TimeDuration:
 		d, err := timer.ParseDuration(value)
 		if err != nil {
-			return time.Time{}, "", fmt.Errorf("%s: %w", a, err)
+			return time.Time{}, "", failAt(a, "%w", err)
 		}
 		return d.AddTo(now).UTC(), "", nil
 	case bpmn.TimeCycle:
 		cy, err := timer.ParseCycle(value)
 		if err != nil {
-			return time.Time{}, "", fmt.Errorf("%s: %w", a, err)
+			return time.Time{}, "", failAt(a, "%w", err)
 		}
 		// Anchored, the stored cycle keeps later runs on this schedule.
 		cy = cy.Anchor(now)
 		first := cy.First(now)
 		if first.IsZero() {
-			return time.Time{}, "", fmt.Errorf("%s: timer cycle %q never fires after %s", a, value, now.UTC().Format(time.RFC3339))
+			return time.Time{}, "", failAt(a, "timer cycle %q never fires after %s", value, now.UTC().Format(time.RFC3339))
 		}
 		return first.UTC(), cy.String(), nil
 	}
-	return time.Time{}, "", fmt.Errorf("%s: unknown timer type", a)
+	return time.Time{}, "", failAt(a, "unknown timer type")
 }
 
-// nextCycle returns the due date after a cycle timer's run at now, whether
-// one is left, and the cycle to store on the next job. Counting from now (as
-// Camunda does) skips the runs missed while nothing executed.
-func nextCycle(j *persistence.Job, now time.Time) (time.Time, bool, string, error) {
+// nextCycle returns the due date after a cycle timer's run at now, and
+// whether one is left; the next job stores the same cycle (its fire times
+// count from the start stored in it). Counting from now (as Camunda does)
+// skips the runs missed while nothing executed.
+func nextCycle(j *persistence.Job, now time.Time) (time.Time, bool, error) {
 	cy, err := timer.ParseCycle(j.Repeat)
 	if err != nil {
-		return time.Time{}, false, "", fmt.Errorf("job %s: stored cycle: %w", j.ID, err)
+		return time.Time{}, false, fmt.Errorf("job %s: stored cycle: %w", j.ID, err)
 	}
 	next, ok := cy.Next(now)
-	if !ok {
-		return time.Time{}, false, "", nil
-	}
-	return next.UTC(), true, cy.AfterRun().String(), nil
+	return next.UTC(), ok, nil
 }
 
 // fireStartTimer starts an instance at a timer start event and schedules
@@ -143,7 +141,7 @@ func (c *command) rescheduleCycle(j *persistence.Job, x *execution, a *bpmn.Acti
 	if j.Repeat == "" || (a.Kind == bpmn.BoundaryEvent && a.CancelActivity) {
 		return nil
 	}
-	next, ok, repeat, err := nextCycle(j, c.cc.Now())
+	next, ok, err := nextCycle(j, c.cc.Now())
 	if err != nil || !ok {
 		return err
 	}
@@ -158,7 +156,7 @@ func (c *command) rescheduleCycle(j *persistence.Job, x *execution, a *bpmn.Acti
 		return err
 	}
 	nj.DueDate = &next
-	nj.Repeat = repeat
+	nj.Repeat = j.Repeat
 	nj.HandlerConfig = j.HandlerConfig
 	c.insertJob(nj)
 	return nil

@@ -136,7 +136,7 @@ func (c *command) behave(x *execution, a *bpmn.Activity) error {
 		x.IsActive = false
 		return c.callProcess(x, a)
 	}
-	return fmt.Errorf("%s: element type is not executable", a)
+	return failAt(a, "element type is not executable")
 }
 
 // leave completes an activity that finished its work and continues along the
@@ -185,7 +185,7 @@ func (c *command) selectOutgoing(x *execution, a *bpmn.Activity) ([]*bpmn.Sequen
 		out = append(out, a.DefaultFlow)
 	}
 	if len(out) == 0 && len(a.Outgoing) > 0 {
-		return nil, fmt.Errorf("%s: no outgoing sequence flow could be selected for continuing the process (all conditions are false and there is no default flow)", a)
+		return nil, failAt(a, "no outgoing sequence flow could be selected for continuing the process (all conditions are false and there is no default flow)")
 	}
 	return out, nil
 }

@@ -1,8 +1,6 @@
 package runtime
 
 import (
-	"fmt"
-
 	"github.com/bpmnlite/bpmnlite/bpmn"
 )
 
@@ -36,7 +34,7 @@ func (c *command) chooseExclusive(x *execution, a *bpmn.Activity) (*bpmn.Sequenc
 	if a.DefaultFlow != nil {
 		return a.DefaultFlow, nil
 	}
-	return nil, fmt.Errorf("%s: no outgoing sequence flow condition is true and there is no default flow", a)
+	return nil, failAt(a, "no outgoing sequence flow condition is true and there is no default flow")
 }
 
 // parallelJoin waits at a parallel gateway until one path has arrived per
@@ -137,7 +135,7 @@ func (c *command) inclusiveCheck(x *execution, a *bpmn.Activity) error {
 	}
 	if len(flows) == 0 {
 		if a.DefaultFlow == nil && len(a.Outgoing) > 0 {
-			return fmt.Errorf("%s: no outgoing sequence flow condition is true and there is no default flow", a)
+			return failAt(a, "no outgoing sequence flow condition is true and there is no default flow")
 		}
 		if a.DefaultFlow != nil {
 			flows = append(flows, a.DefaultFlow)

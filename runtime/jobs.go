@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -228,14 +229,16 @@ func (c *command) notifyJobs() {
 }
 
 // initialRetries: a job starts with the retries of its retry cycle, else the
-// engine default. A malformed cycle falls back to the default, as Camunda does.
+// engine default. A malformed cycle falls back to the default, as Camunda
+// does; an expression is evaluated at the first failure. R0 still runs the
+// job once: it fails once and then has its incident.
 func (e *Engine) initialRetries(cycle string) int {
 	if cycle == "" {
 		cycle = e.Config.DefaultRetryCycle
 	}
 	if cycle != "" && !expression.IsExpression(cycle) {
 		if rc, err := timer.ParseRetryCycle(cycle); err == nil {
-			return rc.Retries
+			return max(rc.Retries, 1)
 		}
 	}
 	return e.Config.DefaultRetries
@@ -252,14 +255,16 @@ func (c *command) jobPriority(x *execution, def *Definition, a *bpmn.Activity, j
 	}
 	p, err := c.constOrExpr(x, a.JobPriority, def.Process.JobPriority, "jobPriority")
 	if err != nil {
-		return 0, fmt.Errorf("%s: %w", a, err)
+		return 0, failAt(a, "%w", err)
 	}
 	return p, nil
 }
 
 // constOrExpr evaluates the first non-empty of an activity-level and a
 // process-level priority attribute: a constant or an expression giving an
-// integer within int64.
+// integer within int64. With PriorityFallback, an expression naming an
+// unknown variable or bean gives FallbackPriority, as Camunda's graceful
+// degradation does.
 func (c *command) constOrExpr(x *execution, activityLevel, processLevel, attr string) (int64, error) {
 	src := activityLevel
 	if src == "" {
@@ -280,6 +285,11 @@ func (c *command) constOrExpr(x *execution, activityLevel, processLevel, attr st
 		return 0, fmt.Errorf("%s: %w", attr, err)
 	}
 	n, err := ex.EvalInt64(c.resolver(x))
+	if err != nil && c.e.Config.PriorityFallback && errors.Is(err, expression.ErrUnknownName) {
+		c.e.log.Debug("priority expression could not be resolved; using the fallback priority",
+			"attribute", attr, "priority", c.e.Config.FallbackPriority, "error", err)
+		return c.e.Config.FallbackPriority, nil
+	}
 	if err != nil {
 		return 0, fmt.Errorf("%s: %w", attr, err)
 	}

@@ -7,7 +7,9 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/bpmnlite/bpmnlite/bpmn"
 	"github.com/bpmnlite/bpmnlite/bpmn/timer"
+	"github.com/bpmnlite/bpmnlite/expression"
 	"github.com/bpmnlite/bpmnlite/persistence"
 	"github.com/bpmnlite/bpmnlite/tx"
 )
@@ -19,8 +21,8 @@ import (
 // an optimistic-lock conflict only releases the lock (noting the conflict
 // as the job's exception message); any other error spends a retry,
 // schedules the next attempt from the retry cycle and raises an incident
-// when no retry is left.
-func (e *Engine) recordFailure(cc *tx.Context, jobID string, lock *JobLock, workErr error, start *time.Time) error {
+// when no retry is left. failedAt is the activity the job's command was in.
+func (e *Engine) recordFailure(cc *tx.Context, jobID string, lock *JobLock, workErr error, failedAt string, start *time.Time) error {
 	ent, err := cc.Get(persistence.JobTable, jobID)
 	if err != nil {
 		return err
@@ -39,23 +41,45 @@ func (e *Engine) recordFailure(cc *tx.Context, jobID string, lock *JobLock, work
 		return nil
 	}
 	now := cc.Now().UTC()
+	first := job.ExceptionStack == "" // no failure recorded before (a conflict records none)
+	c := e.newCommand(cc)
+	x, a := e.jobScope(c, job)
+	cycle, fromExpression := e.retryCycle(c, job, x)
+	rc, cycleErr := timer.ParseRetryCycle(cycle)
+	if cycle != "" && cycleErr != nil && fromExpression {
+		e.log.Warn("retry cycle expression gave no valid cycle; the job gets no delay", "job", job.ID, "error", cycleErr)
+	}
+	if first && fromExpression && cycleErr == nil {
+		// A constant cycle set the retries at creation; an expression's is
+		// known only now, as in Camunda.
+		job.Retries = max(rc.Retries, 1)
+	}
 	if job.Retries > 0 {
 		job.Retries--
 	}
-	job.ExceptionMessage = truncate(workErr.Error(), 4000)
+	message, activityID := failureOf(workErr, failedAt)
+	job.ExceptionMessage = truncate(message, 4000)
+	job.FailedActivityID = activityID
 	job.ExceptionStack = fmt.Sprintf("%+v", workErr)
 	var pe *tx.PanicError
 	if errors.As(workErr, &pe) {
 		job.ExceptionStack = pe.Stack
 	}
 	job.DueDate = nil
-	if cycle := e.retryCycle(cc, job); cycle != "" {
-		if rc, err := timer.ParseRetryCycle(cycle); err == nil {
-			due := rc.Delay(now, job.Retries)
-			if due.After(now) {
-				job.DueDate = &due
-			}
+	if cycle != "" && cycleErr == nil {
+		due := rc.Delay(now, job.Retries)
+		if due.After(now) {
+			job.DueDate = &due
 		}
+	}
+	if first && job.Repeat != "" && a != nil && (job.HandlerType == persistence.HandlerTimerStart || job.HandlerType == persistence.HandlerTimerBoundary && x != nil) {
+		// The schedule does not die with one failing run: the next run of
+		// the cycle is due as if this one had succeeded, and this job only
+		// retries its own run.
+		if err := c.rescheduleCycle(job, x, a); err != nil {
+			return err
+		}
+		job.Repeat = ""
 	}
 	e.logJob(cc, job, persistence.JobLogFailed, job.ExceptionMessage, start)
 	job.LockOwner, job.LockExpiration = "", nil
@@ -87,40 +111,74 @@ func (e *Engine) recordExpiredLocks(ctx context.Context, j AcquiredJob) error {
 	})
 }
 
+// jobScope loads, into c, what a failing job's retry cycle is evaluated on
+// and its timer rescheduled from: its execution (nil for a timer start job,
+// or when its instance is gone) and its activity (nil when unknown).
+func (e *Engine) jobScope(c *command, j *persistence.Job) (*execution, *bpmn.Activity) {
+	def, err := e.Definition(c.cc, j.ProcessDefinitionID)
+	if err != nil {
+		return nil, nil
+	}
+	c.startDef = def
+	var x *execution
+	if j.ProcessInstanceID != "" {
+		if _, err := c.loadInstance(j.ProcessInstanceID); err == nil {
+			x, _ = c.execution(j.ExecutionID)
+		}
+	}
+	return x, def.Process.Activity(stripBody(j.ActivityID))
+}
+
 // retryCycle returns the failedJobRetryTimeCycle that governs job: the one
 // of its activity (the multi-instance body's for a body job, the loop
-// characteristics' for an inner one), else the engine default.
-func (e *Engine) retryCycle(cc *tx.Context, j *persistence.Job) string {
-	def, err := e.Definition(cc, j.ProcessDefinitionID)
-	if err != nil {
-		return e.Config.DefaultRetryCycle
-	}
-	a := def.Process.Activity(stripBody(j.ActivityID))
-	cycle := ""
-	switch {
-	case a == nil:
-	case a.MultiInstance != nil && !isBodyID(j.ActivityID) && j.Type == persistence.JobMessage:
-		cycle = a.MultiInstance.RetryTimeCycle
-	default:
-		cycle = a.RetryTimeCycle
+// characteristics' for an inner one), else the engine default. An
+// expression is evaluated now, on the job's execution x, so a changed
+// variable changes the next interval; fromExpression tells so. An
+// expression that fails gives "" (no delay), as in Camunda.
+func (e *Engine) retryCycle(c *command, j *persistence.Job, x *execution) (cycle string, fromExpression bool) {
+	if def, err := e.Definition(c.cc, j.ProcessDefinitionID); err == nil {
+		switch a := def.Process.Activity(stripBody(j.ActivityID)); {
+		case a == nil:
+		case a.MultiInstance != nil && !isBodyID(j.ActivityID) && j.Type == persistence.JobMessage:
+			cycle = a.MultiInstance.RetryTimeCycle
+		default:
+			cycle = a.RetryTimeCycle
+		}
 	}
 	if cycle == "" {
 		cycle = e.Config.DefaultRetryCycle
 	}
-	return cycle
+	if !expression.IsExpression(cycle) {
+		return cycle, false
+	}
+	v, err := c.text(x, cycle)
+	if err != nil {
+		e.log.Warn("failedJobRetryTimeCycle expression failed; the job gets no delay", "job", j.ID, "expression", cycle, "error", err)
+		return "", true
+	}
+	return v, true
 }
+
 
 // createIncident records that job has no retries left: an incident at the
 // job's execution, and, as Camunda does, one more in each calling process
 // instance up the call activity chain, each caused by the one below and all
 // pointing to the job's incident as root cause.
+//
+// A job has one open incident however often it fails: when it already has
+// one (its retries were set through its job definition, or it was run by
+// hand at 0 retries), that one stays.
 func (e *Engine) createIncident(cc *tx.Context, j *persistence.Job) error {
+	open, err := tx.Select(cc, persistence.IncidentsOfJob(j.ID))
+	if err != nil || len(open) > 0 {
+		return err
+	}
 	now := cc.Now().UTC()
 	root := &persistence.Incident{
 		ID: newID(), Rev: 1, Type: persistence.IncidentFailedJob, Timestamp: now,
 		Message: j.ExceptionMessage, ExecutionID: j.ExecutionID, ActivityID: j.ActivityID,
 		ProcessInstanceID: j.ProcessInstanceID, ProcessDefinitionID: j.ProcessDefinitionID,
-		Configuration: j.ID, JobDefinitionID: j.JobDefinitionID,
+		Configuration: j.ID, JobDefinitionID: j.JobDefinitionID, FailedActivityID: j.FailedActivityID,
 	}
 	root.CauseIncidentID, root.RootCauseIncidentID = root.ID, root.ID
 	cc.Insert(root)

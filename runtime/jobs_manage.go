@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/bpmnlite/bpmnlite/bpmn/timer"
 	"github.com/bpmnlite/bpmnlite/persistence"
 	"github.com/bpmnlite/bpmnlite/tx"
 )
@@ -53,7 +54,9 @@ func (e *Engine) SetJobRetries(ctx context.Context, jobID string, retries int) e
 	})
 }
 
-// SetJobRetriesByDefinition sets the retries of every job of a job definition.
+// SetJobRetriesByDefinition sets the retries of the failed jobs (0 retries
+// left) of a job definition, as Camunda does: their incidents stay open
+// until the job succeeds, and a job that fails again keeps its incident.
 func (e *Engine) SetJobRetriesByDefinition(ctx context.Context, jobDefinitionID string, retries int) error {
 	if retries < 0 {
 		return fmt.Errorf("retries must be 0 or more, got %d", retries)
@@ -67,8 +70,9 @@ func (e *Engine) SetJobRetriesByDefinition(ctx context.Context, jobDefinitionID 
 			return err
 		}
 		for _, j := range jobs {
-			if err := e.setRetries(cc, j, retries); err != nil {
-				return err
+			if j.Retries == 0 {
+				j.Retries = retries
+				cc.Update(j)
 			}
 		}
 		return nil
@@ -186,12 +190,65 @@ func (e *Engine) suspendJobDefinition(cc *tx.Context, jd *persistence.JobDefinit
 	return nil
 }
 
-// deleteJob removes a job whose activity ended or was cancelled. The job a
-// command is running is left to its runner, which deletes it on success.
-func (c *command) deleteJob(j *persistence.Job) {
+// deleteJob removes a job whose activity ended or was cancelled, and the
+// incident of a job that failed. The job a command is running is left to
+// its runner, which deletes it on success.
+func (c *command) deleteJob(j *persistence.Job) error {
 	if j == c.running || c.cc.IsDeleted(j) {
-		return
+		return nil
+	}
+	if j.ExceptionMessage != "" || j.Retries == 0 {
+		if err := c.e.resolveJobIncidents(c.cc, j); err != nil {
+			return err
+		}
 	}
 	c.cc.Delete(j)
 	c.e.logJob(c.cc, j, persistence.JobLogDeleted, "", nil)
+	return nil
+}
+
+// DeleteJob deletes a job and its incident, as Camunda's deleteJob: not
+// while it runs (locked by an executor whose lock holds). Its execution
+// stays where it is; nothing continues it.
+func (e *Engine) DeleteJob(ctx context.Context, jobID string) error {
+	return e.cmd.Run(ctx, func(cc *tx.Context) error {
+		j, err := e.job(cc, jobID)
+		if err != nil {
+			return err
+		}
+		if j.LockOwner != "" && j.LockExpiration != nil && j.LockExpiration.After(cc.Now()) {
+			return fmt.Errorf("job %q is being executed by %s: delete it once its run ended: %w", jobID, j.LockOwner, ErrJobLocked)
+		}
+		return e.newCommand(cc).deleteJob(j)
+	})
+}
+
+// ErrJobLocked: the job is locked by a job executor running it.
+var ErrJobLocked = errors.New("job is locked")
+
+// SetJobRepeat changes the cycle of a repeating timer job: the job keeps
+// its due date, and the runs after it follow the new cycle, which is
+// anchored at that due date (for "R5/PT1M": five more runs, a minute
+// apart). The cycle is any timeCycle notation (Rn/P, Rn/start/P, cron).
+func (e *Engine) SetJobRepeat(ctx context.Context, jobID, cycle string) error {
+	cy, err := timer.ParseCycle(cycle)
+	if err != nil {
+		return err
+	}
+	return e.cmd.Run(ctx, func(cc *tx.Context) error {
+		j, err := e.job(cc, jobID)
+		if err != nil {
+			return err
+		}
+		if j.Type != persistence.JobTimer || j.Repeat == "" {
+			return fmt.Errorf("job %q is not a repeating timer", jobID)
+		}
+		anchor := cc.Now()
+		if j.DueDate != nil {
+			anchor = *j.DueDate
+		}
+		j.Repeat = cy.Anchor(anchor).String()
+		cc.Update(j)
+		return nil
+	})
 }

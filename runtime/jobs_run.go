@@ -108,14 +108,15 @@ func (e *Engine) execute(ctx context.Context, jobID string, acquired *persistenc
 			return err
 		}
 		start := cc.Now().UTC()
-		workErr = e.runWork(cc, job, &start, true)
+		var failedAt string
+		failedAt, workErr = e.runWork(cc, job, &start, true)
 		if workErr == nil {
 			return nil
 		}
 		if err := cc.RollbackTo(jobSavepoint); err != nil {
 			return err
 		}
-		return e.recordFailure(cc, jobID, lock, workErr, &start)
+		return e.recordFailure(cc, jobID, lock, workErr, failedAt, &start)
 	})
 	if err != nil {
 		if errors.Is(err, ErrLockLost) || errors.Is(err, persistence.ErrNotFound) {
@@ -143,30 +144,41 @@ func (e *Engine) logOutcome(jobID string, workErr error) {
 // runWork runs the job's handler, deletes the job and, with commit, commits;
 // the commit's flush still runs behind the savepoint, so an optimistic-lock
 // conflict is seen here and can be rolled back to it. Without commit it
-// releases the savepoint instead (a group's job).
-func (e *Engine) runWork(cc *tx.Context, job *persistence.Job, start *time.Time, commit bool) (err error) {
+// releases the savepoint instead (a group's job). On failure it also
+// returns the activity the job's command was in.
+func (e *Engine) runWork(cc *tx.Context, job *persistence.Job, start *time.Time, commit bool) (failedAt string, err error) {
+	c := e.newCommand(cc)
+	c.running = job
+	c.current = stripBody(job.ActivityID)
 	defer func() {
 		if r := recover(); r != nil {
 			err = &tx.PanicError{Value: r, Stack: stack()}
 		}
+		if err != nil {
+			failedAt = c.current
+		}
 	}()
-	c := e.newCommand(cc)
-	c.running = job
 	if err := c.runJob(job); err != nil {
-		return err
+		return "", err
 	}
 	if err := c.run(); err != nil {
-		return err
+		return "", err
+	}
+	if job.ExceptionMessage != "" || job.Retries == 0 {
+		// A job that failed before may have an incident, resolved now.
+		if err := e.resolveJobIncidents(cc, job); err != nil {
+			return "", err
+		}
 	}
 	cc.Delete(job)
 	e.logJob(cc, job, persistence.JobLogSucceeded, "", start)
 	if !commit {
-		return cc.Release(jobSavepoint)
+		return "", cc.Release(jobSavepoint)
 	}
 	// Flush and commit together (one round trip on PostgreSQL). A conflict
 	// or any other failure here leaves the transaction open behind the
 	// savepoint, so the failure can still be recorded.
-	return cc.Commit()
+	return "", cc.Commit()
 }
 
 // RunGroup runs acquired jobs one after another in a single transaction,
@@ -200,14 +212,15 @@ func (e *Engine) RunGroup(ctx context.Context, jobs []AcquiredJob, proceed func(
 				return err
 			}
 			start := cc.Now().UTC()
-			errs[i] = e.runWork(cc, &j, &start, false)
+			var failedAt string
+			failedAt, errs[i] = e.runWork(cc, &j, &start, false)
 			if errs[i] == nil {
 				continue
 			}
 			if err := cc.RollbackTo(jobSavepoint); err != nil {
 				return err
 			}
-			if err := e.recordFailure(cc, j.ID, &a.Lock, errs[i], &start); err != nil {
+			if err := e.recordFailure(cc, j.ID, &a.Lock, errs[i], failedAt, &start); err != nil {
 				errs[i] = err
 			} else {
 				e.logOutcome(j.ID, errs[i])

@@ -86,20 +86,20 @@ func (c *command) loopItems(x *execution, a *bpmn.Activity) ([]any, int, error) 
 			}
 		}
 		if err != nil {
-			return nil, 0, fmt.Errorf("%s: multi-instance collection: %w", a, err)
+			return nil, 0, failAt(a, "multi-instance collection: %w", err)
 		}
 		items, err := toSlice(v)
 		if err != nil {
-			return nil, 0, fmt.Errorf("%s: multi-instance collection %s: %w", a, mi.Collection, err)
+			return nil, 0, failAt(a, "multi-instance collection %s: %w", mi.Collection, err)
 		}
 		return items, len(items), nil
 	}
 	n, err := c.loopCardinality(x, mi.LoopCardinality)
 	if err != nil {
-		return nil, 0, fmt.Errorf("%s: loopCardinality: %w", a, err)
+		return nil, 0, failAt(a, "loopCardinality: %w", err)
 	}
 	if n < 0 {
-		return nil, 0, fmt.Errorf("%s: loopCardinality must be 0 or more, got %d", a, n)
+		return nil, 0, failAt(a, "loopCardinality must be 0 or more, got %d", n)
 	}
 	return nil, int(n), nil
 }
@@ -187,10 +187,10 @@ func (c *command) innerDone(ch *execution, a *bpmn.Activity) error {
 	if !finished && a.MultiInstance.CompletionCondition != "" {
 		ex, err := expression.Compile(a.MultiInstance.CompletionCondition)
 		if err != nil {
-			return fmt.Errorf("%s: completionCondition: %w", a, err)
+			return failAt(a, "completionCondition: %w", err)
 		}
 		if finished, err = ex.EvalBool(c.resolver(ch)); err != nil {
-			return fmt.Errorf("%s: completionCondition: %w", a, err)
+			return failAt(a, "completionCondition: %w", err)
 		}
 	}
 	if err := c.removeExecution(ch); err != nil {

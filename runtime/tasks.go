@@ -57,13 +57,13 @@ func (c *command) createTask(x *execution, a *bpmn.Activity) error {
 	}
 	var err error
 	if t.Assignee, err = c.text(x, a.Assignee); err != nil {
-		return fmt.Errorf("%s: assignee: %w", a, err)
+		return failAt(a, "assignee: %w", err)
 	}
 	if t.CandidateGroups, err = c.text(x, a.CandidateGroups); err != nil {
-		return fmt.Errorf("%s: candidateGroups: %w", a, err)
+		return failAt(a, "candidateGroups: %w", err)
 	}
 	if t.CandidateUsers, err = c.text(x, a.CandidateUsers); err != nil {
-		return fmt.Errorf("%s: candidateUsers: %w", a, err)
+		return failAt(a, "candidateUsers: %w", err)
 	}
 	c.cc.Insert(t)
 	if h := c.history[x.ActivityInstanceID]; h != nil {
@@ -108,11 +108,11 @@ func (c *command) createExternalTask(x *execution, a *bpmn.Activity) error {
 	x.IsActive = false
 	prio, err := c.constOrExpr(x, a.TaskPriority, x.inst.def.Process.TaskPriority, "taskPriority")
 	if err != nil {
-		return fmt.Errorf("%s: %w", a, err)
+		return failAt(a, "%w", err)
 	}
 	topic, err := c.text(x, a.Topic)
 	if err != nil {
-		return fmt.Errorf("%s: topic: %w", a, err)
+		return failAt(a, "topic: %w", err)
 	}
 	c.cc.Insert(&persistence.ExternalTask{
 		ID:                   newID(),

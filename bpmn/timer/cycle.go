@@ -221,22 +221,6 @@ func (c Cycle) Remaining() int {
 	return c.reps
 }
 
-// AfterRun returns the cycle with one repetition spent, to store on the next
-// job: an anchored cycle moves its start to the following fire time. Cron
-// and unbounded cycles without start date come back unchanged.
-func (c Cycle) AfterRun() Cycle {
-	if !c.repeating() {
-		return c
-	}
-	if c.form == fromStart {
-		c.start = c.every.AddTo(c.start)
-	}
-	if c.reps > 0 {
-		c.reps--
-	}
-	return c
-}
-
 // String returns the notation to store: "R3/PT10S", "R/PT1H",
 // "R2/2026-01-01T00:00:20Z/PT10S" (start date and interval),
 // "R3/PT10S/2026-01-01T00:00:00Z" (interval and end date), or the cron

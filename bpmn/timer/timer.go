@@ -40,11 +40,12 @@
 //	Rn/S/E    as Rn/S/P with P = E-S
 //	R/...     the same without end
 //
-// A timer job stores the cycle that still lies ahead of it, written by
-// [Cycle.String]: "R<n>/<start>/<interval>" where start is the due date of
-// that job and n counts that job's run. A job created at now with the cycle
-// "R3/PT10S" stores "R3/<now+10s>/PT10S"; the job after it stores
-// "R2/<now+20s>/PT10S". The engine does:
+// A timer job stores its cycle as Camunda does: as written, with the
+// start it was anchored to ([Cycle.String] of [Cycle.Anchor]): a timer
+// created at now with "R3/PT10S" stores "R3/<now+10s>/PT10S", and every job
+// of that cycle stores the same notation; n counts the fire times from that
+// start. Changing the notation on a job changes the cycle from its next run.
+// The engine does:
 //
 //	// creating the timer
 //	c, err := timer.ParseCycle(expr)
@@ -54,7 +55,7 @@
 //	// running the timer job
 //	c, err := timer.ParseCycle(job.Repeat)
 //	if next, ok := c.Next(now); ok {
-//		newJob.DueDate, newJob.Repeat = next, c.AfterRun().String()
+//		newJob.DueDate, newJob.Repeat = next, job.Repeat
 //	}
 //
 // Passing the current time to Next, as Camunda does, skips the runs that

@@ -1,0 +1,403 @@
+package bpmnlite_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/bpmnlite/bpmnlite"
+	"github.com/bpmnlite/bpmnlite/internal/enginetest"
+)
+
+// Camunda behaviour that users and Camunda's own tests rely on: incidents,
+// retries and timer cycles.
+
+// failingDelegate registers "fail", which fails with Camunda's test message.
+func failingDelegate(e *env) {
+	e.eng.RegisterDelegate("fail", bpmnlite.DelegateFunc(func(context.Context, *bpmnlite.Execution) error {
+		return errors.New("Expected exception")
+	}))
+}
+
+// failJob runs job id by hand and expects it to fail.
+func (e *env) failJob(id string) {
+	e.t.Helper()
+	if err := e.eng.ExecuteJob(e.ctx, id); err == nil {
+		e.t.Fatalf("job %s succeeded, want a failure", id)
+	}
+}
+
+// incidentsOf returns the open incidents of job id.
+func (e *env) incidentsOf(jobID string) []*bpmnlite.Incident {
+	e.t.Helper()
+	all, err := e.eng.Incidents(e.ctx, bpmnlite.IncidentQuery{})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	var of []*bpmnlite.Incident
+	for _, in := range all {
+		if in.Configuration == jobID {
+			of = append(of, in)
+		}
+	}
+	return of
+}
+
+// A job that runs two activities in its transaction and fails in the
+// second: job and incident carry the failed activity apart from the job's,
+// and the incident's message is the delegate's own.
+func TestIncidentMessageAndFailedActivity(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		failingDelegate(e)
+		e.deploy("p", enginetest.Process("p", `
+    <startEvent id="start" />
+    <sequenceFlow id="f1" sourceRef="start" targetRef="first" />
+    <serviceTask id="first" camunda:asyncBefore="true" camunda:expression="${true}">
+      <extensionElements><camunda:failedJobRetryTimeCycle>R1/PT1M</camunda:failedJobRetryTimeCycle></extensionElements>
+    </serviceTask>
+    <sequenceFlow id="f2" sourceRef="first" targetRef="second" />
+    <serviceTask id="second" camunda:class="fail" />
+    <sequenceFlow id="f3" sourceRef="second" targetRef="end" />
+    <endEvent id="end" />`))
+		pi := e.start("p", nil)
+		job := e.oneJob(pi)
+		e.failJob(job.ID)
+		job = e.oneJob(pi)
+		if job.Retries != 0 || job.ActivityID != "first" || job.FailedActivityID != "second" || job.ExceptionMessage != "Expected exception" {
+			t.Fatalf("job after failing: retries %d, activity %q, failed activity %q, message %q", job.Retries, job.ActivityID, job.FailedActivityID, job.ExceptionMessage)
+		}
+		ins := e.incidentsOf(job.ID)
+		if len(ins) != 1 {
+			t.Fatalf("%d incidents, want 1", len(ins))
+		}
+		if in := ins[0]; in.Message != "Expected exception" || in.ActivityID != "first" || in.FailedActivityID != "second" {
+			t.Fatalf("incident message %q, activity %q, failed activity %q; want the delegate's message, first, second", in.Message, in.ActivityID, in.FailedActivityID)
+		}
+	})
+}
+
+// An engine-side failure (an unregistered delegate) is reported without the
+// element prefix too, with the element in its own field.
+func TestIncidentMessageOfEngineFailure(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deploy("p", enginetest.AsyncService("p", "no.such.Class", "R1/PT1M"))
+		pi := e.start("p", nil)
+		job := e.oneJob(pi)
+		e.failJob(job.ID)
+		job = e.oneJob(pi)
+		want := `delegate "no.such.Class" is not registered (camunda:class)`
+		if job.ExceptionMessage != want || job.FailedActivityID != "work" {
+			t.Fatalf("message %q, failed activity %q; want %q at work", job.ExceptionMessage, job.FailedActivityID, want)
+		}
+	})
+}
+
+// A boundary timer job whose flow fails: the incident names the boundary
+// event as its activity.
+func TestBoundaryTimerIncidentNamesTheEvent(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		failingDelegate(e)
+		e.deploy("p", enginetest.Process("p", `
+    <startEvent id="start" />
+    <sequenceFlow id="f1" sourceRef="start" targetRef="review" />
+    <userTask id="review" />
+    <boundaryEvent id="late" attachedToRef="review">
+      <extensionElements><camunda:failedJobRetryTimeCycle>R1/PT1M</camunda:failedJobRetryTimeCycle></extensionElements>
+      <timerEventDefinition><timeDuration>PT1H</timeDuration></timerEventDefinition>
+    </boundaryEvent>
+    <sequenceFlow id="f2" sourceRef="late" targetRef="escalate" />
+    <serviceTask id="escalate" camunda:class="fail" />
+    <sequenceFlow id="f3" sourceRef="escalate" targetRef="end" />
+    <endEvent id="end" />`))
+		pi := e.start("p", nil)
+		job := e.oneJob(pi)
+		e.clock.Add(time.Hour + time.Second)
+		e.failJob(job.ID)
+		ins := e.incidentsOf(job.ID)
+		if len(ins) != 1 || ins[0].ActivityID != "late" || ins[0].FailedActivityID != "escalate" || ins[0].Message != "Expected exception" {
+			t.Fatalf("incidents %+v, want one at late, failed at escalate", ins)
+		}
+	})
+}
+
+// However a job fails again, it has one open incident: run by hand at 0
+// retries, or after its retries were set through its job definition (which
+// keeps the incident, as in Camunda). Setting the job's own retries
+// resolves it; the next failure opens a new one.
+func TestOneIncidentPerFailingJob(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		failingDelegate(e)
+		e.deploy("p", enginetest.AsyncService("p", "fail", "R1/PT1M"))
+		pi := e.start("p", nil)
+		job := e.oneJob(pi)
+		e.failJob(job.ID)
+		first := e.incidentsOf(job.ID)
+		if len(first) != 1 {
+			t.Fatalf("%d incidents after the last retry, want 1", len(first))
+		}
+		e.failJob(job.ID) // by hand at 0 retries
+		if ins := e.incidentsOf(job.ID); len(ins) != 1 || ins[0].ID != first[0].ID {
+			t.Fatalf("after failing again by hand: incidents %+v, want only %s", ins, first[0].ID)
+		}
+		if err := e.eng.SetJobRetriesByDefinition(e.ctx, job.JobDefinitionID, 1); err != nil {
+			t.Fatal(err)
+		}
+		if j := e.oneJob(pi); j.Retries != 1 {
+			t.Fatalf("retries %d after setting them by definition, want 1", j.Retries)
+		}
+		if ins := e.incidentsOf(job.ID); len(ins) != 1 || ins[0].ID != first[0].ID {
+			t.Fatalf("setting retries by definition changed the incidents: %+v", ins)
+		}
+		e.failJob(job.ID)
+		if ins := e.incidentsOf(job.ID); len(ins) != 1 || ins[0].ID != first[0].ID {
+			t.Fatalf("after failing again: incidents %+v, want only %s", ins, first[0].ID)
+		}
+		if err := e.eng.SetJobRetries(e.ctx, job.ID, 1); err != nil {
+			t.Fatal(err)
+		}
+		if ins := e.incidentsOf(job.ID); len(ins) != 0 {
+			t.Fatalf("setting the job's retries left %d incidents", len(ins))
+		}
+		e.failJob(job.ID)
+		if ins := e.incidentsOf(job.ID); len(ins) != 1 || ins[0].ID == first[0].ID {
+			t.Fatalf("after failing once more: incidents %+v, want one new", ins)
+		}
+	})
+}
+
+// Setting retries by job definition touches failed jobs only.
+func TestSetRetriesByDefinitionOnlyFailedJobs(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		failingDelegate(e)
+		e.deploy("p", enginetest.AsyncService("p", "fail", "R2/PT1M"))
+		healthy, failed := e.start("p", nil), e.start("p", nil)
+		fj := e.oneJob(failed)
+		e.failJob(fj.ID)
+		e.clock.Add(2 * time.Minute)
+		e.failJob(fj.ID)
+		if err := e.eng.SetJobRetriesByDefinition(e.ctx, fj.JobDefinitionID, 7); err != nil {
+			t.Fatal(err)
+		}
+		if h, f := e.oneJob(healthy).Retries, e.oneJob(failed).Retries; h != 2 || f != 7 {
+			t.Fatalf("retries: healthy job %d, failed job %d; want 2 and 7", h, f)
+		}
+	})
+}
+
+// R0 gives a job that runs once: it fails once and then has its incident,
+// with the exception message and stack stored.
+func TestRetryCycleR0(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		failingDelegate(e)
+		e.deploy("p", enginetest.AsyncService("p", "fail", "R0/PT5M"))
+		pi := e.start("p", nil)
+		job := e.oneJob(pi)
+		if job.Retries != 1 {
+			t.Fatalf("new job has %d retries, want 1 (one run)", job.Retries)
+		}
+		if n := e.drain(10); n != 0 {
+			t.Fatalf("%d jobs ran well, want 0", n)
+		}
+		job = e.oneJob(pi)
+		if job.Retries != 0 || job.ExceptionMessage != "Expected exception" || job.ExceptionStack == "" {
+			t.Fatalf("job retries %d, message %q, stack %q", job.Retries, job.ExceptionMessage, job.ExceptionStack)
+		}
+		if ins := e.incidentsOf(job.ID); len(ins) != 1 {
+			t.Fatalf("%d incidents, want 1", len(ins))
+		}
+	})
+}
+
+// Deleting a job deletes its incident.
+func TestDeleteJobRemovesIncident(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		failingDelegate(e)
+		e.deploy("p", enginetest.AsyncService("p", "fail", "R1/PT1M"))
+		pi := e.start("p", nil)
+		job := e.oneJob(pi)
+		e.failJob(job.ID)
+		if len(e.incidentsOf(job.ID)) != 1 {
+			t.Fatal("no incident")
+		}
+		if err := e.eng.DeleteJob(e.ctx, job.ID); err != nil {
+			t.Fatal(err)
+		}
+		if js := e.jobs(pi); len(js) != 0 {
+			t.Fatalf("%d jobs after DeleteJob", len(js))
+		}
+		if ins := e.incidentsOf(job.ID); len(ins) != 0 {
+			t.Fatalf("%d incidents after DeleteJob", len(ins))
+		}
+		if err := e.eng.DeleteJob(e.ctx, job.ID); !errors.Is(err, bpmnlite.ErrNotFound) {
+			t.Fatalf("deleting it again: %v, want ErrNotFound", err)
+		}
+	})
+}
+
+// A retry cycle given as an expression is evaluated at each failure on the
+// job's execution: it sets the retries at the first failure, and a changed
+// variable changes the next interval.
+func TestRetryCycleExpression(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		failingDelegate(e)
+		e.deploy("p", enginetest.AsyncService("p", "fail", "${retryCycle}"))
+		pi := e.start("p", map[string]any{"retryCycle": "R5/PT5M"})
+		job := e.oneJob(pi)
+		e.failJob(job.ID)
+		job = e.oneJob(pi)
+		if want := e.clock.Now().Add(5 * time.Minute); job.Retries != 4 || job.DueDate == nil || !job.DueDate.Equal(want) {
+			t.Fatalf("after the first failure: retries %d, due %v; want 4, %v", job.Retries, job.DueDate, want)
+		}
+		if err := e.eng.SetVariables(e.ctx, pi, map[string]any{"retryCycle": "R5/PT10M"}); err != nil {
+			t.Fatal(err)
+		}
+		e.clock.Add(5 * time.Minute)
+		e.failJob(job.ID)
+		job = e.oneJob(pi)
+		if want := e.clock.Now().Add(10 * time.Minute); job.Retries != 3 || job.DueDate == nil || !job.DueDate.Equal(want) {
+			t.Fatalf("after the second failure: retries %d, due %v; want 3, %v", job.Retries, job.DueDate, want)
+		}
+	})
+}
+
+// A cycle timer whose run fails keeps its schedule: the next run's job is
+// created at the first failure, and the failing one only retries its own
+// run. For a timer start event and a non-interrupting boundary timer.
+func TestFailingCycleTimerKeepsSchedule(t *testing.T) {
+	startTimer := enginetest.Process("p", `
+    <startEvent id="start">
+      <timerEventDefinition><timeCycle>R3/PT1H</timeCycle></timerEventDefinition>
+    </startEvent>
+    <sequenceFlow id="f1" sourceRef="start" targetRef="work" />
+    <serviceTask id="work" camunda:class="fail" />
+    <sequenceFlow id="f2" sourceRef="work" targetRef="end" />
+    <endEvent id="end" />`)
+	boundary := enginetest.Process("p", `
+    <startEvent id="start" />
+    <sequenceFlow id="f1" sourceRef="start" targetRef="review" />
+    <userTask id="review" />
+    <boundaryEvent id="remind" attachedToRef="review" cancelActivity="false">
+      <timerEventDefinition><timeCycle>R3/PT1H</timeCycle></timerEventDefinition>
+    </boundaryEvent>
+    <sequenceFlow id="f2" sourceRef="remind" targetRef="work" />
+    <serviceTask id="work" camunda:class="fail" />
+    <sequenceFlow id="f3" sourceRef="work" targetRef="end" />
+    <endEvent id="end" />
+    <sequenceFlow id="f4" sourceRef="review" targetRef="done" />
+    <endEvent id="done" />`)
+	for _, tc := range []struct{ name, xml string }{{"timer start", startTimer}, {"non-interrupting boundary", boundary}} {
+		t.Run(tc.name, func(t *testing.T) {
+			eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+				failingDelegate(e)
+				d := e.deploy("p", tc.xml)
+				if tc.name != "timer start" {
+					e.start("p", nil)
+				}
+				scope := bpmnlite.JobQuery{ProcessDefinitionID: d.Definitions[0].ID}
+				js, err := e.eng.Jobs(e.ctx, scope)
+				if err != nil || len(js) != 1 {
+					t.Fatalf("jobs %v, %v; want the timer", js, err)
+				}
+				timer := js[0]
+				e.clock.Add(time.Hour)
+				e.failJob(timer.ID)
+				e.failJob(timer.ID) // a second failure creates no other run
+				js, err = e.eng.Jobs(e.ctx, scope)
+				if err != nil || len(js) != 2 {
+					t.Fatalf("jobs %s, %v; want the failed run and the next one", accJobList(js), err)
+				}
+				var next *bpmnlite.Job
+				for _, j := range js {
+					if j.ID != timer.ID {
+						next = j
+					}
+				}
+				if want := timer.DueDate.Add(time.Hour); next.DueDate == nil || !next.DueDate.Equal(want) || next.ExceptionMessage != "" || next.Repeat == "" {
+					t.Fatalf("next run due %v, message %q, repeat %q; want due %v", next.DueDate, next.ExceptionMessage, next.Repeat, want)
+				}
+			})
+		})
+	}
+}
+
+// SetJobRepeat changes a cycle from the job's next run on, with the repeat
+// count it names.
+func TestSetJobRepeat(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		runs := 0
+		e.eng.RegisterDelegate("count", bpmnlite.DelegateFunc(func(context.Context, *bpmnlite.Execution) error {
+			runs++
+			return nil
+		}))
+		d := e.deploy("p", enginetest.Process("p", `
+    <startEvent id="start">
+      <timerEventDefinition><timeCycle>R2/PT1H</timeCycle></timerEventDefinition>
+    </startEvent>
+    <sequenceFlow id="f1" sourceRef="start" targetRef="work" />
+    <serviceTask id="work" camunda:class="count" />
+    <sequenceFlow id="f2" sourceRef="work" targetRef="end" />
+    <endEvent id="end" />`))
+		scope := bpmnlite.JobQuery{ProcessDefinitionID: d.Definitions[0].ID}
+		js, _ := e.eng.Jobs(e.ctx, scope)
+		if len(js) != 1 {
+			t.Fatalf("%d jobs, want the timer", len(js))
+		}
+		if err := e.eng.SetJobRepeat(e.ctx, js[0].ID, "R3/PT10M"); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.eng.SetJobRepeat(e.ctx, js[0].ID, "R3/PT1X"); err == nil {
+			t.Fatal("a malformed cycle was accepted")
+		}
+		due := *js[0].DueDate
+		e.clock.Set(due)
+		for i := 0; i < 10; i++ {
+			if _, err := e.eng.ExecuteDueJobs(e.ctx, 10); err != nil {
+				t.Fatal(err)
+			}
+			e.clock.Add(10 * time.Minute)
+		}
+		if runs != 4 {
+			t.Fatalf("%d runs, want 4 (this one and three of the new cycle)", runs)
+		}
+		if js, _ := e.eng.Jobs(e.ctx, scope); len(js) != 0 {
+			t.Fatalf("%d jobs left", len(js))
+		}
+	})
+}
+
+// A priority expression naming an unknown variable: the command fails by
+// default; with PriorityFallback the job gets FallbackPriority. Other
+// expression failures still fail.
+func TestJobPriorityFallback(t *testing.T) {
+	xml := enginetest.Process("p", `
+    <startEvent id="start" />
+    <sequenceFlow id="f1" sourceRef="start" targetRef="work" />
+    <serviceTask id="work" camunda:asyncBefore="true" camunda:expression="${true}" camunda:jobPriority="${priority}" />
+    <sequenceFlow id="f2" sourceRef="work" targetRef="end" />
+    <endEvent id="end" />`)
+	t.Run("off", func(t *testing.T) {
+		eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+			e.deploy("p", xml)
+			_, err := e.eng.Start(e.ctx, bpmnlite.StartRequest{Key: "p"})
+			var ae *bpmnlite.ActivityError
+			if !errors.As(err, &ae) || ae.ActivityID != "work" {
+				t.Fatalf("start without the variable: %v, want an ActivityError at work", err)
+			}
+		})
+	})
+	t.Run("on", func(t *testing.T) {
+		eachBackend(t, bpmnlite.Config{PriorityFallback: true, FallbackPriority: 7}, func(t *testing.T, e *env) {
+			e.deploy("p", xml)
+			if j := e.oneJob(e.start("p", nil)); j.Priority != 7 {
+				t.Fatalf("priority %d, want the fallback 7", j.Priority)
+			}
+			if j := e.oneJob(e.start("p", map[string]any{"priority": 3})); j.Priority != 3 {
+				t.Fatalf("priority %d, want 3 from the variable", j.Priority)
+			}
+			if _, err := e.eng.Start(e.ctx, bpmnlite.StartRequest{Key: "p", Variables: map[string]any{"priority": "high"}}); err == nil {
+				t.Fatal("a priority that is not an integer was accepted")
+			}
+		})
+	})
+}
