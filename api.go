@@ -76,6 +76,11 @@ func (e *Engine) DeployFS(ctx context.Context, name string, fsys fs.FS, patterns
 // directly before an activity instead of at the start event.
 type StartRequest = runtime.StartRequest
 
+// StartInstruction is one path of an instance started by modification
+// (StartRequest.Instructions): the activity it starts before, and variables
+// local to the execution entering it.
+type StartInstruction = runtime.StartInstruction
+
 // Start starts a process instance and runs it to its first wait states in
 // one transaction. If anything fails, nothing is stored. It returns the
 // process instance id.

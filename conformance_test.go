@@ -401,3 +401,67 @@ func TestJobPriorityFallback(t *testing.T) {
 		})
 	})
 }
+
+// Process instance modification: start before several activities in one
+// call, each path with its own local variables, which a job priority
+// expression on that activity sees; an activity inside an embedded
+// subprocess gets its scope, and the instance completes through it.
+func TestStartBeforeSeveralActivities(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deploy("p", enginetest.Process("p", `
+    <startEvent id="start" />
+    <sequenceFlow id="f1" sourceRef="start" targetRef="fork" />
+    <parallelGateway id="fork" />
+    <sequenceFlow id="f2" sourceRef="fork" targetRef="a" />
+    <sequenceFlow id="f3" sourceRef="fork" targetRef="sub" />
+    <serviceTask id="a" camunda:asyncBefore="true" camunda:expression="${true}" camunda:jobPriority="${prio}" />
+    <sequenceFlow id="f4" sourceRef="a" targetRef="join" />
+    <subProcess id="sub">
+      <startEvent id="subStart" />
+      <sequenceFlow id="s1" sourceRef="subStart" targetRef="b" />
+      <serviceTask id="b" camunda:asyncBefore="true" camunda:expression="${true}" camunda:jobPriority="${prio}" />
+      <sequenceFlow id="s2" sourceRef="b" targetRef="review" />
+      <userTask id="review" />
+      <sequenceFlow id="s3" sourceRef="review" targetRef="subEnd" />
+      <endEvent id="subEnd" />
+    </subProcess>
+    <sequenceFlow id="f5" sourceRef="sub" targetRef="join" />
+    <parallelGateway id="join" />
+    <sequenceFlow id="f6" sourceRef="join" targetRef="end" />
+    <endEvent id="end" />`))
+		pi, err := e.eng.Start(e.ctx, bpmnlite.StartRequest{Key: "p", Instructions: []bpmnlite.StartInstruction{
+			{ActivityID: "a", Variables: map[string]any{"prio": 10}},
+			{ActivityID: "b", Variables: map[string]any{"prio": 5}},
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		prios := map[string]int64{}
+		for _, j := range e.jobs(pi) {
+			prios[j.ActivityID] = j.Priority
+			vars, err := e.eng.Variables(e.ctx, j.ExecutionID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := prios[j.ActivityID]; vars["prio"] != want && vars["prio"] != int(want) {
+				t.Errorf("execution of %s sees prio %v, want %d", j.ActivityID, vars["prio"], want)
+			}
+		}
+		if prios["a"] != 10 || prios["b"] != 5 || len(prios) != 2 {
+			t.Fatalf("job priorities %v, want a=10 b=5", prios)
+		}
+		if root, err := e.eng.Variables(e.ctx, pi); err != nil || root["prio"] != nil {
+			t.Fatalf("instance variables %v (%v): the paths' variables must stay local", root, err)
+		}
+		if e.drain(10) != 2 {
+			t.Fatal("the two jobs did not run")
+		}
+		e.complete(pi, "review", nil)
+		if got := e.state(pi); got != bpmnlite.StateCompleted {
+			t.Fatalf("instance state %s, want completed through the subprocess and the join", got)
+		}
+		if _, err := e.eng.Start(e.ctx, bpmnlite.StartRequest{Key: "p", Instructions: []bpmnlite.StartInstruction{{ActivityID: "nope"}}}); !errors.Is(err, bpmnlite.ErrNotFound) {
+			t.Fatalf("start before an unknown activity: %v, want ErrNotFound", err)
+		}
+	})
+}

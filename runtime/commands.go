@@ -44,6 +44,19 @@ type StartRequest struct {
 	// StartBefore starts the instance directly before this activity, skipping
 	// the start event (process instance modification).
 	StartBefore string
+	// Instructions start the instance directly before each of several
+	// activities (Camunda's startBeforeActivity, given several times), each
+	// path with variables local to the execution entering its activity.
+	// Used instead of StartBefore.
+	Instructions []StartInstruction
+}
+
+// StartInstruction is one path of a process instance started by
+// modification: the activity it starts before, inside embedded subprocesses
+// too, and variables local to the execution that enters it.
+type StartInstruction struct {
+	ActivityID string
+	Variables  map[string]any
 }
 
 // Start starts a process instance and runs it to its first wait states, all
@@ -65,16 +78,34 @@ func (e *Engine) Start(ctx context.Context, t persistence.Tx, req StartRequest) 
 		if err != nil {
 			return err
 		}
-		start := initialActivity(def)
-		if req.StartBefore != "" {
-			start = def.Process.Activity(req.StartBefore)
-			if start == nil {
-				return fmt.Errorf("start before %q: no such activity in process %q: %w", req.StartBefore, def.Key, persistence.ErrNotFound)
+		instructions := req.Instructions
+		switch {
+		case req.StartBefore != "" && len(instructions) > 0:
+			return errors.New("start: give StartBefore or Instructions, not both")
+		case req.StartBefore != "":
+			instructions = []StartInstruction{{ActivityID: req.StartBefore}}
+		case len(instructions) == 0:
+			in, err := c.startInstance(def, req.BusinessKey, "", req.Variables, initialActivity(def))
+			if err != nil {
+				return err
+			}
+			id = in.root.ID
+			return nil
+		}
+		targets := make([]*bpmn.Activity, len(instructions))
+		for i, ins := range instructions {
+			if targets[i] = def.Process.Activity(ins.ActivityID); targets[i] == nil {
+				return fmt.Errorf("start before %q: no such activity in process %q: %w", ins.ActivityID, def.Key, persistence.ErrNotFound)
 			}
 		}
-		in, err := c.startInstance(def, req.BusinessKey, "", req.Variables, start)
+		in, err := c.createInstance(def, req.BusinessKey, "", req.Variables, targets[0].ID)
 		if err != nil {
 			return err
+		}
+		for i, ins := range instructions {
+			if err := c.startBefore(in, targets[i], ins.Variables); err != nil {
+				return err
+			}
 		}
 		id = in.root.ID
 		return nil

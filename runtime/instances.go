@@ -12,18 +12,13 @@ import (
 // startInstance creates a process instance of def and schedules its first
 // token at start (a start event, or any activity for a start before it).
 func (c *command) startInstance(def *Definition, businessKey, superExecutionID string, vars map[string]any, start *bpmn.Activity) (*instance, error) {
-	if def.Suspension == persistence.Suspended {
-		return nil, fmt.Errorf("process definition %s is suspended: %w", def.ID, ErrSuspended)
-	}
 	if start == nil {
 		return nil, fmt.Errorf("process %q has no none start event; start it by message, timer or before an activity", def.Key)
 	}
-	in := c.newInstance(def, businessKey, superExecutionID)
-	c.historyInstanceStart(in, start.ID)
-	if err := in.root.setVariables(vars, true); err != nil {
+	in, err := c.createInstance(def, businessKey, superExecutionID, vars, start.ID)
+	if err != nil {
 		return nil, err
 	}
-	c.e.log.Debug("process instance started", "instance", in.root.ID, "definition", def.ID, "businessKey", businessKey)
 	token := c.newChild(in.root)
 	if start.Kind != bpmn.StartEvent || start.Parent != nil {
 		// Starting before an activity skips the process start: no start
@@ -32,6 +27,51 @@ func (c *command) startInstance(def *Definition, businessKey, superExecutionID s
 	}
 	c.push(func() error { return c.enter(token, start, false) })
 	return in, nil
+}
+
+// createInstance creates a process instance of def with its variables,
+// without any path yet; startActivity is recorded in history.
+func (c *command) createInstance(def *Definition, businessKey, superExecutionID string, vars map[string]any, startActivity string) (*instance, error) {
+	if def.Suspension == persistence.Suspended {
+		return nil, fmt.Errorf("process definition %s is suspended: %w", def.ID, ErrSuspended)
+	}
+	in := c.newInstance(def, businessKey, superExecutionID)
+	c.historyInstanceStart(in, startActivity)
+	if err := in.root.setVariables(vars, true); err != nil {
+		return nil, err
+	}
+	c.e.log.Debug("process instance started", "instance", in.root.ID, "definition", def.ID, "businessKey", businessKey)
+	return in, nil
+}
+
+// startBefore starts a path of in directly before activity a (process
+// instance modification): the embedded subprocesses around a are entered
+// without their start events, and vars are local to the execution that
+// enters a (a job priority expression on a sees them).
+func (c *command) startBefore(in *instance, a *bpmn.Activity, vars map[string]any) error {
+	var scopes []*bpmn.Activity
+	for p := a.Parent; p != nil; p = p.Parent {
+		if p.MultiInstance != nil {
+			return fmt.Errorf("start before %s: it lies inside the multi-instance %s; start before that instead", a, p)
+		}
+		scopes = append(scopes, p)
+	}
+	in.started = true // no process start event, no process start listeners
+	parent := in.root
+	for i := len(scopes) - 1; i >= 0; i-- {
+		scope := c.newChild(parent)
+		scope.ActivityID, scope.IsScope, scope.IsActive = scopes[i].ID, true, false
+		if err := c.startActivity(scope, scopes[i]); err != nil {
+			return err
+		}
+		parent = scope
+	}
+	token := c.newChild(parent)
+	if err := token.setVariables(vars, true); err != nil {
+		return err
+	}
+	c.push(func() error { return c.enter(token, a, false) })
+	return nil
 }
 
 // endInstance ends a process instance whose paths have all completed,
