@@ -80,14 +80,30 @@ func (e *env) accInstances(key string) []*bpmnlite.HistoricProcessInstance {
 }
 
 // accWaitingAt asserts the activity-instance-tree equivalent of a single
-// transition instance: pi has exactly one path, at activity, not active
-// (waiting in its job), and exactly one job, at that activity.
+// transition instance: pi has exactly one path, on the innermost execution
+// of a chain without concurrency (the process instance, or the scope
+// execution of the subprocess around activity), waiting at activity in its
+// job, and exactly one job, at that activity.
 func (e *env) accWaitingAt(pi, activity string) *bpmnlite.Job {
 	e.t.Helper()
 	all := e.executions(pi, "")
 	at := e.executions(pi, activity)
-	if len(all) != 2 || len(at) != 1 || at[0].IsActive {
-		e.t.Fatalf("want the root and one waiting execution at %s, got %s", activity, accExecList(all))
+	children := map[string]int{}
+	for _, x := range all {
+		if x.IsConcurrent {
+			e.t.Fatalf("want no concurrency, got %s", accExecList(all))
+		}
+		children[x.ParentID]++
+	}
+	if len(at) != 1 || at[0].IsActive || children[at[0].ID] != 0 || children[""] != 1 {
+		e.t.Fatalf("want one chain of executions waiting at %s, got %s", activity, accExecList(all))
+	}
+	for id := at[0].ParentID; id != ""; {
+		if children[id] != 1 {
+			e.t.Fatalf("want one chain of executions waiting at %s, got %s", activity, accExecList(all))
+		}
+		p := e.execByID(all, id)
+		id = p.ParentID
 	}
 	j := e.accOneJob(pi)
 	if j.ActivityID != activity || j.ExecutionID != at[0].ID {
@@ -102,6 +118,17 @@ func accJobList(js []*bpmnlite.Job) string {
 		s = append(s, fmt.Sprintf("%s@%s/%s(priority %d, retries %d)", j.Type, j.ActivityID, j.HandlerType, j.Priority, j.Retries))
 	}
 	return strings.Join(s, ", ")
+}
+
+func (e *env) execByID(xs []*bpmnlite.ExecutionRow, id string) *bpmnlite.ExecutionRow {
+	e.t.Helper()
+	for _, x := range xs {
+		if x.ID == id {
+			return x
+		}
+	}
+	e.t.Fatalf("execution %s not found", id)
+	return nil
 }
 
 func accExecList(xs []*bpmnlite.ExecutionRow) string {
@@ -211,15 +238,22 @@ func TestS02_MultiInstanceAsync(t *testing.T) {
 				}
 				if tc.jobsAfterStart == 5 {
 					// The tree: scope service#multiInstanceBody holding 5
-					// transition instances of service.
-					bodies := e.executions(pi, "service#multiInstanceBody")
+					// transition instances of service. The process
+					// instance waits at the body; the body's scope
+					// execution holds 5 concurrent inner instances.
+					var bodies []*bpmnlite.ExecutionRow
+					for _, x := range e.executions(pi, "service#multiInstanceBody") {
+						if x.ParentID == pi && x.IsScope {
+							bodies = append(bodies, x)
+						}
+					}
 					inner := e.executions(pi, "service")
-					if len(bodies) != 1 || len(inner) != 5 {
-						t.Fatalf("%d bodies and %d inner executions, want 1 and 5", len(bodies), len(inner))
+					if len(bodies) != 1 || len(inner) != 5 || len(e.executions(pi, "")) != 7 {
+						t.Fatalf("%d body scopes and %d inner executions of %d, want 1 and 5 of 7", len(bodies), len(inner), len(e.executions(pi, "")))
 					}
 					for _, x := range inner {
-						if x.ParentID != bodies[0].ID || x.IsActive {
-							t.Errorf("inner execution %s: parent %s active %v; want a waiting child of the body", x.ID, x.ParentID, x.IsActive)
+						if x.ParentID != bodies[0].ID || x.IsActive || !x.IsConcurrent {
+							t.Errorf("inner execution %s: parent %s active %v; want a waiting concurrent child of the body", x.ID, x.ParentID, x.IsActive)
 						}
 					}
 				}

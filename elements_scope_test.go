@@ -21,9 +21,13 @@ func TestElementNestedSubprocesses(t *testing.T) {
 			`</subProcess><userTask id="after"/>`, xmlChain("start", "outer", "after"))))
 		pi := e.start("p", nil)
 		wantEq(t, "path", e.path(pi), "start,outer,outerStart,inner,innerStart,work")
-		outer, inner, work := e.execAt(pi, "outer"), e.execAt(pi, "inner"), e.execAt(pi, "work")
-		if inner.ParentID != outer.ID || work.ParentID != inner.ID || outer.ParentID != pi || !outer.IsScope || !inner.IsScope {
-			t.Errorf("execution tree: outer %+v, inner %+v, work %+v", outer, inner, work)
+		// The process instance waits at outer; outer's scope execution
+		// waits at inner; inner's scope execution runs work.
+		atOuter, outer, inner := e.execAt(pi, "outer"), e.scopeOf(pi, "outer"), e.scopeOf(pi, "inner")
+		work := e.execAt(pi, "work")
+		if atOuter.ID != pi || outer.ParentID != pi || outer.ActivityID != "inner" || inner.ParentID != outer.ID || work.ID != inner.ID ||
+			len(e.executions(pi, "")) != 3 {
+			t.Errorf("execution tree: at outer %+v, outer %+v, inner %+v", atOuter, outer, inner)
 		}
 
 		// A local variable of the outer subprocess is seen inside, not outside.
@@ -195,7 +199,7 @@ func TestElementMultiInstanceParallel(t *testing.T) {
 			<userTask id="after"/>`, xmlChain("start", "review", "after"))))
 		pi := e.start("p", nil)
 		wantEq(t, "tasks", e.taskKeys(pi), "review,review,review")
-		body := e.execAt(pi, "review#multiInstanceBody")
+		body := e.scopeOf(pi, "review#multiInstanceBody")
 		inner := e.executions(pi, "review")
 		wantEq(t, "inner executions", len(inner), 3)
 		for _, x := range inner {
@@ -308,7 +312,7 @@ func TestElementMultiInstanceCompletionCondition(t *testing.T) {
 			}
 		}
 		wantEq(t, "canceled votes", canceled, 2)
-		wantEq(t, "executions", len(e.executions(pi, "")), 2)
+		wantEq(t, "executions", len(e.executions(pi, "")), 1) // the instance, at after
 	})
 }
 
@@ -362,7 +366,7 @@ func TestElementMultiInstanceAsync(t *testing.T) {
 			}
 		}
 		wantEq(t, "tasks before the jobs", e.taskKeys(pi), "")
-		wantEq(t, "body entered", len(e.executions(pi, "onInner#multiInstanceBody")), 1)
+		wantEq(t, "body entered", len(e.executions(pi, "onInner#multiInstanceBody")), 2) // the instance waiting at the body, the body's scope
 		e.drain(10)
 		wantEq(t, "tasks", e.taskKeys(pi), "onInner,onInner,onInner")
 		// The job definitions tell body and inner jobs apart.

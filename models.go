@@ -83,8 +83,10 @@ type ProcessDefinition struct {
 	VersionTag   string
 }
 
-// ExecutionRow is a process instance (the root execution, with no
-// activity) or a path inside one.
+// ExecutionRow is a process instance (the root execution, which runs the
+// instance's path itself while there is no concurrency), a concurrent path
+// (IsConcurrent), or the scope execution of an embedded subprocess or a
+// multi-instance body (IsScope).
 type ExecutionRow struct {
 	ID                  string
 	Rev                 int
@@ -102,6 +104,9 @@ type ExecutionRow struct {
 	Suspension          int
 	TransitionID        string
 	StartTime           time.Time
+	// RootProcessInstanceID is the top of the instance's call hierarchy
+	// (itself unless a call activity started it); on the process instance only.
+	RootProcessInstanceID string
 }
 
 // Task is an open user task.
@@ -153,6 +158,8 @@ type Job struct {
 	// FailedActivityID is the activity where the last failure happened: not
 	// the job's own when the job ran several activities in its transaction.
 	FailedActivityID string
+	// RootProcessInstanceID is the top of the job's call hierarchy.
+	RootProcessInstanceID string
 }
 
 // JobDefinition describes the jobs one activity creates (an asynchronous

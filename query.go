@@ -35,8 +35,9 @@ type ExecutionQuery struct {
 	ID, ProcessInstanceID, ActivityID, ProcessDefinitionID string
 }
 
-// Executions lists executions: the process instances (root executions,
-// with no activity) and the paths inside them (at ActivityID).
+// Executions lists executions: the process instances (which run their path
+// themselves while it has no concurrency), their concurrent paths and the
+// scope executions of subprocesses and multi-instance bodies.
 func (e *Engine) Executions(ctx context.Context, q ExecutionQuery) ([]*ExecutionRow, error) {
 	rows, err := persistence.List(ctx, e.db, persistence.ExecutionFilter(q).Query())
 	return copies(rows, func(r persistence.Execution) ExecutionRow { return ExecutionRow(r) }), err

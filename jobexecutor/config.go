@@ -41,6 +41,12 @@ type Config struct {
 	// DeploymentAware acquires only jobs of deployments registered with the
 	// engines this executor serves (and jobs without a deployment).
 	DeploymentAware bool
+	// AcquireExclusiveOverProcessHierarchies treats a process instance and
+	// the instances its call activities start (at any depth) as one
+	// instance for exclusive jobs: they are not acquired while another
+	// exclusive job of the hierarchy is locked, and those acquired together
+	// run one after another in one batch. Off by default, as in Camunda.
+	AcquireExclusiveOverProcessHierarchies bool
 	// Acquisition order, combined in this precedence: priority (highest
 	// first), timers before other jobs, due date (earliest first).
 	AcquireByPriority bool

@@ -332,7 +332,7 @@ func (x *Executor) enqueue(rt Engine, jobs []runtime.AcquiredJob) {
 	if closed {
 		rejected = jobs
 	} else {
-		for _, b := range batches(rt, jobs, x.cfg.Clock()) {
+		for _, b := range batches(rt, jobs, x.cfg.Clock(), x.cfg.AcquireExclusiveOverProcessHierarchies) {
 			select {
 			case x.queue <- b:
 			default:
@@ -364,6 +364,8 @@ func (x *Executor) acquireParams(rt Engine, limit int) persistence.AcquireParams
 		ByDueDate:    x.cfg.AcquireByDueDate,
 		PriorityMin:  x.cfg.PriorityMin,
 		PriorityMax:  x.cfg.PriorityMax,
+
+		ExclusiveOverHierarchies: x.cfg.AcquireExclusiveOverProcessHierarchies,
 	}
 	if x.cfg.DeploymentAware {
 		params.DeploymentIDs = rt.RegisteredDeployments()
@@ -371,19 +373,24 @@ func (x *Executor) acquireParams(rt Engine, limit int) persistence.AcquireParams
 	return params
 }
 
-// batches groups the exclusive jobs of each process instance into one batch
-// (run one after another by one worker); other jobs run alone.
-func batches(rt Engine, jobs []runtime.AcquiredJob, now time.Time) []*batch {
+// batches groups the exclusive jobs of each process instance (or, across
+// hierarchies, of each root instance) into one batch (run one after another
+// by one worker); other jobs run alone.
+func batches(rt Engine, jobs []runtime.AcquiredJob, now time.Time, byRoot bool) []*batch {
 	var out []*batch
 	byInstance := make(map[string]*batch)
 	for _, j := range jobs {
-		if j.Exclusive && j.ProcessInstanceID != "" {
-			if b := byInstance[j.ProcessInstanceID]; b != nil {
+		unit := j.ProcessInstanceID
+		if byRoot && j.RootProcessInstanceID != "" {
+			unit = j.RootProcessInstanceID
+		}
+		if j.Exclusive && unit != "" {
+			if b := byInstance[unit]; b != nil {
 				b.jobs = append(b.jobs, j)
 				continue
 			}
 			b := &batch{rt: rt, jobs: []runtime.AcquiredJob{j}, acquired: now}
-			byInstance[j.ProcessInstanceID] = b
+			byInstance[unit] = b
 			out = append(out, b)
 			continue
 		}
@@ -550,7 +557,7 @@ func (x *Executor) count(rt Engine, j runtime.AcquiredJob, err error, d time.Dur
 	case err == nil:
 		x.cfg.Metrics.Executed(d)
 		x.log.Debug("job done", "job", j.ID, "duration", d)
-	case errors.Is(err, persistence.ErrOptimisticLock):
+	case persistence.IsConflict(err):
 		x.cfg.Metrics.Conflict()
 		x.log.Debug("job conflicted; released for a retry", "job", j.ID, "error", err)
 	case notStored(err):

@@ -35,8 +35,14 @@ type AcquireParams struct {
 	PriorityMin, PriorityMax *int64
 	// DeploymentIDs makes acquisition deployment-aware: only jobs of these
 	// deployments, or of none, are acquired. nil: any deployment.
-	DeploymentIDs []string // LogLocked writes a "locked" job log entry per job acquired (history).
-	LogLocked     bool
+	DeploymentIDs []string
+	// LogLocked writes a "locked" job log entry per job acquired (history).
+	LogLocked bool
+	// ExclusiveOverHierarchies treats a root process instance and the
+	// instances its call activities started as one instance for exclusive
+	// jobs: none is acquired while an exclusive job of the same hierarchy
+	// is locked.
+	ExclusiveOverHierarchies bool
 }
 
 func (p AcquireParams) validate() error {
@@ -204,7 +210,7 @@ type acquireKey struct {
 	dialect                         *sqlDialect
 	byPriority, preferTimers, byDue bool
 	hasMin, hasMax, deploymentAware bool
-	logLocked                       bool
+	logLocked, byHierarchy          bool
 	deployments                     int // bound one by one without arrays
 	limit                           int // for a literal limit
 }
@@ -223,7 +229,7 @@ func acquireStatement(d *sqlDialect, p AcquireParams) (string, []any) {
 	key := acquireKey{
 		dialect: d, byPriority: p.ByPriority, preferTimers: p.PreferTimers, byDue: p.ByDueDate,
 		hasMin: p.PriorityMin != nil, hasMax: p.PriorityMax != nil, deploymentAware: p.DeploymentIDs != nil,
-		logLocked: p.LogLocked && d.writingWith,
+		logLocked: p.LogLocked && d.writingWith, byHierarchy: p.ExclusiveOverHierarchies,
 	}
 	if !d.arrays {
 		key.deployments = len(p.DeploymentIDs)
@@ -309,9 +315,16 @@ func buildAcquireStatement(k acquireKey) string {
 	// second skip the instance instead (try: it never blocks). It is nested
 	// after NOT EXISTS, which the planner does not reorder, so that only
 	// candidates that pass every other test take one.
+	// Across process hierarchies the exclusive unit is the root instance;
+	// the locked jobs the subquery reads come from the small index on
+	// locked jobs, so the root column needs no index of its own.
+	unit := "process_instance_id"
+	if k.byHierarchy {
+		unit = "root_process_instance_id"
+	}
 	filter.WriteString(" AND (NOT exclusive OR (NOT EXISTS (SELECT 1 FROM job x" +
-		" WHERE x.process_instance_id = j.process_instance_id AND x.exclusive" +
-		" AND x.lock_owner IS NOT NULL AND x.lock_expiration >= $1" + d.subqueryFence + ")" + d.instanceLock() + "))")
+		" WHERE x." + unit + " = j." + unit + " AND x.exclusive" +
+		" AND x.lock_owner IS NOT NULL AND x.lock_expiration >= $1" + d.subqueryFence + ")" + d.instanceLock(unit) + "))")
 
 	var inner, outer []string
 	if k.byPriority {

@@ -101,11 +101,12 @@ func (d *sqlDialect) limit(param string, n int) string {
 }
 
 // instanceLock is the term that takes the advisory lock of a candidate
-// job's process instance (see buildAcquireStatement), or "".
-func (d *sqlDialect) instanceLock() string {
+// job's process instance, or of its root instance (unit names the column),
+// see buildAcquireStatement; or "".
+func (d *sqlDialect) instanceLock(unit string) string {
 	if !d.instanceLocks {
 		return ""
 	}
-	return " AND (j.process_instance_id IS NULL OR pg_try_advisory_xact_lock(" +
-		strconv.Itoa(int(instanceLockClass)) + ", hashtext(j.process_instance_id)))"
+	return " AND (j." + unit + " IS NULL OR pg_try_advisory_xact_lock(" +
+		strconv.Itoa(int(instanceLockClass)) + ", hashtext(j." + unit + ")))"
 }

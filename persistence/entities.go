@@ -100,6 +100,9 @@ type Execution struct {
 	// or a flow being waited on at a join.
 	TransitionID string
 	StartTime    time.Time
+	// RootProcessInstanceID is the top of the instance's call hierarchy
+	// (itself unless a call activity started it); on the process instance only.
+	RootProcessInstanceID string
 }
 
 // Variable types stored in the Type column.
@@ -220,6 +223,9 @@ type Job struct {
 	// FailedActivityID is the activity where the last failure happened: not
 	// the job's own when the job ran several activities in its transaction.
 	FailedActivityID string
+	// RootProcessInstanceID is the top of the job's call hierarchy, for
+	// exclusive acquisition across process hierarchies.
+	RootProcessInstanceID string
 }
 
 // JobDefinition is created at deployment for each job-producing declaration

@@ -74,7 +74,7 @@ var samples = map[*persistence.Table]sample{
 			return &persistence.Execution{ID: "e1", Rev: 1, ProcessInstanceID: "pi", ParentID: "pi", ProcessDefinitionID: "p:1:x",
 				ActivityID: "task", ActivityInstanceID: "task:1", BusinessKey: "bk", SuperExecutionID: "sup",
 				IsActive: true, IsScope: true, IsConcurrent: true, IsEventScope: true, Suspension: persistence.Active,
-				TransitionID: "flow1", StartTime: at(2, 999999)}
+				TransitionID: "flow1", StartTime: at(2, 999999), RootProcessInstanceID: "root"}
 		},
 		sparse: func() persistence.Entity {
 			return &persistence.Execution{ID: "e2", ProcessInstanceID: "e2", ProcessDefinitionID: "p:1:x", StartTime: at(2, 0)}
@@ -84,7 +84,7 @@ var samples = map[*persistence.Table]sample{
 			x.ProcessInstanceID, x.ParentID, x.ProcessDefinitionID, x.ActivityID = "pi2", "", "p:2:x", "other"
 			x.ActivityInstanceID, x.BusinessKey, x.SuperExecutionID = "other:1", "bk2", ""
 			x.IsActive, x.IsScope, x.IsConcurrent, x.IsEventScope = false, false, false, false
-			x.Suspension, x.TransitionID, x.StartTime = persistence.Suspended, "", at(3, 1)
+			x.Suspension, x.TransitionID, x.StartTime, x.RootProcessInstanceID = persistence.Suspended, "", at(3, 1), "root2"
 		},
 	},
 	persistence.VariableTable: {
@@ -159,7 +159,8 @@ var samples = map[*persistence.Table]sample{
 				ProcessDefinitionKey: "p", JobDefinitionID: "jd1", DeploymentID: "d1", ActivityID: "timer", Retries: 3,
 				ExceptionMessage: "failed", ExceptionStack: "at x", DueDate: ptr(at(13, 2)), Repeat: "R2/PT1M",
 				HandlerType: persistence.HandlerTimerCatch, HandlerConfig: "cfg", Priority: -(1 << 40),
-				Suspension: persistence.Active, CreateTime: at(12, 0), FailedAttempts: 2, FailedActivityID: "after"}
+				Suspension: persistence.Active, CreateTime: at(12, 0), FailedAttempts: 2, FailedActivityID: "after",
+				RootProcessInstanceID: "root"}
 		},
 		sparse: func() persistence.Entity {
 			return &persistence.Job{ID: "j2", Type: persistence.JobMessage, HandlerType: persistence.HandlerAsyncBefore,
@@ -173,6 +174,7 @@ var samples = map[*persistence.Table]sample{
 			x.ExceptionMessage, x.ExceptionStack, x.DueDate, x.Repeat = "", "", nil, ""
 			x.HandlerType, x.HandlerConfig, x.Priority = persistence.HandlerAsyncAfter, "", 9
 			x.Suspension, x.CreateTime, x.FailedAttempts, x.FailedActivityID = persistence.Suspended, at(14, 4), 0, ""
+			x.RootProcessInstanceID = ""
 		},
 	},
 	persistence.IncidentTable: {

@@ -194,6 +194,30 @@ func DeleteIncidentsOfInstance(processInstanceID string) Write {
 	return newWrite("DELETE FROM incident WHERE process_instance_id = $1", processInstanceID)
 }
 
+// MovePath hands what a path owns from one execution of a process instance
+// to another (the execution tree's expansion and compaction): its jobs,
+// tasks, external tasks, event subscriptions, incidents and the instances
+// its call activity started. Variables are moved by MoveVariables.
+func MovePath(processInstanceID, from, to string) []Write {
+	return []Write{
+		newWrite("UPDATE job SET execution_id = $1 WHERE execution_id = $2", to, from),
+		newWrite("UPDATE task SET execution_id = $1 WHERE execution_id = $2", to, from),
+		newWrite("UPDATE external_task SET execution_id = $1 WHERE execution_id = $2", to, from),
+		newWrite("UPDATE event_subscription SET execution_id = $1 WHERE execution_id = $2", to, from),
+		newWrite("UPDATE incident SET execution_id = $1 WHERE process_instance_id = $2 AND execution_id = $3", to, processInstanceID, from),
+		newWrite("UPDATE execution SET super_execution_id = $1 WHERE super_execution_id = $2", to, from),
+	}
+}
+
+// MoveVariables moves an execution's local variables to another execution,
+// replacing the ones of the same name there.
+func MoveVariables(from, to string) []Write {
+	return []Write{
+		newWrite("DELETE FROM variable WHERE execution_id = $1 AND name IN (SELECT name FROM variable WHERE execution_id = $2)", to, from),
+		newWrite("UPDATE variable SET execution_id = $1 WHERE execution_id = $2", to, from),
+	}
+}
+
 // DeleteVariablesOfExecution deletes the local variables of an execution.
 func DeleteVariablesOfExecution(executionID string) Write {
 	return newWrite("DELETE FROM variable WHERE execution_id = $1", executionID)

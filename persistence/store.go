@@ -32,6 +32,13 @@ var (
 	ErrCorrupt = errors.New("database file is damaged")
 )
 
+// IsConflict reports whether err is a concurrency conflict: an
+// optimistic-lock failure, or a deadlock or serialization failure the
+// database aborted. The work can simply run again; a job spends no retry.
+func IsConflict(err error) bool {
+	return errors.Is(err, ErrOptimisticLock) || errors.Is(err, ErrSerialization)
+}
+
 // Dialect names a backend.
 type Dialect string
 

@@ -48,7 +48,8 @@ var (
 		func() Entity { return new(Execution) },
 		"id", "rev", "process_instance_id", "parent_id", "process_definition_id", "activity_id",
 		"activity_instance_id", "business_key", "super_execution_id", "is_active", "is_scope",
-		"is_concurrent", "is_event_scope", "suspension", "transition_id", "start_time")
+		"is_concurrent", "is_event_scope", "suspension", "transition_id", "start_time",
+		"root_process_instance_id")
 	// VariableTable: the value columns are suffixed _value because text,
 	// long, double and time are type names in SQL.
 	VariableTable = newTable("variable", "Variable", orderRuntime, false,
@@ -76,7 +77,7 @@ var (
 		"process_instance_id", "process_definition_id", "process_definition_key",
 		"job_definition_id", "deployment_id", "activity_id", "retries", "exception_message",
 		"exception_stack", "due_date", "repeat", "handler_type", "handler_config", "priority",
-		"suspension", "create_time", "failed_attempts", "failed_activity_id")
+		"suspension", "create_time", "failed_attempts", "failed_activity_id", "root_process_instance_id")
 	IncidentTable = newTable("incident", "Incident", orderRuntime, false,
 		func() Entity { return new(Incident) },
 		"id", "rev", "type", "timestamp", "message", "execution_id", "activity_id",
@@ -235,13 +236,15 @@ func (e *Execution) Values() []any {
 	return []any{e.ID, e.Rev, nullStr(e.ProcessInstanceID), nullStr(e.ParentID),
 		nullStr(e.ProcessDefinitionID), nullStr(e.ActivityID), nullStr(e.ActivityInstanceID),
 		nullStr(e.BusinessKey), nullStr(e.SuperExecutionID), e.IsActive, e.IsScope,
-		e.IsConcurrent, e.IsEventScope, e.Suspension, nullStr(e.TransitionID), e.StartTime}
+		e.IsConcurrent, e.IsEventScope, e.Suspension, nullStr(e.TransitionID), e.StartTime,
+		nullStr(e.RootProcessInstanceID)}
 }
 func (e *Execution) Targets() []any {
 	return []any{&e.ID, &e.Rev, &e.ProcessInstanceID, &e.ParentID,
 		&e.ProcessDefinitionID, &e.ActivityID, &e.ActivityInstanceID,
 		&e.BusinessKey, &e.SuperExecutionID, &e.IsActive, &e.IsScope,
-		&e.IsConcurrent, &e.IsEventScope, &e.Suspension, &e.TransitionID, &e.StartTime}
+		&e.IsConcurrent, &e.IsEventScope, &e.Suspension, &e.TransitionID, &e.StartTime,
+		&e.RootProcessInstanceID}
 }
 
 // Variable
@@ -330,7 +333,7 @@ func (e *Job) Values() []any {
 		nullStr(e.ProcessDefinitionKey), nullStr(e.JobDefinitionID), nullStr(e.DeploymentID),
 		nullStr(e.ActivityID), e.Retries, nullStr(e.ExceptionMessage), nullStr(e.ExceptionStack),
 		e.DueDate, nullStr(e.Repeat), nullStr(e.HandlerType), nullStr(e.HandlerConfig), e.Priority,
-		e.Suspension, e.CreateTime, e.FailedAttempts, nullStr(e.FailedActivityID)}
+		e.Suspension, e.CreateTime, e.FailedAttempts, nullStr(e.FailedActivityID), nullStr(e.RootProcessInstanceID)}
 }
 func (e *Job) Targets() []any {
 	return []any{&e.ID, &e.Rev, &e.Type, &e.LockOwner, &e.LockExpiration, &e.Exclusive,
@@ -338,7 +341,7 @@ func (e *Job) Targets() []any {
 		&e.ProcessDefinitionKey, &e.JobDefinitionID, &e.DeploymentID,
 		&e.ActivityID, &e.Retries, &e.ExceptionMessage, &e.ExceptionStack,
 		&e.DueDate, &e.Repeat, &e.HandlerType, &e.HandlerConfig, &e.Priority,
-		&e.Suspension, &e.CreateTime, &e.FailedAttempts, &e.FailedActivityID}
+		&e.Suspension, &e.CreateTime, &e.FailedAttempts, &e.FailedActivityID, &e.RootProcessInstanceID}
 }
 
 // Incident

@@ -139,6 +139,7 @@ type instance struct {
 	// vars by execution id; loaded lazily for instances read from the database.
 	vars       map[string]map[string]*persistence.Variable
 	varsLoaded bool
+	movedVars  [][2]string                          // from, to: compactions of this command before the variables were loaded
 	started    bool                                 // process start listeners have run
 	lastEnd    string                               // the end event that ended the last path, for history
 	history    *persistence.HistoricProcessInstance // inserted by this command
@@ -151,6 +152,9 @@ type execution struct {
 	parent   *execution
 	children []*execution
 	removed  bool
+	// replacedBy is the scope execution that took over this path when it
+	// was compacted: operations already on the agenda continue there.
+	replacedBy *execution
 }
 
 func (x *execution) String() string {
@@ -252,16 +256,23 @@ func (c *command) newInstance(def *Definition, businessKey, superExecutionID str
 	now := c.cc.Now().UTC()
 	id := newID()
 	root := &persistence.Execution{
-		ID:                  id,
-		Rev:                 1,
-		ProcessInstanceID:   id,
-		ProcessDefinitionID: def.ID,
-		BusinessKey:         businessKey,
-		SuperExecutionID:    superExecutionID,
-		IsActive:            true,
-		IsScope:             true,
-		Suspension:          persistence.Active,
-		StartTime:           now,
+		ID:                    id,
+		Rev:                   1,
+		ProcessInstanceID:     id,
+		ProcessDefinitionID:   def.ID,
+		BusinessKey:           businessKey,
+		SuperExecutionID:      superExecutionID,
+		IsActive:              true,
+		IsScope:               true,
+		Suspension:            persistence.Active,
+		StartTime:             now,
+		RootProcessInstanceID: id,
+	}
+	if superExecutionID != "" {
+		// The caller is loaded: its call activity is starting this instance.
+		if super, err := c.execution(superExecutionID); err == nil {
+			root.RootProcessInstanceID = super.inst.rootID()
+		}
 	}
 	c.cc.Insert(root)
 	in := &instance{c: c, def: def, execs: map[string]*execution{}, vars: map[string]map[string]*persistence.Variable{}, varsLoaded: true}
@@ -269,6 +280,14 @@ func (c *command) newInstance(def *Definition, businessKey, superExecutionID str
 	in.execs[id] = in.root
 	c.instances[id] = in
 	return in
+}
+
+// rootID is the top of the instance's call hierarchy.
+func (in *instance) rootID() string {
+	if id := in.root.RootProcessInstanceID; id != "" {
+		return id
+	}
+	return in.root.ID
 }
 
 // newChild creates a child execution of parent (a token in parent's scope).

@@ -103,7 +103,7 @@ func (e *Engine) Start(ctx context.Context, t persistence.Tx, req StartRequest) 
 			return err
 		}
 		for i, ins := range instructions {
-			if err := c.startBefore(in, targets[i], ins.Variables); err != nil {
+			if err := c.startBefore(in, targets[i], ins.Variables, len(instructions) > 1); err != nil {
 				return err
 			}
 		}

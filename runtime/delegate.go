@@ -43,6 +43,9 @@ func (e *BpmnError) Error() string {
 type Execution struct {
 	x     *execution
 	event string
+	// process: a process-level listener runs, so there is no current
+	// activity even though the instance's execution runs a path.
+	process bool
 }
 
 func (c *command) handle(x *execution, event string) *Execution {
@@ -58,8 +61,13 @@ func (h *Execution) ProcessInstanceID() string { return h.x.ProcessInstanceID }
 // ProcessDefinitionID returns the process definition id.
 func (h *Execution) ProcessDefinitionID() string { return h.x.ProcessDefinitionID }
 
-// ActivityID returns the current activity id.
-func (h *Execution) ActivityID() string { return h.x.ActivityID }
+// ActivityID returns the current activity id ("" in process listeners).
+func (h *Execution) ActivityID() string {
+	if h.process {
+		return ""
+	}
+	return h.x.ActivityID
+}
 
 // BusinessKey returns the process instance's business key.
 func (h *Execution) BusinessKey() string { return h.x.inst.root.BusinessKey }
@@ -149,6 +157,9 @@ func (c *command) resolver(x *execution) resolver {
 // so the operation loop pays nothing for it).
 func (c *command) callDelegate(x *execution, event string, class, delegateExpr, expr, resultVar string, what fmt.Stringer) error {
 	h := c.handle(x, event)
+	if l, ok := what.(listenerOf); ok {
+		_, h.process = l.owner.(*bpmn.Process)
+	}
 	switch {
 	case class != "":
 		d, ok := c.e.delegate(class)

@@ -215,7 +215,11 @@ func (c *command) trigger(x *execution, activityID string, vars map[string]any) 
 // non-interrupting one continues a new path from b and leaves x alone.
 func (c *command) triggerBoundary(x *execution, b *bpmn.Activity) error {
 	if !b.CancelActivity {
-		t := c.newChild(x.parent)
+		paths, err := c.fork(x, 2)
+		if err != nil {
+			return err
+		}
+		t := paths[1]
 		t.ActivityID = b.ID
 		c.historyStart(t, b.ID, b)
 		if err := c.fireListeners(t, b.Listeners, "start", b); err != nil {
@@ -235,9 +239,6 @@ func (c *command) triggerBoundary(x *execution, b *bpmn.Activity) error {
 		return err
 	}
 	c.historyEnd(x, true)
-	if err := c.closeScope(x); err != nil {
-		return err
-	}
 	x.ActivityID = b.ID
 	x.IsActive = true
 	c.update(x)

@@ -16,7 +16,9 @@ func (c *command) throwError(x *execution, code, source string) error {
 	for s := x; s != nil; {
 		// An inner instance of a multi-instance activity leaves the
 		// activity's error boundary events to the body.
-		if a := s.activity(); a != nil && (a.MultiInstance == nil || s.isMIBody()) {
+		// The body's boundary events belong to the path waiting at the
+		// body, not to the body's scope execution.
+		if a := s.activity(); a != nil && (a.MultiInstance == nil || s.isMIBody()) && !s.isBodyScope() {
 			if b := errorCatcher(a, code); b != nil {
 				return c.triggerBoundary(s, b)
 			}

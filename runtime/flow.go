@@ -43,6 +43,7 @@ func settingsFor(x *execution, a *bpmn.Activity) asyncSettings {
 
 // take moves x along flow: take listeners, then the target activity.
 func (c *command) take(x *execution, f *bpmn.SequenceFlow) error {
+	x = x.live()
 	if err := c.fireListeners(x, f.Listeners, "take", f); err != nil {
 		return err
 	}
@@ -53,6 +54,7 @@ func (c *command) take(x *execution, f *bpmn.SequenceFlow) error {
 // enter moves x into a: into the multi-instance body when a has loop
 // characteristics, else into the activity itself.
 func (c *command) enter(x *execution, a *bpmn.Activity, skipAsync bool) error {
+	x = x.live()
 	c.entering(a.ID)
 	if a.MultiInstance != nil {
 		return c.enterBody(x, a, skipAsync)
@@ -84,7 +86,7 @@ func (c *command) enterActivity(x *execution, a *bpmn.Activity, skipAsync bool) 
 
 // startActivity fires start listeners, records history and arms boundary events.
 func (c *command) startActivity(x *execution, a *bpmn.Activity) error {
-	if a.Kind == bpmn.StartEvent && a.Parent == nil && x.parent == x.inst.root && !x.inst.started {
+	if a.Kind == bpmn.StartEvent && a.Parent == nil && x.scope() == x.inst.root && !x.inst.started {
 		x.inst.started = true
 		if err := c.fireListeners(x.inst.root, a.Process.Listeners, "start", a.Process); err != nil {
 			return err
@@ -142,7 +144,7 @@ func (c *command) behave(x *execution, a *bpmn.Activity) error {
 // leave completes an activity that finished its work and continues along the
 // outgoing flows its conditions select (or back to the multi-instance body).
 func (c *command) leave(x *execution, a *bpmn.Activity) error {
-	if a.MultiInstance != nil && !x.isMIBody() && x.parent != nil && x.parent.isMIBody() {
+	if a.MultiInstance != nil && !x.isMIBody() && x.parent != nil && x.parent.isBodyScope() {
 		if err := c.finishActivity(x, a, false); err != nil {
 			return err
 		}
@@ -205,9 +207,9 @@ func (c *command) condition(x *execution, f *bpmn.SequenceFlow) (bool, error) {
 	return ok, nil
 }
 
-// leaveVia finishes a and continues x along flows: the first flow on x,
-// each further one on a new concurrent execution. With asyncAfter each path
-// stops at a job that will take its flow.
+// leaveVia finishes a and continues x along flows: several flows fork x
+// into concurrent paths. With asyncAfter each path stops at a job that
+// will take its flow.
 func (c *command) leaveVia(x *execution, a *bpmn.Activity, flows []*bpmn.SequenceFlow) error {
 	if err := c.finishActivity(x, a, false); err != nil {
 		return err
@@ -220,10 +222,16 @@ func (c *command) leaveVia(x *execution, a *bpmn.Activity, flows []*bpmn.Sequenc
 		}
 		return c.endToken(x, nil)
 	}
+	paths := []*execution{x}
+	if len(flows) > 1 {
+		var err error
+		if paths, err = c.fork(x, len(flows)); err != nil {
+			return err
+		}
+	}
 	for i, f := range flows {
-		t := x
+		t := paths[i]
 		if i > 0 {
-			t = c.newChild(x.parent)
 			t.ActivityID = a.ID
 		}
 		if s.after {
@@ -240,8 +248,7 @@ func (c *command) leaveVia(x *execution, a *bpmn.Activity, flows []*bpmn.Sequenc
 }
 
 // finishActivity fires end listeners, closes history and removes what the
-// activity left behind (boundary timers and subscriptions, local scope
-// variables).
+// activity left behind (boundary timers and subscriptions).
 func (c *command) finishActivity(x *execution, a *bpmn.Activity, canceled bool) error {
 	if !canceled && !x.isMIBody() {
 		if err := c.fireListeners(x, a.Listeners, "end", a); err != nil {
@@ -250,9 +257,6 @@ func (c *command) finishActivity(x *execution, a *bpmn.Activity, canceled bool) 
 	}
 	c.historyEnd(x, canceled)
 	if err := c.clearWaits(x, a); err != nil {
-		return err
-	}
-	if err := c.closeScope(x); err != nil {
 		return err
 	}
 	x.IsActive = true

@@ -44,19 +44,16 @@ func (c *command) chooseExclusive(x *execution, a *bpmn.Activity) (*bpmn.Sequenc
 func (c *command) parallelJoin(x *execution, a *bpmn.Activity) error {
 	x.IsActive = false
 	c.update(x)
-	scope := x.parent
-	if scope != nil {
+	waiting := []*execution{x}
+	if x.IsConcurrent {
+		scope := x.parent
 		c.touch(scope)
-	}
-	var waiting []*execution
-	if scope != nil {
+		waiting = waiting[:0]
 		for _, ch := range scope.activeChildren() {
 			if ch.arrivedAt(a) {
 				waiting = append(waiting, ch)
 			}
 		}
-	} else {
-		waiting = []*execution{x}
 	}
 	if len(waiting) < len(a.Incoming) {
 		return nil
@@ -70,7 +67,8 @@ func (x *execution) arrivedAt(a *bpmn.Activity) bool {
 	return x.ActivityID == a.ID && !x.IsActive && x.ActivityInstanceID != ""
 }
 
-// merge continues x out of a join, ending the other waiting paths.
+// merge continues x out of a join, ending the other waiting paths; when x
+// is then its scope's last path, it continues on the scope execution.
 func (c *command) merge(x *execution, a *bpmn.Activity, waiting []*execution, flows []*bpmn.SequenceFlow) error {
 	for _, w := range waiting {
 		if w == x {
@@ -82,6 +80,15 @@ func (c *command) merge(x *execution, a *bpmn.Activity, waiting []*execution, fl
 		}
 	}
 	x.IsActive = true
+	if x.IsConcurrent {
+		scope, err := c.compact(x.parent)
+		if err != nil {
+			return err
+		}
+		if scope != nil {
+			x = scope
+		}
+	}
 	return c.leaveVia(x, a, flows)
 }
 
@@ -90,9 +97,7 @@ func (c *command) merge(x *execution, a *bpmn.Activity, waiting []*execution, fl
 func (c *command) inclusiveArrive(x *execution, a *bpmn.Activity) error {
 	x.IsActive = false
 	c.update(x)
-	if x.parent != nil {
-		c.touch(x.parent)
-	}
+	c.touch(x.scope())
 	return c.inclusiveCheck(x, a)
 }
 
@@ -100,12 +105,13 @@ func (c *command) inclusiveArrive(x *execution, a *bpmn.Activity) error {
 // scope can still reach it: the waiting paths merge and continue along every
 // flow whose condition holds (else the default flow).
 func (c *command) inclusiveCheck(x *execution, a *bpmn.Activity) error {
+	x = x.live()
 	if x.removed || x.IsActive || x.ActivityID != a.ID {
 		return nil
 	}
-	scope := x.parent
 	waiting := []*execution{x}
-	if scope != nil {
+	if x.IsConcurrent {
+		scope := x.parent
 		waiting = waiting[:0]
 		for _, ch := range scope.activeChildren() {
 			if ch.arrivedAt(a) {

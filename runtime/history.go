@@ -27,9 +27,7 @@ func (c *command) historyStart(x *execution, id string, a *bpmn.Activity) {
 		ActivityType:        typ,
 		StartTime:           c.cc.Now().UTC(),
 	}
-	if x.parent != nil {
-		h.ParentActivityInstanceID = x.parent.ActivityInstanceID
-	}
+	h.ParentActivityInstanceID = x.parentActivityInstance()
 	x.ActivityInstanceID = h.ID
 	c.cc.Insert(h)
 	if c.history == nil {

@@ -19,13 +19,12 @@ func (c *command) startInstance(def *Definition, businessKey, superExecutionID s
 	if err != nil {
 		return nil, err
 	}
-	token := c.newChild(in.root)
 	if start.Kind != bpmn.StartEvent || start.Parent != nil {
 		// Starting before an activity skips the process start: no start
 		// event, no process start listeners.
 		in.started = true
 	}
-	c.push(func() error { return c.enter(token, start, false) })
+	c.push(func() error { return c.enter(in.root, start, false) })
 	return in, nil
 }
 
@@ -45,10 +44,12 @@ func (c *command) createInstance(def *Definition, businessKey, superExecutionID 
 }
 
 // startBefore starts a path of in directly before activity a (process
-// instance modification): the embedded subprocesses around a are entered
-// without their start events, and vars are local to the execution that
-// enters a (a job priority expression on a sees them).
-func (c *command) startBefore(in *instance, a *bpmn.Activity, vars map[string]any) error {
+// instance modification): on the process instance's execution, or on a
+// concurrent one when the instance gets several paths. The embedded
+// subprocesses around a are entered without their start events, and vars
+// are local to the execution that enters a (a job priority expression on a
+// sees them).
+func (c *command) startBefore(in *instance, a *bpmn.Activity, vars map[string]any, concurrent bool) error {
 	var scopes []*bpmn.Activity
 	for p := a.Parent; p != nil; p = p.Parent {
 		if p.MultiInstance != nil {
@@ -57,16 +58,18 @@ func (c *command) startBefore(in *instance, a *bpmn.Activity, vars map[string]an
 		scopes = append(scopes, p)
 	}
 	in.started = true // no process start event, no process start listeners
-	parent := in.root
+	token := in.root
+	if concurrent {
+		in.root.IsActive = false
+		token = c.newConcurrent(in.root)
+	}
 	for i := len(scopes) - 1; i >= 0; i-- {
-		scope := c.newChild(parent)
-		scope.ActivityID, scope.IsScope, scope.IsActive = scopes[i].ID, true, false
-		if err := c.startActivity(scope, scopes[i]); err != nil {
+		token.ActivityID, token.IsActive = scopes[i].ID, false
+		if err := c.startActivity(token, scopes[i]); err != nil {
 			return err
 		}
-		parent = scope
+		token = c.newScope(token)
 	}
-	token := c.newChild(parent)
 	if err := token.setVariables(vars, true); err != nil {
 		return err
 	}
@@ -130,10 +133,8 @@ func (c *command) deleteInstance(in *instance, reason, state string) error {
 	if root.removed {
 		return nil
 	}
-	for _, ch := range root.activeChildren() {
-		if err := c.cancel(ch, reason); err != nil {
-			return err
-		}
+	if err := c.cancel(root, reason); err != nil {
+		return err
 	}
 	// As in Camunda, a deleted instance's end listeners run too.
 	if err := c.fireListeners(root, in.def.Process.Listeners, "end", in.def.Process); err != nil {

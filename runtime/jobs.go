@@ -175,6 +175,7 @@ func (c *command) newJob(x *execution, def *Definition, a *bpmn.Activity, activi
 	if x != nil {
 		j.ExecutionID = x.ID
 		j.ProcessInstanceID = x.ProcessInstanceID
+		j.RootProcessInstanceID = x.inst.rootID()
 		if x.inst.root.Suspension == persistence.Suspended {
 			j.Suspension = persistence.Suspended
 		}

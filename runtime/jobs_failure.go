@@ -33,7 +33,7 @@ func (e *Engine) recordFailure(cc *tx.Context, jobID string, lock *JobLock, work
 	}
 	// The log entries name the lock owner that ran the job, so the lock is
 	// released after logging.
-	if errors.Is(workErr, persistence.ErrOptimisticLock) {
+	if persistence.IsConflict(workErr) {
 		job.ExceptionMessage = truncate(workErr.Error(), 4000)
 		e.logJob(cc, job, persistence.JobLogFailed, "optimistic lock conflict, retried without spending a retry: "+workErr.Error(), start)
 		job.LockOwner, job.LockExpiration = "", nil
@@ -158,7 +158,6 @@ func (e *Engine) retryCycle(c *command, j *persistence.Job, x *execution) (cycle
 	}
 	return v, true
 }
-
 
 // createIncident records that job has no retries left: an incident at the
 // job's execution, and, as Camunda does, one more in each calling process

@@ -134,7 +134,7 @@ func (e *Engine) logOutcome(jobID string, workErr error) {
 	switch {
 	case workErr == nil:
 		e.log.Debug("job executed", "job", jobID)
-	case errors.Is(workErr, persistence.ErrOptimisticLock):
+	case persistence.IsConflict(workErr):
 		e.log.Debug("job conflicted; it runs again without spending a retry", "job", jobID, "error", workErr)
 	default:
 		e.log.Warn("job failed", "job", jobID, "error", workErr)

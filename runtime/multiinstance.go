@@ -19,8 +19,9 @@ const (
 	varLoopCounter            = "loopCounter"
 )
 
-// enterBody starts the multi-instance body of a: x becomes the body scope
-// and gets one child per instance (parallel) or one at a time (sequential).
+// enterBody starts the multi-instance body of a: x waits at the body, whose
+// scope execution holds the loop variables and one inner instance per
+// element (concurrent ones for parallel, one at a time for sequential).
 func (c *command) enterBody(x *execution, a *bpmn.Activity, skipAsync bool) error {
 	x.ActivityID = a.MultiInstanceBodyID()
 	x.IsActive = true
@@ -39,30 +40,31 @@ func (c *command) enterBody(x *execution, a *bpmn.Activity, skipAsync bool) erro
 	if err != nil {
 		return err
 	}
-	x.IsScope = true
 	x.IsActive = false
+	body := c.newScope(x)
+	body.ActivityID, body.IsActive = x.ActivityID, false
 	mi := a.MultiInstance
 	active := n
 	if mi.Sequential && n > 0 {
 		active = 1
 	}
-	if err := x.setLocal(varNrOfInstances, int64(n)); err != nil {
+	if err := body.setLocal(varNrOfInstances, int64(n)); err != nil {
 		return err
 	}
-	if err := x.setLocal(varNrOfCompletedInstances, int64(0)); err != nil {
+	if err := body.setLocal(varNrOfCompletedInstances, int64(0)); err != nil {
 		return err
 	}
-	if err := x.setLocal(varNrOfActiveInstances, int64(active)); err != nil {
+	if err := body.setLocal(varNrOfActiveInstances, int64(active)); err != nil {
 		return err
 	}
 	if n == 0 {
-		return c.leave(x, a)
+		return c.endBody(body, a)
 	}
 	if mi.Sequential {
-		return c.startInner(x, a, 0, items)
+		return c.startInner(body, a, 0, items)
 	}
 	for i := 0; i < n; i++ {
-		if err := c.startInner(x, a, i, items); err != nil {
+		if err := c.startInner(body, a, i, items); err != nil {
 			return err
 		}
 	}
@@ -139,10 +141,11 @@ func toSlice(v any) ([]any, error) {
 	return out, nil
 }
 
-// startInner creates inner instance i of the body x.
-func (c *command) startInner(x *execution, a *bpmn.Activity, i int, items []any) error {
-	ch := c.newChild(x)
+// startInner creates inner instance i in the body's scope execution.
+func (c *command) startInner(body *execution, a *bpmn.Activity, i int, items []any) error {
+	ch := c.newChild(body)
 	ch.ActivityID = a.ID
+	ch.IsConcurrent = !a.MultiInstance.Sequential
 	if err := ch.setLocal(varLoopCounter, int64(i)); err != nil {
 		return err
 	}
@@ -203,7 +206,7 @@ func (c *command) innerDone(ch *execution, a *bpmn.Activity) error {
 				return err
 			}
 		}
-		return c.leave(body, a)
+		return c.endBody(body, a)
 	}
 	if a.MultiInstance.Sequential {
 		items, _, err := c.loopItems(body, a)
@@ -216,6 +219,18 @@ func (c *command) innerDone(ch *execution, a *bpmn.Activity) error {
 		return c.startInner(body, a, int(counter)+1, items)
 	}
 	return nil
+}
+
+// endBody removes the body's scope execution; the path waiting at the body
+// leaves it.
+func (c *command) endBody(body *execution, a *bpmn.Activity) error {
+	owner := body.parent
+	if err := c.removeExecution(body); err != nil {
+		return err
+	}
+	owner.IsActive = true
+	c.update(owner)
+	return c.leave(owner, a)
 }
 
 func intVar(x *execution, name string) (int64, error) {

@@ -10,17 +10,17 @@ import (
 // Scopes: embedded subprocesses, ending paths and scopes, terminate and
 // cancellation.
 
-// enterSubProcess makes x the scope of the embedded subprocess and starts a
-// path at its none start event.
+// enterSubProcess starts the embedded subprocess a entered by path x: x
+// waits at a while a new scope execution runs the subprocess's path from
+// its none start event.
 func (c *command) enterSubProcess(x *execution, a *bpmn.Activity) error {
 	start := a.NoneStartEvent()
 	if start == nil {
 		return fmt.Errorf("%s has no none start event", a)
 	}
-	x.IsScope = true
 	x.IsActive = false
-	child := c.newChild(x)
-	c.push(func() error { return c.enter(child, start, false) })
+	scope := c.newScope(x)
+	c.push(func() error { return c.enter(scope, start, false) })
 	return nil
 }
 
@@ -37,7 +37,8 @@ func (c *command) endEvent(x *execution, a *bpmn.Activity) error {
 }
 
 // endToken ends the path of x (it reached an end event or an activity
-// without outgoing flows) and completes its scope when no path is left.
+// without outgoing flows): a path alone in its scope completes the scope; a
+// concurrent one goes, and the scope completes when no path is left.
 func (c *command) endToken(x *execution, end *bpmn.Activity) error {
 	if end != nil {
 		if err := c.finishActivity(x, end, false); err != nil {
@@ -45,12 +46,15 @@ func (c *command) endToken(x *execution, end *bpmn.Activity) error {
 		}
 		x.inst.lastEnd = end.ID
 	}
-	scope := x.parent
-	if scope == nil {
-		// The process instance itself (only for a start before an activity
-		// at process level that ended at once).
-		return c.endInstance(x.inst, persistence.StateCompleted, "")
+	if x.parent != nil && x.parent.isBodyScope() {
+		// An inner instance of a multi-instance activity whose path ended
+		// (an uncaught BPMN error) is done like one that completed.
+		return c.innerDone(x, x.activity())
 	}
+	if !x.IsConcurrent {
+		return c.completeScope(x)
+	}
+	scope := x.parent
 	if err := c.removeExecution(x); err != nil {
 		return err
 	}
@@ -58,27 +62,21 @@ func (c *command) endToken(x *execution, end *bpmn.Activity) error {
 	return c.scopeCheck(scope)
 }
 
-// closeScope ends the variable scope x opened for its activity (subprocess,
-// multi-instance body): its local variables go. A multi-instance inner
-// instance keeps its variables (loopCounter, the element variable) for the
-// body, which removes them with it.
-func (c *command) closeScope(x *execution) error {
-	if !x.IsScope || x.parent == nil {
-		return nil
-	}
-	x.IsScope = false
-	if x.parent.isMIBody() {
-		return nil
-	}
-	return c.deleteLocalVariables(x)
-}
-
-// scopeCheck completes scope when it has no paths left, or re-examines
-// waiting inclusive joins that a finished path may have released.
+// scopeCheck follows the end of one of scope's concurrent paths: no path
+// left completes the scope; one left moves back onto the scope
+// (compaction), and when it waits at an inclusive gateway, the gateway may
+// now fire. With several left, a waiting inclusive join is re-examined.
 func (c *command) scopeCheck(scope *execution) error {
 	live := scope.activeChildren()
 	if len(live) == 0 {
 		return c.completeScope(scope)
+	}
+	last, err := c.compact(scope)
+	if err != nil {
+		return err
+	}
+	if last != nil {
+		live = []*execution{last}
 	}
 	for _, ch := range live {
 		if a := ch.activity(); a != nil && a.Kind == bpmn.InclusiveGateway && !ch.IsActive {
@@ -90,17 +88,24 @@ func (c *command) scopeCheck(scope *execution) error {
 	return nil
 }
 
-// completeScope ends a scope whose paths have all ended: the process
-// instance, a subprocess or a multi-instance inner subprocess.
+// completeScope ends a scope execution whose path has ended: the process
+// instance, or a subprocess's or multi-instance inner subprocess's scope,
+// whose owner then leaves the subprocess.
 func (c *command) completeScope(scope *execution) error {
-	if scope.parent == nil {
+	owner := scope.parent
+	if owner == nil {
 		return c.endInstance(scope.inst, persistence.StateCompleted, "")
 	}
-	a := scope.activity()
-	if a == nil {
-		return fmt.Errorf("%s: scope without activity", scope)
+	if err := c.removeExecution(scope); err != nil {
+		return err
 	}
-	return c.leave(scope, a)
+	a := owner.activity()
+	if a == nil {
+		return fmt.Errorf("%s: scope without activity", owner)
+	}
+	owner.IsActive = true
+	c.update(owner)
+	return c.leave(owner, a)
 }
 
 // terminate ends every path of the terminate end event's scope, then the scope.
@@ -109,24 +114,24 @@ func (c *command) terminate(x *execution, a *bpmn.Activity) error {
 		return err
 	}
 	x.inst.lastEnd = a.ID
-	scope := x.parent
-	if scope == nil {
-		return c.endInstance(x.inst, persistence.StateCompleted, "")
-	}
-	if err := c.removeExecution(x); err != nil {
-		return err
-	}
-	for _, ch := range scope.activeChildren() {
-		if err := c.cancel(ch, "terminated by end event '"+a.ID+"'"); err != nil {
+	scope := x.scope()
+	if scope != x {
+		if err := c.removeExecution(x); err != nil {
 			return err
 		}
+		for _, ch := range scope.activeChildren() {
+			if err := c.cancel(ch, "terminated by end event '"+a.ID+"'"); err != nil {
+				return err
+			}
+		}
+		c.touch(scope)
 	}
-	c.touch(scope)
 	return c.completeScope(scope)
 }
 
 // cancel removes x and everything below it: children, tasks, subscriptions,
-// jobs, external tasks, called instances; history marks them canceled.
+// jobs, external tasks, called instances; history marks them canceled. The
+// process instance's execution itself stays (its caller removes it).
 func (c *command) cancel(x *execution, reason string) error {
 	if x.removed {
 		return nil

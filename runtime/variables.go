@@ -305,8 +305,27 @@ func (in *instance) loadVariables() error {
 		return err
 	}
 	in.vars = make(map[string]map[string]*persistence.Variable)
+	for _, move := range in.movedVars {
+		// Variables this command moved by a pending write (compaction)
+		// replace those of the same name at the target.
+		moved := make(map[string]bool)
+		for _, v := range rows {
+			if v.ExecutionID == move[0] {
+				moved[v.Name] = true
+			}
+		}
+		for _, v := range rows {
+			switch {
+			case v.ExecutionID == move[0]:
+				v.ExecutionID = move[1]
+			case v.ExecutionID == move[1] && moved[v.Name]:
+				in.c.cc.Delete(v)
+				v.ExecutionID = "" // replaced: skipped below
+			}
+		}
+	}
 	for _, v := range rows {
-		if v.TaskID != "" {
+		if v.TaskID != "" || v.ExecutionID == "" {
 			continue
 		}
 		m := in.vars[v.ExecutionID]

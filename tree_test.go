@@ -1,0 +1,295 @@
+package bpmnlite_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/bpmnlite/bpmnlite"
+)
+
+// The execution tree as Camunda shapes it: a process without concurrency
+// runs on the process instance's execution, a fork makes concurrent
+// children, and the last path of a join or of ended branches moves back
+// onto its parent (compaction) with what it owns.
+
+// Camunda's JobEntityTest: of two async branches ending at end events, the
+// job left after the first one ran belongs to the process instance.
+func TestTreeLastJobMovesToProcessInstance(t *testing.T) {
+	for _, tc := range []struct{ file, key string }{
+		{"camunda/async/processWithGatewayAndTwoEndEvents.bpmn20.xml", "processWithGatewayAndTwoEndEvents1"},
+		{"camunda/async/processGatewayAndTwoEndEventsPlusTimer.bpmn20.xml", "processGatewayAndTwoEndEventsPlusTimer1"},
+	} {
+		t.Run(tc.key, func(t *testing.T) {
+			eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+				registerCorpusDelegates(e)
+				e.deployFiles(tc.file)
+				pi := e.start(tc.key, nil)
+				js := e.jobs(pi)
+				if len(js) != 2 {
+					t.Fatalf("jobs after start: %d, want 2", len(js))
+				}
+				for _, j := range js {
+					if j.ExecutionID == pi {
+						t.Errorf("job at %s on the process instance; want a concurrent execution", j.ActivityID)
+					}
+				}
+				if xs := e.executions(pi, ""); len(xs) != 3 {
+					t.Fatalf("executions after the fork %s, want the instance and two concurrent ones", accExecList(xs))
+				}
+				e.accExec(js[0].ID)
+				left := e.jobs(pi)
+				if len(left) != 1 {
+					t.Fatalf("jobs after one ran: %d, want 1", len(left))
+				}
+				if xs := e.executions(pi, ""); len(xs) != 1 {
+					t.Fatalf("executions %s, want only the process instance", accExecList(xs))
+				}
+				if left[0].ExecutionID != pi {
+					t.Errorf("last job on execution %s, want the process instance %s", left[0].ExecutionID, pi)
+				}
+				e.accExec(left[0].ID)
+				if len(e.jobs(pi)) != 0 || !e.accEnded(pi) {
+					t.Errorf("after both jobs: %d jobs, ended %v; want 0 and ended", len(e.jobs(pi)), e.accEnded(pi))
+				}
+			})
+		})
+	}
+}
+
+// Without concurrency, delegates, tasks, jobs and incidents see the process
+// instance's id as their execution.
+func TestTreeNoConcurrencyRunsOnProcessInstance(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		var mu sync.Mutex
+		seen := map[string]string{}
+		e.eng.RegisterDelegate("see", bpmnlite.DelegateFunc(func(_ context.Context, ex *bpmnlite.Execution) error {
+			mu.Lock()
+			defer mu.Unlock()
+			seen[ex.ActivityID()] = ex.ID()
+			return nil
+		}))
+		e.eng.RegisterDelegate("boom", bpmnlite.DelegateFunc(func(context.Context, *bpmnlite.Execution) error {
+			return errors.New("boom")
+		}))
+		e.deploy("p", xmlDefs(xmlProcess("p", `<startEvent id="start"/><serviceTask id="first" camunda:class="see"/>
+			<userTask id="work"/><serviceTask id="later" camunda:asyncBefore="true" camunda:class="see"/>
+			<serviceTask id="fails" camunda:asyncBefore="true" camunda:class="boom"/><endEvent id="end"/>`,
+			xmlChain("start", "first", "work", "later", "fails", "end"))))
+		pi := e.start("p", nil)
+		if xs := e.executions(pi, ""); len(xs) != 1 || xs[0].ActivityID != "work" {
+			t.Fatalf("executions %s, want the process instance alone at work", accExecList(xs))
+		}
+		tasks := e.tasks(pi)
+		if len(tasks) != 1 || tasks[0].ExecutionID != pi {
+			t.Fatalf("task %+v, want one on the process instance", tasks)
+		}
+		e.complete(pi, "work", nil)
+		j := e.oneJob(pi)
+		if j.ExecutionID != pi {
+			t.Errorf("job on %s, want the process instance", j.ExecutionID)
+		}
+		e.accExec(j.ID)
+		j = e.oneJob(pi)
+		for range 3 {
+			e.failJob(j.ID)
+		}
+		inc := e.incidentsOf(j.ID)
+		if len(inc) != 1 || inc[0].ExecutionID != pi {
+			t.Fatalf("incidents %+v, want one on the process instance", inc)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if seen["first"] != pi || seen["later"] != pi {
+			t.Errorf("delegates saw executions %v, want %s", seen, pi)
+		}
+	})
+}
+
+// A non-interrupting boundary event forks: the task, its timer and the
+// task's path move to a concurrent execution; when the boundary path ends,
+// they all move back onto the process instance.
+func TestTreeExpansionAndCompactionMoveWhatThePathOwns(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deploy("p", xmlDefs(xmlProcess("p", `<startEvent id="start"/><userTask id="work"/><endEvent id="end"/>`,
+			boundaryTimer("remind", "work", "false", "timeCycle", "R3/PT1H"), `<userTask id="reminder"/><endEvent id="remindEnd"/>`,
+			xmlChain("start", "work", "end"), xmlChain("remind", "reminder", "remindEnd"))))
+		pi := e.start("p", nil)
+		if j := e.oneJob(pi); j.ExecutionID != pi {
+			t.Fatalf("timer on %s, want the process instance", j.ExecutionID)
+		}
+		wantEq(t, "due jobs", e.runDue(time.Hour), 1)
+		wantEq(t, "tasks", e.taskKeys(pi), "reminder,work")
+		xs := e.executions(pi, "")
+		if len(xs) != 3 {
+			t.Fatalf("executions %s, want the instance and two concurrent paths", accExecList(xs))
+		}
+		workExec := e.execAt(pi, "work")
+		if !workExec.IsConcurrent || workExec.ParentID != pi {
+			t.Fatalf("work runs on %+v, want a concurrent child of the instance", workExec)
+		}
+		for _, task := range e.tasks(pi) {
+			if task.TaskDefinitionKey == "work" && task.ExecutionID != workExec.ID {
+				t.Errorf("task work on %s, want %s", task.ExecutionID, workExec.ID)
+			}
+		}
+		if j := e.oneJob(pi); j.ExecutionID != workExec.ID {
+			t.Errorf("next timer on %s, want the path at work %s", j.ExecutionID, workExec.ID)
+		}
+		e.complete(pi, "reminder", nil)
+		if xs := e.executions(pi, ""); len(xs) != 1 || xs[0].ActivityID != "work" {
+			t.Fatalf("executions %s, want the instance alone, at work", accExecList(xs))
+		}
+		if tasks := e.tasks(pi); len(tasks) != 1 || tasks[0].ExecutionID != pi {
+			t.Errorf("tasks %+v, want work on the process instance", tasks)
+		}
+		if j := e.oneJob(pi); j.ExecutionID != pi {
+			t.Errorf("timer on %s after compaction, want the process instance", j.ExecutionID)
+		}
+		// The moved timer still fires on the moved path.
+		wantEq(t, "due jobs", e.runDue(time.Hour), 1)
+		wantEq(t, "tasks", e.taskKeys(pi), "reminder,work")
+		e.complete(pi, "work", nil)
+		e.complete(pi, "reminder", nil)
+		if !e.accEnded(pi) {
+			t.Errorf("instance should have ended")
+		}
+	})
+}
+
+// An incident and a called instance follow their path when it moves back
+// onto the process instance.
+func TestTreeCompactionMovesIncidentsAndCalledInstances(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.eng.RegisterDelegate("boom", bpmnlite.DelegateFunc(func(context.Context, *bpmnlite.Execution) error {
+			return errors.New("boom")
+		}))
+		e.deploy("sub", xmlDefs(xmlProcess("sub", `<startEvent id="subStart"/><userTask id="subTask"/><endEvent id="subEnd"/>`,
+			xmlChain("subStart", "subTask", "subEnd"))))
+		e.deploy("p", xmlDefs(xmlProcess("p", `<startEvent id="start"/><parallelGateway id="fork"/>
+			<serviceTask id="fails" camunda:asyncBefore="true" camunda:class="boom"/><callActivity id="call" calledElement="sub"/>
+			<userTask id="quick"/><endEvent id="failsEnd"/><endEvent id="callEnd"/><endEvent id="quickEnd"/>`,
+			xmlChain("start", "fork", "fails", "failsEnd"), xmlChain("fork", "call", "callEnd"), xmlChain("fork", "quick", "quickEnd"))))
+		calledBy := func(pi string) (sub, super string) {
+			t.Helper()
+			for _, h := range e.accInstances("sub") {
+				if h.EndTime == nil {
+					xs := e.executions(h.ID, "")
+					for _, x := range xs {
+						if x.ID == h.ID {
+							return x.ID, x.SuperExecutionID
+						}
+					}
+				}
+			}
+			t.Fatalf("no running called instance")
+			return "", ""
+		}
+
+		// The called instance follows its path onto the process instance.
+		pi := e.start("p", nil)
+		e.drain(10) // fails three times: an incident
+		_, super := calledBy(pi)
+		if super == pi {
+			t.Fatalf("called by the process instance while concurrent")
+		}
+		e.complete(pi, "quick", nil)
+		wantEq(t, "executions", len(e.executions(pi, "")), 3)
+		j := e.oneJob(pi)
+		inc := e.incidentsOf(j.ID)
+		if len(inc) != 1 || inc[0].ExecutionID != j.ExecutionID || inc[0].ExecutionID == pi {
+			t.Fatalf("incidents %+v, want one on the failing path's concurrent execution", inc)
+		}
+		// The call returns and ends its path: the failing path is the
+		// last one and moves onto the process instance, incident and all.
+		sub, _ := calledBy(pi)
+		e.complete(sub, "subTask", nil)
+		if xs := e.executions(pi, ""); len(xs) != 1 || xs[0].ActivityID != "fails" {
+			t.Fatalf("executions %s, want the process instance alone, at fails", accExecList(xs))
+		}
+		if j := e.oneJob(pi); j.ExecutionID != pi {
+			t.Errorf("failed job on %s, want the process instance", j.ExecutionID)
+		}
+		if inc := e.incidentsOf(j.ID); len(inc) != 1 || inc[0].ExecutionID != pi {
+			t.Errorf("incidents %+v, want one on the process instance", inc)
+		}
+
+		// Here the call is the last path: the called instance's super
+		// execution becomes the process instance, and its end resumes it.
+		e.deploy("q", xmlDefs(xmlProcess("q", `<startEvent id="start"/><parallelGateway id="fork"/>
+			<callActivity id="call" calledElement="sub"/><userTask id="quick"/><endEvent id="callEnd"/><endEvent id="quickEnd"/>`,
+			xmlChain("start", "fork", "call", "callEnd"), xmlChain("fork", "quick", "quickEnd"))))
+		pi = e.start("q", nil)
+		if _, super := calledBy(pi); super == pi {
+			t.Fatalf("called by the process instance while concurrent")
+		}
+		e.complete(pi, "quick", nil)
+		sub, super = calledBy(pi)
+		if super != pi {
+			t.Fatalf("called instance's super execution %s, want the process instance %s", super, pi)
+		}
+		e.complete(sub, "subTask", nil)
+		if !e.accEnded(pi) || !e.accEnded(sub) {
+			t.Errorf("both instances should have ended")
+		}
+	})
+}
+
+// On compaction the last path's local variables move onto the scope
+// execution, replacing a variable of the same name there, as in Camunda.
+func TestTreeCompactionMovesLocalVariables(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deploy("p", xmlDefs(xmlProcess("p", `<startEvent id="start"/><userTask id="a"/><userTask id="b"/><endEvent id="aEnd"/><endEvent id="bEnd"/>`,
+			xmlChain("start", "a", "aEnd"), xmlChain("b", "bEnd"))))
+		for _, loaded := range []bool{false, true} {
+			pi, err := e.eng.Start(e.ctx, bpmnlite.StartRequest{Key: "p", Variables: map[string]any{"v": "instance", "keep": 1},
+				Instructions: []bpmnlite.StartInstruction{
+					{ActivityID: "a", Variables: map[string]any{"v": "a", "onlyA": true}},
+					{ActivityID: "b", Variables: map[string]any{"v": "b"}},
+				}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantEq(t, "instance variables", e.varsOf(pi), map[string]any{"v": "instance", "keep": int64(1)})
+			if loaded {
+				// Variables read in the completing command before the
+				// compaction: the in-memory move is used.
+				e.complete(pi, "b", map[string]any{"keep": 2})
+			} else {
+				e.complete(pi, "b", nil)
+			}
+			want := map[string]any{"v": "a", "onlyA": true, "keep": int64(1)}
+			if loaded {
+				want["keep"] = int64(2)
+			}
+			wantEq(t, "instance variables after compaction", e.varsOf(pi), want)
+			if xs := e.executions(pi, ""); len(xs) != 1 || xs[0].ActivityID != "a" {
+				t.Fatalf("executions %s, want the process instance alone, at a", accExecList(xs))
+			}
+		}
+	})
+}
+
+// An uncaught BPMN error ends an inner instance of a multi-instance
+// activity like a completion: the body counts it and, when all are done,
+// the path leaves the body. The inner instances never move onto the body.
+func TestTreeUncaughtErrorInMultiInstance(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.eng.RegisterDelegate("raise", bpmnlite.DelegateFunc(func(context.Context, *bpmnlite.Execution) error {
+			return &bpmnlite.BpmnError{Code: "nobodyCatches"}
+		}))
+		for _, sequential := range []string{"false", "true"} {
+			key := "p" + sequential
+			e.deploy(key, xmlDefs(xmlProcess(key, `<startEvent id="start"/>
+				<serviceTask id="each" camunda:class="raise"><multiInstanceLoopCharacteristics isSequential="`+sequential+`"><loopCardinality>3</loopCardinality></multiInstanceLoopCharacteristics></serviceTask>
+				<userTask id="after"/>`, xmlChain("start", "each", "after"))))
+			pi := e.start(key, nil)
+			wantEq(t, "tasks", e.taskKeys(pi), "after")
+			if xs := e.executions(pi, ""); len(xs) != 1 || xs[0].ActivityID != "after" {
+				t.Errorf("sequential %s: executions %s, want the process instance alone, at after", sequential, accExecList(xs))
+			}
+		}
+	})
+}
