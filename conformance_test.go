@@ -3,6 +3,7 @@ package bpmnlite_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -462,6 +463,40 @@ func TestStartBeforeSeveralActivities(t *testing.T) {
 		}
 		if _, err := e.eng.Start(e.ctx, bpmnlite.StartRequest{Key: "p", Instructions: []bpmnlite.StartInstruction{{ActivityID: "nope"}}}); !errors.Is(err, bpmnlite.ErrNotFound) {
 			t.Fatalf("start before an unknown activity: %v, want ErrNotFound", err)
+		}
+	})
+}
+
+// ISO 8601 periods with large fields, read by rickb777/period, give exact
+// due dates through the engine: timers and retry intervals alike.
+func TestLargeISOPeriods(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		for _, tc := range []struct {
+			value string
+			add   func(time.Time) time.Time
+		}{
+			{"PT5000S", func(t time.Time) time.Time { return t.Add(5000 * time.Second) }},
+			{"PT8760H", func(t time.Time) time.Time { return t.Add(8760 * time.Hour) }},
+			{"P1Y2M3DT4H5M6.5S", func(t time.Time) time.Time {
+				return t.AddDate(1, 2, 3).Add(4*time.Hour + 5*time.Minute + 6500*time.Millisecond)
+			}},
+		} {
+			key := "timer" + strings.NewReplacer(".", "_").Replace(tc.value)
+			e.deploy(key, xmlDefs(xmlProcess(key, `<startEvent id="start"/>
+				<intermediateCatchEvent id="wait"><timerEventDefinition><timeDuration>`+tc.value+`</timeDuration></timerEventDefinition></intermediateCatchEvent>
+				<endEvent id="end"/>`, xmlChain("start", "wait", "end"))))
+			pi := e.start(key, nil)
+			if j := e.oneJob(pi); j.DueDate == nil || !j.DueDate.Equal(tc.add(e.clock.Now())) {
+				t.Errorf("%s: timer due %v, want %v", tc.value, j.DueDate, tc.add(e.clock.Now()))
+			}
+		}
+		failingDelegate(e)
+		e.deploy("retry", enginetest.AsyncService("retry", "fail", "R2/PT5000S"))
+		pi := e.start("retry", nil)
+		job := e.oneJob(pi)
+		e.failJob(job.ID)
+		if job = e.oneJob(pi); job.DueDate == nil || !job.DueDate.Equal(e.clock.Now().Add(5000*time.Second)) {
+			t.Errorf("retry due %v, want now + 5000 s", job.DueDate)
 		}
 	})
 }
