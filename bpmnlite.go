@@ -88,6 +88,9 @@ type Config struct {
 	// instead of running forever. Default 100,000 (about 50,000 activities
 	// in one transaction); negative: no bound.
 	MaxOperations int
+	// MaxWaitingFetches bounds the long-polling external task fetches
+	// waiting at once (default 1,000); one more returns at once, empty.
+	MaxWaitingFetches int
 	// MaxResourceBytes bounds the size of a deployed BPMN file: a larger
 	// one is refused before it is parsed. Default 10 MiB; negative: none.
 	MaxResourceBytes int
@@ -221,6 +224,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		DefaultRetryCycle:       cfg.DefaultRetryCycle,
 		EnsureJobDueDateNotNull: cfg.EnsureJobDueDateNotNull || cfg.JobExecutor.AcquireByDueDate,
 		MaxOperations:           cfg.MaxOperations,
+		MaxWaitingFetches:       cfg.MaxWaitingFetches,
 		MaxResourceBytes:        cfg.MaxResourceBytes,
 		MaxQuoted:               cfg.MaxQuotedSource,
 	})
@@ -284,9 +288,11 @@ func redact(url string) string {
 	return url
 }
 
-// Close stops the engine's job executor (running jobs get up to ten
-// seconds to finish) and releases the database.
+// Close answers the external task fetches waiting for tasks, stops the
+// engine's job executor (running jobs get up to ten seconds to finish) and
+// releases the database.
 func (e *Engine) Close() error {
+	e.rt.Close() // answers waiting external task fetches
 	if e.je != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()

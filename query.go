@@ -118,9 +118,26 @@ func (e *Engine) EventSubscriptions(ctx context.Context, processInstanceID strin
 	return copies(rows, func(r persistence.EventSubscription) EventSubscription { return EventSubscription(r) }), err
 }
 
-// ExternalTasks lists external tasks of a process instance (or all), or of a topic.
-func (e *Engine) ExternalTasks(ctx context.Context, processInstanceID, topic string) ([]*ExternalTask, error) {
-	rows, err := persistence.List(ctx, e.db, persistence.ExternalTaskFilter{ProcessInstanceID: processInstanceID, Topic: topic}.Query())
+// ExternalTaskQuery filters external tasks; zero fields match all.
+type ExternalTaskQuery struct {
+	ID, Topic, WorkerID, ProcessInstanceID, ProcessDefinitionID, ActivityID string
+	// Locked: the lock holds now (the engine clock); NotLocked: it does not.
+	Locked, NotLocked bool
+	// WithRetriesLeft: retries unset or above 0; NoRetriesLeft: 0 (an incident).
+	WithRetriesLeft, NoRetriesLeft bool
+	Suspended, Active              bool
+}
+
+func (q ExternalTaskQuery) filter(now time.Time) persistence.ExternalTaskFilter {
+	return persistence.ExternalTaskFilter{ID: q.ID, Topic: q.Topic, WorkerID: q.WorkerID,
+		ProcessInstanceID: q.ProcessInstanceID, ProcessDefinitionID: q.ProcessDefinitionID, ActivityID: q.ActivityID,
+		Locked: q.Locked, NotLocked: q.NotLocked, Now: now.UTC(),
+		WithRetriesLeft: q.WithRetriesLeft, NoRetriesLeft: q.NoRetriesLeft, Suspended: q.Suspended, Active: q.Active}
+}
+
+// ExternalTasks lists external tasks, oldest first.
+func (e *Engine) ExternalTasks(ctx context.Context, q ExternalTaskQuery) ([]*ExternalTask, error) {
+	rows, err := persistence.List(ctx, e.db, q.filter(e.Now()).Query())
 	return copies(rows, func(r persistence.ExternalTask) ExternalTask { return ExternalTask(r) }), err
 }
 

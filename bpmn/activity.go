@@ -85,13 +85,14 @@ func (p *parser) parseActivity(st *procState, sc *scopeState, e *etree.Element, 
 	a.Exclusive = p.flag(s, e, "exclusive", true, true)
 	a.JobPriority = p.priority(s, e, "jobPriority")
 	a.TaskPriority = p.priority(s, e, "taskPriority")
-	allowed := []string{"executionListener", "failedJobRetryTimeCycle"}
+	allowed := []string{"executionListener", "failedJobRetryTimeCycle", "properties"}
 	if kind == CallActivity {
 		allowed = append(allowed, "in", "out")
 	}
 	ext := p.extensions(s, e, allowed...)
 	a.Listeners = p.listeners(s, ext, false)
 	a.RetryTimeCycle = p.retryCycle(s, ext)
+	a.Properties = properties(ext)
 
 	switch kind {
 	case ServiceTask, SendTask:
@@ -331,6 +332,22 @@ func (p *parser) extensions(s site, e *etree.Element, allowed ...string) []*etre
 				out = append(out, c)
 			case isCamundaNS(ns) && !silentExtensions[c.Tag]:
 				p.warnf(p.at(s, c), "camunda:%s is not supported here and is ignored", c.Tag)
+			}
+		}
+	}
+	return out
+}
+
+// properties reads the camunda:property elements of camunda:properties.
+func properties(ext []*etree.Element) []Property {
+	var out []Property
+	for _, c := range ext {
+		if c.Tag != "properties" {
+			continue
+		}
+		for _, pe := range c.ChildElements() {
+			if pe.Tag == "property" && isCamundaNS(pe.NamespaceURI()) {
+				out = append(out, Property{Name: attrValue(pe, "name"), Value: attrValue(pe, "value")})
 			}
 		}
 	}

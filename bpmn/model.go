@@ -216,6 +216,9 @@ type Activity struct {
 	External           bool   // camunda:type="external"
 	Topic              string // camunda:topic
 	TaskPriority       string // camunda:taskPriority
+	// Properties are the camunda:properties of the element, in document
+	// order: an external task hands them to its worker as headers.
+	Properties []Property
 
 	// User tasks.
 	Assignee        string
@@ -325,3 +328,6 @@ type SequenceFlow struct {
 	Condition string     // conditionExpression text; "" for an unconditional flow
 	Listeners []Listener // take listeners
 }
+
+// Property is one camunda:property (name and value as written).
+type Property struct{ Name, Value string }

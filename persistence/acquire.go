@@ -143,19 +143,25 @@ func AcquireJobsAndCommit(ctx context.Context, tx Tx, p AcquireParams) ([]*Job, 
 }
 
 func scanJobs(rows Rows) ([]*Job, error) {
+	return scanEntities(rows, "acquire jobs", func() *Job { return new(Job) })
+}
+
+// scanEntities reads every row of rows (a statement returning a table's
+// columns) into a new entity; what names the statement in errors.
+func scanEntities[T Entity](rows Rows, what string, newEntity func() T) ([]T, error) {
 	defer rows.Close()
-	var jobs []*Job
+	var out []T
 	for rows.Next() {
-		j := new(Job)
-		if err := rows.Scan(j.Targets()...); err != nil {
-			return nil, fmt.Errorf("acquire jobs: %w", err)
+		e := newEntity()
+		if err := rows.Scan(e.Targets()...); err != nil {
+			return nil, fmt.Errorf("%s: %w", what, err)
 		}
-		jobs = append(jobs, j)
+		out = append(out, e)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("acquire jobs: %w", err)
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
-	return jobs, nil
+	return out, nil
 }
 
 // logLocked writes the "locked" job log entries where the acquisition

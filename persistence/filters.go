@@ -210,13 +210,41 @@ func (f SubscriptionFilter) Query() Query[*EventSubscription] {
 
 // ExternalTaskFilter selects external tasks, oldest first.
 type ExternalTaskFilter struct {
-	ProcessInstanceID, Topic string
+	ID, Topic, WorkerID, ProcessInstanceID, ProcessDefinitionID, ActivityID string
+	// Locked and NotLocked select tasks whose lock holds, or does not, at Now.
+	Locked, NotLocked bool
+	Now               time.Time
+	// WithRetriesLeft: retries unset or above 0; NoRetriesLeft: 0.
+	WithRetriesLeft, NoRetriesLeft bool
+	Suspended, Active              bool
 }
 
 func (f ExternalTaskFilter) Query() Query[*ExternalTask] {
 	c := &conditions{}
-	c.eq("process_instance_id", f.ProcessInstanceID)
+	c.eq("id", f.ID)
 	c.eq("topic", f.Topic)
+	c.eq("worker_id", f.WorkerID)
+	c.eq("process_instance_id", f.ProcessInstanceID)
+	c.eq("process_definition_id", f.ProcessDefinitionID)
+	c.eq("activity_id", f.ActivityID)
+	if f.Locked {
+		c.arg("lock_expiration > $%d", f.Now)
+	}
+	if f.NotLocked {
+		c.arg("(lock_expiration IS NULL OR lock_expiration <= $%d)", f.Now)
+	}
+	if f.WithRetriesLeft {
+		c.term("(retries IS NULL OR retries > 0)")
+	}
+	if f.NoRetriesLeft {
+		c.term("retries = 0")
+	}
+	if f.Suspended {
+		c.term("suspension = 2")
+	}
+	if f.Active {
+		c.term("suspension = 1")
+	}
 	return query[*ExternalTask](c, "create_time, id")
 }
 

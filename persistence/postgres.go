@@ -605,13 +605,16 @@ func (n *notifier) close() {
 // wake the job executors of other nodes: one per schema, so that engines in
 // other schemas of the same database (other tenants, other test runs) do
 // not wake each other.
-func JobChannel(db DB) string {
+func JobChannel(db DB) string { return channelName(db, "bpmnlite_jobs") }
+
+// channelName is base, suffixed per schema.
+func channelName(db DB, base string) string {
 	pg, ok := db.(*pgDB)
 	if !ok || pg.schema == "" {
-		return "bpmnlite_jobs"
+		return base
 	}
 	sum := sha256.Sum256([]byte(pg.schema))
-	return "bpmnlite_jobs_" + hex.EncodeToString(sum[:8])
+	return base + "_" + hex.EncodeToString(sum[:8])
 }
 
 func (d *pgDB) Listen(ctx context.Context, channel string, fn func(payload string)) error {

@@ -122,6 +122,11 @@ func IncidentsOfJob(jobID string) Query[*Incident] {
 	return newQuery[*Incident]("WHERE configuration = $1 AND type = $2", jobID, IncidentFailedJob)
 }
 
+// IncidentsOfExternalTask is the open incident of an external task.
+func IncidentsOfExternalTask(taskID string) Query[*Incident] {
+	return newQuery[*Incident]("WHERE configuration = $1 AND type = $2", taskID, IncidentFailedExternalTask)
+}
+
 // IncidentsCausedBy are the incidents whose root cause is rootID, the
 // incidents of calling instances included.
 func IncidentsCausedBy(rootID string) Query[*Incident] {

@@ -27,6 +27,8 @@ type command struct {
 	trail     []string                                         // the activities entered last, round robin, near the limit
 	entered   int                                              // activities recorded in trail
 	current   string                                           // the activity entered last: where a failure happened
+	// wakesFetches: the command makes external tasks fetchable (see externalTasksReady).
+	wakesFetches bool
 }
 
 func (e *Engine) newCommand(cc *tx.Context) *command {

@@ -22,6 +22,7 @@
 package runtime
 
 import (
+	"context"
 	"log/slog"
 	"sort"
 	"sync"
@@ -60,6 +61,9 @@ type Config struct {
 	// fails with a *LoopError and rolls back, so that a loop without a wait
 	// state cannot run forever.
 	MaxOperations int
+	// MaxWaitingFetches bounds the long-polling fetches waiting at once
+	// (default DefaultMaxWaitingFetches); one more returns at once, empty.
+	MaxWaitingFetches int
 	// MaxResourceBytes bounds the size of a deployed file (default
 	// DefaultMaxResourceBytes; negative: no bound).
 	MaxResourceBytes int
@@ -91,6 +95,13 @@ type Engine struct {
 	ID string
 	// jobChannel is the database's NOTIFY channel for new jobs.
 	jobChannel string
+	// extChannel: the NOTIFY channel for external tasks made fetchable;
+	// extWake wakes the fetches waiting on this engine.
+	extChannel string
+	extWake    taskWake
+	// lifetime ends when the engine closes.
+	lifetime context.Context
+	stop     context.CancelFunc
 
 	mu          sync.RWMutex
 	jobCreated  []func(jobs []*persistence.Job) bool
@@ -119,9 +130,16 @@ func New(db persistence.DB, clock tx.Clock, log *slog.Logger, cfg Config) *Engin
 	if cfg.MaxResourceBytes == 0 {
 		cfg.MaxResourceBytes = DefaultMaxResourceBytes
 	}
+	if cfg.MaxWaitingFetches <= 0 {
+		cfg.MaxWaitingFetches = DefaultMaxWaitingFetches
+	}
+	lifetime, stop := context.WithCancel(context.Background())
 	return &Engine{
 		ID:          newID(),
 		jobChannel:  persistence.JobChannel(db),
+		extChannel:  persistence.ExternalTaskChannel(db),
+		lifetime:    lifetime,
+		stop:        stop,
 		deployments: make(map[string]bool),
 		db:          db,
 		cmd:         &tx.Executor{DB: db, Clock: clock, Log: log},

@@ -172,16 +172,21 @@ func (e *Engine) createIncident(cc *tx.Context, j *persistence.Job) error {
 	if err != nil || len(open) > 0 {
 		return err
 	}
-	now := cc.Now().UTC()
-	root := &persistence.Incident{
-		ID: newID(), Rev: 1, Type: persistence.IncidentFailedJob, Timestamp: now,
-		Message: j.ExceptionMessage, ExecutionID: j.ExecutionID, ActivityID: j.ActivityID,
+	return raiseIncident(cc, &persistence.Incident{
+		Type: persistence.IncidentFailedJob, Message: j.ExceptionMessage, ExecutionID: j.ExecutionID, ActivityID: j.ActivityID,
 		ProcessInstanceID: j.ProcessInstanceID, ProcessDefinitionID: j.ProcessDefinitionID,
 		Configuration: j.ID, JobDefinitionID: j.JobDefinitionID, FailedActivityID: j.FailedActivityID,
-	}
+	})
+}
+
+// raiseIncident inserts root, and one incident more in each calling process
+// instance up the call activity chain, each caused by the one below.
+func raiseIncident(cc *tx.Context, root *persistence.Incident) error {
+	now := cc.Now().UTC()
+	root.ID, root.Rev, root.Timestamp = newID(), 1, now
 	root.CauseIncidentID, root.RootCauseIncidentID = root.ID, root.ID
 	cc.Insert(root)
-	cause, instance := root, j.ProcessInstanceID
+	cause, instance := root, root.ProcessInstanceID
 	for depth := 0; instance != "" && depth < 100; depth++ {
 		ent, err := cc.Get(persistence.ExecutionTable, instance)
 		if err != nil || ent.(*persistence.Execution).SuperExecutionID == "" {
@@ -193,7 +198,7 @@ func (e *Engine) createIncident(cc *tx.Context, j *persistence.Job) error {
 		}
 		super := ent.(*persistence.Execution)
 		in := &persistence.Incident{
-			ID: newID(), Rev: 1, Type: persistence.IncidentFailedJob, Timestamp: now,
+			ID: newID(), Rev: 1, Type: root.Type, Timestamp: now,
 			ExecutionID: super.ID, ActivityID: super.ActivityID, ProcessInstanceID: super.ProcessInstanceID,
 			ProcessDefinitionID: super.ProcessDefinitionID, CauseIncidentID: cause.ID, RootCauseIncidentID: root.ID,
 		}
@@ -206,7 +211,12 @@ func (e *Engine) createIncident(cc *tx.Context, j *persistence.Job) error {
 // resolveJobIncidents removes the incident of job and the incidents it
 // caused in calling instances.
 func (e *Engine) resolveJobIncidents(cc *tx.Context, j *persistence.Job) error {
-	roots, err := tx.Select(cc, persistence.IncidentsOfJob(j.ID))
+	return resolveIncidents(cc, persistence.IncidentsOfJob(j.ID))
+}
+
+// resolveIncidents removes the incidents q selects and those they caused.
+func resolveIncidents(cc *tx.Context, q persistence.Query[*persistence.Incident]) error {
+	roots, err := tx.Select(cc, q)
 	if err != nil {
 		return err
 	}

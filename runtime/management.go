@@ -114,6 +114,9 @@ func (e *Engine) suspendInstance(cc *tx.Context, id string, suspend bool) error 
 		return err
 	}
 	setSuspension(cc, ets, suspend)
+	if !suspend && len(ets) > 0 {
+		cc.AfterCommit(e.extWake.wake)
+	}
 	jobs, err := tx.Select(cc, persistence.JobsOfInstance(id))
 	if err != nil {
 		return err

@@ -114,6 +114,7 @@ func (c *command) createExternalTask(x *execution, a *bpmn.Activity) error {
 	if err != nil {
 		return failAt(a, "topic: %w", err)
 	}
+	c.externalTasksReady()
 	c.cc.Insert(&persistence.ExternalTask{
 		ID:                   newID(),
 		Rev:                  1,

@@ -363,6 +363,22 @@ func (x *execution) variable(name string) (any, bool, error) {
 	return v, err == nil, err
 }
 
+// localVariables returns x's own variables.
+func (x *execution) localVariables() (map[string]any, error) {
+	if err := x.inst.loadVariables(); err != nil {
+		return nil, err
+	}
+	out := make(map[string]any, len(x.inst.vars[x.ID]))
+	for name, r := range x.inst.vars[x.ID] {
+		v, err := decodeVariable(r)
+		if err != nil {
+			return nil, err
+		}
+		out[name] = v
+	}
+	return out, nil
+}
+
 // variables returns every variable visible from x, inner scopes hiding outer ones.
 func (x *execution) variables() (map[string]any, error) {
 	if err := x.inst.loadVariables(); err != nil {

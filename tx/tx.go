@@ -292,6 +292,16 @@ func (cc *Context) AcquireJobs(p persistence.AcquireParams) ([]*persistence.Job,
 	return persistence.AcquireJobs(cc, cc.tx, p)
 }
 
+// LockExternalTasks locks external tasks for a worker inside the command's
+// transaction (see persistence.LockExternalTasks) and caches them.
+func (cc *Context) LockExternalTasks(f persistence.ExternalTaskFetch) ([]*persistence.ExternalTask, error) {
+	tasks, err := persistence.LockExternalTasks(cc, cc.tx, f)
+	for _, t := range tasks {
+		cc.remember(t)
+	}
+	return tasks, err
+}
+
 // Cached returns every cached entity of table matching keep (including
 // entities inserted by this command), for queries that must see this
 // command's own changes.
