@@ -49,6 +49,11 @@ func (e *Engine) FetchAndLock(ctx context.Context, req FetchRequest) ([]*LockedE
 	return out, nil
 }
 
+// AnswerWaitingFetches answers every long-polling fetch at once (with no
+// tasks) and makes later fetches answer at once: for a graceful shutdown,
+// before an HTTP server waits for its requests. Close does it too.
+func (e *Engine) AnswerWaitingFetches() { e.rt.Close() }
+
 // CompleteExternalTask completes the task locked by workerID: vars are set
 // as by SetVariables, local ones on the task's execution, and the instance
 // continues to its next wait states in the same transaction.

@@ -13,6 +13,14 @@ type DefinitionQuery struct {
 	LatestOnly            bool
 }
 
+// Deployments lists the deployments, oldest first (without their definitions).
+func (e *Engine) Deployments(ctx context.Context) ([]*Deployment, error) {
+	rows, err := persistence.List(ctx, e.db, persistence.AllDeployments())
+	return copies(rows, func(r persistence.Deployment) Deployment {
+		return Deployment{ID: r.ID, Name: r.Name, Source: r.Source, DeployTime: r.DeployTime}
+	}), err
+}
+
 // ProcessDefinitions lists process definitions by key and version.
 func (e *Engine) ProcessDefinitions(ctx context.Context, q DefinitionQuery) ([]*ProcessDefinition, error) {
 	rows, err := persistence.List(ctx, e.db, persistence.DefinitionFilter(q).Query())

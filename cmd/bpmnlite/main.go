@@ -2,7 +2,7 @@
 // default (or PostgreSQL) and checks BPMN files.
 //
 //	bpmnlite run [-db file] [-var k=v ...] file.bpmn   deploy, start, run to the end, print the path taken
-//	bpmnlite serve [-db url] [-pool n] file.bpmn ...   deploy and run the job executor until interrupted
+//	bpmnlite serve [-db url] [-pool n] [-http addr] [-auth cred] file.bpmn ...   deploy, serve the REST API and run the job executor until interrupted
 //	bpmnlite jobs [-db url] [job-id]                   list jobs and say why each is not running
 //	bpmnlite validate file.bpmn ...                    report every problem and warning
 //	bpmnlite check -db file                            run SQLite's integrity check on a database file
@@ -33,7 +33,7 @@ func main() {
 
 const usage = `usage:
   bpmnlite run [-db path|url] [-var name=value ...] file.bpmn
-  bpmnlite serve [-db path|url] [-pool n] file.bpmn ...
+  bpmnlite serve [-db path|url] [-pool n] [-http 127.0.0.1:8080] [-auth user:password|"Bearer token"] file.bpmn ...
   bpmnlite jobs [-db path|url] [job-id]
   bpmnlite validate file.bpmn ...
   bpmnlite check -db path`

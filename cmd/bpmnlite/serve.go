@@ -7,23 +7,33 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
 	"time"
 
 	"github.com/bpmnlite/bpmnlite"
+	"github.com/bpmnlite/bpmnlite/rest"
 )
 
-// serve deploys the given files (skipping unchanged ones) and runs the job
-// executor until SIGINT or SIGTERM, then shuts down gracefully.
+// serve deploys the given files (skipping unchanged ones), serves the REST
+// API and runs the job executor until SIGINT or SIGTERM, then shuts down
+// gracefully: waiting long polls are answered, requests finish, running
+// jobs get 30 seconds.
 func serve(ctx context.Context, args []string, out io.Writer) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	db := fs.String("db", "bpmnlite.db", "SQLite file or postgres:// URL")
 	pool := fs.Int("pool", 4, "job executor workers")
+	addr := fs.String("http", "127.0.0.1:8080", "address of the REST API (/engine-rest); empty: none")
+	auth := fs.String("auth", os.Getenv("BPMNLITE_AUTH"), `REST authentication: "user:password" (basic) or "Bearer <token>"; required off loopback (default $BPMNLITE_AUTH)`)
 	debug := fs.Bool("debug", false, "log every acquisition cycle and job (debug level)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *addr != "" && *auth == "" && !loopback(*addr) {
+		return fmt.Errorf("-http %s is not a loopback address: set -auth (or BPMNLITE_AUTH) to protect the API", *addr)
 	}
 	level := slog.LevelInfo
 	if *debug {
@@ -53,17 +63,53 @@ func serve(ctx context.Context, args []string, out io.Writer) error {
 			log.Info("deployed", "key", d.Key, "version", d.Version, "unchanged", dep.Unchanged)
 		}
 	}
-	log.Info("job executor running", "lockOwner", eng.JobExecutor().LockOwner(), "database", eng.Dialect())
 	sig, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	<-sig.Done()
-	log.Info("shutting down: running jobs get 30s to finish")
+	var srv *http.Server
+	served := make(chan error, 1)
+	if *addr != "" {
+		api := rest.New(eng, rest.Options{Auth: *auth, Logger: log})
+		ln, err := net.Listen("tcp", *addr)
+		if err != nil {
+			return err
+		}
+		srv = &http.Server{Handler: api, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute,
+			WriteTimeout: 31 * time.Minute, IdleTimeout: 2 * time.Minute} // writes outlast the longest long poll
+		go func() { served <- srv.Serve(ln) }()
+		log.Info("REST API listening", "url", "http://"+ln.Addr().String()+"/engine-rest", "auth", *auth != "")
+	}
+	log.Info("job executor running", "lockOwner", eng.JobExecutor().LockOwner(), "database", eng.Dialect())
+	select {
+	case <-sig.Done():
+	case err := <-served:
+		return err
+	}
+	log.Info("shutting down: requests and running jobs get 30s to finish")
 	stopCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	eng.AnswerWaitingFetches()
+	if srv != nil {
+		if err := srv.Shutdown(stopCtx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+			return err
+		}
+	}
 	if err := eng.JobExecutor().Stop(stopCtx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
 	return nil
+}
+
+// loopback reports whether addr (host:port) binds only loopback interfaces.
+func loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // jobs lists jobs with the reason each one is not running now, the

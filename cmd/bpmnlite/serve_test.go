@@ -1,0 +1,159 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"mime/multipart"
+	"net"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/bpmnlite/bpmnlite/worker"
+)
+
+const externalProcess = `<?xml version="1.0" encoding="UTF-8"?>
+<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:camunda="http://camunda.org/schema/1.0/bpmn" targetNamespace="t">
+  <process id="pay" isExecutable="true">
+    <startEvent id="start"/><sequenceFlow id="f1" sourceRef="start" targetRef="work"/>
+    <serviceTask id="work" camunda:type="external" camunda:topic="pay"/>
+    <sequenceFlow id="f2" sourceRef="work" targetRef="end"/><endEvent id="end"/>
+  </process>
+</definitions>`
+
+// safeBuffer collects serve's log while the test reads it.
+type safeBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *safeBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *safeBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// End to end: bpmnlite serve on a loopback port, a deployment and starts
+// over HTTP, the Go worker completing the external tasks over HTTP, and a
+// graceful stop while a long poll waits.
+func TestServeEndToEnd(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var log safeBuffer
+	done := make(chan error, 1)
+	go func() {
+		done <- serve(ctx, []string{"-db", filepath.Join(t.TempDir(), "e2e.db"), "-http", addr, "-auth", "demo:secret"}, &log)
+	}()
+	base := "http://" + addr + "/engine-rest"
+	waitUp := time.Now().Add(20 * time.Second)
+	for !strings.Contains(log.String(), "REST API listening") {
+		if time.Now().After(waitUp) {
+			t.Fatalf("serve did not come up:\n%s", log.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	post := func(path, contentType string, body []byte) map[string]any {
+		t.Helper()
+		req, _ := http.NewRequest("POST", base+path, bytes.NewReader(body))
+		req.Header.Set("Content-Type", contentType)
+		req.SetBasicAuth("demo", "secret")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var out map[string]any
+		_ = json.NewDecoder(resp.Body).Decode(&out)
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("POST %s: %d %v", path, resp.StatusCode, out)
+		}
+		return out
+	}
+	var form bytes.Buffer
+	mw := multipart.NewWriter(&form)
+	fw, _ := mw.CreateFormFile("pay.bpmn", "pay.bpmn")
+	fw.Write([]byte(externalProcess))
+	mw.WriteField("deployment-name", "e2e")
+	mw.Close()
+	post("/deployment/create", mw.FormDataContentType(), form.Bytes())
+	var ids []string
+	for range 5 {
+		ids = append(ids, post("/process-definition/key/pay/start", "application/json", []byte(`{"variables":{"n":{"value":2,"type":"Integer"}}}`))["id"].(string))
+	}
+
+	w := worker.New(worker.HTTP(base, worker.HTTPOptions{Authorization: "Basic ZGVtbzpzZWNyZXQ="}),
+		worker.Config{LongPoll: 5 * time.Second, Logger: slog.New(slog.DiscardHandler)})
+	var mu sync.Mutex
+	handled := 0
+	w.Subscribe("pay", func(_ context.Context, task *worker.Task) (map[string]any, error) {
+		mu.Lock()
+		handled++
+		mu.Unlock()
+		return map[string]any{"paid": task.Variables["n"]}, nil
+	}, worker.Subscription{})
+	wctx, stopWorker := context.WithCancel(ctx)
+	workerDone := make(chan error, 1)
+	go func() { workerDone <- w.Run(wctx) }()
+	count := func() float64 {
+		req, _ := http.NewRequest("GET", base+"/process-instance/count", nil)
+		req.SetBasicAuth("demo", "secret")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var out map[string]float64
+		_ = json.NewDecoder(resp.Body).Decode(&out)
+		return out["count"]
+	}
+	for deadline := time.Now().Add(20 * time.Second); count() != 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%v instances still running", count())
+		}
+	}
+	mu.Lock()
+	if handled != len(ids) {
+		t.Errorf("handled %d tasks, want %d", handled, len(ids))
+	}
+	mu.Unlock()
+
+	// The worker now waits in a long poll; stopping the server answers it.
+	time.Sleep(100 * time.Millisecond)
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("serve: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("serve did not stop")
+	}
+	stopWorker()
+	<-workerDone
+}
+
+// A non-loopback address without credentials is refused.
+func TestServeRefusesOpenAddressWithoutAuth(t *testing.T) {
+	t.Setenv("BPMNLITE_AUTH", "")
+	err := serve(context.Background(), []string{"-db", filepath.Join(t.TempDir(), "x.db"), "-http", "0.0.0.0:0"}, &bytes.Buffer{})
+	if err == nil || !strings.Contains(err.Error(), "-auth") {
+		t.Errorf("serve on 0.0.0.0 without auth: %v", err)
+	}
+}

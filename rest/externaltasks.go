@@ -1,0 +1,362 @@
+package rest
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/bpmnlite/bpmnlite"
+)
+
+// The external task resource: fetch and lock (with long polling), the
+// worker's reports, management and queries.
+
+type fetchTopicDto struct {
+	TopicName             string    `json:"topicName"`
+	LockDuration          *int64    `json:"lockDuration"`
+	Variables             *[]string `json:"variables"`
+	LocalVariables        bool      `json:"localVariables"`
+	BusinessKey           string    `json:"businessKey"`
+	ProcessDefinitionID   string    `json:"processDefinitionId"`
+	ProcessDefinitionIDIn []string  `json:"processDefinitionIdIn"`
+	ProcessDefinitionKey  string    `json:"processDefinitionKey"`
+	ProcessDefinitionKeys []string  `json:"processDefinitionKeyIn"`
+}
+
+type fetchDto struct {
+	WorkerID             string          `json:"workerId"`
+	MaxTasks             *int            `json:"maxTasks"`
+	UsePriority          bool            `json:"usePriority"`
+	AsyncResponseTimeout *int64          `json:"asyncResponseTimeout"`
+	Topics               []fetchTopicDto `json:"topics"`
+}
+
+// externalTaskDto is an external task as GET /external-task gives it.
+type externalTaskDto struct {
+	ActivityID           string  `json:"activityId"`
+	ActivityInstanceID   string  `json:"activityInstanceId"`
+	ErrorMessage         *string `json:"errorMessage"`
+	ExecutionID          string  `json:"executionId"`
+	ID                   string  `json:"id"`
+	LockExpirationTime   *string `json:"lockExpirationTime"`
+	ProcessDefinitionID  string  `json:"processDefinitionId"`
+	ProcessDefinitionKey string  `json:"processDefinitionKey"`
+	ProcessInstanceID    string  `json:"processInstanceId"`
+	Retries              *int    `json:"retries"`
+	Suspended            bool    `json:"suspended"`
+	WorkerID             *string `json:"workerId"`
+	TopicName            string  `json:"topicName"`
+	TenantID             *string `json:"tenantId"`
+	Priority             int64   `json:"priority"`
+	BusinessKey          *string `json:"businessKey"`
+}
+
+// lockedTaskDto is a fetched task, with its variables.
+type lockedTaskDto struct {
+	externalTaskDto
+	ErrorDetails        *string               `json:"errorDetails"`
+	Variables           map[string]TypedValue `json:"variables"`
+	ExtensionProperties map[string]string     `json:"extensionProperties"`
+}
+
+func optString(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func externalTaskOut(t *bpmnlite.ExternalTask) externalTaskDto {
+	return externalTaskDto{
+		ActivityID: t.ActivityID, ActivityInstanceID: t.ActivityInstanceID, ErrorMessage: optString(t.ErrorMessage),
+		ExecutionID: t.ExecutionID, ID: t.ID, LockExpirationTime: formatTimePtr(t.LockExpiration),
+		ProcessDefinitionID: t.ProcessDefinitionID, ProcessDefinitionKey: t.ProcessDefinitionKey,
+		ProcessInstanceID: t.ProcessInstanceID, Retries: t.Retries, Suspended: t.Suspension == 2,
+		WorkerID: optString(t.WorkerID), TopicName: t.Topic, Priority: t.Priority, BusinessKey: optString(t.BusinessKey),
+	}
+}
+
+func (h *Handler) externalTaskRoutes() {
+	h.handle("POST /external-task/fetchAndLock", h.fetchAndLock)
+	h.handle("POST /external-task/{id}/complete", h.completeExternalTask)
+	h.handle("POST /external-task/{id}/failure", h.externalTaskFailure)
+	h.handle("POST /external-task/{id}/bpmnError", h.externalTaskBpmnError)
+	h.handle("POST /external-task/{id}/extendLock", h.extendLock)
+	h.handle("POST /external-task/{id}/lock", h.lockExternalTask)
+	h.handle("POST /external-task/{id}/unlock", func(w http.ResponseWriter, r *http.Request) error {
+		if err := h.eng.UnlockExternalTask(r.Context(), r.PathValue("id")); err != nil {
+			return h.externalTaskError(r, err)
+		}
+		return noContent(w)
+	})
+	h.handle("PUT /external-task/{id}/retries", func(w http.ResponseWriter, r *http.Request) error {
+		var body struct {
+			Retries *int `json:"retries"`
+		}
+		if err := readJSON(r, &body); err != nil {
+			return err
+		}
+		if body.Retries == nil || *body.Retries < 0 {
+			return badRequest("retries are required and must not be negative")
+		}
+		if err := h.eng.SetExternalTaskRetries(r.Context(), r.PathValue("id"), *body.Retries); err != nil {
+			return h.externalTaskError(r, err)
+		}
+		return noContent(w)
+	})
+	h.handle("PUT /external-task/{id}/priority", func(w http.ResponseWriter, r *http.Request) error {
+		var body struct {
+			Priority *int64 `json:"priority"`
+		}
+		if err := readJSON(r, &body); err != nil {
+			return err
+		}
+		if body.Priority == nil {
+			return badRequest("priority is required")
+		}
+		if err := h.eng.SetExternalTaskPriority(r.Context(), r.PathValue("id"), *body.Priority); err != nil {
+			return h.externalTaskError(r, err)
+		}
+		return noContent(w)
+	})
+	h.handle("GET /external-task", func(w http.ResponseWriter, r *http.Request) error {
+		tasks, err := h.queryExternalTasks(r)
+		if err != nil {
+			return err
+		}
+		out := []externalTaskDto{}
+		for _, t := range page(r, tasks) {
+			out = append(out, externalTaskOut(t))
+		}
+		writeJSON(w, http.StatusOK, out)
+		return nil
+	})
+	h.handle("GET /external-task/count", func(w http.ResponseWriter, r *http.Request) error {
+		tasks, err := h.queryExternalTasks(r)
+		if err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusOK, map[string]int{"count": len(tasks)})
+		return nil
+	})
+	h.handle("GET /external-task/{id}", func(w http.ResponseWriter, r *http.Request) error {
+		t, err := h.externalTask(r)
+		if err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusOK, externalTaskOut(t))
+		return nil
+	})
+	h.handle("GET /external-task/{id}/errorDetails", func(w http.ResponseWriter, r *http.Request) error {
+		t, err := h.externalTask(r)
+		if err != nil {
+			return err
+		}
+		w.Header().Set("Content-Type", "text/plain")
+		_, err = w.Write([]byte(t.ErrorDetails))
+		return err
+	})
+}
+
+func (h *Handler) externalTask(r *http.Request) (*bpmnlite.ExternalTask, error) {
+	id := r.PathValue("id")
+	ts, err := h.eng.ExternalTasks(r.Context(), bpmnlite.ExternalTaskQuery{ID: id})
+	if err != nil {
+		return nil, err
+	}
+	if len(ts) == 0 {
+		return nil, &notFound{"External task with id " + id + " does not exist"}
+	}
+	return ts[0], nil
+}
+
+// externalTaskError words an unknown task as Camunda does.
+func (h *Handler) externalTaskError(r *http.Request, err error) error {
+	if isNotFound(err) {
+		return &notFound{"External task with id " + r.PathValue("id") + " does not exist"}
+	}
+	return err
+}
+
+func (h *Handler) fetchAndLock(w http.ResponseWriter, r *http.Request) error {
+	var body fetchDto
+	if err := readJSON(r, &body); err != nil {
+		return err
+	}
+	if body.WorkerID == "" {
+		return badRequest("workerId is required")
+	}
+	if body.MaxTasks == nil || *body.MaxTasks < 0 {
+		return badRequest("maxTasks is required and must not be negative")
+	}
+	req := bpmnlite.FetchRequest{WorkerID: body.WorkerID, MaxTasks: *body.MaxTasks, UsePriority: body.UsePriority}
+	if body.AsyncResponseTimeout != nil {
+		d := time.Duration(*body.AsyncResponseTimeout) * time.Millisecond
+		if d < 0 || d > h.opt.MaxAsyncResponseTimeout {
+			return badRequest("asyncResponseTimeout must be between 0 and %d ms", h.opt.MaxAsyncResponseTimeout.Milliseconds())
+		}
+		req.AsyncResponseTimeout = d
+	}
+	for _, t := range body.Topics {
+		if t.TopicName == "" || t.LockDuration == nil || *t.LockDuration <= 0 {
+			return badRequest("each topic needs a topicName and a positive lockDuration")
+		}
+		ft := bpmnlite.FetchTopic{Topic: t.TopicName, LockDuration: time.Duration(*t.LockDuration) * time.Millisecond,
+			LocalVariables: t.LocalVariables, BusinessKey: t.BusinessKey,
+			ProcessDefinitionIDs: t.ProcessDefinitionIDIn, ProcessDefinitionKeys: t.ProcessDefinitionKeys}
+		if t.Variables != nil {
+			ft.Variables = append([]string{}, *t.Variables...)
+		}
+		if t.ProcessDefinitionID != "" {
+			ft.ProcessDefinitionIDs = append(ft.ProcessDefinitionIDs, t.ProcessDefinitionID)
+		}
+		if t.ProcessDefinitionKey != "" {
+			ft.ProcessDefinitionKeys = append(ft.ProcessDefinitionKeys, t.ProcessDefinitionKey)
+		}
+		req.Topics = append(req.Topics, ft)
+	}
+	out := []lockedTaskDto{}
+	if req.MaxTasks > 0 && len(req.Topics) > 0 {
+		tasks, err := h.eng.FetchAndLock(r.Context(), req)
+		if err != nil {
+			if r.Context().Err() != nil {
+				return nil // the client went away while waiting
+			}
+			return err
+		}
+		for _, t := range tasks {
+			out = append(out, lockedTaskDto{externalTaskOut(&t.ExternalTask), optString(t.ErrorDetails),
+				EncodeVariables(t.Variables), t.Headers})
+		}
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+func (h *Handler) completeExternalTask(w http.ResponseWriter, r *http.Request) error {
+	var body struct {
+		WorkerID       string                `json:"workerId"`
+		Variables      map[string]TypedValue `json:"variables"`
+		LocalVariables map[string]TypedValue `json:"localVariables"`
+	}
+	if err := readJSON(r, &body); err != nil {
+		return err
+	}
+	vars, err := DecodeVariables(body.Variables)
+	if err != nil {
+		return err
+	}
+	local, err := DecodeVariables(body.LocalVariables)
+	if err != nil {
+		return err
+	}
+	if err := h.eng.CompleteExternalTask(r.Context(), r.PathValue("id"), body.WorkerID, vars, local); err != nil {
+		return h.externalTaskError(r, err)
+	}
+	return noContent(w)
+}
+
+func (h *Handler) externalTaskFailure(w http.ResponseWriter, r *http.Request) error {
+	var body struct {
+		WorkerID     string `json:"workerId"`
+		ErrorMessage string `json:"errorMessage"`
+		ErrorDetails string `json:"errorDetails"`
+		Retries      *int   `json:"retries"`
+		RetryTimeout int64  `json:"retryTimeout"`
+	}
+	if err := readJSON(r, &body); err != nil {
+		return err
+	}
+	if body.Retries == nil || *body.Retries < 0 || body.RetryTimeout < 0 {
+		return badRequest("retries are required, and retries and retryTimeout must not be negative")
+	}
+	f := bpmnlite.ExternalTaskFailure{ErrorMessage: body.ErrorMessage, ErrorDetails: body.ErrorDetails,
+		Retries: *body.Retries, RetryTimeout: time.Duration(body.RetryTimeout) * time.Millisecond}
+	if err := h.eng.HandleExternalTaskFailure(r.Context(), r.PathValue("id"), body.WorkerID, f); err != nil {
+		return h.externalTaskError(r, err)
+	}
+	return noContent(w)
+}
+
+func (h *Handler) externalTaskBpmnError(w http.ResponseWriter, r *http.Request) error {
+	var body struct {
+		WorkerID     string                `json:"workerId"`
+		ErrorCode    string                `json:"errorCode"`
+		ErrorMessage string                `json:"errorMessage"`
+		Variables    map[string]TypedValue `json:"variables"`
+	}
+	if err := readJSON(r, &body); err != nil {
+		return err
+	}
+	if body.ErrorCode == "" {
+		return badRequest("errorCode is required")
+	}
+	vars, err := DecodeVariables(body.Variables)
+	if err != nil {
+		return err
+	}
+	if err := h.eng.HandleExternalTaskBpmnError(r.Context(), r.PathValue("id"), body.WorkerID, body.ErrorCode, body.ErrorMessage, vars); err != nil {
+		return h.externalTaskError(r, err)
+	}
+	return noContent(w)
+}
+
+func (h *Handler) extendLock(w http.ResponseWriter, r *http.Request) error {
+	var body struct {
+		WorkerID    string `json:"workerId"`
+		NewDuration int64  `json:"newDuration"`
+	}
+	if err := readJSON(r, &body); err != nil {
+		return err
+	}
+	if body.NewDuration <= 0 {
+		return badRequest("newDuration must be positive")
+	}
+	if err := h.eng.ExtendExternalTaskLock(r.Context(), r.PathValue("id"), body.WorkerID, time.Duration(body.NewDuration)*time.Millisecond); err != nil {
+		return h.externalTaskError(r, err)
+	}
+	return noContent(w)
+}
+
+func (h *Handler) lockExternalTask(w http.ResponseWriter, r *http.Request) error {
+	var body struct {
+		WorkerID     string `json:"workerId"`
+		LockDuration int64  `json:"lockDuration"`
+	}
+	if err := readJSON(r, &body); err != nil {
+		return err
+	}
+	if body.WorkerID == "" || body.LockDuration <= 0 {
+		return badRequest("workerId and a positive lockDuration are required")
+	}
+	if err := h.eng.LockExternalTask(r.Context(), r.PathValue("id"), body.WorkerID, time.Duration(body.LockDuration)*time.Millisecond); err != nil {
+		return h.externalTaskError(r, err)
+	}
+	return noContent(w)
+}
+
+func (h *Handler) queryExternalTasks(r *http.Request) ([]*bpmnlite.ExternalTask, error) {
+	q := r.URL.Query()
+	flag := func(name string) (bool, error) {
+		v := q.Get(name)
+		if v == "" {
+			return false, nil
+		}
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return false, badRequest("query parameter %s: %q is not a boolean", name, v)
+		}
+		return b, nil
+	}
+	et := bpmnlite.ExternalTaskQuery{ID: q.Get("externalTaskId"), Topic: q.Get("topicName"), WorkerID: q.Get("workerId"),
+		ProcessInstanceID: q.Get("processInstanceId"), ProcessDefinitionID: q.Get("processDefinitionId"), ActivityID: q.Get("activityId")}
+	for name, dst := range map[string]*bool{"locked": &et.Locked, "notLocked": &et.NotLocked, "withRetriesLeft": &et.WithRetriesLeft,
+		"noRetriesLeft": &et.NoRetriesLeft, "suspended": &et.Suspended, "active": &et.Active} {
+		b, err := flag(name)
+		if err != nil {
+			return nil, err
+		}
+		*dst = b
+	}
+	return h.eng.ExternalTasks(r.Context(), et)
+}

@@ -1,0 +1,355 @@
+package rest_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime/multipart"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bpmnlite/bpmnlite"
+	"github.com/bpmnlite/bpmnlite/internal/testdb"
+	"github.com/bpmnlite/bpmnlite/rest"
+)
+
+// api is a REST server on an engine of one backend, and a client for it.
+type api struct {
+	t   *testing.T
+	eng *bpmnlite.Engine
+	url string
+}
+
+func eachBackend(t *testing.T, opt rest.Options, f func(t *testing.T, a *api)) {
+	for _, b := range testdb.Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			eng, err := bpmnlite.Open(t.Context(), bpmnlite.Config{Database: b.URL, Schema: b.Options.Schema,
+				Logger: slog.New(slog.DiscardHandler)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv := httptest.NewServer(rest.New(eng, opt))
+			t.Cleanup(func() {
+				eng.AnswerWaitingFetches()
+				srv.Close()
+				_ = eng.Close()
+			})
+			f(t, &api{t: t, eng: eng, url: srv.URL + "/engine-rest"})
+		})
+	}
+}
+
+// call sends body (JSON unless a *bytes.Buffer with contentType) and
+// returns the status and the decoded JSON reply (nil when empty).
+func (a *api) call(method, path string, body any, header ...string) (int, any) {
+	a.t.Helper()
+	var rd io.Reader
+	contentType := "application/json"
+	switch b := body.(type) {
+	case nil:
+	case multipartBody:
+		rd, contentType = b.buf, b.contentType
+	default:
+		j, err := json.Marshal(b)
+		if err != nil {
+			a.t.Fatal(err)
+		}
+		rd = bytes.NewReader(j)
+	}
+	req, err := http.NewRequestWithContext(a.t.Context(), method, a.url+path, rd)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	if rd != nil {
+		req.Header.Set("Content-Type", contentType)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		a.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	if len(raw) == 0 {
+		return resp.StatusCode, nil
+	}
+	if ct := resp.Header.Get("Content-Type"); ct != "application/json" {
+		a.t.Errorf("%s %s: Content-Type %q, want application/json", method, path, ct)
+	}
+	var out any
+	if err := json.Unmarshal(raw, &out); err != nil {
+		a.t.Fatalf("%s %s: reply is not JSON: %s", method, path, raw)
+	}
+	return resp.StatusCode, out
+}
+
+// ok calls and expects status want.
+func (a *api) ok(want int, method, path string, body any) any {
+	a.t.Helper()
+	status, out := a.call(method, path, body)
+	if status != want {
+		a.t.Fatalf("%s %s: status %d (%v), want %d", method, path, status, out, want)
+	}
+	return out
+}
+
+type multipartBody struct {
+	buf         *bytes.Buffer
+	contentType string
+}
+
+func deployment(name string, files map[string]string) multipartBody {
+	buf := &bytes.Buffer{}
+	w := multipart.NewWriter(buf)
+	_ = w.WriteField("deployment-name", name)
+	_ = w.WriteField("enable-duplicate-filtering", "true")
+	for fname, content := range files {
+		fw, _ := w.CreateFormFile(fname, fname)
+		_, _ = fw.Write([]byte(content))
+	}
+	_ = w.Close()
+	return multipartBody{buf, w.FormDataContentType()}
+}
+
+const oneExternalTask = `<?xml version="1.0" encoding="UTF-8"?>
+<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:camunda="http://camunda.org/schema/1.0/bpmn" targetNamespace="t">
+  <error id="e" errorCode="BROKEN"/>
+  <process id="charge" isExecutable="true">
+    <startEvent id="start"/>
+    <sequenceFlow id="f1" sourceRef="start" targetRef="work"/>
+    <serviceTask id="work" camunda:type="external" camunda:topic="charge">
+      <extensionElements><camunda:properties><camunda:property name="region" value="eu"/></camunda:properties></extensionElements>
+    </serviceTask>
+    <sequenceFlow id="f2" sourceRef="work" targetRef="after"/>
+    <userTask id="after"/>
+    <sequenceFlow id="f3" sourceRef="after" targetRef="end"/>
+    <endEvent id="end"/>
+    <boundaryEvent id="caught" attachedToRef="work"><errorEventDefinition errorRef="e"/></boundaryEvent>
+    <sequenceFlow id="f4" sourceRef="caught" targetRef="handle"/>
+    <userTask id="handle"/>
+  </process>
+</definitions>`
+
+func field(v any, path ...string) any {
+	for _, p := range path {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = m[p]
+	}
+	return v
+}
+
+func TestRESTAuth(t *testing.T) {
+	for _, tc := range []struct{ auth, good, bad string }{
+		{"Bearer s3cret", "Bearer s3cret", "Bearer wrong"},
+		{"demo:pw", "Basic ZGVtbzpwdw==", "Basic ZGVtbzp4"},
+	} {
+		eachBackend(t, rest.Options{Auth: tc.auth}, func(t *testing.T, a *api) {
+			if status, out := a.call("GET", "/version", nil); status != http.StatusUnauthorized || field(out, "type") == nil {
+				t.Errorf("no credentials: %d %v, want 401 with an error body", status, out)
+			}
+			if status, _ := a.call("GET", "/version", nil, "Authorization", tc.bad); status != http.StatusUnauthorized {
+				t.Errorf("wrong credentials: %d, want 401", status)
+			}
+			if status, out := a.call("GET", "/version", nil, "Authorization", tc.good); status != http.StatusOK || field(out, "version") != rest.Version {
+				t.Errorf("credentials: %d %v", status, out)
+			}
+		})
+	}
+}
+
+func TestRESTDeployStartVariables(t *testing.T) {
+	eachBackend(t, rest.Options{}, func(t *testing.T, a *api) {
+		dep := a.ok(http.StatusOK, "POST", "/deployment/create", deployment("billing", map[string]string{"charge.bpmn": oneExternalTask}))
+		defs, _ := field(dep, "deployedProcessDefinitions").(map[string]any)
+		if len(defs) != 1 {
+			t.Fatalf("deployment %v, want one definition", dep)
+		}
+		if status, out := a.call("POST", "/deployment/create", deployment("bad", map[string]string{"x.bpmn": "<definitions"})); status != http.StatusBadRequest || field(out, "type") != "InvalidRequestException" {
+			t.Errorf("malformed BPMN: %d %v, want 400 InvalidRequestException", status, out)
+		}
+		vars := map[string]any{
+			"s":    map[string]any{"value": "text", "type": "String"},
+			"i":    map[string]any{"value": 42, "type": "integer"},
+			"l":    map[string]any{"value": int64(1) << 40, "type": "Long"},
+			"d":    map[string]any{"value": 2.5, "type": "Double"},
+			"b":    map[string]any{"value": true, "type": "Boolean"},
+			"when": map[string]any{"value": "2026-01-25T13:33:42.000+0100", "type": "Date"},
+			"doc":  map[string]any{"value": `{"a":[1,2]}`, "type": "Json"},
+			"none": map[string]any{"value": nil, "type": "Null"},
+			"raw":  map[string]any{"value": "aGk=", "type": "Bytes"},
+		}
+		pi := a.ok(http.StatusOK, "POST", "/process-definition/key/charge/start", map[string]any{"variables": vars, "businessKey": "order-1"})
+		id, _ := field(pi, "id").(string)
+		if id == "" || field(pi, "businessKey") != "order-1" || field(pi, "ended") != false {
+			t.Fatalf("started %v", pi)
+		}
+		got := a.ok(http.StatusOK, "GET", "/process-instance/"+id+"/variables", nil)
+		for name, want := range map[string][2]any{
+			"s": {"text", "String"}, "i": {float64(42), "Integer"}, "l": {float64(int64(1) << 40), "Long"}, "d": {2.5, "Double"},
+			"b": {true, "Boolean"}, "when": {"2026-01-25T12:33:42.000+0000", "Date"}, "doc": {`{"a":[1,2]}`, "Json"},
+			"none": {nil, "Null"}, "raw": {"aGk=", "Bytes"},
+		} {
+			if v, typ := field(got, name, "value"), field(got, name, "type"); v != want[0] || typ != want[1] {
+				t.Errorf("variable %s = %v (%v), want %v (%v)", name, v, typ, want[0], want[1])
+			}
+		}
+		a.ok(http.StatusNoContent, "POST", "/process-instance/"+id+"/variables",
+			map[string]any{"modifications": map[string]any{"s": map[string]any{"value": "changed", "type": "String"}}})
+		if v := field(a.ok(http.StatusOK, "GET", "/process-instance/"+id+"/variables", nil), "s", "value"); v != "changed" {
+			t.Errorf("modified s = %v", v)
+		}
+		if status, out := a.call("POST", "/process-definition/key/charge/start", map[string]any{"variables": map[string]any{"x": map[string]any{"value": "1", "type": "Rational"}}}); status != http.StatusBadRequest ||
+			!strings.Contains(fmt.Sprint(field(out, "message")), "Rational") {
+			t.Errorf("unknown variable type: %d %v, want 400 naming it", status, out)
+		}
+		if status, _ := a.call("POST", "/process-definition/key/nothing/start", map[string]any{}); status != http.StatusNotFound {
+			t.Errorf("unknown key: %d, want 404", status)
+		}
+		if status, out := a.call("POST", "/process-definition/key/charge/start", "{"); status != http.StatusBadRequest {
+			t.Errorf("malformed JSON: %d %v, want 400", status, out)
+		}
+		list, _ := a.ok(http.StatusOK, "GET", "/process-instance?businessKey=order-1", nil).([]any)
+		if len(list) != 1 || field(a.ok(http.StatusOK, "GET", "/process-instance/count", nil), "count") != float64(1) {
+			t.Errorf("instances %v", list)
+		}
+		a.ok(http.StatusNoContent, "DELETE", "/process-instance/"+id, nil)
+		a.ok(http.StatusNotFound, "GET", "/process-instance/"+id, nil)
+		a.ok(http.StatusNotFound, "DELETE", "/process-instance/"+id, nil)
+	})
+}
+
+func TestRESTExternalTasks(t *testing.T) {
+	eachBackend(t, rest.Options{}, func(t *testing.T, a *api) {
+		a.ok(http.StatusOK, "POST", "/deployment/create", deployment("billing", map[string]string{"charge.bpmn": oneExternalTask}))
+		start := func() string {
+			pi := a.ok(http.StatusOK, "POST", "/process-definition/key/charge/start",
+				map[string]any{"variables": map[string]any{"amount": map[string]any{"value": 30, "type": "Integer"}}})
+			return field(pi, "id").(string)
+		}
+		fetch := func(worker string, extra map[string]any) []any {
+			body := map[string]any{"workerId": worker, "maxTasks": 5,
+				"topics": []any{map[string]any{"topicName": "charge", "lockDuration": 60000, "variables": []string{"amount"}}}}
+			for k, v := range extra {
+				body[k] = v
+			}
+			out, _ := a.ok(http.StatusOK, "POST", "/external-task/fetchAndLock", body).([]any)
+			return out
+		}
+		pi := start()
+		tasks := fetch("w1", nil)
+		if len(tasks) != 1 {
+			t.Fatalf("fetched %v", tasks)
+		}
+		task := tasks[0]
+		id := field(task, "id").(string)
+		if field(task, "processInstanceId") != pi || field(task, "topicName") != "charge" || field(task, "workerId") != "w1" ||
+			field(task, "activityId") != "work" || field(task, "variables", "amount", "value") != float64(30) ||
+			field(task, "variables", "amount", "type") != "Integer" || field(task, "extensionProperties", "region") != "eu" ||
+			field(task, "retries") != nil || field(task, "lockExpirationTime") == nil {
+			t.Errorf("fetched task %v", task)
+		}
+		if got := fetch("w2", nil); len(got) != 0 {
+			t.Errorf("fetched a locked task: %v", got)
+		}
+
+		// Reports by the wrong worker, on unknown tasks, and bad bodies.
+		status, out := a.call("POST", "/external-task/"+id+"/complete", map[string]any{"workerId": "w2"})
+		if status != http.StatusBadRequest || !strings.Contains(fmt.Sprint(field(out, "message")), "It is locked by worker 'w1'.") {
+			t.Errorf("complete by w2: %d %v", status, out)
+		}
+		if status, out := a.call("POST", "/external-task/nope/complete", map[string]any{"workerId": "w1"}); status != http.StatusNotFound ||
+			field(out, "message") != "External task with id nope does not exist" {
+			t.Errorf("unknown task: %d %v", status, out)
+		}
+		a.ok(http.StatusBadRequest, "POST", "/external-task/"+id+"/failure", map[string]any{"workerId": "w1"})
+		a.ok(http.StatusBadRequest, "POST", "/external-task/fetchAndLock", map[string]any{"maxTasks": 1})
+
+		// Extend, unlock (empty body), refetch, priority, failure to an incident, retries.
+		a.ok(http.StatusNoContent, "POST", "/external-task/"+id+"/extendLock", map[string]any{"workerId": "w1", "newDuration": 120000})
+		a.ok(http.StatusNoContent, "POST", "/external-task/"+id+"/unlock", nil)
+		a.ok(http.StatusNoContent, "PUT", "/external-task/"+id+"/priority", map[string]any{"priority": 7})
+		if got := fetch("w2", map[string]any{"usePriority": true}); len(got) != 1 || field(got[0], "priority") != float64(7) {
+			t.Fatalf("refetch after unlock: %v", got)
+		}
+		a.ok(http.StatusNoContent, "POST", "/external-task/"+id+"/failure",
+			map[string]any{"workerId": "w2", "errorMessage": "card declined", "errorDetails": "stack", "retries": 0, "retryTimeout": 0})
+		incidents, _ := a.eng.Incidents(t.Context(), bpmnlite.IncidentQuery{Configuration: id})
+		if len(incidents) != 1 || incidents[0].Type != "failedExternalTask" || incidents[0].Message != "card declined" {
+			t.Fatalf("incidents %+v", incidents)
+		}
+		if n := field(a.ok(http.StatusOK, "GET", "/external-task/count?noRetriesLeft=true", nil), "count"); n != float64(1) {
+			t.Errorf("tasks without retries: %v", n)
+		}
+		got := a.ok(http.StatusOK, "GET", "/external-task/"+id, nil)
+		if field(got, "errorMessage") != "card declined" || field(got, "retries") != float64(0) {
+			t.Errorf("task %v", got)
+		}
+		a.ok(http.StatusNoContent, "PUT", "/external-task/"+id+"/retries", map[string]any{"retries": 2})
+		if incidents, _ := a.eng.Incidents(t.Context(), bpmnlite.IncidentQuery{Configuration: id}); len(incidents) != 0 {
+			t.Errorf("incident left after set retries: %+v", incidents)
+		}
+		a.ok(http.StatusNoContent, "POST", "/external-task/"+id+"/complete", map[string]any{"workerId": "w2",
+			"variables": map[string]any{"charged": map[string]any{"value": true, "type": "Boolean"}}})
+		tasksAfter, _ := a.eng.Tasks(t.Context(), bpmnlite.TaskQuery{ProcessInstanceID: pi})
+		if len(tasksAfter) != 1 || tasksAfter[0].TaskDefinitionKey != "after" {
+			t.Errorf("tasks after complete: %+v", tasksAfter)
+		}
+
+		// A BPMN error caught by the boundary event.
+		pi = start()
+		id = field(fetch("w1", nil)[0], "id").(string)
+		a.ok(http.StatusNoContent, "POST", "/external-task/"+id+"/bpmnError", map[string]any{"workerId": "w1", "errorCode": "BROKEN",
+			"errorMessage": "no card", "variables": map[string]any{"why": map[string]any{"value": "expired", "type": "String"}}})
+		tasksAfter, _ = a.eng.Tasks(t.Context(), bpmnlite.TaskQuery{ProcessInstanceID: pi})
+		if len(tasksAfter) != 1 || tasksAfter[0].TaskDefinitionKey != "handle" {
+			t.Errorf("tasks after the BPMN error: %+v", tasksAfter)
+		}
+		list, _ := a.ok(http.StatusOK, "GET", "/external-task?topicName=charge", nil).([]any)
+		if len(list) != 0 {
+			t.Errorf("external tasks left: %v", list)
+		}
+	})
+}
+
+// A long poll over HTTP returns as soon as a task is created.
+func TestRESTLongPoll(t *testing.T) {
+	eachBackend(t, rest.Options{}, func(t *testing.T, a *api) {
+		a.ok(http.StatusOK, "POST", "/deployment/create", deployment("billing", map[string]string{"charge.bpmn": oneExternalTask}))
+		type result struct {
+			tasks []any
+			took  time.Duration
+		}
+		done := make(chan result, 1)
+		go func() {
+			start := time.Now()
+			_, out := a.call("POST", "/external-task/fetchAndLock", map[string]any{"workerId": "w", "maxTasks": 1, "asyncResponseTimeout": 20000,
+				"topics": []any{map[string]any{"topicName": "charge", "lockDuration": 1000}}})
+			tasks, _ := out.([]any)
+			done <- result{tasks, time.Since(start)}
+		}()
+		time.Sleep(100 * time.Millisecond)
+		a.ok(http.StatusOK, "POST", "/process-definition/key/charge/start", map[string]any{})
+		select {
+		case r := <-done:
+			if len(r.tasks) != 1 || r.took > 10*time.Second {
+				t.Errorf("long poll: %d tasks after %v", len(r.tasks), r.took)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatal("the long poll did not return")
+		}
+		if status, _ := a.call("POST", "/external-task/fetchAndLock", map[string]any{"workerId": "w", "maxTasks": 1, "asyncResponseTimeout": 3600000,
+			"topics": []any{map[string]any{"topicName": "charge", "lockDuration": 1000}}}); status != http.StatusBadRequest {
+			t.Errorf("a 1-hour long poll: %d, want 400", status)
+		}
+	})
+}

@@ -1,0 +1,229 @@
+package rest
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+)
+
+// Variables in Camunda's typed form: {"name": {"value": ..., "type":
+// "String", "valueInfo": {...}}}. Type names are read in any case. Values
+// come back as the engine stores them: integral numbers as Integer (or
+// Long beyond 32 bits), JSON objects and arrays as Json with the document
+// in a string, byte slices as Bytes in base64, dates in Camunda's format.
+
+// TypedValue is one variable on the wire.
+type TypedValue struct {
+	Value     json.RawMessage `json:"value"`
+	Type      string          `json:"type"`
+	ValueInfo map[string]any  `json:"valueInfo"`
+}
+
+// DecodeVariables turns typed variables into engine values; the error of
+// a bad one names it.
+func DecodeVariables(in map[string]TypedValue) (map[string]any, error) {
+	if len(in) == 0 {
+		return nil, nil
+	}
+	out := make(map[string]any, len(in))
+	for name, tv := range in {
+		v, err := decodeValue(tv)
+		if err != nil {
+			return nil, badRequest("Cannot convert value of variable '%s': %v", name, err)
+		}
+		out[name] = v
+	}
+	return out, nil
+}
+
+func decodeValue(tv TypedValue) (any, error) {
+	raw := bytes.TrimSpace(tv.Value)
+	isNull := len(raw) == 0 || string(raw) == "null"
+	typ := strings.ToLower(tv.Type)
+	if typ == "" {
+		return untyped(raw)
+	}
+	if isNull && typ != "json" {
+		return nil, nil
+	}
+	switch typ {
+	case "null":
+		return nil, nil
+	case "string":
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			// Clients send numbers for String variables too; keep their text.
+			return strings.Trim(string(raw), `"`), nil
+		}
+		return s, nil
+	case "integer", "long", "short":
+		n, err := integral(raw)
+		if err != nil {
+			return nil, err
+		}
+		if typ == "integer" && (n < math.MinInt32 || n > math.MaxInt32) {
+			return nil, fmt.Errorf("%d does not fit an Integer", n)
+		}
+		if typ == "short" && (n < math.MinInt16 || n > math.MaxInt16) {
+			return nil, fmt.Errorf("%d does not fit a Short", n)
+		}
+		return n, nil
+	case "double":
+		var f float64
+		if err := json.Unmarshal(raw, &f); err != nil {
+			s, serr := unquote(raw)
+			if serr != nil {
+				return nil, fmt.Errorf("%s is not a number", raw)
+			}
+			if _, err := fmt.Sscan(s, &f); err != nil {
+				return nil, fmt.Errorf("%q is not a number", s)
+			}
+		}
+		return f, nil
+	case "boolean":
+		var b bool
+		if err := json.Unmarshal(raw, &b); err != nil {
+			s, _ := unquote(raw)
+			switch strings.ToLower(s) {
+			case "true":
+				return true, nil
+			case "false":
+				return false, nil
+			}
+			return nil, fmt.Errorf("%s is not a boolean", raw)
+		}
+		return b, nil
+	case "date":
+		s, err := unquote(raw)
+		if err != nil {
+			return nil, err
+		}
+		return parseTime(s)
+	case "json", "object":
+		if isNull {
+			return nil, nil
+		}
+		doc := raw
+		if s, err := unquote(raw); err == nil {
+			doc = []byte(s) // the document as a string, as Camunda sends it
+		}
+		if typ == "object" {
+			if f, _ := tv.ValueInfo["serializationDataFormat"].(string); f != "" && f != "application/json" {
+				return nil, fmt.Errorf("serialization data format %q is not supported (only application/json)", f)
+			}
+		}
+		dec := json.NewDecoder(bytes.NewReader(doc))
+		dec.UseNumber()
+		var v any
+		if err := dec.Decode(&v); err != nil {
+			return nil, fmt.Errorf("the value is not a JSON document: %v", err)
+		}
+		return v, nil // numbers inside stay json.Number: stored as written
+	case "bytes", "file":
+		s, err := unquote(raw)
+		if err != nil {
+			return nil, err
+		}
+		return base64.StdEncoding.DecodeString(s)
+	}
+	return nil, fmt.Errorf("unsupported value type '%s'", tv.Type)
+}
+
+// untyped reads a value without a type as Camunda does: by its JSON kind.
+func untyped(raw []byte) (any, error) {
+	if len(raw) == 0 {
+		return nil, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	switch x := v.(type) {
+	case map[string]any, []any:
+		return nil, fmt.Errorf("an object or array needs a type (Json)")
+	case json.Number:
+		if i, err := x.Int64(); err == nil {
+			return i, nil
+		}
+		return x.Float64()
+	}
+	return v, nil
+}
+
+func integral(raw []byte) (int64, error) {
+	s := string(raw)
+	if u, err := unquote(raw); err == nil {
+		s = u
+	}
+	var n json.Number = json.Number(strings.TrimSpace(s))
+	if i, err := n.Int64(); err == nil {
+		return i, nil
+	}
+	if f, err := n.Float64(); err == nil && f == math.Trunc(f) && math.Abs(f) < 1<<63 {
+		return int64(f), nil
+	}
+	return 0, fmt.Errorf("%s is not an integer", raw)
+}
+
+func unquote(raw []byte) (string, error) {
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return "", fmt.Errorf("%s is not a string", raw)
+	}
+	return s, nil
+}
+
+// EncodeVariables turns engine values into typed variables.
+func EncodeVariables(vars map[string]any) map[string]TypedValue {
+	out := make(map[string]TypedValue, len(vars))
+	for name, v := range vars {
+		out[name] = encodeValue(v)
+	}
+	return out
+}
+
+func encodeValue(v any) TypedValue {
+	typed := func(value any, typ string) TypedValue {
+		raw, err := json.Marshal(value)
+		if err != nil {
+			raw, _ = json.Marshal(fmt.Sprint(value))
+		}
+		return TypedValue{Value: raw, Type: typ, ValueInfo: map[string]any{}}
+	}
+	switch x := v.(type) {
+	case nil:
+		return typed(nil, "Null")
+	case string:
+		return typed(x, "String")
+	case bool:
+		return typed(x, "Boolean")
+	case int64:
+		if x >= math.MinInt32 && x <= math.MaxInt32 {
+			return typed(x, "Integer")
+		}
+		return typed(x, "Long")
+	case int:
+		return encodeValue(int64(x))
+	case int32:
+		return encodeValue(int64(x))
+	case float64:
+		return typed(x, "Double")
+	case float32:
+		return typed(float64(x), "Double")
+	case time.Time:
+		return typed(formatTime(x), "Date")
+	case []byte:
+		return typed(base64.StdEncoding.EncodeToString(x), "Bytes")
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return typed(fmt.Sprint(v), "String")
+	}
+	return typed(string(b), "Json")
+}
