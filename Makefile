@@ -4,7 +4,7 @@
 GO ?= go
 PKGS := ./...
 
-.PHONY: all build test vet race fuzz bench run chaos
+.PHONY: all build test vet race fuzz bench run chaos npm-client
 
 all: build
 
@@ -16,9 +16,21 @@ vet:
 
 # The test command of the README: vet, then the whole suite with the race
 # detector on SQLite, and on PostgreSQL too when BPMNLITE_TEST_DATABASE_URL is
-# set (CI sets it; under CI=true the PostgreSQL run is mandatory).
-test: vet
-	$(GO) test -race -count=1 $(PKGS)
+# set (CI sets it; under CI=true the PostgreSQL run is mandatory). With
+# Node.js on the machine it first installs Camunda's npm external-task
+# client (pinned) into a cache outside the repository, and a test runs it
+# against bpmnlite serve; without Node.js that test says it skips.
+test: vet npm-client
+	BPMNLITE_NPM_CLIENT=$(NPM_CLIENT_DIR) $(GO) test -race -count=1 $(PKGS)
+
+NPM_CLIENT_VERSION := 3.1.0
+NPM_CLIENT_DIR ?= $(HOME)/.cache/bpmnlite/npm-client-$(NPM_CLIENT_VERSION)
+
+npm-client:
+	@if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then \
+	  test -d $(NPM_CLIENT_DIR)/node_modules/camunda-external-task-client-js || \
+	  npm install --prefix $(NPM_CLIENT_DIR) --no-audit --no-fund --loglevel=error camunda-external-task-client-js@$(NPM_CLIENT_VERSION); \
+	else echo "Node.js not found: the npm external-task client test will skip"; fi
 
 # The fault suite: engine processes killed, frozen past their locks and cut
 # off by a database stop (a private PostgreSQL cluster it makes itself with

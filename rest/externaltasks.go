@@ -261,17 +261,17 @@ func (h *Handler) externalTaskFailure(w http.ResponseWriter, r *http.Request) er
 		WorkerID     string `json:"workerId"`
 		ErrorMessage string `json:"errorMessage"`
 		ErrorDetails string `json:"errorDetails"`
-		Retries      *int   `json:"retries"`
+		Retries      int    `json:"retries"` // missing: 0, an incident (as Camunda)
 		RetryTimeout int64  `json:"retryTimeout"`
 	}
 	if err := readJSON(r, &body); err != nil {
 		return err
 	}
-	if body.Retries == nil || *body.Retries < 0 || body.RetryTimeout < 0 {
-		return badRequest("retries are required, and retries and retryTimeout must not be negative")
+	if body.Retries < 0 || body.RetryTimeout < 0 {
+		return badRequest("retries and retryTimeout must not be negative")
 	}
 	f := bpmnlite.ExternalTaskFailure{ErrorMessage: body.ErrorMessage, ErrorDetails: body.ErrorDetails,
-		Retries: *body.Retries, RetryTimeout: time.Duration(body.RetryTimeout) * time.Millisecond}
+		Retries: body.Retries, RetryTimeout: time.Duration(body.RetryTimeout) * time.Millisecond}
 	if err := h.eng.HandleExternalTaskFailure(r.Context(), r.PathValue("id"), body.WorkerID, f); err != nil {
 		return h.externalTaskError(r, err)
 	}

@@ -271,7 +271,7 @@ func TestRESTExternalTasks(t *testing.T) {
 			field(out, "message") != "External task with id nope does not exist" {
 			t.Errorf("unknown task: %d %v", status, out)
 		}
-		a.ok(http.StatusBadRequest, "POST", "/external-task/"+id+"/failure", map[string]any{"workerId": "w1"})
+		a.ok(http.StatusBadRequest, "POST", "/external-task/"+id+"/failure", map[string]any{"workerId": "w1", "retries": -1})
 		a.ok(http.StatusBadRequest, "POST", "/external-task/fetchAndLock", map[string]any{"maxTasks": 1})
 
 		// Extend, unlock (empty body), refetch, priority, failure to an incident, retries.

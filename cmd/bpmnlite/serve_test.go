@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"mime/multipart"
 	"net"
@@ -44,10 +45,11 @@ func (s *safeBuffer) String() string {
 	return s.b.String()
 }
 
-// End to end: bpmnlite serve on a loopback port, a deployment and starts
-// over HTTP, the Go worker completing the external tasks over HTTP, and a
-// graceful stop while a long poll waits.
-func TestServeEndToEnd(t *testing.T) {
+// startServe runs bpmnlite serve on database db and a free loopback port
+// with args, and returns its REST base URL and a stop that ends it
+// gracefully.
+func startServe(t *testing.T, db string, args ...string) (string, func() error) {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -55,47 +57,76 @@ func TestServeEndToEnd(t *testing.T) {
 	addr := ln.Addr().String()
 	ln.Close()
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	var log safeBuffer
 	done := make(chan error, 1)
-	go func() {
-		done <- serve(ctx, []string{"-db", filepath.Join(t.TempDir(), "e2e.db"), "-http", addr, "-auth", "demo:secret"}, &log)
-	}()
-	base := "http://" + addr + "/engine-rest"
-	waitUp := time.Now().Add(20 * time.Second)
-	for !strings.Contains(log.String(), "REST API listening") {
+	args = append([]string{"-db", db, "-http", addr}, args...)
+	go func() { done <- serve(ctx, args, &log) }()
+	for waitUp := time.Now().Add(20 * time.Second); !strings.Contains(log.String(), "REST API listening"); time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(waitUp) {
+			cancel()
 			t.Fatalf("serve did not come up:\n%s", log.String())
 		}
-		time.Sleep(20 * time.Millisecond)
 	}
-	post := func(path, contentType string, body []byte) map[string]any {
-		t.Helper()
-		req, _ := http.NewRequest("POST", base+path, bytes.NewReader(body))
-		req.Header.Set("Content-Type", contentType)
-		req.SetBasicAuth("demo", "secret")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		var out map[string]any
-		_ = json.NewDecoder(resp.Body).Decode(&out)
-		if resp.StatusCode != http.StatusOK {
-			t.Fatalf("POST %s: %d %v", path, resp.StatusCode, out)
-		}
-		return out
+	var once sync.Once
+	var stopErr error
+	stop := func() error {
+		once.Do(func() {
+			cancel()
+			select {
+			case stopErr = <-done:
+			case <-time.After(20 * time.Second):
+				stopErr = errors.New("serve did not stop")
+			}
+		})
+		return stopErr
 	}
+	t.Cleanup(func() { _ = stop() })
+	return "http://" + addr + "/engine-rest", stop
+}
+
+// deployOverHTTP deploys BPMN files (name → content) through the REST API.
+func deployOverHTTP(t *testing.T, base string, files map[string]string) {
+	t.Helper()
 	var form bytes.Buffer
 	mw := multipart.NewWriter(&form)
-	fw, _ := mw.CreateFormFile("pay.bpmn", "pay.bpmn")
-	fw.Write([]byte(externalProcess))
-	mw.WriteField("deployment-name", "e2e")
+	for name, content := range files {
+		fw, _ := mw.CreateFormFile(name, name)
+		fw.Write([]byte(content))
+	}
+	mw.WriteField("deployment-name", "test")
 	mw.Close()
-	post("/deployment/create", mw.FormDataContentType(), form.Bytes())
+	restPost(t, base, "/deployment/create", mw.FormDataContentType(), form.Bytes())
+}
+
+// restPost posts as user demo and decodes the JSON reply of a 200.
+func restPost(t *testing.T, base, path, contentType string, body []byte) map[string]any {
+	t.Helper()
+	req, _ := http.NewRequest("POST", base+path, bytes.NewReader(body))
+	req.Header.Set("Content-Type", contentType)
+	req.SetBasicAuth("demo", "secret")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out map[string]any
+	_ = json.NewDecoder(resp.Body).Decode(&out)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("POST %s: %d %v", path, resp.StatusCode, out)
+	}
+	return out
+}
+
+// End to end: bpmnlite serve on a loopback port, a deployment and starts
+// over HTTP, the Go worker completing the external tasks over HTTP, and a
+// graceful stop while a long poll waits.
+func TestServeEndToEnd(t *testing.T) {
+	base, stop := startServe(t, filepath.Join(t.TempDir(), "e2e.db"), "-auth", "demo:secret")
+	ctx := t.Context()
+	deployOverHTTP(t, base, map[string]string{"pay.bpmn": externalProcess})
 	var ids []string
 	for range 5 {
-		ids = append(ids, post("/process-definition/key/pay/start", "application/json", []byte(`{"variables":{"n":{"value":2,"type":"Integer"}}}`))["id"].(string))
+		ids = append(ids, restPost(t, base, "/process-definition/key/pay/start", "application/json", []byte(`{"variables":{"n":{"value":2,"type":"Integer"}}}`))["id"].(string))
 	}
 
 	w := worker.New(worker.HTTP(base, worker.HTTPOptions{Authorization: "Basic ZGVtbzpzZWNyZXQ="}),
@@ -136,14 +167,8 @@ func TestServeEndToEnd(t *testing.T) {
 
 	// The worker now waits in a long poll; stopping the server answers it.
 	time.Sleep(100 * time.Millisecond)
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("serve: %v", err)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("serve did not stop")
+	if err := stop(); err != nil {
+		t.Errorf("serve: %v", err)
 	}
 	stopWorker()
 	<-workerDone
