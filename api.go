@@ -115,6 +115,17 @@ func (e *Engine) CompleteTaskTx(ctx context.Context, t pgx.Tx, taskID string, va
 	return e.rt.CompleteTask(ctx, pt, taskID, vars)
 }
 
+// ClaimTask makes userID the assignee of a user task, unless another user
+// already has it (ErrTaskClaimed).
+func (e *Engine) ClaimTask(ctx context.Context, taskID, userID string) error {
+	return e.rt.ClaimTask(ctx, nil, taskID, userID)
+}
+
+// SetTaskAssignee sets (or, with "", clears) a user task's assignee.
+func (e *Engine) SetTaskAssignee(ctx context.Context, taskID, userID string) error {
+	return e.rt.SetTaskAssignee(ctx, nil, taskID, userID)
+}
+
 // CorrelateRequest delivers a message by name, optionally narrowed by
 // business key, process instance and variable values.
 type CorrelateRequest = runtime.CorrelateRequest

@@ -127,6 +127,8 @@ var (
 	ErrOptimisticLock = persistence.ErrOptimisticLock
 	// ErrSuspended: the definition, instance or task is suspended.
 	ErrSuspended = runtime.ErrSuspended
+	// ErrTaskClaimed: ClaimTask found the task assigned to another user.
+	ErrTaskClaimed = runtime.ErrTaskClaimed
 	// ErrJobLocked: the job is locked by a job executor running it.
 	ErrJobLocked = runtime.ErrJobLocked
 	// ErrNoMatch: a message found nobody waiting for it.

@@ -16,7 +16,7 @@ type ExternalTaskFetch struct {
 	Now         time.Time
 	WorkerID    string
 	MaxTasks    int
-	UsePriority bool // highest priority first; else oldest first
+	UsePriority bool // accepted for Camunda's API: tasks come highest priority first, then oldest, either way
 	Topics      []TopicFetch
 }
 
@@ -92,10 +92,10 @@ func LockExternalTasks(ctx context.Context, tx Tx, f ExternalTaskFetch) ([]*Exte
 		topics = append(topics, "("+strings.Join(terms, " AND ")+")")
 	}
 	lock.WriteString(" END")
-	order := "create_time, id"
-	if f.UsePriority {
-		order = "priority DESC, " + order
-	}
+	// Highest priority first, then oldest (ids are time-ordered), the
+	// order of the fetch index. Without UsePriority Camunda promises no
+	// order; this one serves it too.
+	order := "priority DESC, id"
 	stmt := "UPDATE external_task SET worker_id = $1, lock_expiration = " + lock.String() + ", rev = rev + 1" +
 		" WHERE id IN (SELECT id FROM external_task" +
 		" WHERE (lock_expiration IS NULL OR lock_expiration < $2) AND (retries IS NULL OR retries > 0) AND suspension = 1" +
@@ -112,11 +112,8 @@ func LockExternalTasks(ctx context.Context, tx Tx, f ExternalTaskFetch) ([]*Exte
 	}
 	// RETURNING keeps no order: give the tasks in the order they were picked.
 	slices.SortFunc(out, func(a, b *ExternalTask) int {
-		if f.UsePriority && a.Priority != b.Priority {
+		if a.Priority != b.Priority {
 			return cmp.Compare(b.Priority, a.Priority)
-		}
-		if c := a.CreateTime.Compare(b.CreateTime); c != 0 {
-			return c
 		}
 		return cmp.Compare(a.ID, b.ID)
 	})

@@ -55,6 +55,13 @@ func Checkpoint(ctx context.Context, adminURL string) error {
 }
 
 // adminExec runs one statement on a connection of its own to adminURL.
+// Analyze refreshes a table's planner statistics on PostgreSQL, as a DBA
+// would after a bulk load: a benchmark loads its backlog faster than
+// autovacuum notices.
+func Analyze(ctx context.Context, url, table string) error {
+	return adminExec(ctx, url, "ANALYZE "+pgx.Identifier{table}.Sanitize())
+}
+
 func adminExec(ctx context.Context, adminURL, sql string) error {
 	conn, err := pgx.Connect(ctx, adminURL)
 	if err != nil {

@@ -2,7 +2,9 @@ package rest_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -350,6 +352,82 @@ func TestRESTLongPoll(t *testing.T) {
 		if status, _ := a.call("POST", "/external-task/fetchAndLock", map[string]any{"workerId": "w", "maxTasks": 1, "asyncResponseTimeout": 3600000,
 			"topics": []any{map[string]any{"topicName": "charge", "lockDuration": 1000}}}); status != http.StatusBadRequest {
 			t.Errorf("a 1-hour long poll: %d, want 400", status)
+		}
+	})
+}
+
+const reviewThenCharge = `<?xml version="1.0" encoding="UTF-8"?>
+<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:camunda="http://camunda.org/schema/1.0/bpmn" targetNamespace="t">
+  <process id="review" isExecutable="true">
+    <startEvent id="start"/><sequenceFlow id="f1" sourceRef="start" targetRef="check"/>
+    <userTask id="check" name="Check the order"/><sequenceFlow id="f2" sourceRef="check" targetRef="charge"/>
+    <serviceTask id="charge" camunda:asyncBefore="true" camunda:class="boom"/>
+    <sequenceFlow id="f3" sourceRef="charge" targetRef="end"/><endEvent id="end"/>
+  </process>
+</definitions>`
+
+func TestRESTTasksJobsIncidentsHistory(t *testing.T) {
+	eachBackend(t, rest.Options{}, func(t *testing.T, a *api) {
+		a.eng.RegisterDelegate("boom", bpmnlite.DelegateFunc(func(context.Context, *bpmnlite.Execution) error {
+			return errors.New("card declined")
+		}))
+		a.ok(http.StatusOK, "POST", "/deployment/create", deployment("review", map[string]string{"review.bpmn": reviewThenCharge}))
+		pi := field(a.ok(http.StatusOK, "POST", "/process-definition/key/review/start", map[string]any{}), "id").(string)
+
+		tasks, _ := a.ok(http.StatusOK, "GET", "/task?processInstanceId="+pi, nil).([]any)
+		if len(tasks) != 1 || field(tasks[0], "taskDefinitionKey") != "check" || field(tasks[0], "name") != "Check the order" {
+			t.Fatalf("tasks %v", tasks)
+		}
+		task := field(tasks[0], "id").(string)
+		a.ok(http.StatusNoContent, "POST", "/task/"+task+"/claim", map[string]any{"userId": "ann"})
+		if status, out := a.call("POST", "/task/"+task+"/claim", map[string]any{"userId": "bob"}); status != http.StatusInternalServerError ||
+			field(out, "type") != "TaskAlreadyClaimedException" {
+			t.Errorf("second claim: %d %v", status, out)
+		}
+		a.ok(http.StatusNoContent, "POST", "/task/"+task+"/assignee", map[string]any{"userId": "bob"})
+		if got := field(a.ok(http.StatusOK, "GET", "/task/"+task, nil), "assignee"); got != "bob" {
+			t.Errorf("assignee %v", got)
+		}
+		if n := field(a.ok(http.StatusOK, "GET", "/task/count?assignee=bob", nil), "count"); n != float64(1) {
+			t.Errorf("tasks of bob: %v", n)
+		}
+		a.ok(http.StatusNoContent, "POST", "/task/"+task+"/complete", map[string]any{"variables": map[string]any{"ok": map[string]any{"value": true, "type": "Boolean"}}})
+		a.ok(http.StatusNotFound, "POST", "/task/"+task+"/complete", map[string]any{})
+
+		jobs, _ := a.ok(http.StatusOK, "GET", "/job?processInstanceId="+pi, nil).([]any)
+		if len(jobs) != 1 || field(jobs[0], "retries") != float64(3) {
+			t.Fatalf("jobs %v", jobs)
+		}
+		job := field(jobs[0], "id").(string)
+		for range 3 {
+			if status, out := a.call("POST", "/job/"+job+"/execute", nil); status != http.StatusInternalServerError ||
+				!strings.Contains(fmt.Sprint(field(out, "message")), "card declined") {
+				t.Fatalf("execute a failing job: %d %v", status, out)
+			}
+		}
+		got := a.ok(http.StatusOK, "GET", "/job/"+job, nil)
+		if field(got, "retries") != float64(0) || !strings.Contains(fmt.Sprint(field(got, "exceptionMessage")), "card declined") {
+			t.Errorf("job %v", got)
+		}
+		incidents, _ := a.ok(http.StatusOK, "GET", "/incident?processInstanceId="+pi, nil).([]any)
+		if len(incidents) != 1 || field(incidents[0], "incidentType") != "failedJob" || field(incidents[0], "configuration") != job ||
+			field(incidents[0], "activityId") != "charge" {
+			t.Fatalf("incidents %v", incidents)
+		}
+		a.ok(http.StatusNoContent, "PUT", "/job/"+job+"/retries", map[string]any{"retries": 1})
+		if incidents, _ := a.ok(http.StatusOK, "GET", "/incident?processInstanceId="+pi, nil).([]any); len(incidents) != 0 {
+			t.Errorf("incidents after set retries: %v", incidents)
+		}
+		a.ok(http.StatusNotFound, "PUT", "/job/nope/retries", map[string]any{"retries": 1})
+		a.ok(http.StatusNotFound, "GET", "/job/nope", nil)
+
+		hist, _ := a.ok(http.StatusOK, "GET", "/history/process-instance?processInstanceId="+pi, nil).([]any)
+		if len(hist) != 1 || field(hist[0], "state") != "ACTIVE" || field(hist[0], "endTime") != nil || field(hist[0], "startActivityId") != "start" {
+			t.Errorf("history %v", hist)
+		}
+		acts, _ := a.ok(http.StatusOK, "GET", "/history/activity-instance?processInstanceId="+pi+"&activityId=check", nil).([]any)
+		if len(acts) != 1 || field(acts[0], "endTime") == nil || field(acts[0], "durationInMillis") == nil || field(acts[0], "activityType") != "userTask" {
+			t.Errorf("activity history %v", acts)
 		}
 	})
 }

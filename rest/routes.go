@@ -20,6 +20,7 @@ func (h *Handler) routes() {
 	h.deploymentRoutes()
 	h.instanceRoutes()
 	h.externalTaskRoutes()
+	h.moreRoutes()
 	h.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "NotFoundException", "no resource at "+r.Method+" "+r.URL.Path)
 	})

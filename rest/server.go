@@ -119,7 +119,13 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	var req *requestError
 	var nf *notFound
 	var tooBig *http.MaxBytesError
+	var cf *conflict
+	var se *serverError
 	switch {
+	case errors.As(err, &cf):
+		writeError(w, http.StatusInternalServerError, cf.typ, cf.msg)
+	case errors.As(err, &se):
+		writeError(w, http.StatusInternalServerError, se.typ, se.msg)
 	case errors.As(err, &req):
 		writeError(w, http.StatusBadRequest, "InvalidRequestException", req.msg)
 	case errors.As(err, &nf):

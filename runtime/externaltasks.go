@@ -33,7 +33,7 @@ func wrongWorker(format string, args ...any) error {
 type FetchRequest struct {
 	WorkerID    string
 	MaxTasks    int
-	UsePriority bool // highest priority first; else oldest first
+	UsePriority bool // tasks come highest priority first, then oldest, with or without it (Camunda leaves the order open without)
 	Topics      []FetchTopic
 	// AsyncResponseTimeout makes a fetch that finds nothing wait up to
 	// this long for a task (long polling); 0 answers at once. Ignored in a

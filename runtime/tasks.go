@@ -161,3 +161,41 @@ func (e *Engine) CompleteTask(ctx context.Context, t persistence.Tx, taskID stri
 		return c.leave(x, a)
 	})
 }
+
+// ClaimTask makes userID the assignee of task id, unless another user
+// already has it (ErrTaskClaimed).
+func (e *Engine) ClaimTask(ctx context.Context, t persistence.Tx, id, userID string) error {
+	return e.updateTask(ctx, t, id, func(task *persistence.Task) error {
+		if task.Assignee != "" && task.Assignee != userID {
+			return fmt.Errorf("Cannot claim task '%s': task is already claimed by someone else: %w", id, ErrTaskClaimed)
+		}
+		task.Assignee = userID
+		return nil
+	})
+}
+
+// SetTaskAssignee sets (or, with "", clears) the assignee of task id.
+func (e *Engine) SetTaskAssignee(ctx context.Context, t persistence.Tx, id, userID string) error {
+	return e.updateTask(ctx, t, id, func(task *persistence.Task) error {
+		task.Assignee = userID
+		return nil
+	})
+}
+
+// ErrTaskClaimed: the task is assigned to another user.
+var ErrTaskClaimed = errors.New("task already claimed")
+
+func (e *Engine) updateTask(ctx context.Context, t persistence.Tx, id string, change func(*persistence.Task) error) error {
+	return e.command(ctx, t, func(c *command) error {
+		ent, err := c.cc.Get(persistence.TaskTable, id)
+		if err != nil {
+			return fmt.Errorf("task %q: %w", id, err)
+		}
+		task := ent.(*persistence.Task)
+		if err := change(task); err != nil {
+			return err
+		}
+		c.cc.Update(task)
+		return nil
+	})
+}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/bpmnlite/bpmnlite"
+	"github.com/bpmnlite/bpmnlite/persistence"
 	"github.com/bpmnlite/bpmnlite/rest"
 	"github.com/bpmnlite/bpmnlite/worker"
 )
@@ -28,39 +29,46 @@ const externalBench = `<?xml version="1.0" encoding="UTF-8"?>
     <serviceTask id="work" camunda:type="external" camunda:topic="bench"/>
     <sequenceFlow id="f2" sourceRef="work" targetRef="e"/><endEvent id="e"/>
   </process>
+  <process id="handoff" isExecutable="true">
+    <startEvent id="hs"/><sequenceFlow id="hf1" sourceRef="hs" targetRef="hwork"/>
+    <serviceTask id="hwork" camunda:type="external" camunda:topic="handoff"/>
+    <sequenceFlow id="hf2" sourceRef="hwork" targetRef="he"/><endEvent id="he"/>
+  </process>
 </definitions>`
 
 func externalSuite(ctx context.Context, o options, w io.Writer) error {
 	type backend struct {
 		name string
-		open func() (*bpmnlite.Engine, error)
+		open func() (*bpmnlite.Engine, string, error) // the engine and its PostgreSQL URL
 	}
 	var backends []backend
 	if !o.skipPG {
-		backends = append(backends, backend{"postgres", func() (*bpmnlite.Engine, error) {
+		backends = append(backends, backend{"postgres", func() (*bpmnlite.Engine, string, error) {
 			url, err := freshDatabase(ctx, o.pgURL, "bpmnlite_bench")
 			if err != nil {
-				return nil, err
+				return nil, "", err
 			}
-			return bpmnlite.Open(ctx, bpmnlite.Config{Database: url, MaxConns: 24, Logger: slog.New(slog.DiscardHandler)})
+			eng, err := bpmnlite.Open(ctx, bpmnlite.Config{Database: url, MaxConns: 24, Logger: slog.New(slog.DiscardHandler)})
+			return eng, url, err
 		}})
 	}
-	backends = append(backends, backend{"sqlite NORMAL", func() (*bpmnlite.Engine, error) {
+	backends = append(backends, backend{"sqlite NORMAL", func() (*bpmnlite.Engine, string, error) {
 		dir, err := os.MkdirTemp("", "bpmnbench")
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
-		return bpmnlite.Open(ctx, bpmnlite.Config{Database: filepath.Join(dir, "ext.db"), Logger: slog.New(slog.DiscardHandler)})
+		eng, err := bpmnlite.Open(ctx, bpmnlite.Config{Database: filepath.Join(dir, "ext.db"), Logger: slog.New(slog.DiscardHandler)})
+		return eng, "", err
 	}})
-	fmt.Fprintf(w, "External tasks, %s per throughput figure; 4 workers, each handling up to 4 tasks at once\n\n", o.duration)
+	fmt.Fprintf(w, "External tasks, %s per throughput figure: 4 workers, each handling up to 4 tasks at once; hand-off: one worker in its long poll, 200 tasks started one by one\n\n", o.duration)
 	fmt.Fprintf(w, "%-34s %-14s %10s %14s %14s\n", "scenario", "backend", "tasks/s", "hand-off p50", "hand-off p99")
 	for _, b := range backends {
 		for _, transport := range []string{"in-process", "HTTP"} {
-			eng, err := b.open()
+			eng, url, err := b.open()
 			if err != nil {
 				return err
 			}
-			rate, p50, p99, err := measureExternal(ctx, o, eng, transport == "HTTP")
+			rate, p50, p99, err := measureExternal(ctx, o, eng, url, transport == "HTTP")
 			eng.AnswerWaitingFetches()
 			eng.Close()
 			if err != nil {
@@ -75,7 +83,7 @@ func externalSuite(ctx context.Context, o options, w io.Writer) error {
 
 // measureExternal measures completions per second of 4 workers on a
 // backlog of tasks, then the hand-off latency of a waiting worker.
-func measureExternal(ctx context.Context, o options, eng *bpmnlite.Engine, overHTTP bool) (float64, time.Duration, time.Duration, error) {
+func measureExternal(ctx context.Context, o options, eng *bpmnlite.Engine, pgURL string, overHTTP bool) (float64, time.Duration, time.Duration, error) {
 	if _, err := eng.Deploy(ctx, bpmnlite.DeployRequest{Name: "ext", Resources: []bpmnlite.Resource{{Name: "ext.bpmn", Bytes: []byte(externalBench)}}}); err != nil {
 		return 0, 0, 0, err
 	}
@@ -89,6 +97,11 @@ func measureExternal(ctx context.Context, o options, eng *bpmnlite.Engine, overH
 	backlog := int(o.duration.Seconds() * 3000)
 	if err := startMany(ctx, eng, "ext", backlog, 8); err != nil {
 		return 0, 0, 0, err
+	}
+	if pgURL != "" {
+		if err := persistence.Analyze(ctx, pgURL, "external_task"); err != nil {
+			return 0, 0, 0, err
+		}
 	}
 	var completed atomic.Int64
 	// Hand-offs are timed from the start's return (its commit) to the
@@ -107,30 +120,34 @@ func measureExternal(ctx context.Context, o options, eng *bpmnlite.Engine, overH
 		completed.Add(1)
 		return nil, nil
 	}
-	runCtx, stop := context.WithCancel(ctx)
-	var running sync.WaitGroup
-	for i := range 4 {
-		wk := worker.New(newBackend(), worker.Config{WorkerID: fmt.Sprint("bench-", i), Concurrency: 4, LongPoll: 10 * time.Second,
-			Logger: slog.New(slog.DiscardHandler)})
-		wk.Subscribe("bench", handler, worker.Subscription{LockDuration: time.Minute})
-		running.Add(1)
-		go func() {
-			defer running.Done()
-			_ = wk.Run(runCtx)
-		}()
+	runWorkers := func(topic string, n int) func() {
+		runCtx, stop := context.WithCancel(ctx)
+		var running sync.WaitGroup
+		for i := range n {
+			wk := worker.New(newBackend(), worker.Config{WorkerID: fmt.Sprint(topic, "-", i), Concurrency: 4, LongPoll: 10 * time.Second,
+				Logger: slog.New(slog.DiscardHandler)})
+			wk.Subscribe(topic, handler, worker.Subscription{LockDuration: time.Minute})
+			running.Add(1)
+			go func() {
+				defer running.Done()
+				_ = wk.Run(runCtx)
+			}()
+		}
+		return func() { stop(); running.Wait() }
 	}
+	stop := runWorkers("bench", 4)
 	time.Sleep(time.Second) // warm up
 	from, t0 := completed.Load(), time.Now()
 	time.Sleep(o.duration)
 	rate := float64(completed.Load()-from) / time.Since(t0).Seconds()
-	// Let the backlog drain, then time single tasks started one by one
-	// while the workers wait in their long polls.
-	for deadline := time.Now().Add(2 * time.Minute); completed.Load() < int64(backlog) && time.Now().Before(deadline); {
-		time.Sleep(50 * time.Millisecond)
-	}
+	stop()
+	// Single tasks of another topic, started one by one while one worker
+	// waits in its long poll.
+	stop = runWorkers("handoff", 1)
+	time.Sleep(200 * time.Millisecond)
 	for i := range 200 {
 		key := fmt.Sprint("handoff-", i)
-		if _, err := eng.Start(ctx, bpmnlite.StartRequest{Key: "ext", BusinessKey: key}); err != nil {
+		if _, err := eng.Start(ctx, bpmnlite.StartRequest{Key: "handoff", BusinessKey: key}); err != nil {
 			stop()
 			return 0, 0, 0, err
 		}
@@ -141,7 +158,6 @@ func measureExternal(ctx context.Context, o options, eng *bpmnlite.Engine, overH
 	}
 	time.Sleep(200 * time.Millisecond)
 	stop()
-	running.Wait()
 	handoff.Lock()
 	defer handoff.Unlock()
 	var took []time.Duration
