@@ -1,6 +1,7 @@
 package bpmnlite_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sort"
@@ -526,4 +527,46 @@ func TestExternalTaskLongPollAcrossNodes(t *testing.T) {
 		}
 		waitPolled(t, fmt.Sprint("task ", i, " from the other node"), ch, timeout)
 	}
+}
+
+// Message throw and end events send their message as Camunda has them do:
+// by a delegate or an external task named on the messageEventDefinition;
+// without one they pass like none events.
+func TestMessageThrowAndEndEvents(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		var sent []string
+		e.eng.RegisterDelegate("send", bpmnlite.DelegateFunc(func(_ context.Context, ex *bpmnlite.Execution) error {
+			sent = append(sent, ex.ActivityID())
+			return nil
+		}))
+		e.deploy("p", xmlDefs(xmlProcess("p", `<startEvent id="start"/>
+			<intermediateThrowEvent id="notify"><messageEventDefinition camunda:class="send"/></intermediateThrowEvent>
+			<intermediateThrowEvent id="plain"><messageEventDefinition/></intermediateThrowEvent>
+			<intermediateThrowEvent id="publish"><messageEventDefinition camunda:type="external" camunda:topic="publish"/></intermediateThrowEvent>
+			<endEvent id="done"><messageEventDefinition camunda:type="external" camunda:topic="confirm"/></endEvent>`,
+			xmlChain("start", "notify", "plain", "publish", "done"))))
+		pi := e.start("p", nil)
+		wantEq(t, "delegates", strings.Join(sent, ","), "notify")
+		got := e.fetch("w", 5, topic("publish", time.Minute), topic("confirm", time.Minute))
+		if len(got) != 1 || got[0].ActivityID != "publish" {
+			t.Fatalf("fetched %+v, want the publish task", got)
+		}
+		if err := e.eng.CompleteExternalTask(e.ctx, got[0].ID, "w", nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		got = e.fetch("w", 5, topic("publish", time.Minute), topic("confirm", time.Minute))
+		if len(got) != 1 || got[0].ActivityID != "done" {
+			t.Fatalf("fetched %+v, want the end event's task", got)
+		}
+		if e.accEnded(pi) {
+			t.Fatal("the instance ended before its message end event's task completed")
+		}
+		if err := e.eng.CompleteExternalTask(e.ctx, got[0].ID, "w", nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		if !e.accEnded(pi) {
+			t.Error("the instance should have ended")
+		}
+		wantEq(t, "path", e.path(pi), "start,notify,plain,publish,done")
+	})
 }

@@ -30,12 +30,13 @@ var eventDefinitions = map[Kind]struct {
 }{
 	StartEvent: {map[string]EventType{"": NoEvent, "timerEventDefinition": TimerEvent, "messageEventDefinition": MessageEvent},
 		"start events can be none, timer or message start events"},
-	EndEvent: {map[string]EventType{"": NoEvent, "terminateEventDefinition": TerminateEvent, "errorEventDefinition": ErrorEvent},
-		"end events can be none, terminate or error end events"},
+	EndEvent: {map[string]EventType{"": NoEvent, "terminateEventDefinition": TerminateEvent, "errorEventDefinition": ErrorEvent,
+		"messageEventDefinition": MessageEvent},
+		"end events can be none, terminate, error or message end events"},
 	IntermediateCatchEvent: {map[string]EventType{"timerEventDefinition": TimerEvent, "messageEventDefinition": MessageEvent, "signalEventDefinition": SignalEvent},
 		"intermediate catch events can be timer, message or signal events"},
-	IntermediateThrowEvent: {map[string]EventType{"": NoEvent, "signalEventDefinition": SignalEvent},
-		"intermediate throw events can be none or signal events"},
+	IntermediateThrowEvent: {map[string]EventType{"": NoEvent, "signalEventDefinition": SignalEvent, "messageEventDefinition": MessageEvent},
+		"intermediate throw events can be none, signal or message events"},
 	BoundaryEvent: {map[string]EventType{"timerEventDefinition": TimerEvent, "messageEventDefinition": MessageEvent, "errorEventDefinition": ErrorEvent},
 		"boundary events can be timer, message or error events"},
 }
@@ -178,8 +179,13 @@ func (p *parser) parseEvent(st *procState, s site, e *etree.Element, a *Activity
 	case MessageEvent:
 		if ref := attrValue(def, "messageRef"); ref != "" {
 			a.MessageName = p.messageName(ds, ref)
-		} else {
+		} else if a.Kind != IntermediateThrowEvent && a.Kind != EndEvent {
 			p.errorf(ds, "messageEventDefinition has no messageRef")
+		}
+		if (a.Kind == IntermediateThrowEvent || a.Kind == EndEvent) && hasImplementation(def) {
+			// As in Camunda, a message throw or end event sends its message
+			// by a delegate or an external task, written on its definition.
+			p.parseImplementation(ds, def, a)
 		}
 	case SignalEvent:
 		if ref := attrValue(def, "signalRef"); ref != "" {
@@ -443,6 +449,16 @@ func (p *parser) retryCycle(s site, ext []*etree.Element) string {
 		return v
 	}
 	return ""
+}
+
+// hasImplementation reports whether e names an implementation.
+func hasImplementation(e *etree.Element) bool {
+	for _, name := range []string{"class", "delegateExpression", "expression", "type"} {
+		if camundaValue(e, name) != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // parseImplementation reads what a service or send task runs.

@@ -96,6 +96,7 @@ func TestCamundaCorpus(t *testing.T) {
 var supportedHere = map[string]bool{
 	"task": true, "sendTask": true, "eventBasedGateway": true, "inclusiveGateway": true,
 	"intermediateThrowEvent": true, "intermediateThrowEvent/signalEventDefinition": true,
+	"intermediateThrowEvent/messageEventDefinition": true, "endEvent/messageEventDefinition": true,
 	"intermediateCatchEvent/messageEventDefinition": true, "intermediateCatchEvent/signalEventDefinition": true,
 	"intermediateCatchEvent/timerEventDefinition": true,
 	"startEvent/messageEventDefinition":           true, "startEvent/timerEventDefinition": true,

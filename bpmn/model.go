@@ -331,3 +331,10 @@ type SequenceFlow struct {
 
 // Property is one camunda:property (name and value as written).
 type Property struct{ Name, Value string }
+
+// HasImplementation reports whether the activity runs a delegate,
+// expression or external task (service and send tasks; message throw and
+// end events that name one).
+func (a *Activity) HasImplementation() bool {
+	return a.External || a.Class != "" || a.DelegateExpression != "" || a.Expression != ""
+}

@@ -90,16 +90,11 @@ func (h *Handler) externalTaskRoutes() {
 		return noContent(w)
 	})
 	h.handle("PUT /external-task/{id}/retries", func(w http.ResponseWriter, r *http.Request) error {
-		var body struct {
-			Retries *int `json:"retries"`
-		}
-		if err := readJSON(r, &body); err != nil {
+		retries, err := readRetries(r)
+		if err != nil {
 			return err
 		}
-		if body.Retries == nil || *body.Retries < 0 {
-			return badRequest("retries are required and must not be negative")
-		}
-		if err := h.eng.SetExternalTaskRetries(r.Context(), r.PathValue("id"), *body.Retries); err != nil {
+		if err := h.eng.SetExternalTaskRetries(r.Context(), r.PathValue("id"), retries); err != nil {
 			return h.externalTaskError(r, err)
 		}
 		return noContent(w)

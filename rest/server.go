@@ -201,3 +201,17 @@ func parseTime(s string) (time.Time, error) {
 	}
 	return time.Time{}, fmt.Errorf("%q is not a date like 2016-01-25T13:33:42.000+0100", s)
 }
+
+// readRetries reads a {"retries": n} body.
+func readRetries(r *http.Request) (int, error) {
+	var body struct {
+		Retries *int `json:"retries"`
+	}
+	if err := readJSON(r, &body); err != nil {
+		return 0, err
+	}
+	if body.Retries == nil || *body.Retries < 0 {
+		return 0, badRequest("retries are required and must not be negative")
+	}
+	return *body.Retries, nil
+}

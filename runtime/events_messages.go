@@ -152,6 +152,9 @@ func (c *command) throwSignal(name string, vars map[string]any) error {
 // throwEvent runs an intermediate throw event: a signal is broadcast, a
 // none event passes through.
 func (c *command) throwEvent(x *execution, a *bpmn.Activity) error {
+	if a.Event == bpmn.MessageEvent && a.HasImplementation() {
+		return c.serviceTask(x, a)
+	}
 	if a.Event == bpmn.SignalEvent {
 		if err := c.throwSignal(a.SignalName, nil); err != nil {
 			return err

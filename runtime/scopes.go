@@ -32,6 +32,12 @@ func (c *command) endEvent(x *execution, a *bpmn.Activity) error {
 		return c.terminate(x, a)
 	case bpmn.ErrorEvent:
 		return c.throwError(x, a.ErrorCode, fmt.Sprintf("error end event '%s'", a.ID))
+	case bpmn.MessageEvent:
+		if a.HasImplementation() {
+			// Its delegate runs, or its external task waits; then it ends
+			// the path (leave finds no outgoing flow).
+			return c.serviceTask(x, a)
+		}
 	}
 	return c.endToken(x, a)
 }
