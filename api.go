@@ -32,9 +32,12 @@ func (e *Engine) Deploy(ctx context.Context, req DeployRequest) (*Deployment, er
 	return out, nil
 }
 
-// DeployFiles deploys BPMN files from disk under one deployment name.
+// DeployFiles deploys BPMN files from disk under one deployment name. Files
+// unchanged since that name's last deployment make no new version
+// (Deployment.Unchanged), so a service may call it at every start; use
+// Deploy to force a new version.
 func (e *Engine) DeployFiles(ctx context.Context, name string, paths ...string) (*Deployment, error) {
-	req := DeployRequest{Name: name, Source: "files"}
+	req := DeployRequest{Name: name, Source: "files", SkipUnchanged: true}
 	for _, p := range paths {
 		b, err := os.ReadFile(p)
 		if err != nil {
@@ -46,12 +49,13 @@ func (e *Engine) DeployFiles(ctx context.Context, name string, paths ...string) 
 }
 
 // DeployFS deploys every file of fsys matching one of the glob patterns
-// (default "*.bpmn" and "*.bpmn20.xml"), e.g. from an embed.FS.
+// (default "*.bpmn" and "*.bpmn20.xml"), e.g. from an embed.FS; like
+// DeployFiles, unchanged files make no new version.
 func (e *Engine) DeployFS(ctx context.Context, name string, fsys fs.FS, patterns ...string) (*Deployment, error) {
 	if len(patterns) == 0 {
 		patterns = []string{"*.bpmn", "*.bpmn20.xml"}
 	}
-	req := DeployRequest{Name: name, Source: "fs"}
+	req := DeployRequest{Name: name, Source: "fs", SkipUnchanged: true}
 	for _, pat := range patterns {
 		matches, err := fs.Glob(fsys, pat)
 		if err != nil {

@@ -49,6 +49,10 @@ type Config struct {
 	// its first write there). It reads the whole file, so it is off by
 	// default; see CheckIntegrity for the full check.
 	SQLiteIntegrityCheck bool
+	// OpenExisting opens only a database that exists with a current schema:
+	// a missing SQLite file is an error instead of a new one, and a schema
+	// that needs a migration is ErrSchema. For tools that only read.
+	OpenExisting bool
 
 	// Clock gives the engine's time (timers, due dates, history). Default
 	// time.Now; tests inject a fake clock.
@@ -125,6 +129,8 @@ var (
 	// first (completing the same task twice, two paths reaching a join).
 	// The command was rolled back; retry it if that makes sense.
 	ErrOptimisticLock = persistence.ErrOptimisticLock
+	// ErrSchema: Config.OpenExisting found no current bpmnlite schema.
+	ErrSchema = persistence.ErrSchema
 	// ErrSuspended: the definition, instance or task is suspended.
 	ErrSuspended = runtime.ErrSuspended
 	// ErrTaskClaimed: ClaimTask found the task assigned to another user.
@@ -212,6 +218,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		MaxConns:       cfg.MaxConns,
 		Synchronous:    cfg.SQLiteSynchronous,
 		IntegrityCheck: cfg.SQLiteIntegrityCheck,
+		Existing:       cfg.OpenExisting,
 		Logger:         cfg.Logger,
 	})
 	if err != nil {

@@ -3,6 +3,7 @@ package bpmnlite_test
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -497,6 +498,31 @@ func TestLargeISOPeriods(t *testing.T) {
 		e.failJob(job.ID)
 		if job = e.oneJob(pi); job.DueDate == nil || !job.DueDate.Equal(e.clock.Now().Add(5000*time.Second)) {
 			t.Errorf("retry due %v, want now + 5000 s", job.DueDate)
+		}
+	})
+}
+
+// Every job failure is logged at WARN with the job, its activity, instance
+// and retries left, on every path the job executor runs jobs (SQLite's
+// groups included).
+func TestJobFailuresLogged(t *testing.T) {
+	var logs enginetest.LogBuffer
+	eachBackendRealTime(t, bpmnlite.Config{Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))}, func(t *testing.T, e *env) {
+		mark := len(logs.String()) // the backends share the sink
+		failingDelegate(e)
+		e.deploy("p", enginetest.AsyncService("p", "fail", ""))
+		pi := e.start("p", nil)
+		e.jeStart(bpmnlite.JobExecutorConfig{PoolSize: 2})
+		waitFor(t, "the job's incident", 30*time.Second, func() bool {
+			in, _ := e.eng.Incidents(e.ctx, bpmnlite.IncidentQuery{ProcessInstanceID: pi})
+			return len(in) == 1
+		})
+		out := logs.String()[mark:]
+		for _, left := range []string{"retriesLeft=2", "retriesLeft=1", "retriesLeft=0"} {
+			if !strings.Contains(out, "level=WARN msg=\"job failed\"") || !strings.Contains(out, "instance="+pi) || !strings.Contains(out, left) ||
+				!strings.Contains(out, "activity=") {
+				t.Fatalf("log lacks a failure with %s for %s:\n%s", left, pi, out)
+			}
 		}
 	})
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bpmnlite/bpmnlite/internal/enginetest"
 	"github.com/bpmnlite/bpmnlite/persistence"
 	"github.com/bpmnlite/bpmnlite/runtime"
 )
@@ -276,7 +277,7 @@ func TestStrandedJobReleased(t *testing.T) {
 func TestAcquisitionErrorsWarnOnce(t *testing.T) {
 	f := newFake(perJob)
 	f.failAcquire = true
-	var logs lockedBuffer
+	var logs enginetest.LogBuffer
 	x := start(t, f, Config{Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	_ = x
 	time.Sleep(300 * time.Millisecond) // about 30 failing cycles
@@ -323,21 +324,4 @@ func add(n *atomic.Int32) {
 	if n != nil {
 		n.Add(1)
 	}
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

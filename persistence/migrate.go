@@ -60,7 +60,7 @@ func loadMigrations(d Dialect) ([]migration, error) {
 
 // applyMigrations runs the missing migrations in tx, which the caller holds
 // exclusively (an advisory lock on PostgreSQL, BEGIN IMMEDIATE on SQLite).
-func applyMigrations(ctx context.Context, tx Tx, d Dialect, log *slog.Logger) error {
+func applyMigrations(ctx context.Context, tx Tx, d Dialect, log *slog.Logger, existing bool) error {
 	ms, err := loadMigrations(d)
 	if err != nil {
 		return fmt.Errorf("migrate: %w", err)
@@ -95,6 +95,9 @@ func applyMigrations(ctx context.Context, tx Tx, d Dialect, log *slog.Logger) er
 	for _, m := range ms {
 		if applied[m.version] {
 			continue
+		}
+		if existing {
+			return fmt.Errorf("%w: migration %s is not applied (open it once with a command that writes, e.g. bpmnlite serve)", ErrSchema, m.name)
 		}
 		if _, err := tx.Exec(ctx, m.sql); err != nil {
 			return fmt.Errorf("migrate: %s/%s: %w", d, m.name, err)

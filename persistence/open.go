@@ -2,6 +2,7 @@ package persistence
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -32,7 +33,15 @@ type Options struct {
 	IntegrityCheck bool
 	// Logger receives migration and connection messages. Default: discarded.
 	Logger *slog.Logger
+	// Existing opens only a database that is there and current: a missing
+	// SQLite file is an error (instead of a new file), and so is a schema
+	// that needs a migration (ErrSchema): tools that only read must not
+	// create or migrate databases.
+	Existing bool
 }
+
+// ErrSchema: Options.Existing found no bpmnlite schema, or an older one.
+var ErrSchema = errors.New("the database has no current bpmnlite schema")
 
 func (o Options) logger() *slog.Logger {
 	if o.Logger == nil {

@@ -22,6 +22,8 @@ type pgDB struct {
 	owned  bool // Close closes the pool only when Open created it
 	log    *slog.Logger
 	notify notifier
+	// existing: open only a current database (Options.Existing).
+	existing bool
 }
 
 func openPostgres(ctx context.Context, url string, opts Options) (DB, error) {
@@ -40,7 +42,7 @@ func openPostgres(ctx context.Context, url string, opts Options) (DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("persistence: connect to PostgreSQL: %w", err)
 	}
-	db := &pgDB{pool: pool, owned: true, log: opts.logger(), schema: opts.Schema}
+	db := &pgDB{pool: pool, owned: true, log: opts.logger(), schema: opts.Schema, existing: opts.Existing}
 	if err := db.migrate(ctx, opts.Schema); err != nil {
 		pool.Close()
 		return nil, err
@@ -57,7 +59,7 @@ func OpenPool(ctx context.Context, pool *pgxpool.Pool, opts Options) (DB, error)
 	if opts.Schema != "" {
 		return nil, errors.New("persistence: OpenPool: Options.Schema is not supported; set search_path in the pool's ConnConfig.RuntimeParams")
 	}
-	db := &pgDB{pool: pool, log: opts.logger()}
+	db := &pgDB{pool: pool, log: opts.logger(), existing: opts.Existing}
 	if err := db.migrate(ctx, ""); err != nil {
 		return nil, err
 	}
@@ -132,7 +134,7 @@ func (d *pgDB) migrate(ctx context.Context, schema string) error {
 			return fmt.Errorf("persistence: migrate: create schema %q: %w", schema, err)
 		}
 	}
-	if err := applyMigrations(ctx, tx, Postgres, d.log); err != nil {
+	if err := applyMigrations(ctx, tx, Postgres, d.log, d.existing); err != nil {
 		return err
 	}
 	if err := tx.Commit(ctx); err != nil {

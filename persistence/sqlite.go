@@ -27,6 +27,8 @@ type sqliteDB struct {
 	r   *sql.DB       // nil for in-memory databases: every connection would be a new database
 	ck  *checkpointer // nil for in-memory databases
 	log *slog.Logger
+	// existing: open only a current database (Options.Existing).
+	existing bool
 }
 
 func openSQLite(ctx context.Context, path string, opts Options) (DB, error) {
@@ -44,6 +46,15 @@ func openSQLite(ctx context.Context, path string, opts Options) (DB, error) {
 	}
 	busyParam := "_busy_timeout=" + strconv.FormatInt(busy.Milliseconds(), 10)
 	mem := isSQLiteMemory(path)
+	if opts.Existing && !mem {
+		file := strings.TrimPrefix(path, "file:")
+		if i := strings.IndexByte(file, '?'); i >= 0 {
+			file = file[:i]
+		}
+		if _, err := os.Stat(file); err != nil {
+			return nil, fmt.Errorf("persistence: open SQLite %q: %w", path, err)
+		}
+	}
 	sep := "?"
 	if strings.Contains(path, "?") {
 		sep = "&"
@@ -68,7 +79,7 @@ func openSQLite(ctx context.Context, path string, opts Options) (DB, error) {
 	w.SetMaxIdleConns(1)
 	w.SetConnMaxLifetime(0)
 	w.SetConnMaxIdleTime(0)
-	db := &sqliteDB{w: w, log: opts.logger()}
+	db := &sqliteDB{w: w, log: opts.logger(), existing: opts.Existing}
 	if opts.IntegrityCheck && !mem {
 		if err := checkIntegrity(ctx, w, "quick_check"); err != nil {
 			w.Close()
@@ -118,7 +129,7 @@ func (d *sqliteDB) migrate(ctx context.Context) error {
 		return fmt.Errorf("migrate: %w", err)
 	}
 	defer tx.Rollback(ctx) // a no-op after Commit
-	if err := applyMigrations(ctx, tx, SQLite, d.log); err != nil {
+	if err := applyMigrations(ctx, tx, SQLite, d.log, d.existing); err != nil {
 		return err
 	}
 	if err := tx.Commit(ctx); err != nil {

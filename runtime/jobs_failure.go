@@ -84,6 +84,12 @@ func (e *Engine) recordFailure(cc *tx.Context, jobID string, lock *JobLock, work
 	e.logJob(cc, job, persistence.JobLogFailed, job.ExceptionMessage, start)
 	job.LockOwner, job.LockExpiration = "", nil
 	cc.Update(job)
+	// Logged once the failure is stored, on every path that runs jobs.
+	logged := *job
+	cc.AfterCommit(func() {
+		e.log.Warn("job failed", "job", logged.ID, "activity", logged.ActivityID, "failedActivity", logged.FailedActivityID,
+			"instance", logged.ProcessInstanceID, "retriesLeft", logged.Retries, "error", logged.ExceptionMessage)
+	})
 	if job.Retries == 0 {
 		return e.createIncident(cc, job)
 	}

@@ -128,16 +128,15 @@ func (e *Engine) execute(ctx context.Context, jobID string, acquired *persistenc
 	return workErr
 }
 
-// logOutcome logs a job's failure at WARN; a conflict, which costs no
-// retry and resolves by itself, and a success only at debug level.
+// logOutcome logs a success or a conflict (which costs no retry and
+// resolves by itself) at debug level; failures are logged at WARN when
+// their record commits (recordFailure).
 func (e *Engine) logOutcome(jobID string, workErr error) {
 	switch {
 	case workErr == nil:
 		e.log.Debug("job executed", "job", jobID)
 	case persistence.IsConflict(workErr):
 		e.log.Debug("job conflicted; it runs again without spending a retry", "job", jobID, "error", workErr)
-	default:
-		e.log.Warn("job failed", "job", jobID, "error", workErr)
 	}
 }
 

@@ -26,7 +26,8 @@ import (
 
 func main() {
 	if err := run(context.Background(), os.Args[1:], os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "bpmnlite:", err)
+		// The library's errors may name it already.
+		fmt.Fprintln(os.Stderr, "bpmnlite:", strings.TrimPrefix(err.Error(), "bpmnlite: "))
 		os.Exit(1)
 	}
 }

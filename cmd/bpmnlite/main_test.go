@@ -51,6 +51,11 @@ func TestValidateReportsProblems(t *testing.T) {
 
 func TestJobsExplainsWhyNotRunning(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "jobs.db")
+	eng, err := bpmnlite.Open(context.Background(), bpmnlite.Config{Database: db, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng.Close()
 	var out bytes.Buffer
 	if err := run(context.Background(), []string{"jobs", "-db", db}, &out); err != nil || !strings.Contains(out.String(), "no jobs") {
 		t.Fatalf("jobs on an empty database: %v\n%s", err, out.String())

@@ -120,7 +120,8 @@ func jobs(ctx context.Context, args []string, out io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	eng, err := bpmnlite.Open(ctx, bpmnlite.Config{Database: *db, Logger: slog.New(slog.DiscardHandler)})
+	// A read command: it neither creates nor migrates a database.
+	eng, err := bpmnlite.Open(ctx, bpmnlite.Config{Database: *db, Logger: slog.New(slog.DiscardHandler), OpenExisting: true})
 	if err != nil {
 		return err
 	}

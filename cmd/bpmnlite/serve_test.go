@@ -9,12 +9,14 @@ import (
 	"mime/multipart"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/bpmnlite/bpmnlite/internal/enginetest"
 	"github.com/bpmnlite/bpmnlite/worker"
 )
 
@@ -26,24 +28,6 @@ const externalProcess = `<?xml version="1.0" encoding="UTF-8"?>
     <sequenceFlow id="f2" sourceRef="work" targetRef="end"/><endEvent id="end"/>
   </process>
 </definitions>`
-
-// safeBuffer collects serve's log while the test reads it.
-type safeBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *safeBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *safeBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // startServe runs bpmnlite serve on database db and a free loopback port
 // with args, and returns its REST base URL and a stop that ends it
@@ -57,7 +41,7 @@ func startServe(t *testing.T, db string, args ...string) (string, func() error) 
 	addr := ln.Addr().String()
 	ln.Close()
 	ctx, cancel := context.WithCancel(context.Background())
-	var log safeBuffer
+	var log enginetest.LogBuffer
 	done := make(chan error, 1)
 	args = append([]string{"-db", db, "-http", addr}, args...)
 	go func() { done <- serve(ctx, args, &log) }()
@@ -180,5 +164,17 @@ func TestServeRefusesOpenAddressWithoutAuth(t *testing.T) {
 	err := serve(context.Background(), []string{"-db", filepath.Join(t.TempDir(), "x.db"), "-http", "0.0.0.0:0"}, &bytes.Buffer{})
 	if err == nil || !strings.Contains(err.Error(), "-auth") {
 		t.Errorf("serve on 0.0.0.0 without auth: %v", err)
+	}
+}
+
+// jobs reads: a missing database file is an error, and none is created.
+func TestJobsDoesNotCreateADatabase(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "nonexistent.db")
+	err := jobs(context.Background(), []string{"-db", missing}, &bytes.Buffer{})
+	if err == nil {
+		t.Fatal("jobs on a missing database succeeded")
+	}
+	if _, statErr := os.Stat(missing); statErr == nil {
+		t.Errorf("jobs created %s", missing)
 	}
 }

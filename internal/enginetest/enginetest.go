@@ -4,6 +4,7 @@
 package enginetest
 
 import (
+	"strings"
 	"sync"
 	"time"
 )
@@ -67,4 +68,22 @@ func AsyncService(id, class, cycle string) string {
     <serviceTask id="work" camunda:asyncBefore="true" camunda:class="`+class+`">`+ext+`</serviceTask>
     <sequenceFlow id="f2" sourceRef="work" targetRef="end" />
     <endEvent id="end" />`)
+}
+
+// LogBuffer is a log sink tests read while the engine writes to it.
+type LogBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *LogBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *LogBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
