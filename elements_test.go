@@ -499,7 +499,7 @@ func TestElementSendTaskPlainAndManualTask(t *testing.T) {
 func TestElementUserTaskAssignment(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		e.deploy("p", xmlDefs(xmlProcess("p", `<startEvent id="start"/><parallelGateway id="fork"/>
-			<userTask id="fixed" name="Fixed" camunda:assignee="kermit" camunda:candidateGroups="management,accounting"/>
+			<userTask id="fixed" name="Fixed" camunda:assignee="kermit" camunda:candidateGroups="management,accounting,a_b" camunda:candidateUsers="piggy,fozzie"/>
 			<userTask id="dynamic" camunda:assignee="${owner}" camunda:candidateGroups="${groups}"/>
 			<parallelGateway id="join"/><userTask id="after"/>`,
 			xmlChain("start", "fork", "fixed", "join", "after"), xmlChain("fork", "dynamic", "join"))))
@@ -523,8 +523,13 @@ func TestElementUserTaskAssignment(t *testing.T) {
 		wantEq(t, "group accounting", query(bpmnlite.TaskQuery{CandidateGroup: "accounting"}), "fixed")
 		wantEq(t, "group support", query(bpmnlite.TaskQuery{CandidateGroup: "support"}), "dynamic")
 		wantEq(t, "group account (a prefix)", query(bpmnlite.TaskQuery{CandidateGroup: "account"}), "")
+		wantEq(t, "group a_b", query(bpmnlite.TaskQuery{CandidateGroup: "a_b"}), "fixed")
+		wantEq(t, "group axb (no wildcard)", query(bpmnlite.TaskQuery{CandidateGroup: "axb"}), "")
+		wantEq(t, "group a% (no wildcard)", query(bpmnlite.TaskQuery{CandidateGroup: "a%"}), "")
+		wantEq(t, "user fozzie", query(bpmnlite.TaskQuery{CandidateUser: "fozzie"}), "fixed")
+		wantEq(t, "user fozz (a prefix)", query(bpmnlite.TaskQuery{CandidateUser: "fozz"}), "")
 		for _, task := range e.tasks(pi) {
-			if task.TaskDefinitionKey == "fixed" && (task.Name != "Fixed" || task.CandidateGroups != "management,accounting") {
+			if task.TaskDefinitionKey == "fixed" && (task.Name != "Fixed" || task.CandidateGroups != "management,accounting,a_b") {
 				t.Errorf("task fixed = %+v", task)
 			}
 			if task.TaskDefinitionKey == "dynamic" && task.CandidateGroups != "sales,support" {

@@ -29,7 +29,10 @@ func (e *Engine) ProcessDefinitions(ctx context.Context, q DefinitionQuery) ([]*
 
 // TaskQuery filters user tasks; empty fields match all.
 type TaskQuery struct {
-	ID, ProcessInstanceID, TaskDefinitionKey, Assignee, CandidateGroup string
+	ID, ProcessInstanceID, TaskDefinitionKey, Assignee string
+	// CandidateGroup and CandidateUser match one of the task's candidate
+	// groups or users exactly.
+	CandidateGroup, CandidateUser string
 }
 
 // Tasks lists open user tasks, oldest first.

@@ -61,8 +61,9 @@ func (f DefinitionFilter) Query() Query[*ProcessDefinition] {
 // TaskFilter selects user tasks, oldest first.
 type TaskFilter struct {
 	ID, ProcessInstanceID, TaskDefinitionKey, Assignee string
-	// CandidateGroup matches one entry of the comma-separated candidate groups.
-	CandidateGroup string
+	// CandidateGroup and CandidateUser match one entry of the
+	// comma-separated candidate groups or users, exactly.
+	CandidateGroup, CandidateUser string
 }
 
 func (f TaskFilter) Query() Query[*Task] {
@@ -72,9 +73,17 @@ func (f TaskFilter) Query() Query[*Task] {
 	c.eq("task_definition_key", f.TaskDefinitionKey)
 	c.eq("assignee", f.Assignee)
 	if f.CandidateGroup != "" {
-		c.arg("(',' || candidate_groups || ',') LIKE $%d", "%,"+f.CandidateGroup+",%")
+		c.arg("(',' || candidate_groups || ',') LIKE $%d ESCAPE '\\'", "%,"+escapeLike(f.CandidateGroup)+",%")
+	}
+	if f.CandidateUser != "" {
+		c.arg("(',' || candidate_users || ',') LIKE $%d ESCAPE '\\'", "%,"+escapeLike(f.CandidateUser)+",%")
 	}
 	return query[*Task](c, "create_time, id")
+}
+
+// escapeLike makes s match itself only in a LIKE pattern with ESCAPE '\'.
+func escapeLike(s string) string {
+	return strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(s)
 }
 
 // ExecutionFilter selects executions, in the order they started.

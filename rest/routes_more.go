@@ -105,7 +105,8 @@ func (h *Handler) moreRoutes() {
 	tasks := func(r *http.Request) ([]taskDto, error) {
 		q := r.URL.Query()
 		ts, err := h.eng.Tasks(r.Context(), bpmnlite.TaskQuery{ID: q.Get("taskId"), ProcessInstanceID: q.Get("processInstanceId"),
-			TaskDefinitionKey: q.Get("taskDefinitionKey"), Assignee: q.Get("assignee"), CandidateGroup: q.Get("candidateGroup")})
+			TaskDefinitionKey: q.Get("taskDefinitionKey"), Assignee: q.Get("assignee"), CandidateGroup: q.Get("candidateGroup"),
+			CandidateUser: q.Get("candidateUser")})
 		out := []taskDto{}
 		for _, t := range ts {
 			out = append(out, taskDto{ID: t.ID, Name: optString(t.Name), Assignee: optString(t.Assignee), Created: formatTime(t.CreateTime),
