@@ -1,6 +1,8 @@
 package bpmnlite_test
 
 import (
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -44,6 +46,37 @@ func TestDeployFilesSkipsUnchanged(t *testing.T) {
 		changed, err := e.eng.DeployFiles(e.ctx, "svc", path)
 		if err != nil || changed.Unchanged || changed.Definitions[0].Version != 2 {
 			t.Fatalf("a changed file: %+v, %v; want version 2", changed, err)
+		}
+	})
+}
+
+// An ended instance's variables stay readable: the values it had at its end,
+// whether or not its last command loaded them; also after a deletion.
+func TestVariablesAfterTheEnd(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.eng.RegisterDelegate("noop", bpmnlite.DelegateFunc(func(context.Context, *bpmnlite.Execution) error { return nil }))
+		e.deploy("task", xmlDefs(xmlProcess("task", `<startEvent id="s"/><userTask id="work"/><endEvent id="end"/>`, xmlChain("s", "work", "end"))))
+		e.deploy("job", xmlDefs(xmlProcess("job", `<startEvent id="s"/><serviceTask id="work" camunda:asyncBefore="true" camunda:class="noop"/><endEvent id="end"/>`,
+			xmlChain("s", "work", "end"))))
+
+		pi := e.start("task", map[string]any{"a": 1, "doc": map[string]any{"k": "v"}})
+		e.complete(pi, "work", map[string]any{"b": 2}) // loads the variables
+		wantEq(t, "variables after the end", e.varsOf(pi), map[string]any{"a": int64(1), "b": int64(2), "doc": map[string]any{"k": "v"}})
+
+		pi = e.start("job", map[string]any{"x": "y"})
+		e.drain(5) // the job ends the instance without reading variables
+		if !e.accEnded(pi) {
+			t.Fatal("the instance should have ended")
+		}
+		wantEq(t, "variables after an end by a job", e.varsOf(pi), map[string]any{"x": "y"})
+
+		pi = e.start("task", map[string]any{"kept": true})
+		if err := e.eng.DeleteProcessInstance(e.ctx, pi, "test"); err != nil {
+			t.Fatal(err)
+		}
+		wantEq(t, "variables after a deletion", e.varsOf(pi), map[string]any{"kept": true})
+		if _, err := e.eng.Variables(e.ctx, "no-such-instance"); !errors.Is(err, bpmnlite.ErrNotFound) {
+			t.Errorf("variables of an unknown instance: %v, want ErrNotFound", err)
 		}
 	})
 }

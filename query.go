@@ -80,12 +80,15 @@ func (e *Engine) ActivityHistory(ctx context.Context, processInstanceID string) 
 // JobQuery filters jobs; zero fields match all.
 type JobQuery struct {
 	ID, ProcessInstanceID, ProcessDefinitionID, ProcessDefinitionKey string
-	ActivityID, JobDefinitionID                                      string
-	Type                                                             string // "message" (async) or "timer"
-	DueBefore, DueAfter                                              *time.Time
-	WithException                                                    bool // jobs that failed at least once
-	WithRetriesLeft                                                  bool
-	NoRetriesLeft                                                    bool
+	// RootProcessInstanceID: the jobs of a process instance and of the
+	// instances its call activities started.
+	RootProcessInstanceID       string
+	ActivityID, JobDefinitionID string
+	Type                        string // "message" (async) or "timer"
+	DueBefore, DueAfter         *time.Time
+	WithException               bool // jobs that failed at least once
+	WithRetriesLeft             bool
+	NoRetriesLeft               bool
 	// Executable: retries left, due at the engine clock's time, active.
 	Executable  bool
 	Locked      bool // held by a job executor (lock not expired)
@@ -98,7 +101,7 @@ type JobQuery struct {
 // Jobs lists jobs (asynchronous continuations and timers), oldest first.
 func (e *Engine) Jobs(ctx context.Context, q JobQuery) ([]*Job, error) {
 	f := persistence.JobFilter{
-		ID: q.ID, ProcessInstanceID: q.ProcessInstanceID, ProcessDefinitionID: q.ProcessDefinitionID,
+		ID: q.ID, ProcessInstanceID: q.ProcessInstanceID, RootProcessInstanceID: q.RootProcessInstanceID, ProcessDefinitionID: q.ProcessDefinitionID,
 		ProcessDefinitionKey: q.ProcessDefinitionKey, ActivityID: q.ActivityID, JobDefinitionID: q.JobDefinitionID,
 		Type: q.Type, DueBefore: q.DueBefore, DueAfter: q.DueAfter, WithException: q.WithException,
 		WithRetriesLeft: q.WithRetriesLeft, NoRetriesLeft: q.NoRetriesLeft, Suspended: q.Suspended, Active: q.Active,

@@ -313,6 +313,10 @@ type HistoricProcessInstance struct {
 	SuperProcessInstanceID string
 }
 
+// HistoricVariable is a process variable as it was when its instance
+// ended.
+type HistoricVariable struct{ Variable }
+
 // HistoricActivityInstance records one pass through an activity.
 type HistoricActivityInstance struct {
 	ID                       string

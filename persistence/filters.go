@@ -127,6 +127,7 @@ func ActivityInstancesOf(processInstanceID string) Query[*HistoricActivityInstan
 // JobFilter selects jobs, oldest first.
 type JobFilter struct {
 	ID, ProcessInstanceID, ProcessDefinitionID, ProcessDefinitionKey string
+	RootProcessInstanceID                                            string
 	ActivityID, JobDefinitionID, Type                                string
 	DueBefore, DueAfter                                              *time.Time
 	WithException, WithRetriesLeft, NoRetriesLeft                    bool
@@ -147,6 +148,7 @@ func (f JobFilter) Query() Query[*Job] {
 	c := &conditions{}
 	c.eq("id", f.ID)
 	c.eq("process_instance_id", f.ProcessInstanceID)
+	c.eq("root_process_instance_id", f.RootProcessInstanceID)
 	c.eq("process_definition_id", f.ProcessDefinitionID)
 	c.eq("process_definition_key", f.ProcessDefinitionKey)
 	c.eq("activity_id", f.ActivityID)

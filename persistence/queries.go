@@ -228,6 +228,18 @@ func MoveVariables(from, to string) []Write {
 	}
 }
 
+// ArchiveVariables copies a process instance's own variables into history
+// (the instance is ending; its variables go).
+func ArchiveVariables(processInstanceID string) Write {
+	cols := VariableTable.statements().columnList
+	return newWrite("INSERT INTO hist_variable ("+cols+") SELECT "+cols+" FROM variable WHERE process_instance_id = $1 AND execution_id = $1", processInstanceID)
+}
+
+// HistoricVariablesOf are the variables an ended process instance had at its end.
+func HistoricVariablesOf(processInstanceID string) Query[*HistoricVariable] {
+	return newQuery[*HistoricVariable]("WHERE process_instance_id = $1", processInstanceID)
+}
+
 // DeleteVariablesOfExecution deletes the local variables of an execution.
 func DeleteVariablesOfExecution(executionID string) Write {
 	return newWrite("DELETE FROM variable WHERE execution_id = $1", executionID)

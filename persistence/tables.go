@@ -88,6 +88,10 @@ var (
 		"id", "rev", "process_definition_id", "process_definition_key", "business_key",
 		"start_time", "end_time", "state", "start_activity_id", "end_activity_id",
 		"delete_reason", "super_process_instance_id")
+	HistoricVariableTable = newTable("hist_variable", "HistoricVariable", orderHistory, false,
+		func() Entity { return new(HistoricVariable) },
+		"id", "rev", "name", "type", "execution_id", "process_instance_id", "task_id",
+		"text_value", "long_value", "double_value", "time_value", "bytes_value")
 	HistoricActivityInstanceTable = newTable("hist_activity_instance", "HistoricActivityInstance", orderHistory, false,
 		func() Entity { return new(HistoricActivityInstance) },
 		"id", "rev", "process_instance_id", "process_definition_id", "execution_id",
@@ -102,7 +106,7 @@ var (
 var allTables = []*Table{
 	DeploymentTable, ResourceTable, ProcessDefinitionTable, JobDefinitionTable, ExecutionTable,
 	VariableTable, TaskTable, EventSubscriptionTable, ExternalTaskTable, JobTable, IncidentTable,
-	HistoricProcessInstanceTable, HistoricActivityInstanceTable, JobLogTable,
+	HistoricProcessInstanceTable, HistoricActivityInstanceTable, HistoricVariableTable, JobLogTable,
 }
 
 // Tables returns every table of the schema in flush (insert) order.
@@ -249,10 +253,14 @@ func (e *Execution) Targets() []any {
 
 // Variable
 
-func (*Variable) Table() *Table       { return VariableTable }
-func (e *Variable) EntityID() string  { return e.ID }
-func (e *Variable) Revision() int     { return e.Rev }
-func (e *Variable) SetRevision(r int) { e.Rev = r }
+func (*Variable) Table() *Table { return VariableTable }
+
+// HistoricVariable: a Variable row kept in history.
+
+func (*HistoricVariable) Table() *Table { return HistoricVariableTable }
+func (e *Variable) EntityID() string    { return e.ID }
+func (e *Variable) Revision() int       { return e.Rev }
+func (e *Variable) SetRevision(r int)   { e.Rev = r }
 func (e *Variable) Values() []any {
 	return []any{e.ID, e.Rev, nullStr(e.Name), nullStr(e.Type), nullStr(e.ExecutionID),
 		nullStr(e.ProcessInstanceID), nullStr(e.TaskID), nullStr(e.Text), e.Long, e.Double,

@@ -62,6 +62,12 @@ func Analyze(ctx context.Context, url, table string) error {
 	return adminExec(ctx, url, "ANALYZE "+pgx.Identifier{table}.Sanitize())
 }
 
+// DropSchema drops a PostgreSQL schema and everything in it (test
+// engines of their own schema clean up with it).
+func DropSchema(ctx context.Context, url, schema string) error {
+	return adminExec(ctx, url, "DROP SCHEMA IF EXISTS "+pgx.Identifier{schema}.Sanitize()+" CASCADE")
+}
+
 func adminExec(ctx context.Context, adminURL, sql string) error {
 	conn, err := pgx.Connect(ctx, adminURL)
 	if err != nil {

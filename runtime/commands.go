@@ -153,6 +153,9 @@ func (e *Engine) Variables(ctx context.Context, executionID string) (map[string]
 	var out map[string]any
 	err := e.command(ctx, nil, func(c *command) error {
 		x, err := c.execution(executionID)
+		if errors.Is(err, persistence.ErrNotFound) {
+			return c.endedVariables(executionID, &out, err)
+		}
 		if err != nil {
 			return err
 		}
@@ -160,6 +163,27 @@ func (e *Engine) Variables(ctx context.Context, executionID string) (map[string]
 		return err
 	})
 	return out, err
+}
+
+// endedVariables reads the variables process instance id had when it
+// ended, from history; notFound is the error when it is no ended instance.
+func (c *command) endedVariables(id string, out *map[string]any, notFound error) error {
+	if _, err := c.cc.Get(persistence.HistoricProcessInstanceTable, id); err != nil {
+		return notFound
+	}
+	rows, err := tx.Select(c.cc, persistence.HistoricVariablesOf(id))
+	if err != nil {
+		return err
+	}
+	*out = make(map[string]any, len(rows))
+	for _, r := range rows {
+		v, err := decodeVariable(&r.Variable)
+		if err != nil {
+			return err
+		}
+		(*out)[r.Name] = v
+	}
+	return nil
 }
 
 // DeleteProcessInstance cancels a running process instance.

@@ -115,6 +115,7 @@ func (c *command) endInstance(in *instance, state, reason string) error {
 		}
 	}
 	c.historyInstanceEnd(in, state, reason, in.lastEnd)
+	c.archiveVariables(in)
 	c.cc.Write(persistence.DeleteIncidentsOfInstance(root.ID))
 	c.e.log.Debug("process instance ended", "instance", root.ID, "definition", in.def.ID, "state", state)
 	if err := c.removeExecution(root); err != nil {
@@ -141,8 +142,25 @@ func (c *command) deleteInstance(in *instance, reason, state string) error {
 		return err
 	}
 	c.historyInstanceEnd(in, state, reason, "")
+	c.archiveVariables(in)
 	c.cc.Write(persistence.DeleteIncidentsOfInstance(root.ID))
 	return c.removeExecution(root)
+}
+
+// archiveVariables keeps the ending instance's variables in history (when
+// history is on): from memory when this command loaded them, else copied
+// by a write queued before the one that deletes them.
+func (c *command) archiveVariables(in *instance) {
+	if !c.e.Config.History {
+		return
+	}
+	if !in.varsLoaded {
+		c.cc.Write(persistence.ArchiveVariables(in.root.ID))
+		return
+	}
+	for _, r := range in.vars[in.root.ID] {
+		c.cc.Insert(&persistence.HistoricVariable{Variable: *r})
+	}
 }
 
 // initialActivity is where a plain start begins: the none start event, or

@@ -34,7 +34,8 @@ func main() {
 
 const usage = `usage:
   bpmnlite run [-db path|url] [-var name=value ...] file.bpmn
-  bpmnlite serve [-db path|url] [-pool n] [-http 127.0.0.1:8080] [-auth user:password|"Bearer token"] file.bpmn ...
+  bpmnlite serve [-db path|url] [-pool n] [-http 127.0.0.1:8080] [-auth user:password|"Bearer token"]
+                 [-log-level debug|info|warn|error] [-log-format text|json] file.bpmn ...
   bpmnlite jobs [-db path|url] [job-id]
   bpmnlite validate file.bpmn ...
   bpmnlite check -db path`

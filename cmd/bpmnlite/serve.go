@@ -28,18 +28,32 @@ func serve(ctx context.Context, args []string, out io.Writer) error {
 	pool := fs.Int("pool", 4, "job executor workers")
 	addr := fs.String("http", "127.0.0.1:8080", "address of the REST API (/engine-rest); empty: none")
 	auth := fs.String("auth", os.Getenv("BPMNLITE_AUTH"), `REST authentication: "user:password" (basic) or "Bearer <token>"; required off loopback (default $BPMNLITE_AUTH)`)
-	debug := fs.Bool("debug", false, "log every acquisition cycle and job (debug level)")
+	debug := fs.Bool("debug", false, "log every acquisition cycle and job (the same as -log-level debug)")
+	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
+	logFormat := fs.String("log-format", "text", "log format: text or json")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *addr != "" && *auth == "" && !loopback(*addr) {
 		return fmt.Errorf("-http %s is not a loopback address: set -auth (or BPMNLITE_AUTH) to protect the API", *addr)
 	}
-	level := slog.LevelInfo
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
+		return fmt.Errorf("-log-level %q: want debug, info, warn or error", *logLevel)
+	}
 	if *debug {
 		level = slog.LevelDebug
 	}
-	log := slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: level}))
+	var handler slog.Handler
+	switch *logFormat {
+	case "text":
+		handler = slog.NewTextHandler(out, &slog.HandlerOptions{Level: level})
+	case "json":
+		handler = slog.NewJSONHandler(out, &slog.HandlerOptions{Level: level})
+	default:
+		return fmt.Errorf("-log-format %q: want text or json", *logFormat)
+	}
+	log := slog.New(handler)
 	eng, err := bpmnlite.Open(ctx, bpmnlite.Config{Database: *db, Logger: log, JobExecutorActivate: true,
 		JobExecutor: bpmnlite.JobExecutorConfig{PoolSize: *pool}})
 	if err != nil {

@@ -178,3 +178,34 @@ func TestJobsDoesNotCreateADatabase(t *testing.T) {
 		t.Errorf("jobs created %s", missing)
 	}
 }
+
+// serve logs as -log-level and -log-format say, and rejects bad values.
+func TestServeLogFlags(t *testing.T) {
+	var log enginetest.LogBuffer
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- serve(ctx, []string{"-db", filepath.Join(t.TempDir(), "log.db"), "-http", "127.0.0.1:0", "-log-format", "json", "-log-level", "debug"}, &log)
+	}()
+	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(log.String(), "REST API listening"); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("serve did not come up:\n%s", log.String())
+		}
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	var first map[string]any
+	if err := json.Unmarshal([]byte(strings.SplitN(log.String(), "\n", 2)[0]), &first); err != nil || first["level"] == nil {
+		t.Errorf("want JSON log lines, got %q (%v)", strings.SplitN(log.String(), "\n", 2)[0], err)
+	}
+	if !strings.Contains(log.String(), `"level":"DEBUG"`) {
+		t.Errorf("want debug lines at -log-level debug:\n%s", log.String())
+	}
+	for _, bad := range [][]string{{"-log-level", "loud"}, {"-log-format", "xml"}} {
+		if err := serve(context.Background(), append([]string{"-db", filepath.Join(t.TempDir(), "x.db")}, bad...), &bytes.Buffer{}); err == nil {
+			t.Errorf("serve %v succeeded", bad)
+		}
+	}
+}

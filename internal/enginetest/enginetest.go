@@ -17,9 +17,10 @@ type Clock struct {
 }
 
 // NewClock returns a clock at 2026-01-15 09:00 UTC.
-func NewClock() *Clock {
-	return &Clock{now: time.Date(2026, 1, 15, 9, 0, 0, 0, time.UTC)}
-}
+func NewClock() *Clock { return ClockAt(time.Date(2026, 1, 15, 9, 0, 0, 0, time.UTC)) }
+
+// ClockAt returns a clock at t.
+func ClockAt(t time.Time) *Clock { return &Clock{now: t} }
 
 // Now returns the clock's time; pass it as the engine's clock.
 func (c *Clock) Now() time.Time {

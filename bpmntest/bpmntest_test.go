@@ -1,0 +1,87 @@
+package bpmntest_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/bpmnlite/bpmnlite/bpmntest"
+)
+
+// fatal stands in for a test so that the kit's failures can be read: its
+// Fatalf records the message and ends the goroutine, as testing's does.
+type fatal struct {
+	testing.TB
+	msg string
+}
+
+func (f *fatal) Helper() {}
+
+func (f *fatal) Fatalf(format string, args ...any) {
+	f.msg = fmt.Sprintf(format, args...)
+	runtime.Goexit()
+}
+
+// failure runs fn as a test of its own and returns its failure message.
+func failure(t *testing.T, fn func(tb testing.TB)) string {
+	f := &fatal{TB: t}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		fn(f)
+	}()
+	<-done
+	return f.msg
+}
+
+func TestAssertionMessagesShowTheInstance(t *testing.T) {
+	msg := failure(t, func(tb testing.TB) {
+		e := bpmntest.New(tb)
+		e.Deploy(example("order"))
+		e.Stub("checkStock", map[string]any{"stock": 5})
+		e.Start("order", map[string]any{"customer": map[string]any{"status": "VIP"}, "quantity": 2}).AssertWaitingAt("backorder")
+	})
+	for _, want := range []string{"want the instance waiting at backorder only", "ACTIVE", "waiting at: ship", "path: received → checkStock → inStock → prepare → ship"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("failure message lacks %q:\n%s", want, msg)
+		}
+	}
+	msg = failure(t, func(tb testing.TB) {
+		e := bpmntest.New(tb)
+		e.Deploy(example("retry"))
+		e.FailTimes("chargeCard", 5, nil, nil)
+		e.Start("payment", nil).AssertEnded()
+	})
+	for _, want := range []string{"want the instance completed", "job message at charge: priority 0, retries 2", `last failure "chargeCard: failure planned by the test"`} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("failure message lacks %q:\n%s", want, msg)
+		}
+	}
+}
+
+// A loop of asynchronous steps that never waits fails clearly instead of
+// running for ever.
+func TestRunJobsStopsALoop(t *testing.T) {
+	loop := filepath.Join(t.TempDir(), "loop.bpmn")
+	if err := os.WriteFile(loop, []byte(`<?xml version="1.0" encoding="UTF-8"?>
+<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:camunda="http://camunda.org/schema/1.0/bpmn" targetNamespace="t">
+  <process id="loop" isExecutable="true">
+    <startEvent id="s"/><sequenceFlow id="f1" sourceRef="s" targetRef="again"/>
+    <serviceTask id="again" camunda:asyncBefore="true" camunda:expression="${true}"/>
+    <sequenceFlow id="f2" sourceRef="again" targetRef="again"/>
+  </process>
+</definitions>`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	msg := failure(t, func(tb testing.TB) {
+		e := bpmntest.New(tb)
+		e.Deploy(loop)
+		e.Start("loop", nil)
+	})
+	if !strings.Contains(msg, "1000 jobs ran and more are due") || !strings.Contains(msg, "job message at again") {
+		t.Errorf("failure message:\n%s", msg)
+	}
+}
