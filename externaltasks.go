@@ -120,3 +120,11 @@ func (e *Engine) SetExternalTaskRetriesByQuery(ctx context.Context, q ExternalTa
 func (e *Engine) SetExternalTaskPriority(ctx context.Context, id string, priority int64) error {
 	return e.rt.SetExternalTaskPriority(ctx, nil, id, priority)
 }
+
+// Stats are counts of the engine's committed work since it opened
+// (instances started and ended, external tasks fetched and completed) and
+// the long-polling fetches waiting now: what the metrics package exports.
+type Stats = runtime.Stats
+
+// Stats returns the engine's counts.
+func (e *Engine) Stats() Stats { return e.rt.Stats() }

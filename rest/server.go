@@ -79,6 +79,10 @@ func authCheck(auth string) func(*http.Request) bool {
 	}
 }
 
+// Handle serves handler at path (outside the base path, e.g. /metrics)
+// behind the same authentication.
+func (h *Handler) Handle(path string, handler http.Handler) { h.mux.Handle(path, handler) }
+
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !h.auth(r) {
 		w.Header().Set("WWW-Authenticate", `Basic realm="bpmnlite"`)

@@ -29,11 +29,13 @@ type command struct {
 	current   string                                           // the activity entered last: where a failure happened
 	// wakesFetches: the command makes external tasks fetchable (see externalTasksReady).
 	wakesFetches bool
+	// started, ended: process instances, counted in the engine's Stats at commit.
+	started, ended int64
 }
 
 func (e *Engine) newCommand(cc *tx.Context) *command {
 	c := &command{e: e, cc: cc, instances: make(map[string]*instance)}
-	cc.AfterCommit(c.notifyJobs)
+	cc.AfterCommit(c.committed)
 	return c
 }
 
@@ -277,6 +279,7 @@ func (c *command) newInstance(def *Definition, businessKey, superExecutionID str
 		}
 	}
 	c.cc.Insert(root)
+	c.started++
 	in := &instance{c: c, def: def, execs: map[string]*execution{}, vars: map[string]map[string]*persistence.Variable{}, varsLoaded: true}
 	in.root = &execution{Execution: root, inst: in}
 	in.execs[id] = in.root

@@ -26,6 +26,7 @@ import (
 	"log/slog"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -102,6 +103,10 @@ type Engine struct {
 	// lifetime ends when the engine closes.
 	lifetime context.Context
 	stop     context.CancelFunc
+	// counts of committed work, for metrics
+	counts struct {
+		started, ended, fetched, completed atomic.Int64
+	}
 
 	mu          sync.RWMutex
 	jobCreated  []func(jobs []*persistence.Job) bool
@@ -242,3 +247,23 @@ func CheckExpression(src string) error {
 }
 
 func newID() string { return uuid.Must(uuid.NewV7()).String() }
+
+// Stats are counts of committed work since the engine opened.
+type Stats struct {
+	InstancesStarted, InstancesEnded             int64
+	ExternalTasksFetched, ExternalTasksCompleted int64
+	// FetchesWaiting is how many long-polling fetches wait now.
+	FetchesWaiting int
+}
+
+// Stats returns the engine's counts.
+func (e *Engine) Stats() Stats {
+	e.extWake.mu.Lock()
+	waiting := e.extWake.waiting
+	e.extWake.mu.Unlock()
+	return Stats{
+		InstancesStarted: e.counts.started.Load(), InstancesEnded: e.counts.ended.Load(),
+		ExternalTasksFetched: e.counts.fetched.Load(), ExternalTasksCompleted: e.counts.completed.Load(),
+		FetchesWaiting: waiting,
+	}
+}

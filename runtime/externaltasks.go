@@ -118,6 +118,9 @@ func (e *Engine) fetchAndLock(ctx context.Context, t persistence.Tx, req FetchRe
 		if err != nil {
 			return err
 		}
+		if n := int64(len(tasks)); n > 0 {
+			c.cc.AfterCommit(func() { c.e.counts.fetched.Add(n) })
+		}
 		out = out[:0]
 		for _, task := range tasks {
 			lt, err := c.lockedTask(task, byTopic[task.Topic])
@@ -197,6 +200,7 @@ func (e *Engine) CompleteExternalTask(ctx context.Context, t persistence.Tx, id,
 		if err := x.setVariables(local, true); err != nil {
 			return err
 		}
+		c.cc.AfterCommit(func() { c.e.counts.completed.Add(1) })
 		x.IsActive = true
 		return c.leave(x, x.activity())
 	})

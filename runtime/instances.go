@@ -115,6 +115,7 @@ func (c *command) endInstance(in *instance, state, reason string) error {
 		}
 	}
 	c.historyInstanceEnd(in, state, reason, in.lastEnd)
+	c.ended++
 	c.archiveVariables(in)
 	c.cc.Write(persistence.DeleteIncidentsOfInstance(root.ID))
 	c.e.log.Debug("process instance ended", "instance", root.ID, "definition", in.def.ID, "state", state)
@@ -142,6 +143,7 @@ func (c *command) deleteInstance(in *instance, reason, state string) error {
 		return err
 	}
 	c.historyInstanceEnd(in, state, reason, "")
+	c.ended++
 	c.archiveVariables(in)
 	c.cc.Write(persistence.DeleteIncidentsOfInstance(root.ID))
 	return c.removeExecution(root)

@@ -211,6 +211,18 @@ func (c *command) insertJob(j *persistence.Job) {
 // on, other nodes' through the database. A local executor with room picks
 // a new job up sooner than another node could, and waking every node for
 // every job under load costs the database a notification per commit.
+// committed runs after the command's commit: it counts the instances it
+// started and ended and wakes the job executors for its jobs.
+func (c *command) committed() {
+	if c.started > 0 {
+		c.e.counts.started.Add(c.started)
+	}
+	if c.ended > 0 {
+		c.e.counts.ended.Add(c.ended)
+	}
+	c.notifyJobs()
+}
+
 func (c *command) notifyJobs() {
 	if len(c.jobDue) == 0 {
 		return

@@ -15,7 +15,11 @@ import (
 	"time"
 
 	"github.com/bpmnlite/bpmnlite"
+	"github.com/bpmnlite/bpmnlite/metrics"
 	"github.com/bpmnlite/bpmnlite/rest"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
 // serve deploys the given files (skipping unchanged ones), serves the REST
@@ -54,12 +58,16 @@ func serve(ctx context.Context, args []string, out io.Writer) error {
 		return fmt.Errorf("-log-format %q: want text or json", *logFormat)
 	}
 	log := slog.New(handler)
-	eng, err := bpmnlite.Open(ctx, bpmnlite.Config{Database: *db, Logger: log, JobExecutorActivate: true,
-		JobExecutor: bpmnlite.JobExecutorConfig{PoolSize: *pool}})
+	eng, err := bpmnlite.Open(ctx, bpmnlite.Config{Database: *db, Logger: log})
 	if err != nil {
 		return err
 	}
 	defer eng.Close()
+	collector := metrics.New(eng)
+	executor, err := bpmnlite.NewJobExecutor(bpmnlite.JobExecutorConfig{PoolSize: *pool, Logger: log, Metrics: collector.JobExecutorMetrics()}, eng)
+	if err != nil {
+		return err
+	}
 	if fs.NArg() > 0 {
 		var res []bpmnlite.Resource
 		for _, f := range fs.Args() {
@@ -77,12 +85,18 @@ func serve(ctx context.Context, args []string, out io.Writer) error {
 			log.Info("deployed", "key", d.Key, "version", d.Version, "unchanged", dep.Unchanged)
 		}
 	}
+	if err := executor.Start(ctx); err != nil {
+		return err
+	}
 	sig, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	var srv *http.Server
 	served := make(chan error, 1)
 	if *addr != "" {
 		api := rest.New(eng, rest.Options{Auth: *auth, Logger: log})
+		registry := prometheus.NewRegistry()
+		registry.MustRegister(collector, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+		api.Handle("/metrics", promhttp.HandlerFor(registry, promhttp.HandlerOpts{}))
 		ln, err := net.Listen("tcp", *addr)
 		if err != nil {
 			return err
@@ -92,7 +106,7 @@ func serve(ctx context.Context, args []string, out io.Writer) error {
 		go func() { served <- srv.Serve(ln) }()
 		log.Info("REST API listening", "url", "http://"+ln.Addr().String()+"/engine-rest", "auth", *auth != "")
 	}
-	log.Info("job executor running", "lockOwner", eng.JobExecutor().LockOwner(), "database", eng.Dialect())
+	log.Info("job executor running", "lockOwner", executor.LockOwner(), "database", eng.Dialect())
 	select {
 	case <-sig.Done():
 	case err := <-served:
@@ -107,7 +121,7 @@ func serve(ctx context.Context, args []string, out io.Writer) error {
 			return err
 		}
 	}
-	if err := eng.JobExecutor().Stop(stopCtx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+	if err := executor.Stop(stopCtx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
 	return nil

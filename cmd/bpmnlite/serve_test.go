@@ -18,6 +18,9 @@ import (
 
 	"github.com/bpmnlite/bpmnlite/internal/enginetest"
 	"github.com/bpmnlite/bpmnlite/worker"
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 )
 
 const externalProcess = `<?xml version="1.0" encoding="UTF-8"?>
@@ -207,5 +210,90 @@ func TestServeLogFlags(t *testing.T) {
 		if err := serve(context.Background(), append([]string{"-db", filepath.Join(t.TempDir(), "x.db")}, bad...), &bytes.Buffer{}); err == nil {
 			t.Errorf("serve %v succeeded", bad)
 		}
+	}
+}
+
+// /metrics serves the engine's and job executor's Prometheus metrics,
+// behind the API's authentication.
+func TestServeMetrics(t *testing.T) {
+	base, _ := startServe(t, filepath.Join(t.TempDir(), "metrics.db"), "-auth", "demo:secret")
+	deployOverHTTP(t, base, map[string]string{"pay.bpmn": externalProcess, "async.bpmn": `<?xml version="1.0" encoding="UTF-8"?>
+<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:camunda="http://camunda.org/schema/1.0/bpmn" targetNamespace="t">
+  <process id="async" isExecutable="true">
+    <startEvent id="s"/><sequenceFlow id="f1" sourceRef="s" targetRef="step"/>
+    <serviceTask id="step" camunda:asyncBefore="true" camunda:expression="${true}"/>
+    <sequenceFlow id="f2" sourceRef="step" targetRef="e"/><endEvent id="e"/>
+  </process>
+</definitions>`})
+	for range 3 {
+		restPost(t, base, "/process-definition/key/async/start", "application/json", []byte(`{}`))
+	}
+	restPost(t, base, "/process-definition/key/pay/start", "application/json", []byte(`{}`))
+	w := worker.New(worker.HTTP(base, worker.HTTPOptions{Authorization: "Basic ZGVtbzpzZWNyZXQ="}), worker.Config{LongPoll: time.Second, Logger: slog.New(slog.DiscardHandler)})
+	w.Subscribe("pay", func(context.Context, *worker.Task) (map[string]any, error) { return nil, nil }, worker.Subscription{})
+	wctx, stopWorker := context.WithCancel(t.Context())
+	defer stopWorker()
+	go w.Run(wctx)
+
+	metricsURL := strings.TrimSuffix(base, "/engine-rest") + "/metrics"
+	scrape := func() map[string]*dto.MetricFamily {
+		t.Helper()
+		req, _ := http.NewRequest("GET", metricsURL, nil)
+		req.SetBasicAuth("demo", "secret")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("GET /metrics: %d", resp.StatusCode)
+		}
+		parser := expfmt.NewTextParser(model.UTF8Validation)
+		families, err := parser.TextToMetricFamilies(resp.Body)
+		if err != nil {
+			t.Fatalf("parse /metrics: %v", err)
+		}
+		return families
+	}
+	value := func(fs map[string]*dto.MetricFamily, name string) float64 {
+		f := fs[name]
+		if f == nil || len(f.Metric) == 0 {
+			return -1
+		}
+		m := f.Metric[0]
+		switch {
+		case m.Counter != nil:
+			return m.Counter.GetValue()
+		case m.Gauge != nil:
+			return m.Gauge.GetValue()
+		case m.Histogram != nil:
+			return float64(m.Histogram.GetSampleCount())
+		}
+		return -1
+	}
+	var fs map[string]*dto.MetricFamily
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		fs = scrape()
+		if value(fs, "bpmnlite_instances_ended_total") >= 4 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("instances ended: %v", value(fs, "bpmnlite_instances_ended_total"))
+		}
+	}
+	for name, atLeast := range map[string]float64{
+		"bpmnlite_instances_started_total": 4, "bpmnlite_jobs_executed_total": 3, "bpmnlite_jobs_acquired_total": 3,
+		"bpmnlite_acquisition_cycles_total": 1, "bpmnlite_job_pickup_seconds": 3, "bpmnlite_job_duration_seconds": 3,
+		"bpmnlite_external_tasks_fetched_total": 1, "bpmnlite_external_tasks_completed_total": 1,
+		"bpmnlite_incidents_open": 0, "bpmnlite_external_task_fetches_waiting": 0, "bpmnlite_jobs_failed_total": 0,
+		"bpmnlite_job_queue_depth": 0, "go_goroutines": 1,
+	} {
+		if v := value(fs, name); v < atLeast {
+			t.Errorf("%s = %v, want at least %v", name, v, atLeast)
+		}
+	}
+	req, _ := http.NewRequest("GET", metricsURL, nil)
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("/metrics without credentials: %v %v, want 401", resp.StatusCode, err)
 	}
 }

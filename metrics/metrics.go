@@ -1,0 +1,106 @@
+// Package metrics exports a bpmnlite engine's and job executor's metrics to
+// Prometheus, names prefixed bpmnlite_: register the Collector with a
+// registry and pass its JobExecutorMetrics to the job executor.
+package metrics
+
+import (
+	"context"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/bpmnlite/bpmnlite"
+	"github.com/bpmnlite/bpmnlite/jobexecutor"
+)
+
+// Collector is a prometheus.Collector of one engine.
+type Collector struct {
+	eng *bpmnlite.Engine
+
+	acquired, cycles, executed, failed, conflicts prometheus.Counter
+	queueDepth                                    prometheus.Gauge
+	pickup, duration                              prometheus.Histogram
+
+	started, ended, fetched, completed, waiting, incidents *prometheus.Desc
+}
+
+// New returns the collector of eng.
+func New(eng *bpmnlite.Engine) *Collector {
+	counter := func(name, help string) prometheus.Counter {
+		return prometheus.NewCounter(prometheus.CounterOpts{Name: "bpmnlite_" + name, Help: help})
+	}
+	desc := func(name, help string) *prometheus.Desc {
+		return prometheus.NewDesc("bpmnlite_"+name, help, nil, nil)
+	}
+	latency := []float64{.0005, .001, .002, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10}
+	return &Collector{
+		eng:        eng,
+		acquired:   counter("jobs_acquired_total", "Jobs locked by acquisition."),
+		cycles:     counter("acquisition_cycles_total", "Acquisition cycles that locked jobs."),
+		executed:   counter("jobs_executed_total", "Jobs run successfully."),
+		failed:     counter("jobs_failed_total", "Job runs that failed (each retry counts)."),
+		conflicts:  counter("jobs_conflicts_total", "Job runs that met an optimistic-locking conflict (run again without spending a retry)."),
+		queueDepth: prometheus.NewGauge(prometheus.GaugeOpts{Name: "bpmnlite_job_queue_depth", Help: "Acquired jobs waiting for a worker."}),
+		pickup: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "bpmnlite_job_pickup_seconds",
+			Help: "Time from acquisition to a worker starting the job.", Buckets: latency}),
+		duration: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "bpmnlite_job_duration_seconds",
+			Help: "Run time of successful jobs.", Buckets: latency}),
+		started:   desc("instances_started_total", "Process instances started."),
+		ended:     desc("instances_ended_total", "Process instances ended (completed or deleted)."),
+		fetched:   desc("external_tasks_fetched_total", "External tasks fetched and locked by workers."),
+		completed: desc("external_tasks_completed_total", "External tasks completed by workers."),
+		waiting:   desc("external_task_fetches_waiting", "Long-polling fetches waiting for tasks."),
+		incidents: desc("incidents_open", "Open incidents."),
+	}
+}
+
+// JobExecutorMetrics is what to set as the job executor's Metrics.
+func (c *Collector) JobExecutorMetrics() jobexecutor.Metrics { return executorMetrics{c} }
+
+type executorMetrics struct{ c *Collector }
+
+func (m executorMetrics) Acquired(n int) {
+	m.c.cycles.Inc()
+	m.c.acquired.Add(float64(n))
+}
+func (m executorMetrics) Executed(d time.Duration) {
+	m.c.executed.Inc()
+	m.c.duration.Observe(d.Seconds())
+}
+func (m executorMetrics) Failed()                       { m.c.failed.Inc() }
+func (m executorMetrics) Conflict()                     { m.c.conflicts.Inc() }
+func (m executorMetrics) QueueDepth(n int)              { m.c.queueDepth.Set(float64(n)) }
+func (m executorMetrics) PickupLatency(d time.Duration) { m.c.pickup.Observe(d.Seconds()) }
+
+func (c *Collector) own() []prometheus.Collector {
+	return []prometheus.Collector{c.acquired, c.cycles, c.executed, c.failed, c.conflicts, c.queueDepth, c.pickup, c.duration}
+}
+
+// Describe sends the descriptions of every metric.
+func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
+	for _, m := range c.own() {
+		m.Describe(ch)
+	}
+	for _, d := range []*prometheus.Desc{c.started, c.ended, c.fetched, c.completed, c.waiting, c.incidents} {
+		ch <- d
+	}
+}
+
+// Collect sends the current values; open incidents are counted in the
+// database at each scrape.
+func (c *Collector) Collect(ch chan<- prometheus.Metric) {
+	for _, m := range c.own() {
+		m.Collect(ch)
+	}
+	s := c.eng.Stats()
+	ch <- prometheus.MustNewConstMetric(c.started, prometheus.CounterValue, float64(s.InstancesStarted))
+	ch <- prometheus.MustNewConstMetric(c.ended, prometheus.CounterValue, float64(s.InstancesEnded))
+	ch <- prometheus.MustNewConstMetric(c.fetched, prometheus.CounterValue, float64(s.ExternalTasksFetched))
+	ch <- prometheus.MustNewConstMetric(c.completed, prometheus.CounterValue, float64(s.ExternalTasksCompleted))
+	ch <- prometheus.MustNewConstMetric(c.waiting, prometheus.GaugeValue, float64(s.FetchesWaiting))
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if incidents, err := c.eng.Incidents(ctx, bpmnlite.IncidentQuery{}); err == nil {
+		ch <- prometheus.MustNewConstMetric(c.incidents, prometheus.GaugeValue, float64(len(incidents)))
+	}
+}

@@ -1,0 +1,90 @@
+package metrics_test
+
+import (
+	"context"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/bpmnlite/bpmnlite"
+	"github.com/bpmnlite/bpmnlite/internal/enginetest"
+	"github.com/bpmnlite/bpmnlite/internal/testdb"
+	"github.com/bpmnlite/bpmnlite/metrics"
+)
+
+// The collector counts what the engine and its job executor committed, on
+// both backends: starts and ends, jobs run and failed, open incidents.
+func TestCollector(t *testing.T) {
+	for _, b := range testdb.Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			eng, err := bpmnlite.Open(t.Context(), bpmnlite.Config{Database: b.URL, Schema: b.Options.Schema, Logger: slog.New(slog.DiscardHandler)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer eng.Close()
+			eng.RegisterDelegate("ok", bpmnlite.DelegateFunc(func(context.Context, *bpmnlite.Execution) error { return nil }))
+			if _, err := eng.Deploy(t.Context(), bpmnlite.DeployRequest{Name: "m", Resources: []bpmnlite.Resource{
+				{Name: "ok.bpmn", Bytes: []byte(enginetest.AsyncService("ok", "ok", ""))},
+				{Name: "bad.bpmn", Bytes: []byte(enginetest.AsyncService("bad", "unregistered", ""))},
+			}}); err != nil {
+				t.Fatal(err)
+			}
+			c := metrics.New(eng)
+			reg := prometheus.NewRegistry()
+			reg.MustRegister(c)
+			x, err := bpmnlite.NewJobExecutor(bpmnlite.JobExecutorConfig{PoolSize: 2, WaitTime: 10 * time.Millisecond, MaxWait: 50 * time.Millisecond,
+				Metrics: c.JobExecutorMetrics(), Logger: slog.New(slog.DiscardHandler)}, eng)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := x.Start(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			defer x.Stop(context.Background())
+			for range 3 {
+				if _, err := eng.Start(t.Context(), bpmnlite.StartRequest{Key: "ok"}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := eng.Start(t.Context(), bpmnlite.StartRequest{Key: "bad"}); err != nil {
+				t.Fatal(err)
+			}
+			gather := func() map[string]float64 {
+				families, err := reg.Gather()
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := map[string]float64{}
+				for _, f := range families {
+					m := f.Metric[0]
+					switch {
+					case m.Counter != nil:
+						got[f.GetName()] = m.Counter.GetValue()
+					case m.Gauge != nil:
+						got[f.GetName()] = m.Gauge.GetValue()
+					case m.Histogram != nil:
+						got[f.GetName()] = float64(m.Histogram.GetSampleCount())
+					}
+				}
+				return got
+			}
+			got := gather()
+			for deadline := time.Now().Add(20 * time.Second); got["bpmnlite_jobs_failed_total"] < 3 || got["bpmnlite_instances_ended_total"] < 3; got = gather() {
+				if time.Now().After(deadline) {
+					t.Fatalf("metrics %v", got)
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			for name, want := range map[string]float64{
+				"bpmnlite_instances_started_total": 4, "bpmnlite_instances_ended_total": 3, "bpmnlite_jobs_executed_total": 3,
+				"bpmnlite_jobs_failed_total": 3, "bpmnlite_incidents_open": 1, "bpmnlite_job_duration_seconds": 3,
+			} {
+				if got[name] != want {
+					t.Errorf("%s = %v, want %v", name, got[name], want)
+				}
+			}
+		})
+	}
+}
