@@ -61,20 +61,21 @@ func externalSuite(ctx context.Context, o options, w io.Writer) error {
 		return eng, "", err
 	}})
 	fmt.Fprintf(w, "External tasks, %s per throughput figure: 4 workers, each handling up to 4 tasks at once; hand-off: one worker in its long poll, 200 tasks started one by one\n\n", o.duration)
-	fmt.Fprintf(w, "%-34s %-14s %10s %14s %14s\n", "scenario", "backend", "tasks/s", "hand-off p50", "hand-off p99")
+	fmt.Fprintf(w, "%-34s %-14s %10s %14s %14s  %s\n", "scenario", "backend", "tasks/s", "hand-off p50", "hand-off p99", "note")
 	for _, b := range backends {
 		for _, transport := range []string{"in-process", "HTTP"} {
 			eng, url, err := b.open()
 			if err != nil {
 				return err
 			}
+			load := loadNote()
 			rate, p50, p99, err := measureExternal(ctx, o, eng, url, transport == "HTTP")
 			eng.AnswerWaitingFetches()
 			eng.Close()
 			if err != nil {
 				return fmt.Errorf("external tasks %s on %s: %w", transport, b.name, err)
 			}
-			fmt.Fprintf(w, "%-34s %-14s %10.0f %14s %14s\n", "complete, "+transport, b.name, rate, ms(p50), ms(p99))
+			fmt.Fprintf(w, "%-34s %-14s %10.0f %14s %14s  %s\n", "complete, "+transport, b.name, rate, ms(p50), ms(p99), load)
 		}
 	}
 	fmt.Fprintln(w)

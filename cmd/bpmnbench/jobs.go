@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	_ "modernc.org/sqlite"
@@ -138,12 +139,12 @@ func measureThroughput(ctx context.Context, o options, c throughputCase) (float6
 	// Warm up, then measure.
 	time.Sleep(time.Second)
 	before := count.executed.Load()
-	cpuBefore := machineCPU()
+	cpuBefore, ownBefore := machineCPU(), processCPU()
 	begin := time.Now()
 	time.Sleep(o.duration)
 	done := count.executed.Load() - before
 	elapsed := time.Since(begin)
-	cpu := machineCPU() - cpuBefore
+	cpu, own := machineCPU()-cpuBefore, processCPU()-ownBefore
 	for _, x := range execs {
 		stopCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		_ = x.Stop(stopCtx)
@@ -154,9 +155,15 @@ func measureThroughput(ctx context.Context, o options, c throughputCase) (float6
 	}
 	note := ""
 	if cpu > 0 && done > 0 {
-		// CPU time of the whole machine (engine and database) per job: what
-		// a job costs, beside how fast they went.
-		note = fmt.Sprintf("%.2f ms CPU per job", float64(cpu.Microseconds())/1000/float64(done))
+		// CPU time per job: the whole machine's, this process's (the
+		// engine) and the rest (the database, on a quiet machine): what a
+		// job costs, beside how fast they went.
+		per := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 / float64(done) }
+		if c.backend == "postgres" {
+			note = fmt.Sprintf("%.2f ms CPU per job (engine %.2f, database %.2f)", per(cpu), per(own), per(max(cpu-own, 0)))
+		} else {
+			note = fmt.Sprintf("%.2f ms CPU per job (engine and SQLite, one process)", per(cpu))
+		}
 	}
 	if n := count.conflicts.Load(); n > 0 {
 		note += fmt.Sprintf(", %d conflicts", n)
@@ -189,6 +196,51 @@ func machineCPU() time.Duration {
 		ticks += n
 	}
 	return time.Duration(ticks) * 10 * time.Millisecond // USER_HZ is 100 on Linux
+}
+
+// processCPU returns the CPU time this process used so far (user and
+// system), or 0 where it cannot be read.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// loadAverage returns the 1-minute load average, or -1 where it cannot be read.
+func loadAverage() float64 {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return -1
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return -1
+	}
+	v, err := strconv.ParseFloat(f[0], 64)
+	if err != nil {
+		return -1
+	}
+	return v
+}
+
+// quiet is the highest load average at which a figure counts as measured
+// on a quiet machine.
+const quiet = 0.5
+
+// loadNote says the load average a figure began at, and marks it when the
+// machine was not quiet: a busy machine slows the many short reference
+// transactions more than the engine, and flatters the ratios.
+func loadNote() string {
+	l := loadAverage()
+	switch {
+	case l < 0:
+		return ""
+	case l > quiet:
+		return fmt.Sprintf("load %.2f: NOT QUIET, do not compare", l)
+	}
+	return fmt.Sprintf("load %.2f", l)
 }
 
 // startMany starts n instances of key from callers goroutines.

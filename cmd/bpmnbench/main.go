@@ -125,10 +125,12 @@ func startSuite(ctx context.Context, o options) ([]row, error) {
 			if err != nil {
 				return nil, err
 			}
+			load := loadNote()
 			r, err := measure(ctx, url, sc, o)
 			if err != nil {
 				return nil, fmt.Errorf("%s on postgres: %w", sc.name, err)
 			}
+			r.note = joinNotes(load, r.note)
 			r.backend = "postgres"
 			if sc.withRef {
 				r.ref, r.refName = ref, "pgbench start.sql"
@@ -142,11 +144,13 @@ func startSuite(ctx context.Context, o options) ([]row, error) {
 			if err != nil {
 				return nil, err
 			}
+			load := loadNote()
 			r, err := measureSQLite(ctx, filepath.Join(dir, "bench.db"), sync, sc, o)
 			os.RemoveAll(dir)
 			if err != nil {
 				return nil, fmt.Errorf("%s on sqlite: %w", sc.name, err)
 			}
+			r.note = joinNotes(load, r.note)
 			rows = append(rows, r)
 		}
 	}
@@ -171,6 +175,7 @@ func jobSuite(ctx context.Context, o options, w io.Writer) error {
 					return err
 				}
 			}
+			load := loadNote()
 			refRate, err := ref.run(ctx)
 			if err != nil {
 				fmt.Fprintln(os.Stderr, "reference not measured:", err)
@@ -179,6 +184,7 @@ func jobSuite(ctx context.Context, o options, w io.Writer) error {
 			if err != nil {
 				return fmt.Errorf("%s: %w", name, err)
 			}
+			note = joinNotes(load, note, ref.cpuNote())
 			rows = append(rows, row{name: name, backend: "postgres", rate: rate, ref: refRate, refName: "pgbench job.sql, 8 clients", note: note})
 			return nil
 		}
@@ -196,6 +202,7 @@ func jobSuite(ctx context.Context, o options, w io.Writer) error {
 	}
 	for _, sync := range []string{"NORMAL", "FULL"} {
 		var ref float64
+		var refCPU string
 		// Queue 4 makes groups of at most 8 jobs; the SQLite default is 64.
 		for _, queue := range []int{4, 0} {
 			name := "async chain, 4 workers, history on, default queue (64)"
@@ -207,14 +214,20 @@ func jobSuite(ctx context.Context, o options, w io.Writer) error {
 			}
 			if ref == 0 {
 				var err error
+				cpuBefore, begin := processCPU(), time.Now()
 				if ref, err = persistence.SQLiteJobReference(ctx, sync, o.duration); err != nil {
 					return err
 				}
+				if txs := ref * time.Since(begin).Seconds(); txs > 0 {
+					refCPU = fmt.Sprintf("reference %.2f ms CPU per transaction", float64((processCPU()-cpuBefore).Microseconds())/1000/txs)
+				}
 			}
+			load := loadNote()
 			rate, note, err := measureThroughput(ctx, o, throughputCase{backend: "sqlite " + sync, workers: 4, queue: queue, executors: 1, history: true})
 			if err != nil {
 				return err
 			}
+			note = joinNotes(load, note, refCPU)
 			rows = append(rows, row{name: name, backend: "sqlite " + sync, rate: rate, ref: ref, refName: "job transaction, 1 writer", note: note})
 		}
 	}
@@ -455,6 +468,8 @@ type pgbenchDB struct {
 	url     string
 	clients int
 	extra   []string // more pgbench arguments
+	// lastCPUPerTx is the machine's CPU time per transaction of the last run.
+	lastCPUPerTx time.Duration
 }
 
 func preparePgbench(ctx context.Context, o options, clients int) (*pgbenchDB, error) {
@@ -483,20 +498,46 @@ func (p *pgbenchDB) psql(args ...string) error {
 	return nil
 }
 
+// joinNotes joins the non-empty notes of a figure.
+func joinNotes(notes ...string) string {
+	var out []string
+	for _, n := range notes {
+		if n != "" {
+			out = append(out, n)
+		}
+	}
+	return strings.Join(out, "; ")
+}
+
+// cpuNote gives the machine's CPU time per transaction of the last
+// pgbench run, the reference's cost beside the engine's per job.
+func (p *pgbenchDB) cpuNote() string {
+	if p.lastCPUPerTx <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("reference %.2f ms CPU per transaction", float64(p.lastCPUPerTx.Microseconds())/1000)
+}
+
 func (p *pgbenchDB) pgbench(ctx context.Context, script string) (float64, error) {
 	args := []string{"-h", p.cfg.Host, "-p", strconv.Itoa(int(p.cfg.Port)), "-U", p.cfg.User,
 		"-n", "-M", "prepared", "-c", strconv.Itoa(p.clients), "-j", "2", "-T", strconv.Itoa(int(p.o.duration.Seconds())),
 		"-f", filepath.Join(p.o.refDir, script)}
 	args = append(append(args, p.extra...), p.cfg.Database)
+	cpuBefore, begin := machineCPU(), time.Now()
 	out, err := exec.CommandContext(ctx, p.bin, args...).CombinedOutput()
 	if err != nil {
 		return 0, fmt.Errorf("pgbench: %v: %s", err, out)
 	}
+	cpu, elapsed := machineCPU()-cpuBefore, time.Since(begin)
 	m := tpsRe.FindSubmatch(out)
 	if m == nil {
 		return 0, fmt.Errorf("pgbench printed no tps: %s", out)
 	}
-	return strconv.ParseFloat(string(m[1]), 64)
+	tps, err := strconv.ParseFloat(string(m[1]), 64)
+	if err == nil && tps > 0 {
+		p.lastCPUPerTx = time.Duration(float64(cpu) / (tps * elapsed.Seconds()))
+	}
+	return tps, err
 }
 
 func findPgbench() (string, error) {
