@@ -48,4 +48,4 @@ bench:
 
 # Runs an example process on the embedded SQLite default.
 run:
-	$(GO) run ./cmd/bpmnlite run examples/processes/order.bpmn
+	$(GO) run ./cmd/bpmnlite run examples/processes/order.bpmn -var 'customer={"name":"Ada","status":"VIP"}' -var quantity=2

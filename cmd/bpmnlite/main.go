@@ -14,9 +14,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
-	"strconv"
 	"strings"
 
 	"github.com/bpmnlite/bpmnlite"
@@ -32,17 +30,58 @@ func main() {
 	}
 }
 
-const usage = `usage:
-  bpmnlite run [-db path|url] [-var name=value ...] file.bpmn
+const usage = `usage (bpmnlite COMMAND -h for a command's flags and examples):
+  bpmnlite run [-db path|url] [-var name=value ...] [-stub name | -stub-all] file.bpmn ...
   bpmnlite serve [-db path|url] [-pool n] [-http 127.0.0.1:8080] [-auth user:password|"Bearer token"]
                  [-log-level debug|info|warn|error] [-log-format text|json] file.bpmn ...
-  bpmnlite jobs [-db path|url] [job-id]
+  bpmnlite deploy|start KEY|instances|tasks|complete TASK|correlate MESSAGE|incidents|retry JOB|--all-failed
+                 [-db path|url (default $BPMNLITE_DB)] [-var name=value] [--json]   on an existing database
+  bpmnlite jobs [-db path|url] [-instance ID] [-activity ID] [-failed] [job-id] [--json]
+  bpmnlite jobs explain JOB-ID    check a job against every acquisition condition
   bpmnlite validate file.bpmn ...
   bpmnlite check -db path`
+
+// commandHelp is each command's -h text (run has its own, runHelp).
+var commandHelp = map[string]string{
+	"serve": `usage: bpmnlite serve [flags] [FILE...]
+Deploys the files (unchanged ones make no new version), serves the REST API
+under /engine-rest and /metrics, and runs the job executor until SIGINT or
+SIGTERM.
+flags: -db URL, -pool N, -http ADDR (default 127.0.0.1:8080; "" for none),
+       -auth user:password | "Bearer TOKEN" (or BPMNLITE_AUTH; required off
+       loopback), -log-level debug|info|warn|error, -log-format text|json
+example: BPMNLITE_AUTH=demo:secret bpmnlite serve -db orders.db -http :8080 processes/*.bpmn`,
+	"jobs": `usage: bpmnlite jobs [-db URL] [JOB-ID]
+Lists the jobs of an existing database and says why each one is not
+running now. It neither creates nor migrates a database.
+example: bpmnlite jobs -db orders.db`,
+	"validate": `usage: bpmnlite validate FILE...
+Reports every problem and warning of the BPMN files, with line:column.
+example: bpmnlite validate processes/*.bpmn`,
+	"check": `usage: bpmnlite check -db FILE
+Runs SQLite's full integrity check on a database file without writing it.`,
+}
+
+func wantsHelp(args []string) bool {
+	for _, a := range args {
+		if a == "-h" || a == "-help" || a == "--help" {
+			return true
+		}
+	}
+	return false
+}
 
 func run(ctx context.Context, args []string, out io.Writer) error {
 	if len(args) == 0 {
 		return errors.New(usage)
+	}
+	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprintln(out, usage)
+		return nil
+	}
+	if help, ok := commandHelp[args[0]]; ok && wantsHelp(args[1:]) {
+		fmt.Fprintln(out, help)
+		return nil
 	}
 	switch args[0] {
 	case "run":
@@ -52,7 +91,23 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	case "serve":
 		return serve(ctx, args[1:], out)
 	case "jobs":
-		return jobs(ctx, args[1:], out)
+		return jobsCmd(ctx, args[1:], out)
+	case "deploy":
+		return deployCmd(ctx, args[1:], out)
+	case "start":
+		return startCmd(ctx, args[1:], out)
+	case "instances":
+		return instancesCmd(ctx, args[1:], out)
+	case "tasks":
+		return tasksCmd(ctx, args[1:], out)
+	case "complete":
+		return completeCmd(ctx, args[1:], out)
+	case "correlate":
+		return correlateCmd(ctx, args[1:], out)
+	case "incidents":
+		return incidentsCmd(ctx, args[1:], out)
+	case "retry":
+		return retryCmd(ctx, args[1:], out)
 	case "check":
 		return check(ctx, args[1:], out)
 	}
@@ -71,139 +126,6 @@ func check(ctx context.Context, args []string, out io.Writer) error {
 	}
 	fmt.Fprintf(out, "%s: ok\n", *db)
 	return nil
-}
-
-type varFlags map[string]any
-
-func (v varFlags) String() string { return "" }
-
-// Set reads name=value; integers, floats and booleans keep their type.
-func (v varFlags) Set(s string) error {
-	name, val, ok := strings.Cut(s, "=")
-	if !ok || name == "" {
-		return fmt.Errorf("want name=value, got %q", s)
-	}
-	if i, err := strconv.ParseInt(val, 10, 64); err == nil {
-		v[name] = i
-	} else if f, err := strconv.ParseFloat(val, 64); err == nil {
-		v[name] = f
-	} else if b, err := strconv.ParseBool(val); err == nil {
-		v[name] = b
-	} else {
-		v[name] = val
-	}
-	return nil
-}
-
-func runProcess(ctx context.Context, args []string, out io.Writer) error {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	db := fs.String("db", ":memory:", "SQLite file, :memory:, or a postgres:// URL")
-	vars := varFlags{}
-	fs.Var(vars, "var", "process variable name=value (repeatable)")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if fs.NArg() != 1 {
-		return errors.New(usage)
-	}
-	eng, err := bpmnlite.Open(ctx, bpmnlite.Config{Database: *db, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
-		return err
-	}
-	defer eng.Close()
-	registerDemoDelegates(eng, out)
-
-	dep, err := eng.DeployFiles(ctx, "cli", fs.Arg(0))
-	if err != nil {
-		return err
-	}
-	if len(dep.Definitions) == 0 {
-		return fmt.Errorf("%s: no executable process", fs.Arg(0))
-	}
-	def := dep.Definitions[0]
-	fmt.Fprintf(out, "deployed %s (version %d) on %s\n", def.Key, def.Version, eng.Dialect())
-	if _, ok := vars["customer"]; !ok && def.Key == "order" {
-		vars["customer"] = map[string]any{"name": "Ada", "status": "VIP"}
-		vars["quantity"] = int64(2)
-	}
-	if _, ok := vars["approver"]; !ok {
-		vars["approver"] = "demo"
-	}
-	pi, err := eng.Start(ctx, bpmnlite.StartRequest{DefinitionID: def.ID, Variables: vars})
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(out, "started instance %s\n", pi)
-	// Drive the instance: run its jobs and complete its user tasks until it ends.
-	for step := 0; step < 100; step++ {
-		n, err := eng.ExecuteAvailableJobs(ctx, 1000)
-		if err != nil {
-			return err
-		}
-		if n > 0 {
-			fmt.Fprintf(out, "ran %d job(s)\n", n)
-		}
-		tasks, err := eng.Tasks(ctx, bpmnlite.TaskQuery{ProcessInstanceID: pi})
-		if err != nil {
-			return err
-		}
-		if len(tasks) == 0 && n == 0 {
-			break
-		}
-		for _, t := range tasks {
-			fmt.Fprintf(out, "completing user task %q (%s)\n", t.Name, t.TaskDefinitionKey)
-			if err := eng.CompleteTask(ctx, t.ID, nil); err != nil {
-				return err
-			}
-		}
-	}
-	hist, err := eng.ActivityHistory(ctx, pi)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintln(out, "path taken:")
-	for _, h := range hist {
-		state := "running"
-		if h.EndTime != nil {
-			state = "done"
-			if h.Canceled {
-				state = "canceled"
-			}
-		}
-		fmt.Fprintf(out, "  %-22s %-18s %s\n", h.ActivityID, h.ActivityType, state)
-	}
-	insts, err := eng.ProcessInstances(ctx, bpmnlite.ProcessInstanceQuery{ID: pi})
-	if err != nil {
-		return err
-	}
-	if len(insts) == 1 {
-		fmt.Fprintf(out, "instance %s: %s\n", pi, insts[0].State)
-	}
-	if vs, err := eng.Variables(ctx, pi); err == nil {
-		fmt.Fprintf(out, "variables: %v\n", vs)
-	}
-	return nil
-}
-
-// registerDemoDelegates gives the example processes' delegates a demo body
-// that prints what it does.
-func registerDemoDelegates(eng *bpmnlite.Engine, out io.Writer) {
-	say := func(name string, set map[string]any) bpmnlite.Delegate {
-		return bpmnlite.DelegateFunc(func(ctx context.Context, ex *bpmnlite.Execution) error {
-			fmt.Fprintf(out, "delegate %s at %s\n", name, ex.ActivityID())
-			for k, v := range set {
-				if err := ex.SetVariable(k, v); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-	}
-	eng.RegisterDelegate("checkStock", say("checkStock", map[string]any{"stock": int64(10)}))
-	eng.RegisterDelegate("archiveInvoice", say("archiveInvoice", map[string]any{"archived": true}))
-	eng.RegisterDelegate("bookHotel", say("bookHotel", map[string]any{"hotel": "booked"}))
-	eng.RegisterDelegate("bookFlight", say("bookFlight", map[string]any{"flight": "booked"}))
-	eng.RegisterDelegate("chargeCard", say("chargeCard", map[string]any{"charged": true}))
 }
 
 func validate(files []string, out io.Writer) error {

@@ -173,7 +173,7 @@ func TestServeRefusesOpenAddressWithoutAuth(t *testing.T) {
 // jobs reads: a missing database file is an error, and none is created.
 func TestJobsDoesNotCreateADatabase(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "nonexistent.db")
-	err := jobs(context.Background(), []string{"-db", missing}, &bytes.Buffer{})
+	err := jobsCmd(context.Background(), []string{"-db", missing}, &bytes.Buffer{})
 	if err == nil {
 		t.Fatal("jobs on a missing database succeeded")
 	}

@@ -1,0 +1,430 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/bpmnlite/bpmnlite"
+)
+
+// The commands that work on an existing database: deploy, start,
+// instances, tasks, complete, correlate, incidents, retry, jobs and
+// jobs explain. They share -db (default $BPMNLITE_DB, else bpmnlite.db)
+// and --json; a missing SQLite file is an error, and the reading commands
+// never migrate.
+
+// cli is one command's flags and engine.
+type cli struct {
+	fs      *flag.FlagSet
+	db      *string
+	asJSON  *bool
+	vars    varFlags
+	out     io.Writer
+	eng     *bpmnlite.Engine
+	args    []string
+	readAll bool // a reading command: no migration
+}
+
+func newCLI(name string, out io.Writer, reading bool) *cli {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	def := os.Getenv("BPMNLITE_DB")
+	if def == "" {
+		def = "bpmnlite.db"
+	}
+	c := &cli{fs: fs, out: out, vars: varFlags{}, readAll: reading}
+	c.db = fs.String("db", def, "")
+	c.asJSON = fs.Bool("json", false, "")
+	return c
+}
+
+// open parses args and opens the existing database.
+func (c *cli) open(ctx context.Context, args []string) error {
+	rest, err := parseAnywhere(c.fs, args)
+	if err != nil {
+		return err
+	}
+	c.args = rest
+	if !strings.Contains(*c.db, "://") && *c.db != ":memory:" {
+		if _, err := os.Stat(*c.db); err != nil {
+			return fmt.Errorf("database %s: %w (bpmnlite serve or run creates one)", *c.db, err)
+		}
+	}
+	c.eng, err = bpmnlite.Open(ctx, bpmnlite.Config{Database: *c.db, Logger: slog.New(slog.DiscardHandler), OpenExisting: c.readAll})
+	return err
+}
+
+// print writes v as JSON with --json, else the table rows.
+func (c *cli) print(v any, header string, rows [][]string) error {
+	if *c.asJSON {
+		enc := json.NewEncoder(c.out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(v)
+	}
+	if len(rows) == 0 {
+		fmt.Fprintln(c.out, "none")
+		return nil
+	}
+	tw := tabwriter.NewWriter(c.out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, header)
+	for _, r := range rows {
+		fmt.Fprintln(tw, strings.Join(r, "\t"))
+	}
+	return tw.Flush()
+}
+
+func (c *cli) close() {
+	if c.eng != nil {
+		c.eng.Close()
+	}
+}
+
+func deployCmd(ctx context.Context, args []string, out io.Writer) error {
+	c := newCLI("deploy", out, false)
+	name := c.fs.String("name", "cli", "")
+	if err := c.open(ctx, args); err != nil {
+		return err
+	}
+	defer c.close()
+	if len(c.args) == 0 {
+		return errors.New("deploy: no BPMN file given")
+	}
+	d, err := c.eng.DeployFiles(ctx, *name, c.args...)
+	if err != nil {
+		return err
+	}
+	var rows [][]string
+	for _, pd := range d.Definitions {
+		rows = append(rows, []string{pd.Key, fmt.Sprint(pd.Version), pd.ID, fmt.Sprint(d.Unchanged)})
+	}
+	return c.print(d, "KEY\tVERSION\tID\tUNCHANGED", rows)
+}
+
+func startCmd(ctx context.Context, args []string, out io.Writer) error {
+	c := newCLI("start", out, false)
+	bk := c.fs.String("business-key", "", "")
+	c.fs.Var(c.vars, "var", "")
+	if err := c.open(ctx, args); err != nil {
+		return err
+	}
+	defer c.close()
+	if len(c.args) != 1 {
+		return errors.New("start: give one process key")
+	}
+	id, err := c.eng.Start(ctx, bpmnlite.StartRequest{Key: c.args[0], BusinessKey: *bk, Variables: c.vars})
+	if err != nil {
+		return err
+	}
+	return c.print(map[string]string{"id": id}, "INSTANCE", [][]string{{id}})
+}
+
+func instancesCmd(ctx context.Context, args []string, out io.Writer) error {
+	c := newCLI("instances", out, true)
+	key := c.fs.String("key", "", "")
+	state := c.fs.String("state", "", "")
+	if err := c.open(ctx, args); err != nil {
+		return err
+	}
+	defer c.close()
+	list, err := c.eng.ProcessInstances(ctx, bpmnlite.ProcessInstanceQuery{ProcessDefinitionKey: *key, State: strings.ToUpper(*state)})
+	if err != nil {
+		return err
+	}
+	var rows [][]string
+	for _, p := range list {
+		rows = append(rows, []string{p.ID, p.ProcessDefinitionKey, p.BusinessKey, p.State, p.StartTime.Format(time.RFC3339)})
+	}
+	return c.print(list, "ID\tKEY\tBUSINESS KEY\tSTATE\tSTARTED", rows)
+}
+
+func tasksCmd(ctx context.Context, args []string, out io.Writer) error {
+	c := newCLI("tasks", out, true)
+	instance := c.fs.String("instance", "", "")
+	assignee := c.fs.String("assignee", "", "")
+	group := c.fs.String("group", "", "")
+	if err := c.open(ctx, args); err != nil {
+		return err
+	}
+	defer c.close()
+	list, err := c.eng.Tasks(ctx, bpmnlite.TaskQuery{ProcessInstanceID: *instance, Assignee: *assignee, CandidateGroup: *group})
+	if err != nil {
+		return err
+	}
+	var rows [][]string
+	for _, t := range list {
+		rows = append(rows, []string{t.ID, t.TaskDefinitionKey, t.Name, t.Assignee, t.CandidateGroups, t.ProcessInstanceID})
+	}
+	return c.print(list, "ID\tACTIVITY\tNAME\tASSIGNEE\tGROUPS\tINSTANCE", rows)
+}
+
+func completeCmd(ctx context.Context, args []string, out io.Writer) error {
+	c := newCLI("complete", out, false)
+	c.fs.Var(c.vars, "var", "")
+	if err := c.open(ctx, args); err != nil {
+		return err
+	}
+	defer c.close()
+	if len(c.args) != 1 {
+		return errors.New("complete: give one task id")
+	}
+	if err := c.eng.CompleteTask(ctx, c.args[0], c.vars); err != nil {
+		return err
+	}
+	return c.print(map[string]string{"completed": c.args[0]}, "COMPLETED", [][]string{{c.args[0]}})
+}
+
+func correlateCmd(ctx context.Context, args []string, out io.Writer) error {
+	c := newCLI("correlate", out, false)
+	bk := c.fs.String("business-key", "", "")
+	instance := c.fs.String("instance", "", "")
+	all := c.fs.Bool("all", false, "")
+	c.fs.Var(c.vars, "var", "")
+	if err := c.open(ctx, args); err != nil {
+		return err
+	}
+	defer c.close()
+	if len(c.args) != 1 {
+		return errors.New("correlate: give one message name")
+	}
+	ids, err := c.eng.Correlate(ctx, bpmnlite.CorrelateRequest{MessageName: c.args[0], BusinessKey: *bk, ProcessInstanceID: *instance, All: *all, Variables: c.vars})
+	if err != nil {
+		return err
+	}
+	var rows [][]string
+	for _, id := range ids {
+		rows = append(rows, []string{id})
+	}
+	return c.print(ids, "INSTANCE", rows)
+}
+
+func incidentsCmd(ctx context.Context, args []string, out io.Writer) error {
+	c := newCLI("incidents", out, true)
+	instance := c.fs.String("instance", "", "")
+	if err := c.open(ctx, args); err != nil {
+		return err
+	}
+	defer c.close()
+	list, err := c.eng.Incidents(ctx, bpmnlite.IncidentQuery{ProcessInstanceID: *instance})
+	if err != nil {
+		return err
+	}
+	var rows [][]string
+	for _, in := range list {
+		rows = append(rows, []string{in.ID, in.Type, in.ActivityID, in.ProcessInstanceID, in.Configuration, in.Message})
+	}
+	return c.print(list, "ID\tTYPE\tACTIVITY\tINSTANCE\tJOB OR TASK\tMESSAGE", rows)
+}
+
+// retryCmd gives failed jobs (no retries left) a retry: one by id, or
+// every one with --all-failed; their incidents are resolved.
+func retryCmd(ctx context.Context, args []string, out io.Writer) error {
+	c := newCLI("retry", out, false)
+	allFailed := c.fs.Bool("all-failed", false, "")
+	retries := c.fs.Int("retries", 1, "")
+	if err := c.open(ctx, args); err != nil {
+		return err
+	}
+	defer c.close()
+	ids := c.args
+	if *allFailed {
+		jobs, err := c.eng.Jobs(ctx, bpmnlite.JobQuery{NoRetriesLeft: true})
+		if err != nil {
+			return err
+		}
+		for _, j := range jobs {
+			ids = append(ids, j.ID)
+		}
+	}
+	if len(ids) == 0 && !*allFailed {
+		return errors.New("retry: give a job id or --all-failed")
+	}
+	var rows [][]string
+	for _, id := range ids {
+		if err := c.eng.SetJobRetries(ctx, id, *retries); err != nil {
+			return err
+		}
+		rows = append(rows, []string{id, fmt.Sprint(*retries)})
+	}
+	return c.print(ids, "JOB\tRETRIES", rows)
+}
+
+// jobsCmd lists jobs with the reason each is not running now, or, as
+// "jobs explain ID", checks one job against every acquisition condition.
+func jobsCmd(ctx context.Context, args []string, out io.Writer) error {
+	if len(args) > 0 && args[0] == "explain" {
+		return explainCmd(ctx, args[1:], out)
+	}
+	c := newCLI("jobs", out, true)
+	instance := c.fs.String("instance", "", "")
+	activity := c.fs.String("activity", "", "")
+	failed := c.fs.Bool("failed", false, "")
+	if err := c.open(ctx, args); err != nil {
+		return err
+	}
+	defer c.close()
+	q := bpmnlite.JobQuery{ProcessInstanceID: *instance, ActivityID: *activity, NoRetriesLeft: *failed}
+	if len(c.args) > 0 {
+		q.ID = c.args[0]
+	}
+	list, err := c.eng.Jobs(ctx, q)
+	if err != nil {
+		return err
+	}
+	now := c.eng.Now()
+	var rows [][]string
+	for _, j := range list {
+		rows = append(rows, []string{j.ID, j.HandlerType, j.ActivityID, j.ProcessInstanceID, fmt.Sprint(j.Priority), fmt.Sprint(j.Retries), whyNotRunning(j, now)})
+	}
+	return c.print(list, "ID\tKIND\tACTIVITY\tINSTANCE\tPRIORITY\tRETRIES\tSTATE", rows)
+}
+
+func whyNotRunning(j *bpmnlite.Job, now time.Time) string {
+	switch {
+	case j.Retries <= 0:
+		return "no retries left (an incident is open): fix the cause, then set retries"
+	case j.Suspension != 1:
+		return "suspended (the job, its job definition, process instance or definition): activate it"
+	case j.DueDate != nil && j.DueDate.After(now):
+		return fmt.Sprintf("not due until %s (in %s)", j.DueDate.Format(time.RFC3339), j.DueDate.Sub(now).Round(time.Second))
+	case j.LockOwner != "" && j.LockExpiration != nil && j.LockExpiration.After(now):
+		return fmt.Sprintf("locked by %s until %s: running, or queued on that node", j.LockOwner, j.LockExpiration.Format(time.RFC3339))
+	case j.LockOwner != "":
+		return fmt.Sprintf("lock of %s expired at %s without a result: the next acquisition takes it over (counts as a failed attempt)", j.LockOwner, j.LockExpiration.Format(time.RFC3339))
+	}
+	return "acquirable now: if it stays here, no job executor serves this database (or it is deployment-aware and this deployment is not registered, or its priority is outside the executors' range)"
+}
+
+// explanation is one acquisition condition and how the job stands with it.
+type explanation struct {
+	Condition string `json:"condition"`
+	Blocks    bool   `json:"blocks"`
+	Detail    string `json:"detail"`
+}
+
+// explainCmd checks a job against each condition of acquisition and names
+// the ones that block it, with what to do.
+func explainCmd(ctx context.Context, args []string, out io.Writer) error {
+	c := newCLI("jobs explain", out, true)
+	if err := c.open(ctx, args); err != nil {
+		return err
+	}
+	defer c.close()
+	if len(c.args) != 1 {
+		return errors.New("jobs explain: give one job id")
+	}
+	list, err := c.eng.Jobs(ctx, bpmnlite.JobQuery{ID: c.args[0]})
+	if err != nil {
+		return err
+	}
+	if len(list) == 0 {
+		return fmt.Errorf("job %s: %w", c.args[0], bpmnlite.ErrNotFound)
+	}
+	ex, err := explain(ctx, c.eng, list[0])
+	if err != nil {
+		return err
+	}
+	var rows [][]string
+	blocked := false
+	for _, e := range ex {
+		verdict := "ok"
+		if e.Blocks {
+			verdict, blocked = "BLOCKS", true
+		}
+		rows = append(rows, []string{e.Condition, verdict, e.Detail})
+	}
+	if !blocked {
+		rows = append(rows, []string{"result", "acquirable", "a running job executor on this database takes it at its next acquisition (unless it is deployment-aware without this deployment, or serves another priority range)"})
+	}
+	return c.print(ex, "CONDITION\tVERDICT\tDETAIL", rows)
+}
+
+// explain checks j against the conditions the acquisition statement tests.
+func explain(ctx context.Context, eng *bpmnlite.Engine, j *bpmnlite.Job) ([]explanation, error) {
+	now := eng.Now()
+	var out []explanation
+	add := func(cond string, blocks bool, detail string) { out = append(out, explanation{cond, blocks, detail}) }
+
+	if j.DueDate != nil && j.DueDate.After(now) {
+		add("due", true, fmt.Sprintf("not due until %s (in %s): a timer or a retry's delay", j.DueDate.Format(time.RFC3339), j.DueDate.Sub(now).Round(time.Second)))
+	} else {
+		add("due", false, "due now")
+	}
+
+	switch {
+	case j.LockOwner != "" && j.LockExpiration != nil && j.LockExpiration.After(now):
+		add("lock", true, fmt.Sprintf("locked by %s until %s: running or queued there (a running job's lock is extended while it runs)", j.LockOwner, j.LockExpiration.Format(time.RFC3339)))
+	case j.LockOwner != "":
+		add("lock", false, fmt.Sprintf("the lock of %s expired at %s: the next acquisition takes it over", j.LockOwner, j.LockExpiration.Format(time.RFC3339)))
+	default:
+		add("lock", false, "not locked")
+	}
+
+	if j.Retries <= 0 {
+		detail := "no retries left: fix the cause, then bpmnlite retry " + j.ID
+		if incidents, err := eng.Incidents(ctx, bpmnlite.IncidentQuery{Configuration: j.ID}); err == nil && len(incidents) > 0 {
+			detail += "; incident: " + incidents[0].Message
+		}
+		add("retries", true, detail)
+	} else {
+		add("retries", false, fmt.Sprintf("%d left", j.Retries))
+	}
+
+	var suspended []string
+	if j.Suspension != 1 {
+		suspended = append(suspended, "the job")
+	}
+	if j.ProcessInstanceID != "" {
+		if xs, err := eng.Executions(ctx, bpmnlite.ExecutionQuery{ID: j.ProcessInstanceID}); err == nil && len(xs) == 1 && xs[0].Suspension != 1 {
+			suspended = append(suspended, "process instance "+j.ProcessInstanceID)
+		}
+	}
+	if ds, err := eng.ProcessDefinitions(ctx, bpmnlite.DefinitionQuery{ID: j.ProcessDefinitionID}); err == nil && len(ds) == 1 && ds[0].Suspension != 1 {
+		suspended = append(suspended, "process definition "+j.ProcessDefinitionID)
+	}
+	if j.JobDefinitionID != "" {
+		if jds, err := eng.JobDefinitions(ctx, j.ProcessDefinitionID, j.ActivityID); err == nil {
+			for _, jd := range jds {
+				if jd.ID == j.JobDefinitionID && jd.Suspension != 1 {
+					suspended = append(suspended, "job definition "+jd.ID)
+				}
+			}
+		}
+	}
+	if len(suspended) > 0 {
+		add("suspension", true, "suspended: "+strings.Join(suspended, ", ")+": activate it")
+	} else {
+		add("suspension", false, "active")
+	}
+
+	if j.Exclusive && j.ProcessInstanceID != "" {
+		others, err := eng.Jobs(ctx, bpmnlite.JobQuery{ProcessInstanceID: j.ProcessInstanceID, Locked: true})
+		if err != nil {
+			return nil, err
+		}
+		var busy *bpmnlite.Job
+		for _, o := range others {
+			if o.ID != j.ID && o.Exclusive {
+				busy = o
+				break
+			}
+		}
+		if busy != nil {
+			add("exclusive", true, fmt.Sprintf("exclusive job %s at %s of the same instance is in progress (locked by %s until %s): this one waits for it",
+				busy.ID, busy.ActivityID, busy.LockOwner, busy.LockExpiration.Format(time.RFC3339)))
+		} else {
+			add("exclusive", false, "no other exclusive job of the instance in progress")
+		}
+	} else {
+		add("exclusive", false, "not exclusive")
+	}
+	return out, nil
+}
