@@ -182,3 +182,13 @@ func (e *Engine) JobLog(ctx context.Context, q JobLogQuery) ([]*JobLogEntry, err
 	rows, err := persistence.List(ctx, e.db, persistence.JobLogFilter(q).Query())
 	return copies(rows, func(r persistence.JobLogEntry) JobLogEntry { return JobLogEntry(r) }), err
 }
+
+// JobExecutorInfo is a running job executor's report: what it acquires
+// (deployments when deployment-aware, a priority range) and how busy it is.
+type JobExecutorInfo = persistence.JobExecutorInfo
+
+// JobExecutors lists the job executors on this database that reported in
+// the last 30 seconds (executors report every JobExecutorConfig.ReportInterval).
+func (e *Engine) JobExecutors(ctx context.Context) ([]*JobExecutorInfo, error) {
+	return persistence.List(ctx, e.db, persistence.LiveJobExecutors(e.Now().Add(-30*time.Second).UTC()))
+}

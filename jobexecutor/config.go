@@ -55,6 +55,9 @@ type Config struct {
 	// PriorityMin and PriorityMax bound the priorities this executor
 	// acquires (nil: unbounded), so a node can serve only urgent work.
 	PriorityMin, PriorityMax *int64
+	// ReportInterval is how often the executor records in the database what
+	// it serves and how busy it is (for bpmnlite jobs explain). Default 5s.
+	ReportInterval time.Duration
 	// Logger receives debug logs of each acquisition cycle and each job,
 	// and warnings for failures. Default slog.Default().
 	Logger *slog.Logger
@@ -67,6 +70,9 @@ type Config struct {
 
 // WithDefaults returns c with every zero field set to its default.
 func (c Config) WithDefaults() Config {
+	if c.ReportInterval <= 0 {
+		c.ReportInterval = 5 * time.Second
+	}
 	if c.PoolSize <= 0 {
 		c.PoolSize = 4
 	}
@@ -133,6 +139,13 @@ type Metrics interface {
 	QueueDepth(n int)
 	// PickupLatency is the time from a job's acquisition to its start.
 	PickupLatency(d time.Duration)
+}
+
+// CycleMetrics is implemented by Metrics that also want each acquisition's
+// duration and the number of workers busy running jobs.
+type CycleMetrics interface {
+	AcquisitionDuration(d time.Duration)
+	BusyWorkers(n int)
 }
 
 type noMetrics struct{}

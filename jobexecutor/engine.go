@@ -41,6 +41,10 @@ type Engine interface {
 	UnlockJobs(ctx context.Context, jobs []runtime.AcquiredJob) error
 	// ExtendLock extends a running job's lock; false when it was lost.
 	ExtendLock(ctx context.Context, j runtime.AcquiredJob, until time.Time) (bool, error)
+	// ReportJobExecutor and RemoveJobExecutor keep this executor's report
+	// (what it serves, how busy it is) in the database for diagnoses.
+	ReportJobExecutor(ctx context.Context, info persistence.JobExecutorInfo) error
+	RemoveJobExecutor(ctx context.Context, id string) error
 }
 
 var _ Engine = (*runtime.Engine)(nil)

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/bpmnlite/bpmnlite/persistence"
@@ -38,6 +40,7 @@ type Executor struct {
 
 	stranded stranded
 	warnings rateLimited
+	busy     atomic.Int32 // workers running jobs, for CycleMetrics
 }
 
 // batch is what one worker runs in a row: a single job, or all exclusive
@@ -109,10 +112,42 @@ func (x *Executor) Start(ctx context.Context) error {
 			go x.listen(runCtx, rt)
 		}
 	}
-	x.loops.Add(1)
+	x.loops.Add(2)
 	go x.acquireLoop(runCtx)
+	go x.reportLoop(runCtx)
 	x.log.Debug("job executor started", "poolSize", x.cfg.PoolSize, "queueSize", x.cfg.QueueSize)
 	return nil
+}
+
+// reportLoop keeps this executor's report in each engine's database until
+// the executor stops, then removes it.
+func (x *Executor) reportLoop(ctx context.Context) {
+	defer x.loops.Done()
+	tick := time.NewTicker(x.cfg.ReportInterval)
+	defer tick.Stop()
+	for {
+		x.mu.Lock()
+		inflight := x.inflight
+		x.mu.Unlock()
+		for _, rt := range x.engines {
+			info := persistence.JobExecutorInfo{ID: x.cfg.LockOwner, DeploymentAware: x.cfg.DeploymentAware,
+				Deployments: strings.Join(rt.RegisteredDeployments(), ","), PriorityMin: x.cfg.PriorityMin, PriorityMax: x.cfg.PriorityMax,
+				PoolSize: x.cfg.PoolSize, QueueSize: x.cfg.QueueSize, Inflight: inflight, Heartbeat: x.cfg.Clock().UTC()}
+			if err := rt.ReportJobExecutor(ctx, info); err != nil && ctx.Err() == nil {
+				x.warnings.warn(x.log, "report", "reporting the job executor's state failed", "error", err)
+			}
+		}
+		select {
+		case <-ctx.Done():
+			cleanup, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			for _, rt := range x.engines {
+				_ = rt.RemoveJobExecutor(cleanup, x.cfg.LockOwner)
+			}
+			cancel()
+			return
+		case <-tick.C:
+		}
+	}
 }
 
 // Stop shuts down gracefully: acquisition stops, jobs acquired but not
@@ -305,7 +340,11 @@ func (x *Executor) acquire(ctx context.Context, rt Engine) (locked, asked int) {
 	// Not cancelled by Stop: an acquisition cut off may have committed
 	// without our knowing, leaving its jobs locked until the lock expires
 	// (and then counted as a failed attempt). Stop unlocks what it queues.
+	began := time.Now()
 	jobs, err := rt.AcquireJobs(context.WithoutCancel(ctx), x.acquireParams(rt, reserved))
+	if m, ok := x.cfg.Metrics.(CycleMetrics); ok {
+		m.AcquisitionDuration(time.Since(began))
+	}
 	x.release(reserved - len(jobs))
 	if err != nil {
 		if ctx.Err() == nil {
@@ -404,19 +443,33 @@ func batches(rt Engine, jobs []runtime.AcquiredJob, now time.Time, byRoot bool) 
 func (x *Executor) work(ctx context.Context) {
 	defer x.workers.Done()
 	for b := range x.queue {
-		if b.rt.Capabilities().SingleWriter {
-			x.runGroup(ctx, b)
-			continue
+		x.reportBusy(1)
+		x.runBatch(ctx, b)
+		x.reportBusy(-1)
+	}
+}
+
+func (x *Executor) runBatch(ctx context.Context, b *batch) {
+	if b.rt.Capabilities().SingleWriter {
+		x.runGroup(ctx, b)
+		return
+	}
+	for i, j := range b.jobs {
+		if !x.isRunning() {
+			x.unlock(b.rt, b.jobs[i:])
+			break
 		}
-		for i, j := range b.jobs {
-			if !x.isRunning() {
-				x.unlock(b.rt, b.jobs[i:])
-				break
-			}
-			x.cfg.Metrics.PickupLatency(x.cfg.Clock().Sub(b.acquired))
-			x.runJob(ctx, b.rt, j)
-			x.done(1)
-		}
+		x.cfg.Metrics.PickupLatency(x.cfg.Clock().Sub(b.acquired))
+		x.runJob(ctx, b.rt, j)
+		x.done(1)
+	}
+}
+
+// reportBusy counts a worker starting (+1) or finishing (-1) a batch.
+func (x *Executor) reportBusy(delta int32) {
+	n := x.busy.Add(delta)
+	if m, ok := x.cfg.Metrics.(CycleMetrics); ok {
+		m.BusyWorkers(int(n))
 	}
 }
 

@@ -226,3 +226,8 @@ func jobs(prefix string, n int, instance func(i int) string, exclusive bool) []*
 	}
 	return out
 }
+
+func (f *fakeEngine) ReportJobExecutor(context.Context, persistence.JobExecutorInfo) error {
+	return nil
+}
+func (f *fakeEngine) RemoveJobExecutor(context.Context, string) error { return nil }

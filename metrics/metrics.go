@@ -18,8 +18,8 @@ type Collector struct {
 	eng *bpmnlite.Engine
 
 	acquired, cycles, executed, failed, conflicts prometheus.Counter
-	queueDepth                                    prometheus.Gauge
-	pickup, duration                              prometheus.Histogram
+	queueDepth, busy                              prometheus.Gauge
+	pickup, duration, acquisition                 prometheus.Histogram
 
 	started, ended, fetched, completed, waiting, incidents *prometheus.Desc
 }
@@ -45,6 +45,9 @@ func New(eng *bpmnlite.Engine) *Collector {
 			Help: "Time from acquisition to a worker starting the job.", Buckets: latency}),
 		duration: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "bpmnlite_job_duration_seconds",
 			Help: "Run time of successful jobs.", Buckets: latency}),
+		acquisition: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "bpmnlite_acquisition_seconds",
+			Help: "Duration of each acquisition (the statement that locks jobs).", Buckets: latency}),
+		busy:      prometheus.NewGauge(prometheus.GaugeOpts{Name: "bpmnlite_workers_busy", Help: "Job executor workers running jobs."}),
 		started:   desc("instances_started_total", "Process instances started."),
 		ended:     desc("instances_ended_total", "Process instances ended (completed or deleted)."),
 		fetched:   desc("external_tasks_fetched_total", "External tasks fetched and locked by workers."),
@@ -71,9 +74,13 @@ func (m executorMetrics) Failed()                       { m.c.failed.Inc() }
 func (m executorMetrics) Conflict()                     { m.c.conflicts.Inc() }
 func (m executorMetrics) QueueDepth(n int)              { m.c.queueDepth.Set(float64(n)) }
 func (m executorMetrics) PickupLatency(d time.Duration) { m.c.pickup.Observe(d.Seconds()) }
+func (m executorMetrics) AcquisitionDuration(d time.Duration) {
+	m.c.acquisition.Observe(d.Seconds())
+}
+func (m executorMetrics) BusyWorkers(n int) { m.c.busy.Set(float64(n)) }
 
 func (c *Collector) own() []prometheus.Collector {
-	return []prometheus.Collector{c.acquired, c.cycles, c.executed, c.failed, c.conflicts, c.queueDepth, c.pickup, c.duration}
+	return []prometheus.Collector{c.acquired, c.cycles, c.executed, c.failed, c.conflicts, c.queueDepth, c.busy, c.pickup, c.duration, c.acquisition}
 }
 
 // Describe sends the descriptions of every metric.

@@ -313,6 +313,20 @@ type HistoricProcessInstance struct {
 	SuperProcessInstanceID string
 }
 
+// JobExecutorInfo is a running job executor's report: what it acquires
+// and how busy it is, renewed at each heartbeat.
+type JobExecutorInfo struct {
+	ID              string // its lock owner
+	DeploymentAware bool
+	Deployments     string // comma-separated registered deployments (deployment-aware)
+	PriorityMin     *int64
+	PriorityMax     *int64
+	PoolSize        int
+	QueueSize       int
+	Inflight        int // jobs acquired and not finished
+	Heartbeat       time.Time
+}
+
 // HistoricVariable is a process variable as it was when its instance
 // ended.
 type HistoricVariable struct{ Variable }

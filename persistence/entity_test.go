@@ -118,6 +118,15 @@ var samples = map[*persistence.Table]sample{
 			v.Text, v.Long, v.Double, v.Time, v.Bytes = "", 1<<62, -0.5, time.Time{}, nil
 		},
 	},
+	persistence.JobExecutorTable: {
+		full: func() persistence.Entity {
+			return &persistence.JobExecutorInfo{ID: "node-a", DeploymentAware: true, Deployments: "d1,d2", PriorityMin: ptr(int64(-5)),
+				PriorityMax: ptr(int64(1) << 40), PoolSize: 4, QueueSize: 8, Inflight: 3, Heartbeat: at(9, 1)}
+		},
+		sparse: func() persistence.Entity {
+			return &persistence.JobExecutorInfo{ID: "node-b", Heartbeat: at(9, 2)}
+		},
+	},
 	persistence.TaskTable: {
 		full: func() persistence.Entity {
 			return &persistence.Task{ID: "t1", Rev: 1, Name: "Approve", ExecutionID: "e1", ProcessInstanceID: "pi",

@@ -240,6 +240,26 @@ func HistoricVariablesOf(processInstanceID string) Query[*HistoricVariable] {
 	return newQuery[*HistoricVariable]("WHERE process_instance_id = $1", processInstanceID)
 }
 
+// ReportJobExecutor writes a job executor's report (insert or replace).
+func ReportJobExecutor(info *JobExecutorInfo) Write {
+	cols := JobExecutorTable.statements().columnList
+	return newWrite("INSERT INTO job_executor ("+cols+") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)"+
+		" ON CONFLICT (id) DO UPDATE SET deployment_aware = excluded.deployment_aware, deployments = excluded.deployments,"+
+		" priority_min = excluded.priority_min, priority_max = excluded.priority_max, pool_size = excluded.pool_size,"+
+		" queue_size = excluded.queue_size, inflight = excluded.inflight, heartbeat = excluded.heartbeat",
+		info.Values()...)
+}
+
+// RemoveJobExecutor deletes a stopped executor's report.
+func RemoveJobExecutor(id string) Write {
+	return newWrite("DELETE FROM job_executor WHERE id = $1", id)
+}
+
+// LiveJobExecutors are the executors that reported since since.
+func LiveJobExecutors(since time.Time) Query[*JobExecutorInfo] {
+	return newQuery[*JobExecutorInfo]("WHERE heartbeat >= $1 ORDER BY id", since)
+}
+
 // DeleteVariablesOfExecution deletes the local variables of an execution.
 func DeleteVariablesOfExecution(executionID string) Write {
 	return newWrite("DELETE FROM variable WHERE execution_id = $1", executionID)

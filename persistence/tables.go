@@ -97,6 +97,9 @@ var (
 		"id", "rev", "process_instance_id", "process_definition_id", "execution_id",
 		"activity_id", "activity_name", "activity_type", "parent_activity_instance_id",
 		"start_time", "end_time", "canceled", "called_process_instance_id", "task_id")
+	JobExecutorTable = newTable("job_executor", "JobExecutorInfo", orderHistory, true,
+		func() Entity { return new(JobExecutorInfo) },
+		"id", "deployment_aware", "deployments", "priority_min", "priority_max", "pool_size", "queue_size", "inflight", "heartbeat")
 	JobLogTable = newTable("job_log", "JobLogEntry", orderHistory, true,
 		func() Entity { return new(JobLogEntry) },
 		"id", "job_id", "event", "timestamp", "lock_owner", "retries", "message",
@@ -106,7 +109,7 @@ var (
 var allTables = []*Table{
 	DeploymentTable, ResourceTable, ProcessDefinitionTable, JobDefinitionTable, ExecutionTable,
 	VariableTable, TaskTable, EventSubscriptionTable, ExternalTaskTable, JobTable, IncidentTable,
-	HistoricProcessInstanceTable, HistoricActivityInstanceTable, HistoricVariableTable, JobLogTable,
+	HistoricProcessInstanceTable, HistoricActivityInstanceTable, HistoricVariableTable, JobExecutorTable, JobLogTable,
 }
 
 // Tables returns every table of the schema in flush (insert) order.
@@ -425,4 +428,17 @@ func (e *JobLogEntry) Targets() []any {
 	return []any{&e.ID, &e.JobID, &e.Event, &e.Timestamp, &e.LockOwner,
 		&e.Retries, &e.Message, &e.JobDefinitionID, &e.ActivityID,
 		&e.ProcessInstanceID, &e.Priority, &e.ExecutionStart}
+}
+
+// JobExecutorInfo
+
+func (*JobExecutorInfo) Table() *Table      { return JobExecutorTable }
+func (e *JobExecutorInfo) EntityID() string { return e.ID }
+func (*JobExecutorInfo) Revision() int      { return 1 }
+func (*JobExecutorInfo) SetRevision(int)    {}
+func (e *JobExecutorInfo) Values() []any {
+	return []any{e.ID, e.DeploymentAware, nullStr(e.Deployments), e.PriorityMin, e.PriorityMax, e.PoolSize, e.QueueSize, e.Inflight, e.Heartbeat}
+}
+func (e *JobExecutorInfo) Targets() []any {
+	return []any{&e.ID, &e.DeploymentAware, &e.Deployments, &e.PriorityMin, &e.PriorityMax, &e.PoolSize, &e.QueueSize, &e.Inflight, &e.Heartbeat}
 }

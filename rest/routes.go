@@ -74,7 +74,7 @@ type deploymentDto struct {
 	DeploymentTime             string                   `json:"deploymentTime"`
 	TenantID                   *string                  `json:"tenantId"`
 	Links                      []any                    `json:"links"`
-	DeployedProcessDefinitions map[string]definitionDto `json:"deployedProcessDefinitions,omitempty"`
+	DeployedProcessDefinitions map[string]definitionDto `json:"deployedProcessDefinitions"`
 }
 
 func (h *Handler) deploymentRoutes() {
@@ -106,9 +106,11 @@ func (h *Handler) deploymentRoutes() {
 			return badRequest("%v", err)
 		}
 		out := deploymentOut(d)
-		out.DeployedProcessDefinitions = map[string]definitionDto{}
-		for _, pd := range d.Definitions {
-			out.DeployedProcessDefinitions[pd.ID] = definitionOut(pd)
+		if !d.Unchanged { // null when duplicate filtering deployed nothing, as Camunda
+			out.DeployedProcessDefinitions = map[string]definitionDto{}
+			for _, pd := range d.Definitions {
+				out.DeployedProcessDefinitions[pd.ID] = definitionOut(pd)
+			}
 		}
 		writeJSON(w, http.StatusOK, out)
 		return nil

@@ -136,7 +136,10 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 		writeError(w, http.StatusNotFound, "InvalidRequestException", nf.msg)
 	case errors.As(err, &tooBig):
 		writeError(w, http.StatusRequestEntityTooLarge, "InvalidRequestException", fmt.Sprintf("the request body is larger than %d bytes", tooBig.Limit))
-	case errors.Is(err, bpmnlite.ErrWrongWorker), errors.Is(err, bpmnlite.ErrSuspended):
+	case errors.Is(err, bpmnlite.ErrWrongWorker):
+		// Camunda's REST layer reports a wrong worker as a RestException.
+		writeError(w, http.StatusBadRequest, "RestException", err.Error())
+	case errors.Is(err, bpmnlite.ErrSuspended):
 		writeError(w, http.StatusBadRequest, "BadUserRequestException", err.Error())
 	case errors.Is(err, bpmnlite.ErrNotFound):
 		writeError(w, http.StatusNotFound, "InvalidRequestException", err.Error())
@@ -148,8 +151,10 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	}
 }
 
+// writeError writes Camunda's error body; code is its engine error code,
+// null here as in Camunda when none applies.
 func writeError(w http.ResponseWriter, status int, typ, msg string) {
-	writeJSON(w, status, map[string]string{"type": typ, "message": msg})
+	writeJSON(w, status, map[string]any{"type": typ, "message": msg, "code": nil})
 }
 
 // writeJSON writes v with the exact content type strict clients expect.

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/bpmnlite/bpmnlite/persistence"
+	"github.com/bpmnlite/bpmnlite/tx"
 )
 
 // What a job executor asks of an engine besides running jobs: the
@@ -120,5 +121,22 @@ func (e *Engine) ListenJobs(ctx context.Context, fn func()) error {
 		if payload != e.ID {
 			fn()
 		}
+	})
+}
+
+// ReportJobExecutor records a running job executor's report (its
+// heartbeat), for diagnoses of jobs that wait.
+func (e *Engine) ReportJobExecutor(ctx context.Context, info persistence.JobExecutorInfo) error {
+	return e.cmd.Run(ctx, func(cc *tx.Context) error {
+		cc.Write(persistence.ReportJobExecutor(&info))
+		return nil
+	})
+}
+
+// RemoveJobExecutor deletes a stopped executor's report.
+func (e *Engine) RemoveJobExecutor(ctx context.Context, id string) error {
+	return e.cmd.Run(ctx, func(cc *tx.Context) error {
+		cc.Write(persistence.RemoveJobExecutor(id))
+		return nil
 	})
 }

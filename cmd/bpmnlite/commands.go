@@ -342,7 +342,7 @@ func explainCmd(ctx context.Context, args []string, out io.Writer) error {
 		rows = append(rows, []string{e.Condition, verdict, e.Detail})
 	}
 	if !blocked {
-		rows = append(rows, []string{"result", "acquirable", "a running job executor on this database takes it at its next acquisition (unless it is deployment-aware without this deployment, or serves another priority range)"})
+		rows = append(rows, []string{"result", "acquirable", "a running job executor takes it at its next acquisition"})
 	}
 	return c.print(ex, "CONDITION\tVERDICT\tDETAIL", rows)
 }
@@ -426,5 +426,52 @@ func explain(ctx context.Context, eng *bpmnlite.Engine, j *bpmnlite.Job) ([]expl
 	} else {
 		add("exclusive", false, "not exclusive")
 	}
+
+	executors, err := eng.JobExecutors(ctx)
+	if err != nil {
+		return nil, err
+	}
+	blocks, detail := servedBy(j, executors)
+	add("executors", blocks, detail)
 	return out, nil
+}
+
+// servedBy tells whether a running executor takes j: one that reported
+// lately, that is not deployment-aware without j's deployment, whose
+// priority range holds j's, and whose pool and queue are not full.
+func servedBy(j *bpmnlite.Job, executors []*bpmnlite.JobExecutorInfo) (bool, string) {
+	if len(executors) == 0 {
+		return true, "no job executor has reported in the last 30 s: start one (bpmnlite serve, or JobExecutorActivate)"
+	}
+	var why, busy, serving []string
+	for _, x := range executors {
+		switch {
+		case x.DeploymentAware && j.DeploymentID != "" && !strings.Contains(","+x.Deployments+",", ","+j.DeploymentID+","):
+			why = append(why, fmt.Sprintf("%s is deployment-aware and has not registered deployment %s", x.ID, j.DeploymentID))
+		case x.PriorityMin != nil && j.Priority < *x.PriorityMin || x.PriorityMax != nil && j.Priority > *x.PriorityMax:
+			why = append(why, fmt.Sprintf("%s serves priorities %s, the job has %d", x.ID, priorityRange(x), j.Priority))
+		case x.Inflight >= x.PoolSize+x.QueueSize:
+			busy = append(busy, fmt.Sprintf("%s (%d jobs acquired, pool %d, queue %d)", x.ID, x.Inflight, x.PoolSize, x.QueueSize))
+		default:
+			serving = append(serving, fmt.Sprintf("%s (%d of %d busy)", x.ID, min(x.Inflight, x.PoolSize), x.PoolSize))
+		}
+	}
+	switch {
+	case len(serving) > 0:
+		return false, "served by " + strings.Join(serving, ", ")
+	case len(busy) > 0:
+		return true, "every executor that serves it is full, queue and pool: " + strings.Join(busy, ", ") + "; it waits its turn"
+	}
+	return true, "no running executor takes it: " + strings.Join(why, "; ")
+}
+
+func priorityRange(x *bpmnlite.JobExecutorInfo) string {
+	lo, hi := "-∞", "+∞"
+	if x.PriorityMin != nil {
+		lo = fmt.Sprint(*x.PriorityMin)
+	}
+	if x.PriorityMax != nil {
+		hi = fmt.Sprint(*x.PriorityMax)
+	}
+	return lo + ".." + hi
 }

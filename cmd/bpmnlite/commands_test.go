@@ -187,23 +187,49 @@ func TestJobsExplain(t *testing.T) {
 		t.Errorf("suspended:\n%s", out)
 	}
 	ready := start("fails")
-	if out := explainOf(jobOf(ready, "boom")); strings.Contains(out, "BLOCKS") || !strings.Contains(out, "acquirable") {
-		t.Errorf("acquirable:\n%s", out)
+	readyJob := jobOf(ready, "boom")
+	if out := explainOf(readyJob); !blocks(out, "executors") || !strings.Contains(out, "no job executor has reported") {
+		t.Errorf("no executor:\n%s", out)
+	}
+	// Executors that do not take the job: deployment-aware without its
+	// deployment, or serving other priorities. Each reports at its start.
+	newExecutor := func(cfg bpmnlite.JobExecutorConfig) interface{ Stop(context.Context) error } {
+		t.Helper()
+		cfg.Logger, cfg.ReportInterval, cfg.WaitTime = slog.New(slog.DiscardHandler), 50*time.Millisecond, 10*time.Millisecond
+		x, err := bpmnlite.NewJobExecutor(cfg, eng)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := x.Start(ctx); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(100 * time.Millisecond)
+		return x
+	}
+	for _, d := range eng.RegisteredDeployments() {
+		eng.UnregisterDeployment(d)
+	}
+	aware := newExecutor(bpmnlite.JobExecutorConfig{PoolSize: 1, DeploymentAware: true})
+	if out := explainOf(readyJob); !blocks(out, "executors") || !strings.Contains(out, "has not registered deployment") {
+		t.Errorf("deployment-aware executor:\n%s", out)
+	}
+	aware.Stop(ctx)
+	ten := int64(10)
+	urgent := newExecutor(bpmnlite.JobExecutorConfig{PoolSize: 1, PriorityMin: &ten})
+	if out := explainOf(readyJob); !blocks(out, "executors") || !strings.Contains(out, "serves priorities 10..+∞, the job has 0") {
+		t.Errorf("executor of other priorities:\n%s", out)
+	}
+	urgent.Stop(ctx)
+	if err := eng.SuspendProcessInstance(ctx, ready); err != nil { // out of the next executor's way
+		t.Fatal(err)
 	}
 
 	// A running exclusive job: it is locked, and its sibling waits for it.
 	pi := start("explain")
 	first, second := jobOf(pi, "first"), jobOf(pi, "second")
-	x, err := bpmnlite.NewJobExecutor(bpmnlite.JobExecutorConfig{PoolSize: 1, MaxJobsPerAcquisition: 1, WaitTime: 10 * time.Millisecond,
-		Logger: slog.New(slog.DiscardHandler)}, eng)
-	if err != nil {
-		t.Fatal(err)
-	}
 	// One worker: the first exclusive job of the pair blocks in its
 	// delegate while the second waits behind it.
-	if err := x.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
+	x := newExecutor(bpmnlite.JobExecutorConfig{PoolSize: 1, QueueSize: 1, MaxJobsPerAcquisition: 1})
 	defer x.Stop(context.Background())
 	select {
 	case <-running:
@@ -218,11 +244,37 @@ func TestJobsExplain(t *testing.T) {
 	if js[0].ID == second {
 		runningJob, waitingJob = second, first
 	}
-	if out := explainOf(runningJob); !blocks(out, "lock") {
+	if out := explainOf(runningJob); !blocks(out, "lock") || blocks(out, "executors") || !strings.Contains(out, "served by") {
 		t.Errorf("running job:\n%s", out)
 	}
+
 	if out := explainOf(waitingJob); !blocks(out, "exclusive") || !strings.Contains(out, runningJob) {
 		t.Errorf("waiting exclusive job:\n%s", out)
 	}
 	close(release)
+}
+
+// servedBy's verdicts from executor reports, the full executor included
+// (on SQLite a running job holds the one writer, so a test cannot fill an
+// executor's queue while it watches).
+func TestServedBy(t *testing.T) {
+	ten := int64(10)
+	job := &bpmnlite.Job{DeploymentID: "d1", Priority: 0}
+	for _, tc := range []struct {
+		name   string
+		execs  []*bpmnlite.JobExecutorInfo
+		blocks bool
+		says   string
+	}{
+		{"none", nil, true, "no job executor"},
+		{"deployment", []*bpmnlite.JobExecutorInfo{{ID: "a", DeploymentAware: true, Deployments: "d2", PoolSize: 1}}, true, "has not registered deployment d1"},
+		{"priority", []*bpmnlite.JobExecutorInfo{{ID: "a", PriorityMin: &ten, PoolSize: 1}}, true, "serves priorities 10..+∞"},
+		{"full", []*bpmnlite.JobExecutorInfo{{ID: "a", PoolSize: 2, QueueSize: 2, Inflight: 4}}, true, "full, queue and pool"},
+		{"served", []*bpmnlite.JobExecutorInfo{{ID: "a", PoolSize: 2, QueueSize: 2, Inflight: 4}, {ID: "b", DeploymentAware: true, Deployments: "d0,d1", PoolSize: 4, Inflight: 1}}, false, "served by b (1 of 4 busy)"},
+	} {
+		blocks, says := servedBy(job, tc.execs)
+		if blocks != tc.blocks || !strings.Contains(says, tc.says) {
+			t.Errorf("%s: %v %q", tc.name, blocks, says)
+		}
+	}
 }
