@@ -60,8 +60,19 @@ type Config struct {
 	// Logger receives the engine's structured logs. Default slog.Default().
 	Logger *slog.Logger
 
-	// NoHistory turns off process and activity instance history.
+	// NoHistory turns off history: process and activity instances,
+	// variables after the end, user tasks, incidents, the job log.
 	NoHistory bool
+	// HistoryTimeToLive keeps the history of an ended instance (with its
+	// called instances) this long, for definitions without a
+	// camunda:historyTimeToLive of their own. Default 0: for good. A time
+	// to live, here or on a deployed definition, schedules the history
+	// cleanup job, which the job executor runs: it removes up to
+	// HistoryCleanupBatchSize instances (default 500) per run and, when
+	// fewer were due, waits HistoryCleanupInterval (default 1 hour).
+	HistoryTimeToLive       time.Duration
+	HistoryCleanupBatchSize int
+	HistoryCleanupInterval  time.Duration
 	// NoJobPriorities gives every job priority 0 (Camunda's
 	// producePrioritizedJobs=false).
 	NoJobPriorities bool
@@ -236,8 +247,17 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		MaxWaitingFetches:       cfg.MaxWaitingFetches,
 		MaxResourceBytes:        cfg.MaxResourceBytes,
 		MaxQuoted:               cfg.MaxQuotedSource,
+		HistoryTimeToLive:       cfg.HistoryTimeToLive,
+		HistoryCleanupBatchSize: cfg.HistoryCleanupBatchSize,
+		HistoryCleanupInterval:  cfg.HistoryCleanupInterval,
 	})
 	e := &Engine{cfg: cfg, db: db, rt: rt}
+	if cfg.HistoryTimeToLive > 0 && !cfg.NoHistory && !cfg.OpenExisting {
+		if err := rt.ScheduleHistoryCleanup(ctx); err != nil {
+			_ = db.Close()
+			return nil, fmt.Errorf("bpmnlite: scheduling the history cleanup: %w", err)
+		}
+	}
 	if cfg.JobExecutorActivate {
 		jc := cfg.JobExecutor
 		if jc.Clock == nil {

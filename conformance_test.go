@@ -513,9 +513,11 @@ func TestJobFailuresLogged(t *testing.T) {
 		e.deploy("p", enginetest.AsyncService("p", "fail", ""))
 		pi := e.start("p", nil)
 		e.jeStart(bpmnlite.JobExecutorConfig{PoolSize: 2})
-		waitFor(t, "the job's incident", 30*time.Second, func() bool {
+		// The failure is logged once stored, just after the commit that
+		// makes the incident visible.
+		waitFor(t, "the job's incident and its log line", 30*time.Second, func() bool {
 			in, _ := e.eng.Incidents(e.ctx, bpmnlite.IncidentQuery{ProcessInstanceID: pi})
-			return len(in) == 1
+			return len(in) == 1 && strings.Contains(logs.String()[mark:], "retriesLeft=0")
 		})
 		out := logs.String()[mark:]
 		for _, left := range []string{"retriesLeft=2", "retriesLeft=1", "retriesLeft=0"} {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/bpmnlite/bpmnlite/persistence"
 )
@@ -16,10 +17,10 @@ func (e *Engine) ExecuteJob(ctx context.Context, jobID string) error {
 	return e.rt.ExecuteJob(ctx, jobID, nil)
 }
 
-// ExecuteAvailableJobs runs every job with retries left, ignoring due dates,
-// until none is left or max runs were made (Camunda's test helper
-// executeAvailableJobs). Failures are recorded and skipped. It returns the
-// number of successful runs.
+// ExecuteAvailableJobs runs every job with retries left, ignoring due dates
+// (except the history cleanup job's), until none is left or max runs were
+// made (Camunda's test helper executeAvailableJobs). Failures are recorded
+// and skipped. It returns the number of successful runs.
 func (e *Engine) ExecuteAvailableJobs(ctx context.Context, max int) (int, error) {
 	return e.drain(ctx, max, false)
 }
@@ -42,6 +43,13 @@ func (e *Engine) drain(ctx context.Context, max int, dueOnly bool) (int, error) 
 		if err != nil {
 			return ok, err
 		}
+		// The history cleanup job is the engine's housekeeping, not a
+		// process's: it runs only when due, or it would reschedule itself
+		// and run again for ever.
+		now := e.Now()
+		jobs = slices.DeleteFunc(jobs, func(j *persistence.Job) bool {
+			return j.ID == HistoryCleanupJobID && j.DueDate != nil && j.DueDate.After(now)
+		})
 		if len(jobs) == 0 {
 			return ok, nil
 		}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/bpmnlite/bpmnlite/runtime"
 )
 
 // SetJobRetries sets a job's retries: above 0 it resolves the job's
@@ -34,6 +36,32 @@ func (e *Engine) DeleteJob(ctx context.Context, jobID string) error {
 func (e *Engine) SetJobRepeat(ctx context.Context, jobID, cycle string) error {
 	return e.rt.SetJobRepeat(ctx, jobID, cycle)
 }
+
+// CleanUpHistory removes one batch of history whose time to live has
+// passed (see Config.HistoryTimeToLive) and reports how many process
+// instances' history it removed; the history cleanup job does the same in
+// the background.
+func (e *Engine) CleanUpHistory(ctx context.Context) (int, error) {
+	return e.rt.CleanUpHistory(ctx)
+}
+
+// ScheduleHistoryCleanup creates the history cleanup job unless it exists
+// (a time to live in Config or on a deployed definition does it too), and
+// with immediatelyDue makes it due now.
+func (e *Engine) ScheduleHistoryCleanup(ctx context.Context, immediatelyDue bool) error {
+	if err := e.rt.ScheduleHistoryCleanup(ctx); err != nil {
+		return err
+	}
+	if !immediatelyDue {
+		return nil
+	}
+	now := e.Now()
+	return e.rt.SetJobDueDate(ctx, HistoryCleanupJobID, &now)
+}
+
+// HistoryCleanupJobID is the id of the job that removes history whose
+// time to live has passed.
+const HistoryCleanupJobID = runtime.HistoryCleanupJobID
 
 // SetJobDueDate sets when a job becomes due (nil: at once).
 func (e *Engine) SetJobDueDate(ctx context.Context, jobID string, due *time.Time) error {

@@ -40,6 +40,25 @@ const (
 	IncidentFailedExternalTask = "failedExternalTask"
 )
 
+// Incident states in history (HistoricIncident.State).
+const (
+	IncidentOpen     = persistence.IncidentOpen
+	IncidentResolved = persistence.IncidentResolved
+	IncidentDeleted  = persistence.IncidentDeleted
+)
+
+// Why a historic task ended (HistoricTask.DeleteReason).
+const (
+	TaskCompleted = persistence.TaskCompleted
+	TaskDeleted   = persistence.TaskDeleted
+)
+
+// HistoricIncident is an incident in history: open, resolved or deleted.
+type HistoricIncident = persistence.HistoricIncident
+
+// HistoricTask is a user task in history, open or ended.
+type HistoricTask = persistence.HistoricTask
+
 // Job log events (JobLogEntry.Event).
 const (
 	JobLogCreated   = "created"
@@ -81,6 +100,9 @@ type ProcessDefinition struct {
 	Suspension   int
 	HasStartForm bool
 	VersionTag   string
+	// HistoryTimeToLive is camunda:historyTimeToLive in days; nil: the
+	// engine's default (Config.HistoryTimeToLive).
+	HistoryTimeToLive *int
 }
 
 // ExecutionRow is a process instance (the root execution, which runs the
@@ -125,6 +147,8 @@ type Task struct {
 	CreateTime          time.Time
 	DueDate             *time.Time
 	Suspension          int
+	FollowUpDate        *time.Time
+	FormKey             string // camunda:formKey or camunda:formRef, as written
 }
 
 // Job is an asynchronous continuation or a timer.
@@ -246,6 +270,10 @@ type HistoricProcessInstance struct {
 	EndActivityID          string
 	DeleteReason           string
 	SuperProcessInstanceID string
+	RootProcessInstanceID  string
+	// RemovalTime: when the history cleanup may remove the instance's
+	// history (set when its root instance ends, if a time to live applies).
+	RemovalTime *time.Time
 }
 
 // HistoricActivityInstance is one activity instance in history.

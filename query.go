@@ -30,15 +30,37 @@ func (e *Engine) ProcessDefinitions(ctx context.Context, q DefinitionQuery) ([]*
 // TaskQuery filters user tasks; empty fields match all.
 type TaskQuery struct {
 	ID, ProcessInstanceID, TaskDefinitionKey, Assignee string
-	// CandidateGroup and CandidateUser match one of the task's candidate
-	// groups or users exactly.
+	// CandidateGroup and CandidateUser match one entry of the
+	// comma-separated candidate groups or users, exactly.
 	CandidateGroup, CandidateUser string
+	// DueBefore, DueAfter, FollowUpBefore, FollowUpAfter: strictly before
+	// or after the time; WithoutDueDate: tasks without one.
+	DueBefore, DueAfter, FollowUpBefore, FollowUpAfter *time.Time
+	WithoutDueDate                                     bool
+	// Priority matches exactly; MinPriority and MaxPriority bound it.
+	Priority, MinPriority, MaxPriority *int
 }
 
 // Tasks lists open user tasks, oldest first.
 func (e *Engine) Tasks(ctx context.Context, q TaskQuery) ([]*Task, error) {
 	rows, err := persistence.List(ctx, e.db, persistence.TaskFilter(q).Query())
 	return copies(rows, func(r persistence.Task) Task { return Task(r) }), err
+}
+
+// HistoricTaskQuery filters user tasks in history; zero fields match all.
+type HistoricTaskQuery struct {
+	ID, ProcessInstanceID, ProcessDefinitionKey, TaskDefinitionKey, Assignee string
+	// Finished: ended tasks; Unfinished: open ones.
+	Finished, Unfinished bool
+	// DeleteReason: TaskCompleted or TaskDeleted (cancelled with its
+	// activity or instance).
+	DeleteReason string
+}
+
+// HistoricTasks lists user tasks, open and ended, from history (written
+// unless Config.NoHistory), oldest first.
+func (e *Engine) HistoricTasks(ctx context.Context, q HistoricTaskQuery) ([]*HistoricTask, error) {
+	return persistence.List(ctx, e.db, persistence.HistoricTaskFilter(q).Query())
 }
 
 // ExecutionQuery filters executions; empty fields match all.
@@ -167,6 +189,21 @@ type IncidentQuery struct {
 func (e *Engine) Incidents(ctx context.Context, q IncidentQuery) ([]*Incident, error) {
 	rows, err := persistence.List(ctx, e.db, persistence.IncidentFilter(q).Query())
 	return copies(rows, func(r persistence.Incident) Incident { return Incident(r) }), err
+}
+
+// HistoricIncidentQuery filters incidents in history; empty fields match all.
+type HistoricIncidentQuery struct {
+	IncidentQuery
+	// State: IncidentOpen, IncidentResolved (its job succeeded or got
+	// retries) or IncidentDeleted (with its job or instance).
+	State string
+}
+
+// HistoricIncidents lists incidents, open and ended, from history (written
+// unless Config.NoHistory), oldest first.
+func (e *Engine) HistoricIncidents(ctx context.Context, q HistoricIncidentQuery) ([]*HistoricIncident, error) {
+	f := persistence.HistoricIncidentFilter{IncidentFilter: persistence.IncidentFilter(q.IncidentQuery), State: q.State}
+	return persistence.List(ctx, e.db, f.Query())
 }
 
 // JobLogQuery filters the job log; empty fields match all. ProcessInstanceID

@@ -105,6 +105,13 @@ func (p *parser) parseActivity(st *procState, sc *scopeState, e *etree.Element, 
 		p.checkMaybeExpr(s, "camunda:assignee", a.Assignee)
 		p.checkMaybeExpr(s, "camunda:candidateGroups", a.CandidateGroups)
 		p.checkMaybeExpr(s, "camunda:candidateUsers", a.CandidateUsers)
+		a.DueDate = p.taskDate(s, e, "dueDate")
+		a.FollowUpDate = p.taskDate(s, e, "followUpDate")
+		a.Priority = p.priority(s, e, "priority")
+		a.FormKey = camundaValue(e, "formKey")
+		if a.FormKey == "" {
+			a.FormKey = camundaValue(e, "formRef")
+		}
 	case ReceiveTask:
 		if ref := attrValue(e, "messageRef"); ref != "" {
 			a.MessageName = p.messageName(s, ref)

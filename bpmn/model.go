@@ -114,6 +114,9 @@ type Process struct {
 	Pos          Position
 	JobPriority  string // camunda:jobPriority: constant or expression; "" when absent
 	TaskPriority string // camunda:taskPriority, for external tasks
+	VersionTag   string // camunda:versionTag
+	// HistoryTimeToLive is camunda:historyTimeToLive in days; nil when absent.
+	HistoryTimeToLive *int
 	// Activities and Flows directly inside the process (not inside subprocesses).
 	Activities []*Activity
 	Flows      []*SequenceFlow
@@ -220,10 +223,16 @@ type Activity struct {
 	// order: an external task hands them to its worker as headers.
 	Properties []Property
 
-	// User tasks.
+	// User tasks. Each may be an expression; DueDate and FollowUpDate are
+	// ISO 8601 dates or durations (from the task's creation), Priority an
+	// integer. FormKey is camunda:formKey, or camunda:formRef as written.
 	Assignee        string
 	CandidateGroups string
 	CandidateUsers  string
+	DueDate         string
+	FollowUpDate    string
+	Priority        string
+	FormKey         string
 
 	// Call activities.
 	CalledElement string

@@ -6,9 +6,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/beevik/etree"
+	"github.com/bpmnlite/bpmnlite/bpmn/timer"
 )
 
 // ParseOptions tune Parse.
@@ -240,6 +242,44 @@ func (p *parser) priority(s site, e *etree.Element, name string) string {
 	return v
 }
 
+// taskDate reads a user task's camunda:dueDate or camunda:followUpDate: an
+// expression, an ISO 8601 date or an ISO 8601 duration.
+func (p *parser) taskDate(s site, e *etree.Element, name string) string {
+	v := strings.TrimSpace(camundaValue(e, name))
+	switch {
+	case v == "":
+	case isExpression(v):
+		p.checkExpr(s, "camunda:"+name, v)
+	default:
+		if _, err := timer.ParseDate(v, time.UTC); err != nil {
+			if _, derr := timer.ParseDuration(v); derr != nil {
+				p.errorf(s, "camunda:%s '%s' is neither an ISO 8601 date nor a duration", name, v)
+			}
+		}
+	}
+	return v
+}
+
+// historyTimeToLive reads camunda:historyTimeToLive: a number of days, or
+// an ISO 8601 period of days ("P30D"), as Camunda accepts.
+func (p *parser) historyTimeToLive(s site, e *etree.Element) *int {
+	v, ok := camundaAttr(e, "historyTimeToLive")
+	v = strings.TrimSpace(v)
+	if !ok || v == "" {
+		return nil
+	}
+	digits := v
+	if len(v) > 2 && (v[0] == 'P' || v[0] == 'p') && (v[len(v)-1] == 'D' || v[len(v)-1] == 'd') {
+		digits = v[1 : len(v)-1]
+	}
+	days, err := strconv.Atoi(digits)
+	if err != nil || days < 0 {
+		p.errorf(s, "camunda:historyTimeToLive '%s' is not a number of days (write 30 or P30D)", v)
+		return nil
+	}
+	return &days
+}
+
 func (p *parser) parseDefinitions(root *etree.Element) {
 	if root == nil {
 		p.errorf(site{pos: Position{1, 1}}, "no root element")
@@ -381,6 +421,8 @@ func (p *parser) parseProcess(e *etree.Element) {
 	}
 	proc.JobPriority = p.priority(s, e, "jobPriority")
 	proc.TaskPriority = p.priority(s, e, "taskPriority")
+	proc.VersionTag = strings.TrimSpace(camundaValue(e, "versionTag"))
+	proc.HistoryTimeToLive = p.historyTimeToLive(s, e)
 	proc.Listeners = p.listeners(s, p.extensions(s, e, "executionListener"), false)
 
 	st := &procState{proc: proc, invalid: map[string]bool{}, rejectedStart: map[*Activity]bool{}}

@@ -46,10 +46,44 @@ type Options struct {
 	Config func(*bpmnlite.Config)
 }
 
+// TB is what the kit needs of a test: *testing.T and *testing.B are one,
+// and so is a *Script.
+type TB interface {
+	Helper()
+	Fatal(args ...any)
+	Fatalf(format string, args ...any)
+	Logf(format string, args ...any)
+	Skip(args ...any)
+	Cleanup(func())
+}
+
+var _ TB = testing.TB(nil)
+
+// Script is a TB for the kit outside a test (an Example function, a small
+// program): a failure panics with its message; Close runs the cleanups.
+type Script struct {
+	cleanups []func()
+}
+
+func (*Script) Helper()                           {}
+func (*Script) Fatal(args ...any)                 { panic(fmt.Sprint(args...)) }
+func (*Script) Fatalf(format string, args ...any) { panic(fmt.Sprintf(format, args...)) }
+func (*Script) Skip(args ...any)                  { panic(fmt.Sprint(args...)) }
+func (*Script) Logf(format string, args ...any)   {}
+func (s *Script) Cleanup(f func())                { s.cleanups = append(s.cleanups, f) }
+
+// Close runs the cleanups, the last registered first.
+func (s *Script) Close() {
+	for i := len(s.cleanups) - 1; i >= 0; i-- {
+		s.cleanups[i]()
+	}
+	s.cleanups = nil
+}
+
 // Engine is an engine for one test.
 type Engine struct {
 	*bpmnlite.Engine
-	T     testing.TB
+	T     TB
 	Clock *Clock
 	ctx   context.Context
 
@@ -62,7 +96,7 @@ type Clock = enginetest.Clock
 
 // New returns an engine for t, closed when t ends: in-memory SQLite
 // unless o asks for PostgreSQL.
-func New(t testing.TB, o ...Options) *Engine {
+func New(t TB, o ...Options) *Engine {
 	t.Helper()
 	var opt Options
 	if len(o) > 0 {

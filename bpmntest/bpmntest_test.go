@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bpmnlite/bpmnlite"
 	"github.com/bpmnlite/bpmnlite/bpmntest"
 )
 
@@ -83,5 +84,28 @@ func TestRunJobsStopsALoop(t *testing.T) {
 	})
 	if !strings.Contains(msg, "1000 jobs ran and more are due") || !strings.Contains(msg, "job message at again") {
 		t.Errorf("failure message:\n%s", msg)
+	}
+}
+
+// Outside a test, a failed assertion panics with the instance's state, and
+// Close runs the cleanups (the engine closes).
+func TestScriptFailurePanics(t *testing.T) {
+	s := new(bpmntest.Script)
+	e := bpmntest.New(s)
+	e.Deploy("../examples/processes/escalation.bpmn")
+	pi := e.Start("escalation", nil)
+	func() {
+		defer func() {
+			msg := fmt.Sprint(recover())
+			if !strings.Contains(msg, "waiting at: answer") {
+				t.Errorf("panic %q does not show where the instance waits", msg)
+			}
+		}()
+		pi.AssertEnded("done")
+		t.Error("a failed assertion did not panic")
+	}()
+	s.Close()
+	if _, err := e.Tasks(t.Context(), bpmnlite.TaskQuery{}); err == nil {
+		t.Error("the engine is still open after Close")
 	}
 }

@@ -112,6 +112,9 @@ func (x *Executor) Start(ctx context.Context) error {
 			go x.listen(runCtx, rt)
 		}
 	}
+	// The first report is written before any job is taken: on SQLite a
+	// running job may hold the one writer for as long as its delegate runs.
+	x.report(runCtx, x.inflight)
 	x.loops.Add(2)
 	go x.acquireLoop(runCtx)
 	go x.reportLoop(runCtx)
@@ -126,17 +129,6 @@ func (x *Executor) reportLoop(ctx context.Context) {
 	tick := time.NewTicker(x.cfg.ReportInterval)
 	defer tick.Stop()
 	for {
-		x.mu.Lock()
-		inflight := x.inflight
-		x.mu.Unlock()
-		for _, rt := range x.engines {
-			info := persistence.JobExecutorInfo{ID: x.cfg.LockOwner, DeploymentAware: x.cfg.DeploymentAware,
-				Deployments: strings.Join(rt.RegisteredDeployments(), ","), PriorityMin: x.cfg.PriorityMin, PriorityMax: x.cfg.PriorityMax,
-				PoolSize: x.cfg.PoolSize, QueueSize: x.cfg.QueueSize, Inflight: inflight, Heartbeat: x.cfg.Clock().UTC()}
-			if err := rt.ReportJobExecutor(ctx, info); err != nil && ctx.Err() == nil {
-				x.warnings.warn(x.log, "report", "reporting the job executor's state failed", "error", err)
-			}
-		}
 		select {
 		case <-ctx.Done():
 			cleanup, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
@@ -146,6 +138,23 @@ func (x *Executor) reportLoop(ctx context.Context) {
 			cancel()
 			return
 		case <-tick.C:
+			x.mu.Lock()
+			inflight := x.inflight
+			x.mu.Unlock()
+			x.report(ctx, inflight)
+		}
+	}
+}
+
+// report writes this executor's report (what it serves, how busy it is:
+// inflight jobs acquired) to each engine's database.
+func (x *Executor) report(ctx context.Context, inflight int) {
+	for _, rt := range x.engines {
+		info := persistence.JobExecutorInfo{ID: x.cfg.LockOwner, DeploymentAware: x.cfg.DeploymentAware,
+			Deployments: strings.Join(rt.RegisteredDeployments(), ","), PriorityMin: x.cfg.PriorityMin, PriorityMax: x.cfg.PriorityMax,
+			PoolSize: x.cfg.PoolSize, QueueSize: x.cfg.QueueSize, Inflight: inflight, Heartbeat: x.cfg.Clock().UTC()}
+		if err := rt.ReportJobExecutor(ctx, info); err != nil && ctx.Err() == nil {
+			x.warnings.warn(x.log, "report", "reporting the job executor's state failed", "error", err)
 		}
 	}
 }

@@ -21,7 +21,7 @@ type Collector struct {
 	queueDepth, busy                              prometheus.Gauge
 	pickup, duration, acquisition                 prometheus.Histogram
 
-	started, ended, fetched, completed, waiting, incidents *prometheus.Desc
+	started, ended, fetched, completed, waiting, incidents, retried, exhausted *prometheus.Desc
 }
 
 // New returns the collector of eng.
@@ -54,6 +54,8 @@ func New(eng *bpmnlite.Engine) *Collector {
 		completed: desc("external_tasks_completed_total", "External tasks completed by workers."),
 		waiting:   desc("external_task_fetches_waiting", "Long-polling fetches waiting for tasks."),
 		incidents: desc("incidents_open", "Open incidents."),
+		retried:   desc("jobs_retried_total", "Failed job runs with retries left: the job runs again."),
+		exhausted: desc("jobs_exhausted_total", "Failed job runs that used the last retry (an incident)."),
 	}
 }
 
@@ -88,7 +90,7 @@ func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, m := range c.own() {
 		m.Describe(ch)
 	}
-	for _, d := range []*prometheus.Desc{c.started, c.ended, c.fetched, c.completed, c.waiting, c.incidents} {
+	for _, d := range []*prometheus.Desc{c.started, c.ended, c.fetched, c.completed, c.waiting, c.incidents, c.retried, c.exhausted} {
 		ch <- d
 	}
 }
@@ -105,6 +107,8 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(c.fetched, prometheus.CounterValue, float64(s.ExternalTasksFetched))
 	ch <- prometheus.MustNewConstMetric(c.completed, prometheus.CounterValue, float64(s.ExternalTasksCompleted))
 	ch <- prometheus.MustNewConstMetric(c.waiting, prometheus.GaugeValue, float64(s.FetchesWaiting))
+	ch <- prometheus.MustNewConstMetric(c.retried, prometheus.CounterValue, float64(s.JobsRetried))
+	ch <- prometheus.MustNewConstMetric(c.exhausted, prometheus.CounterValue, float64(s.JobsExhausted))
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if incidents, err := c.eng.Incidents(ctx, bpmnlite.IncidentQuery{}); err == nil {

@@ -80,6 +80,7 @@ func TestCollector(t *testing.T) {
 			for name, want := range map[string]float64{
 				"bpmnlite_instances_started_total": 4, "bpmnlite_instances_ended_total": 3, "bpmnlite_jobs_executed_total": 3,
 				"bpmnlite_jobs_failed_total": 3, "bpmnlite_incidents_open": 1, "bpmnlite_job_duration_seconds": 3,
+				"bpmnlite_jobs_retried_total": 2, "bpmnlite_jobs_exhausted_total": 1,
 			} {
 				if got[name] != want {
 					t.Errorf("%s = %v, want %v", name, got[name], want)

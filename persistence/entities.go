@@ -75,6 +75,9 @@ type ProcessDefinition struct {
 	Suspension   int
 	HasStartForm bool
 	VersionTag   string
+	// HistoryTimeToLive is camunda:historyTimeToLive in days; nil: the
+	// engine's default.
+	HistoryTimeToLive *int
 }
 
 // Execution is a node of an instance's execution tree. The process instance
@@ -149,6 +152,8 @@ type Task struct {
 	CreateTime          time.Time
 	DueDate             *time.Time
 	Suspension          int
+	FollowUpDate        *time.Time
+	FormKey             string // camunda:formKey or camunda:formRef, as written
 }
 
 // Event subscription types.
@@ -189,6 +194,7 @@ const (
 	HandlerTimerCatch        = "timer-intermediate-transition"
 	HandlerTimerBoundary     = "timer-transition"
 	HandlerTimerEventGateway = "timer-event-based-gateway"
+	HandlerHistoryCleanup    = "history-cleanup" // the one job (HistoryCleanupJobID) that removes expired history
 )
 
 // Job is a unit of work for the job executor: an asynchronous continuation or
@@ -311,7 +317,66 @@ type HistoricProcessInstance struct {
 	EndActivityID          string
 	DeleteReason           string
 	SuperProcessInstanceID string
+	RootProcessInstanceID  string
+	// RemovalTime: when the history cleanup may remove the instance's
+	// history (set when its root instance ends, if a time to live applies).
+	RemovalTime *time.Time
 }
+
+// Incident states in history.
+const (
+	IncidentOpen     = "open"
+	IncidentResolved = "resolved"
+	IncidentDeleted  = "deleted"
+)
+
+// HistoricIncident is an incident in history: open, resolved (its job or
+// external task got retries, or it succeeded), or deleted (with its job or
+// instance).
+type HistoricIncident struct {
+	ID                  string // the incident's id
+	Rev                 int
+	Type                string
+	CreateTime          time.Time
+	EndTime             *time.Time
+	State               string // IncidentOpen, IncidentResolved, IncidentDeleted
+	Message             string
+	ExecutionID         string
+	ActivityID          string
+	FailedActivityID    string
+	ProcessInstanceID   string
+	ProcessDefinitionID string
+	CauseIncidentID     string
+	RootCauseIncidentID string
+	Configuration       string
+	JobDefinitionID     string
+}
+
+// HistoricTask is a user task in history, open or ended.
+type HistoricTask struct {
+	ID                   string // the task's id
+	Rev                  int
+	Name                 string
+	ExecutionID          string
+	ProcessInstanceID    string
+	ProcessDefinitionID  string
+	ProcessDefinitionKey string
+	TaskDefinitionKey    string
+	ActivityInstanceID   string
+	Assignee             string
+	Priority             int
+	DueDate              *time.Time
+	FollowUpDate         *time.Time
+	StartTime            time.Time
+	EndTime              *time.Time
+	DeleteReason         string // TaskCompleted or TaskDeleted once ended
+}
+
+// Why a historic task ended.
+const (
+	TaskCompleted = "completed"
+	TaskDeleted   = "deleted"
+)
 
 // JobExecutorInfo is a running job executor's report: what it acquires
 // and how busy it is, renewed at each heartbeat.

@@ -43,7 +43,7 @@ var samples = map[*persistence.Table]sample{
 	persistence.ProcessDefinitionTable: {
 		full: func() persistence.Entity {
 			return &persistence.ProcessDefinition{ID: "p:1:x", Rev: 1, Key: "p", Version: 1, Name: "P", DeploymentID: "d1",
-				ResourceName: "a.bpmn", Suspension: persistence.Active, HasStartForm: true, VersionTag: "v1"}
+				ResourceName: "a.bpmn", Suspension: persistence.Active, HasStartForm: true, VersionTag: "v1", HistoryTimeToLive: ptr(30)}
 		},
 		sparse: func() persistence.Entity {
 			return &persistence.ProcessDefinition{ID: "p:2:x", Key: "p", Version: 2, DeploymentID: "d1", Suspension: persistence.Active}
@@ -51,7 +51,7 @@ var samples = map[*persistence.Table]sample{
 		modify: func(e persistence.Entity) {
 			p := e.(*persistence.ProcessDefinition)
 			p.Key, p.Version, p.Name, p.DeploymentID, p.ResourceName = "q", 7, "Q", "d2", "b.bpmn"
-			p.Suspension, p.HasStartForm, p.VersionTag = persistence.Suspended, false, "v2"
+			p.Suspension, p.HasStartForm, p.VersionTag, p.HistoryTimeToLive = persistence.Suspended, false, "v2", ptr(0)
 		},
 	},
 	persistence.JobDefinitionTable: {
@@ -131,7 +131,8 @@ var samples = map[*persistence.Table]sample{
 		full: func() persistence.Entity {
 			return &persistence.Task{ID: "t1", Rev: 1, Name: "Approve", ExecutionID: "e1", ProcessInstanceID: "pi",
 				ProcessDefinitionID: "p:1:x", TaskDefinitionKey: "approve", Assignee: "kermit", CandidateGroups: "a,b",
-				CandidateUsers: "c,d", Priority: 50, CreateTime: at(5, 1), DueDate: ptr(at(6, 2)), Suspension: persistence.Active}
+				CandidateUsers: "c,d", Priority: 50, CreateTime: at(5, 1), DueDate: ptr(at(6, 2)), Suspension: persistence.Active,
+				FollowUpDate: ptr(at(6, 3)), FormKey: "embedded:app:forms/approve.html"}
 		},
 		sparse: func() persistence.Entity {
 			return &persistence.Task{ID: "t2", CreateTime: at(5, 0), Suspension: persistence.Active}
@@ -141,6 +142,7 @@ var samples = map[*persistence.Table]sample{
 			x.Name, x.ExecutionID, x.ProcessInstanceID, x.ProcessDefinitionID = "Reject", "e2", "pi2", "p:2:x"
 			x.TaskDefinitionKey, x.Assignee, x.CandidateGroups, x.CandidateUsers = "reject", "", "", "z"
 			x.Priority, x.CreateTime, x.DueDate, x.Suspension = -3, at(7, 7), nil, persistence.Suspended
+			x.FollowUpDate, x.FormKey = nil, ""
 		},
 	},
 	persistence.EventSubscriptionTable: {
@@ -222,7 +224,8 @@ var samples = map[*persistence.Table]sample{
 		full: func() persistence.Entity {
 			return &persistence.HistoricProcessInstance{ID: "pi", Rev: 1, ProcessDefinitionID: "p:1:x", ProcessDefinitionKey: "p",
 				BusinessKey: "bk", StartTime: at(17, 1), EndTime: ptr(at(18, 2)), State: persistence.StateCompleted,
-				StartActivityID: "start", EndActivityID: "end", DeleteReason: "because", SuperProcessInstanceID: "super"}
+				StartActivityID: "start", EndActivityID: "end", DeleteReason: "because", SuperProcessInstanceID: "super",
+				RootProcessInstanceID: "root", RemovalTime: ptr(at(20, 1))}
 		},
 		sparse: func() persistence.Entity {
 			return &persistence.HistoricProcessInstance{ID: "pi2", ProcessDefinitionID: "p:1:x", StartTime: at(17, 0),
@@ -232,7 +235,45 @@ var samples = map[*persistence.Table]sample{
 			x := e.(*persistence.HistoricProcessInstance)
 			x.ProcessDefinitionID, x.ProcessDefinitionKey, x.BusinessKey, x.StartTime = "p:2:x", "q", "", at(19, 3)
 			x.EndTime, x.State, x.StartActivityID, x.EndActivityID = nil, persistence.StateActive, "s2", ""
-			x.DeleteReason, x.SuperProcessInstanceID = "", ""
+			x.DeleteReason, x.SuperProcessInstanceID, x.RootProcessInstanceID, x.RemovalTime = "", "", "pi2", nil
+		},
+	},
+	persistence.HistoricTaskTable: {
+		full: func() persistence.Entity {
+			return &persistence.HistoricTask{ID: "ht1", Rev: 1, Name: "Approve", ExecutionID: "e1", ProcessInstanceID: "pi",
+				ProcessDefinitionID: "p:1:x", ProcessDefinitionKey: "p", TaskDefinitionKey: "approve", ActivityInstanceID: "ai1",
+				Assignee: "kermit", Priority: 70, DueDate: ptr(at(21, 1)), FollowUpDate: ptr(at(21, 2)), StartTime: at(21, 0),
+				EndTime: ptr(at(22, 0)), DeleteReason: persistence.TaskCompleted}
+		},
+		sparse: func() persistence.Entity {
+			return &persistence.HistoricTask{ID: "ht2", ProcessInstanceID: "pi", ProcessDefinitionID: "p:1:x",
+				TaskDefinitionKey: "approve", StartTime: at(21, 3)}
+		},
+		modify: func(e persistence.Entity) {
+			x := e.(*persistence.HistoricTask)
+			x.Name, x.ExecutionID, x.ProcessInstanceID, x.ProcessDefinitionID = "", "e2", "pi2", "p:2:x"
+			x.ProcessDefinitionKey, x.TaskDefinitionKey, x.ActivityInstanceID, x.Assignee = "q", "reject", "", ""
+			x.Priority, x.DueDate, x.FollowUpDate, x.StartTime = -1, nil, nil, at(23, 0)
+			x.EndTime, x.DeleteReason = nil, ""
+		},
+	},
+	persistence.HistoricIncidentTable: {
+		full: func() persistence.Entity {
+			return &persistence.HistoricIncident{ID: "hi1", Rev: 1, Type: persistence.IncidentFailedJob, CreateTime: at(24, 1),
+				EndTime: ptr(at(24, 2)), State: persistence.IncidentResolved, Message: "boom", ExecutionID: "e1",
+				ActivityID: "a", FailedActivityID: "b", ProcessInstanceID: "pi", ProcessDefinitionID: "p:1:x",
+				CauseIncidentID: "hi0", RootCauseIncidentID: "hi00", Configuration: "j1", JobDefinitionID: "jd1"}
+		},
+		sparse: func() persistence.Entity {
+			return &persistence.HistoricIncident{ID: "hi2", Type: persistence.IncidentFailedExternalTask, CreateTime: at(24, 3),
+				State: persistence.IncidentOpen}
+		},
+		modify: func(e persistence.Entity) {
+			x := e.(*persistence.HistoricIncident)
+			x.Type, x.CreateTime, x.EndTime, x.State = persistence.IncidentFailedExternalTask, at(25, 0), nil, persistence.IncidentDeleted
+			x.Message, x.ExecutionID, x.ActivityID, x.FailedActivityID = "", "", "c", ""
+			x.ProcessInstanceID, x.ProcessDefinitionID, x.CauseIncidentID, x.RootCauseIncidentID = "pi2", "", "", ""
+			x.Configuration, x.JobDefinitionID = "x1", ""
 		},
 	},
 	persistence.HistoricActivityInstanceTable: {

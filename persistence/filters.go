@@ -30,6 +30,19 @@ func (c *conditions) arg(format string, v any) {
 
 func (c *conditions) term(t string) { c.terms = append(c.terms, t) }
 
+// before and after add column < t and column > t when t is set.
+func (c *conditions) before(column string, t *time.Time) {
+	if t != nil {
+		c.arg(column+" < $%d", t.UTC())
+	}
+}
+
+func (c *conditions) after(column string, t *time.Time) {
+	if t != nil {
+		c.arg(column+" > $%d", t.UTC())
+	}
+}
+
 func query[T Entity](c *conditions, order string) Query[T] {
 	s := ""
 	if len(c.terms) > 0 {
@@ -64,6 +77,12 @@ type TaskFilter struct {
 	// CandidateGroup and CandidateUser match one entry of the
 	// comma-separated candidate groups or users, exactly.
 	CandidateGroup, CandidateUser string
+	// DueBefore, DueAfter, FollowUpBefore, FollowUpAfter: strictly before
+	// or after the time; WithoutDueDate: tasks without one.
+	DueBefore, DueAfter, FollowUpBefore, FollowUpAfter *time.Time
+	WithoutDueDate                                     bool
+	// Priority matches exactly; MinPriority and MaxPriority bound it.
+	Priority, MinPriority, MaxPriority *int
 }
 
 func (f TaskFilter) Query() Query[*Task] {
@@ -78,7 +97,64 @@ func (f TaskFilter) Query() Query[*Task] {
 	if f.CandidateUser != "" {
 		c.arg("(',' || candidate_users || ',') LIKE $%d ESCAPE '\\'", "%,"+escapeLike(f.CandidateUser)+",%")
 	}
+	c.before("due_date", f.DueBefore)
+	c.after("due_date", f.DueAfter)
+	c.before("follow_up_date", f.FollowUpBefore)
+	c.after("follow_up_date", f.FollowUpAfter)
+	if f.WithoutDueDate {
+		c.term("due_date IS NULL")
+	}
+	if f.Priority != nil {
+		c.arg("priority = $%d", *f.Priority)
+	}
+	if f.MinPriority != nil {
+		c.arg("priority >= $%d", *f.MinPriority)
+	}
+	if f.MaxPriority != nil {
+		c.arg("priority <= $%d", *f.MaxPriority)
+	}
 	return query[*Task](c, "create_time, id")
+}
+
+// HistoricTaskFilter selects user tasks in history, in the order they
+// were created.
+type HistoricTaskFilter struct {
+	ID, ProcessInstanceID, ProcessDefinitionKey, TaskDefinitionKey, Assignee string
+	// Finished: ended tasks; Unfinished: open ones.
+	Finished, Unfinished bool
+	// DeleteReason: TaskCompleted or TaskDeleted.
+	DeleteReason string
+}
+
+func (f HistoricTaskFilter) Query() Query[*HistoricTask] {
+	c := &conditions{}
+	c.eq("id", f.ID)
+	c.eq("process_instance_id", f.ProcessInstanceID)
+	c.eq("process_definition_key", f.ProcessDefinitionKey)
+	c.eq("task_definition_key", f.TaskDefinitionKey)
+	c.eq("assignee", f.Assignee)
+	c.eq("delete_reason", f.DeleteReason)
+	if f.Finished {
+		c.term("end_time IS NOT NULL")
+	}
+	if f.Unfinished {
+		c.term("end_time IS NULL")
+	}
+	return query[*HistoricTask](c, "start_time, id")
+}
+
+// HistoricIncidentFilter selects incidents in history, in the order they
+// were raised.
+type HistoricIncidentFilter struct {
+	IncidentFilter
+	// State: IncidentOpen, IncidentResolved or IncidentDeleted.
+	State string
+}
+
+func (f HistoricIncidentFilter) Query() Query[*HistoricIncident] {
+	c := f.conditions()
+	c.eq("state", f.State)
+	return query[*HistoricIncident](c, "create_time, id")
 }
 
 // escapeLike makes s match itself only in a LIKE pattern with ESCAPE '\'.
@@ -266,6 +342,11 @@ type IncidentFilter struct {
 }
 
 func (f IncidentFilter) Query() Query[*Incident] {
+	return query[*Incident](f.conditions(), "timestamp, id")
+}
+
+// conditions are the filter's, on the columns incident and hist_incident share.
+func (f IncidentFilter) conditions() *conditions {
 	c := &conditions{}
 	c.eq("id", f.ID)
 	c.eq("process_instance_id", f.ProcessInstanceID)
@@ -274,7 +355,7 @@ func (f IncidentFilter) Query() Query[*Incident] {
 	c.eq("type", f.Type)
 	c.eq("configuration", f.Configuration)
 	c.eq("job_definition_id", f.JobDefinitionID)
-	return query[*Incident](c, "timestamp, id")
+	return c
 }
 
 // JobLogFilter selects job log entries in the order they were written.

@@ -3,6 +3,7 @@ package persistence
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -204,6 +205,26 @@ func DeleteIncidentsOfInstance(processInstanceID string) Write {
 	return newWrite("DELETE FROM incident WHERE process_instance_id = $1", processInstanceID)
 }
 
+// EndHistoricIncidents closes the open history records of incidents whose
+// column ("id" or "process_instance_id") equals value.
+func EndHistoricIncidents(column, value string, end time.Time, state string) Write {
+	if column != "id" && column != "process_instance_id" {
+		panic("EndHistoricIncidents: column " + column)
+	}
+	return newWrite("UPDATE hist_incident SET end_time = $1, state = $2, rev = rev + 1 WHERE "+column+" = $3 AND end_time IS NULL",
+		end, state, value)
+}
+
+// EndHistoricTask closes a user task's history record.
+func EndHistoricTask(id string, end time.Time, reason string) Write {
+	return newWrite("UPDATE hist_task SET end_time = $1, delete_reason = $2, rev = rev + 1 WHERE id = $3", end, reason, id)
+}
+
+// SetHistoricTaskAssignee keeps a user task's history record's assignee in step.
+func SetHistoricTaskAssignee(id, assignee string) Write {
+	return newWrite("UPDATE hist_task SET assignee = $1, rev = rev + 1 WHERE id = $2", nullStr(assignee), id)
+}
+
 // MovePath hands what a path owns from one execution of a process instance
 // to another (the execution tree's expansion and compaction): its jobs,
 // tasks, external tasks, event subscriptions, incidents and the instances
@@ -300,4 +321,50 @@ func List[T Entity](ctx context.Context, db DB, q Query[T]) ([]T, error) {
 	}
 	defer func() { _ = t.Rollback(context.WithoutCancel(ctx)) }()
 	return Select(ctx, t, q)
+}
+
+// EnsureJob inserts j unless a job with its id exists (the one history
+// cleanup job, which several nodes may schedule at once).
+func EnsureJob(j *Job) Write {
+	s := JobTable.statements()
+	return newWrite(s.insert+" ON CONFLICT (id) DO NOTHING", j.Values()...)
+}
+
+// SetRemovalTime gives every process instance of a hierarchy (by its root
+// instance) the time its history may be removed.
+func SetRemovalTime(rootProcessInstanceID string, at time.Time) Write {
+	return newWrite("UPDATE hist_process_instance SET removal_time = $1, rev = rev + 1 WHERE root_process_instance_id = $2",
+		at, rootProcessInstanceID)
+}
+
+// ExpiredHistory is up to limit process instances whose history may be
+// removed at now, the longest expired first.
+func ExpiredHistory(now time.Time, limit int) Query[*HistoricProcessInstance] {
+	return newQuery[*HistoricProcessInstance]("WHERE removal_time <= $1 ORDER BY removal_time, id LIMIT $2", now, limit)
+}
+
+// RemoveHistory deletes the history of the given process instances: their
+// activity instances, variables, tasks, incidents, job log and themselves.
+func RemoveHistory(processInstanceIDs []string) []Write {
+	if len(processInstanceIDs) == 0 {
+		return nil
+	}
+	var in strings.Builder
+	args := make([]any, len(processInstanceIDs))
+	for i, id := range processInstanceIDs {
+		if i > 0 {
+			in.WriteString(", ")
+		}
+		in.WriteString("$" + strconv.Itoa(i+1))
+		args[i] = id
+	}
+	list := "(" + in.String() + ")"
+	var ws []Write
+	for _, t := range []string{"hist_activity_instance", "hist_variable", "hist_task", "hist_incident"} {
+		ws = append(ws, newWrite("DELETE FROM "+t+" WHERE process_instance_id IN "+list, args...))
+	}
+	// Job log entries carry the instance on their creation entry (indexed);
+	// a job's other entries are found through it.
+	ws = append(ws, newWrite("DELETE FROM job_log WHERE job_id IN (SELECT job_id FROM job_log WHERE event = 'created' AND process_instance_id IN "+list+")", args...))
+	return append(ws, newWrite("DELETE FROM hist_process_instance WHERE id IN "+list, args...))
 }

@@ -39,7 +39,7 @@ var (
 	ProcessDefinitionTable = newTable("process_definition", "ProcessDefinition", orderProcessDefinition, false,
 		func() Entity { return new(ProcessDefinition) },
 		"id", "rev", "key", "version", "name", "deployment_id", "resource_name", "suspension",
-		"has_start_form", "version_tag")
+		"has_start_form", "version_tag", "history_time_to_live")
 	JobDefinitionTable = newTable("job_definition", "JobDefinition", orderJobDefinition, false,
 		func() Entity { return new(JobDefinition) },
 		"id", "rev", "process_definition_id", "process_definition_key", "activity_id", "job_type",
@@ -60,7 +60,7 @@ var (
 		func() Entity { return new(Task) },
 		"id", "rev", "name", "execution_id", "process_instance_id", "process_definition_id",
 		"task_definition_key", "assignee", "candidate_groups", "candidate_users", "priority",
-		"create_time", "due_date", "suspension")
+		"create_time", "due_date", "suspension", "follow_up_date", "form_key")
 	EventSubscriptionTable = newTable("event_subscription", "EventSubscription", orderRuntime, false,
 		func() Entity { return new(EventSubscription) },
 		"id", "rev", "event_type", "event_name", "execution_id", "process_instance_id", "activity_id",
@@ -87,7 +87,17 @@ var (
 		func() Entity { return new(HistoricProcessInstance) },
 		"id", "rev", "process_definition_id", "process_definition_key", "business_key",
 		"start_time", "end_time", "state", "start_activity_id", "end_activity_id",
-		"delete_reason", "super_process_instance_id")
+		"delete_reason", "super_process_instance_id", "root_process_instance_id", "removal_time")
+	HistoricTaskTable = newTable("hist_task", "HistoricTask", orderHistory, false,
+		func() Entity { return new(HistoricTask) },
+		"id", "rev", "name", "execution_id", "process_instance_id", "process_definition_id",
+		"process_definition_key", "task_definition_key", "activity_instance_id", "assignee",
+		"priority", "due_date", "follow_up_date", "start_time", "end_time", "delete_reason")
+	HistoricIncidentTable = newTable("hist_incident", "HistoricIncident", orderHistory, false,
+		func() Entity { return new(HistoricIncident) },
+		"id", "rev", "type", "create_time", "end_time", "state", "message", "execution_id",
+		"activity_id", "failed_activity_id", "process_instance_id", "process_definition_id",
+		"cause_incident_id", "root_cause_incident_id", "configuration", "job_definition_id")
 	HistoricVariableTable = newTable("hist_variable", "HistoricVariable", orderHistory, false,
 		func() Entity { return new(HistoricVariable) },
 		"id", "rev", "name", "type", "execution_id", "process_instance_id", "task_id",
@@ -109,7 +119,8 @@ var (
 var allTables = []*Table{
 	DeploymentTable, ResourceTable, ProcessDefinitionTable, JobDefinitionTable, ExecutionTable,
 	VariableTable, TaskTable, EventSubscriptionTable, ExternalTaskTable, JobTable, IncidentTable,
-	HistoricProcessInstanceTable, HistoricActivityInstanceTable, HistoricVariableTable, JobExecutorTable, JobLogTable,
+	HistoricProcessInstanceTable, HistoricActivityInstanceTable, HistoricVariableTable, HistoricTaskTable,
+	HistoricIncidentTable, JobExecutorTable, JobLogTable,
 }
 
 // Tables returns every table of the schema in flush (insert) order.
@@ -209,11 +220,11 @@ func (e *ProcessDefinition) Revision() int     { return e.Rev }
 func (e *ProcessDefinition) SetRevision(r int) { e.Rev = r }
 func (e *ProcessDefinition) Values() []any {
 	return []any{e.ID, e.Rev, nullStr(e.Key), e.Version, nullStr(e.Name), nullStr(e.DeploymentID),
-		nullStr(e.ResourceName), e.Suspension, e.HasStartForm, nullStr(e.VersionTag)}
+		nullStr(e.ResourceName), e.Suspension, e.HasStartForm, nullStr(e.VersionTag), e.HistoryTimeToLive}
 }
 func (e *ProcessDefinition) Targets() []any {
 	return []any{&e.ID, &e.Rev, &e.Key, &e.Version, &e.Name, &e.DeploymentID,
-		&e.ResourceName, &e.Suspension, &e.HasStartForm, &e.VersionTag}
+		&e.ResourceName, &e.Suspension, &e.HasStartForm, &e.VersionTag, &e.HistoryTimeToLive}
 }
 
 // JobDefinition
@@ -285,13 +296,13 @@ func (e *Task) Values() []any {
 	return []any{e.ID, e.Rev, nullStr(e.Name), nullStr(e.ExecutionID), nullStr(e.ProcessInstanceID),
 		nullStr(e.ProcessDefinitionID), nullStr(e.TaskDefinitionKey), nullStr(e.Assignee),
 		nullStr(e.CandidateGroups), nullStr(e.CandidateUsers), e.Priority, e.CreateTime,
-		e.DueDate, e.Suspension}
+		e.DueDate, e.Suspension, e.FollowUpDate, nullStr(e.FormKey)}
 }
 func (e *Task) Targets() []any {
 	return []any{&e.ID, &e.Rev, &e.Name, &e.ExecutionID, &e.ProcessInstanceID,
 		&e.ProcessDefinitionID, &e.TaskDefinitionKey, &e.Assignee,
 		&e.CandidateGroups, &e.CandidateUsers, &e.Priority, &e.CreateTime,
-		&e.DueDate, &e.Suspension}
+		&e.DueDate, &e.Suspension, &e.FollowUpDate, &e.FormKey}
 }
 
 // EventSubscription
@@ -385,13 +396,51 @@ func (e *HistoricProcessInstance) Values() []any {
 	return []any{e.ID, e.Rev, nullStr(e.ProcessDefinitionID), nullStr(e.ProcessDefinitionKey),
 		nullStr(e.BusinessKey), e.StartTime, e.EndTime, nullStr(e.State),
 		nullStr(e.StartActivityID), nullStr(e.EndActivityID), nullStr(e.DeleteReason),
-		nullStr(e.SuperProcessInstanceID)}
+		nullStr(e.SuperProcessInstanceID), nullStr(e.RootProcessInstanceID), e.RemovalTime}
 }
 func (e *HistoricProcessInstance) Targets() []any {
 	return []any{&e.ID, &e.Rev, &e.ProcessDefinitionID, &e.ProcessDefinitionKey,
 		&e.BusinessKey, &e.StartTime, &e.EndTime, &e.State,
 		&e.StartActivityID, &e.EndActivityID, &e.DeleteReason,
-		&e.SuperProcessInstanceID}
+		&e.SuperProcessInstanceID, &e.RootProcessInstanceID, &e.RemovalTime}
+}
+
+// HistoricTask
+
+func (*HistoricTask) Table() *Table       { return HistoricTaskTable }
+func (e *HistoricTask) EntityID() string  { return e.ID }
+func (e *HistoricTask) Revision() int     { return e.Rev }
+func (e *HistoricTask) SetRevision(r int) { e.Rev = r }
+func (e *HistoricTask) Values() []any {
+	return []any{e.ID, e.Rev, nullStr(e.Name), nullStr(e.ExecutionID), nullStr(e.ProcessInstanceID),
+		nullStr(e.ProcessDefinitionID), nullStr(e.ProcessDefinitionKey), nullStr(e.TaskDefinitionKey),
+		nullStr(e.ActivityInstanceID), nullStr(e.Assignee), e.Priority, e.DueDate, e.FollowUpDate,
+		e.StartTime, e.EndTime, nullStr(e.DeleteReason)}
+}
+func (e *HistoricTask) Targets() []any {
+	return []any{&e.ID, &e.Rev, &e.Name, &e.ExecutionID, &e.ProcessInstanceID,
+		&e.ProcessDefinitionID, &e.ProcessDefinitionKey, &e.TaskDefinitionKey,
+		&e.ActivityInstanceID, &e.Assignee, &e.Priority, &e.DueDate, &e.FollowUpDate,
+		&e.StartTime, &e.EndTime, &e.DeleteReason}
+}
+
+// HistoricIncident
+
+func (*HistoricIncident) Table() *Table       { return HistoricIncidentTable }
+func (e *HistoricIncident) EntityID() string  { return e.ID }
+func (e *HistoricIncident) Revision() int     { return e.Rev }
+func (e *HistoricIncident) SetRevision(r int) { e.Rev = r }
+func (e *HistoricIncident) Values() []any {
+	return []any{e.ID, e.Rev, nullStr(e.Type), e.CreateTime, e.EndTime, nullStr(e.State), nullStr(e.Message),
+		nullStr(e.ExecutionID), nullStr(e.ActivityID), nullStr(e.FailedActivityID), nullStr(e.ProcessInstanceID),
+		nullStr(e.ProcessDefinitionID), nullStr(e.CauseIncidentID), nullStr(e.RootCauseIncidentID),
+		nullStr(e.Configuration), nullStr(e.JobDefinitionID)}
+}
+func (e *HistoricIncident) Targets() []any {
+	return []any{&e.ID, &e.Rev, &e.Type, &e.CreateTime, &e.EndTime, &e.State, &e.Message,
+		&e.ExecutionID, &e.ActivityID, &e.FailedActivityID, &e.ProcessInstanceID,
+		&e.ProcessDefinitionID, &e.CauseIncidentID, &e.RootCauseIncidentID,
+		&e.Configuration, &e.JobDefinitionID}
 }
 
 // HistoricActivityInstance

@@ -431,3 +431,83 @@ func TestRESTTasksJobsIncidentsHistory(t *testing.T) {
 		}
 	})
 }
+
+const datedTask = `<?xml version="1.0" encoding="UTF-8"?>
+<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:camunda="http://camunda.org/schema/1.0/bpmn" targetNamespace="t">
+  <process id="dated" isExecutable="true" camunda:historyTimeToLive="30">
+    <startEvent id="start"/><sequenceFlow id="f1" sourceRef="start" targetRef="sign"/>
+    <userTask id="sign" camunda:dueDate="${due}" camunda:followUpDate="2030-01-01T00:00:00Z" camunda:priority="${prio}" camunda:formKey="sign-form"/>
+    <sequenceFlow id="f2" sourceRef="sign" targetRef="charge"/>
+    <serviceTask id="charge" camunda:asyncBefore="true" camunda:class="boom"/>
+    <sequenceFlow id="f3" sourceRef="charge" targetRef="end"/><endEvent id="end"/>
+  </process>
+</definitions>`
+
+// Task filters by dates and priority, user tasks and incidents in history,
+// and scheduling the history cleanup, as Camunda's REST API has them.
+func TestRESTTaskDatesAndHistory(t *testing.T) {
+	eachBackend(t, rest.Options{}, func(t *testing.T, a *api) {
+		a.eng.RegisterDelegate("boom", bpmnlite.DelegateFunc(func(context.Context, *bpmnlite.Execution) error {
+			return errors.New("card declined")
+		}))
+		a.ok(http.StatusOK, "POST", "/deployment/create", deployment("dated", map[string]string{"dated.bpmn": datedTask}))
+		start := func(due string, prio int) string {
+			vars := map[string]any{"due": map[string]any{"value": due, "type": "String"}, "prio": map[string]any{"value": prio, "type": "Integer"}}
+			return field(a.ok(http.StatusOK, "POST", "/process-definition/key/dated/start", map[string]any{"variables": vars}), "id").(string)
+		}
+		early, late := start("2029-01-01T00:00:00Z", 80), start("2031-01-01T00:00:00Z", 10)
+		count := func(query string) any {
+			return field(a.ok(http.StatusOK, "GET", "/task/count?"+query, nil), "count")
+		}
+		for query, want := range map[string]float64{
+			"dueBefore=2030-01-01T00:00:00.000%2B0000": 1,
+			"dueAfter=2030-01-01T00:00:00.000%2B0000":  1,
+			"followUpBefore=2030-01-02T00:00:00.000Z":  2,
+			"minPriority=50":      1,
+			"maxPriority=50":      1,
+			"priority=10":         1,
+			"withoutDueDate=true": 0,
+		} {
+			if got := count(query); got != want {
+				t.Errorf("%s: %v tasks, want %v", query, got, want)
+			}
+		}
+		if status, out := a.call("GET", "/task?dueBefore=tomorrow", nil); status != http.StatusBadRequest || !strings.Contains(fmt.Sprint(field(out, "message")), "dueBefore") {
+			t.Errorf("a bad date: %d %v", status, out)
+		}
+		tasks, _ := a.ok(http.StatusOK, "GET", "/task?processInstanceId="+early, nil).([]any)
+		if len(tasks) != 1 || field(tasks[0], "due") != "2029-01-01T00:00:00.000+0000" || field(tasks[0], "followUp") != "2030-01-01T00:00:00.000+0000" ||
+			field(tasks[0], "formKey") != "sign-form" || field(tasks[0], "priority") != float64(80) {
+			t.Fatalf("task %v", tasks)
+		}
+		a.ok(http.StatusNoContent, "POST", "/task/"+field(tasks[0], "id").(string)+"/complete", map[string]any{})
+
+		hist, _ := a.ok(http.StatusOK, "GET", "/history/task?processInstanceId="+early, nil).([]any)
+		if len(hist) != 1 || field(hist[0], "deleteReason") != "completed" || field(hist[0], "endTime") == nil || field(hist[0], "duration") == nil {
+			t.Fatalf("historic task %v", hist)
+		}
+		if open, _ := a.ok(http.StatusOK, "GET", "/history/task?unfinished=true&processInstanceId="+late, nil).([]any); len(open) != 1 {
+			t.Fatalf("unfinished %v", open)
+		}
+
+		jobs, _ := a.ok(http.StatusOK, "GET", "/job?processInstanceId="+early, nil).([]any)
+		job := field(jobs[0], "id").(string)
+		for range 3 {
+			a.call("POST", "/job/"+job+"/execute", nil)
+		}
+		incidents, _ := a.ok(http.StatusOK, "GET", "/history/incident?open=true&processInstanceId="+early, nil).([]any)
+		if len(incidents) != 1 || field(incidents[0], "open") != true || field(incidents[0], "incidentMessage") != "card declined" || field(incidents[0], "endTime") != nil {
+			t.Fatalf("open incidents in history %v", incidents)
+		}
+		a.ok(http.StatusNoContent, "PUT", "/job/"+job+"/retries", map[string]any{"retries": 1})
+		resolved, _ := a.ok(http.StatusOK, "GET", "/history/incident?resolved=true&processInstanceId="+early, nil).([]any)
+		if len(resolved) != 1 || field(resolved[0], "resolved") != true || field(resolved[0], "endTime") == nil {
+			t.Fatalf("resolved incidents in history %v", resolved)
+		}
+
+		cleanup := a.ok(http.StatusOK, "POST", "/history/cleanup", nil)
+		if field(cleanup, "id") != bpmnlite.HistoryCleanupJobID || field(cleanup, "dueDate") == nil {
+			t.Fatalf("history cleanup job %v", cleanup)
+		}
+	})
+}

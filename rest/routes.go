@@ -21,6 +21,7 @@ func (h *Handler) routes() {
 	h.instanceRoutes()
 	h.externalTaskRoutes()
 	h.moreRoutes()
+	h.historyRoutes()
 	h.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "NotFoundException", "no resource at "+r.Method+" "+r.URL.Path)
 	})

@@ -3,6 +3,8 @@ package rest
 import (
 	"errors"
 	"net/http"
+	"net/url"
+	"strconv"
 	"time"
 
 	"github.com/bpmnlite/bpmnlite"
@@ -16,6 +18,8 @@ type taskDto struct {
 	Assignee            *string `json:"assignee"`
 	Created             string  `json:"created"`
 	Due                 *string `json:"due"`
+	FollowUp            *string `json:"followUp"`
+	FormKey             *string `json:"formKey"`
 	ExecutionID         string  `json:"executionId"`
 	ProcessDefinitionID string  `json:"processDefinitionId"`
 	ProcessInstanceID   string  `json:"processInstanceId"`
@@ -43,11 +47,16 @@ type jobDto struct {
 }
 
 type incidentDto struct {
+	incidentFields
+	IncidentTimestamp string `json:"incidentTimestamp"`
+}
+
+// incidentFields are the fields of Camunda's runtime and historic incidents.
+type incidentFields struct {
 	ID                  string  `json:"id"`
 	ProcessDefinitionID string  `json:"processDefinitionId"`
 	ProcessInstanceID   string  `json:"processInstanceId"`
 	ExecutionID         string  `json:"executionId"`
-	IncidentTimestamp   string  `json:"incidentTimestamp"`
 	IncidentType        string  `json:"incidentType"`
 	ActivityID          string  `json:"activityId"`
 	FailedActivityID    *string `json:"failedActivityId"`
@@ -93,6 +102,13 @@ type historicActivityDto struct {
 	TenantID                 *string `json:"tenantId"`
 }
 
+func jobOut(j *bpmnlite.Job) jobDto {
+	return jobDto{ID: j.ID, JobDefinitionID: optString(j.JobDefinitionID), ProcessInstanceID: optString(j.ProcessInstanceID),
+		ProcessDefinitionID: j.ProcessDefinitionID, ProcessDefinitionKey: j.ProcessDefinitionKey, ExecutionID: optString(j.ExecutionID),
+		ExceptionMessage: optString(j.ExceptionMessage), FailedActivityID: optString(j.FailedActivityID), Retries: j.Retries,
+		DueDate: formatTimePtr(j.DueDate), Suspended: j.Suspension == 2, Priority: j.Priority, CreateTime: formatTime(j.CreateTime)}
+}
+
 func duration(start time.Time, end *time.Time) *int64 {
 	if end == nil {
 		return nil
@@ -104,13 +120,22 @@ func duration(start time.Time, end *time.Time) *int64 {
 func (h *Handler) moreRoutes() {
 	tasks := func(r *http.Request) ([]taskDto, error) {
 		q := r.URL.Query()
-		ts, err := h.eng.Tasks(r.Context(), bpmnlite.TaskQuery{ID: q.Get("taskId"), ProcessInstanceID: q.Get("processInstanceId"),
+		tq := bpmnlite.TaskQuery{ID: q.Get("taskId"), ProcessInstanceID: q.Get("processInstanceId"),
 			TaskDefinitionKey: q.Get("taskDefinitionKey"), Assignee: q.Get("assignee"), CandidateGroup: q.Get("candidateGroup"),
-			CandidateUser: q.Get("candidateUser")})
+			CandidateUser: q.Get("candidateUser"), WithoutDueDate: q.Get("withoutDueDate") == "true"}
+		p := params{q: q}
+		tq.DueBefore, tq.DueAfter = p.time("dueBefore"), p.time("dueAfter")
+		tq.FollowUpBefore, tq.FollowUpAfter = p.time("followUpBefore"), p.time("followUpAfter")
+		tq.Priority, tq.MinPriority, tq.MaxPriority = p.int("priority"), p.int("minPriority"), p.int("maxPriority")
+		if p.err != nil {
+			return nil, p.err
+		}
+		ts, err := h.eng.Tasks(r.Context(), tq)
 		out := []taskDto{}
 		for _, t := range ts {
 			out = append(out, taskDto{ID: t.ID, Name: optString(t.Name), Assignee: optString(t.Assignee), Created: formatTime(t.CreateTime),
-				Due: formatTimePtr(t.DueDate), ExecutionID: t.ExecutionID, ProcessDefinitionID: t.ProcessDefinitionID,
+				Due: formatTimePtr(t.DueDate), FollowUp: formatTimePtr(t.FollowUpDate), FormKey: optString(t.FormKey),
+				ExecutionID: t.ExecutionID, ProcessDefinitionID: t.ProcessDefinitionID,
 				ProcessInstanceID: t.ProcessInstanceID, TaskDefinitionKey: t.TaskDefinitionKey, Priority: t.Priority, Suspended: t.Suspension == 2})
 		}
 		return out, err
@@ -212,10 +237,7 @@ func (h *Handler) moreRoutes() {
 		js, err := h.eng.Jobs(r.Context(), jq)
 		out := []jobDto{}
 		for _, j := range js {
-			out = append(out, jobDto{ID: j.ID, JobDefinitionID: optString(j.JobDefinitionID), ProcessInstanceID: optString(j.ProcessInstanceID),
-				ProcessDefinitionID: j.ProcessDefinitionID, ProcessDefinitionKey: j.ProcessDefinitionKey, ExecutionID: optString(j.ExecutionID),
-				ExceptionMessage: optString(j.ExceptionMessage), FailedActivityID: optString(j.FailedActivityID), Retries: j.Retries,
-				DueDate: formatTimePtr(j.DueDate), Suspended: j.Suspension == 2, Priority: j.Priority, CreateTime: formatTime(j.CreateTime)})
+			out = append(out, jobOut(j))
 		}
 		return out, err
 	}
@@ -275,18 +297,13 @@ func (h *Handler) moreRoutes() {
 
 	h.handle("GET /incident", func(w http.ResponseWriter, r *http.Request) error {
 		q := r.URL.Query()
-		ins, err := h.eng.Incidents(r.Context(), bpmnlite.IncidentQuery{ID: q.Get("incidentId"), ProcessInstanceID: q.Get("processInstanceId"),
-			ProcessDefinitionID: q.Get("processDefinitionId"), ActivityID: q.Get("activityId"), Type: q.Get("incidentType"),
-			Configuration: q.Get("configuration"), JobDefinitionID: q.Get("jobDefinitionId")})
+		ins, err := h.eng.Incidents(r.Context(), incidentQuery(q))
 		if err != nil {
 			return err
 		}
 		out := []incidentDto{}
 		for _, in := range page(r, ins) {
-			out = append(out, incidentDto{ID: in.ID, ProcessDefinitionID: in.ProcessDefinitionID, ProcessInstanceID: in.ProcessInstanceID,
-				ExecutionID: in.ExecutionID, IncidentTimestamp: formatTime(in.Timestamp), IncidentType: in.Type, ActivityID: in.ActivityID,
-				FailedActivityID: optString(in.FailedActivityID), CauseIncidentID: in.CauseIncidentID, RootCauseIncidentID: in.RootCauseIncidentID,
-				Configuration: in.Configuration, IncidentMessage: optString(in.Message), JobDefinitionID: optString(in.JobDefinitionID)})
+			out = append(out, incidentDto{incidentFieldsOf(*in), formatTime(in.Timestamp)})
 		}
 		writeJSON(w, http.StatusOK, out)
 		return nil
@@ -337,6 +354,145 @@ func (h *Handler) moreRoutes() {
 		writeJSON(w, http.StatusOK, page(r, out))
 		return nil
 	})
+}
+
+type historicTaskDto struct {
+	ID                    string  `json:"id"`
+	ProcessDefinitionKey  string  `json:"processDefinitionKey"`
+	ProcessDefinitionID   string  `json:"processDefinitionId"`
+	ProcessInstanceID     string  `json:"processInstanceId"`
+	ExecutionID           string  `json:"executionId"`
+	ActivityInstanceID    string  `json:"activityInstanceId"`
+	Name                  *string `json:"name"`
+	DeleteReason          *string `json:"deleteReason"`
+	Assignee              *string `json:"assignee"`
+	StartTime             string  `json:"startTime"`
+	EndTime               *string `json:"endTime"`
+	Duration              *int64  `json:"duration"`
+	TaskDefinitionKey     string  `json:"taskDefinitionKey"`
+	Priority              int     `json:"priority"`
+	Due                   *string `json:"due"`
+	FollowUp              *string `json:"followUp"`
+	TenantID              *string `json:"tenantId"`
+	RemovalTime           *string `json:"removalTime"`
+	RootProcessInstanceID *string `json:"rootProcessInstanceId"`
+}
+
+type historicIncidentDto struct {
+	incidentFields
+	CreateTime string  `json:"createTime"`
+	EndTime    *string `json:"endTime"`
+	Open       bool    `json:"open"`
+	Deleted    bool    `json:"deleted"`
+	Resolved   bool    `json:"resolved"`
+}
+
+func incidentFieldsOf(in bpmnlite.Incident) incidentFields {
+	return incidentFields{ID: in.ID, ProcessDefinitionID: in.ProcessDefinitionID, ProcessInstanceID: in.ProcessInstanceID,
+		ExecutionID: in.ExecutionID, IncidentType: in.Type, ActivityID: in.ActivityID,
+		FailedActivityID: optString(in.FailedActivityID), CauseIncidentID: in.CauseIncidentID, RootCauseIncidentID: in.RootCauseIncidentID,
+		Configuration: in.Configuration, IncidentMessage: optString(in.Message), JobDefinitionID: optString(in.JobDefinitionID)}
+}
+
+// historyRoutes: user tasks and incidents in history, and the history cleanup.
+func (h *Handler) historyRoutes() {
+	h.handle("GET /history/task", func(w http.ResponseWriter, r *http.Request) error {
+		q := r.URL.Query()
+		ts, err := h.eng.HistoricTasks(r.Context(), bpmnlite.HistoricTaskQuery{ID: q.Get("taskId"),
+			ProcessInstanceID: q.Get("processInstanceId"), ProcessDefinitionKey: q.Get("processDefinitionKey"),
+			TaskDefinitionKey: q.Get("taskDefinitionKey"), Assignee: q.Get("taskAssignee"),
+			Finished: q.Get("finished") == "true", Unfinished: q.Get("unfinished") == "true", DeleteReason: q.Get("taskDeleteReason")})
+		if err != nil {
+			return err
+		}
+		out := []historicTaskDto{}
+		for _, t := range page(r, ts) {
+			out = append(out, historicTaskDto{ID: t.ID, ProcessDefinitionKey: t.ProcessDefinitionKey, ProcessDefinitionID: t.ProcessDefinitionID,
+				ProcessInstanceID: t.ProcessInstanceID, ExecutionID: t.ExecutionID, ActivityInstanceID: t.ActivityInstanceID,
+				Name: optString(t.Name), DeleteReason: optString(t.DeleteReason), Assignee: optString(t.Assignee),
+				StartTime: formatTime(t.StartTime), EndTime: formatTimePtr(t.EndTime), Duration: duration(t.StartTime, t.EndTime),
+				TaskDefinitionKey: t.TaskDefinitionKey, Priority: t.Priority, Due: formatTimePtr(t.DueDate), FollowUp: formatTimePtr(t.FollowUpDate)})
+		}
+		writeJSON(w, http.StatusOK, out)
+		return nil
+	})
+	h.handle("GET /history/incident", func(w http.ResponseWriter, r *http.Request) error {
+		q := r.URL.Query()
+		state := ""
+		for _, s := range []string{bpmnlite.IncidentOpen, bpmnlite.IncidentResolved, bpmnlite.IncidentDeleted} {
+			if q.Get(s) == "true" {
+				state = s
+			}
+		}
+		ins, err := h.eng.HistoricIncidents(r.Context(), bpmnlite.HistoricIncidentQuery{IncidentQuery: incidentQuery(q), State: state})
+		if err != nil {
+			return err
+		}
+		out := []historicIncidentDto{}
+		for _, in := range page(r, ins) {
+			fields := incidentFieldsOf(bpmnlite.Incident{ID: in.ID, Type: in.Type, Message: in.Message, ExecutionID: in.ExecutionID,
+				ActivityID: in.ActivityID, ProcessInstanceID: in.ProcessInstanceID, ProcessDefinitionID: in.ProcessDefinitionID,
+				CauseIncidentID: in.CauseIncidentID, RootCauseIncidentID: in.RootCauseIncidentID, Configuration: in.Configuration,
+				JobDefinitionID: in.JobDefinitionID, FailedActivityID: in.FailedActivityID})
+			out = append(out, historicIncidentDto{incidentFields: fields, CreateTime: formatTime(in.CreateTime), EndTime: formatTimePtr(in.EndTime),
+				Open: in.State == bpmnlite.IncidentOpen, Deleted: in.State == bpmnlite.IncidentDeleted, Resolved: in.State == bpmnlite.IncidentResolved})
+		}
+		writeJSON(w, http.StatusOK, out)
+		return nil
+	})
+	// Camunda's cleanUpHistoryAsync: the cleanup job, due at once unless
+	// immediatelyDue=false.
+	h.handle("POST /history/cleanup", func(w http.ResponseWriter, r *http.Request) error {
+		if err := h.eng.ScheduleHistoryCleanup(r.Context(), r.URL.Query().Get("immediatelyDue") != "false"); err != nil {
+			return err
+		}
+		js, err := h.eng.Jobs(r.Context(), bpmnlite.JobQuery{ID: bpmnlite.HistoryCleanupJobID})
+		if err != nil || len(js) == 0 {
+			return errors.Join(err, errors.New("the history cleanup job is missing"))
+		}
+		writeJSON(w, http.StatusOK, jobOut(js[0]))
+		return nil
+	})
+}
+
+// incidentQuery reads the parameters Camunda's incident queries share,
+// runtime and history.
+func incidentQuery(q url.Values) bpmnlite.IncidentQuery {
+	return bpmnlite.IncidentQuery{ID: q.Get("incidentId"), ProcessInstanceID: q.Get("processInstanceId"),
+		ProcessDefinitionID: q.Get("processDefinitionId"), ActivityID: q.Get("activityId"), Type: q.Get("incidentType"),
+		Configuration: q.Get("configuration"), JobDefinitionID: q.Get("jobDefinitionId")}
+}
+
+// params reads typed query parameters, keeping the first error.
+type params struct {
+	q   url.Values
+	err error
+}
+
+func (p *params) time(name string) *time.Time {
+	v := p.q.Get(name)
+	if v == "" || p.err != nil {
+		return nil
+	}
+	t, err := parseTime(v)
+	if err != nil {
+		p.err = badRequest("%s: %v", name, err)
+		return nil
+	}
+	return &t
+}
+
+func (p *params) int(name string) *int {
+	v := p.q.Get(name)
+	if v == "" || p.err != nil {
+		return nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		p.err = badRequest("%s: %q is not an integer", name, v)
+		return nil
+	}
+	return &n
 }
 
 // conflict is a state conflict Camunda answers with 500 and its own type.

@@ -14,23 +14,27 @@ import (
 // command is the runtime state of one command: the instances it touched and
 // the agenda of operations still to run.
 type command struct {
-	e         *Engine
-	cc        *tx.Context
-	instances map[string]*instance
-	agenda    []func() error
-	jobDefs   map[string]map[jobDefKey]*persistence.JobDefinition // by process definition id
-	jobDue    []*persistence.Job
-	history   map[string]*persistence.HistoricActivityInstance // inserted by this command
-	startDef  *Definition                                      // definition of a timer start job being created or run
-	running   *persistence.Job                                 // the job this command runs, deleted by its runner
-	ops       int                                              // operations run so far
-	trail     []string                                         // the activities entered last, round robin, near the limit
-	entered   int                                              // activities recorded in trail
-	current   string                                           // the activity entered last: where a failure happened
+	e             *Engine
+	cc            *tx.Context
+	instances     map[string]*instance
+	agenda        []func() error
+	jobDefs       map[string]map[jobDefKey]*persistence.JobDefinition // by process definition id
+	jobDue        []*persistence.Job
+	history       map[string]*persistence.HistoricActivityInstance // inserted by this command
+	historicTasks map[string]*persistence.HistoricTask             // inserted by this command
+	startDef      *Definition                                      // definition of a timer start job being created or run
+	running       *persistence.Job                                 // the job this command runs, deleted by its runner
+	ops           int                                              // operations run so far
+	trail         []string                                         // the activities entered last, round robin, near the limit
+	entered       int                                              // activities recorded in trail
+	current       string                                           // the activity entered last: where a failure happened
 	// wakesFetches: the command makes external tasks fetchable (see externalTasksReady).
 	wakesFetches bool
 	// started, ended: process instances, counted in the engine's Stats at commit.
 	started, ended int64
+	// rescheduled: the running job set its own next due date, to be kept
+	// and run again instead of deleted (the history cleanup job).
+	rescheduled bool
 }
 
 func (e *Engine) newCommand(cc *tx.Context) *command {

@@ -182,8 +182,15 @@ func (e *Engine) deployProcess(cc *tx.Context, d *persistence.Deployment, resour
 		DeploymentID: d.ID,
 		ResourceName: resource,
 		Suspension:   persistence.Active,
+		VersionTag:   proc.VersionTag,
+		// A definition keeps its own time to live; Config.HistoryTimeToLive
+		// applies to the ones without.
+		HistoryTimeToLive: proc.HistoryTimeToLive,
 	}
 	cc.Insert(pd)
+	if pd.HistoryTimeToLive != nil && e.Config.History {
+		e.scheduleHistoryCleanup(cc)
+	}
 	def := &Definition{ProcessDefinition: pd, Process: proc, Model: model}
 	jobDefs := e.createJobDefinitions(cc, def)
 	if err := e.createStartEvents(cc, def, jobDefs); err != nil {

@@ -71,6 +71,15 @@ type Config struct {
 	// MaxQuoted is how much of an expression a deployment problem quotes
 	// (default 200 characters; negative: all of it).
 	MaxQuoted int
+	// HistoryTimeToLive keeps the history of instances whose definition
+	// has no camunda:historyTimeToLive this long after their root instance
+	// ends (0: for good).
+	HistoryTimeToLive time.Duration
+	// HistoryCleanupBatchSize bounds the instances one cleanup run removes
+	// (default DefaultHistoryCleanupBatchSize); HistoryCleanupInterval is
+	// the pause after a run that found less (default DefaultHistoryCleanupInterval).
+	HistoryCleanupBatchSize int
+	HistoryCleanupInterval  time.Duration
 }
 
 // DefaultMaxResourceBytes is the default bound of a deployed file's size:
@@ -106,6 +115,7 @@ type Engine struct {
 	// counts of committed work, for metrics
 	counts struct {
 		started, ended, fetched, completed atomic.Int64
+		retried, exhausted                 atomic.Int64
 	}
 
 	mu          sync.RWMutex
@@ -252,6 +262,9 @@ func newID() string { return uuid.Must(uuid.NewV7()).String() }
 type Stats struct {
 	InstancesStarted, InstancesEnded             int64
 	ExternalTasksFetched, ExternalTasksCompleted int64
+	// JobsRetried: failed job runs with retries left (the job runs again);
+	// JobsExhausted: failed runs that left none (an incident).
+	JobsRetried, JobsExhausted int64
 	// FetchesWaiting is how many long-polling fetches wait now.
 	FetchesWaiting int
 }
@@ -264,6 +277,7 @@ func (e *Engine) Stats() Stats {
 	return Stats{
 		InstancesStarted: e.counts.started.Load(), InstancesEnded: e.counts.ended.Load(),
 		ExternalTasksFetched: e.counts.fetched.Load(), ExternalTasksCompleted: e.counts.completed.Load(),
+		JobsRetried: e.counts.retried.Load(), JobsExhausted: e.counts.exhausted.Load(),
 		FetchesWaiting: waiting,
 	}
 }

@@ -140,6 +140,7 @@ func (c *command) cancelWaits(x *execution, reason string) error {
 		}
 		for _, t := range tasks {
 			c.cc.Delete(t)
+			c.historyTaskEnd(t, persistence.TaskDeleted)
 		}
 	case bpmn.ServiceTask, bpmn.SendTask:
 		if a.External {
@@ -149,6 +150,9 @@ func (c *command) cancelWaits(x *execution, reason string) error {
 			}
 			for _, t := range ets {
 				c.cc.Delete(t)
+				if err := c.e.endIncidents(c.cc, persistence.IncidentsOfExternalTask(t.ID), persistence.IncidentDeleted); err != nil {
+					return err
+				}
 			}
 		}
 	case bpmn.CallActivity:

@@ -222,7 +222,7 @@ func (c *command) finishExternalTask(id, workerID, what string, vars map[string]
 		return nil, nil, fmt.Errorf("external task %s: its execution is not at %s", task.ID, task.ActivityID)
 	}
 	c.cc.Delete(task)
-	if err := resolveIncidents(c.cc, persistence.IncidentsOfExternalTask(task.ID)); err != nil {
+	if err := c.e.endIncidents(c.cc, persistence.IncidentsOfExternalTask(task.ID), persistence.IncidentResolved); err != nil {
 		return nil, nil, err
 	}
 	return x, task, x.setVariables(vars, false)
@@ -278,14 +278,14 @@ func (c *command) setExternalTaskRetries(task *persistence.ExternalTask, retries
 		if err != nil || len(existing) > 0 {
 			return err
 		}
-		return raiseIncident(c.cc, &persistence.Incident{
+		return c.e.raiseIncident(c.cc, &persistence.Incident{
 			Type: persistence.IncidentFailedExternalTask, Message: task.ErrorMessage, ExecutionID: task.ExecutionID,
 			ActivityID: task.ActivityID, ProcessInstanceID: task.ProcessInstanceID,
 			ProcessDefinitionID: task.ProcessDefinitionID, Configuration: task.ID, FailedActivityID: task.ActivityID,
 		})
 	case !hadRetries && retries > 0:
 		c.externalTasksReady()
-		return resolveIncidents(c.cc, persistence.IncidentsOfExternalTask(task.ID))
+		return c.e.endIncidents(c.cc, persistence.IncidentsOfExternalTask(task.ID), persistence.IncidentResolved)
 	}
 	return nil
 }

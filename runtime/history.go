@@ -1,6 +1,8 @@
 package runtime
 
 import (
+	"cmp"
+
 	"github.com/bpmnlite/bpmnlite/bpmn"
 	"github.com/bpmnlite/bpmnlite/persistence"
 )
@@ -76,6 +78,7 @@ func (c *command) historyInstanceStart(in *instance, startActivity string) {
 		State:                  persistence.StateActive,
 		StartActivityID:        startActivity,
 		SuperProcessInstanceID: super,
+		RootProcessInstanceID:  cmp.Or(in.root.RootProcessInstanceID, in.root.ID),
 	}
 	c.cc.Insert(h)
 	in.history = h
@@ -90,7 +93,51 @@ func (c *command) historyInstanceEnd(in *instance, state, reason, endActivity st
 	if h := in.history; h != nil {
 		h.EndTime, h.State, h.DeleteReason, h.EndActivityID = &now, state, reason, endActivity
 		c.cc.Update(h) // a no-op unless a flush already inserted h
+	} else {
+		c.cc.Write(persistence.EndProcessInstance(in.root.ID, now, state, reason, endActivity))
+	}
+	c.setRemovalTime(in, now)
+}
+
+// deleteIncidentsOfInstance removes the open incidents of an ending
+// instance; their history records end as deleted.
+func (c *command) deleteIncidentsOfInstance(processInstanceID string) {
+	if c.e.Config.History {
+		c.cc.Write(persistence.EndHistoricIncidents("process_instance_id", processInstanceID, c.cc.Now().UTC(), persistence.IncidentDeleted))
+	}
+	c.cc.Write(persistence.DeleteIncidentsOfInstance(processInstanceID))
+}
+
+// historyTaskStart records a new user task.
+func (c *command) historyTaskStart(t *persistence.Task, x *execution) {
+	if !c.e.Config.History {
 		return
 	}
-	c.cc.Write(persistence.EndProcessInstance(in.root.ID, now, state, reason, endActivity))
+	h := &persistence.HistoricTask{
+		ID: t.ID, Rev: 1, Name: t.Name, ExecutionID: t.ExecutionID, ProcessInstanceID: t.ProcessInstanceID,
+		ProcessDefinitionID: t.ProcessDefinitionID, ProcessDefinitionKey: x.inst.def.Key,
+		TaskDefinitionKey: t.TaskDefinitionKey, ActivityInstanceID: x.ActivityInstanceID, Assignee: t.Assignee,
+		Priority: t.Priority, DueDate: t.DueDate, FollowUpDate: t.FollowUpDate, StartTime: t.CreateTime,
+	}
+	c.cc.Insert(h)
+	if c.historicTasks == nil {
+		c.historicTasks = make(map[string]*persistence.HistoricTask)
+	}
+	c.historicTasks[h.ID] = h
+}
+
+// historyTaskEnd closes a user task's history record: completed or deleted.
+func (c *command) historyTaskEnd(t *persistence.Task, reason string) {
+	if !c.e.Config.History {
+		return
+	}
+	now := c.cc.Now().UTC()
+	if h := c.historicTasks[t.ID]; h != nil {
+		// Inserted by this command: the insert (or an update, after a
+		// flush) writes the final state.
+		h.EndTime, h.DeleteReason, h.Assignee = &now, reason, t.Assignee
+		c.cc.Update(h)
+		return
+	}
+	c.cc.Write(persistence.EndHistoricTask(t.ID, now, reason))
 }

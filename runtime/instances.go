@@ -117,7 +117,7 @@ func (c *command) endInstance(in *instance, state, reason string) error {
 	c.historyInstanceEnd(in, state, reason, in.lastEnd)
 	c.ended++
 	c.archiveVariables(in)
-	c.cc.Write(persistence.DeleteIncidentsOfInstance(root.ID))
+	c.deleteIncidentsOfInstance(root.ID)
 	c.e.log.Debug("process instance ended", "instance", root.ID, "definition", in.def.ID, "state", state)
 	if err := c.removeExecution(root); err != nil {
 		return err
@@ -145,7 +145,7 @@ func (c *command) deleteInstance(in *instance, reason, state string) error {
 	c.historyInstanceEnd(in, state, reason, "")
 	c.ended++
 	c.archiveVariables(in)
-	c.cc.Write(persistence.DeleteIncidentsOfInstance(root.ID))
+	c.deleteIncidentsOfInstance(root.ID)
 	return c.removeExecution(root)
 }
 

@@ -87,6 +87,11 @@ func (e *Engine) recordFailure(cc *tx.Context, jobID string, lock *JobLock, work
 	// Logged once the failure is stored, on every path that runs jobs.
 	logged := *job
 	cc.AfterCommit(func() {
+		if logged.Retries > 0 {
+			e.counts.retried.Add(1)
+		} else {
+			e.counts.exhausted.Add(1)
+		}
 		e.log.Warn("job failed", "job", logged.ID, "activity", logged.ActivityID, "failedActivity", logged.FailedActivityID,
 			"instance", logged.ProcessInstanceID, "retriesLeft", logged.Retries, "error", logged.ExceptionMessage)
 	})
@@ -178,7 +183,7 @@ func (e *Engine) createIncident(cc *tx.Context, j *persistence.Job) error {
 	if err != nil || len(open) > 0 {
 		return err
 	}
-	return raiseIncident(cc, &persistence.Incident{
+	return e.raiseIncident(cc, &persistence.Incident{
 		Type: persistence.IncidentFailedJob, Message: j.ExceptionMessage, ExecutionID: j.ExecutionID, ActivityID: j.ActivityID,
 		ProcessInstanceID: j.ProcessInstanceID, ProcessDefinitionID: j.ProcessDefinitionID,
 		Configuration: j.ID, JobDefinitionID: j.JobDefinitionID, FailedActivityID: j.FailedActivityID,
@@ -187,11 +192,11 @@ func (e *Engine) createIncident(cc *tx.Context, j *persistence.Job) error {
 
 // raiseIncident inserts root, and one incident more in each calling process
 // instance up the call activity chain, each caused by the one below.
-func raiseIncident(cc *tx.Context, root *persistence.Incident) error {
+func (e *Engine) raiseIncident(cc *tx.Context, root *persistence.Incident) error {
 	now := cc.Now().UTC()
 	root.ID, root.Rev, root.Timestamp = newID(), 1, now
 	root.CauseIncidentID, root.RootCauseIncidentID = root.ID, root.ID
-	cc.Insert(root)
+	e.insertIncident(cc, root)
 	cause, instance := root, root.ProcessInstanceID
 	for depth := 0; instance != "" && depth < 100; depth++ {
 		ent, err := cc.Get(persistence.ExecutionTable, instance)
@@ -208,20 +213,36 @@ func raiseIncident(cc *tx.Context, root *persistence.Incident) error {
 			ExecutionID: super.ID, ActivityID: super.ActivityID, ProcessInstanceID: super.ProcessInstanceID,
 			ProcessDefinitionID: super.ProcessDefinitionID, CauseIncidentID: cause.ID, RootCauseIncidentID: root.ID,
 		}
-		cc.Insert(in)
+		e.insertIncident(cc, in)
 		cause, instance = in, super.ProcessInstanceID
 	}
 	return nil
 }
 
-// resolveJobIncidents removes the incident of job and the incidents it
-// caused in calling instances.
-func (e *Engine) resolveJobIncidents(cc *tx.Context, j *persistence.Job) error {
-	return resolveIncidents(cc, persistence.IncidentsOfJob(j.ID))
+// insertIncident inserts an open incident, and its history record.
+func (e *Engine) insertIncident(cc *tx.Context, in *persistence.Incident) {
+	cc.Insert(in)
+	if e.Config.History {
+		cc.Insert(&persistence.HistoricIncident{
+			ID: in.ID, Rev: 1, Type: in.Type, CreateTime: in.Timestamp, State: persistence.IncidentOpen,
+			Message: in.Message, ExecutionID: in.ExecutionID, ActivityID: in.ActivityID,
+			FailedActivityID: in.FailedActivityID, ProcessInstanceID: in.ProcessInstanceID,
+			ProcessDefinitionID: in.ProcessDefinitionID, CauseIncidentID: in.CauseIncidentID,
+			RootCauseIncidentID: in.RootCauseIncidentID, Configuration: in.Configuration, JobDefinitionID: in.JobDefinitionID,
+		})
+	}
 }
 
-// resolveIncidents removes the incidents q selects and those they caused.
-func resolveIncidents(cc *tx.Context, q persistence.Query[*persistence.Incident]) error {
+// endJobIncidents ends the incident of job and the incidents it caused in
+// calling instances: resolved (the job succeeded or got retries) or
+// deleted (with the job).
+func (e *Engine) endJobIncidents(cc *tx.Context, j *persistence.Job, state string) error {
+	return e.endIncidents(cc, persistence.IncidentsOfJob(j.ID), state)
+}
+
+// endIncidents removes the incidents q selects and those they caused, and
+// closes their history records with state.
+func (e *Engine) endIncidents(cc *tx.Context, q persistence.Query[*persistence.Incident], state string) error {
 	roots, err := tx.Select(cc, q)
 	if err != nil {
 		return err
@@ -232,11 +253,22 @@ func resolveIncidents(cc *tx.Context, q persistence.Query[*persistence.Incident]
 			return err
 		}
 		for _, in := range chain {
-			cc.Delete(in)
+			e.deleteIncident(cc, in, state)
 		}
-		cc.Delete(r)
+		e.deleteIncident(cc, r, state)
 	}
 	return nil
+}
+
+// deleteIncident removes one incident and closes its history record.
+func (e *Engine) deleteIncident(cc *tx.Context, in *persistence.Incident, state string) {
+	if cc.IsDeleted(in) {
+		return // also in the chain of another root
+	}
+	cc.Delete(in)
+	if e.Config.History {
+		cc.Write(persistence.EndHistoricIncidents("id", in.ID, cc.Now().UTC(), state))
+	}
 }
 
 // logJob records an event of job in the job log (when history is on). The

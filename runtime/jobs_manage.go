@@ -85,7 +85,7 @@ func (e *Engine) setRetries(cc *tx.Context, j *persistence.Job, retries int) err
 	cc.Update(j)
 	switch {
 	case retries > 0 && had == 0:
-		return e.resolveJobIncidents(cc, j)
+		return e.endJobIncidents(cc, j, persistence.IncidentResolved)
 	case retries == 0 && had > 0:
 		return e.createIncident(cc, j)
 	}
@@ -198,7 +198,7 @@ func (c *command) deleteJob(j *persistence.Job) error {
 		return nil
 	}
 	if j.ExceptionMessage != "" || j.Retries == 0 {
-		if err := c.e.resolveJobIncidents(c.cc, j); err != nil {
+		if err := c.e.endJobIncidents(c.cc, j, persistence.IncidentDeleted); err != nil {
 			return err
 		}
 	}

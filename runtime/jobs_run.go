@@ -165,11 +165,18 @@ func (e *Engine) runWork(cc *tx.Context, job *persistence.Job, start *time.Time,
 	}
 	if job.ExceptionMessage != "" || job.Retries == 0 {
 		// A job that failed before may have an incident, resolved now.
-		if err := e.resolveJobIncidents(cc, job); err != nil {
+		if err := e.endJobIncidents(cc, job, persistence.IncidentResolved); err != nil {
 			return "", err
 		}
 	}
-	cc.Delete(job)
+	if c.rescheduled {
+		// A job that schedules itself again (the history cleanup).
+		job.LockOwner, job.LockExpiration, job.ExceptionMessage, job.ExceptionStack = "", nil, "", ""
+		job.Retries, job.FailedAttempts, job.FailedActivityID = e.Config.DefaultRetries, 0, ""
+		cc.Update(job)
+	} else {
+		cc.Delete(job)
+	}
 	e.logJob(cc, job, persistence.JobLogSucceeded, "", start)
 	if !commit {
 		return "", cc.Release(jobSavepoint)
@@ -270,8 +277,11 @@ func (e *Engine) acquireInGroup(cc *tx.Context, p persistence.AcquireParams, got
 // asynchronous break, or a timer firing. The caller owns locking, the
 // savepoint, deleting the job and failure bookkeeping.
 func (c *command) runJob(j *persistence.Job) error {
-	if j.HandlerType == persistence.HandlerTimerStart {
+	switch j.HandlerType {
+	case persistence.HandlerTimerStart:
 		return c.fireStartTimer(j)
+	case persistence.HandlerHistoryCleanup:
+		return c.historyCleanupJob(j)
 	}
 	if j.ProcessInstanceID != "" {
 		// The whole execution tree in one query, the job's execution with

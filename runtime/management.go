@@ -140,7 +140,7 @@ func (e *Engine) ResolveIncident(ctx context.Context, id string) error {
 				return e.setRetries(cc, j, 1)
 			}
 		}
-		cc.Delete(in)
+		e.deleteIncident(cc, in, persistence.IncidentResolved)
 		return nil
 	})
 }

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/bpmnlite/bpmnlite/bpmn"
+	"github.com/bpmnlite/bpmnlite/bpmn/timer"
 	"github.com/bpmnlite/bpmnlite/expression"
 	"github.com/bpmnlite/bpmnlite/persistence"
 )
@@ -65,12 +67,64 @@ func (c *command) createTask(x *execution, a *bpmn.Activity) error {
 	if t.CandidateUsers, err = c.text(x, a.CandidateUsers); err != nil {
 		return failAt(a, "candidateUsers: %w", err)
 	}
+	if t.FormKey, err = c.text(x, a.FormKey); err != nil {
+		return failAt(a, "formKey: %w", err)
+	}
+	if a.Priority != "" {
+		p, err := c.constOrExpr(x, a.Priority, "", "priority")
+		if err != nil {
+			return failAt(a, "%w", err)
+		}
+		t.Priority = int(p)
+	}
+	if t.DueDate, err = c.taskDate(x, a.DueDate, t.CreateTime); err != nil {
+		return failAt(a, "dueDate: %w", err)
+	}
+	if t.FollowUpDate, err = c.taskDate(x, a.FollowUpDate, t.CreateTime); err != nil {
+		return failAt(a, "followUpDate: %w", err)
+	}
 	c.cc.Insert(t)
 	if h := c.history[x.ActivityInstanceID]; h != nil {
 		h.TaskID = t.ID
 		c.cc.Update(h)
 	}
+	c.historyTaskStart(t, x)
 	return nil
+}
+
+// taskDate evaluates a user task's due or follow-up date: nil when src is
+// empty or gives nil; a time; an ISO 8601 date; or an ISO 8601 duration
+// counted from created.
+func (c *command) taskDate(x *execution, src string, created time.Time) (*time.Time, error) {
+	if src == "" {
+		return nil, nil
+	}
+	v := any(src)
+	if expression.IsExpression(src) {
+		var err error
+		if v, err = c.eval(x, src); err != nil {
+			return nil, err
+		}
+	}
+	switch t := v.(type) {
+	case nil:
+		return nil, nil
+	case time.Time:
+		u := t.UTC()
+		return &u, nil
+	case string:
+		s := strings.TrimSpace(t)
+		if d, err := timer.ParseDate(s, time.UTC); err == nil {
+			d = d.UTC()
+			return &d, nil
+		}
+		if d, err := timer.ParseDuration(s); err == nil {
+			due := d.AddTo(created).UTC()
+			return &due, nil
+		}
+		return nil, fmt.Errorf("'%s' is neither an ISO 8601 date nor a duration", s)
+	}
+	return nil, fmt.Errorf("gives %T, want a time or an ISO 8601 date or duration", v)
 }
 
 // text evaluates an attribute that may contain expressions to a string.
@@ -153,6 +207,7 @@ func (e *Engine) CompleteTask(ctx context.Context, t persistence.Tx, taskID stri
 			return err
 		}
 		c.cc.Delete(task)
+		c.historyTaskEnd(task, persistence.TaskCompleted)
 		a := x.activity()
 		if a == nil {
 			return fmt.Errorf("task %q: execution is at no activity", taskID)
@@ -196,6 +251,9 @@ func (e *Engine) updateTask(ctx context.Context, t persistence.Tx, id string, ch
 			return err
 		}
 		c.cc.Update(task)
+		if c.e.Config.History {
+			c.cc.Write(persistence.SetHistoricTaskAssignee(task.ID, task.Assignee))
+		}
 		return nil
 	})
 }

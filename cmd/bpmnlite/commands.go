@@ -22,10 +22,30 @@ import (
 // and --json; a missing SQLite file is an error, and the reading commands
 // never migrate.
 
+// dbFlags are the database flags every command shares: -db (default
+// $BPMNLITE_DB, else def) and -schema (default $BPMNLITE_SCHEMA), the
+// PostgreSQL schema of the engine's tables.
+type dbFlags struct{ db, schema *string }
+
+func newDBFlags(fs *flag.FlagSet, def string) dbFlags {
+	if env := os.Getenv("BPMNLITE_DB"); env != "" {
+		def = env
+	}
+	return dbFlags{
+		db:     fs.String("db", def, "SQLite file or postgres:// URL (default $BPMNLITE_DB)"),
+		schema: fs.String("schema", os.Getenv("BPMNLITE_SCHEMA"), "PostgreSQL schema of the engine's tables (default $BPMNLITE_SCHEMA, else the search_path)"),
+	}
+}
+
+// config is the engine configuration the flags name.
+func (d dbFlags) config() bpmnlite.Config {
+	return bpmnlite.Config{Database: *d.db, Schema: *d.schema}
+}
+
 // cli is one command's flags and engine.
 type cli struct {
-	fs      *flag.FlagSet
-	db      *string
+	fs *flag.FlagSet
+	dbFlags
 	asJSON  *bool
 	vars    varFlags
 	out     io.Writer
@@ -37,12 +57,7 @@ type cli struct {
 func newCLI(name string, out io.Writer, reading bool) *cli {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	def := os.Getenv("BPMNLITE_DB")
-	if def == "" {
-		def = "bpmnlite.db"
-	}
-	c := &cli{fs: fs, out: out, vars: varFlags{}, readAll: reading}
-	c.db = fs.String("db", def, "")
+	c := &cli{fs: fs, dbFlags: newDBFlags(fs, "bpmnlite.db"), out: out, vars: varFlags{}, readAll: reading}
 	c.asJSON = fs.Bool("json", false, "")
 	return c
 }
@@ -59,7 +74,9 @@ func (c *cli) open(ctx context.Context, args []string) error {
 			return fmt.Errorf("database %s: %w (bpmnlite serve or run creates one)", *c.db, err)
 		}
 	}
-	c.eng, err = bpmnlite.Open(ctx, bpmnlite.Config{Database: *c.db, Logger: slog.New(slog.DiscardHandler), OpenExisting: c.readAll})
+	cfg := c.config()
+	cfg.Logger, cfg.OpenExisting = slog.New(slog.DiscardHandler), c.readAll
+	c.eng, err = bpmnlite.Open(ctx, cfg)
 	return err
 }
 
@@ -359,14 +376,12 @@ func explain(ctx context.Context, eng *bpmnlite.Engine, j *bpmnlite.Job) ([]expl
 		add("due", false, "due now")
 	}
 
-	switch {
-	case j.LockOwner != "" && j.LockExpiration != nil && j.LockExpiration.After(now):
-		add("lock", true, fmt.Sprintf("locked by %s until %s: running or queued there (a running job's lock is extended while it runs)", j.LockOwner, j.LockExpiration.Format(time.RFC3339)))
-	case j.LockOwner != "":
-		add("lock", false, fmt.Sprintf("the lock of %s expired at %s: the next acquisition takes it over", j.LockOwner, j.LockExpiration.Format(time.RFC3339)))
-	default:
-		add("lock", false, "not locked")
+	executors, err := eng.JobExecutors(ctx)
+	if err != nil {
+		return nil, err
 	}
+	blocks, detail := lockVerdict(j, executors, now)
+	add("lock", blocks, detail)
 
 	if j.Retries <= 0 {
 		detail := "no retries left: fix the cause, then bpmnlite retry " + j.ID
@@ -427,13 +442,29 @@ func explain(ctx context.Context, eng *bpmnlite.Engine, j *bpmnlite.Job) ([]expl
 		add("exclusive", false, "not exclusive")
 	}
 
-	executors, err := eng.JobExecutors(ctx)
-	if err != nil {
-		return nil, err
-	}
-	blocks, detail := servedBy(j, executors)
+	blocks, detail = servedBy(j, executors)
 	add("executors", blocks, detail)
 	return out, nil
+}
+
+// lockVerdict tells whether j's lock holds at now and, from the executors'
+// reports, whether its owner is alive to extend it.
+func lockVerdict(j *bpmnlite.Job, executors []*bpmnlite.JobExecutorInfo, now time.Time) (bool, string) {
+	if j.LockOwner == "" || j.LockExpiration == nil {
+		return false, "not locked"
+	}
+	until := j.LockExpiration.Format(time.RFC3339)
+	if !j.LockExpiration.After(now) {
+		return false, fmt.Sprintf("the lock of %s expired at %s: the next acquisition takes it over", j.LockOwner, until)
+	}
+	for _, x := range executors {
+		if x.ID == j.LockOwner {
+			return true, fmt.Sprintf("locked by %s until %s: running or queued there; that executor is alive (reported %s ago) and extends the lock while the job runs",
+				j.LockOwner, until, now.Sub(x.Heartbeat).Round(time.Second))
+		}
+	}
+	return true, fmt.Sprintf("locked by %s until %s, but %s has not reported in the last 30 s: the lock is not being extended, and another executor takes the job over when it expires",
+		j.LockOwner, until, j.LockOwner)
 }
 
 // servedBy tells whether a running executor takes j: one that reported

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/bpmnlite/bpmnlite"
+	"github.com/bpmnlite/bpmnlite/internal/testdb"
 )
 
 const cliProcess = `<?xml version="1.0" encoding="UTF-8"?>
@@ -26,22 +27,32 @@ const cliProcess = `<?xml version="1.0" encoding="UTF-8"?>
   </process>
 </definitions>`
 
-// newDB makes a migrated database file, as serve or run would.
-func newDB(t *testing.T) string {
-	t.Helper()
-	db := filepath.Join(t.TempDir(), "cli.db")
-	eng, err := bpmnlite.Open(context.Background(), bpmnlite.Config{Database: db, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
+// eachBackend runs f on a migrated SQLite file and, when configured, on a
+// PostgreSQL schema of its own, as serve or run would leave them; the
+// commands find the database through BPMNLITE_DB and BPMNLITE_SCHEMA, and
+// cfg opens it beside them.
+func eachBackend(t *testing.T, f func(t *testing.T, cfg bpmnlite.Config)) {
+	for _, b := range testdb.Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			cfg := bpmnlite.Config{Database: b.URL, Schema: b.Options.Schema, Logger: slog.New(slog.DiscardHandler)}
+			eng, err := bpmnlite.Open(context.Background(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			eng.Close()
+			t.Setenv("BPMNLITE_DB", b.URL)
+			t.Setenv("BPMNLITE_SCHEMA", b.Options.Schema)
+			f(t, cfg)
+		})
 	}
-	eng.Close()
-	return db
 }
 
 // The commands on an existing database, tables and --json.
 func TestCLICommands(t *testing.T) {
-	db := newDB(t)
-	t.Setenv("BPMNLITE_DB", db)
+	eachBackend(t, testCLICommands)
+}
+
+func testCLICommands(t *testing.T, _ bpmnlite.Config) {
 	file := filepath.Join(t.TempDir(), "cli.bpmn")
 	if err := os.WriteFile(file, []byte(cliProcess), 0o600); err != nil {
 		t.Fatal(err)
@@ -122,9 +133,12 @@ func blocks(out, condition string) bool {
 // not due, locked (running), no retries (with the incident), suspended,
 // an exclusive job of the same instance in progress; and acquirable.
 func TestJobsExplain(t *testing.T) {
-	db := newDB(t)
+	eachBackend(t, testJobsExplain)
+}
+
+func testJobsExplain(t *testing.T, cfg bpmnlite.Config) {
 	ctx := context.Background()
-	eng, err := bpmnlite.Open(ctx, bpmnlite.Config{Database: db, Logger: slog.New(slog.DiscardHandler)})
+	eng, err := bpmnlite.Open(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +167,7 @@ func TestJobsExplain(t *testing.T) {
 	}
 	explainOf := func(job string) string {
 		t.Helper()
-		out, err := runCLI(t, "jobs", "explain", job, "-db", db)
+		out, err := runCLI(t, "jobs", "explain", job)
 		if err != nil {
 			t.Fatalf("explain: %v\n%s", err, out)
 		}
@@ -244,7 +258,7 @@ func TestJobsExplain(t *testing.T) {
 	if js[0].ID == second {
 		runningJob, waitingJob = second, first
 	}
-	if out := explainOf(runningJob); !blocks(out, "lock") || blocks(out, "executors") || !strings.Contains(out, "served by") {
+	if out := explainOf(runningJob); !blocks(out, "lock") || !strings.Contains(out, "extends the lock") || blocks(out, "executors") || !strings.Contains(out, "served by") {
 		t.Errorf("running job:\n%s", out)
 	}
 
@@ -273,6 +287,97 @@ func TestServedBy(t *testing.T) {
 		{"served", []*bpmnlite.JobExecutorInfo{{ID: "a", PoolSize: 2, QueueSize: 2, Inflight: 4}, {ID: "b", DeploymentAware: true, Deployments: "d0,d1", PoolSize: 4, Inflight: 1}}, false, "served by b (1 of 4 busy)"},
 	} {
 		blocks, says := servedBy(job, tc.execs)
+		if blocks != tc.blocks || !strings.Contains(says, tc.says) {
+			t.Errorf("%s: %v %q", tc.name, blocks, says)
+		}
+	}
+}
+
+// retry gives failed jobs retries again: one by id, or every job without
+// retries; their incidents are resolved.
+func TestCLIRetry(t *testing.T) {
+	eachBackend(t, testCLIRetry)
+}
+
+func testCLIRetry(t *testing.T, cfg bpmnlite.Config) {
+	eng, err := bpmnlite.Open(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng.RegisterDelegate("boom", bpmnlite.DelegateFunc(func(context.Context, *bpmnlite.Execution) error {
+		return errors.New("card declined")
+	}))
+	if _, err := eng.Deploy(t.Context(), bpmnlite.DeployRequest{Name: "fails", Resources: []bpmnlite.Resource{{Name: "f.bpmn", Bytes: []byte(explainProcess)}}}); err != nil {
+		t.Fatal(err)
+	}
+	var jobs []string
+	for range 2 {
+		pi, err := eng.Start(t.Context(), bpmnlite.StartRequest{Key: "fails"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		js, _ := eng.Jobs(t.Context(), bpmnlite.JobQuery{ProcessInstanceID: pi})
+		for range 3 {
+			_ = eng.ExecuteJob(t.Context(), js[0].ID)
+		}
+		jobs = append(jobs, js[0].ID)
+	}
+	eng.Close()
+
+	run := func(args ...string) string {
+		t.Helper()
+		out, err := runCLI(t, args...)
+		if err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, out)
+		}
+		return out
+	}
+	if out := run("incidents"); strings.Count(out, "card declined") != 2 {
+		t.Fatalf("incidents before retry:\n%s", out)
+	}
+	if out := run("retry", jobs[0], "-retries", "2"); !strings.Contains(out, jobs[0]) {
+		t.Errorf("retry ID:\n%s", out)
+	}
+	if out := run("incidents"); strings.Count(out, "card declined") != 1 || strings.Contains(out, jobs[0]) {
+		t.Fatalf("incidents after retrying one:\n%s", out)
+	}
+	if out := run("retry", "--all-failed"); !strings.Contains(out, jobs[1]) || strings.Contains(out, jobs[0]) {
+		t.Errorf("retry --all-failed:\n%s", out)
+	}
+	if out := run("incidents"); !strings.Contains(out, "none") {
+		t.Fatalf("incidents after retry --all-failed:\n%s", out)
+	}
+	var left []bpmnlite.Job
+	if err := json.Unmarshal([]byte(run("jobs", "--json")), &left); err != nil || len(left) != 2 {
+		t.Fatalf("jobs --json: %v %v", left, err)
+	}
+	for _, j := range left {
+		if want := map[string]int{jobs[0]: 2, jobs[1]: 1}[j.ID]; j.Retries != want {
+			t.Errorf("job %s has %d retries, want %d", j.ID, j.Retries, want)
+		}
+	}
+	if _, err := runCLI(t, "retry"); err == nil {
+		t.Error("retry without a job id succeeded")
+	}
+}
+
+// The lock verdict says whether the owner is alive to extend the lock.
+func TestLockVerdict(t *testing.T) {
+	now := time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)
+	later, earlier := now.Add(time.Minute), now.Add(-time.Minute)
+	alive := []*bpmnlite.JobExecutorInfo{{ID: "node-a", Heartbeat: now.Add(-2 * time.Second)}}
+	for _, tc := range []struct {
+		name   string
+		job    bpmnlite.Job
+		blocks bool
+		says   string
+	}{
+		{"unlocked", bpmnlite.Job{}, false, "not locked"},
+		{"expired", bpmnlite.Job{LockOwner: "node-a", LockExpiration: &earlier}, false, "expired"},
+		{"alive", bpmnlite.Job{LockOwner: "node-a", LockExpiration: &later}, true, "alive (reported 2s ago) and extends the lock"},
+		{"gone", bpmnlite.Job{LockOwner: "node-b", LockExpiration: &later}, true, "node-b has not reported in the last 30 s: the lock is not being extended"},
+	} {
+		blocks, says := lockVerdict(&tc.job, alive, now)
 		if blocks != tc.blocks || !strings.Contains(says, tc.says) {
 			t.Errorf("%s: %v %q", tc.name, blocks, says)
 		}

@@ -35,7 +35,8 @@ const usage = `usage (bpmnlite COMMAND -h for a command's flags and examples):
   bpmnlite serve [-db path|url] [-pool n] [-http 127.0.0.1:8080] [-auth user:password|"Bearer token"]
                  [-log-level debug|info|warn|error] [-log-format text|json] file.bpmn ...
   bpmnlite deploy|start KEY|instances|tasks|complete TASK|correlate MESSAGE|incidents|retry JOB|--all-failed
-                 [-db path|url (default $BPMNLITE_DB)] [-var name=value] [--json]   on an existing database
+                 [-db path|url (default $BPMNLITE_DB)] [-schema name (default $BPMNLITE_SCHEMA)]
+                 [-var name=value] [--json]   on an existing database
   bpmnlite jobs [-db path|url] [-instance ID] [-activity ID] [-failed] [job-id] [--json]
   bpmnlite jobs explain JOB-ID    check a job against every acquisition condition
   bpmnlite validate file.bpmn ...
@@ -47,7 +48,8 @@ var commandHelp = map[string]string{
 Deploys the files (unchanged ones make no new version), serves the REST API
 under /engine-rest and /metrics, and runs the job executor until SIGINT or
 SIGTERM.
-flags: -db URL, -pool N, -http ADDR (default 127.0.0.1:8080; "" for none),
+flags: -db URL (or BPMNLITE_DB), -schema NAME (or BPMNLITE_SCHEMA), -pool N,
+       -http ADDR (default 127.0.0.1:8080; "" for none),
        -auth user:password | "Bearer TOKEN" (or BPMNLITE_AUTH; required off
        loopback), -log-level debug|info|warn|error, -log-format text|json
 example: BPMNLITE_AUTH=demo:secret bpmnlite serve -db orders.db -http :8080 processes/*.bpmn`,

@@ -98,7 +98,9 @@ func parseAnywhere(fs *flag.FlagSet, args []string) ([]string, error) {
 func runProcess(ctx context.Context, args []string, out io.Writer) error {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	db := fs.String("db", ":memory:", "")
+	// Only -db and -schema name a database: run's own default is a
+	// private in-memory one, whatever BPMNLITE_DB says.
+	db := dbFlags{db: fs.String("db", ":memory:", ""), schema: fs.String("schema", "", "")}
 	key := fs.String("key", "", "")
 	steps := fs.Int("steps", 1000, "")
 	stubAll := fs.Bool("stub-all", false, "")
@@ -118,7 +120,9 @@ func runProcess(ctx context.Context, args []string, out io.Writer) error {
 		return errors.New("run: no BPMN file given\n" + runHelp)
 	}
 	clock := enginetest.ClockAt(time.Now().UTC().Truncate(time.Second))
-	eng, err := bpmnlite.Open(ctx, bpmnlite.Config{Database: *db, Clock: clock.Now, Logger: slog.New(slog.DiscardHandler)})
+	cfg := db.config()
+	cfg.Clock, cfg.Logger = clock.Now, slog.New(slog.DiscardHandler)
+	eng, err := bpmnlite.Open(ctx, cfg)
 	if err != nil {
 		return err
 	}

@@ -28,7 +28,7 @@ import (
 // jobs get 30 seconds.
 func serve(ctx context.Context, args []string, out io.Writer) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	db := fs.String("db", "bpmnlite.db", "SQLite file or postgres:// URL")
+	db := newDBFlags(fs, "bpmnlite.db")
 	pool := fs.Int("pool", 4, "job executor workers")
 	addr := fs.String("http", "127.0.0.1:8080", "address of the REST API (/engine-rest); empty: none")
 	auth := fs.String("auth", os.Getenv("BPMNLITE_AUTH"), `REST authentication: "user:password" (basic) or "Bearer <token>"; required off loopback (default $BPMNLITE_AUTH)`)
@@ -58,7 +58,9 @@ func serve(ctx context.Context, args []string, out io.Writer) error {
 		return fmt.Errorf("-log-format %q: want text or json", *logFormat)
 	}
 	log := slog.New(handler)
-	eng, err := bpmnlite.Open(ctx, bpmnlite.Config{Database: *db, Logger: log})
+	cfg := db.config()
+	cfg.Logger = log
+	eng, err := bpmnlite.Open(ctx, cfg)
 	if err != nil {
 		return err
 	}

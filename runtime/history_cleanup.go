@@ -1,0 +1,116 @@
+package runtime
+
+import (
+	"context"
+	"time"
+
+	"github.com/bpmnlite/bpmnlite/persistence"
+	"github.com/bpmnlite/bpmnlite/tx"
+)
+
+// History time to live, as Camunda's removal-time-based cleanup: when a
+// root process instance ends, its whole hierarchy's history gets a removal
+// time, its end plus the root definition's camunda:historyTimeToLive (or
+// Config.HistoryTimeToLive); one job, HistoryCleanupJobID, run by the job
+// executor like any other, removes what is due in batches.
+
+// HistoryCleanupJobID is the id of the one history cleanup job.
+const HistoryCleanupJobID = "history-cleanup"
+
+// Defaults of the history cleanup.
+const (
+	DefaultHistoryCleanupBatchSize = 500
+	DefaultHistoryCleanupInterval  = time.Hour
+)
+
+// timeToLive is how long the history of an instance of def is kept after
+// its root instance ends; ok is false when it is kept for good.
+func (e *Engine) timeToLive(def *Definition) (ttl time.Duration, ok bool) {
+	if days := def.HistoryTimeToLive; days != nil {
+		return time.Duration(*days) * 24 * time.Hour, true
+	}
+	return e.Config.HistoryTimeToLive, e.Config.HistoryTimeToLive > 0
+}
+
+// setRemovalTime gives an ending root instance's hierarchy its removal time.
+func (c *command) setRemovalTime(in *instance, end time.Time) {
+	if in.root.SuperExecutionID != "" {
+		return // the root of the hierarchy decides, when it ends
+	}
+	if ttl, ok := c.e.timeToLive(in.def); ok {
+		c.cc.Write(persistence.SetRemovalTime(in.root.ID, end.Add(ttl)))
+	}
+}
+
+// scheduleHistoryCleanup makes sure the history cleanup job exists (due
+// now), in cc's transaction.
+func (e *Engine) scheduleHistoryCleanup(cc *tx.Context) {
+	now := cc.Now().UTC()
+	cc.Write(persistence.EnsureJob(&persistence.Job{
+		ID: HistoryCleanupJobID, Rev: 1, Type: persistence.JobMessage, HandlerType: persistence.HandlerHistoryCleanup,
+		Retries: e.Config.DefaultRetries, DueDate: &now, Suspension: persistence.Active, CreateTime: now,
+	}))
+}
+
+// ScheduleHistoryCleanup creates the history cleanup job unless it exists.
+// Deploying a definition with camunda:historyTimeToLive does it too.
+func (e *Engine) ScheduleHistoryCleanup(ctx context.Context) error {
+	return e.cmd.Run(ctx, func(cc *tx.Context) error {
+		e.scheduleHistoryCleanup(cc)
+		return nil
+	})
+}
+
+// CleanUpHistory removes one batch of history whose removal time has
+// passed and reports how many process instances it removed.
+func (e *Engine) CleanUpHistory(ctx context.Context) (removed int, err error) {
+	err = e.cmd.Run(ctx, func(cc *tx.Context) error {
+		removed, err = e.removeExpiredHistory(cc)
+		return err
+	})
+	return removed, err
+}
+
+func (e *Engine) removeExpiredHistory(cc *tx.Context) (int, error) {
+	batch := e.Config.HistoryCleanupBatchSize
+	if batch <= 0 {
+		batch = DefaultHistoryCleanupBatchSize
+	}
+	expired, err := tx.Select(cc, persistence.ExpiredHistory(cc.Now().UTC(), batch))
+	if err != nil || len(expired) == 0 {
+		return 0, err
+	}
+	ids := make([]string, len(expired))
+	for i, h := range expired {
+		ids[i] = h.ID
+	}
+	cc.Write(persistence.RemoveHistory(ids)...)
+	return len(ids), nil
+}
+
+// historyCleanupJob runs a batch and keeps the job for its next run: at
+// once while batches come full, else after the cleanup interval.
+func (c *command) historyCleanupJob(j *persistence.Job) error {
+	removed, err := c.e.removeExpiredHistory(c.cc)
+	if err != nil {
+		return err
+	}
+	batch := c.e.Config.HistoryCleanupBatchSize
+	if batch <= 0 {
+		batch = DefaultHistoryCleanupBatchSize
+	}
+	next := c.cc.Now().UTC()
+	if removed < batch {
+		interval := c.e.Config.HistoryCleanupInterval
+		if interval <= 0 {
+			interval = DefaultHistoryCleanupInterval
+		}
+		next = next.Add(interval)
+	}
+	if removed > 0 {
+		c.e.log.Info("history cleanup removed the history of ended process instances", "instances", removed)
+	}
+	j.DueDate = &next
+	c.rescheduled = true
+	return nil
+}
