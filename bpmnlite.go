@@ -60,8 +60,13 @@ type Config struct {
 	// Logger receives the engine's structured logs. Default slog.Default().
 	Logger *slog.Logger
 
-	// NoHistory turns off history: process and activity instances,
-	// variables after the end, user tasks, incidents, the job log.
+	// HistoryLevel is how much history the engine writes, as Camunda's
+	// levels: HistoryNone, HistoryActivity (process and activity
+	// instances, user tasks), HistoryAudit (the default, Camunda's too:
+	// also the variables of ended instances), HistoryFull (also incidents
+	// and the job log, three rows more per job).
+	HistoryLevel string
+	// NoHistory is HistoryLevel HistoryNone.
 	NoHistory bool
 	// HistoryTimeToLive keeps the history of an ended instance (with its
 	// called instances) this long, for definitions without a
@@ -223,6 +228,10 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if cfg.Clock == nil {
 		cfg.Clock = time.Now
 	}
+	level, err := historyLevel(cfg)
+	if err != nil {
+		return nil, err
+	}
 	expression.SetLimits(expression.Limits{MaxLength: cfg.MaxExpressionLength, MaxQuoted: cfg.MaxQuotedSource})
 	db, err := persistence.Open(ctx, cfg.Database, persistence.Options{
 		Schema:         cfg.Schema,
@@ -236,7 +245,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		return nil, fmt.Errorf("bpmnlite: open %s: %w", redact(cfg.Database), err)
 	}
 	rt := runtime.New(db, cfg.Clock, cfg.Logger, runtime.Config{
-		History:                 !cfg.NoHistory,
+		HistoryLevel:            level,
 		ProducePrioritizedJobs:  !cfg.NoJobPriorities,
 		PriorityFallback:        cfg.PriorityFallback,
 		FallbackPriority:        cfg.FallbackPriority,
@@ -252,7 +261,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		HistoryCleanupInterval:  cfg.HistoryCleanupInterval,
 	})
 	e := &Engine{cfg: cfg, db: db, rt: rt}
-	if cfg.HistoryTimeToLive > 0 && !cfg.NoHistory && !cfg.OpenExisting {
+	if cfg.HistoryTimeToLive > 0 && level > runtime.HistoryNone && !cfg.OpenExisting {
 		if err := rt.ScheduleHistoryCleanup(ctx); err != nil {
 			_ = db.Close()
 			return nil, fmt.Errorf("bpmnlite: scheduling the history cleanup: %w", err)
@@ -275,6 +284,31 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		}
 	}
 	return e, nil
+}
+
+// History levels (Config.HistoryLevel), as Camunda's.
+const (
+	HistoryNone     = "none"
+	HistoryActivity = "activity"
+	HistoryAudit    = "audit"
+	HistoryFull     = "full"
+)
+
+func historyLevel(cfg Config) (runtime.HistoryLevel, error) {
+	if cfg.NoHistory {
+		return runtime.HistoryNone, nil
+	}
+	switch cfg.HistoryLevel {
+	case HistoryNone:
+		return runtime.HistoryNone, nil
+	case HistoryActivity:
+		return runtime.HistoryActivity, nil
+	case HistoryAudit, "":
+		return runtime.HistoryAudit, nil
+	case HistoryFull:
+		return runtime.HistoryFull, nil
+	}
+	return 0, fmt.Errorf("bpmnlite: HistoryLevel %q: want none, activity, audit or full", cfg.HistoryLevel)
 }
 
 // NewJobExecutor returns a job executor serving one or more engines (each

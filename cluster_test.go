@@ -31,6 +31,9 @@ func openNode(t *testing.T, b testdb.Backend, cfg bpmnlite.Config) *bpmnlite.Eng
 	if cfg.MaxConns == 0 {
 		cfg.MaxConns = 10 // workers, acquisition, heartbeats and the test's own calls
 	}
+	if cfg.HistoryLevel == "" {
+		cfg.HistoryLevel = bpmnlite.HistoryFull // the job log proves who ran what
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}

@@ -42,6 +42,11 @@ func openEnv(t *testing.T, b testdb.Backend, cfg bpmnlite.Config) *env {
 	cfg.Database = b.URL
 	cfg.Schema = b.Options.Schema
 	cfg.Clock = clock.Now
+	if cfg.HistoryLevel == "" {
+		// The job log and incident history many tests read are written at
+		// the full level; TestHistoryLevels checks the others.
+		cfg.HistoryLevel = bpmnlite.HistoryFull
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}

@@ -382,3 +382,55 @@ func TestHistoryTimeToLiveDefaultAndBatches(t *testing.T) {
 		}
 	})
 }
+
+// Each history level writes its own records and those of the levels below:
+// activity (instances, activities, tasks), audit (the default: variables
+// after the end), full (incidents, the job log).
+func TestHistoryLevels(t *testing.T) {
+	for _, level := range []string{bpmnlite.HistoryNone, bpmnlite.HistoryActivity, "", bpmnlite.HistoryFull} {
+		t.Run("level "+level, func(t *testing.T) {
+			eachBackend(t, bpmnlite.Config{HistoryLevel: level, NoHistory: level == bpmnlite.HistoryNone}, func(t *testing.T, e *env) {
+				if level == "" {
+					// The harness defaults to full; an engine of the default level:
+					cfg := e.cfg
+					cfg.HistoryLevel = ""
+					eng, err := bpmnlite.Open(e.ctx, cfg)
+					if err != nil {
+						t.Fatal(err)
+					}
+					defer eng.Close()
+					e = &env{t: t, eng: eng, clock: e.clock, ctx: e.ctx, cfg: cfg}
+				}
+				failingDelegate(e)
+				e.deploy("p", enginetest.AsyncService("p", "fail", "R1/PT1M"))
+				e.deploy("t", enginetest.Process("t", `<startEvent id="s" /><sequenceFlow id="f1" sourceRef="s" targetRef="u" /><userTask id="u" />
+    <sequenceFlow id="f2" sourceRef="u" targetRef="e" /><endEvent id="e" />`))
+				failed := e.start("p", map[string]any{"n": 1})
+				e.failJob(e.oneJob(failed).ID)
+				done := e.start("t", map[string]any{"n": 2})
+				e.complete(done, "u", nil)
+
+				instances, _ := e.eng.ProcessInstances(e.ctx, bpmnlite.ProcessInstanceQuery{})
+				tasks, _ := e.eng.HistoricTasks(e.ctx, bpmnlite.HistoricTaskQuery{})
+				vars, _ := e.eng.Variables(e.ctx, done)
+				incidents, _ := e.eng.HistoricIncidents(e.ctx, bpmnlite.HistoricIncidentQuery{})
+				log, _ := e.eng.JobLog(e.ctx, bpmnlite.JobLogQuery{})
+				got := []bool{len(instances) == 2, len(tasks) == 1, vars["n"] != nil, len(incidents) == 1, len(log) > 0}
+				rank := map[string]int{bpmnlite.HistoryNone: 0, bpmnlite.HistoryActivity: 1, "": 2, bpmnlite.HistoryFull: 3}[level]
+				want := []bool{rank >= 1, rank >= 1, rank >= 2, rank >= 3, rank >= 3}
+				for i, what := range []string{"instances", "tasks", "variables after the end", "incidents", "job log"} {
+					if got[i] != want[i] {
+						t.Errorf("%s in history: %v, want %v", what, got[i], want[i])
+					}
+				}
+				// The runtime does not depend on the level.
+				if ins, _ := e.eng.Incidents(e.ctx, bpmnlite.IncidentQuery{ProcessInstanceID: failed}); len(ins) != 1 {
+					t.Errorf("%d open incidents, want 1", len(ins))
+				}
+			})
+		})
+	}
+	if _, err := bpmnlite.Open(t.Context(), bpmnlite.Config{Database: ":memory:", HistoryLevel: "verbose"}); err == nil || !strings.Contains(err.Error(), "verbose") {
+		t.Errorf("an unknown level: %v", err)
+	}
+}

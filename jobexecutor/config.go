@@ -24,6 +24,13 @@ type Config struct {
 	// every engine is on SQLite, where a worker acquires its next jobs in
 	// the transaction of the group it runs, so this bounds the groups.
 	MaxJobsPerAcquisition int
+	// NoContinuations turns off claiming: by default a job, on PostgreSQL,
+	// locks for this executor in its own transaction one of the jobs it
+	// creates that is due at once and that acquisition would give it, which
+	// runs next in the slot the job leaves, without an acquisition (an
+	// exclusive one after it on the same worker). Off, every job waits for
+	// an acquisition cycle.
+	NoContinuations bool
 	// LockTime is how long an acquisition locks a job; running jobs extend
 	// their lock while they run (on PostgreSQL). Default 5 minutes.
 	LockTime time.Duration

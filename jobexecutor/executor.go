@@ -463,14 +463,24 @@ func (x *Executor) runBatch(ctx context.Context, b *batch) {
 		x.runGroup(ctx, b)
 		return
 	}
-	for i, j := range b.jobs {
+	// The batch grows while it runs: an exclusive continuation of its
+	// instance runs here, after it, never beside it on another worker. A
+	// continuation takes over the slot of the job that claimed it.
+	for i := 0; i < len(b.jobs); i++ {
 		if !x.isRunning() {
 			x.unlock(b.rt, b.jobs[i:])
 			break
 		}
 		x.cfg.Metrics.PickupLatency(x.cfg.Clock().Sub(b.acquired))
-		x.runJob(ctx, b.rt, j)
-		x.done(1)
+		next := x.runJob(ctx, b.rt, b.jobs[i])
+		switch {
+		case next == nil:
+			x.done(1)
+		case next.Exclusive && next.ProcessInstanceID != "":
+			b.jobs = append(b.jobs, *next)
+		default:
+			x.enqueue(b.rt, []runtime.AcquiredJob{*next})
+		}
 	}
 }
 
@@ -632,8 +642,13 @@ func (x *Executor) count(rt Engine, j runtime.AcquiredJob, err error, d time.Dur
 }
 
 // runJob runs one job with its lock as fencing token, extending the lock
-// while it runs.
-func (x *Executor) runJob(ctx context.Context, rt Engine, j runtime.AcquiredJob) {
+// while it runs. Where jobs commit one by one (not a single writer, whose
+// groups acquire in their transaction), the job also claims one of the
+// jobs it creates, for the slot it leaves, and returns it: a chain of
+// asynchronous steps then runs without an acquisition per step. Claiming
+// more would hold slots idle while the job runs, keeping acquisition from
+// filling them.
+func (x *Executor) runJob(ctx context.Context, rt Engine, j runtime.AcquiredJob) *runtime.AcquiredJob {
 	start := time.Now()
 	jobCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -642,9 +657,18 @@ func (x *Executor) runJob(ctx context.Context, rt Engine, j runtime.AcquiredJob)
 		stopBeat = x.heartbeat(jobCtx, cancel, rt, j)
 		x.log.Debug("job started", "job", j.ID, "activity", j.ActivityID, "processInstance", j.ProcessInstanceID)
 	}
-	err := rt.RunAcquired(jobCtx, j)
+	var claim *persistence.AcquireParams
+	if !rt.Capabilities().SingleWriter && !x.cfg.NoContinuations && x.isRunning() {
+		p := x.acquireParams(rt, 1)
+		claim = &p
+	}
+	claimed, err := rt.RunAcquiredContinuing(jobCtx, j, claim)
 	stopBeat()
 	x.count(rt, j, err, time.Since(start))
+	if len(claimed) == 0 {
+		return nil
+	}
+	return &claimed[0]
 }
 
 // heartbeat extends the job's lock every third of the lock time while it

@@ -124,6 +124,10 @@ func (f *fakeEngine) AcquireJobs(_ context.Context, p persistence.AcquireParams)
 	return out, nil
 }
 
+func (f *fakeEngine) RunAcquiredContinuing(ctx context.Context, a runtime.AcquiredJob, _ *persistence.AcquireParams) ([]runtime.AcquiredJob, error) {
+	return nil, f.RunAcquired(ctx, a)
+}
+
 func (f *fakeEngine) RunAcquired(ctx context.Context, a runtime.AcquiredJob) error {
 	f.mu.Lock()
 	j := f.jobs[a.ID]

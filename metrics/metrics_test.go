@@ -71,7 +71,14 @@ func TestCollector(t *testing.T) {
 				return got
 			}
 			got := gather()
-			for deadline := time.Now().Add(20 * time.Second); got["bpmnlite_jobs_failed_total"] < 3 || got["bpmnlite_instances_ended_total"] < 3; got = gather() {
+			// Executor counters move when a run returns, the engine's after
+			// its commit, and the open incidents are read at each scrape:
+			// wait for all of them.
+			settled := func() bool {
+				return got["bpmnlite_jobs_failed_total"] >= 3 && got["bpmnlite_instances_ended_total"] >= 3 &&
+					got["bpmnlite_jobs_exhausted_total"] >= 1 && got["bpmnlite_incidents_open"] >= 1
+			}
+			for deadline := time.Now().Add(20 * time.Second); !settled(); got = gather() {
 				if time.Now().After(deadline) {
 					t.Fatalf("metrics %v", got)
 				}

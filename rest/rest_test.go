@@ -30,7 +30,7 @@ type api struct {
 func eachBackend(t *testing.T, opt rest.Options, f func(t *testing.T, a *api)) {
 	for _, b := range testdb.Backends(t) {
 		t.Run(b.Name, func(t *testing.T) {
-			eng, err := bpmnlite.Open(t.Context(), bpmnlite.Config{Database: b.URL, Schema: b.Options.Schema,
+			eng, err := bpmnlite.Open(t.Context(), bpmnlite.Config{Database: b.URL, Schema: b.Options.Schema, HistoryLevel: bpmnlite.HistoryFull,
 				Logger: slog.New(slog.DiscardHandler)})
 			if err != nil {
 				t.Fatal(err)

@@ -188,7 +188,7 @@ func (e *Engine) deployProcess(cc *tx.Context, d *persistence.Deployment, resour
 		HistoryTimeToLive: proc.HistoryTimeToLive,
 	}
 	cc.Insert(pd)
-	if pd.HistoryTimeToLive != nil && e.Config.History {
+	if pd.HistoryTimeToLive != nil && e.history(HistoryActivity) {
 		e.scheduleHistoryCleanup(cc)
 	}
 	def := &Definition{ProcessDefinition: pd, Process: proc, Model: model}

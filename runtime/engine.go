@@ -38,9 +38,8 @@ import (
 
 // Config holds the runtime settings of an engine.
 type Config struct {
-	// History records process and activity instances (default true in the
-	// facade; false skips every history write).
-	History bool
+	// HistoryLevel is what history the engine writes (HistoryNone: none).
+	HistoryLevel HistoryLevel
 	// ProducePrioritizedJobs assigns priorities to new jobs; when false every
 	// job gets 0.
 	ProducePrioritizedJobs bool
@@ -81,6 +80,26 @@ type Config struct {
 	HistoryCleanupBatchSize int
 	HistoryCleanupInterval  time.Duration
 }
+
+// HistoryLevel is how much history an engine writes, as Camunda's levels.
+type HistoryLevel int
+
+const (
+	// HistoryNone writes no history.
+	HistoryNone HistoryLevel = iota
+	// HistoryActivity records process instances, activity instances and
+	// user tasks.
+	HistoryActivity
+	// HistoryAudit adds the variables of ended instances (their values at
+	// the end). Camunda's default.
+	HistoryAudit
+	// HistoryFull adds incidents and the job log (a job's creation, lock,
+	// failures and outcome: three rows more per job).
+	HistoryFull
+)
+
+// history reports whether the engine writes history of level l.
+func (e *Engine) history(l HistoryLevel) bool { return e.Config.HistoryLevel >= l }
 
 // DefaultMaxResourceBytes is the default bound of a deployed file's size:
 // the largest models of real projects are a few hundred kilobytes, and

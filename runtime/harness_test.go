@@ -22,7 +22,7 @@ type rig struct {
 
 func newRig(t *testing.T, db persistence.DB) *rig {
 	clock := enginetest.NewClock()
-	eng := runtime.New(db, clock.Now, slog.New(slog.DiscardHandler), runtime.Config{History: true, ProducePrioritizedJobs: true})
+	eng := runtime.New(db, clock.Now, slog.New(slog.DiscardHandler), runtime.Config{HistoryLevel: runtime.HistoryFull, ProducePrioritizedJobs: true})
 	return &rig{t: t, ctx: t.Context(), db: db, eng: eng, clock: clock}
 }
 

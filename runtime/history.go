@@ -10,7 +10,7 @@ import (
 // historyStart records that x entered activity id (a's id, or its
 // multi-instance body's).
 func (c *command) historyStart(x *execution, id string, a *bpmn.Activity) {
-	if !c.e.Config.History {
+	if !c.e.history(HistoryActivity) {
 		x.ActivityInstanceID = id + ":" + newID()
 		return
 	}
@@ -42,7 +42,7 @@ func (c *command) historyStart(x *execution, id string, a *bpmn.Activity) {
 func (c *command) historyEnd(x *execution, canceled bool) {
 	id := x.ActivityInstanceID
 	x.ActivityInstanceID = ""
-	if !c.e.Config.History || id == "" {
+	if !c.e.history(HistoryActivity) || id == "" {
 		return
 	}
 	now := c.cc.Now().UTC()
@@ -59,7 +59,7 @@ func (c *command) historyEnd(x *execution, canceled bool) {
 
 // historyInstanceStart records a new process instance.
 func (c *command) historyInstanceStart(in *instance, startActivity string) {
-	if !c.e.Config.History {
+	if !c.e.history(HistoryActivity) {
 		return
 	}
 	super := ""
@@ -86,7 +86,7 @@ func (c *command) historyInstanceStart(in *instance, startActivity string) {
 
 // historyInstanceEnd closes the instance's history record.
 func (c *command) historyInstanceEnd(in *instance, state, reason, endActivity string) {
-	if !c.e.Config.History {
+	if !c.e.history(HistoryActivity) {
 		return
 	}
 	now := c.cc.Now().UTC()
@@ -102,7 +102,7 @@ func (c *command) historyInstanceEnd(in *instance, state, reason, endActivity st
 // deleteIncidentsOfInstance removes the open incidents of an ending
 // instance; their history records end as deleted.
 func (c *command) deleteIncidentsOfInstance(processInstanceID string) {
-	if c.e.Config.History {
+	if c.e.history(HistoryFull) {
 		c.cc.Write(persistence.EndHistoricIncidents("process_instance_id", processInstanceID, c.cc.Now().UTC(), persistence.IncidentDeleted))
 	}
 	c.cc.Write(persistence.DeleteIncidentsOfInstance(processInstanceID))
@@ -110,7 +110,7 @@ func (c *command) deleteIncidentsOfInstance(processInstanceID string) {
 
 // historyTaskStart records a new user task.
 func (c *command) historyTaskStart(t *persistence.Task, x *execution) {
-	if !c.e.Config.History {
+	if !c.e.history(HistoryActivity) {
 		return
 	}
 	h := &persistence.HistoricTask{
@@ -128,7 +128,7 @@ func (c *command) historyTaskStart(t *persistence.Task, x *execution) {
 
 // historyTaskEnd closes a user task's history record: completed or deleted.
 func (c *command) historyTaskEnd(t *persistence.Task, reason string) {
-	if !c.e.Config.History {
+	if !c.e.history(HistoryActivity) {
 		return
 	}
 	now := c.cc.Now().UTC()

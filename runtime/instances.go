@@ -153,7 +153,7 @@ func (c *command) deleteInstance(in *instance, reason, state string) error {
 // history is on): from memory when this command loaded them, else copied
 // by a write queued before the one that deletes them.
 func (c *command) archiveVariables(in *instance) {
-	if !c.e.Config.History {
+	if !c.e.history(HistoryAudit) {
 		return
 	}
 	if !in.varsLoaded {

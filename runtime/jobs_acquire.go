@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/bpmnlite/bpmnlite/persistence"
@@ -33,7 +34,7 @@ func (e *Engine) AcquireJobs(ctx context.Context, p persistence.AcquireParams) (
 }
 
 func (e *Engine) acquireParams(p persistence.AcquireParams) persistence.AcquireParams {
-	p.LogLocked = e.Config.History
+	p.LogLocked = e.history(HistoryFull)
 	return p
 }
 
@@ -139,4 +140,56 @@ func (e *Engine) RemoveJobExecutor(ctx context.Context, id string) error {
 		cc.Write(persistence.RemoveJobExecutor(id))
 		return nil
 	})
+}
+
+// claimContinuations locks for claim's owner, as the command's inserts
+// (no statement of their own), up to claim.Limit of the jobs this command
+// created that an acquisition with claim would take now; they are no
+// longer announced to the job executors. An exclusive job is taken only
+// when the running job is exclusive in the same process instance (or root
+// instance, across hierarchies): the running job's lock has kept every
+// other exclusive job of that instance from being locked, and its
+// successor inherits that. Other exclusive jobs are left to acquisition,
+// which checks the instance's locks.
+func (c *command) claimContinuations(running *persistence.Job, claim *persistence.AcquireParams) []AcquiredJob {
+	now := c.cc.Now()
+	// The lock runs from now, not from when the claim was prepared, before
+	// the running job's work.
+	until := now.Add(claim.LockUntil.Sub(claim.Now)).UTC()
+	var claimed []AcquiredJob
+	left := c.jobDue[:0]
+	for _, j := range c.jobDue {
+		if len(claimed) < claim.Limit && !c.cc.IsDeleted(j) && claimable(running, j, claim, now) {
+			j.LockOwner, j.LockExpiration = claim.LockOwner, &until
+			c.e.logJob(c.cc, j, persistence.JobLogLocked, "", nil)
+			cp := *j
+			claimed = append(claimed, AcquiredJob{Job: &cp, Lock: JobLock{Owner: claim.LockOwner, Rev: j.Rev}})
+			continue
+		}
+		left = append(left, j)
+	}
+	c.jobDue = left
+	return claimed
+}
+
+// claimable reports whether an acquisition with p would take new job j now,
+// for the executor running job running.
+func claimable(running, j *persistence.Job, p *persistence.AcquireParams, now time.Time) bool {
+	switch {
+	case j.DueDate != nil && j.DueDate.After(now), j.Retries <= 0, j.Suspension != persistence.Active:
+		return false
+	case p.PriorityMin != nil && j.Priority < *p.PriorityMin, p.PriorityMax != nil && j.Priority > *p.PriorityMax:
+		return false
+	case p.DeploymentIDs != nil && j.DeploymentID != "" && !slices.Contains(p.DeploymentIDs, j.DeploymentID):
+		return false
+	case !j.Exclusive || j.ProcessInstanceID == "":
+		return true
+	}
+	if !running.Exclusive {
+		return false
+	}
+	if p.ExclusiveOverHierarchies && j.RootProcessInstanceID != "" {
+		return j.RootProcessInstanceID == running.RootProcessInstanceID
+	}
+	return j.ProcessInstanceID == running.ProcessInstanceID
 }

@@ -222,7 +222,7 @@ func (e *Engine) raiseIncident(cc *tx.Context, root *persistence.Incident) error
 // insertIncident inserts an open incident, and its history record.
 func (e *Engine) insertIncident(cc *tx.Context, in *persistence.Incident) {
 	cc.Insert(in)
-	if e.Config.History {
+	if e.history(HistoryFull) {
 		cc.Insert(&persistence.HistoricIncident{
 			ID: in.ID, Rev: 1, Type: in.Type, CreateTime: in.Timestamp, State: persistence.IncidentOpen,
 			Message: in.Message, ExecutionID: in.ExecutionID, ActivityID: in.ActivityID,
@@ -266,7 +266,7 @@ func (e *Engine) deleteIncident(cc *tx.Context, in *persistence.Incident, state 
 		return // also in the chain of another root
 	}
 	cc.Delete(in)
-	if e.Config.History {
+	if e.history(HistoryFull) {
 		cc.Write(persistence.EndHistoricIncidents("id", in.ID, cc.Now().UTC(), state))
 	}
 }
@@ -274,7 +274,7 @@ func (e *Engine) deleteIncident(cc *tx.Context, in *persistence.Incident, state 
 // logJob records an event of job in the job log (when history is on). The
 // lock owner is the job's; start is when the run being reported began.
 func (e *Engine) logJob(cc *tx.Context, j *persistence.Job, event, message string, start *time.Time) {
-	if !e.Config.History {
+	if !e.history(HistoryFull) {
 		return
 	}
 	cc.Insert(&persistence.JobLogEntry{

@@ -68,7 +68,8 @@ type AcquiredJob struct {
 // by hand), the job must still be held by it. The job's error is returned
 // after its failure was recorded.
 func (e *Engine) ExecuteJob(ctx context.Context, jobID string, lock *JobLock) error {
-	return e.execute(ctx, jobID, nil, lock)
+	_, err := e.execute(ctx, jobID, nil, lock, nil)
+	return err
 }
 
 // RunAcquired runs a job as it came back from acquisition, without reading
@@ -78,19 +79,31 @@ func (e *Engine) ExecuteJob(ctx context.Context, jobID string, lock *JobLock) er
 // lock with its last retry spent is not run (it would kill its next node
 // too): its incident is raised instead.
 func (e *Engine) RunAcquired(ctx context.Context, j AcquiredJob) error {
-	if j.Retries <= 0 {
-		if err := e.recordExpiredLocks(ctx, j); err != nil {
-			return fmt.Errorf("record the incident of job %s, whose locks expired: %w", j.ID, err)
-		}
-		return fmt.Errorf("job %s: %s", j.ID, persistence.LockExpiredMessage)
-	}
-	return e.execute(ctx, j.ID, j.Job, &j.Lock)
+	_, err := e.RunAcquiredContinuing(ctx, j, nil)
+	return err
 }
 
-func (e *Engine) execute(ctx context.Context, jobID string, acquired *persistence.Job, lock *JobLock) error {
+// RunAcquiredContinuing runs j as RunAcquired and, with claim, locks in the
+// job's own transaction, for claim.LockOwner, up to claim.Limit of the jobs
+// it created that an acquisition with claim would take now: its
+// continuations, returned once committed, run without an acquisition of
+// their own (on PostgreSQL a chain of asynchronous steps otherwise costs an
+// acquisition statement per step).
+func (e *Engine) RunAcquiredContinuing(ctx context.Context, j AcquiredJob, claim *persistence.AcquireParams) ([]AcquiredJob, error) {
+	if j.Retries <= 0 {
+		if err := e.recordExpiredLocks(ctx, j); err != nil {
+			return nil, fmt.Errorf("record the incident of job %s, whose locks expired: %w", j.ID, err)
+		}
+		return nil, fmt.Errorf("job %s: %s", j.ID, persistence.LockExpiredMessage)
+	}
+	return e.execute(ctx, j.ID, j.Job, &j.Lock, claim)
+}
+
+func (e *Engine) execute(ctx context.Context, jobID string, acquired *persistence.Job, lock *JobLock, claim *persistence.AcquireParams) ([]AcquiredJob, error) {
 	var workErr error
+	var claimed []AcquiredJob
 	err := e.cmd.Run(ctx, func(cc *tx.Context) error {
-		workErr = nil
+		workErr, claimed = nil, nil
 		if acquired != nil {
 			// A copy: a retry after a conflict must not see this attempt's changes.
 			j := *acquired
@@ -109,7 +122,7 @@ func (e *Engine) execute(ctx context.Context, jobID string, acquired *persistenc
 		}
 		start := cc.Now().UTC()
 		var failedAt string
-		failedAt, workErr = e.runWork(cc, job, &start, true)
+		failedAt, claimed, workErr = e.runWork(cc, job, &start, true, claim)
 		if workErr == nil {
 			return nil
 		}
@@ -120,12 +133,15 @@ func (e *Engine) execute(ctx context.Context, jobID string, acquired *persistenc
 	})
 	if err != nil {
 		if errors.Is(err, ErrLockLost) || errors.Is(err, persistence.ErrNotFound) {
-			return err // nothing of ours to store: the job is another's, or gone
+			return nil, err // nothing of ours to store: the job is another's, or gone
 		}
-		return &NotStoredError{JobID: jobID, Err: err}
+		return nil, &NotStoredError{JobID: jobID, Err: err}
 	}
 	e.logOutcome(jobID, workErr)
-	return workErr
+	if workErr != nil {
+		claimed = nil // rolled back with the work
+	}
+	return claimed, workErr
 }
 
 // logOutcome logs a success or a conflict (which costs no retry and
@@ -145,7 +161,7 @@ func (e *Engine) logOutcome(jobID string, workErr error) {
 // conflict is seen here and can be rolled back to it. Without commit it
 // releases the savepoint instead (a group's job). On failure it also
 // returns the activity the job's command was in.
-func (e *Engine) runWork(cc *tx.Context, job *persistence.Job, start *time.Time, commit bool) (failedAt string, err error) {
+func (e *Engine) runWork(cc *tx.Context, job *persistence.Job, start *time.Time, commit bool, claim *persistence.AcquireParams) (failedAt string, claimed []AcquiredJob, err error) {
 	c := e.newCommand(cc)
 	c.running = job
 	c.current = stripBody(job.ActivityID)
@@ -158,16 +174,19 @@ func (e *Engine) runWork(cc *tx.Context, job *persistence.Job, start *time.Time,
 		}
 	}()
 	if err := c.runJob(job); err != nil {
-		return "", err
+		return "", nil, err
 	}
 	if err := c.run(); err != nil {
-		return "", err
+		return "", nil, err
 	}
 	if job.ExceptionMessage != "" || job.Retries == 0 {
 		// A job that failed before may have an incident, resolved now.
 		if err := e.endJobIncidents(cc, job, persistence.IncidentResolved); err != nil {
-			return "", err
+			return "", nil, err
 		}
+	}
+	if claim != nil {
+		claimed = c.claimContinuations(job, claim)
 	}
 	if c.rescheduled {
 		// A job that schedules itself again (the history cleanup).
@@ -179,12 +198,12 @@ func (e *Engine) runWork(cc *tx.Context, job *persistence.Job, start *time.Time,
 	}
 	e.logJob(cc, job, persistence.JobLogSucceeded, "", start)
 	if !commit {
-		return "", cc.Release(jobSavepoint)
+		return "", nil, cc.Release(jobSavepoint)
 	}
 	// Flush and commit together (one round trip on PostgreSQL). A conflict
 	// or any other failure here leaves the transaction open behind the
 	// savepoint, so the failure can still be recorded.
-	return "", cc.Commit()
+	return "", claimed, cc.Commit()
 }
 
 // RunGroup runs acquired jobs one after another in a single transaction,
@@ -219,7 +238,7 @@ func (e *Engine) RunGroup(ctx context.Context, jobs []AcquiredJob, proceed func(
 			}
 			start := cc.Now().UTC()
 			var failedAt string
-			failedAt, errs[i] = e.runWork(cc, &j, &start, false)
+			failedAt, _, errs[i] = e.runWork(cc, &j, &start, false, nil)
 			if errs[i] == nil {
 				continue
 			}

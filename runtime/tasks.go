@@ -251,7 +251,7 @@ func (e *Engine) updateTask(ctx context.Context, t persistence.Tx, id string, ch
 			return err
 		}
 		c.cc.Update(task)
-		if c.e.Config.History {
+		if c.e.history(HistoryActivity) {
 			c.cc.Write(persistence.SetHistoricTaskAssignee(task.ID, task.Assignee))
 		}
 		return nil

@@ -45,9 +45,13 @@ func chain(key string, steps int, delegate string) string {
 // counter is a Metrics that counts executed jobs.
 type counter struct {
 	executed, failed, conflicts atomic.Int64
+	cycles, acquired            atomic.Int64 // acquisitions that locked jobs, and how many
 }
 
-func (c *counter) Acquired(int)                {}
+func (c *counter) Acquired(n int) {
+	c.cycles.Add(1)
+	c.acquired.Add(int64(n))
+}
 func (c *counter) Executed(time.Duration)      { c.executed.Add(1) }
 func (c *counter) Failed()                     { c.failed.Add(1) }
 func (c *counter) Conflict()                   { c.conflicts.Add(1) }
@@ -59,7 +63,7 @@ type throughputCase struct {
 	workers   int
 	queue     int // 0: the default (PoolSize)
 	executors int
-	history   bool
+	history   string // Config.HistoryLevel
 }
 
 // measureThroughput runs chains of async no-op jobs for o.duration and
@@ -86,7 +90,7 @@ func measureThroughput(ctx context.Context, o options, c throughputCase) (float6
 		urls = []string{filepath.Join(dir, "jobs.db")}
 		cfg.SQLiteSynchronous = strings.TrimPrefix(c.backend, "sqlite ")
 	}
-	cfg.NoHistory = !c.history
+	cfg.HistoryLevel = c.history
 	cfg.Logger = slog.New(slog.DiscardHandler)
 	var engines []*bpmnlite.Engine
 	for _, u := range urls {
@@ -138,7 +142,7 @@ func measureThroughput(ctx context.Context, o options, c throughputCase) (float6
 	}
 	// Warm up, then measure.
 	time.Sleep(time.Second)
-	before := count.executed.Load()
+	before, cyclesBefore, acquiredBefore := count.executed.Load(), count.cycles.Load(), count.acquired.Load()
 	cpuBefore, ownBefore := machineCPU(), processCPU()
 	begin := time.Now()
 	time.Sleep(o.duration)
@@ -164,6 +168,9 @@ func measureThroughput(ctx context.Context, o options, c throughputCase) (float6
 		} else {
 			note = fmt.Sprintf("%.2f ms CPU per job (engine and SQLite, one process)", per(cpu))
 		}
+	}
+	if cycles := count.cycles.Load() - cyclesBefore; cycles > 0 {
+		note += fmt.Sprintf(", %.1f jobs per acquisition", float64(count.acquired.Load()-acquiredBefore)/float64(cycles))
 	}
 	if n := count.conflicts.Load(); n > 0 {
 		note += fmt.Sprintf(", %d conflicts", n)
@@ -233,6 +240,11 @@ const quiet = 0.5
 // machine was not quiet: a busy machine slows the many short reference
 // transactions more than the engine, and flatters the ratios.
 func loadNote() string {
+	// The figure before this one loads the machine too: wait (a while)
+	// until the one-minute load average has come down.
+	for deadline := time.Now().Add(150 * time.Second); loadAverage() > quiet && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Second)
+	}
 	l := loadAverage()
 	switch {
 	case l < 0:

@@ -188,15 +188,15 @@ func jobSuite(ctx context.Context, o options, w io.Writer) error {
 			rows = append(rows, row{name: name, backend: "postgres", rate: rate, ref: refRate, refName: "pgbench job.sql, 8 clients", note: note})
 			return nil
 		}
-		for _, hist := range []bool{true, false} {
+		for _, hist := range []string{bpmnlite.HistoryAudit, bpmnlite.HistoryFull, bpmnlite.HistoryNone} {
 			for _, workers := range o.workers {
-				name := fmt.Sprintf("async chain, %d workers, history %s", workers, onOff(hist))
+				name := fmt.Sprintf("async chain, %d workers, history %s", workers, hist)
 				if err := measurePG(name, throughputCase{backend: "postgres", workers: workers, executors: 1, history: hist}); err != nil {
 					return err
 				}
 			}
 		}
-		if err := measurePG("async chain, 2 executors × 4 workers", throughputCase{backend: "postgres", workers: 4, executors: 2, history: true}); err != nil {
+		if err := measurePG("async chain, 2 executors × 4 workers", throughputCase{backend: "postgres", workers: 4, executors: 2, history: bpmnlite.HistoryAudit}); err != nil {
 			return err
 		}
 	}
@@ -205,9 +205,9 @@ func jobSuite(ctx context.Context, o options, w io.Writer) error {
 		var refCPU string
 		// Queue 4 makes groups of at most 8 jobs; the SQLite default is 64.
 		for _, queue := range []int{4, 0} {
-			name := "async chain, 4 workers, history on, default queue (64)"
+			name := "async chain, 4 workers, history audit, default queue (64)"
 			if queue > 0 {
-				name = fmt.Sprintf("async chain, 4 workers, history on, queue %d", queue)
+				name = fmt.Sprintf("async chain, 4 workers, history audit, queue %d", queue)
 			}
 			if !o.match.MatchString(name + " sqlite " + sync) {
 				continue
@@ -223,7 +223,7 @@ func jobSuite(ctx context.Context, o options, w io.Writer) error {
 				}
 			}
 			load := loadNote()
-			rate, note, err := measureThroughput(ctx, o, throughputCase{backend: "sqlite " + sync, workers: 4, queue: queue, executors: 1, history: true})
+			rate, note, err := measureThroughput(ctx, o, throughputCase{backend: "sqlite " + sync, workers: 4, queue: queue, executors: 1, history: bpmnlite.HistoryAudit})
 			if err != nil {
 				return err
 			}
@@ -258,7 +258,7 @@ func jobSuite(ctx context.Context, o options, w io.Writer) error {
 	fmt.Fprintf(tw, "same-node pickup, one instance stepping alone\t%s\t%s\t%s per async step\n", ms(p50), ms(p99), ms(step))
 	var half float64
 	for _, r := range rows {
-		if r.backend == "postgres" && strings.Contains(r.name, "8 workers, history on") {
+		if r.backend == "postgres" && strings.Contains(r.name, "8 workers, history audit") {
 			half = r.rate / 2
 		}
 	}
@@ -297,13 +297,6 @@ func jobSuite(ctx context.Context, o options, w io.Writer) error {
 	fmt.Fprintf(tw, "acquisition of 32 by priority, 1,000 jobs\t%s\t\t\n", ms(small))
 	fmt.Fprintf(tw, "acquisition of 32 by priority, 1,000,000 jobs (100,000 locked)\t%s\t\t%.2f× the 1,000-job time\n", ms(large), float64(large)/float64(small))
 	return tw.Flush()
-}
-
-func onOff(b bool) string {
-	if b {
-		return "on"
-	}
-	return "off"
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d.Microseconds())/1000) }
