@@ -11,6 +11,7 @@ import (
 type DefinitionQuery struct {
 	ID, Key, DeploymentID string
 	LatestOnly            bool
+	VersionTag            string // camunda:versionTag
 }
 
 // Deployments lists the deployments, oldest first (without their definitions).

@@ -28,15 +28,18 @@ var eventDefinitions = map[Kind]struct {
 	allowed map[string]EventType
 	hint    string
 }{
-	StartEvent: {map[string]EventType{"": NoEvent, "timerEventDefinition": TimerEvent, "messageEventDefinition": MessageEvent},
-		"start events can be none, timer or message start events"},
+	StartEvent: {map[string]EventType{"": NoEvent, "timerEventDefinition": TimerEvent, "messageEventDefinition": MessageEvent,
+		"signalEventDefinition": SignalEvent},
+		"start events can be none, timer, message or signal start events"},
 	EndEvent: {map[string]EventType{"": NoEvent, "terminateEventDefinition": TerminateEvent, "errorEventDefinition": ErrorEvent,
 		"messageEventDefinition": MessageEvent},
 		"end events can be none, terminate, error or message end events"},
-	IntermediateCatchEvent: {map[string]EventType{"timerEventDefinition": TimerEvent, "messageEventDefinition": MessageEvent, "signalEventDefinition": SignalEvent},
-		"intermediate catch events can be timer, message or signal events"},
-	IntermediateThrowEvent: {map[string]EventType{"": NoEvent, "signalEventDefinition": SignalEvent, "messageEventDefinition": MessageEvent},
-		"intermediate throw events can be none, signal or message events"},
+	IntermediateCatchEvent: {map[string]EventType{"timerEventDefinition": TimerEvent, "messageEventDefinition": MessageEvent, "signalEventDefinition": SignalEvent,
+		"linkEventDefinition": LinkEvent},
+		"intermediate catch events can be timer, message, signal or link events"},
+	IntermediateThrowEvent: {map[string]EventType{"": NoEvent, "signalEventDefinition": SignalEvent, "messageEventDefinition": MessageEvent,
+		"linkEventDefinition": LinkEvent},
+		"intermediate throw events can be none, signal, message or link events"},
 	BoundaryEvent: {map[string]EventType{"timerEventDefinition": TimerEvent, "messageEventDefinition": MessageEvent, "errorEventDefinition": ErrorEvent},
 		"boundary events can be timer, message or error events"},
 }
@@ -202,6 +205,14 @@ func (p *parser) parseEvent(st *procState, s site, e *etree.Element, a *Activity
 		}
 	case ErrorEvent:
 		a.ErrorCode = p.errorCode(ds, def, a.Kind == EndEvent)
+		if a.Kind == BoundaryEvent {
+			a.ErrorCodeVariable = strings.TrimSpace(camundaValue(def, "errorCodeVariable"))
+			a.ErrorMessageVariable = strings.TrimSpace(camundaValue(def, "errorMessageVariable"))
+		}
+	case LinkEvent:
+		if a.LinkName = strings.TrimSpace(attrValue(def, "name")); a.LinkName == "" {
+			p.errorf(ds, "linkEventDefinition has no name")
+		}
 	}
 	if a.Kind == BoundaryEvent {
 		a.CancelActivity = p.flag(s, e, "cancelActivity", false, true)

@@ -98,8 +98,9 @@ var supportedHere = map[string]bool{
 	"intermediateThrowEvent": true, "intermediateThrowEvent/signalEventDefinition": true,
 	"intermediateThrowEvent/messageEventDefinition": true, "endEvent/messageEventDefinition": true,
 	"intermediateCatchEvent/messageEventDefinition": true, "intermediateCatchEvent/signalEventDefinition": true,
-	"intermediateCatchEvent/timerEventDefinition": true,
-	"startEvent/messageEventDefinition":           true, "startEvent/timerEventDefinition": true,
+	"intermediateCatchEvent/timerEventDefinition": true, "intermediateCatchEvent/linkEventDefinition": true,
+	"intermediateThrowEvent/linkEventDefinition": true, "startEvent/signalEventDefinition": true,
+	"startEvent/messageEventDefinition": true, "startEvent/timerEventDefinition": true,
 	"boundaryEvent/messageEventDefinition": true, "boundaryEvent/errorEventDefinition": true, "boundaryEvent/timerEventDefinition": true,
 	"endEvent/terminateEventDefinition": true, "endEvent/errorEventDefinition": true,
 }

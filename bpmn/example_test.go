@@ -44,6 +44,6 @@ func ExampleParseError() {
 		}
 	}
 	// Output:
-	// p.bpmn:4:5: scriptTask 'script': unsupported element type
+	// p.bpmn:4:5: scriptTask 'script': unsupported element type; scripts are not run: call a registered delegate instead (a serviceTask with camunda:class or camunda:delegateExpression)
 	// p.bpmn:5:5: sequenceFlow 'f': targetRef 'nowhere' names no flow node of process 'p'
 }

@@ -46,6 +46,7 @@ const (
 	SignalEvent
 	ErrorEvent
 	TerminateEvent
+	LinkEvent
 )
 
 func (t EventType) String() string {
@@ -60,6 +61,8 @@ func (t EventType) String() string {
 		return "error"
 	case TerminateEvent:
 		return "terminate"
+	case LinkEvent:
+		return "link"
 	}
 	return "none"
 }
@@ -205,6 +208,13 @@ type Activity struct {
 	MessageName string // resolved from messageRef (the message's name, else its id)
 	SignalName  string // resolved from signalRef
 	ErrorCode   string // resolved from errorRef; "" on a boundary catches every error
+	// ErrorCodeVariable and ErrorMessageVariable (camunda:, on an error
+	// boundary event's definition) receive the caught error's code and message.
+	ErrorCodeVariable, ErrorMessageVariable string
+	// LinkName is a link event's name; LinkTarget, on a throwing link, the
+	// catching link of the same name in the same scope, where it continues.
+	LinkName   string
+	LinkTarget *Activity
 
 	// Boundary events.
 	AttachedTo     *Activity

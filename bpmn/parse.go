@@ -433,6 +433,16 @@ func (p *parser) parseProcess(e *etree.Element) {
 	p.defs.Processes = append(p.defs.Processes, proc)
 }
 
+// unsupportedHints say what to use instead of a BPMN element bpmnlite
+// does not execute.
+var unsupportedHints = map[string]string{
+	"scriptTask":       "scripts are not run: call a registered delegate instead (a serviceTask with camunda:class or camunda:delegateExpression)",
+	"businessRuleTask": "DMN decisions are not evaluated: call a registered delegate instead (a serviceTask with camunda:class)",
+	"complexGateway":   "use an inclusive gateway, or an exclusive gateway with conditions",
+	"transaction":      "transaction subprocesses and their cancel events are not supported: use an embedded subprocess with an error boundary event",
+	"adHocSubProcess":  "ad-hoc subprocesses are not supported: use user tasks in a parallel gateway, or an event-based gateway",
+}
+
 // flowNodes are the element types bpmnlite executes.
 var flowNodes = map[Kind]bool{
 	StartEvent: true, EndEvent: true, IntermediateCatchEvent: true, IntermediateThrowEvent: true, BoundaryEvent: true,
@@ -479,7 +489,7 @@ func (p *parser) parseScope(st *procState, container *etree.Element, owner *Acti
 			if s.id != "" {
 				p.claim(s)
 			}
-			p.unsupported(st, s, c.Tag, "")
+			p.unsupported(st, s, c.Tag, unsupportedHints[c.Tag])
 		}
 	}
 	return acts, flows

@@ -1,6 +1,10 @@
 package bpmn
 
-import "fmt"
+import (
+	"cmp"
+	"fmt"
+	"slices"
+)
 
 // resolve connects sequence flows, boundary events and default flows once
 // the whole process is read, and gives flows without id their generated id.
@@ -26,6 +30,7 @@ func (p *parser) resolve(st *procState) {
 		for _, b := range sc.boundaries {
 			p.attach(st, sc, b.a, b.ref)
 		}
+		p.resolveLinks(sc)
 	}
 	for _, sc := range st.scopes {
 		for _, d := range sc.defaults {
@@ -232,4 +237,46 @@ func (p *parser) validateEventBasedGateway(a *Activity) {
 			p.errorf(t.site(), "Invalid incoming sequenceflow for intermediateCatchEvent with id '%s' connected to an event-based gateway.", t.ID)
 		}
 	}
+}
+
+// resolveLinks pairs each throwing link event of a scope with the catching
+// link of the same name in that scope: links jump within a scope only.
+func (p *parser) resolveLinks(sc *scopeState) {
+	catches := map[string]*Activity{}
+	var throws []*Activity
+	for _, a := range sortedActivities(sc.local) {
+		if a.Event != LinkEvent || a.LinkName == "" {
+			continue
+		}
+		if a.Kind == IntermediateThrowEvent {
+			throws = append(throws, a)
+			continue
+		}
+		if other := catches[a.LinkName]; other != nil {
+			p.errorf(a.site(), "link '%s' is caught twice in its scope (also by '%s')", a.LinkName, other.ID)
+			continue
+		}
+		catches[a.LinkName] = a
+	}
+	for _, t := range throws {
+		if t.AsyncAfter {
+			p.warnf(t.site(), "camunda:asyncAfter on a throwing link event is ignored: the path continues at its catching link")
+			t.AsyncAfter = false
+		}
+		if t.LinkTarget = catches[t.LinkName]; t.LinkTarget == nil {
+			p.errorf(t.site(), "no intermediate catch event with linkEventDefinition name '%s' in the same scope", t.LinkName)
+		}
+	}
+}
+
+// sortedActivities lists m's activities in document order, for stable problems.
+func sortedActivities(m map[string]*Activity) []*Activity {
+	out := make([]*Activity, 0, len(m))
+	for _, a := range m {
+		out = append(out, a)
+	}
+	slices.SortFunc(out, func(a, b *Activity) int {
+		return cmp.Or(cmp.Compare(a.Pos.Line, b.Pos.Line), cmp.Compare(a.Pos.Column, b.Pos.Column))
+	})
+	return out
 }

@@ -58,6 +58,7 @@ func query[T Entity](c *conditions, order string) Query[T] {
 type DefinitionFilter struct {
 	ID, Key, DeploymentID string
 	LatestOnly            bool
+	VersionTag            string // camunda:versionTag
 }
 
 func (f DefinitionFilter) Query() Query[*ProcessDefinition] {
@@ -65,6 +66,7 @@ func (f DefinitionFilter) Query() Query[*ProcessDefinition] {
 	c.eq("id", f.ID)
 	c.eq("key", f.Key)
 	c.eq("deployment_id", f.DeploymentID)
+	c.eq("version_tag", f.VersionTag)
 	if f.LatestOnly {
 		c.term("version = (SELECT MAX(d2.version) FROM process_definition d2 WHERE d2.key = process_definition.key)")
 	}

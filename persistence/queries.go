@@ -151,6 +151,11 @@ func LatestDefinition(key string) Query[*ProcessDefinition] {
 	return newQuery[*ProcessDefinition]("WHERE key = $1 ORDER BY version DESC LIMIT 1", key)
 }
 
+// LatestTaggedDefinition is the latest version of key with a version tag.
+func LatestTaggedDefinition(key, versionTag string) Query[*ProcessDefinition] {
+	return newQuery[*ProcessDefinition]("WHERE key = $1 AND version_tag = $2 ORDER BY version DESC LIMIT 1", key, versionTag)
+}
+
 // AllDeployments are every deployment, oldest first.
 func AllDeployments() Query[*Deployment] {
 	return newQuery[*Deployment]("ORDER BY deploy_time, id")

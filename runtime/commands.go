@@ -39,8 +39,11 @@ func (e *Engine) command(ctx context.Context, t persistence.Tx, fn func(c *comma
 type StartRequest struct {
 	DefinitionID string // or Key: the latest version of the process with this key
 	Key          string
-	BusinessKey  string
-	Variables    map[string]any
+	// VersionTag, with Key, starts the latest version with this
+	// camunda:versionTag.
+	VersionTag  string
+	BusinessKey string
+	Variables   map[string]any
 	// StartBefore starts the instance directly before this activity, skipping
 	// the start event (process instance modification).
 	StartBefore string
@@ -70,6 +73,8 @@ func (e *Engine) Start(ctx context.Context, t persistence.Tx, req StartRequest) 
 		switch {
 		case req.DefinitionID != "":
 			def, err = e.Definition(c.cc, req.DefinitionID)
+		case req.Key != "" && req.VersionTag != "":
+			def, err = e.taggedDefinition(c.cc, req.Key, req.VersionTag)
 		case req.Key != "":
 			def, err = e.LatestDefinition(c.cc, req.Key)
 		default:

@@ -100,6 +100,13 @@ func (e *Engine) Deploy(ctx context.Context, req DeployRequest) (*Deployment, er
 	}
 	e.deployments[out.ID] = true
 	e.mu.Unlock()
+	if !out.Unchanged {
+		// Warnings name what the engine ignores: logged, so that they are
+		// seen even where nobody reads Deployment.Warnings.
+		for _, w := range out.Warnings {
+			e.log.Warn("deployment warning", "deployment", out.ID, "problem", w.String())
+		}
+	}
 	return out, nil
 }
 
@@ -269,6 +276,19 @@ func (e *Engine) LatestDefinition(cc *tx.Context, key string) (*Definition, erro
 	}
 	e.refreshDefinition(pd)
 	return e.Definition(cc, pd.ID)
+}
+
+// taggedDefinition returns the latest version of key with versionTag.
+func (e *Engine) taggedDefinition(cc *tx.Context, key, versionTag string) (*Definition, error) {
+	rows, err := tx.Read(cc, persistence.LatestTaggedDefinition(key, versionTag))
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, fmt.Errorf("no process definition with key %q and version tag %q: %w", key, versionTag, persistence.ErrNotFound)
+	}
+	e.refreshDefinition(rows[0])
+	return e.Definition(cc, rows[0].ID)
 }
 
 // refreshDefinition updates the cached definition's suspension state from a

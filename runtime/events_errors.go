@@ -12,7 +12,7 @@ import (
 // activity with a matching error boundary event, across call activities.
 // Without a catcher the error ends the path like a none end event, as in
 // Camunda.
-func (c *command) throwError(x *execution, code, source string) error {
+func (c *command) throwError(x *execution, code, message, source string) error {
 	for s := x; s != nil; {
 		// An inner instance of a multi-instance activity leaves the
 		// activity's error boundary events to the body.
@@ -20,6 +20,9 @@ func (c *command) throwError(x *execution, code, source string) error {
 		// body, not to the body's scope execution.
 		if a := s.activity(); a != nil && (a.MultiInstance == nil || s.isMIBody()) && !s.isBodyScope() {
 			if b := errorCatcher(a, code); b != nil {
+				if err := errorVariables(s, b, code, message); err != nil {
+					return err
+				}
 				return c.triggerBoundary(s, b)
 			}
 		}
@@ -45,6 +48,24 @@ func (c *command) throwError(x *execution, code, source string) error {
 		return c.endToken(x, a)
 	}
 	return c.endToken(x, nil)
+}
+
+// errorVariables sets the caught error's code and message in the variables
+// the catching boundary event names (camunda:errorCodeVariable,
+// camunda:errorMessageVariable), as Camunda: from the interrupted path,
+// where they exist or else on the process instance.
+func errorVariables(s *execution, b *bpmn.Activity, code, message string) error {
+	vars := map[string]any{}
+	if b.ErrorCodeVariable != "" {
+		vars[b.ErrorCodeVariable] = code
+	}
+	if b.ErrorMessageVariable != "" {
+		vars[b.ErrorMessageVariable] = message
+	}
+	if len(vars) == 0 {
+		return nil
+	}
+	return s.setVariables(vars, false)
 }
 
 // errorCatcher returns a's error boundary event for code: one naming the

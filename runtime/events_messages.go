@@ -135,6 +135,7 @@ func (c *command) throwSignal(name string, vars map[string]any) error {
 	}
 	for _, sub := range subs {
 		if sub.ExecutionID == "" {
+			c.push(func() error { return c.startBySignal(sub, vars) })
 			continue
 		}
 		c.cc.Delete(sub)
@@ -149,11 +150,32 @@ func (c *command) throwSignal(name string, vars map[string]any) error {
 	return nil
 }
 
+// startBySignal starts an instance at a signal start event, unless its
+// definition is suspended (as Camunda, which skips those).
+func (c *command) startBySignal(sub *persistence.EventSubscription, vars map[string]any) error {
+	def, err := c.e.Definition(c.cc, sub.ProcessDefinitionID)
+	if err != nil {
+		return err
+	}
+	if def.Suspension == persistence.Suspended {
+		return nil
+	}
+	_, err = c.startInstance(def, "", "", vars, def.Process.Activity(sub.ActivityID))
+	return err
+}
+
 // throwEvent runs an intermediate throw event: a signal is broadcast, a
-// none event passes through.
+// link jumps to its catching event, a none event passes through.
 func (c *command) throwEvent(x *execution, a *bpmn.Activity) error {
 	if a.Event == bpmn.MessageEvent && a.HasImplementation() {
 		return c.serviceTask(x, a)
+	}
+	if a.Event == bpmn.LinkEvent {
+		if err := c.finishActivity(x, a, false); err != nil {
+			return err
+		}
+		c.push(func() error { return c.enter(x, a.LinkTarget, false) })
+		return nil
 	}
 	if a.Event == bpmn.SignalEvent {
 		if err := c.throwSignal(a.SignalName, nil); err != nil {

@@ -308,7 +308,7 @@ func (e *Engine) HandleExternalTaskBpmnError(ctx context.Context, t persistence.
 		if message != "" {
 			source += " (" + message + ")"
 		}
-		return c.throwError(x, code, source)
+		return c.throwError(x, code, message, source)
 	})
 }
 

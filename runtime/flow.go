@@ -120,6 +120,9 @@ func (c *command) behave(x *execution, a *bpmn.Activity) error {
 	case bpmn.IntermediateThrowEvent:
 		return c.throwEvent(x, a)
 	case bpmn.IntermediateCatchEvent:
+		if a.Event == bpmn.LinkEvent {
+			return c.leave(x, a) // reached by its throwing link
+		}
 		x.IsActive = false
 		return c.armEvent(x, a)
 	case bpmn.EndEvent:

@@ -13,7 +13,7 @@ import (
 // token at start (a start event, or any activity for a start before it).
 func (c *command) startInstance(def *Definition, businessKey, superExecutionID string, vars map[string]any, start *bpmn.Activity) (*instance, error) {
 	if start == nil {
-		return nil, fmt.Errorf("process %q has no none start event; start it by message, timer or before an activity", def.Key)
+		return nil, fmt.Errorf("process %q has no none start event; start it by message, signal, timer or before an activity", def.Key)
 	}
 	in, err := c.createInstance(def, businessKey, superExecutionID, vars, start.ID)
 	if err != nil {

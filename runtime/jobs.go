@@ -310,7 +310,7 @@ func (c *command) constOrExpr(x *execution, activityLevel, processLevel, attr st
 }
 
 // createStartEvents arms a new definition's start events: a timer job per
-// timer start event, a subscription per message start event.
+// timer start event, a subscription per message or signal start event.
 func (e *Engine) createStartEvents(cc *tx.Context, def *Definition, jobDefs map[jobDefKey]*persistence.JobDefinition) error {
 	c := e.newCommand(cc)
 	c.startDef = def
@@ -321,12 +321,16 @@ func (e *Engine) createStartEvents(cc *tx.Context, def *Definition, jobDefs map[
 			if _, err := c.createTimerJob(nil, s, persistence.HandlerTimerStart); err != nil {
 				return err
 			}
-		case bpmn.MessageEvent:
+		case bpmn.MessageEvent, bpmn.SignalEvent:
+			typ, name := persistence.SubscriptionMessage, s.MessageName
+			if s.Event == bpmn.SignalEvent {
+				typ, name = persistence.SubscriptionSignal, s.SignalName
+			}
 			cc.Insert(&persistence.EventSubscription{
 				ID:                  newID(),
 				Rev:                 1,
-				EventType:           persistence.SubscriptionMessage,
-				EventName:           s.MessageName,
+				EventType:           typ,
+				EventName:           name,
 				ActivityID:          s.ID,
 				ProcessDefinitionID: def.ID,
 				Created:             cc.Now().UTC(),

@@ -31,7 +31,7 @@ func (c *command) endEvent(x *execution, a *bpmn.Activity) error {
 	case bpmn.TerminateEvent:
 		return c.terminate(x, a)
 	case bpmn.ErrorEvent:
-		return c.throwError(x, a.ErrorCode, fmt.Sprintf("error end event '%s'", a.ID))
+		return c.throwError(x, a.ErrorCode, "", fmt.Sprintf("error end event '%s'", a.ID))
 	case bpmn.MessageEvent:
 		if a.HasImplementation() {
 			// Its delegate runs, or its external task waits; then it ends

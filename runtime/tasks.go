@@ -26,7 +26,7 @@ func (c *command) serviceTask(x *execution, a *bpmn.Activity) error {
 	if err := c.callDelegate(x, "", a.Class, a.DelegateExpression, a.Expression, a.ResultVariable, a); err != nil {
 		var be *BpmnError
 		if errors.As(err, &be) {
-			return c.throwError(x, be.Code, a.String())
+			return c.throwError(x, be.Code, be.Message, a.String())
 		}
 		return err
 	}

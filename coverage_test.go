@@ -1,0 +1,221 @@
+package bpmnlite_test
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/bpmnlite/bpmnlite"
+	"github.com/bpmnlite/bpmnlite/internal/enginetest"
+)
+
+// BPMN coverage: link events, signal start events, error code and message
+// variables, version tags, hints for elements bpmnlite does not execute.
+
+// A throwing link event continues at the catching link of the same name
+// in its scope, in a subprocess too.
+func TestLinkEvents(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deploy("links", enginetest.Process("links", `
+    <startEvent id="start" />
+    <sequenceFlow id="f1" sourceRef="start" targetRef="toB" />
+    <intermediateThrowEvent id="toB"><linkEventDefinition name="B" /></intermediateThrowEvent>
+    <intermediateCatchEvent id="fromB"><linkEventDefinition name="B" /></intermediateCatchEvent>
+    <sequenceFlow id="f2" sourceRef="fromB" targetRef="sub" />
+    <subProcess id="sub">
+      <startEvent id="subStart" />
+      <sequenceFlow id="s1" sourceRef="subStart" targetRef="jump" />
+      <intermediateThrowEvent id="jump"><linkEventDefinition name="B" /></intermediateThrowEvent>
+      <intermediateCatchEvent id="land"><linkEventDefinition name="B" /></intermediateCatchEvent>
+      <sequenceFlow id="s2" sourceRef="land" targetRef="review" />
+      <userTask id="review" />
+      <sequenceFlow id="s3" sourceRef="review" targetRef="subEnd" />
+      <endEvent id="subEnd" />
+    </subProcess>
+    <sequenceFlow id="f3" sourceRef="sub" targetRef="end" />
+    <endEvent id="end" />`))
+		pi := e.start("links", nil)
+		if got := e.taskKeys(pi); got != "review" {
+			t.Fatalf("waiting at %q, want review", got)
+		}
+		if path := e.path(pi); !strings.Contains(path, "toB,fromB,sub,subStart,jump,land,review") {
+			t.Fatalf("path %q", path)
+		}
+		e.complete(pi, "review", nil)
+		if got := e.state(pi); got != bpmnlite.StateCompleted {
+			t.Fatalf("state %s", got)
+		}
+
+		_, err := e.eng.Deploy(e.ctx, bpmnlite.DeployRequest{Name: "bad", Resources: []bpmnlite.Resource{{Name: "bad.bpmn", Bytes: []byte(enginetest.Process("bad", `
+    <startEvent id="start" />
+    <sequenceFlow id="f1" sourceRef="start" targetRef="nowhere" />
+    <intermediateThrowEvent id="nowhere"><linkEventDefinition name="X" /></intermediateThrowEvent>`))}}})
+		if err == nil || !strings.Contains(err.Error(), "'nowhere'") || !strings.Contains(err.Error(), "linkEventDefinition name 'X'") {
+			t.Fatalf("a link without its catch: %v", err)
+		}
+	})
+}
+
+const signalStart = `<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" targetNamespace="t">
+  <signal id="alarmSignal" name="alarm" />
+  <process id="onAlarm" isExecutable="true">
+    <startEvent id="start"><signalEventDefinition signalRef="alarmSignal" /></startEvent>
+    <sequenceFlow id="f1" sourceRef="start" targetRef="handle" />
+    <userTask id="handle" />
+    <sequenceFlow id="f2" sourceRef="handle" targetRef="end" />
+    <endEvent id="end" />
+  </process>
+  <process id="raise" isExecutable="true">
+    <startEvent id="rstart" />
+    <sequenceFlow id="r1" sourceRef="rstart" targetRef="throw" />
+    <intermediateThrowEvent id="throw"><signalEventDefinition signalRef="alarmSignal" /></intermediateThrowEvent>
+    <sequenceFlow id="r2" sourceRef="throw" targetRef="rend" />
+    <endEvent id="rend" />
+  </process>
+</definitions>`
+
+// A signal start event starts an instance of the latest version per
+// signal, from the API or a throwing event; a suspended definition is
+// skipped.
+func TestSignalStartEvent(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deploy("alarm", signalStart)
+		started := func() []*bpmnlite.HistoricProcessInstance {
+			t.Helper()
+			hs, err := e.eng.ProcessInstances(e.ctx, bpmnlite.ProcessInstanceQuery{ProcessDefinitionKey: "onAlarm"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return hs
+		}
+		if err := e.eng.Signal(e.ctx, "alarm", map[string]any{"level": "high"}); err != nil {
+			t.Fatal(err)
+		}
+		hs := started()
+		if len(hs) != 1 || hs[0].StartActivityID != "start" {
+			t.Fatalf("instances after the signal: %+v", hs)
+		}
+		if got := e.varsOf(hs[0].ID)["level"]; got != "high" {
+			t.Fatalf("signal's variables: level = %v", got)
+		}
+
+		// A throwing event starts one too; a new version replaces the old
+		// version's subscription.
+		e.deploy("alarm2", strings.Replace(signalStart, `<userTask id="handle" />`, `<userTask id="handle" name="v2" />`, 1))
+		e.start("raise", nil)
+		hs = started()
+		if len(hs) != 2 || !strings.Contains(hs[1].ProcessDefinitionID, "onAlarm:2:") {
+			t.Fatalf("instances after the throw: %+v", hs)
+		}
+
+		defs, _ := e.eng.ProcessDefinitions(e.ctx, bpmnlite.DefinitionQuery{Key: "onAlarm", LatestOnly: true})
+		if err := e.eng.SuspendProcessDefinition(e.ctx, defs[0].ID, false); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.eng.Signal(e.ctx, "alarm", nil); err != nil {
+			t.Fatal(err)
+		}
+		if hs = started(); len(hs) != 2 {
+			t.Fatalf("a suspended definition was started by a signal: %d instances", len(hs))
+		}
+	})
+}
+
+// An error boundary event stores the caught error's code and message in
+// the variables it names.
+func TestErrorCodeAndMessageVariables(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.eng.RegisterDelegate("charge", bpmnlite.DelegateFunc(func(context.Context, *bpmnlite.Execution) error {
+			return &bpmnlite.BpmnError{Code: "DECLINED", Message: "card declined"}
+		}))
+		e.deploy("pay", enginetest.Header+`
+  <error id="declined" errorCode="DECLINED" />
+  <process id="pay" isExecutable="true">
+    <startEvent id="start" />
+    <sequenceFlow id="f1" sourceRef="start" targetRef="charge" />
+    <serviceTask id="charge" camunda:class="charge" />
+    <boundaryEvent id="failed" attachedToRef="charge">
+      <errorEventDefinition errorRef="declined" camunda:errorCodeVariable="errorCode" camunda:errorMessageVariable="errorMessage" />
+    </boundaryEvent>
+    <sequenceFlow id="f2" sourceRef="failed" targetRef="handle" />
+    <userTask id="handle" />
+    <sequenceFlow id="f3" sourceRef="charge" targetRef="end" />
+    <endEvent id="end" />
+  </process>
+</definitions>`)
+		pi := e.start("pay", nil)
+		if got := e.taskKeys(pi); got != "handle" {
+			t.Fatalf("waiting at %q", got)
+		}
+		vars := e.varsOf(pi)
+		if vars["errorCode"] != "DECLINED" || vars["errorMessage"] != "card declined" {
+			t.Fatalf("error variables: %v", vars)
+		}
+	})
+}
+
+// camunda:versionTag is stored, queryable, and starts the latest version
+// with the tag.
+func TestVersionTag(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		tagged := func(tag, task string) string {
+			return enginetest.Header + `<process id="p" isExecutable="true" camunda:versionTag="` + tag + `">
+    <startEvent id="s" /><sequenceFlow id="f" sourceRef="s" targetRef="` + task + `" /><userTask id="` + task + `" /></process></definitions>`
+		}
+		e.deploy("v1", tagged("1.0", "one"))
+		e.deploy("v2", tagged("2.0", "two"))
+		e.deploy("v3", tagged("1.0", "three"))
+		defs, err := e.eng.ProcessDefinitions(e.ctx, bpmnlite.DefinitionQuery{Key: "p", VersionTag: "1.0"})
+		if err != nil || len(defs) != 2 || defs[0].Version != 1 || defs[1].Version != 3 || defs[1].VersionTag != "1.0" {
+			t.Fatalf("definitions tagged 1.0: %v %+v", err, defs)
+		}
+		pi, err := e.eng.Start(e.ctx, bpmnlite.StartRequest{Key: "p", VersionTag: "2.0"})
+		if err != nil || e.taskKeys(pi) != "two" {
+			t.Fatalf("start by tag 2.0: %v, waiting at %q", err, e.taskKeys(pi))
+		}
+		if _, err := e.eng.Start(e.ctx, bpmnlite.StartRequest{Key: "p", VersionTag: "9.9"}); !errors.Is(err, bpmnlite.ErrNotFound) {
+			t.Fatalf("start by an unknown tag: %v", err)
+		}
+	})
+}
+
+// Elements bpmnlite does not execute are refused at deployment with their
+// line:column and what to use instead.
+func TestUnsupportedElementsHint(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		_, err := e.eng.Deploy(e.ctx, bpmnlite.DeployRequest{Name: "s", Resources: []bpmnlite.Resource{{Name: "s.bpmn", Bytes: []byte(enginetest.Process("s", `
+    <startEvent id="start" />
+    <sequenceFlow id="f1" sourceRef="start" targetRef="calc" />
+    <scriptTask id="calc" scriptFormat="groovy"><script>x = 1</script></scriptTask>
+    <businessRuleTask id="decide" />`))}}})
+		if err == nil {
+			t.Fatal("a script task was deployed")
+		}
+		for _, want := range []string{"s.bpmn:5:5: scriptTask 'calc'", "call a registered delegate instead", "businessRuleTask 'decide'", "DMN"} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("error lacks %q:\n%v", want, err)
+			}
+		}
+	})
+}
+
+// Deployment warnings (what the engine ignores) are logged, not only
+// returned in Deployment.Warnings.
+func TestDeploymentWarningsLogged(t *testing.T) {
+	var logs enginetest.LogBuffer
+	eachBackend(t, bpmnlite.Config{Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))}, func(t *testing.T, e *env) {
+		mark := len(logs.String())
+		d := e.deploy("w", enginetest.Process("w", `
+    <startEvent id="start" />
+    <sequenceFlow id="f1" sourceRef="start" targetRef="u" />
+    <userTask id="u"><extensionElements><camunda:taskListener event="create" class="x" /></extensionElements></userTask>`))
+		if len(d.Warnings) == 0 {
+			t.Fatal("no warning for an ignored extension")
+		}
+		if out := logs.String()[mark:]; !strings.Contains(out, "deployment warning") || !strings.Contains(out, "camunda:taskListener") || !strings.Contains(out, "w.bpmn:5:") {
+			t.Fatalf("log lacks the warning:\n%s", out)
+		}
+	})
+}
