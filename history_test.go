@@ -434,3 +434,27 @@ func TestHistoryLevels(t *testing.T) {
 		t.Errorf("an unknown level: %v", err)
 	}
 }
+
+// The job executor runs the history cleanup job: with a time to live of
+// zero days an ended instance's history goes at the next run.
+func TestHistoryCleanupByTheJobExecutor(t *testing.T) {
+	eachBackendRealTime(t, bpmnlite.Config{HistoryCleanupInterval: 20 * time.Millisecond}, func(t *testing.T, e *env) {
+		e.deploy("zero", `<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:camunda="http://camunda.org/schema/1.0/bpmn" targetNamespace="t">
+  <process id="zero" isExecutable="true" camunda:historyTimeToLive="0">
+    <startEvent id="s" /><sequenceFlow id="f" sourceRef="s" targetRef="e" /><endEvent id="e" />
+  </process>
+</definitions>`)
+		pi := e.start("zero", nil)
+		if hs, _ := e.eng.ProcessInstances(e.ctx, bpmnlite.ProcessInstanceQuery{ID: pi}); len(hs) != 1 {
+			t.Fatal("no history to remove")
+		}
+		e.jeStart(bpmnlite.JobExecutorConfig{PoolSize: 1})
+		waitFor(t, "the cleanup job to remove the history", 20*time.Second, func() bool {
+			hs, _ := e.eng.ProcessInstances(e.ctx, bpmnlite.ProcessInstanceQuery{ID: pi})
+			return len(hs) == 0
+		})
+		if js, _ := e.eng.Jobs(e.ctx, bpmnlite.JobQuery{ID: bpmnlite.HistoryCleanupJobID}); len(js) != 1 || js[0].Retries != 3 {
+			t.Fatalf("the cleanup job after its runs: %+v", js)
+		}
+	})
+}
