@@ -3,6 +3,7 @@ package bpmnlite_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"testing"
@@ -210,12 +211,125 @@ func TestDeploymentWarningsLogged(t *testing.T) {
 		d := e.deploy("w", enginetest.Process("w", `
     <startEvent id="start" />
     <sequenceFlow id="f1" sourceRef="start" targetRef="u" />
-    <userTask id="u"><extensionElements><camunda:taskListener event="create" class="x" /></extensionElements></userTask>`))
+    <userTask id="u"><extensionElements><camunda:inputOutput><camunda:inputParameter name="a">1</camunda:inputParameter></camunda:inputOutput></extensionElements></userTask>`))
 		if len(d.Warnings) == 0 {
 			t.Fatal("no warning for an ignored extension")
 		}
-		if out := logs.String()[mark:]; !strings.Contains(out, "deployment warning") || !strings.Contains(out, "camunda:taskListener") || !strings.Contains(out, "w.bpmn:5:") {
+		if out := logs.String()[mark:]; !strings.Contains(out, "deployment warning") || !strings.Contains(out, "camunda:inputOutput") || !strings.Contains(out, "w.bpmn:5:") {
 			t.Fatalf("log lacks the warning:\n%s", out)
+		}
+	})
+}
+
+// camunda:field values reach the delegate through Execution.Field: strings
+// as written, expressions evaluated on the execution at each call; a
+// listener's fields too.
+func TestFieldInjection(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		var got []string
+		record := bpmnlite.DelegateFunc(func(_ context.Context, x *bpmnlite.Execution) error {
+			for _, name := range []string{"url", "amount", "missing"} {
+				if v, ok := x.Field(name); ok {
+					got = append(got, fmt.Sprintf("%s=%v", name, v))
+				}
+			}
+			return nil
+		})
+		e.eng.RegisterDelegate("call", record)
+		e.eng.RegisterDelegate("audit", record)
+		e.deploy("fields", enginetest.Process("fields", `
+    <startEvent id="start" />
+    <sequenceFlow id="f1" sourceRef="start" targetRef="call" />
+    <serviceTask id="call" camunda:class="call">
+      <extensionElements>
+        <camunda:field name="url" stringValue="https://pay.example/charge" />
+        <camunda:field name="amount"><camunda:expression>${price * 2}</camunda:expression></camunda:field>
+        <camunda:executionListener event="end" class="audit"><camunda:field name="url"><camunda:string>audit-log</camunda:string></camunda:field></camunda:executionListener>
+      </extensionElements>
+    </serviceTask>
+    <sequenceFlow id="f2" sourceRef="call" targetRef="end" />
+    <endEvent id="end" />`))
+		e.start("fields", map[string]any{"price": 21})
+		if want := "url=https://pay.example/charge amount=42 url=audit-log"; strings.Join(got, " ") != want {
+			t.Fatalf("fields seen: %q, want %q", strings.Join(got, " "), want)
+		}
+		got = nil
+		_, err := e.eng.Start(e.ctx, bpmnlite.StartRequest{Key: "fields", Variables: map[string]any{}})
+		if err == nil || !strings.Contains(err.Error(), "camunda:field 'amount'") {
+			t.Fatalf("an expression field naming an unknown variable: %v", err)
+		}
+	})
+}
+
+// Task listeners: assignment (before create when the task is created
+// assigned), create (which may assign it), assignment on claim, complete,
+// delete; a failing one rolls its command back.
+func TestTaskListeners(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		var events []string
+		listener := func(name string) bpmnlite.Delegate {
+			return bpmnlite.DelegateFunc(func(_ context.Context, x *bpmnlite.Execution) error {
+				events = append(events, name+":"+x.TaskAssignee())
+				if name == "create" && x.TaskAssignee() == "" {
+					x.SetTaskAssignee("kermit")
+				}
+				if v, _ := x.Field("refuse"); name == "complete" && v == "yes" {
+					if v, _ := x.GetVariable("approved"); v != true {
+						return errors.New("not approved")
+					}
+				}
+				if x.TaskID() == "" {
+					return errors.New("no task in a task listener")
+				}
+				return nil
+			})
+		}
+		for _, n := range []string{"create", "assignment", "complete", "delete"} {
+			e.eng.RegisterDelegate(n, listener(n))
+		}
+		listeners := `<extensionElements>
+        <camunda:taskListener event="create" class="create" />
+        <camunda:taskListener event="assignment" class="assignment" />
+        <camunda:taskListener event="complete" class="complete"><camunda:field name="refuse" stringValue="yes" /></camunda:taskListener>
+        <camunda:taskListener event="delete" class="delete" />
+      </extensionElements>`
+		e.deploy("tl", enginetest.Process("tl", `
+    <startEvent id="start" />
+    <sequenceFlow id="f1" sourceRef="start" targetRef="review" />
+    <userTask id="review">`+listeners+`</userTask>
+    <sequenceFlow id="f2" sourceRef="review" targetRef="end" />
+    <endEvent id="end" />`))
+		e.deploy("assigned", enginetest.Process("assigned", `
+    <startEvent id="start" />
+    <sequenceFlow id="f1" sourceRef="start" targetRef="review" />
+    <userTask id="review" camunda:assignee="gonzo">`+listeners+`</userTask>`))
+
+		pi := e.start("tl", nil)
+		task := e.tasks(pi)[0]
+		if task.Assignee != "kermit" {
+			t.Fatalf("the create listener's assignee was not stored: %q", task.Assignee)
+		}
+		if err := e.eng.SetTaskAssignee(e.ctx, task.ID, "piggy"); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.eng.CompleteTask(e.ctx, task.ID, map[string]any{"approved": false}); err == nil || !strings.Contains(err.Error(), "not approved") {
+			t.Fatalf("a failing complete listener: %v", err)
+		}
+		if len(e.tasks(pi)) != 1 {
+			t.Fatal("the task was completed although its complete listener failed")
+		}
+		e.complete(pi, "review", map[string]any{"approved": true})
+		if got, want := strings.Join(events, " "), "create: assignment:kermit assignment:piggy complete:piggy complete:piggy"; got != want {
+			t.Fatalf("events %q, want %q", got, want)
+		}
+
+		events = nil
+		gone := e.start("assigned", nil)
+		if err := e.eng.DeleteProcessInstance(e.ctx, gone, "cancelled"); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := strings.Join(events, " "), "assignment:gonzo create:gonzo delete:gonzo"; got != want {
+			t.Fatalf("events %q, want %q", got, want)
 		}
 	})
 }

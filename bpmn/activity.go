@@ -89,13 +89,17 @@ func (p *parser) parseActivity(st *procState, sc *scopeState, e *etree.Element, 
 	a.Exclusive = p.flag(s, e, "exclusive", true, true)
 	a.JobPriority = p.priority(s, e, "jobPriority")
 	a.TaskPriority = p.priority(s, e, "taskPriority")
-	allowed := []string{"executionListener", "failedJobRetryTimeCycle", "properties"}
-	if kind == CallActivity {
+	allowed := []string{"executionListener", "failedJobRetryTimeCycle", "properties", "field"}
+	switch kind {
+	case CallActivity:
 		allowed = append(allowed, "in", "out")
+	case UserTask:
+		allowed = append(allowed, "taskListener")
 	}
 	ext := p.extensions(s, e, allowed...)
 	a.Listeners = p.listeners(s, ext, false)
 	a.RetryTimeCycle = p.retryCycle(s, ext)
+	a.Fields = p.fields(s, ext)
 	a.Properties = properties(ext)
 
 	switch kind {
@@ -115,6 +119,7 @@ func (p *parser) parseActivity(st *procState, sc *scopeState, e *etree.Element, 
 		if a.FormKey == "" {
 			a.FormKey = camundaValue(e, "formRef")
 		}
+		a.TaskListeners = p.taskListeners(s, ext)
 	case ReceiveTask:
 		if ref := attrValue(e, "messageRef"); ref != "" {
 			a.MessageName = p.messageName(s, ref)
@@ -378,6 +383,52 @@ func properties(ext []*etree.Element) []Property {
 	return out
 }
 
+// fields reads the camunda:field elements among els: a name and one value,
+// a string (stringValue, <camunda:string>) or an expression (expression,
+// <camunda:expression>).
+func (p *parser) fields(s site, els []*etree.Element) []Field {
+	var out []Field
+	for _, c := range els {
+		if c.Tag != "field" || !isCamundaNS(c.NamespaceURI()) {
+			continue
+		}
+		fs := p.at(s, c)
+		f := Field{Name: strings.TrimSpace(attrValue(c, "name"))}
+		var values []string
+		if v, ok := attr(c, "stringValue"); ok {
+			values = append(values, v)
+		}
+		if v, ok := attr(c, "expression"); ok {
+			values = append(values, strings.TrimSpace(v))
+			f.Expression = true
+		}
+		for _, sub := range c.ChildElements() {
+			switch {
+			case !isCamundaNS(sub.NamespaceURI()):
+			case sub.Tag == "string":
+				values = append(values, sub.Text())
+			case sub.Tag == "expression":
+				values = append(values, strings.TrimSpace(sub.Text()))
+				f.Expression = true
+			}
+		}
+		switch {
+		case f.Name == "":
+			p.errorf(fs, "camunda:field has no name")
+			continue
+		case len(values) != 1:
+			p.errorf(fs, "camunda:field '%s' needs exactly one value: stringValue, expression, <camunda:string> or <camunda:expression>", f.Name)
+			continue
+		}
+		f.Value = values[0]
+		if f.Expression {
+			p.checkExpr(fs, "camunda:field '"+f.Name+"'", f.Value)
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
 // listeners reads camunda:executionListener elements. On a sequence flow
 // every listener is a take listener.
 func (p *parser) listeners(s site, ext []*etree.Element, onFlow bool) []Listener {
@@ -386,44 +437,64 @@ func (p *parser) listeners(s site, ext []*etree.Element, onFlow bool) []Listener
 		if c.Tag != "executionListener" {
 			continue
 		}
-		ls := p.at(s, c)
-		l := Listener{
-			Event:              strings.TrimSpace(attrValue(c, "event")),
-			Class:              strings.TrimSpace(attrValue(c, "class")),
-			Expression:         strings.TrimSpace(attrValue(c, "expression")),
-			DelegateExpression: strings.TrimSpace(attrValue(c, "delegateExpression")),
-		}
+		l := p.listener(s, c)
 		if onFlow {
 			l.Event = "take"
 		} else if l.Event != "start" && l.Event != "end" {
-			p.errorf(ls, "executionListener event must be 'start' or 'end', not '%s'", l.Event)
-		}
-		for _, sub := range c.ChildElements() {
-			if !isCamundaNS(sub.NamespaceURI()) {
-				continue
-			}
-			switch sub.Tag {
-			case "script":
-				p.unsupported(nil, ls, "camunda:executionListener/camunda:script", "script listeners are not supported")
-			case "field":
-				p.warnf(p.at(s, sub), "camunda:field injection is not supported and is ignored")
-			}
-		}
-		switch n := countSet(l.Class, l.Expression, l.DelegateExpression); {
-		case n == 0 && !hasCamundaChild(c, "script"):
-			p.errorf(ls, "Element 'class', 'expression' or 'delegateExpression' is mandatory on executionListener")
-		case n > 1:
-			p.errorf(ls, "executionListener may have only one of 'class', 'expression' and 'delegateExpression'")
-		}
-		if l.Expression != "" {
-			p.checkExpr(ls, "executionListener expression", l.Expression)
-		}
-		if l.DelegateExpression != "" {
-			p.checkExpr(ls, "executionListener delegateExpression", l.DelegateExpression)
+			p.errorf(p.at(s, c), "executionListener event must be 'start' or 'end', not '%s'", l.Event)
 		}
 		out = append(out, l)
 	}
 	return out
+}
+
+// taskListeners reads the camunda:taskListener elements of a user task.
+func (p *parser) taskListeners(s site, ext []*etree.Element) []Listener {
+	var out []Listener
+	for _, c := range ext {
+		if c.Tag != "taskListener" {
+			continue
+		}
+		l := p.listener(s, c)
+		switch l.Event {
+		case "create", "assignment", "complete", "delete":
+			out = append(out, l)
+		case "update", "timeout":
+			p.errorf(p.at(s, c), "taskListener event '%s' is not supported (create, assignment, complete and delete are)", l.Event)
+		default:
+			p.errorf(p.at(s, c), "taskListener event must be create, assignment, complete or delete, not '%s'", l.Event)
+		}
+	}
+	return out
+}
+
+// listener reads an execution or task listener's event, implementation
+// and fields.
+func (p *parser) listener(s site, c *etree.Element) Listener {
+	ls := p.at(s, c)
+	l := Listener{
+		Event:              strings.TrimSpace(attrValue(c, "event")),
+		Class:              strings.TrimSpace(attrValue(c, "class")),
+		Expression:         strings.TrimSpace(attrValue(c, "expression")),
+		DelegateExpression: strings.TrimSpace(attrValue(c, "delegateExpression")),
+		Fields:             p.fields(s, c.ChildElements()),
+	}
+	if hasCamundaChild(c, "script") {
+		p.unsupported(nil, ls, "camunda:"+c.Tag+"/camunda:script", "script listeners are not supported: use a class, expression or delegateExpression")
+	}
+	switch n := countSet(l.Class, l.Expression, l.DelegateExpression); {
+	case n == 0 && !hasCamundaChild(c, "script"):
+		p.errorf(ls, "Element 'class', 'expression' or 'delegateExpression' is mandatory on %s", c.Tag)
+	case n > 1:
+		p.errorf(ls, "%s may have only one of 'class', 'expression' and 'delegateExpression'", c.Tag)
+	}
+	if l.Expression != "" {
+		p.checkExpr(ls, c.Tag+" expression", l.Expression)
+	}
+	if l.DelegateExpression != "" {
+		p.checkExpr(ls, c.Tag+" delegateExpression", l.DelegateExpression)
+	}
+	return l
 }
 
 func hasCamundaChild(e *etree.Element, tag string) bool {

@@ -232,6 +232,8 @@ type Activity struct {
 	// Properties are the camunda:properties of the element, in document
 	// order: an external task hands them to its worker as headers.
 	Properties []Property
+	// Fields are the camunda:field elements injected into its delegate.
+	Fields []Field
 
 	// User tasks. Each may be an expression; DueDate and FollowUpDate are
 	// ISO 8601 dates or durations (from the task's creation), Priority an
@@ -243,6 +245,9 @@ type Activity struct {
 	FollowUpDate    string
 	Priority        string
 	FormKey         string
+	// TaskListeners are camunda:taskListener (create, assignment,
+	// complete, delete).
+	TaskListeners []Listener
 
 	// Call activities.
 	CalledElement string
@@ -330,6 +335,15 @@ type Listener struct {
 	Class              string
 	Expression         string
 	DelegateExpression string
+	Fields             []Field // camunda:field, injected into its delegate
+}
+
+// Field is a camunda:field injected into a delegate: a string, or an
+// expression evaluated on the execution at each call.
+type Field struct {
+	Name       string
+	Value      string
+	Expression bool
 }
 
 // String names the flow for messages: "sequenceFlow 'toShip'".

@@ -2,6 +2,7 @@ package bpmn
 
 import (
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -430,7 +431,7 @@ func TestAsyncAndJobAttributes(t *testing.T) {
 		t.Errorf("process priorities %q %q", p.JobPriority, p.TaskPriority)
 	}
 	want := []Listener{{Event: "start", Class: "ProcStart"}, {Event: "end", Expression: "${done()}"}}
-	if len(p.Listeners) != 2 || p.Listeners[0] != want[0] || p.Listeners[1] != want[1] {
+	if !reflect.DeepEqual(p.Listeners, want) {
 		t.Errorf("process listeners %+v", p.Listeners)
 	}
 	if s := p.Activity("s"); !s.AsyncBefore {
@@ -440,10 +441,10 @@ func TestAsyncAndJobAttributes(t *testing.T) {
 	if !a.AsyncBefore || !a.AsyncAfter || a.Exclusive || a.JobPriority != "${prio}" || a.RetryTimeCycle != "R5/PT5M" {
 		t.Errorf("a = %+v", a)
 	}
-	if len(a.Listeners) != 1 || a.Listeners[0] != (Listener{Event: "start", DelegateExpression: "${listener}"}) {
+	if !reflect.DeepEqual(a.Listeners, []Listener{{Event: "start", DelegateExpression: "${listener}"}}) {
 		t.Errorf("a listeners %+v", a.Listeners)
 	}
-	if l := p.Flow("f2").Listeners; len(l) != 1 || l[0] != (Listener{Event: "take", Class: "Take"}) {
+	if l := p.Flow("f2").Listeners; !reflect.DeepEqual(l, []Listener{{Event: "take", Class: "Take"}}) {
 		t.Errorf("flow listeners %+v", l)
 	}
 	if b := p.Activity("b"); b.JobPriority != "-7" || b.RetryTimeCycle != "R1/PT1S" || b.AsyncBefore {
@@ -484,10 +485,10 @@ func TestUnsupportedCamundaExtensionsWarn(t *testing.T) {
   <zeebe:taskDefinition xmlns:zeebe="http://camunda.org/schema/zeebe/1.0" type="t"/>
 </extensionElements>
 </userTask>`))
-	if len(d.Warnings) != 2 {
+	if len(d.Warnings) != 1 {
 		t.Fatalf("warnings: %v", d.Warnings)
 	}
-	if !strings.Contains(d.Warnings[0].Message, "camunda:inputOutput is not supported") || !strings.Contains(d.Warnings[1].Message, "camunda:taskListener") {
+	if !strings.Contains(d.Warnings[0].Message, "camunda:inputOutput is not supported") {
 		t.Errorf("warnings: %v", d.Warnings)
 	}
 }
@@ -736,15 +737,17 @@ func TestMoreWarnings(t *testing.T) {
     <camunda:executionListener event="end" class="L"><camunda:field name="f" stringValue="v"/></camunda:executionListener>
   </extensionElements>
 </serviceTask>`))
+	if l := d.Process("p").Activity("t").Listeners; len(l) != 1 || !reflect.DeepEqual(l[0].Fields, []Field{{Name: "f", Value: "v"}}) {
+		t.Errorf("listener fields %+v", l)
+	}
 	for _, want := range []struct{ id, msg string }{
 		{"x", "the only outgoing sequence flow 'xa' has a condition: when it is false the gateway fails"},
 		{"i", "default flow 'id' has a condition; the condition is ignored"},
 		{"t", "failedJobRetryTimeCycle is empty; jobs get the default retries"},
-		{"t", "camunda:field injection is not supported and is ignored"},
 	} {
 		findProblem(t, d.Warnings, want.id, want.msg)
 	}
-	if len(d.Warnings) != 4 {
+	if len(d.Warnings) != 3 {
 		t.Errorf("warnings:\n%s", listProblems(d.Warnings))
 	}
 }
@@ -787,4 +790,44 @@ func TestAllProblemsReported(t *testing.T) {
 			t.Errorf("error text lacks %q:\n%s", want, msg)
 		}
 	}
+}
+
+// camunda:field in its four notations; a field without a name or with two
+// values is a problem.
+func TestFields(t *testing.T) {
+	d := mustParse(t, simple(`<serviceTask id="x" camunda:class="C"><extensionElements>
+  <camunda:field name="a" stringValue="plain"/>
+  <camunda:field name="b" expression="${amount * 2}"/>
+  <camunda:field name="c"><camunda:string>  spaced  </camunda:string></camunda:field>
+  <camunda:field name="d"><camunda:expression>${customer.name}</camunda:expression></camunda:field>
+</extensionElements></serviceTask>`))
+	want := []Field{{"a", "plain", false}, {"b", "${amount * 2}", true}, {"c", "  spaced  ", false}, {"d", "${customer.name}", true}}
+	if got := d.Process("p").Activity("x").Fields; !reflect.DeepEqual(got, want) {
+		t.Errorf("fields %+v", got)
+	}
+	probs := mustFail(t, simple(`<serviceTask id="x" camunda:class="C"><extensionElements>
+  <camunda:field stringValue="v"/>
+  <camunda:field name="two" stringValue="v"><camunda:string>w</camunda:string></camunda:field>
+</extensionElements></serviceTask>`))
+	findProblem(t, probs, "x", "camunda:field has no name")
+	findProblem(t, probs, "x", "camunda:field 'two' needs exactly one value")
+}
+
+// camunda:taskListener on user tasks: the four events bpmnlite runs; the
+// others are problems naming what is supported.
+func TestTaskListenerParsing(t *testing.T) {
+	d := mustParse(t, simple(`<userTask id="x"><extensionElements>
+  <camunda:taskListener event="create" delegateExpression="${onCreate}"><camunda:field name="f" stringValue="v"/></camunda:taskListener>
+  <camunda:taskListener event="delete" expression="${log.deleted(task)}"/>
+</extensionElements></userTask>`))
+	want := []Listener{{Event: "create", DelegateExpression: "${onCreate}", Fields: []Field{{Name: "f", Value: "v"}}}, {Event: "delete", Expression: "${log.deleted(task)}"}}
+	if got := d.Process("p").Activity("x").TaskListeners; !reflect.DeepEqual(got, want) {
+		t.Errorf("task listeners %+v", got)
+	}
+	probs := mustFail(t, simple(`<userTask id="x"><extensionElements>
+  <camunda:taskListener event="timeout" class="C"/>
+  <camunda:taskListener event="create"/>
+</extensionElements></userTask>`))
+	findProblem(t, probs, "x", "taskListener event 'timeout' is not supported (create, assignment, complete and delete are)")
+	findProblem(t, probs, "x", "Element 'class', 'expression' or 'delegateExpression' is mandatory on taskListener")
 }

@@ -466,12 +466,15 @@ func (x *Executor) runBatch(ctx context.Context, b *batch) {
 	// The batch grows while it runs: an exclusive continuation of its
 	// instance runs here, after it, never beside it on another worker. A
 	// continuation takes over the slot of the job that claimed it.
+	acquired := len(b.jobs)
 	for i := 0; i < len(b.jobs); i++ {
 		if !x.isRunning() {
 			x.unlock(b.rt, b.jobs[i:])
 			break
 		}
-		x.cfg.Metrics.PickupLatency(x.cfg.Clock().Sub(b.acquired))
+		if i < acquired { // a continuation starts when its job ends
+			x.cfg.Metrics.PickupLatency(x.cfg.Clock().Sub(b.acquired))
+		}
 		next := x.runJob(ctx, b.rt, b.jobs[i])
 		switch {
 		case next == nil:

@@ -35,6 +35,8 @@ type command struct {
 	// rescheduled: the running job set its own next due date, to be kept
 	// and run again instead of deleted (the history cleanup job).
 	rescheduled bool
+	// listenedTask is the user task whose task listeners run.
+	listenedTask *persistence.Task
 }
 
 func (e *Engine) newCommand(cc *tx.Context) *command {

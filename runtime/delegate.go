@@ -6,6 +6,7 @@ import (
 
 	"github.com/bpmnlite/bpmnlite/bpmn"
 	"github.com/bpmnlite/bpmnlite/expression"
+	"github.com/bpmnlite/bpmnlite/persistence"
 )
 
 // Delegate is Go code a process calls: the implementation of a service task
@@ -46,6 +47,41 @@ type Execution struct {
 	// process: a process-level listener runs, so there is no current
 	// activity even though the instance's execution runs a path.
 	process bool
+	fields  map[string]any    // camunda:field values for the delegate
+	task    *persistence.Task // the user task of a task listener
+}
+
+// TaskID returns the user task's id in a task listener ("" elsewhere).
+func (h *Execution) TaskID() string {
+	if h.task == nil {
+		return ""
+	}
+	return h.task.ID
+}
+
+// TaskAssignee returns the user task's assignee in a task listener.
+func (h *Execution) TaskAssignee() string {
+	if h.task == nil {
+		return ""
+	}
+	return h.task.Assignee
+}
+
+// SetTaskAssignee assigns the user task in a task listener (a create
+// listener's choice is stored with the task). Elsewhere it does nothing.
+func (h *Execution) SetTaskAssignee(userID string) {
+	if h.task != nil {
+		h.task.Assignee = userID
+	}
+}
+
+// Field returns the value of a camunda:field injected into the delegate
+// being called: the string as written, or what its expression gave on this
+// execution at this call; ok is false when the element declares no such
+// field.
+func (h *Execution) Field(name string) (value any, ok bool) {
+	value, ok = h.fields[name]
+	return value, ok
 }
 
 func (c *command) handle(x *execution, event string) *Execution {
@@ -155,10 +191,24 @@ func (c *command) resolver(x *execution) resolver {
 // callDelegate runs the implementation named by class, delegateExpression or
 // expression on x; what names the element in errors (formatted only then,
 // so the operation loop pays nothing for it).
-func (c *command) callDelegate(x *execution, event string, class, delegateExpr, expr, resultVar string, what fmt.Stringer) error {
+func (c *command) callDelegate(x *execution, event string, class, delegateExpr, expr, resultVar string, fields []bpmn.Field, what fmt.Stringer) error {
 	h := c.handle(x, event)
+	h.task = c.listenedTask
 	if l, ok := what.(listenerOf); ok {
 		_, h.process = l.owner.(*bpmn.Process)
+	}
+	if len(fields) > 0 {
+		h.fields = make(map[string]any, len(fields))
+		for _, f := range fields {
+			v := any(f.Value)
+			if f.Expression {
+				var err error
+				if v, err = c.eval(x, f.Value); err != nil {
+					return failAt(what, "camunda:field '%s': %w", f.Name, err)
+				}
+			}
+			h.fields[f.Name] = v
+		}
 	}
 	switch {
 	case class != "":
@@ -231,11 +281,22 @@ func (c *command) fireListeners(x *execution, ls []bpmn.Listener, event string, 
 		if l.Event != event {
 			continue
 		}
-		if err := c.callDelegate(x, event, l.Class, l.DelegateExpression, l.Expression, "", listenerOf{owner, event}); err != nil {
+		if err := c.callDelegate(x, event, l.Class, l.DelegateExpression, l.Expression, "", l.Fields, listenerOf{owner, event}); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// fireTaskListeners calls a's task listeners of event for task t, which
+// they see (and may assign) through the Execution handle.
+func (c *command) fireTaskListeners(x *execution, a *bpmn.Activity, t *persistence.Task, event string) error {
+	if len(a.TaskListeners) == 0 {
+		return nil
+	}
+	c.listenedTask = t
+	defer func() { c.listenedTask = nil }()
+	return c.fireListeners(x, a.TaskListeners, event, a)
 }
 
 // listenerOf names an execution listener in errors: "serviceTask 'x' end listener".

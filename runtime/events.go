@@ -139,6 +139,9 @@ func (c *command) cancelWaits(x *execution, reason string) error {
 			return err
 		}
 		for _, t := range tasks {
+			if err := c.fireTaskListeners(x, a, t, "delete"); err != nil {
+				return err
+			}
 			c.cc.Delete(t)
 			c.historyTaskEnd(t, persistence.TaskDeleted)
 		}

@@ -23,7 +23,7 @@ func (c *command) serviceTask(x *execution, a *bpmn.Activity) error {
 	if a.External {
 		return c.createExternalTask(x, a)
 	}
-	if err := c.callDelegate(x, "", a.Class, a.DelegateExpression, a.Expression, a.ResultVariable, a); err != nil {
+	if err := c.callDelegate(x, "", a.Class, a.DelegateExpression, a.Expression, a.ResultVariable, a.Fields, a); err != nil {
 		var be *BpmnError
 		if errors.As(err, &be) {
 			return c.throwError(x, be.Code, be.Message, a.String())
@@ -82,6 +82,21 @@ func (c *command) createTask(x *execution, a *bpmn.Activity) error {
 	}
 	if t.FollowUpDate, err = c.taskDate(x, a.FollowUpDate, t.CreateTime); err != nil {
 		return failAt(a, "followUpDate: %w", err)
+	}
+	// As in Camunda, an assignee set at creation fires assignment before create.
+	if t.Assignee != "" {
+		if err := c.fireTaskListeners(x, a, t, "assignment"); err != nil {
+			return err
+		}
+	}
+	assignee := t.Assignee
+	if err := c.fireTaskListeners(x, a, t, "create"); err != nil {
+		return err
+	}
+	if t.Assignee != assignee && t.Assignee != "" {
+		if err := c.fireTaskListeners(x, a, t, "assignment"); err != nil {
+			return err
+		}
 	}
 	c.cc.Insert(t)
 	if h := c.history[x.ActivityInstanceID]; h != nil {
@@ -206,12 +221,15 @@ func (e *Engine) CompleteTask(ctx context.Context, t persistence.Tx, taskID stri
 		if err := x.setVariables(vars, false); err != nil {
 			return err
 		}
-		c.cc.Delete(task)
-		c.historyTaskEnd(task, persistence.TaskCompleted)
 		a := x.activity()
 		if a == nil {
 			return fmt.Errorf("task %q: execution is at no activity", taskID)
 		}
+		if err := c.fireTaskListeners(x, a, task, "complete"); err != nil {
+			return err
+		}
+		c.cc.Delete(task)
+		c.historyTaskEnd(task, persistence.TaskCompleted)
 		x.IsActive = true
 		return c.leave(x, a)
 	})
@@ -247,8 +265,20 @@ func (e *Engine) updateTask(ctx context.Context, t persistence.Tx, id string, ch
 			return fmt.Errorf("task %q: %w", id, err)
 		}
 		task := ent.(*persistence.Task)
+		before := task.Assignee
 		if err := change(task); err != nil {
 			return err
+		}
+		if task.Assignee != before && task.Assignee != "" {
+			x, err := c.execution(task.ExecutionID)
+			if err != nil {
+				return err
+			}
+			if a := x.activity(); a != nil {
+				if err := c.fireTaskListeners(x, a, task, "assignment"); err != nil {
+					return err
+				}
+			}
 		}
 		c.cc.Update(task)
 		if c.e.history(HistoryActivity) {
