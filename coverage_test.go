@@ -158,11 +158,12 @@ func TestErrorCodeAndMessageVariables(t *testing.T) {
 }
 
 // camunda:versionTag is stored, queryable, and starts the latest version
-// with the tag.
+// with the tag; candidate starter groups and users are stored.
 func TestVersionTag(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		tagged := func(tag, task string) string {
-			return enginetest.Header + `<process id="p" isExecutable="true" camunda:versionTag="` + tag + `">
+			return enginetest.Header + `<process id="p" isExecutable="true" camunda:versionTag="` + tag + `"
+    camunda:candidateStarterGroups="sales, management" camunda:candidateStarterUsers="kermit">
     <startEvent id="s" /><sequenceFlow id="f" sourceRef="s" targetRef="` + task + `" /><userTask id="` + task + `" /></process></definitions>`
 		}
 		e.deploy("v1", tagged("1.0", "one"))
@@ -171,6 +172,9 @@ func TestVersionTag(t *testing.T) {
 		defs, err := e.eng.ProcessDefinitions(e.ctx, bpmnlite.DefinitionQuery{Key: "p", VersionTag: "1.0"})
 		if err != nil || len(defs) != 2 || defs[0].Version != 1 || defs[1].Version != 3 || defs[1].VersionTag != "1.0" {
 			t.Fatalf("definitions tagged 1.0: %v %+v", err, defs)
+		}
+		if defs[0].CandidateStarterGroups != "sales, management" || defs[0].CandidateStarterUsers != "kermit" {
+			t.Fatalf("candidate starters: %q %q", defs[0].CandidateStarterGroups, defs[0].CandidateStarterUsers)
 		}
 		pi, err := e.eng.Start(e.ctx, bpmnlite.StartRequest{Key: "p", VersionTag: "2.0"})
 		if err != nil || e.taskKeys(pi) != "two" {

@@ -103,6 +103,10 @@ type ProcessDefinition struct {
 	// HistoryTimeToLive is camunda:historyTimeToLive in days; nil: the
 	// engine's default (Config.HistoryTimeToLive).
 	HistoryTimeToLive *int
+	// CandidateStarterGroups and CandidateStarterUsers are the process's
+	// camunda:candidateStarterGroups and candidateStarterUsers, as written.
+	CandidateStarterGroups string
+	CandidateStarterUsers  string
 }
 
 // ExecutionRow is a process instance (the root execution, which runs the

@@ -118,6 +118,9 @@ type Process struct {
 	JobPriority  string // camunda:jobPriority: constant or expression; "" when absent
 	TaskPriority string // camunda:taskPriority, for external tasks
 	VersionTag   string // camunda:versionTag
+	// CandidateStarterGroups and CandidateStarterUsers are
+	// camunda:candidateStarterGroups and candidateStarterUsers, as written.
+	CandidateStarterGroups, CandidateStarterUsers string
 	// HistoryTimeToLive is camunda:historyTimeToLive in days; nil when absent.
 	HistoryTimeToLive *int
 	// Activities and Flows directly inside the process (not inside subprocesses).

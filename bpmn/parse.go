@@ -422,6 +422,8 @@ func (p *parser) parseProcess(e *etree.Element) {
 	proc.JobPriority = p.priority(s, e, "jobPriority")
 	proc.TaskPriority = p.priority(s, e, "taskPriority")
 	proc.VersionTag = strings.TrimSpace(camundaValue(e, "versionTag"))
+	proc.CandidateStarterGroups = strings.TrimSpace(camundaValue(e, "candidateStarterGroups"))
+	proc.CandidateStarterUsers = strings.TrimSpace(camundaValue(e, "candidateStarterUsers"))
 	proc.HistoryTimeToLive = p.historyTimeToLive(s, e)
 	proc.Listeners = p.listeners(s, p.extensions(s, e, "executionListener"), false)
 

@@ -78,6 +78,10 @@ type ProcessDefinition struct {
 	// HistoryTimeToLive is camunda:historyTimeToLive in days; nil: the
 	// engine's default.
 	HistoryTimeToLive *int
+	// CandidateStarterGroups and CandidateStarterUsers are the process's
+	// camunda:candidateStarterGroups and candidateStarterUsers, as written.
+	CandidateStarterGroups string
+	CandidateStarterUsers  string
 }
 
 // Execution is a node of an instance's execution tree. The process instance

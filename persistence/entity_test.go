@@ -43,7 +43,8 @@ var samples = map[*persistence.Table]sample{
 	persistence.ProcessDefinitionTable: {
 		full: func() persistence.Entity {
 			return &persistence.ProcessDefinition{ID: "p:1:x", Rev: 1, Key: "p", Version: 1, Name: "P", DeploymentID: "d1",
-				ResourceName: "a.bpmn", Suspension: persistence.Active, HasStartForm: true, VersionTag: "v1", HistoryTimeToLive: ptr(30)}
+				ResourceName: "a.bpmn", Suspension: persistence.Active, HasStartForm: true, VersionTag: "v1", HistoryTimeToLive: ptr(30),
+				CandidateStarterGroups: "sales,management", CandidateStarterUsers: "kermit"}
 		},
 		sparse: func() persistence.Entity {
 			return &persistence.ProcessDefinition{ID: "p:2:x", Key: "p", Version: 2, DeploymentID: "d1", Suspension: persistence.Active}
@@ -52,6 +53,7 @@ var samples = map[*persistence.Table]sample{
 			p := e.(*persistence.ProcessDefinition)
 			p.Key, p.Version, p.Name, p.DeploymentID, p.ResourceName = "q", 7, "Q", "d2", "b.bpmn"
 			p.Suspension, p.HasStartForm, p.VersionTag, p.HistoryTimeToLive = persistence.Suspended, false, "v2", ptr(0)
+			p.CandidateStarterGroups, p.CandidateStarterUsers = "", "piggy"
 		},
 	},
 	persistence.JobDefinitionTable: {

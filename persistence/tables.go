@@ -39,7 +39,7 @@ var (
 	ProcessDefinitionTable = newTable("process_definition", "ProcessDefinition", orderProcessDefinition, false,
 		func() Entity { return new(ProcessDefinition) },
 		"id", "rev", "key", "version", "name", "deployment_id", "resource_name", "suspension",
-		"has_start_form", "version_tag", "history_time_to_live")
+		"has_start_form", "version_tag", "history_time_to_live", "candidate_starter_groups", "candidate_starter_users")
 	JobDefinitionTable = newTable("job_definition", "JobDefinition", orderJobDefinition, false,
 		func() Entity { return new(JobDefinition) },
 		"id", "rev", "process_definition_id", "process_definition_key", "activity_id", "job_type",
@@ -220,11 +220,13 @@ func (e *ProcessDefinition) Revision() int     { return e.Rev }
 func (e *ProcessDefinition) SetRevision(r int) { e.Rev = r }
 func (e *ProcessDefinition) Values() []any {
 	return []any{e.ID, e.Rev, nullStr(e.Key), e.Version, nullStr(e.Name), nullStr(e.DeploymentID),
-		nullStr(e.ResourceName), e.Suspension, e.HasStartForm, nullStr(e.VersionTag), e.HistoryTimeToLive}
+		nullStr(e.ResourceName), e.Suspension, e.HasStartForm, nullStr(e.VersionTag), e.HistoryTimeToLive,
+		nullStr(e.CandidateStarterGroups), nullStr(e.CandidateStarterUsers)}
 }
 func (e *ProcessDefinition) Targets() []any {
 	return []any{&e.ID, &e.Rev, &e.Key, &e.Version, &e.Name, &e.DeploymentID,
-		&e.ResourceName, &e.Suspension, &e.HasStartForm, &e.VersionTag, &e.HistoryTimeToLive}
+		&e.ResourceName, &e.Suspension, &e.HasStartForm, &e.VersionTag, &e.HistoryTimeToLive,
+		&e.CandidateStarterGroups, &e.CandidateStarterUsers}
 }
 
 // JobDefinition

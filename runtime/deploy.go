@@ -192,7 +192,9 @@ func (e *Engine) deployProcess(cc *tx.Context, d *persistence.Deployment, resour
 		VersionTag:   proc.VersionTag,
 		// A definition keeps its own time to live; Config.HistoryTimeToLive
 		// applies to the ones without.
-		HistoryTimeToLive: proc.HistoryTimeToLive,
+		HistoryTimeToLive:      proc.HistoryTimeToLive,
+		CandidateStarterGroups: proc.CandidateStarterGroups,
+		CandidateStarterUsers:  proc.CandidateStarterUsers,
 	}
 	cc.Insert(pd)
 	if pd.HistoryTimeToLive != nil && e.history(HistoryActivity) {

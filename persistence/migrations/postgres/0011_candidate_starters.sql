@@ -1,0 +1,4 @@
+-- camunda:candidateStarterGroups and candidateStarterUsers of a process,
+-- comma-separated as written.
+ALTER TABLE process_definition ADD COLUMN candidate_starter_groups text;
+ALTER TABLE process_definition ADD COLUMN candidate_starter_users text;
