@@ -337,3 +337,42 @@ func TestTaskListeners(t *testing.T) {
 		}
 	})
 }
+
+// An error end event's error code and camunda:errorMessage may be
+// expressions, evaluated when it throws.
+func TestErrorEndEventExpressions(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deploy("dyn", enginetest.Header+`
+  <error id="dynamic" errorCode="${code}" camunda:errorMessage="delivery failed: ${reason}" />
+  <error id="late" errorCode="LATE" />
+  <process id="dyn" isExecutable="true">
+    <startEvent id="start" />
+    <sequenceFlow id="f1" sourceRef="start" targetRef="sub" />
+    <subProcess id="sub">
+      <startEvent id="subStart" />
+      <sequenceFlow id="s1" sourceRef="subStart" targetRef="fail" />
+      <endEvent id="fail"><errorEventDefinition errorRef="dynamic" /></endEvent>
+    </subProcess>
+    <boundaryEvent id="caught" attachedToRef="sub">
+      <errorEventDefinition errorRef="late" camunda:errorCodeVariable="code2" camunda:errorMessageVariable="message" />
+    </boundaryEvent>
+    <sequenceFlow id="f2" sourceRef="caught" targetRef="handle" />
+    <userTask id="handle" />
+    <sequenceFlow id="f3" sourceRef="sub" targetRef="end" />
+    <endEvent id="end" />
+  </process>
+</definitions>`)
+		pi := e.start("dyn", map[string]any{"code": "LATE", "reason": "truck broke down"})
+		if got := e.taskKeys(pi); got != "handle" {
+			t.Fatalf("waiting at %q, want handle", got)
+		}
+		if vars := e.varsOf(pi); vars["code2"] != "LATE" || vars["message"] != "delivery failed: truck broke down" {
+			t.Fatalf("variables %v", vars)
+		}
+		// Another code is not caught by the LATE boundary: the path ends.
+		other := e.start("dyn", map[string]any{"code": "OTHER", "reason": "x"})
+		if got := e.taskKeys(other); got != "" {
+			t.Fatalf("an uncaught code waits at %q", got)
+		}
+	})
+}

@@ -210,6 +210,13 @@ func (p *parser) parseEvent(st *procState, s site, e *etree.Element, a *Activity
 		}
 	case ErrorEvent:
 		a.ErrorCode = p.errorCode(ds, def, a.Kind == EndEvent)
+		if a.Kind == EndEvent {
+			if e := lookupRef(p.defs.Errors, attrValue(def, "errorRef")); e != nil {
+				a.ErrorMessage = e.Message
+			}
+			p.checkMaybeExpr(ds, "errorCode", a.ErrorCode)
+			p.checkMaybeExpr(ds, "camunda:errorMessage", a.ErrorMessage)
+		}
 		if a.Kind == BoundaryEvent {
 			a.ErrorCodeVariable = strings.TrimSpace(camundaValue(def, "errorCodeVariable"))
 			a.ErrorMessageVariable = strings.TrimSpace(camundaValue(def, "errorMessageVariable"))

@@ -108,7 +108,12 @@ type Message struct{ ID, Name string }
 type Signal struct{ ID, Name string }
 
 // Error is an <error> root element.
-type Error struct{ ID, Name, Code string }
+type Error struct {
+	ID, Name string
+	// Code and Message (camunda:errorMessage) may be expressions, evaluated
+	// when an error end event throws the error.
+	Code, Message string
+}
 
 // Process is one executable <process>.
 type Process struct {
@@ -211,6 +216,8 @@ type Activity struct {
 	MessageName string // resolved from messageRef (the message's name, else its id)
 	SignalName  string // resolved from signalRef
 	ErrorCode   string // resolved from errorRef; "" on a boundary catches every error
+	// ErrorMessage is the thrown error's camunda:errorMessage (error end events).
+	ErrorMessage string
 	// ErrorCodeVariable and ErrorMessageVariable (camunda:, on an error
 	// boundary event's definition) receive the caught error's code and message.
 	ErrorCodeVariable, ErrorMessageVariable string

@@ -312,7 +312,7 @@ func (p *parser) parseDefinitions(root *etree.Element) {
 			case "signal":
 				p.defs.Signals[s.id] = &Signal{ID: s.id, Name: name}
 			case "error":
-				p.defs.Errors[s.id] = &Error{ID: s.id, Name: name, Code: attrValue(c, "errorCode")}
+				p.defs.Errors[s.id] = &Error{ID: s.id, Name: name, Code: attrValue(c, "errorCode"), Message: camundaValue(c, "errorMessage")}
 			}
 		}
 	}

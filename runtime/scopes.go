@@ -31,7 +31,15 @@ func (c *command) endEvent(x *execution, a *bpmn.Activity) error {
 	case bpmn.TerminateEvent:
 		return c.terminate(x, a)
 	case bpmn.ErrorEvent:
-		return c.throwError(x, a.ErrorCode, "", fmt.Sprintf("error end event '%s'", a.ID))
+		code, err := c.text(x, a.ErrorCode)
+		if err != nil {
+			return failAt(a, "errorCode: %w", err)
+		}
+		message, err := c.text(x, a.ErrorMessage)
+		if err != nil {
+			return failAt(a, "camunda:errorMessage: %w", err)
+		}
+		return c.throwError(x, code, message, fmt.Sprintf("error end event '%s'", a.ID))
 	case bpmn.MessageEvent:
 		if a.HasImplementation() {
 			// Its delegate runs, or its external task waits; then it ends
