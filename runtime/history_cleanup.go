@@ -71,12 +71,16 @@ func (e *Engine) CleanUpHistory(ctx context.Context) (removed int, err error) {
 	return removed, err
 }
 
-func (e *Engine) removeExpiredHistory(cc *tx.Context) (int, error) {
-	batch := e.Config.HistoryCleanupBatchSize
-	if batch <= 0 {
-		batch = DefaultHistoryCleanupBatchSize
+// cleanupBatch is how many instances one cleanup run removes at most.
+func (e *Engine) cleanupBatch() int {
+	if e.Config.HistoryCleanupBatchSize > 0 {
+		return e.Config.HistoryCleanupBatchSize
 	}
-	expired, err := tx.Select(cc, persistence.ExpiredHistory(cc.Now().UTC(), batch))
+	return DefaultHistoryCleanupBatchSize
+}
+
+func (e *Engine) removeExpiredHistory(cc *tx.Context) (int, error) {
+	expired, err := tx.Select(cc, persistence.ExpiredHistory(cc.Now().UTC(), e.cleanupBatch()))
 	if err != nil || len(expired) == 0 {
 		return 0, err
 	}
@@ -95,12 +99,8 @@ func (c *command) historyCleanupJob(j *persistence.Job) error {
 	if err != nil {
 		return err
 	}
-	batch := c.e.Config.HistoryCleanupBatchSize
-	if batch <= 0 {
-		batch = DefaultHistoryCleanupBatchSize
-	}
 	next := c.cc.Now().UTC()
-	if removed < batch {
+	if removed < c.e.cleanupBatch() {
 		interval := c.e.Config.HistoryCleanupInterval
 		if interval <= 0 {
 			interval = DefaultHistoryCleanupInterval
