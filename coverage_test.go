@@ -376,3 +376,48 @@ func TestErrorEndEventExpressions(t *testing.T) {
 		}
 	})
 }
+
+// A BPMN error from an activity's execution or task listener is thrown
+// from the activity: its error boundary event catches it and the activity
+// does not continue.
+func TestErrorsFromListeners(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		throw := bpmnlite.DelegateFunc(func(context.Context, *bpmnlite.Execution) error {
+			return &bpmnlite.BpmnError{Code: "REJECTED", Message: "from a listener"}
+		})
+		var worked int
+		e.eng.RegisterDelegate("throw", throw)
+		e.eng.RegisterDelegate("work", bpmnlite.DelegateFunc(func(context.Context, *bpmnlite.Execution) error { worked++; return nil }))
+		process := func(id, task string) string {
+			return enginetest.Header + `
+  <error id="rejected" errorCode="REJECTED" />
+  <process id="` + id + `" isExecutable="true">
+    <startEvent id="start" />
+    <sequenceFlow id="f1" sourceRef="start" targetRef="act" />
+    ` + task + `
+    <boundaryEvent id="caught" attachedToRef="act"><errorEventDefinition errorRef="rejected" camunda:errorMessageVariable="why" /></boundaryEvent>
+    <sequenceFlow id="f2" sourceRef="caught" targetRef="handle" />
+    <userTask id="handle" />
+    <sequenceFlow id="f3" sourceRef="act" targetRef="after" />
+    <userTask id="after" />
+  </process>
+</definitions>`
+		}
+		e.deploy("end", process("endListener", `<serviceTask id="act" camunda:class="work"><extensionElements>
+      <camunda:executionListener event="end" class="throw" /></extensionElements></serviceTask>`))
+		e.deploy("create", process("createListener", `<userTask id="act"><extensionElements>
+      <camunda:taskListener event="create" class="throw" /></extensionElements></userTask>`))
+		for _, key := range []string{"endListener", "createListener"} {
+			pi := e.start(key, nil)
+			if got := e.taskKeys(pi); got != "handle" {
+				t.Fatalf("%s: waiting at %q, want handle", key, got)
+			}
+			if why := e.varsOf(pi)["why"]; why != "from a listener" {
+				t.Fatalf("%s: error message %v", key, why)
+			}
+		}
+		if worked != 1 {
+			t.Fatalf("the service task ran %d times, want 1", worked)
+		}
+	})
+}

@@ -37,6 +37,8 @@ type command struct {
 	rescheduled bool
 	// listenedTask is the user task whose task listeners run.
 	listenedTask *persistence.Task
+	// cancelling counts the cancellations whose end listeners run now.
+	cancelling int
 }
 
 func (e *Engine) newCommand(cc *tx.Context) *command {
@@ -68,7 +70,7 @@ func (c *command) run() error {
 		op := c.agenda[0]
 		c.agenda[0] = nil
 		c.agenda = c.agenda[1:]
-		if err := op(); err != nil {
+		if err := op(); err != nil && !errors.Is(err, errListenerThrew) {
 			return err
 		}
 	}
@@ -165,6 +167,9 @@ type execution struct {
 	// replacedBy is the scope execution that took over this path when it
 	// was compacted: operations already on the agenda continue there.
 	replacedBy *execution
+	// endListened: the end listeners of its activity ran (one threw a BPMN
+	// error): the cancellation that follows does not run them again.
+	endListened bool
 }
 
 func (x *execution) String() string {

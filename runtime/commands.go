@@ -24,7 +24,7 @@ var (
 func (e *Engine) command(ctx context.Context, t persistence.Tx, fn func(c *command) error) error {
 	body := func(cc *tx.Context) error {
 		c := e.newCommand(cc)
-		if err := fn(c); err != nil {
+		if err := fn(c); err != nil && !errors.Is(err, errListenerThrew) {
 			return err
 		}
 		return c.run()

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/bpmnlite/bpmnlite/bpmn"
@@ -275,18 +276,36 @@ func (e *DelegateError) Error() string { return e.Element + ": " + e.Err.Error()
 // Unwrap returns the delegate's error.
 func (e *DelegateError) Unwrap() error { return e.Err }
 
-// fireListeners calls the listeners of event on x.
+// fireListeners calls the listeners of event on x. A BPMN error from a
+// listener of an activity (but not from one that runs while the activity is
+// cancelled: a delete listener, an end listener then) is thrown from the
+// activity, as Camunda does:
+// caught by an error boundary event, or ending the path; the operation
+// that ran the listener then stops (errListenerThrew).
 func (c *command) fireListeners(x *execution, ls []bpmn.Listener, event string, owner fmt.Stringer) error {
 	for _, l := range ls {
 		if l.Event != event {
 			continue
 		}
-		if err := c.callDelegate(x, event, l.Class, l.DelegateExpression, l.Expression, "", l.Fields, listenerOf{owner, event}); err != nil {
+		err := c.callDelegate(x, event, l.Class, l.DelegateExpression, l.Expression, "", l.Fields, listenerOf{owner, event})
+		var be *BpmnError
+		if _, isActivity := owner.(*bpmn.Activity); isActivity && event != "delete" && c.cancelling == 0 && errors.As(err, &be) {
+			x.endListened = event == "end"
+			if err := c.throwError(x, be.Code, be.Message, listenerOf{owner, event}.String()); err != nil {
+				return err
+			}
+			return errListenerThrew
+		}
+		if err != nil {
 			return err
 		}
 	}
 	return nil
 }
+
+// errListenerThrew stops the operation whose listener threw a BPMN error
+// that was thrown on from the activity; the command goes on.
+var errListenerThrew = errors.New("a listener threw a BPMN error")
 
 // fireTaskListeners calls a's task listeners of event for task t, which
 // they see (and may assign) through the Execution handle.

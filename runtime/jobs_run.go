@@ -173,7 +173,7 @@ func (e *Engine) runWork(cc *tx.Context, job *persistence.Job, start *time.Time,
 			failedAt = c.current
 		}
 	}()
-	if err := c.runJob(job); err != nil {
+	if err := c.runJob(job); err != nil && !errors.Is(err, errListenerThrew) {
 		return "", nil, err
 	}
 	if err := c.run(); err != nil {

@@ -177,8 +177,10 @@ func (c *command) cancel(x *execution, reason string) error {
 // calls them on cancellation too.
 func (c *command) cancelListeners(x *execution) error {
 	a := x.activity()
-	if a == nil || x.isMIBody() {
+	if a == nil || x.isMIBody() || x.endListened {
 		return nil
 	}
+	c.cancelling++
+	defer func() { c.cancelling-- }()
 	return c.fireListeners(x, a.Listeners, "end", a)
 }
