@@ -421,3 +421,111 @@ func TestErrorsFromListeners(t *testing.T) {
 		}
 	})
 }
+
+const escalations = `<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" targetNamespace="t">
+  <escalation id="late" escalationCode="LATE" />
+  <escalation id="stop" escalationCode="STOP" />
+  <process id="esc" isExecutable="true">
+    <startEvent id="start" />
+    <sequenceFlow id="f1" sourceRef="start" targetRef="sub" />
+    <subProcess id="sub">
+      <startEvent id="subStart" />
+      <sequenceFlow id="s1" sourceRef="subStart" targetRef="warn" />
+      <intermediateThrowEvent id="warn"><escalationEventDefinition escalationRef="late" /></intermediateThrowEvent>
+      <sequenceFlow id="s2" sourceRef="warn" targetRef="work" />
+      <userTask id="work" />
+      <sequenceFlow id="s3" sourceRef="work" targetRef="halt" />
+      <endEvent id="halt"><escalationEventDefinition escalationRef="stop" /></endEvent>
+    </subProcess>
+    <boundaryEvent id="notify" attachedToRef="sub" cancelActivity="false"><escalationEventDefinition escalationRef="late" /></boundaryEvent>
+    <sequenceFlow id="f2" sourceRef="notify" targetRef="informed" />
+    <userTask id="informed" />
+    <boundaryEvent id="stopped" attachedToRef="sub"><escalationEventDefinition escalationRef="stop" /></boundaryEvent>
+    <sequenceFlow id="f3" sourceRef="stopped" targetRef="afterStop" />
+    <userTask id="afterStop" />
+    <sequenceFlow id="f4" sourceRef="sub" targetRef="end" />
+    <endEvent id="end" />
+  </process>
+  <process id="uncaught" isExecutable="true">
+    <startEvent id="us" />
+    <sequenceFlow id="u1" sourceRef="us" targetRef="uwarn" />
+    <intermediateThrowEvent id="uwarn"><escalationEventDefinition escalationRef="late" /></intermediateThrowEvent>
+    <sequenceFlow id="u2" sourceRef="uwarn" targetRef="utask" />
+    <userTask id="utask" />
+  </process>
+</definitions>`
+
+// Escalations: a non-interrupting boundary event starts a path beside the
+// subprocess, which goes on; an interrupting one ends the subprocess; an
+// uncaught escalation changes nothing.
+func TestEscalationEvents(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deploy("esc", escalations)
+		pi := e.start("esc", nil)
+		if got := e.taskKeys(pi); got != "informed,work" && got != "work,informed" {
+			t.Fatalf("after the non-interrupting escalation: waiting at %q", got)
+		}
+		e.complete(pi, "work", nil)
+		if got := e.taskKeys(pi); got != "afterStop,informed" && got != "informed,afterStop" {
+			t.Fatalf("after the interrupting escalation: waiting at %q", got)
+		}
+		if path := e.path(pi); strings.Contains(path, ",end") {
+			t.Fatalf("the subprocess completed normally: %q", path)
+		}
+		other := e.start("uncaught", nil)
+		if got := e.taskKeys(other); got != "utask" {
+			t.Fatalf("an uncaught escalation: waiting at %q", got)
+		}
+	})
+}
+
+const calledEscalation = `<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" targetNamespace="t">
+  <escalation id="late" escalationCode="LATE" />
+  <escalation id="stop" escalationCode="STOP" />
+  <process id="caller" isExecutable="true">
+    <startEvent id="start" />
+    <sequenceFlow id="f1" sourceRef="start" targetRef="call" />
+    <callActivity id="call" calledElement="callee" />
+    <boundaryEvent id="notify" attachedToRef="call" cancelActivity="false"><escalationEventDefinition escalationRef="late" /></boundaryEvent>
+    <sequenceFlow id="f2" sourceRef="notify" targetRef="informed" />
+    <userTask id="informed" />
+    <boundaryEvent id="stopped" attachedToRef="call"><escalationEventDefinition escalationRef="stop" /></boundaryEvent>
+    <sequenceFlow id="f3" sourceRef="stopped" targetRef="afterStop" />
+    <userTask id="afterStop" />
+    <sequenceFlow id="f4" sourceRef="call" targetRef="end" />
+    <endEvent id="end" />
+  </process>
+  <process id="callee" isExecutable="true">
+    <startEvent id="cs" />
+    <sequenceFlow id="c1" sourceRef="cs" targetRef="warn" />
+    <intermediateThrowEvent id="warn"><escalationEventDefinition escalationRef="late" /></intermediateThrowEvent>
+    <sequenceFlow id="c2" sourceRef="warn" targetRef="work" />
+    <userTask id="work" />
+    <sequenceFlow id="c3" sourceRef="work" targetRef="halt" />
+    <endEvent id="halt"><escalationEventDefinition escalationRef="stop" /></endEvent>
+  </process>
+</definitions>`
+
+// An escalation thrown in a called process is caught by the call
+// activity's boundary events: non-interrupting, the called instance goes
+// on; interrupting, it is cancelled with the call activity.
+func TestEscalationAcrossCallActivity(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deploy("called", calledEscalation)
+		pi := e.start("caller", nil)
+		if got := e.taskKeys(pi); got != "informed" {
+			t.Fatalf("caller waiting at %q, want informed", got)
+		}
+		called, _ := e.eng.ProcessInstances(e.ctx, bpmnlite.ProcessInstanceQuery{ProcessDefinitionKey: "callee"})
+		if len(called) != 1 || e.taskKeys(called[0].ID) != "work" {
+			t.Fatalf("the called instance did not go on: %+v", called)
+		}
+		e.complete(called[0].ID, "work", nil)
+		if got := e.taskKeys(pi); got != "afterStop,informed" && got != "informed,afterStop" {
+			t.Fatalf("after the interrupting escalation the caller waits at %q", got)
+		}
+		if got := e.state(called[0].ID); got == bpmnlite.StateActive {
+			t.Fatalf("the called instance is still %s", got)
+		}
+	})
+}

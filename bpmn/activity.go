@@ -32,16 +32,17 @@ var eventDefinitions = map[Kind]struct {
 		"signalEventDefinition": SignalEvent},
 		"start events can be none, timer, message or signal start events"},
 	EndEvent: {map[string]EventType{"": NoEvent, "terminateEventDefinition": TerminateEvent, "errorEventDefinition": ErrorEvent,
-		"messageEventDefinition": MessageEvent},
-		"end events can be none, terminate, error or message end events"},
+		"messageEventDefinition": MessageEvent, "escalationEventDefinition": EscalationEvent},
+		"end events can be none, terminate, error, message or escalation end events"},
 	IntermediateCatchEvent: {map[string]EventType{"timerEventDefinition": TimerEvent, "messageEventDefinition": MessageEvent, "signalEventDefinition": SignalEvent,
 		"linkEventDefinition": LinkEvent},
 		"intermediate catch events can be timer, message, signal or link events"},
 	IntermediateThrowEvent: {map[string]EventType{"": NoEvent, "signalEventDefinition": SignalEvent, "messageEventDefinition": MessageEvent,
-		"linkEventDefinition": LinkEvent},
-		"intermediate throw events can be none, signal, message or link events"},
-	BoundaryEvent: {map[string]EventType{"timerEventDefinition": TimerEvent, "messageEventDefinition": MessageEvent, "errorEventDefinition": ErrorEvent},
-		"boundary events can be timer, message or error events"},
+		"linkEventDefinition": LinkEvent, "escalationEventDefinition": EscalationEvent},
+		"intermediate throw events can be none, signal, message, link or escalation events"},
+	BoundaryEvent: {map[string]EventType{"timerEventDefinition": TimerEvent, "messageEventDefinition": MessageEvent, "errorEventDefinition": ErrorEvent,
+		"escalationEventDefinition": EscalationEvent},
+		"boundary events can be timer, message, error or escalation events"},
 }
 
 // parseActivity reads one flow node; it returns nil when the node is
@@ -225,6 +226,16 @@ func (p *parser) parseEvent(st *procState, s site, e *etree.Element, a *Activity
 		if a.LinkName = strings.TrimSpace(attrValue(def, "name")); a.LinkName == "" {
 			p.errorf(ds, "linkEventDefinition has no name")
 		}
+	case EscalationEvent:
+		ref := attrValue(def, "escalationRef")
+		code, ok := lookupEscalation(p.defs.Escalations, ref)
+		switch {
+		case ref != "" && !ok:
+			p.errorf(ds, "escalationRef '%s' names no escalation of this file", ref)
+		case a.Kind != BoundaryEvent && code == "":
+			p.errorf(ds, "a throwing escalation event needs an escalationRef to an escalation with an escalationCode")
+		}
+		a.EscalationCode = code
 	}
 	if a.Kind == BoundaryEvent {
 		a.CancelActivity = p.flag(s, e, "cancelActivity", false, true)
@@ -246,6 +257,18 @@ func lookupRef[T any](m map[string]*T, ref string) *T {
 		return m[ref[i+1:]]
 	}
 	return nil
+}
+
+// lookupEscalation resolves an escalationRef (a QName, perhaps prefixed).
+func lookupEscalation(m map[string]string, ref string) (string, bool) {
+	if code, ok := m[ref]; ok {
+		return code, true
+	}
+	if i := strings.LastIndexByte(ref, ':'); i >= 0 {
+		code, ok := m[ref[i+1:]]
+		return code, ok
+	}
+	return "", false
 }
 
 // messageName resolves a messageRef to the message's name (else its id).

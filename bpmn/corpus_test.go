@@ -100,7 +100,9 @@ var supportedHere = map[string]bool{
 	"intermediateCatchEvent/messageEventDefinition": true, "intermediateCatchEvent/signalEventDefinition": true,
 	"intermediateCatchEvent/timerEventDefinition": true, "intermediateCatchEvent/linkEventDefinition": true,
 	"intermediateThrowEvent/linkEventDefinition": true, "startEvent/signalEventDefinition": true,
-	"startEvent/messageEventDefinition": true, "startEvent/timerEventDefinition": true,
+	"boundaryEvent/escalationEventDefinition": true, "endEvent/escalationEventDefinition": true,
+	"intermediateThrowEvent/escalationEventDefinition": true,
+	"startEvent/messageEventDefinition":                true, "startEvent/timerEventDefinition": true,
 	"boundaryEvent/messageEventDefinition": true, "boundaryEvent/errorEventDefinition": true, "boundaryEvent/timerEventDefinition": true,
 	"endEvent/terminateEventDefinition": true, "endEvent/errorEventDefinition": true,
 }

@@ -47,6 +47,7 @@ const (
 	ErrorEvent
 	TerminateEvent
 	LinkEvent
+	EscalationEvent
 )
 
 func (t EventType) String() string {
@@ -63,6 +64,8 @@ func (t EventType) String() string {
 		return "terminate"
 	case LinkEvent:
 		return "link"
+	case EscalationEvent:
+		return "escalation"
 	}
 	return "none"
 }
@@ -77,6 +80,8 @@ type Definitions struct {
 	Messages map[string]*Message // by id
 	Signals  map[string]*Signal  // by id
 	Errors   map[string]*Error   // by id
+	// Escalations map an escalation's id to its escalationCode.
+	Escalations map[string]string
 	// Warnings are findings that do not stop a deployment: a malformed
 	// failedJobRetryTimeCycle (jobs get the default retries), a default flow
 	// with a condition, Camunda extensions bpmnlite ignores, a file without
@@ -218,6 +223,9 @@ type Activity struct {
 	ErrorCode   string // resolved from errorRef; "" on a boundary catches every error
 	// ErrorMessage is the thrown error's camunda:errorMessage (error end events).
 	ErrorMessage string
+	// EscalationCode is the escalation's code, resolved from escalationRef;
+	// "" on a boundary event catches every escalation.
+	EscalationCode string
 	// ErrorCodeVariable and ErrorMessageVariable (camunda:, on an error
 	// boundary event's definition) receive the caught error's code and message.
 	ErrorCodeVariable, ErrorMessageVariable string

@@ -51,10 +51,11 @@ func Parse(data []byte, opts ParseOptions) (*Definitions, error) {
 	p := &parser{
 		opts: opts,
 		defs: &Definitions{
-			File:     opts.File,
-			Messages: map[string]*Message{},
-			Signals:  map[string]*Signal{},
-			Errors:   map[string]*Error{},
+			File:        opts.File,
+			Messages:    map[string]*Message{},
+			Signals:     map[string]*Signal{},
+			Errors:      map[string]*Error{},
+			Escalations: map[string]string{},
 		},
 		claimed: map[string]site{},
 		docIDs:  map[string]bool{},
@@ -297,7 +298,7 @@ func (p *parser) parseDefinitions(root *etree.Element) {
 	for _, c := range bpmnChildren(root) {
 		s := p.siteOf(c)
 		switch c.Tag {
-		case "message", "signal", "error":
+		case "message", "signal", "error", "escalation":
 			if s.id == "" {
 				p.errorf(s, "%s has no id", c.Tag)
 				continue
@@ -313,6 +314,8 @@ func (p *parser) parseDefinitions(root *etree.Element) {
 				p.defs.Signals[s.id] = &Signal{ID: s.id, Name: name}
 			case "error":
 				p.defs.Errors[s.id] = &Error{ID: s.id, Name: name, Code: attrValue(c, "errorCode"), Message: camundaValue(c, "errorMessage")}
+			case "escalation":
+				p.defs.Escalations[s.id] = attrValue(c, "escalationCode")
 			}
 		}
 	}

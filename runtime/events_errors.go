@@ -71,13 +71,71 @@ func errorVariables(s *execution, b *bpmn.Activity, code, message string) error 
 // errorCatcher returns a's error boundary event for code: one naming the
 // code wins over a catch-all one, wherever it is declared (as in Camunda).
 func errorCatcher(a *bpmn.Activity, code string) *bpmn.Activity {
+	return boundaryFor(a, bpmn.ErrorEvent, func(b *bpmn.Activity) string { return b.ErrorCode }, code)
+}
+
+// throwEscalation throws escalation code from x's activity a (an
+// intermediate throw or end event): the nearest escalation boundary event
+// for the code, up the scopes and across call activities, catches it.
+// Caught by an interrupting one, the scope it guards is cancelled, with
+// the throwing path; otherwise (non-interrupting, or not caught at all, as
+// in Camunda) the throwing path goes on.
+func (c *command) throwEscalation(x *execution, a *bpmn.Activity) error {
+	s, b, err := c.escalationCatcher(x, a.EscalationCode)
+	if err != nil {
+		return err
+	}
+	if b != nil {
+		if err := c.triggerBoundary(s, b); err != nil {
+			return err
+		}
+		if b.CancelActivity {
+			return nil // the throwing path was cancelled with the scope
+		}
+	} else {
+		c.e.log.Debug("escalation not caught; the path goes on", "code", a.EscalationCode, "activity", a.ID)
+	}
+	if a.Kind == bpmn.EndEvent {
+		return c.endToken(x, a)
+	}
+	return c.leave(x, a)
+}
+
+// escalationCatcher finds the execution and boundary event that catch
+// code thrown on x, looking up x's scopes and the call activities above.
+func (c *command) escalationCatcher(x *execution, code string) (*execution, *bpmn.Activity, error) {
+	for s := x; s != nil; {
+		if a := s.activity(); a != nil && (a.MultiInstance == nil || s.isMIBody()) && !s.isBodyScope() {
+			if b := boundaryFor(a, bpmn.EscalationEvent, func(b *bpmn.Activity) string { return b.EscalationCode }, code); b != nil {
+				return s, b, nil
+			}
+		}
+		if s.parent != nil {
+			s = s.parent
+			continue
+		}
+		if s.SuperExecutionID == "" {
+			break
+		}
+		super, err := c.execution(s.SuperExecutionID)
+		if err != nil {
+			return nil, nil, err
+		}
+		s = super
+	}
+	return nil, nil, nil
+}
+
+// boundaryFor returns a's boundary event of type typ for code: one naming
+// the code wins over a catch-all one.
+func boundaryFor(a *bpmn.Activity, typ bpmn.EventType, codeOf func(*bpmn.Activity) string, code string) *bpmn.Activity {
 	var all *bpmn.Activity
 	for _, b := range a.Boundaries {
 		switch {
-		case b.Event != bpmn.ErrorEvent:
-		case b.ErrorCode == code:
+		case b.Event != typ:
+		case codeOf(b) == code:
 			return b
-		case b.ErrorCode == "" && all == nil:
+		case codeOf(b) == "" && all == nil:
 			all = b
 		}
 	}

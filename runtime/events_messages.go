@@ -170,6 +170,9 @@ func (c *command) throwEvent(x *execution, a *bpmn.Activity) error {
 	if a.Event == bpmn.MessageEvent && a.HasImplementation() {
 		return c.serviceTask(x, a)
 	}
+	if a.Event == bpmn.EscalationEvent {
+		return c.throwEscalation(x, a)
+	}
 	if a.Event == bpmn.LinkEvent {
 		if err := c.finishActivity(x, a, false); err != nil {
 			return err

@@ -40,6 +40,8 @@ func (c *command) endEvent(x *execution, a *bpmn.Activity) error {
 			return failAt(a, "camunda:errorMessage: %w", err)
 		}
 		return c.throwError(x, code, message, fmt.Sprintf("error end event '%s'", a.ID))
+	case bpmn.EscalationEvent:
+		return c.throwEscalation(x, a)
 	case bpmn.MessageEvent:
 		if a.HasImplementation() {
 			// Its delegate runs, or its external task waits; then it ends
