@@ -529,3 +529,50 @@ func TestEscalationAcrossCallActivity(t *testing.T) {
 		}
 	})
 }
+
+const signalBoundaries = `<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" targetNamespace="t">
+  <signal id="remind" name="remind" />
+  <signal id="abort" name="abort" />
+  <process id="sb" isExecutable="true">
+    <startEvent id="start" />
+    <sequenceFlow id="f1" sourceRef="start" targetRef="work" />
+    <userTask id="work" />
+    <boundaryEvent id="reminded" attachedToRef="work" cancelActivity="false"><signalEventDefinition signalRef="remind" /></boundaryEvent>
+    <sequenceFlow id="f2" sourceRef="reminded" targetRef="note" />
+    <userTask id="note" />
+    <boundaryEvent id="aborted" attachedToRef="work"><signalEventDefinition signalRef="abort" /></boundaryEvent>
+    <sequenceFlow id="f3" sourceRef="aborted" targetRef="cleanup" />
+    <userTask id="cleanup" />
+    <sequenceFlow id="f4" sourceRef="work" targetRef="end" />
+    <endEvent id="end" />
+  </process>
+</definitions>`
+
+// Signal boundary events: a non-interrupting one fires at every signal
+// while its activity runs; an interrupting one cancels the activity.
+func TestSignalBoundaryEvents(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deploy("sb", signalBoundaries)
+		pi := e.start("sb", nil)
+		for range 2 {
+			if err := e.eng.Signal(e.ctx, "remind", nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got := e.taskKeys(pi); got != "note,note,work" {
+			t.Fatalf("after two reminders waiting at %q", got)
+		}
+		if err := e.eng.Signal(e.ctx, "abort", nil); err != nil {
+			t.Fatal(err)
+		}
+		if got := e.taskKeys(pi); got != "cleanup,note,note" {
+			t.Fatalf("after the abort waiting at %q", got)
+		}
+		if err := e.eng.Signal(e.ctx, "remind", nil); err != nil {
+			t.Fatal(err)
+		}
+		if got := e.taskKeys(pi); got != "cleanup,note,note" {
+			t.Fatalf("a reminder after the activity ended still fired: %q", got)
+		}
+	})
+}

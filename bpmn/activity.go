@@ -41,8 +41,8 @@ var eventDefinitions = map[Kind]struct {
 		"linkEventDefinition": LinkEvent, "escalationEventDefinition": EscalationEvent},
 		"intermediate throw events can be none, signal, message, link or escalation events"},
 	BoundaryEvent: {map[string]EventType{"timerEventDefinition": TimerEvent, "messageEventDefinition": MessageEvent, "errorEventDefinition": ErrorEvent,
-		"escalationEventDefinition": EscalationEvent},
-		"boundary events can be timer, message, error or escalation events"},
+		"escalationEventDefinition": EscalationEvent, "signalEventDefinition": SignalEvent},
+		"boundary events can be timer, message, signal, error or escalation events"},
 }
 
 // parseActivity reads one flow node; it returns nil when the node is

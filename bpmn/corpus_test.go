@@ -101,8 +101,8 @@ var supportedHere = map[string]bool{
 	"intermediateCatchEvent/timerEventDefinition": true, "intermediateCatchEvent/linkEventDefinition": true,
 	"intermediateThrowEvent/linkEventDefinition": true, "startEvent/signalEventDefinition": true,
 	"boundaryEvent/escalationEventDefinition": true, "endEvent/escalationEventDefinition": true,
-	"intermediateThrowEvent/escalationEventDefinition": true,
-	"startEvent/messageEventDefinition":                true, "startEvent/timerEventDefinition": true,
+	"intermediateThrowEvent/escalationEventDefinition": true, "boundaryEvent/signalEventDefinition": true,
+	"startEvent/messageEventDefinition": true, "startEvent/timerEventDefinition": true,
 	"boundaryEvent/messageEventDefinition": true, "boundaryEvent/errorEventDefinition": true, "boundaryEvent/timerEventDefinition": true,
 	"endEvent/terminateEventDefinition": true, "endEvent/errorEventDefinition": true,
 }

@@ -138,11 +138,15 @@ func (c *command) throwSignal(name string, vars map[string]any) error {
 			c.push(func() error { return c.startBySignal(sub, vars) })
 			continue
 		}
-		c.cc.Delete(sub)
 		c.push(func() error {
 			x, err := c.execution(sub.ExecutionID)
 			if err != nil {
 				return err
+			}
+			// A non-interrupting boundary event keeps listening while its
+			// activity runs, as for messages.
+			if b := x.inst.def.Process.Activity(sub.ActivityID); b == nil || b.Kind != bpmn.BoundaryEvent || b.CancelActivity {
+				c.cc.Delete(sub)
 			}
 			return c.trigger(x, sub.ActivityID, vars)
 		})
