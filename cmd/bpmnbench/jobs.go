@@ -157,18 +157,7 @@ func measureThroughput(ctx context.Context, o options, c throughputCase) (float6
 	if left := int64(instances*steps) - count.executed.Load(); left <= 0 {
 		return 0, "", fmt.Errorf("the workers ran out of jobs: raise the instance count")
 	}
-	note := ""
-	if cpu > 0 && done > 0 {
-		// CPU time per job: the whole machine's, this process's (the
-		// engine) and the rest (the database, on a quiet machine): what a
-		// job costs, beside how fast they went.
-		per := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 / float64(done) }
-		if c.backend == "postgres" {
-			note = fmt.Sprintf("%.2f ms CPU per job (engine %.2f, database %.2f)", per(cpu), per(own), per(max(cpu-own, 0)))
-		} else {
-			note = fmt.Sprintf("%.2f ms CPU per job (engine and SQLite, one process)", per(cpu))
-		}
-	}
+	note := cpuNote("job", done, cpu, own, c.backend == "postgres")
 	if cycles := count.cycles.Load() - cyclesBefore; cycles > 0 {
 		note += fmt.Sprintf(", %.1f jobs per acquisition", float64(count.acquired.Load()-acquiredBefore)/float64(cycles))
 	}
@@ -179,6 +168,21 @@ func measureThroughput(ctx context.Context, o options, c throughputCase) (float6
 		note += fmt.Sprintf(", %d failures", n)
 	}
 	return float64(done) / elapsed.Seconds(), strings.TrimPrefix(note, ", "), nil
+}
+
+// cpuNote gives the CPU time per unit of work (a job, a start) of a
+// measurement: the whole machine's, and on PostgreSQL this process's (the
+// engine) and the rest (the database, on a quiet machine): what one costs,
+// beside how fast they went.
+func cpuNote(unit string, n int64, cpu, own time.Duration, postgres bool) string {
+	if cpu <= 0 || n <= 0 {
+		return ""
+	}
+	per := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 / float64(n) }
+	if postgres {
+		return fmt.Sprintf("%.2f ms CPU per %s (engine %.2f, database %.2f)", per(cpu), unit, per(own), per(max(cpu-own, 0)))
+	}
+	return fmt.Sprintf("%.2f ms CPU per %s (engine and SQLite, one process)", per(cpu), unit)
 }
 
 // machineCPU returns the busy CPU time of the machine so far, from

@@ -116,7 +116,7 @@ func run() error {
 func startSuite(ctx context.Context, o options) ([]row, error) {
 	var rows []row
 	if !o.skipPG {
-		ref, err := pgbenchRef(ctx, o, "start.sql", o.callers)
+		ref, refCPU, err := pgbenchRef(ctx, o, "start.sql", o.callers)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "reference not measured:", err)
 		}
@@ -134,6 +134,7 @@ func startSuite(ctx context.Context, o options) ([]row, error) {
 			r.backend = "postgres"
 			if sc.withRef {
 				r.ref, r.refName = ref, "pgbench start.sql"
+				r.note = joinNotes(r.note, refCPU)
 			}
 			rows = append(rows, r)
 		}
@@ -377,6 +378,7 @@ func drive(ctx context.Context, eng *bpmnlite.Engine, sc scenario, o options) (r
 	deadline := time.Now().Add(o.duration)
 	var wg sync.WaitGroup
 	begin := time.Now()
+	cpuBefore, ownBefore := machineCPU(), processCPU()
 	for i := 0; i < o.callers; i++ {
 		wg.Add(1)
 		go func() {
@@ -392,10 +394,12 @@ func drive(ctx context.Context, eng *bpmnlite.Engine, sc scenario, o options) (r
 	}
 	wg.Wait()
 	elapsed := time.Since(begin)
+	cpu, own := machineCPU()-cpuBefore, processCPU()-ownBefore
 	if firstErr != nil {
 		return row{}, firstErr
 	}
-	return row{name: sc.name, rate: float64(n.Load()) / elapsed.Seconds()}, nil
+	return row{name: sc.name, rate: float64(n.Load()) / elapsed.Seconds(),
+		note: cpuNote("start", n.Load(), cpu, own, eng.Dialect() == "postgres")}, nil
 }
 
 // freshDatabase drops and creates database name and returns its URL.
@@ -407,15 +411,16 @@ var tpsRe = regexp.MustCompile(`tps = ([0-9.]+)`)
 
 // pgbenchRef measures a reference script of ../shared/bench with clients
 // pgbench clients on a fresh database (start.sql).
-func pgbenchRef(ctx context.Context, o options, script string, clients int) (float64, error) {
+func pgbenchRef(ctx context.Context, o options, script string, clients int) (rate float64, refCPU string, err error) {
 	p, err := preparePgbench(ctx, o, clients)
 	if err != nil {
-		return 0, err
+		return 0, "", err
 	}
 	if err := persistence.CreateSequence(ctx, p.url, "exec_seq", 10000001); err != nil {
-		return 0, err
+		return 0, "", err
 	}
-	return p.pgbench(ctx, script)
+	rate, err = p.pgbench(ctx, script)
+	return rate, p.cpuNote(), err
 }
 
 // pgbenchJob is the job.sql reference on a table filled once, run as often
