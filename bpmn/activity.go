@@ -210,11 +210,8 @@ func (p *parser) parseEvent(st *procState, s site, e *etree.Element, a *Activity
 			p.errorf(ds, "signalEventDefinition has no signalRef")
 		}
 	case ErrorEvent:
-		a.ErrorCode = p.errorCode(ds, def, a.Kind == EndEvent)
+		a.ErrorCode, a.ErrorMessage = p.errorRef(ds, def, a.Kind == EndEvent)
 		if a.Kind == EndEvent {
-			if e := lookupRef(p.defs.Errors, attrValue(def, "errorRef")); e != nil {
-				a.ErrorMessage = e.Message
-			}
 			p.checkMaybeExpr(ds, "errorCode", a.ErrorCode)
 			p.checkMaybeExpr(ds, "camunda:errorMessage", a.ErrorMessage)
 		}
@@ -227,15 +224,16 @@ func (p *parser) parseEvent(st *procState, s site, e *etree.Element, a *Activity
 			p.errorf(ds, "linkEventDefinition has no name")
 		}
 	case EscalationEvent:
-		ref := attrValue(def, "escalationRef")
-		code, ok := lookupEscalation(p.defs.Escalations, ref)
-		switch {
-		case ref != "" && !ok:
-			p.errorf(ds, "escalationRef '%s' names no escalation of this file", ref)
-		case a.Kind != BoundaryEvent && code == "":
+		if ref := attrValue(def, "escalationRef"); ref != "" {
+			if esc := lookupRef(p.defs.Escalations, ref); esc != nil {
+				a.EscalationCode = esc.Code
+			} else {
+				p.errorf(ds, "escalationRef '%s' names no escalation of this file", ref)
+			}
+		}
+		if a.Kind != BoundaryEvent && a.EscalationCode == "" {
 			p.errorf(ds, "a throwing escalation event needs an escalationRef to an escalation with an escalationCode")
 		}
-		a.EscalationCode = code
 	}
 	if a.Kind == BoundaryEvent {
 		a.CancelActivity = p.flag(s, e, "cancelActivity", false, true)
@@ -257,18 +255,6 @@ func lookupRef[T any](m map[string]*T, ref string) *T {
 		return m[ref[i+1:]]
 	}
 	return nil
-}
-
-// lookupEscalation resolves an escalationRef (a QName, perhaps prefixed).
-func lookupEscalation(m map[string]string, ref string) (string, bool) {
-	if code, ok := m[ref]; ok {
-		return code, true
-	}
-	if i := strings.LastIndexByte(ref, ':'); i >= 0 {
-		code, ok := m[ref[i+1:]]
-		return code, ok
-	}
-	return "", false
 }
 
 // messageName resolves a messageRef to the message's name (else its id).
@@ -297,25 +283,26 @@ func (p *parser) signalName(s site, ref string) string {
 	return sig.ID
 }
 
-// errorCode resolves an errorRef as Camunda does: the error's errorCode, or
-// the reference itself when it names no error. A catching event without
-// errorRef (or whose error has no code) catches every error.
-func (p *parser) errorCode(s site, def *etree.Element, throwing bool) string {
+// errorRef resolves an errorRef as Camunda does: the error's errorCode (and
+// camunda:errorMessage), or the reference itself when it names no error. A
+// catching event without errorRef (or whose error has no code) catches
+// every error.
+func (p *parser) errorRef(s site, def *etree.Element, throwing bool) (code, message string) {
 	ref := attrValue(def, "errorRef")
 	if ref == "" {
 		if throwing {
 			p.errorf(s, "'errorRef' attribute is mandatory on error end event")
 		}
-		return ""
+		return "", ""
 	}
 	e := lookupRef(p.defs.Errors, ref)
 	if e == nil {
-		return ref
+		return ref, ""
 	}
 	if e.Code == "" && throwing {
 		p.errorf(s, "'errorCode' is mandatory on errors referenced by throwing error event definitions, but the error '%s' does not define one.", e.ID)
 	}
-	return e.Code
+	return e.Code, e.Message
 }
 
 func (p *parser) parseTimer(s site, def *etree.Element) *TimerDefinition {

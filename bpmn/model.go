@@ -76,12 +76,11 @@ type Definitions struct {
 	Processes []*Process // executable processes, in document order
 	// Skipped lists processes that are not executable (isExecutable="false"
 	// or missing, or a process without flow elements); they are not deployed.
-	Skipped  []SkippedProcess
-	Messages map[string]*Message // by id
-	Signals  map[string]*Signal  // by id
-	Errors   map[string]*Error   // by id
-	// Escalations map an escalation's id to its escalationCode.
-	Escalations map[string]string
+	Skipped     []SkippedProcess
+	Messages    map[string]*Message    // by id
+	Signals     map[string]*Signal     // by id
+	Errors      map[string]*Error      // by id
+	Escalations map[string]*Escalation // by id
 	// Warnings are findings that do not stop a deployment: a malformed
 	// failedJobRetryTimeCycle (jobs get the default retries), a default flow
 	// with a condition, Camunda extensions bpmnlite ignores, a file without
@@ -111,6 +110,9 @@ type Message struct{ ID, Name string }
 
 // Signal is a <signal> root element.
 type Signal struct{ ID, Name string }
+
+// Escalation is an <escalation> root element.
+type Escalation struct{ ID, Name, Code string }
 
 // Error is an <error> root element.
 type Error struct {

@@ -55,7 +55,7 @@ func Parse(data []byte, opts ParseOptions) (*Definitions, error) {
 			Messages:    map[string]*Message{},
 			Signals:     map[string]*Signal{},
 			Errors:      map[string]*Error{},
-			Escalations: map[string]string{},
+			Escalations: map[string]*Escalation{},
 		},
 		claimed: map[string]site{},
 		docIDs:  map[string]bool{},
@@ -252,10 +252,8 @@ func (p *parser) taskDate(s site, e *etree.Element, name string) string {
 	case isExpression(v):
 		p.checkExpr(s, "camunda:"+name, v)
 	default:
-		if _, err := timer.ParseDate(v, time.UTC); err != nil {
-			if _, derr := timer.ParseDuration(v); derr != nil {
-				p.errorf(s, "camunda:%s '%s' is neither an ISO 8601 date nor a duration", name, v)
-			}
+		if _, err := timer.ParseDueDate(v, time.Time{}, time.UTC); err != nil {
+			p.errorf(s, "camunda:%s '%s' is neither an ISO 8601 date nor a duration", name, v)
 		}
 	}
 	return v
@@ -315,7 +313,7 @@ func (p *parser) parseDefinitions(root *etree.Element) {
 			case "error":
 				p.defs.Errors[s.id] = &Error{ID: s.id, Name: name, Code: attrValue(c, "errorCode"), Message: camundaValue(c, "errorMessage")}
 			case "escalation":
-				p.defs.Escalations[s.id] = attrValue(c, "escalationCode")
+				p.defs.Escalations[s.id] = &Escalation{ID: s.id, Name: name, Code: attrValue(c, "escalationCode")}
 			}
 		}
 	}

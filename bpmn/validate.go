@@ -1,9 +1,7 @@
 package bpmn
 
 import (
-	"cmp"
 	"fmt"
-	"slices"
 )
 
 // resolve connects sequence flows, boundary events and default flows once
@@ -30,7 +28,11 @@ func (p *parser) resolve(st *procState) {
 		for _, b := range sc.boundaries {
 			p.attach(st, sc, b.a, b.ref)
 		}
-		p.resolveLinks(sc)
+		acts := st.proc.Activities
+		if sc.owner != nil {
+			acts = sc.owner.Activities
+		}
+		p.resolveLinks(acts)
 	}
 	for _, sc := range st.scopes {
 		for _, d := range sc.defaults {
@@ -239,12 +241,13 @@ func (p *parser) validateEventBasedGateway(a *Activity) {
 	}
 }
 
-// resolveLinks pairs each throwing link event of a scope with the catching
-// link of the same name in that scope: links jump within a scope only.
-func (p *parser) resolveLinks(sc *scopeState) {
+// resolveLinks pairs each throwing link event among a scope's activities
+// with the catching link of the same name there: links jump within a scope
+// only.
+func (p *parser) resolveLinks(acts []*Activity) {
 	catches := map[string]*Activity{}
 	var throws []*Activity
-	for _, a := range sortedActivities(sc.local) {
+	for _, a := range acts {
 		if a.Event != LinkEvent || a.LinkName == "" {
 			continue
 		}
@@ -267,16 +270,4 @@ func (p *parser) resolveLinks(sc *scopeState) {
 			p.errorf(t.site(), "no intermediate catch event with linkEventDefinition name '%s' in the same scope", t.LinkName)
 		}
 	}
-}
-
-// sortedActivities lists m's activities in document order, for stable problems.
-func sortedActivities(m map[string]*Activity) []*Activity {
-	out := make([]*Activity, 0, len(m))
-	for _, a := range m {
-		out = append(out, a)
-	}
-	slices.SortFunc(out, func(a, b *Activity) int {
-		return cmp.Or(cmp.Compare(a.Pos.Line, b.Pos.Line), cmp.Compare(a.Pos.Column, b.Pos.Column))
-	})
-	return out
 }

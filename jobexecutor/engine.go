@@ -31,13 +31,11 @@ type Engine interface {
 
 	// AcquireJobs locks jobs and returns them with their locks.
 	AcquireJobs(ctx context.Context, p persistence.AcquireParams) ([]runtime.AcquiredJob, error)
-	// RunAcquired runs one acquired job in its own transaction, fenced by
-	// its lock; its error is returned after its failure was recorded.
-	RunAcquired(ctx context.Context, j runtime.AcquiredJob) error
-	// RunAcquiredContinuing runs a job as RunAcquired and locks for claim's
-	// owner, in the job's transaction, jobs it created that claim would
-	// acquire now (see runtime.Engine.RunAcquiredContinuing).
-	RunAcquiredContinuing(ctx context.Context, j runtime.AcquiredJob, claim *persistence.AcquireParams) ([]runtime.AcquiredJob, error)
+	// RunAcquiredContinuing runs one acquired job in its own transaction,
+	// fenced by its lock (its error is returned after its failure was
+	// recorded), and with claim locks in that transaction a job it created
+	// that the executor takes next (see runtime.Engine.RunAcquiredContinuing).
+	RunAcquiredContinuing(ctx context.Context, j runtime.AcquiredJob, claim *runtime.Claim) (*runtime.AcquiredJob, error)
 	// RunGroup runs acquired jobs in one transaction (see
 	// runtime.Engine.RunGroup), acquiring with next's parameters at its end.
 	RunGroup(ctx context.Context, jobs []runtime.AcquiredJob, proceed func() bool, next func() (persistence.AcquireParams, bool)) (errs []error, ran int, acquired []runtime.AcquiredJob)

@@ -41,6 +41,10 @@ type Executor struct {
 	stranded stranded
 	warnings rateLimited
 	busy     atomic.Int32 // workers running jobs, for CycleMetrics
+	// claims are what a job of each engine claims of the jobs it creates:
+	// none on a single writer (its groups acquire in their transaction) or
+	// with NoContinuations.
+	claims map[Engine]*runtime.Claim
 }
 
 // batch is what one worker runs in a row: a single job, or all exclusive
@@ -79,10 +83,15 @@ func New(cfg Config, engines ...Engine) (*Executor, error) {
 		// kind every 30 s says so without flooding the log.
 		warnings: rateLimited{interval: 30 * time.Second},
 		turns:    make(map[Engine]*sync.Mutex),
+		claims:   make(map[Engine]*runtime.Claim),
 	}
 	for _, rt := range engines {
 		x.turns[rt] = new(sync.Mutex)
 		rt.OnJobCreated(func(jobs []*persistence.Job) bool { return x.jobCreated(rt, jobs) })
+		if !rt.Capabilities().SingleWriter && !cfg.NoContinuations {
+			x.claims[rt] = &runtime.Claim{Owner: cfg.LockOwner, LockTime: cfg.LockTime, ByRoot: cfg.AcquireExclusiveOverProcessHierarchies,
+				Takes: func(j *persistence.Job) bool { return x.acquires(rt, j) }}
+		}
 	}
 	return x, nil
 }
@@ -645,12 +654,11 @@ func (x *Executor) count(rt Engine, j runtime.AcquiredJob, err error, d time.Dur
 }
 
 // runJob runs one job with its lock as fencing token, extending the lock
-// while it runs. Where jobs commit one by one (not a single writer, whose
-// groups acquire in their transaction), the job also claims one of the
-// jobs it creates, for the slot it leaves, and returns it: a chain of
-// asynchronous steps then runs without an acquisition per step. Claiming
-// more would hold slots idle while the job runs, keeping acquisition from
-// filling them.
+// while it runs. With a claim for its engine (x.claims) the job also
+// claims one of the jobs it creates, for the slot it leaves, and returns
+// it: a chain of asynchronous steps then runs without an acquisition per
+// step. Claiming more would hold slots idle while the job runs, keeping
+// acquisition from filling them.
 func (x *Executor) runJob(ctx context.Context, rt Engine, j runtime.AcquiredJob) *runtime.AcquiredJob {
 	start := time.Now()
 	jobCtx, cancel := context.WithCancel(ctx)
@@ -660,18 +668,14 @@ func (x *Executor) runJob(ctx context.Context, rt Engine, j runtime.AcquiredJob)
 		stopBeat = x.heartbeat(jobCtx, cancel, rt, j)
 		x.log.Debug("job started", "job", j.ID, "activity", j.ActivityID, "processInstance", j.ProcessInstanceID)
 	}
-	var claim *persistence.AcquireParams
-	if !rt.Capabilities().SingleWriter && !x.cfg.NoContinuations && x.isRunning() {
-		p := x.acquireParams(rt, 1)
-		claim = &p
+	claim := x.claims[rt]
+	if !x.isRunning() {
+		claim = nil // stopping: what it creates is left to other nodes
 	}
-	claimed, err := rt.RunAcquiredContinuing(jobCtx, j, claim)
+	next, err := rt.RunAcquiredContinuing(jobCtx, j, claim)
 	stopBeat()
 	x.count(rt, j, err, time.Since(start))
-	if len(claimed) == 0 {
-		return nil
-	}
-	return &claimed[0]
+	return next
 }
 
 // heartbeat extends the job's lock every third of the lock time while it

@@ -124,7 +124,7 @@ func (f *fakeEngine) AcquireJobs(_ context.Context, p persistence.AcquireParams)
 	return out, nil
 }
 
-func (f *fakeEngine) RunAcquiredContinuing(ctx context.Context, a runtime.AcquiredJob, _ *persistence.AcquireParams) ([]runtime.AcquiredJob, error) {
+func (f *fakeEngine) RunAcquiredContinuing(ctx context.Context, a runtime.AcquiredJob, _ *runtime.Claim) (*runtime.AcquiredJob, error) {
 	return nil, f.RunAcquired(ctx, a)
 }
 

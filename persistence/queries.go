@@ -146,14 +146,13 @@ func DefinitionsOfDeployment(deploymentID string) Query[*ProcessDefinition] {
 	return newQuery[*ProcessDefinition]("WHERE deployment_id = $1 ORDER BY key", deploymentID)
 }
 
-// LatestDefinition is the latest version of the process definition with key.
-func LatestDefinition(key string) Query[*ProcessDefinition] {
+// LatestDefinition is the latest version of the process definition with
+// key and, when versionTag is set, that version tag.
+func LatestDefinition(key, versionTag string) Query[*ProcessDefinition] {
+	if versionTag != "" {
+		return newQuery[*ProcessDefinition]("WHERE key = $1 AND version_tag = $2 ORDER BY version DESC LIMIT 1", key, versionTag)
+	}
 	return newQuery[*ProcessDefinition]("WHERE key = $1 ORDER BY version DESC LIMIT 1", key)
-}
-
-// LatestTaggedDefinition is the latest version of key with a version tag.
-func LatestTaggedDefinition(key, versionTag string) Query[*ProcessDefinition] {
-	return newQuery[*ProcessDefinition]("WHERE key = $1 AND version_tag = $2 ORDER BY version DESC LIMIT 1", key, versionTag)
 }
 
 // AllDeployments are every deployment, oldest first.
@@ -210,14 +209,16 @@ func DeleteIncidentsOfInstance(processInstanceID string) Write {
 	return newWrite("DELETE FROM incident WHERE process_instance_id = $1", processInstanceID)
 }
 
-// EndHistoricIncidents closes the open history records of incidents whose
-// column ("id" or "process_instance_id") equals value.
-func EndHistoricIncidents(column, value string, end time.Time, state string) Write {
-	if column != "id" && column != "process_instance_id" {
-		panic("EndHistoricIncidents: column " + column)
-	}
-	return newWrite("UPDATE hist_incident SET end_time = $1, state = $2, rev = rev + 1 WHERE "+column+" = $3 AND end_time IS NULL",
-		end, state, value)
+// EndHistoricIncident closes an incident's history record.
+func EndHistoricIncident(id string, end time.Time, state string) Write {
+	return newWrite("UPDATE hist_incident SET end_time = $1, state = $2, rev = rev + 1 WHERE id = $3", end, state, id)
+}
+
+// DeleteHistoricIncidentsOfInstance closes the open history records of an
+// ending instance's incidents as deleted.
+func DeleteHistoricIncidentsOfInstance(processInstanceID string, end time.Time) Write {
+	return newWrite("UPDATE hist_incident SET end_time = $1, state = $2, rev = rev + 1 WHERE process_instance_id = $3 AND end_time IS NULL",
+		end, IncidentDeleted, processInstanceID)
 }
 
 // EndHistoricTask closes a user task's history record.

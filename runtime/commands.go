@@ -73,10 +73,8 @@ func (e *Engine) Start(ctx context.Context, t persistence.Tx, req StartRequest) 
 		switch {
 		case req.DefinitionID != "":
 			def, err = e.Definition(c.cc, req.DefinitionID)
-		case req.Key != "" && req.VersionTag != "":
-			def, err = e.taggedDefinition(c.cc, req.Key, req.VersionTag)
 		case req.Key != "":
-			def, err = e.LatestDefinition(c.cc, req.Key)
+			def, err = e.latestDefinition(c.cc, req.Key, req.VersionTag)
 		default:
 			err = errors.New("start: a process definition id or key is required")
 		}

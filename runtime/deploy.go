@@ -209,7 +209,7 @@ func (e *Engine) deployProcess(cc *tx.Context, d *persistence.Deployment, resour
 }
 
 func (e *Engine) latestDefinitionRow(cc *tx.Context, key string) (*persistence.ProcessDefinition, error) {
-	rows, err := tx.Read(cc, persistence.LatestDefinition(key))
+	rows, err := tx.Read(cc, persistence.LatestDefinition(key, ""))
 	if err != nil || len(rows) == 0 {
 		return nil, err
 	}
@@ -269,25 +269,21 @@ func (e *Engine) loadDefinition(cc *tx.Context, pd *persistence.ProcessDefinitio
 
 // LatestDefinition returns the newest version of the process with key.
 func (e *Engine) LatestDefinition(cc *tx.Context, key string) (*Definition, error) {
-	pd, err := e.latestDefinitionRow(cc, key)
-	if err != nil {
-		return nil, err
-	}
-	if pd == nil {
-		return nil, fmt.Errorf("no process definition with key %q: %w", key, persistence.ErrNotFound)
-	}
-	e.refreshDefinition(pd)
-	return e.Definition(cc, pd.ID)
+	return e.latestDefinition(cc, key, "")
 }
 
-// taggedDefinition returns the latest version of key with versionTag.
-func (e *Engine) taggedDefinition(cc *tx.Context, key, versionTag string) (*Definition, error) {
-	rows, err := tx.Read(cc, persistence.LatestTaggedDefinition(key, versionTag))
+// latestDefinition returns the newest version of the process with key and,
+// when versionTag is set, that camunda:versionTag.
+func (e *Engine) latestDefinition(cc *tx.Context, key, versionTag string) (*Definition, error) {
+	rows, err := tx.Read(cc, persistence.LatestDefinition(key, versionTag))
 	if err != nil {
 		return nil, err
 	}
 	if len(rows) == 0 {
-		return nil, fmt.Errorf("no process definition with key %q and version tag %q: %w", key, versionTag, persistence.ErrNotFound)
+		if versionTag != "" {
+			return nil, fmt.Errorf("no process definition with key %q and version tag %q: %w", key, versionTag, persistence.ErrNotFound)
+		}
+		return nil, fmt.Errorf("no process definition with key %q: %w", key, persistence.ErrNotFound)
 	}
 	e.refreshDefinition(rows[0])
 	return e.Definition(cc, rows[0].ID)

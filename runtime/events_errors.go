@@ -9,38 +9,27 @@ import (
 // boundary events, across call activities.
 
 // throwError propagates BPMN error code from x to the nearest enclosing
-// activity with a matching error boundary event, across call activities.
-// Without a catcher the error ends the path like a none end event, as in
-// Camunda.
+// activity with a matching error boundary event, across call activities
+// (the called instances it leaves are deleted). Without a catcher the
+// error ends the path like a none end event, as in Camunda.
 func (c *command) throwError(x *execution, code, message, source string) error {
 	for s := x; s != nil; {
-		// An inner instance of a multi-instance activity leaves the
-		// activity's error boundary events to the body.
-		// The body's boundary events belong to the path waiting at the
-		// body, not to the body's scope execution.
-		if a := s.activity(); a != nil && (a.MultiInstance == nil || s.isMIBody()) && !s.isBodyScope() {
-			if b := errorCatcher(a, code); b != nil {
-				if err := errorVariables(s, b, code, message); err != nil {
-					return err
-				}
-				return c.triggerBoundary(s, b)
+		if b := boundaryAt(s, bpmn.ErrorEvent, code); b != nil {
+			if err := errorVariables(s, b, code, message); err != nil {
+				return err
 			}
+			return c.triggerBoundary(s, b)
 		}
-		if s.parent != nil {
-			s = s.parent
-			continue
-		}
-		if s.SuperExecutionID == "" {
-			break
-		}
-		super, err := c.execution(s.SuperExecutionID)
+		next, crossed, err := c.above(s)
 		if err != nil {
 			return err
 		}
-		if err := c.deleteInstance(s.inst, "error "+code+" thrown by "+source, persistence.StateDeleted); err != nil {
-			return err
+		if crossed {
+			if err := c.deleteInstance(s.inst, "error "+code+" thrown by "+source, persistence.StateDeleted); err != nil {
+				return err
+			}
 		}
-		s = super
+		s = next
 	}
 	c.e.log.Debug("BPMN error not caught; ending the path", "code", code, "source", source)
 	a := x.activity()
@@ -68,12 +57,6 @@ func errorVariables(s *execution, b *bpmn.Activity, code, message string) error 
 	return s.setVariables(vars, false)
 }
 
-// errorCatcher returns a's error boundary event for code: one naming the
-// code wins over a catch-all one, wherever it is declared (as in Camunda).
-func errorCatcher(a *bpmn.Activity, code string) *bpmn.Activity {
-	return boundaryFor(a, bpmn.ErrorEvent, func(b *bpmn.Activity) string { return b.ErrorCode }, code)
-}
-
 // throwEscalation throws escalation code from x's activity a (an
 // intermediate throw or end event): the nearest escalation boundary event
 // for the code, up the scopes and across call activities, catches it.
@@ -81,19 +64,18 @@ func errorCatcher(a *bpmn.Activity, code string) *bpmn.Activity {
 // the throwing path; otherwise (non-interrupting, or not caught at all, as
 // in Camunda) the throwing path goes on.
 func (c *command) throwEscalation(x *execution, a *bpmn.Activity) error {
-	s, b, err := c.escalationCatcher(x, a.EscalationCode)
-	if err != nil {
-		return err
-	}
-	if b != nil {
-		if err := c.triggerBoundary(s, b); err != nil {
+	for s := x; s != nil; {
+		if b := boundaryAt(s, bpmn.EscalationEvent, a.EscalationCode); b != nil {
+			if err := c.triggerBoundary(s, b); err != nil || b.CancelActivity {
+				return err // interrupting: the throwing path was cancelled with the scope
+			}
+			break
+		}
+		next, _, err := c.above(s)
+		if err != nil {
 			return err
 		}
-		if b.CancelActivity {
-			return nil // the throwing path was cancelled with the scope
-		}
-	} else {
-		c.e.log.Debug("escalation not caught; the path goes on", "code", a.EscalationCode, "activity", a.ID)
+		s = next
 	}
 	if a.Kind == bpmn.EndEvent {
 		return c.endToken(x, a)
@@ -101,41 +83,42 @@ func (c *command) throwEscalation(x *execution, a *bpmn.Activity) error {
 	return c.leave(x, a)
 }
 
-// escalationCatcher finds the execution and boundary event that catch
-// code thrown on x, looking up x's scopes and the call activities above.
-func (c *command) escalationCatcher(x *execution, code string) (*execution, *bpmn.Activity, error) {
-	for s := x; s != nil; {
-		if a := s.activity(); a != nil && (a.MultiInstance == nil || s.isMIBody()) && !s.isBodyScope() {
-			if b := boundaryFor(a, bpmn.EscalationEvent, func(b *bpmn.Activity) string { return b.EscalationCode }, code); b != nil {
-				return s, b, nil
-			}
-		}
-		if s.parent != nil {
-			s = s.parent
-			continue
-		}
-		if s.SuperExecutionID == "" {
-			break
-		}
-		super, err := c.execution(s.SuperExecutionID)
-		if err != nil {
-			return nil, nil, err
-		}
-		s = super
+// above returns the execution whose activity encloses s's: its parent or,
+// at the top of a called instance, the calling execution (crossed). nil at
+// the top of the hierarchy.
+func (c *command) above(s *execution) (next *execution, crossed bool, err error) {
+	if s.parent != nil {
+		return s.parent, false, nil
 	}
-	return nil, nil, nil
+	if s.SuperExecutionID == "" {
+		return nil, false, nil
+	}
+	super, err := c.execution(s.SuperExecutionID)
+	return super, true, err
 }
 
-// boundaryFor returns a's boundary event of type typ for code: one naming
-// the code wins over a catch-all one.
-func boundaryFor(a *bpmn.Activity, typ bpmn.EventType, codeOf func(*bpmn.Activity) string, code string) *bpmn.Activity {
+// boundaryAt returns the boundary event of type typ that catches code on
+// the activity s runs: one naming the code wins over a catch-all one,
+// wherever it is declared (as in Camunda). An inner instance of a
+// multi-instance activity leaves the activity's boundary events to the
+// body; the body's belong to the path waiting at the body, not to the
+// body's scope execution.
+func boundaryAt(s *execution, typ bpmn.EventType, code string) *bpmn.Activity {
+	a := s.activity()
+	if a == nil || (a.MultiInstance != nil && !s.isMIBody()) || s.isBodyScope() {
+		return nil
+	}
 	var all *bpmn.Activity
 	for _, b := range a.Boundaries {
+		bc := b.ErrorCode
+		if typ == bpmn.EscalationEvent {
+			bc = b.EscalationCode
+		}
 		switch {
 		case b.Event != typ:
-		case codeOf(b) == code:
+		case bc == code:
 			return b
-		case codeOf(b) == "" && all == nil:
+		case bc == "" && all == nil:
 			all = b
 		}
 	}

@@ -67,16 +67,9 @@ func (c *command) timerDue(x *execution, a *bpmn.Activity, now time.Time) (time.
 	value = strings.TrimSpace(value)
 	switch td.Type {
 	case bpmn.TimeDate:
-		if strings.HasPrefix(value, "P") {
-			// Camunda's due-date calendar reads a duration in a timeDate
-			// (typically from an expression) as now + duration.
-			d, err := timer.ParseDuration(value)
-			if err != nil {
-				return time.Time{}, "", failAt(a, "%w", err)
-			}
-			return d.AddTo(now).UTC(), "", nil
-		}
-		t, err := timer.ParseDate(value, time.UTC)
+		// Camunda's due-date calendar reads a duration in a timeDate
+		// (typically from an expression) as now + duration.
+		t, err := timer.ParseDueDate(value, now, time.UTC)
 		if err != nil {
 			return time.Time{}, "", failAt(a, "%w", err)
 		}

@@ -103,7 +103,7 @@ func (c *command) historyInstanceEnd(in *instance, state, reason, endActivity st
 // instance; their history records end as deleted.
 func (c *command) deleteIncidentsOfInstance(processInstanceID string) {
 	if c.e.history(HistoryFull) {
-		c.cc.Write(persistence.EndHistoricIncidents("process_instance_id", processInstanceID, c.cc.Now().UTC(), persistence.IncidentDeleted))
+		c.cc.Write(persistence.DeleteHistoricIncidentsOfInstance(processInstanceID, c.cc.Now().UTC()))
 	}
 	c.cc.Write(persistence.DeleteIncidentsOfInstance(processInstanceID))
 }

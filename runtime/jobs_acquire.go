@@ -142,53 +142,54 @@ func (e *Engine) RemoveJobExecutor(ctx context.Context, id string) error {
 	})
 }
 
-// claimContinuations locks for claim's owner, as the command's inserts
-// (no statement of their own), up to claim.Limit of the jobs this command
-// created that an acquisition with claim would take now; they are no
-// longer announced to the job executors. An exclusive job is taken only
-// when the running job is exclusive in the same process instance (or root
-// instance, across hierarchies): the running job's lock has kept every
-// other exclusive job of that instance from being locked, and its
-// successor inherits that. Other exclusive jobs are left to acquisition,
-// which checks the instance's locks.
-func (c *command) claimContinuations(running *persistence.Job, claim *persistence.AcquireParams) []AcquiredJob {
-	now := c.cc.Now()
-	// The lock runs from now, not from when the claim was prepared, before
-	// the running job's work.
-	until := now.Add(claim.LockUntil.Sub(claim.Now)).UTC()
-	var claimed []AcquiredJob
-	left := c.jobDue[:0]
-	for _, j := range c.jobDue {
-		if len(claimed) < claim.Limit && !c.cc.IsDeleted(j) && claimable(running, j, claim, now) {
-			j.LockOwner, j.LockExpiration = claim.LockOwner, &until
-			c.e.logJob(c.cc, j, persistence.JobLogLocked, "", nil)
-			cp := *j
-			claimed = append(claimed, AcquiredJob{Job: &cp, Lock: JobLock{Owner: claim.LockOwner, Rev: j.Rev}})
-			continue
-		}
-		left = append(left, j)
-	}
-	c.jobDue = left
-	return claimed
+// Claim is what a job executor takes on of the jobs a job creates (see
+// RunAcquiredContinuing).
+type Claim struct {
+	Owner    string
+	LockTime time.Duration
+	// Takes reports whether the executor's acquisition would take the job
+	// (its priority range and deployments).
+	Takes func(*persistence.Job) bool
+	// ByRoot: exclusive jobs count per root process instance, as the
+	// executor's acquisition across process hierarchies does.
+	ByRoot bool
 }
 
-// claimable reports whether an acquisition with p would take new job j now,
-// for the executor running job running.
-func claimable(running, j *persistence.Job, p *persistence.AcquireParams, now time.Time) bool {
+// claimContinuation locks for claim's owner, as part of its insert (no
+// statement of its own), the first job this command created that the
+// executor takes now; it is no longer announced to the job executors. An
+// exclusive job is taken only when the running job is exclusive in the
+// same process instance (or root instance): the running job's lock has
+// kept every other exclusive job of that instance from being locked, and
+// its successor inherits that. Other exclusive jobs are left to
+// acquisition, which checks the instance's locks.
+func (c *command) claimContinuation(running *persistence.Job, claim *Claim) *AcquiredJob {
+	now := c.cc.Now()
+	for i, j := range c.jobDue {
+		if c.cc.IsDeleted(j) || !claimable(running, j, claim, now) {
+			continue
+		}
+		until := now.Add(claim.LockTime).UTC()
+		j.LockOwner, j.LockExpiration = claim.Owner, &until
+		c.e.logJob(c.cc, j, persistence.JobLogLocked, "", nil)
+		c.jobDue = slices.Delete(c.jobDue, i, i+1)
+		locked := *j
+		return &AcquiredJob{Job: &locked, Lock: JobLock{Owner: claim.Owner, Rev: j.Rev}}
+	}
+	return nil
+}
+
+// claimable reports whether the executor running job running takes new
+// job j now.
+func claimable(running, j *persistence.Job, claim *Claim, now time.Time) bool {
 	switch {
-	case j.DueDate != nil && j.DueDate.After(now), j.Retries <= 0, j.Suspension != persistence.Active:
-		return false
-	case p.PriorityMin != nil && j.Priority < *p.PriorityMin, p.PriorityMax != nil && j.Priority > *p.PriorityMax:
-		return false
-	case p.DeploymentIDs != nil && j.DeploymentID != "" && !slices.Contains(p.DeploymentIDs, j.DeploymentID):
+	case j.DueDate != nil && j.DueDate.After(now), j.Retries <= 0, j.Suspension != persistence.Active, !claim.Takes(j):
 		return false
 	case !j.Exclusive || j.ProcessInstanceID == "":
 		return true
-	}
-	if !running.Exclusive {
+	case !running.Exclusive:
 		return false
-	}
-	if p.ExclusiveOverHierarchies && j.RootProcessInstanceID != "" {
+	case claim.ByRoot && j.RootProcessInstanceID != "":
 		return j.RootProcessInstanceID == running.RootProcessInstanceID
 	}
 	return j.ProcessInstanceID == running.ProcessInstanceID

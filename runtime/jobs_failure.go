@@ -267,7 +267,7 @@ func (e *Engine) deleteIncident(cc *tx.Context, in *persistence.Incident, state 
 	}
 	cc.Delete(in)
 	if e.history(HistoryFull) {
-		cc.Write(persistence.EndHistoricIncidents("id", in.ID, cc.Now().UTC(), state))
+		cc.Write(persistence.EndHistoricIncident(in.ID, cc.Now().UTC(), state))
 	}
 }
 

@@ -84,12 +84,11 @@ func (e *Engine) RunAcquired(ctx context.Context, j AcquiredJob) error {
 }
 
 // RunAcquiredContinuing runs j as RunAcquired and, with claim, locks in the
-// job's own transaction, for claim.LockOwner, up to claim.Limit of the jobs
-// it created that an acquisition with claim would take now: its
-// continuations, returned once committed, run without an acquisition of
-// their own (on PostgreSQL a chain of asynchronous steps otherwise costs an
+// job's own transaction one job it created that claim's executor takes now:
+// its continuation, returned once committed, runs without an acquisition of
+// its own (on PostgreSQL a chain of asynchronous steps otherwise costs an
 // acquisition statement per step).
-func (e *Engine) RunAcquiredContinuing(ctx context.Context, j AcquiredJob, claim *persistence.AcquireParams) ([]AcquiredJob, error) {
+func (e *Engine) RunAcquiredContinuing(ctx context.Context, j AcquiredJob, claim *Claim) (*AcquiredJob, error) {
 	if j.Retries <= 0 {
 		if err := e.recordExpiredLocks(ctx, j); err != nil {
 			return nil, fmt.Errorf("record the incident of job %s, whose locks expired: %w", j.ID, err)
@@ -99,9 +98,9 @@ func (e *Engine) RunAcquiredContinuing(ctx context.Context, j AcquiredJob, claim
 	return e.execute(ctx, j.ID, j.Job, &j.Lock, claim)
 }
 
-func (e *Engine) execute(ctx context.Context, jobID string, acquired *persistence.Job, lock *JobLock, claim *persistence.AcquireParams) ([]AcquiredJob, error) {
+func (e *Engine) execute(ctx context.Context, jobID string, acquired *persistence.Job, lock *JobLock, claim *Claim) (*AcquiredJob, error) {
 	var workErr error
-	var claimed []AcquiredJob
+	var claimed *AcquiredJob
 	err := e.cmd.Run(ctx, func(cc *tx.Context) error {
 		workErr, claimed = nil, nil
 		if acquired != nil {
@@ -161,7 +160,7 @@ func (e *Engine) logOutcome(jobID string, workErr error) {
 // conflict is seen here and can be rolled back to it. Without commit it
 // releases the savepoint instead (a group's job). On failure it also
 // returns the activity the job's command was in.
-func (e *Engine) runWork(cc *tx.Context, job *persistence.Job, start *time.Time, commit bool, claim *persistence.AcquireParams) (failedAt string, claimed []AcquiredJob, err error) {
+func (e *Engine) runWork(cc *tx.Context, job *persistence.Job, start *time.Time, commit bool, claim *Claim) (failedAt string, claimed *AcquiredJob, err error) {
 	c := e.newCommand(cc)
 	c.running = job
 	c.current = stripBody(job.ActivityID)
@@ -186,7 +185,7 @@ func (e *Engine) runWork(cc *tx.Context, job *persistence.Job, start *time.Time,
 		}
 	}
 	if claim != nil {
-		claimed = c.claimContinuations(job, claim)
+		claimed = c.claimContinuation(job, claim)
 	}
 	if c.rescheduled {
 		// A job that schedules itself again (the history cleanup).

@@ -128,16 +128,12 @@ func (c *command) taskDate(x *execution, src string, created time.Time) (*time.T
 		u := t.UTC()
 		return &u, nil
 	case string:
-		s := strings.TrimSpace(t)
-		if d, err := timer.ParseDate(s, time.UTC); err == nil {
-			d = d.UTC()
-			return &d, nil
+		due, err := timer.ParseDueDate(t, created, time.UTC)
+		if err != nil {
+			return nil, fmt.Errorf("'%s' is neither an ISO 8601 date nor a duration: %w", strings.TrimSpace(t), err)
 		}
-		if d, err := timer.ParseDuration(s); err == nil {
-			due := d.AddTo(created).UTC()
-			return &due, nil
-		}
-		return nil, fmt.Errorf("'%s' is neither an ISO 8601 date nor a duration", s)
+		due = due.UTC()
+		return &due, nil
 	}
 	return nil, fmt.Errorf("gives %T, want a time or an ISO 8601 date or duration", v)
 }

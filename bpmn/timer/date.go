@@ -26,6 +26,20 @@ func ParseDate(s string, loc *time.Location) (time.Time, error) {
 	return t, nil
 }
 
+// ParseDueDate reads a due date as Camunda's due-date calendar does (timer
+// dates, user task due and follow-up dates): an ISO 8601 date as ParseDate,
+// or a duration ("P3D", "PT2H") counted from now.
+func ParseDueDate(s string, now time.Time, loc *time.Location) (time.Time, error) {
+	if s = strings.TrimSpace(s); strings.HasPrefix(s, "P") {
+		d, err := ParseDuration(s)
+		if err != nil {
+			return time.Time{}, err
+		}
+		return d.AddTo(now), nil
+	}
+	return ParseDate(s, loc)
+}
+
 // parseDate reads YYYY-MM-DD[THH[:MM[:SS[.fff]]][zone]] and returns a reason
 // when s is not one.
 func parseDate(s string, loc *time.Location) (time.Time, string) {
