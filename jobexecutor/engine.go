@@ -39,6 +39,9 @@ type Engine interface {
 	// RunGroup runs acquired jobs in one transaction (see
 	// runtime.Engine.RunGroup), acquiring with next's parameters at its end.
 	RunGroup(ctx context.Context, jobs []runtime.AcquiredJob, proceed func() bool, next func() (persistence.AcquireParams, bool)) (errs []error, ran int, acquired []runtime.AcquiredJob)
+	// MayRunLong reports whether a job's work may take long (see
+	// runtime.Engine.MayRunLong): on a single writer it runs outside a group.
+	MayRunLong(j *persistence.Job) bool
 	// UnlockJobs releases acquired jobs that were not started.
 	UnlockJobs(ctx context.Context, jobs []runtime.AcquiredJob) error
 	// ExtendLock extends a running job's lock; false when it was lost.

@@ -468,7 +468,7 @@ func (x *Executor) work(ctx context.Context) {
 }
 
 func (x *Executor) runBatch(ctx context.Context, b *batch) {
-	if b.rt.Capabilities().SingleWriter {
+	if x.inGroup(b) {
 		x.runGroup(ctx, b)
 		return
 	}
@@ -494,6 +494,26 @@ func (x *Executor) runBatch(ctx context.Context, b *batch) {
 			x.enqueue(b.rt, []runtime.AcquiredJob{*next})
 		}
 	}
+}
+
+// inGroup reports whether a batch runs in a group (runGroup): on a single
+// writer, unless the database lets jobs run outside the writer and one of
+// the batch's jobs may run long. Those run one by one as on PostgreSQL,
+// side by side, taking the writer only for their flush; a slow job in a
+// group would hold every other job up.
+func (x *Executor) inGroup(b *batch) bool {
+	caps := b.rt.Capabilities()
+	if !caps.SingleWriter {
+		return false
+	}
+	if caps.DeferredWriter {
+		for _, j := range b.jobs {
+			if b.rt.MayRunLong(j.Job) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // reportBusy counts a worker starting (+1) or finishing (-1) a batch.
@@ -557,7 +577,7 @@ gather:
 			if !ok {
 				break gather
 			}
-			if nb.rt != b.rt {
+			if nb.rt != b.rt || !x.inGroup(nb) {
 				others = append(others, nb)
 				continue
 			}
@@ -574,7 +594,7 @@ gather:
 	}
 	turn.Unlock()
 	for _, o := range others {
-		x.runGroup(ctx, o)
+		x.runBatch(ctx, o)
 	}
 }
 
@@ -683,8 +703,8 @@ func (x *Executor) runJob(ctx context.Context, rt Engine, j runtime.AcquiredJob)
 // that stops it.
 func (x *Executor) heartbeat(ctx context.Context, cancel context.CancelFunc, rt Engine, j runtime.AcquiredJob) func() {
 	if !rt.Capabilities().NeedsHeartbeat {
-		// A single writer: the job's transaction holds the only write lock,
-		// so no other executor can take the job over while it runs.
+		// An in-memory SQLite database: the job's transaction holds the
+		// only write lock, so no one can take the job over while it runs.
 		return func() {}
 	}
 	stop := make(chan struct{})

@@ -174,6 +174,9 @@ func (f *fakeEngine) RunGroup(ctx context.Context, jobs []runtime.AcquiredJob, p
 	return errs, len(errs), acquired
 }
 
+// MayRunLong: the fake's jobs are all quick (the fake has no writer).
+func (f *fakeEngine) MayRunLong(*persistence.Job) bool { return false }
+
 func (f *fakeEngine) UnlockJobs(_ context.Context, jobs []runtime.AcquiredJob) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -9,6 +9,10 @@ type Capabilities struct {
 	// (SQLite). Job executors then run queued jobs together in one
 	// transaction, and no other node can take over a running job's lock.
 	SingleWriter bool
+	// DeferredWriter: the database is a DeferredWriter (SQLite files): a
+	// job reads without the write lock and takes it for its flush, so the
+	// delegates of several jobs run side by side on a single writer.
+	DeferredWriter bool
 	// ListenNotify: nodes sharing the database can wake each other
 	// (PostgreSQL LISTEN/NOTIFY; see Listener and Notifier).
 	ListenNotify bool

@@ -220,7 +220,13 @@ func (d *sqliteDB) schemaCurrent(ctx context.Context) (bool, error) {
 
 func (d *sqliteDB) Dialect() Dialect { return SQLite }
 
-func (d *sqliteDB) Capabilities() Capabilities { return Capabilities{SingleWriter: true} }
+// Capabilities: a file database runs jobs outside the writer until their
+// flush, so another process on the file could take over a lock that
+// expires while a job runs: their locks get a heartbeat, as on PostgreSQL.
+func (d *sqliteDB) Capabilities() Capabilities {
+	file := d.r != nil
+	return Capabilities{SingleWriter: true, DeferredWriter: file, NeedsHeartbeat: file}
+}
 
 // Begin starts a read-write transaction with BEGIN IMMEDIATE, or a deferred
 // one on a read-only connection. Cancelling ctx rolls the transaction back.

@@ -145,6 +145,8 @@ type Engine struct {
 	defs        map[string]*Definition // by process definition id
 	// jobDefCache holds read-only job definitions by process definition id.
 	jobDefCache map[string]*jobDefSet
+	// pace tells quick jobs from ones that may run long (MayRunLong).
+	pace jobPace
 }
 
 // New returns a runtime engine on db.

@@ -101,7 +101,10 @@ func (e *Engine) RunAcquiredContinuing(ctx context.Context, j AcquiredJob, claim
 func (e *Engine) execute(ctx context.Context, jobID string, acquired *persistence.Job, lock *JobLock, claim *Claim) (*AcquiredJob, error) {
 	var workErr error
 	var claimed *AcquiredJob
-	err := e.cmd.Run(ctx, func(cc *tx.Context) error {
+	// Deferred: on SQLite the job's delegates run without the write lock,
+	// beside other jobs, and its flush checks every row it read (see
+	// persistence.DeferredWriter).
+	err := e.cmd.RunDeferred(ctx, func(cc *tx.Context) error {
 		workErr, claimed = nil, nil
 		if acquired != nil {
 			// A copy: a retry after a conflict must not see this attempt's changes.
@@ -164,12 +167,22 @@ func (e *Engine) runWork(cc *tx.Context, job *persistence.Job, start *time.Time,
 	c := e.newCommand(cc)
 	c.running = job
 	c.current = stripBody(job.ActivityID)
+	// The work is timed for the executor's choice of how to run such jobs
+	// (MayRunLong): not the wait for the writer at the commit.
+	began, timed := time.Now(), false
+	timeWork := func() {
+		if !timed {
+			timed = true
+			e.pace.record(job, time.Since(began))
+		}
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			err = &tx.PanicError{Value: r, Stack: stack()}
 		}
 		if err != nil {
 			failedAt = c.current
+			timeWork()
 		}
 	}()
 	if err := c.runJob(job); err != nil && !errors.Is(err, errListenerThrew) {
@@ -196,6 +209,7 @@ func (e *Engine) runWork(cc *tx.Context, job *persistence.Job, start *time.Time,
 		cc.Delete(job)
 	}
 	e.logJob(cc, job, persistence.JobLogSucceeded, "", start)
+	timeWork()
 	if !commit {
 		return "", nil, cc.Release(jobSavepoint)
 	}

@@ -69,8 +69,27 @@ func (x *Executor) Run(ctx context.Context, fn func(cc *Context) error) error {
 	if err != nil {
 		return err
 	}
+	return x.run(ctx, t, fn)
+}
+
+// RunDeferred is Run in a transaction that takes the database's write lock
+// only for its flush where the database allows it (persistence.DeferredWriter):
+// fn's reads and the code it calls do not hold up other writers.
+func (x *Executor) RunDeferred(ctx context.Context, fn func(cc *Context) error) error {
+	d, ok := x.DB.(persistence.DeferredWriter)
+	if !ok {
+		return x.Run(ctx, fn)
+	}
+	t, err := d.BeginDeferred(ctx)
+	if err != nil {
+		return err
+	}
+	return x.run(ctx, t, fn)
+}
+
+func (x *Executor) run(ctx context.Context, t persistence.Tx, fn func(cc *Context) error) error {
 	cc := x.newContext(ctx, t)
-	err = cc.call(fn)
+	err := cc.call(fn)
 	if err == nil && !cc.committed {
 		err = cc.Commit()
 	}

@@ -66,7 +66,7 @@ func run() error {
 	flag.IntVar(&o.callers, "callers", 8, "concurrent callers for the start benchmark")
 	flag.IntVar(&o.refRows, "ref-rows", 1000000, "rows in the pgbench job.sql reference table")
 	flag.BoolVar(&o.skipPG, "sqlite-only", false, "skip PostgreSQL")
-	flag.StringVar(&o.suites, "suite", "start,jobs", "comma-separated suites: start, jobs, throughput (jobs without latency), external (external tasks)")
+	flag.StringVar(&o.suites, "suite", "start,jobs", "comma-separated suites: start, jobs, throughput (jobs without latency), external (external tasks), slow (slow delegates side by side)")
 	workers := flag.String("workers", "1,4,8,16", "worker counts for the throughput figures")
 	match := flag.String("match", "", "measure only the throughput figures whose \"scenario backend\" matches this regular expression")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
@@ -102,6 +102,11 @@ func run() error {
 	}
 	if strings.Contains(o.suites, "jobs") || strings.Contains(o.suites, "throughput") {
 		if err := jobSuite(ctx, o, os.Stdout); err != nil {
+			return err
+		}
+	}
+	if strings.Contains(o.suites, "slow") {
+		if err := slowSuite(ctx, o, os.Stdout); err != nil {
 			return err
 		}
 	}

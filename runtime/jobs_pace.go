@@ -1,0 +1,62 @@
+package runtime
+
+import (
+	"sync"
+	"time"
+
+	"github.com/bpmnlite/bpmnlite/persistence"
+)
+
+// On a single writer (SQLite) an executor runs quick jobs in groups that
+// hold the write lock while they run, and a job that may take long (a
+// delegate calling a remote service) on its own, outside the writer, so
+// that such jobs run side by side. Which jobs are quick is learnt from
+// their runs: the work of each activity's jobs is timed.
+
+// slowWork is the work time above which a job no longer runs in a group:
+// a group of maxGroup such jobs would hold the writer for tens of ms.
+const slowWork = time.Millisecond
+
+// quickRuns is how many quick runs in a row make an activity's jobs quick
+// again after a slow one.
+const quickRuns = 3
+
+type paceKey struct {
+	definitionID, activityID, handler string
+}
+
+// jobPace counts, per activity and job handler, the quick runs since the
+// last slow one.
+type jobPace struct {
+	mu    sync.Mutex
+	quick map[paceKey]int
+}
+
+func paceKeyOf(j *persistence.Job) paceKey {
+	return paceKey{j.ProcessDefinitionID, j.ActivityID, j.HandlerType}
+}
+
+func (p *jobPace) record(j *persistence.Job, work time.Duration) {
+	k := paceKeyOf(j)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.quick == nil {
+		p.quick = make(map[paceKey]int)
+	}
+	if work > slowWork {
+		p.quick[k] = 0
+	} else if p.quick[k] < quickRuns {
+		p.quick[k]++
+	}
+}
+
+func (p *jobPace) isQuick(j *persistence.Job) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.quick[paceKeyOf(j)] >= quickRuns
+}
+
+// MayRunLong reports whether a job's work may take longer than a group
+// on a single writer should wait for: a job of an activity whose last
+// runs were not all quick, or that has not run yet on this engine.
+func (e *Engine) MayRunLong(j *persistence.Job) bool { return !e.pace.isQuick(j) }
