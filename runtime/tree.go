@@ -27,9 +27,14 @@ func (x *execution) scope() *execution {
 
 // parentActivityInstance is the activity instance that encloses the
 // activity x's path is in: the subprocess or multi-instance body instance
-// its scope execution belongs to, or the process instance.
+// its scope execution belongs to, or the process instance (an input/output
+// scope is the activity's own: its path's encloses it).
 func (x *execution) parentActivityInstance() string {
-	owner := x.scope().parent
+	s := x.scope()
+	if s.isIOScope() {
+		return s.parent.parentActivityInstance()
+	}
+	owner := s.parent
 	if owner != nil && owner.isBodyScope() {
 		owner = owner.parent
 	}
