@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/bpmnlite/bpmnlite"
 )
@@ -206,5 +207,205 @@ func TestInputOutputDeploymentErrors(t *testing.T) {
 				t.Errorf("deploy error lacks %q:\n%v", want, err)
 			}
 		}
+	})
+}
+
+// Multi-instance: the inner activity's input parameters are local to each
+// instance, which sees its loop counter and element; they go with it.
+func TestInputOutputMultiInstance(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		for _, sequential := range []string{"false", "true"} {
+			key := "mi" + sequential
+			e.deploy(key, xmlDefs(xmlProcess(key, `<startEvent id="start"/>
+				<userTask id="each">`+ioMapping(`<camunda:inputParameter name="label">${item}-${loopCounter}</camunda:inputParameter>`)+`
+					<multiInstanceLoopCharacteristics isSequential="`+sequential+`" camunda:collection="items" camunda:elementVariable="item"/></userTask>
+				<userTask id="after"/>`, xmlChain("start", "each", "after"))))
+			pi := e.start(key, map[string]any{"items": []any{"a", "b"}})
+			var labels []string
+			for len(labels) < 2 {
+				tasks := e.tasks(pi)
+				if len(tasks) == 0 || tasks[0].TaskDefinitionKey != "each" {
+					t.Fatalf("%s: tasks %+v after %d instances, want each", key, tasks, len(labels))
+				}
+				for _, task := range tasks {
+					v, _, err := e.eng.Variable(e.ctx, task.ExecutionID, "label")
+					if err != nil {
+						t.Fatal(err)
+					}
+					labels = append(labels, v.(string))
+					if err := e.eng.CompleteTask(e.ctx, task.ID, nil); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if _, ok := e.varsOf(pi)["label"]; ok {
+					t.Errorf("%s: label is a process variable", key)
+				}
+			}
+			wantEq(t, key+" labels", strings.Join(labels, ","), "a-0,b-1")
+			wantEq(t, key+" tasks", e.taskKeys(pi), "after")
+			wantEq(t, key+" variables", e.varsOf(pi), map[string]any{"items": []any{"a", "b"}})
+		}
+	})
+}
+
+// A call activity's input parameters are local to its execution, where
+// camunda:in reads; its output parameters see what camunda:out returned,
+// local mappings included, and the local variables go with the scope.
+func TestInputOutputCallActivity(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deploy("child", xmlDefs(xmlProcess("child", `<startEvent id="cStart"/><userTask id="childWork"/><endEvent id="cEnd"/>`,
+			xmlChain("cStart", "childWork", "cEnd"))))
+		e.deploy("caller", xmlDefs(xmlProcess("caller", `<startEvent id="start"/>
+			<callActivity id="call" calledElement="child">`+ioMapping(`
+				<camunda:inputParameter name="tenfold">${x * 10}</camunda:inputParameter>
+				<camunda:outputParameter name="final">${returned + kept + tenfold}</camunda:outputParameter>`, `
+				<camunda:in source="tenfold" target="childIn"/>
+				<camunda:in sourceExpression="${tenfold + 1}" target="childExpr"/>
+				<camunda:out source="childOut" target="returned"/>
+				<camunda:out source="childOut" target="kept" local="true"/>`)+`</callActivity>
+			<userTask id="after"/>`, xmlChain("start", "call", "after"))))
+		pi := e.start("caller", map[string]any{"x": 2})
+		children, err := e.eng.ProcessInstances(e.ctx, bpmnlite.ProcessInstanceQuery{ProcessDefinitionKey: "child"})
+		if err != nil || len(children) != 1 {
+			t.Fatalf("child instances %d, %v", len(children), err)
+		}
+		child := children[0].ID
+		wantEq(t, "child variables", e.varsOf(child), map[string]any{"childIn": int64(20), "childExpr": int64(21)})
+		scope := e.ioScope(pi, "call")
+		if xs, err := e.eng.Executions(e.ctx, bpmnlite.ExecutionQuery{ID: child}); err != nil || len(xs) != 1 || xs[0].SuperExecutionID != scope.ID {
+			t.Errorf("child %+v (%v), want called by the call activity's scope %s", xs, err, scope.ID)
+		}
+		e.complete(child, "childWork", map[string]any{"childOut": 7})
+		wantEq(t, "caller variables", e.varsOf(pi), map[string]any{"x": int64(2), "returned": int64(7), "final": int64(34)})
+		wantEq(t, "caller tasks", e.taskKeys(pi), "after")
+	})
+}
+
+// A boundary event interrupting the activity cancels its scope: no output
+// parameters, no local variables left; the error variables of an error
+// boundary event land outside the scope. A non-interrupting one forks
+// outside the scope, which completes later with its outputs.
+func TestInputOutputBoundaryEvents(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		mapping := ioMapping(`<camunda:inputParameter name="local">in</camunda:inputParameter>
+			<camunda:outputParameter name="mapped">${local}</camunda:outputParameter>`)
+		e.deploy("timer", xmlDefs(xmlProcess("timer", `<startEvent id="start"/><userTask id="work">`+mapping+`</userTask>
+			<userTask id="after"/>`, boundaryTimer("late", "work", "true", "timeDuration", "PT1H"), `<userTask id="escalated"/>`,
+			xmlChain("start", "work", "after"), xmlChain("late", "escalated"))))
+		pi := e.start("timer", map[string]any{"v": 1})
+		scope := e.ioScope(pi, "work")
+		if j := e.oneJob(pi); j.ExecutionID != scope.ID {
+			t.Errorf("boundary timer on %s, want the activity's scope %s", j.ExecutionID, scope.ID)
+		}
+		wantEq(t, "due jobs", e.runDue(time.Hour), 1)
+		wantEq(t, "tasks", e.taskKeys(pi), "escalated")
+		wantEq(t, "variables", e.varsOf(pi), map[string]any{"v": int64(1)})
+		if xs := e.executions(pi, ""); len(xs) != 1 || xs[0].ActivityID != "escalated" {
+			t.Errorf("executions %s, want the process instance alone at escalated", accExecList(xs))
+		}
+		if h := e.historyAt(pi, "work"); len(h) != 1 || !h[0].Canceled {
+			t.Errorf("history of work %+v, want one canceled", h)
+		}
+
+		e.eng.RegisterDelegate("fail", bpmnlite.DelegateFunc(func(context.Context, *bpmnlite.Execution) error {
+			return &bpmnlite.BpmnError{Code: "E1", Message: "declined"}
+		}))
+		e.deploy("error", xmlDefs(xmlProcess("error", `<startEvent id="start"/><serviceTask id="work" camunda:class="fail">`+mapping+`</serviceTask>
+			<boundaryEvent id="caught" attachedToRef="work"><errorEventDefinition camunda:errorCodeVariable="local" camunda:errorMessageVariable="why"/></boundaryEvent>
+			<userTask id="after"/><userTask id="handle"/>`, xmlChain("start", "work", "after"), xmlChain("caught", "handle"))))
+		pi = e.start("error", nil)
+		wantEq(t, "tasks", e.taskKeys(pi), "handle")
+		wantEq(t, "variables", e.varsOf(pi), map[string]any{"local": "E1", "why": "declined"})
+
+		e.deploy("message", xmlDefs(`<message id="m" name="nudge"/>`, xmlProcess("message", `<startEvent id="start"/><userTask id="work">`+mapping+`</userTask>
+			<boundaryEvent id="nudged" attachedToRef="work" cancelActivity="false"><messageEventDefinition messageRef="m"/></boundaryEvent>
+			<userTask id="after"/><userTask id="reply"/>`, xmlChain("start", "work", "after"), xmlChain("nudged", "reply"))))
+		pi = e.start("message", nil)
+		if _, err := e.eng.Correlate(e.ctx, bpmnlite.CorrelateRequest{MessageName: "nudge", ProcessInstanceID: pi}); err != nil {
+			t.Fatal(err)
+		}
+		wantEq(t, "tasks", e.taskKeys(pi), "reply,work")
+		scope = e.ioScope(pi, "work")
+		if owner := e.executions(pi, "work"); scope.ParentID == pi || !execByIDIn(owner, scope.ParentID).IsConcurrent {
+			t.Errorf("executions %s, want work's scope below a concurrent path", accExecList(e.executions(pi, "")))
+		}
+		e.complete(pi, "work", nil)
+		wantEq(t, "variables", e.varsOf(pi), map[string]any{"mapped": "in"})
+		wantEq(t, "tasks", e.taskKeys(pi), "after,reply")
+	})
+}
+
+func execByIDIn(xs []*bpmnlite.ExecutionRow, id string) *bpmnlite.ExecutionRow {
+	for _, x := range xs {
+		if x.ID == id {
+			return x
+		}
+	}
+	return &bpmnlite.ExecutionRow{}
+}
+
+// asyncBefore waits before the scope exists (the job is the path's);
+// asyncAfter after the outputs were set and the scope went.
+func TestInputOutputAsync(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		rec := &varsSeen{}
+		e.eng.RegisterDelegate("record", rec)
+		e.deploy("p", xmlDefs(xmlProcess("p", `<startEvent id="start"/>
+			<serviceTask id="work" camunda:class="record" camunda:asyncBefore="true" camunda:asyncAfter="true">`+ioMapping(`
+				<camunda:inputParameter name="local">${v + 1}</camunda:inputParameter>
+				<camunda:outputParameter name="out">${local * 2}</camunda:outputParameter>`)+`</serviceTask>
+			<userTask id="after"/>`, xmlChain("start", "work", "after"))))
+		pi := e.start("p", map[string]any{"v": 1})
+		j := e.oneJob(pi)
+		if j.ExecutionID != pi || len(e.executions(pi, "")) != 1 {
+			t.Fatalf("before: job on %s, executions %s; want the process instance alone", j.ExecutionID, accExecList(e.executions(pi, "")))
+		}
+		e.runJob(j.ID)
+		wantEq(t, "the delegate saw", rec.at("work:call"), map[string]any{"v": int64(1), "local": int64(2)})
+		j = e.oneJob(pi)
+		if j.ExecutionID != pi || len(e.executions(pi, "")) != 1 {
+			t.Fatalf("after: job on %s, executions %s; want the process instance alone", j.ExecutionID, accExecList(e.executions(pi, "")))
+		}
+		wantEq(t, "variables before the async-after job", e.varsOf(pi), map[string]any{"v": int64(1), "out": int64(4)})
+		e.runJob(j.ID)
+		wantEq(t, "tasks", e.taskKeys(pi), "after")
+	})
+}
+
+// An embedded subprocess's inputs are seen by its start listener and its
+// content; its outputs are set when it completes. Intermediate events and
+// end events map too.
+func TestInputOutputSubprocessAndEvents(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		rec := &varsSeen{}
+		e.eng.RegisterDelegate("record", rec)
+		e.deploy("p", xmlDefs(`<message id="m" name="go"/>`, xmlProcess("p", `<startEvent id="start"/>
+			<subProcess id="sub">`+ioMapping(`<camunda:inputParameter name="inner">${v}</camunda:inputParameter>
+				<camunda:outputParameter name="fromSub">${inner + step}</camunda:outputParameter>`,
+			`<camunda:executionListener event="start" class="record"/>`)+`
+				<startEvent id="subStart"/><serviceTask id="subWork" camunda:class="record"/>
+				<intermediateCatchEvent id="wait">`+ioMapping(`<camunda:inputParameter name="waiting">yes</camunda:inputParameter>
+					<camunda:outputParameter name="step">${waiting == 'yes' ? 10 : 0}</camunda:outputParameter>`)+`<messageEventDefinition messageRef="m"/></intermediateCatchEvent>
+				<endEvent id="subEnd"/>`+xmlChain("subStart", "subWork", "wait", "subEnd")+`</subProcess>
+			<intermediateThrowEvent id="throw">`+ioMapping(`<camunda:outputParameter name="thrown">${fromSub}</camunda:outputParameter>`)+`</intermediateThrowEvent>
+			<endEvent id="end">`+ioMapping(`<camunda:inputParameter name="last">${thrown}</camunda:inputParameter>`,
+			`<camunda:executionListener event="end" class="record"/>`)+`</endEvent>`,
+			xmlChain("start", "sub", "throw", "end"))))
+		pi := e.start("p", map[string]any{"v": 1})
+		wantEq(t, "the subprocess's start listener saw", rec.at("sub:start"), map[string]any{"v": int64(1), "inner": int64(1)})
+		wantEq(t, "its content saw", rec.at("subWork:call"), map[string]any{"v": int64(1), "inner": int64(1)})
+		scope := e.ioScope(pi, "sub")
+		if waits := e.ioScope(pi, "wait"); waits.ParentID == scope.ID || len(e.subsOf(pi)) != 1 || e.subsOf(pi)[0].ExecutionID != waits.ID {
+			t.Errorf("the catch event's subscription %+v, want it on its own scope %s inside the subprocess", e.subsOf(pi), waits.ID)
+		}
+		wantEq(t, "variables while waiting", e.varsOf(pi), map[string]any{"v": int64(1)})
+		if _, err := e.eng.Correlate(e.ctx, bpmnlite.CorrelateRequest{MessageName: "go", ProcessInstanceID: pi}); err != nil {
+			t.Fatal(err)
+		}
+		wantEq(t, "the end event's listener saw", rec.at("end:end"), map[string]any{
+			"v": int64(1), "step": int64(10), "fromSub": int64(11), "thrown": int64(11), "last": int64(11)})
+		wantEq(t, "state", e.state(pi), "COMPLETED")
+		wantEq(t, "variables at the end", e.varsOf(pi), map[string]any{"v": int64(1), "step": int64(10), "fromSub": int64(11), "thrown": int64(11)})
+		wantEq(t, "path", e.path(pi), "start,sub,subStart,subWork,wait,subEnd,throw,end")
 	})
 }
