@@ -409,3 +409,37 @@ func TestInputOutputSubprocessAndEvents(t *testing.T) {
 		wantEq(t, "path", e.path(pi), "start,sub,subStart,subWork,wait,subEnd,throw,end")
 	})
 }
+
+// The events behind an event-based gateway map when they fire; starting
+// before an activity inside a subprocess enters the subprocess's mappings.
+func TestInputOutputEventGatewayAndStartBefore(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deploy("gate", xmlDefs(`<message id="m" name="go"/>`, xmlProcess("gate", `<startEvent id="start"/><eventBasedGateway id="gw"/>
+			<intermediateCatchEvent id="msg">`+ioMapping(`<camunda:inputParameter name="local">${v * 3}</camunda:inputParameter>
+				<camunda:outputParameter name="got">${local}</camunda:outputParameter>`)+`<messageEventDefinition messageRef="m"/></intermediateCatchEvent>
+			<intermediateCatchEvent id="late"><timerEventDefinition><timeDuration>PT1H</timeDuration></timerEventDefinition></intermediateCatchEvent>
+			<userTask id="after"/><userTask id="timedOut"/>`, xmlChain("start", "gw", "msg", "after"), xmlChain("gw", "late", "timedOut"))))
+		pi := e.start("gate", map[string]any{"v": 2})
+		if _, err := e.eng.Correlate(e.ctx, bpmnlite.CorrelateRequest{MessageName: "go", ProcessInstanceID: pi}); err != nil {
+			t.Fatal(err)
+		}
+		wantEq(t, "tasks", e.taskKeys(pi), "after")
+		wantEq(t, "variables", e.varsOf(pi), map[string]any{"v": int64(2), "got": int64(6)})
+
+		rec := &varsSeen{}
+		e.eng.RegisterDelegate("record", rec)
+		e.deploy("nested", xmlDefs(xmlProcess("nested", `<startEvent id="start"/>
+			<subProcess id="sub">`+ioMapping(`<camunda:inputParameter name="inner">${v}</camunda:inputParameter>
+				<camunda:outputParameter name="fromSub">${inner}</camunda:outputParameter>`)+`
+				<startEvent id="subStart"/><serviceTask id="subWork" camunda:class="record"/><userTask id="subWait"/><endEvent id="subEnd"/>`+
+			xmlChain("subStart", "subWork", "subWait", "subEnd")+`</subProcess><userTask id="after"/>`, xmlChain("start", "sub", "after"))))
+		pi, err := e.eng.Start(e.ctx, bpmnlite.StartRequest{Key: "nested", StartBefore: "subWork", Variables: map[string]any{"v": "x"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantEq(t, "the subprocess's content saw", rec.at("subWork:call"), map[string]any{"v": "x", "inner": "x"})
+		e.complete(pi, "subWait", nil)
+		wantEq(t, "variables", e.varsOf(pi), map[string]any{"v": "x", "fromSub": "x"})
+		wantEq(t, "tasks", e.taskKeys(pi), "after")
+	})
+}
