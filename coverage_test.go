@@ -215,11 +215,11 @@ func TestDeploymentWarningsLogged(t *testing.T) {
 		d := e.deploy("w", enginetest.Process("w", `
     <startEvent id="start" />
     <sequenceFlow id="f1" sourceRef="start" targetRef="u" />
-    <userTask id="u"><extensionElements><camunda:inputOutput><camunda:inputParameter name="a">1</camunda:inputParameter></camunda:inputOutput></extensionElements></userTask>`))
+    <userTask id="u"><extensionElements><camunda:connector><camunda:connectorId>mail-send</camunda:connectorId></camunda:connector></extensionElements></userTask>`))
 		if len(d.Warnings) == 0 {
 			t.Fatal("no warning for an ignored extension")
 		}
-		if out := logs.String()[mark:]; !strings.Contains(out, "deployment warning") || !strings.Contains(out, "camunda:inputOutput") || !strings.Contains(out, "w.bpmn:5:") {
+		if out := logs.String()[mark:]; !strings.Contains(out, "deployment warning") || !strings.Contains(out, "camunda:connector") || !strings.Contains(out, "w.bpmn:5:") {
 			t.Fatalf("log lacks the warning:\n%s", out)
 		}
 	})

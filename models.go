@@ -111,8 +111,8 @@ type ProcessDefinition struct {
 
 // ExecutionRow is a process instance (the root execution, which runs the
 // instance's path itself while there is no concurrency), a concurrent path
-// (IsConcurrent), or the scope execution of an embedded subprocess or a
-// multi-instance body (IsScope).
+// (IsConcurrent), or the scope execution of an embedded subprocess, a
+// multi-instance body or an activity with input/output mappings (IsScope).
 type ExecutionRow struct {
 	ID                  string
 	Rev                 int

@@ -71,7 +71,8 @@ type ExecutionQuery struct {
 
 // Executions lists executions: the process instances (which run their path
 // themselves while it has no concurrency), their concurrent paths and the
-// scope executions of subprocesses and multi-instance bodies.
+// scope executions of subprocesses, multi-instance bodies and activities
+// with input/output mappings.
 func (e *Engine) Executions(ctx context.Context, q ExecutionQuery) ([]*ExecutionRow, error) {
 	rows, err := persistence.List(ctx, e.db, persistence.ExecutionFilter(q).Query())
 	return copies(rows, func(r persistence.Execution) ExecutionRow { return ExecutionRow(r) }), err

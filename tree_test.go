@@ -293,3 +293,46 @@ func TestTreeUncaughtErrorInMultiInstance(t *testing.T) {
 		}
 	})
 }
+
+// An activity with input/output mappings is a scope, as Camunda makes it:
+// its path waits at it while a scope execution below runs it. On a
+// concurrent path the scope sits below the concurrent execution and
+// follows it onto the process instance on compaction; it goes when the
+// activity completes.
+func TestTreeInputOutputScope(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deploy("p", xmlDefs(xmlProcess("p", `<startEvent id="start"/><parallelGateway id="fork"/>
+			<userTask id="mapped">`+ioMapping(`<camunda:inputParameter name="local">${1}</camunda:inputParameter>
+				<camunda:outputParameter name="out">${local + 1}</camunda:outputParameter>`)+`</userTask>
+			<userTask id="plain"/><endEvent id="plainEnd"/><userTask id="after"/>`,
+			xmlChain("start", "fork", "mapped", "after"), xmlChain("fork", "plain", "plainEnd"))))
+		pi := e.start("p", nil)
+		scope := e.ioScope(pi, "mapped")
+		path := execByIDIn(e.executions(pi, "mapped"), scope.ParentID)
+		if !path.IsConcurrent || path.ParentID != pi || path.IsActive || !scope.IsScope || scope.IsConcurrent {
+			t.Fatalf("executions %s: want mapped's scope below an inactive concurrent path of the instance", accExecList(e.executions(pi, "")))
+		}
+		if xs := e.executions(pi, ""); len(xs) != 4 {
+			t.Fatalf("executions %s, want the instance, two concurrent paths and mapped's scope", accExecList(xs))
+		}
+		task := e.tasks(pi)
+		e.complete(pi, "plain", nil)
+		moved := e.ioScope(pi, "mapped")
+		if moved.ID != scope.ID || moved.ParentID != pi {
+			t.Fatalf("after compaction mapped's scope %+v, want %s below the process instance", moved, scope.ID)
+		}
+		for _, tk := range task {
+			if tk.TaskDefinitionKey == "mapped" && tk.ExecutionID != scope.ID {
+				t.Errorf("task mapped on %s, want its scope %s", tk.ExecutionID, scope.ID)
+			}
+		}
+		if xs := e.executions(pi, ""); len(xs) != 2 {
+			t.Fatalf("executions %s, want the instance and mapped's scope", accExecList(xs))
+		}
+		e.complete(pi, "mapped", nil)
+		if xs := e.executions(pi, ""); len(xs) != 1 || xs[0].ID != pi || xs[0].ActivityID != "after" {
+			t.Fatalf("executions %s, want the process instance alone, at after", accExecList(xs))
+		}
+		wantEq(t, "variables", e.varsOf(pi), map[string]any{"out": int64(2)})
+	})
+}

@@ -90,7 +90,7 @@ func (p *parser) parseActivity(st *procState, sc *scopeState, e *etree.Element, 
 	a.Exclusive = p.flag(s, e, "exclusive", true, true)
 	a.JobPriority = p.priority(s, e, "jobPriority")
 	a.TaskPriority = p.priority(s, e, "taskPriority")
-	allowed := []string{"executionListener", "failedJobRetryTimeCycle", "properties", "field"}
+	allowed := []string{"executionListener", "failedJobRetryTimeCycle", "properties", "field", "inputOutput"}
 	switch kind {
 	case CallActivity:
 		allowed = append(allowed, "in", "out")
@@ -102,6 +102,7 @@ func (p *parser) parseActivity(st *procState, sc *scopeState, e *etree.Element, 
 	a.RetryTimeCycle = p.retryCycle(s, ext)
 	a.Fields = p.fields(s, ext)
 	a.Properties = properties(ext)
+	a.IO = p.inputOutput(s, ext)
 
 	switch kind {
 	case ServiceTask, SendTask:
@@ -145,6 +146,7 @@ func (p *parser) parseActivity(st *procState, sc *scopeState, e *etree.Element, 
 			p.errorf(p.at(s, c), "multiInstanceLoopCharacteristics are only allowed on tasks, subprocesses and call activities")
 		}
 	}
+	p.checkInputOutput(s, a)
 	if ref, ok := attr(e, "default"); ok && ref != "" {
 		sc.defaults = append(sc.defaults, pendingRef{a, ref})
 	}

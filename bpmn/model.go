@@ -276,16 +276,25 @@ type Activity struct {
 
 	MultiInstance *MultiInstance
 	Listeners     []Listener // start and end listeners
+
+	// IO is the activity's camunda:inputOutput; nil when it has none.
+	IO *InputOutput
 }
 
 // String names the activity for messages: "serviceTask 'charge'".
 func (a *Activity) String() string { return string(a.Kind) + " '" + a.ID + "'" }
 
 // IsScope reports whether the activity opens a variable and event scope of
-// its own: subprocesses and activities with boundary events.
+// its own: subprocesses, activities with boundary events, and, as Camunda
+// makes them, activities with input/output mappings (but for the inner
+// activity of a multi-instance one: its instances are isolated already).
 func (a *Activity) IsScope() bool {
-	return a.Kind == SubProcess || len(a.Boundaries) > 0
+	return a.Kind == SubProcess || len(a.Boundaries) > 0 || a.HasIOScope()
 }
+
+// HasIOScope reports whether the activity runs in a scope execution of its
+// own because of its input/output mappings.
+func (a *Activity) HasIOScope() bool { return a.IO != nil && a.MultiInstance == nil }
 
 // NoneStartEvent returns a subprocess's start event, or nil.
 func (a *Activity) NoneStartEvent() *Activity { return noneStart(a.Activities) }
@@ -347,6 +356,48 @@ type VariableMapping struct {
 	All              bool   // variables="all"
 	Local            bool   // local="true"
 	BusinessKey      string // camunda:in businessKey="..." (expression)
+}
+
+// InputOutput is camunda:inputOutput. Input parameters become local
+// variables of the activity when it starts; output parameters, evaluated in
+// the activity when it completes, are set outside it.
+type InputOutput struct {
+	Pos     Position
+	Inputs  []Parameter
+	Outputs []Parameter
+}
+
+// Parameter is a camunda:inputParameter or camunda:outputParameter.
+type Parameter struct {
+	Name  string
+	Pos   Position
+	Value Value
+}
+
+// ValueKind tells what a parameter value is.
+type ValueKind int
+
+// Parameter value kinds.
+const (
+	NullValue ValueKind = iota // an empty parameter or entry
+	TextValue                  // a constant or an expression, evaluated each time
+	ListValue                  // camunda:list
+	MapValue                   // camunda:map
+)
+
+// Value is the value of a parameter, of a list item or of a map entry.
+type Value struct {
+	Kind    ValueKind
+	Text    string     // TextValue
+	Items   []Value    // ListValue
+	Entries []MapEntry // MapValue, in document order
+}
+
+// MapEntry is a camunda:entry of a camunda:map; its key is a constant or
+// an expression.
+type MapEntry struct {
+	Key   string
+	Value Value
 }
 
 // Listener is a camunda:executionListener.

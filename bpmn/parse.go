@@ -25,8 +25,8 @@ type ParseOptions struct {
 	// expressions, completion conditions, sourceExpression and businessKey,
 	// and the values that may be either a constant or an expression
 	// (priorities, timer values, loopCardinality, collection, assignee and
-	// candidates, calledElement, topic, retry cycles) when they contain "${"
-	// or "#{". A non-nil error is a problem for the element.
+	// candidates, calledElement, topic, retry cycles, input/output
+	// parameter values and map keys) when they contain "${" or "#{". A non-nil error is a problem for the element.
 	CheckExpression func(src string) error
 	// MaxBytes, when positive, rejects a file larger than this before
 	// reading it: parsing takes time and memory in proportion to the size.

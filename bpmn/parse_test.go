@@ -479,7 +479,7 @@ func TestRetryCycleMalformedIsAWarning(t *testing.T) {
 func TestUnsupportedCamundaExtensionsWarn(t *testing.T) {
 	d := mustParse(t, simple(`<userTask id="x">
 <extensionElements>
-  <camunda:inputOutput><camunda:inputParameter name="a">1</camunda:inputParameter></camunda:inputOutput>
+  <camunda:connector><camunda:connectorId>mail-send</camunda:connectorId></camunda:connector>
   <camunda:taskListener event="create" class="L"/>
   <camunda:formData/>
   <zeebe:taskDefinition xmlns:zeebe="http://camunda.org/schema/zeebe/1.0" type="t"/>
@@ -488,7 +488,7 @@ func TestUnsupportedCamundaExtensionsWarn(t *testing.T) {
 	if len(d.Warnings) != 1 {
 		t.Fatalf("warnings: %v", d.Warnings)
 	}
-	if !strings.Contains(d.Warnings[0].Message, "camunda:inputOutput is not supported") {
+	if !strings.Contains(d.Warnings[0].Message, "camunda:connector is not supported") {
 		t.Errorf("warnings: %v", d.Warnings)
 	}
 }

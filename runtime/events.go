@@ -201,11 +201,15 @@ func (c *command) trigger(x *execution, activityID string, vars map[string]any) 
 			return err
 		}
 		x.ActivityID = a.ID
-		c.historyStart(x, a.ID, a)
-		if err := c.fireListeners(x, a.Listeners, "start", a); err != nil {
+		run, err := c.openIOScope(x, a)
+		if err != nil {
 			return err
 		}
-		return c.leave(x, a)
+		c.historyStart(run, a.ID, a)
+		if err := c.fireListeners(run, a.Listeners, "start", a); err != nil {
+			return err
+		}
+		return c.leave(run, a)
 	}
 	if x.ActivityID != a.ID {
 		return fmt.Errorf("%s is not waiting at %s", x, a)
@@ -219,8 +223,13 @@ func (c *command) trigger(x *execution, activityID string, vars map[string]any) 
 
 // triggerBoundary fires boundary event b of the activity x runs: an
 // interrupting event cancels the activity and continues x from b; a
-// non-interrupting one continues a new path from b and leaves x alone.
+// non-interrupting one continues a new path from b and leaves x alone. An
+// activity running in an input/output scope is cancelled with its scope
+// (without mapping anything out); the path outside continues from b.
 func (c *command) triggerBoundary(x *execution, b *bpmn.Activity) error {
+	reason := "boundary event '" + b.ID + "'"
+	running := x
+	x = x.outside()
 	if !b.CancelActivity {
 		paths, err := c.fork(x, 2)
 		if err != nil {
@@ -234,18 +243,13 @@ func (c *command) triggerBoundary(x *execution, b *bpmn.Activity) error {
 		}
 		return c.leave(t, b)
 	}
-	for _, ch := range x.activeChildren() {
-		if err := c.cancel(ch, "boundary event '"+b.ID+"'"); err != nil {
+	if running != x {
+		if err := c.cancel(running, reason); err != nil {
 			return err
 		}
-	}
-	if err := c.cancelListeners(x); err != nil {
+	} else if err := c.cancelActivity(x, reason); err != nil {
 		return err
 	}
-	if err := c.cancelWaits(x, "boundary event '"+b.ID+"'"); err != nil {
-		return err
-	}
-	c.historyEnd(x, true)
 	x.ActivityID = b.ID
 	x.IsActive = true
 	c.update(x)
@@ -254,4 +258,22 @@ func (c *command) triggerBoundary(x *execution, b *bpmn.Activity) error {
 		return err
 	}
 	return c.leave(x, b)
+}
+
+// cancelActivity cancels what x runs at its activity, leaving x in place:
+// its child scopes, end listeners, waits and activity instance.
+func (c *command) cancelActivity(x *execution, reason string) error {
+	for _, ch := range x.activeChildren() {
+		if err := c.cancel(ch, reason); err != nil {
+			return err
+		}
+	}
+	if err := c.cancelListeners(x); err != nil {
+		return err
+	}
+	if err := c.cancelWaits(x, reason); err != nil {
+		return err
+	}
+	c.historyEnd(x, true)
+	return nil
 }

@@ -41,8 +41,9 @@ func (c *command) throwError(x *execution, code, message, source string) error {
 
 // errorVariables sets the caught error's code and message in the variables
 // the catching boundary event names (camunda:errorCodeVariable,
-// camunda:errorMessageVariable), as Camunda: from the interrupted path,
-// where they exist or else on the process instance.
+// camunda:errorMessageVariable), as Camunda: from the interrupted path
+// (outside the activity's input/output scope), where they exist or else on
+// the process instance.
 func errorVariables(s *execution, b *bpmn.Activity, code, message string) error {
 	vars := map[string]any{}
 	if b.ErrorCodeVariable != "" {
@@ -54,7 +55,7 @@ func errorVariables(s *execution, b *bpmn.Activity, code, message string) error 
 	if len(vars) == 0 {
 		return nil
 	}
-	return s.setVariables(vars, false)
+	return s.outside().setVariables(vars, false)
 }
 
 // throwEscalation throws escalation code from x's activity a (an

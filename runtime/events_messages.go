@@ -178,10 +178,11 @@ func (c *command) throwEvent(x *execution, a *bpmn.Activity) error {
 		return c.throwEscalation(x, a)
 	}
 	if a.Event == bpmn.LinkEvent {
-		if err := c.finishActivity(x, a, false); err != nil {
+		next, err := c.completeActivity(x, a)
+		if err != nil {
 			return err
 		}
-		c.push(func() error { return c.enter(x, a.LinkTarget, false) })
+		c.push(func() error { return c.enter(next, a.LinkTarget, false) })
 		return nil
 	}
 	if a.Event == bpmn.SignalEvent {

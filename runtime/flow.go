@@ -62,8 +62,9 @@ func (c *command) enter(x *execution, a *bpmn.Activity, skipAsync bool) error {
 	return c.enterActivity(x, a, skipAsync)
 }
 
-// enterActivity runs the activity's start: the async-before break, start
-// listeners, history, boundary events, then its behaviour.
+// enterActivity runs the activity's start: the async-before break, the
+// scope of its input/output mappings, start listeners, history, boundary
+// events, then its behaviour.
 func (c *command) enterActivity(x *execution, a *bpmn.Activity, skipAsync bool) error {
 	x.ActivityID = a.ID
 	x.IsActive = true
@@ -78,10 +79,14 @@ func (c *command) enterActivity(x *execution, a *bpmn.Activity, skipAsync bool) 
 		_, err := c.createAsyncJob(x, a, s, handler, "")
 		return err
 	}
-	if err := c.startActivity(x, a); err != nil {
+	run, err := c.openIOScope(x, a)
+	if err != nil {
 		return err
 	}
-	return c.behave(x, a)
+	if err := c.startActivity(run, a); err != nil {
+		return err
+	}
+	return c.behave(run, a)
 }
 
 // startActivity fires start listeners, records history and arms boundary events.
@@ -210,11 +215,12 @@ func (c *command) condition(x *execution, f *bpmn.SequenceFlow) (bool, error) {
 	return ok, nil
 }
 
-// leaveVia finishes a and continues x along flows: several flows fork x
-// into concurrent paths. With asyncAfter each path stops at a job that
-// will take its flow.
+// leaveVia finishes a and continues x along flows (from outside a's
+// input/output scope): several flows fork x into concurrent paths. With
+// asyncAfter each path stops at a job that will take its flow.
 func (c *command) leaveVia(x *execution, a *bpmn.Activity, flows []*bpmn.SequenceFlow) error {
-	if err := c.finishActivity(x, a, false); err != nil {
+	x, err := c.completeActivity(x, a)
+	if err != nil {
 		return err
 	}
 	s := settingsFor(x, a)
@@ -227,7 +233,6 @@ func (c *command) leaveVia(x *execution, a *bpmn.Activity, flows []*bpmn.Sequenc
 	}
 	paths := []*execution{x}
 	if len(flows) > 1 {
-		var err error
 		if paths, err = c.fork(x, len(flows)); err != nil {
 			return err
 		}
@@ -248,6 +253,15 @@ func (c *command) leaveVia(x *execution, a *bpmn.Activity, flows []*bpmn.Sequenc
 		c.push(func() error { return c.take(t, f) })
 	}
 	return nil
+}
+
+// completeActivity finishes a, which x ran to its end, and closes its
+// input/output scope: it returns the execution that continues.
+func (c *command) completeActivity(x *execution, a *bpmn.Activity) (*execution, error) {
+	if err := c.finishActivity(x, a, false); err != nil {
+		return nil, err
+	}
+	return c.closeIOScope(x, true)
 }
 
 // finishActivity fires end listeners, closes history and removes what the

@@ -65,10 +65,15 @@ func (c *command) startBefore(in *instance, a *bpmn.Activity, vars map[string]an
 	}
 	for i := len(scopes) - 1; i >= 0; i-- {
 		token.ActivityID, token.IsActive = scopes[i].ID, false
-		if err := c.startActivity(token, scopes[i]); err != nil {
+		run, err := c.openIOScope(token, scopes[i])
+		if err != nil {
 			return err
 		}
-		token = c.newScope(token)
+		run.IsActive = false
+		if err := c.startActivity(run, scopes[i]); err != nil {
+			return err
+		}
+		token = c.newScope(run)
 	}
 	if err := token.setVariables(vars, true); err != nil {
 		return err

@@ -55,12 +55,17 @@ func (c *command) endEvent(x *execution, a *bpmn.Activity) error {
 // endToken ends the path of x (it reached an end event or an activity
 // without outgoing flows): a path alone in its scope completes the scope; a
 // concurrent one goes, and the scope completes when no path is left.
+// Without an end event (an uncaught BPMN error) the path may end inside an
+// activity's input/output scope, which closes without mapping anything out.
 func (c *command) endToken(x *execution, end *bpmn.Activity) error {
+	var err error
 	if end != nil {
-		if err := c.finishActivity(x, end, false); err != nil {
+		if x, err = c.completeActivity(x, end); err != nil {
 			return err
 		}
 		x.inst.lastEnd = end.ID
+	} else if x, err = c.closeIOScope(x, false); err != nil {
+		return err
 	}
 	if x.parent != nil && x.parent.isBodyScope() {
 		// An inner instance of a multi-instance activity whose path ended
@@ -126,7 +131,8 @@ func (c *command) completeScope(scope *execution) error {
 
 // terminate ends every path of the terminate end event's scope, then the scope.
 func (c *command) terminate(x *execution, a *bpmn.Activity) error {
-	if err := c.finishActivity(x, a, false); err != nil {
+	x, err := c.completeActivity(x, a)
+	if err != nil {
 		return err
 	}
 	x.inst.lastEnd = a.ID

@@ -6,15 +6,16 @@ import (
 )
 
 // The execution tree, shaped as Camunda shapes it. A scope execution (the
-// process instance; the execution of an embedded subprocess or of a
-// multi-instance body, a child of the path that entered that activity) runs
-// its only path itself: a process without concurrency is one execution row.
-// A fork hands the path to a concurrent child and adds concurrent siblings
-// (expansion); when a single concurrent path is left, it moves back onto
-// its scope execution (compaction). What a path owns (jobs, tasks, external
-// tasks, subscriptions, incidents, called instances, child scopes) moves
-// with it, so ids that users hold follow Camunda's: a job of a process
-// without concurrency references the process instance.
+// process instance; the execution of an embedded subprocess, of a
+// multi-instance body or of an activity with input/output mappings, a
+// child of the path that entered that activity) runs its only path itself:
+// a process without concurrency is one execution row. A fork hands the
+// path to a concurrent child and adds concurrent siblings (expansion); when
+// a single concurrent path is left, it moves back onto its scope execution
+// (compaction). What a path owns (jobs, tasks, external tasks,
+// subscriptions, incidents, called instances, child scopes) moves with it,
+// so ids that users hold follow Camunda's: a job of a process without
+// concurrency references the process instance.
 
 // scope returns the scope execution whose path x is: x itself, or its
 // parent when x is one of several concurrent paths.
@@ -27,9 +28,14 @@ func (x *execution) scope() *execution {
 
 // parentActivityInstance is the activity instance that encloses the
 // activity x's path is in: the subprocess or multi-instance body instance
-// its scope execution belongs to, or the process instance.
+// its scope execution belongs to, or the process instance (an input/output
+// scope is the activity's own: its path's encloses it).
 func (x *execution) parentActivityInstance() string {
-	owner := x.scope().parent
+	s := x.scope()
+	if s.isIOScope() {
+		return s.parent.parentActivityInstance()
+	}
+	owner := s.parent
 	if owner != nil && owner.isBodyScope() {
 		owner = owner.parent
 	}
@@ -47,7 +53,8 @@ func (x *execution) isBodyScope() bool {
 }
 
 // newScope creates the scope execution of the scope activity (subprocess,
-// multi-instance body) that path owner has entered; it runs the path inside.
+// multi-instance body, activity with input/output mappings) that path
+// owner has entered; it runs the path inside.
 func (c *command) newScope(owner *execution) *execution {
 	s := c.newChild(owner)
 	s.IsScope = true
