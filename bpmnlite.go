@@ -38,7 +38,9 @@ type Config struct {
 	// Schema, on PostgreSQL, keeps the engine's tables in this schema
 	// (created when missing). Default: the connection's search_path.
 	Schema string
-	// MaxConns bounds the PostgreSQL pool (default: pgxpool's).
+	// MaxConns bounds the PostgreSQL pool (default 20, or the URL's
+	// pool_max_conns): a running job holds a connection, so give it at
+	// least the job executor's PoolSize plus the application's own.
 	MaxConns int
 	// SQLiteSynchronous is SQLite's synchronous pragma: "NORMAL" (default)
 	// or "FULL" (durable at every commit, slower).

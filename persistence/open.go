@@ -15,8 +15,9 @@ type Options struct {
 	// connection's search_path, so that several engines or tests can share one
 	// database. Default: the server's search_path.
 	Schema string
-	// MaxConns bounds the connection pool: PostgreSQL's pool (default: pgxpool's,
-	// max(4, CPUs)), and SQLite's read-only pool for file databases (default 4).
+	// MaxConns bounds the connection pool: PostgreSQL's pool (default
+	// DefaultPostgresConns, or the URL's pool_max_conns), and SQLite's
+	// read-only pool for file databases (default 4).
 	// SQLite always writes through a single connection.
 	MaxConns int
 	// Synchronous is SQLite's synchronous pragma: "NORMAL" (default; durable

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -26,13 +27,22 @@ type pgDB struct {
 	existing bool
 }
 
+// DefaultPostgresConns is the PostgreSQL pool's default size. A running
+// job holds a connection while its delegates run (its transaction is
+// open), so pgxpool's own default, max(4, CPUs), would let only four of a
+// job executor's workers run at once on a small machine.
+const DefaultPostgresConns = 20
+
 func openPostgres(ctx context.Context, url string, opts Options) (DB, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("persistence: PostgreSQL URL: %w", err)
 	}
-	if opts.MaxConns > 0 {
+	switch {
+	case opts.MaxConns > 0:
 		cfg.MaxConns = int32(opts.MaxConns)
+	case !strings.Contains(url, "pool_max_conns"):
+		cfg.MaxConns = DefaultPostgresConns
 	}
 	if opts.Schema != "" {
 		// A startup parameter costs no extra round trip per connection.
