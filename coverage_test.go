@@ -214,13 +214,52 @@ func TestDeploymentWarningsLogged(t *testing.T) {
 		mark := len(logs.String())
 		d := e.deploy("w", enginetest.Process("w", `
     <startEvent id="start" />
-    <sequenceFlow id="f1" sourceRef="start" targetRef="u" />
-    <userTask id="u"><extensionElements><camunda:connector><camunda:connectorId>mail-send</camunda:connectorId></camunda:connector></extensionElements></userTask>`))
+    <sequenceFlow id="f1" sourceRef="start" targetRef="g" />
+    <exclusiveGateway id="g" />
+    <sequenceFlow id="f2" sourceRef="g" targetRef="u" />
+    <sequenceFlow id="f3" sourceRef="g" targetRef="u" />
+    <userTask id="u" />`))
 		if len(d.Warnings) == 0 {
-			t.Fatal("no warning for an ignored extension")
+			t.Fatal("no warning for a gateway's flows without conditions")
 		}
-		if out := logs.String()[mark:]; !strings.Contains(out, "deployment warning") || !strings.Contains(out, "camunda:connector") || !strings.Contains(out, "w.bpmn:5:") {
+		if out := logs.String()[mark:]; !strings.Contains(out, "deployment warning") || !strings.Contains(out, "sequence flow 'f2' has no condition") || !strings.Contains(out, "w.bpmn:5:") {
 			t.Fatalf("log lacks the warning:\n%s", out)
+		}
+	})
+}
+
+// Camunda attributes and extension elements that bpmnlite does not
+// implement are deployment errors naming them, where they are, with a
+// hint; nothing of the deployment is stored. Attributes only tools read
+// (Modeler templates) are accepted.
+func TestUnsupportedCamundaExtensionsRefused(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		_, err := e.eng.Deploy(e.ctx, bpmnlite.DeployRequest{Name: "u", Resources: []bpmnlite.Resource{{Name: "u.bpmn", Bytes: []byte(enginetest.Process("u", `
+    <startEvent id="start" camunda:initiator="starter" />
+    <sequenceFlow id="f1" sourceRef="start" targetRef="mail" />
+    <serviceTask id="mail" camunda:modelerTemplate="com.example.mail">
+      <extensionElements><camunda:connector><camunda:connectorId>mail-send</camunda:connectorId></camunda:connector></extensionElements>
+    </serviceTask>
+    <sequenceFlow id="f2" sourceRef="mail" targetRef="end" />
+    <endEvent id="end" camunda:fancy="yes" />`))}}})
+		if err == nil {
+			t.Fatal("deployed a model with attributes and elements bpmnlite does not implement")
+		}
+		for _, want := range []string{
+			"u.bpmn:3:5: startEvent 'start': camunda:initiator is not supported: bpmnlite has no authenticated user",
+			"u.bpmn:6:26: serviceTask 'mail': camunda:connector is not supported here: Camunda Connect is not available",
+			"u.bpmn:9:5: endEvent 'end': camunda:fancy is not supported: bpmnlite does not implement it",
+		} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("error lacks %q:\n%v", want, err)
+			}
+		}
+		if strings.Contains(err.Error(), "modelerTemplate") {
+			t.Errorf("a Modeler template attribute was refused:\n%v", err)
+		}
+		defs, err := e.eng.ProcessDefinitions(e.ctx, bpmnlite.DefinitionQuery{Key: "u"})
+		if err != nil || len(defs) != 0 {
+			t.Fatalf("definitions stored from a refused deployment: %d (%v)", len(defs), err)
 		}
 	})
 }

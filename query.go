@@ -10,6 +10,7 @@ import (
 // DefinitionQuery filters process definitions; empty fields match all.
 type DefinitionQuery struct {
 	ID, Key, DeploymentID string
+	Version               int // 0: any
 	LatestOnly            bool
 	VersionTag            string // camunda:versionTag
 }

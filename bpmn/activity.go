@@ -132,6 +132,7 @@ func (p *parser) parseActivity(st *procState, sc *scopeState, e *etree.Element, 
 			p.errorf(s, "callActivity has no calledElement")
 		}
 		p.checkMaybeExpr(s, "calledElement", a.CalledElement)
+		p.calledBinding(s, e, a)
 		a.In, a.Out = p.mappings(s, ext)
 	case SubProcess:
 		a.Activities, a.Flows = p.parseScope(st, e, a)
@@ -363,7 +364,7 @@ var silentExtensions = map[string]bool{"properties": true, "formData": true, "fo
 
 // extensions returns the Camunda (and legacy fox) elements inside e's
 // extensionElements whose names are allowed. Other Camunda elements would
-// change behaviour bpmnlite does not have: each is noted as a warning.
+// change behaviour bpmnlite does not have: each is a deployment error.
 // Everything else there (other vendors' elements, even BPMN-namespace ones
 // that some exporters put there) is ignored.
 func (p *parser) extensions(s site, e *etree.Element, allowed ...string) []*etree.Element {
@@ -379,7 +380,7 @@ func (p *parser) extensions(s site, e *etree.Element, allowed ...string) []*etre
 			case isCamundaNS(ns) && known, ns == nsFox && known && c.Tag == "failedJobRetryTimeCycle":
 				out = append(out, c)
 			case isCamundaNS(ns) && !silentExtensions[c.Tag]:
-				p.warnf(p.at(s, c), "camunda:%s is not supported here and is ignored", c.Tag)
+				p.unsupportedExtension(s, c)
 			}
 		}
 	}
@@ -682,4 +683,36 @@ func (p *parser) parseMultiInstance(owner site, e *etree.Element) *MultiInstance
 	}
 	mi.RetryTimeCycle = p.retryCycle(s, p.extensions(s, e, "failedJobRetryTimeCycle"))
 	return mi
+}
+
+// calledBinding reads which version of the called process a call activity
+// starts (camunda:calledElementBinding and its version or version tag).
+func (p *parser) calledBinding(s site, e *etree.Element, a *Activity) {
+	a.CalledBinding = strings.TrimSpace(camundaValue(e, "calledElementBinding"))
+	a.CalledVersion = strings.TrimSpace(camundaValue(e, "calledElementVersion"))
+	a.CalledVersionTag = strings.TrimSpace(camundaValue(e, "calledElementVersionTag"))
+	switch a.CalledBinding {
+	case "":
+		a.CalledBinding = "latest"
+	case "latest", "deployment":
+	case "version":
+		if a.CalledVersion == "" {
+			p.errorf(s, "camunda:calledElementBinding 'version' needs camunda:calledElementVersion")
+			return
+		}
+		if !isExpression(a.CalledVersion) {
+			if n, err := strconv.Atoi(a.CalledVersion); err != nil || n < 1 {
+				p.errorf(s, "camunda:calledElementVersion '%s' is not a version number (1, 2, ...) or an expression", a.CalledVersion)
+			}
+		}
+		p.checkMaybeExpr(s, "calledElementVersion", a.CalledVersion)
+	case "versionTag":
+		if a.CalledVersionTag == "" {
+			p.errorf(s, "camunda:calledElementBinding 'versionTag' needs camunda:calledElementVersionTag")
+			return
+		}
+		p.checkMaybeExpr(s, "calledElementVersionTag", a.CalledVersionTag)
+	default:
+		p.errorf(s, "camunda:calledElementBinding '%s': want latest, deployment, version or versionTag", a.CalledBinding)
+	}
 }

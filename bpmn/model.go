@@ -269,9 +269,15 @@ type Activity struct {
 	// complete, delete).
 	TaskListeners []Listener
 
-	// Call activities.
-	CalledElement string
-	In            []VariableMapping
+	// Call activities. CalledBinding (camunda:calledElementBinding) picks
+	// the called version: "latest" (the default), "deployment" (the one
+	// deployed with the caller), "version" (CalledVersion, a number or an
+	// expression) or "versionTag" (the latest with CalledVersionTag).
+	CalledElement    string
+	CalledBinding    string
+	CalledVersion    string
+	CalledVersionTag string
+	In               []VariableMapping
 	Out           []VariableMapping
 
 	MultiInstance *MultiInstance

@@ -71,6 +71,7 @@ func Parse(data []byte, opts ParseOptions) (*Definitions, error) {
 	}
 	p.pos = pos
 	p.parseDefinitions(doc.Root())
+	p.checkCamundaAttributes(doc.Root())
 	if len(p.problems) > 0 {
 		return nil, &ParseError{File: opts.File, Problems: sortProblems(p.problems)}
 	}

@@ -476,20 +476,44 @@ func TestRetryCycleMalformedIsAWarning(t *testing.T) {
 	}
 }
 
-func TestUnsupportedCamundaExtensionsWarn(t *testing.T) {
-	d := mustParse(t, simple(`<userTask id="x">
+// Camunda extension elements bpmnlite does not implement are errors at
+// their position; form metadata and other vendors' elements are ignored.
+func TestUnsupportedCamundaExtensionsRefused(t *testing.T) {
+	probs := mustFail(t, simple(`<serviceTask id="x" camunda:class="C">
 <extensionElements>
   <camunda:connector><camunda:connectorId>mail-send</camunda:connectorId></camunda:connector>
   <camunda:taskListener event="create" class="L"/>
+</extensionElements>
+</serviceTask>`))
+	if len(probs) != 2 || !strings.Contains(probs[0].Message, "camunda:connector is not supported here: Camunda Connect") ||
+		!strings.Contains(probs[1].Message, "camunda:taskListener is not supported here: task listeners belong to user tasks") {
+		t.Fatalf("problems: %v", probs)
+	}
+	if probs[0].Pos.Line == 0 || probs[0].ElementID != "x" {
+		t.Errorf("problem without position or element: %+v", probs[0])
+	}
+	d := mustParse(t, simple(`<userTask id="x" camunda:modelerTemplate="t" camunda:isStartableInTasklist="true">
+<extensionElements>
   <camunda:formData/>
+  <camunda:properties><camunda:property name="a" value="b"/></camunda:properties>
   <zeebe:taskDefinition xmlns:zeebe="http://camunda.org/schema/zeebe/1.0" type="t"/>
 </extensionElements>
 </userTask>`))
-	if len(d.Warnings) != 1 {
-		t.Fatalf("warnings: %v", d.Warnings)
+	if len(d.Warnings) != 0 {
+		t.Fatalf("warnings for metadata: %v", d.Warnings)
 	}
-	if !strings.Contains(d.Warnings[0].Message, "camunda:connector is not supported") {
-		t.Errorf("warnings: %v", d.Warnings)
+}
+
+// Camunda attributes bpmnlite does not implement are errors with a hint.
+func TestUnsupportedCamundaAttributesRefused(t *testing.T) {
+	probs := mustFail(t, simple(`<callActivity id="x" calledElement="p" camunda:variableMappingClass="M" camunda:calledElementTenantId="t"/>`))
+	if len(probs) != 2 {
+		t.Fatalf("problems: %v", probs)
+	}
+	for i, want := range []string{"camunda:variableMappingClass is not supported: map variables with camunda:in and camunda:out", "camunda:calledElementTenantId is not supported: bpmnlite has no tenants"} {
+		if !strings.Contains(probs[i].Message, want) || probs[i].ElementID != "x" || probs[i].Pos.Line == 0 {
+			t.Errorf("problem %d: %+v, want %q at the element", i, probs[i], want)
+		}
 	}
 }
 

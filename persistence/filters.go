@@ -57,6 +57,7 @@ func query[T Entity](c *conditions, order string) Query[T] {
 // DefinitionFilter selects process definitions, by key and version.
 type DefinitionFilter struct {
 	ID, Key, DeploymentID string
+	Version               int // 0: any
 	LatestOnly            bool
 	VersionTag            string // camunda:versionTag
 }
@@ -65,6 +66,9 @@ func (f DefinitionFilter) Query() Query[*ProcessDefinition] {
 	c := &conditions{}
 	c.eq("id", f.ID)
 	c.eq("key", f.Key)
+	if f.Version > 0 {
+		c.arg("version = $%d", f.Version)
+	}
 	c.eq("deployment_id", f.DeploymentID)
 	c.eq("version_tag", f.VersionTag)
 	if f.LatestOnly {

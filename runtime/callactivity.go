@@ -1,8 +1,13 @@
 package runtime
 
 import (
+	"fmt"
+	"strconv"
+	"strings"
+
 	"github.com/bpmnlite/bpmnlite/bpmn"
 	"github.com/bpmnlite/bpmnlite/expression"
+	"github.com/bpmnlite/bpmnlite/persistence"
 )
 
 // Call activities: starting the called process, mapping variables in and out.
@@ -13,7 +18,7 @@ func (c *command) callProcess(x *execution, a *bpmn.Activity) error {
 	if err != nil {
 		return failAt(a, "calledElement: %w", err)
 	}
-	def, err := c.e.LatestDefinition(c.cc, key)
+	def, err := c.calledDefinition(x, a, key)
 	if err != nil {
 		return failAt(a, "%w", err)
 	}
@@ -39,6 +44,33 @@ func (c *command) callProcess(x *execution, a *bpmn.Activity) error {
 		c.cc.Update(h)
 	}
 	return nil
+}
+
+// calledDefinition is the version of process key that call activity a
+// starts from x, by its camunda:calledElementBinding.
+func (c *command) calledDefinition(x *execution, a *bpmn.Activity, key string) (*Definition, error) {
+	switch a.CalledBinding {
+	case "deployment":
+		return c.e.definitionWhere(c.cc, persistence.DefinitionFilter{Key: key, DeploymentID: x.inst.def.DeploymentID},
+			"in the deployment of the calling process")
+	case "version":
+		v, err := c.eval(x, a.CalledVersion)
+		if err != nil {
+			return nil, fmt.Errorf("calledElementVersion: %w", err)
+		}
+		n, err := strconv.Atoi(strings.TrimSpace(fmt.Sprint(v)))
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("calledElementVersion %v is not a version number", v)
+		}
+		return c.e.definitionWhere(c.cc, persistence.DefinitionFilter{Key: key, Version: n}, fmt.Sprintf("at version %d", n))
+	case "versionTag":
+		tag, err := c.text(x, a.CalledVersionTag)
+		if err != nil {
+			return nil, fmt.Errorf("calledElementVersionTag: %w", err)
+		}
+		return c.e.latestDefinition(c.cc, key, tag)
+	}
+	return c.e.LatestDefinition(c.cc, key)
 }
 
 type mappedVars struct{ vars, local map[string]any }

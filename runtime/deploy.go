@@ -289,6 +289,21 @@ func (e *Engine) latestDefinition(cc *tx.Context, key, versionTag string) (*Defi
 	return e.Definition(cc, rows[0].ID)
 }
 
+// definitionWhere returns the one process definition f selects; which
+// says what was asked for, for the error when there is none.
+func (e *Engine) definitionWhere(cc *tx.Context, f persistence.DefinitionFilter, which string) (*Definition, error) {
+	rows, err := tx.Read(cc, f.Query())
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, fmt.Errorf("no process definition with key %q %s: %w", f.Key, which, persistence.ErrNotFound)
+	}
+	row := rows[len(rows)-1] // ordered by version: the latest
+	e.refreshDefinition(row)
+	return e.Definition(cc, row.ID)
+}
+
 // refreshDefinition updates the cached definition's suspension state from a
 // fresh row (another node may have suspended it). Cached definitions are
 // shared and never modified: a changed one is replaced.

@@ -1,0 +1,90 @@
+package bpmn
+
+import (
+	"github.com/beevik/etree"
+)
+
+// Camunda attributes bpmnlite does not implement change what a model does
+// in Camunda, so a model using one is refused at deployment, with a hint,
+// rather than run differently. Attributes that only describe the model
+// for tools (Modeler templates, tasklist flags) are accepted and ignored.
+
+// camundaAttributes are the camunda: attributes the parser reads, on the
+// elements where they have a meaning (the parser checks the placement).
+var camundaAttributes = map[string]bool{
+	"assignee": true, "async": true, "asyncAfter": true, "asyncBefore": true,
+	"calledElementBinding": true, "calledElementVersion": true, "calledElementVersionTag": true,
+	"candidateGroups": true, "candidateStarterGroups": true, "candidateStarterUsers": true, "candidateUsers": true,
+	"class": true, "collection": true, "delegateExpression": true, "dueDate": true, "elementVariable": true,
+	"errorCodeVariable": true, "errorMessage": true, "errorMessageVariable": true, "exclusive": true,
+	"expression": true, "followUpDate": true, "formKey": true, "formRef": true, "historyTimeToLive": true,
+	"jobPriority": true, "priority": true, "resultVariable": true, "taskPriority": true, "topic": true,
+	"type": true, "versionTag": true,
+}
+
+// camundaMetadata are camunda: attributes with no effect on execution.
+var camundaMetadata = map[string]bool{
+	"isStartableInTasklist": true, "diagramRelationId": true,
+	"modelerTemplate": true, "modelerTemplateVersion": true, "modelerTemplateIcon": true,
+	"formRefBinding": true, "formRefVersion": true, "formHandlerClass": true,
+}
+
+// camundaHints say what to do instead of an attribute bpmnlite lacks.
+var camundaHints = map[string]string{
+	"initiator":                         "bpmnlite has no authenticated user to store: pass the starter as a start variable",
+	"calledElementTenantId":             "bpmnlite has no tenants",
+	"tenantId":                          "bpmnlite has no tenants",
+	"caseRef":                           "CMMN cases are not supported: call a process",
+	"caseBinding":                       "CMMN cases are not supported: call a process",
+	"caseVersion":                       "CMMN cases are not supported: call a process",
+	"caseTenantId":                      "CMMN cases are not supported: call a process",
+	"variableMappingClass":              "map variables with camunda:in and camunda:out",
+	"variableMappingDelegateExpression": "map variables with camunda:in and camunda:out",
+	"resource":                          "bpmnlite has no script engine: call a registered delegate (camunda:class)",
+	"scriptFormat":                      "bpmnlite has no script engine: call a registered delegate (camunda:class)",
+	"decisionRef":                       "DMN decisions are not supported: call a registered delegate (camunda:class)",
+}
+
+// checkCamundaAttributes reports every camunda: attribute in the document
+// that bpmnlite does not implement, at its element.
+func (p *parser) checkCamundaAttributes(e *etree.Element) {
+	for _, a := range e.Attr {
+		if a.Space == "" || a.Space == "xmlns" || !isCamundaNS(a.NamespaceURI()) {
+			continue
+		}
+		if camundaAttributes[a.Key] || camundaMetadata[a.Key] {
+			continue
+		}
+		hint := camundaHints[a.Key]
+		if hint == "" {
+			hint = "bpmnlite does not implement it"
+		}
+		p.errorf(site{p.pos[e], attrValue(e, "id"), e.Tag}, "camunda:%s is not supported: %s", a.Key, hint)
+	}
+	for _, c := range e.ChildElements() {
+		p.checkCamundaAttributes(c)
+	}
+}
+
+// camundaElementHints say what to do instead of a Camunda extension
+// element that bpmnlite lacks, or that does not belong where it is.
+var camundaElementHints = map[string]string{
+	"connector":            "Camunda Connect is not available: make the call in a registered delegate (camunda:class)",
+	"script":               "bpmnlite has no script engine: write an expression or call a registered delegate",
+	"taskListener":         "task listeners belong to user tasks",
+	"in":                   "camunda:in belongs to call activities",
+	"out":                  "camunda:out belongs to call activities",
+	"potentialStarter":     "use camunda:candidateStarterGroups and camunda:candidateStarterUsers on the process",
+	"inputOutput":          "input/output mappings are not allowed on this element, as in Camunda",
+	"errorEventDefinition": "error event definitions of external tasks are not supported: the worker throws the error (handleBpmnError)",
+}
+
+// unsupportedExtension reports Camunda extension element c, which has no
+// meaning on its element in bpmnlite.
+func (p *parser) unsupportedExtension(s site, c *etree.Element) {
+	hint := camundaElementHints[c.Tag]
+	if hint == "" {
+		hint = "bpmnlite does not implement it"
+	}
+	p.errorf(p.at(s, c), "camunda:%s is not supported here: %s", c.Tag, hint)
+}
