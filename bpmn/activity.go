@@ -30,19 +30,20 @@ var eventDefinitions = map[Kind]struct {
 }{
 	StartEvent: {map[string]EventType{"": NoEvent, "timerEventDefinition": TimerEvent, "messageEventDefinition": MessageEvent,
 		"signalEventDefinition": SignalEvent},
-		"start events can be none, timer, message or signal start events"},
+		"start events can be none, timer, message or signal start events (a process does not start on a condition: start it from code when the condition holds)"},
 	EndEvent: {map[string]EventType{"": NoEvent, "terminateEventDefinition": TerminateEvent, "errorEventDefinition": ErrorEvent,
-		"messageEventDefinition": MessageEvent, "escalationEventDefinition": EscalationEvent},
-		"end events can be none, terminate, error, message or escalation end events"},
+		"messageEventDefinition": MessageEvent, "escalationEventDefinition": EscalationEvent, "signalEventDefinition": SignalEvent},
+		"end events can be none, terminate, error, message, escalation or signal end events"},
 	IntermediateCatchEvent: {map[string]EventType{"timerEventDefinition": TimerEvent, "messageEventDefinition": MessageEvent, "signalEventDefinition": SignalEvent,
-		"linkEventDefinition": LinkEvent},
-		"intermediate catch events can be timer, message, signal or link events"},
+		"conditionalEventDefinition": ConditionalEvent,
+		"linkEventDefinition":        LinkEvent},
+		"intermediate catch events can be timer, message, signal, conditional or link events"},
 	IntermediateThrowEvent: {map[string]EventType{"": NoEvent, "signalEventDefinition": SignalEvent, "messageEventDefinition": MessageEvent,
 		"linkEventDefinition": LinkEvent, "escalationEventDefinition": EscalationEvent},
 		"intermediate throw events can be none, signal, message, link or escalation events"},
 	BoundaryEvent: {map[string]EventType{"timerEventDefinition": TimerEvent, "messageEventDefinition": MessageEvent, "errorEventDefinition": ErrorEvent,
-		"escalationEventDefinition": EscalationEvent, "signalEventDefinition": SignalEvent},
-		"boundary events can be timer, message, signal, error or escalation events"},
+		"escalationEventDefinition": EscalationEvent, "signalEventDefinition": SignalEvent, "conditionalEventDefinition": ConditionalEvent},
+		"boundary events can be timer, message, signal, conditional, error or escalation events"},
 }
 
 // parseActivity reads one flow node; it returns nil when the node is
@@ -222,6 +223,9 @@ func (p *parser) parseEvent(st *procState, s site, e *etree.Element, a *Activity
 			a.ErrorCodeVariable = strings.TrimSpace(camundaValue(def, "errorCodeVariable"))
 			a.ErrorMessageVariable = strings.TrimSpace(camundaValue(def, "errorMessageVariable"))
 		}
+	case ConditionalEvent:
+		p.conditionalEvent(ds, def, a)
+		st.proc.HasConditionalEvents = true
 	case LinkEvent:
 		if a.LinkName = strings.TrimSpace(attrValue(def, "name")); a.LinkName == "" {
 			p.errorf(ds, "linkEventDefinition has no name")
@@ -714,5 +718,30 @@ func (p *parser) calledBinding(s site, e *etree.Element, a *Activity) {
 		p.checkMaybeExpr(s, "calledElementVersionTag", a.CalledVersionTag)
 	default:
 		p.errorf(s, "camunda:calledElementBinding '%s': want latest, deployment, version or versionTag", a.CalledBinding)
+	}
+}
+
+// conditionalEvent reads a conditionalEventDefinition: its condition and
+// the variable changes that evaluate it.
+func (p *parser) conditionalEvent(s site, def *etree.Element, a *Activity) {
+	if c := bpmnChild(def, "condition"); c != nil {
+		a.Condition = text(c)
+	}
+	if a.Condition == "" {
+		p.errorf(s, "conditionalEventDefinition has no condition")
+	} else if !isExpression(a.Condition) {
+		p.errorf(s, "condition '%s' is not an expression: write ${...}", a.Condition)
+	} else {
+		p.checkMaybeExpr(s, "condition", a.Condition)
+	}
+	a.ConditionVariable = strings.TrimSpace(camundaValue(def, "variableName"))
+	for ev := range strings.SplitSeq(camundaValue(def, "variableEvents"), ",") {
+		switch ev = strings.TrimSpace(ev); ev {
+		case "":
+		case "create", "update", "delete":
+			a.ConditionVariableEvents = append(a.ConditionVariableEvents, ev)
+		default:
+			p.errorf(s, "camunda:variableEvents '%s': want create, update or delete", ev)
+		}
 	}
 }

@@ -104,7 +104,8 @@ var supportedHere = map[string]bool{
 	"intermediateThrowEvent/escalationEventDefinition": true, "boundaryEvent/signalEventDefinition": true,
 	"startEvent/messageEventDefinition": true, "startEvent/timerEventDefinition": true,
 	"boundaryEvent/messageEventDefinition": true, "boundaryEvent/errorEventDefinition": true, "boundaryEvent/timerEventDefinition": true,
-	"endEvent/terminateEventDefinition": true, "endEvent/errorEventDefinition": true,
+	"endEvent/terminateEventDefinition": true, "endEvent/errorEventDefinition": true, "endEvent/signalEventDefinition": true,
+	"boundaryEvent/conditionalEventDefinition": true, "intermediateCatchEvent/conditionalEventDefinition": true,
 }
 
 // miwgCase is a manifest row: the constructs outside bpmnlite's list, and

@@ -48,6 +48,7 @@ const (
 	TerminateEvent
 	LinkEvent
 	EscalationEvent
+	ConditionalEvent
 )
 
 func (t EventType) String() string {
@@ -66,6 +67,8 @@ func (t EventType) String() string {
 		return "link"
 	case EscalationEvent:
 		return "escalation"
+	case ConditionalEvent:
+		return "conditional"
 	}
 	return "none"
 }
@@ -139,6 +142,9 @@ type Process struct {
 	Activities []*Activity
 	Flows      []*SequenceFlow
 	Listeners  []Listener // process-level start/end listeners
+	// HasConditionalEvents: some event waits for a condition, so variable
+	// changes of the process's instances are checked against conditions.
+	HasConditionalEvents bool
 
 	activities map[string]*Activity // every activity of the process, at any depth
 	flows      map[string]*SequenceFlow
@@ -231,6 +237,13 @@ type Activity struct {
 	// ErrorCodeVariable and ErrorMessageVariable (camunda:, on an error
 	// boundary event's definition) receive the caught error's code and message.
 	ErrorCodeVariable, ErrorMessageVariable string
+	// Condition is a conditional event's condition (an expression);
+	// ConditionVariable (camunda:variableName) and ConditionVariableEvents
+	// (camunda:variableEvents: create, update, delete) limit the variable
+	// changes that evaluate it; empty: every change.
+	Condition               string
+	ConditionVariable       string
+	ConditionVariableEvents []string
 	// LinkName is a link event's name; LinkTarget, on a throwing link, the
 	// catching link of the same name in the same scope, where it continues.
 	LinkName   string
@@ -278,7 +291,7 @@ type Activity struct {
 	CalledVersion    string
 	CalledVersionTag string
 	In               []VariableMapping
-	Out           []VariableMapping
+	Out              []VariableMapping
 
 	MultiInstance *MultiInstance
 	Listeners     []Listener // start and end listeners

@@ -19,7 +19,7 @@ var camundaAttributes = map[string]bool{
 	"errorCodeVariable": true, "errorMessage": true, "errorMessageVariable": true, "exclusive": true,
 	"expression": true, "followUpDate": true, "formKey": true, "formRef": true, "historyTimeToLive": true,
 	"jobPriority": true, "priority": true, "resultVariable": true, "taskPriority": true, "topic": true,
-	"type": true, "versionTag": true,
+	"type": true, "versionTag": true, "variableName": true, "variableEvents": true,
 }
 
 // camundaMetadata are camunda: attributes with no effect on execution.

@@ -165,6 +165,9 @@ const (
 	SubscriptionMessage = "message"
 	SubscriptionSignal  = "signal"
 	SubscriptionTimer   = "timer" // a timer behind an event-based gateway or start event, mirrored by a job
+	// SubscriptionConditional: a conditional event waiting for its
+	// condition, evaluated when variables of its instance change.
+	SubscriptionConditional = "conditional"
 )
 
 // EventSubscription is a wait for a message or signal: by an execution

@@ -65,6 +65,12 @@ func SubscriptionsOfExecution(executionID string) Query[*EventSubscription] {
 	return newQuery[*EventSubscription]("WHERE execution_id = $1", executionID)
 }
 
+// ConditionalSubscriptionsOf are the conditional events a process instance
+// waits for.
+func ConditionalSubscriptionsOf(processInstanceID string) Query[*EventSubscription] {
+	return newQuery[*EventSubscription]("WHERE process_instance_id = $1 AND event_type = 'conditional' ORDER BY created", processInstanceID)
+}
+
 // SubscriptionsTo are the subscriptions to one message or signal, oldest
 // first: executions waiting and, with no execution, start events.
 func SubscriptionsTo(eventType, eventName string) Query[*EventSubscription] {

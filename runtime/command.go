@@ -39,6 +39,11 @@ type command struct {
 	listenedTask *persistence.Task
 	// cancelling counts the cancellations whose end listeners run now.
 	cancelling int
+	// varChanges and freshConditions are what conditional events are
+	// evaluated for when the agenda drains (events_conditional.go): the
+	// variable changes, and the subscriptions made, since the last time.
+	varChanges      []variableChange
+	freshConditions map[string]*instance // by subscription id
 }
 
 func (e *Engine) newCommand(cc *tx.Context) *command {
@@ -56,6 +61,18 @@ func (c *command) push(op func() error) { c.agenda = append(c.agenda, op) }
 // operations than the engine allows, which only a loop without a wait state
 // does.
 func (c *command) run() error {
+	for {
+		if err := c.drain(); err != nil {
+			return err
+		}
+		if more, err := c.evaluateConditions(); err != nil || !more {
+			return err
+		}
+	}
+}
+
+// drain runs the operations on the agenda until none is left.
+func (c *command) drain() error {
 	limit := c.e.Config.MaxOperations
 	for len(c.agenda) > 0 {
 		c.ops++

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/bpmnlite/bpmnlite/bpmn"
 	"github.com/bpmnlite/bpmnlite/persistence"
@@ -21,6 +22,8 @@ func (c *command) armBoundaries(x *execution, a *bpmn.Activity) error {
 			c.subscribe(x, b, persistence.SubscriptionMessage, b.MessageName)
 		case bpmn.SignalEvent:
 			c.subscribe(x, b, persistence.SubscriptionSignal, b.SignalName)
+		case bpmn.ConditionalEvent:
+			c.subscribeCondition(x, b)
 		}
 	}
 	return nil
@@ -41,14 +44,16 @@ func (c *command) armEvent(x *execution, a *bpmn.Activity) error {
 		c.subscribe(x, a, persistence.SubscriptionMessage, a.MessageName)
 	case a.Event == bpmn.SignalEvent:
 		c.subscribe(x, a, persistence.SubscriptionSignal, a.SignalName)
+	case a.Event == bpmn.ConditionalEvent:
+		c.subscribeCondition(x, a)
 	default:
 		return failAt(a, "cannot wait for this event")
 	}
 	return nil
 }
 
-func (c *command) subscribe(x *execution, a *bpmn.Activity, typ, name string) {
-	c.cc.Insert(&persistence.EventSubscription{
+func (c *command) subscribe(x *execution, a *bpmn.Activity, typ, name string) *persistence.EventSubscription {
+	sub := &persistence.EventSubscription{
 		ID:                  newID(),
 		Rev:                 1,
 		EventType:           typ,
@@ -58,7 +63,9 @@ func (c *command) subscribe(x *execution, a *bpmn.Activity, typ, name string) {
 		ActivityID:          a.ID,
 		ProcessDefinitionID: x.ProcessDefinitionID,
 		Created:             c.cc.Now().UTC(),
-	})
+	}
+	c.cc.Insert(sub)
+	return sub
 }
 
 // waitsFor reports whether an execution at a may own subscriptions or timer
@@ -88,14 +95,14 @@ func (c *command) clearWaits(x *execution, a *bpmn.Activity) error {
 // deleteWaits deletes x's event subscriptions and its jobs (timers only,
 // unless all).
 func (c *command) deleteWaits(x *execution, timersOnly bool) error {
-	subs, err := tx.Select(c.cc, persistence.SubscriptionsOfExecution(x.ID))
+	subs, err := selectWithNew(c, persistence.SubscriptionsOfExecution(x.ID), ownedBy[*persistence.EventSubscription](x.ID))
 	if err != nil {
 		return err
 	}
 	for _, s := range subs {
 		c.cc.Delete(s)
 	}
-	jobs, err := tx.Select(c.cc, persistence.JobsOfExecution(x.ProcessInstanceID, x.ID))
+	jobs, err := selectWithNew(c, persistence.JobsOfExecution(x.ProcessInstanceID, x.ID), ownedBy[*persistence.Job](x.ID))
 	if err != nil {
 		return err
 	}
@@ -106,20 +113,33 @@ func (c *command) deleteWaits(x *execution, timersOnly bool) error {
 			}
 		}
 	}
-	for _, j := range c.cc.Cached(persistence.JobTable, func(e persistence.Entity) bool {
-		jb := e.(*persistence.Job)
-		return jb.ExecutionID == x.ID && (!timersOnly || jb.Type == persistence.JobTimer)
-	}) {
-		if err := c.deleteJob(j.(*persistence.Job)); err != nil {
-			return err
+	return nil
+}
+
+// selectWithNew returns the rows q selects and the rows of its table that
+// this command inserted and keep accepts: q does not see those before
+// they are flushed.
+func selectWithNew[T persistence.Entity](c *command, q persistence.Query[T], keep func(T) bool) ([]T, error) {
+	rows, err := tx.Select(c.cc, q)
+	if err != nil {
+		return nil, err
+	}
+	var zero T
+	for _, e := range c.cc.Cached(zero.Table(), func(e persistence.Entity) bool { return keep(e.(T)) }) {
+		if !slices.ContainsFunc(rows, func(r T) bool { return r.EntityID() == e.EntityID() }) {
+			rows = append(rows, e.(T))
 		}
 	}
-	for _, s := range c.cc.Cached(persistence.EventSubscriptionTable, func(e persistence.Entity) bool {
-		return e.(*persistence.EventSubscription).ExecutionID == x.ID
-	}) {
-		c.cc.Delete(s)
+	return rows, nil
+}
+
+// ownedBy accepts the rows of execution id (jobs, tasks, external tasks,
+// subscriptions).
+func ownedBy[T persistence.Entity](id string) func(T) bool {
+	return func(r T) bool {
+		p := executionOf(r)
+		return p != nil && *p == id
 	}
-	return nil
 }
 
 // cancelWaits removes everything x waits on: tasks, external tasks,
@@ -134,7 +154,7 @@ func (c *command) cancelWaits(x *execution, reason string) error {
 	}
 	switch a.Kind {
 	case bpmn.UserTask:
-		tasks, err := tx.Select(c.cc, persistence.TasksOfExecution(x.ID))
+		tasks, err := selectWithNew(c, persistence.TasksOfExecution(x.ID), ownedBy[*persistence.Task](x.ID))
 		if err != nil {
 			return err
 		}
@@ -147,7 +167,7 @@ func (c *command) cancelWaits(x *execution, reason string) error {
 		}
 	case bpmn.ServiceTask, bpmn.SendTask:
 		if a.External {
-			ets, err := tx.Select(c.cc, persistence.ExternalTasksOfExecution(x.ID))
+			ets, err := selectWithNew(c, persistence.ExternalTasksOfExecution(x.ID), ownedBy[*persistence.ExternalTask](x.ID))
 			if err != nil {
 				return err
 			}

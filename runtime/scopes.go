@@ -25,7 +25,8 @@ func (c *command) enterSubProcess(x *execution, a *bpmn.Activity) error {
 }
 
 // endEvent ends the path: a terminate end event its whole scope, an error
-// end event by throwing its error.
+// end event by throwing its error, a signal end event after broadcasting
+// its signal.
 func (c *command) endEvent(x *execution, a *bpmn.Activity) error {
 	switch a.Event {
 	case bpmn.TerminateEvent:
@@ -42,6 +43,10 @@ func (c *command) endEvent(x *execution, a *bpmn.Activity) error {
 		return c.throwError(x, code, message, fmt.Sprintf("error end event '%s'", a.ID))
 	case bpmn.EscalationEvent:
 		return c.throwEscalation(x, a)
+	case bpmn.SignalEvent:
+		if err := c.throwSignal(a.SignalName, nil); err != nil {
+			return err
+		}
 	case bpmn.MessageEvent:
 		if a.HasImplementation() {
 			// Its delegate runs, or its external task waits; then it ends

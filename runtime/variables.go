@@ -409,6 +409,7 @@ func (x *execution) setVariable(name string, v any) error {
 		return err
 	}
 	if r != nil {
+		x.changed(r.ExecutionID, name, "update")
 		return x.inst.c.writeVariable(r, v)
 	}
 	return x.inst.root.setLocal(name, v)
@@ -420,6 +421,7 @@ func (x *execution) setLocal(name string, v any) error {
 		return err
 	}
 	if r := x.inst.vars[x.ID][name]; r != nil {
+		x.changed(x.ID, name, "update")
 		return x.inst.c.writeVariable(r, v)
 	}
 	if name == "" {
@@ -436,6 +438,7 @@ func (x *execution) setLocal(name string, v any) error {
 	}
 	m[name] = r
 	x.inst.c.cc.Insert(r)
+	x.changed(x.ID, name, "create")
 	return nil
 }
 
@@ -456,6 +459,7 @@ func (x *execution) removeVariable(name string) error {
 		if r := x.inst.vars[s.ID][name]; r != nil {
 			delete(x.inst.vars[s.ID], name)
 			x.inst.c.cc.Delete(r)
+			x.changed(s.ID, name, "delete")
 			return nil
 		}
 	}

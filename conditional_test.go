@@ -1,0 +1,145 @@
+package bpmnlite_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/bpmnlite/bpmnlite"
+	"github.com/bpmnlite/bpmnlite/internal/enginetest"
+)
+
+// conditionalWait is process id: an intermediate conditional event with
+// the definition's attributes attrs and condition cond, then a user task.
+func conditionalWait(id, attrs, cond string) string {
+	return enginetest.Process(id, `
+    <startEvent id="start" />
+    <sequenceFlow id="f1" sourceRef="start" targetRef="wait" />
+    <intermediateCatchEvent id="wait"><conditionalEventDefinition `+attrs+`><condition>`+cond+`</condition></conditionalEventDefinition></intermediateCatchEvent>
+    <sequenceFlow id="f2" sourceRef="wait" targetRef="after" />
+    <userTask id="after" />`)
+}
+
+func (e *env) setVars(pi string, vars map[string]any) {
+	e.t.Helper()
+	if err := e.eng.SetVariables(e.ctx, pi, vars); err != nil {
+		e.t.Fatalf("set variables %v on %s: %v", vars, pi, err)
+	}
+}
+
+// An intermediate conditional event passes at once when its condition
+// holds as it is reached, and otherwise waits (a "conditional" event
+// subscription) until a variable change makes it hold.
+func TestConditionalIntermediateEvent(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deploy("cond", conditionalWait("cond", "", "${ready}"))
+		waiting := e.start("cond", map[string]any{"ready": false})
+		if got := e.taskKeys(waiting); got != "" {
+			t.Fatalf("waiting at %q before the condition holds", got)
+		}
+		if subs := e.subsOf(waiting); len(subs) != 1 || subs[0].EventType != "conditional" || subs[0].ActivityID != "wait" {
+			t.Fatalf("subscriptions %+v, want one conditional at wait", subs)
+		}
+		e.setVars(waiting, map[string]any{"other": 1})
+		if got := e.taskKeys(waiting); got != "" {
+			t.Fatalf("moved on at %q while the condition is false", got)
+		}
+		e.setVars(waiting, map[string]any{"ready": true})
+		if got := e.taskKeys(waiting); got != "after" {
+			t.Fatalf("at %q after the condition came to hold, want after", got)
+		}
+		if subs := e.subsOf(waiting); len(subs) != 0 {
+			t.Fatalf("subscriptions left: %+v", subs)
+		}
+		ready := e.start("cond", map[string]any{"ready": true})
+		if got := e.taskKeys(ready); got != "after" {
+			t.Fatalf("a condition holding on arrival: at %q, want after", got)
+		}
+		if path := e.path(ready); !strings.Contains(path, "start,wait,after") {
+			t.Fatalf("path %q", path)
+		}
+	})
+}
+
+// camunda:variableName and camunda:variableEvents limit the changes that
+// evaluate a condition.
+func TestConditionalVariableFilters(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deploy("named", conditionalWait("named", `camunda:variableName="trigger"`, "${approved}"))
+		pi := e.start("named", map[string]any{"approved": false, "trigger": 0})
+		e.setVars(pi, map[string]any{"approved": true})
+		if got := e.taskKeys(pi); got != "" {
+			t.Fatalf("a change of another variable evaluated the condition: at %q", got)
+		}
+		e.setVars(pi, map[string]any{"trigger": 1})
+		if got := e.taskKeys(pi); got != "after" {
+			t.Fatalf("after a change of the named variable at %q, want after", got)
+		}
+
+		e.deploy("created", conditionalWait("created", `camunda:variableEvents="create"`, "${x == 1}"))
+		pi = e.start("created", map[string]any{"x": 0})
+		e.setVars(pi, map[string]any{"x": 1})
+		if got := e.taskKeys(pi); got != "" {
+			t.Fatalf("an update evaluated a condition listening to creations: at %q", got)
+		}
+		e.setVars(pi, map[string]any{"y": 1})
+		if got := e.taskKeys(pi); got != "after" {
+			t.Fatalf("after a new variable at %q, want after", got)
+		}
+	})
+}
+
+const conditionalBoundaries = enginetest.Header + `
+  <process id="cb" isExecutable="true">
+    <startEvent id="start" />
+    <sequenceFlow id="f1" sourceRef="start" targetRef="work" />
+    <userTask id="work" />
+    <boundaryEvent id="cancelOn" attachedToRef="work"><conditionalEventDefinition><condition>${cancel}</condition></conditionalEventDefinition></boundaryEvent>
+    <sequenceFlow id="f2" sourceRef="cancelOn" targetRef="cancelled" />
+    <userTask id="cancelled" />
+    <boundaryEvent id="remindOn" attachedToRef="work" cancelActivity="false"><conditionalEventDefinition camunda:variableName="remind"><condition>${remind}</condition></conditionalEventDefinition></boundaryEvent>
+    <sequenceFlow id="f3" sourceRef="remindOn" targetRef="note" />
+    <userTask id="note" />
+    <sequenceFlow id="f4" sourceRef="work" targetRef="end" />
+    <endEvent id="end" />
+  </process>
+</definitions>`
+
+// Conditional boundary events: evaluated when the activity starts and at
+// each change of a variable they see; a non-interrupting one fires at each
+// change that finds its condition true, an interrupting one cancels the
+// activity.
+func TestConditionalBoundaryEvents(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deploy("cb", conditionalBoundaries)
+		pi := e.start("cb", map[string]any{"cancel": false, "remind": false})
+		if got := e.taskKeys(pi); got != "work" {
+			t.Fatalf("waiting at %q", got)
+		}
+		for range 2 {
+			e.setVars(pi, map[string]any{"remind": true})
+		}
+		if got := e.taskKeys(pi); got != "note,note,work" {
+			t.Fatalf("after two reminders waiting at %q, want note,note,work", got)
+		}
+		e.setVars(pi, map[string]any{"cancel": true})
+		if got := e.taskKeys(pi); got != "cancelled,note,note" {
+			t.Fatalf("after the cancel waiting at %q", got)
+		}
+		if h := e.historyAt(pi, "work"); len(h) != 1 || h[0].EndTime == nil || !h[0].Canceled {
+			t.Fatalf("history of the interrupted task: %+v", h)
+		}
+		e.setVars(pi, map[string]any{"remind": true})
+		if got := e.taskKeys(pi); got != "cancelled,note,note" {
+			t.Fatalf("a boundary event of an ended activity fired: %q", got)
+		}
+		if subs := e.subsOf(pi); len(subs) != 0 {
+			t.Fatalf("subscriptions left: %+v", subs)
+		}
+
+		// A condition already true when the activity starts fires then.
+		at := e.start("cb", map[string]any{"cancel": true, "remind": false})
+		if got := e.taskKeys(at); got != "cancelled" {
+			t.Fatalf("a condition true at the activity's start: waiting at %q, want cancelled", got)
+		}
+	})
+}

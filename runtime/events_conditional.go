@@ -1,0 +1,153 @@
+package runtime
+
+import (
+	"slices"
+
+	"github.com/bpmnlite/bpmnlite/bpmn"
+	"github.com/bpmnlite/bpmnlite/expression"
+	"github.com/bpmnlite/bpmnlite/persistence"
+)
+
+// Conditional events, as Camunda runs them: an intermediate or boundary
+// conditional event subscribes when it is reached or its activity starts,
+// and its condition is evaluated then, and again whenever a variable
+// visible to it changes (set on its execution or on a scope above it),
+// filtered by camunda:variableName and camunda:variableEvents. A command
+// evaluates once its agenda is drained, so a condition sees the variables
+// as the operations left them; what the events trigger runs in the same
+// command, and may change variables again.
+
+// variableChange is one variable written or removed by a command.
+type variableChange struct {
+	in          *instance
+	executionID string // the execution that owns the variable
+	name, event string // event: create, update or delete
+}
+
+// changed records a variable change of x's instance for its conditional
+// events; instances of processes without any cost nothing.
+func (x *execution) changed(owner, name, event string) {
+	if !x.inst.def.Process.HasConditionalEvents {
+		return
+	}
+	c := x.inst.c
+	c.varChanges = append(c.varChanges, variableChange{x.inst, owner, name, event})
+}
+
+// subscribeCondition makes x wait for conditional event a; the condition
+// is evaluated when the agenda drains.
+func (c *command) subscribeCondition(x *execution, a *bpmn.Activity) {
+	sub := c.subscribe(x, a, persistence.SubscriptionConditional, "")
+	if c.freshConditions == nil {
+		c.freshConditions = make(map[string]*instance)
+	}
+	c.freshConditions[sub.ID] = x.inst
+}
+
+// evaluateConditions evaluates the conditional events that new
+// subscriptions and this command's variable changes concern, and puts
+// those whose condition holds on the agenda. It reports whether it did.
+func (c *command) evaluateConditions() (bool, error) {
+	if len(c.varChanges) == 0 && len(c.freshConditions) == 0 {
+		return false, nil
+	}
+	changes, fresh := c.varChanges, c.freshConditions
+	c.varChanges, c.freshConditions = nil, nil
+	var instances []*instance
+	for _, ch := range changes {
+		if !slices.Contains(instances, ch.in) {
+			instances = append(instances, ch.in)
+		}
+	}
+	for _, in := range fresh {
+		if !slices.Contains(instances, in) {
+			instances = append(instances, in)
+		}
+	}
+	triggered := false
+	for _, in := range instances {
+		if in.root.Suspension == persistence.Suspended || c.cc.IsDeleted(in.root) {
+			continue
+		}
+		subs, err := c.conditionalSubscriptions(in)
+		if err != nil {
+			return false, err
+		}
+		for _, sub := range subs {
+			x := in.execs[sub.ExecutionID]
+			a := in.def.Process.Activity(sub.ActivityID)
+			if x == nil || a == nil {
+				continue
+			}
+			if _, isNew := fresh[sub.ID]; !isNew && !concerns(changes, in, x, a) {
+				continue
+			}
+			holds, err := c.conditionHolds(x, a)
+			if err != nil {
+				return false, err
+			}
+			if holds {
+				triggered = true
+				c.push(func() error { return c.fireCondition(sub, x, a) })
+			}
+		}
+	}
+	return triggered, nil
+}
+
+// conditionalSubscriptions are in's conditional subscriptions: stored, and
+// created by this command.
+func (c *command) conditionalSubscriptions(in *instance) ([]*persistence.EventSubscription, error) {
+	return selectWithNew(c, persistence.ConditionalSubscriptionsOf(in.root.ID), func(s *persistence.EventSubscription) bool {
+		return s.EventType == persistence.SubscriptionConditional && s.ProcessInstanceID == in.root.ID
+	})
+}
+
+// concerns reports whether one of the changes is seen by conditional event
+// a that x waits for: a variable of x or of a scope above it, of the name
+// and kind of change the event listens to.
+func concerns(changes []variableChange, in *instance, x *execution, a *bpmn.Activity) bool {
+	for _, ch := range changes {
+		if ch.in != in {
+			continue
+		}
+		if a.ConditionVariable != "" && ch.name != a.ConditionVariable {
+			continue
+		}
+		if len(a.ConditionVariableEvents) > 0 && !slices.Contains(a.ConditionVariableEvents, ch.event) {
+			continue
+		}
+		for s := x; s != nil; s = s.parent {
+			if s.ID == ch.executionID {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// conditionHolds evaluates a's condition on x.
+func (c *command) conditionHolds(x *execution, a *bpmn.Activity) (bool, error) {
+	ex, err := expression.Compile(a.Condition)
+	if err != nil {
+		return false, failAt(a, "condition: %w", err)
+	}
+	ok, err := ex.EvalBool(c.resolver(x))
+	if err != nil {
+		return false, failAt(a, "condition: %w", err)
+	}
+	return ok, nil
+}
+
+// fireCondition triggers conditional event a, which x waits for, unless an
+// operation before it removed the wait. A non-interrupting boundary event
+// keeps listening while its activity runs.
+func (c *command) fireCondition(sub *persistence.EventSubscription, x *execution, a *bpmn.Activity) error {
+	if c.cc.IsDeleted(sub) {
+		return nil
+	}
+	if a.Kind != bpmn.BoundaryEvent || a.CancelActivity {
+		c.cc.Delete(sub)
+	}
+	return c.trigger(x, a.ID, nil)
+}
