@@ -32,18 +32,20 @@ var eventDefinitions = map[Kind]struct {
 		"signalEventDefinition": SignalEvent},
 		"start events can be none, timer, message or signal start events (a process does not start on a condition: start it from code when the condition holds)"},
 	EndEvent: {map[string]EventType{"": NoEvent, "terminateEventDefinition": TerminateEvent, "errorEventDefinition": ErrorEvent,
-		"messageEventDefinition": MessageEvent, "escalationEventDefinition": EscalationEvent, "signalEventDefinition": SignalEvent},
-		"end events can be none, terminate, error, message, escalation or signal end events"},
+		"messageEventDefinition": MessageEvent, "escalationEventDefinition": EscalationEvent, "signalEventDefinition": SignalEvent,
+		"compensateEventDefinition": CompensationEvent},
+		"end events can be none, terminate, error, message, escalation, signal or compensation end events"},
 	IntermediateCatchEvent: {map[string]EventType{"timerEventDefinition": TimerEvent, "messageEventDefinition": MessageEvent, "signalEventDefinition": SignalEvent,
 		"conditionalEventDefinition": ConditionalEvent,
 		"linkEventDefinition":        LinkEvent},
 		"intermediate catch events can be timer, message, signal, conditional or link events"},
 	IntermediateThrowEvent: {map[string]EventType{"": NoEvent, "signalEventDefinition": SignalEvent, "messageEventDefinition": MessageEvent,
-		"linkEventDefinition": LinkEvent, "escalationEventDefinition": EscalationEvent},
-		"intermediate throw events can be none, signal, message, link or escalation events"},
+		"linkEventDefinition": LinkEvent, "escalationEventDefinition": EscalationEvent, "compensateEventDefinition": CompensationEvent},
+		"intermediate throw events can be none, signal, message, link, escalation or compensation events"},
 	BoundaryEvent: {map[string]EventType{"timerEventDefinition": TimerEvent, "messageEventDefinition": MessageEvent, "errorEventDefinition": ErrorEvent,
-		"escalationEventDefinition": EscalationEvent, "signalEventDefinition": SignalEvent, "conditionalEventDefinition": ConditionalEvent},
-		"boundary events can be timer, message, signal, conditional, error or escalation events"},
+		"escalationEventDefinition": EscalationEvent, "signalEventDefinition": SignalEvent, "conditionalEventDefinition": ConditionalEvent,
+		"compensateEventDefinition": CompensationEvent},
+		"boundary events can be timer, message, signal, conditional, error, escalation or compensation events"},
 }
 
 // parseActivity reads one flow node; it returns nil when the node is
@@ -56,10 +58,6 @@ func (p *parser) parseActivity(st *procState, sc *scopeState, e *etree.Element, 
 		return nil
 	}
 	if !p.claim(s) {
-		return nil
-	}
-	if comp, _ := parseBool(attrValue(e, "isForCompensation")); comp {
-		p.unsupported(st, s, e.Tag+" (isForCompensation)", "compensation handlers are not supported")
 		return nil
 	}
 	if kind == SubProcess && p.flag(s, e, "triggeredByEvent", false, false) {
@@ -89,6 +87,7 @@ func (p *parser) parseActivity(st *procState, sc *scopeState, e *etree.Element, 
 	a.AsyncBefore = p.flag(s, e, "asyncBefore", true, false) || p.flag(s, e, "async", true, false)
 	a.AsyncAfter = p.flag(s, e, "asyncAfter", true, false)
 	a.Exclusive = p.flag(s, e, "exclusive", true, true)
+	a.IsForCompensation, _ = parseBool(attrValue(e, "isForCompensation"))
 	a.JobPriority = p.priority(s, e, "jobPriority")
 	a.TaskPriority = p.priority(s, e, "taskPriority")
 	allowed := []string{"executionListener", "failedJobRetryTimeCycle", "properties", "field", "inputOutput"}
@@ -223,6 +222,9 @@ func (p *parser) parseEvent(st *procState, s site, e *etree.Element, a *Activity
 			a.ErrorCodeVariable = strings.TrimSpace(camundaValue(def, "errorCodeVariable"))
 			a.ErrorMessageVariable = strings.TrimSpace(camundaValue(def, "errorMessageVariable"))
 		}
+	case CompensationEvent:
+		a.CompensateActivity = strings.TrimSpace(attrValue(def, "activityRef"))
+		st.proc.HasCompensation = true
 	case ConditionalEvent:
 		p.conditionalEvent(ds, def, a)
 		st.proc.HasConditionalEvents = true

@@ -49,6 +49,7 @@ const (
 	LinkEvent
 	EscalationEvent
 	ConditionalEvent
+	CompensationEvent
 )
 
 func (t EventType) String() string {
@@ -69,6 +70,8 @@ func (t EventType) String() string {
 		return "escalation"
 	case ConditionalEvent:
 		return "conditional"
+	case CompensationEvent:
+		return "compensation"
 	}
 	return "none"
 }
@@ -145,6 +148,9 @@ type Process struct {
 	// HasConditionalEvents: some event waits for a condition, so variable
 	// changes of the process's instances are checked against conditions.
 	HasConditionalEvents bool
+	// HasCompensation: some activity has a compensation handler, so scopes
+	// that end drop what they kept to compensate.
+	HasCompensation bool
 
 	activities map[string]*Activity // every activity of the process, at any depth
 	flows      map[string]*SequenceFlow
@@ -252,7 +258,18 @@ type Activity struct {
 	// Boundary events.
 	AttachedTo     *Activity
 	CancelActivity bool        // interrupting (default true)
-	Boundaries     []*Activity // boundary events attached to this activity
+	Boundaries     []*Activity // boundary events attached to this activity, but for compensation
+
+	// Compensation. IsForCompensation marks a compensation handler (an
+	// activity outside the sequence flows). CompensationHandler is, on an
+	// activity with a compensation boundary event, the handler its
+	// association names: it runs once per completion of the activity when
+	// compensation is thrown. CompensateActivity is, on a throwing
+	// compensation event, the activityRef it compensates ("" for its whole
+	// scope).
+	IsForCompensation   bool
+	CompensationHandler *Activity
+	CompensateActivity  string
 
 	// Implementation of service/send tasks, and of listeners' targets.
 	Class              string // camunda:class

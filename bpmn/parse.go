@@ -393,6 +393,9 @@ type scopeState struct {
 	flows      []pendingFlow
 	boundaries []pendingRef // boundary events and their attachedToRef
 	defaults   []pendingRef // activities and their default attribute
+	// associations, by sourceRef: they link compensation boundary events
+	// to their handlers.
+	associations map[string]string
 }
 
 type pendingFlow struct {
@@ -486,6 +489,13 @@ func (p *parser) parseScope(st *procState, container *etree.Element, owner *Acti
 				acts = append(acts, a)
 			} else if c.Tag == string(StartEvent) {
 				st.rejectedStart[owner] = true
+			}
+		case c.Tag == "association":
+			if src, tgt := attrValue(c, "sourceRef"), attrValue(c, "targetRef"); src != "" {
+				if sc.associations == nil {
+					sc.associations = map[string]string{}
+				}
+				sc.associations[src] = tgt
 			}
 		case decoration[c.Tag]:
 		default:

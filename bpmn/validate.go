@@ -33,6 +33,7 @@ func (p *parser) resolve(st *procState) {
 			acts = sc.owner.Activities
 		}
 		p.resolveLinks(acts)
+		p.checkCompensation(sc, acts)
 	}
 	for _, sc := range st.scopes {
 		for _, d := range sc.defaults {
@@ -94,6 +95,9 @@ func (p *parser) attach(st *procState, sc *scopeState, b *Activity, ref string) 
 		p.errorf(b.site(), "attachedToRef '%s' names no activity of %s", ref, scopeName(st, sc))
 	case !isActivity(target.Kind):
 		p.errorf(b.site(), "a boundary event can only be attached to an activity, not to %s '%s'", target.Kind, ref)
+	case b.Event == CompensationEvent:
+		b.AttachedTo = target
+		p.compensationHandler(sc, b, target)
 	default:
 		b.AttachedTo = target
 		target.Boundaries = append(target.Boundaries, b)

@@ -168,6 +168,12 @@ const (
 	// SubscriptionConditional: a conditional event waiting for its
 	// condition, evaluated when variables of its instance change.
 	SubscriptionConditional = "conditional"
+	// SubscriptionCompensate: a completed activity's compensation handler,
+	// run when compensation is thrown in its scope. EventName is the
+	// handler, ActivityID the activity, Configuration the scope execution;
+	// it belongs to no execution, so that it stays with the scope when
+	// the scope's path moves.
+	SubscriptionCompensate = "compensate"
 )
 
 // EventSubscription is a wait for a message or signal: by an execution

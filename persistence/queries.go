@@ -71,6 +71,12 @@ func ConditionalSubscriptionsOf(processInstanceID string) Query[*EventSubscripti
 	return newQuery[*EventSubscription]("WHERE process_instance_id = $1 AND event_type = 'conditional' ORDER BY created", processInstanceID)
 }
 
+// CompensationsOf are the compensation handlers a process instance keeps
+// for its completed activities, latest completion first.
+func CompensationsOf(processInstanceID string) Query[*EventSubscription] {
+	return newQuery[*EventSubscription]("WHERE process_instance_id = $1 AND event_type = 'compensate' ORDER BY created DESC, id DESC", processInstanceID)
+}
+
 // SubscriptionsTo are the subscriptions to one message or signal, oldest
 // first: executions waiting and, with no execution, start events.
 func SubscriptionsTo(eventType, eventName string) Query[*EventSubscription] {

@@ -177,6 +177,9 @@ func (c *command) throwEvent(x *execution, a *bpmn.Activity) error {
 	if a.Event == bpmn.EscalationEvent {
 		return c.throwEscalation(x, a)
 	}
+	if a.Event == bpmn.CompensationEvent {
+		return c.throwCompensation(x, a)
+	}
 	if a.Event == bpmn.LinkEvent {
 		next, err := c.completeActivity(x, a)
 		if err != nil {

@@ -261,7 +261,11 @@ func (c *command) completeActivity(x *execution, a *bpmn.Activity) (*execution, 
 	if err := c.finishActivity(x, a, false); err != nil {
 		return nil, err
 	}
-	return c.closeIOScope(x, true)
+	next, err := c.closeIOScope(x, true)
+	if err == nil && a.CompensationHandler != nil {
+		c.keepForCompensation(next, a)
+	}
+	return next, err
 }
 
 // finishActivity fires end listeners, closes history and removes what the

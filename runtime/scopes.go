@@ -47,6 +47,8 @@ func (c *command) endEvent(x *execution, a *bpmn.Activity) error {
 		if err := c.throwSignal(a.SignalName, nil); err != nil {
 			return err
 		}
+	case bpmn.CompensationEvent:
+		return c.throwCompensation(x, a)
 	case bpmn.MessageEvent:
 		if a.HasImplementation() {
 			// Its delegate runs, or its external task waits; then it ends
@@ -111,6 +113,9 @@ func (c *command) scopeCheck(scope *execution) error {
 			break
 		}
 	}
+	if scope.inst.def.Process.HasCompensation {
+		c.compensationDone(live)
+	}
 	return nil
 }
 
@@ -121,6 +126,9 @@ func (c *command) completeScope(scope *execution) error {
 	owner := scope.parent
 	if owner == nil {
 		return c.endInstance(scope.inst, persistence.StateCompleted, "")
+	}
+	if err := c.dropCompensations(scope); err != nil {
+		return err
 	}
 	if err := c.removeExecution(scope); err != nil {
 		return err

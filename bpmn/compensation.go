@@ -1,0 +1,47 @@
+package bpmn
+
+// Compensation, as Camunda parses it: a compensation boundary event has no
+// outgoing flows and is associated with its handler, an activity marked
+// isForCompensation outside the sequence flows; a throwing compensation
+// event compensates one activity of its scope (activityRef) or all.
+
+// compensationHandler links compensation boundary event b of target to
+// the handler its association names.
+func (p *parser) compensationHandler(sc *scopeState, b, target *Activity) {
+	s := b.site()
+	ref := sc.associations[b.ID]
+	handler := sc.local[ref]
+	switch {
+	case ref == "":
+		p.errorf(s, "a compensation boundary event needs an association to its compensation handler")
+	case handler == nil:
+		p.errorf(s, "association to '%s': no activity of that id in the boundary event's scope", ref)
+	case !handler.IsForCompensation:
+		p.errorf(s, "association to %s: a compensation handler needs isForCompensation=\"true\"", handler)
+	case target.CompensationHandler != nil:
+		p.errorf(s, "%s has a compensation boundary event already", target)
+	default:
+		target.CompensationHandler = handler
+	}
+}
+
+// checkCompensation checks the compensation elements of one scope.
+func (p *parser) checkCompensation(sc *scopeState, acts []*Activity) {
+	for _, a := range acts {
+		switch {
+		case a.Kind == BoundaryEvent && a.Event == CompensationEvent && len(a.Outgoing) > 0:
+			p.errorf(a.site(), "a compensation boundary event has no outgoing sequence flows: its handler is linked by an association")
+		case a.IsForCompensation && (len(a.Incoming) > 0 || len(a.Outgoing) > 0):
+			p.errorf(a.site(), "a compensation handler (isForCompensation) has no incoming or outgoing sequence flows")
+		case a.IsForCompensation && a.MultiInstance != nil:
+			p.errorf(a.site(), "a multi-instance compensation handler is not supported")
+		case a.CompensateActivity != "":
+			target := sc.local[a.CompensateActivity]
+			if target == nil {
+				p.errorf(a.site(), "activityRef '%s' names no activity of the compensation event's scope", a.CompensateActivity)
+			} else if target.CompensationHandler == nil {
+				p.errorf(a.site(), "activityRef '%s': %s has no compensation boundary event", a.CompensateActivity, target)
+			}
+		}
+	}
+}

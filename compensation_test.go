@@ -1,0 +1,157 @@
+package bpmnlite_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/bpmnlite/bpmnlite"
+	"github.com/bpmnlite/bpmnlite/internal/enginetest"
+)
+
+// compensable is a task "name" calling delegate "do" with a compensation
+// boundary event associated with its handler "undo<name>", a service task
+// calling "undo".
+func compensable(name string) string {
+	return `
+    <serviceTask id="` + name + `" camunda:class="do" />
+    <boundaryEvent id="comp` + name + `" attachedToRef="` + name + `"><compensateEventDefinition /></boundaryEvent>
+    <serviceTask id="undo` + name + `" isForCompensation="true" camunda:class="undo" />
+    <association id="as` + name + `" associationDirection="One" sourceRef="comp` + name + `" targetRef="undo` + name + `" />`
+}
+
+// A compensation throw event runs the handlers of the completed activities
+// of its scope, latest completion first, then goes on; with activityRef
+// only that activity's.
+func TestCompensationThrowEvents(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		r := &recorder{}
+		e.eng.RegisterDelegate("do", r)
+		e.eng.RegisterDelegate("undo", r)
+		e.deploy("book", enginetest.Process("book", `
+    <startEvent id="start" />
+    <sequenceFlow id="f1" sourceRef="start" targetRef="hotel" />`+compensable("hotel")+`
+    <sequenceFlow id="f2" sourceRef="hotel" targetRef="flight" />`+compensable("flight")+`
+    <sequenceFlow id="f3" sourceRef="flight" targetRef="undoAll" />
+    <intermediateThrowEvent id="undoAll"><compensateEventDefinition /></intermediateThrowEvent>
+    <sequenceFlow id="f4" sourceRef="undoAll" targetRef="review" />
+    <userTask id="review" />`))
+		pi := e.start("book", nil)
+		if got := r.String(); got != "hotel:call flight:call undoflight:call undohotel:call" {
+			t.Fatalf("ran %q, want the handlers in reverse order of completion", got)
+		}
+		if got := e.taskKeys(pi); got != "review" {
+			t.Fatalf("after compensation waiting at %q, want review", got)
+		}
+		if subs := e.subsOf(pi); len(subs) != 0 {
+			t.Fatalf("subscriptions left: %+v", subs)
+		}
+
+		// activityRef compensates one activity; a compensation end event
+		// ends the path once its handlers are done.
+		e.deploy("one", enginetest.Process("one", `
+    <startEvent id="start" />
+    <sequenceFlow id="f1" sourceRef="start" targetRef="hotel" />`+compensable("hotel")+`
+    <sequenceFlow id="f2" sourceRef="hotel" targetRef="flight" />`+compensable("flight")+`
+    <sequenceFlow id="f3" sourceRef="flight" targetRef="undoHotel" />
+    <endEvent id="undoHotel"><compensateEventDefinition activityRef="hotel" /></endEvent>`))
+		r.reset()
+		pi = e.start("one", nil)
+		if got := r.String(); got != "hotel:call flight:call undohotel:call" {
+			t.Fatalf("ran %q, want only the hotel's handler", got)
+		}
+		if got := e.state(pi); got != bpmnlite.StateCompleted {
+			t.Fatalf("state %s", got)
+		}
+		if subs := e.subsOf(pi); len(subs) != 0 {
+			t.Fatalf("the flight's compensation outlived its instance: %+v", subs)
+		}
+	})
+}
+
+// A handler that waits (a user task) holds the thrower until it is done;
+// an activity that has not completed is not compensated.
+func TestCompensationWaitsForHandlers(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.eng.RegisterDelegate("do", &recorder{})
+		e.deploy("wait", enginetest.Process("wait", `
+    <startEvent id="start" />
+    <sequenceFlow id="f1" sourceRef="start" targetRef="charge" />
+    <serviceTask id="charge" camunda:class="do" />
+    <boundaryEvent id="compCharge" attachedToRef="charge"><compensateEventDefinition /></boundaryEvent>
+    <userTask id="refund" isForCompensation="true" />
+    <association id="a1" sourceRef="compCharge" targetRef="refund" />
+    <sequenceFlow id="f2" sourceRef="charge" targetRef="decide" />
+    <userTask id="decide" />
+    <sequenceFlow id="f3" sourceRef="decide" targetRef="cancel" />
+    <intermediateThrowEvent id="cancel"><compensateEventDefinition /></intermediateThrowEvent>
+    <sequenceFlow id="f4" sourceRef="cancel" targetRef="done" />
+    <userTask id="done" />`))
+		pi := e.start("wait", nil)
+		e.complete(pi, "decide", nil)
+		if got := e.taskKeys(pi); got != "refund" {
+			t.Fatalf("waiting at %q, want the refund handler", got)
+		}
+		e.complete(pi, "refund", nil)
+		if got := e.taskKeys(pi); got != "done" {
+			t.Fatalf("after the handler waiting at %q, want done", got)
+		}
+		if path := e.path(pi); !strings.Contains(path, "charge") || !strings.Contains(path, "refund") || !strings.Contains(path, "cancel") {
+			t.Fatalf("path %q", path)
+		}
+	})
+}
+
+// Compensation models Camunda refuses are deployment errors.
+func TestCompensationDeploymentErrors(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		for _, c := range []struct{ body, want string }{
+			{`<startEvent id="s" /><sequenceFlow id="f" sourceRef="s" targetRef="t" /><serviceTask id="t" camunda:class="do" />
+    <boundaryEvent id="b" attachedToRef="t"><compensateEventDefinition /></boundaryEvent>`, "needs an association to its compensation handler"},
+			{`<startEvent id="s" /><sequenceFlow id="f" sourceRef="s" targetRef="t" /><serviceTask id="t" camunda:class="do" />
+    <boundaryEvent id="b" attachedToRef="t"><compensateEventDefinition /></boundaryEvent>
+    <serviceTask id="h" camunda:class="do" /><association id="a" sourceRef="b" targetRef="h" />`, `isForCompensation="true"`},
+			{`<startEvent id="s" /><sequenceFlow id="f" sourceRef="s" targetRef="e" />
+    <endEvent id="e"><compensateEventDefinition activityRef="nothing" /></endEvent>`, "activityRef 'nothing' names no activity"},
+		} {
+			_, err := e.eng.Deploy(e.ctx, bpmnlite.DeployRequest{Name: "bad", Resources: []bpmnlite.Resource{{Name: "bad.bpmn", Bytes: []byte(enginetest.Process("bad", c.body))}}})
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("deploy: %v, want an error with %q", err, c.want)
+			}
+		}
+	})
+}
+
+// Compensation thrown inside a subprocess compensates the activities of
+// the subprocess only; what a completed subprocess kept goes with it.
+func TestCompensationWithinSubprocess(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		r := &recorder{}
+		e.eng.RegisterDelegate("do", r)
+		e.eng.RegisterDelegate("undo", r)
+		e.deploy("nested", enginetest.Process("nested", `
+    <startEvent id="start" />
+    <sequenceFlow id="f1" sourceRef="start" targetRef="outer" />`+compensable("outer")+`
+    <sequenceFlow id="f2" sourceRef="outer" targetRef="sub" />
+    <subProcess id="sub">
+      <startEvent id="subStart" />
+      <sequenceFlow id="s1" sourceRef="subStart" targetRef="inner" />`+compensable("inner")+`
+      <sequenceFlow id="s2" sourceRef="inner" targetRef="undoInner" />
+      <intermediateThrowEvent id="undoInner"><compensateEventDefinition /></intermediateThrowEvent>
+      <sequenceFlow id="s3" sourceRef="undoInner" targetRef="subEnd" />
+      <endEvent id="subEnd" />
+    </subProcess>
+    <sequenceFlow id="f3" sourceRef="sub" targetRef="review" />
+    <userTask id="review" />`))
+		pi := e.start("nested", nil)
+		if got := r.String(); got != "outer:call inner:call undoinner:call" {
+			t.Fatalf("ran %q: compensation inside the subprocess must not reach the outer task", got)
+		}
+		if got := e.taskKeys(pi); got != "review" {
+			t.Fatalf("waiting at %q", got)
+		}
+		subs := e.subsOf(pi)
+		if len(subs) != 1 || subs[0].EventType != "compensate" || subs[0].ActivityID != "outer" {
+			t.Fatalf("kept for compensation: %+v, want the outer task's only", subs)
+		}
+	})
+}
