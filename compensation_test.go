@@ -155,3 +155,48 @@ func TestCompensationWithinSubprocess(t *testing.T) {
 		}
 	})
 }
+
+// Compensating a completed subprocess compensates the activities inside
+// it, latest first; compensating the scope reaches them too, in the order
+// they completed among the scope's own.
+func TestCompensationOfCompletedSubprocess(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		r := &recorder{}
+		e.eng.RegisterDelegate("do", r)
+		e.eng.RegisterDelegate("undo", r)
+		process := func(id, throw string) string {
+			return enginetest.Process(id, `
+    <startEvent id="start" />
+    <sequenceFlow id="f1" sourceRef="start" targetRef="outer" />`+compensable("outer")+`
+    <sequenceFlow id="f2" sourceRef="outer" targetRef="sub" />
+    <subProcess id="sub">
+      <startEvent id="subStart" />
+      <sequenceFlow id="s1" sourceRef="subStart" targetRef="first" />`+compensable("first")+`
+      <sequenceFlow id="s2" sourceRef="first" targetRef="second" />`+compensable("second")+`
+      <sequenceFlow id="s3" sourceRef="second" targetRef="subEnd" />
+      <endEvent id="subEnd" />
+    </subProcess>
+    <sequenceFlow id="f3" sourceRef="sub" targetRef="undo" />
+    <intermediateThrowEvent id="undo"><compensateEventDefinition `+throw+` /></intermediateThrowEvent>
+    <sequenceFlow id="f4" sourceRef="undo" targetRef="review" />
+    <userTask id="review" />`)
+		}
+		e.deploy("all", process("all", ""))
+		pi := e.start("all", nil)
+		if got := r.String(); got != "outer:call first:call second:call undosecond:call undofirst:call undoouter:call" {
+			t.Fatalf("ran %q", got)
+		}
+		if got := e.taskKeys(pi); got != "review" {
+			t.Fatalf("waiting at %q", got)
+		}
+		r.reset()
+		e.deploy("bySub", process("bySub", `activityRef="sub"`))
+		pi = e.start("bySub", nil)
+		if got := r.String(); got != "outer:call first:call second:call undosecond:call undofirst:call" {
+			t.Fatalf("compensating the subprocess ran %q", got)
+		}
+		if subs := e.subsOf(pi); len(subs) != 1 || subs[0].ActivityID != "outer" {
+			t.Fatalf("kept: %+v, want the outer task's only", subs)
+		}
+	})
+}

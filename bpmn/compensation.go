@@ -3,7 +3,8 @@ package bpmn
 // Compensation, as Camunda parses it: a compensation boundary event has no
 // outgoing flows and is associated with its handler, an activity marked
 // isForCompensation outside the sequence flows; a throwing compensation
-// event compensates one activity of its scope (activityRef) or all.
+// event compensates one activity of its scope (activityRef: one with a
+// handler, or a subprocess, whose activities are compensated) or all.
 
 // compensationHandler links compensation boundary event b of target to
 // the handler its association names.
@@ -39,7 +40,7 @@ func (p *parser) checkCompensation(sc *scopeState, acts []*Activity) {
 			target := sc.local[a.CompensateActivity]
 			if target == nil {
 				p.errorf(a.site(), "activityRef '%s' names no activity of the compensation event's scope", a.CompensateActivity)
-			} else if target.CompensationHandler == nil {
+			} else if target.CompensationHandler == nil && target.Kind != SubProcess {
 				p.errorf(a.site(), "activityRef '%s': %s has no compensation boundary event", a.CompensateActivity, target)
 			}
 		}

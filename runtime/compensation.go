@@ -15,7 +15,10 @@ import (
 // completion first, each on a path of its own beside the thrower, which
 // waits until every handler path has ended. Handlers of activities that
 // were cancelled or are still running are not kept, so they do not run.
-// Compensation does not reach into completed subprocesses.
+// A subprocess that completes without a handler of its own passes what
+// its scope kept to the scope around it, as its own: compensating the
+// subprocess compensates the activities inside (hierarchically); one with
+// a handler is compensated by that handler alone.
 
 // keepForCompensation keeps activity a's handler for its completion by
 // path x, in x's scope.
@@ -118,6 +121,27 @@ func (c *command) compensated(x *execution, a *bpmn.Activity) error {
 		return c.endToken(x, a)
 	}
 	return c.leave(x, a)
+}
+
+// passCompensations hands what the scope of completed subprocess a kept
+// to the scope of owner, the path that ran a: as a's own, unless a has a
+// compensation handler itself, which then stands for them.
+func (c *command) passCompensations(scope, owner *execution, a *bpmn.Activity) error {
+	if a.CompensationHandler != nil {
+		return c.dropCompensations(scope)
+	}
+	if !scope.inst.def.Process.HasCompensation {
+		return nil
+	}
+	subs, err := c.compensationsOf(scope, func(s *persistence.EventSubscription) bool { return s.Configuration == scope.ID })
+	if err != nil {
+		return err
+	}
+	for _, s := range subs {
+		s.Configuration, s.ActivityID = owner.scope().ID, a.ID
+		c.cc.Update(s)
+	}
+	return nil
 }
 
 // dropCompensations removes what scope kept to compensate, as it ends:

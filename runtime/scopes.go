@@ -127,15 +127,15 @@ func (c *command) completeScope(scope *execution) error {
 	if owner == nil {
 		return c.endInstance(scope.inst, persistence.StateCompleted, "")
 	}
-	if err := c.dropCompensations(scope); err != nil {
+	a := owner.activity()
+	if a == nil {
+		return fmt.Errorf("%s: scope without activity", owner)
+	}
+	if err := c.passCompensations(scope, owner, a); err != nil {
 		return err
 	}
 	if err := c.removeExecution(scope); err != nil {
 		return err
-	}
-	a := owner.activity()
-	if a == nil {
-		return fmt.Errorf("%s: scope without activity", owner)
 	}
 	owner.IsActive = true
 	c.update(owner)
