@@ -47,8 +47,8 @@ func (c *command) armEvent(x *execution, a *bpmn.Activity) error {
 	return nil
 }
 
-func (c *command) subscribe(x *execution, a *bpmn.Activity, typ, name string) {
-	c.cc.Insert(&persistence.EventSubscription{
+func (c *command) subscribe(x *execution, a *bpmn.Activity, typ, name string) *persistence.EventSubscription {
+	s := &persistence.EventSubscription{
 		ID:                  newID(),
 		Rev:                 1,
 		EventType:           typ,
@@ -58,7 +58,9 @@ func (c *command) subscribe(x *execution, a *bpmn.Activity, typ, name string) {
 		ActivityID:          a.ID,
 		ProcessDefinitionID: x.ProcessDefinitionID,
 		Created:             c.cc.Now().UTC(),
-	})
+	}
+	c.cc.Insert(s)
+	return s
 }
 
 // waitsFor reports whether an execution at a may own subscriptions or timer
@@ -86,40 +88,16 @@ func (c *command) clearWaits(x *execution, a *bpmn.Activity) error {
 }
 
 // deleteWaits deletes x's event subscriptions and its jobs (timers only,
-// unless all).
+// unless all). The triggers of event subprocesses armed on x stay: they go
+// with x's scope (disarmEventSubprocesses).
 func (c *command) deleteWaits(x *execution, timersOnly bool) error {
-	subs, err := tx.Select(c.cc, persistence.SubscriptionsOfExecution(x.ID))
-	if err != nil {
-		return err
-	}
-	for _, s := range subs {
-		c.cc.Delete(s)
-	}
-	jobs, err := tx.Select(c.cc, persistence.JobsOfExecution(x.ProcessInstanceID, x.ID))
-	if err != nil {
-		return err
-	}
-	for _, j := range jobs {
-		if !timersOnly || j.Type == persistence.JobTimer {
-			if err := c.deleteJob(j); err != nil {
-				return err
-			}
+	return c.deleteOwned(x, func(e persistence.Entity) bool {
+		if isTrigger(e) {
+			return false
 		}
-	}
-	for _, j := range c.cc.Cached(persistence.JobTable, func(e persistence.Entity) bool {
-		jb := e.(*persistence.Job)
-		return jb.ExecutionID == x.ID && (!timersOnly || jb.Type == persistence.JobTimer)
-	}) {
-		if err := c.deleteJob(j.(*persistence.Job)); err != nil {
-			return err
-		}
-	}
-	for _, s := range c.cc.Cached(persistence.EventSubscriptionTable, func(e persistence.Entity) bool {
-		return e.(*persistence.EventSubscription).ExecutionID == x.ID
-	}) {
-		c.cc.Delete(s)
-	}
-	return nil
+		j, isJob := e.(*persistence.Job)
+		return !isJob || !timersOnly || j.Type == persistence.JobTimer
+	})
 }
 
 // cancelWaits removes everything x waits on: tasks, external tasks,
@@ -134,7 +112,7 @@ func (c *command) cancelWaits(x *execution, reason string) error {
 	}
 	switch a.Kind {
 	case bpmn.UserTask:
-		tasks, err := tx.Select(c.cc, persistence.TasksOfExecution(x.ID))
+		tasks, err := owned(c, x, persistence.TaskTable, persistence.TasksOfExecution(x.ID))
 		if err != nil {
 			return err
 		}
@@ -147,7 +125,7 @@ func (c *command) cancelWaits(x *execution, reason string) error {
 		}
 	case bpmn.ServiceTask, bpmn.SendTask:
 		if a.External {
-			ets, err := tx.Select(c.cc, persistence.ExternalTasksOfExecution(x.ID))
+			ets, err := owned(c, x, persistence.ExternalTaskTable, persistence.ExternalTasksOfExecution(x.ID))
 			if err != nil {
 				return err
 			}
@@ -190,6 +168,9 @@ func (c *command) trigger(x *execution, activityID string, vars map[string]any) 
 	}
 	if a.Kind == bpmn.BoundaryEvent {
 		return c.triggerBoundary(x, a)
+	}
+	if a.IsEventSubprocessStart() {
+		return c.startEventSubprocess(x, a)
 	}
 	cur := x.activity()
 	if cur != nil && cur.Kind == bpmn.EventBasedGateway && a != cur {
