@@ -169,6 +169,9 @@ func TestEventSubprocessMessageNonInterruptingTwice(t *testing.T) {
 		e.correlate("note", pi, nil)
 		wantEq(t, "tasks", e.taskKeys(pi), "read,read,work")
 		wantEq(t, "subscriptions", e.subNames(pi), "onNoteStart:note")
+		// The trigger stays on the process instance when its path moves to
+		// a concurrent child.
+		wantEq(t, "subscription's execution", e.subsOf(pi)[0].ExecutionID, pi)
 		wantEq(t, "work not canceled", e.canceled(pi, "work"), []bool{false})
 
 		e.complete(pi, "work", nil)
@@ -452,5 +455,89 @@ func TestEventSubprocessDeletedInstance(t *testing.T) {
 		wantEq(t, "subscriptions", len(e.subsOf(pi)), 0)
 		wantEq(t, "jobs", len(e.jobs(pi)), 0)
 		wantEq(t, "alarmed canceled", e.canceled(pi, "alarmed"), []bool{true})
+	})
+}
+
+// A signal thrown by the instance itself reaches its own non-interrupting
+// event subprocess; the thrower's path goes on beside it.
+func TestEventSubprocessSignalFromOwnInstance(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deploy("p", xmlDefs(espRoots, xmlProcess("p", `<startEvent id="start"/><intermediateThrowEvent id="raise">`+sigAlarm+`</intermediateThrowEvent>
+<userTask id="work"/><endEvent id="end"/>`, xmlChain("start", "raise", "work", "end"), espDef("onAlarm", false, sigAlarm, "alarmed"))))
+		pi := e.start("p", nil)
+		wantEq(t, "tasks", e.taskKeys(pi), "alarmed,work")
+		wantEq(t, "tree", e.tree(pi), "[s](onAlarm[c](alarmed[s]) work[c])")
+		e.complete(pi, "alarmed", nil)
+		e.complete(pi, "work", nil)
+		wantEq(t, "state", e.state(pi), bpmnlite.StateCompleted)
+	})
+}
+
+// An interrupting start cancels every concurrent path of its scope, with
+// their tasks and boundary timers, and a running non-interrupting event
+// subprocess.
+func TestEventSubprocessInterruptsConcurrentPaths(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deploy("p", xmlDefs(espRoots, xmlProcess("p", `<startEvent id="start"/><parallelGateway id="fork"/><userTask id="a"/><userTask id="b"/>
+<boundaryEvent id="slow" attachedToRef="b">`+timerDef("timeDuration", "PT1H")+`</boundaryEvent><endEvent id="slowEnd"/>
+<parallelGateway id="join"/><endEvent id="end"/>`, xmlChain("start", "fork", "a", "join", "end"), xmlChain("fork", "b", "join"), xmlChain("slow", "slowEnd"),
+			espDef("onNote", false, msgNote, "read"), espDef("onCancel", true, msgCancel, "handle"))))
+		pi := e.start("p", nil)
+		e.correlate("note", pi, nil)
+		wantEq(t, "tasks", e.taskKeys(pi), "a,b,read")
+		wantEq(t, "tree", e.tree(pi), "[s](a[c] b[c] onNote[c](read[s]))")
+		e.correlate("cancel", pi, nil)
+		wantEq(t, "tasks", e.taskKeys(pi), "handle")
+		wantEq(t, "tree", e.tree(pi), "onCancel[s](handle[s])")
+		wantEq(t, "canceled", [][]bool{e.canceled(pi, "a"), e.canceled(pi, "b"), e.canceled(pi, "read"), e.canceled(pi, "onNote")},
+			[][]bool{{true}, {true}, {true}, {true}})
+		wantEq(t, "jobs", len(e.jobs(pi)), 0)
+		wantEq(t, "subscriptions", e.subNames(pi), "")
+		e.complete(pi, "handle", nil)
+		wantEq(t, "state", e.state(pi), bpmnlite.StateCompleted)
+	})
+}
+
+// A BPMN error of a called process, not caught there, reaches the error
+// event subprocess of the caller; the called instance is deleted.
+func TestEventSubprocessErrorFromCalledProcess(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deploy("p", xmlDefs(espRoots,
+			xmlProcess("callee", `<startEvent id="cs"/><userTask id="calleeWork"/><endEvent id="ce">`+errFailed+`</endEvent>`, xmlChain("cs", "calleeWork", "ce")),
+			xmlProcess("p", `<startEvent id="start"/><callActivity id="call" calledElement="callee"/><endEvent id="end"/>`, xmlChain("start", "call", "end"),
+				espDef("onFailed", true, `<errorEventDefinition errorRef="failed"/>`, "repair"))))
+		pi := e.start("p", nil)
+		called, err := e.eng.ProcessInstances(e.ctx, bpmnlite.ProcessInstanceQuery{ProcessDefinitionKey: "callee"})
+		if err != nil || len(called) != 1 {
+			t.Fatalf("called instances: %d, %v", len(called), err)
+		}
+		e.complete(called[0].ID, "calleeWork", nil)
+		wantEq(t, "tasks", e.taskKeys(pi), "repair")
+		wantEq(t, "call canceled", e.canceled(pi, "call"), []bool{true})
+		if h := e.instanceOf(called[0].ID); h.EndTime == nil || h.State == bpmnlite.StateActive {
+			t.Errorf("called instance %+v, want ended", h)
+		}
+	})
+}
+
+// An event subprocess may hold event subprocesses of its own: they are
+// armed while it runs and interrupt only its content.
+func TestEventSubprocessNested(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deploy("p", espProcess(strings.Replace(espDef("onNote", false, msgNote, "read"), `</subProcess>`,
+			espDef("onCancel", true, msgCancel, "handle")+`</subProcess>`, 1)))
+		pi := e.start("p", nil)
+		wantEq(t, "subscriptions", e.subNames(pi), "onNoteStart:note")
+		e.correlate("note", pi, nil)
+		wantEq(t, "subscriptions", e.subNames(pi), "onCancelStart:cancel,onNoteStart:note")
+		e.correlate("cancel", pi, nil)
+		wantEq(t, "tasks", e.taskKeys(pi), "handle,work")
+		wantEq(t, "tree", e.tree(pi), "[s](onNote[c](onCancel[s](handle[s])) work[c])")
+		wantEq(t, "read canceled", e.canceled(pi, "read"), []bool{true})
+		e.complete(pi, "handle", nil)
+		wantEq(t, "tasks", e.taskKeys(pi), "work")
+		wantEq(t, "subscriptions", e.subNames(pi), "onNoteStart:note")
+		e.complete(pi, "work", nil)
+		wantEq(t, "state", e.state(pi), bpmnlite.StateCompleted)
 	})
 }
