@@ -379,7 +379,7 @@ func TestEventSubprocessEscalation(t *testing.T) {
 // camunda:asyncBefore on the event subprocess and on an activity inside it.
 func TestEventSubprocessAsync(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deploy("p", espProcess(strings.Replace(espDef("onCancel", true, msgCancel, "handle"), `triggeredByEvent="true"`, `triggeredByEvent="true" camunda:asyncBefore="true"`, 1),
+		e.deploy("p", espProcess(strings.Replace(espDef("onCancel", true, msgCancel, "handle"), `triggeredByEvent="true"`, `triggeredByEvent="true" camunda:asyncBefore="true" camunda:asyncAfter="true"`, 1),
 			strings.Replace(espDef("onNote", false, msgNote, "read"), `<userTask id="read"/>`, `<userTask id="read" camunda:asyncBefore="true"/>`, 1)))
 		pi := e.start("p", nil)
 		e.correlate("note", pi, nil)
@@ -396,6 +396,10 @@ func TestEventSubprocessAsync(t *testing.T) {
 		e.runJob(j.ID)
 		wantEq(t, "tasks", e.taskKeys(pi), "handle")
 		e.complete(pi, "handle", nil)
+		j = e.oneJob(pi)
+		wantEq(t, "job", j.ActivityID+" "+j.HandlerType, "onCancel async-after")
+		wantEq(t, "state", e.state(pi), bpmnlite.StateActive)
+		e.runJob(j.ID)
 		wantEq(t, "state", e.state(pi), bpmnlite.StateCompleted)
 	})
 }
@@ -539,5 +543,22 @@ func TestEventSubprocessNested(t *testing.T) {
 		wantEq(t, "subscriptions", e.subNames(pi), "onNoteStart:note")
 		e.complete(pi, "work", nil)
 		wantEq(t, "state", e.state(pi), bpmnlite.StateCompleted)
+	})
+}
+
+// Starting before an activity inside a subprocess (process instance
+// modification) arms the event subprocesses of the scopes it enters.
+func TestEventSubprocessStartBefore(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deploy("p", espSubprocess(espDef("onAlarm", true, sigAlarm, "alarmed")))
+		pi, err := e.eng.Start(e.ctx, bpmnlite.StartRequest{Key: "p", StartBefore: "work"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if subs := e.subsOf(pi); len(subs) != 1 || subs[0].ExecutionID != e.scopeOf(pi, "sub").ID {
+			t.Fatalf("subscriptions %+v, want the signal start on the subprocess's scope execution", subs)
+		}
+		e.signal("alarm")
+		wantEq(t, "tasks", e.taskKeys(pi), "alarmed")
 	})
 }

@@ -94,6 +94,7 @@ func (c *command) startEventSubprocess(scope *execution, start *bpmn.Activity) e
 		if err := c.disarmEventSubprocesses(scope); err != nil {
 			return err
 		}
+		scope.replacedBy = nil // it runs the event subprocess itself
 	} else {
 		var err error
 		if path, err = c.besides(scope); err != nil {

@@ -16,6 +16,8 @@ import (
 // subscriptions, incidents, called instances, child scopes) moves with it,
 // so ids that users hold follow Camunda's: a job of a process without
 // concurrency references the process instance.
+// The subscriptions and timer jobs that arm a scope's event subprocesses
+// are the scope execution's own, not its path's: they never move.
 
 // scope returns the scope execution whose path x is: x itself, or its
 // parent when x is one of several concurrent paths.
