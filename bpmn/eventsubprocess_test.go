@@ -76,9 +76,9 @@ func TestEventSubprocessProblems(t *testing.T) {
 		typ     string
 	}{
 		{"non-interrupting error start", eventSubprocess("", `<startEvent id="es" isInterrupting="false"><errorEventDefinition/></startEvent>`),
-			"es", "errorEventDefinition only allowed on interrupting start events", 5, "startEvent"},
+			"es", "error start event of event subprocess must be interrupting", 5, "startEvent"},
 		{"no trigger", eventSubprocess("", `<startEvent id="es"/>`),
-			"es", "the start event of an event subprocess needs an event definition", 5, "startEvent"},
+			"es", "start event of event subprocess must be of type 'error', 'message', 'timer', 'signal' or 'escalation'", 5, "startEvent"},
 		{"no start", eventSubprocess("", `<task id="t"/>`),
 			"esp", "event subprocess has no start event", 4, "subProcess"},
 		{"two starts", eventSubprocess("", errStart+`<startEvent id="es2"><messageEventDefinition messageRef="msg"/></startEvent>`),
@@ -126,9 +126,9 @@ func TestEventSubprocessFlows(t *testing.T) {
 <subProcess id="esp" triggeredByEvent="true"><startEvent id="es"><signalEventDefinition signalRef="sig"/></startEvent></subProcess>
 <sequenceFlow id="out" sourceRef="esp" targetRef="e"/><endEvent id="e"/>
 </process><signal id="sig" name="S"/>`))
-	in := findProblem(t, probs, "esp", "an event subprocess cannot have incoming sequence flows")
-	findProblem(t, probs, "esp", "an event subprocess cannot have outgoing sequence flows")
-	if want := 3 + strings.Count(docHead, "\n"); in.Pos.Line != want || in.Pos.Column == 0 {
+	in := findProblem(t, probs, "in", "Invalid incoming sequence flow of event subprocess 'esp'")
+	findProblem(t, probs, "out", "Invalid outgoing sequence flow of event subprocess 'esp'")
+	if want := 2 + strings.Count(docHead, "\n"); in.Pos.Line != want || in.Pos.Column == 0 {
 		t.Errorf("problem at %d:%d, want line %d", in.Pos.Line, in.Pos.Column, want)
 	}
 	if !strings.Contains(in.String(), "test.bpmn:") {

@@ -22,7 +22,7 @@ func TestProblems(t *testing.T) {
 		{"adHocSubProcess", simple(`<adHocSubProcess id="x"/>`), "x", "adHocSubProcess", "unsupported element type"},
 		{"unknown BPMN element", simple(`<task id="x"/><choreographyTask id="y"/>`), "y", "choreographyTask", "unsupported element type"},
 		{"event subprocess without trigger", simple(`<task id="x"/><subProcess id="y" triggeredByEvent="true"><startEvent id="ys"/></subProcess>`),
-			"ys", "startEvent", "the start event of an event subprocess needs an event definition"},
+			"ys", "startEvent", "start event of event subprocess must be of type"},
 		{"standardLoop", simple(`<task id="x"><standardLoopCharacteristics/></task>`), "x", "standardLoopCharacteristics", "unsupported element type"},
 		{"compensation handler", simple(`<task id="x"/><serviceTask id="y" isForCompensation="true" camunda:class="C"/>`),
 			"y", "serviceTask (isForCompensation)", "compensation handlers are not supported"},

@@ -216,11 +216,11 @@ func (p *parser) validateActivity(st *procState, a *Activity) {
 // trigger (an error one interrupts, as Camunda requires).
 func (p *parser) validateEventSubprocess(st *procState, a *Activity) {
 	s := a.site()
-	if len(a.Incoming) > 0 {
-		p.errorf(s, "an event subprocess cannot have incoming sequence flows")
+	for _, f := range a.Incoming {
+		p.errorf(f.site(), "Invalid incoming sequence flow of event subprocess '%s': it starts by its start event's trigger", a.ID)
 	}
-	if len(a.Outgoing) > 0 {
-		p.errorf(s, "an event subprocess cannot have outgoing sequence flows")
+	for _, f := range a.Outgoing {
+		p.errorf(f.site(), "Invalid outgoing sequence flow of event subprocess '%s': its scope goes on without it", a.ID)
 	}
 	if a.MultiInstance != nil {
 		p.errorf(s, "an event subprocess cannot be multi-instance")
@@ -238,16 +238,17 @@ func (p *parser) validateEventSubprocess(st *procState, a *Activity) {
 	for _, se := range starts {
 		switch {
 		case se.Event == NoEvent:
-			p.errorf(se.site(), "the start event of an event subprocess needs an event definition: error, message, timer, signal or escalation")
+			p.errorf(se.site(), "start event of event subprocess must be of type 'error', 'message', 'timer', 'signal' or 'escalation'")
 		case se.Event == ErrorEvent && !se.CancelActivity:
-			p.errorf(se.site(), "errorEventDefinition only allowed on interrupting start events")
+			p.errorf(se.site(), "error start event of event subprocess must be interrupting")
 		}
 	}
 }
 
 // validateEventSubprocessStarts checks the event subprocess start events of
 // one scope as Camunda does: one message subscription per name, and
-// escalation event subprocesses that never compete for an escalation.
+// escalation event subprocesses that never compete for an escalation
+// (Camunda's words).
 func (p *parser) validateEventSubprocessStarts(starts []*Activity, scope string) {
 	messages := map[string]bool{}
 	var escalations []*Activity
@@ -262,11 +263,11 @@ func (p *parser) validateEventSubprocessStarts(starts []*Activity, scope string)
 			for _, other := range escalations {
 				switch {
 				case other.EscalationCode == "" && se.EscalationCode == "":
-					p.errorf(se.site(), "The same scope can not contain more than one escalation event subprocess without escalation code (also '%s')", other.Parent.ID)
+					p.errorf(se.site(), "The same scope can not contains more than one escalation event subprocess without escalation code. (also '%s')", other.Parent.ID)
 				case other.EscalationCode == "" || se.EscalationCode == "":
-					p.errorf(se.site(), "The same scope can not contain an escalation event subprocess without escalation code and another one with escalation code (also '%s')", other.Parent.ID)
+					p.errorf(se.site(), "The same scope can not contains an escalation event subprocess without escalation code and another one with escalation code. (also '%s')", other.Parent.ID)
 				case other.EscalationCode == se.EscalationCode:
-					p.errorf(se.site(), "multiple escalation event subprocesses with the same escalationCode '%s' (also '%s')", se.EscalationCode, other.Parent.ID)
+					p.errorf(se.site(), "multiple escalation event subprocesses with the same escalationCode '%s' are not supported on same scope (also '%s')", se.EscalationCode, other.Parent.ID)
 				}
 			}
 			escalations = append(escalations, se)
