@@ -136,7 +136,8 @@ type CorrelateRequest = runtime.CorrelateRequest
 
 // Correlate delivers a message to the one execution waiting for it (or all,
 // with All), or starts an instance at a message start event. It returns the
-// receiving process instance ids. Nobody waiting is ErrNoMatch.
+// receiving process instance ids. Nobody waiting is ErrNoMatch; a
+// suspended instance does not wait.
 func (e *Engine) Correlate(ctx context.Context, req CorrelateRequest) ([]string, error) {
 	return e.rt.Correlate(ctx, nil, req)
 }
@@ -150,7 +151,8 @@ func (e *Engine) CorrelateTx(ctx context.Context, t pgx.Tx, req CorrelateRequest
 	return e.rt.Correlate(ctx, pt, req)
 }
 
-// Signal broadcasts a signal to every execution waiting for it.
+// Signal broadcasts a signal to every execution waiting for it, but for
+// those of suspended instances.
 func (e *Engine) Signal(ctx context.Context, name string, vars map[string]any) error {
 	return e.rt.Signal(ctx, nil, name, vars)
 }

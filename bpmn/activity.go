@@ -29,8 +29,8 @@ var eventDefinitions = map[Kind]struct {
 	hint    string
 }{
 	StartEvent: {map[string]EventType{"": NoEvent, "timerEventDefinition": TimerEvent, "messageEventDefinition": MessageEvent,
-		"signalEventDefinition": SignalEvent},
-		"start events can be none, timer, message or signal start events (a process does not start on a condition: start it from code when the condition holds)"},
+		"signalEventDefinition": SignalEvent, "errorEventDefinition": ErrorEvent, "escalationEventDefinition": EscalationEvent},
+		"start events can be none, timer, message or signal start events (error and escalation ones in event subprocesses; a process does not start on a condition: start it from code when the condition holds)"},
 	EndEvent: {map[string]EventType{"": NoEvent, "terminateEventDefinition": TerminateEvent, "errorEventDefinition": ErrorEvent,
 		"messageEventDefinition": MessageEvent, "escalationEventDefinition": EscalationEvent, "signalEventDefinition": SignalEvent,
 		"compensateEventDefinition": CompensationEvent},
@@ -60,10 +60,6 @@ func (p *parser) parseActivity(st *procState, sc *scopeState, e *etree.Element, 
 	if !p.claim(s) {
 		return nil
 	}
-	if kind == SubProcess && p.flag(s, e, "triggeredByEvent", false, false) {
-		p.unsupported(st, s, `eventSubProcess (subProcess triggeredByEvent="true")`, "event subprocesses are not supported")
-		return nil
-	}
 	if c := bpmnChild(e, "standardLoopCharacteristics"); c != nil {
 		p.unsupported(st, p.at(s, c), "standardLoopCharacteristics", "use multiInstanceLoopCharacteristics")
 		return nil
@@ -78,6 +74,7 @@ func (p *parser) parseActivity(st *procState, sc *scopeState, e *etree.Element, 
 		Exclusive:      true,
 		CancelActivity: true,
 	}
+	a.TriggeredByEvent = kind == SubProcess && p.flag(s, e, "triggeredByEvent", false, false)
 	if _, isEvent := eventDefinitions[kind]; isEvent && !p.parseEvent(st, s, e, a) {
 		return nil
 	}
@@ -218,7 +215,7 @@ func (p *parser) parseEvent(st *procState, s site, e *etree.Element, a *Activity
 			p.checkMaybeExpr(ds, "errorCode", a.ErrorCode)
 			p.checkMaybeExpr(ds, "camunda:errorMessage", a.ErrorMessage)
 		}
-		if a.Kind == BoundaryEvent {
+		if a.Kind == BoundaryEvent || a.Kind == StartEvent {
 			a.ErrorCodeVariable = strings.TrimSpace(camundaValue(def, "errorCodeVariable"))
 			a.ErrorMessageVariable = strings.TrimSpace(camundaValue(def, "errorMessageVariable"))
 		}
@@ -240,7 +237,7 @@ func (p *parser) parseEvent(st *procState, s site, e *etree.Element, a *Activity
 				p.errorf(ds, "escalationRef '%s' names no escalation of this file", ref)
 			}
 		}
-		if a.Kind != BoundaryEvent && a.EscalationCode == "" {
+		if a.Kind != BoundaryEvent && a.Kind != StartEvent && a.EscalationCode == "" {
 			p.errorf(ds, "a throwing escalation event needs an escalationRef to an escalation with an escalationCode")
 		}
 	}
@@ -250,6 +247,9 @@ func (p *parser) parseEvent(st *procState, s site, e *etree.Element, a *Activity
 			p.warnf(s, "error boundary events always interrupt: cancelActivity=\"false\" is ignored")
 			a.CancelActivity = true
 		}
+	}
+	if a.Kind == StartEvent && a.Parent != nil && a.Parent.TriggeredByEvent {
+		a.CancelActivity = p.flag(s, e, "isInterrupting", false, true)
 	}
 	return true
 }

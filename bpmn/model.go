@@ -196,6 +196,41 @@ func startEvents(as []*Activity) []*Activity {
 // NoneStartEvent returns the start event without an event definition, or nil.
 func (p *Process) NoneStartEvent() *Activity { return noneStart(p.Activities) }
 
+// EventSubprocessStarts returns the start events of the event subprocesses
+// directly inside the process: what the process instance arms when it starts.
+func (p *Process) EventSubprocessStarts() []*Activity { return eventSubprocessStarts(p.Activities) }
+
+func eventSubprocessStarts(as []*Activity) []*Activity {
+	var out []*Activity
+	for _, a := range as {
+		if a.TriggeredByEvent {
+			out = append(out, startEvents(a.Activities)...)
+		}
+	}
+	return out
+}
+
+// IsEventSubprocessStart reports whether a is the start event of an event
+// subprocess: it is armed on the enclosing scope's execution, not reached
+// by a path.
+func (a *Activity) IsEventSubprocessStart() bool {
+	return a.Kind == StartEvent && a.Parent != nil && a.Parent.TriggeredByEvent
+}
+
+// EventSubprocessStarts returns the start events of the event subprocesses
+// directly inside subprocess a.
+func (a *Activity) EventSubprocessStarts() []*Activity { return eventSubprocessStarts(a.Activities) }
+
+// IsWithin reports whether a is outer or lies inside it.
+func (a *Activity) IsWithin(outer *Activity) bool {
+	for p := a; p != nil; p = p.Parent {
+		if p == outer {
+			return true
+		}
+	}
+	return false
+}
+
 func noneStart(as []*Activity) *Activity {
 	for _, a := range startEvents(as) {
 		if a.Event == NoEvent {
@@ -217,6 +252,9 @@ type Activity struct {
 	// Content of a subprocess.
 	Activities []*Activity
 	Flows      []*SequenceFlow
+	// TriggeredByEvent marks an event subprocess: it has no sequence flows
+	// and runs when its start event fires in the enclosing scope.
+	TriggeredByEvent bool
 
 	Incoming    []*SequenceFlow
 	Outgoing    []*SequenceFlow
@@ -255,7 +293,8 @@ type Activity struct {
 	LinkName   string
 	LinkTarget *Activity
 
-	// Boundary events.
+	// Boundary events; CancelActivity is also an event subprocess start
+	// event's isInterrupting.
 	AttachedTo     *Activity
 	CancelActivity bool        // interrupting (default true)
 	Boundaries     []*Activity // boundary events attached to this activity, but for compensation
@@ -334,6 +373,15 @@ func (a *Activity) HasIOScope() bool { return a.IO != nil && a.MultiInstance == 
 
 // NoneStartEvent returns a subprocess's start event, or nil.
 func (a *Activity) NoneStartEvent() *Activity { return noneStart(a.Activities) }
+
+// InitialEvent returns where a subprocess's path starts: its none start
+// event, or an event subprocess's only start event.
+func (a *Activity) InitialEvent() *Activity {
+	if starts := startEvents(a.Activities); a.TriggeredByEvent && len(starts) == 1 {
+		return starts[0]
+	}
+	return a.NoneStartEvent()
+}
 
 // MultiInstanceBodyID is the id under which the multi-instance body of an
 // activity appears in jobs, job definitions and history.

@@ -21,8 +21,8 @@ func TestProblems(t *testing.T) {
 		{"transaction", simple(`<transaction id="x"/>`), "x", "transaction", "unsupported element type"},
 		{"adHocSubProcess", simple(`<adHocSubProcess id="x"/>`), "x", "adHocSubProcess", "unsupported element type"},
 		{"unknown BPMN element", simple(`<task id="x"/><choreographyTask id="y"/>`), "y", "choreographyTask", "unsupported element type"},
-		{"eventSubProcess", simple(`<task id="x"/><subProcess id="y" triggeredByEvent="true"><startEvent id="ys"/></subProcess>`),
-			"y", `eventSubProcess (subProcess triggeredByEvent="true")`, "event subprocesses are not supported"},
+		{"event subprocess without trigger", simple(`<task id="x"/><subProcess id="y" triggeredByEvent="true"><startEvent id="ys"/></subProcess>`),
+			"ys", "startEvent", "start event of event subprocess must be of type"},
 		{"standardLoop", simple(`<task id="x"><standardLoopCharacteristics/></task>`), "x", "standardLoopCharacteristics", "unsupported element type"},
 		{"compensation handler in the flow", simple(`<task id="x"/><sequenceFlow id="xy" sourceRef="x" targetRef="y"/><serviceTask id="y" isForCompensation="true" camunda:class="C"/>`),
 			"y", "serviceTask", "a compensation handler (isForCompensation) has no incoming or outgoing sequence flows"},
@@ -236,8 +236,8 @@ func TestNoRepeatedProblems(t *testing.T) {
 <boundaryEvent id="b" attachedToRef="x"><errorEventDefinition/></boundaryEvent>
 <sequenceFlow id="f2" sourceRef="x" targetRef="sub"/>
 <subProcess id="sub"><startEvent id="ss"><timerEventDefinition/></startEvent><startEvent id="st2"><escalationEventDefinition/></startEvent></subProcess>`))
-	if len(probs) != 5 {
-		t.Fatalf("want 5 problems (signal start, scriptTask, empty timer, subprocess escalation start, subprocess timer start), got:\n%s", listProblems(probs))
+	if len(probs) != 6 {
+		t.Fatalf("want 6 problems (signal start, scriptTask, empty timer, subprocess timer start, subprocess escalation start, two subprocess starts), got:\n%s", listProblems(probs))
 	}
 }
 

@@ -139,6 +139,7 @@ func (p *parser) validate(st *procState) {
 			messages[s.MessageName] = true
 		}
 	}
+	p.validateEventSubprocessStarts(proc.EventSubprocessStarts(), proc.ID)
 	for _, a := range proc.AllActivities() {
 		p.validateActivity(st, a)
 	}
@@ -151,6 +152,10 @@ func (p *parser) validateActivity(st *procState, a *Activity) {
 		if len(a.Incoming) > 0 {
 			p.errorf(s, "a start event cannot have incoming sequence flows")
 		}
+		// Inside a plain subprocess the none-start rule reports it.
+		if (a.Event == ErrorEvent || a.Event == EscalationEvent) && a.Parent == nil {
+			p.errorf(s, "%s start events are only allowed in event subprocesses", a.Event)
+		}
 	case EndEvent:
 		if len(a.Outgoing) > 0 {
 			p.errorf(s, "an end event cannot have outgoing sequence flows")
@@ -160,6 +165,11 @@ func (p *parser) validateActivity(st *procState, a *Activity) {
 			p.errorf(s, "a boundary event cannot have incoming sequence flows")
 		}
 	case SubProcess:
+		p.validateEventSubprocessStarts(a.EventSubprocessStarts(), a.ID)
+		if a.TriggeredByEvent {
+			p.validateEventSubprocess(st, a)
+			break
+		}
 		starts := startEvents(a.Activities)
 		switch {
 		case len(starts) == 0 && !st.rejectedStart[a]:
@@ -202,6 +212,70 @@ func (p *parser) validateActivity(st *procState, a *Activity) {
 	}
 	if a.Kind == EventBasedGateway {
 		p.validateEventBasedGateway(a)
+	}
+}
+
+// validateEventSubprocess checks an event subprocess: no sequence flows in
+// or out, no loop, no boundary event, exactly one start event, which has a
+// trigger (an error one interrupts, as Camunda requires).
+func (p *parser) validateEventSubprocess(st *procState, a *Activity) {
+	s := a.site()
+	for _, f := range a.Incoming {
+		p.errorf(f.site(), "Invalid incoming sequence flow of event subprocess '%s': it starts by its start event's trigger", a.ID)
+	}
+	for _, f := range a.Outgoing {
+		p.errorf(f.site(), "Invalid outgoing sequence flow of event subprocess '%s': its scope goes on without it", a.ID)
+	}
+	if a.MultiInstance != nil {
+		p.errorf(s, "an event subprocess cannot be multi-instance")
+	}
+	if len(a.Boundaries) > 0 {
+		p.errorf(a.Boundaries[0].site(), "a boundary event cannot be attached to an event subprocess")
+	}
+	starts := startEvents(a.Activities)
+	switch {
+	case len(starts) == 0 && !st.rejectedStart[a]:
+		p.errorf(s, "event subprocess has no start event: it needs exactly one error, message, timer, signal or escalation start event")
+	case len(starts) > 1:
+		p.errorf(starts[1].site(), "multiple start events not supported for event subprocess")
+	}
+	for _, se := range starts {
+		switch {
+		case se.Event == NoEvent:
+			p.errorf(se.site(), "start event of event subprocess must be of type 'error', 'message', 'timer', 'signal' or 'escalation'")
+		case se.Event == ErrorEvent && !se.CancelActivity:
+			p.errorf(se.site(), "error start event of event subprocess must be interrupting")
+		}
+	}
+}
+
+// validateEventSubprocessStarts checks the event subprocess start events of
+// one scope as Camunda does: one message subscription per name, and
+// escalation event subprocesses that never compete for an escalation
+// (Camunda's words).
+func (p *parser) validateEventSubprocessStarts(starts []*Activity, scope string) {
+	messages := map[string]bool{}
+	var escalations []*Activity
+	for _, se := range starts {
+		switch se.Event {
+		case MessageEvent:
+			if se.MessageName != "" && messages[se.MessageName] {
+				p.errorf(se.site(), "Cannot have more than one message event subscription with name '%s' for scope '%s'", se.MessageName, scope)
+			}
+			messages[se.MessageName] = true
+		case EscalationEvent:
+			for _, other := range escalations {
+				switch {
+				case other.EscalationCode == "" && se.EscalationCode == "":
+					p.errorf(se.site(), "The same scope can not contains more than one escalation event subprocess without escalation code. (also '%s')", other.Parent.ID)
+				case other.EscalationCode == "" || se.EscalationCode == "":
+					p.errorf(se.site(), "The same scope can not contains an escalation event subprocess without escalation code and another one with escalation code. (also '%s')", other.Parent.ID)
+				case other.EscalationCode == se.EscalationCode:
+					p.errorf(se.site(), "multiple escalation event subprocesses with the same escalationCode '%s' are not supported on same scope (also '%s')", se.EscalationCode, other.Parent.ID)
+				}
+			}
+			escalations = append(escalations, se)
+		}
 	}
 }
 

@@ -176,6 +176,11 @@ const (
 	SubscriptionCompensate = "compensate"
 )
 
+// EventSubprocessTrigger is the Configuration of the subscription of an
+// event subprocess's start event: it belongs to the execution of the
+// enclosing scope while that scope runs, whichever path the execution runs.
+const EventSubprocessTrigger = "event-subprocess"
+
 // EventSubscription is a wait for a message or signal: by an execution
 // (catch events, receive tasks, boundary events) or by a process definition
 // (message and signal start events, ExecutionID "").
@@ -207,7 +212,10 @@ const (
 	HandlerTimerCatch        = "timer-intermediate-transition"
 	HandlerTimerBoundary     = "timer-transition"
 	HandlerTimerEventGateway = "timer-event-based-gateway"
-	HandlerHistoryCleanup    = "history-cleanup" // the one job (HistoryCleanupJobID) that removes expired history
+	// HandlerTimerEventSubprocess is the timer of an event subprocess's
+	// start event, armed on its scope's execution.
+	HandlerTimerEventSubprocess = "timer-start-event-subprocess"
+	HandlerHistoryCleanup       = "history-cleanup" // the one job (HistoryCleanupJobID) that removes expired history
 )
 
 // Job is a unit of work for the job executor: an asynchronous continuation or

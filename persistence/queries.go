@@ -246,13 +246,16 @@ func SetHistoricTaskAssignee(id, assignee string) Write {
 // MovePath hands what a path owns from one execution of a process instance
 // to another (the execution tree's expansion and compaction): its jobs,
 // tasks, external tasks, event subscriptions, incidents and the instances
-// its call activity started. Variables are moved by MoveVariables.
+// its call activity started. Variables are moved by MoveVariables. The
+// triggers of event subprocesses stay: they belong to the scope execution,
+// not to the path it ran.
 func MovePath(processInstanceID, from, to string) []Write {
 	return []Write{
-		newWrite("UPDATE job SET execution_id = $1 WHERE execution_id = $2", to, from),
+		newWrite("UPDATE job SET execution_id = $1 WHERE execution_id = $2 AND (handler_type IS NULL OR handler_type <> $3)", to, from, HandlerTimerEventSubprocess),
 		newWrite("UPDATE task SET execution_id = $1 WHERE execution_id = $2", to, from),
 		newWrite("UPDATE external_task SET execution_id = $1 WHERE execution_id = $2", to, from),
-		newWrite("UPDATE event_subscription SET execution_id = $1 WHERE execution_id = $2", to, from),
+		newWrite("UPDATE event_subscription SET execution_id = $1 WHERE execution_id = $2 AND (configuration IS NULL OR configuration <> $3)",
+			to, from, EventSubprocessTrigger),
 		newWrite("UPDATE incident SET execution_id = $1 WHERE process_instance_id = $2 AND execution_id = $3", to, processInstanceID, from),
 		newWrite("UPDATE execution SET super_execution_id = $1 WHERE super_execution_id = $2", to, from),
 	}

@@ -352,6 +352,9 @@ func (c *command) removeExecution(x *execution) error {
 	if err := c.deleteLocalVariables(x); err != nil {
 		return err
 	}
+	if err := c.disarmEventSubprocesses(x); err != nil {
+		return err
+	}
 	x.removed = true
 	c.cc.Delete(x.Execution)
 	return nil

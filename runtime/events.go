@@ -93,27 +93,16 @@ func (c *command) clearWaits(x *execution, a *bpmn.Activity) error {
 }
 
 // deleteWaits deletes x's event subscriptions and its jobs (timers only,
-// unless all).
+// unless all). The triggers of event subprocesses armed on x stay: they go
+// with x's scope (disarmEventSubprocesses).
 func (c *command) deleteWaits(x *execution, timersOnly bool) error {
-	subs, err := selectWithNew(c, persistence.SubscriptionsOfExecution(x.ID), ownedBy[*persistence.EventSubscription](x.ID))
-	if err != nil {
-		return err
-	}
-	for _, s := range subs {
-		c.cc.Delete(s)
-	}
-	jobs, err := selectWithNew(c, persistence.JobsOfExecution(x.ProcessInstanceID, x.ID), ownedBy[*persistence.Job](x.ID))
-	if err != nil {
-		return err
-	}
-	for _, j := range jobs {
-		if !timersOnly || j.Type == persistence.JobTimer {
-			if err := c.deleteJob(j); err != nil {
-				return err
-			}
+	return c.deleteOwned(x, func(e persistence.Entity) bool {
+		if isTrigger(e) {
+			return false
 		}
-	}
-	return nil
+		j, isJob := e.(*persistence.Job)
+		return !isJob || !timersOnly || j.Type == persistence.JobTimer
+	})
 }
 
 // selectWithNew returns the rows q selects and the rows of its table that
@@ -154,7 +143,7 @@ func (c *command) cancelWaits(x *execution, reason string) error {
 	}
 	switch a.Kind {
 	case bpmn.UserTask:
-		tasks, err := selectWithNew(c, persistence.TasksOfExecution(x.ID), ownedBy[*persistence.Task](x.ID))
+		tasks, err := owned(c, x, persistence.TasksOfExecution(x.ID))
 		if err != nil {
 			return err
 		}
@@ -167,7 +156,7 @@ func (c *command) cancelWaits(x *execution, reason string) error {
 		}
 	case bpmn.ServiceTask, bpmn.SendTask:
 		if a.External {
-			ets, err := selectWithNew(c, persistence.ExternalTasksOfExecution(x.ID), ownedBy[*persistence.ExternalTask](x.ID))
+			ets, err := owned(c, x, persistence.ExternalTasksOfExecution(x.ID))
 			if err != nil {
 				return err
 			}
@@ -210,6 +199,9 @@ func (c *command) trigger(x *execution, activityID string, vars map[string]any) 
 	}
 	if a.Kind == bpmn.BoundaryEvent {
 		return c.triggerBoundary(x, a)
+	}
+	if a.IsEventSubprocessStart() {
+		return c.startEventSubprocess(x, a)
 	}
 	cur := x.activity()
 	if cur != nil && cur.Kind == bpmn.EventBasedGateway && a != cur {

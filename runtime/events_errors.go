@@ -13,12 +13,22 @@ import (
 // (the called instances it leaves are deleted). Without a catcher the
 // error ends the path like a none end event, as in Camunda.
 func (c *command) throwError(x *execution, code, message, source string) error {
+	thrower := x.activity()
 	for s := x; s != nil; {
 		if b := boundaryAt(s, bpmn.ErrorEvent, code); b != nil {
 			if err := errorVariables(s, b, code, message); err != nil {
 				return err
 			}
 			return c.triggerBoundary(s, b)
+		}
+		// The event subprocesses of the scope s runs come before the
+		// boundary events of that scope's activity (the next step out), as
+		// Camunda gives error start events the higher precedence.
+		if start := eventSubprocessAt(s, bpmn.ErrorEvent, code, thrower); start != nil {
+			if err := errorVariables(s, start, code, message); err != nil {
+				return err
+			}
+			return c.startEventSubprocess(s, start)
 		}
 		next, crossed, err := c.above(s)
 		if err != nil {
@@ -40,7 +50,7 @@ func (c *command) throwError(x *execution, code, message, source string) error {
 }
 
 // errorVariables sets the caught error's code and message in the variables
-// the catching boundary event names (camunda:errorCodeVariable,
+// the catching boundary event or event subprocess start names (camunda:errorCodeVariable,
 // camunda:errorMessageVariable), as Camunda: from the interrupted path
 // (outside the activity's input/output scope), where they exist or else on
 // the process instance.
@@ -70,6 +80,13 @@ func (c *command) throwEscalation(x *execution, a *bpmn.Activity) error {
 			if err := c.triggerBoundary(s, b); err != nil || b.CancelActivity {
 				return err // interrupting: the throwing path was cancelled with the scope
 			}
+			break
+		}
+		if start := eventSubprocessAt(s, bpmn.EscalationEvent, a.EscalationCode, a); start != nil {
+			if err := c.startEventSubprocess(s, start); err != nil || start.CancelActivity {
+				return err
+			}
+			x = x.live() // when x ran on s, its path went to a concurrent child
 			break
 		}
 		next, _, err := c.above(s)
@@ -109,19 +126,5 @@ func boundaryAt(s *execution, typ bpmn.EventType, code string) *bpmn.Activity {
 	if a == nil || (a.MultiInstance != nil && !s.isMIBody()) || s.isBodyScope() {
 		return nil
 	}
-	var all *bpmn.Activity
-	for _, b := range a.Boundaries {
-		bc := b.ErrorCode
-		if typ == bpmn.EscalationEvent {
-			bc = b.EscalationCode
-		}
-		switch {
-		case b.Event != typ:
-		case bc == code:
-			return b
-		case bc == "" && all == nil:
-			all = b
-		}
-	}
-	return all
+	return catcher(a.Boundaries, typ, code, nil)
 }

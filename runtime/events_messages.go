@@ -57,8 +57,9 @@ func (e *Engine) Correlate(ctx context.Context, t persistence.Tx, req CorrelateR
 				return err
 			}
 			// A non-interrupting boundary event keeps listening while its
-			// activity runs, as in Camunda.
-			if b := x.inst.def.Process.Activity(s.ActivityID); b == nil || b.Kind != bpmn.BoundaryEvent || b.CancelActivity {
+			// activity runs, as in Camunda, and so does a non-interrupting
+			// event subprocess start while its scope runs.
+			if !keepsListening(x.inst.def.Process.Activity(s.ActivityID)) {
 				c.cc.Delete(s)
 			}
 			if err := c.trigger(x, s.ActivityID, req.Variables); err != nil {
@@ -96,12 +97,12 @@ func (c *command) correlates(s *persistence.EventSubscription, req CorrelateRequ
 	if req.ProcessInstanceID != "" && s.ProcessInstanceID != req.ProcessInstanceID {
 		return false, nil
 	}
-	if req.BusinessKey == "" && len(req.CorrelationKeys) == 0 {
-		return true, nil
-	}
 	x, err := c.execution(s.ExecutionID)
 	if err != nil {
 		return false, err
+	}
+	if x.inst.root.Suspension == persistence.Suspended {
+		return false, nil // as Camunda, messages do not correlate to suspended instances
 	}
 	if req.BusinessKey != "" && x.inst.root.BusinessKey != req.BusinessKey {
 		return false, nil
@@ -143,9 +144,11 @@ func (c *command) throwSignal(name string, vars map[string]any) error {
 			if err != nil {
 				return err
 			}
-			// A non-interrupting boundary event keeps listening while its
-			// activity runs, as for messages.
-			if b := x.inst.def.Process.Activity(sub.ActivityID); b == nil || b.Kind != bpmn.BoundaryEvent || b.CancelActivity {
+			if x.inst.root.Suspension == persistence.Suspended {
+				return nil // as Camunda, a suspended instance does not receive signals
+			}
+			// Non-interrupting events keep listening, as for messages.
+			if !keepsListening(x.inst.def.Process.Activity(sub.ActivityID)) {
 				c.cc.Delete(sub)
 			}
 			return c.trigger(x, sub.ActivityID, vars)

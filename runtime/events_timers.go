@@ -129,9 +129,10 @@ func (c *command) fireStartTimer(j *persistence.Job) error {
 }
 
 // rescheduleCycle creates the next job of a cycle timer that just fired,
-// while repetitions remain. Interrupting boundary timers fire once.
+// while repetitions remain. Interrupting boundary and event subprocess
+// timers fire once.
 func (c *command) rescheduleCycle(j *persistence.Job, x *execution, a *bpmn.Activity) error {
-	if j.Repeat == "" || (a.Kind == bpmn.BoundaryEvent && a.CancelActivity) {
+	if j.Repeat == "" || (a.Kind == bpmn.BoundaryEvent || a.IsEventSubprocessStart()) && a.CancelActivity {
 		return nil
 	}
 	next, ok, err := nextCycle(j, c.cc.Now())

@@ -39,6 +39,9 @@ func (c *command) createInstance(def *Definition, businessKey, superExecutionID 
 	if err := in.root.setVariables(vars, true); err != nil {
 		return nil, err
 	}
+	if err := c.armEventSubprocesses(in.root); err != nil {
+		return nil, err
+	}
 	c.e.log.Debug("process instance started", "instance", in.root.ID, "definition", def.ID, "businessKey", businessKey)
 	return in, nil
 }
@@ -74,6 +77,9 @@ func (c *command) startBefore(in *instance, a *bpmn.Activity, vars map[string]an
 			return err
 		}
 		token = c.newScope(run)
+		if err := c.armEventSubprocesses(token); err != nil {
+			return err
+		}
 	}
 	if err := token.setVariables(vars, true); err != nil {
 		return err

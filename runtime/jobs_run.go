@@ -360,6 +360,11 @@ func (c *command) runJob(j *persistence.Job) error {
 			return err
 		}
 		return c.triggerBoundary(x, a)
+	case persistence.HandlerTimerEventSubprocess:
+		if err := c.rescheduleCycle(j, x, a); err != nil {
+			return err
+		}
+		return c.startEventSubprocess(x, a)
 	}
 	return fmt.Errorf("job %s: unknown handler %q", j.ID, j.HandlerType)
 }

@@ -11,15 +11,19 @@ import (
 // cancellation.
 
 // enterSubProcess starts the embedded subprocess a entered by path x: x
-// waits at a while a new scope execution runs the subprocess's path from
-// its none start event.
+// waits at a while a new scope execution, where a's event subprocesses are
+// armed, runs the subprocess's path from its none start event (an event
+// subprocess's from its start event).
 func (c *command) enterSubProcess(x *execution, a *bpmn.Activity) error {
-	start := a.NoneStartEvent()
+	start := a.InitialEvent()
 	if start == nil {
 		return fmt.Errorf("%s has no none start event", a)
 	}
 	x.IsActive = false
 	scope := c.newScope(x)
+	if err := c.armEventSubprocesses(scope); err != nil {
+		return err
+	}
 	c.push(func() error { return c.enter(scope, start, false) })
 	return nil
 }

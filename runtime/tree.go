@@ -16,6 +16,8 @@ import (
 // subscriptions, incidents, called instances, child scopes) moves with it,
 // so ids that users hold follow Camunda's: a job of a process without
 // concurrency references the process instance.
+// The subscriptions and timer jobs that arm a scope's event subprocesses
+// are the scope execution's own, not its path's: they never move.
 
 // scope returns the scope execution whose path x is: x itself, or its
 // parent when x is one of several concurrent paths.
@@ -81,6 +83,9 @@ func (c *command) fork(x *execution, n int) ([]*execution, error) {
 		scope.ActivityID, scope.ActivityInstanceID, scope.TransitionID = "", "", ""
 		scope.IsActive = false
 		c.update(scope)
+		// Operations already on the agenda for the path (an event
+		// subprocess may fork the scope under them) continue on x.
+		scope.replacedBy = x
 	}
 	paths := []*execution{x}
 	for len(paths) < n {
@@ -104,12 +109,14 @@ func (c *command) compact(scope *execution) (*execution, error) {
 	if err := c.removeExecution(last); err != nil {
 		return nil, err
 	}
+	scope.replacedBy = nil // it runs the path again
 	last.replacedBy = scope
 	return scope, nil
 }
 
-// live returns the execution that now runs x's path: x, or the scope
-// execution it was compacted into.
+// live returns the execution that now runs x's path: x, the scope
+// execution it was compacted into, or the concurrent child a scope's path
+// moved to.
 func (x *execution) live() *execution {
 	for x.replacedBy != nil {
 		x = x.replacedBy
@@ -141,7 +148,9 @@ func (c *command) movePath(from, to *execution) error {
 	}
 	for _, t := range []*persistence.Table{persistence.JobTable, persistence.TaskTable, persistence.ExternalTaskTable,
 		persistence.EventSubscriptionTable, persistence.IncidentTable} {
-		for _, e := range c.cc.Cached(t, func(e persistence.Entity) bool { return executionOf(e) != nil && *executionOf(e) == from.ID }) {
+		for _, e := range c.cc.Cached(t, func(e persistence.Entity) bool {
+			return executionOf(e) != nil && *executionOf(e) == from.ID && !isTrigger(e)
+		}) {
 			*executionOf(e) = to.ID
 		}
 	}
