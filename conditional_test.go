@@ -143,3 +143,39 @@ func TestConditionalBoundaryEvents(t *testing.T) {
 		}
 	})
 }
+
+// Conditional start events of event subprocesses: armed while their scope
+// runs and evaluated at each visible variable change; a non-interrupting
+// one runs beside the scope's path at every change that finds its
+// condition true, an interrupting one takes the scope over. A process
+// itself does not start on a condition.
+func TestConditionalEventSubprocess(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		cond := func(c string) string {
+			return `<conditionalEventDefinition><condition>` + c + `</condition></conditionalEventDefinition>`
+		}
+		e.deploy("p", espProcess(espDef("onRemind", false, cond("${remind}"), "note"), espDef("onCancel", true, cond("${cancel}"), "cancelled")))
+		pi := e.start("p", map[string]any{"remind": false, "cancel": false})
+		wantEq(t, "tasks", e.taskKeys(pi), "work")
+		for range 2 {
+			e.setVars(pi, map[string]any{"remind": true})
+		}
+		wantEq(t, "tasks after two reminders", e.taskKeys(pi), "note,note,work")
+		e.setVars(pi, map[string]any{"cancel": true})
+		wantEq(t, "tasks after the cancel", e.taskKeys(pi), "cancelled")
+		wantEq(t, "work canceled", e.canceled(pi, "work"), []bool{true})
+		e.complete(pi, "cancelled", nil)
+		wantEq(t, "state", e.state(pi), bpmnlite.StateCompleted)
+		if subs := e.subsOf(pi); len(subs) != 0 {
+			t.Fatalf("subscriptions left: %+v", subs)
+		}
+
+		_, err := e.eng.Deploy(e.ctx, bpmnlite.DeployRequest{Name: "bad", Resources: []bpmnlite.Resource{{Name: "bad.bpmn", Bytes: []byte(enginetest.Process("bad", `
+    <startEvent id="start">`+cond("${go}")+`</startEvent>
+    <sequenceFlow id="f1" sourceRef="start" targetRef="end" />
+    <endEvent id="end" />`))}}})
+		if err == nil || !strings.Contains(err.Error(), "startEvent/conditionalEventDefinition 'start': unsupported element type; conditional start events are only allowed in event subprocesses") {
+			t.Fatalf("a conditional start event of a process: %v", err)
+		}
+	})
+}

@@ -562,3 +562,24 @@ func TestEventSubprocessStartBefore(t *testing.T) {
 		wantEq(t, "tasks", e.taskKeys(pi), "alarmed")
 	})
 }
+
+// camunda:escalationCodeVariable on an escalation boundary event and an
+// escalation event subprocess start receives the caught escalation's code.
+func TestEscalationCodeVariable(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deploy("p", xmlDefs(espRoots, xmlProcess("p", `<startEvent id="start"/>
+<subProcess id="sub"><startEvent id="subStart"/><intermediateThrowEvent id="raise">`+escLate+`</intermediateThrowEvent><userTask id="work"/><endEvent id="subEnd"/>`+
+			xmlChain("subStart", "raise", "work", "subEnd")+`</subProcess>
+<boundaryEvent id="caught" attachedToRef="sub" cancelActivity="false"><escalationEventDefinition camunda:escalationCodeVariable="boundaryCode"/></boundaryEvent>
+<userTask id="handle"/><userTask id="after"/><endEvent id="end">`+escLate+`</endEvent>`,
+			xmlChain("start", "sub", "after", "end"), xmlChain("caught", "handle"),
+			espDef("onLate", false, `<escalationEventDefinition escalationRef="late" camunda:escalationCodeVariable="startCode"/>`, "notified"))))
+		pi := e.start("p", nil)
+		wantEq(t, "tasks", e.taskKeys(pi), "handle,work")
+		wantEq(t, "boundary code", e.varsOf(pi)["boundaryCode"], "LATE")
+		e.complete(pi, "work", nil)
+		e.complete(pi, "after", nil)
+		wantEq(t, "tasks", e.taskKeys(pi), "handle,notified")
+		wantEq(t, "start code", e.varsOf(pi)["startCode"], "LATE")
+	})
+}

@@ -29,8 +29,9 @@ var eventDefinitions = map[Kind]struct {
 	hint    string
 }{
 	StartEvent: {map[string]EventType{"": NoEvent, "timerEventDefinition": TimerEvent, "messageEventDefinition": MessageEvent,
-		"signalEventDefinition": SignalEvent, "errorEventDefinition": ErrorEvent, "escalationEventDefinition": EscalationEvent},
-		"start events can be none, timer, message or signal start events (error and escalation ones in event subprocesses; a process does not start on a condition: start it from code when the condition holds)"},
+		"signalEventDefinition": SignalEvent, "errorEventDefinition": ErrorEvent, "escalationEventDefinition": EscalationEvent,
+		"conditionalEventDefinition": ConditionalEvent},
+		"start events can be none, timer, message or signal start events (error, escalation and conditional ones in event subprocesses)"},
 	EndEvent: {map[string]EventType{"": NoEvent, "terminateEventDefinition": TerminateEvent, "errorEventDefinition": ErrorEvent,
 		"messageEventDefinition": MessageEvent, "escalationEventDefinition": EscalationEvent, "signalEventDefinition": SignalEvent,
 		"compensateEventDefinition": CompensationEvent},
@@ -239,6 +240,9 @@ func (p *parser) parseEvent(st *procState, s site, e *etree.Element, a *Activity
 		}
 		if a.Kind != BoundaryEvent && a.Kind != StartEvent && a.EscalationCode == "" {
 			p.errorf(ds, "a throwing escalation event needs an escalationRef to an escalation with an escalationCode")
+		}
+		if a.Kind == BoundaryEvent || a.Kind == StartEvent {
+			a.EscalationCodeVariable = strings.TrimSpace(camundaValue(def, "escalationCodeVariable"))
 		}
 	}
 	if a.Kind == BoundaryEvent {

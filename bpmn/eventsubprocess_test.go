@@ -78,7 +78,7 @@ func TestEventSubprocessProblems(t *testing.T) {
 		{"non-interrupting error start", eventSubprocess("", `<startEvent id="es" isInterrupting="false"><errorEventDefinition/></startEvent>`),
 			"es", "error start event of event subprocess must be interrupting", 5, "startEvent"},
 		{"no trigger", eventSubprocess("", `<startEvent id="es"/>`),
-			"es", "start event of event subprocess must be of type 'error', 'message', 'timer', 'signal' or 'escalation'", 5, "startEvent"},
+			"es", "start event of event subprocess must be of type 'error', 'message', 'timer', 'signal', 'escalation' or 'conditional'", 5, "startEvent"},
 		{"no start", eventSubprocess("", `<task id="t"/>`),
 			"esp", "event subprocess has no start event", 4, "subProcess"},
 		{"two starts", eventSubprocess("", errStart+`<startEvent id="es2"><messageEventDefinition messageRef="msg"/></startEvent>`),

@@ -281,6 +281,9 @@ type Activity struct {
 	// ErrorCodeVariable and ErrorMessageVariable (camunda:, on an error
 	// boundary event's definition) receive the caught error's code and message.
 	ErrorCodeVariable, ErrorMessageVariable string
+	// EscalationCodeVariable (camunda:, on a catching escalation event's
+	// definition) receives the caught escalation's code.
+	EscalationCodeVariable string
 	// Condition is a conditional event's condition (an expression);
 	// ConditionVariable (camunda:variableName) and ConditionVariableEvents
 	// (camunda:variableEvents: create, update, delete) limit the variable

@@ -20,6 +20,7 @@ var camundaAttributes = map[string]bool{
 	"expression": true, "followUpDate": true, "formKey": true, "formRef": true, "historyTimeToLive": true,
 	"jobPriority": true, "priority": true, "resultVariable": true, "taskPriority": true, "topic": true,
 	"type": true, "versionTag": true, "variableName": true, "variableEvents": true,
+	"escalationCodeVariable": true,
 }
 
 // camundaMetadata are camunda: attributes with no effect on execution.

@@ -153,8 +153,13 @@ func (p *parser) validateActivity(st *procState, a *Activity) {
 			p.errorf(s, "a start event cannot have incoming sequence flows")
 		}
 		// Inside a plain subprocess the none-start rule reports it.
-		if (a.Event == ErrorEvent || a.Event == EscalationEvent) && a.Parent == nil {
+		switch {
+		case a.Parent != nil:
+		case a.Event == ErrorEvent || a.Event == EscalationEvent:
 			p.errorf(s, "%s start events are only allowed in event subprocesses", a.Event)
+		case a.Event == ConditionalEvent:
+			p.unsupported(st, s, "startEvent/conditionalEventDefinition",
+				"conditional start events are only allowed in event subprocesses: a process does not start on a condition, start it from code when the condition holds")
 		}
 	case EndEvent:
 		if len(a.Outgoing) > 0 {
@@ -235,14 +240,14 @@ func (p *parser) validateEventSubprocess(st *procState, a *Activity) {
 	starts := startEvents(a.Activities)
 	switch {
 	case len(starts) == 0 && !st.rejectedStart[a]:
-		p.errorf(s, "event subprocess has no start event: it needs exactly one error, message, timer, signal or escalation start event")
+		p.errorf(s, "event subprocess has no start event: it needs exactly one error, message, timer, signal, escalation or conditional start event")
 	case len(starts) > 1:
 		p.errorf(starts[1].site(), "multiple start events not supported for event subprocess")
 	}
 	for _, se := range starts {
 		switch {
 		case se.Event == NoEvent:
-			p.errorf(se.site(), "start event of event subprocess must be of type 'error', 'message', 'timer', 'signal' or 'escalation'")
+			p.errorf(se.site(), "start event of event subprocess must be of type 'error', 'message', 'timer', 'signal', 'escalation' or 'conditional'")
 		case se.Event == ErrorEvent && !se.CancelActivity:
 			p.errorf(se.site(), "error start event of event subprocess must be interrupting")
 		}

@@ -44,6 +44,7 @@ type command struct {
 	// variable changes, and the subscriptions made, since the last time.
 	varChanges      []variableChange
 	freshConditions map[string]*instance // by subscription id
+	conditions      *conditionRound      // the round being fired, one event at a time
 }
 
 func (e *Engine) newCommand(cc *tx.Context) *command {

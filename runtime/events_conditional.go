@@ -36,35 +36,59 @@ func (x *execution) changed(owner, name, event string) {
 
 // subscribeCondition makes x wait for conditional event a; the condition
 // is evaluated when the agenda drains.
-func (c *command) subscribeCondition(x *execution, a *bpmn.Activity) {
+func (c *command) subscribeCondition(x *execution, a *bpmn.Activity) *persistence.EventSubscription {
 	sub := c.subscribe(x, a, persistence.SubscriptionConditional, "")
 	if c.freshConditions == nil {
 		c.freshConditions = make(map[string]*instance)
 	}
 	c.freshConditions[sub.ID] = x.inst
+	return sub
 }
 
-// evaluateConditions evaluates the conditional events that new
-// subscriptions and this command's variable changes concern, and puts
-// those whose condition holds on the agenda. It reports whether it did.
+// conditionRound is a batch of variable changes and new subscriptions
+// under evaluation. Its events fire one at a time, each once: what one
+// runs may remove the waits of the others (an interrupting event
+// subprocess cancels its scope), so the rest are evaluated after it.
+type conditionRound struct {
+	changes []variableChange
+	fresh   map[string]*instance // by subscription id
+	fired   map[string]bool
+}
+
+// evaluateConditions puts the next conditional event whose condition holds
+// on the agenda, of the current round or of a new one made of the changes
+// and subscriptions since; it reports whether it did.
 func (c *command) evaluateConditions() (bool, error) {
-	if len(c.varChanges) == 0 && len(c.freshConditions) == 0 {
-		return false, nil
+	for {
+		if c.conditions == nil {
+			if len(c.varChanges) == 0 && len(c.freshConditions) == 0 {
+				return false, nil
+			}
+			c.conditions = &conditionRound{changes: c.varChanges, fresh: c.freshConditions, fired: map[string]bool{}}
+			c.varChanges, c.freshConditions = nil, nil
+		}
+		fired, err := c.fireNextCondition(c.conditions)
+		if err != nil || fired {
+			return fired, err
+		}
+		c.conditions = nil
 	}
-	changes, fresh := c.varChanges, c.freshConditions
-	c.varChanges, c.freshConditions = nil, nil
+}
+
+// fireNextCondition finds the first event of round not fired yet that the
+// round concerns and whose condition holds, and puts it on the agenda.
+func (c *command) fireNextCondition(round *conditionRound) (bool, error) {
 	var instances []*instance
-	for _, ch := range changes {
+	for _, ch := range round.changes {
 		if !slices.Contains(instances, ch.in) {
 			instances = append(instances, ch.in)
 		}
 	}
-	for _, in := range fresh {
+	for _, in := range round.fresh {
 		if !slices.Contains(instances, in) {
 			instances = append(instances, in)
 		}
 	}
-	triggered := false
 	for _, in := range instances {
 		if in.root.Suspension == persistence.Suspended || c.cc.IsDeleted(in.root) {
 			continue
@@ -76,10 +100,10 @@ func (c *command) evaluateConditions() (bool, error) {
 		for _, sub := range subs {
 			x := in.execs[sub.ExecutionID]
 			a := in.def.Process.Activity(sub.ActivityID)
-			if x == nil || a == nil {
+			if x == nil || x.removed || a == nil || round.fired[sub.ID] {
 				continue
 			}
-			if _, isNew := fresh[sub.ID]; !isNew && !concerns(changes, in, x, a) {
+			if _, isNew := round.fresh[sub.ID]; !isNew && !concerns(round.changes, in, x, a) {
 				continue
 			}
 			holds, err := c.conditionHolds(x, a)
@@ -87,12 +111,13 @@ func (c *command) evaluateConditions() (bool, error) {
 				return false, err
 			}
 			if holds {
-				triggered = true
+				round.fired[sub.ID] = true
 				c.push(func() error { return c.fireCondition(sub, x, a) })
+				return true, nil
 			}
 		}
 	}
-	return triggered, nil
+	return false, nil
 }
 
 // conditionalSubscriptions are in's conditional subscriptions: stored, and
@@ -141,12 +166,12 @@ func (c *command) conditionHolds(x *execution, a *bpmn.Activity) (bool, error) {
 
 // fireCondition triggers conditional event a, which x waits for, unless an
 // operation before it removed the wait. A non-interrupting boundary event
-// keeps listening while its activity runs.
+// or event subprocess start keeps listening while its scope runs.
 func (c *command) fireCondition(sub *persistence.EventSubscription, x *execution, a *bpmn.Activity) error {
 	if c.cc.IsDeleted(sub) {
 		return nil
 	}
-	if a.Kind != bpmn.BoundaryEvent || a.CancelActivity {
+	if !keepsListening(a) {
 		c.cc.Delete(sub)
 	}
 	return c.trigger(x, a.ID, nil)

@@ -68,6 +68,16 @@ func errorVariables(s *execution, b *bpmn.Activity, code, message string) error 
 	return s.outside().setVariables(vars, false)
 }
 
+// escalationVariable sets the caught escalation's code in the variable
+// the catching event names (camunda:escalationCodeVariable), as
+// errorVariables does for errors.
+func escalationVariable(s *execution, catch *bpmn.Activity, code string) error {
+	if catch.EscalationCodeVariable == "" {
+		return nil
+	}
+	return s.outside().setVariable(catch.EscalationCodeVariable, code)
+}
+
 // throwEscalation throws escalation code from x's activity a (an
 // intermediate throw or end event): the nearest escalation boundary event
 // for the code, up the scopes and across call activities, catches it.
@@ -77,12 +87,18 @@ func errorVariables(s *execution, b *bpmn.Activity, code, message string) error 
 func (c *command) throwEscalation(x *execution, a *bpmn.Activity) error {
 	for s := x; s != nil; {
 		if b := boundaryAt(s, bpmn.EscalationEvent, a.EscalationCode); b != nil {
+			if err := escalationVariable(s, b, a.EscalationCode); err != nil {
+				return err
+			}
 			if err := c.triggerBoundary(s, b); err != nil || b.CancelActivity {
 				return err // interrupting: the throwing path was cancelled with the scope
 			}
 			break
 		}
 		if start := eventSubprocessAt(s, bpmn.EscalationEvent, a.EscalationCode, a); start != nil {
+			if err := escalationVariable(s, start, a.EscalationCode); err != nil {
+				return err
+			}
 			if err := c.startEventSubprocess(s, start); err != nil || start.CancelActivity {
 				return err
 			}

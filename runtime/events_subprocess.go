@@ -45,6 +45,8 @@ func (c *command) armEventSubprocesses(scope *execution) error {
 			c.subscribe(scope, start, persistence.SubscriptionMessage, start.MessageName).Configuration = persistence.EventSubprocessTrigger
 		case bpmn.SignalEvent:
 			c.subscribe(scope, start, persistence.SubscriptionSignal, start.SignalName).Configuration = persistence.EventSubprocessTrigger
+		case bpmn.ConditionalEvent:
+			c.subscribeCondition(scope, start).Configuration = persistence.EventSubprocessTrigger
 		}
 	}
 	return nil
