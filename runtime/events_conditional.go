@@ -8,9 +8,10 @@ import (
 	"github.com/bpmnlite/bpmnlite/persistence"
 )
 
-// Conditional events, as Camunda runs them: an intermediate or boundary
-// conditional event subscribes when it is reached or its activity starts,
-// and its condition is evaluated then, and again whenever a variable
+// Conditional events, as Camunda runs them: an intermediate, boundary or
+// event subprocess start conditional event subscribes when it is reached,
+// its activity starts or its scope starts, and its condition is evaluated
+// then, and again whenever a variable
 // visible to it changes (set on its execution or on a scope above it),
 // filtered by camunda:variableName and camunda:variableEvents. A command
 // evaluates once its agenda is drained, so a condition sees the variables
