@@ -157,6 +157,20 @@ func (e *Engine) Signal(ctx context.Context, name string, vars map[string]any) e
 	return e.rt.Signal(ctx, nil, name, vars)
 }
 
+// ConditionEvaluation asks which processes start on a condition (see
+// EvaluateStartConditions).
+type ConditionEvaluation = runtime.ConditionEvaluation
+
+// EvaluateStartConditions starts an instance of every latest process
+// definition (or of ProcessDefinitionID) whose conditional start event's
+// condition holds on the given variables, with them, and returns the new
+// instances' ids, as Camunda's condition evaluation (REST POST
+// /condition). Suspended definitions are skipped; none deployed is
+// ErrNoConditionalStart.
+func (e *Engine) EvaluateStartConditions(ctx context.Context, req ConditionEvaluation) ([]string, error) {
+	return e.rt.EvaluateStartConditions(ctx, nil, req)
+}
+
 // SignalTx is Signal inside the caller's transaction.
 func (e *Engine) SignalTx(ctx context.Context, t pgx.Tx, name string, vars map[string]any) error {
 	pt, err := e.joinTx(ctx, t)

@@ -157,6 +157,9 @@ var (
 	ErrJobLocked = runtime.ErrJobLocked
 	// ErrNoMatch: a message found nobody waiting for it.
 	ErrNoMatch = runtime.ErrNoMatch
+	// ErrNoConditionalStart: EvaluateStartConditions found no conditional
+	// start event deployed (of the definition asked for).
+	ErrNoConditionalStart = runtime.ErrNoConditionalStart
 	// ErrAmbiguous: a message for exactly one receiver matched several.
 	ErrAmbiguous = runtime.ErrAmbiguous
 	// ErrOperationLimit: a command ran Config.MaxOperations operations

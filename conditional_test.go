@@ -1,6 +1,7 @@
 package bpmnlite_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -147,8 +148,7 @@ func TestConditionalBoundaryEvents(t *testing.T) {
 // Conditional start events of event subprocesses: armed while their scope
 // runs and evaluated at each visible variable change; a non-interrupting
 // one runs beside the scope's path at every change that finds its
-// condition true, an interrupting one takes the scope over. A process
-// itself does not start on a condition.
+// condition true, an interrupting one takes the scope over.
 func TestConditionalEventSubprocess(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		cond := func(c string) string {
@@ -169,13 +169,62 @@ func TestConditionalEventSubprocess(t *testing.T) {
 		if subs := e.subsOf(pi); len(subs) != 0 {
 			t.Fatalf("subscriptions left: %+v", subs)
 		}
+	})
+}
 
-		_, err := e.eng.Deploy(e.ctx, bpmnlite.DeployRequest{Name: "bad", Resources: []bpmnlite.Resource{{Name: "bad.bpmn", Bytes: []byte(enginetest.Process("bad", `
-    <startEvent id="start">`+cond("${go}")+`</startEvent>
-    <sequenceFlow id="f1" sourceRef="start" targetRef="end" />
-    <endEvent id="end" />`))}}})
-		if err == nil || !strings.Contains(err.Error(), "startEvent/conditionalEventDefinition 'start': unsupported element type; conditional start events are only allowed in event subprocesses") {
-			t.Fatalf("a conditional start event of a process: %v", err)
+// conditionalStart is process id starting on cond, then waiting at a user
+// task.
+func conditionalStart(id, cond string) string {
+	return enginetest.Process(id, `
+    <startEvent id="start"><conditionalEventDefinition><condition>`+cond+`</condition></conditionalEventDefinition></startEvent>
+    <sequenceFlow id="f1" sourceRef="start" targetRef="review" />
+    <userTask id="review" />`)
+}
+
+// Conditional start events of processes: EvaluateStartConditions starts
+// every latest definition whose condition holds on the given variables, as
+// Camunda's condition evaluation does; a new version replaces the old one's
+// event, suspended definitions are skipped, none deployed is an error.
+func TestConditionalStartEvents(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		if _, err := e.eng.EvaluateStartConditions(e.ctx, bpmnlite.ConditionEvaluation{}); !errors.Is(err, bpmnlite.ErrNoConditionalStart) {
+			t.Fatalf("nothing deployed: %v, want ErrNoConditionalStart", err)
+		}
+		e.deploy("large", conditionalStart("large", "${amount > 100}"))
+		e.deploy("small", conditionalStart("small", "${amount le 100}"))
+		large := e.deploy("large", conditionalStart("large", "${amount > 1000}")) // version 2 replaces version 1
+		started, err := e.eng.EvaluateStartConditions(e.ctx, bpmnlite.ConditionEvaluation{Variables: map[string]any{"amount": 500}})
+		if err != nil || len(started) != 0 {
+			t.Fatalf("amount 500 started %v (%v): version 1 of large still listens", started, err)
+		}
+		started, err = e.eng.EvaluateStartConditions(e.ctx, bpmnlite.ConditionEvaluation{Variables: map[string]any{"amount": 50}, BusinessKey: "order-1"})
+		if err != nil || len(started) != 1 {
+			t.Fatalf("amount 50 started %v (%v), want one instance of small", started, err)
+		}
+		in, err := e.eng.ProcessInstances(e.ctx, bpmnlite.ProcessInstanceQuery{ID: started[0]})
+		if err != nil || len(in) != 1 || in[0].ProcessDefinitionKey != "small" || in[0].BusinessKey != "order-1" {
+			t.Fatalf("started %+v (%v)", in, err)
+		}
+		wantEq(t, "variables", e.varsOf(started[0])["amount"], int64(50))
+		wantEq(t, "tasks", e.taskKeys(started[0]), "review")
+
+		started, err = e.eng.EvaluateStartConditions(e.ctx, bpmnlite.ConditionEvaluation{Variables: map[string]any{"amount": 5000}})
+		if err != nil || len(started) != 1 {
+			t.Fatalf("amount 5000 started %v (%v), want one instance of large", started, err)
+		}
+		defID := large.Definitions[0].ID
+		if in, _ := e.eng.ProcessInstances(e.ctx, bpmnlite.ProcessInstanceQuery{ID: started[0]}); len(in) != 1 || in[0].ProcessDefinitionID != defID {
+			t.Fatalf("started %+v, want version 2 of large (%s)", in, defID)
+		}
+		if err := e.eng.SuspendProcessDefinition(e.ctx, defID, false); err != nil {
+			t.Fatal(err)
+		}
+		started, err = e.eng.EvaluateStartConditions(e.ctx, bpmnlite.ConditionEvaluation{Variables: map[string]any{"amount": 5000}, ProcessDefinitionID: defID})
+		if err != nil || len(started) != 0 {
+			t.Fatalf("a suspended definition started %v (%v)", started, err)
+		}
+		if _, err := e.eng.EvaluateStartConditions(e.ctx, bpmnlite.ConditionEvaluation{Variables: map[string]any{"other": 1}}); err == nil || !strings.Contains(err.Error(), "amount") {
+			t.Fatalf("a condition on a missing variable: %v, want an error naming it", err)
 		}
 	})
 }

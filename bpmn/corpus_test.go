@@ -106,6 +106,7 @@ var supportedHere = map[string]bool{
 	"boundaryEvent/messageEventDefinition": true, "boundaryEvent/errorEventDefinition": true, "boundaryEvent/timerEventDefinition": true,
 	"endEvent/terminateEventDefinition": true, "endEvent/errorEventDefinition": true, "endEvent/signalEventDefinition": true,
 	"boundaryEvent/conditionalEventDefinition": true, "intermediateCatchEvent/conditionalEventDefinition": true,
+	"startEvent/conditionalEventDefinition": true,
 }
 
 // miwgCase is a manifest row: the constructs outside bpmnlite's list, and

@@ -47,7 +47,7 @@ func TestProblems(t *testing.T) {
 		{"signal start without signal", proc(`<startEvent id="x"><signalEventDefinition/></startEvent>`),
 			"x", "startEvent", "signalEventDefinition has no signalRef"},
 		{"conditional start", proc(`<startEvent id="x"><conditionalEventDefinition/></startEvent>`),
-			"x", "startEvent/conditionalEventDefinition", "unsupported element type"},
+			"x", "startEvent", "conditionalEventDefinition has no condition"},
 		{"multiple event definitions", proc(`<startEvent id="x"><messageEventDefinition/><timerEventDefinition/></startEvent>`),
 			"x", "startEvent/messageEventDefinition+timerEventDefinition", "several event definitions"},
 		{"script listener", simple(`<task id="x"><extensionElements><camunda:executionListener event="start"><camunda:script scriptFormat="js">1</camunda:script></camunda:executionListener></extensionElements></task>`),

@@ -153,13 +153,8 @@ func (p *parser) validateActivity(st *procState, a *Activity) {
 			p.errorf(s, "a start event cannot have incoming sequence flows")
 		}
 		// Inside a plain subprocess the none-start rule reports it.
-		switch {
-		case a.Parent != nil:
-		case a.Event == ErrorEvent || a.Event == EscalationEvent:
+		if (a.Event == ErrorEvent || a.Event == EscalationEvent) && a.Parent == nil {
 			p.errorf(s, "%s start events are only allowed in event subprocesses", a.Event)
-		case a.Event == ConditionalEvent:
-			p.unsupported(st, s, "startEvent/conditionalEventDefinition",
-				"conditional start events are only allowed in event subprocesses: a process does not start on a condition, start it from code when the condition holds")
 		}
 	case EndEvent:
 		if len(a.Outgoing) > 0 {

@@ -71,6 +71,15 @@ func ConditionalSubscriptionsOf(processInstanceID string) Query[*EventSubscripti
 	return newQuery[*EventSubscription]("WHERE process_instance_id = $1 AND event_type = 'conditional' ORDER BY created", processInstanceID)
 }
 
+// ConditionalStarts are the conditional start events of the process
+// definitions deployed last (all, or the one with processDefinitionID).
+func ConditionalStarts(processDefinitionID string) Query[*EventSubscription] {
+	if processDefinitionID != "" {
+		return newQuery[*EventSubscription]("WHERE event_type = 'conditional' AND process_instance_id IS NULL AND process_definition_id = $1 ORDER BY created", processDefinitionID)
+	}
+	return newQuery[*EventSubscription]("WHERE event_type = 'conditional' AND process_instance_id IS NULL ORDER BY created")
+}
+
 // CompensationsOf are the compensation handlers a process instance keeps
 // for its completed activities, latest completion first.
 func CompensationsOf(processInstanceID string) Query[*EventSubscription] {
@@ -316,7 +325,7 @@ func DeleteStartTimers(processDefinitionID string) Write {
 // DeleteStartSubscriptions deletes the message start subscriptions of a
 // process definition.
 func DeleteStartSubscriptions(processDefinitionID string) Write {
-	return newWrite("DELETE FROM event_subscription WHERE process_definition_id = $1 AND execution_id IS NULL", processDefinitionID)
+	return newWrite("DELETE FROM event_subscription WHERE process_definition_id = $1 AND execution_id IS NULL AND process_instance_id IS NULL", processDefinitionID)
 }
 
 // DeleteDefinitionRows deletes what a process definition leaves once no

@@ -511,3 +511,31 @@ func TestRESTTaskDatesAndHistory(t *testing.T) {
 		}
 	})
 }
+
+// POST /condition starts the processes whose conditional start event's
+// condition holds, answering their instances as Camunda does; with none
+// deployed it is a 400.
+func TestRESTCondition(t *testing.T) {
+	eachBackend(t, rest.Options{}, func(t *testing.T, a *api) {
+		body := map[string]any{"variables": map[string]any{"amount": map[string]any{"value": 500, "type": "Integer"}}, "businessKey": "b-1"}
+		if status, out := a.call("POST", "/condition", body); status != http.StatusBadRequest ||
+			!strings.Contains(fmt.Sprint(field(out, "message")), "No subscriptions were found") {
+			t.Fatalf("nothing deployed: %d %v, want 400", status, out)
+		}
+		a.ok(http.StatusOK, "POST", "/deployment/create", deployment("onLarge", map[string]string{"large.bpmn": `<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" targetNamespace="t">
+  <process id="large" isExecutable="true">
+    <startEvent id="start"><conditionalEventDefinition><condition>${amount > 100}</condition></conditionalEventDefinition></startEvent>
+    <sequenceFlow id="f1" sourceRef="start" targetRef="review" />
+    <userTask id="review" />
+  </process>
+</definitions>`}))
+		out, _ := a.ok(http.StatusOK, "POST", "/condition", body).([]any)
+		if len(out) != 1 || field(out[0], "businessKey") != "b-1" || field(out[0], "ended") != false || field(out[0], "id") == "" {
+			t.Fatalf("started %v, want one instance of large", out)
+		}
+		body["variables"] = map[string]any{"amount": map[string]any{"value": 5, "type": "Integer"}}
+		if out, _ := a.ok(http.StatusOK, "POST", "/condition", body).([]any); len(out) != 0 {
+			t.Fatalf("a false condition started %v", out)
+		}
+	})
+}

@@ -155,8 +155,9 @@ func (h *Execution) GetEventName() string { return h.event }
 // resolver resolves names in expressions against an execution's variables,
 // then the engine's beans; "execution" is the execution handle.
 type resolver struct {
-	e *Engine
-	h *Execution // nil: no execution (timer start events)
+	e    *Engine
+	h    *Execution     // nil: no execution (timer start events)
+	vars map[string]any // without an execution: the variables a condition sees
 }
 
 func (r resolver) Resolve(name string) (any, bool) {
@@ -168,6 +169,9 @@ func (r resolver) Resolve(name string) (any, bool) {
 		if err == nil && ok {
 			return v, true
 		}
+	}
+	if v, ok := r.vars[name]; ok {
+		return v, true
 	}
 	return r.e.bean(name)
 }

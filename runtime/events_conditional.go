@@ -1,11 +1,14 @@
 package runtime
 
 import (
+	"context"
+	"errors"
 	"slices"
 
 	"github.com/bpmnlite/bpmnlite/bpmn"
 	"github.com/bpmnlite/bpmnlite/expression"
 	"github.com/bpmnlite/bpmnlite/persistence"
+	"github.com/bpmnlite/bpmnlite/tx"
 )
 
 // Conditional events, as Camunda runs them: an intermediate, boundary or
@@ -176,4 +179,64 @@ func (c *command) fireCondition(sub *persistence.EventSubscription, x *execution
 		c.cc.Delete(sub)
 	}
 	return c.trigger(x, a.ID, nil)
+}
+
+// ErrNoConditionalStart: no deployed process (or not the one asked for)
+// has a conditional start event.
+var ErrNoConditionalStart = errors.New("no conditional start event is deployed")
+
+// ConditionEvaluation asks which processes start on a condition: those of
+// the latest definitions (or of ProcessDefinitionID) whose conditional
+// start event's condition holds on Variables start, with them.
+type ConditionEvaluation struct {
+	Variables           map[string]any
+	BusinessKey         string
+	ProcessDefinitionID string
+}
+
+// EvaluateStartConditions starts an instance of every process whose
+// conditional start event's condition holds on the request's variables, as
+// Camunda's condition evaluation does, and returns their ids. Suspended
+// definitions are skipped; with none deployed it fails with
+// ErrNoConditionalStart.
+func (e *Engine) EvaluateStartConditions(ctx context.Context, t persistence.Tx, req ConditionEvaluation) ([]string, error) {
+	var started []string
+	err := e.command(ctx, t, func(c *command) error {
+		started = nil
+		subs, err := tx.Read(c.cc, persistence.ConditionalStarts(req.ProcessDefinitionID))
+		if err != nil {
+			return err
+		}
+		if len(subs) == 0 {
+			return ErrNoConditionalStart
+		}
+		for _, sub := range subs {
+			def, err := c.e.Definition(c.cc, sub.ProcessDefinitionID)
+			if err != nil {
+				return err
+			}
+			start := def.Process.Activity(sub.ActivityID)
+			if def.Suspension == persistence.Suspended || start == nil {
+				continue
+			}
+			ex, err := expression.Compile(start.Condition)
+			if err != nil {
+				return failAt(start, "condition: %w", err)
+			}
+			holds, err := ex.EvalBool(resolver{e: c.e, vars: req.Variables})
+			if err != nil {
+				return failAt(start, "condition: %w", err)
+			}
+			if !holds {
+				continue
+			}
+			in, err := c.startInstance(def, req.BusinessKey, "", req.Variables, start)
+			if err != nil {
+				return err
+			}
+			started = append(started, in.root.ID)
+		}
+		return nil
+	})
+	return started, err
 }

@@ -310,7 +310,8 @@ func (c *command) constOrExpr(x *execution, activityLevel, processLevel, attr st
 }
 
 // createStartEvents arms a new definition's start events: a timer job per
-// timer start event, a subscription per message or signal start event.
+// timer start event, a subscription per message, signal or conditional
+// start event.
 func (e *Engine) createStartEvents(cc *tx.Context, def *Definition, jobDefs map[jobDefKey]*persistence.JobDefinition) error {
 	c := e.newCommand(cc)
 	c.startDef = def
@@ -331,6 +332,15 @@ func (e *Engine) createStartEvents(cc *tx.Context, def *Definition, jobDefs map[
 				Rev:                 1,
 				EventType:           typ,
 				EventName:           name,
+				ActivityID:          s.ID,
+				ProcessDefinitionID: def.ID,
+				Created:             cc.Now().UTC(),
+			})
+		case bpmn.ConditionalEvent:
+			cc.Insert(&persistence.EventSubscription{
+				ID:                  newID(),
+				Rev:                 1,
+				EventType:           persistence.SubscriptionConditional,
 				ActivityID:          s.ID,
 				ProcessDefinitionID: def.ID,
 				Created:             cc.Now().UTC(),
