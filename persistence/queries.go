@@ -322,8 +322,9 @@ func DeleteStartTimers(processDefinitionID string) Write {
 		processDefinitionID, HandlerTimerStart)
 }
 
-// DeleteStartSubscriptions deletes the message start subscriptions of a
-// process definition.
+// DeleteStartSubscriptions deletes the start event subscriptions (message,
+// signal, conditional) of a process definition; those of its instances
+// (compensations, which belong to no execution) stay.
 func DeleteStartSubscriptions(processDefinitionID string) Write {
 	return newWrite("DELETE FROM event_subscription WHERE process_definition_id = $1 AND execution_id IS NULL AND process_instance_id IS NULL", processDefinitionID)
 }
