@@ -69,11 +69,11 @@ func TestCompensationThrowEvents(t *testing.T) {
 }
 
 // A handler that waits (a user task) holds the thrower until it is done;
-// an activity that has not completed is not compensated.
+// what an instance kept survives a new version of its process.
 func TestCompensationWaitsForHandlers(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		e.eng.RegisterDelegate("do", &recorder{})
-		e.deploy("wait", enginetest.Process("wait", `
+		process := enginetest.Process("wait", `
     <startEvent id="start" />
     <sequenceFlow id="f1" sourceRef="start" targetRef="charge" />
     <serviceTask id="charge" camunda:class="do" />
@@ -85,8 +85,10 @@ func TestCompensationWaitsForHandlers(t *testing.T) {
     <sequenceFlow id="f3" sourceRef="decide" targetRef="cancel" />
     <intermediateThrowEvent id="cancel"><compensateEventDefinition /></intermediateThrowEvent>
     <sequenceFlow id="f4" sourceRef="cancel" targetRef="done" />
-    <userTask id="done" />`))
+    <userTask id="done" />`)
+		e.deploy("wait", process)
 		pi := e.start("wait", nil)
+		e.deploy("wait", process) // version 2 replaces version 1's start events only
 		e.complete(pi, "decide", nil)
 		if got := e.taskKeys(pi); got != "refund" {
 			t.Fatalf("waiting at %q, want the refund handler", got)
