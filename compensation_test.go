@@ -100,6 +100,17 @@ func TestCompensationWaitsForHandlers(t *testing.T) {
 		if path := e.path(pi); !strings.Contains(path, "charge") || !strings.Contains(path, "refund") || !strings.Contains(path, "cancel") {
 			t.Fatalf("path %q", path)
 		}
+		// A deleted instance takes what it kept with it.
+		deleted := e.start("wait", nil)
+		if subs := e.subsOf(deleted); len(subs) != 1 || subs[0].EventType != "compensate" {
+			t.Fatalf("kept: %+v, want the charge's compensation", subs)
+		}
+		if err := e.eng.DeleteProcessInstance(e.ctx, deleted, "test"); err != nil {
+			t.Fatal(err)
+		}
+		if subs := e.subsOf(deleted); len(subs) != 0 {
+			t.Fatalf("a deleted instance left %+v", subs)
+		}
 	})
 }
 

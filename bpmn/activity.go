@@ -85,7 +85,7 @@ func (p *parser) parseActivity(st *procState, sc *scopeState, e *etree.Element, 
 	a.AsyncBefore = p.flag(s, e, "asyncBefore", true, false) || p.flag(s, e, "async", true, false)
 	a.AsyncAfter = p.flag(s, e, "asyncAfter", true, false)
 	a.Exclusive = p.flag(s, e, "exclusive", true, true)
-	a.IsForCompensation, _ = parseBool(attrValue(e, "isForCompensation"))
+	a.IsForCompensation = p.flag(s, e, "isForCompensation", false, false)
 	a.JobPriority = p.priority(s, e, "jobPriority")
 	a.TaskPriority = p.priority(s, e, "taskPriority")
 	allowed := []string{"executionListener", "failedJobRetryTimeCycle", "properties", "field", "inputOutput"}
@@ -222,7 +222,6 @@ func (p *parser) parseEvent(st *procState, s site, e *etree.Element, a *Activity
 		}
 	case CompensationEvent:
 		a.CompensateActivity = strings.TrimSpace(attrValue(def, "activityRef"))
-		st.proc.HasCompensation = true
 	case ConditionalEvent:
 		p.conditionalEvent(ds, def, a)
 		st.proc.HasConditionalEvents = true
@@ -252,7 +251,7 @@ func (p *parser) parseEvent(st *procState, s site, e *etree.Element, a *Activity
 			a.CancelActivity = true
 		}
 	}
-	if a.Kind == StartEvent && a.Parent != nil && a.Parent.TriggeredByEvent {
+	if a.IsEventSubprocessStart() {
 		a.CancelActivity = p.flag(s, e, "isInterrupting", false, true)
 	}
 	return true
@@ -356,7 +355,8 @@ func (p *parser) parseTimer(s site, def *etree.Element) *TimerDefinition {
 	var err error
 	switch td.Type {
 	case TimeDate:
-		_, err = timer.ParseDate(td.Value, time.UTC)
+		// As the runtime reads it: a date, or a duration from now.
+		_, err = timer.ParseDueDate(td.Value, time.Time{}, time.UTC)
 	case TimeDuration:
 		_, err = timer.ParseDuration(td.Value)
 	case TimeCycle:

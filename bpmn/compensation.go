@@ -8,7 +8,7 @@ package bpmn
 
 // compensationHandler links compensation boundary event b of target to
 // the handler its association names.
-func (p *parser) compensationHandler(sc *scopeState, b, target *Activity) {
+func (p *parser) compensationHandler(st *procState, sc *scopeState, b, target *Activity) {
 	s := b.site()
 	ref := sc.associations[b.ID]
 	handler := sc.local[ref]
@@ -23,6 +23,7 @@ func (p *parser) compensationHandler(sc *scopeState, b, target *Activity) {
 		p.errorf(s, "%s has a compensation boundary event already", target)
 	default:
 		target.CompensationHandler = handler
+		st.proc.HasCompensation = true
 	}
 }
 

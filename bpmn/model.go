@@ -152,8 +152,9 @@ type Process struct {
 	// that end drop what they kept to compensate.
 	HasCompensation bool
 
-	activities map[string]*Activity // every activity of the process, at any depth
-	flows      map[string]*SequenceFlow
+	eventStarts []*Activity          // of the event subprocesses directly inside, found once when parsed
+	activities  map[string]*Activity // every activity of the process, at any depth
+	flows       map[string]*SequenceFlow
 }
 
 // String names the process for messages: "process 'order'".
@@ -198,7 +199,7 @@ func (p *Process) NoneStartEvent() *Activity { return noneStart(p.Activities) }
 
 // EventSubprocessStarts returns the start events of the event subprocesses
 // directly inside the process: what the process instance arms when it starts.
-func (p *Process) EventSubprocessStarts() []*Activity { return eventSubprocessStarts(p.Activities) }
+func (p *Process) EventSubprocessStarts() []*Activity { return p.eventStarts }
 
 func eventSubprocessStarts(as []*Activity) []*Activity {
 	var out []*Activity
@@ -219,7 +220,7 @@ func (a *Activity) IsEventSubprocessStart() bool {
 
 // EventSubprocessStarts returns the start events of the event subprocesses
 // directly inside subprocess a.
-func (a *Activity) EventSubprocessStarts() []*Activity { return eventSubprocessStarts(a.Activities) }
+func (a *Activity) EventSubprocessStarts() []*Activity { return a.eventStarts }
 
 // IsWithin reports whether a is outer or lies inside it.
 func (a *Activity) IsWithin(outer *Activity) bool {
@@ -357,6 +358,8 @@ type Activity struct {
 
 	// IO is the activity's camunda:inputOutput; nil when it has none.
 	IO *InputOutput
+
+	eventStarts []*Activity // a subprocess's event subprocess start events, found once when parsed
 }
 
 // String names the activity for messages: "serviceTask 'charge'".

@@ -855,3 +855,16 @@ func TestTaskListenerParsing(t *testing.T) {
 	findProblem(t, probs, "x", "taskListener event 'timeout' is not supported (create, assignment, complete and delete are)")
 	findProblem(t, probs, "x", "Element 'class', 'expression' or 'delegateExpression' is mandatory on taskListener")
 }
+
+// A process that is not deployed (not executable) is not checked for
+// Camunda attributes bpmnlite lacks; a deployed one is.
+func TestUnsupportedAttributesOfSkippedProcesses(t *testing.T) {
+	doc := []byte(`<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:camunda="http://camunda.org/schema/1.0/bpmn" targetNamespace="t">
+  <process id="run" isExecutable="true"><startEvent id="s"/><sequenceFlow id="f" sourceRef="s" targetRef="e"/><endEvent id="e"/></process>
+  <process id="pool" isExecutable="false"><startEvent id="ps" camunda:initiator="starter"/></process>
+</definitions>`)
+	d := mustParse(t, doc)
+	if len(d.Processes) != 1 || len(d.Skipped) != 1 {
+		t.Fatalf("processes %d, skipped %d", len(d.Processes), len(d.Skipped))
+	}
+}

@@ -9,8 +9,8 @@ import (
 // rather than run differently. Attributes that only describe the model
 // for tools (Modeler templates, tasklist flags) are accepted and ignored.
 
-// camundaAttributes are the camunda: attributes the parser reads, on the
-// elements where they have a meaning (the parser checks the placement).
+// camundaAttributes are the camunda: attributes the parser reads somewhere;
+// one written on an element that has no use for it is ignored.
 var camundaAttributes = map[string]bool{
 	"assignee": true, "async": true, "asyncAfter": true, "asyncBefore": true,
 	"calledElementBinding": true, "calledElementVersion": true, "calledElementVersionTag": true,
@@ -47,8 +47,12 @@ var camundaHints = map[string]string{
 }
 
 // checkCamundaAttributes reports every camunda: attribute in the document
-// that bpmnlite does not implement, at its element.
+// that bpmnlite does not implement, at its element. Processes that are not
+// deployed (not executable) are left alone.
 func (p *parser) checkCamundaAttributes(e *etree.Element) {
+	if isBPMN(e, "process") && p.skipped(attrValue(e, "id")) {
+		return
+	}
 	for _, a := range e.Attr {
 		if a.Space == "" || a.Space == "xmlns" || !isCamundaNS(a.NamespaceURI()) {
 			continue
@@ -60,7 +64,7 @@ func (p *parser) checkCamundaAttributes(e *etree.Element) {
 		if hint == "" {
 			hint = "bpmnlite does not implement it"
 		}
-		p.errorf(site{p.pos[e], attrValue(e, "id"), e.Tag}, "camunda:%s is not supported: %s", a.Key, hint)
+		p.errorf(p.siteOf(e), "camunda:%s is not supported: %s", a.Key, hint)
 	}
 	for _, c := range e.ChildElements() {
 		p.checkCamundaAttributes(c)
@@ -88,4 +92,14 @@ func (p *parser) unsupportedExtension(s site, c *etree.Element) {
 		hint = "bpmnlite does not implement it"
 	}
 	p.errorf(p.at(s, c), "camunda:%s is not supported here: %s", c.Tag, hint)
+}
+
+// skipped reports whether process id was skipped as not executable.
+func (p *parser) skipped(id string) bool {
+	for _, sp := range p.defs.Skipped {
+		if sp.ID == id {
+			return true
+		}
+	}
+	return false
 }

@@ -34,6 +34,11 @@ func (p *parser) resolve(st *procState) {
 		}
 		p.resolveLinks(acts)
 		p.checkCompensation(sc, acts)
+		if sc.owner != nil {
+			sc.owner.eventStarts = eventSubprocessStarts(acts)
+		} else {
+			st.proc.eventStarts = eventSubprocessStarts(acts)
+		}
 	}
 	for _, sc := range st.scopes {
 		for _, d := range sc.defaults {
@@ -97,7 +102,7 @@ func (p *parser) attach(st *procState, sc *scopeState, b *Activity, ref string) 
 		p.errorf(b.site(), "a boundary event can only be attached to an activity, not to %s '%s'", target.Kind, ref)
 	case b.Event == CompensationEvent:
 		b.AttachedTo = target
-		p.compensationHandler(sc, b, target)
+		p.compensationHandler(st, sc, b, target)
 	default:
 		b.AttachedTo = target
 		target.Boundaries = append(target.Boundaries, b)

@@ -81,9 +81,9 @@ func ConditionalStarts(processDefinitionID string) Query[*EventSubscription] {
 }
 
 // CompensationsOf are the compensation handlers a process instance keeps
-// for its completed activities, latest completion first.
+// for its completed activities.
 func CompensationsOf(processInstanceID string) Query[*EventSubscription] {
-	return newQuery[*EventSubscription]("WHERE process_instance_id = $1 AND event_type = 'compensate' ORDER BY created DESC, id DESC", processInstanceID)
+	return newQuery[*EventSubscription]("WHERE process_instance_id = $1 AND event_type = 'compensate'", processInstanceID)
 }
 
 // SubscriptionsTo are the subscriptions to one message or signal, oldest

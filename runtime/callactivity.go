@@ -2,8 +2,6 @@ package runtime
 
 import (
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/bpmnlite/bpmnlite/bpmn"
 	"github.com/bpmnlite/bpmnlite/expression"
@@ -54,15 +52,14 @@ func (c *command) calledDefinition(x *execution, a *bpmn.Activity, key string) (
 		return c.e.definitionWhere(c.cc, persistence.DefinitionFilter{Key: key, DeploymentID: x.inst.def.DeploymentID},
 			"in the deployment of the calling process")
 	case "version":
-		v, err := c.eval(x, a.CalledVersion)
+		n, err := c.integer(x, a.CalledVersion)
 		if err != nil {
 			return nil, fmt.Errorf("calledElementVersion: %w", err)
 		}
-		n, err := strconv.Atoi(strings.TrimSpace(fmt.Sprint(v)))
-		if err != nil || n < 1 {
-			return nil, fmt.Errorf("calledElementVersion %v is not a version number", v)
+		if n < 1 {
+			return nil, fmt.Errorf("calledElementVersion %d is not a version number", n)
 		}
-		return c.e.definitionWhere(c.cc, persistence.DefinitionFilter{Key: key, Version: n}, fmt.Sprintf("at version %d", n))
+		return c.e.definitionWhere(c.cc, persistence.DefinitionFilter{Key: key, Version: int(n)}, fmt.Sprintf("at version %d", n))
 	case "versionTag":
 		tag, err := c.text(x, a.CalledVersionTag)
 		if err != nil {

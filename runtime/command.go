@@ -356,6 +356,9 @@ func (c *command) removeExecution(x *execution) error {
 	if err := c.disarmEventSubprocesses(x); err != nil {
 		return err
 	}
+	if err := c.dropCompensations(x); err != nil {
+		return err
+	}
 	x.removed = true
 	c.cc.Delete(x.Execution)
 	return nil

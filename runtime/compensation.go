@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"slices"
-	"strings"
 
 	"github.com/bpmnlite/bpmnlite/bpmn"
 	"github.com/bpmnlite/bpmnlite/persistence"
@@ -48,12 +47,7 @@ func (c *command) compensationsOf(scope *execution, keep func(*persistence.Event
 	}
 	subs = slices.DeleteFunc(subs, func(s *persistence.EventSubscription) bool { return !keep(s) })
 	// Those kept in this command come after the stored ones: order all.
-	slices.SortStableFunc(subs, func(a, b *persistence.EventSubscription) int {
-		if n := b.Created.Compare(a.Created); n != 0 {
-			return n
-		}
-		return strings.Compare(b.ID, a.ID)
-	})
+	slices.SortStableFunc(subs, func(a, b *persistence.EventSubscription) int { return byCreation(b, a) })
 	return subs, nil
 }
 
@@ -127,11 +121,8 @@ func (c *command) compensated(x *execution, a *bpmn.Activity) error {
 // to the scope of owner, the path that ran a: as a's own, unless a has a
 // compensation handler itself, which then stands for them.
 func (c *command) passCompensations(scope, owner *execution, a *bpmn.Activity) error {
-	if a.CompensationHandler != nil {
-		return c.dropCompensations(scope)
-	}
-	if !scope.inst.def.Process.HasCompensation {
-		return nil
+	if a.CompensationHandler != nil || !scope.inst.def.Process.HasCompensation {
+		return nil // what the scope kept goes with it (dropCompensations)
 	}
 	subs, err := c.compensationsOf(scope, func(s *persistence.EventSubscription) bool { return s.Configuration == scope.ID })
 	if err != nil {
@@ -144,11 +135,11 @@ func (c *command) passCompensations(scope, owner *execution, a *bpmn.Activity) e
 	return nil
 }
 
-// dropCompensations removes what scope kept to compensate, as it ends:
-// the process instance's end removes all its instance kept, also in
-// scopes that were cancelled.
+// dropCompensations removes what scope kept to compensate, as the scope
+// execution goes (it completed, was cancelled or deleted); the process
+// instance takes all its scopes kept.
 func (c *command) dropCompensations(scope *execution) error {
-	if !scope.inst.def.Process.HasCompensation {
+	if !scope.inst.def.Process.HasCompensation || !scope.IsScope && scope.parent != nil {
 		return nil
 	}
 	subs, err := c.compensationsOf(scope, func(s *persistence.EventSubscription) bool {

@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 
 	"github.com/bpmnlite/bpmnlite/bpmn"
-	"github.com/bpmnlite/bpmnlite/expression"
 	"github.com/bpmnlite/bpmnlite/persistence"
 	"github.com/bpmnlite/bpmnlite/tx"
 )
@@ -49,14 +49,20 @@ func (c *command) subscribeCondition(x *execution, a *bpmn.Activity) *persistenc
 	return sub
 }
 
-// conditionRound is a batch of variable changes and new subscriptions
-// under evaluation. Its events fire one at a time, each once: what one
+// conditionRound is the conditional events a batch of variable changes
+// and new subscriptions concerns, listed once when the batch is taken up.
+// They are evaluated and fired one at a time, each at most once: what one
 // runs may remove the waits of the others (an interrupting event
-// subprocess cancels its scope), so the rest are evaluated after it.
+// subprocess cancels its scope), so the next is evaluated after it.
 type conditionRound struct {
-	changes []variableChange
-	fresh   map[string]*instance // by subscription id
-	fired   map[string]bool
+	candidates []conditionCandidate
+	next       int
+}
+
+type conditionCandidate struct {
+	in  *instance
+	sub *persistence.EventSubscription
+	a   *bpmn.Activity
 }
 
 // evaluateConditions puts the next conditional event whose condition holds
@@ -68,60 +74,79 @@ func (c *command) evaluateConditions() (bool, error) {
 			if len(c.varChanges) == 0 && len(c.freshConditions) == 0 {
 				return false, nil
 			}
-			c.conditions = &conditionRound{changes: c.varChanges, fresh: c.freshConditions, fired: map[string]bool{}}
+			round, err := c.newConditionRound(c.varChanges, c.freshConditions)
 			c.varChanges, c.freshConditions = nil, nil
+			if err != nil {
+				return false, err
+			}
+			c.conditions = round
 		}
-		fired, err := c.fireNextCondition(c.conditions)
-		if err != nil || fired {
-			return fired, err
+		round := c.conditions
+		for round.next < len(round.candidates) {
+			cand := round.candidates[round.next]
+			round.next++
+			x := cand.in.execs[cand.sub.ExecutionID] // its path may have moved since the round began
+			if c.cc.IsDeleted(cand.sub) || x == nil || x.removed || cand.in.root.Suspension == persistence.Suspended {
+				continue
+			}
+			ok, err := holds(c.resolver(x), cand.a.Condition)
+			if err != nil {
+				return false, failAt(cand.a, "condition: %w", err)
+			}
+			if ok {
+				c.push(func() error { return c.fireCondition(cand.sub, x, cand.a) })
+				return true, nil
+			}
 		}
 		c.conditions = nil
 	}
 }
 
-// fireNextCondition finds the first event of round not fired yet that the
-// round concerns and whose condition holds, and puts it on the agenda.
-func (c *command) fireNextCondition(round *conditionRound) (bool, error) {
+// newConditionRound lists the conditional events that changes concern and
+// the fresh subscriptions, in the order their waits were made.
+func (c *command) newConditionRound(changes []variableChange, fresh map[string]*instance) (*conditionRound, error) {
 	var instances []*instance
-	for _, ch := range round.changes {
+	for _, ch := range changes {
 		if !slices.Contains(instances, ch.in) {
 			instances = append(instances, ch.in)
 		}
 	}
-	for _, in := range round.fresh {
+	for _, in := range fresh {
 		if !slices.Contains(instances, in) {
 			instances = append(instances, in)
 		}
 	}
+	round := &conditionRound{}
 	for _, in := range instances {
-		if in.root.Suspension == persistence.Suspended || c.cc.IsDeleted(in.root) {
+		if c.cc.IsDeleted(in.root) {
 			continue
 		}
 		subs, err := c.conditionalSubscriptions(in)
 		if err != nil {
-			return false, err
+			return nil, err
 		}
+		slices.SortStableFunc(subs, byCreation)
 		for _, sub := range subs {
 			x := in.execs[sub.ExecutionID]
 			a := in.def.Process.Activity(sub.ActivityID)
-			if x == nil || x.removed || a == nil || round.fired[sub.ID] {
+			if x == nil || a == nil {
 				continue
 			}
-			if _, isNew := round.fresh[sub.ID]; !isNew && !concerns(round.changes, in, x, a) {
-				continue
-			}
-			holds, err := c.conditionHolds(x, a)
-			if err != nil {
-				return false, err
-			}
-			if holds {
-				round.fired[sub.ID] = true
-				c.push(func() error { return c.fireCondition(sub, x, a) })
-				return true, nil
+			if _, isNew := fresh[sub.ID]; isNew || concerns(changes, in, x, a) {
+				round.candidates = append(round.candidates, conditionCandidate{in, sub, a})
 			}
 		}
 	}
-	return false, nil
+	return round, nil
+}
+
+// byCreation orders subscriptions oldest first: by creation time, then by
+// id, which grows with time too (ids made in one command share a time).
+func byCreation(a, b *persistence.EventSubscription) int {
+	if n := a.Created.Compare(b.Created); n != 0 {
+		return n
+	}
+	return strings.Compare(a.ID, b.ID)
 }
 
 // conditionalSubscriptions are in's conditional subscriptions: stored, and
@@ -153,19 +178,6 @@ func concerns(changes []variableChange, in *instance, x *execution, a *bpmn.Acti
 		}
 	}
 	return false
-}
-
-// conditionHolds evaluates a's condition on x.
-func (c *command) conditionHolds(x *execution, a *bpmn.Activity) (bool, error) {
-	ex, err := expression.Compile(a.Condition)
-	if err != nil {
-		return false, failAt(a, "condition: %w", err)
-	}
-	ok, err := ex.EvalBool(c.resolver(x))
-	if err != nil {
-		return false, failAt(a, "condition: %w", err)
-	}
-	return ok, nil
 }
 
 // fireCondition triggers conditional event a, which x waits for, unless an
@@ -219,15 +231,11 @@ func (e *Engine) EvaluateStartConditions(ctx context.Context, t persistence.Tx, 
 			if def.Suspension == persistence.Suspended || start == nil {
 				continue
 			}
-			ex, err := expression.Compile(start.Condition)
+			ok, err := holds(resolver{e: c.e, vars: req.Variables}, start.Condition)
 			if err != nil {
 				return failAt(start, "condition: %w", err)
 			}
-			holds, err := ex.EvalBool(resolver{e: c.e, vars: req.Variables})
-			if err != nil {
-				return failAt(start, "condition: %w", err)
-			}
-			if !holds {
+			if !ok {
 				continue
 			}
 			in, err := c.startInstance(def, req.BusinessKey, "", req.Variables, start)

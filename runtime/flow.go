@@ -204,15 +204,21 @@ func (c *command) condition(x *execution, f *bpmn.SequenceFlow) (bool, error) {
 	if f.Condition == "" {
 		return true, nil
 	}
-	ex, err := expression.Compile(f.Condition)
-	if err != nil {
-		return false, fmt.Errorf("sequenceFlow '%s': %w", f.ID, err)
-	}
-	ok, err := ex.EvalBool(c.resolver(x))
+	ok, err := holds(c.resolver(x), f.Condition)
 	if err != nil {
 		return false, fmt.Errorf("sequenceFlow '%s': %w", f.ID, err)
 	}
 	return ok, nil
+}
+
+// holds evaluates condition src with r (flow conditions, completion
+// conditions, conditional events).
+func holds(r resolver, src string) (bool, error) {
+	ex, err := expression.Compile(src)
+	if err != nil {
+		return false, err
+	}
+	return ex.EvalBool(r)
 }
 
 // leaveVia finishes a and continues x along flows (from outside a's

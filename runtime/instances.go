@@ -125,9 +125,6 @@ func (c *command) endInstance(in *instance, state, reason string) error {
 			return err
 		}
 	}
-	if err := c.dropCompensations(root); err != nil {
-		return err
-	}
 	c.historyInstanceEnd(in, state, reason, in.lastEnd)
 	c.ended++
 	c.archiveVariables(in)

@@ -96,7 +96,7 @@ func (c *command) loopItems(x *execution, a *bpmn.Activity) ([]any, int, error) 
 		}
 		return items, len(items), nil
 	}
-	n, err := c.loopCardinality(x, mi.LoopCardinality)
+	n, err := c.integer(x, mi.LoopCardinality)
 	if err != nil {
 		return nil, 0, failAt(a, "loopCardinality: %w", err)
 	}
@@ -106,9 +106,9 @@ func (c *command) loopItems(x *execution, a *bpmn.Activity) ([]any, int, error) 
 	return nil, int(n), nil
 }
 
-// loopCardinality evaluates a cardinality: a plain number ("5", the common
-// spelling) or an expression giving an integer.
-func (c *command) loopCardinality(x *execution, src string) (int64, error) {
+// integer evaluates a number that may be written plainly ("5", the common
+// spelling of a loop cardinality) or as an expression giving an integer.
+func (c *command) integer(x *execution, src string) (int64, error) {
 	if !expression.IsExpression(src) {
 		n, err := strconv.ParseInt(strings.TrimSpace(src), 10, 64)
 		if err != nil {
@@ -188,11 +188,8 @@ func (c *command) innerDone(ch *execution, a *bpmn.Activity) error {
 	}
 	finished := done >= n
 	if !finished && a.MultiInstance.CompletionCondition != "" {
-		ex, err := expression.Compile(a.MultiInstance.CompletionCondition)
-		if err != nil {
-			return failAt(a, "completionCondition: %w", err)
-		}
-		if finished, err = ex.EvalBool(c.resolver(ch)); err != nil {
+		var err error
+		if finished, err = holds(c.resolver(ch), a.MultiInstance.CompletionCondition); err != nil {
 			return failAt(a, "completionCondition: %w", err)
 		}
 	}
