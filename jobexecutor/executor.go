@@ -408,6 +408,22 @@ func (x *Executor) enqueue(rt Engine, jobs []runtime.AcquiredJob) {
 	}
 }
 
+// requeue puts a batch taken from the queue back at its end, unless the
+// queue is full or closed; it reports whether it did.
+func (x *Executor) requeue(b *batch) bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.closed {
+		return false
+	}
+	select {
+	case x.queue <- b:
+		return true
+	default:
+		return false
+	}
+}
+
 // acquireParams are this executor's acquisition parameters for rt.
 func (x *Executor) acquireParams(rt Engine, limit int) persistence.AcquireParams {
 	now := x.cfg.Clock()
@@ -577,9 +593,18 @@ gather:
 			if !ok {
 				break gather
 			}
-			if nb.rt != b.rt || !x.inGroup(nb) {
+			if nb.rt != b.rt {
 				others = append(others, nb)
 				continue
+			}
+			if !x.inGroup(nb) {
+				// A job that may run long goes back to the queue for an
+				// idle worker: run after this group by this worker, jobs
+				// that should run side by side would run one by one.
+				if !x.requeue(nb) {
+					others = append(others, nb)
+				}
+				break gather
 			}
 			jobs = append(jobs, nb.jobs...)
 		default:

@@ -49,8 +49,8 @@ func (c *command) callProcess(x *execution, a *bpmn.Activity) error {
 func (c *command) calledDefinition(x *execution, a *bpmn.Activity, key string) (*Definition, error) {
 	switch a.CalledBinding {
 	case "deployment":
-		return c.e.definitionWhere(c.cc, persistence.DefinitionFilter{Key: key, DeploymentID: x.inst.def.DeploymentID},
-			"in the deployment of the calling process")
+		return c.e.definitionFrom(c.cc, persistence.DefinitionFilter{Key: key, DeploymentID: x.inst.def.DeploymentID}.Query(), key,
+			" in the deployment of the calling process")
 	case "version":
 		n, err := c.integer(x, a.CalledVersion)
 		if err != nil {
@@ -59,7 +59,7 @@ func (c *command) calledDefinition(x *execution, a *bpmn.Activity, key string) (
 		if n < 1 {
 			return nil, fmt.Errorf("calledElementVersion %d is not a version number", n)
 		}
-		return c.e.definitionWhere(c.cc, persistence.DefinitionFilter{Key: key, Version: int(n)}, fmt.Sprintf("at version %d", n))
+		return c.e.definitionFrom(c.cc, persistence.DefinitionFilter{Key: key, Version: int(n)}.Query(), key, fmt.Sprintf(" at version %d", n))
 	case "versionTag":
 		tag, err := c.text(x, a.CalledVersionTag)
 		if err != nil {

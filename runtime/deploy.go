@@ -275,31 +275,25 @@ func (e *Engine) LatestDefinition(cc *tx.Context, key string) (*Definition, erro
 // latestDefinition returns the newest version of the process with key and,
 // when versionTag is set, that camunda:versionTag.
 func (e *Engine) latestDefinition(cc *tx.Context, key, versionTag string) (*Definition, error) {
-	rows, err := tx.Read(cc, persistence.LatestDefinition(key, versionTag))
-	if err != nil {
-		return nil, err
+	which := ""
+	if versionTag != "" {
+		which = fmt.Sprintf(" and version tag %q", versionTag)
 	}
-	if len(rows) == 0 {
-		if versionTag != "" {
-			return nil, fmt.Errorf("no process definition with key %q and version tag %q: %w", key, versionTag, persistence.ErrNotFound)
-		}
-		return nil, fmt.Errorf("no process definition with key %q: %w", key, persistence.ErrNotFound)
-	}
-	e.refreshDefinition(rows[0])
-	return e.Definition(cc, rows[0].ID)
+	return e.definitionFrom(cc, persistence.LatestDefinition(key, versionTag), key, which)
 }
 
-// definitionWhere returns the one process definition f selects; which
-// says what was asked for, for the error when there is none.
-func (e *Engine) definitionWhere(cc *tx.Context, f persistence.DefinitionFilter, which string) (*Definition, error) {
-	rows, err := tx.Read(cc, f.Query())
+// definitionFrom returns the latest of the versions of process key that q
+// selects (in version order); which says what else was asked for, for the
+// error when there is none.
+func (e *Engine) definitionFrom(cc *tx.Context, q persistence.Query[*persistence.ProcessDefinition], key, which string) (*Definition, error) {
+	rows, err := tx.Read(cc, q)
 	if err != nil {
 		return nil, err
 	}
 	if len(rows) == 0 {
-		return nil, fmt.Errorf("no process definition with key %q %s: %w", f.Key, which, persistence.ErrNotFound)
+		return nil, fmt.Errorf("no process definition with key %q%s: %w", key, which, persistence.ErrNotFound)
 	}
-	row := rows[len(rows)-1] // ordered by version: the latest
+	row := rows[len(rows)-1]
 	e.refreshDefinition(row)
 	return e.Definition(cc, row.ID)
 }

@@ -322,25 +322,19 @@ func (e *Engine) createStartEvents(cc *tx.Context, def *Definition, jobDefs map[
 			if _, err := c.createTimerJob(nil, s, persistence.HandlerTimerStart); err != nil {
 				return err
 			}
-		case bpmn.MessageEvent, bpmn.SignalEvent:
+		case bpmn.MessageEvent, bpmn.SignalEvent, bpmn.ConditionalEvent:
 			typ, name := persistence.SubscriptionMessage, s.MessageName
-			if s.Event == bpmn.SignalEvent {
+			switch s.Event {
+			case bpmn.SignalEvent:
 				typ, name = persistence.SubscriptionSignal, s.SignalName
+			case bpmn.ConditionalEvent:
+				typ, name = persistence.SubscriptionConditional, ""
 			}
 			cc.Insert(&persistence.EventSubscription{
 				ID:                  newID(),
 				Rev:                 1,
 				EventType:           typ,
 				EventName:           name,
-				ActivityID:          s.ID,
-				ProcessDefinitionID: def.ID,
-				Created:             cc.Now().UTC(),
-			})
-		case bpmn.ConditionalEvent:
-			cc.Insert(&persistence.EventSubscription{
-				ID:                  newID(),
-				Rev:                 1,
-				EventType:           persistence.SubscriptionConditional,
 				ActivityID:          s.ID,
 				ProcessDefinitionID: def.ID,
 				Created:             cc.Now().UTC(),

@@ -140,9 +140,6 @@ func (e *Engine) execute(ctx context.Context, jobID string, acquired *persistenc
 		return nil, &NotStoredError{JobID: jobID, Err: err}
 	}
 	e.logOutcome(jobID, workErr)
-	if workErr != nil {
-		claimed = nil // rolled back with the work
-	}
 	return claimed, workErr
 }
 
@@ -167,28 +164,28 @@ func (e *Engine) runWork(cc *tx.Context, job *persistence.Job, start *time.Time,
 	c := e.newCommand(cc)
 	c.running = job
 	c.current = stripBody(job.ActivityID)
-	// The work is timed for the executor's choice of how to run such jobs
-	// (MayRunLong): not the wait for the writer at the commit.
-	began, timed := time.Now(), false
-	timeWork := func() {
-		if !timed {
-			timed = true
-			e.pace.record(job, time.Since(began))
-		}
-	}
 	defer func() {
 		if r := recover(); r != nil {
 			err = &tx.PanicError{Value: r, Stack: stack()}
 		}
 		if err != nil {
 			failedAt = c.current
-			timeWork()
 		}
 	}()
-	if err := c.runJob(job); err != nil && !errors.Is(err, errListenerThrew) {
-		return "", nil, err
+	began := time.Now()
+	err = c.runJob(job)
+	if errors.Is(err, errListenerThrew) {
+		err = nil
 	}
-	if err := c.run(); err != nil {
+	if err == nil {
+		err = c.run()
+	}
+	if e.db.Capabilities().DeferredWriter {
+		// For the executor's choice of how to run such jobs (MayRunLong):
+		// the work, not the wait for the writer at the commit.
+		e.pace.record(job, time.Since(began))
+	}
+	if err != nil {
 		return "", nil, err
 	}
 	if job.ExceptionMessage != "" || job.Retries == 0 {
@@ -209,14 +206,17 @@ func (e *Engine) runWork(cc *tx.Context, job *persistence.Job, start *time.Time,
 		cc.Delete(job)
 	}
 	e.logJob(cc, job, persistence.JobLogSucceeded, "", start)
-	timeWork()
 	if !commit {
 		return "", nil, cc.Release(jobSavepoint)
 	}
 	// Flush and commit together (one round trip on PostgreSQL). A conflict
 	// or any other failure here leaves the transaction open behind the
-	// savepoint, so the failure can still be recorded.
-	return "", claimed, cc.Commit()
+	// savepoint, so the failure can still be recorded; what was claimed is
+	// rolled back with the work.
+	if err := cc.Commit(); err != nil {
+		return "", nil, err
+	}
+	return "", claimed, nil
 }
 
 // RunGroup runs acquired jobs one after another in a single transaction,

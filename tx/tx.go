@@ -77,7 +77,7 @@ func (x *Executor) Run(ctx context.Context, fn func(cc *Context) error) error {
 // fn's reads and the code it calls do not hold up other writers.
 func (x *Executor) RunDeferred(ctx context.Context, fn func(cc *Context) error) error {
 	d, ok := x.DB.(persistence.DeferredWriter)
-	if !ok {
+	if !ok || !x.DB.Capabilities().DeferredWriter {
 		return x.Run(ctx, fn)
 	}
 	t, err := d.BeginDeferred(ctx)

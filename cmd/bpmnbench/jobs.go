@@ -49,8 +49,10 @@ type counter struct {
 }
 
 func (c *counter) Acquired(n int) {
-	c.cycles.Add(1)
-	c.acquired.Add(int64(n))
+	if n > 0 {
+		c.cycles.Add(1)
+		c.acquired.Add(int64(n))
+	}
 }
 func (c *counter) Executed(time.Duration)      { c.executed.Add(1) }
 func (c *counter) Failed()                     { c.failed.Add(1) }
