@@ -323,15 +323,19 @@ func TestFailingCycleTimerKeepsSchedule(t *testing.T) {
 	}
 }
 
-// SetJobRepeat changes a cycle from the job's next run on, with the repeat
-// count it names.
-func TestSetJobRepeat(t *testing.T) {
+// A cycle timer stores its cycle as Camunda does: as written, with the time
+// the timer was created as start date ("R2/<created>/PT1H"), on every job of
+// the cycle; the fire times are those of the cycle counted from the
+// creation (Camunda's StartTimerEventTest and the repeat asserted in
+// BoundaryTimerNonInterruptingEventTest.testUpdateTimerRepeat).
+func TestCycleTimerStoresItsCreationTime(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		runs := 0
 		e.eng.RegisterDelegate("count", bpmnlite.DelegateFunc(func(context.Context, *bpmnlite.Execution) error {
 			runs++
 			return nil
 		}))
+		created := e.clock.Now()
 		d := e.deploy("p", enginetest.Process("p", `
     <startEvent id="start">
       <timerEventDefinition><timeCycle>R2/PT1H</timeCycle></timerEventDefinition>
@@ -341,29 +345,89 @@ func TestSetJobRepeat(t *testing.T) {
     <sequenceFlow id="f2" sourceRef="work" targetRef="end" />
     <endEvent id="end" />`))
 		scope := bpmnlite.JobQuery{ProcessDefinitionID: d.Definitions[0].ID}
-		js, _ := e.eng.Jobs(e.ctx, scope)
+		want := "R2/" + created.UTC().Format("2006-01-02T15:04:05") + "/PT1H"
+		for i, due := range []time.Time{created.Add(time.Hour), created.Add(2 * time.Hour)} {
+			js, err := e.eng.Jobs(e.ctx, scope)
+			if err != nil || len(js) != 1 {
+				t.Fatalf("run %d: jobs %v, %v; want one timer", i+1, js, err)
+			}
+			if js[0].Repeat != want || js[0].DueDate == nil || !js[0].DueDate.Equal(due) {
+				t.Fatalf("run %d: repeat %q due %v; want %q due %v", i+1, js[0].Repeat, js[0].DueDate, want, due)
+			}
+			e.clock.Set(due)
+			if _, err := e.eng.ExecuteDueJobs(e.ctx, 10); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if js, _ := e.eng.Jobs(e.ctx, scope); runs != 2 || len(js) != 0 {
+			t.Fatalf("%d runs, %d jobs left; want two runs and no job", runs, len(js))
+		}
+	})
+}
+
+// SetJobRepeat stores the cycle it is given, as Camunda's timer entity does
+// (BoundaryTimerNonInterruptingEventTest.testUpdateTimerRepeat): the job
+// keeps its due date, the next job is due one new interval after the run
+// and stores the same notation. A cycle with a start date ends after its
+// runs.
+func TestSetJobRepeat(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		created := e.clock.Now()
+		e.deploy("timerRepeat", enginetest.Process("timerRepeat", `
+    <startEvent id="start" />
+    <sequenceFlow id="f1" sourceRef="start" targetRef="wait" />
+    <userTask id="wait" name="User Waiting" />
+    <sequenceFlow id="f2" sourceRef="wait" targetRef="end" />
+    <endEvent id="end" />
+    <boundaryEvent id="timer" attachedToRef="wait" cancelActivity="false">
+      <timerEventDefinition><timeCycle>R5/PT1H</timeCycle></timerEventDefinition>
+    </boundaryEvent>
+    <sequenceFlow id="f3" sourceRef="timer" targetRef="fired" />
+    <userTask id="fired" name="Timer Fired" />`))
+		pi := e.start("timerRepeat", nil)
+		js := e.jobs(pi)
 		if len(js) != 1 {
 			t.Fatalf("%d jobs, want the timer", len(js))
 		}
-		if err := e.eng.SetJobRepeat(e.ctx, js[0].ID, "R3/PT10M"); err != nil {
-			t.Fatal(err)
+		if want := "R5/" + created.UTC().Format("2006-01-02T15:04:05") + "/PT1H"; js[0].Repeat != want {
+			t.Fatalf("repeat %q, want %q", js[0].Repeat, want)
 		}
 		if err := e.eng.SetJobRepeat(e.ctx, js[0].ID, "R3/PT1X"); err == nil {
 			t.Fatal("a malformed cycle was accepted")
 		}
-		due := *js[0].DueDate
-		e.clock.Set(due)
-		for i := 0; i < 10; i++ {
+		if err := e.eng.SetJobRepeat(e.ctx, js[0].ID, "R3/PT3H"); err != nil {
+			t.Fatal(err)
+		}
+		if js := e.jobs(pi); js[0].Repeat != "R3/PT3H" || !js[0].DueDate.Equal(created.Add(time.Hour)) {
+			t.Fatalf("after SetJobRepeat: repeat %q due %v; want R3/PT3H due an hour after the start", js[0].Repeat, js[0].DueDate)
+		}
+		e.clock.Set(created.Add(time.Hour))
+		if _, err := e.eng.ExecuteDueJobs(e.ctx, 10); err != nil {
+			t.Fatal(err)
+		}
+		if got := e.taskKeys(pi); got != "fired,wait" {
+			t.Fatalf("tasks %s, want the waiting task and the fired one", got)
+		}
+		js = e.jobs(pi)
+		if len(js) != 1 || js[0].Repeat != "R3/PT3H" || !js[0].DueDate.Equal(created.Add(4*time.Hour)) {
+			t.Fatalf("second timer %s, want repeat R3/PT3H due 3 h after the first run", accJobList(js))
+		}
+		// With a start date the count ends the cycle: 4 h + k·1 h for k ≤ 1.
+		anchored := "R1/" + created.Add(4*time.Hour).UTC().Format("2006-01-02T15:04:05") + "/PT1H"
+		if err := e.eng.SetJobRepeat(e.ctx, js[0].ID, anchored); err != nil {
+			t.Fatal(err)
+		}
+		for i := 4; i <= 6; i++ {
+			e.clock.Set(created.Add(time.Duration(i) * time.Hour))
 			if _, err := e.eng.ExecuteDueJobs(e.ctx, 10); err != nil {
 				t.Fatal(err)
 			}
-			e.clock.Add(10 * time.Minute)
 		}
-		if runs != 4 {
-			t.Fatalf("%d runs, want 4 (this one and three of the new cycle)", runs)
+		if js := e.jobs(pi); len(js) != 0 {
+			t.Fatalf("jobs %s left after the anchored cycle's runs", accJobList(js))
 		}
-		if js, _ := e.eng.Jobs(e.ctx, scope); len(js) != 0 {
-			t.Fatalf("%d jobs left", len(js))
+		if n := strings.Count(e.taskKeys(pi), "fired"); n != 3 {
+			t.Fatalf("tasks %s: %d fired, want 3 (one of R3/PT3H, two of the anchored cycle)", e.taskKeys(pi), n)
 		}
 	})
 }

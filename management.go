@@ -30,9 +30,11 @@ func (e *Engine) DeleteJob(ctx context.Context, jobID string) error {
 
 // SetJobRepeat changes the cycle of a repeating timer job (a timer start
 // event or a non-interrupting boundary timer with a timeCycle). The job
-// keeps its due date; the runs after it follow the new cycle, anchored at
-// that due date: "R5/PT1M" gives five more runs a minute apart, a cron
-// expression runs on its schedule.
+// keeps its due date; the runs after it follow the new cycle, stored as
+// given, as Camunda stores it: "R5/2026-12-01T10:00:00/PT1M" runs on that
+// grid until its five runs after the start date are done, a cron expression
+// on its schedule; "R5/PT1M" (no start date) runs a minute after each run
+// and, as in Camunda, its count does not end it.
 func (e *Engine) SetJobRepeat(ctx context.Context, jobID, cycle string) error {
 	return e.rt.SetJobRepeat(ctx, jobID, cycle)
 }

@@ -174,7 +174,7 @@ type Job struct {
 	ExceptionMessage     string
 	ExceptionStack       string
 	DueDate              *time.Time // nil: due at once
-	Repeat               string     // the remaining cycle of a repeating timer
+	Repeat               string     // a repeating timer's cycle as stored (Camunda's form: "R5/2026-11-27T10:00:00/PT1H")
 	HandlerType          string
 	HandlerConfig        string
 	Priority             int64

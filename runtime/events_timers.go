@@ -85,13 +85,13 @@ func (c *command) timerDue(x *execution, a *bpmn.Activity, now time.Time) (time.
 		if err != nil {
 			return time.Time{}, "", failAt(a, "%w", err)
 		}
-		// Anchored, the stored cycle keeps later runs on this schedule.
-		cy = cy.Anchor(now)
 		first := cy.First(now)
 		if first.IsZero() {
 			return time.Time{}, "", failAt(a, "timer cycle %q never fires after %s", value, now.UTC().Format(time.RFC3339))
 		}
-		return first.UTC(), cy.String(), nil
+		// Stored with its creation time, as Camunda stores it, the cycle
+		// keeps later runs on this schedule.
+		return first.UTC(), cy.Anchor(now).String(), nil
 	}
 	return time.Time{}, "", failAt(a, "unknown timer type")
 }

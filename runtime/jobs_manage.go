@@ -227,9 +227,11 @@ func (e *Engine) DeleteJob(ctx context.Context, jobID string) error {
 var ErrJobLocked = errors.New("job is locked")
 
 // SetJobRepeat changes the cycle of a repeating timer job: the job keeps
-// its due date, and the runs after it follow the new cycle, which is
-// anchored at that due date (for "R5/PT1M": five more runs, a minute
-// apart). The cycle is any timeCycle notation (Rn/P, Rn/start/P, cron).
+// its due date, and the runs after it follow the new cycle, stored as it is
+// given, as Camunda stores it. A cycle with a start date ("R5/2026-…/PT1M")
+// ends after its runs; one without ("R5/PT1M") counts from each run and is
+// not ended by its count, as in Camunda. The cycle is any timeCycle notation
+// (Rn/P, Rn/start/P, Rn/P/end, cron).
 func (e *Engine) SetJobRepeat(ctx context.Context, jobID, cycle string) error {
 	cy, err := timer.ParseCycle(cycle)
 	if err != nil {
@@ -243,11 +245,7 @@ func (e *Engine) SetJobRepeat(ctx context.Context, jobID, cycle string) error {
 		if j.Type != persistence.JobTimer || j.Repeat == "" {
 			return fmt.Errorf("job %q is not a repeating timer", jobID)
 		}
-		anchor := cc.Now()
-		if j.DueDate != nil {
-			anchor = *j.DueDate
-		}
-		j.Repeat = cy.Anchor(anchor).String()
+		j.Repeat = cy.String()
 		cc.Update(j)
 		return nil
 	})

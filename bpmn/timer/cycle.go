@@ -21,6 +21,7 @@ type Cycle struct {
 	start time.Time // fromStart: the first fire time
 	end   time.Time // fromEnd: the last fire time
 	loc   *time.Location
+	text  string // the repeating interval as written (anchored: with its start)
 }
 
 // cycleForm tells where a repeating interval's fire times are tied to.
@@ -28,9 +29,13 @@ type cycleForm int
 
 const (
 	fromCreation cycleForm = iota // Rn/P: P after the timer is created (see Anchor)
-	fromStart                     // Rn/S/P and Rn/S/E
-	fromEnd                       // Rn/P/E
+	fromStart                     // Rn/S/P and Rn/S/E: S+kP, 0 ≤ k ≤ n
+	fromEnd                       // Rn/P/E: E-kP, 0 ≤ k ≤ n
 )
+
+// anchorLayout writes the start date Anchor puts into a cycle: Camunda's
+// "yyyy-MM-dd'T'HH:mm:ss", without zone (read back in the cycle's location).
+const anchorLayout = "2006-01-02T15:04:05"
 
 // maxSteps bounds walking a calendar interval one step at a time (months,
 // years, or days where clocks change): 100 000 days are 273 years, 100 000
@@ -69,7 +74,7 @@ func ParseCycleIn(s string, loc *time.Location) (Cycle, error) {
 
 // parseRepeat reads R[n]/P, R[n]/start/P, R[n]/P/end and R[n]/start/end.
 func parseRepeat(s string, loc *time.Location) (Cycle, string) {
-	c := Cycle{loc: loc}
+	c := Cycle{loc: loc, text: s}
 	parts := strings.Split(s, "/")
 	if len(parts) < 2 || len(parts) > 3 {
 		return c, "expected R[n]/interval, R[n]/start/interval or R[n]/interval/end"
@@ -157,21 +162,24 @@ func (c Cycle) location() *time.Location {
 // repeating reports whether c is a repeating interval with fire times left.
 func (c Cycle) repeating() bool { return c.cron == nil && c.reps != 0 && !c.every.isZero() }
 
-// Anchor returns c with its fire times fixed for a timer created at now: a
-// repeating interval without start or end date gets the start First(now);
-// other cycles come back unchanged. Store Anchor(now).String() on the first
-// timer job, so that later runs keep to the same grid of due dates.
+// Anchor returns c as a timer created at now stores it, as Camunda does: a
+// repeating interval without start or end date gets now (to the second) as
+// its start date, "R3/PT10S" becoming "R3/2026-01-01T10:00:00/PT10S", whose
+// fire times now+P, ..., now+nP are those of the cycle created at now; other
+// cycles come back unchanged.
 func (c Cycle) Anchor(now time.Time) Cycle {
 	if c.repeating() && c.form == fromCreation {
-		c.form, c.start = fromStart, c.every.AddTo(now.In(c.location()))
+		c.form, c.start = fromStart, now.In(c.location()).Truncate(time.Second)
+		slash := strings.IndexByte(c.text, '/')
+		c.text = c.text[:slash+1] + c.start.Format(anchorLayout) + c.text[slash:]
 	}
 	return c
 }
 
 // First returns the first due date of the cycle for a timer created at now:
-// for Rn/P, now+P; with a start or end date, the first fire time at or after
-// now; for cron, the first matching second after now. It returns the zero
-// time when the cycle has no fire time left.
+// for Rn/P, now+P; with a start date, the first fire time after now; with an
+// end date, the first at or after now; for cron, the first matching second
+// after now. It returns the zero time when the cycle has no fire time left.
 func (c Cycle) First(now time.Time) time.Time {
 	now = now.In(c.location())
 	var t time.Time
@@ -180,7 +188,7 @@ func (c Cycle) First(now time.Time) time.Time {
 		t, _ = c.cron.next(now)
 	case !c.repeating():
 	case c.form == fromStart:
-		t, _ = c.firstFromStart(now, false)
+		t, _ = c.firstFromStart(now, true)
 	case c.form == fromEnd:
 		t, _ = c.firstFromEnd(now, false)
 	default:
@@ -190,10 +198,11 @@ func (c Cycle) First(now time.Time) time.Time {
 }
 
 // Next returns the due date after a run at prev, and false when the cycle
-// has no fire time left after it. For a cycle with a start or end date (an
-// anchored one, as stored on a job) that is the first fire time after prev;
-// for Rn/P without dates, prev+P while more than one repetition is left; for
-// cron, the first matching second after prev. Pass the current time to skip
+// has no fire time left after it. With a start or end date (an anchored
+// cycle, as stored on a job) that is the first fire time after prev; for
+// cron, the first matching second after prev. A repeating interval without
+// dates (stored so by SetJobRepeat) counts from each run, as in Camunda: it
+// gives prev+P, and its count never ends it. Pass the current time to skip
 // runs missed while no job executor ran, as Camunda does.
 func (c Cycle) Next(prev time.Time) (time.Time, bool) {
 	prev = prev.In(c.location())
@@ -206,26 +215,14 @@ func (c Cycle) Next(prev time.Time) (time.Time, bool) {
 		return c.firstFromStart(prev, true)
 	case c.form == fromEnd:
 		return c.firstFromEnd(prev, true)
-	case c.reps == 1:
-		return time.Time{}, false
 	}
 	return c.every.AddTo(prev), true
 }
 
-// Remaining returns how many fire times are left, counting the one at the
-// start date of an anchored cycle (-1: unbounded, and for cron).
-func (c Cycle) Remaining() int {
-	if c.cron != nil {
-		return -1
-	}
-	return c.reps
-}
-
-// String returns the notation to store: "R3/PT10S", "R/PT1H",
-// "R2/2026-01-01T00:00:20Z/PT10S" (start date and interval),
-// "R3/PT10S/2026-01-01T00:00:00Z" (interval and end date), or the cron
-// expression with single spaces. Parsing it with the same location gives the
-// same cycle.
+// String returns the notation to store: a repeating interval as written
+// ("R3/PT10S", "R/PT1H", "R2/2026-01-01T00:00:20/PT10S" after Anchor,
+// "R3/PT10S/2026-01-01T00:00:00Z"), a cron expression with single spaces.
+// Parsing it with the same location gives the same cycle.
 func (c Cycle) String() string {
 	if c.cron != nil {
 		return c.cron.text
@@ -233,26 +230,11 @@ func (c Cycle) String() string {
 	if c.every.isZero() {
 		return ""
 	}
-	var b strings.Builder
-	b.WriteByte('R')
-	if c.reps >= 0 {
-		b.WriteString(strconv.Itoa(c.reps))
-	}
-	b.WriteByte('/')
-	if c.form == fromStart {
-		b.WriteString(c.start.Format(storedLayout))
-		b.WriteByte('/')
-	}
-	b.WriteString(c.every.String())
-	if c.form == fromEnd {
-		b.WriteByte('/')
-		b.WriteString(c.end.Format(storedLayout))
-	}
-	return b.String()
+	return c.text
 }
 
-// firstFromStart returns the first fire time start+k·P (k < reps) at or
-// after t, or strictly after t.
+// firstFromStart returns the first fire time start+k·P (0 ≤ k ≤ reps, as
+// Camunda's DurationHelper counts) at or after t, or strictly after t.
 func (c Cycle) firstFromStart(t time.Time, strict bool) (time.Time, bool) {
 	cur := c.start
 	if !before(cur, t, strict) {
@@ -264,7 +246,7 @@ func (c Cycle) firstFromStart(t time.Time, strict bool) (time.Time, bool) {
 		if strict || rem.Sign() != 0 {
 			k.Add(k, big.NewInt(1))
 		}
-		if c.reps >= 0 && k.Cmp(big.NewInt(int64(c.reps))) >= 0 {
+		if c.reps >= 0 && k.Cmp(big.NewInt(int64(c.reps))) > 0 {
 			return time.Time{}, false
 		}
 		return addNanos(cur, k.Mul(k, e)), true
@@ -273,7 +255,7 @@ func (c Cycle) firstFromStart(t time.Time, strict bool) (time.Time, bool) {
 		return time.Time{}, false
 	}
 	for k := 1; ; k++ {
-		if (c.reps >= 0 && k >= c.reps) || k > maxSteps {
+		if (c.reps >= 0 && k > c.reps) || k > maxSteps {
 			return time.Time{}, false
 		}
 		if cur = c.every.AddTo(cur); !before(cur, t, strict) {
@@ -282,8 +264,8 @@ func (c Cycle) firstFromStart(t time.Time, strict bool) (time.Time, bool) {
 	}
 }
 
-// firstFromEnd returns the earliest fire time end-k·P (k < reps) at or
-// after t, or strictly after t.
+// firstFromEnd returns the earliest fire time end-k·P (0 ≤ k ≤ reps, as
+// Camunda's DurationHelper counts) at or after t, or strictly after t.
 func (c Cycle) firstFromEnd(t time.Time, strict bool) (time.Time, bool) {
 	cur := c.end
 	if before(cur, t, strict) {
@@ -295,15 +277,15 @@ func (c Cycle) firstFromEnd(t time.Time, strict bool) (time.Time, bool) {
 			diff.Sub(diff, big.NewInt(1))
 		}
 		k := new(big.Int).Quo(diff, e)
-		if c.reps >= 0 && k.Cmp(big.NewInt(int64(c.reps-1))) > 0 {
-			k.SetInt64(int64(c.reps - 1))
+		if c.reps >= 0 && k.Cmp(big.NewInt(int64(c.reps))) > 0 {
+			k.SetInt64(int64(c.reps))
 		}
 		return addNanos(cur, k.Neg(k.Mul(k, e))), true
 	}
 	if c.every.tooFar(t, cur) && (c.reps < 0 || c.reps > maxSteps) {
 		return time.Time{}, false
 	}
-	for k := 1; c.reps < 0 || k < c.reps; k++ {
+	for k := 1; c.reps < 0 || k <= c.reps; k++ {
 		if k > maxSteps {
 			return time.Time{}, false
 		}

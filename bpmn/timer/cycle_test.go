@@ -28,11 +28,11 @@ type run struct {
 // notation, then performs the runs.
 func drive(t *testing.T, expr, created, wantFirst, wantStored string, runs []run) {
 	t.Helper()
-	c := mustCycle(t, expr).Anchor(at(t, created))
+	c := mustCycle(t, expr)
 	if got := c.First(at(t, created)); !got.Equal(at(t, wantFirst)) {
 		t.Fatalf("%s created at %s: first due %s, want %s", expr, created, got.Format(time.RFC3339Nano), wantFirst)
 	}
-	stored := c.String()
+	stored := c.Anchor(at(t, created)).String()
 	if stored != wantStored {
 		t.Fatalf("%s: stored %q, want %q", expr, stored, wantStored)
 	}
@@ -53,20 +53,20 @@ func drive(t *testing.T, expr, created, wantFirst, wantStored string, runs []run
 
 func TestCycleRuns(t *testing.T) {
 	t.Run("R3/PT10S fires three times", func(t *testing.T) {
-		drive(t, "R3/PT10S", "2026-01-01T10:00:00Z", "2026-01-01T10:00:10Z", "R3/2026-01-01T10:00:10Z/PT10S", []run{
+		drive(t, "R3/PT10S", "2026-01-01T10:00:00Z", "2026-01-01T10:00:10Z", "R3/2026-01-01T10:00:00/PT10S", []run{
 			{"2026-01-01T10:00:10Z", "2026-01-01T10:00:20Z"},
 			{"2026-01-01T10:00:20Z", "2026-01-01T10:00:30Z"},
 			{"2026-01-01T10:00:30Z", ""},
 		})
 	})
 	t.Run("R2/PT5M with the clock 5 s late each time", func(t *testing.T) {
-		drive(t, "R2/PT5M", "2026-01-01T10:00:00Z", "2026-01-01T10:05:00Z", "R2/2026-01-01T10:05:00Z/PT5M", []run{
+		drive(t, "R2/PT5M", "2026-01-01T10:00:00Z", "2026-01-01T10:05:00Z", "R2/2026-01-01T10:00:00/PT5M", []run{
 			{"2026-01-01T10:05:05Z", "2026-01-01T10:10:00Z"},
 			{"2026-01-01T10:10:05Z", ""},
 		})
 	})
 	t.Run("R/PT1H is unbounded", func(t *testing.T) {
-		drive(t, "R/PT1H", "2026-01-01T10:00:00Z", "2026-01-01T11:00:00Z", "R/2026-01-01T11:00:00Z/PT1H", []run{
+		drive(t, "R/PT1H", "2026-01-01T10:00:00Z", "2026-01-01T11:00:00Z", "R/2026-01-01T10:00:00/PT1H", []run{
 			{"2026-01-01T11:00:00Z", "2026-01-01T12:00:00Z"},
 			{"2026-01-01T12:00:00Z", "2026-01-01T13:00:00Z"},
 			{"2026-01-01T13:00:01Z", "2026-01-01T14:00:00Z"},
@@ -75,28 +75,40 @@ func TestCycleRuns(t *testing.T) {
 	t.Run("runs missed while down are skipped", func(t *testing.T) {
 		// Due 10:00:10; the executor comes back at 10:00:35: the next run is
 		// 10:00:40, and the grid's last fire time 10:00:50 still holds.
-		drive(t, "R5/PT10S", "2026-01-01T10:00:00Z", "2026-01-01T10:00:10Z", "R5/2026-01-01T10:00:10Z/PT10S", []run{
+		drive(t, "R5/PT10S", "2026-01-01T10:00:00Z", "2026-01-01T10:00:10Z", "R5/2026-01-01T10:00:00/PT10S", []run{
 			{"2026-01-01T10:00:35Z", "2026-01-01T10:00:40Z"},
 			{"2026-01-01T10:00:40Z", "2026-01-01T10:00:50Z"},
 			{"2026-01-01T10:00:50Z", ""},
 		})
 	})
 	t.Run("a job run before its due date is followed by one at that due date", func(t *testing.T) {
-		drive(t, "R2/PT1H", "2026-01-01T10:00:00Z", "2026-01-01T11:00:00Z", "R2/2026-01-01T11:00:00Z/PT1H", []run{
+		drive(t, "R2/PT1H", "2026-01-01T10:00:00Z", "2026-01-01T11:00:00Z", "R2/2026-01-01T10:00:00/PT1H", []run{
 			{"2026-01-01T10:30:00Z", "2026-01-01T11:00:00Z"},
 			{"2026-01-01T11:00:00Z", "2026-01-01T12:00:00Z"},
 			{"2026-01-01T12:00:00Z", ""},
 		})
 	})
-	t.Run("P1M keeps Java's clamped chain", func(t *testing.T) {
+	t.Run("a creation time within a second anchors at the second", func(t *testing.T) {
+		// Camunda writes the start to the second: the first run is P after
+		// the creation, the later ones keep to the second's grid.
+		drive(t, "R2/PT10S", "2026-01-01T10:00:00.5Z", "2026-01-01T10:00:10.5Z", "R2/2026-01-01T10:00:00/PT10S", []run{
+			{"2026-01-01T10:00:10.5Z", "2026-01-01T10:00:20Z"},
+			{"2026-01-01T10:00:20Z", ""},
+		})
+	})
+	t.Run("a start date fires at the start and n times after it", func(t *testing.T) {
+		// Camunda's DurationHelper counts start+k·P for k from 0 to n, and
+		// keeps the clamped chain of months of Java's calendar.
 		drive(t, "R3/2024-01-31T10:00:00Z/P1M", "2024-01-01T00:00:00Z", "2024-01-31T10:00:00Z", "R3/2024-01-31T10:00:00Z/P1M", []run{
 			{"2024-01-31T10:00:00Z", "2024-02-29T10:00:00Z"},
 			{"2024-02-29T10:00:00Z", "2024-03-29T10:00:00Z"},
-			{"2024-03-29T10:00:00Z", ""},
+			{"2024-03-29T10:00:00Z", "2024-04-29T10:00:00Z"},
+			{"2024-04-29T10:00:00Z", ""},
 		})
 	})
 	t.Run("end date", func(t *testing.T) {
-		drive(t, "R3/PT10S/2026-01-01T00:00:00Z", "2025-12-31T23:00:00Z", "2025-12-31T23:59:40Z", "R3/PT10S/2026-01-01T00:00:00Z", []run{
+		drive(t, "R3/PT10S/2026-01-01T00:00:00Z", "2025-12-31T23:00:00Z", "2025-12-31T23:59:30Z", "R3/PT10S/2026-01-01T00:00:00Z", []run{
+			{"2025-12-31T23:59:30Z", "2025-12-31T23:59:40Z"},
 			{"2025-12-31T23:59:40Z", "2025-12-31T23:59:50Z"},
 			{"2025-12-31T23:59:50Z", "2026-01-01T00:00:00Z"},
 			{"2026-01-01T00:00:00Z", ""},
@@ -119,12 +131,15 @@ func TestCycleFirst(t *testing.T) {
 		{"R/PT1H", "2026-01-01T10:00:00.5Z", "2026-01-01T11:00:00.5Z"},
 		{"R6/P1D", "2024-02-28T08:00:00Z", "2024-02-29T08:00:00Z"},
 		{"R0/PT1M", "2026-01-01T10:00:00Z", ""},
-		// A start date in the future is the first due date; one in the past
-		// gives the first start + k·interval at or after now.
+		// A start date in the future is the first due date; otherwise the
+		// first start + k·interval (k ≤ n, as Camunda counts) after now.
+		{"R2/1970-01-01T00:00:00/1970-01-01T00:00:10", "1970-01-01T00:00:15Z", "1970-01-01T00:00:20Z"},
+		{"R2/1970-01-01T00:00:00/1970-01-01T00:00:10", "1970-01-01T00:00:30Z", ""},
 		{"R2/2026-01-01T00:00:00Z/PT5M", "2025-12-31T12:00:00Z", "2026-01-01T00:00:00Z"},
-		{"R2/2026-01-01T00:00:00Z/PT5M", "2026-01-01T00:00:00Z", "2026-01-01T00:00:00Z"},
+		{"R2/2026-01-01T00:00:00Z/PT5M", "2026-01-01T00:00:00Z", "2026-01-01T00:05:00Z"},
 		{"R5/2026-01-01T00:00:00Z/PT5M", "2026-01-01T00:07:00Z", "2026-01-01T00:10:00Z"},
-		{"R2/2026-01-01T00:00:00Z/PT5M", "2026-01-01T00:07:00Z", ""},
+		{"R2/2026-01-01T00:00:00Z/PT5M", "2026-01-01T00:07:00Z", "2026-01-01T00:10:00Z"},
+		{"R2/2026-01-01T00:00:00Z/PT5M", "2026-01-01T00:10:00Z", ""},
 		{"R/2000-01-01T00:00:00Z/PT1S", "2026-05-17T12:34:56.25Z", "2026-05-17T12:34:57Z"},
 		{"R/2000-01-01T00:00:00Z/PT7M", "2026-05-17T12:34:56Z", "2026-05-17T12:38:00Z"},
 		{"R/0001-01-01T00:00:00Z/PT0.001S", "9999-12-31T23:59:59.9985Z", "9999-12-31T23:59:59.999Z"},
@@ -136,6 +151,8 @@ func TestCycleFirst(t *testing.T) {
 		{"R3/PT10S/2026-01-01T00:00:00Z", "2025-12-31T23:59:45Z", "2025-12-31T23:59:50Z"},
 		{"R3/PT10S/2026-01-01T00:00:00Z", "2026-01-01T00:00:00Z", "2026-01-01T00:00:00Z"},
 		{"R3/PT10S/2026-01-01T00:00:00Z", "2026-01-01T00:00:01Z", ""},
+		{"R2/PT10S/1970-01-01T00:00:50Z", "1970-01-01T00:00:20Z", "1970-01-01T00:00:30Z"},
+		{"R2/PT10S/1970-01-01T00:00:50Z", "1970-01-01T00:00:35Z", "1970-01-01T00:00:40Z"},
 		{"R/PT1H/2026-01-01T00:00:00Z", "2025-06-01T10:30:00Z", "2025-06-01T11:00:00Z"},
 		{"R/P1M/2024-03-31T00:00:00Z", "2024-01-15T00:00:00Z", "2024-01-29T00:00:00Z"},
 		{"0 0 12 * * ?", "2026-01-01T12:00:00Z", "2026-01-02T12:00:00Z"},
@@ -155,27 +172,17 @@ func TestCycleFirst(t *testing.T) {
 }
 
 func TestCycleNextWithoutAnchor(t *testing.T) {
-	// A cycle stored without Anchor counts from the time it is given.
-	c := mustCycle(t, "R2/PT10S")
-	next, ok := c.Next(at(t, "2026-01-01T10:00:10Z"))
-	if !ok || !next.Equal(at(t, "2026-01-01T10:00:20Z")) {
-		t.Fatalf("R2/PT10S.Next = %s, %v", next, ok)
-	}
-}
-
-func TestCycleRemaining(t *testing.T) {
-	tests := []struct {
-		expr string
-		want int
-	}{
-		{"R3/PT10S", 3},
-		{"R2/2026-01-01T00:00:00Z/PT5M", 2},
-		{"R/PT1H", -1},
-		{"0 0/5 * * * ?", -1},
-	}
-	for _, tt := range tests {
-		if got := mustCycle(t, tt.expr).Remaining(); got != tt.want {
-			t.Errorf("%s: Remaining() = %d, want %d", tt.expr, got, tt.want)
+	// A cycle stored without a start date (SetJobRepeat stores what it is
+	// given) counts from each run, as Camunda's does: its count never ends it.
+	for _, expr := range []string{"R2/PT10S", "R1/PT10S"} {
+		c := mustCycle(t, expr)
+		now := at(t, "2026-01-01T10:00:10Z")
+		for i := 0; i < 3; i++ {
+			next, ok := c.Next(now)
+			if want := now.Add(10 * time.Second); !ok || !next.Equal(want) {
+				t.Fatalf("%s.Next(%s) = %s, %v; want %s", expr, now, next, ok, want)
+			}
+			now = next
 		}
 	}
 }
@@ -188,7 +195,7 @@ func TestCycleInLocation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := c.String(), "R3/2024-03-30T12:00:00+01:00/P1D"; got != want {
+	if got, want := c.String(), "R3/2024-03-30T12:00:00/P1D"; got != want {
 		t.Errorf("String() = %q, want %q", got, want)
 	}
 	next, ok := c.Next(time.Date(2024, 3, 30, 12, 0, 0, 0, loc))
@@ -220,7 +227,7 @@ func TestCycleRoundTrip(t *testing.T) {
 		c := mustCycle(t, s)
 		again := mustCycle(t, c.String())
 		now := at(t, "2025-06-01T00:00:00Z")
-		if again.String() != c.String() || !again.First(now).Equal(c.First(now)) || again.Remaining() != c.Remaining() {
+		if again.String() != c.String() || !again.First(now).Equal(c.First(now)) {
 			t.Errorf("%q: String() %q parses to %q with another state", s, c.String(), again.String())
 		}
 	}

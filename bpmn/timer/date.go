@@ -6,10 +6,6 @@ import (
 	"time"
 )
 
-// storedLayout writes the dates inside stored cycle notations; ParseDate
-// reads it back to the same instant.
-const storedLayout = "2006-01-02T15:04:05.999999999Z07:00"
-
 // ParseDate reads an ISO 8601 date-time as found in BPMN files:
 // "2036-11-14T11:12:22", with hours and minutes only, with a fraction of a
 // second ("…:22.5"), with a zone ("Z", "+01:00", "+0100", "+01"), or a plain

@@ -32,25 +32,27 @@
 //
 // # Cycles and how to store them
 //
-// A repeating interval is a set of fire times:
+// A repeating interval is a set of fire times, counted as Camunda's
+// DurationHelper counts them:
 //
 //	Rn/P      n fire times, the first one P after the timer is created
-//	Rn/S/P    S, S+P, ..., S+(n-1)P
-//	Rn/P/E    E-(n-1)P, ..., E-P, E
+//	Rn/S/P    S, S+P, ..., S+nP (S only while it lies ahead)
+//	Rn/P/E    E-nP, ..., E-P, E
 //	Rn/S/E    as Rn/S/P with P = E-S
 //	R/...     the same without end
 //
 // A timer job stores its cycle as Camunda does: as written, with the
-// start it was anchored to ([Cycle.String] of [Cycle.Anchor]): a timer
-// created at now with "R3/PT10S" stores "R3/<now+10s>/PT10S", and every job
-// of that cycle stores the same notation; n counts the fire times from that
-// start. Changing the notation on a job changes the cycle from its next run.
+// creation time put in as start date where it has none ([Cycle.Anchor],
+// Camunda's date format, to the second): a timer created at 10:00:00 with
+// "R3/PT10S" stores "R3/2026-01-01T10:00:00/PT10S", whose fire times after
+// its creation are 10:00:10, 10:00:20 and 10:00:30; every job of that cycle
+// stores the same notation. A notation without start date set on a job
+// later counts from each run, and its count never ends it (Camunda's too).
 // The engine does:
 //
 //	// creating the timer
 //	c, err := timer.ParseCycle(expr)
-//	c = c.Anchor(now)
-//	job.DueDate, job.Repeat = c.First(now), c.String()
+//	job.DueDate, job.Repeat = c.First(now), c.Anchor(now).String()
 //
 //	// running the timer job
 //	c, err := timer.ParseCycle(job.Repeat)
@@ -63,9 +65,6 @@
 // time after now. Passing the due date of the run instead replays every
 // missed run. A cron cycle has no state: its notation stays the same and Next
 // gives the next matching second after the time given.
-//
-// Camunda differs in one corner: with an explicit start date it also fires at
-// start+n·P, one more time than n. Here Rn always means n fire times.
 //
 // [ParseCycle] reads dates without zone, adds days and months, and matches
 // cron expressions in UTC; [ParseCycleIn] takes another location (Camunda
