@@ -631,6 +631,9 @@ func (x *Executor) executeGroup(ctx context.Context, rt Engine, jobs []runtime.A
 	start := time.Now()
 	var runnable []runtime.AcquiredJob
 	for _, j := range jobs {
+		if x.lockExpired(rt, j) {
+			continue
+		}
 		if j.Retries <= 0 {
 			x.runJob(ctx, rt, j) // a poison job: recorded, not run
 			continue
@@ -689,10 +692,12 @@ func (x *Executor) count(rt Engine, j runtime.AcquiredJob, err error, d time.Dur
 	case persistence.IsConflict(err):
 		x.cfg.Metrics.Conflict()
 		x.log.Debug("job conflicted; released for a retry", "job", j.ID, "error", err)
+	case errors.Is(err, ErrLockLost):
+		x.log.Warn("job fenced: its lock was taken over while it ran; nothing of it was committed", "job", j.ID, "error", err)
 	case notStored(err):
 		x.strand(rt, j, err)
-	case errors.Is(err, ErrLockLost), errors.Is(err, persistence.ErrNotFound):
-		x.log.Debug("job not run", "job", j.ID, "error", err)
+	case errors.Is(err, persistence.ErrNotFound):
+		x.log.Debug("job not run: it is gone", "job", j.ID, "error", err)
 	default:
 		x.cfg.Metrics.Failed()
 	}
@@ -705,10 +710,13 @@ func (x *Executor) count(rt Engine, j runtime.AcquiredJob, err error, d time.Dur
 // step. Claiming more would hold slots idle while the job runs, keeping
 // acquisition from filling them.
 func (x *Executor) runJob(ctx context.Context, rt Engine, j runtime.AcquiredJob) *runtime.AcquiredJob {
+	if x.lockExpired(rt, j) {
+		return nil
+	}
 	start := time.Now()
 	jobCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	stopBeat := func() {}
+	stopBeat := func() bool { return false }
 	if j.Retries > 0 { // else a poison job: its incident is recorded, it does not run
 		stopBeat = x.heartbeat(jobCtx, cancel, rt, j)
 		x.log.Debug("job started", "job", j.ID, "activity", j.ActivityID, "processInstance", j.ProcessInstanceID)
@@ -718,21 +726,46 @@ func (x *Executor) runJob(ctx context.Context, rt Engine, j runtime.AcquiredJob)
 		claim = nil // stopping: what it creates is left to other nodes
 	}
 	next, err := rt.RunAcquiredContinuing(jobCtx, j, claim)
-	stopBeat()
+	if lost := stopBeat(); lost && err != nil {
+		// Cancelled because another node holds the lock now: the job was
+		// fenced, and there is nothing of ours to release.
+		err = fmt.Errorf("%w: the run was cancelled when the lock was lost (%v)", ErrLockLost, err)
+	}
 	x.count(rt, j, err, time.Since(start))
 	return next
 }
 
+// lockExpired reports whether j's lock expired while it waited in the
+// queue (its node was frozen, or the queue was slow): another node may run
+// it by now, so its work is not started, which would repeat an outside
+// effect for nothing; fencing at the flush would only stop its commit. The
+// lock is released if it is still ours, so that the job is not charged a
+// failed attempt as if this node had died.
+func (x *Executor) lockExpired(rt Engine, j runtime.AcquiredJob) bool {
+	if j.LockExpiration == nil || x.cfg.Clock().Before(*j.LockExpiration) {
+		return false
+	}
+	x.log.Warn("job fenced: its lock expired before it started; not run", "job", j.ID, "activity", j.ActivityID, "lockExpired", *j.LockExpiration)
+	x.cfg.Metrics.Conflict()
+	ctx, cancel := context.WithTimeout(context.Background(), releaseTimeout)
+	defer cancel()
+	if err := rt.UnlockJobs(ctx, []runtime.AcquiredJob{j}); err != nil {
+		x.log.Warn("could not release the fenced job; its lock has expired anyway", "job", j.ID, "error", err)
+	}
+	return true
+}
+
 // heartbeat extends the job's lock every third of the lock time while it
 // runs, and cancels the job when the lock is lost. It returns a function
-// that stops it.
-func (x *Executor) heartbeat(ctx context.Context, cancel context.CancelFunc, rt Engine, j runtime.AcquiredJob) func() {
+// that stops it and reports whether the lock was lost.
+func (x *Executor) heartbeat(ctx context.Context, cancel context.CancelFunc, rt Engine, j runtime.AcquiredJob) func() bool {
 	if !rt.Capabilities().NeedsHeartbeat {
 		// An in-memory SQLite database: the job's transaction holds the
 		// only write lock, so no one can take the job over while it runs.
-		return func() {}
+		return func() bool { return false }
 	}
 	stop := make(chan struct{})
+	var lost atomic.Bool
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
@@ -753,13 +786,14 @@ func (x *Executor) heartbeat(ctx context.Context, cancel context.CancelFunc, rt 
 				}
 				if !ok {
 					x.log.Warn("job lock lost while running; cancelling the job", "job", j.ID)
+					lost.Store(true)
 					cancel()
 					return
 				}
 			}
 		}
 	}()
-	return func() { close(stop); wg.Wait() }
+	return func() bool { close(stop); wg.Wait(); return lost.Load() }
 }
 
 // String describes the executor's settings, for logs.

@@ -237,7 +237,8 @@ func TestHeartbeat(t *testing.T) {
 		}
 	}
 	f.add(job("long", "pi", true))
-	start(t, f, Config{LockTime: 150 * time.Millisecond})
+	var logs enginetest.LogBuffer
+	start(t, f, Config{LockTime: 150 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	waitFor(t, "two lock extensions", func() bool { return snapshot(f, func() int { return f.extended }) >= 2 })
 	f.mu.Lock()
 	f.extendLost = true
@@ -246,6 +247,12 @@ func TestHeartbeat(t *testing.T) {
 	case <-cancelled:
 	case <-time.After(5 * time.Second):
 		t.Fatal("the job went on after its lock was lost")
+	}
+	// A lost lock fences the run: the log says so, and there is nothing of
+	// this node's to release as if the database had failed.
+	waitFor(t, "the fenced run to be logged", func() bool { return strings.Contains(logs.String(), "job fenced") })
+	if strings.Contains(logs.String(), "releasing it without spending a retry") {
+		t.Errorf("the fenced run was reported as not stored:\n%s", logs.String())
 	}
 }
 
@@ -269,6 +276,38 @@ func TestStrandedJobReleased(t *testing.T) {
 	}
 	if n := snapshot(f, func() int { return f.unlocked }); n != 1 {
 		t.Errorf("%d unlocks, want 1", n)
+	}
+}
+
+// A queued job whose lock expired before a worker took it up (its node was
+// frozen, the worker busy) is not handed to the engine: another node may
+// have run it meanwhile, and running its delegate again would repeat an
+// outside effect for nothing. Its lock is released if still held.
+func TestExpiredQueuedJobNotStarted(t *testing.T) {
+	f := newFake(perJob)
+	clock := enginetest.NewClock()
+	f.run = func(ctx context.Context, j runtime.AcquiredJob) error {
+		if j.ID == "a" {
+			// While a runs, b waits in the queue past its lock, and another
+			// node takes it over.
+			clock.Add(10 * time.Minute)
+			f.mu.Lock()
+			b := f.jobs["b"]
+			until := clock.Now().Add(time.Hour)
+			b.LockOwner, b.LockExpiration, b.Rev = "other", &until, b.Rev+1
+			f.mu.Unlock()
+		}
+		return nil
+	}
+	f.add(job("a", "pi1", true), job("b", "pi2", true))
+	var logs enginetest.LogBuffer
+	start(t, f, Config{PoolSize: 1, QueueSize: 1, Clock: clock.Now, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	waitFor(t, "b to be released", func() bool { return snapshot(f, func() int { return f.unlocks }) >= 1 })
+	if n := snapshot(f, func() int { return f.calls["b"] }); n != 0 {
+		t.Errorf("b was handed to the engine %d times after its lock expired:\n%s", n, logs.String())
+	}
+	if !strings.Contains(logs.String(), "job fenced") {
+		t.Errorf("no fenced job in the log:\n%s", logs.String())
 	}
 }
 

@@ -27,6 +27,8 @@ type fakeEngine struct {
 	maxHeld  int // most jobs locked at once
 	extended int
 	unlocked int
+	calls    map[string]int // RunAcquired calls per job, fenced or not
+	unlocks  int            // UnlockJobs calls
 	// run is the job's work; nil succeeds at once.
 	run func(ctx context.Context, j runtime.AcquiredJob) error
 	// failUnlock makes this many UnlockJobs calls fail first.
@@ -38,7 +40,7 @@ type fakeEngine struct {
 }
 
 func newFake(caps persistence.Capabilities) *fakeEngine {
-	return &fakeEngine{caps: caps, jobs: map[string]*persistence.Job{}, ran: map[string]int{}}
+	return &fakeEngine{caps: caps, jobs: map[string]*persistence.Job{}, ran: map[string]int{}, calls: map[string]int{}}
 }
 
 // add creates jobs as a command would and, like a commit, calls the
@@ -130,6 +132,7 @@ func (f *fakeEngine) RunAcquiredContinuing(ctx context.Context, a runtime.Acquir
 
 func (f *fakeEngine) RunAcquired(ctx context.Context, a runtime.AcquiredJob) error {
 	f.mu.Lock()
+	f.calls[a.ID]++
 	j := f.jobs[a.ID]
 	if j == nil || j.LockOwner != a.Lock.Owner || j.Rev != a.Lock.Rev {
 		f.mu.Unlock()
@@ -180,6 +183,7 @@ func (f *fakeEngine) MayRunLong(*persistence.Job) bool { return false }
 func (f *fakeEngine) UnlockJobs(_ context.Context, jobs []runtime.AcquiredJob) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.unlocks++
 	if f.failUnlock > 0 {
 		f.failUnlock--
 		return errors.New("database unreachable")
