@@ -19,6 +19,7 @@ import (
 	"github.com/bpmnlite/bpmnlite"
 	"github.com/bpmnlite/bpmnlite/internal/enginetest"
 	"github.com/bpmnlite/bpmnlite/internal/testdb"
+	"github.com/bpmnlite/bpmnlite/persistence"
 )
 
 // runaway is a process whose gateway's default flow leads back to a manual
@@ -185,6 +186,56 @@ func TestOutageReleasesRunningJobWithoutCharge(t *testing.T) {
 			t.Errorf("the job was not released by a later attempt; logs:\n%s", logs)
 		}
 	})
+}
+
+// After a database outage with no work in flight, the executor notices the
+// database is back within its probe interval (not its idle back-off, which
+// grew while acquisitions failed) and resumes: a job committed by another
+// node during the outage (whose NOTIFY was lost) runs at once, and so does
+// one locked in this executor's name that it does not hold (as when a
+// commit that claimed a continuation went through but its answer was
+// lost), released instead of waiting five minutes for its lock and then
+// being charged a failed attempt.
+func TestOutageRecoveryIsQuick(t *testing.T) {
+	b := testdb.Postgres(t)
+	proxy := testdb.NewProxy(t, b.URL)
+	cut := b
+	cut.URL = proxy.Through(b.URL)
+	node := openEnv(t, cut, bpmnlite.Config{})
+	other := openEnv(t, b, bpmnlite.Config{})
+	other.eng.RegisterDelegate("work", bpmnlite.DelegateFunc(func(context.Context, *bpmnlite.Execution) error { return nil }))
+	node.eng.RegisterDelegate("work", bpmnlite.DelegateFunc(func(context.Context, *bpmnlite.Execution) error { return nil }))
+	node.deploy("outage", enginetest.AsyncService("outage", "work", ""))
+	orphaned := other.start("outage", nil)
+	if locked := other.jeLock("node-a", time.Now().Add(5*time.Minute), persistence.AcquireParams{}); len(locked) != 1 {
+		t.Fatalf("locked %d jobs for node-a, want the orphan", len(locked))
+	}
+	node.jeStart(bpmnlite.JobExecutorConfig{LockOwner: "node-a", LockTime: 5 * time.Minute, WaitTime: 5 * time.Second, MaxWait: time.Minute, Clock: time.Now})
+
+	proxy.Cut()
+	time.Sleep(1500 * time.Millisecond) // acquisitions fail meanwhile
+	fresh := other.start("outage", nil)
+	proxy.Restore()
+	back := time.Now()
+	waitFor(t, "both instances to end", 30*time.Second, func() bool {
+		is, err := other.eng.ProcessInstances(other.ctx, bpmnlite.ProcessInstanceQuery{})
+		ended := 0
+		for _, in := range is {
+			if in.EndTime != nil && (in.ID == orphaned || in.ID == fresh) {
+				ended++
+			}
+		}
+		return err == nil && ended == 2
+	})
+	if d := time.Since(back); d > 2*time.Second {
+		t.Errorf("work resumed %v after the database answered again, want within 2 s", d)
+	}
+	for _, pi := range []string{orphaned, fresh} {
+		done := other.jeLog(bpmnlite.JobLogQuery{ProcessInstanceID: pi, Event: bpmnlite.JobLogSucceeded})
+		if len(done) != 1 || done[0].Retries != 3 {
+			t.Errorf("instance %s: succeeded entries %+v, want one with all 3 retries left", pi, done)
+		}
+	}
 }
 
 // outageWhileRunning runs an asynchronous job on b and calls outage while

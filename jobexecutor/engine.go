@@ -42,8 +42,12 @@ type Engine interface {
 	// MayRunLong reports whether a job's work may take long (see
 	// runtime.Engine.MayRunLong): on a single writer it runs outside a group.
 	MayRunLong(j *persistence.Job) bool
-	// UnlockJobs releases acquired jobs that were not started.
-	UnlockJobs(ctx context.Context, jobs []runtime.AcquiredJob) error
+	// UnlockJobs releases acquired jobs that were not started, or whose
+	// outcome was not stored, while their lock is the one acquired; it
+	// returns how many it released.
+	UnlockJobs(ctx context.Context, jobs []runtime.AcquiredJob) (int, error)
+	// LockedJobs lists the jobs owner holds locked, with their locks.
+	LockedJobs(ctx context.Context, owner string) ([]runtime.AcquiredJob, error)
 	// ExtendLock extends a running job's lock; false when it was lost.
 	ExtendLock(ctx context.Context, j runtime.AcquiredJob, until time.Time) (bool, error)
 	// ReportJobExecutor and RemoveJobExecutor keep this executor's report

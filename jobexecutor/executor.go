@@ -29,8 +29,9 @@ type Executor struct {
 	wake  chan struct{} // a job became due, or a slot freed up
 
 	mu       sync.Mutex
-	inflight int        // jobs acquired and not finished (queued or running)
-	hint     *time.Time // earliest future due date announced by a local commit
+	inflight int             // jobs acquired and not finished (queued or running)
+	held     map[string]bool // ids of the jobs acquired and not finished
+	hint     *time.Time      // earliest future due date announced by a local commit
 	running  bool
 	closed   bool               // the queue is closed: workers unlock what they acquire
 	stop     context.CancelFunc // stops acquisition and listeners
@@ -273,20 +274,33 @@ func (x *Executor) listen(ctx context.Context, rt Engine) {
 func (x *Executor) acquireLoop(ctx context.Context) {
 	defer x.loops.Done()
 	idleWait := time.Duration(0)
+	down := map[Engine]bool{} // engines whose last acquisition failed
 	for ctx.Err() == nil {
 		x.releaseStranded(ctx)
-		acquired, full, room := 0, false, true
+		acquired, full, room, failed := 0, false, true, false
 		for _, rt := range x.engines {
-			n, asked := x.acquire(ctx, rt)
+			n, asked, err := x.acquire(ctx, rt)
 			if asked == 0 {
 				room = false
 				break
+			}
+			switch {
+			case err != nil:
+				down[rt], failed = true, true
+			case down[rt]:
+				delete(down, rt)
+				x.recover(ctx, rt)
 			}
 			acquired += n
 			full = full || n == asked
 		}
 		var sleep time.Duration
 		switch {
+		case failed:
+			// The database is away: probe it at a short, steady pace, not
+			// the idle back-off, so that work resumes as soon as it is back.
+			idleWait = 0
+			sleep = min(outageProbe, x.cfg.WaitTime)
 		case full:
 			idleWait = 0
 			continue // more may be waiting
@@ -309,6 +323,48 @@ func (x *Executor) acquireLoop(ctx context.Context) {
 		x.log.Debug("acquisition cycle", "acquired", acquired, "queueFull", !room, "sleep", sleep)
 		x.sleep(ctx, sleep)
 	}
+}
+
+// acquireTimeout bounds an acquisition (a few milliseconds when the
+// database answers), so that one that does not answer counts as failed.
+const acquireTimeout = 10 * time.Second
+
+// outageProbe is how often acquisition tries again while the database
+// fails: work resumes within it of the database answering again.
+const outageProbe = 250 * time.Millisecond
+
+// recover runs when rt's database answers again after failed acquisitions:
+// the jobs whose fate was unknown are looked up. Stranded ones were
+// released before this acquisition; what else is still locked by this
+// executor and not held here (the continuation a job's commit claimed, or
+// an acquisition, when the commit went through but its answer was lost) is
+// released, so that it runs now and costs no failed attempt at its lock's
+// expiry.
+func (x *Executor) recover(ctx context.Context, rt Engine) {
+	lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
+	defer cancel()
+	locked, err := rt.LockedJobs(lctx, x.cfg.LockOwner)
+	if err != nil {
+		x.log.Warn("could not look up the jobs locked by this executor after the database came back", "error", err)
+		return
+	}
+	x.mu.Lock()
+	var orphans []runtime.AcquiredJob
+	for _, j := range locked {
+		if !x.held[j.ID] {
+			orphans = append(orphans, j)
+		}
+	}
+	x.mu.Unlock()
+	released := 0
+	if len(orphans) > 0 {
+		released, err = rt.UnlockJobs(lctx, orphans)
+		if err != nil {
+			x.log.Warn("could not release the jobs this executor still locked after the database came back", "jobs", len(orphans), "error", err)
+			return
+		}
+	}
+	x.log.Info("database answers again; acquisition resumed", "releasedOrphanedLocks", released)
 }
 
 func (x *Executor) sleep(ctx context.Context, d time.Duration) {
@@ -349,17 +405,21 @@ func (x *Executor) nextWakeup(ctx context.Context) *time.Time {
 // queues them in batches; locked is how many it got. Errors are logged: a
 // conflict with another acquirer is expected and not an error for the
 // caller.
-func (x *Executor) acquire(ctx context.Context, rt Engine) (locked, asked int) {
+func (x *Executor) acquire(ctx context.Context, rt Engine) (locked, asked int, err error) {
 	// SQLite workers acquire too (executeGroup): slots are reserved first.
 	reserved := x.reserve(x.cfg.MaxJobsPerAcquisition, 0)
 	if reserved == 0 {
-		return 0, 0
+		return 0, 0, nil
 	}
 	// Not cancelled by Stop: an acquisition cut off may have committed
 	// without our knowing, leaving its jobs locked until the lock expires
-	// (and then counted as a failed attempt). Stop unlocks what it queues.
+	// (and then counted as a failed attempt). Stop unlocks what it queues;
+	// after a failure the jobs locked for us are looked up (recover).
+	// Bounded, so that a database that does not answer is noticed.
 	began := time.Now()
-	jobs, err := rt.AcquireJobs(context.WithoutCancel(ctx), x.acquireParams(rt, reserved))
+	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), acquireTimeout)
+	jobs, err := rt.AcquireJobs(actx, x.acquireParams(rt, reserved))
+	cancel()
 	if m, ok := x.cfg.Metrics.(CycleMetrics); ok {
 		m.AcquisitionDuration(time.Since(began))
 	}
@@ -368,15 +428,15 @@ func (x *Executor) acquire(ctx context.Context, rt Engine) (locked, asked int) {
 		if ctx.Err() == nil {
 			x.warnings.warn(x.log, "acquisition", "job acquisition failed", "error", err)
 		}
-		return 0, reserved
+		return 0, reserved, err
 	}
 	x.cfg.Metrics.Acquired(len(jobs))
 	if len(jobs) == 0 {
-		return 0, reserved
+		return 0, reserved, nil
 	}
 	x.enqueue(rt, jobs)
 	x.log.Debug("jobs acquired", "count", len(jobs))
-	return len(jobs), reserved
+	return len(jobs), reserved, nil
 }
 
 // enqueue queues acquired jobs, or unlocks them once the executor stopped.
@@ -385,6 +445,7 @@ func (x *Executor) acquire(ctx context.Context, rt Engine) (locked, asked int) {
 func (x *Executor) enqueue(rt Engine, jobs []runtime.AcquiredJob) {
 	var rejected []runtime.AcquiredJob
 	x.mu.Lock()
+	x.hold(jobs)
 	closed := x.closed
 	if closed {
 		rejected = jobs
@@ -505,6 +566,9 @@ func (x *Executor) runBatch(ctx context.Context, b *batch) {
 		case next == nil:
 			x.done(1)
 		case next.Exclusive && next.ProcessInstanceID != "":
+			x.mu.Lock()
+			x.hold([]runtime.AcquiredJob{*next})
+			x.mu.Unlock()
 			b.jobs = append(b.jobs, *next)
 		default:
 			x.enqueue(b.rt, []runtime.AcquiredJob{*next})
@@ -557,15 +621,35 @@ func (x *Executor) done(n int) {
 	x.signal()
 }
 
+// hold records jobs as acquired by this executor; x.mu is held.
+func (x *Executor) hold(jobs []runtime.AcquiredJob) {
+	if x.held == nil {
+		x.held = make(map[string]bool)
+	}
+	for _, j := range jobs {
+		x.held[j.ID] = true
+	}
+}
+
+// letGo forgets jobs whose run ended, or that were released.
+func (x *Executor) letGo(jobs ...runtime.AcquiredJob) {
+	x.mu.Lock()
+	for _, j := range jobs {
+		delete(x.held, j.ID)
+	}
+	x.mu.Unlock()
+}
+
 // unlock releases jobs acquired but not started, and wakes the other
 // executors on the database (PostgreSQL NOTIFY) so that they take them at
 // once. The payload is the lock owner, not an engine id, which listeners
 // would ignore as their own engine's.
 func (x *Executor) unlock(rt Engine, jobs []runtime.AcquiredJob) {
 	// Not cancelled by Stop: the jobs would stay locked until their locks expire.
-	if err := rt.UnlockJobs(context.Background(), jobs); err != nil {
+	if _, err := rt.UnlockJobs(context.Background(), jobs); err != nil {
 		x.log.Warn("could not unlock queued jobs; their locks will expire", "jobs", len(jobs), "error", err)
 	}
+	x.letGo(jobs...)
 	x.done(len(jobs))
 }
 
@@ -632,6 +716,7 @@ func (x *Executor) executeGroup(ctx context.Context, rt Engine, jobs []runtime.A
 	var runnable []runtime.AcquiredJob
 	for _, j := range jobs {
 		if x.lockExpired(rt, j) {
+			x.letGo(j)
 			continue
 		}
 		if j.Retries <= 0 {
@@ -647,6 +732,7 @@ func (x *Executor) executeGroup(ctx context.Context, rt Engine, jobs []runtime.A
 		return x.acquireParams(rt, reserved), reserved > 0 && x.isRunning()
 	}
 	errs, ran, acquired := rt.RunGroup(ctx, runnable, x.isRunning, next)
+	x.letGo(runnable[:ran]...)
 	for i, err := range errs {
 		x.count(rt, runnable[i], err, time.Since(start))
 	}
@@ -710,6 +796,7 @@ func (x *Executor) count(rt Engine, j runtime.AcquiredJob, err error, d time.Dur
 // step. Claiming more would hold slots idle while the job runs, keeping
 // acquisition from filling them.
 func (x *Executor) runJob(ctx context.Context, rt Engine, j runtime.AcquiredJob) *runtime.AcquiredJob {
+	defer x.letGo(j)
 	if x.lockExpired(rt, j) {
 		return nil
 	}
@@ -749,7 +836,7 @@ func (x *Executor) lockExpired(rt Engine, j runtime.AcquiredJob) bool {
 	x.cfg.Metrics.Conflict()
 	ctx, cancel := context.WithTimeout(context.Background(), releaseTimeout)
 	defer cancel()
-	if err := rt.UnlockJobs(ctx, []runtime.AcquiredJob{j}); err != nil {
+	if _, err := rt.UnlockJobs(ctx, []runtime.AcquiredJob{j}); err != nil {
 		x.log.Warn("could not release the fenced job; its lock has expired anyway", "job", j.ID, "error", err)
 	}
 	return true

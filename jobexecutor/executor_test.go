@@ -311,6 +311,35 @@ func TestExpiredQueuedJobNotStarted(t *testing.T) {
 	}
 }
 
+// After a database outage the executor resumes within its short probe
+// interval, not after its idle back-off, and releases what is locked in
+// its name without being held by it: here the continuation a job's commit
+// locked while the answer to that commit was lost. Both run at once.
+func TestOutageRecovery(t *testing.T) {
+	f := newFake(perJob)
+	f.failAcquire = true
+	start(t, f, Config{WaitTime: 5 * time.Second, MaxWait: time.Minute})
+	time.Sleep(300 * time.Millisecond) // failing acquisitions: the back-off would grow meanwhile
+	f.mu.Lock()
+	far := time.Now().Add(time.Hour)
+	orphan := job("claimed", "pi1", true)
+	orphan.Retries, orphan.Rev, orphan.LockOwner, orphan.LockExpiration = 3, 2, "node", &far
+	fresh := job("new", "pi2", true) // committed by another node; its NOTIFY was lost
+	fresh.Retries, fresh.Rev = 3, 1
+	f.jobs["claimed"], f.jobs["new"] = orphan, fresh
+	f.order = append(f.order, "claimed", "new")
+	f.failAcquire = false
+	back := time.Now()
+	f.mu.Unlock()
+	waitFor(t, "both jobs to run", func() bool { return len(f.remaining()) == 0 })
+	if d := time.Since(back); d > 2*time.Second {
+		t.Errorf("work resumed %v after the database was back, want within the probe interval", d)
+	}
+	if n := snapshot(f, func() int { return f.unlocked }); n != 1 {
+		t.Errorf("%d locks released, want the orphaned one", n)
+	}
+}
+
 // Failing acquisitions (a database outage) are logged at WARN, once per
 // interval, not once per cycle.
 func TestAcquisitionErrorsWarnOnce(t *testing.T) {

@@ -180,22 +180,40 @@ func (f *fakeEngine) RunGroup(ctx context.Context, jobs []runtime.AcquiredJob, p
 // MayRunLong: the fake's jobs are all quick (the fake has no writer).
 func (f *fakeEngine) MayRunLong(*persistence.Job) bool { return false }
 
-func (f *fakeEngine) UnlockJobs(_ context.Context, jobs []runtime.AcquiredJob) error {
+func (f *fakeEngine) UnlockJobs(_ context.Context, jobs []runtime.AcquiredJob) (int, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.unlocks++
 	if f.failUnlock > 0 {
 		f.failUnlock--
-		return errors.New("database unreachable")
+		return 0, errors.New("database unreachable")
 	}
+	n := 0
 	for _, a := range jobs {
 		if j := f.jobs[a.ID]; j != nil && j.LockOwner == a.Lock.Owner && j.Rev == a.Lock.Rev {
 			j.LockOwner, j.LockExpiration = "", nil
 			j.Rev++
 			f.unlocked++
+			n++
 		}
 	}
-	return nil
+	return n, nil
+}
+
+func (f *fakeEngine) LockedJobs(_ context.Context, owner string) ([]runtime.AcquiredJob, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.failAcquire {
+		return nil, errors.New("connection refused")
+	}
+	var out []runtime.AcquiredJob
+	for _, j := range f.jobs {
+		if j.LockOwner == owner {
+			c := *j
+			out = append(out, runtime.AcquiredJob{Job: &c, Lock: runtime.JobLock{Owner: owner, Rev: j.Rev}})
+		}
+	}
+	return out, nil
 }
 
 func (f *fakeEngine) ExtendLock(_ context.Context, a runtime.AcquiredJob, until time.Time) (bool, error) {

@@ -28,7 +28,7 @@ func (x *Executor) strand(rt Engine, j runtime.AcquiredJob, err error) {
 	x.log.Warn("job ran but its outcome could not be stored; releasing it without spending a retry", "job", j.ID, "error", err)
 	ctx, cancel := context.WithTimeout(context.Background(), releaseTimeout)
 	defer cancel()
-	if uerr := rt.UnlockJobs(ctx, []runtime.AcquiredJob{j}); uerr != nil {
+	if _, uerr := rt.UnlockJobs(ctx, []runtime.AcquiredJob{j}); uerr != nil {
 		x.log.Warn("could not release the job; retrying while the executor runs", "job", j.ID, "error", uerr)
 		x.stranded.mu.Lock()
 		if x.stranded.jobs == nil {
@@ -48,7 +48,7 @@ func (x *Executor) releaseStranded(ctx context.Context) {
 	x.stranded.mu.Unlock()
 	for rt, jobs := range pending {
 		actx, cancel := context.WithTimeout(ctx, releaseTimeout)
-		err := rt.UnlockJobs(actx, jobs)
+		released, err := rt.UnlockJobs(actx, jobs)
 		cancel()
 		if err != nil {
 			x.stranded.mu.Lock()
@@ -60,7 +60,9 @@ func (x *Executor) releaseStranded(ctx context.Context) {
 			x.warnings.warn(x.log, "stranded", "could not release jobs whose outcome was not stored; retrying", "jobs", len(jobs), "error", err)
 			continue
 		}
-		x.log.Info("released jobs whose outcome could not be stored", "jobs", len(jobs))
+		// Fewer than stranded: the others' outcome was stored after all,
+		// or another node holds them now.
+		x.log.Info("released jobs whose outcome could not be stored", "stranded", len(jobs), "released", released)
 	}
 }
 

@@ -138,6 +138,12 @@ func JobsOfJobDefinition(jobDefinitionID string) Query[*Job] {
 	return newQuery[*Job]("WHERE job_definition_id = $1", jobDefinitionID)
 }
 
+// JobsLockedBy are the jobs owner holds locked. "lock_owner IS NOT NULL"
+// lets the partial index of locked jobs serve it: they are few.
+func JobsLockedBy(owner string) Query[*Job] {
+	return newQuery[*Job]("WHERE lock_owner IS NOT NULL AND lock_owner = $1", owner)
+}
+
 // IncidentsOfJob are the failed-job incidents raised for a job in its own
 // instance (the roots of their chains up the call activities).
 func IncidentsOfJob(jobID string) Query[*Incident] {

@@ -54,9 +54,9 @@ func withLocks(jobs []*persistence.Job, owner string) []AcquiredJob {
 // nodes, so that they take them at once. No attempt is charged: the jobs
 // come back as fresh. The notification's payload is the lock owner, not this
 // engine's id, which other engines' listeners on this node would ignore.
-func (e *Engine) UnlockJobs(ctx context.Context, jobs []AcquiredJob) error {
+func (e *Engine) UnlockJobs(ctx context.Context, jobs []AcquiredJob) (int, error) {
 	if len(jobs) == 0 {
-		return nil
+		return 0, nil
 	}
 	owner := jobs[0].Lock.Owner
 	held := make(map[string]int, len(jobs))
@@ -65,19 +65,36 @@ func (e *Engine) UnlockJobs(ctx context.Context, jobs []AcquiredJob) error {
 	}
 	t, err := e.db.Begin(ctx, false)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer func() { _ = t.Rollback(ctx) }()
-	if _, err := persistence.UnlockJobs(ctx, t, owner, held); err != nil {
-		return err
+	released, err := persistence.UnlockJobs(ctx, t, owner, held)
+	if err != nil {
+		return 0, err
 	}
 	if err := t.Commit(ctx); err != nil {
-		return err
+		return 0, err
 	}
-	if n, ok := e.db.(persistence.Notifier); ok {
+	if n, ok := e.db.(persistence.Notifier); ok && released > 0 {
 		n.Notify(e.jobChannel, owner)
 	}
-	return nil
+	return released, nil
+}
+
+// LockedJobs lists the jobs owner holds locked, each with its lock as it is
+// now: what an executor looks up after a database outage, when it cannot
+// know which of its commits went through.
+func (e *Engine) LockedJobs(ctx context.Context, owner string) ([]AcquiredJob, error) {
+	t, err := e.db.Begin(ctx, true)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = t.Rollback(ctx) }()
+	jobs, err := persistence.Select(ctx, t, persistence.JobsLockedBy(owner))
+	if err != nil {
+		return nil, err
+	}
+	return withLocks(jobs, owner), nil
 }
 
 // ExtendLock moves the expiration of a running job's lock to until; false
