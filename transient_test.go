@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -214,6 +215,24 @@ func sub(t *testing.T, e *env, name string, f func(t *testing.T, e *env)) {
 	})
 }
 
+// A transient variable local to a concurrent path moves with the path when
+// the path is compacted onto its scope, as stored ones do.
+func TestTransientCompaction(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.registerProbe()
+		e.eng.RegisterDelegate("setLocal", bpmnlite.DelegateFunc(func(_ context.Context, ex *bpmnlite.Execution) error {
+			return ex.SetVariableLocal("v", bpmnlite.Transient("x"))
+		}))
+		e.deploy("compact", probed("compact", "", `<startEvent id="start"/><parallelGateway id="fork"/><serviceTask id="set" camunda:class="setLocal"/><endEvent id="endB"/>`,
+			xmlChain("start", "fork", "set", "probe"), xmlChain("fork", "endB")))
+		pi := e.start("compact", nil)
+		if xs := e.executions(pi, ""); len(xs) != 1 {
+			t.Fatalf("%d executions, want the compacted instance only", len(xs))
+		}
+		e.probeSaw(pi, "x")
+	})
+}
+
 // Every API call that takes variables takes transient ones.
 func TestTransientEntryPoints(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
@@ -391,6 +410,9 @@ func TestTransientConflicts(t *testing.T) {
 			pi := e.start("one", map[string]any{"foo": "bar"})
 			err := e.eng.SetVariables(e.ctx, pi, map[string]any{"foo": bpmnlite.Transient("xyz")})
 			conflict(t, err)
+			if want := `cannot set transient variable "foo": the scope of execution ` + pi; !strings.Contains(err.Error(), want) {
+				t.Errorf("error %q does not say %q", err, want)
+			}
 			if e.varsOf(pi)["foo"] != "bar" {
 				t.Error("the stored variable changed")
 			}
@@ -467,21 +489,22 @@ func TestTransientConflicts(t *testing.T) {
 			class   string
 			t1, t2  bool
 			allowed bool
-			stored  bool // v is stored after the command
+			stored  bool   // v is stored after the command
+			says    string // the conflict's message
 		}{
-			{"switch", true, true, true, false},
-			{"switch", false, false, true, true},
-			{"switch", true, false, false, false}, // testSwitchTransientToNonVariable
-			{"switch", false, true, false, false}, // testSwitchNonToTransientVariable
-			{"removeAndSet", false, false, true, true},
-			{"removeAndSet", true, true, true, false},
-			{"removeAndSet", true, false, false, false},
-			{"removeAndSet", false, true, false, false},
+			{"switch", true, true, true, false, ""},
+			{"switch", false, false, true, true, ""},
+			{"switch", true, false, false, false, `cannot store variable "v": the scope of execution`}, // testSwitchTransientToNonVariable
+			{"switch", false, true, false, false, `cannot set transient variable "v"`},                 // testSwitchNonToTransientVariable
+			{"removeAndSet", false, false, true, true, ""},
+			{"removeAndSet", true, true, true, false, ""},
+			{"removeAndSet", true, false, false, false, "had a transient variable of that name, removed in this command"},
+			{"removeAndSet", false, true, false, false, "had a stored variable of that name, removed in this command"},
 		} {
 			pi, err := e.eng.Start(e.ctx, bpmnlite.StartRequest{Key: c.class, Variables: map[string]any{"t1": c.t1, "t2": c.t2}})
 			if !c.allowed {
-				if !errors.Is(err, bpmnlite.ErrTransientConflict) {
-					t.Errorf("%s t1=%v t2=%v: err = %v, want ErrTransientConflict", c.class, c.t1, c.t2, err)
+				if !errors.Is(err, bpmnlite.ErrTransientConflict) || !strings.Contains(err.Error(), c.says) {
+					t.Errorf("%s t1=%v t2=%v: err = %v, want ErrTransientConflict saying %q", c.class, c.t1, c.t2, err, c.says)
 				}
 				continue
 			}

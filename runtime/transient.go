@@ -53,11 +53,19 @@ func plainValue(v any) any {
 // the same name exists in that scope, or stored where a transient one
 // exists (also when removed earlier in the same command), which Camunda
 // refuses too.
-var ErrTransientConflict = errors.New("transient and stored variable of the same name")
+var ErrTransientConflict = errors.New("a variable cannot switch between transient and stored in one scope")
 
-func transientConflict(x *execution, name string, transient bool) error {
-	if transient {
-		return fmt.Errorf("cannot set transient variable %q: the scope of %s has a stored variable of that name: %w", name, x, ErrTransientConflict)
+// transientConflict is the error of setting name transient (or stored,
+// when transient is false) in x's scope, which has (or, removed, had in
+// this command) the other kind.
+func transientConflict(x *execution, name string, transient, removed bool) error {
+	what, kind := "set transient", "stored"
+	if !transient {
+		what, kind = "store", "transient"
 	}
-	return fmt.Errorf("cannot store variable %q: the scope of %s has a transient variable of that name in this command: %w", name, x, ErrTransientConflict)
+	held := "has a " + kind + " variable of that name"
+	if removed {
+		held = "had a " + kind + " variable of that name, removed in this command"
+	}
+	return fmt.Errorf("cannot %s variable %q: the scope of %s %s: %w", what, name, x, held, ErrTransientConflict)
 }

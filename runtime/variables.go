@@ -478,15 +478,14 @@ func (x *execution) setLocal(name string, v any) error {
 	}
 	in := x.inst
 	r, was := in.local(x.ID, name)
+	removed := false
 	if r == nil {
-		var removed bool
-		was, removed = in.removed[x.ID][name]
-		if !removed {
+		if was, removed = in.removed[x.ID][name]; !removed {
 			was = transient
 		}
 	}
 	if was != transient {
-		return transientConflict(x, name, transient)
+		return transientConflict(x, name, transient, removed)
 	}
 	if r != nil {
 		if err := encodeVariable(r, value); err != nil {
