@@ -170,6 +170,12 @@ var (
 	// UTF-8 text, NaN or infinite numbers, dates beyond the year 294275,
 	// values nested more than 1,000 levels deep.
 	ErrInvalidVariable = runtime.ErrInvalidVariable
+	// ErrTransientConflict: a transient value was set where a stored
+	// variable of the same name is defined, or a stored value where a
+	// transient one is (also after removing it in the same command), as
+	// Camunda refuses ("Cannot set transient variable with name ... to
+	// non-transient variable and vice versa").
+	ErrTransientConflict = runtime.ErrTransientConflict
 	// ErrCorrupt: an integrity check found the database file damaged.
 	ErrCorrupt = persistence.ErrCorrupt
 	// ErrBackend: the call needs the other database backend (…Tx calls
@@ -213,6 +219,21 @@ type DelegateFunc = runtime.DelegateFunc
 // Execution is what a delegate receives: variables and ids of the running
 // execution.
 type Execution = runtime.Execution
+
+// TransientValue is a variable value marked transient (see Transient).
+type TransientValue = runtime.TransientValue
+
+// Transient marks v as the value of a transient variable, Camunda's
+// Variables.stringValue("x", true): put it in any variables map the engine
+// takes (start, task completion, correlation, signal, trigger, external
+// task completion and BPMN error, SetVariables, condition evaluation) or
+// give it to Execution.SetVariable. The command sees it (conditions,
+// delegates, listeners, mappings, expressions) as the plain value, after
+// the same checks and conversions as a stored one, but it is never stored
+// and has no history: it is gone when the command reaches its wait states.
+// A name cannot switch between transient and stored in one scope
+// (ErrTransientConflict). Only a variable's whole value can be transient.
+func Transient(v any) TransientValue { return runtime.Transient(v) }
 
 // Engine is an open process engine. It is safe for concurrent use.
 type Engine struct {

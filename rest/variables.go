@@ -8,6 +8,8 @@ import (
 	"math"
 	"strings"
 	"time"
+
+	"github.com/bpmnlite/bpmnlite"
 )
 
 // Variables in Camunda's typed form: {"name": {"value": ..., "type":
@@ -15,6 +17,8 @@ import (
 // come back as the engine stores them: integral numbers as Integer (or
 // Long beyond 32 bits), JSON objects and arrays as Json with the document
 // in a string, byte slices as Bytes in base64, dates in Camunda's format.
+// "valueInfo": {"transient": true} marks a transient variable, both ways
+// (bpmnlite.Transient).
 
 // TypedValue is one variable on the wire.
 type TypedValue struct {
@@ -32,12 +36,32 @@ func DecodeVariables(in map[string]TypedValue) (map[string]any, error) {
 	out := make(map[string]any, len(in))
 	for name, tv := range in {
 		v, err := decodeValue(tv)
+		if err == nil {
+			v, err = markTransient(v, tv.ValueInfo)
+		}
 		if err != nil {
 			return nil, badRequest("Cannot convert value of variable '%s': %v", name, err)
 		}
 		out[name] = v
 	}
 	return out, nil
+}
+
+// markTransient wraps v with bpmnlite.Transient when valueInfo says
+// "transient": true; like Camunda, a transient that is no boolean is refused.
+func markTransient(v any, valueInfo map[string]any) (any, error) {
+	t, ok := valueInfo["transient"]
+	if !ok {
+		return v, nil
+	}
+	transient, ok := t.(bool)
+	if !ok {
+		return nil, fmt.Errorf("the property 'transient' should have a value of type 'boolean', not %v", t)
+	}
+	if transient {
+		return bpmnlite.Transient(v), nil
+	}
+	return v, nil
 }
 
 func decodeValue(tv TypedValue) (any, error) {
@@ -197,6 +221,15 @@ func encodeValue(v any) TypedValue {
 		return TypedValue{Value: raw, Type: typ, ValueInfo: map[string]any{}}
 	}
 	switch x := v.(type) {
+	case bpmnlite.TransientValue:
+		tv := encodeValue(x.Value)
+		tv.ValueInfo["transient"] = true
+		return tv
+	case *bpmnlite.TransientValue:
+		if x == nil {
+			return encodeValue(bpmnlite.Transient(nil))
+		}
+		return encodeValue(*x)
 	case nil:
 		return typed(nil, "Null")
 	case string:

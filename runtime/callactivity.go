@@ -91,11 +91,13 @@ func (c *command) outputs(root *execution, call *bpmn.Activity) (mappedVars, err
 	return out, nil
 }
 
-// mapVariable applies one camunda:in/out mapping read from x into dst.
+// mapVariable applies one camunda:in/out mapping read from x into dst. A
+// transient variable copied by name stays transient, as in Camunda; an
+// expression's value is stored.
 func (c *command) mapVariable(x *execution, m bpmn.VariableMapping, dst map[string]any) error {
 	switch {
 	case m.All:
-		all, err := x.variables()
+		all, err := x.variablesMarked(true)
 		if err != nil {
 			return err
 		}
@@ -113,7 +115,7 @@ func (c *command) mapVariable(x *execution, m bpmn.VariableMapping, dst map[stri
 		}
 		dst[m.Target] = v
 	case m.Source != "":
-		v, _, err := x.variable(m.Source)
+		v, _, err := x.variableMarked(m.Source, true)
 		if err != nil {
 			return err
 		}

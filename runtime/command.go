@@ -173,6 +173,11 @@ type instance struct {
 	started    bool                                 // process start listeners have run
 	lastEnd    string                               // the end event that ended the last path, for history
 	history    *persistence.HistoricProcessInstance // inserted by this command
+	// transient: the transient variables set in this command, by execution
+	// id, never written; removed: the variables removed in this command, by
+	// execution id, each with whether it was transient (setLocal).
+	transient map[string]map[string]*persistence.Variable
+	removed   map[string]map[string]bool
 }
 
 // execution wraps an execution row with its place in the tree.

@@ -118,7 +118,12 @@ func (h *Execution) Variable(name string) (any, bool, error) { return h.x.variab
 // Variables returns every variable visible from this execution.
 func (h *Execution) Variables() (map[string]any, error) { return h.x.variables() }
 
+// IsTransient reports whether name, as visible from this execution, is a
+// transient variable (set with Transient in this command).
+func (h *Execution) IsTransient(name string) (bool, error) { return h.x.isTransient(name) }
+
 // SetVariable sets name where it is defined, else on the process instance.
+// A value wrapped by Transient sets a transient variable.
 func (h *Execution) SetVariable(name string, v any) error { return h.x.setVariable(name, v) }
 
 // SetVariableLocal sets name in this execution's own scope.
@@ -171,7 +176,7 @@ func (r resolver) Resolve(name string) (any, bool) {
 		}
 	}
 	if v, ok := r.vars[name]; ok {
-		return v, true
+		return plainValue(v), true
 	}
 	return r.e.bean(name)
 }

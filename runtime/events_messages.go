@@ -112,7 +112,7 @@ func (c *command) correlates(s *persistence.EventSubscription, req CorrelateRequ
 		if err != nil || !ok {
 			return false, err
 		}
-		if fmt.Sprint(got) != fmt.Sprint(want) {
+		if fmt.Sprint(got) != fmt.Sprint(plainValue(want)) {
 			return false, nil
 		}
 	}

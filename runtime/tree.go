@@ -207,6 +207,7 @@ func (c *command) moveVariables(from, to *execution) {
 		if old := in.vars[to.ID][name]; old != nil {
 			c.cc.Delete(old)
 		}
+		delete(in.transient[to.ID], name)
 		r.ExecutionID = to.ID
 		c.cc.Update(r)
 		if in.vars[to.ID] == nil {
@@ -215,4 +216,18 @@ func (c *command) moveVariables(from, to *execution) {
 		in.vars[to.ID][name] = r
 	}
 	delete(in.vars, from.ID)
+	// Transient variables (only ever set with the variables loaded) move
+	// the same way, in memory.
+	for name, r := range in.transient[from.ID] {
+		if old := in.vars[to.ID][name]; old != nil {
+			c.cc.Delete(old)
+			delete(in.vars[to.ID], name)
+		}
+		r.ExecutionID = to.ID
+		if in.transient[to.ID] == nil {
+			in.transient[to.ID] = make(map[string]*persistence.Variable)
+		}
+		in.transient[to.ID][name] = r
+	}
+	delete(in.transient, from.ID)
 }

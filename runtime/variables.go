@@ -339,15 +339,28 @@ func (in *instance) loadVariables() error {
 	return nil
 }
 
-// lookup finds the row of variable name visible from x: x's own scope first,
-// then each enclosing one.
-func (x *execution) lookup(name string) (*persistence.Variable, error) {
+// local returns the row of name in the scope of execution id: a stored one
+// (in.vars) or a transient one (in.transient, never written). A scope never
+// has both (setLocal refuses).
+func (in *instance) local(id, name string) (r *persistence.Variable, transient bool) {
+	if r := in.vars[id][name]; r != nil {
+		return r, false
+	}
+	if r := in.transient[id][name]; r != nil {
+		return r, true
+	}
+	return nil, false
+}
+
+// owner returns the nearest scope from x, x's own first, that defines
+// name, or nil.
+func (x *execution) owner(name string) (*execution, error) {
 	if err := x.inst.loadVariables(); err != nil {
 		return nil, err
 	}
 	for s := x; s != nil; s = s.parent {
-		if v := x.inst.vars[s.ID][name]; v != nil {
-			return v, nil
+		if r, _ := x.inst.local(s.ID, name); r != nil {
+			return s, nil
 		}
 	}
 	return nil, nil
@@ -355,12 +368,54 @@ func (x *execution) lookup(name string) (*persistence.Variable, error) {
 
 // variable returns the value of name visible from x.
 func (x *execution) variable(name string) (any, bool, error) {
-	r, err := x.lookup(name)
-	if err != nil || r == nil {
+	return x.variableMarked(name, false)
+}
+
+// variableMarked returns the value of name visible from x; with mark, a
+// transient one as a TransientValue, so that a copy of it (camunda:in and
+// camunda:out of a call activity) stays transient, as in Camunda.
+func (x *execution) variableMarked(name string, mark bool) (any, bool, error) {
+	s, err := x.owner(name)
+	if err != nil || s == nil {
 		return nil, false, err
 	}
+	r, transient := x.inst.local(s.ID, name)
 	v, err := decodeVariable(r)
-	return v, err == nil, err
+	if err != nil {
+		return nil, false, err
+	}
+	if mark && transient {
+		v = Transient(v)
+	}
+	return v, true, nil
+}
+
+// isTransient reports whether name, as visible from x, is transient.
+func (x *execution) isTransient(name string) (bool, error) {
+	s, err := x.owner(name)
+	if err != nil || s == nil {
+		return false, err
+	}
+	_, transient := x.inst.local(s.ID, name)
+	return transient, nil
+}
+
+// decodeScope adds the variables of scope id to out, transient ones too
+// (as TransientValue with mark).
+func (in *instance) decodeScope(id string, out map[string]any, mark bool) error {
+	for i, m := range [2]map[string]*persistence.Variable{in.vars[id], in.transient[id]} {
+		for name, r := range m {
+			v, err := decodeVariable(r)
+			if err != nil {
+				return err
+			}
+			if mark && i == 1 {
+				v = Transient(v)
+			}
+			out[name] = v
+		}
+	}
+	return nil
 }
 
 // localVariables returns x's own variables.
@@ -368,19 +423,17 @@ func (x *execution) localVariables() (map[string]any, error) {
 	if err := x.inst.loadVariables(); err != nil {
 		return nil, err
 	}
-	out := make(map[string]any, len(x.inst.vars[x.ID]))
-	for name, r := range x.inst.vars[x.ID] {
-		v, err := decodeVariable(r)
-		if err != nil {
-			return nil, err
-		}
-		out[name] = v
-	}
-	return out, nil
+	out := make(map[string]any)
+	return out, x.inst.decodeScope(x.ID, out, false)
 }
 
 // variables returns every variable visible from x, inner scopes hiding outer ones.
 func (x *execution) variables() (map[string]any, error) {
+	return x.variablesMarked(false)
+}
+
+// variablesMarked is variables, transient ones as TransientValue with mark.
+func (x *execution) variablesMarked(mark bool) (map[string]any, error) {
 	if err := x.inst.loadVariables(); err != nil {
 		return nil, err
 	}
@@ -390,12 +443,8 @@ func (x *execution) variables() (map[string]any, error) {
 	}
 	out := make(map[string]any)
 	for i := len(chain) - 1; i >= 0; i-- {
-		for name, r := range x.inst.vars[chain[i].ID] {
-			v, err := decodeVariable(r)
-			if err != nil {
-				return nil, err
-			}
-			out[name] = v
+		if err := x.inst.decodeScope(chain[i].ID, out, mark); err != nil {
+			return nil, err
 		}
 	}
 	return out, nil
@@ -404,70 +453,100 @@ func (x *execution) variables() (map[string]any, error) {
 // setVariable writes name where it is already defined in x's scope chain,
 // else on the process instance, as Camunda's setVariable does.
 func (x *execution) setVariable(name string, v any) error {
-	r, err := x.lookup(name)
+	s, err := x.owner(name)
 	if err != nil {
 		return err
 	}
-	if r != nil {
-		x.changed(r.ExecutionID, name, "update")
-		return x.inst.c.writeVariable(r, v)
+	if s == nil {
+		s = x.inst.root
 	}
-	return x.inst.root.setLocal(name, v)
+	return s.setLocal(name, v)
 }
 
-// setLocal writes name in x's own scope.
+// setLocal writes name in x's own scope. It is the one place a variable is
+// written: a TransientValue is kept in memory for this command only, in
+// in.transient, and never reaches the database. As in Camunda, a scope's
+// variable cannot switch between transient and stored, not even after it
+// was removed in the same command.
 func (x *execution) setLocal(name string, v any) error {
+	value, transient := unwrapTransient(v)
 	if err := x.inst.loadVariables(); err != nil {
 		return err
-	}
-	if r := x.inst.vars[x.ID][name]; r != nil {
-		x.changed(x.ID, name, "update")
-		return x.inst.c.writeVariable(r, v)
 	}
 	if name == "" {
 		return fmt.Errorf("variable name must not be empty")
 	}
-	r := &persistence.Variable{ID: newID(), Rev: 1, Name: name, ExecutionID: x.ID, ProcessInstanceID: x.inst.root.ID}
-	if err := encodeVariable(r, v); err != nil {
+	in := x.inst
+	r, was := in.local(x.ID, name)
+	removed := false
+	if r == nil {
+		if was, removed = in.removed[x.ID][name]; !removed {
+			was = transient
+		}
+	}
+	if was != transient {
+		return transientConflict(x, name, transient, removed)
+	}
+	if r != nil {
+		if err := encodeVariable(r, value); err != nil {
+			return err
+		}
+		if !transient {
+			in.c.cc.Update(r)
+		}
+		x.changed(x.ID, name, "update")
+		return nil
+	}
+	r = &persistence.Variable{Name: name, ExecutionID: x.ID, ProcessInstanceID: in.root.ID}
+	if err := encodeVariable(r, value); err != nil {
 		return err
 	}
-	m := x.inst.vars[x.ID]
-	if m == nil {
-		m = make(map[string]*persistence.Variable)
-		x.inst.vars[x.ID] = m
+	scopes := &in.vars
+	if transient {
+		scopes = &in.transient // no id: never inserted
+	} else {
+		r.ID, r.Rev = newID(), 1
+		in.c.cc.Insert(r)
 	}
-	m[name] = r
-	x.inst.c.cc.Insert(r)
+	if *scopes == nil {
+		*scopes = make(map[string]map[string]*persistence.Variable)
+	}
+	if (*scopes)[x.ID] == nil {
+		(*scopes)[x.ID] = make(map[string]*persistence.Variable)
+	}
+	(*scopes)[x.ID][name] = r
 	x.changed(x.ID, name, "create")
-	return nil
-}
-
-func (c *command) writeVariable(r *persistence.Variable, v any) error {
-	if err := encodeVariable(r, v); err != nil {
-		return err
-	}
-	c.cc.Update(r)
 	return nil
 }
 
 // removeVariable deletes name from the nearest scope that defines it.
 func (x *execution) removeVariable(name string) error {
-	if err := x.inst.loadVariables(); err != nil {
+	s, err := x.owner(name)
+	if err != nil || s == nil {
 		return err
 	}
-	for s := x; s != nil; s = s.parent {
-		if r := x.inst.vars[s.ID][name]; r != nil {
-			delete(x.inst.vars[s.ID], name)
-			x.inst.c.cc.Delete(r)
-			x.changed(s.ID, name, "delete")
-			return nil
-		}
+	in := x.inst
+	r, transient := in.local(s.ID, name)
+	if transient {
+		delete(in.transient[s.ID], name)
+	} else {
+		delete(in.vars[s.ID], name)
+		in.c.cc.Delete(r)
 	}
+	if in.removed == nil {
+		in.removed = make(map[string]map[string]bool)
+	}
+	if in.removed[s.ID] == nil {
+		in.removed[s.ID] = make(map[string]bool)
+	}
+	in.removed[s.ID][name] = transient
+	x.changed(s.ID, name, "delete")
 	return nil
 }
 
 // deleteLocalVariables removes the variables of x's own scope.
 func (c *command) deleteLocalVariables(x *execution) error {
+	delete(x.inst.transient, x.ID)
 	if x.inst.varsLoaded {
 		for _, r := range x.inst.vars[x.ID] {
 			c.cc.Delete(r)

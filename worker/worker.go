@@ -36,7 +36,9 @@ type Task struct {
 
 // Handler does a task's work. A nil error completes the task with the
 // returned variables; a *BpmnError throws a business error from the task;
-// any other error is a failure, retried as the subscription says.
+// any other error is a failure, retried as the subscription says. A value
+// wrapped by bpmnlite.Transient is a transient variable, in-process and
+// over HTTP alike.
 type Handler func(ctx context.Context, t *Task) (map[string]any, error)
 
 // BpmnError is a business error a handler returns: error boundary events
