@@ -238,6 +238,67 @@ func TestOutageRecoveryIsQuick(t *testing.T) {
 	}
 }
 
+// The locks of an executor that stopped reporting (its node was killed, or
+// is gone for good) are taken over once it has been silent for
+// DeadOwnerAfter, without waiting for them to expire and without charging
+// the jobs a failed attempt; the locks of an executor that reports are
+// left alone. A restarted executor with the identity of the previous run
+// releases that run's locks at once. The clock does not move: without the
+// takeover the locks would never expire.
+func TestDeadOwnerLocksTakenOver(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.eng.RegisterDelegate("work", bpmnlite.DelegateFunc(func(context.Context, *bpmnlite.Execution) error { return nil }))
+		e.deploy("dead", enginetest.AsyncService("dead", "work", ""))
+		now := e.clock.Now()
+		lockFor := func(owner string, heartbeat time.Time) string {
+			pi := e.start("dead", nil)
+			if js := e.jeLock(owner, now.Add(5*time.Minute), persistence.AcquireParams{}); len(js) != 1 {
+				t.Fatalf("locked %d jobs for %s, want 1", len(js), owner)
+			}
+			if !heartbeat.IsZero() {
+				t.Helper()
+				tx, err := e.eng.StoreForTest().Begin(e.ctx, false)
+				if err == nil {
+					err = persistence.Flush(e.ctx, tx, nil, persistence.ReportJobExecutor(&persistence.JobExecutorInfo{ID: owner, PoolSize: 4, QueueSize: 4, Heartbeat: heartbeat.UTC()}))
+				}
+				if err == nil {
+					err = tx.Commit(e.ctx)
+				}
+				if err != nil {
+					t.Fatalf("report of %s: %v", owner, err)
+				}
+			}
+			return pi
+		}
+		dead := lockFor("dead-node", now.Add(-time.Minute))
+		live := lockFor("live-node", now)
+		previous := lockFor("node-x", time.Time{}) // this executor's identity, before a restart
+
+		logs := &syncBuffer{}
+		e.jeStart(bpmnlite.JobExecutorConfig{LockOwner: "node-x", ReportInterval: 20 * time.Millisecond,
+			Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+		waitFor(t, "the dead owner's and the previous run's jobs to run", 10*time.Second, func() bool {
+			return e.state(dead) == bpmnlite.StateCompleted && e.state(previous) == bpmnlite.StateCompleted
+		})
+		time.Sleep(100 * time.Millisecond) // several reports and takeover rounds
+		if st := e.state(live); st == bpmnlite.StateCompleted {
+			t.Errorf("the job of an executor that reports was taken over")
+		}
+		for _, pi := range []string{dead, previous} {
+			done := e.jeLog(bpmnlite.JobLogQuery{ProcessInstanceID: pi, Event: bpmnlite.JobLogSucceeded})
+			if len(done) != 1 || done[0].Retries != 3 {
+				t.Errorf("instance %s: succeeded entries %+v, want one with all 3 retries left (no charge)", pi, done)
+			}
+		}
+		for _, want := range []string{"took over the job locks of a job executor that stopped reporting", "owner=dead-node",
+			"released the job locks a previous run of this executor's identity held"} {
+			if !strings.Contains(logs.String(), want) {
+				t.Errorf("log lacks %q:\n%s", want, logs)
+			}
+		}
+	})
+}
+
 // outageWhileRunning runs an asynchronous job on b and calls outage while
 // the job's delegate runs, then checks the job was released without charge
 // and ran again. It returns the engine's log.

@@ -65,6 +65,13 @@ type Config struct {
 	// ReportInterval is how often the executor records in the database what
 	// it serves and how busy it is (for bpmnlite jobs explain). Default 5s.
 	ReportInterval time.Duration
+	// DeadOwnerAfter is how long another executor may go without reporting
+	// before this one takes its job locks over, without waiting for them to
+	// expire and without charging the jobs a failed attempt: its node is
+	// presumed gone (killed, or cut off for good). Fencing still stops a
+	// node that was only frozen from committing. Default 3 × ReportInterval;
+	// negative: never (locks are taken over when they expire).
+	DeadOwnerAfter time.Duration
 	// Logger receives debug logs of each acquisition cycle and each job,
 	// and warnings for failures. Default slog.Default().
 	Logger *slog.Logger
@@ -79,6 +86,9 @@ type Config struct {
 func (c Config) WithDefaults() Config {
 	if c.ReportInterval <= 0 {
 		c.ReportInterval = 5 * time.Second
+	}
+	if c.DeadOwnerAfter == 0 {
+		c.DeadOwnerAfter = 3 * c.ReportInterval
 	}
 	if c.PoolSize <= 0 {
 		c.PoolSize = 4

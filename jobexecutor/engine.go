@@ -50,6 +50,10 @@ type Engine interface {
 	LockedJobs(ctx context.Context, owner string) ([]runtime.AcquiredJob, error)
 	// ExtendLock extends a running job's lock; false when it was lost.
 	ExtendLock(ctx context.Context, j runtime.AcquiredJob, until time.Time) (bool, error)
+	// TakeOverDeadOwners releases the job locks of the executors other than
+	// self that have not reported since staleBefore, and removes their
+	// reports; it returns how many locks per executor.
+	TakeOverDeadOwners(ctx context.Context, staleBefore time.Time, self string) (map[string]int, error)
 	// ReportJobExecutor and RemoveJobExecutor keep this executor's report
 	// (what it serves, how busy it is) in the database for diagnoses.
 	ReportJobExecutor(ctx context.Context, info persistence.JobExecutorInfo) error

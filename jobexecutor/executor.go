@@ -152,6 +152,7 @@ func (x *Executor) reportLoop(ctx context.Context) {
 			inflight := x.inflight
 			x.mu.Unlock()
 			x.report(ctx, inflight)
+			x.takeOverDeadOwners(ctx)
 		}
 	}
 }
@@ -165,6 +166,31 @@ func (x *Executor) report(ctx context.Context, inflight int) {
 			PoolSize: x.cfg.PoolSize, QueueSize: x.cfg.QueueSize, Inflight: inflight, Heartbeat: x.cfg.Clock().UTC()}
 		if err := rt.ReportJobExecutor(ctx, info); err != nil && ctx.Err() == nil {
 			x.warnings.warn(x.log, "report", "reporting the job executor's state failed", "error", err)
+		}
+	}
+}
+
+// takeOverDeadOwners releases the locks of executors that stopped
+// reporting DeadOwnerAfter ago, and wakes acquisition to take their jobs.
+func (x *Executor) takeOverDeadOwners(ctx context.Context) {
+	if x.cfg.DeadOwnerAfter < 0 {
+		return
+	}
+	staleBefore := x.cfg.Clock().Add(-x.cfg.DeadOwnerAfter).UTC()
+	for _, rt := range x.engines {
+		taken, err := rt.TakeOverDeadOwners(ctx, staleBefore, x.cfg.LockOwner)
+		if err != nil {
+			if ctx.Err() == nil {
+				x.warnings.warn(x.log, "takeover", "looking for job executors that stopped reporting failed", "error", err)
+			}
+			continue
+		}
+		for owner, n := range taken {
+			x.log.Warn("took over the job locks of a job executor that stopped reporting; its jobs are not charged a failed attempt",
+				"owner", owner, "silentFor", "over "+x.cfg.DeadOwnerAfter.String(), "jobs", n)
+		}
+		if len(taken) > 0 {
+			x.signal()
 		}
 	}
 }
@@ -273,6 +299,16 @@ func (x *Executor) listen(ctx context.Context, rt Engine) {
 // future due date or lock expiry.
 func (x *Executor) acquireLoop(ctx context.Context) {
 	defer x.loops.Done()
+	// Locks in this executor's name now are a previous run's of the same
+	// identity (a restarted process): that owner is gone, so they are
+	// released rather than left to expire and be charged; so are those of
+	// executors that stopped reporting.
+	for _, rt := range x.engines {
+		if n := x.releaseOrphans(ctx, rt); n > 0 {
+			x.log.Warn("released the job locks a previous run of this executor's identity held", "owner", x.cfg.LockOwner, "jobs", n)
+		}
+	}
+	x.takeOverDeadOwners(ctx)
 	idleWait := time.Duration(0)
 	down := map[Engine]bool{} // engines whose last acquisition failed
 	for ctx.Err() == nil {
@@ -341,12 +377,19 @@ const outageProbe = 250 * time.Millisecond
 // released, so that it runs now and costs no failed attempt at its lock's
 // expiry.
 func (x *Executor) recover(ctx context.Context, rt Engine) {
+	n := x.releaseOrphans(ctx, rt)
+	x.log.Info("database answers again; acquisition resumed", "releasedOrphanedLocks", n)
+}
+
+// releaseOrphans releases the jobs locked in this executor's name that it
+// does not hold, and returns how many.
+func (x *Executor) releaseOrphans(ctx context.Context, rt Engine) int {
 	lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
 	defer cancel()
 	locked, err := rt.LockedJobs(lctx, x.cfg.LockOwner)
 	if err != nil {
-		x.log.Warn("could not look up the jobs locked by this executor after the database came back", "error", err)
-		return
+		x.log.Warn("could not look up the jobs locked in this executor's name", "error", err)
+		return 0
 	}
 	x.mu.Lock()
 	var orphans []runtime.AcquiredJob
@@ -360,11 +403,11 @@ func (x *Executor) recover(ctx context.Context, rt Engine) {
 	if len(orphans) > 0 {
 		released, err = rt.UnlockJobs(lctx, orphans)
 		if err != nil {
-			x.log.Warn("could not release the jobs this executor still locked after the database came back", "jobs", len(orphans), "error", err)
-			return
+			x.log.Warn("could not release the jobs locked in this executor's name", "jobs", len(orphans), "error", err)
+			return 0
 		}
 	}
-	x.log.Info("database answers again; acquisition resumed", "releasedOrphanedLocks", released)
+	return released
 }
 
 func (x *Executor) sleep(ctx context.Context, d time.Duration) {

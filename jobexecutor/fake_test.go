@@ -259,4 +259,7 @@ func jobs(prefix string, n int, instance func(i int) string, exclusive bool) []*
 func (f *fakeEngine) ReportJobExecutor(context.Context, persistence.JobExecutorInfo) error {
 	return nil
 }
+func (f *fakeEngine) TakeOverDeadOwners(context.Context, time.Time, string) (map[string]int, error) {
+	return nil, nil
+}
 func (f *fakeEngine) RemoveJobExecutor(context.Context, string) error { return nil }

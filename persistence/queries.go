@@ -312,6 +312,41 @@ func RemoveJobExecutor(id string) Write {
 	return newWrite("DELETE FROM job_executor WHERE id = $1", id)
 }
 
+// StaleJobExecutors are the executors other than self that have not
+// reported since staleBefore.
+func StaleJobExecutors(staleBefore time.Time, self string) Query[*JobExecutorInfo] {
+	return newQuery[*JobExecutorInfo]("WHERE heartbeat < $1 AND id <> $2", staleBefore, self)
+}
+
+// TakeOverLocksOfStaleExecutors removes the reports of the executors other
+// than self that have not reported since staleBefore, and releases the job
+// locks they held (the revision is bumped: the old holder is fenced). It
+// returns how many locks per executor. A report is removed before its
+// locks are released, under its row lock: of two executors taking over
+// the same owner, one does it.
+func TakeOverLocksOfStaleExecutors(ctx context.Context, tx Tx, staleBefore time.Time, self string) (map[string]int, error) {
+	stale, err := Select(ctx, tx, StaleJobExecutors(staleBefore, self))
+	if err != nil {
+		return nil, err
+	}
+	taken := map[string]int{}
+	for _, x := range stale {
+		n, err := tx.Exec(ctx, "DELETE FROM job_executor WHERE id = $1 AND heartbeat < $2", x.ID, staleBefore)
+		if err != nil {
+			return nil, fmt.Errorf("remove the report of job executor %s: %w", x.ID, err)
+		}
+		if n == 0 {
+			continue // reported again, or taken over by another executor
+		}
+		n, err = tx.Exec(ctx, "UPDATE job SET lock_owner = NULL, lock_expiration = NULL, rev = rev + 1 WHERE lock_owner IS NOT NULL AND lock_owner = $1", x.ID)
+		if err != nil {
+			return nil, fmt.Errorf("release the job locks of job executor %s: %w", x.ID, err)
+		}
+		taken[x.ID] = int(n)
+	}
+	return taken, nil
+}
+
 // LiveJobExecutors are the executors that reported since since.
 func LiveJobExecutors(since time.Time) Query[*JobExecutorInfo] {
 	return newQuery[*JobExecutorInfo]("WHERE heartbeat >= $1 ORDER BY id", since)

@@ -151,6 +151,39 @@ func (e *Engine) ReportJobExecutor(ctx context.Context, info persistence.JobExec
 	})
 }
 
+// TakeOverDeadOwners releases the job locks of the executors other than
+// self that have not reported since staleBefore and removes their reports,
+// in one transaction; it returns how many locks per executor. Released
+// jobs come back as fresh: no failed attempt is charged, and other nodes
+// are woken.
+func (e *Engine) TakeOverDeadOwners(ctx context.Context, staleBefore time.Time, self string) (map[string]int, error) {
+	// Asked at every report: a read first, so that the write transaction
+	// (SQLite's one writer) is taken only when there is something to do.
+	stale, err := persistence.List(ctx, e.db, persistence.StaleJobExecutors(staleBefore, self))
+	if err != nil || len(stale) == 0 {
+		return nil, err
+	}
+	t, err := e.db.Begin(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = t.Rollback(context.WithoutCancel(ctx)) }()
+	taken, err := persistence.TakeOverLocksOfStaleExecutors(ctx, t, staleBefore, self)
+	if err != nil {
+		return nil, err
+	}
+	if len(taken) == 0 {
+		return nil, nil
+	}
+	if err := t.Commit(ctx); err != nil {
+		return nil, err
+	}
+	if n, ok := e.db.(persistence.Notifier); ok {
+		n.Notify(e.jobChannel, self)
+	}
+	return taken, nil
+}
+
 // RemoveJobExecutor deletes a stopped executor's report.
 func (e *Engine) RemoveJobExecutor(ctx context.Context, id string) error {
 	return e.cmd.Run(ctx, func(cc *tx.Context) error {

@@ -463,7 +463,7 @@ func lockVerdict(j *bpmnlite.Job, executors []*bpmnlite.JobExecutorInfo, now tim
 				j.LockOwner, until, now.Sub(x.Heartbeat).Round(time.Second))
 		}
 	}
-	return true, fmt.Sprintf("locked by %s until %s, but %s has not reported in the last 30 s: the lock is not being extended, and another executor takes the job over when it expires",
+	return true, fmt.Sprintf("locked by %s until %s, but %s has not reported in the last 30 s: the lock is not being extended; a running job executor takes its locks over, without charging the job, once it has been silent for that executor's DeadOwnerAfter (15 s by default), or when the lock expires",
 		j.LockOwner, until, j.LockOwner)
 }
 
