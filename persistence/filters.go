@@ -181,8 +181,9 @@ type ExecutionFilter struct {
 // concurrent paths. Camunda clears such an execution's activity; the
 // runtime keeps the activity on a waiting path, as it leaves the activity
 // from there when the child ends, and these queries derive Camunda's view
-// from the tree: no second copy of the position to keep in step.
-const executionHasChild = "EXISTS (SELECT 1 FROM execution ch WHERE ch.parent_id = execution.id)"
+// from the tree: no second copy of the position to keep in step. Event
+// scope children (kept for compensation) do not count, as in Camunda.
+const executionHasChild = "EXISTS (SELECT 1 FROM execution ch WHERE ch.parent_id = execution.id AND NOT ch.is_event_scope)"
 
 // shownExecutionColumns is the execution table's column list with the
 // activity as Camunda shows it.
