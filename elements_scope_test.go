@@ -21,13 +21,16 @@ func TestElementNestedSubprocesses(t *testing.T) {
 			`</subProcess><userTask id="after"/>`, xmlChain("start", "outer", "after"))))
 		pi := e.start("p", nil)
 		wantEq(t, "path", e.path(pi), "start,outer,outerStart,inner,innerStart,work")
-		// The process instance waits at outer; outer's scope execution
-		// waits at inner; inner's scope execution runs work.
-		atOuter, outer, inner := e.execAt(pi, "outer"), e.scopeOf(pi, "outer"), e.scopeOf(pi, "inner")
+		// inner's scope execution runs work, in outer's scope execution,
+		// in the process instance; as in Camunda, an execution a child
+		// runs in is at no activity.
 		work := e.execAt(pi, "work")
-		if atOuter.ID != pi || outer.ParentID != pi || outer.ActivityID != "inner" || inner.ParentID != outer.ID || work.ID != inner.ID ||
-			len(e.executions(pi, "")) != 3 {
-			t.Errorf("execution tree: at outer %+v, outer %+v, inner %+v", atOuter, outer, inner)
+		inner := work
+		outer := e.treeRow(pi, inner.ParentID)
+		root := e.treeRow(pi, outer.ParentID)
+		if root.ID != pi || root.ActivityID != "" || outer.ActivityID != "" || !outer.IsScope || !inner.IsScope ||
+			len(e.executions(pi, "")) != 3 || len(e.executions(pi, "outer"))+len(e.executions(pi, "inner")) != 0 {
+			t.Errorf("execution tree: %s, want the process instance, outer's scope and inner's scope at work", accExecList(e.executions(pi, "")))
 		}
 
 		// A local variable of the outer subprocess is seen inside, not outside.
@@ -199,9 +202,12 @@ func TestElementMultiInstanceParallel(t *testing.T) {
 			<userTask id="after"/>`, xmlChain("start", "review", "after"))))
 		pi := e.start("p", nil)
 		wantEq(t, "tasks", e.taskKeys(pi), "review,review,review")
-		body := e.scopeOf(pi, "review#multiInstanceBody")
 		inner := e.executions(pi, "review")
 		wantEq(t, "inner executions", len(inner), 3)
+		body := e.treeRow(pi, inner[0].ParentID)
+		if !body.IsScope || body.ActivityID != "" || len(e.executions(pi, "review#multiInstanceBody")) != 0 {
+			t.Errorf("body %+v, want a scope at no activity, as no execution is at the body", body)
+		}
 		for _, x := range inner {
 			if x.ParentID != body.ID {
 				t.Errorf("inner execution %s has parent %s, want the body %s", x.ID, x.ParentID, body.ID)
@@ -324,7 +330,7 @@ func TestElementMultiInstanceSubprocess(t *testing.T) {
 			`</subProcess><userTask id="after"/>`, xmlChain("start", "sub", "after"))))
 		pi := e.start("p", map[string]any{"items": []any{"book", "pen"}})
 		wantEq(t, "tasks", e.taskKeys(pi), "pack,pack")
-		wantEq(t, "subprocess instances", len(e.executions(pi, "sub")), 2)
+		wantEq(t, "subprocess instances", len(e.executions(pi, "pack")), 2)
 		var items []string
 		for _, task := range e.tasks(pi) {
 			items = append(items, e.varsOf(task.ExecutionID)["item"].(string))
@@ -332,7 +338,7 @@ func TestElementMultiInstanceSubprocess(t *testing.T) {
 		slices.Sort(items)
 		wantEq(t, "items", strings.Join(items, ","), "book,pen")
 		e.complete(pi, "pack", nil)
-		wantEq(t, "subprocess instances", len(e.executions(pi, "sub")), 1)
+		wantEq(t, "subprocess instances", len(e.executions(pi, "pack")), 1)
 		e.complete(pi, "pack", nil)
 		wantEq(t, "tasks", e.taskKeys(pi), "after")
 		wantEq(t, "sub passes", len(e.historyAt(pi, "sub")), 2)
@@ -366,7 +372,7 @@ func TestElementMultiInstanceAsync(t *testing.T) {
 			}
 		}
 		wantEq(t, "tasks before the jobs", e.taskKeys(pi), "")
-		wantEq(t, "body entered", len(e.executions(pi, "onInner#multiInstanceBody")), 2) // the instance waiting at the body, the body's scope
+		wantEq(t, "inner instances waiting for their jobs", len(e.executions(pi, "onInner")), 3)
 		e.drain(10)
 		wantEq(t, "tasks", e.taskKeys(pi), "onInner,onInner,onInner")
 		// The job definitions tell body and inner jobs apart.

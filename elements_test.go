@@ -122,38 +122,6 @@ func (e *env) execAt(pi, activity string) *bpmnlite.ExecutionRow {
 	return xs[0]
 }
 
-// scopeOf returns the scope execution of the subprocess or multi-instance
-// body activity: the child of the execution waiting at activity, which runs
-// what is inside and holds its local variables.
-func (e *env) scopeOf(pi, activity string) *bpmnlite.ExecutionRow {
-	e.t.Helper()
-	owner := e.execAtOwner(pi, activity)
-	for _, x := range e.executions(pi, "") {
-		if x.ParentID == owner.ID && x.IsScope {
-			return x
-		}
-	}
-	e.t.Fatalf("no scope execution below the execution at %q", activity)
-	return nil
-}
-
-// execAtOwner returns the one execution waiting at the scope activity
-// (not the body's scope execution, which has the body's id too).
-func (e *env) execAtOwner(pi, activity string) *bpmnlite.ExecutionRow {
-	e.t.Helper()
-	xs := e.executions(pi, activity)
-	var out []*bpmnlite.ExecutionRow
-	for _, x := range xs {
-		if len(xs) == 1 || !x.IsScope || x.ParentID == "" || !strings.HasSuffix(activity, "#multiInstanceBody") {
-			out = append(out, x)
-		}
-	}
-	if len(out) != 1 {
-		e.t.Fatalf("want 1 execution of %s at %q, got %d", pi, activity, len(out))
-	}
-	return out[0]
-}
-
 // runDue moves the clock by d and runs the jobs due then, returning how many ran.
 func (e *env) runDue(d time.Duration) int {
 	e.t.Helper()

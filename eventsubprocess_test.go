@@ -136,7 +136,7 @@ func TestEventSubprocessMessageInterrupting(t *testing.T) {
 		e.correlate("cancel", pi, map[string]any{"reason": "customer"})
 		wantEq(t, "tasks", e.taskKeys(pi), "handle")
 		wantEq(t, "work canceled", e.canceled(pi, "work"), []bool{true})
-		wantEq(t, "tree", e.tree(pi), "onCancel[s](handle[s])")
+		wantEq(t, "tree", e.tree(pi), "[s](handle[s])")
 		// An interrupting start removes the other triggers of its scope.
 		wantEq(t, "subscriptions", e.subNames(pi), "")
 		wantEq(t, "jobs", len(e.jobs(pi)), 0)
@@ -165,7 +165,7 @@ func TestEventSubprocessMessageNonInterruptingTwice(t *testing.T) {
 		pi := e.start("p", nil)
 		e.correlate("note", pi, nil)
 		wantEq(t, "tasks", e.taskKeys(pi), "read,work")
-		wantEq(t, "tree", e.tree(pi), "[s](onNote[c](read[s]) work[c])")
+		wantEq(t, "tree", e.tree(pi), "[s]([c](read[s]) work[c])")
 		e.correlate("note", pi, nil)
 		wantEq(t, "tasks", e.taskKeys(pi), "read,read,work")
 		wantEq(t, "subscriptions", e.subNames(pi), "onNoteStart:note")
@@ -178,7 +178,7 @@ func TestEventSubprocessMessageNonInterruptingTwice(t *testing.T) {
 		wantEq(t, "state", e.state(pi), bpmnlite.StateActive)
 		wantEq(t, "subscriptions while the scope runs", e.subNames(pi), "onNoteStart:note")
 		e.complete(pi, "read", nil)
-		wantEq(t, "tree", e.tree(pi), "onNote[s](read[s])")
+		wantEq(t, "tree", e.tree(pi), "[s](read[s])")
 		e.complete(pi, "read", nil)
 		wantEq(t, "state", e.state(pi), bpmnlite.StateCompleted)
 		wantEq(t, "subscriptions", e.subNames(pi), "")
@@ -192,19 +192,19 @@ func TestEventSubprocessSignalInSubprocess(t *testing.T) {
 			eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 				e.deploy("p", espSubprocess(espDef("onAlarm", interrupting, sigAlarm, "alarmed")))
 				pi := e.start("p", nil)
-				sub := e.scopeOf(pi, "sub")
+				sub := e.execAt(pi, "work") // the subprocess's scope execution runs work
 				if subs := e.subsOf(pi); len(subs) != 1 || subs[0].ExecutionID != sub.ID {
 					t.Fatalf("subscriptions %+v, want one on the subprocess's scope execution %s", subs, sub.ID)
 				}
 				e.signal("alarm")
 				if interrupting {
 					wantEq(t, "tasks", e.taskKeys(pi), "alarmed")
-					wantEq(t, "tree", e.tree(pi), "sub[s](onAlarm[s](alarmed[s]))")
+					wantEq(t, "tree", e.tree(pi), "[s]([s](alarmed[s]))")
 					wantEq(t, "work canceled", e.canceled(pi, "work"), []bool{true})
 					wantEq(t, "subscriptions", e.subNames(pi), "")
 				} else {
 					wantEq(t, "tasks", e.taskKeys(pi), "alarmed,work")
-					wantEq(t, "tree", e.tree(pi), "sub[s]([s](onAlarm[c](alarmed[s]) work[c]))")
+					wantEq(t, "tree", e.tree(pi), "[s]([s]([c](alarmed[s]) work[c]))")
 					wantEq(t, "subscriptions", e.subNames(pi), "onAlarmStart:alarm")
 					e.complete(pi, "work", nil)
 					wantEq(t, "tasks after work", e.taskKeys(pi), "alarmed")
@@ -229,7 +229,7 @@ func TestEventSubprocessTimer(t *testing.T) {
 		e.deploy("p", espSubprocess(strings.Replace(espDef("reminder", false, timerDef("timeCycle", "R2/PT1H"), "remind"), `isInterrupting="false">`, `isInterrupting="false">`+retry, 1),
 			espDef("deadline", true, timerDef("timeDate", "2031-01-01T00:00:00Z"), "overdue")))
 		pi := e.start("p", nil)
-		sub := e.scopeOf(pi, "sub")
+		sub := e.execAt(pi, "work") // the subprocess's scope execution runs work
 		js := e.jobs(pi)
 		if len(js) != 2 {
 			t.Fatalf("jobs %+v, want two timers", js)
@@ -253,7 +253,7 @@ func TestEventSubprocessTimer(t *testing.T) {
 		wantEq(t, "ran", e.runDue(0), 1)
 		wantEq(t, "tasks", e.taskKeys(pi), "overdue")
 		wantEq(t, "reminders canceled", e.canceled(pi, "remind"), []bool{true, true})
-		wantEq(t, "tree", e.tree(pi), "sub[s](deadline[s](overdue[s]))")
+		wantEq(t, "tree", e.tree(pi), "[s]([s](overdue[s]))")
 		e.complete(pi, "overdue", nil)
 		wantEq(t, "tasks", e.taskKeys(pi), "after")
 	})
@@ -309,7 +309,7 @@ func TestEventSubprocessErrors(t *testing.T) {
 		wantEq(t, "code", e.varsOf(pi)["code"], "FAILED")
 		wantEq(t, "why", e.varsOf(pi)["why"], "it failed")
 		wantEq(t, "call canceled", e.canceled(pi, "call"), []bool{true})
-		wantEq(t, "tree", e.tree(pi), "onError[s](repair[s])")
+		wantEq(t, "tree", e.tree(pi), "[s](repair[s])")
 
 		// The boundary event of the throwing task comes first.
 		pi = e.start("p", map[string]any{"way": "call", "code": "OTHER"})
@@ -319,7 +319,7 @@ func TestEventSubprocessErrors(t *testing.T) {
 		// subprocess wins over the subprocess's boundary event naming the code.
 		pi = e.start("p", map[string]any{"way": "sub"})
 		wantEq(t, "tasks", e.taskKeys(pi), "handleInSub")
-		wantEq(t, "tree", e.tree(pi), "sub[s](inSub[s](handleInSub[s]))")
+		wantEq(t, "tree", e.tree(pi), "[s]([s](handleInSub[s]))")
 		e.complete(pi, "handleInSub", nil)
 		wantEq(t, "state", e.state(pi), bpmnlite.StateCompleted)
 		wantEq(t, "path", e.path(pi), "start,how,sub,subStart,throwFailed,inSub,inSubStart,handleInSub,inSubEnd,end")
@@ -363,7 +363,7 @@ func TestEventSubprocessEscalation(t *testing.T) {
 			espDef("catchAll", true, `<escalationEventDefinition/>`, "escalated"))))
 		pi := e.start("p", nil)
 		wantEq(t, "tasks", e.taskKeys(pi), "notified,work")
-		wantEq(t, "tree", e.tree(pi), "sub[s]([s](onLate[c](notified[s]) work[c]))")
+		wantEq(t, "tree", e.tree(pi), "[s]([s]([c](notified[s]) work[c]))")
 		e.complete(pi, "work", nil)
 		e.complete(pi, "notified", nil)
 		wantEq(t, "tasks", e.taskKeys(pi), "after")
@@ -470,7 +470,7 @@ func TestEventSubprocessSignalFromOwnInstance(t *testing.T) {
 <userTask id="work"/><endEvent id="end"/>`, xmlChain("start", "raise", "work", "end"), espDef("onAlarm", false, sigAlarm, "alarmed"))))
 		pi := e.start("p", nil)
 		wantEq(t, "tasks", e.taskKeys(pi), "alarmed,work")
-		wantEq(t, "tree", e.tree(pi), "[s](onAlarm[c](alarmed[s]) work[c])")
+		wantEq(t, "tree", e.tree(pi), "[s]([c](alarmed[s]) work[c])")
 		e.complete(pi, "alarmed", nil)
 		e.complete(pi, "work", nil)
 		wantEq(t, "state", e.state(pi), bpmnlite.StateCompleted)
@@ -489,10 +489,10 @@ func TestEventSubprocessInterruptsConcurrentPaths(t *testing.T) {
 		pi := e.start("p", nil)
 		e.correlate("note", pi, nil)
 		wantEq(t, "tasks", e.taskKeys(pi), "a,b,read")
-		wantEq(t, "tree", e.tree(pi), "[s](a[c] b[c] onNote[c](read[s]))")
+		wantEq(t, "tree", e.tree(pi), "[s]([c](read[s]) a[c] b[c])")
 		e.correlate("cancel", pi, nil)
 		wantEq(t, "tasks", e.taskKeys(pi), "handle")
-		wantEq(t, "tree", e.tree(pi), "onCancel[s](handle[s])")
+		wantEq(t, "tree", e.tree(pi), "[s](handle[s])")
 		wantEq(t, "canceled", [][]bool{e.canceled(pi, "a"), e.canceled(pi, "b"), e.canceled(pi, "read"), e.canceled(pi, "onNote")},
 			[][]bool{{true}, {true}, {true}, {true}})
 		wantEq(t, "jobs", len(e.jobs(pi)), 0)
@@ -536,7 +536,7 @@ func TestEventSubprocessNested(t *testing.T) {
 		wantEq(t, "subscriptions", e.subNames(pi), "onCancelStart:cancel,onNoteStart:note")
 		e.correlate("cancel", pi, nil)
 		wantEq(t, "tasks", e.taskKeys(pi), "handle,work")
-		wantEq(t, "tree", e.tree(pi), "[s](onNote[c](onCancel[s](handle[s])) work[c])")
+		wantEq(t, "tree", e.tree(pi), "[s]([c]([s](handle[s])) work[c])")
 		wantEq(t, "read canceled", e.canceled(pi, "read"), []bool{true})
 		e.complete(pi, "handle", nil)
 		wantEq(t, "tasks", e.taskKeys(pi), "work")
@@ -555,7 +555,7 @@ func TestEventSubprocessStartBefore(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if subs := e.subsOf(pi); len(subs) != 1 || subs[0].ExecutionID != e.scopeOf(pi, "sub").ID {
+		if subs := e.subsOf(pi); len(subs) != 1 || subs[0].ExecutionID != e.execAt(pi, "work").ID {
 			t.Fatalf("subscriptions %+v, want the signal start on the subprocess's scope execution", subs)
 		}
 		e.signal("alarm")

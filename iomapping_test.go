@@ -58,18 +58,15 @@ func (r *varsSeen) at(key string) map[string]any {
 func (e *env) ioScope(pi, activity string) *bpmnlite.ExecutionRow {
 	e.t.Helper()
 	xs := e.executions(pi, activity)
-	if len(xs) != 2 {
-		e.t.Fatalf("executions at %s: %s, want the waiting path and the activity's scope", activity, accExecList(xs))
+	if len(xs) != 1 || !xs[0].IsScope {
+		e.t.Fatalf("executions at %s: %s, want the activity's scope alone", activity, accExecList(xs))
 	}
-	for _, x := range xs {
-		for _, y := range xs {
-			if x.IsScope && x.ParentID == y.ID && !y.IsActive {
-				return x
-			}
-		}
+	// The path that entered the activity waits, at no activity as the
+	// query shows an execution a child runs in.
+	if path := e.treeRow(pi, xs[0].ParentID); path.IsActive || path.ActivityID != "" {
+		e.t.Fatalf("%s's scope below %+v, want below an inactive execution at no activity", activity, path)
 	}
-	e.t.Fatalf("executions at %s: %s, want a scope execution below an inactive one", activity, accExecList(xs))
-	return nil
+	return xs[0]
 }
 
 // Constants, expressions, null, nested lists and maps as inputs; the
@@ -326,7 +323,7 @@ func TestInputOutputBoundaryEvents(t *testing.T) {
 		}
 		wantEq(t, "tasks", e.taskKeys(pi), "reply,work")
 		scope = e.ioScope(pi, "work")
-		if owner := e.executions(pi, "work"); scope.ParentID == pi || !execByIDIn(owner, scope.ParentID).IsConcurrent {
+		if scope.ParentID == pi || !e.treeRow(pi, scope.ParentID).IsConcurrent {
 			t.Errorf("executions %s, want work's scope below a concurrent path", accExecList(e.executions(pi, "")))
 		}
 		e.complete(pi, "work", nil)
@@ -394,8 +391,13 @@ func TestInputOutputSubprocessAndEvents(t *testing.T) {
 		pi := e.start("p", map[string]any{"v": 1})
 		wantEq(t, "the subprocess's start listener saw", rec.at("sub:start"), map[string]any{"v": int64(1), "inner": int64(1)})
 		wantEq(t, "its content saw", rec.at("subWork:call"), map[string]any{"v": int64(1), "inner": int64(1)})
-		scope := e.ioScope(pi, "sub")
-		if waits := e.ioScope(pi, "wait"); waits.ParentID == scope.ID || len(e.subsOf(pi)) != 1 || e.subsOf(pi)[0].ExecutionID != waits.ID {
+		// wait's scope runs in the subprocess's scope, which runs in sub's
+		// input/output scope below the process instance.
+		waits := e.ioScope(pi, "wait")
+		if scope := e.treeRow(pi, e.treeRow(pi, waits.ParentID).ParentID); !scope.IsScope || scope.ParentID != pi {
+			t.Errorf("sub's input/output scope %+v, want a scope below the process instance", scope)
+		}
+		if len(e.subsOf(pi)) != 1 || e.subsOf(pi)[0].ExecutionID != waits.ID {
 			t.Errorf("the catch event's subscription %+v, want it on its own scope %s inside the subprocess", e.subsOf(pi), waits.ID)
 		}
 		wantEq(t, "variables while waiting", e.varsOf(pi), map[string]any{"v": int64(1)})

@@ -119,7 +119,7 @@ type ExecutionRow struct {
 	ProcessInstanceID   string
 	ParentID            string // "" for the process instance
 	ProcessDefinitionID string
-	ActivityID          string // where the path is; "" when nowhere
+	ActivityID          string // where the path is; "" when nowhere or when a child execution runs in it
 	ActivityInstanceID  string
 	BusinessKey         string // on the process instance only
 	SuperExecutionID    string // the calling call activity's execution

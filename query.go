@@ -73,7 +73,13 @@ type ExecutionQuery struct {
 // Executions lists executions: the process instances (which run their path
 // themselves while it has no concurrency), their concurrent paths and the
 // scope executions of subprocesses, multi-instance bodies and activities
-// with input/output mappings.
+// with input/output mappings. As in Camunda, an execution with a child
+// execution is at no activity (ActivityID ""): the process instance or
+// path that entered a subprocess, a multi-instance body or an activity
+// with input/output mappings, the body's scope, a scope with concurrent
+// paths. So ActivityID finds the executions that are at the activity:
+// the one running an input/output-mapped task, each inner instance of a
+// multi-instance one, the paths waiting at a parallel join.
 func (e *Engine) Executions(ctx context.Context, q ExecutionQuery) ([]*ExecutionRow, error) {
 	rows, err := persistence.List(ctx, e.db, persistence.ExecutionFilter(q).Query())
 	return copies(rows, func(r persistence.Execution) ExecutionRow { return ExecutionRow(r) }), err

@@ -308,7 +308,7 @@ func TestTreeInputOutputScope(t *testing.T) {
 			xmlChain("start", "fork", "mapped", "after"), xmlChain("fork", "plain", "plainEnd"))))
 		pi := e.start("p", nil)
 		scope := e.ioScope(pi, "mapped")
-		path := execByIDIn(e.executions(pi, "mapped"), scope.ParentID)
+		path := e.treeRow(pi, scope.ParentID)
 		if !path.IsConcurrent || path.ParentID != pi || path.IsActive || !scope.IsScope || scope.IsConcurrent {
 			t.Fatalf("executions %s: want mapped's scope below an inactive concurrent path of the instance", accExecList(e.executions(pi, "")))
 		}
@@ -334,5 +334,178 @@ func TestTreeInputOutputScope(t *testing.T) {
 			t.Fatalf("executions %s, want the process instance alone, at after", accExecList(xs))
 		}
 		wantEq(t, "variables", e.varsOf(pi), map[string]any{"out": int64(2)})
+	})
+}
+
+// Executions at an activity, as Camunda's execution query finds them: an
+// execution some child runs in is at no activity (ExecutionQueryTest,
+// InputOutputTest, SubProcessTest, MultiInstanceTest). treeRow finds an
+// execution among all of pi's, as the query shows it.
+func (e *env) treeRow(pi, id string) *bpmnlite.ExecutionRow {
+	e.t.Helper()
+	x := execByIDIn(e.executions(pi, ""), id)
+	if x.ID == "" {
+		e.t.Fatalf("execution %s of %s not found", id, pi)
+	}
+	return x
+}
+
+// InputOutputTest: the execution at an input/output-mapped receive task is
+// its scope, the one a trigger continues; the process instance the scope
+// runs in is at no activity and cannot be triggered.
+func TestTreeExecutionQueryInputOutputTask(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deploy("p", xmlDefs(xmlProcess("p", `<startEvent id="start"/>
+			<receiveTask id="wait">`+ioMapping(`<camunda:inputParameter name="local">in</camunda:inputParameter>`)+`</receiveTask>
+			<userTask id="after"/>`, xmlChain("start", "wait", "after"))))
+		pi := e.start("p", nil)
+		at := e.execAt(pi, "wait")
+		if at.ID == pi || at.ParentID != pi || !at.IsScope {
+			t.Fatalf("execution at wait %+v, want the scope below the process instance", at)
+		}
+		if root := e.treeRow(pi, pi); root.ActivityID != "" || root.IsActive {
+			t.Errorf("process instance at %q (active %v), want at no activity, inactive", root.ActivityID, root.IsActive)
+		}
+		wantEq(t, "scope's locals", e.varsOf(at.ID)["local"], "in")
+		if err := e.eng.Trigger(e.ctx, pi, nil); err == nil {
+			t.Fatalf("triggering the process instance the scope runs in succeeded, want an error")
+		}
+		if err := e.eng.Trigger(e.ctx, at.ID, nil); err != nil {
+			t.Fatalf("trigger the scope: %v", err)
+		}
+		if x := e.execAt(pi, "after"); x.ID != pi {
+			t.Errorf("execution at after %s, want the process instance", x.ID)
+		}
+	})
+}
+
+// SubProcessTest, InputOutputTest.testSubprocessIoSupport: the execution at
+// the task inside a subprocess is the subprocess's scope execution; none
+// is at the subprocess, and the process instance is at no activity.
+func TestTreeExecutionQuerySubprocess(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deploy("p", xmlDefs(xmlProcess("p", `<startEvent id="start"/>
+			<subProcess id="sub"><startEvent id="subStart"/><userTask id="subprocessTask"/><endEvent id="subEnd"/>`+
+			xmlChain("subStart", "subprocessTask", "subEnd")+`</subProcess><userTask id="after"/>`,
+			xmlChain("start", "sub", "after"))))
+		pi := e.start("p", nil)
+		at := e.execAt(pi, "subprocessTask")
+		if at.ID == pi || at.ParentID != pi || !at.IsScope {
+			t.Fatalf("execution at subprocessTask %+v, want the subprocess's scope below the process instance", at)
+		}
+		wantEq(t, "executions at sub", len(e.executions(pi, "sub")), 0)
+		if root := e.treeRow(pi, pi); root.ActivityID != "" {
+			t.Errorf("process instance at %q, want at no activity", root.ActivityID)
+		}
+		e.complete(pi, "subprocessTask", nil)
+		if x := e.execAt(pi, "after"); x.ID != pi {
+			t.Errorf("execution at after %s, want the process instance", x.ID)
+		}
+	})
+}
+
+// MultiInstanceTest.testParallelReceiveTasks: each inner instance of a
+// parallel multi-instance activity is at the activity; the body's scope
+// and the process instance are at no activity, none at the body.
+func TestTreeExecutionQueryParallelMultiInstance(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deploy("p", xmlDefs(xmlProcess("p", `<startEvent id="start"/>
+			<receiveTask id="miTasks"><multiInstanceLoopCharacteristics><loopCardinality>3</loopCardinality></multiInstanceLoopCharacteristics></receiveTask>
+			<userTask id="after"/>`, xmlChain("start", "miTasks", "after"))))
+		pi := e.start("p", nil)
+		inner := e.executions(pi, "miTasks")
+		if len(inner) != 3 {
+			t.Fatalf("executions at miTasks %s, want the 3 inner instances", accExecList(inner))
+		}
+		body := e.treeRow(pi, inner[0].ParentID)
+		for _, x := range inner {
+			if !x.IsConcurrent || x.ParentID != body.ID {
+				t.Errorf("inner instance %+v, want concurrent below the body's scope", x)
+			}
+		}
+		if body.ActivityID != "" || body.ParentID != pi || !body.IsScope || body.IsActive {
+			t.Errorf("body's scope %+v, want an inactive scope below the process instance at no activity", body)
+		}
+		wantEq(t, "executions at the body", len(e.executions(pi, "miTasks#multiInstanceBody")), 0)
+		if root := e.treeRow(pi, pi); root.ActivityID != "" {
+			t.Errorf("process instance at %q, want at no activity", root.ActivityID)
+		}
+		for _, x := range inner {
+			if err := e.eng.Trigger(e.ctx, x.ID, nil); err != nil {
+				t.Fatalf("trigger %s: %v", x.ID, err)
+			}
+		}
+		if x := e.execAt(pi, "after"); x.ID != pi {
+			t.Errorf("execution at after %s, want the process instance", x.ID)
+		}
+	})
+}
+
+// InputOutputTest.testSequentialMIActivityIoSupport and
+// testParallelMISubprocessIoSupport: one execution is at a sequential
+// multi-instance activity, the running instance with its loop counter and
+// inputs; in a parallel multi-instance subprocess each instance's scope is
+// at the task inside.
+func TestTreeExecutionQueryMultiInstanceInputOutput(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deploy("seq", xmlDefs(xmlProcess("seq", `<startEvent id="start"/>
+			<userTask id="miTask">`+ioMapping(`<camunda:inputParameter name="miCounterValue">${loopCounter + 1}</camunda:inputParameter>`)+`
+			<multiInstanceLoopCharacteristics isSequential="true"><loopCardinality>2</loopCardinality></multiInstanceLoopCharacteristics></userTask>
+			<userTask id="after"/>`, xmlChain("start", "miTask", "after"))))
+		pi := e.start("seq", nil)
+		for i := range 2 {
+			at := e.execAt(pi, "miTask")
+			vars := e.varsOf(at.ID)
+			if at.ID == pi || vars["loopCounter"] != int64(i) || vars["miCounterValue"] != int64(i+1) {
+				t.Fatalf("instance %d: execution at miTask %s with %v, want an inner instance with its counter and input", i, at.ID, vars)
+			}
+			e.complete(pi, "miTask", nil)
+		}
+		e.execAt(pi, "after")
+
+		e.deploy("par", xmlDefs(xmlProcess("par", `<startEvent id="start"/>
+			<subProcess id="miSub"><multiInstanceLoopCharacteristics><loopCardinality>2</loopCardinality></multiInstanceLoopCharacteristics>
+			<startEvent id="subStart"/><userTask id="task"/><endEvent id="subEnd"/>`+xmlChain("subStart", "task", "subEnd")+`</subProcess>
+			<userTask id="after"/>`, xmlChain("start", "miSub", "after"))))
+		pi = e.start("par", nil)
+		at := e.executions(pi, "task")
+		if len(at) != 2 || at[0].ParentID == at[1].ParentID {
+			t.Fatalf("executions at task %s, want one scope per inner instance", accExecList(at))
+		}
+		counters := map[any]bool{}
+		for _, x := range at {
+			counters[e.varsOf(x.ID)["loopCounter"]] = true
+		}
+		wantEq(t, "loop counters", counters, map[any]bool{int64(0): true, int64(1): true})
+		for _, id := range []string{"miSub", "miSub#multiInstanceBody"} {
+			wantEq(t, "executions at "+id, len(e.executions(pi, id)), 0)
+		}
+	})
+}
+
+// ExecutionQueryTest, a parallel join with one branch waiting: the path
+// that arrived waits, inactive, at the join; the other is at its task;
+// the process instance, their scope, is at no activity.
+func TestTreeExecutionQueryParallelJoin(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deploy("p", xmlDefs(xmlProcess("p", `<startEvent id="start"/><parallelGateway id="fork"/>
+			<userTask id="wait"/><parallelGateway id="join"/><userTask id="after"/>`,
+			xmlChain("start", "fork", "wait", "join", "after"), xmlChain("fork", "join"))))
+		pi := e.start("p", nil)
+		join, wait := e.execAt(pi, "join"), e.execAt(pi, "wait")
+		if join.IsActive || !join.IsConcurrent || join.ParentID != pi {
+			t.Errorf("execution at join %+v, want an inactive concurrent one", join)
+		}
+		if !wait.IsConcurrent || wait.ParentID != pi {
+			t.Errorf("execution at wait %+v, want a concurrent one", wait)
+		}
+		if root := e.treeRow(pi, pi); root.ActivityID != "" || root.IsActive {
+			t.Errorf("process instance at %q (active %v), want at no activity, inactive", root.ActivityID, root.IsActive)
+		}
+		e.complete(pi, "wait", nil)
+		if x := e.execAt(pi, "after"); x.ID != pi {
+			t.Errorf("execution at after %s, want the process instance", x.ID)
+		}
+		wantEq(t, "executions at join", len(e.executions(pi, "join")), 0)
 	})
 }

@@ -109,3 +109,34 @@ func TestScriptFailurePanics(t *testing.T) {
 		t.Error("the engine is still open after Close")
 	}
 }
+
+// An execution a child runs in (the path at a subprocess, an input/output-
+// mapped task or a multi-instance body, the body's scope) is at no
+// activity, as Camunda's execution query shows it: the instance waits where
+// its innermost executions are, the one that reached the join among them.
+func TestWaitingAtInsideScopes(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "scopes.bpmn")
+	flow := func(from, to string) string {
+		return `<sequenceFlow id="` + from + `-` + to + `" sourceRef="` + from + `" targetRef="` + to + `"/>`
+	}
+	xml := `<?xml version="1.0" encoding="UTF-8"?>
+<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:camunda="http://camunda.org/schema/1.0/bpmn" targetNamespace="t">
+  <process id="scopes" isExecutable="true">
+    <startEvent id="start"/><parallelGateway id="fork"/>
+    <subProcess id="sub"><startEvent id="subStart"/><userTask id="subTask"/><endEvent id="subEnd"/>` +
+		flow("subStart", "subTask") + flow("subTask", "subEnd") + `</subProcess>
+    <userTask id="mapped"><extensionElements><camunda:inputOutput><camunda:inputParameter name="x">1</camunda:inputParameter></camunda:inputOutput></extensionElements></userTask>
+    <userTask id="each"><multiInstanceLoopCharacteristics><loopCardinality>2</loopCardinality></multiInstanceLoopCharacteristics></userTask>
+    <parallelGateway id="join"/><endEvent id="end"/>` +
+		flow("start", "fork") + flow("fork", "sub") + flow("fork", "mapped") + flow("fork", "each") + flow("fork", "join") +
+		flow("sub", "join") + flow("mapped", "join") + flow("each", "join") + flow("join", "end") + `
+  </process>
+</definitions>`
+	if err := os.WriteFile(path, []byte(xml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e := bpmntest.New(t)
+	e.Deploy(path)
+	pi := e.Start("scopes", nil).AssertWaitingAt("each", "each", "join", "mapped", "subTask")
+	pi.CompleteTask("subTask", nil).CompleteTask("mapped", nil).AssertWaitingAt("each", "each", "join", "join", "join")
+}

@@ -6,7 +6,7 @@ import "context"
 // conditions of their own; the engine reads through named queries only.
 func SelectWhere(ctx context.Context, tx Tx, table *Table, where string, args ...any) ([]Entity, error) {
 	var out []Entity
-	err := scanAll(ctx, tx, table, where, args, func(e Entity) error {
+	err := scanAll(ctx, tx, table, "", where, args, func(e Entity) error {
 		out = append(out, e)
 		return nil
 	})

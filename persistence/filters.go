@@ -168,18 +168,47 @@ func escapeLike(s string) string {
 	return strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(s)
 }
 
-// ExecutionFilter selects executions, in the order they started.
+// ExecutionFilter selects executions, in the order they started, as
+// Camunda shows them: an execution with a child execution is at no
+// activity (see executionHasChild).
 type ExecutionFilter struct {
 	ID, ProcessInstanceID, ActivityID, ProcessDefinitionID string
 }
+
+// executionHasChild holds for an execution some child runs in: a path
+// waiting at a subprocess, a multi-instance body or an activity with
+// input/output mappings, a body's scope execution, a scope execution with
+// concurrent paths. Camunda clears such an execution's activity; the
+// runtime keeps the activity on a waiting path, as it leaves the activity
+// from there when the child ends, and these queries derive Camunda's view
+// from the tree: no second copy of the position to keep in step. Event
+// scope children (kept for compensation) do not count, as in Camunda.
+const executionHasChild = "EXISTS (SELECT 1 FROM execution ch WHERE ch.parent_id = execution.id AND NOT ch.is_event_scope)"
+
+// shownExecutionColumns is the execution table's column list with the
+// activity as Camunda shows it.
+var shownExecutionColumns = func() string {
+	cols := make([]string, len(ExecutionTable.Columns))
+	for i, col := range ExecutionTable.Columns {
+		cols[i] = col
+		if col == "activity_id" {
+			cols[i] = "CASE WHEN " + executionHasChild + " THEN NULL ELSE activity_id END"
+		}
+	}
+	return strings.Join(cols, ", ")
+}()
 
 func (f ExecutionFilter) Query() Query[*Execution] {
 	c := &conditions{}
 	c.eq("id", f.ID)
 	c.eq("process_instance_id", f.ProcessInstanceID)
-	c.eq("activity_id", f.ActivityID)
+	if f.ActivityID != "" {
+		c.arg("activity_id = $%d AND NOT "+executionHasChild, f.ActivityID)
+	}
 	c.eq("process_definition_id", f.ProcessDefinitionID)
-	return query[*Execution](c, "start_time, id")
+	q := query[*Execution](c, "start_time, id")
+	q.columns = shownExecutionColumns
+	return q
 }
 
 // HistoricInstanceFilter selects process instances in history, in the

@@ -152,8 +152,14 @@ func Get(ctx context.Context, tx Tx, table *Table, id string) (Entity, error) {
 	return e, nil
 }
 
-func scanAll(ctx context.Context, tx Tx, table *Table, where string, args []any, add func(Entity) error) error {
-	rows, err := tx.Query(ctx, table.statements().selectPrefix+where, args...)
+// scanAll reads the rows of table that where selects; columns, when set,
+// replaces the table's column list.
+func scanAll(ctx context.Context, tx Tx, table *Table, columns, where string, args []any, add func(Entity) error) error {
+	prefix := table.statements().selectPrefix
+	if columns != "" {
+		prefix = "SELECT " + columns + " FROM " + table.Name + " "
+	}
+	rows, err := tx.Query(ctx, prefix+where, args...)
 	if err != nil {
 		return fmt.Errorf("select %s %s: %w", table.Name, where, err)
 	}

@@ -14,6 +14,9 @@ import (
 type Query[T Entity] struct {
 	where string // the SQL after "FROM table"; values only as $N arguments
 	args  []any
+	// columns, when set, replaces the table's column list: a read-only
+	// view of the rows (see ExecutionFilter), never cached or written back.
+	columns string
 }
 
 func newQuery[T Entity](where string, args ...any) Query[T] {
@@ -31,7 +34,7 @@ func (q Query[T]) String() string {
 // Select runs q in tx and returns its rows in the query's order.
 func Select[T Entity](ctx context.Context, tx Tx, q Query[T]) ([]T, error) {
 	var out []T
-	err := scanAll(ctx, tx, q.Table(), q.where, q.args, func(e Entity) error {
+	err := scanAll(ctx, tx, q.Table(), q.columns, q.where, q.args, func(e Entity) error {
 		out = append(out, e.(T))
 		return nil
 	})

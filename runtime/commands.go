@@ -127,7 +127,9 @@ func (e *Engine) Trigger(ctx context.Context, t persistence.Tx, executionID stri
 		if err != nil {
 			return err
 		}
-		if x.ActivityID == "" || x.IsActive {
+		// A path whose activity runs in a child execution (an input/output
+		// scope) is not the one waiting: queries show it at no activity.
+		if x.ActivityID == "" || x.IsActive || len(x.activeChildren()) > 0 {
 			return fmt.Errorf("%s is not waiting", x)
 		}
 		// Only receive tasks and catch events wait for a trigger: a user
