@@ -125,6 +125,11 @@ func TestCompensationDeploymentErrors(t *testing.T) {
     <serviceTask id="h" camunda:class="do" /><association id="a" sourceRef="b" targetRef="h" />`, `isForCompensation="true"`},
 			{`<startEvent id="s" /><sequenceFlow id="f" sourceRef="s" targetRef="e" />
     <endEvent id="e"><compensateEventDefinition activityRef="nothing" /></endEvent>`, "activityRef 'nothing' names no activity"},
+			// Camunda 7 starts a multi-instance handler without its loop.
+			{`<startEvent id="s" /><sequenceFlow id="f" sourceRef="s" targetRef="t" /><serviceTask id="t" camunda:class="do" />
+    <boundaryEvent id="b" attachedToRef="t"><compensateEventDefinition /></boundaryEvent>
+    <serviceTask id="h" isForCompensation="true" camunda:class="do"><multiInstanceLoopCharacteristics><loopCardinality>2</loopCardinality></multiInstanceLoopCharacteristics></serviceTask>
+    <association id="a" sourceRef="b" targetRef="h" />`, "bad.bpmn:4:5: serviceTask 'h': a multi-instance compensation handler is not supported"},
 		} {
 			_, err := e.eng.Deploy(e.ctx, bpmnlite.DeployRequest{Name: "bad", Resources: []bpmnlite.Resource{{Name: "bad.bpmn", Bytes: []byte(enginetest.Process("bad", c.body))}}})
 			if err == nil || !strings.Contains(err.Error(), c.want) {
