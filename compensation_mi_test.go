@@ -91,6 +91,28 @@ func userMiSubprocess(id, inner string) string {
     </subProcess>`
 }
 
+// compensateMiScope is Camunda's testCompensateMiSubprocess shape: process
+// key runs multi-instance subprocess "scope" (loop) around task (its id
+// inner, with its compensation), compensates the scope, then waits in user
+// task beforeEnd.
+func compensateMiScope(key, loop, inner, task string) string {
+	return enginetest.Process(key, `
+    <startEvent id="start" />
+    <sequenceFlow id="f1" sourceRef="start" targetRef="scope" />
+    <subProcess id="scope">`+loop+`
+      <startEvent id="inStart" />
+      <sequenceFlow id="i1" sourceRef="inStart" targetRef="`+inner+`" />`+task+`
+      <sequenceFlow id="i2" sourceRef="`+inner+`" targetRef="inEnd" />
+      <endEvent id="inEnd" />
+    </subProcess>
+    <sequenceFlow id="f2" sourceRef="scope" targetRef="throw" />
+    <intermediateThrowEvent id="throw"><compensateEventDefinition activityRef="scope" /></intermediateThrowEvent>
+    <sequenceFlow id="f3" sourceRef="throw" targetRef="beforeEnd" />
+    <userTask id="beforeEnd" />
+    <sequenceFlow id="f4" sourceRef="beforeEnd" targetRef="end" />
+    <endEvent id="end" />`)
+}
+
 // handlersRun counts the handler's activity instances in pi's history.
 func (e *env) handlersRun(pi, handler string) int {
 	e.t.Helper()
@@ -263,22 +285,8 @@ func TestCompensateMiSubprocessVariableSnapshots(t *testing.T) {
 				return ex.SetVariableLocal("hotel", fmt.Sprintf("hotel-for-%v", flight))
 			}))
 			key := "miSub" + seq
-			e.deploy(key, enginetest.Process(key, `
-    <startEvent id="start" />
-    <sequenceFlow id="f1" sourceRef="start" targetRef="scope" />
-    <subProcess id="scope">
-      <multiInstanceLoopCharacteristics isSequential="`+seq+`" camunda:collection="flights" camunda:elementVariable="flight" />
-      <startEvent id="inStart" />
-      <sequenceFlow id="i1" sourceRef="inStart" targetRef="book" />`+miTask("")+`
-      <sequenceFlow id="i2" sourceRef="book" targetRef="inEnd" />
-      <endEvent id="inEnd" />
-    </subProcess>
-    <sequenceFlow id="f2" sourceRef="scope" targetRef="throw" />
-    <intermediateThrowEvent id="throw"><compensateEventDefinition activityRef="scope" /></intermediateThrowEvent>
-    <sequenceFlow id="f3" sourceRef="throw" targetRef="beforeEnd" />
-    <receiveTask id="beforeEnd" />
-    <sequenceFlow id="f4" sourceRef="beforeEnd" targetRef="end" />
-    <endEvent id="end" />`))
+			e.deploy(key, compensateMiScope(key, `
+      <multiInstanceLoopCharacteristics isSequential="`+seq+`" camunda:collection="flights" camunda:elementVariable="flight" />`, "book", miTask("")))
 			pi := e.start(key, map[string]any{"flights": []any{"STS-14", "STS-28", "STS-41"}})
 			e.wantCompensated("sequential="+seq, pi, "undoBook", undo,
 				"undoBook(hotel=hotel-for-STS-41 flight=STS-41) undoBook(hotel=hotel-for-STS-28 flight=STS-28) undoBook(hotel=hotel-for-STS-14 flight=STS-14)", 3)
@@ -432,6 +440,39 @@ func TestCompensationOfInterruptedMiBody(t *testing.T) {
 		}
 		if subs := e.subsOf(pi); len(subs) != 0 {
 			t.Fatalf("left: %+v", subs)
+		}
+	})
+}
+
+// Camunda's testCallActivityCompensationHandler: the handler of a task in
+// a sequential multi-instance subprocess is a call activity, which calls
+// its process once per completed instance.
+func TestCallActivityCompensationHandler(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deploy("handlerProcess", enginetest.Process("compensationHandler", `
+    <startEvent id="start" />
+    <sequenceFlow id="f1" sourceRef="start" targetRef="end" />
+    <endEvent id="end" />`))
+		e.deploy("compensateProcess", compensateMiScope("compensateProcess", `
+      <multiInstanceLoopCharacteristics isSequential="true"><loopCardinality>5</loopCardinality></multiInstanceLoopCharacteristics>`, "bookHotel", `
+      <serviceTask id="bookHotel" camunda:expression="${true}" />
+      <boundaryEvent id="compBook" attachedToRef="bookHotel"><compensateEventDefinition /></boundaryEvent>
+      <callActivity id="undoBookHotel" isForCompensation="true" calledElement="compensationHandler" />
+      <association id="asBook" sourceRef="compBook" targetRef="undoBookHotel" />`))
+		pi := e.start("compensateProcess", nil)
+		if n := e.handlersRun(pi, "undoBookHotel"); n != 5 {
+			t.Fatalf("%d handler instances, want 5", n)
+		}
+		e.complete(pi, "beforeEnd", nil)
+		if got := e.state(pi); got != bpmnlite.StateCompleted {
+			t.Fatalf("state %s", got)
+		}
+		all, err := e.eng.ProcessInstances(e.ctx, bpmnlite.ProcessInstanceQuery{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(all) != 6 {
+			t.Fatalf("%d process instances in history, want 6 (5 called by the handlers)", len(all))
 		}
 	})
 }
