@@ -132,6 +132,15 @@ func TestCompensationDeploymentErrors(t *testing.T) {
     <boundaryEvent id="b" attachedToRef="t"><compensateEventDefinition /></boundaryEvent>
     <serviceTask id="h" isForCompensation="true" camunda:class="do"><multiInstanceLoopCharacteristics><loopCardinality>2</loopCardinality></multiInstanceLoopCharacteristics></serviceTask>
     <association id="a" sourceRef="b" targetRef="h" />`, `bad\.bpmn:4:5: serviceTask 'h': a multi-instance compensation handler is not supported`},
+			// Camunda would run such a handler again on a second throw.
+			{`<startEvent id="s" /><sequenceFlow id="f" sourceRef="s" targetRef="t" /><serviceTask id="t" camunda:class="do" />
+    <boundaryEvent id="b" attachedToRef="t"><compensateEventDefinition /></boundaryEvent>
+    <association id="a" sourceRef="b" targetRef="h" />
+    <subProcess id="h" isForCompensation="true"><startEvent id="hs" /><sequenceFlow id="h1" sourceRef="hs" targetRef="u" />
+      <serviceTask id="u" camunda:class="do" /><boundaryEvent id="ub" attachedToRef="u"><compensateEventDefinition /></boundaryEvent>
+      <serviceTask id="uh" isForCompensation="true" camunda:class="do" /><association id="ua" sourceRef="ub" targetRef="uh" />
+      <sequenceFlow id="h2" sourceRef="u" targetRef="he" /><endEvent id="he" /></subProcess>`,
+				`bad\.bpmn:\d+:\d+: subProcess 'h': a compensation handler subprocess with compensation boundary events inside is not supported`},
 			// Compensation event subprocesses are not built.
 			{`<startEvent id="s" /><sequenceFlow id="f" sourceRef="s" targetRef="sub" />
     <subProcess id="sub"><startEvent id="ss" /><sequenceFlow id="sf" sourceRef="ss" targetRef="se" /><endEvent id="se" />

@@ -39,6 +39,9 @@ func (p *parser) checkCompensation(st *procState, sc *scopeState, acts []*Activi
 		case a.IsForCompensation && a.MultiInstance != nil:
 			// Camunda 7 starts such a handler without its loop.
 			p.errorf(a.site(), "a multi-instance compensation handler is not supported: remove its multiInstanceLoopCharacteristics (compensating a multi-instance activity runs its handler once per completed instance already)")
+		case a.IsForCompensation && keepsCompensation(a):
+			// Camunda runs such a handler again when compensation is thrown again.
+			p.errorf(a.site(), "a compensation handler subprocess with compensation boundary events inside is not supported")
 		case a.CompensateActivity != "":
 			target := sc.local[a.CompensateActivity]
 			if target == nil && sc.owner != nil && sc.owner.TriggeredByEvent {
@@ -66,4 +69,15 @@ func findActivity(st *procState, scope *Activity, id string) *Activity {
 		}
 	}
 	return nil
+}
+
+// keepsCompensation reports whether subprocess a has a compensation
+// boundary event inside, at any depth.
+func keepsCompensation(a *Activity) bool {
+	for _, in := range a.Activities {
+		if in.Kind == BoundaryEvent && in.Event == CompensationEvent || keepsCompensation(in) {
+			return true
+		}
+	}
+	return false
 }

@@ -139,11 +139,11 @@ func compensationScopes(x *execution) []*execution {
 	return out
 }
 
-// handlerRun is one handler to run: its subscription and the groups it is
-// in, outermost first, whose snapshots it sees.
+// handlerRun is one handler to run: its subscription and the snapshots it
+// sees, those of the groups it is in (outermost first), then its own.
 type handlerRun struct {
-	sub    *persistence.EventSubscription
-	groups []*persistence.EventSubscription
+	sub       *persistence.EventSubscription
+	snapshots []string
 }
 
 // handlerOf returns the compensation handler s runs, or nil for a group.
@@ -174,19 +174,28 @@ func (c *command) throwCompensation(x *execution, a *bpmn.Activity) error {
 	slices.SortStableFunc(top, func(a, b *persistence.EventSubscription) int { return byCreation(b, a) })
 	var runs []handlerRun
 	var consumed []*persistence.EventSubscription
-	var expand func(s *persistence.EventSubscription, groups []*persistence.EventSubscription)
-	expand = func(s *persistence.EventSubscription, groups []*persistence.EventSubscription) {
+	var expand func(s *persistence.EventSubscription, outer []string) error
+	expand = func(s *persistence.EventSubscription, outer []string) error {
 		consumed = append(consumed, s)
+		snapshots := append(slices.Clip(outer), s.ID)
 		if handlerOf(x, s) != nil {
-			runs = append(runs, handlerRun{s, groups})
-			return
+			runs = append(runs, handlerRun{s, snapshots})
+			return nil
+		}
+		if len(kept[s.ID]) == 0 {
+			return failAt(a, "compensation '%s' kept for activity '%s' names no compensation handler", s.EventName, s.ActivityID)
 		}
 		for _, m := range kept[s.ID] {
-			expand(m, append(slices.Clip(groups), s))
+			if err := expand(m, snapshots); err != nil {
+				return err
+			}
 		}
+		return nil
 	}
 	for _, s := range top {
-		expand(s, nil)
+		if err := expand(s, nil); err != nil {
+			return err
+		}
 	}
 	defer func() {
 		for _, s := range consumed {
@@ -206,9 +215,8 @@ func (c *command) throwCompensation(x *execution, a *bpmn.Activity) error {
 	c.update(thrower)
 	for i, run := range runs {
 		handler, path := handlerOf(x, run.sub), paths[i+1]
-		// The handler sees the snapshots of its groups and its own.
-		for _, s := range append(run.groups, run.sub) {
-			if err := c.restore(path, s.ID); err != nil {
+		for _, id := range run.snapshots {
+			if err := c.restore(path, id); err != nil {
 				return err
 			}
 		}
