@@ -91,14 +91,24 @@ func userMiSubprocess(id, inner string) string {
     </subProcess>`
 }
 
-// compensateMiScope is Camunda's testCompensateMiSubprocess shape: process
-// key runs multi-instance subprocess "scope" (loop) around task (its id
-// inner, with its compensation), compensates the scope, then waits in user
-// task beforeEnd.
-func compensateMiScope(key, loop, inner, task string) string {
+// compensateScope is Camunda's testCompensateMiSubprocess shape: process
+// key runs subprocess "scope" (with loop, multi-instance) around task (its
+// id inner, with its compensation), compensates the scope, then waits in
+// user task beforeEnd; beside, the scope runs beside user task
+// parallelTask.
+func compensateScope(key, loop, inner, task string, beside bool) string {
+	start := `
+    <sequenceFlow id="f1" sourceRef="start" targetRef="scope" />`
+	if beside {
+		start = `
+    <sequenceFlow id="f1" sourceRef="start" targetRef="fork" />
+    <parallelGateway id="fork" />
+    <sequenceFlow id="f1a" sourceRef="fork" targetRef="scope" />
+    <sequenceFlow id="f1b" sourceRef="fork" targetRef="parallelTask" />
+    <userTask id="parallelTask" />`
+	}
 	return enginetest.Process(key, `
-    <startEvent id="start" />
-    <sequenceFlow id="f1" sourceRef="start" targetRef="scope" />
+    <startEvent id="start" />`+start+`
     <subProcess id="scope">`+loop+`
       <startEvent id="inStart" />
       <sequenceFlow id="i1" sourceRef="inStart" targetRef="`+inner+`" />`+task+`
@@ -262,6 +272,10 @@ func TestCompensateConcurrentMiActivity(t *testing.T) {
 			if n := e.handlersRun(pi, "undoBookHotel"); n != 0 {
 				t.Fatalf("%s: %d handlers ran", key, n)
 			}
+			// What the ended instance kept went with it, snapshots too.
+			if n := countRows(t, e.eng, "SELECT count(*) FROM variable"); n != 0 {
+				t.Fatalf("%s: %d variable rows left", key, n)
+			}
 		}
 	})
 }
@@ -285,8 +299,8 @@ func TestCompensateMiSubprocessVariableSnapshots(t *testing.T) {
 				return ex.SetVariableLocal("hotel", fmt.Sprintf("hotel-for-%v", flight))
 			}))
 			key := "miSub" + seq
-			e.deploy(key, compensateMiScope(key, `
-      <multiInstanceLoopCharacteristics isSequential="`+seq+`" camunda:collection="flights" camunda:elementVariable="flight" />`, "book", miTask("")))
+			e.deploy(key, compensateScope(key, `
+      <multiInstanceLoopCharacteristics isSequential="`+seq+`" camunda:collection="flights" camunda:elementVariable="flight" />`, "book", miTask(""), false))
 			pi := e.start(key, map[string]any{"flights": []any{"STS-14", "STS-28", "STS-41"}})
 			e.wantCompensated("sequential="+seq, pi, "undoBook", undo,
 				"undoBook(hotel=hotel-for-STS-41 flight=STS-41) undoBook(hotel=hotel-for-STS-28 flight=STS-28) undoBook(hotel=hotel-for-STS-14 flight=STS-14)", 3)
@@ -453,12 +467,12 @@ func TestCallActivityCompensationHandler(t *testing.T) {
     <startEvent id="start" />
     <sequenceFlow id="f1" sourceRef="start" targetRef="end" />
     <endEvent id="end" />`))
-		e.deploy("compensateProcess", compensateMiScope("compensateProcess", `
+		e.deploy("compensateProcess", compensateScope("compensateProcess", `
       <multiInstanceLoopCharacteristics isSequential="true"><loopCardinality>5</loopCardinality></multiInstanceLoopCharacteristics>`, "bookHotel", `
       <serviceTask id="bookHotel" camunda:expression="${true}" />
       <boundaryEvent id="compBook" attachedToRef="bookHotel"><compensateEventDefinition /></boundaryEvent>
       <callActivity id="undoBookHotel" isForCompensation="true" calledElement="compensationHandler" />
-      <association id="asBook" sourceRef="compBook" targetRef="undoBookHotel" />`))
+      <association id="asBook" sourceRef="compBook" targetRef="undoBookHotel" />`, false))
 		pi := e.start("compensateProcess", nil)
 		if n := e.handlersRun(pi, "undoBookHotel"); n != 5 {
 			t.Fatalf("%d handler instances, want 5", n)
@@ -473,6 +487,55 @@ func TestCallActivityCompensationHandler(t *testing.T) {
 		}
 		if len(all) != 6 {
 			t.Fatalf("%d process instances in history, want 6 (5 called by the handlers)", len(all))
+		}
+	})
+}
+
+// Camunda's testCompensateParallelSubprocessCompHandlerWaitstate and
+// testDeleteParallelSubprocessCompHandlerWaitstate: compensating a
+// subprocess beside a parallel task compensates the sequential
+// multi-instance task inside it once per instance, with user task handlers
+// that wait; the instance goes on once they are done, or can be deleted
+// while they wait.
+func TestCompensateParallelSubprocessCompHandlerWaitstate(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deploy("compensateProcess", compensateScope("compensateProcess", "", "bookHotel", `
+      <serviceTask id="bookHotel" camunda:expression="${true}">
+        <multiInstanceLoopCharacteristics isSequential="true"><loopCardinality>5</loopCardinality></multiInstanceLoopCharacteristics>
+      </serviceTask>
+      <boundaryEvent id="compBook" attachedToRef="bookHotel"><compensateEventDefinition /></boundaryEvent>
+      <userTask id="undoBookHotel" isForCompensation="true" />
+      <association id="asBook" sourceRef="compBook" targetRef="undoBookHotel" />`, true))
+		pi := e.start("compensateProcess", nil)
+		const waiting = "parallelTask,undoBookHotel,undoBookHotel,undoBookHotel,undoBookHotel,undoBookHotel"
+		if got := e.taskKeys(pi); got != waiting {
+			t.Fatalf("open tasks %q, want %q", got, waiting)
+		}
+		for i := 0; i < 5; i++ {
+			e.complete(pi, "undoBookHotel", nil)
+		}
+		e.complete(pi, "parallelTask", nil)
+		e.complete(pi, "beforeEnd", nil)
+		if got := e.state(pi); got != bpmnlite.StateCompleted {
+			t.Fatalf("state %s", got)
+		}
+
+		deleted := e.start("compensateProcess", nil)
+		if got := e.taskKeys(deleted); got != waiting {
+			t.Fatalf("open tasks %q, want %q", got, waiting)
+		}
+		if err := e.eng.DeleteProcessInstance(e.ctx, deleted, "test"); err != nil {
+			t.Fatal(err)
+		}
+		if got := e.state(deleted); got == bpmnlite.StateActive {
+			t.Fatalf("state %s after deletion", got)
+		}
+		if subs := e.subsOf(deleted); len(subs) != 0 {
+			t.Fatalf("a deleted instance left %+v", subs)
+		}
+		// The snapshots went with what was kept, and the handlers' paths.
+		if n := countRows(t, e.eng, "SELECT count(*) FROM variable"); n != 0 {
+			t.Fatalf("%d variable rows left", n)
 		}
 	})
 }
