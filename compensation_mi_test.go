@@ -539,3 +539,46 @@ func TestCompensateParallelSubprocessCompHandlerWaitstate(t *testing.T) {
 		}
 	})
 }
+
+// Compensation thrown by an error event subprocess inside a running
+// multi-instance subprocess compensates what that inner instance
+// completed, seeing its element variable, as Camunda's walk from the
+// thrower up to the subprocess does; the other instances are compensated
+// only when the subprocess is, once the body completed.
+func TestCompensationInEventSubprocessOfMiSubprocess(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		undo := &varLog{names: []string{"flight"}}
+		e.eng.RegisterDelegate("do", &recorder{})
+		e.eng.RegisterDelegate("undo", undo)
+		e.deploy("espInMi", withRoots(`<error id="err" errorCode="fail" />`, enginetest.Process("espInMi", `
+    <startEvent id="start" />
+    <sequenceFlow id="f1" sourceRef="start" targetRef="scope" />
+    <subProcess id="scope">
+      <multiInstanceLoopCharacteristics isSequential="true" camunda:collection="flights" camunda:elementVariable="flight" />
+      <startEvent id="inStart" />
+      <sequenceFlow id="i1" sourceRef="inStart" targetRef="book" />`+miTask("")+`
+      <sequenceFlow id="i2" sourceRef="book" targetRef="check" />
+      <exclusiveGateway id="check" default="ok" />
+      <sequenceFlow id="bad" sourceRef="check" targetRef="fail"><conditionExpression>${flight == "STS-28"}</conditionExpression></sequenceFlow>
+      <endEvent id="fail"><errorEventDefinition errorRef="err" /></endEvent>
+      <sequenceFlow id="ok" sourceRef="check" targetRef="inEnd" />
+      <endEvent id="inEnd" />
+      <subProcess id="onError" triggeredByEvent="true">
+        <startEvent id="caught"><errorEventDefinition errorRef="err" /></startEvent>
+        <sequenceFlow id="e1" sourceRef="caught" targetRef="undoHere" />
+        <intermediateThrowEvent id="undoHere"><compensateEventDefinition /></intermediateThrowEvent>
+        <sequenceFlow id="e2" sourceRef="undoHere" targetRef="handled" />
+        <endEvent id="handled" />
+      </subProcess>
+    </subProcess>
+    <sequenceFlow id="f2" sourceRef="scope" targetRef="throw" />
+    <intermediateThrowEvent id="throw"><compensateEventDefinition activityRef="scope" /></intermediateThrowEvent>
+    <sequenceFlow id="f3" sourceRef="throw" targetRef="end" />
+    <endEvent id="end" />`)))
+		pi := e.start("espInMi", map[string]any{"flights": []any{"STS-14", "STS-28", "STS-41"}})
+		e.wantCompensated("espInMi", pi, "undoBook", undo, "undoBook(flight=STS-28) undoBook(flight=STS-41) undoBook(flight=STS-14)", 3)
+		if got := e.state(pi); got != bpmnlite.StateCompleted {
+			t.Fatalf("state %s", got)
+		}
+	})
+}
