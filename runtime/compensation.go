@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"slices"
-	"sort"
 
 	"github.com/bpmnlite/bpmnlite/bpmn"
 	"github.com/bpmnlite/bpmnlite/persistence"
@@ -44,8 +43,9 @@ func keeper(x *execution) *execution {
 // isInner reports whether x is an inner instance of a multi-instance body.
 func isInner(x *execution) bool { return x.parent != nil && x.parent.isBodyScope() }
 
-// keep records that name (a compensation handler, or a group of them) is
-// to run when activity a's compensation is thrown where it is kept.
+// keep records, in where (a scope execution or a group), that name (a
+// compensation handler, or a group of them) runs when the compensation of
+// activityID is thrown there.
 func (c *command) keep(x *execution, name, activityID, where string) *persistence.EventSubscription {
 	s := &persistence.EventSubscription{
 		ID:                  newID(),
@@ -154,13 +154,13 @@ func handlerOf(x *execution, s *persistence.EventSubscription) *bpmn.Activity {
 	return nil
 }
 
-// throwCompensation runs the handlers kept for throwing compensation event
-// a; x waits at a until they are done (compensationDone), or goes on at
-// once when there are none.
-func (c *command) throwCompensation(x *execution, a *bpmn.Activity) error {
+// due lists the handlers that throwing compensation event a on path x
+// runs, latest first, groups replaced by their members, and every kept
+// compensation the throw consumes.
+func (c *command) due(x *execution, a *bpmn.Activity) (runs []handlerRun, consumed []*persistence.EventSubscription, err error) {
 	all, err := c.compensations(x)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	kept := keptIn(all)
 	var top []*persistence.EventSubscription
@@ -172,8 +172,6 @@ func (c *command) throwCompensation(x *execution, a *bpmn.Activity) error {
 		}
 	}
 	slices.SortStableFunc(top, func(a, b *persistence.EventSubscription) int { return byCreation(b, a) })
-	var runs []handlerRun
-	var consumed []*persistence.EventSubscription
 	var expand func(s *persistence.EventSubscription, outer []string) error
 	expand = func(s *persistence.EventSubscription, outer []string) error {
 		consumed = append(consumed, s)
@@ -194,8 +192,19 @@ func (c *command) throwCompensation(x *execution, a *bpmn.Activity) error {
 	}
 	for _, s := range top {
 		if err := expand(s, nil); err != nil {
-			return err
+			return nil, nil, err
 		}
+	}
+	return runs, consumed, nil
+}
+
+// throwCompensation runs the handlers kept for throwing compensation event
+// a; x waits at a until they are done (compensationDone), or goes on at
+// once when there are none.
+func (c *command) throwCompensation(x *execution, a *bpmn.Activity) error {
+	runs, consumed, err := c.due(x, a)
+	if err != nil {
+		return err
 	}
 	defer func() {
 		for _, s := range consumed {
@@ -233,22 +242,15 @@ func (c *command) restore(path *execution, id string) error {
 	if err := path.inst.loadVariables(); err != nil {
 		return err
 	}
-	rows := path.inst.vars[id]
-	names := make([]string, 0, len(rows))
-	for name := range rows {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		v, err := decodeVariable(rows[name])
+	vars := make(map[string]any, len(path.inst.vars[id]))
+	for name, r := range path.inst.vars[id] {
+		v, err := decodeVariable(r)
 		if err != nil {
 			return err
 		}
-		if err := path.setLocal(name, v); err != nil {
-			return err
-		}
+		vars[name] = v
 	}
-	return nil
+	return path.setVariables(vars, true)
 }
 
 // forget deletes compensation s and its snapshot.
