@@ -31,7 +31,8 @@ var eventDefinitions = map[Kind]struct {
 	StartEvent: {map[string]EventType{"": NoEvent, "timerEventDefinition": TimerEvent, "messageEventDefinition": MessageEvent,
 		"signalEventDefinition": SignalEvent, "errorEventDefinition": ErrorEvent, "escalationEventDefinition": EscalationEvent,
 		"conditionalEventDefinition": ConditionalEvent},
-		"start events can be none, timer, message, signal or conditional start events (error and escalation ones in event subprocesses)"},
+		"start events can be none, timer, message, signal or conditional start events (error and escalation ones in event subprocesses); " +
+			"compensation event subprocesses are not supported: give the subprocess a compensation boundary event and handler instead"},
 	EndEvent: {map[string]EventType{"": NoEvent, "terminateEventDefinition": TerminateEvent, "errorEventDefinition": ErrorEvent,
 		"messageEventDefinition": MessageEvent, "escalationEventDefinition": EscalationEvent, "signalEventDefinition": SignalEvent,
 		"compensateEventDefinition": CompensationEvent},

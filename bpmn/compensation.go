@@ -4,7 +4,8 @@ package bpmn
 // outgoing flows and is associated with its handler, an activity marked
 // isForCompensation outside the sequence flows; a throwing compensation
 // event compensates one activity of its scope (activityRef: one with a
-// handler, or a subprocess, whose activities are compensated) or all.
+// handler, or a subprocess, whose activities are compensated; in an event
+// subprocess one of the scope around it too) or all.
 
 // compensationHandler links compensation boundary event b of target to
 // the handler its association names.
@@ -28,7 +29,7 @@ func (p *parser) compensationHandler(st *procState, sc *scopeState, b, target *A
 }
 
 // checkCompensation checks the compensation elements of one scope.
-func (p *parser) checkCompensation(sc *scopeState, acts []*Activity) {
+func (p *parser) checkCompensation(st *procState, sc *scopeState, acts []*Activity) {
 	for _, a := range acts {
 		switch {
 		case a.Kind == BoundaryEvent && a.Event == CompensationEvent && len(a.Outgoing) > 0:
@@ -36,9 +37,17 @@ func (p *parser) checkCompensation(sc *scopeState, acts []*Activity) {
 		case a.IsForCompensation && (len(a.Incoming) > 0 || len(a.Outgoing) > 0):
 			p.errorf(a.site(), "a compensation handler (isForCompensation) has no incoming or outgoing sequence flows")
 		case a.IsForCompensation && a.MultiInstance != nil:
-			p.errorf(a.site(), "a multi-instance compensation handler is not supported")
+			// Camunda 7 starts such a handler without its loop.
+			p.errorf(a.site(), "a multi-instance compensation handler is not supported: remove its multiInstanceLoopCharacteristics (compensating a multi-instance activity runs its handler once per completed instance already)")
+		case a.IsForCompensation && keepsCompensation(a):
+			// Camunda runs such a handler again when compensation is thrown again.
+			p.errorf(a.site(), "a compensation handler subprocess with compensation boundary events inside is not supported")
 		case a.CompensateActivity != "":
 			target := sc.local[a.CompensateActivity]
+			if target == nil && sc.owner != nil && sc.owner.TriggeredByEvent {
+				// An event subprocess compensates activities of the scope around it, as in Camunda.
+				target = findActivity(st, sc.owner.Parent, a.CompensateActivity)
+			}
 			if target == nil {
 				p.errorf(a.site(), "activityRef '%s' names no activity of the compensation event's scope", a.CompensateActivity)
 			} else if target.CompensationHandler == nil && target.Kind != SubProcess {
@@ -46,4 +55,29 @@ func (p *parser) checkCompensation(sc *scopeState, acts []*Activity) {
 			}
 		}
 	}
+}
+
+// findActivity returns the activity id directly in scope (nil: the process).
+func findActivity(st *procState, scope *Activity, id string) *Activity {
+	acts := st.proc.Activities
+	if scope != nil {
+		acts = scope.Activities
+	}
+	for _, a := range acts {
+		if a.ID == id {
+			return a
+		}
+	}
+	return nil
+}
+
+// keepsCompensation reports whether subprocess a has a compensation
+// boundary event inside, at any depth.
+func keepsCompensation(a *Activity) bool {
+	for _, in := range a.Activities {
+		if in.Kind == BoundaryEvent && in.Event == CompensationEvent || keepsCompensation(in) {
+			return true
+		}
+	}
+	return false
 }

@@ -33,7 +33,7 @@ func (p *parser) resolve(st *procState) {
 			acts = sc.owner.Activities
 		}
 		p.resolveLinks(acts)
-		p.checkCompensation(sc, acts)
+		p.checkCompensation(st, sc, acts)
 		if sc.owner != nil {
 			sc.owner.eventStarts = eventSubprocessStarts(acts)
 		} else {

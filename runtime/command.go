@@ -355,9 +355,7 @@ func (c *command) removeExecution(x *execution) error {
 	if x.removed {
 		return nil
 	}
-	if err := c.deleteLocalVariables(x); err != nil {
-		return err
-	}
+	c.deleteVariablesOf(x.inst, x.ID)
 	if err := c.disarmEventSubprocesses(x); err != nil {
 		return err
 	}

@@ -156,6 +156,11 @@ func (c *command) leave(x *execution, a *bpmn.Activity) error {
 		if err := c.finishActivity(x, a, false); err != nil {
 			return err
 		}
+		if a.CompensationHandler != nil {
+			if err := c.keepForCompensation(x, a); err != nil {
+				return err
+			}
+		}
 		s := settingsFor(x, a)
 		if s.after {
 			_, err := c.createAsyncJob(x, a, s, persistence.HandlerAsyncAfter, "")
@@ -268,8 +273,9 @@ func (c *command) completeActivity(x *execution, a *bpmn.Activity) (*execution, 
 		return nil, err
 	}
 	next, err := c.closeIOScope(x, true)
-	if err == nil && a.CompensationHandler != nil {
-		c.keepForCompensation(next, a)
+	if err == nil && a.CompensationHandler != nil && !x.isMIBody() {
+		// (A multi-instance body passes what its instances kept: endBody.)
+		err = c.keepForCompensation(next, a)
 	}
 	return next, err
 }

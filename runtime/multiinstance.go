@@ -222,6 +222,9 @@ func (c *command) innerDone(ch *execution, a *bpmn.Activity) error {
 // leaves it.
 func (c *command) endBody(body *execution, a *bpmn.Activity) error {
 	owner := body.parent
+	if err := c.passCompensations(body, owner, a); err != nil {
+		return err
+	}
 	if err := c.removeExecution(body); err != nil {
 		return err
 	}

@@ -544,19 +544,19 @@ func (x *execution) removeVariable(name string) error {
 	return nil
 }
 
-// deleteLocalVariables removes the variables of x's own scope.
-func (c *command) deleteLocalVariables(x *execution) error {
-	delete(x.inst.transient, x.ID)
-	if x.inst.varsLoaded {
-		for _, r := range x.inst.vars[x.ID] {
+// deleteVariablesOf deletes in's variables of id: an execution's, or a
+// snapshot kept for compensation.
+func (c *command) deleteVariablesOf(in *instance, id string) {
+	delete(in.transient, id)
+	if in.varsLoaded {
+		for _, r := range in.vars[id] {
 			c.cc.Delete(r)
 		}
-		delete(x.inst.vars, x.ID)
-		return nil
+		delete(in.vars, id)
+		return
 	}
 	// Not loaded: delete without reading; nothing else in this command holds them.
-	c.cc.Write(persistence.DeleteVariablesOfExecution(x.ID))
-	return nil
+	c.cc.Write(persistence.DeleteVariablesOfExecution(id))
 }
 
 // setVariables writes each variable with setVariable, in name order.
