@@ -18,6 +18,12 @@ import (
 // with errors.Is.
 var ErrUnknownName = errors.New("cannot resolve identifier")
 
+// ErrUnknownProperty is the cause of the error for base.name where base is
+// neither a map nor a list and has no such field or getter (Camunda: a
+// PropertyNotFoundException, like an unknown name). Test for it with
+// errors.Is.
+var ErrUnknownProperty = errors.New("cannot resolve property")
+
 // evalError is what the helpers return; Eval turns it into an *Error with
 // the same message and cause.
 type evalError struct {
@@ -237,7 +243,7 @@ func property(base, key any) (any, error) {
 		if a, ok := lookupAccessor(v.Type(), name); ok {
 			return a.get(v, d, name)
 		}
-		return nil, failf("no property %q on %s", name, v.Type())
+		return nil, &evalError{msg: fmt.Sprintf("no property %q on %s", name, v.Type()), cause: ErrUnknownProperty}
 	}
 	return nil, failf("cannot index %s with %s", v.Type(), describe(key))
 }

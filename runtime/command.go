@@ -45,6 +45,7 @@ type command struct {
 	varChanges      []variableChange
 	freshConditions map[string]*instance // by subscription id
 	conditions      *conditionRound      // the round being fired, one event at a time
+	settling        bool                 // settle fires events: no nested save point
 }
 
 func (e *Engine) newCommand(cc *tx.Context) *command {

@@ -85,13 +85,9 @@ func (c *command) evaluateConditions() (bool, error) {
 		for round.next < len(round.candidates) {
 			cand := round.candidates[round.next]
 			round.next++
-			x := cand.in.execs[cand.sub.ExecutionID] // its path may have moved since the round began
-			if c.cc.IsDeleted(cand.sub) || x == nil || x.removed || cand.in.root.Suspension == persistence.Suspended {
-				continue
-			}
-			ok, err := holds(c.resolver(x), cand.a.Condition)
+			x, ok, err := c.conditionMet(cand)
 			if err != nil {
-				return false, failAt(cand.a, "condition: %w", err)
+				return false, err
 			}
 			if ok {
 				c.push(func() error { return c.fireCondition(cand.sub, x, cand.a) })
@@ -100,6 +96,87 @@ func (c *command) evaluateConditions() (bool, error) {
 		}
 		c.conditions = nil
 	}
+}
+
+// conditionMet reports whether candidate cand still waits (its path may
+// have moved since its round began) and its condition holds, with the
+// execution that waits.
+func (c *command) conditionMet(cand conditionCandidate) (*execution, bool, error) {
+	x := cand.in.execs[cand.sub.ExecutionID]
+	if c.cc.IsDeleted(cand.sub) || x == nil || x.removed || cand.in.root.Suspension == persistence.Suspended {
+		return nil, false, nil
+	}
+	ok, err := tryHolds(c.resolver(x), cand.a.Condition)
+	if err != nil {
+		return nil, false, failAt(cand.a, "condition: %w", err)
+	}
+	return x, ok, nil
+}
+
+// settle is where Camunda dispatches the variable events it delayed: as
+// an activity's behaviour starts (after its input mapping, start listeners
+// and boundary events) and as it leaves. The changes of x's instance and
+// its new conditional waits since the last evaluation are evaluated now,
+// and each event whose condition holds fires before x goes on, so that a
+// variable its delegate, listeners or mappings set can trigger a boundary
+// event of the activity itself. It returns the execution that goes on
+// with x's path, or nil when a fired event took the path off the activity
+// instance x ran (an interrupting boundary event or event subprocess).
+func (c *command) settle(x *execution) (*execution, error) {
+	if c.settling || len(c.varChanges) == 0 && len(c.freshConditions) == 0 {
+		return x, nil // what a firing here changes waits for the next point
+	}
+	changes, fresh := c.takeConditionWork(x.inst)
+	if len(changes) == 0 && len(fresh) == 0 {
+		return x, nil
+	}
+	round, err := c.newConditionRound(changes, fresh)
+	if err != nil {
+		return nil, err
+	}
+	activity, instance := x.ActivityID, x.ActivityInstanceID
+	c.settling = true
+	defer func() { c.settling = false }()
+	for _, cand := range round.candidates {
+		w, ok, err := c.conditionMet(cand)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			if err := c.fireCondition(cand.sub, w, cand.a); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if x = x.live(); x.removed || x.ActivityID != activity || x.ActivityInstanceID != instance {
+		return nil, nil
+	}
+	return x, nil
+}
+
+// takeConditionWork removes in's variable changes and new conditional
+// waits from those the command has yet to evaluate, and returns them.
+func (c *command) takeConditionWork(in *instance) ([]variableChange, map[string]*instance) {
+	var mine, others []variableChange
+	for _, ch := range c.varChanges {
+		if ch.in == in {
+			mine = append(mine, ch)
+		} else {
+			others = append(others, ch)
+		}
+	}
+	c.varChanges = others
+	var fresh map[string]*instance
+	for id, of := range c.freshConditions {
+		if of == in {
+			if fresh == nil {
+				fresh = make(map[string]*instance)
+			}
+			fresh[id] = of
+			delete(c.freshConditions, id)
+		}
+	}
+	return mine, fresh
 }
 
 // newConditionRound lists the conditional events that changes concern and
@@ -231,7 +308,12 @@ func (e *Engine) EvaluateStartConditions(ctx context.Context, t persistence.Tx, 
 			if def.Suspension == persistence.Suspended || start == nil {
 				continue
 			}
-			ok, err := holds(resolver{e: c.e, vars: req.Variables}, start.Condition)
+			// As Camunda's condition handler: a start event listening to
+			// one variable needs it among the request's.
+			if _, given := req.Variables[start.ConditionVariable]; start.ConditionVariable != "" && !given {
+				continue
+			}
+			ok, err := tryHolds(resolver{e: c.e, vars: req.Variables}, start.Condition)
 			if err != nil {
 				return failAt(start, "condition: %w", err)
 			}

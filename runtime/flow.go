@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -86,6 +87,9 @@ func (c *command) enterActivity(x *execution, a *bpmn.Activity, skipAsync bool) 
 	if err := c.startActivity(run, a); err != nil {
 		return err
 	}
+	if run, err = c.settle(run); err != nil || run == nil {
+		return err
+	}
 	return c.behave(run, a)
 }
 
@@ -152,6 +156,10 @@ func (c *command) behave(x *execution, a *bpmn.Activity) error {
 // leave completes an activity that finished its work and continues along the
 // outgoing flows its conditions select (or back to the multi-instance body).
 func (c *command) leave(x *execution, a *bpmn.Activity) error {
+	x, err := c.settle(x)
+	if err != nil || x == nil {
+		return err
+	}
 	if a.MultiInstance != nil && !x.isMIBody() && x.parent != nil && x.parent.isBodyScope() {
 		if err := c.finishActivity(x, a, false); err != nil {
 			return err
@@ -219,6 +227,18 @@ func holds(r resolver, src string) (bool, error) {
 		return false, err
 	}
 	return ex.EvalBool(r)
+}
+
+// tryHolds is holds for conditional events: like Camunda's tryEvaluate, a
+// condition that reads a variable not set yet (or a property a value does
+// not have) does not hold; any other failure, a result that is not a
+// boolean or is null among them, stays an error.
+func tryHolds(r resolver, src string) (bool, error) {
+	ok, err := holds(r, src)
+	if errors.Is(err, expression.ErrUnknownName) || errors.Is(err, expression.ErrUnknownProperty) {
+		return false, nil
+	}
+	return ok, err
 }
 
 // leaveVia finishes a and continues x along flows (from outside a's
