@@ -1,6 +1,7 @@
 package bpmnlite_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -425,6 +426,170 @@ func TestConditionUnknownNameOutsideConditionalEvents(t *testing.T) {
 		ts := e.tasks(pi)
 		if err := e.eng.CompleteTask(e.ctx, ts[0].ID, nil); err == nil || !strings.Contains(err.Error(), `unknown name "enough"`) {
 			t.Errorf("a completion condition on an unknown name: %v, want an error naming enough", err)
+		}
+	})
+}
+
+// A variable set inside the activity that carries a conditional boundary
+// event triggers it, as in Camunda's BoundaryConditionalEventTest: Camunda
+// evaluates the event as the activity's behaviour starts (after input
+// mappings and start listeners) and again as the activity leaves (after
+// its delegate ran), so the route decides. A variable set by an end
+// listener or an output mapping comes after the event stopped listening.
+func TestBoundaryConditionalEventSetVariableInActivity(t *testing.T) {
+	const set = `${execution.setVariable('variable', 1)}`
+	listener := func(event string) string {
+		return `<extensionElements><camunda:executionListener event="` + event + `" expression="` + set + `"/></extensionElements>`
+	}
+	routes := []struct {
+		name, task, flowIn string
+		complete           bool   // task is a user task the test completes
+		fires              bool   // the event fires
+		after              string // the tasks open after a non-interrupting event
+	}{
+		{name: "SetVariableInDelegate", task: `<serviceTask id="task" camunda:class="setVariable"/>`, fires: true, after: "afterCondition,afterTask"},
+		{name: "SetVariableLocalInDelegate", task: `<serviceTask id="task" camunda:class="setVariableLocal"/>`, fires: true, after: "afterCondition,afterTask"},
+		{name: "SetVariableInExpression", task: `<serviceTask id="task" camunda:expression="` + set + `"/>`, fires: true, after: "afterCondition,afterTask"},
+		{name: "SetVariableInInputMapping", task: `<serviceTask id="task" camunda:expression="${true}"><extensionElements><camunda:inputOutput>
+			<camunda:inputParameter name="variable">${1}</camunda:inputParameter></camunda:inputOutput></extensionElements></serviceTask>`, fires: true, after: "afterCondition,afterTask"},
+		{name: "SetVariableInStartListener", task: `<userTask id="task">` + listener("start") + `</userTask>`, fires: true, after: "afterCondition,task"},
+		{name: "SetVariableInStartListenerOfServiceTask", task: `<serviceTask id="task" camunda:expression="${true}">` + listener("start") + `</serviceTask>`, fires: true, after: "afterCondition,afterTask"},
+		{name: "SetVariableInTakeListener", task: `<userTask id="task"/>`, flowIn: listener("take"), fires: true, after: "afterCondition,task"},
+		{name: "SetVariableInEndListener", task: `<userTask id="task">` + listener("end") + `</userTask>`, complete: true},
+		{name: "SetVariableInOutputMapping", task: `<userTask id="task"><extensionElements><camunda:inputOutput>
+			<camunda:outputParameter name="variable">${1}</camunda:outputParameter></camunda:inputOutput></extensionElements></userTask>`, complete: true},
+	}
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.eng.RegisterDelegate("setVariable", bpmnlite.DelegateFunc(func(_ context.Context, ex *bpmnlite.Execution) error {
+			return ex.SetVariable("variable", 1)
+		}))
+		e.eng.RegisterDelegate("setVariableLocal", bpmnlite.DelegateFunc(func(_ context.Context, ex *bpmnlite.Execution) error {
+			return ex.SetVariableLocal("variable", 1)
+		}))
+		for _, r := range routes {
+			for _, interrupting := range []bool{true, false} {
+				name := r.name
+				if !interrupting {
+					name = "NonInterrupting" + name
+				}
+				t.Run(name, func(t *testing.T) {
+					e := *e
+					e.t = t
+					e.deploy("p", conditionalBoundaryModel(r.task, interrupting, "${variable == 1}", r.flowIn))
+					pi := e.start("p", nil)
+					e.complete(pi, "before", nil)
+					if r.complete {
+						e.complete(pi, "task", nil)
+					}
+					want := "afterTask"
+					switch {
+					case r.fires && interrupting:
+						want = "afterCondition"
+					case r.fires:
+						want = r.after
+					case !r.complete:
+						want = "task"
+					}
+					wantEq(t, "tasks", e.taskKeys(pi), want)
+					wantEq(t, "task canceled", e.canceled(pi, "task"), []bool{r.fires && interrupting})
+					e.finish(pi)
+				})
+			}
+		}
+	})
+}
+
+// Camunda's testParallelVariableCondition and
+// testParallelSetVariableOnExecutionCondition: a variable local to the
+// execution of one of two parallel tasks triggers that task's boundary
+// event only; a variable of the process instance triggers both.
+func TestBoundaryConditionalEventParallelVariableCondition(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		boundary := func(task string) string {
+			return `<userTask id="` + task + `"/><boundaryEvent id="on` + task + `" attachedToRef="` + task + `"><conditionalEventDefinition><condition>${variable == 1}</condition></conditionalEventDefinition></boundaryEvent>
+				<userTask id="after` + task + `"/>` + xmlChain("fork", task, "join") + xmlChain("on"+task, "after"+task)
+		}
+		e.deploy("p", xmlDefs(xmlProcess("p", `<startEvent id="start"/><parallelGateway id="fork"/><parallelGateway id="join"/><endEvent id="end"/>`,
+			boundary("A"), boundary("B"), xmlChain("start", "fork"), xmlChain("join", "end"))))
+		pi := e.start("p", nil)
+		wantEq(t, "tasks", e.taskKeys(pi), "A,B")
+		var a *bpmnlite.Task
+		for _, t := range e.tasks(pi) {
+			if t.TaskDefinitionKey == "A" {
+				a = t
+			}
+		}
+		if err := e.eng.SetVariablesLocal(e.ctx, a.ExecutionID, map[string]any{"variable": 1}); err != nil {
+			t.Fatal(err)
+		}
+		wantEq(t, "tasks after a local variable of A's execution", e.taskKeys(pi), "B,afterA")
+		if subs := e.subsOf(pi); len(subs) != 1 || subs[0].ActivityID != "onB" {
+			t.Fatalf("subscriptions %+v, want B's", subs)
+		}
+		e.setVars(pi, map[string]any{"variable": 1})
+		wantEq(t, "tasks after a variable of the instance", e.taskKeys(pi), "afterA,afterB")
+	})
+}
+
+// Camunda's UserTaskActivityBehavior leaves through its save point too:
+// completing a task with variables that make its own interrupting boundary
+// condition hold takes the boundary event instead of the outgoing flow.
+func TestBoundaryConditionalEventCompletionVariables(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deploy("p", conditionalBoundaryModel(`<userTask id="task"/>`, true, "${variable == 1}", ""))
+		pi := e.start("p", nil)
+		e.complete(pi, "before", nil)
+		e.complete(pi, "task", map[string]any{"variable": 1})
+		wantEq(t, "tasks", e.taskKeys(pi), "afterCondition")
+		wantEq(t, "task canceled", e.canceled(pi, "task"), []bool{true})
+		e.finish(pi)
+	})
+}
+
+// EventSubProcessStartConditionalEventTest.testSetVariableInDelegate and
+// its non-interrupting twin: a delegate's variable starts the event
+// subprocess as the service task leaves, before the path goes on (to the
+// end, for the interrupting one).
+func TestEventSubProcessConditionalStartSetVariableInDelegate(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.eng.RegisterDelegate("setVariable", bpmnlite.DelegateFunc(func(_ context.Context, ex *bpmnlite.Execution) error {
+			return ex.SetVariable("variable", 1)
+		}))
+		cond := `<conditionalEventDefinition><condition>${variable == 1}</condition></conditionalEventDefinition>`
+		for _, tc := range []struct {
+			interrupting bool
+			want         string
+		}{{true, "afterCondition"}, {false, "afterCondition,afterService"}} {
+			e.deploy("p", xmlDefs(xmlProcess("p", `<startEvent id="start"/><userTask id="before"/><serviceTask id="service" camunda:class="setVariable"/>
+				<userTask id="afterService"/><endEvent id="end"/>`, xmlChain("start", "before", "service", "afterService", "end"),
+				espDef("onCondition", tc.interrupting, cond, "afterCondition"))))
+			pi := e.start("p", nil)
+			e.complete(pi, "before", nil)
+			wantEq(t, fmt.Sprintf("interrupting %v: tasks", tc.interrupting), e.taskKeys(pi), tc.want)
+			e.finish(pi)
+		}
+	})
+}
+
+// MixedConditionalEventTest.testSetVariableOnInputMapping and its
+// non-interrupting twin: a variable an input mapping sets is local to the
+// activity: its boundary event sees it, an event subprocess of the process
+// does not.
+func TestMixedConditionalEventSetVariableOnInputMapping(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		cond := `<conditionalEventDefinition><condition>${variable == 1}</condition></conditionalEventDefinition>`
+		task := `<userTask id="task"><extensionElements><camunda:inputOutput><camunda:inputParameter name="variable">${1}</camunda:inputParameter></camunda:inputOutput></extensionElements></userTask>`
+		for _, tc := range []struct {
+			interrupting bool
+			want         string
+		}{{true, "afterCondition"}, {false, "afterCondition,task"}} {
+			model := conditionalBoundaryModel(task, tc.interrupting, "${variable == 1}", "")
+			model = strings.Replace(model, "</process>", espDef("onStart", tc.interrupting, cond, "afterStart")+"</process>", 1)
+			e.deploy("p", model)
+			pi := e.start("p", nil)
+			e.complete(pi, "before", nil)
+			wantEq(t, fmt.Sprintf("interrupting %v: tasks", tc.interrupting), e.taskKeys(pi), tc.want)
+			e.finish(pi)
 		}
 	})
 }

@@ -16,10 +16,12 @@ import (
 // its activity starts or its scope starts, and its condition is evaluated
 // then, and again whenever a variable
 // visible to it changes (set on its execution or on a scope above it),
-// filtered by camunda:variableName and camunda:variableEvents. A command
-// evaluates once its agenda is drained, so a condition sees the variables
-// as the operations left them; what the events trigger runs in the same
-// command, and may change variables again.
+// filtered by camunda:variableName and camunda:variableEvents. A condition
+// that reads a variable not set yet does not hold (tryHolds). Changes are
+// evaluated where Camunda dispatches them: as an activity's behaviour
+// starts and as it leaves (settle), and once the command's agenda is
+// drained; what the events trigger runs in the same command, and may change
+// variables again.
 
 // variableChange is one variable written or removed by a command.
 type variableChange struct {
@@ -285,9 +287,10 @@ type ConditionEvaluation struct {
 
 // EvaluateStartConditions starts an instance of every process whose
 // conditional start event's condition holds on the request's variables, as
-// Camunda's condition evaluation does, and returns their ids. Suspended
-// definitions are skipped; with none deployed it fails with
-// ErrNoConditionalStart.
+// Camunda's condition evaluation does, and returns their ids. A condition
+// on a variable the request does not give does not hold, nor does one
+// whose camunda:variableName is not among them. Suspended definitions are
+// skipped; with none deployed it fails with ErrNoConditionalStart.
 func (e *Engine) EvaluateStartConditions(ctx context.Context, t persistence.Tx, req ConditionEvaluation) ([]string, error) {
 	var started []string
 	err := e.command(ctx, t, func(c *command) error {

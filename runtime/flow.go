@@ -154,7 +154,8 @@ func (c *command) behave(x *execution, a *bpmn.Activity) error {
 }
 
 // leave completes an activity that finished its work and continues along the
-// outgoing flows its conditions select (or back to the multi-instance body).
+// outgoing flows its conditions select (or back to the multi-instance body),
+// unless a conditional event its work triggered took the path (settle).
 func (c *command) leave(x *execution, a *bpmn.Activity) error {
 	x, err := c.settle(x)
 	if err != nil || x == nil {
