@@ -430,6 +430,31 @@ func TestConditionUnknownNameOutsideConditionalEvents(t *testing.T) {
 	})
 }
 
+// setVariable sets the variable Camunda's conditional tests wait for.
+const setVariable = `${execution.setVariable('variable', 1)}`
+
+// setVariableListener is an execution listener for event that sets it.
+func setVariableListener(event string) string {
+	return `<extensionElements><camunda:executionListener event="` + event + `" expression="` + setVariable + `"/></extensionElements>`
+}
+
+// bothKinds runs f as a subtest per kind of conditional event, named as
+// Camunda's tests are: name for the interrupting one, NonInterrupting+name
+// for the other; e is bound to the subtest.
+func (e *env) bothKinds(t *testing.T, name string, f func(t *testing.T, e *env, interrupting bool)) {
+	for _, interrupting := range []bool{true, false} {
+		sub := name
+		if !interrupting {
+			sub = "NonInterrupting" + name
+		}
+		t.Run(sub, func(t *testing.T) {
+			e := *e
+			e.t = t
+			f(t, &e, interrupting)
+		})
+	}
+}
+
 // A variable set inside the activity that carries a conditional boundary
 // event triggers it, as in Camunda's BoundaryConditionalEventTest: Camunda
 // evaluates the event as the activity's behaviour starts (after input
@@ -437,10 +462,6 @@ func TestConditionUnknownNameOutsideConditionalEvents(t *testing.T) {
 // its delegate ran), so the route decides. A variable set by an end
 // listener or an output mapping comes after the event stopped listening.
 func TestBoundaryConditionalEventSetVariableInActivity(t *testing.T) {
-	const set = `${execution.setVariable('variable', 1)}`
-	listener := func(event string) string {
-		return `<extensionElements><camunda:executionListener event="` + event + `" expression="` + set + `"/></extensionElements>`
-	}
 	routes := []struct {
 		name, task, flowIn string
 		complete           bool   // task is a user task the test completes
@@ -449,13 +470,13 @@ func TestBoundaryConditionalEventSetVariableInActivity(t *testing.T) {
 	}{
 		{name: "SetVariableInDelegate", task: `<serviceTask id="task" camunda:class="setVariable"/>`, fires: true, after: "afterCondition,afterTask"},
 		{name: "SetVariableLocalInDelegate", task: `<serviceTask id="task" camunda:class="setVariableLocal"/>`, fires: true, after: "afterCondition,afterTask"},
-		{name: "SetVariableInExpression", task: `<serviceTask id="task" camunda:expression="` + set + `"/>`, fires: true, after: "afterCondition,afterTask"},
+		{name: "SetVariableInExpression", task: `<serviceTask id="task" camunda:expression="` + setVariable + `"/>`, fires: true, after: "afterCondition,afterTask"},
 		{name: "SetVariableInInputMapping", task: `<serviceTask id="task" camunda:expression="${true}"><extensionElements><camunda:inputOutput>
 			<camunda:inputParameter name="variable">${1}</camunda:inputParameter></camunda:inputOutput></extensionElements></serviceTask>`, fires: true, after: "afterCondition,afterTask"},
-		{name: "SetVariableInStartListener", task: `<userTask id="task">` + listener("start") + `</userTask>`, fires: true, after: "afterCondition,task"},
-		{name: "SetVariableInStartListenerOfServiceTask", task: `<serviceTask id="task" camunda:expression="${true}">` + listener("start") + `</serviceTask>`, fires: true, after: "afterCondition,afterTask"},
-		{name: "SetVariableInTakeListener", task: `<userTask id="task"/>`, flowIn: listener("take"), fires: true, after: "afterCondition,task"},
-		{name: "SetVariableInEndListener", task: `<userTask id="task">` + listener("end") + `</userTask>`, complete: true},
+		{name: "SetVariableInStartListener", task: `<userTask id="task">` + setVariableListener("start") + `</userTask>`, fires: true, after: "afterCondition,task"},
+		{name: "SetVariableInStartListenerOfServiceTask", task: `<serviceTask id="task" camunda:expression="${true}">` + setVariableListener("start") + `</serviceTask>`, fires: true, after: "afterCondition,afterTask"},
+		{name: "SetVariableInTakeListener", task: `<userTask id="task"/>`, flowIn: setVariableListener("take"), fires: true, after: "afterCondition,task"},
+		{name: "SetVariableInEndListener", task: `<userTask id="task">` + setVariableListener("end") + `</userTask>`, complete: true},
 		{name: "SetVariableInOutputMapping", task: `<userTask id="task"><extensionElements><camunda:inputOutput>
 			<camunda:outputParameter name="variable">${1}</camunda:outputParameter></camunda:inputOutput></extensionElements></userTask>`, complete: true},
 	}
@@ -467,34 +488,26 @@ func TestBoundaryConditionalEventSetVariableInActivity(t *testing.T) {
 			return ex.SetVariableLocal("variable", 1)
 		}))
 		for _, r := range routes {
-			for _, interrupting := range []bool{true, false} {
-				name := r.name
-				if !interrupting {
-					name = "NonInterrupting" + name
+			e.bothKinds(t, r.name, func(t *testing.T, e *env, interrupting bool) {
+				e.deploy("p", conditionalBoundaryModel(r.task, interrupting, "${variable == 1}", r.flowIn))
+				pi := e.start("p", nil)
+				e.complete(pi, "before", nil)
+				if r.complete {
+					e.complete(pi, "task", nil)
 				}
-				t.Run(name, func(t *testing.T) {
-					e := *e
-					e.t = t
-					e.deploy("p", conditionalBoundaryModel(r.task, interrupting, "${variable == 1}", r.flowIn))
-					pi := e.start("p", nil)
-					e.complete(pi, "before", nil)
-					if r.complete {
-						e.complete(pi, "task", nil)
-					}
-					want := "afterTask"
-					switch {
-					case r.fires && interrupting:
-						want = "afterCondition"
-					case r.fires:
-						want = r.after
-					case !r.complete:
-						want = "task"
-					}
-					wantEq(t, "tasks", e.taskKeys(pi), want)
-					wantEq(t, "task canceled", e.canceled(pi, "task"), []bool{r.fires && interrupting})
-					e.finish(pi)
-				})
-			}
+				want := "afterTask"
+				switch {
+				case r.fires && interrupting:
+					want = "afterCondition"
+				case r.fires:
+					want = r.after
+				case !r.complete:
+					want = "task"
+				}
+				wantEq(t, "tasks", e.taskKeys(pi), want)
+				wantEq(t, "task canceled", e.canceled(pi, "task"), []bool{r.fires && interrupting})
+				e.finish(pi)
+			})
 		}
 	})
 }
@@ -590,6 +603,78 @@ func TestMixedConditionalEventSetVariableOnInputMapping(t *testing.T) {
 			e.complete(pi, "before", nil)
 			wantEq(t, fmt.Sprintf("interrupting %v: tasks", tc.interrupting), e.taskKeys(pi), tc.want)
 			e.finish(pi)
+		}
+	})
+}
+
+// ConditionalEventTriggeredByExecutionListenerTest with its mixed model: a
+// variable set by a start listener of the task, by a take listener of the
+// flow into it or by an end listener of the task before it triggers the
+// event subprocess of the process (older, so first) and the task's
+// boundary event. The interrupting event subprocess takes the process
+// over where Camunda dispatches the change: after the take or end
+// listener, before the task starts; after the start listener, as the
+// task's behaviour would start.
+func TestConditionalEventTriggeredByExecutionListener(t *testing.T) {
+	cond := `<conditionalEventDefinition><condition>${variable == 1}</condition></conditionalEventDefinition>`
+	routes := []struct {
+		name, task, before, flowIn string
+		taskStarted                bool // the interrupting event subprocess cancels a started task
+	}{
+		{name: "SetVariableInStartListener", task: `<userTask id="task">` + setVariableListener("start") + `</userTask>`, taskStarted: true},
+		{name: "SetVariableInTakeListener", task: `<userTask id="task"/>`, flowIn: setVariableListener("take")},
+		{name: "SetVariableInEndListener", task: `<userTask id="task"/>`, before: `<userTask id="before">` + setVariableListener("end") + `</userTask>`},
+	}
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		for _, r := range routes {
+			e.bothKinds(t, r.name, func(t *testing.T, e *env, interrupting bool) {
+				model := conditionalBoundaryModel(r.task, interrupting, "${variable == 1}", r.flowIn)
+				model = strings.Replace(model, "</process>", espDef("onStart", interrupting, cond, "afterStart")+"</process>", 1)
+				if r.before != "" {
+					model = strings.Replace(model, `<userTask id="before"/>`, r.before, 1)
+				}
+				e.deploy("p", model)
+				pi := e.start("p", nil)
+				e.complete(pi, "before", nil)
+				if !interrupting {
+					wantEq(t, "tasks", e.taskKeys(pi), "afterCondition,afterStart,task")
+					e.finish(pi)
+					return
+				}
+				wantEq(t, "tasks", e.taskKeys(pi), "afterStart")
+				var want []bool
+				if r.taskStarted {
+					want = []bool{true}
+				}
+				wantEq(t, "task canceled", e.canceled(pi, "task"), want)
+				e.finish(pi)
+			})
+		}
+	})
+}
+
+// IntermediateConditionalEventTest.testEventBasedGatewayWith2VarConditions
+// and testEventBasedGatewayTrueCondition: the conditional events behind an
+// event-based gateway are evaluated as it is reached (the first that holds
+// wins) and at each change after; a variable not set yet holds none.
+func TestIntermediateConditionalEventBasedGateway(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		catch := func(id, cond string) string {
+			return `<intermediateCatchEvent id="` + id + `"><conditionalEventDefinition><condition>` + cond + `</condition></conditionalEventDefinition></intermediateCatchEvent>`
+		}
+		e.deploy("p", xmlDefs(xmlProcess("p", `<startEvent id="start"/><eventBasedGateway id="gw"/>`, catch("one", "${variable == 1}"), catch("two", "${variable == 2}"),
+			`<userTask id="afterOne"/><userTask id="afterTwo"/>`, xmlChain("start", "gw"), xmlChain("gw", "one", "afterOne"), xmlChain("gw", "two", "afterTwo"))))
+		pi := e.start("p", nil)
+		wantEq(t, "tasks before the variable is set", e.taskKeys(pi), "")
+		wantEq(t, "subscriptions", len(e.subsOf(pi)), 2)
+		e.setVars(pi, map[string]any{"variable": 2})
+		wantEq(t, "tasks after variable 2", e.taskKeys(pi), "afterTwo")
+		wantEq(t, "subscriptions left", len(e.subsOf(pi)), 0)
+
+		pi = e.start("p", map[string]any{"variable": 1})
+		wantEq(t, "tasks with variable 1 on arrival", e.taskKeys(pi), "afterOne")
+		if path := e.path(pi); !strings.Contains(path, "gw,one,afterOne") || strings.Contains(path, "two") {
+			t.Fatalf("path %q", path)
 		}
 	})
 }

@@ -19,8 +19,8 @@ import (
 // filtered by camunda:variableName and camunda:variableEvents. A condition
 // that reads a variable not set yet does not hold (tryHolds). Changes are
 // evaluated where Camunda dispatches them: as an activity's behaviour
-// starts and as it leaves (settle), and once the command's agenda is
-// drained; what the events trigger runs in the same command, and may change
+// starts, as it leaves and after take listeners (settle), and once the
+// command's agenda is drained; what the events trigger runs in the same command, and may change
 // variables again.
 
 // variableChange is one variable written or removed by a command.
@@ -117,17 +117,21 @@ func (c *command) conditionMet(cand conditionCandidate) (*execution, bool, error
 
 // settle is where Camunda dispatches the variable events it delayed: as
 // an activity's behaviour starts (after its input mapping, start listeners
-// and boundary events) and as it leaves. The changes of x's instance and
-// its new conditional waits since the last evaluation are evaluated now,
-// and each event whose condition holds fires before x goes on, so that a
-// variable its delegate, listeners or mappings set can trigger a boundary
-// event of the activity itself. It returns the execution that goes on
-// with x's path, or nil when a fired event took the path off the activity
-// instance x ran (an interrupting boundary event or event subprocess).
+// and boundary events), as it leaves, and after take listeners; and where
+// it evaluates conditional events as they are reached (an intermediate
+// event, the events behind an event-based gateway). The changes of x's
+// instance and its new conditional waits since the last evaluation are
+// evaluated now, and each event whose condition holds fires before x goes
+// on, so that a variable its delegate, listeners or mappings set can
+// trigger a boundary event of the activity itself. It returns the
+// execution that goes on with x's path, or nil when a fired event took
+// the path off the activity instance x ran (an interrupting boundary event
+// or event subprocess).
 func (c *command) settle(x *execution) (*execution, error) {
 	if c.settling || len(c.varChanges) == 0 && len(c.freshConditions) == 0 {
 		return x, nil // what a firing here changes waits for the next point
 	}
+	x = x.live()
 	changes, fresh := c.takeConditionWork(x.inst)
 	if len(changes) == 0 && len(fresh) == 0 {
 		return x, nil

@@ -48,6 +48,10 @@ func (c *command) take(x *execution, f *bpmn.SequenceFlow) error {
 	if err := c.fireListeners(x, f.Listeners, "take", f); err != nil {
 		return err
 	}
+	x, err := c.settle(x) // Camunda's save point after take listeners
+	if err != nil || x == nil {
+		return err
+	}
 	c.push(func() error { return c.enter(x, f.Target, false) })
 	return nil
 }
@@ -133,7 +137,11 @@ func (c *command) behave(x *execution, a *bpmn.Activity) error {
 			return c.leave(x, a) // reached by its throwing link
 		}
 		x.IsActive = false
-		return c.armEvent(x, a)
+		if err := c.armEvent(x, a); err != nil || a.Event != bpmn.ConditionalEvent {
+			return err
+		}
+		_, err := c.settle(x) // Camunda evaluates the condition as the event is reached
+		return err
 	case bpmn.EndEvent:
 		return c.endEvent(x, a)
 	case bpmn.ExclusiveGateway:
