@@ -678,3 +678,88 @@ func TestIntermediateConditionalEventBasedGateway(t *testing.T) {
 		}
 	})
 }
+
+// BoundaryConditionalEventTest's call activity cases: the called process
+// sets the variable; a camunda:out mapping brings it to the calling
+// activity, whose boundary event sees it as the activity leaves
+// (testSetVariableInOutMappingOfCallActivity); without one it stays in the
+// called instance (testSetVariableInInMappingOfCallActivity), and an
+// output parameter maps it after the event stopped listening
+// (testSetVariableInOutputMappingOfCallActivity).
+func TestBoundaryConditionalEventSetVariableInCallActivity(t *testing.T) {
+	routes := []struct {
+		name, mapping string
+		fires         bool
+	}{
+		{"SetVariableInOutMappingOfCallActivity", `<camunda:out source="variable" target="variable"/>`, true},
+		{"SetVariableInInMappingOfCallActivity", `<camunda:in source="variable" target="variable"/>`, false},
+		{"SetVariableInOutputMappingOfCallActivity", `<camunda:inputOutput><camunda:outputParameter name="variable">${1}</camunda:outputParameter></camunda:inputOutput>`, false},
+	}
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deploy("delegated", xmlDefs(xmlProcess("delegated", `<startEvent id="start"/><serviceTask id="set" camunda:expression="`+setVariable+`"/><endEvent id="end"/>`,
+			xmlChain("start", "set", "end"))))
+		for _, r := range routes {
+			e.bothKinds(t, r.name, func(t *testing.T, e *env, interrupting bool) {
+				task := `<callActivity id="task" calledElement="delegated"><extensionElements>` + r.mapping + `</extensionElements></callActivity>`
+				e.deploy("p", conditionalBoundaryModel(task, interrupting, "${variable == 1}", ""))
+				pi := e.start("p", map[string]any{"variable": 0})
+				e.complete(pi, "before", nil)
+				want := "afterTask"
+				if r.fires && interrupting {
+					want = "afterCondition"
+				} else if r.fires {
+					want = "afterCondition,afterTask"
+				}
+				wantEq(t, "tasks", e.taskKeys(pi), want)
+				e.finish(pi)
+			})
+		}
+	})
+}
+
+// BoundaryConditionalEventTest.testSetVariableInMultiInstance: the
+// variables of a multi-instance body are seen by its boundary event.
+func TestBoundaryConditionalEventSetVariableInMultiInstance(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		task := `<userTask id="task"><multiInstanceLoopCharacteristics><loopCardinality>3</loopCardinality></multiInstanceLoopCharacteristics></userTask>`
+		e.deploy("p", conditionalBoundaryModel(task, true, "${nrOfInstances == 3}", ""))
+		pi := e.start("p", nil)
+		e.complete(pi, "before", nil)
+		wantEq(t, "tasks", e.taskKeys(pi), "afterCondition")
+		e.finish(pi)
+	})
+}
+
+// Camunda evaluates a conditional event for each variable change it sees
+// (each is a variable event of its own): a non-interrupting event fires
+// once per change that finds its condition true
+// (EventSubProcessStartConditionalEventTest.testNonInterruptingSetMultipleVariables),
+// an interrupting one once (BoundaryConditionalEventTest.testSetMultipleVariables),
+// and the variables a process starts with count as one evaluation, the
+// event's first (testNonInterruptingVariableConditionWithHistory).
+func TestConditionalEventEachVariableChange(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		cond := `<conditionalEventDefinition><condition>${variable == 1}</condition></conditionalEventDefinition>`
+		e.deploy("p", espProcess(espDef("onCondition", false, cond, "afterCondition")))
+		pi := e.start("p", nil)
+		e.setVars(pi, map[string]any{"variable": 1, "variable1": 1})
+		wantEq(t, "testNonInterruptingSetMultipleVariables: tasks", e.taskKeys(pi), "afterCondition,afterCondition,work")
+		e.finish(pi)
+
+		pi = e.start("p", map[string]any{"variable": 1, "donotloseme": "here"})
+		wantEq(t, "testNonInterruptingVariableConditionWithHistory: tasks", e.taskKeys(pi), "afterCondition,work")
+		e.finish(pi)
+
+		boundary := func(id, cond string) string {
+			return `<boundaryEvent id="` + id + `" attachedToRef="task"><conditionalEventDefinition><condition>` + cond + `</condition></conditionalEventDefinition></boundaryEvent><userTask id="after` + id + `"/>` + xmlChain(id, "after"+id)
+		}
+		e.deploy("two", xmlDefs(xmlProcess("two", `<startEvent id="start"/><userTask id="task"/><endEvent id="end"/>`, xmlChain("start", "task", "end"),
+			boundary("event1", "${variable1 == 1}"), boundary("event2", "${variable2 == 1}"))))
+		pi = e.start("two", map[string]any{"variable1": 44, "variable2": 44})
+		e.setVars(pi, map[string]any{"variable1": 1, "variable2": 1})
+		if got := e.taskKeys(pi); got != "afterevent1" && got != "afterevent2" {
+			t.Fatalf("testSetMultipleVariables: tasks %q, want one of the events' tasks", got)
+		}
+		e.finish(pi)
+	})
+}

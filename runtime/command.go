@@ -43,7 +43,8 @@ type command struct {
 	// evaluated for when the agenda drains (events_conditional.go): the
 	// variable changes, and the subscriptions made, since the last time.
 	varChanges      []variableChange
-	freshConditions map[string]*instance // by subscription id
+	freshConditions map[string]freshWait // by subscription id
+	conditionSeq    int                  // orders varChanges and freshConditions
 	conditions      *conditionRound      // the round being fired, one event at a time
 	settling        bool                 // settle fires events: no nested save point
 }

@@ -28,6 +28,13 @@ type variableChange struct {
 	in          *instance
 	executionID string // the execution that owns the variable
 	name, event string // event: create, update or delete
+	seq         int    // order among the command's changes and new waits
+}
+
+// freshWait is a conditional wait made by the command, not evaluated yet.
+type freshWait struct {
+	in  *instance
+	seq int // order among the command's changes and new waits
 }
 
 // changed records a variable change of x's instance for its conditional
@@ -37,17 +44,19 @@ func (x *execution) changed(owner, name, event string) {
 		return
 	}
 	c := x.inst.c
-	c.varChanges = append(c.varChanges, variableChange{x.inst, owner, name, event})
+	c.conditionSeq++
+	c.varChanges = append(c.varChanges, variableChange{x.inst, owner, name, event, c.conditionSeq})
 }
 
 // subscribeCondition makes x wait for conditional event a; the condition
-// is evaluated when the agenda drains.
+// is evaluated at the next save point (settle) or when the agenda drains.
 func (c *command) subscribeCondition(x *execution, a *bpmn.Activity) *persistence.EventSubscription {
 	sub := c.subscribe(x, a, persistence.SubscriptionConditional, "")
 	if c.freshConditions == nil {
-		c.freshConditions = make(map[string]*instance)
+		c.freshConditions = make(map[string]freshWait)
 	}
-	c.freshConditions[sub.ID] = x.inst
+	c.conditionSeq++
+	c.freshConditions[sub.ID] = freshWait{x.inst, c.conditionSeq}
 	return sub
 }
 
@@ -108,7 +117,7 @@ func (c *command) conditionMet(cand conditionCandidate) (*execution, bool, error
 	if c.cc.IsDeleted(cand.sub) || x == nil || x.removed || cand.in.root.Suspension == persistence.Suspended {
 		return nil, false, nil
 	}
-	ok, err := tryHolds(c.resolver(x), cand.a.Condition)
+	ok, err := tryHolds(c.resolver(conditionScope(x, cand.a)), cand.a.Condition)
 	if err != nil {
 		return nil, false, failAt(cand.a, "condition: %w", err)
 	}
@@ -162,7 +171,7 @@ func (c *command) settle(x *execution) (*execution, error) {
 
 // takeConditionWork removes in's variable changes and new conditional
 // waits from those the command has yet to evaluate, and returns them.
-func (c *command) takeConditionWork(in *instance) ([]variableChange, map[string]*instance) {
+func (c *command) takeConditionWork(in *instance) ([]variableChange, map[string]freshWait) {
 	var mine, others []variableChange
 	for _, ch := range c.varChanges {
 		if ch.in == in {
@@ -172,31 +181,36 @@ func (c *command) takeConditionWork(in *instance) ([]variableChange, map[string]
 		}
 	}
 	c.varChanges = others
-	var fresh map[string]*instance
-	for id, of := range c.freshConditions {
-		if of == in {
+	var fresh map[string]freshWait
+	for id, f := range c.freshConditions {
+		if f.in == in {
 			if fresh == nil {
-				fresh = make(map[string]*instance)
+				fresh = make(map[string]freshWait)
 			}
-			fresh[id] = of
+			fresh[id] = f
 			delete(c.freshConditions, id)
 		}
 	}
 	return mine, fresh
 }
 
-// newConditionRound lists the conditional events that changes concern and
-// the fresh subscriptions, in the order their waits were made.
-func (c *command) newConditionRound(changes []variableChange, fresh map[string]*instance) (*conditionRound, error) {
+// newConditionRound lists the conditional events to evaluate for changes
+// and fresh waits, as Camunda dispatches them: a new wait once as it is
+// made (Camunda's default evaluation, whatever its variable filters), and
+// every wait for each later change it concerns, so that a non-interrupting
+// event fires once per change that finds its condition true. Changes and
+// new waits are taken in the order they happened, the waits a change
+// concerns in the order they were made.
+func (c *command) newConditionRound(changes []variableChange, fresh map[string]freshWait) (*conditionRound, error) {
 	var instances []*instance
 	for _, ch := range changes {
 		if !slices.Contains(instances, ch.in) {
 			instances = append(instances, ch.in)
 		}
 	}
-	for _, in := range fresh {
-		if !slices.Contains(instances, in) {
-			instances = append(instances, in)
+	for _, f := range fresh {
+		if !slices.Contains(instances, f.in) {
+			instances = append(instances, f.in)
 		}
 	}
 	round := &conditionRound{}
@@ -209,15 +223,42 @@ func (c *command) newConditionRound(changes []variableChange, fresh map[string]*
 			return nil, err
 		}
 		slices.SortStableFunc(subs, byCreation)
+		type wait struct {
+			conditionCandidate
+			x    *execution
+			made int // 0: before the command
+		}
+		var waits, made []wait // made: the fresh ones, in the order made
 		for _, sub := range subs {
 			x := in.execs[sub.ExecutionID]
 			a := in.def.Process.Activity(sub.ActivityID)
 			if x == nil || a == nil {
 				continue
 			}
-			if _, isNew := fresh[sub.ID]; isNew || concerns(changes, in, x, a) {
-				round.candidates = append(round.candidates, conditionCandidate{in, sub, a})
+			w := wait{conditionCandidate{in, sub, a}, x, 0}
+			if f, isNew := fresh[sub.ID]; isNew {
+				w.made = f.seq
+				made = append(made, w)
 			}
+			waits = append(waits, w)
+		}
+		slices.SortFunc(made, func(a, b wait) int { return a.made - b.made })
+		for _, ch := range changes {
+			if ch.in != in {
+				continue
+			}
+			for len(made) > 0 && made[0].made < ch.seq {
+				round.candidates = append(round.candidates, made[0].conditionCandidate)
+				made = made[1:]
+			}
+			for _, w := range waits {
+				if w.made < ch.seq && concerns(ch, w.x, w.a) {
+					round.candidates = append(round.candidates, w.conditionCandidate)
+				}
+			}
+		}
+		for _, w := range made {
+			round.candidates = append(round.candidates, w.conditionCandidate)
 		}
 	}
 	return round, nil
@@ -240,27 +281,38 @@ func (c *command) conditionalSubscriptions(in *instance) ([]*persistence.EventSu
 	})
 }
 
-// concerns reports whether one of the changes is seen by conditional event
-// a that x waits for: a variable of x or of a scope above it, of the name
-// and kind of change the event listens to.
-func concerns(changes []variableChange, in *instance, x *execution, a *bpmn.Activity) bool {
-	for _, ch := range changes {
-		if ch.in != in {
-			continue
-		}
-		if a.ConditionVariable != "" && ch.name != a.ConditionVariable {
-			continue
-		}
-		if len(a.ConditionVariableEvents) > 0 && !slices.Contains(a.ConditionVariableEvents, ch.event) {
-			continue
-		}
-		for s := x; s != nil; s = s.parent {
-			if s.ID == ch.executionID {
-				return true
-			}
+// concerns reports whether change ch is seen by conditional event a that
+// x waits for: a variable of x or of a scope above it, of the name and
+// kind of change the event listens to.
+func concerns(ch variableChange, x *execution, a *bpmn.Activity) bool {
+	if a.ConditionVariable != "" && ch.name != a.ConditionVariable {
+		return false
+	}
+	if len(a.ConditionVariableEvents) > 0 && !slices.Contains(a.ConditionVariableEvents, ch.event) {
+		return false
+	}
+	for s := conditionScope(x, a); s != nil; s = s.parent {
+		if s.ID == ch.executionID {
+			return true
 		}
 	}
 	return false
+}
+
+// conditionScope is the execution whose variables conditional event a,
+// which x waits for, sees: x, but for a boundary event of a multi-instance
+// activity the body's scope below x, which holds the loop variables
+// (nrOfInstances, ...): in Camunda one execution carries both.
+func conditionScope(x *execution, a *bpmn.Activity) *execution {
+	if a.AttachedTo == nil || a.AttachedTo.MultiInstance == nil {
+		return x
+	}
+	for _, ch := range x.activeChildren() {
+		if ch.isBodyScope() {
+			return ch
+		}
+	}
+	return x
 }
 
 // fireCondition triggers conditional event a, which x waits for, unless an

@@ -45,6 +45,9 @@ func settingsFor(x *execution, a *bpmn.Activity) asyncSettings {
 // take moves x along flow: take listeners, then the target activity.
 func (c *command) take(x *execution, f *bpmn.SequenceFlow) error {
 	x = x.live()
+	if x.removed {
+		return nil // an event fired at a save point cancelled the path meanwhile
+	}
 	if err := c.fireListeners(x, f.Listeners, "take", f); err != nil {
 		return err
 	}
@@ -60,6 +63,9 @@ func (c *command) take(x *execution, f *bpmn.SequenceFlow) error {
 // characteristics, else into the activity itself.
 func (c *command) enter(x *execution, a *bpmn.Activity, skipAsync bool) error {
 	x = x.live()
+	if x.removed {
+		return nil // an event fired at a save point cancelled the path meanwhile
+	}
 	c.entering(a.ID)
 	if a.MultiInstance != nil {
 		return c.enterBody(x, a, skipAsync)
@@ -71,6 +77,9 @@ func (c *command) enter(x *execution, a *bpmn.Activity, skipAsync bool) error {
 // scope of its input/output mappings, start listeners, history, boundary
 // events, then its behaviour.
 func (c *command) enterActivity(x *execution, a *bpmn.Activity, skipAsync bool) error {
+	if x.removed {
+		return nil // an event fired at a save point cancelled the path meanwhile
+	}
 	x.ActivityID = a.ID
 	x.IsActive = true
 	c.update(x)
