@@ -238,13 +238,20 @@ func (c *command) condition(x *execution, f *bpmn.SequenceFlow) (bool, error) {
 }
 
 // holds evaluates condition src with r (flow conditions, completion
-// conditions, conditional events).
+// conditions, conditional events). A variable that cannot be read fails it
+// (not "unknown", which a conditional event would take for false).
 func holds(r resolver, src string) (bool, error) {
 	ex, err := expression.Compile(src)
 	if err != nil {
 		return false, err
 	}
-	return ex.EvalBool(r)
+	var readErr error
+	r.readErr = &readErr
+	ok, err := ex.EvalBool(r)
+	if readErr != nil {
+		return false, readErr
+	}
+	return ok, err
 }
 
 // tryHolds is holds for conditional events: like Camunda's tryEvaluate, a
