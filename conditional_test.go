@@ -374,8 +374,9 @@ func TestConditionalStartEventUnsetVariable(t *testing.T) {
 }
 
 // Only a name or property that is not found counts as false: a condition
-// whose result is not a boolean, or is null, fails the command as
-// Camunda's does (UelExpressionCondition.evaluate).
+// whose result is not a boolean, or is null, or that calls an unknown
+// function, fails the command as Camunda's does
+// (UelExpressionCondition.evaluate).
 func TestConditionalEventConditionErrors(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		e.deploy("cond", conditionalWait("cond", "", "${variable}"))
@@ -394,6 +395,12 @@ func TestConditionalEventConditionErrors(t *testing.T) {
 			t.Errorf("set a non-boolean: %v, want an error", err)
 		}
 		wantEq(t, "variable after the failed command", e.varsOf(pi)["variable"], false)
+
+		// A function that is not found fails (JUEL cannot resolve it).
+		e.deploy("fn", conditionalWait("fn", "", "${missing()}"))
+		if _, err := e.eng.Start(e.ctx, bpmnlite.StartRequest{Key: "fn"}); err == nil || !strings.Contains(err.Error(), `unknown function "missing"`) {
+			t.Errorf("a condition calling an unknown function: %v, want an error", err)
+		}
 
 		// A property a bean does not have is "not found", like a name.
 		e.eng.RegisterBean("settings", struct{ Open bool }{})

@@ -361,7 +361,6 @@ func TestEvalErrors(t *testing.T) {
 	tests := []struct{ src, msg string }{
 		{"${customer.status == 'VIP'}", `expression ${customer.status == 'VIP'}: unknown name "customer" (not a variable or bean): cannot resolve identifier`},
 		{"Hi ${who}", `expression Hi ${who}: unknown name "who" (not a variable or bean): cannot resolve identifier`},
-		{"${missing()}", `expression ${missing()}: unknown name "missing" (not a variable or bean): cannot resolve identifier`},
 	}
 	for _, tt := range tests {
 		_, err := eval(t, tt.src, Vars{})
@@ -410,6 +409,7 @@ func TestRuntimeErrors(t *testing.T) {
 		{"${svc.sum(['a'])}", `expression ${svc.sum(['a'])}: method "sum" of expression.bookingService: argument 1: element 0: cannot use string "a" as int`},
 		{"${svc.crash()}", `expression ${svc.crash()}: method "crash" of expression.bookingService panicked: crashed`},
 		{"${svc.pair()}", `expression ${svc.pair()}: method "pair" of expression.bookingService returns 2 values; want at most a value and an error`},
+		{"${missing()}", `expression ${missing()}: unknown function "missing" (not a variable or bean): cannot resolve function`},
 		{"${amount()}", `expression ${amount()}: "amount" is not a function (it is int)`},
 		{"${nothing()}", `expression ${nothing()}: "nothing" is not a function (it is null)`},
 		{"${name.contains(1)}", `expression ${name.contains(1)}: contains on a string needs a string, got int 1`},
@@ -429,9 +429,13 @@ func TestRuntimeErrors(t *testing.T) {
 				t.Fatalf("%T is not an *Error", err)
 			}
 			// Only a missing property is "not found" (conditional events
-			// take it for false); the rest are failures.
+			// take it for false), an unknown function has its own cause;
+			// the rest are failures.
 			if got, want := errors.Is(err, ErrUnknownProperty), strings.Contains(tt.msg, "no property"); got != want {
 				t.Errorf("wraps ErrUnknownProperty: %v, want %v", got, want)
+			}
+			if got, want := errors.Is(err, ErrUnknownFunction), strings.Contains(tt.msg, "unknown function"); got != want {
+				t.Errorf("wraps ErrUnknownFunction: %v, want %v", got, want)
 			}
 			if errors.Is(err, ErrUnknownName) {
 				t.Errorf("%v wraps ErrUnknownName", err)

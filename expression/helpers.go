@@ -18,6 +18,11 @@ import (
 // with errors.Is.
 var ErrUnknownName = errors.New("cannot resolve identifier")
 
+// ErrUnknownFunction is the cause of the error for name(args) where the
+// Resolver does not know name (JUEL: a function it cannot resolve, which
+// is not a PropertyNotFoundException). Test for it with errors.Is.
+var ErrUnknownFunction = errors.New("cannot resolve function")
+
 // ErrUnknownProperty is the cause of the error for base.name where base is
 // neither a map nor a list and has no such field or getter (Camunda: a
 // PropertyNotFoundException, like an unknown name). Test for it with
@@ -52,6 +57,16 @@ func helperVar(args ...any) (any, error) {
 		}
 	}
 	return nil, &evalError{msg: fmt.Sprintf("unknown name %q (not a variable or bean)", name), cause: ErrUnknownName}
+}
+
+// helperFunc resolves the name of a called function. One the Resolver
+// does not know is ErrUnknownFunction, not ErrUnknownName, which a
+// conditional event takes for a variable not set yet.
+func helperFunc(args ...any) (any, error) {
+	if v, err := helperVar(args...); err == nil {
+		return v, nil
+	}
+	return nil, &evalError{msg: fmt.Sprintf("unknown function %q (not a variable or bean)", args[1].(string)), cause: ErrUnknownFunction}
 }
 
 func helperGet(args ...any) (any, error) { return property(args[0], args[1]) }

@@ -40,8 +40,9 @@ type command struct {
 	// cancelling counts the cancellations whose end listeners run now.
 	cancelling int
 	// varChanges and freshConditions are what conditional events are
-	// evaluated for when the agenda drains (events_conditional.go): the
-	// variable changes, and the subscriptions made, since the last time.
+	// evaluated for at the next save point or when the agenda drains
+	// (events_conditional.go): the variable changes, and the subscriptions
+	// made, since the last time.
 	varChanges      []variableChange
 	freshConditions map[string]freshWait // by subscription id
 	conditionSeq    int                  // orders varChanges and freshConditions

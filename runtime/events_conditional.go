@@ -20,8 +20,8 @@ import (
 // that reads a variable not set yet does not hold (tryHolds). Changes are
 // evaluated where Camunda dispatches them: as an activity's behaviour
 // starts, as it leaves and after take listeners (settle), and once the
-// command's agenda is drained; what the events trigger runs in the same command, and may change
-// variables again.
+// command's agenda is drained; what the events trigger runs in the same
+// command, and may change variables again.
 
 // variableChange is one variable written or removed by a command.
 type variableChange struct {
@@ -138,7 +138,7 @@ func (c *command) conditionMet(cand conditionCandidate) (*execution, bool, error
 // or event subprocess).
 func (c *command) settle(x *execution) (*execution, error) {
 	if c.settling || len(c.varChanges) == 0 && len(c.freshConditions) == 0 {
-		return x, nil // what a firing here changes waits for the next point
+		return x, nil // within a firing: its changes wait for the next point
 	}
 	x = x.live()
 	changes, fresh := c.takeConditionWork(x.inst)
