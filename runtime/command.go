@@ -48,6 +48,7 @@ type command struct {
 	conditionSeq    int                  // orders varChanges and freshConditions
 	conditions      *conditionRound      // the round being fired, one event at a time
 	settling        bool                 // settle fires events: no nested save point
+	conditionsRead  map[string]bool      // instances whose conditional subscriptions are cached
 }
 
 func (e *Engine) newCommand(cc *tx.Context) *command {

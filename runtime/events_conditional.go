@@ -274,11 +274,28 @@ func byCreation(a, b *persistence.EventSubscription) int {
 }
 
 // conditionalSubscriptions are in's conditional subscriptions: stored, and
-// created by this command.
+// created by this command. The stored ones are read once per command (each
+// save point asks): the command's cache holds them from then on, with
+// those it makes, and leaves out those it deletes.
 func (c *command) conditionalSubscriptions(in *instance) ([]*persistence.EventSubscription, error) {
-	return selectWithNew(c, persistence.ConditionalSubscriptionsOf(in.root.ID), func(s *persistence.EventSubscription) bool {
+	mine := func(s *persistence.EventSubscription) bool {
 		return s.EventType == persistence.SubscriptionConditional && s.ProcessInstanceID == in.root.ID
-	})
+	}
+	if !c.conditionsRead[in.root.ID] {
+		subs, err := selectWithNew(c, persistence.ConditionalSubscriptionsOf(in.root.ID), mine)
+		if err == nil {
+			if c.conditionsRead == nil {
+				c.conditionsRead = make(map[string]bool)
+			}
+			c.conditionsRead[in.root.ID] = true
+		}
+		return subs, err
+	}
+	var subs []*persistence.EventSubscription
+	for _, e := range c.cc.Cached(persistence.EventSubscriptionTable, func(e persistence.Entity) bool { return mine(e.(*persistence.EventSubscription)) }) {
+		subs = append(subs, e.(*persistence.EventSubscription))
+	}
+	return subs, nil
 }
 
 // concerns reports whether change ch is seen by conditional event a that
