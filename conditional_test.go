@@ -770,3 +770,24 @@ func TestConditionalEventEachVariableChange(t *testing.T) {
 		e.finish(pi)
 	})
 }
+
+// Camunda's default evaluation (a wait evaluated as it is made) has no
+// variable event, so camunda:variableName and camunda:variableEvents do
+// not filter it; later changes are filtered.
+func TestConditionalDefaultEvaluationIgnoresFilters(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		model := strings.Replace(conditionalBoundaryModel(`<userTask id="task"/>`, false, "${variable == 1}", ""),
+			"<conditionalEventDefinition>", `<conditionalEventDefinition camunda:variableName="other" camunda:variableEvents="update">`, 1)
+		e.deploy("p", model)
+		pi := e.start("p", map[string]any{"variable": 1})
+		e.complete(pi, "before", nil)
+		wantEq(t, "tasks after the default evaluation", e.taskKeys(pi), "afterCondition,task")
+		e.setVars(pi, map[string]any{"variable": 1})
+		wantEq(t, "tasks after a change of another variable", e.taskKeys(pi), "afterCondition,task")
+		e.setVars(pi, map[string]any{"other": 1})
+		wantEq(t, "tasks after other is created", e.taskKeys(pi), "afterCondition,task")
+		e.setVars(pi, map[string]any{"other": 2})
+		wantEq(t, "tasks after other is updated", e.taskKeys(pi), "afterCondition,afterCondition,task")
+		e.finish(pi)
+	})
+}
