@@ -791,3 +791,35 @@ func TestConditionalDefaultEvaluationIgnoresFilters(t *testing.T) {
 		e.finish(pi)
 	})
 }
+
+// BoundaryConditionalEventTest.testSubProcessVariableCondition and
+// testSubProcessSetVariableOnExecutionCondition: a boundary event of a
+// subprocess sees a variable local to the execution of a task inside it,
+// which is the subprocess's scope execution in Camunda, and one set on
+// the process instance through that execution.
+func TestBoundaryConditionalEventSubProcessVariableCondition(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deploy("p", xmlDefs(xmlProcess("p", `<startEvent id="start"/><subProcess id="sub"><startEvent id="subStart"/><userTask id="taskInSub"/><endEvent id="subEnd"/>`,
+			xmlChain("subStart", "taskInSub", "subEnd"), `</subProcess><endEvent id="end"/>
+			<boundaryEvent id="onCondition" attachedToRef="sub"><conditionalEventDefinition><condition>${variable == 1}</condition></conditionalEventDefinition></boundaryEvent>
+			<endEvent id="conditionEnd"/>`, xmlChain("start", "sub", "end"), xmlChain("onCondition", "conditionEnd"))))
+		for _, local := range []bool{true, false} {
+			pi := e.start("p", nil)
+			ts := e.tasks(pi)
+			if len(ts) != 1 {
+				t.Fatalf("tasks %v", e.taskKeys(pi))
+			}
+			set := e.eng.SetVariables
+			if local {
+				set = e.eng.SetVariablesLocal
+			}
+			if err := set(e.ctx, ts[0].ExecutionID, map[string]any{"variable": 1}); err != nil {
+				t.Fatal(err)
+			}
+			wantEq(t, fmt.Sprintf("local %v: state", local), e.state(pi), bpmnlite.StateCompleted)
+			if path := e.path(pi); !strings.Contains(path, "onCondition,conditionEnd") {
+				t.Fatalf("local %v: path %q", local, path)
+			}
+		}
+	})
+}

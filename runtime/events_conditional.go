@@ -317,15 +317,18 @@ func concerns(ch variableChange, x *execution, a *bpmn.Activity) bool {
 }
 
 // conditionScope is the execution whose variables conditional event a,
-// which x waits for, sees: x, but for a boundary event of a multi-instance
-// activity the body's scope below x, which holds the loop variables
-// (nrOfInstances, ...): in Camunda one execution carries both.
+// which x waits for, sees: x, but for a boundary event of a subprocess or
+// a multi-instance activity the scope execution that activity runs below
+// x (the subprocess's, the body's with nrOfInstances...). In Camunda one
+// execution carries both the boundary event and that scope's variables,
+// so a variable local to it, or set by a task inside the subprocess on its
+// execution, is seen (testSubProcessVariableCondition).
 func conditionScope(x *execution, a *bpmn.Activity) *execution {
-	if a.AttachedTo == nil || a.AttachedTo.MultiInstance == nil {
+	if a.AttachedTo == nil || a.AttachedTo.Kind != bpmn.SubProcess && a.AttachedTo.MultiInstance == nil {
 		return x
 	}
 	for _, ch := range x.activeChildren() {
-		if ch.isBodyScope() {
+		if ch.IsScope {
 			return ch
 		}
 	}
