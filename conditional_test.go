@@ -823,3 +823,25 @@ func TestBoundaryConditionalEventSubProcessVariableCondition(t *testing.T) {
 		}
 	})
 }
+
+// A delegate of the second instance of a parallel multi-instance service
+// task sets the variable: the boundary event fires as that instance
+// leaves, after the first one finished, and takes the whole activity.
+func TestBoundaryConditionalEventMultiInstanceDelegate(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.eng.RegisterDelegate("setOnSecond", bpmnlite.DelegateFunc(func(_ context.Context, ex *bpmnlite.Execution) error {
+			if i, _, _ := ex.Variable("loopCounter"); i == int64(1) {
+				return ex.SetVariable("variable", 1)
+			}
+			return nil
+		}))
+		for _, sequential := range []bool{false, true} {
+			task := fmt.Sprintf(`<serviceTask id="task" camunda:class="setOnSecond"><multiInstanceLoopCharacteristics isSequential="%v"><loopCardinality>3</loopCardinality></multiInstanceLoopCharacteristics></serviceTask>`, sequential)
+			e.deploy("p", conditionalBoundaryModel(task, true, "${variable == 1}", ""))
+			pi := e.start("p", nil)
+			e.complete(pi, "before", nil)
+			wantEq(t, fmt.Sprintf("sequential %v: tasks", sequential), e.taskKeys(pi), "afterCondition")
+			e.finish(pi)
+		}
+	})
+}
