@@ -61,10 +61,11 @@ func (c *command) subscribeCondition(x *execution, a *bpmn.Activity) *persistenc
 }
 
 // conditionRound is the conditional events a batch of variable changes
-// and new subscriptions concerns, listed once when the batch is taken up.
-// They are evaluated and fired one at a time, each at most once: what one
-// runs may remove the waits of the others (an interrupting event
-// subprocess cancels its scope), so the next is evaluated after it.
+// and new subscriptions concerns, listed once when the batch is taken up
+// (a wait once per change it concerns, see newConditionRound). They are
+// evaluated and fired one at a time: what one runs may remove the waits
+// of the others (an interrupting event subprocess cancels its scope), so
+// the next is evaluated after it.
 type conditionRound struct {
 	candidates []conditionCandidate
 	next       int
