@@ -165,8 +165,9 @@ type ConditionEvaluation = runtime.ConditionEvaluation
 // definition (or of ProcessDefinitionID) whose conditional start event's
 // condition holds on the given variables, with them, and returns the new
 // instances' ids, as Camunda's condition evaluation (REST POST
-// /condition). Suspended definitions are skipped; none deployed is
-// ErrNoConditionalStart.
+// /condition). A condition on a variable not given does not hold (nor
+// does one whose camunda:variableName is not given); suspended definitions
+// are skipped; none deployed is ErrNoConditionalStart.
 func (e *Engine) EvaluateStartConditions(ctx context.Context, req ConditionEvaluation) ([]string, error) {
 	return e.rt.EvaluateStartConditions(ctx, nil, req)
 }

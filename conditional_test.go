@@ -1,7 +1,10 @@
 package bpmnlite_test
 
 import (
+	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -223,8 +226,622 @@ func TestConditionalStartEvents(t *testing.T) {
 		if err != nil || len(started) != 0 {
 			t.Fatalf("a suspended definition started %v (%v)", started, err)
 		}
-		if _, err := e.eng.EvaluateStartConditions(e.ctx, bpmnlite.ConditionEvaluation{Variables: map[string]any{"other": 1}}); err == nil || !strings.Contains(err.Error(), "amount") {
-			t.Fatalf("a condition on a missing variable: %v, want an error naming it", err)
+		// Camunda's testStartInstanceWithMultipleSubscriptionsWithoutProvidingAllVariables:
+		// a condition on a variable not given does not hold.
+		if started, err := e.eng.EvaluateStartConditions(e.ctx, bpmnlite.ConditionEvaluation{Variables: map[string]any{"other": 1}}); err != nil || len(started) != 0 {
+			t.Fatalf("a condition on a missing variable: started %v (%v), want none and no error", started, err)
+		}
+	})
+}
+
+// Unknown names. Camunda evaluates conditional events with a "try": a
+// condition that reads a variable not set yet does not hold (it is not an
+// error), so a process can wait for a variable its start does not set.
+// Other failures stay errors, and sequence-flow and completion conditions
+// keep failing on unknown names.
+
+// TestIntermediateConditionalEventUnsetVariable: the intermediate event
+// waits for a variable the start does not set.
+func TestIntermediateConditionalEventUnsetVariable(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deploy("cond", conditionalWait("cond", "", "${variable == 1}"))
+		pi := e.start("cond", nil)
+		wantEq(t, "tasks before the variable is set", e.taskKeys(pi), "")
+		if subs := e.subsOf(pi); len(subs) != 1 || subs[0].ActivityID != "wait" {
+			t.Fatalf("subscriptions %+v, want one at wait", subs)
+		}
+		e.setVars(pi, map[string]any{"other": 1})
+		wantEq(t, "tasks after another variable is set", e.taskKeys(pi), "")
+		e.setVars(pi, map[string]any{"variable": 1})
+		wantEq(t, "tasks after the variable is set", e.taskKeys(pi), "after")
+	})
+}
+
+// conditionalBoundaryModel is the model of Camunda's conditional boundary
+// tests: start → before (a user task) → task → afterTask (a user task) →
+// end, where task is the given activity (id "task") with a conditional
+// boundary event on cond leading to the user task afterCondition. flowIn
+// is the content of the flow from before to task (listeners).
+func conditionalBoundaryModel(task string, interrupting bool, cond, flowIn string) string {
+	return xmlDefs(xmlProcess("p", `<startEvent id="start"/><userTask id="before"/>`, task,
+		`<userTask id="afterTask"/><endEvent id="end"/>`,
+		fmt.Sprintf(`<boundaryEvent id="onCondition" attachedToRef="task" cancelActivity="%v"><conditionalEventDefinition><condition>%s</condition></conditionalEventDefinition></boundaryEvent>`, interrupting, cond),
+		`<userTask id="afterCondition"/><endEvent id="conditionEnd"/>`,
+		xmlChain("start", "before"), `<sequenceFlow id="before-task" sourceRef="before" targetRef="task">`+flowIn+`</sequenceFlow>`,
+		xmlChain("task", "afterTask", "end"), xmlChain("onCondition", "afterCondition", "conditionEnd")))
+}
+
+// finish completes pi's open tasks until none is left and checks that pi
+// ended without subscriptions, as Camunda's conditional tests do after each.
+func (e *env) finish(pi string) {
+	e.t.Helper()
+	for range 10 {
+		ts := e.tasks(pi)
+		if len(ts) == 0 {
+			break
+		}
+		if err := e.eng.CompleteTask(e.ctx, ts[0].ID, nil); err != nil {
+			e.t.Fatalf("complete %s: %v", ts[0].TaskDefinitionKey, err)
+		}
+	}
+	wantEq(e.t, "state after the tasks are completed", e.state(pi), bpmnlite.StateCompleted)
+	if subs := e.subsOf(pi); len(subs) != 0 {
+		e.t.Fatalf("subscriptions left: %+v", subs)
+	}
+}
+
+// boundaryUnsetVariable: a boundary event waits for a variable the start
+// does not set; a change of another one leaves it waiting
+// (testWrongVariableCondition).
+func boundaryUnsetVariable(t *testing.T, interrupting bool, want string) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deploy("p", conditionalBoundaryModel(`<userTask id="task"/>`, interrupting, "${variable == 1}", ""))
+		pi := e.start("p", nil)
+		e.complete(pi, "before", nil)
+		wantEq(t, "tasks before the variable is set", e.taskKeys(pi), "task")
+		e.setVars(pi, map[string]any{"variable1": 1})
+		wantEq(t, "tasks after another variable is set", e.taskKeys(pi), "task")
+		e.setVars(pi, map[string]any{"variable": 1})
+		wantEq(t, "tasks after the variable is set", e.taskKeys(pi), want)
+		e.finish(pi)
+	})
+}
+
+func TestBoundaryConditionalEventUnsetVariable(t *testing.T) {
+	boundaryUnsetVariable(t, true, "afterCondition")
+}
+
+func TestNonInterruptingBoundaryConditionalEventUnsetVariable(t *testing.T) {
+	boundaryUnsetVariable(t, false, "afterCondition,task")
+}
+
+// eventSubprocessUnsetVariable: an event subprocess of the process and
+// one of a subprocess wait for a variable the start does not set.
+func eventSubprocessUnsetVariable(t *testing.T, interrupting bool, wantProcess, wantSub string) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		cond := `<conditionalEventDefinition><condition>${variable == 1}</condition></conditionalEventDefinition>`
+		e.deploy("p", espProcess(espDef("onCondition", interrupting, cond, "afterCondition")))
+		pi := e.start("p", nil)
+		wantEq(t, "process level: tasks before the variable is set", e.taskKeys(pi), "work")
+		e.setVars(pi, map[string]any{"variable": 1})
+		wantEq(t, "process level: tasks after the variable is set", e.taskKeys(pi), wantProcess)
+		e.finish(pi)
+
+		e.deploy("s", strings.ReplaceAll(espSubprocess(espDef("onCondition", interrupting, cond, "afterCondition")), `id="p"`, `id="s"`))
+		pi = e.start("s", nil)
+		wantEq(t, "subprocess level: tasks before the variable is set", e.taskKeys(pi), "work")
+		e.setVars(pi, map[string]any{"variable": 1})
+		wantEq(t, "subprocess level: tasks after the variable is set", e.taskKeys(pi), wantSub)
+		e.finish(pi)
+	})
+}
+
+func TestEventSubProcessConditionalStartUnsetVariable(t *testing.T) {
+	eventSubprocessUnsetVariable(t, true, "afterCondition", "afterCondition")
+}
+
+func TestNonInterruptingEventSubProcessConditionalStartUnsetVariable(t *testing.T) {
+	eventSubprocessUnsetVariable(t, false, "afterCondition,work", "afterCondition,work")
+}
+
+// TestConditionalStartEventUnsetVariable: a start condition on a variable
+// the request does not give does not hold
+// (testStartInstanceWithMultipleSubscriptionsWithoutProvidingAllVariables);
+// one listening to camunda:variableName needs that variable in the request
+// (testStartInstanceWithVariableName, ...NotFullfilled).
+func TestConditionalStartEventUnsetVariable(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deploy("onFoo", conditionalStart("onFoo", "${foo == 1}"))
+		e.deploy("onBar", conditionalStart("onBar", "${bar}"))
+		e.deploy("named", strings.Replace(conditionalStart("named", "${true}"), "<conditionalEventDefinition>", `<conditionalEventDefinition camunda:variableName="foo">`, 1))
+		evaluate := func(vars map[string]any) string {
+			t.Helper()
+			started, err := e.eng.EvaluateStartConditions(e.ctx, bpmnlite.ConditionEvaluation{Variables: vars})
+			if err != nil {
+				t.Fatalf("evaluate with %v: %v", vars, err)
+			}
+			var keys []string
+			for _, id := range started {
+				keys = append(keys, e.instanceOf(id).ProcessDefinitionKey)
+			}
+			slices.Sort(keys)
+			return strings.Join(keys, ",")
+		}
+		wantEq(t, "started with foo only", evaluate(map[string]any{"foo": 1}), "named,onFoo")
+		wantEq(t, "started without variables", evaluate(nil), "")
+		wantEq(t, "started with bar only", evaluate(map[string]any{"bar": true}), "onBar")
+	})
+}
+
+// Only a name or property that is not found counts as false: a condition
+// whose result is not a boolean, or is null, or that calls an unknown
+// function, fails the command as Camunda's does
+// (UelExpressionCondition.evaluate).
+func TestConditionalEventConditionErrors(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deploy("cond", conditionalWait("cond", "", "${variable}"))
+		for _, tc := range []struct {
+			value any
+			want  string
+		}{{int64(1), "want a boolean"}, {nil, "want a boolean"}, {"true", "want a boolean"}} {
+			_, err := e.eng.Start(e.ctx, bpmnlite.StartRequest{Key: "cond", Variables: map[string]any{"variable": tc.value}})
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "wait") {
+				t.Errorf("variable %#v: %v, want an error at wait saying %q", tc.value, err, tc.want)
+			}
+		}
+		// A later change that makes the condition fail fails that command.
+		pi := e.start("cond", map[string]any{"variable": false})
+		if err := e.eng.SetVariables(e.ctx, pi, map[string]any{"variable": 2}); err == nil || !strings.Contains(err.Error(), "want a boolean") {
+			t.Errorf("set a non-boolean: %v, want an error", err)
+		}
+		wantEq(t, "variable after the failed command", e.varsOf(pi)["variable"], false)
+
+		// A function that is not found fails (JUEL cannot resolve it).
+		e.deploy("fn", conditionalWait("fn", "", "${missing()}"))
+		if _, err := e.eng.Start(e.ctx, bpmnlite.StartRequest{Key: "fn"}); err == nil || !strings.Contains(err.Error(), `unknown function "missing"`) {
+			t.Errorf("a condition calling an unknown function: %v, want an error", err)
+		}
+
+		// A property a bean does not have is "not found", like a name.
+		e.eng.RegisterBean("settings", struct{ Open bool }{})
+		e.deploy("bean", conditionalWait("bean", "", "${settings.ready}"))
+		pi = e.start("bean", nil)
+		wantEq(t, "tasks while the property is not found", e.taskKeys(pi), "")
+	})
+}
+
+// Sequence-flow and completion conditions keep failing on an unknown name
+// (Camunda evaluates them without the try), also in a process with
+// conditional events.
+func TestConditionUnknownNameOutsideConditionalEvents(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deploy("flow", xmlDefs(xmlProcess("flow", `<startEvent id="start"/><intermediateCatchEvent id="wait"><conditionalEventDefinition><condition>${go == true}</condition></conditionalEventDefinition></intermediateCatchEvent>
+			<exclusiveGateway id="decide"/><userTask id="a"/><userTask id="b"/>`, xmlChain("start", "wait", "decide"),
+			xmlCond("toA", "decide", "a", "${x == 1}"), xmlCond("toB", "decide", "b", "${x == 2}"))))
+		pi := e.start("flow", nil)
+		err := e.eng.SetVariables(e.ctx, pi, map[string]any{"go": true})
+		if err == nil || !strings.Contains(err.Error(), "sequenceFlow 'toA'") || !strings.Contains(err.Error(), `unknown name "x"`) {
+			t.Errorf("a flow condition on an unknown name: %v, want an error naming sequenceFlow 'toA' and x", err)
+		}
+
+		e.deploy("mi", xmlDefs(xmlProcess("mi", `<startEvent id="start"/><userTask id="review"><multiInstanceLoopCharacteristics><loopCardinality>2</loopCardinality>
+			<completionCondition>${enough}</completionCondition></multiInstanceLoopCharacteristics></userTask>
+			<boundaryEvent id="onCancel" attachedToRef="review"><conditionalEventDefinition><condition>${cancel}</condition></conditionalEventDefinition></boundaryEvent><endEvent id="end"/>`,
+			xmlChain("start", "review", "end"), xmlChain("onCancel", "end"))))
+		pi = e.start("mi", nil)
+		wantEq(t, "tasks", e.taskKeys(pi), "review,review")
+		ts := e.tasks(pi)
+		if err := e.eng.CompleteTask(e.ctx, ts[0].ID, nil); err == nil || !strings.Contains(err.Error(), `unknown name "enough"`) {
+			t.Errorf("a completion condition on an unknown name: %v, want an error naming enough", err)
+		}
+	})
+}
+
+// setVariable sets the variable Camunda's conditional tests wait for.
+const setVariable = `${execution.setVariable('variable', 1)}`
+
+// setVariableListener is an execution listener for event that sets it.
+func setVariableListener(event string) string {
+	return `<extensionElements><camunda:executionListener event="` + event + `" expression="` + setVariable + `"/></extensionElements>`
+}
+
+// bothKinds runs f as a subtest per kind of conditional event, named as
+// Camunda's tests are: name for the interrupting one, NonInterrupting+name
+// for the other; e is bound to the subtest.
+func (e *env) bothKinds(t *testing.T, name string, f func(t *testing.T, e *env, interrupting bool)) {
+	for _, interrupting := range []bool{true, false} {
+		sub := name
+		if !interrupting {
+			sub = "NonInterrupting" + name
+		}
+		t.Run(sub, func(t *testing.T) {
+			e := *e
+			e.t = t
+			f(t, &e, interrupting)
+		})
+	}
+}
+
+// A variable set inside the activity that carries a conditional boundary
+// event triggers it, as in Camunda's BoundaryConditionalEventTest: Camunda
+// evaluates the event as the activity's behaviour starts (after input
+// mappings and start listeners) and again as the activity leaves (after
+// its delegate ran), so the route decides. A variable set by an end
+// listener or an output mapping comes after the event stopped listening.
+func TestBoundaryConditionalEventSetVariableInActivity(t *testing.T) {
+	routes := []struct {
+		name, task, flowIn string
+		complete           bool   // task is a user task the test completes
+		fires              bool   // the event fires
+		after              string // the tasks open after a non-interrupting event
+	}{
+		{name: "SetVariableInDelegate", task: `<serviceTask id="task" camunda:class="setVariable"/>`, fires: true, after: "afterCondition,afterTask"},
+		{name: "SetVariableLocalInDelegate", task: `<serviceTask id="task" camunda:class="setVariableLocal"/>`, fires: true, after: "afterCondition,afterTask"},
+		{name: "SetVariableInExpression", task: `<serviceTask id="task" camunda:expression="` + setVariable + `"/>`, fires: true, after: "afterCondition,afterTask"},
+		{name: "SetVariableInInputMapping", task: `<serviceTask id="task" camunda:expression="${true}"><extensionElements><camunda:inputOutput>
+			<camunda:inputParameter name="variable">${1}</camunda:inputParameter></camunda:inputOutput></extensionElements></serviceTask>`, fires: true, after: "afterCondition,afterTask"},
+		{name: "SetVariableInStartListener", task: `<userTask id="task">` + setVariableListener("start") + `</userTask>`, fires: true, after: "afterCondition,task"},
+		{name: "SetVariableInStartListenerOfServiceTask", task: `<serviceTask id="task" camunda:expression="${true}">` + setVariableListener("start") + `</serviceTask>`, fires: true, after: "afterCondition,afterTask"},
+		{name: "SetVariableInTakeListener", task: `<userTask id="task"/>`, flowIn: setVariableListener("take"), fires: true, after: "afterCondition,task"},
+		{name: "SetVariableInEndListener", task: `<userTask id="task">` + setVariableListener("end") + `</userTask>`, complete: true},
+		{name: "SetVariableInOutputMapping", task: `<userTask id="task"><extensionElements><camunda:inputOutput>
+			<camunda:outputParameter name="variable">${1}</camunda:outputParameter></camunda:inputOutput></extensionElements></userTask>`, complete: true},
+	}
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.eng.RegisterDelegate("setVariable", bpmnlite.DelegateFunc(func(_ context.Context, ex *bpmnlite.Execution) error {
+			return ex.SetVariable("variable", 1)
+		}))
+		e.eng.RegisterDelegate("setVariableLocal", bpmnlite.DelegateFunc(func(_ context.Context, ex *bpmnlite.Execution) error {
+			return ex.SetVariableLocal("variable", 1)
+		}))
+		for _, r := range routes {
+			e.bothKinds(t, r.name, func(t *testing.T, e *env, interrupting bool) {
+				e.deploy("p", conditionalBoundaryModel(r.task, interrupting, "${variable == 1}", r.flowIn))
+				pi := e.start("p", nil)
+				e.complete(pi, "before", nil)
+				if r.complete {
+					e.complete(pi, "task", nil)
+				}
+				want := "afterTask"
+				switch {
+				case r.fires && interrupting:
+					want = "afterCondition"
+				case r.fires:
+					want = r.after
+				case !r.complete:
+					want = "task"
+				}
+				wantEq(t, "tasks", e.taskKeys(pi), want)
+				wantEq(t, "task canceled", e.canceled(pi, "task"), []bool{r.fires && interrupting})
+				e.finish(pi)
+			})
+		}
+	})
+}
+
+// Camunda's testParallelVariableCondition and
+// testParallelSetVariableOnExecutionCondition: a variable local to the
+// execution of one of two parallel tasks triggers that task's boundary
+// event only; a variable of the process instance triggers both.
+func TestBoundaryConditionalEventParallelVariableCondition(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		boundary := func(task string) string {
+			return `<userTask id="` + task + `"/><boundaryEvent id="on` + task + `" attachedToRef="` + task + `"><conditionalEventDefinition><condition>${variable == 1}</condition></conditionalEventDefinition></boundaryEvent>
+				<userTask id="after` + task + `"/>` + xmlChain("fork", task, "join") + xmlChain("on"+task, "after"+task)
+		}
+		e.deploy("p", xmlDefs(xmlProcess("p", `<startEvent id="start"/><parallelGateway id="fork"/><parallelGateway id="join"/><endEvent id="end"/>`,
+			boundary("A"), boundary("B"), xmlChain("start", "fork"), xmlChain("join", "end"))))
+		pi := e.start("p", nil)
+		wantEq(t, "tasks", e.taskKeys(pi), "A,B")
+		var a *bpmnlite.Task
+		for _, t := range e.tasks(pi) {
+			if t.TaskDefinitionKey == "A" {
+				a = t
+			}
+		}
+		if err := e.eng.SetVariablesLocal(e.ctx, a.ExecutionID, map[string]any{"variable": 1}); err != nil {
+			t.Fatal(err)
+		}
+		wantEq(t, "tasks after a local variable of A's execution", e.taskKeys(pi), "B,afterA")
+		if subs := e.subsOf(pi); len(subs) != 1 || subs[0].ActivityID != "onB" {
+			t.Fatalf("subscriptions %+v, want B's", subs)
+		}
+		e.setVars(pi, map[string]any{"variable": 1})
+		wantEq(t, "tasks after a variable of the instance", e.taskKeys(pi), "afterA,afterB")
+	})
+}
+
+// Camunda's UserTaskActivityBehavior leaves through its save point too:
+// completing a task with variables that make its own interrupting boundary
+// condition hold takes the boundary event instead of the outgoing flow.
+func TestBoundaryConditionalEventCompletionVariables(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deploy("p", conditionalBoundaryModel(`<userTask id="task"/>`, true, "${variable == 1}", ""))
+		pi := e.start("p", nil)
+		e.complete(pi, "before", nil)
+		e.complete(pi, "task", map[string]any{"variable": 1})
+		wantEq(t, "tasks", e.taskKeys(pi), "afterCondition")
+		wantEq(t, "task canceled", e.canceled(pi, "task"), []bool{true})
+		e.finish(pi)
+	})
+}
+
+// EventSubProcessStartConditionalEventTest.testSetVariableInDelegate and
+// its non-interrupting twin: a delegate's variable starts the event
+// subprocess as the service task leaves, before the path goes on (to the
+// end, for the interrupting one).
+func TestEventSubProcessConditionalStartSetVariableInDelegate(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.eng.RegisterDelegate("setVariable", bpmnlite.DelegateFunc(func(_ context.Context, ex *bpmnlite.Execution) error {
+			return ex.SetVariable("variable", 1)
+		}))
+		cond := `<conditionalEventDefinition><condition>${variable == 1}</condition></conditionalEventDefinition>`
+		for _, tc := range []struct {
+			interrupting bool
+			want         string
+		}{{true, "afterCondition"}, {false, "afterCondition,afterService"}} {
+			e.deploy("p", xmlDefs(xmlProcess("p", `<startEvent id="start"/><userTask id="before"/><serviceTask id="service" camunda:class="setVariable"/>
+				<userTask id="afterService"/><endEvent id="end"/>`, xmlChain("start", "before", "service", "afterService", "end"),
+				espDef("onCondition", tc.interrupting, cond, "afterCondition"))))
+			pi := e.start("p", nil)
+			e.complete(pi, "before", nil)
+			wantEq(t, fmt.Sprintf("interrupting %v: tasks", tc.interrupting), e.taskKeys(pi), tc.want)
+			e.finish(pi)
+		}
+	})
+}
+
+// MixedConditionalEventTest.testSetVariableOnInputMapping and its
+// non-interrupting twin: a variable an input mapping sets is local to the
+// activity: its boundary event sees it, an event subprocess of the process
+// does not.
+func TestMixedConditionalEventSetVariableOnInputMapping(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		cond := `<conditionalEventDefinition><condition>${variable == 1}</condition></conditionalEventDefinition>`
+		task := `<userTask id="task"><extensionElements><camunda:inputOutput><camunda:inputParameter name="variable">${1}</camunda:inputParameter></camunda:inputOutput></extensionElements></userTask>`
+		for _, tc := range []struct {
+			interrupting bool
+			want         string
+		}{{true, "afterCondition"}, {false, "afterCondition,task"}} {
+			model := conditionalBoundaryModel(task, tc.interrupting, "${variable == 1}", "")
+			model = strings.Replace(model, "</process>", espDef("onStart", tc.interrupting, cond, "afterStart")+"</process>", 1)
+			e.deploy("p", model)
+			pi := e.start("p", nil)
+			e.complete(pi, "before", nil)
+			wantEq(t, fmt.Sprintf("interrupting %v: tasks", tc.interrupting), e.taskKeys(pi), tc.want)
+			e.finish(pi)
+		}
+	})
+}
+
+// ConditionalEventTriggeredByExecutionListenerTest with its mixed model: a
+// variable set by a start listener of the task, by a take listener of the
+// flow into it or by an end listener of the task before it triggers the
+// event subprocess of the process (older, so first) and the task's
+// boundary event. The interrupting event subprocess takes the process
+// over where Camunda dispatches the change: after the take or end
+// listener, before the task starts; after the start listener, as the
+// task's behaviour would start.
+func TestConditionalEventTriggeredByExecutionListener(t *testing.T) {
+	cond := `<conditionalEventDefinition><condition>${variable == 1}</condition></conditionalEventDefinition>`
+	routes := []struct {
+		name, task, before, flowIn string
+		taskStarted                bool // the interrupting event subprocess cancels a started task
+	}{
+		{name: "SetVariableInStartListener", task: `<userTask id="task">` + setVariableListener("start") + `</userTask>`, taskStarted: true},
+		{name: "SetVariableInTakeListener", task: `<userTask id="task"/>`, flowIn: setVariableListener("take")},
+		{name: "SetVariableInEndListener", task: `<userTask id="task"/>`, before: `<userTask id="before">` + setVariableListener("end") + `</userTask>`},
+	}
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		for _, r := range routes {
+			e.bothKinds(t, r.name, func(t *testing.T, e *env, interrupting bool) {
+				model := conditionalBoundaryModel(r.task, interrupting, "${variable == 1}", r.flowIn)
+				model = strings.Replace(model, "</process>", espDef("onStart", interrupting, cond, "afterStart")+"</process>", 1)
+				if r.before != "" {
+					model = strings.Replace(model, `<userTask id="before"/>`, r.before, 1)
+				}
+				e.deploy("p", model)
+				pi := e.start("p", nil)
+				e.complete(pi, "before", nil)
+				if !interrupting {
+					wantEq(t, "tasks", e.taskKeys(pi), "afterCondition,afterStart,task")
+					e.finish(pi)
+					return
+				}
+				wantEq(t, "tasks", e.taskKeys(pi), "afterStart")
+				var want []bool
+				if r.taskStarted {
+					want = []bool{true}
+				}
+				wantEq(t, "task canceled", e.canceled(pi, "task"), want)
+				e.finish(pi)
+			})
+		}
+	})
+}
+
+// IntermediateConditionalEventTest.testEventBasedGatewayWith2VarConditions
+// and testEventBasedGatewayTrueCondition: the conditional events behind an
+// event-based gateway are evaluated as it is reached (the first that holds
+// wins) and at each change after; a variable not set yet holds none.
+func TestIntermediateConditionalEventBasedGateway(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		catch := func(id, cond string) string {
+			return `<intermediateCatchEvent id="` + id + `"><conditionalEventDefinition><condition>` + cond + `</condition></conditionalEventDefinition></intermediateCatchEvent>`
+		}
+		e.deploy("p", xmlDefs(xmlProcess("p", `<startEvent id="start"/><eventBasedGateway id="gw"/>`, catch("one", "${variable == 1}"), catch("two", "${variable == 2}"),
+			`<userTask id="afterOne"/><userTask id="afterTwo"/>`, xmlChain("start", "gw"), xmlChain("gw", "one", "afterOne"), xmlChain("gw", "two", "afterTwo"))))
+		pi := e.start("p", nil)
+		wantEq(t, "tasks before the variable is set", e.taskKeys(pi), "")
+		wantEq(t, "subscriptions", len(e.subsOf(pi)), 2)
+		e.setVars(pi, map[string]any{"variable": 2})
+		wantEq(t, "tasks after variable 2", e.taskKeys(pi), "afterTwo")
+		wantEq(t, "subscriptions left", len(e.subsOf(pi)), 0)
+
+		pi = e.start("p", map[string]any{"variable": 1})
+		wantEq(t, "tasks with variable 1 on arrival", e.taskKeys(pi), "afterOne")
+		if path := e.path(pi); !strings.Contains(path, "gw,one,afterOne") || strings.Contains(path, "two") {
+			t.Fatalf("path %q", path)
+		}
+	})
+}
+
+// BoundaryConditionalEventTest's call activity cases: the called process
+// sets the variable; a camunda:out mapping brings it to the calling
+// activity, whose boundary event sees it as the activity leaves
+// (testSetVariableInOutMappingOfCallActivity); without one it stays in the
+// called instance (testSetVariableInInMappingOfCallActivity), and an
+// output parameter maps it after the event stopped listening
+// (testSetVariableInOutputMappingOfCallActivity).
+func TestBoundaryConditionalEventSetVariableInCallActivity(t *testing.T) {
+	routes := []struct {
+		name, mapping string
+		fires         bool
+	}{
+		{"SetVariableInOutMappingOfCallActivity", `<camunda:out source="variable" target="variable"/>`, true},
+		{"SetVariableInInMappingOfCallActivity", `<camunda:in source="variable" target="variable"/>`, false},
+		{"SetVariableInOutputMappingOfCallActivity", `<camunda:inputOutput><camunda:outputParameter name="variable">${1}</camunda:outputParameter></camunda:inputOutput>`, false},
+	}
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deploy("delegated", xmlDefs(xmlProcess("delegated", `<startEvent id="start"/><serviceTask id="set" camunda:expression="`+setVariable+`"/><endEvent id="end"/>`,
+			xmlChain("start", "set", "end"))))
+		for _, r := range routes {
+			e.bothKinds(t, r.name, func(t *testing.T, e *env, interrupting bool) {
+				task := `<callActivity id="task" calledElement="delegated"><extensionElements>` + r.mapping + `</extensionElements></callActivity>`
+				e.deploy("p", conditionalBoundaryModel(task, interrupting, "${variable == 1}", ""))
+				pi := e.start("p", map[string]any{"variable": 0})
+				e.complete(pi, "before", nil)
+				want := "afterTask"
+				if r.fires && interrupting {
+					want = "afterCondition"
+				} else if r.fires {
+					want = "afterCondition,afterTask"
+				}
+				wantEq(t, "tasks", e.taskKeys(pi), want)
+				e.finish(pi)
+			})
+		}
+	})
+}
+
+// BoundaryConditionalEventTest.testSetVariableInMultiInstance: the
+// variables of a multi-instance body are seen by its boundary event.
+func TestBoundaryConditionalEventSetVariableInMultiInstance(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		task := `<userTask id="task"><multiInstanceLoopCharacteristics><loopCardinality>3</loopCardinality></multiInstanceLoopCharacteristics></userTask>`
+		e.deploy("p", conditionalBoundaryModel(task, true, "${nrOfInstances == 3}", ""))
+		pi := e.start("p", nil)
+		e.complete(pi, "before", nil)
+		wantEq(t, "tasks", e.taskKeys(pi), "afterCondition")
+		e.finish(pi)
+	})
+}
+
+// Camunda evaluates a conditional event for each variable change it sees
+// (each is a variable event of its own): a non-interrupting event fires
+// once per change that finds its condition true
+// (EventSubProcessStartConditionalEventTest.testNonInterruptingSetMultipleVariables),
+// an interrupting one once (BoundaryConditionalEventTest.testSetMultipleVariables),
+// and the variables a process starts with count as one evaluation, the
+// event's first (testNonInterruptingVariableConditionWithHistory).
+func TestConditionalEventEachVariableChange(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		cond := `<conditionalEventDefinition><condition>${variable == 1}</condition></conditionalEventDefinition>`
+		e.deploy("p", espProcess(espDef("onCondition", false, cond, "afterCondition")))
+		pi := e.start("p", nil)
+		e.setVars(pi, map[string]any{"variable": 1, "variable1": 1})
+		wantEq(t, "testNonInterruptingSetMultipleVariables: tasks", e.taskKeys(pi), "afterCondition,afterCondition,work")
+		e.finish(pi)
+
+		pi = e.start("p", map[string]any{"variable": 1, "donotloseme": "here"})
+		wantEq(t, "testNonInterruptingVariableConditionWithHistory: tasks", e.taskKeys(pi), "afterCondition,work")
+		e.finish(pi)
+
+		boundary := func(id, cond string) string {
+			return `<boundaryEvent id="` + id + `" attachedToRef="task"><conditionalEventDefinition><condition>` + cond + `</condition></conditionalEventDefinition></boundaryEvent><userTask id="after` + id + `"/>` + xmlChain(id, "after"+id)
+		}
+		e.deploy("two", xmlDefs(xmlProcess("two", `<startEvent id="start"/><userTask id="task"/><endEvent id="end"/>`, xmlChain("start", "task", "end"),
+			boundary("event1", "${variable1 == 1}"), boundary("event2", "${variable2 == 1}"))))
+		pi = e.start("two", map[string]any{"variable1": 44, "variable2": 44})
+		e.setVars(pi, map[string]any{"variable1": 1, "variable2": 1})
+		if got := e.taskKeys(pi); got != "afterevent1" && got != "afterevent2" {
+			t.Fatalf("testSetMultipleVariables: tasks %q, want one of the events' tasks", got)
+		}
+		e.finish(pi)
+	})
+}
+
+// Camunda's default evaluation (a wait evaluated as it is made) has no
+// variable event, so camunda:variableName and camunda:variableEvents do
+// not filter it; later changes are filtered.
+func TestConditionalDefaultEvaluationIgnoresFilters(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		model := strings.Replace(conditionalBoundaryModel(`<userTask id="task"/>`, false, "${variable == 1}", ""),
+			"<conditionalEventDefinition>", `<conditionalEventDefinition camunda:variableName="other" camunda:variableEvents="update">`, 1)
+		e.deploy("p", model)
+		pi := e.start("p", map[string]any{"variable": 1})
+		e.complete(pi, "before", nil)
+		wantEq(t, "tasks after the default evaluation", e.taskKeys(pi), "afterCondition,task")
+		e.setVars(pi, map[string]any{"variable": 1})
+		wantEq(t, "tasks after a change of another variable", e.taskKeys(pi), "afterCondition,task")
+		e.setVars(pi, map[string]any{"other": 1})
+		wantEq(t, "tasks after other is created", e.taskKeys(pi), "afterCondition,task")
+		e.setVars(pi, map[string]any{"other": 2})
+		wantEq(t, "tasks after other is updated", e.taskKeys(pi), "afterCondition,afterCondition,task")
+		e.finish(pi)
+	})
+}
+
+// BoundaryConditionalEventTest.testSubProcessVariableCondition and
+// testSubProcessSetVariableOnExecutionCondition: a boundary event of a
+// subprocess sees a variable local to the execution of a task inside it,
+// which is the subprocess's scope execution in Camunda, and one set on
+// the process instance through that execution.
+func TestBoundaryConditionalEventSubProcessVariableCondition(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deploy("p", xmlDefs(xmlProcess("p", `<startEvent id="start"/><subProcess id="sub"><startEvent id="subStart"/><userTask id="taskInSub"/><endEvent id="subEnd"/>`,
+			xmlChain("subStart", "taskInSub", "subEnd"), `</subProcess><endEvent id="end"/>
+			<boundaryEvent id="onCondition" attachedToRef="sub"><conditionalEventDefinition><condition>${variable == 1}</condition></conditionalEventDefinition></boundaryEvent>
+			<endEvent id="conditionEnd"/>`, xmlChain("start", "sub", "end"), xmlChain("onCondition", "conditionEnd"))))
+		for _, local := range []bool{true, false} {
+			pi := e.start("p", nil)
+			ts := e.tasks(pi)
+			if len(ts) != 1 {
+				t.Fatalf("tasks %v", e.taskKeys(pi))
+			}
+			set := e.eng.SetVariables
+			if local {
+				set = e.eng.SetVariablesLocal
+			}
+			if err := set(e.ctx, ts[0].ExecutionID, map[string]any{"variable": 1}); err != nil {
+				t.Fatal(err)
+			}
+			wantEq(t, fmt.Sprintf("local %v: state", local), e.state(pi), bpmnlite.StateCompleted)
+			if path := e.path(pi); !strings.Contains(path, "onCondition,conditionEnd") {
+				t.Fatalf("local %v: path %q", local, path)
+			}
+		}
+	})
+}
+
+// A delegate of the second instance of a parallel multi-instance service
+// task sets the variable: the boundary event fires as that instance
+// leaves, after the first one finished, and takes the whole activity.
+func TestBoundaryConditionalEventMultiInstanceDelegate(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.eng.RegisterDelegate("setOnSecond", bpmnlite.DelegateFunc(func(_ context.Context, ex *bpmnlite.Execution) error {
+			if i, _, _ := ex.Variable("loopCounter"); i == int64(1) {
+				return ex.SetVariable("variable", 1)
+			}
+			return nil
+		}))
+		for _, sequential := range []bool{false, true} {
+			task := fmt.Sprintf(`<serviceTask id="task" camunda:class="setOnSecond"><multiInstanceLoopCharacteristics isSequential="%v"><loopCardinality>3</loopCardinality></multiInstanceLoopCharacteristics></serviceTask>`, sequential)
+			e.deploy("p", conditionalBoundaryModel(task, true, "${variable == 1}", ""))
+			pi := e.start("p", nil)
+			e.complete(pi, "before", nil)
+			wantEq(t, fmt.Sprintf("sequential %v: tasks", sequential), e.taskKeys(pi), "afterCondition")
+			e.finish(pi)
 		}
 	})
 }

@@ -464,6 +464,11 @@ func TestJobPriorityFallback(t *testing.T) {
 			if _, err := e.eng.Start(e.ctx, bpmnlite.StartRequest{Key: "p", Variables: map[string]any{"priority": "high"}}); err == nil {
 				t.Fatal("a priority that is not an integer was accepted")
 			}
+			// A function bean that is not registered falls back too.
+			e.deploy("fn", strings.Replace(strings.Replace(xml, "${priority}", "${priority()}", 1), `id="p"`, `id="fn"`, 1))
+			if j := e.oneJob(e.start("fn", nil)); j.Priority != 7 {
+				t.Fatalf("priority %d from an unknown function, want the fallback 7", j.Priority)
+			}
 		})
 	})
 }

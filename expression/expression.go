@@ -27,7 +27,9 @@
 //
 // Names are resolved through a [Resolver] when evaluation reaches them, so
 // "${execution.hasVariable('x') && x > 1}" does not fail when x is unset.
-// A name the Resolver does not know is an error wrapping [ErrUnknownName].
+// A name the Resolver does not know is an error wrapping [ErrUnknownName];
+// a property a value does not have (below) one wrapping [ErrUnknownProperty];
+// a function it does not know (name(args)) one wrapping [ErrUnknownFunction].
 //
 // base.name and base['key'] read map entries (null when missing), exported
 // struct fields and getter methods, where the JUEL lowerCamel name is
@@ -133,6 +135,7 @@ func Compile(src string) (*Expr, error) {
 var options = []expr.Option{
 	expr.DisableIfOperator(),
 	expr.Function(fnVar, helperVar),
+	expr.Function(fnFunc, helperFunc),
 	expr.Function(fnGet, helperGet),
 	expr.Function(fnCall, helperCall),
 	expr.Function(fnInvoke, helperInvoke),
@@ -342,7 +345,7 @@ func (e *Expr) resultErr(v any, want string) *Error {
 type Error struct {
 	Expr string // the source text
 	Msg  string // what went wrong, with the position for syntax errors
-	Err  error  // the cause, if any: an error a called method returned, ErrUnknownName
+	Err  error  // the cause, if any: an error a called method returned, or ErrUnknownName, ErrUnknownProperty, ErrUnknownFunction
 }
 
 func (e *Error) Error() string {

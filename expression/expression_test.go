@@ -361,7 +361,6 @@ func TestEvalErrors(t *testing.T) {
 	tests := []struct{ src, msg string }{
 		{"${customer.status == 'VIP'}", `expression ${customer.status == 'VIP'}: unknown name "customer" (not a variable or bean): cannot resolve identifier`},
 		{"Hi ${who}", `expression Hi ${who}: unknown name "who" (not a variable or bean): cannot resolve identifier`},
-		{"${missing()}", `expression ${missing()}: unknown name "missing" (not a variable or bean): cannot resolve identifier`},
 	}
 	for _, tt := range tests {
 		_, err := eval(t, tt.src, Vars{})
@@ -389,14 +388,14 @@ func TestRuntimeErrors(t *testing.T) {
 	tests := []struct{ src, msg string }{
 		{"${svc.nope()}", `expression ${svc.nope()}: unknown method "nope" on expression.bookingService`},
 		{"${nothing.call()}", `expression ${nothing.call()}: cannot call method "call" on null`},
-		{"${customer.nope}", `expression ${customer.nope}: no property "nope" on *expression.customer`},
-		{"${customer.internal}", `expression ${customer.internal}: no property "internal" on *expression.customer`},
-		{"${plain.discount}", `expression ${plain.discount}: no property "discount" on expression.customer`},
-		{"${amount.x}", `expression ${amount.x}: no property "x" on int`},
+		{"${customer.nope}", `expression ${customer.nope}: no property "nope" on *expression.customer: cannot resolve property`},
+		{"${customer.internal}", `expression ${customer.internal}: no property "internal" on *expression.customer: cannot resolve property`},
+		{"${plain.discount}", `expression ${plain.discount}: no property "discount" on expression.customer: cannot resolve property`},
+		{"${amount.x}", `expression ${amount.x}: no property "x" on int: cannot resolve property`},
 		{"${customer[1]}", `expression ${customer[1]}: cannot index *expression.customer with int 1`},
 		{"${list['x']}", `expression ${list['x']}: index of []interface {} must be an integer, got string "x"`},
 		{"${list[null]}", `expression ${list[null]}: index of []interface {} must be an integer, got null`},
-		{"${customer['']}", `expression ${customer['']}: no property "" on *expression.customer`},
+		{"${customer['']}", `expression ${customer['']}: no property "" on *expression.customer: cannot resolve property`},
 		{"${svc.cancel(-1)}", `expression ${svc.cancel(-1)}: method "cancel" of expression.bookingService failed: no rooms`},
 		{"${fail()}", `expression ${fail()}: function "fail" failed: no rooms`},
 		{"${svc.performBooking('H')}", `expression ${svc.performBooking('H')}: method "performBooking" of expression.bookingService takes 2 arguments, got 1`},
@@ -410,6 +409,7 @@ func TestRuntimeErrors(t *testing.T) {
 		{"${svc.sum(['a'])}", `expression ${svc.sum(['a'])}: method "sum" of expression.bookingService: argument 1: element 0: cannot use string "a" as int`},
 		{"${svc.crash()}", `expression ${svc.crash()}: method "crash" of expression.bookingService panicked: crashed`},
 		{"${svc.pair()}", `expression ${svc.pair()}: method "pair" of expression.bookingService returns 2 values; want at most a value and an error`},
+		{"${missing()}", `expression ${missing()}: unknown function "missing" (not a variable or bean): cannot resolve function`},
 		{"${amount()}", `expression ${amount()}: "amount" is not a function (it is int)`},
 		{"${nothing()}", `expression ${nothing()}: "nothing" is not a function (it is null)`},
 		{"${name.contains(1)}", `expression ${name.contains(1)}: contains on a string needs a string, got int 1`},
@@ -427,6 +427,18 @@ func TestRuntimeErrors(t *testing.T) {
 			var ee *Error
 			if !errors.As(err, &ee) {
 				t.Fatalf("%T is not an *Error", err)
+			}
+			// Only a missing property is "not found" (conditional events
+			// take it for false), an unknown function has its own cause;
+			// the rest are failures.
+			if got, want := errors.Is(err, ErrUnknownProperty), strings.Contains(tt.msg, "no property"); got != want {
+				t.Errorf("wraps ErrUnknownProperty: %v, want %v", got, want)
+			}
+			if got, want := errors.Is(err, ErrUnknownFunction), strings.Contains(tt.msg, "unknown function"); got != want {
+				t.Errorf("wraps ErrUnknownFunction: %v, want %v", got, want)
+			}
+			if errors.Is(err, ErrUnknownName) {
+				t.Errorf("%v wraps ErrUnknownName", err)
 			}
 		})
 	}

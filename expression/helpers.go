@@ -18,6 +18,17 @@ import (
 // with errors.Is.
 var ErrUnknownName = errors.New("cannot resolve identifier")
 
+// ErrUnknownFunction is the cause of the error for name(args) where the
+// Resolver does not know name (JUEL: a function it cannot resolve, which
+// is not a PropertyNotFoundException). Test for it with errors.Is.
+var ErrUnknownFunction = errors.New("cannot resolve function")
+
+// ErrUnknownProperty is the cause of the error for base.name where base is
+// neither a map nor a list and has no such field or getter (Camunda: a
+// PropertyNotFoundException, like an unknown name). Test for it with
+// errors.Is.
+var ErrUnknownProperty = errors.New("cannot resolve property")
+
 // evalError is what the helpers return; Eval turns it into an *Error with
 // the same message and cause.
 type evalError struct {
@@ -46,6 +57,16 @@ func helperVar(args ...any) (any, error) {
 		}
 	}
 	return nil, &evalError{msg: fmt.Sprintf("unknown name %q (not a variable or bean)", name), cause: ErrUnknownName}
+}
+
+// helperFunc resolves the name of a called function. One the Resolver
+// does not know is ErrUnknownFunction, not ErrUnknownName, which a
+// conditional event takes for a variable not set yet.
+func helperFunc(args ...any) (any, error) {
+	if v, err := helperVar(args...); err == nil {
+		return v, nil
+	}
+	return nil, &evalError{msg: fmt.Sprintf("unknown function %q (not a variable or bean)", args[1].(string)), cause: ErrUnknownFunction}
 }
 
 func helperGet(args ...any) (any, error) { return property(args[0], args[1]) }
@@ -237,7 +258,7 @@ func property(base, key any) (any, error) {
 		if a, ok := lookupAccessor(v.Type(), name); ok {
 			return a.get(v, d, name)
 		}
-		return nil, failf("no property %q on %s", name, v.Type())
+		return nil, &evalError{msg: fmt.Sprintf("no property %q on %s", name, v.Type()), cause: ErrUnknownProperty}
 	}
 	return nil, failf("cannot index %s with %s", v.Type(), describe(key))
 }

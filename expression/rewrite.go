@@ -10,6 +10,7 @@ import (
 // reserved prefix, so no user name can shadow them.
 const (
 	fnVar    = reservedPrefix + "var"    // (env, name): a top-level name, resolved when evaluated
+	fnFunc   = reservedPrefix + "func"   // (env, name): a called top-level name
 	fnGet    = reservedPrefix + "get"    // (base, key): property or index access
 	fnCall   = reservedPrefix + "call"   // (base, method, args...): method call on a Go value
 	fnInvoke = reservedPrefix + "invoke" // (fn, name, args...): call of a resolved Go func
@@ -26,7 +27,7 @@ var arithmetic = map[string]bool{"+": true, "-": true, "*": true, "/": true, "%"
 //
 // expr walks the tree children first, so by the time a call is visited its
 // callee has already become a helper call: a method callee is a fnGet call,
-// a function callee a fnVar call.
+// a function callee a fnVar call (made a fnFunc call).
 type rewriter struct {
 	renamed map[string]string // expr name → JUEL name
 }
@@ -63,6 +64,7 @@ func (w *rewriter) Visit(node *ast.Node) {
 		name := "function"
 		if v, ok := helperArgs(n.Callee, fnVar); ok {
 			name = v[1].(*ast.StringNode).Value
+			n.Callee = callHelper(fnFunc, v...)
 		}
 		ast.Patch(node, callHelper(fnInvoke, append([]ast.Node{n.Callee, &ast.StringNode{Value: name}}, n.Arguments...)...))
 	}

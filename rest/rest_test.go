@@ -514,7 +514,7 @@ func TestRESTTaskDatesAndHistory(t *testing.T) {
 
 // POST /condition starts the processes whose conditional start event's
 // condition holds, answering their instances as Camunda does; with none
-// deployed it is a 400.
+// deployed it is a 400; a condition on a variable not given is false.
 func TestRESTCondition(t *testing.T) {
 	eachBackend(t, rest.Options{}, func(t *testing.T, a *api) {
 		body := map[string]any{"variables": map[string]any{"amount": map[string]any{"value": 500, "type": "Integer"}}, "businessKey": "b-1"}
@@ -536,6 +536,11 @@ func TestRESTCondition(t *testing.T) {
 		body["variables"] = map[string]any{"amount": map[string]any{"value": 5, "type": "Integer"}}
 		if out, _ := a.ok(http.StatusOK, "POST", "/condition", body).([]any); len(out) != 0 {
 			t.Fatalf("a false condition started %v", out)
+		}
+		// As Camunda: a condition on a variable not given does not hold.
+		body["variables"] = map[string]any{"other": map[string]any{"value": 5, "type": "Integer"}}
+		if out, _ := a.ok(http.StatusOK, "POST", "/condition", body).([]any); len(out) != 0 {
+			t.Fatalf("a condition on a missing variable started %v", out)
 		}
 	})
 }

@@ -40,11 +40,15 @@ type command struct {
 	// cancelling counts the cancellations whose end listeners run now.
 	cancelling int
 	// varChanges and freshConditions are what conditional events are
-	// evaluated for when the agenda drains (events_conditional.go): the
-	// variable changes, and the subscriptions made, since the last time.
+	// evaluated for at the next save point or when the agenda drains
+	// (events_conditional.go): the variable changes, and the subscriptions
+	// made, since the last time.
 	varChanges      []variableChange
-	freshConditions map[string]*instance // by subscription id
+	freshConditions map[string]freshWait // by subscription id
+	conditionSeq    int                  // orders varChanges and freshConditions
 	conditions      *conditionRound      // the round being fired, one event at a time
+	settling        bool                 // settle fires events: no nested save point
+	conditionsRead  map[string]bool      // instances whose conditional subscriptions are cached
 }
 
 func (e *Engine) newCommand(cc *tx.Context) *command {

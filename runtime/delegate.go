@@ -163,6 +163,9 @@ type resolver struct {
 	e    *Engine
 	h    *Execution     // nil: no execution (timer start events)
 	vars map[string]any // without an execution: the variables a condition sees
+	// readErr, when set, receives the first variable that could not be
+	// read, which Resolve can only report as unknown.
+	readErr *error
 }
 
 func (r resolver) Resolve(name string) (any, bool) {
@@ -173,6 +176,9 @@ func (r resolver) Resolve(name string) (any, bool) {
 		v, ok, err := r.h.x.variable(name)
 		if err == nil && ok {
 			return v, true
+		}
+		if err != nil && r.readErr != nil && *r.readErr == nil {
+			*r.readErr = err // it names the variable
 		}
 	}
 	if v, ok := r.vars[name]; ok {

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -44,7 +45,14 @@ func settingsFor(x *execution, a *bpmn.Activity) asyncSettings {
 // take moves x along flow: take listeners, then the target activity.
 func (c *command) take(x *execution, f *bpmn.SequenceFlow) error {
 	x = x.live()
+	if x.removed {
+		return nil // an event fired at a save point cancelled the path meanwhile
+	}
 	if err := c.fireListeners(x, f.Listeners, "take", f); err != nil {
+		return err
+	}
+	x, err := c.settle(x) // Camunda's save point after take listeners
+	if err != nil || x == nil {
 		return err
 	}
 	c.push(func() error { return c.enter(x, f.Target, false) })
@@ -55,6 +63,9 @@ func (c *command) take(x *execution, f *bpmn.SequenceFlow) error {
 // characteristics, else into the activity itself.
 func (c *command) enter(x *execution, a *bpmn.Activity, skipAsync bool) error {
 	x = x.live()
+	if x.removed {
+		return nil // an event fired at a save point cancelled the path meanwhile
+	}
 	c.entering(a.ID)
 	if a.MultiInstance != nil {
 		return c.enterBody(x, a, skipAsync)
@@ -66,6 +77,9 @@ func (c *command) enter(x *execution, a *bpmn.Activity, skipAsync bool) error {
 // scope of its input/output mappings, start listeners, history, boundary
 // events, then its behaviour.
 func (c *command) enterActivity(x *execution, a *bpmn.Activity, skipAsync bool) error {
+	if x.removed {
+		return nil // an event fired at a save point cancelled the path meanwhile
+	}
 	x.ActivityID = a.ID
 	x.IsActive = true
 	c.update(x)
@@ -84,6 +98,9 @@ func (c *command) enterActivity(x *execution, a *bpmn.Activity, skipAsync bool) 
 		return err
 	}
 	if err := c.startActivity(run, a); err != nil {
+		return err
+	}
+	if run, err = c.settle(run); err != nil || run == nil {
 		return err
 	}
 	return c.behave(run, a)
@@ -129,7 +146,11 @@ func (c *command) behave(x *execution, a *bpmn.Activity) error {
 			return c.leave(x, a) // reached by its throwing link
 		}
 		x.IsActive = false
-		return c.armEvent(x, a)
+		if err := c.armEvent(x, a); err != nil || a.Event != bpmn.ConditionalEvent {
+			return err
+		}
+		_, err := c.settle(x) // Camunda evaluates the condition as the event is reached
+		return err
 	case bpmn.EndEvent:
 		return c.endEvent(x, a)
 	case bpmn.ExclusiveGateway:
@@ -150,8 +171,13 @@ func (c *command) behave(x *execution, a *bpmn.Activity) error {
 }
 
 // leave completes an activity that finished its work and continues along the
-// outgoing flows its conditions select (or back to the multi-instance body).
+// outgoing flows its conditions select (or back to the multi-instance body),
+// unless a conditional event its work triggered took the path (settle).
 func (c *command) leave(x *execution, a *bpmn.Activity) error {
+	x, err := c.settle(x)
+	if err != nil || x == nil {
+		return err
+	}
 	if a.MultiInstance != nil && !x.isMIBody() && x.parent != nil && x.parent.isBodyScope() {
 		if err := c.finishActivity(x, a, false); err != nil {
 			return err
@@ -217,13 +243,32 @@ func (c *command) condition(x *execution, f *bpmn.SequenceFlow) (bool, error) {
 }
 
 // holds evaluates condition src with r (flow conditions, completion
-// conditions, conditional events).
+// conditions, conditional events). A variable that cannot be read fails it
+// (not "unknown", which a conditional event would take for false).
 func holds(r resolver, src string) (bool, error) {
 	ex, err := expression.Compile(src)
 	if err != nil {
 		return false, err
 	}
-	return ex.EvalBool(r)
+	var readErr error
+	r.readErr = &readErr
+	ok, err := ex.EvalBool(r)
+	if readErr != nil {
+		return false, readErr
+	}
+	return ok, err
+}
+
+// tryHolds is holds for conditional events: like Camunda's tryEvaluate, a
+// condition that reads a variable not set yet (or a property a value does
+// not have) does not hold; any other failure, a result that is not a
+// boolean or is null among them, stays an error.
+func tryHolds(r resolver, src string) (bool, error) {
+	ok, err := holds(r, src)
+	if errors.Is(err, expression.ErrUnknownName) || errors.Is(err, expression.ErrUnknownProperty) {
+		return false, nil
+	}
+	return ok, err
 }
 
 // leaveVia finishes a and continues x along flows (from outside a's

@@ -185,5 +185,8 @@ func (c *command) eventGateway(x *execution, a *bpmn.Activity) error {
 			return err
 		}
 	}
-	return nil
+	// Camunda evaluates the conditional events behind the gateway as it is
+	// reached: the first whose condition holds wins.
+	_, err := c.settle(x)
+	return err
 }

@@ -110,6 +110,9 @@ func (c *command) endInstance(in *instance, state, reason string) error {
 			return err
 		}
 		resume = func() error {
+			if super.removed {
+				return nil // an event fired at a save point cancelled the call meanwhile
+			}
 			if err := super.setVariables(out.vars, false); err != nil {
 				return err
 			}

@@ -298,7 +298,7 @@ func (c *command) constOrExpr(x *execution, activityLevel, processLevel, attr st
 		return 0, fmt.Errorf("%s: %w", attr, err)
 	}
 	n, err := ex.EvalInt64(c.resolver(x))
-	if err != nil && c.e.Config.PriorityFallback && errors.Is(err, expression.ErrUnknownName) {
+	if err != nil && c.e.Config.PriorityFallback && (errors.Is(err, expression.ErrUnknownName) || errors.Is(err, expression.ErrUnknownFunction)) {
 		c.e.log.Debug("priority expression could not be resolved; using the fallback priority",
 			"attribute", attr, "priority", c.e.Config.FallbackPriority, "error", err)
 		return c.e.Config.FallbackPriority, nil

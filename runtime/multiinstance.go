@@ -161,6 +161,9 @@ func (c *command) startInner(body *execution, a *bpmn.Activity, i int, items []a
 // innerDone records a finished inner instance on the body and completes the
 // body when every instance is done or the completion condition holds.
 func (c *command) innerDone(ch *execution, a *bpmn.Activity) error {
+	if ch.removed {
+		return nil // an event fired at a save point cancelled the body meanwhile
+	}
 	body := ch.parent
 	counter, err := intVar(ch, varLoopCounter)
 	if err != nil {
