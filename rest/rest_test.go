@@ -152,21 +152,57 @@ func field(v any, path ...string) any {
 
 func TestRESTAuth(t *testing.T) {
 	for _, tc := range []struct{ auth, good, bad string }{
-		{"Bearer s3cret", "Bearer s3cret", "Bearer wrong"},
+		{"Bearer s3cret-s3cret-s3cret", "Bearer s3cret-s3cret-s3cret", "Bearer s3cret-s3cret-s3creT"},
+		{"Bearer s3cret-s3cret-s3cret", "bearer s3cret-s3cret-s3cret", "Bearer s3cret"},
 		{"demo:pw", "Basic ZGVtbzpwdw==", "Basic ZGVtbzp4"},
+		{"demo:pw", "Basic ZGVtbzpwdw==", "Basic Og=="}, // ":"
+		{"demo:pw", "Basic ZGVtbzpwdw==", "Bearer demo:pw"},
 	} {
 		eachBackend(t, rest.Options{Auth: tc.auth}, func(t *testing.T, a *api) {
 			if status, out := a.call("GET", "/version", nil); status != http.StatusUnauthorized || field(out, "type") == nil {
 				t.Errorf("no credentials: %d %v, want 401 with an error body", status, out)
 			}
-			if status, _ := a.call("GET", "/version", nil, "Authorization", tc.bad); status != http.StatusUnauthorized {
-				t.Errorf("wrong credentials: %d, want 401", status)
+			if status, out := a.call("GET", "/version", nil, "Authorization", tc.bad); status != http.StatusUnauthorized || field(out, "type") != "AuthenticationException" || field(out, "message") == nil {
+				t.Errorf("wrong credentials %q: %d %v, want 401 with Camunda's error body", tc.bad, status, out)
 			}
 			if status, out := a.call("GET", "/version", nil, "Authorization", tc.good); status != http.StatusOK || field(out, "version") != rest.Version {
 				t.Errorf("credentials: %d %v", status, out)
 			}
 		})
 	}
+}
+
+// TestRESTCheckAuth: credentials that mean nothing (empty user or password,
+// short or missing tokens, no form at all) are refused with the rule named;
+// a handler given one anyway admits nobody.
+func TestRESTCheckAuth(t *testing.T) {
+	for auth, rule := range map[string]string{
+		":":                       "user name",
+		":pw":                     "user name",
+		"demo:":                   "password",
+		"x":                       `"<user>:<password>"`,
+		"demo":                    `"<user>:<password>"`,
+		"Bearer":                  "at least 16 characters",
+		"Bearer ":                 "at least 16 characters",
+		"bearer 123456789012345":  "at least 16 characters",
+		"Bearer 1234567890 12345": "spaces",
+	} {
+		if err := rest.CheckAuth(auth); err == nil || !strings.Contains(err.Error(), rule) {
+			t.Errorf("CheckAuth(%q) = %v, want an error naming %q", auth, err, rule)
+		}
+	}
+	for _, auth := range []string{"", "demo:secret", "a:b", "demo:pass:word", "Bearer 1234567890123456", "BEARER 1234567890123456"} {
+		if err := rest.CheckAuth(auth); err != nil {
+			t.Errorf("CheckAuth(%q) = %v, want nil", auth, err)
+		}
+	}
+	eachBackend(t, rest.Options{Auth: "demo:", Logger: slog.New(slog.DiscardHandler)}, func(t *testing.T, a *api) {
+		for _, cred := range []string{"", "Basic ZGVtbzo=", "Basic Og=="} {
+			if status, _ := a.call("GET", "/version", nil, "Authorization", cred); status != http.StatusUnauthorized {
+				t.Errorf("Auth %q, credentials %q: %d, want 401", "demo:", cred, status)
+			}
+		}
+	})
 }
 
 func TestRESTDeployStartVariables(t *testing.T) {

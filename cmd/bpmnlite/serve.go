@@ -31,12 +31,15 @@ func serve(ctx context.Context, args []string, out io.Writer) error {
 	db := newDBFlags(fs, "bpmnlite.db")
 	pool := fs.Int("pool", 4, "job executor workers")
 	addr := fs.String("http", "127.0.0.1:8080", "address of the REST API (/engine-rest); empty: none")
-	auth := fs.String("auth", os.Getenv("BPMNLITE_AUTH"), `REST authentication: "user:password" (basic) or "Bearer <token>"; required off loopback (default $BPMNLITE_AUTH)`)
+	auth := fs.String("auth", os.Getenv("BPMNLITE_AUTH"), `REST authentication: "user:password" (basic, neither empty) or "Bearer <token>" (at least 16 characters); required off loopback (default $BPMNLITE_AUTH)`)
 	debug := fs.Bool("debug", false, "log every acquisition cycle and job (the same as -log-level debug)")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	logFormat := fs.String("log-format", "text", "log format: text or json")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if err := rest.CheckAuth(*auth); err != nil {
+		return fmt.Errorf("-auth (or BPMNLITE_AUTH): %w", err)
 	}
 	if *addr != "" && *auth == "" && !loopback(*addr) {
 		return fmt.Errorf("-http %s is not a loopback address: set -auth (or BPMNLITE_AUTH) to protect the API", *addr)

@@ -170,6 +170,40 @@ func TestServeRefusesOpenAddressWithoutAuth(t *testing.T) {
 	}
 }
 
+// Credentials that mean nothing (what "$U:$P" becomes with both unset, a
+// bare scheme, a short token) are refused before anything opens, with the
+// rule named; good ones start the server.
+func TestServeRefusesMeaninglessAuth(t *testing.T) {
+	for auth, rule := range map[string]string{
+		":": "user name", "demo:": "password", "Bearer": "at least 16 characters", "x": `"<user>:<password>"`,
+		"Bearer short-token": "at least 16 characters",
+	} {
+		db := filepath.Join(t.TempDir(), "x.db")
+		err := serve(context.Background(), []string{"-db", db, "-http", "0.0.0.0:0", "-auth", auth}, &bytes.Buffer{})
+		if err == nil || !strings.Contains(err.Error(), "-auth") || !strings.Contains(err.Error(), rule) {
+			t.Errorf("-auth %q: %v, want an error naming -auth and %q", auth, err, rule)
+		}
+		if _, err := os.Stat(db); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("-auth %q: the database was created (%v)", auth, err)
+		}
+	}
+	t.Setenv("BPMNLITE_AUTH", ":")
+	if err := serve(context.Background(), []string{"-db", filepath.Join(t.TempDir(), "x.db"), "-http", ""}, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "BPMNLITE_AUTH") {
+		t.Errorf("BPMNLITE_AUTH=: %v, want refused", err)
+	}
+	t.Setenv("BPMNLITE_AUTH", "")
+	for _, auth := range []string{"demo:secret", "Bearer 0123456789abcdef"} {
+		base, _ := startServe(t, filepath.Join(t.TempDir(), "ok.db"), "-auth", auth)
+		req, _ := http.NewRequest("GET", base+"/version", nil)
+		req.Header.Set("Authorization", "Basic Og==")
+		if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusUnauthorized {
+			t.Errorf("-auth %q, Basic Og==: %v %v, want 401", auth, resp, err)
+		} else {
+			resp.Body.Close()
+		}
+	}
+}
+
 // jobs reads: a missing database file is an error, and none is created.
 func TestJobsDoesNotCreateADatabase(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "nonexistent.db")
