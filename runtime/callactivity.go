@@ -49,7 +49,7 @@ func (c *command) callProcess(x *execution, a *bpmn.Activity) error {
 func (c *command) calledDefinition(x *execution, a *bpmn.Activity, key string) (*Definition, error) {
 	switch a.CalledBinding {
 	case "deployment":
-		return c.e.definitionFrom(c.cc, persistence.DefinitionFilter{Key: key, DeploymentID: x.inst.def.DeploymentID}.Query(), key,
+		return c.definitionFrom(persistence.DefinitionFilter{Key: key, DeploymentID: x.inst.def.DeploymentID}.Query(), key,
 			" in the deployment of the calling process")
 	case "version":
 		n, err := c.integer(x, a.CalledVersion)
@@ -59,15 +59,15 @@ func (c *command) calledDefinition(x *execution, a *bpmn.Activity, key string) (
 		if n < 1 {
 			return nil, fmt.Errorf("calledElementVersion %d is not a version number", n)
 		}
-		return c.e.definitionFrom(c.cc, persistence.DefinitionFilter{Key: key, Version: int(n)}.Query(), key, fmt.Sprintf(" at version %d", n))
+		return c.definitionFrom(persistence.DefinitionFilter{Key: key, Version: int(n)}.Query(), key, fmt.Sprintf(" at version %d", n))
 	case "versionTag":
 		tag, err := c.text(x, a.CalledVersionTag)
 		if err != nil {
 			return nil, fmt.Errorf("calledElementVersionTag: %w", err)
 		}
-		return c.e.latestDefinition(c.cc, key, tag)
+		return c.latestDefinition(key, tag)
 	}
-	return c.e.LatestDefinition(c.cc, key)
+	return c.latestDefinition(key, "")
 }
 
 type mappedVars struct{ vars, local map[string]any }
