@@ -121,7 +121,8 @@ type Config struct {
 	// Beyond it the least recently used are dropped and parsed again from
 	// their stored file when an instance, job or start needs them. Default
 	// 128 MiB (a model as Camunda Modeler writes it holds about 1.5 times
-	// its file, the densest about 10 times); negative: no bound.
+	// its file, the densest about 10 times); negative: no bound. Stats
+	// report what it holds.
 	DefinitionCacheBytes int
 	// MaxExpressionLength bounds the length of one ${...} expression, in
 	// bytes (default 10,000; negative: none), and MaxQuotedSource how much
@@ -140,6 +141,9 @@ type Config struct {
 	// ordering, priority range...); its Clock defaults to Clock.
 	JobExecutor JobExecutorConfig
 }
+
+// DefaultDefinitionCacheBytes is Config.DefinitionCacheBytes's default.
+const DefaultDefinitionCacheBytes = runtime.DefaultDefinitionCacheBytes
 
 // JobExecutorConfig configures a job executor; see jobexecutor.Config.
 type JobExecutorConfig = jobexecutor.Config

@@ -868,3 +868,30 @@ func TestUnsupportedAttributesOfSkippedProcesses(t *testing.T) {
 		t.Fatalf("processes %d, skipped %d", len(d.Processes), len(d.Skipped))
 	}
 }
+
+// Diagrams are checked for well-formedness but not read: problems after
+// one keep their positions, and a BPMNDiagram of another namespace stays.
+func TestDiagramsSkipped(t *testing.T) {
+	src := doc(`<bpmndi:BPMNDiagram xmlns:bpmndi="http://www.omg.org/spec/BPMN/20100524/DI" id="d1"><bpmndi:BPMNPlane id="pl" bpmnElement="p">
+  <bpmndi:BPMNShape id="s_di" bpmnElement="s"/></bpmndi:BPMNPlane></bpmndi:BPMNDiagram>
+<process id="p" isExecutable="true">
+  <startEvent id="s"/>
+  <sequenceFlow id="f" sourceRef="s" targetRef="u"/>
+</process>
+<x:BPMNDiagram xmlns:x="urn:other"/>
+<di:BPMNDiagram xmlns:di="http://www.omg.org/spec/BPMN/20100524/DI"/>`)
+	probs := mustFail(t, src)
+	if p := findProblem(t, probs, "f", "targetRef 'u'"); p.Pos != (Position{11, 3}) {
+		t.Errorf("problem after a diagram at %v, want 11:3", p.Pos)
+	}
+	_, spans, prob := scanPositions(src)
+	if prob != nil || len(spans) != 2 {
+		t.Fatalf("spans %v (%v), want the two DI diagrams", spans, prob)
+	}
+	if rest := string(without(src, spans)); strings.Contains(rest, "bpmndi:") || strings.Contains(rest, "<di:") || !strings.Contains(rest, "<x:BPMNDiagram") {
+		t.Errorf("without the diagrams:\n%s", rest)
+	}
+	if _, _, prob := scanPositions(doc(`<bpmndi:BPMNDiagram xmlns:bpmndi="http://www.omg.org/spec/BPMN/20100524/DI"><a></b></bpmndi:BPMNDiagram>`)); prob == nil {
+		t.Error("a malformed diagram passed")
+	}
+}

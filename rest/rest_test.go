@@ -25,6 +25,8 @@ type api struct {
 	t   *testing.T
 	eng *bpmnlite.Engine
 	url string
+	// header is the last reply's header.
+	header http.Header
 }
 
 func eachBackend(t *testing.T, opt rest.Options, f func(t *testing.T, a *api)) {
@@ -78,6 +80,7 @@ func (a *api) call(method, path string, body any, header ...string) (int, any) {
 		a.t.Fatalf("%s %s: %v", method, path, err)
 	}
 	defer resp.Body.Close()
+	a.header = resp.Header
 	raw, _ := io.ReadAll(resp.Body)
 	if len(raw) == 0 {
 		return resp.StatusCode, nil
@@ -201,6 +204,28 @@ func TestRESTCheckAuth(t *testing.T) {
 			if status, _ := a.call("GET", "/version", nil, "Authorization", cred); status != http.StatusUnauthorized {
 				t.Errorf("Auth %q, credentials %q: %d, want 401", "demo:", cred, status)
 			}
+		}
+	})
+}
+
+// A deployment over MaxDeploymentBytes is answered 400, one over the rate
+// 429 with Retry-After, both in Camunda's error format; the files of a
+// deployment within the limits are read as they stream in.
+func TestRESTDeploymentLimits(t *testing.T) {
+	eachBackend(t, rest.Options{MaxDeploymentBytes: 4000, DeploymentsPerMinute: 3}, func(t *testing.T, a *api) {
+		big := deployment("big", map[string]string{"big.bpmn": strings.Replace(oneExternalTask, "<process", "<!-- "+strings.Repeat("x", 4000)+" --><process", 1)})
+		if status, out := a.call("POST", "/deployment/create", big); status != http.StatusBadRequest || field(out, "type") != "InvalidRequestException" || !strings.Contains(fmt.Sprint(field(out, "message")), "limit of 4000 bytes") {
+			t.Errorf("a deployment of 4 kB: %d %v, want 400 naming the limit", status, out)
+		}
+		for i := range 2 {
+			dep := a.ok(http.StatusOK, "POST", "/deployment/create", deployment(fmt.Sprint("d", i), map[string]string{"charge.bpmn": oneExternalTask}))
+			if defs, _ := field(dep, "deployedProcessDefinitions").(map[string]any); i == 0 && len(defs) != 1 {
+				t.Errorf("deployment %v, want one definition", dep)
+			}
+		}
+		status, out := a.call("POST", "/deployment/create", deployment("d3", map[string]string{"charge.bpmn": oneExternalTask}))
+		if status != http.StatusTooManyRequests || a.header.Get("Retry-After") == "" || field(out, "type") != "RestException" || !strings.Contains(fmt.Sprint(field(out, "message")), "3 deployments per minute") {
+			t.Errorf("a fourth deployment within the minute: %d, Retry-After %q, %v; want 429", status, a.header.Get("Retry-After"), out)
 		}
 	})
 }

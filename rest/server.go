@@ -27,8 +27,22 @@ type Options struct {
 	// "<user>:<password>" (neither empty) takes HTTP basic authentication.
 	// An Auth that CheckAuth refuses admits no request (and is logged).
 	Auth string
-	// MaxBodyBytes bounds request bodies (deployments included). Default 16 MiB.
+	// MaxBodyBytes bounds request bodies. Default 16 MiB.
 	MaxBodyBytes int64
+	// MaxDeploymentBytes bounds a deployment's body, all its files
+	// together, within MaxBodyBytes (each file is bounded by the engine's
+	// MaxResourceBytes too); a larger one is answered 400. Default
+	// DefaultMaxDeploymentBytes (16 MiB); negative: MaxBodyBytes only.
+	MaxDeploymentBytes int64
+	// DeploymentsPerMinute bounds the deployments taken per minute (ten
+	// may come at once); more are answered 429 with Retry-After. Default
+	// DefaultDeploymentsPerMinute (60); negative: no bound.
+	DeploymentsPerMinute int
+	// ConcurrentDeployments bounds the deployments read and parsed at
+	// once; more wait, their bodies unread. A file takes up to about 20
+	// times its size while parsed. Default DefaultConcurrentDeployments
+	// (2); negative: no bound.
+	ConcurrentDeployments int
 	// MaxAsyncResponseTimeout bounds a fetch's long poll. Default 30 minutes
 	// (Camunda's bound).
 	MaxAsyncResponseTimeout time.Duration
@@ -42,6 +56,8 @@ type Handler struct {
 	opt  Options
 	mux  *http.ServeMux
 	auth func(*http.Request) bool
+	// deploys bound the deployments taken.
+	deploys *deployLimits
 }
 
 // New returns the REST handler of eng.
@@ -53,6 +69,15 @@ func New(eng *bpmnlite.Engine, opt Options) *Handler {
 	if opt.MaxBodyBytes <= 0 {
 		opt.MaxBodyBytes = 16 << 20
 	}
+	if opt.MaxDeploymentBytes == 0 {
+		opt.MaxDeploymentBytes = DefaultMaxDeploymentBytes
+	}
+	if opt.DeploymentsPerMinute == 0 {
+		opt.DeploymentsPerMinute = DefaultDeploymentsPerMinute
+	}
+	if opt.ConcurrentDeployments == 0 {
+		opt.ConcurrentDeployments = DefaultConcurrentDeployments
+	}
 	if opt.MaxAsyncResponseTimeout <= 0 {
 		opt.MaxAsyncResponseTimeout = 30 * time.Minute
 	}
@@ -62,7 +87,7 @@ func New(eng *bpmnlite.Engine, opt Options) *Handler {
 	if err := CheckAuth(opt.Auth); err != nil {
 		opt.Logger.Error("REST API refuses every request: Options.Auth is not usable", "error", err)
 	}
-	h := &Handler{eng: eng, opt: opt, mux: http.NewServeMux(), auth: authCheck(opt.Auth)}
+	h := &Handler{eng: eng, opt: opt, mux: http.NewServeMux(), auth: authCheck(opt.Auth), deploys: newDeployLimits(opt)}
 	h.routes()
 	return h
 }
@@ -186,7 +211,11 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	var tooBig *http.MaxBytesError
 	var cf *conflict
 	var se *serverError
+	var many *tooMany
 	switch {
+	case errors.As(err, &many):
+		w.Header().Set("Retry-After", retryAfter(many.retryAfter))
+		writeError(w, http.StatusTooManyRequests, "RestException", many.msg)
 	case errors.As(err, &cf):
 		writeError(w, http.StatusInternalServerError, cf.typ, cf.msg)
 	case errors.As(err, &se):
