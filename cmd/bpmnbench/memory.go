@@ -67,10 +67,13 @@ func memorySuite(ctx context.Context, o options, w io.Writer) error {
 		cache = bpmnlite.DefaultDefinitionCacheBytes
 	}
 	bound := uint64(cache + memoryHeadroom)
-	fmt.Fprintf(w, "Memory after %d deployments of a %d-byte model (SQLite, definition cache %d MiB; load %.2f at the start, %.2f at the end; %s):\n",
-		o.deployments, len(model), cache>>20, load, loadAverage(), took.Round(time.Second))
-	fmt.Fprintf(w, "  heap in use %d MiB (bound %d MiB: the cache + %d MiB), heap objects %d MiB\n",
-		m.HeapInuse>>20, bound>>20, memoryHeadroom>>20, m.HeapAlloc>>20)
+	cacheNote, boundNote := fmt.Sprintf("definition cache %d MiB", cache>>20), fmt.Sprintf("bound %d MiB: the cache + %d MiB", bound>>20, memoryHeadroom>>20)
+	if cache < 0 {
+		cacheNote, boundNote = "definition cache unbounded", "no bound"
+	}
+	fmt.Fprintf(w, "Memory after %d deployments of a %d-byte model (SQLite, %s; load %.2f at the start, %.2f at the end; %s):\n",
+		o.deployments, len(model), cacheNote, load, loadAverage(), took.Round(time.Second))
+	fmt.Fprintf(w, "  heap in use %d MiB (%s), heap objects %d MiB\n", m.HeapInuse>>20, boundNote, m.HeapAlloc>>20)
 	fmt.Fprintf(w, "  RSS %s, peak RSS %s; definitions cached %d, %d MiB estimated\n",
 		procStatus("VmRSS"), procStatus("VmHWM"), s.DefinitionsCached, s.DefinitionCacheBytes>>20)
 	if cache >= 0 && m.HeapInuse > bound {
