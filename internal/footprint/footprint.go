@@ -14,7 +14,7 @@ const mapEntryOverhead = 16
 // little below what the heap holds; values shared with others (a string
 // also held elsewhere) are counted as if v owned them.
 func Of(v any) int64 {
-	w := walker{seen: map[seenKey]bool{}, refs: map[reflect.Type][]int{}}
+	w := walker{seen: map[uintptr]struct{}{}, refs: map[reflect.Type][]int{}}
 	rv := reflect.ValueOf(v)
 	if !rv.IsValid() {
 		return 0
@@ -26,13 +26,8 @@ func Of(v any) int64 {
 	return w.size
 }
 
-type seenKey struct {
-	p uintptr
-	t reflect.Type
-}
-
 type walker struct {
-	seen map[seenKey]bool
+	seen map[uintptr]struct{} // the addresses of the memory counted
 	size int64
 	refs map[reflect.Type][]int // by struct type: the fields that may reach memory
 }
@@ -71,13 +66,14 @@ func reaches(t reflect.Type) bool {
 	return false
 }
 
-// first reports whether the memory at p, of type t, is met for the first time.
-func (w *walker) first(p uintptr, t reflect.Type) bool {
-	k := seenKey{p, t}
-	if p == 0 || w.seen[k] {
+// first reports whether the memory at p is met for the first time. Models
+// hold no pointers into the middle of what they hold, so an address
+// stands for one allocation.
+func (w *walker) first(p uintptr) bool {
+	if _, ok := w.seen[p]; ok || p == 0 {
 		return false
 	}
-	w.seen[k] = true
+	w.seen[p] = struct{}{}
 	return true
 }
 
@@ -85,7 +81,7 @@ func (w *walker) first(p uintptr, t reflect.Type) bool {
 func (w *walker) walk(v reflect.Value) {
 	switch v.Kind() {
 	case reflect.Pointer:
-		if v.IsNil() || !w.first(v.Pointer(), v.Type()) {
+		if v.IsNil() || !w.first(v.Pointer()) {
 			return
 		}
 		w.size += int64(v.Type().Elem().Size())
@@ -110,7 +106,7 @@ func (w *walker) walk(v reflect.Value) {
 			w.walk(v.Index(i))
 		}
 	case reflect.Slice:
-		if v.IsNil() || !w.first(v.Pointer(), v.Type()) {
+		if v.IsNil() || !w.first(v.Pointer()) {
 			return
 		}
 		w.size += int64(v.Cap()) * int64(v.Type().Elem().Size())
@@ -118,7 +114,7 @@ func (w *walker) walk(v reflect.Value) {
 			w.walk(v.Index(i))
 		}
 	case reflect.Map:
-		if v.IsNil() || !w.first(v.Pointer(), v.Type()) {
+		if v.IsNil() || !w.first(v.Pointer()) {
 			return
 		}
 		t := v.Type()
