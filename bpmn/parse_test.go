@@ -384,8 +384,11 @@ func TestTasks(t *testing.T) {
 	if a := p.Activity("send"); a.Kind != SendTask || a.Class != "Sender" {
 		t.Errorf("send = %+v", a)
 	}
-	if a := p.Activity("user"); a.Assignee != "${initiator}" || a.CandidateGroups != "a,b" || a.CandidateUsers != "kermit" {
+	if a := p.Activity("user"); a.User == nil || a.User.Assignee != "${initiator}" || a.User.CandidateGroups != "a,b" || a.User.CandidateUsers != "kermit" {
 		t.Errorf("user = %+v", a)
+	}
+	if a := p.Activity("send"); a.User != nil || a.Call != nil {
+		t.Errorf("a send task with user task or call activity details: %+v", a)
 	}
 	for id, k := range map[string]Kind{"recv": ReceiveTask, "manual": ManualTask, "plain": Task} {
 		if a := p.Activity(id); a.Kind != k {
@@ -528,9 +531,9 @@ func TestCallActivity(t *testing.T) {
   <camunda:out variables="all" local="true"/>
 </extensionElements>
 </callActivity>`))
-	a := d.Process("p").Activity("x")
-	if a.Kind != CallActivity || a.CalledElement != "sub" {
-		t.Fatalf("a = %+v", a)
+	a := d.Process("p").Activity("x").Call
+	if a == nil || a.CalledElement != "sub" {
+		t.Fatalf("call = %+v", a)
 	}
 	wantIn := []VariableMapping{
 		{Source: "a", Target: "b"},
@@ -845,7 +848,7 @@ func TestTaskListenerParsing(t *testing.T) {
   <camunda:taskListener event="delete" expression="${log.deleted(task)}"/>
 </extensionElements></userTask>`))
 	want := []Listener{{Event: "create", DelegateExpression: "${onCreate}", Fields: []Field{{Name: "f", Value: "v"}}}, {Event: "delete", Expression: "${log.deleted(task)}"}}
-	if got := d.Process("p").Activity("x").TaskListeners; !reflect.DeepEqual(got, want) {
+	if got := d.Process("p").Activity("x").User.TaskListeners; !reflect.DeepEqual(got, want) {
 		t.Errorf("task listeners %+v", got)
 	}
 	probs := mustFail(t, simple(`<userTask id="x"><extensionElements>
