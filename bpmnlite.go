@@ -120,8 +120,8 @@ type Config struct {
 	// definitions the engine keeps, as estimated when each is parsed.
 	// Beyond it the least recently used are dropped and parsed again from
 	// their stored file when an instance, job or start needs them. Default
-	// 128 MiB (a model as Camunda Modeler writes it holds about 1.5 times
-	// its file, the densest about 10 times); negative: no bound. Stats
+	// 128 MiB (a model as Camunda Modeler writes it holds about 1.3 times
+	// its file, the densest about 8 times); negative: no bound. Stats
 	// report what it holds.
 	DefinitionCacheBytes int
 	// MaxExpressionLength bounds the length of one ${...} expression, in

@@ -27,7 +27,7 @@ const (
 const deploymentBurst = 10
 
 // deployLimits bound the deployments a handler takes: parsing one takes
-// memory and time in proportion to its size (up to about 20 times its
+// memory and time in proportion to its size (about 16 times its
 // bytes while parsed), so their size, rate and number at once are bounded.
 type deployLimits struct {
 	maxBytes int64

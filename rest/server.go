@@ -39,7 +39,7 @@ type Options struct {
 	// DefaultDeploymentsPerMinute (60); negative: no bound.
 	DeploymentsPerMinute int
 	// ConcurrentDeployments bounds the deployments read and parsed at
-	// once; more wait, their bodies unread. A file takes up to about 20
+	// once; more wait, their bodies unread. A file takes about 16
 	// times its size while parsed. Default DefaultConcurrentDeployments
 	// (2); negative: no bound.
 	ConcurrentDeployments int

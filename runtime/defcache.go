@@ -10,8 +10,8 @@ import (
 
 // DefaultDefinitionCacheBytes is the default bound of the parsed
 // definitions an engine keeps: the densest model of the largest file
-// accepted (DefaultMaxResourceBytes) holds about 100 MiB, a model as
-// Camunda Modeler writes it about 1.5 times its file.
+// accepted (DefaultMaxResourceBytes) holds about 85 MiB, a model as
+// Camunda Modeler writes it about 1.3 times its file.
 const DefaultDefinitionCacheBytes = 128 << 20
 
 // defCache holds parsed definitions, and what is read with them, by
