@@ -336,6 +336,32 @@ func TestServeMetrics(t *testing.T) {
 	}
 }
 
+// The deployment flags reach the REST API: a deployment over
+// -max-deployment-bytes is answered 400, one over -deployments-per-minute 429.
+func TestServeDeploymentFlags(t *testing.T) {
+	base, _ := startServe(t, filepath.Join(t.TempDir(), "flags.db"), "-max-deployment-bytes", "300", "-deployments-per-minute", "1")
+	deploy := func() (int, string) {
+		var form bytes.Buffer
+		mw := multipart.NewWriter(&form)
+		fw, _ := mw.CreateFormFile("p.bpmn", "p.bpmn")
+		fw.Write([]byte(externalProcess))
+		mw.Close()
+		resp, err := http.Post(base+"/deployment/create", mw.FormDataContentType(), &form)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		msg, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(msg)
+	}
+	if status, msg := deploy(); status != http.StatusBadRequest || !strings.Contains(msg, "limit of 300 bytes") {
+		t.Errorf("a deployment over -max-deployment-bytes: %d %s", status, msg)
+	}
+	if status, msg := deploy(); status != http.StatusTooManyRequests {
+		t.Errorf("a second deployment in the minute: %d %s", status, msg)
+	}
+}
+
 // Four deployments of a 9 MB model at once (under every size limit) are
 // parsed at most -concurrent-deployments (2) at a time: the heap grows by
 // about 200 MiB, where all four read and parsed at once took 480 MiB (and
