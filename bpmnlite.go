@@ -116,6 +116,14 @@ type Config struct {
 	// MaxResourceBytes bounds the size of a deployed BPMN file: a larger
 	// one is refused before it is parsed. Default 10 MiB; negative: none.
 	MaxResourceBytes int
+	// DefinitionCacheBytes bounds the memory of the parsed process
+	// definitions the engine keeps, as estimated when each is parsed.
+	// Beyond it the least recently used are dropped and parsed again from
+	// their stored file when an instance, job or start needs them. Default
+	// 128 MiB (a model as Camunda Modeler writes it holds about 1.3 times
+	// its file, the densest about 8 times); negative: no bound. Stats
+	// report what it holds.
+	DefinitionCacheBytes int
 	// MaxExpressionLength bounds the length of one ${...} expression, in
 	// bytes (default 10,000; negative: none), and MaxQuotedSource how much
 	// of an expression an error message quotes before an ellipsis
@@ -133,6 +141,9 @@ type Config struct {
 	// ordering, priority range...); its Clock defaults to Clock.
 	JobExecutor JobExecutorConfig
 }
+
+// DefaultDefinitionCacheBytes is Config.DefinitionCacheBytes's default.
+const DefaultDefinitionCacheBytes = runtime.DefaultDefinitionCacheBytes
 
 // JobExecutorConfig configures a job executor; see jobexecutor.Config.
 type JobExecutorConfig = jobexecutor.Config
@@ -281,6 +292,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		MaxOperations:           cfg.MaxOperations,
 		MaxWaitingFetches:       cfg.MaxWaitingFetches,
 		MaxResourceBytes:        cfg.MaxResourceBytes,
+		DefinitionCacheBytes:    cfg.DefinitionCacheBytes,
 		MaxQuoted:               cfg.MaxQuotedSource,
 		HistoryTimeToLive:       cfg.HistoryTimeToLive,
 		HistoryCleanupBatchSize: cfg.HistoryCleanupBatchSize,

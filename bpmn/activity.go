@@ -107,32 +107,33 @@ func (p *parser) parseActivity(st *procState, sc *scopeState, e *etree.Element, 
 	case ServiceTask, SendTask:
 		p.parseImplementation(s, e, a)
 	case UserTask:
-		a.Assignee = camundaValue(e, "assignee")
-		a.CandidateGroups = camundaValue(e, "candidateGroups")
-		a.CandidateUsers = camundaValue(e, "candidateUsers")
-		p.checkMaybeExpr(s, "camunda:assignee", a.Assignee)
-		p.checkMaybeExpr(s, "camunda:candidateGroups", a.CandidateGroups)
-		p.checkMaybeExpr(s, "camunda:candidateUsers", a.CandidateUsers)
-		a.DueDate = p.taskDate(s, e, "dueDate")
-		a.FollowUpDate = p.taskDate(s, e, "followUpDate")
-		a.Priority = p.priority(s, e, "priority")
-		a.FormKey = camundaValue(e, "formKey")
-		if a.FormKey == "" {
-			a.FormKey = camundaValue(e, "formRef")
+		u := &UserTaskInfo{Assignee: camundaValue(e, "assignee"), CandidateGroups: camundaValue(e, "candidateGroups"),
+			CandidateUsers: camundaValue(e, "candidateUsers")}
+		p.checkMaybeExpr(s, "camunda:assignee", u.Assignee)
+		p.checkMaybeExpr(s, "camunda:candidateGroups", u.CandidateGroups)
+		p.checkMaybeExpr(s, "camunda:candidateUsers", u.CandidateUsers)
+		u.DueDate = p.taskDate(s, e, "dueDate")
+		u.FollowUpDate = p.taskDate(s, e, "followUpDate")
+		u.Priority = p.priority(s, e, "priority")
+		u.FormKey = camundaValue(e, "formKey")
+		if u.FormKey == "" {
+			u.FormKey = camundaValue(e, "formRef")
 		}
-		a.TaskListeners = p.taskListeners(s, ext)
+		u.TaskListeners = p.taskListeners(s, ext)
+		a.User = u
 	case ReceiveTask:
 		if ref := attrValue(e, "messageRef"); ref != "" {
 			a.MessageName = p.messageName(s, ref)
 		}
 	case CallActivity:
-		a.CalledElement = strings.TrimSpace(attrValue(e, "calledElement"))
-		if a.CalledElement == "" {
+		call := &CallInfo{CalledElement: strings.TrimSpace(attrValue(e, "calledElement"))}
+		if call.CalledElement == "" {
 			p.errorf(s, "callActivity has no calledElement")
 		}
-		p.checkMaybeExpr(s, "calledElement", a.CalledElement)
-		p.calledBinding(s, e, a)
-		a.In, a.Out = p.mappings(s, ext)
+		p.checkMaybeExpr(s, "calledElement", call.CalledElement)
+		p.calledBinding(s, e, call)
+		call.In, call.Out = p.mappings(s, ext)
+		a.Call = call
 	case SubProcess:
 		a.Activities, a.Flows = p.parseScope(st, e, a)
 	case BoundaryEvent:
@@ -698,7 +699,7 @@ func (p *parser) parseMultiInstance(owner site, e *etree.Element) *MultiInstance
 
 // calledBinding reads which version of the called process a call activity
 // starts (camunda:calledElementBinding and its version or version tag).
-func (p *parser) calledBinding(s site, e *etree.Element, a *Activity) {
+func (p *parser) calledBinding(s site, e *etree.Element, a *CallInfo) {
 	a.CalledBinding = strings.TrimSpace(camundaValue(e, "calledElementBinding"))
 	a.CalledVersion = strings.TrimSpace(camundaValue(e, "calledElementVersion"))
 	a.CalledVersionTag = strings.TrimSpace(camundaValue(e, "calledElementVersionTag"))

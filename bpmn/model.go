@@ -328,9 +328,27 @@ type Activity struct {
 	// Fields are the camunda:field elements injected into its delegate.
 	Fields []Field
 
-	// User tasks. Each may be an expression; DueDate and FollowUpDate are
-	// ISO 8601 dates or durations (from the task's creation), Priority an
-	// integer. FormKey is camunda:formKey, or camunda:formRef as written.
+	// User is what a user task adds (nil for the other kinds), Call what a
+	// call activity adds: kept apart so that the many activities of other
+	// kinds do not carry their fields (an activity of a parsed model is
+	// most of the memory it holds).
+	User *UserTaskInfo
+	Call *CallInfo
+
+	MultiInstance *MultiInstance
+	Listeners     []Listener // start and end listeners
+
+	// IO is the activity's camunda:inputOutput; nil when it has none.
+	IO *InputOutput
+
+	eventStarts []*Activity // a subprocess's event subprocess start events, found once when parsed
+}
+
+// UserTaskInfo is what a user task adds to an activity. Each field may be
+// an expression; DueDate and FollowUpDate are ISO 8601 dates or durations
+// (from the task's creation), Priority an integer. FormKey is
+// camunda:formKey, or camunda:formRef as written.
+type UserTaskInfo struct {
 	Assignee        string
 	CandidateGroups string
 	CandidateUsers  string
@@ -341,25 +359,20 @@ type Activity struct {
 	// TaskListeners are camunda:taskListener (create, assignment,
 	// complete, delete).
 	TaskListeners []Listener
+}
 
-	// Call activities. CalledBinding (camunda:calledElementBinding) picks
-	// the called version: "latest" (the default), "deployment" (the one
-	// deployed with the caller), "version" (CalledVersion, a number or an
-	// expression) or "versionTag" (the latest with CalledVersionTag).
+// CallInfo is what a call activity adds to an activity. CalledBinding
+// (camunda:calledElementBinding) picks the called version: "latest" (the
+// default), "deployment" (the one deployed with the caller), "version"
+// (CalledVersion, a number or an expression) or "versionTag" (the latest
+// with CalledVersionTag).
+type CallInfo struct {
 	CalledElement    string
 	CalledBinding    string
 	CalledVersion    string
 	CalledVersionTag string
 	In               []VariableMapping
 	Out              []VariableMapping
-
-	MultiInstance *MultiInstance
-	Listeners     []Listener // start and end listeners
-
-	// IO is the activity's camunda:inputOutput; nil when it has none.
-	IO *InputOutput
-
-	eventStarts []*Activity // a subprocess's event subprocess start events, found once when parsed
 }
 
 // String names the activity for messages: "serviceTask 'charge'".

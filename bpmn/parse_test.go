@@ -384,8 +384,11 @@ func TestTasks(t *testing.T) {
 	if a := p.Activity("send"); a.Kind != SendTask || a.Class != "Sender" {
 		t.Errorf("send = %+v", a)
 	}
-	if a := p.Activity("user"); a.Assignee != "${initiator}" || a.CandidateGroups != "a,b" || a.CandidateUsers != "kermit" {
+	if a := p.Activity("user"); a.User == nil || a.User.Assignee != "${initiator}" || a.User.CandidateGroups != "a,b" || a.User.CandidateUsers != "kermit" {
 		t.Errorf("user = %+v", a)
+	}
+	if a := p.Activity("send"); a.User != nil || a.Call != nil {
+		t.Errorf("a send task with user task or call activity details: %+v", a)
 	}
 	for id, k := range map[string]Kind{"recv": ReceiveTask, "manual": ManualTask, "plain": Task} {
 		if a := p.Activity(id); a.Kind != k {
@@ -528,9 +531,9 @@ func TestCallActivity(t *testing.T) {
   <camunda:out variables="all" local="true"/>
 </extensionElements>
 </callActivity>`))
-	a := d.Process("p").Activity("x")
-	if a.Kind != CallActivity || a.CalledElement != "sub" {
-		t.Fatalf("a = %+v", a)
+	a := d.Process("p").Activity("x").Call
+	if a == nil || a.CalledElement != "sub" {
+		t.Fatalf("call = %+v", a)
 	}
 	wantIn := []VariableMapping{
 		{Source: "a", Target: "b"},
@@ -845,7 +848,7 @@ func TestTaskListenerParsing(t *testing.T) {
   <camunda:taskListener event="delete" expression="${log.deleted(task)}"/>
 </extensionElements></userTask>`))
 	want := []Listener{{Event: "create", DelegateExpression: "${onCreate}", Fields: []Field{{Name: "f", Value: "v"}}}, {Event: "delete", Expression: "${log.deleted(task)}"}}
-	if got := d.Process("p").Activity("x").TaskListeners; !reflect.DeepEqual(got, want) {
+	if got := d.Process("p").Activity("x").User.TaskListeners; !reflect.DeepEqual(got, want) {
 		t.Errorf("task listeners %+v", got)
 	}
 	probs := mustFail(t, simple(`<userTask id="x"><extensionElements>
@@ -866,5 +869,32 @@ func TestUnsupportedAttributesOfSkippedProcesses(t *testing.T) {
 	d := mustParse(t, doc)
 	if len(d.Processes) != 1 || len(d.Skipped) != 1 {
 		t.Fatalf("processes %d, skipped %d", len(d.Processes), len(d.Skipped))
+	}
+}
+
+// Diagrams are checked for well-formedness but not read: problems after
+// one keep their positions, and a BPMNDiagram of another namespace stays.
+func TestDiagramsSkipped(t *testing.T) {
+	src := doc(`<bpmndi:BPMNDiagram xmlns:bpmndi="http://www.omg.org/spec/BPMN/20100524/DI" id="d1"><bpmndi:BPMNPlane id="pl" bpmnElement="p">
+  <bpmndi:BPMNShape id="s_di" bpmnElement="s"/></bpmndi:BPMNPlane></bpmndi:BPMNDiagram>
+<process id="p" isExecutable="true">
+  <startEvent id="s"/>
+  <sequenceFlow id="f" sourceRef="s" targetRef="u"/>
+</process>
+<x:BPMNDiagram xmlns:x="urn:other"/>
+<di:BPMNDiagram xmlns:di="http://www.omg.org/spec/BPMN/20100524/DI"/>`)
+	probs := mustFail(t, src)
+	if p := findProblem(t, probs, "f", "targetRef 'u'"); p.Pos != (Position{11, 3}) {
+		t.Errorf("problem after a diagram at %v, want 11:3", p.Pos)
+	}
+	_, spans, prob := scanPositions(src)
+	if prob != nil || len(spans) != 2 {
+		t.Fatalf("spans %v (%v), want the two DI diagrams", spans, prob)
+	}
+	if rest := string(without(src, spans)); strings.Contains(rest, "bpmndi:") || strings.Contains(rest, "<di:") || !strings.Contains(rest, "<x:BPMNDiagram") {
+		t.Errorf("without the diagrams:\n%s", rest)
+	}
+	if _, _, prob := scanPositions(doc(`<bpmndi:BPMNDiagram xmlns:bpmndi="http://www.omg.org/spec/BPMN/20100524/DI"><a></b></bpmndi:BPMNDiagram>`)); prob == nil {
+		t.Error("a malformed diagram passed")
 	}
 }

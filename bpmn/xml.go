@@ -17,6 +17,7 @@ const (
 	nsCamunda  = "http://camunda.org/schema/1.0/bpmn"
 	nsActiviti = "http://activiti.org/bpmn" // older spelling Camunda 7 still reads
 	nsFox      = "http://www.camunda.com/fox"
+	nsBPMNDI   = "http://www.omg.org/spec/BPMN/20100524/DI"
 )
 
 // maxDepth bounds element nesting; etree refuses 1024 levels without saying
@@ -27,18 +28,28 @@ const maxDepth = 512
 // encoding (as etree does); BPMN files are UTF-8 in practice.
 func passThroughCharset(_ string, r io.Reader) (io.Reader, error) { return r, nil }
 
+// span is a byte range of a document, [from, to).
+type span struct{ from, to int64 }
+
 // scanPositions reads data with encoding/xml and returns the start position of
 // every element in document order. etree keeps no positions, so readDocument
 // maps them onto the etree elements by that order. The scan also performs
 // every well-formedness check etree makes, so that a malformed document is
 // reported with a position rather than etree's bare error.
-func scanPositions(data []byte) ([]Position, *Problem) {
+//
+// The diagrams (bpmndi:BPMNDiagram below the root), often half of a file,
+// are checked but left out: their spans are returned, and their elements
+// have no positions, so that readDocument can skip them.
+func scanPositions(data []byte) ([]Position, []span, *Problem) {
 	dec := xml.NewDecoder(bytes.NewReader(data))
 	dec.CharsetReader = passThroughCharset
 	var (
 		out      []Position
 		open     []xml.Name
 		rootSeen bool
+		rootNS   map[string]string // prefix → namespace declared on the root
+		diagrams []span
+		skipFrom = int64(-1) // the start of the diagram being skipped
 	)
 	fail := func(line, col int, format string, args ...any) *Problem {
 		return &Problem{Pos: Position{line, col}, Message: "malformed XML: " + fmt.Sprintf(format, args...)}
@@ -47,16 +58,17 @@ func scanPositions(data []byte) ([]Position, *Problem) {
 		// The decoder stands just past the previous token, so this is where
 		// the next token starts.
 		line, col := dec.InputPos()
+		offset := dec.InputOffset()
 		tok, err := dec.RawToken()
 		if err == io.EOF {
 			l, c := dec.InputPos()
 			if len(open) > 0 {
-				return nil, fail(l, c, "unexpected end of document: <%s> is not closed", qname(open[len(open)-1]))
+				return nil, nil, fail(l, c, "unexpected end of document: <%s> is not closed", qname(open[len(open)-1]))
 			}
 			if !rootSeen {
-				return nil, fail(l, c, "no root element")
+				return nil, nil, fail(l, c, "no root element")
 			}
-			return out, nil
+			return out, diagrams, nil
 		}
 		if err != nil {
 			// The decoder has consumed the offending byte: point at it.
@@ -64,29 +76,41 @@ func scanPositions(data []byte) ([]Position, *Problem) {
 			c = max(c-1, 1)
 			var se *xml.SyntaxError
 			if errors.As(err, &se) {
-				return nil, fail(l, c, "%s", se.Msg)
+				return nil, nil, fail(l, c, "%s", se.Msg)
 			}
-			return nil, fail(l, c, "%v", err)
+			return nil, nil, fail(l, c, "%v", err)
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:
 			if len(open) == 0 && rootSeen {
-				return nil, fail(line, col, "second root element <%s>", qname(t.Name))
+				return nil, nil, fail(line, col, "second root element <%s>", qname(t.Name))
 			}
 			if len(open) >= maxDepth {
-				return nil, fail(line, col, "elements nested deeper than %d levels", maxDepth)
+				return nil, nil, fail(line, col, "elements nested deeper than %d levels", maxDepth)
+			}
+			switch {
+			case len(open) == 0:
+				rootNS = declarations(t.Attr, nil)
+			case len(open) == 1 && t.Name.Local == "BPMNDiagram" && declarations(t.Attr, rootNS)[t.Name.Space] == nsBPMNDI:
+				skipFrom = offset
 			}
 			rootSeen = true
 			open = append(open, t.Name)
-			out = append(out, Position{line, col})
+			if skipFrom < 0 {
+				out = append(out, Position{line, col})
+			}
 		case xml.EndElement:
 			if len(open) == 0 {
-				return nil, fail(line, col, "unexpected end tag </%s>", qname(t.Name))
+				return nil, nil, fail(line, col, "unexpected end tag </%s>", qname(t.Name))
 			}
 			if top := open[len(open)-1]; top != t.Name {
-				return nil, fail(line, col, "element <%s> closed by </%s>", qname(top), qname(t.Name))
+				return nil, nil, fail(line, col, "element <%s> closed by </%s>", qname(top), qname(t.Name))
 			}
 			open = open[:len(open)-1]
+			if len(open) == 1 && skipFrom >= 0 {
+				diagrams = append(diagrams, span{skipFrom, dec.InputOffset()})
+				skipFrom = -1
+			}
 		case xml.CharData:
 			if len(open) == 0 && len(bytes.TrimSpace(t)) > 0 {
 				for _, b := range t[:len(t)-len(bytes.TrimLeft(t, " \t\r\n"))] {
@@ -94,10 +118,28 @@ func scanPositions(data []byte) ([]Position, *Problem) {
 						line, col = line+1, 1
 					}
 				}
-				return nil, fail(line, col, "text outside the root element")
+				return nil, nil, fail(line, col, "text outside the root element")
 			}
 		}
 	}
+}
+
+// declarations returns the namespace prefixes attrs declare ("" for the
+// default namespace) over those of inherited.
+func declarations(attrs []xml.Attr, inherited map[string]string) map[string]string {
+	out := make(map[string]string, len(inherited)+1)
+	for k, v := range inherited {
+		out[k] = v
+	}
+	for _, a := range attrs {
+		switch {
+		case a.Name.Space == "xmlns":
+			out[a.Name.Local] = a.Value
+		case a.Name.Space == "" && a.Name.Local == "xmlns":
+			out[""] = a.Value
+		}
+	}
+	return out
 }
 
 func qname(n xml.Name) string {
@@ -112,9 +154,12 @@ func qname(n xml.Name) string {
 func readDocument(data []byte) (*etree.Document, map[*etree.Element]Position, *Problem) {
 	// encoding/xml would read a byte order mark as text before the root.
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
-	positions, prob := scanPositions(data)
+	positions, diagrams, prob := scanPositions(data)
 	if prob != nil {
 		return nil, nil, prob
+	}
+	if len(diagrams) > 0 {
+		data = without(data, diagrams)
 	}
 	doc := etree.NewDocument()
 	doc.ReadSettings.CharsetReader = passThroughCharset
@@ -140,6 +185,21 @@ func readDocument(data []byte) (*etree.Document, map[*etree.Element]Position, *P
 			"internal error: %d elements read but %d positions scanned", i, len(positions))}
 	}
 	return doc, pos, nil
+}
+
+// without returns a copy of data without the spans (in order, disjoint).
+func without(data []byte, spans []span) []byte {
+	n := int64(len(data))
+	for _, s := range spans {
+		n -= s.to - s.from
+	}
+	out := make([]byte, 0, n)
+	at := int64(0)
+	for _, s := range spans {
+		out = append(out, data[at:s.from]...)
+		at = s.to
+	}
+	return append(out, data[at:]...)
 }
 
 // isBPMN reports whether e is the BPMN model element with the given local name.

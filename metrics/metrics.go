@@ -22,6 +22,7 @@ type Collector struct {
 	pickup, duration, acquisition                 prometheus.Histogram
 
 	started, ended, fetched, completed, waiting, incidents, retried, exhausted *prometheus.Desc
+	defsCached, defCacheBytes                                                  *prometheus.Desc
 }
 
 // New returns the collector of eng.
@@ -47,15 +48,17 @@ func New(eng *bpmnlite.Engine) *Collector {
 			Help: "Run time of successful jobs.", Buckets: latency}),
 		acquisition: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "bpmnlite_acquisition_seconds",
 			Help: "Duration of each acquisition (the statement that locks jobs).", Buckets: latency}),
-		busy:      prometheus.NewGauge(prometheus.GaugeOpts{Name: "bpmnlite_workers_busy", Help: "Job executor workers running jobs."}),
-		started:   desc("instances_started_total", "Process instances started."),
-		ended:     desc("instances_ended_total", "Process instances ended (completed or deleted)."),
-		fetched:   desc("external_tasks_fetched_total", "External tasks fetched and locked by workers."),
-		completed: desc("external_tasks_completed_total", "External tasks completed by workers."),
-		waiting:   desc("external_task_fetches_waiting", "Long-polling fetches waiting for tasks."),
-		incidents: desc("incidents_open", "Open incidents."),
-		retried:   desc("jobs_retried_total", "Failed job runs with retries left: the job runs again."),
-		exhausted: desc("jobs_exhausted_total", "Failed job runs that used the last retry (an incident)."),
+		busy:          prometheus.NewGauge(prometheus.GaugeOpts{Name: "bpmnlite_workers_busy", Help: "Job executor workers running jobs."}),
+		started:       desc("instances_started_total", "Process instances started."),
+		ended:         desc("instances_ended_total", "Process instances ended (completed or deleted)."),
+		fetched:       desc("external_tasks_fetched_total", "External tasks fetched and locked by workers."),
+		completed:     desc("external_tasks_completed_total", "External tasks completed by workers."),
+		waiting:       desc("external_task_fetches_waiting", "Long-polling fetches waiting for tasks."),
+		defsCached:    desc("definitions_cached", "Parsed process definitions the engine keeps."),
+		defCacheBytes: desc("definition_cache_bytes", "Estimated memory of the parsed process definitions kept (bounded by DefinitionCacheBytes)."),
+		incidents:     desc("incidents_open", "Open incidents."),
+		retried:       desc("jobs_retried_total", "Failed job runs with retries left: the job runs again."),
+		exhausted:     desc("jobs_exhausted_total", "Failed job runs that used the last retry (an incident)."),
 	}
 }
 
@@ -90,7 +93,7 @@ func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, m := range c.own() {
 		m.Describe(ch)
 	}
-	for _, d := range []*prometheus.Desc{c.started, c.ended, c.fetched, c.completed, c.waiting, c.incidents, c.retried, c.exhausted} {
+	for _, d := range []*prometheus.Desc{c.started, c.ended, c.fetched, c.completed, c.waiting, c.incidents, c.retried, c.exhausted, c.defsCached, c.defCacheBytes} {
 		ch <- d
 	}
 }
@@ -109,6 +112,8 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(c.waiting, prometheus.GaugeValue, float64(s.FetchesWaiting))
 	ch <- prometheus.MustNewConstMetric(c.retried, prometheus.CounterValue, float64(s.JobsRetried))
 	ch <- prometheus.MustNewConstMetric(c.exhausted, prometheus.CounterValue, float64(s.JobsExhausted))
+	ch <- prometheus.MustNewConstMetric(c.defsCached, prometheus.GaugeValue, float64(s.DefinitionsCached))
+	ch <- prometheus.MustNewConstMetric(c.defCacheBytes, prometheus.GaugeValue, float64(s.DefinitionCacheBytes))
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if incidents, err := c.eng.Incidents(ctx, bpmnlite.IncidentQuery{}); err == nil {

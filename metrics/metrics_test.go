@@ -93,7 +93,7 @@ func TestCollector(t *testing.T) {
 					t.Errorf("%s = %v, want %v", name, got[name], want)
 				}
 			}
-			for name, atLeast := range map[string]float64{"bpmnlite_acquisition_seconds": 1, "bpmnlite_workers_busy": 0} {
+			for name, atLeast := range map[string]float64{"bpmnlite_acquisition_seconds": 1, "bpmnlite_workers_busy": 0, "bpmnlite_definitions_cached": 1, "bpmnlite_definition_cache_bytes": 1000} {
 				if v, ok := got[name]; !ok || v < atLeast {
 					t.Errorf("%s = %v (reported %v), want at least %v", name, v, ok, atLeast)
 				}

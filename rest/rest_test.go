@@ -25,6 +25,8 @@ type api struct {
 	t   *testing.T
 	eng *bpmnlite.Engine
 	url string
+	// header is the last reply's header.
+	header http.Header
 }
 
 func eachBackend(t *testing.T, opt rest.Options, f func(t *testing.T, a *api)) {
@@ -78,6 +80,7 @@ func (a *api) call(method, path string, body any, header ...string) (int, any) {
 		a.t.Fatalf("%s %s: %v", method, path, err)
 	}
 	defer resp.Body.Close()
+	a.header = resp.Header
 	raw, _ := io.ReadAll(resp.Body)
 	if len(raw) == 0 {
 		return resp.StatusCode, nil
@@ -152,21 +155,79 @@ func field(v any, path ...string) any {
 
 func TestRESTAuth(t *testing.T) {
 	for _, tc := range []struct{ auth, good, bad string }{
-		{"Bearer s3cret", "Bearer s3cret", "Bearer wrong"},
+		{"Bearer s3cret-s3cret-s3cret", "Bearer s3cret-s3cret-s3cret", "Bearer s3cret-s3cret-s3creT"},
+		{"Bearer s3cret-s3cret-s3cret", "bearer s3cret-s3cret-s3cret", "Bearer s3cret"},
 		{"demo:pw", "Basic ZGVtbzpwdw==", "Basic ZGVtbzp4"},
+		{"demo:pw", "Basic ZGVtbzpwdw==", "Basic Og=="}, // ":"
+		{"demo:pw", "Basic ZGVtbzpwdw==", "Bearer demo:pw"},
 	} {
 		eachBackend(t, rest.Options{Auth: tc.auth}, func(t *testing.T, a *api) {
 			if status, out := a.call("GET", "/version", nil); status != http.StatusUnauthorized || field(out, "type") == nil {
 				t.Errorf("no credentials: %d %v, want 401 with an error body", status, out)
 			}
-			if status, _ := a.call("GET", "/version", nil, "Authorization", tc.bad); status != http.StatusUnauthorized {
-				t.Errorf("wrong credentials: %d, want 401", status)
+			if status, out := a.call("GET", "/version", nil, "Authorization", tc.bad); status != http.StatusUnauthorized || field(out, "type") != "AuthenticationException" || field(out, "message") == nil {
+				t.Errorf("wrong credentials %q: %d %v, want 401 with Camunda's error body", tc.bad, status, out)
 			}
 			if status, out := a.call("GET", "/version", nil, "Authorization", tc.good); status != http.StatusOK || field(out, "version") != rest.Version {
 				t.Errorf("credentials: %d %v", status, out)
 			}
 		})
 	}
+}
+
+// TestRESTCheckAuth: credentials that mean nothing (empty user or password,
+// short or missing tokens, no form at all) are refused with the rule named;
+// a handler given one anyway admits nobody.
+func TestRESTCheckAuth(t *testing.T) {
+	for auth, rule := range map[string]string{
+		":":                       "user name",
+		":pw":                     "user name",
+		"demo:":                   "password",
+		"x":                       `"<user>:<password>"`,
+		"demo":                    `"<user>:<password>"`,
+		"Bearer":                  "at least 16 characters",
+		"Bearer ":                 "at least 16 characters",
+		"bearer 123456789012345":  "at least 16 characters",
+		"Bearer 1234567890 12345": "spaces",
+	} {
+		if err := rest.CheckAuth(auth); err == nil || !strings.Contains(err.Error(), rule) {
+			t.Errorf("CheckAuth(%q) = %v, want an error naming %q", auth, err, rule)
+		}
+	}
+	for _, auth := range []string{"", "demo:secret", "a:b", "demo:pass:word", "Bearer 1234567890123456", "BEARER 1234567890123456"} {
+		if err := rest.CheckAuth(auth); err != nil {
+			t.Errorf("CheckAuth(%q) = %v, want nil", auth, err)
+		}
+	}
+	eachBackend(t, rest.Options{Auth: "demo:", Logger: slog.New(slog.DiscardHandler)}, func(t *testing.T, a *api) {
+		for _, cred := range []string{"", "Basic ZGVtbzo=", "Basic Og=="} {
+			if status, _ := a.call("GET", "/version", nil, "Authorization", cred); status != http.StatusUnauthorized {
+				t.Errorf("Auth %q, credentials %q: %d, want 401", "demo:", cred, status)
+			}
+		}
+	})
+}
+
+// A deployment over MaxDeploymentBytes is answered 400, one over the rate
+// 429 with Retry-After, both in Camunda's error format; the files of a
+// deployment within the limits are read as they stream in.
+func TestRESTDeploymentLimits(t *testing.T) {
+	eachBackend(t, rest.Options{MaxDeploymentBytes: 4000, DeploymentsPerMinute: 3}, func(t *testing.T, a *api) {
+		big := deployment("big", map[string]string{"big.bpmn": strings.Replace(oneExternalTask, "<process", "<!-- "+strings.Repeat("x", 4000)+" --><process", 1)})
+		if status, out := a.call("POST", "/deployment/create", big); status != http.StatusBadRequest || field(out, "type") != "InvalidRequestException" || !strings.Contains(fmt.Sprint(field(out, "message")), "limit of 4000 bytes") {
+			t.Errorf("a deployment of 4 kB: %d %v, want 400 naming the limit", status, out)
+		}
+		for i := range 2 {
+			dep := a.ok(http.StatusOK, "POST", "/deployment/create", deployment(fmt.Sprint("d", i), map[string]string{"charge.bpmn": oneExternalTask}))
+			if defs, _ := field(dep, "deployedProcessDefinitions").(map[string]any); i == 0 && len(defs) != 1 {
+				t.Errorf("deployment %v, want one definition", dep)
+			}
+		}
+		status, out := a.call("POST", "/deployment/create", deployment("d3", map[string]string{"charge.bpmn": oneExternalTask}))
+		if status != http.StatusTooManyRequests || a.header.Get("Retry-After") == "" || field(out, "type") != "RestException" || !strings.Contains(fmt.Sprint(field(out, "message")), "3 deployments per minute") {
+			t.Errorf("a fourth deployment within the minute: %d, Retry-After %q, %v; want 429", status, a.header.Get("Retry-After"), out)
+		}
+	})
 }
 
 func TestRESTDeployStartVariables(t *testing.T) {

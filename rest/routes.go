@@ -2,7 +2,6 @@ package rest
 
 import (
 	"errors"
-	"io"
 	"net/http"
 	"strconv"
 
@@ -80,27 +79,14 @@ type deploymentDto struct {
 
 func (h *Handler) deploymentRoutes() {
 	h.handle("POST /deployment/create", func(w http.ResponseWriter, r *http.Request) error {
-		if err := r.ParseMultipartForm(h.opt.MaxBodyBytes); err != nil {
-			return badRequest("a deployment is a multipart/form-data request: %v", err)
+		release, err := h.deploys.admit(r.Context())
+		if err != nil {
+			return err
 		}
-		req := bpmnlite.DeployRequest{Name: r.FormValue("deployment-name"), Source: r.FormValue("deployment-source"),
-			SkipUnchanged: r.FormValue("enable-duplicate-filtering") == "true" || r.FormValue("deploy-changed-only") == "true"}
-		for _, files := range r.MultipartForm.File {
-			for _, fh := range files {
-				f, err := fh.Open()
-				if err != nil {
-					return err
-				}
-				b, err := io.ReadAll(f)
-				f.Close()
-				if err != nil {
-					return err
-				}
-				req.Resources = append(req.Resources, bpmnlite.Resource{Name: fh.Filename, Bytes: b})
-			}
-		}
-		if len(req.Resources) == 0 {
-			return badRequest("the deployment has no resources")
+		defer release()
+		req, err := h.deploys.readDeployment(w, r)
+		if err != nil {
+			return err
 		}
 		d, err := h.eng.Deploy(r.Context(), req)
 		if err != nil {

@@ -4,6 +4,7 @@
 package rest
 
 import (
+	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
@@ -21,12 +22,27 @@ import (
 type Options struct {
 	// BasePath prefixes every path. Default "/engine-rest".
 	BasePath string
-	// Auth, when set, is required of every request: "Bearer <token>" is
-	// compared with the Authorization header as is; "<user>:<password>"
-	// takes HTTP basic authentication.
+	// Auth, when set, is required of every request: "Bearer <token>" takes
+	// a bearer token of at least MinTokenLength characters;
+	// "<user>:<password>" (neither empty) takes HTTP basic authentication.
+	// An Auth that CheckAuth refuses admits no request (and is logged).
 	Auth string
-	// MaxBodyBytes bounds request bodies (deployments included). Default 16 MiB.
+	// MaxBodyBytes bounds request bodies. Default 16 MiB.
 	MaxBodyBytes int64
+	// MaxDeploymentBytes bounds a deployment's body, all its files
+	// together, within MaxBodyBytes (each file is bounded by the engine's
+	// MaxResourceBytes too); a larger one is answered 400. Default
+	// DefaultMaxDeploymentBytes (16 MiB); negative: MaxBodyBytes only.
+	MaxDeploymentBytes int64
+	// DeploymentsPerMinute bounds the deployments taken per minute (ten
+	// may come at once); more are answered 429 with Retry-After. Default
+	// DefaultDeploymentsPerMinute (60); negative: no bound.
+	DeploymentsPerMinute int
+	// ConcurrentDeployments bounds the deployments read and parsed at
+	// once; more wait, their bodies unread. A file takes about 16
+	// times its size while parsed. Default DefaultConcurrentDeployments
+	// (2); negative: no bound.
+	ConcurrentDeployments int
 	// MaxAsyncResponseTimeout bounds a fetch's long poll. Default 30 minutes
 	// (Camunda's bound).
 	MaxAsyncResponseTimeout time.Duration
@@ -40,6 +56,8 @@ type Handler struct {
 	opt  Options
 	mux  *http.ServeMux
 	auth func(*http.Request) bool
+	// deploys bound the deployments taken.
+	deploys *deployLimits
 }
 
 // New returns the REST handler of eng.
@@ -51,32 +69,100 @@ func New(eng *bpmnlite.Engine, opt Options) *Handler {
 	if opt.MaxBodyBytes <= 0 {
 		opt.MaxBodyBytes = 16 << 20
 	}
+	if opt.MaxDeploymentBytes == 0 {
+		opt.MaxDeploymentBytes = DefaultMaxDeploymentBytes
+	}
+	if opt.DeploymentsPerMinute == 0 {
+		opt.DeploymentsPerMinute = DefaultDeploymentsPerMinute
+	}
+	if opt.ConcurrentDeployments == 0 {
+		opt.ConcurrentDeployments = DefaultConcurrentDeployments
+	}
 	if opt.MaxAsyncResponseTimeout <= 0 {
 		opt.MaxAsyncResponseTimeout = 30 * time.Minute
 	}
 	if opt.Logger == nil {
 		opt.Logger = slog.Default()
 	}
-	h := &Handler{eng: eng, opt: opt, mux: http.NewServeMux(), auth: authCheck(opt.Auth)}
+	if err := CheckAuth(opt.Auth); err != nil {
+		opt.Logger.Error("REST API refuses every request: Options.Auth is not usable", "error", err)
+	}
+	h := &Handler{eng: eng, opt: opt, mux: http.NewServeMux(), auth: authCheck(opt.Auth), deploys: newDeployLimits(opt)}
 	h.routes()
 	return h
 }
 
-// authCheck returns the check of an Authorization header against auth.
+// MinTokenLength is the shortest bearer token Auth accepts.
+const MinTokenLength = 16
+
+// CheckAuth reports why auth is not a credential worth requiring: it must be
+// "<user>:<password>" with neither empty, or "Bearer <token>" with a token of
+// at least MinTokenLength characters. An empty auth (no authentication) is
+// accepted here; whether that is allowed is the caller's decision.
+func CheckAuth(auth string) error {
+	if auth == "" {
+		return nil
+	}
+	if token, ok := bearerToken(auth); ok {
+		switch {
+		case len(token) < MinTokenLength:
+			return fmt.Errorf("a bearer token must have at least %d characters, this one has %d", MinTokenLength, len(token))
+		case strings.ContainsFunc(token, func(r rune) bool { return r <= ' ' || r == 0x7f }):
+			return errors.New("a bearer token must not contain spaces or control characters")
+		}
+		return nil
+	}
+	user, password, ok := strings.Cut(auth, ":")
+	switch {
+	case !ok:
+		return errors.New(`want "<user>:<password>" or "Bearer <token>"`)
+	case user == "":
+		return errors.New(`the user name of "<user>:<password>" must not be empty`)
+	case password == "":
+		return errors.New(`the password of "<user>:<password>" must not be empty`)
+	}
+	return nil
+}
+
+// bearerToken returns the token of "Bearer <token>" (the scheme in any
+// case, RFC 7235) and whether s has that scheme.
+func bearerToken(s string) (string, bool) {
+	const scheme = "bearer"
+	if len(s) < len(scheme) || !strings.EqualFold(s[:len(scheme)], scheme) || len(s) > len(scheme) && s[len(scheme)] != ' ' {
+		return "", false
+	}
+	return strings.TrimSpace(s[len(scheme):]), true
+}
+
+// authCheck returns the check of a request's Authorization header against
+// auth. An auth that CheckAuth refuses admits nobody. The comparison takes
+// the same time whatever the credentials presented, their length included:
+// both sides are hashed first.
 func authCheck(auth string) func(*http.Request) bool {
 	switch {
 	case auth == "":
 		return func(*http.Request) bool { return true }
-	case strings.HasPrefix(auth, "Bearer "):
+	case CheckAuth(auth) != nil:
+		return func(*http.Request) bool { return false }
+	}
+	if token, ok := bearerToken(auth); ok {
+		want := sha256.Sum256([]byte(token))
 		return func(r *http.Request) bool {
-			return subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), []byte(auth)) == 1
+			got, ok := bearerToken(r.Header.Get("Authorization"))
+			return ok && sameHash(got, want)
 		}
 	}
-	user, password, _ := strings.Cut(auth, ":")
+	want := sha256.Sum256([]byte(auth))
 	return func(r *http.Request) bool {
-		u, p, ok := r.BasicAuth()
-		return ok && subtle.ConstantTimeCompare([]byte(u), []byte(user))&subtle.ConstantTimeCompare([]byte(p), []byte(password)) == 1
+		u, p, ok := r.BasicAuth() // u cannot hold a colon: u+":"+p is the credential sent
+		return ok && sameHash(u+":"+p, want)
 	}
+}
+
+// sameHash reports in constant time whether s hashes to want.
+func sameHash(s string, want [sha256.Size]byte) bool {
+	got := sha256.Sum256([]byte(s))
+	return subtle.ConstantTimeCompare(got[:], want[:]) == 1
 }
 
 // Handle serves handler at path (outside the base path, e.g. /metrics)
@@ -125,7 +211,11 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	var tooBig *http.MaxBytesError
 	var cf *conflict
 	var se *serverError
+	var many *tooMany
 	switch {
+	case errors.As(err, &many):
+		w.Header().Set("Retry-After", retryAfter(many.retryAfter))
+		writeError(w, http.StatusTooManyRequests, "RestException", many.msg)
 	case errors.As(err, &cf):
 		writeError(w, http.StatusInternalServerError, cf.typ, cf.msg)
 	case errors.As(err, &se):

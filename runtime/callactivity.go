@@ -12,17 +12,21 @@ import (
 
 // callProcess starts the called process of call activity a, waiting in x.
 func (c *command) callProcess(x *execution, a *bpmn.Activity) error {
-	key, err := c.text(x, a.CalledElement)
+	call := a.Call
+	if call == nil {
+		return failAt(a, "no called element") // not parsed as a call activity
+	}
+	key, err := c.text(x, call.CalledElement)
 	if err != nil {
 		return failAt(a, "calledElement: %w", err)
 	}
-	def, err := c.calledDefinition(x, a, key)
+	def, err := c.calledDefinition(x, call, key)
 	if err != nil {
 		return failAt(a, "%w", err)
 	}
 	vars := make(map[string]any)
 	businessKey := ""
-	for _, m := range a.In {
+	for _, m := range call.In {
 		if m.BusinessKey != "" {
 			if businessKey, err = c.text(x, m.BusinessKey); err != nil {
 				return failAt(a, "businessKey: %w", err)
@@ -46,10 +50,10 @@ func (c *command) callProcess(x *execution, a *bpmn.Activity) error {
 
 // calledDefinition is the version of process key that call activity a
 // starts from x, by its camunda:calledElementBinding.
-func (c *command) calledDefinition(x *execution, a *bpmn.Activity, key string) (*Definition, error) {
+func (c *command) calledDefinition(x *execution, a *bpmn.CallInfo, key string) (*Definition, error) {
 	switch a.CalledBinding {
 	case "deployment":
-		return c.e.definitionFrom(c.cc, persistence.DefinitionFilter{Key: key, DeploymentID: x.inst.def.DeploymentID}.Query(), key,
+		return c.definitionFrom(persistence.DefinitionFilter{Key: key, DeploymentID: x.inst.def.DeploymentID}.Query(), key,
 			" in the deployment of the calling process")
 	case "version":
 		n, err := c.integer(x, a.CalledVersion)
@@ -59,15 +63,15 @@ func (c *command) calledDefinition(x *execution, a *bpmn.Activity, key string) (
 		if n < 1 {
 			return nil, fmt.Errorf("calledElementVersion %d is not a version number", n)
 		}
-		return c.e.definitionFrom(c.cc, persistence.DefinitionFilter{Key: key, Version: int(n)}.Query(), key, fmt.Sprintf(" at version %d", n))
+		return c.definitionFrom(persistence.DefinitionFilter{Key: key, Version: int(n)}.Query(), key, fmt.Sprintf(" at version %d", n))
 	case "versionTag":
 		tag, err := c.text(x, a.CalledVersionTag)
 		if err != nil {
 			return nil, fmt.Errorf("calledElementVersionTag: %w", err)
 		}
-		return c.e.latestDefinition(c.cc, key, tag)
+		return c.latestDefinition(key, tag)
 	}
-	return c.e.LatestDefinition(c.cc, key)
+	return c.latestDefinition(key, "")
 }
 
 type mappedVars struct{ vars, local map[string]any }
@@ -76,10 +80,10 @@ type mappedVars struct{ vars, local map[string]any }
 // ending called instance's root.
 func (c *command) outputs(root *execution, call *bpmn.Activity) (mappedVars, error) {
 	out := mappedVars{vars: map[string]any{}, local: map[string]any{}}
-	if call == nil {
+	if call == nil || call.Call == nil {
 		return out, nil
 	}
-	for _, m := range call.Out {
+	for _, m := range call.Call.Out {
 		dst := out.vars
 		if m.Local {
 			dst = out.local

@@ -23,6 +23,7 @@ type command struct {
 	history       map[string]*persistence.HistoricActivityInstance // inserted by this command
 	historicTasks map[string]*persistence.HistoricTask             // inserted by this command
 	startDef      *Definition                                      // definition of a timer start job being created or run
+	defs          map[string]*Definition                           // the definitions the command uses, by id (definition)
 	running       *persistence.Job                                 // the job this command runs, deleted by its runner
 	ops           int                                              // operations run so far
 	trail         []string                                         // the activities entered last, round robin, near the limit
@@ -263,7 +264,7 @@ func (c *command) loadInstance(id string) (*instance, error) {
 			return x.children[i].StartTime.Before(x.children[j].StartTime) || (x.children[i].StartTime.Equal(x.children[j].StartTime) && x.children[i].ID < x.children[j].ID)
 		})
 	}
-	in.def, err = c.e.Definition(c.cc, in.root.ProcessDefinitionID)
+	in.def, err = c.definition(in.root.ProcessDefinitionID)
 	if err != nil {
 		return nil, err
 	}

@@ -72,9 +72,9 @@ func (e *Engine) Start(ctx context.Context, t persistence.Tx, req StartRequest) 
 		var err error
 		switch {
 		case req.DefinitionID != "":
-			def, err = e.Definition(c.cc, req.DefinitionID)
+			def, err = c.definition(req.DefinitionID)
 		case req.Key != "":
-			def, err = e.latestDefinition(c.cc, req.Key, req.VersionTag)
+			def, err = c.latestDefinition(req.Key, req.VersionTag)
 		default:
 			err = errors.New("start: a process definition id or key is required")
 		}

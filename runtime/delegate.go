@@ -325,12 +325,12 @@ var errListenerThrew = errors.New("a listener threw a BPMN error")
 // fireTaskListeners calls a's task listeners of event for task t, which
 // they see (and may assign) through the Execution handle.
 func (c *command) fireTaskListeners(x *execution, a *bpmn.Activity, t *persistence.Task, event string) error {
-	if len(a.TaskListeners) == 0 {
+	if a.User == nil || len(a.User.TaskListeners) == 0 {
 		return nil
 	}
 	c.listenedTask = t
 	defer func() { c.listenedTask = nil }()
-	return c.fireListeners(x, a.TaskListeners, event, a)
+	return c.fireListeners(x, a.User.TaskListeners, event, a)
 }
 
 // listenerOf names an execution listener in errors: "serviceTask 'x' end listener".

@@ -94,10 +94,10 @@ func (e *Engine) Deploy(ctx context.Context, req DeployRequest) (*Deployment, er
 	if err != nil {
 		return nil, err
 	}
-	e.mu.Lock()
 	for _, d := range created {
-		e.defs[d.ID] = d
+		e.defs.add(d)
 	}
+	e.mu.Lock()
 	e.deployments[out.ID] = true
 	e.mu.Unlock()
 	if !out.Unchanged {
@@ -200,7 +200,7 @@ func (e *Engine) deployProcess(cc *tx.Context, d *persistence.Deployment, resour
 	if pd.HistoryTimeToLive != nil && e.history(HistoryActivity) {
 		e.scheduleHistoryCleanup(cc)
 	}
-	def := &Definition{ProcessDefinition: pd, Process: proc, Model: model}
+	def := &Definition{ProcessDefinition: pd, Process: proc}
 	jobDefs := e.createJobDefinitions(cc, def)
 	if err := e.createStartEvents(cc, def, jobDefs); err != nil {
 		return nil, err
@@ -216,20 +216,19 @@ func (e *Engine) latestDefinitionRow(cc *tx.Context, key string) (*persistence.P
 	return rows[0], nil
 }
 
-// Definition is a deployed process definition with its parsed model.
+// Definition is a deployed process definition with its parsed process.
+// It is shared and never modified.
 type Definition struct {
 	*persistence.ProcessDefinition
 	Process *bpmn.Process
-	Model   *bpmn.Definitions
 }
 
 // Definition returns the process definition with id, parsing its resource
-// when it is not cached yet (deployed by another engine, or before a restart).
+// when it is not cached (deployed by another engine, before a restart, or
+// evicted from the bounded cache). Within a command use c.definition: it
+// returns the same object at each call.
 func (e *Engine) Definition(cc *tx.Context, id string) (*Definition, error) {
-	e.mu.RLock()
-	d := e.defs[id]
-	e.mu.RUnlock()
-	if d != nil {
+	if d := e.defs.get(id); d != nil {
 		return d, nil
 	}
 	ent, err := cc.Get(persistence.ProcessDefinitionTable, id)
@@ -256,37 +255,50 @@ func (e *Engine) loadDefinition(cc *tx.Context, pd *persistence.ProcessDefinitio
 	if proc == nil {
 		return nil, fmt.Errorf("process %q not found in resource %q", pd.Key, pd.ResourceName)
 	}
-	d := &Definition{ProcessDefinition: pd, Process: proc, Model: model}
-	e.mu.Lock()
-	if cached := e.defs[pd.ID]; cached != nil {
-		d = cached
-	} else {
-		e.defs[pd.ID] = d
+	// Only the process is kept: not the file's other processes, warnings
+	// and root elements, which the runtime does not read.
+	return e.defs.add(&Definition{ProcessDefinition: pd, Process: proc}), nil
+}
+
+// definition returns the process definition with id, the same object at
+// each call of the command: activities of one instance are compared by
+// pointer, so a command must not mix two parses of one definition (one
+// evicted from the cache meanwhile, one parsed again).
+func (c *command) definition(id string) (*Definition, error) {
+	if d := c.defs[id]; d != nil {
+		return d, nil
 	}
-	e.mu.Unlock()
+	d, err := c.e.Definition(c.cc, id)
+	if err != nil {
+		return nil, err
+	}
+	c.keepDefinition(d)
 	return d, nil
 }
 
-// LatestDefinition returns the newest version of the process with key.
-func (e *Engine) LatestDefinition(cc *tx.Context, key string) (*Definition, error) {
-	return e.latestDefinition(cc, key, "")
+// keepDefinition makes d the command's definition with its id.
+func (c *command) keepDefinition(d *Definition) {
+	if c.defs == nil {
+		c.defs = make(map[string]*Definition)
+	}
+	c.defs[d.ID] = d
 }
 
 // latestDefinition returns the newest version of the process with key and,
 // when versionTag is set, that camunda:versionTag.
-func (e *Engine) latestDefinition(cc *tx.Context, key, versionTag string) (*Definition, error) {
+func (c *command) latestDefinition(key, versionTag string) (*Definition, error) {
 	which := ""
 	if versionTag != "" {
 		which = fmt.Sprintf(" and version tag %q", versionTag)
 	}
-	return e.definitionFrom(cc, persistence.LatestDefinition(key, versionTag), key, which)
+	return c.definitionFrom(persistence.LatestDefinition(key, versionTag), key, which)
 }
 
 // definitionFrom returns the latest of the versions of process key that q
 // selects (in version order); which says what else was asked for, for the
 // error when there is none.
-func (e *Engine) definitionFrom(cc *tx.Context, q persistence.Query[*persistence.ProcessDefinition], key, which string) (*Definition, error) {
-	rows, err := tx.Read(cc, q)
+func (c *command) definitionFrom(q persistence.Query[*persistence.ProcessDefinition], key, which string) (*Definition, error) {
+	rows, err := tx.Read(c.cc, q)
 	if err != nil {
 		return nil, err
 	}
@@ -294,21 +306,13 @@ func (e *Engine) definitionFrom(cc *tx.Context, q persistence.Query[*persistence
 		return nil, fmt.Errorf("no process definition with key %q%s: %w", key, which, persistence.ErrNotFound)
 	}
 	row := rows[len(rows)-1]
-	e.refreshDefinition(row)
-	return e.Definition(cc, row.ID)
-}
-
-// refreshDefinition updates the cached definition's suspension state from a
-// fresh row (another node may have suspended it). Cached definitions are
-// shared and never modified: a changed one is replaced.
-func (e *Engine) refreshDefinition(pd *persistence.ProcessDefinition) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	d := e.defs[pd.ID]
-	if d == nil || d.Suspension == pd.Suspension {
-		return
+	c.e.defs.refresh(row)
+	d, err := c.definition(row.ID)
+	if err != nil || d.Suspension == row.Suspension {
+		return d, err
 	}
-	row := *d.ProcessDefinition
-	row.Suspension = pd.Suspension
-	e.defs[pd.ID] = &Definition{ProcessDefinition: &row, Process: d.Process, Model: d.Model}
+	// The command read it before another node changed its suspension.
+	d = &Definition{ProcessDefinition: row, Process: d.Process}
+	c.keepDefinition(d)
+	return d, nil
 }

@@ -67,6 +67,11 @@ type Config struct {
 	// MaxResourceBytes bounds the size of a deployed file (default
 	// DefaultMaxResourceBytes; negative: no bound).
 	MaxResourceBytes int
+	// DefinitionCacheBytes bounds the estimated memory of the parsed
+	// definitions kept (default DefaultDefinitionCacheBytes; negative: no
+	// bound); the least recently used are dropped first and parsed again
+	// from their stored resource when needed.
+	DefinitionCacheBytes int
 	// MaxQuoted is how much of an expression a deployment problem quotes
 	// (default 200 characters; negative: all of it).
 	MaxQuoted int
@@ -142,9 +147,8 @@ type Engine struct {
 	deployments map[string]bool // registered with the job executor
 	delegates   map[string]Delegate
 	beans       map[string]any
-	defs        map[string]*Definition // by process definition id
-	// jobDefCache holds read-only job definitions by process definition id.
-	jobDefCache map[string]*jobDefSet
+	// defs holds parsed definitions and their job definitions, bounded.
+	defs *defCache
 	// pace tells quick jobs from ones that may run long (MayRunLong).
 	pace jobPace
 }
@@ -166,6 +170,9 @@ func New(db persistence.DB, clock tx.Clock, log *slog.Logger, cfg Config) *Engin
 	if cfg.MaxResourceBytes == 0 {
 		cfg.MaxResourceBytes = DefaultMaxResourceBytes
 	}
+	if cfg.DefinitionCacheBytes == 0 {
+		cfg.DefinitionCacheBytes = DefaultDefinitionCacheBytes
+	}
 	if cfg.MaxWaitingFetches <= 0 {
 		cfg.MaxWaitingFetches = DefaultMaxWaitingFetches
 	}
@@ -184,8 +191,7 @@ func New(db persistence.DB, clock tx.Clock, log *slog.Logger, cfg Config) *Engin
 		Config:      cfg,
 		delegates:   make(map[string]Delegate),
 		beans:       make(map[string]any),
-		defs:        make(map[string]*Definition),
-		jobDefCache: make(map[string]*jobDefSet),
+		defs:        newDefCache(int64(cfg.DefinitionCacheBytes)),
 	}
 }
 
@@ -288,6 +294,10 @@ type Stats struct {
 	JobsRetried, JobsExhausted int64
 	// FetchesWaiting is how many long-polling fetches wait now.
 	FetchesWaiting int
+	// DefinitionsCached is how many parsed definitions the engine keeps
+	// now, and DefinitionCacheBytes their estimated memory.
+	DefinitionsCached    int
+	DefinitionCacheBytes int64
 }
 
 // Stats returns the engine's counts.
@@ -295,10 +305,11 @@ func (e *Engine) Stats() Stats {
 	e.extWake.mu.Lock()
 	waiting := e.extWake.waiting
 	e.extWake.mu.Unlock()
+	cached, cacheBytes := e.defs.stats()
 	return Stats{
 		InstancesStarted: e.counts.started.Load(), InstancesEnded: e.counts.ended.Load(),
 		ExternalTasksFetched: e.counts.fetched.Load(), ExternalTasksCompleted: e.counts.completed.Load(),
 		JobsRetried: e.counts.retried.Load(), JobsExhausted: e.counts.exhausted.Load(),
-		FetchesWaiting: waiting,
+		FetchesWaiting: waiting, DefinitionsCached: cached, DefinitionCacheBytes: cacheBytes,
 	}
 }

@@ -380,7 +380,7 @@ func (e *Engine) EvaluateStartConditions(ctx context.Context, t persistence.Tx, 
 			return ErrNoConditionalStart
 		}
 		for _, sub := range subs {
-			def, err := c.e.Definition(c.cc, sub.ProcessDefinitionID)
+			def, err := c.definition(sub.ProcessDefinitionID)
 			if err != nil {
 				return err
 			}

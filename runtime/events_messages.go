@@ -69,7 +69,7 @@ func (e *Engine) Correlate(ctx context.Context, t persistence.Tx, req CorrelateR
 		}
 		if len(matches) == 0 && req.ProcessInstanceID == "" && len(req.CorrelationKeys) == 0 {
 			for _, s := range starts {
-				def, err := e.Definition(c.cc, s.ProcessDefinitionID)
+				def, err := c.definition(s.ProcessDefinitionID)
 				if err != nil {
 					return err
 				}
@@ -160,7 +160,7 @@ func (c *command) throwSignal(name string, vars map[string]any) error {
 // startBySignal starts an instance at a signal start event, unless its
 // definition is suspended (as Camunda, which skips those).
 func (c *command) startBySignal(sub *persistence.EventSubscription, vars map[string]any) error {
-	def, err := c.e.Definition(c.cc, sub.ProcessDefinitionID)
+	def, err := c.definition(sub.ProcessDefinitionID)
 	if err != nil {
 		return err
 	}

@@ -112,7 +112,7 @@ func nextCycle(j *persistence.Job, now time.Time) (time.Time, bool, error) {
 // fireStartTimer starts an instance at a timer start event and schedules
 // the cycle's next run.
 func (c *command) fireStartTimer(j *persistence.Job) error {
-	def, err := c.e.Definition(c.cc, j.ProcessDefinitionID)
+	def, err := c.definition(j.ProcessDefinitionID)
 	if err != nil {
 		return err
 	}

@@ -97,9 +97,7 @@ func (c *command) jobDefinition(def *Definition, activity, kind string) (*persis
 	}
 	m := c.jobDefs[def.ID]
 	if m == nil {
-		c.e.mu.RLock()
-		set := c.e.jobDefCache[def.ID]
-		c.e.mu.RUnlock()
+		set := c.e.defs.jobDefs(def.ID)
 		if set != nil && time.Since(set.loaded) < jobDefTTL {
 			m = set.byKey
 		} else {
@@ -112,9 +110,7 @@ func (c *command) jobDefinition(def *Definition, activity, kind string) (*persis
 			for _, jd := range rows {
 				m[jobDefKey{jd.ActivityID, jobDefKind(jd)}] = jd
 			}
-			c.e.mu.Lock()
-			c.e.jobDefCache[def.ID] = &jobDefSet{byKey: m, loaded: loaded}
-			c.e.mu.Unlock()
+			c.e.defs.setJobDefs(def.ID, &jobDefSet{byKey: m, loaded: loaded})
 		}
 		c.jobDefs[def.ID] = m
 	}
@@ -123,11 +119,7 @@ func (c *command) jobDefinition(def *Definition, activity, kind string) (*persis
 
 // forgetJobDefinitions drops the cached job definitions of a process
 // definition after they changed.
-func (e *Engine) forgetJobDefinitions(defID string) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	delete(e.jobDefCache, defID)
-}
+func (e *Engine) forgetJobDefinitions(defID string) { e.defs.setJobDefs(defID, nil) }
 
 func jobDefKind(jd *persistence.JobDefinition) string {
 	if jd.JobType == persistence.JobTimer {

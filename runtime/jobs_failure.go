@@ -126,7 +126,7 @@ func (e *Engine) recordExpiredLocks(ctx context.Context, j AcquiredJob) error {
 // and its timer rescheduled from: its execution (nil for a timer start job,
 // or when its instance is gone) and its activity (nil when unknown).
 func (e *Engine) jobScope(c *command, j *persistence.Job) (*execution, *bpmn.Activity) {
-	def, err := e.Definition(c.cc, j.ProcessDefinitionID)
+	def, err := c.definition(j.ProcessDefinitionID)
 	if err != nil {
 		return nil, nil
 	}
@@ -147,7 +147,7 @@ func (e *Engine) jobScope(c *command, j *persistence.Job) (*execution, *bpmn.Act
 // variable changes the next interval; fromExpression tells so. An
 // expression that fails gives "" (no delay), as in Camunda.
 func (e *Engine) retryCycle(c *command, j *persistence.Job, x *execution) (cycle string, fromExpression bool) {
-	if def, err := e.Definition(c.cc, j.ProcessDefinitionID); err == nil {
+	if def, err := c.definition(j.ProcessDefinitionID); err == nil {
 		switch a := def.Process.Activity(stripBody(j.ActivityID)); {
 		case a == nil:
 		case a.MultiInstance != nil && !isBodyID(j.ActivityID) && j.Type == persistence.JobMessage:

@@ -62,7 +62,7 @@ func (e *Engine) SuspendProcessDefinition(ctx context.Context, definitionID stri
 			cc.Update(pd)
 		}
 		row := *pd
-		cc.AfterCommit(func() { e.refreshDefinition(&row) })
+		cc.AfterCommit(func() { e.defs.refresh(&row) })
 		jds, err := tx.Select(cc, persistence.JobDefinitionsOf(pd.ID))
 		if err != nil {
 			return err
@@ -210,11 +210,10 @@ func (e *Engine) DeleteDeployment(ctx context.Context, id string, cascade bool) 
 	if err != nil {
 		return err
 	}
-	e.mu.Lock()
 	for _, d := range defIDs {
-		delete(e.defs, d)
-		delete(e.jobDefCache, d)
+		e.defs.remove(d)
 	}
+	e.mu.Lock()
 	delete(e.deployments, id)
 	e.mu.Unlock()
 	return nil

@@ -44,6 +44,10 @@ func (c *command) receiveTask(x *execution, a *bpmn.Activity) error {
 
 // createTask creates the user task row x waits on.
 func (c *command) createTask(x *execution, a *bpmn.Activity) error {
+	u := a.User
+	if u == nil {
+		return failAt(a, "no user task settings") // not parsed as a user task
+	}
 	x.IsActive = false
 	t := &persistence.Task{
 		ID:                  newID(),
@@ -58,29 +62,29 @@ func (c *command) createTask(x *execution, a *bpmn.Activity) error {
 		Suspension:          persistence.Active,
 	}
 	var err error
-	if t.Assignee, err = c.text(x, a.Assignee); err != nil {
+	if t.Assignee, err = c.text(x, u.Assignee); err != nil {
 		return failAt(a, "assignee: %w", err)
 	}
-	if t.CandidateGroups, err = c.text(x, a.CandidateGroups); err != nil {
+	if t.CandidateGroups, err = c.text(x, u.CandidateGroups); err != nil {
 		return failAt(a, "candidateGroups: %w", err)
 	}
-	if t.CandidateUsers, err = c.text(x, a.CandidateUsers); err != nil {
+	if t.CandidateUsers, err = c.text(x, u.CandidateUsers); err != nil {
 		return failAt(a, "candidateUsers: %w", err)
 	}
-	if t.FormKey, err = c.text(x, a.FormKey); err != nil {
+	if t.FormKey, err = c.text(x, u.FormKey); err != nil {
 		return failAt(a, "formKey: %w", err)
 	}
-	if a.Priority != "" {
-		p, err := c.constOrExpr(x, a.Priority, "", "priority")
+	if u.Priority != "" {
+		p, err := c.constOrExpr(x, u.Priority, "", "priority")
 		if err != nil {
 			return failAt(a, "%w", err)
 		}
 		t.Priority = int(p)
 	}
-	if t.DueDate, err = c.taskDate(x, a.DueDate, t.CreateTime); err != nil {
+	if t.DueDate, err = c.taskDate(x, u.DueDate, t.CreateTime); err != nil {
 		return failAt(a, "dueDate: %w", err)
 	}
-	if t.FollowUpDate, err = c.taskDate(x, a.FollowUpDate, t.CreateTime); err != nil {
+	if t.FollowUpDate, err = c.taskDate(x, u.FollowUpDate, t.CreateTime); err != nil {
 		return failAt(a, "followUpDate: %w", err)
 	}
 	// As in Camunda, an assignee set at creation fires assignment before create.

@@ -40,7 +40,7 @@ func TestWorker(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			srv := httptest.NewServer(rest.New(eng, rest.Options{Auth: "Bearer t0ken"}))
+			srv := httptest.NewServer(rest.New(eng, rest.Options{Auth: "Bearer t0ken-t0ken-t0ken"}))
 			t.Cleanup(func() {
 				eng.AnswerWaitingFetches()
 				srv.Close()
@@ -54,7 +54,7 @@ func TestWorker(t *testing.T) {
 				backend worker.Backend
 			}{
 				{"engine", worker.Engine(eng)},
-				{"http", worker.HTTP(srv.URL+"/engine-rest", worker.HTTPOptions{Authorization: "Bearer t0ken"})},
+				{"http", worker.HTTP(srv.URL+"/engine-rest", worker.HTTPOptions{Authorization: "Bearer t0ken-t0ken-t0ken"})},
 			} {
 				t.Run(tc.name, func(t *testing.T) { runWorker(t, eng, tc.backend) })
 			}

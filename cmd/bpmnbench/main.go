@@ -48,6 +48,8 @@ type options struct {
 	suites   string
 	workers  []int
 	match    *regexp.Regexp // throughput figures to measure, by "scenario backend"
+	// memory suite: deployments of a model of modelBytes
+	deployments, modelBytes, cacheBytes int
 }
 
 type row struct {
@@ -66,7 +68,10 @@ func run() error {
 	flag.IntVar(&o.callers, "callers", 8, "concurrent callers for the start benchmark")
 	flag.IntVar(&o.refRows, "ref-rows", 1000000, "rows in the pgbench job.sql reference table")
 	flag.BoolVar(&o.skipPG, "sqlite-only", false, "skip PostgreSQL")
-	flag.StringVar(&o.suites, "suite", "start,jobs", "comma-separated suites: start, jobs, throughput (jobs without latency), external (external tasks), slow (slow delegates side by side)")
+	flag.StringVar(&o.suites, "suite", "start,jobs", "comma-separated suites: start, jobs, throughput (jobs without latency), external (external tasks), slow (slow delegates side by side), memory (heap and RSS after deployments)")
+	flag.IntVar(&o.deployments, "deployments", 1000, "memory suite: versions deployed")
+	flag.IntVar(&o.modelBytes, "model-bytes", 1<<20, "memory suite: size of the model deployed")
+	flag.IntVar(&o.cacheBytes, "definition-cache-bytes", 0, "memory suite: the engine's DefinitionCacheBytes (0: the default; negative: no bound)")
 	workers := flag.String("workers", "1,4,8,16", "worker counts for the throughput figures")
 	match := flag.String("match", "", "measure only the throughput figures whose \"scenario backend\" matches this regular expression")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
@@ -107,6 +112,11 @@ func run() error {
 	}
 	if strings.Contains(o.suites, "slow") {
 		if err := slowSuite(ctx, o, os.Stdout); err != nil {
+			return err
+		}
+	}
+	if strings.Contains(o.suites, "memory") {
+		if err := memorySuite(ctx, o, os.Stdout); err != nil {
 			return err
 		}
 	}

@@ -51,7 +51,11 @@ SIGTERM.
 flags: -db URL (or BPMNLITE_DB), -schema NAME (or BPMNLITE_SCHEMA), -pool N,
        -http ADDR (default 127.0.0.1:8080; "" for none),
        -auth user:password | "Bearer TOKEN" (or BPMNLITE_AUTH; required off
-       loopback), -log-level debug|info|warn|error, -log-format text|json
+       loopback; neither user nor password empty, a token of at least 16
+       characters), -log-level debug|info|warn|error, -log-format text|json,
+       -max-deployment-bytes N (16 MiB; 400 beyond), -deployments-per-minute N
+       (60, 10 at once; 429 beyond), -concurrent-deployments N (2; more wait),
+       -definition-cache-bytes N (128 MiB of parsed definitions kept)
 example: BPMNLITE_AUTH=demo:secret bpmnlite serve -db orders.db -http :8080 processes/*.bpmn`,
 	"jobs": `usage: bpmnlite jobs [-db URL] [JOB-ID]
 Lists the jobs of an existing database and says why each one is not

@@ -31,12 +31,19 @@ func serve(ctx context.Context, args []string, out io.Writer) error {
 	db := newDBFlags(fs, "bpmnlite.db")
 	pool := fs.Int("pool", 4, "job executor workers")
 	addr := fs.String("http", "127.0.0.1:8080", "address of the REST API (/engine-rest); empty: none")
-	auth := fs.String("auth", os.Getenv("BPMNLITE_AUTH"), `REST authentication: "user:password" (basic) or "Bearer <token>"; required off loopback (default $BPMNLITE_AUTH)`)
+	auth := fs.String("auth", os.Getenv("BPMNLITE_AUTH"), `REST authentication: "user:password" (basic, neither empty) or "Bearer <token>" (at least 16 characters); required off loopback (default $BPMNLITE_AUTH)`)
+	maxDeployment := fs.Int64("max-deployment-bytes", rest.DefaultMaxDeploymentBytes, "largest deployment body taken over REST, all files together (answered 400 beyond); negative: the 16 MiB bound of any request")
+	deployRate := fs.Int("deployments-per-minute", rest.DefaultDeploymentsPerMinute, "deployments taken over REST per minute, 10 at once (answered 429 beyond); negative: no bound")
+	deployConcurrency := fs.Int("concurrent-deployments", rest.DefaultConcurrentDeployments, "deployments parsed at once over REST (more wait); negative: no bound")
+	cacheBytes := fs.Int("definition-cache-bytes", bpmnlite.DefaultDefinitionCacheBytes, "memory of the parsed definitions kept (least recently used dropped beyond, parsed again when needed); negative: no bound")
 	debug := fs.Bool("debug", false, "log every acquisition cycle and job (the same as -log-level debug)")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	logFormat := fs.String("log-format", "text", "log format: text or json")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if err := rest.CheckAuth(*auth); err != nil {
+		return fmt.Errorf("-auth (or BPMNLITE_AUTH): %w", err)
 	}
 	if *addr != "" && *auth == "" && !loopback(*addr) {
 		return fmt.Errorf("-http %s is not a loopback address: set -auth (or BPMNLITE_AUTH) to protect the API", *addr)
@@ -60,6 +67,7 @@ func serve(ctx context.Context, args []string, out io.Writer) error {
 	log := slog.New(handler)
 	cfg := db.config()
 	cfg.Logger = log
+	cfg.DefinitionCacheBytes = *cacheBytes
 	eng, err := bpmnlite.Open(ctx, cfg)
 	if err != nil {
 		return err
@@ -95,7 +103,8 @@ func serve(ctx context.Context, args []string, out io.Writer) error {
 	var srv *http.Server
 	served := make(chan error, 1)
 	if *addr != "" {
-		api := rest.New(eng, rest.Options{Auth: *auth, Logger: log})
+		api := rest.New(eng, rest.Options{Auth: *auth, Logger: log, MaxDeploymentBytes: *maxDeployment,
+			DeploymentsPerMinute: *deployRate, ConcurrentDeployments: *deployConcurrency})
 		registry := prometheus.NewRegistry()
 		registry.MustRegister(collector, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 		api.Handle("/metrics", promhttp.HandlerFor(registry, promhttp.HandlerOpts{}))

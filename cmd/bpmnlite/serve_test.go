@@ -5,14 +5,18 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"log/slog"
 	"mime/multipart"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	goruntime "runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -170,6 +174,40 @@ func TestServeRefusesOpenAddressWithoutAuth(t *testing.T) {
 	}
 }
 
+// Credentials that mean nothing (what "$U:$P" becomes with both unset, a
+// bare scheme, a short token) are refused before anything opens, with the
+// rule named; good ones start the server.
+func TestServeRefusesMeaninglessAuth(t *testing.T) {
+	for auth, rule := range map[string]string{
+		":": "user name", "demo:": "password", "Bearer": "at least 16 characters", "x": `"<user>:<password>"`,
+		"Bearer short-token": "at least 16 characters",
+	} {
+		db := filepath.Join(t.TempDir(), "x.db")
+		err := serve(context.Background(), []string{"-db", db, "-http", "0.0.0.0:0", "-auth", auth}, &bytes.Buffer{})
+		if err == nil || !strings.Contains(err.Error(), "-auth") || !strings.Contains(err.Error(), rule) {
+			t.Errorf("-auth %q: %v, want an error naming -auth and %q", auth, err, rule)
+		}
+		if _, err := os.Stat(db); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("-auth %q: the database was created (%v)", auth, err)
+		}
+	}
+	t.Setenv("BPMNLITE_AUTH", ":")
+	if err := serve(context.Background(), []string{"-db", filepath.Join(t.TempDir(), "x.db"), "-http", ""}, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "BPMNLITE_AUTH") {
+		t.Errorf("BPMNLITE_AUTH=: %v, want refused", err)
+	}
+	t.Setenv("BPMNLITE_AUTH", "")
+	for _, auth := range []string{"demo:secret", "Bearer 0123456789abcdef"} {
+		base, _ := startServe(t, filepath.Join(t.TempDir(), "ok.db"), "-auth", auth)
+		req, _ := http.NewRequest("GET", base+"/version", nil)
+		req.Header.Set("Authorization", "Basic Og==")
+		if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusUnauthorized {
+			t.Errorf("-auth %q, Basic Og==: %v %v, want 401", auth, resp, err)
+		} else {
+			resp.Body.Close()
+		}
+	}
+}
+
 // jobs reads: a missing database file is an error, and none is created.
 func TestJobsDoesNotCreateADatabase(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "nonexistent.db")
@@ -295,5 +333,100 @@ func TestServeMetrics(t *testing.T) {
 	req, _ := http.NewRequest("GET", metricsURL, nil)
 	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusUnauthorized {
 		t.Errorf("/metrics without credentials: %v %v, want 401", resp.StatusCode, err)
+	}
+}
+
+// The deployment flags reach the REST API: a deployment over
+// -max-deployment-bytes is answered 400, one over -deployments-per-minute 429.
+func TestServeDeploymentFlags(t *testing.T) {
+	base, _ := startServe(t, filepath.Join(t.TempDir(), "flags.db"), "-max-deployment-bytes", "300", "-deployments-per-minute", "1")
+	deploy := func() (int, string) {
+		var form bytes.Buffer
+		mw := multipart.NewWriter(&form)
+		fw, _ := mw.CreateFormFile("p.bpmn", "p.bpmn")
+		fw.Write([]byte(externalProcess))
+		mw.Close()
+		resp, err := http.Post(base+"/deployment/create", mw.FormDataContentType(), &form)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		msg, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(msg)
+	}
+	if status, msg := deploy(); status != http.StatusBadRequest || !strings.Contains(msg, "limit of 300 bytes") {
+		t.Errorf("a deployment over -max-deployment-bytes: %d %s", status, msg)
+	}
+	if status, msg := deploy(); status != http.StatusTooManyRequests {
+		t.Errorf("a second deployment in the minute: %d %s", status, msg)
+	}
+}
+
+// Four deployments of a 9 MB model at once (under every size limit) are
+// parsed at most -concurrent-deployments (2) at a time: the heap grows by
+// about 200 MiB, where all four read and parsed at once took 480 MiB (and
+// the server 1.7 GB of RSS before the files were streamed).
+func TestServeConcurrentLargeDeployments(t *testing.T) {
+	if testing.Short() {
+		t.Skip("parses 36 MB of BPMN")
+	}
+	base, _ := startServe(t, filepath.Join(t.TempDir(), "big.db"))
+	var bodies [4]*bytes.Buffer
+	var contentTypes [4]string
+	for i := range bodies {
+		bodies[i] = &bytes.Buffer{}
+		mw := multipart.NewWriter(bodies[i])
+		fw, _ := mw.CreateFormFile("big.bpmn", "big.bpmn")
+		fw.Write([]byte(enginetest.LargeModel(fmt.Sprint("big", i), 9<<20)))
+		mw.Close()
+		contentTypes[i] = mw.FormDataContentType()
+	}
+	var peak atomic.Uint64
+	stop := make(chan struct{})
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		var m goruntime.MemStats
+		for {
+			goruntime.ReadMemStats(&m)
+			if m.HeapInuse > peak.Load() {
+				peak.Store(m.HeapInuse)
+			}
+			select {
+			case <-stop:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}()
+	goruntime.GC()
+	var before goruntime.MemStats
+	goruntime.ReadMemStats(&before)
+	var wg sync.WaitGroup
+	status := make([]string, len(bodies))
+	for i, body := range bodies {
+		wg.Go(func() {
+			resp, err := http.Post(base+"/deployment/create", contentTypes[i], body)
+			if err != nil {
+				status[i] = err.Error()
+				return
+			}
+			defer resp.Body.Close()
+			msg, _ := io.ReadAll(resp.Body)
+			status[i] = fmt.Sprint(resp.StatusCode, " ", string(msg[:min(len(msg), 300)]))
+		})
+	}
+	wg.Wait()
+	close(stop)
+	<-sampled
+	for i, s := range status {
+		if !strings.HasPrefix(s, "200 ") {
+			t.Errorf("deployment %d: %s, want 200", i, s)
+		}
+	}
+	grew := int64(peak.Load()) - int64(before.HeapInuse)
+	t.Logf("heap in use before %d MiB, peak %d MiB (+%d MiB)", before.HeapInuse>>20, peak.Load()>>20, grew>>20)
+	if grew > 400<<20 {
+		t.Errorf("the heap grew by %d MiB while deploying, want under 400 MiB", grew>>20)
 	}
 }

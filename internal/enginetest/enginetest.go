@@ -4,6 +4,7 @@
 package enginetest
 
 import (
+	"fmt"
 	"strings"
 	"sync"
 	"time"
@@ -69,6 +70,86 @@ func AsyncService(id, class, cycle string) string {
     <serviceTask id="work" camunda:asyncBefore="true" camunda:class="`+class+`">`+ext+`</serviceTask>
     <sequenceFlow id="f2" sourceRef="work" targetRef="end" />
     <endEvent id="end" />`)
+}
+
+// LargeModel is a process id of at least size bytes shaped as Camunda
+// Modeler exports it: a chain of external and user tasks with asynchronous
+// continuations, input/output mappings, properties and listeners, exclusive
+// gateways with conditions, and the diagram (BPMNDI) that makes up about
+// half of a real file. An instance stops at the first external task (topic
+// "step").
+func LargeModel(id string, size int) string {
+	var proc, di strings.Builder
+	const shape = `
+      <bpmndi:BPMNShape id="%[1]s_di" bpmnElement="%[1]s"><dc:Bounds x="%[2]d" y="%[3]d" width="100" height="80" /><bpmndi:BPMNLabel><dc:Bounds x="%[2]d" y="%[3]d" width="90" height="14" /></bpmndi:BPMNLabel></bpmndi:BPMNShape>`
+	const edge = `
+      <bpmndi:BPMNEdge id="%[1]s_di" bpmnElement="%[1]s"><di:waypoint x="%[2]d" y="%[3]d" /><di:waypoint x="%[4]d" y="%[3]d" /><di:waypoint x="%[4]d" y="%[5]d" /></bpmndi:BPMNEdge>`
+	flow := func(n int, from, to, cond string) {
+		fid := fmt.Sprintf("Flow_%d", n)
+		if cond != "" {
+			cond = `<bpmn:conditionExpression xsi:type="bpmn:tFormalExpression">` + cond + `</bpmn:conditionExpression>`
+		}
+		fmt.Fprintf(&proc, `
+    <bpmn:sequenceFlow id="%s" name="to %s" sourceRef="%s" targetRef="%s">%s</bpmn:sequenceFlow>`, fid, to, from, to, cond)
+		fmt.Fprintf(&di, edge, fid, n%5000*10, n%700, n%5000*10+50, n%700+40)
+	}
+	fmt.Fprintf(&proc, `
+    <bpmn:startEvent id="start" name="Order received"><bpmn:outgoing>Flow_0</bpmn:outgoing></bpmn:startEvent>`)
+	fmt.Fprintf(&di, shape, "start", 0, 0)
+	prev, n := "start", 0
+	for i := 0; proc.Len()+di.Len() < size-2000; i++ {
+		task := fmt.Sprintf("Task_%d", i)
+		kind, impl := "serviceTask", `camunda:type="external" camunda:topic="step"`
+		if i%4 == 3 {
+			kind, impl = "userTask", `camunda:assignee="${initiator}" camunda:candidateGroups="clerks,managers" camunda:dueDate="P2D"`
+		}
+		flow(n, prev, task, "")
+		fmt.Fprintf(&proc, `
+    <bpmn:%[1]s id="%[2]s" name="Step %[3]d of the order" camunda:asyncBefore="%[4]t" %[5]s>
+      <bpmn:documentation>Checks the order at step %[3]d before it moves on.</bpmn:documentation>
+      <bpmn:extensionElements>
+        <camunda:properties><camunda:property name="region" value="eu" /><camunda:property name="step" value="%[3]d" /></camunda:properties>
+        <camunda:inputOutput>
+          <camunda:inputParameter name="amount">${order.amount}</camunda:inputParameter>
+          <camunda:inputParameter name="label">Step %[3]d</camunda:inputParameter>
+          <camunda:outputParameter name="checked">${checked}</camunda:outputParameter>
+        </camunda:inputOutput>
+        <camunda:executionListener expression="${audit.log(execution)}" event="start" />
+      </bpmn:extensionElements>
+      <bpmn:incoming>Flow_%[6]d</bpmn:incoming>
+      <bpmn:outgoing>Flow_%[7]d</bpmn:outgoing>
+    </bpmn:%[1]s>`, kind, task, i, i%2 == 0, impl, n, n+1)
+		fmt.Fprintf(&di, shape, task, i%5000*10, i%700)
+		n++
+		prev = task
+		if i%10 == 9 {
+			split, join := fmt.Sprintf("Split_%d", i), fmt.Sprintf("Join_%d", i)
+			flow(n, prev, split, "")
+			fmt.Fprintf(&proc, `
+    <bpmn:exclusiveGateway id="%s" name="Amount high?" default="Flow_%d" />
+    <bpmn:exclusiveGateway id="%s" />`, split, n+2, join)
+			flow(n+1, split, join, "${amount > 1000}")
+			flow(n+2, split, join, "")
+			fmt.Fprintf(&di, shape, split, i%5000*10, i%700)
+			fmt.Fprintf(&di, shape, join, i%5000*10, i%700)
+			n += 3
+			prev = join
+		}
+	}
+	flow(n, prev, "end", "")
+	fmt.Fprintf(&proc, `
+    <bpmn:endEvent id="end" name="Order done"><bpmn:incoming>Flow_%d</bpmn:incoming></bpmn:endEvent>`, n)
+	fmt.Fprintf(&di, shape, "end", 0, 0)
+	return `<?xml version="1.0" encoding="UTF-8"?>
+<bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:bpmndi="http://www.omg.org/spec/BPMN/20100524/DI" xmlns:dc="http://www.omg.org/spec/DD/20100524/DC" xmlns:di="http://www.omg.org/spec/DD/20100524/DI" xmlns:camunda="http://camunda.org/schema/1.0/bpmn" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" id="Definitions_1" targetNamespace="http://bpmn.io/schema/bpmn" exporter="Camunda Modeler" exporterVersion="5.20.0">
+  <bpmn:process id="` + id + `" name="Large order process" isExecutable="true" camunda:versionTag="1">` + proc.String() + `
+  </bpmn:process>
+  <bpmndi:BPMNDiagram id="BPMNDiagram_1">
+    <bpmndi:BPMNPlane id="BPMNPlane_1" bpmnElement="` + id + `">` + di.String() + `
+    </bpmndi:BPMNPlane>
+  </bpmndi:BPMNDiagram>
+</bpmn:definitions>
+`
 }
 
 // LogBuffer is a log sink tests read while the engine writes to it.
