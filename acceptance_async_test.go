@@ -238,14 +238,18 @@ func TestS02_MultiInstanceAsync(t *testing.T) {
 				}
 				if tc.jobsAfterStart == 5 {
 					// The tree: scope service#multiInstanceBody holding 5
-					// transition instances of service. The process
-					// instance waits at the body; the body's scope
-					// execution holds 5 concurrent inner instances.
+					// transition instances of service. The body's scope
+					// execution, a child of the process instance, holds 5
+					// concurrent inner instances; executions with children
+					// are at no activity, as Camunda's query shows them.
 					var bodies []*bpmnlite.ExecutionRow
-					for _, x := range e.executions(pi, "service#multiInstanceBody") {
-						if x.ParentID == pi && x.IsScope {
+					for _, x := range e.executions(pi, "") {
+						if x.ParentID == pi && x.IsScope && x.ActivityID == "" {
 							bodies = append(bodies, x)
 						}
+					}
+					if n := len(e.executions(pi, "service#multiInstanceBody")); n != 0 {
+						t.Errorf("%d executions at the body, want none: its scope runs the inner instances", n)
 					}
 					inner := e.executions(pi, "service")
 					if len(bodies) != 1 || len(inner) != 5 || len(e.executions(pi, "")) != 7 {
@@ -369,9 +373,11 @@ func TestS06_AsyncSubProcessStartEvent(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		e.deployFiles("camunda/async/AsyncStartEventTest.testAsyncSubProcessStartEvent.bpmn")
 		pi := e.start("process", nil)
+		// The sub-process's scope execution, a child of the process
+		// instance, waits at StartEvent_2 itself; the process instance,
+		// which it runs in, is at no activity, as Camunda's query shows it.
 		at := e.executions(pi, "StartEvent_2")
-		scope := e.executions(pi, "SubProcess_1")
-		if len(at) != 1 || len(scope) != 1 || at[0].ParentID != scope[0].ID || at[0].IsActive {
+		if len(at) != 1 || !at[0].IsScope || at[0].ParentID != pi || at[0].IsActive || len(e.executions(pi, "SubProcess_1")) != 0 || len(e.executions(pi, "")) != 2 {
 			t.Fatalf("want a waiting execution at StartEvent_2 inside the SubProcess_1 scope, got %s", accExecList(e.executions(pi, "")))
 		}
 		if j := e.accOneJob(pi); j.ActivityID != "StartEvent_2" {

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -25,8 +26,16 @@ type api struct {
 	t   *testing.T
 	eng *bpmnlite.Engine
 	url string
-	// header is the last reply's header.
-	header http.Header
+
+	mu     sync.Mutex
+	header http.Header // the last reply's header (calls may run concurrently)
+}
+
+// lastHeader is the header of the last reply.
+func (a *api) lastHeader() http.Header {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.header
 }
 
 func eachBackend(t *testing.T, opt rest.Options, f func(t *testing.T, a *api)) {
@@ -80,7 +89,9 @@ func (a *api) call(method, path string, body any, header ...string) (int, any) {
 		a.t.Fatalf("%s %s: %v", method, path, err)
 	}
 	defer resp.Body.Close()
+	a.mu.Lock()
 	a.header = resp.Header
+	a.mu.Unlock()
 	raw, _ := io.ReadAll(resp.Body)
 	if len(raw) == 0 {
 		return resp.StatusCode, nil
@@ -224,8 +235,8 @@ func TestRESTDeploymentLimits(t *testing.T) {
 			}
 		}
 		status, out := a.call("POST", "/deployment/create", deployment("d3", map[string]string{"charge.bpmn": oneExternalTask}))
-		if status != http.StatusTooManyRequests || a.header.Get("Retry-After") == "" || field(out, "type") != "RestException" || !strings.Contains(fmt.Sprint(field(out, "message")), "3 deployments per minute") {
-			t.Errorf("a fourth deployment within the minute: %d, Retry-After %q, %v; want 429", status, a.header.Get("Retry-After"), out)
+		if status != http.StatusTooManyRequests || a.lastHeader().Get("Retry-After") == "" || field(out, "type") != "RestException" || !strings.Contains(fmt.Sprint(field(out, "message")), "3 deployments per minute") {
+			t.Errorf("a fourth deployment within the minute: %d, Retry-After %q, %v; want 429", status, a.lastHeader().Get("Retry-After"), out)
 		}
 	})
 }
