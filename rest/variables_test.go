@@ -107,7 +107,9 @@ func TestRESTInvalidVariables(t *testing.T) {
 		}
 		refused("POST", "/task/"+tasks[0].ID+"/complete", vars("variables"))
 		a.ok(http.StatusNoContent, "POST", "/task/"+tasks[0].ID+"/complete", map[string]any{})
-		refused("POST", "/message", func(v map[string]any) map[string]any { return map[string]any{"messageName": "m", "processVariables": v} })
+		refused("POST", "/message", func(v map[string]any) map[string]any {
+			return map[string]any{"messageName": "m", "processVariables": v}
+		})
 		a.ok(http.StatusNoContent, "POST", "/message", map[string]any{"messageName": "m"})
 		refused("POST", "/signal", func(v map[string]any) map[string]any { return map[string]any{"name": "s", "variables": v} })
 		a.ok(http.StatusNoContent, "POST", "/signal", map[string]any{"name": "s"})
