@@ -116,6 +116,12 @@ type Config struct {
 	// MaxResourceBytes bounds the size of a deployed BPMN file: a larger
 	// one is refused before it is parsed. Default 10 MiB; negative: none.
 	MaxResourceBytes int
+	// MaxVariableBytes bounds what one variable stores: a string's bytes in
+	// UTF-8, a []byte's length, a map's, slice's or struct's JSON. A larger
+	// value is refused with a *VariableError naming it, its size and the
+	// limit, wherever it is set (transient ones too: commands hold their
+	// variables in memory). Default 4 MiB; negative: none.
+	MaxVariableBytes int
 	// DefinitionCacheBytes bounds the memory of the parsed process
 	// definitions the engine keeps, as estimated when each is parsed.
 	// Beyond it the least recently used are dropped and parsed again from
@@ -179,7 +185,9 @@ var (
 	// ErrInvalidVariable: a variable's name or value cannot be stored so
 	// that it reads back equal (a *VariableError naming it): NUL or invalid
 	// UTF-8 text, NaN or infinite numbers, dates beyond the year 294275,
-	// values nested more than 1,000 levels deep.
+	// values nested more than 1,000 levels deep, an empty name, a struct
+	// with no exported field (JSON would store it as {}), a value over
+	// Config.MaxVariableBytes.
 	ErrInvalidVariable = runtime.ErrInvalidVariable
 	// ErrTransientConflict: a transient value was set where a stored
 	// variable of the same name is defined, or a stored value where a
@@ -292,6 +300,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		MaxOperations:           cfg.MaxOperations,
 		MaxWaitingFetches:       cfg.MaxWaitingFetches,
 		MaxResourceBytes:        cfg.MaxResourceBytes,
+		MaxVariableBytes:        cfg.MaxVariableBytes,
 		DefinitionCacheBytes:    cfg.DefinitionCacheBytes,
 		MaxQuoted:               cfg.MaxQuotedSource,
 		HistoryTimeToLive:       cfg.HistoryTimeToLive,

@@ -454,3 +454,172 @@ func TestSizeLimits(t *testing.T) {
 		}
 	})
 }
+
+// onlyUnexported has data JSON cannot see: stored, it would be {}.
+type onlyUnexported struct{ secret string }
+
+// Values whose data JSON would drop (a struct with no exported field, also
+// inside a map, slice or struct) and empty names are *VariableErrors naming
+// the variable (and the type), on every path; what JSON gives back whole
+// is stored.
+func TestVariablesThatWouldLoseDataAreRejected(t *testing.T) {
+	bad := map[string]any{
+		"":         1,
+		"opaque":   onlyUnexported{"x"},
+		"pointer":  &onlyUnexported{"x"},
+		"inMap":    map[string]any{"k": onlyUnexported{"x"}},
+		"inSlice":  []any{1, onlyUnexported{"x"}},
+		"inStruct": struct{ Inner any }{onlyUnexported{}},
+		"anError":  errors.New("boom"),
+	}
+	type mixed struct {
+		Shown  int
+		hidden string
+	}
+	good := map[string]any{
+		"mixed":    mixed{Shown: 1, hidden: "x"},
+		"empty":    struct{}{},
+		"withTime": map[string]any{"at": time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)},
+		"braces":   "{}",
+	}
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		var set atomic.Value
+		e.eng.RegisterDelegate("after", bpmnlite.DelegateFunc(func(_ context.Context, ex *bpmnlite.Execution) error {
+			kv := set.Load().([2]any)
+			return ex.SetVariable(kv[0].(string), kv[1])
+		}))
+		e.deploy("wait", userTaskProcess)
+		pi := e.start("p", map[string]any{"kept": "yes"})
+		task := e.tasks(pi)[0]
+		want := func(what, name string, err error) {
+			t.Helper()
+			var ve *bpmnlite.VariableError
+			if !errors.Is(err, bpmnlite.ErrInvalidVariable) || !errors.As(err, &ve) || ve.Name != name {
+				t.Errorf("%s %q: %v, want a *VariableError naming it", what, name, err)
+			}
+			if err != nil && name != "" && name != "anError" && !strings.Contains(err.Error(), "onlyUnexported") {
+				t.Errorf("%s %q: %v, want the type named", what, name, err)
+			}
+		}
+		for name, v := range bad {
+			_, err := e.eng.Start(e.ctx, bpmnlite.StartRequest{Key: "p", Variables: map[string]any{name: v}})
+			want("start with", name, err)
+			_, err = e.eng.Start(e.ctx, bpmnlite.StartRequest{Key: "p", Variables: map[string]any{name: bpmnlite.Transient(v)}})
+			want("start with transient", name, err)
+			want("set", name, e.eng.SetVariables(e.ctx, pi, map[string]any{"kept": "changed", name: v}))
+			set.Store([2]any{name, v})
+			want("a delegate setting", name, e.eng.CompleteTask(e.ctx, task.ID, nil))
+		}
+		if v, _, err := e.eng.Variable(e.ctx, pi, "kept"); err != nil || v != "yes" {
+			t.Errorf("kept = %v (%v), want yes: a rejected call changed nothing", v, err)
+		}
+		if is := e.accInstances("p"); len(is) != 1 {
+			t.Errorf("%d instances, want only the first: rejected starts store nothing", len(is))
+		}
+		if err := e.eng.SetVariables(e.ctx, pi, good); err != nil {
+			t.Fatalf("set %v: %v", good, err)
+		}
+		vars := e.varsOf(pi)
+		for name, want := range map[string]any{"mixed": map[string]any{"Shown": int64(1)}, "empty": map[string]any{},
+			"withTime": map[string]any{"at": "2026-01-02T03:04:05Z"}, "braces": "{}"} {
+			if !reflect.DeepEqual(vars[name], want) {
+				t.Errorf("%s = %#v, want %#v", name, vars[name], want)
+			}
+		}
+	})
+}
+
+// capped waits once at each place variables come in: a task, a message, a
+// signal, a receive task, an external task; then "mapped" copies half
+// twice into an input parameter, and its delegate sets a string of length
+// size.
+var capped = xmlDefs(`<message id="m" name="m"/><signal id="s" name="s"/>`, xmlProcess("capped",
+	`<startEvent id="start"/><userTask id="work"/>
+	<intermediateCatchEvent id="msg"><messageEventDefinition messageRef="m"/></intermediateCatchEvent>
+	<intermediateCatchEvent id="sig"><signalEventDefinition signalRef="s"/></intermediateCatchEvent>
+	<receiveTask id="recv"/>
+	<serviceTask id="ext" camunda:type="external" camunda:topic="t"/>
+	<serviceTask id="mapped" camunda:class="sized"><extensionElements><camunda:inputOutput>
+		<camunda:inputParameter name="pair"><camunda:list><camunda:value>${half}</camunda:value><camunda:value>${half}</camunda:value></camunda:list></camunda:inputParameter>
+	</camunda:inputOutput></extensionElements></serviceTask>
+	<userTask id="wait"/><endEvent id="end"/>`,
+	xmlChain("start", "work", "msg", "sig", "recv", "ext", "mapped", "wait", "end")))
+
+// Config.MaxVariableBytes bounds what one variable stores, on every path
+// a variable is written, transient ones too; the error names the variable,
+// its size and the limit, and the call changes nothing.
+func TestMaxVariableBytes(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{MaxVariableBytes: 1000}, func(t *testing.T, e *env) {
+		e.eng.RegisterDelegate("sized", bpmnlite.DelegateFunc(func(_ context.Context, ex *bpmnlite.Execution) error {
+			size, _, err := ex.Variable("size")
+			if err != nil {
+				return err
+			}
+			return ex.SetVariable("fromDelegate", strings.Repeat("x", int(size.(int64))))
+		}))
+		e.deploy("capped", capped)
+		big := map[string]any{"big": strings.Repeat("é", 501)} // 1002 bytes
+		tooBig := func(what, name string, size int, err error) {
+			t.Helper()
+			var ve *bpmnlite.VariableError
+			if !errors.As(err, &ve) || ve.Name != name || !strings.Contains(err.Error(), fmt.Sprintf("%d bytes", size)) || !strings.Contains(err.Error(), "limit of 1000") {
+				t.Errorf("%s: %v, want a *VariableError naming %s, %d bytes and the limit", what, err, name, size)
+			}
+		}
+		_, err := e.eng.Start(e.ctx, bpmnlite.StartRequest{Key: "capped", Variables: big})
+		tooBig("start", "big", 1002, err)
+		_, err = e.eng.Start(e.ctx, bpmnlite.StartRequest{Key: "capped", Variables: map[string]any{"big": bpmnlite.Transient(big["big"])}})
+		tooBig("start with a transient", "big", 1002, err)
+		_, err = e.eng.Start(e.ctx, bpmnlite.StartRequest{Key: "capped", Variables: map[string]any{"big": []byte(strings.Repeat("x", 1001))}})
+		tooBig("start with bytes", "big", 1001, err)
+		_, err = e.eng.Start(e.ctx, bpmnlite.StartRequest{Key: "capped", Variables: map[string]any{"big": []any{strings.Repeat("x", 998)}}})
+		tooBig("start with JSON", "big", 1002, err)
+		pi := e.start("capped", map[string]any{"half": strings.Repeat("x", 600), "size": 1001, "exactly": strings.Repeat("x", 1000)})
+
+		tooBig("set", "big", 1002, e.eng.SetVariables(e.ctx, pi, big))
+		tooBig("complete", "big", 1002, e.eng.CompleteTask(e.ctx, e.tasks(pi)[0].ID, big))
+		e.complete(pi, "work", nil)
+		_, err = e.eng.Correlate(e.ctx, bpmnlite.CorrelateRequest{MessageName: "m", Variables: big})
+		tooBig("correlate", "big", 1002, err)
+		e.correlate("m", pi, nil)
+		tooBig("signal", "big", 1002, e.eng.Signal(e.ctx, "s", big))
+		e.signal("s")
+		recv := e.execAt(pi, "recv").ID
+		tooBig("trigger", "big", 1002, e.eng.Trigger(e.ctx, recv, big))
+		if err := e.eng.Trigger(e.ctx, recv, nil); err != nil {
+			t.Fatal(err)
+		}
+		locked, err := e.eng.FetchAndLock(e.ctx, bpmnlite.FetchRequest{WorkerID: "w", MaxTasks: 1, Topics: []bpmnlite.FetchTopic{{Topic: "t", LockDuration: time.Minute}}})
+		if err != nil || len(locked) != 1 {
+			t.Fatalf("fetched %v, %v", locked, err)
+		}
+		id := locked[0].ID
+		tooBig("external task completion", "big", 1002, e.eng.CompleteExternalTask(e.ctx, id, "w", big, nil))
+		tooBig("external task completion (local)", "big", 1002, e.eng.CompleteExternalTask(e.ctx, id, "w", nil, big))
+		tooBig("BPMN error", "big", 1002, e.eng.HandleExternalTaskBpmnError(e.ctx, id, "w", "E", "", big))
+		tooBig("input mapping", "pair", 1207, e.eng.CompleteExternalTask(e.ctx, id, "w", nil, nil))
+		tooBig("delegate", "fromDelegate", 1001, e.eng.CompleteExternalTask(e.ctx, id, "w", map[string]any{"half": "x"}, nil))
+		if err := e.eng.CompleteExternalTask(e.ctx, id, "w", map[string]any{"half": "x", "size": 10}, nil); err != nil {
+			t.Fatal(err)
+		}
+		if keys := e.taskKeys(pi); keys != "wait" {
+			t.Fatalf("open tasks %q, want wait", keys)
+		}
+		if v := e.varsOf(pi); v["big"] != nil || len(v["exactly"].(string)) != 1000 {
+			t.Errorf("variables %v: want exactly (1000 bytes) and no big", v)
+		}
+	})
+	const mib = 1 << 20
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.deploy("wait", userTaskProcess)
+		_, err := e.eng.Start(e.ctx, bpmnlite.StartRequest{Key: "p", Variables: map[string]any{"big": strings.Repeat("x", 4*mib+1)}})
+		if !errors.Is(err, bpmnlite.ErrInvalidVariable) || !strings.Contains(err.Error(), "limit of 4194304") {
+			t.Errorf("a string of 4 MiB + 1 byte: %v, want refused at the default limit", err)
+		}
+		e.start("p", map[string]any{"big": strings.Repeat("x", 4*mib)})
+	})
+	eachBackend(t, bpmnlite.Config{MaxVariableBytes: -1}, func(t *testing.T, e *env) {
+		e.deploy("wait", userTaskProcess)
+		e.start("p", map[string]any{"big": strings.Repeat("x", 4*mib+1)})
+	})
+}

@@ -175,6 +175,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusUnauthorized, "AuthenticationException", "authentication required")
 		return
 	}
+	if r.ContentLength > h.opt.MaxBodyBytes {
+		// Refused before a byte of it is read.
+		h.fail(w, r, &http.MaxBytesError{Limit: h.opt.MaxBodyBytes})
+		return
+	}
 	r.Body = http.MaxBytesReader(w, r.Body, h.opt.MaxBodyBytes)
 	h.mux.ServeHTTP(w, r)
 }
@@ -222,6 +227,8 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 		writeError(w, http.StatusInternalServerError, se.typ, se.msg)
 	case errors.As(err, &req):
 		writeError(w, http.StatusBadRequest, "InvalidRequestException", req.msg)
+	case isRequestVariable(err):
+		writeError(w, http.StatusBadRequest, "InvalidRequestException", err.Error())
 	case errors.As(err, &nf):
 		writeError(w, http.StatusNotFound, "InvalidRequestException", nf.msg)
 	case errors.As(err, &tooBig):
@@ -239,6 +246,15 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 		h.opt.Logger.Warn("REST request failed", "method", r.Method, "path", r.URL.Path, "error", err)
 		writeError(w, http.StatusInternalServerError, "RestException", err.Error())
 	}
+}
+
+// isRequestVariable reports whether err is a variable of the request that
+// cannot be stored (ErrInvalidVariable): the client's fault. One that a
+// delegate or a mapping set is the model's, a server error.
+func isRequestVariable(err error) bool {
+	var de *bpmnlite.DelegateError
+	var ae *bpmnlite.ActivityError
+	return errors.Is(err, bpmnlite.ErrInvalidVariable) && !errors.As(err, &de) && !errors.As(err, &ae)
 }
 
 // writeError writes Camunda's error body; code is its engine error code,

@@ -67,6 +67,9 @@ type Config struct {
 	// MaxResourceBytes bounds the size of a deployed file (default
 	// DefaultMaxResourceBytes; negative: no bound).
 	MaxResourceBytes int
+	// MaxVariableBytes bounds what one variable stores (default
+	// DefaultMaxVariableBytes; negative: no bound).
+	MaxVariableBytes int
 	// DefinitionCacheBytes bounds the estimated memory of the parsed
 	// definitions kept (default DefaultDefinitionCacheBytes; negative: no
 	// bound); the least recently used are dropped first and parsed again
@@ -110,6 +113,11 @@ func (e *Engine) history(l HistoryLevel) bool { return e.Config.HistoryLevel >= 
 // the largest models of real projects are a few hundred kilobytes, and
 // parsing takes time and memory in proportion to the size.
 const DefaultMaxResourceBytes = 10 << 20
+
+// DefaultMaxVariableBytes is the default bound of what one variable
+// stores: its text, JSON or bytes. Every command holds its variables in
+// memory, and a larger document belongs in a store of its own.
+const DefaultMaxVariableBytes = 4 << 20
 
 // DefaultMaxOperations is the default bound of operations per command:
 // about 50,000 activities run in one transaction.
@@ -169,6 +177,9 @@ func New(db persistence.DB, clock tx.Clock, log *slog.Logger, cfg Config) *Engin
 	}
 	if cfg.MaxResourceBytes == 0 {
 		cfg.MaxResourceBytes = DefaultMaxResourceBytes
+	}
+	if cfg.MaxVariableBytes == 0 {
+		cfg.MaxVariableBytes = DefaultMaxVariableBytes
 	}
 	if cfg.DefinitionCacheBytes == 0 {
 		cfg.DefinitionCacheBytes = DefaultDefinitionCacheBytes

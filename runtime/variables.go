@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"bytes"
+	"encoding"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -54,13 +55,30 @@ func checkText(what, s string) string {
 
 // encodeVariable stores the Go value v in variable row r, choosing the type
 // column from v's dynamic type. Values that would not read back equal on
-// both backends are rejected with a *VariableError, before anything is
-// written.
-func encodeVariable(r *persistence.Variable, v any) error {
-	r.Text, r.Long, r.Double, r.Time, r.Bytes = "", 0, 0, time.Time{}, nil
+// both backends, and values that store more than limit bytes (negative: no
+// limit), are rejected with a *VariableError, before anything is written.
+func encodeVariable(r *persistence.Variable, v any, limit int) error {
+	if r.Name == "" {
+		return invalid("", "the name is empty")
+	}
 	if why := checkText("the name", r.Name); why != "" {
 		return invalid(r.Name, "%s", why)
 	}
+	if err := encodeValue(r, v); err != nil {
+		return err
+	}
+	if n := len(r.Text) + len(r.Bytes); limit >= 0 && n > limit {
+		return invalid(r.Name, "the value stores %d bytes, more than the limit of %d (MaxVariableBytes)", n, limit)
+	}
+	// Copied only now, within the limit: the caller may change its slice.
+	r.Bytes = append([]byte(nil), r.Bytes...)
+	return nil
+}
+
+// encodeValue is encodeVariable's choice of type column and its checks of
+// the value; r.Bytes may still be the caller's.
+func encodeValue(r *persistence.Variable, v any) error {
+	r.Text, r.Long, r.Double, r.Time, r.Bytes = "", 0, 0, time.Time{}, nil
 	switch x := v.(type) {
 	case nil:
 		r.Type = persistence.VarNull
@@ -113,9 +131,9 @@ func encodeVariable(r *persistence.Variable, v any) error {
 		}
 		return encodeTime(r, *x)
 	case []byte:
-		r.Type, r.Bytes = persistence.VarBytes, append([]byte(nil), x...)
+		r.Type, r.Bytes = persistence.VarBytes, x
 	case json.RawMessage:
-		if !utf8.Valid(x) || !json.Valid(x) {
+		if !json.Valid(x) {
 			return invalid(r.Name, "invalid JSON")
 		}
 		return encodeJSON(r, x)
@@ -126,11 +144,12 @@ func encodeVariable(r *persistence.Variable, v any) error {
 			if err != nil {
 				return invalid(r.Name, "cannot store %T as JSON: %v", v, err)
 			}
-			// Marshal writes invalid UTF-8 as \ufffd, which would not read
-			// back equal: look for it only when the output has one.
-			if bytes.Contains(b, []byte(`\ufffd`)) || bytes.ContainsRune(b, utf8.RuneError) {
-				if path := invalidUTF8(reflect.ValueOf(v), "", 0); path != "" {
-					return invalid(r.Name, "the text at %s is not valid UTF-8", path)
+			// Marshal writes invalid UTF-8 as \ufffd and a struct without
+			// exported fields as {}, losing what they held: look for them
+			// only when the output has one of these.
+			if bytes.Contains(b, []byte(`\ufffd`)) || bytes.ContainsRune(b, utf8.RuneError) || bytes.Contains(b, []byte("{}")) {
+				if why := lostInJSON(reflect.ValueOf(v), "", 0); why != "" {
+					return invalid(r.Name, "%s", why)
 				}
 			}
 			return encodeJSON(r, b)
@@ -160,6 +179,10 @@ func encodeTime(r *persistence.Variable, t time.Time) error {
 }
 
 func encodeJSON(r *persistence.Variable, b []byte) error {
+	// Marshal keeps the invalid UTF-8 of a MarshalJSON method.
+	if !utf8.Valid(b) {
+		return invalid(r.Name, "the JSON is not valid UTF-8")
+	}
 	if d := jsonDepth(b); d > maxJSONDepth {
 		return invalid(r.Name, "nested %d levels deep; at most %d can be read back", d, maxJSONDepth)
 	}
@@ -191,51 +214,102 @@ func jsonDepth(b []byte) int {
 	return deepest
 }
 
-// invalidUTF8 returns the path of the first string (or map key) in v that
-// is not valid UTF-8, or "".
-func invalidUTF8(v reflect.Value, path string, depth int) string {
-	if depth > maxJSONDepth {
+// lostInJSON describes the first part of v that JSON would not give back,
+// with its path, or returns "": text that is not valid UTF-8, or a struct
+// with fields but none exported (stored as {}). Types with a MarshalJSON
+// or MarshalText method are theirs to encode.
+func lostInJSON(v reflect.Value, path string, depth int) string {
+	if depth > maxJSONDepth || !v.IsValid() {
+		return ""
+	}
+	if v.Kind() != reflect.Interface && marshalsItself(v.Type()) {
 		return ""
 	}
 	switch v.Kind() {
 	case reflect.String:
 		if !utf8.ValidString(v.String()) {
-			return orRoot(path)
+			return "the text at " + orRoot(path) + " is not valid UTF-8"
 		}
 	case reflect.Interface, reflect.Pointer:
 		if !v.IsNil() {
-			return invalidUTF8(v.Elem(), path, depth+1)
+			return lostInJSON(v.Elem(), path, depth+1)
 		}
 	case reflect.Slice, reflect.Array:
 		if v.Kind() == reflect.Slice && v.Type().Elem().Kind() == reflect.Uint8 {
 			return "" // []byte: base64 in JSON
 		}
 		for i := 0; i < v.Len(); i++ {
-			if p := invalidUTF8(v.Index(i), fmt.Sprintf("%s[%d]", path, i), depth+1); p != "" {
-				return p
+			if why := lostInJSON(v.Index(i), fmt.Sprintf("%s[%d]", path, i), depth+1); why != "" {
+				return why
 			}
 		}
 	case reflect.Map:
 		iter := v.MapRange()
 		for iter.Next() {
-			k := fmt.Sprint(iter.Key().Interface())
+			k := keyText(iter.Key())
 			if !utf8.ValidString(k) {
-				return orRoot(path) + " (a key)"
+				return "the text at " + orRoot(path) + " (a key) is not valid UTF-8"
 			}
-			if p := invalidUTF8(iter.Value(), path+"."+k, depth+1); p != "" {
-				return p
+			if why := lostInJSON(iter.Value(), path+"."+k, depth+1); why != "" {
+				return why
 			}
 		}
 	case reflect.Struct:
-		for i := 0; i < v.NumField(); i++ {
-			if v.Type().Field(i).IsExported() {
-				if p := invalidUTF8(v.Field(i), path+"."+v.Type().Field(i).Name, depth+1); p != "" {
-					return p
-				}
+		fields := jsonFields(v.Type())
+		if len(fields) == 0 && v.NumField() > 0 {
+			what := "the value"
+			if path != "" {
+				what += " at " + orRoot(path)
+			}
+			return fmt.Sprintf("%s is of type %s, which has no exported fields JSON encodes: it would be stored as {}", what, v.Type())
+		}
+		for _, f := range fields {
+			fv, err := v.FieldByIndexErr(f.Index)
+			if err != nil {
+				continue // in a nil embedded pointer: JSON skips it too
+			}
+			if why := lostInJSON(fv, path+"."+f.Name, depth+1); why != "" {
+				return why
 			}
 		}
 	}
 	return ""
+}
+
+var (
+	jsonMarshaler = reflect.TypeFor[json.Marshaler]()
+	textMarshaler = reflect.TypeFor[encoding.TextMarshaler]()
+)
+
+// marshalsItself reports whether JSON encodes t with t's own method.
+func marshalsItself(t reflect.Type) bool {
+	p := reflect.PointerTo(t)
+	return t.Implements(jsonMarshaler) || p.Implements(jsonMarshaler) || t.Implements(textMarshaler) || p.Implements(textMarshaler)
+}
+
+// jsonFields returns the fields of struct type t that JSON encodes: the
+// exported ones, those promoted from embedded structs included (an
+// embedded struct is not a field itself).
+func jsonFields(t reflect.Type) []reflect.StructField {
+	var out []reflect.StructField
+	for _, f := range reflect.VisibleFields(t) {
+		embedded := f.Anonymous && (f.Type.Kind() == reflect.Struct || f.Type.Kind() == reflect.Pointer && f.Type.Elem().Kind() == reflect.Struct)
+		if f.IsExported() && !embedded && f.Tag.Get("json") != "-" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// keyText is a map key as JSON writes it, near enough for a path.
+func keyText(k reflect.Value) string {
+	if k.Kind() == reflect.String {
+		return k.String()
+	}
+	if k.CanInterface() {
+		return fmt.Sprint(k.Interface())
+	}
+	return "?"
 }
 
 func orRoot(path string) string {
@@ -473,10 +547,8 @@ func (x *execution) setLocal(name string, v any) error {
 	if err := x.inst.loadVariables(); err != nil {
 		return err
 	}
-	if name == "" {
-		return fmt.Errorf("variable name must not be empty")
-	}
 	in := x.inst
+	limit := in.c.e.Config.MaxVariableBytes
 	r, was := in.local(x.ID, name)
 	removed := false
 	if r == nil {
@@ -488,7 +560,7 @@ func (x *execution) setLocal(name string, v any) error {
 		return transientConflict(x, name, transient, removed)
 	}
 	if r != nil {
-		if err := encodeVariable(r, value); err != nil {
+		if err := encodeVariable(r, value, limit); err != nil {
 			return err
 		}
 		if !transient {
@@ -498,7 +570,7 @@ func (x *execution) setLocal(name string, v any) error {
 		return nil
 	}
 	r = &persistence.Variable{Name: name, ExecutionID: x.ID, ProcessInstanceID: in.root.ID}
-	if err := encodeVariable(r, value); err != nil {
+	if err := encodeVariable(r, value, limit); err != nil {
 		return err
 	}
 	scopes := &in.vars
