@@ -11,8 +11,8 @@
 // transaction, Savepoint and RollbackTo bound a job's work, AfterCommit
 // registers a hook.
 //
-// It holds the transaction; nothing above it begins, commits or rolls
-// back a command's. It knows nothing of BPMN or executions: it imports
-// only persistence, and it builds no SQL, leaving every statement to
+// It holds a command's transaction: nothing above it begins, commits or
+// rolls one back. It knows nothing of BPMN or executions: it imports only
+// persistence, and it builds no SQL, leaving every statement to
 // persistence's flush and queries.
 package tx
