@@ -1,14 +1,3 @@
-// Package bpmnlite is a BPMN process engine for Go in the lineage of
-// Camunda 7: deploy BPMN 2.0 files, start process instances, complete user
-// tasks, correlate messages; every call advances the instance to its next
-// wait states inside one database transaction, on an embedded SQLite file
-// (the default) or on PostgreSQL.
-//
-//	eng, err := bpmnlite.Open(ctx, bpmnlite.Config{Database: "orders.db"})
-//	...
-//	eng.RegisterDelegate("chargeCard", bpmnlite.DelegateFunc(charge))
-//	_, err = eng.DeployFiles(ctx, "orders", "order.bpmn")
-//	pi, err := eng.Start(ctx, bpmnlite.StartRequest{Key: "order", Variables: vars})
 package bpmnlite
 
 import (

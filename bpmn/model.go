@@ -1,8 +1,3 @@
-// Package bpmn reads BPMN 2.0 XML (with the Camunda 7 extensions bpmnlite
-// supports) into an immutable model and validates it.
-//
-// The model is built once per process definition and shared by every
-// execution of it: nothing in it may be modified after Parse returns.
 package bpmn
 
 // Position is a place in a BPMN file, 1-based.

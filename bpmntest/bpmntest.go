@@ -1,13 +1,3 @@
-// Package bpmntest tests BPMN processes end to end: an engine on in-memory
-// SQLite (or PostgreSQL) with a clock the test moves, no job executor, calls
-// that drive one instance to its next wait state, and assertions whose
-// failure messages show where the instance is and the path it took.
-//
-//	e := bpmntest.New(t)
-//	e.Deploy("processes/order.bpmn")
-//	e.Stub("checkStock", map[string]any{"stock": 5})
-//	pi := e.Start("order", map[string]any{"quantity": 2})
-//	pi.AssertWaitingAt("ship").CompleteTask("ship", nil).AssertEnded("shipped")
 package bpmntest
 
 import (

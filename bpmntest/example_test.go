@@ -1,6 +1,7 @@
 package bpmntest_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -47,4 +48,54 @@ func ExampleInstance_Advance() {
 	// waiting at [answer]
 	// after 4 hours, waiting at [escalate]
 	// ended
+}
+
+// A stub stands in for a delegate the process calls: it sets the variables
+// given and counts its calls. Start runs the instance (and its
+// asynchronous preparation job) to the user task; CompleteTask runs it on.
+func ExampleEngine_Stub() {
+	s := new(bpmntest.Script)
+	defer s.Close()
+	e := bpmntest.New(s)
+	e.Deploy("../examples/processes/order.bpmn")
+	e.Stub("checkStock", map[string]any{"stock": 5})
+
+	pi := e.Start("order", map[string]any{"customer": map[string]any{"name": "Ada", "status": "VIP"}, "quantity": 2})
+	pi.AssertWaitingAt("ship").
+		AssertPassed("checkStock", "prepare").
+		CompleteTask("ship", nil).
+		AssertEnded("shipped").
+		AssertVariable("preparedFor", "Ada")
+
+	fmt.Println(strings.Join(pi.Path(), " → "))
+	fmt.Println("stock checked", e.Calls("checkStock"), "time")
+	// Output:
+	// received → checkStock → inStock → prepare → ship → shipped
+	// stock checked 1 time
+}
+
+// A card service that fails at every attempt: after the retry cycle's
+// three attempts, five seconds apart, the job has no retries left and an
+// incident is open. Given a retry, as an operator gives it, the job runs
+// again at its due date, five seconds after the last attempt.
+func ExampleInstance_AssertIncident() {
+	s := new(bpmntest.Script)
+	defer s.Close()
+	e := bpmntest.New(s)
+	e.Deploy("../examples/processes/retry.bpmn")
+	e.FailTimes("chargeCard", 3, errors.New("card service timeout"), nil)
+
+	pi := e.Start("payment", nil).Advance(5 * time.Second).Advance(5 * time.Second)
+	pi.AssertIncident("charge", "card service timeout")
+	job := pi.AssertJob("charge", bpmntest.JobCheck{Retries: bpmntest.Ptr(0)})
+	fmt.Println("attempts:", e.Calls("chargeCard"))
+
+	if err := e.SetJobRetries(context.Background(), job.ID, 1); err != nil {
+		panic(err)
+	}
+	pi.Advance(5 * time.Second).AssertEnded("end")
+	fmt.Println("attempts:", e.Calls("chargeCard"))
+	// Output:
+	// attempts: 3
+	// attempts: 4
 }

@@ -1,6 +1,3 @@
-// Package metrics exports a bpmnlite engine's and job executor's metrics to
-// Prometheus, names prefixed bpmnlite_: register the Collector with a
-// registry and pass its JobExecutorMetrics to the job executor.
 package metrics
 
 import (

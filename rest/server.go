@@ -1,6 +1,3 @@
-// Package rest serves a bpmnlite engine over HTTP with Camunda 7's REST
-// paths and JSON payloads (under /engine-rest), so that existing clients,
-// such as Camunda's external task clients, need only the base URL.
 package rest
 
 import (

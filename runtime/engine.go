@@ -1,24 +1,3 @@
-// Package runtime advances process instances: the execution tree, activity
-// behaviours, the operation loop that runs executions to their next wait
-// states inside one command, variables, events, jobs and history.
-//
-// Where things are:
-//   - commands.go: the commands (start, complete a task, trigger, delete);
-//     command.go: a command's state, the agenda loop, the execution tree;
-//     flow.go: how a path enters and leaves an activity (behave dispatches
-//     to the element families below).
-//   - tasks.go: service, send, user, receive and external tasks;
-//     delegate.go: calling Go code and expressions, listeners.
-//   - gateways.go: exclusive, parallel (the join), inclusive, event-based.
-//   - events.go: boundary and catch events, waits, triggers;
-//     events_timers.go, events_messages.go (and signals), events_errors.go.
-//   - scopes.go: subprocesses, ending paths and scopes, terminate, cancel;
-//     callactivity.go; multiinstance.go; instances.go.
-//   - jobs.go: creating jobs (job definitions, priorities, retries);
-//     jobs_run.go: running them (savepoint, dispatch by handler, groups);
-//     jobs_failure.go: retries, incidents, the job log; jobs_acquire.go:
-//     acquisition and locks for job executors; jobs_manage.go.
-//   - deploy.go, management.go, variables.go, history.go.
 package runtime
 
 import (

@@ -1,7 +1,3 @@
-// Package tx runs commands: one database transaction per command, an entity
-// cache (identity map) in front of it, a flush that writes every change in
-// one batch in foreign-key order with optimistic-lock checks, savepoints,
-// and hooks that run only after a successful commit.
 package tx
 
 import (

@@ -1,8 +1,3 @@
-// Package worker runs Go handlers for external tasks: it long-polls for
-// tasks of the topics it subscribed to, runs each handler with the task's
-// lock extended while it runs, and reports the outcome. The same handler
-// works in-process against an engine (Engine) and over HTTP against a
-// bpmnlite server or any Camunda 7 REST API (HTTP).
 package worker
 
 import (

@@ -1,9 +1,3 @@
-// Command bpmnbench measures bpmnlite and prints a table. Each figure on
-// PostgreSQL is reported beside a reference measured in the same run with
-// pgbench (the bare transactions of ../shared/bench), because absolute
-// numbers on shared machines drift.
-//
-//	go run ./cmd/bpmnbench -pg postgres://postgres@127.0.0.1:5432/postgres -duration 20s
 package main
 
 import (

@@ -1,15 +1,3 @@
-// Command bpmnchaos is the fault suite: engine processes running a
-// workload of asynchronous steps with a parallel join are killed, frozen
-// past their locks' expiry, and cut off by a database stop, and then every
-// acknowledged instance must complete with each step's effect committed
-// exactly once.
-//
-//	bpmnchaos [-sqlite-only] [-instances n]
-//
-// PostgreSQL runs in a private cluster made with initdb and pg_ctl in a
-// temporary directory on a free port; the machine's own is never touched.
-// It prints one summary line per backend and exits non-zero when an
-// instance was lost or an effect duplicated.
 package main
 
 import (

@@ -1,11 +1,3 @@
-// Command bpmnlite deploys and runs BPMN processes on the embedded SQLite
-// default (or PostgreSQL) and checks BPMN files.
-//
-//	bpmnlite run [-db file] [-var k=v ...] file.bpmn   deploy, start, run to the end, print the path taken
-//	bpmnlite serve [-db url] [-pool n] [-http addr] [-auth cred] file.bpmn ...   deploy, serve the REST API and run the job executor until interrupted
-//	bpmnlite jobs [-db url] [job-id]                   list jobs and say why each is not running
-//	bpmnlite validate file.bpmn ...                    report every problem and warning
-//	bpmnlite check -db file                            run SQLite's integrity check on a database file
 package main
 
 import (

@@ -1,6 +1,3 @@
-// Package enginetest holds what the engine's tests share across packages:
-// a clock tests move by hand and builders of BPMN XML. The database
-// backends loop is internal/testdb.
 package enginetest
 
 import (

@@ -1,5 +1,3 @@
-// Package footprint estimates the heap memory a value holds, for caches
-// bounded by bytes.
 package footprint
 
 import "reflect"

@@ -1,7 +1,3 @@
-// Package testdb runs tests on every database backend: SQLite always, and
-// PostgreSQL when BPMNLITE_TEST_DATABASE_URL is set, which it must be under
-// CI=true. Each test gets an empty database of its own: SQLite in memory or
-// in the test's temporary directory, PostgreSQL in a schema of its own.
 package testdb
 
 import (

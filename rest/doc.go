@@ -1,0 +1,22 @@
+// Package rest serves a bpmnlite engine over HTTP with Camunda 7's REST
+// paths and JSON payloads (under /engine-rest), so that existing clients,
+// such as Camunda's external task clients, need only the base URL.
+//
+//	h := rest.New(eng, rest.Options{Auth: "Bearer " + token})
+//	err := http.ListenAndServe("127.0.0.1:8080", h)
+//
+// [New] returns the [Handler] of one engine, an http.Handler; [Options]
+// set the base path, authentication (basic or bearer, checked by
+// [CheckAuth]), body and deployment bounds, and the longest long poll.
+// routes.go holds deployments, definitions, instances, messages,
+// conditions and signals; routes_more.go tasks, jobs, incidents and history;
+// externaltasks.go the external task resource (fetch and lock with long
+// polling); variables.go Camunda's typed variables ([TypedValue],
+// [EncodeVariables], [DecodeVariables], which the worker package's HTTP
+// client uses too); limits.go the deployment limits.
+//
+// It maps requests onto the public bpmnlite API and Camunda's JSON onto
+// its types, and nothing else: it imports no package of bpmnlite but the
+// root, runs no BPMN behaviour and writes no SQL. `bpmnlite serve` mounts
+// it.
+package rest
