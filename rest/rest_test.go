@@ -404,10 +404,9 @@ func TestRESTLongPoll(t *testing.T) {
 			took  time.Duration
 		}
 		done := make(chan result, 1)
-		poller := *a // a header of its own: calls set it
 		go func() {
 			start := time.Now()
-			_, out := poller.call("POST", "/external-task/fetchAndLock", map[string]any{"workerId": "w", "maxTasks": 1, "asyncResponseTimeout": 20000,
+			_, out := a.call("POST", "/external-task/fetchAndLock", map[string]any{"workerId": "w", "maxTasks": 1, "asyncResponseTimeout": 20000,
 				"topics": []any{map[string]any{"topicName": "charge", "lockDuration": 1000}}})
 			tasks, _ := out.([]any)
 			done <- result{tasks, time.Since(start)}
