@@ -140,6 +140,9 @@ type Config struct {
 // DefaultDefinitionCacheBytes is Config.DefinitionCacheBytes's default.
 const DefaultDefinitionCacheBytes = runtime.DefaultDefinitionCacheBytes
 
+// DefaultMaxVariableBytes is Config.MaxVariableBytes's default.
+const DefaultMaxVariableBytes = runtime.DefaultMaxVariableBytes
+
 // JobExecutorConfig configures a job executor; see jobexecutor.Config.
 type JobExecutorConfig = jobexecutor.Config
 

@@ -47,7 +47,8 @@ flags: -db URL (or BPMNLITE_DB), -schema NAME (or BPMNLITE_SCHEMA), -pool N,
        characters), -log-level debug|info|warn|error, -log-format text|json,
        -max-deployment-bytes N (16 MiB; 400 beyond), -deployments-per-minute N
        (60, 10 at once; 429 beyond), -concurrent-deployments N (2; more wait),
-       -definition-cache-bytes N (128 MiB of parsed definitions kept)
+       -definition-cache-bytes N (128 MiB of parsed definitions kept),
+       -max-variable-bytes N (4 MiB stored per variable; 400 beyond)
 example: BPMNLITE_AUTH=demo:secret bpmnlite serve -db orders.db -http :8080 processes/*.bpmn`,
 	"jobs": `usage: bpmnlite jobs [-db URL] [JOB-ID]
 Lists the jobs of an existing database and says why each one is not

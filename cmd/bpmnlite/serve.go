@@ -36,6 +36,7 @@ func serve(ctx context.Context, args []string, out io.Writer) error {
 	deployRate := fs.Int("deployments-per-minute", rest.DefaultDeploymentsPerMinute, "deployments taken over REST per minute, 10 at once (answered 429 beyond); negative: no bound")
 	deployConcurrency := fs.Int("concurrent-deployments", rest.DefaultConcurrentDeployments, "deployments parsed at once over REST (more wait); negative: no bound")
 	cacheBytes := fs.Int("definition-cache-bytes", bpmnlite.DefaultDefinitionCacheBytes, "memory of the parsed definitions kept (least recently used dropped beyond, parsed again when needed); negative: no bound")
+	varBytes := fs.Int("max-variable-bytes", bpmnlite.DefaultMaxVariableBytes, "largest value one variable stores; negative: no bound")
 	debug := fs.Bool("debug", false, "log every acquisition cycle and job (the same as -log-level debug)")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	logFormat := fs.String("log-format", "text", "log format: text or json")
@@ -68,6 +69,7 @@ func serve(ctx context.Context, args []string, out io.Writer) error {
 	cfg := db.config()
 	cfg.Logger = log
 	cfg.DefinitionCacheBytes = *cacheBytes
+	cfg.MaxVariableBytes = *varBytes
 	eng, err := bpmnlite.Open(ctx, cfg)
 	if err != nil {
 		return err
