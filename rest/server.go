@@ -327,3 +327,13 @@ func readRetries(r *http.Request) (int, error) {
 	}
 	return *body.Retries, nil
 }
+
+// conflict is a state conflict Camunda answers with 500 and its own type.
+type conflict struct{ typ, msg string }
+
+func (e *conflict) Error() string { return e.msg }
+
+// serverError is a failure of the work a request ran (a job), 500.
+type serverError struct{ typ, msg string }
+
+func (e *serverError) Error() string { return e.msg }
