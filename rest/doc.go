@@ -8,10 +8,11 @@
 // [New] returns the [Handler] of one engine, an http.Handler; [Options]
 // set the base path, authentication (basic or bearer, checked by
 // [CheckAuth]), body and deployment bounds, and the longest long poll.
-// routes.go holds deployments, definitions, instances, messages,
-// conditions and signals; routes_more.go tasks, jobs, incidents and history;
-// externaltasks.go the external task resource (fetch and lock with long
-// polling); variables.go Camunda's typed variables ([TypedValue],
+// routes.go registers the resources, one file each, named as Camunda's
+// REST services: deployment.go, process_definition.go,
+// process_instance.go, message.go, signal.go, condition.go, task.go,
+// external_task.go (fetch and lock with long polling), job.go, incident.go,
+// history.go; variables.go Camunda's typed variables ([TypedValue],
 // [EncodeVariables], [DecodeVariables], which the worker package's HTTP
 // client uses too); limits.go the deployment limits.
 //
