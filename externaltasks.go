@@ -38,7 +38,11 @@ type LockedExternalTask struct {
 // worker (unlocked or lock expired, retries unset or left, not suspended)
 // and returns them. Concurrent fetches never get the same task.
 func (e *Engine) FetchAndLock(ctx context.Context, req FetchRequest) ([]*LockedExternalTask, error) {
-	locked, err := e.rt.FetchAndLock(ctx, nil, req)
+	return lockedTasksOf(e.rt.FetchAndLock(ctx, nil, req))
+}
+
+// lockedTasksOf turns fetched tasks into the public form.
+func lockedTasksOf(locked []runtime.LockedTask, err error) ([]*LockedExternalTask, error) {
 	if err != nil {
 		return nil, err
 	}

@@ -35,6 +35,12 @@ func (e *Engine) command(ctx context.Context, t persistence.Tx, fn func(c *comma
 	return e.cmd.Run(ctx, body)
 }
 
+// BeginOuter begins a transaction in which several commands commit
+// together: pass it as their transaction, then commit or roll it back.
+func (e *Engine) BeginOuter(ctx context.Context) (*tx.Outer, error) {
+	return e.cmd.Begin(ctx)
+}
+
 // StartRequest starts a process instance.
 type StartRequest struct {
 	DefinitionID string // or Key: the latest version of the process with this key

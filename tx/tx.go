@@ -100,9 +100,11 @@ func (x *Executor) run(ctx context.Context, t persistence.Tx, fn func(cc *Contex
 // RunIn executes fn inside a transaction the caller owns (a ...Tx API call):
 // changes are flushed into it, nothing is committed, and after-commit hooks
 // run right after the flush, since the caller's commit cannot be observed.
+// In an *Outer transaction, whose commit the engine sees, they run after it.
 func (x *Executor) RunIn(ctx context.Context, t persistence.Tx, fn func(cc *Context) error) error {
 	cc := x.newContext(ctx, t)
-	cc.InCallerTx = true
+	outer, owned := t.(*Outer)
+	cc.InCallerTx = !owned
 	if err := t.Savepoint(ctx, "bpmnlite_cmd"); err != nil {
 		return err
 	}
@@ -117,8 +119,49 @@ func (x *Executor) RunIn(ctx context.Context, t persistence.Tx, fn func(cc *Cont
 	if err := t.Release(ctx, "bpmnlite_cmd"); err != nil {
 		return err
 	}
+	if owned {
+		outer.afterCommit = append(outer.afterCommit, cc.afterCommit...)
+		return nil
+	}
 	cc.runAfterCommit()
 	return nil
+}
+
+// Outer is a transaction the engine begins and commits for several commands
+// that must commit together (Engine.InTx): each runs in it through RunIn,
+// behind a savepoint of its own, and the after-commit hooks of all of them
+// (waking job executors and long polls, notifying other nodes) run once it
+// has committed.
+type Outer struct {
+	persistence.Tx
+	afterCommit []func()
+}
+
+// Begin starts an Outer transaction on x's database.
+func (x *Executor) Begin(ctx context.Context) (*Outer, error) {
+	t, err := x.DB.Begin(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	return &Outer{Tx: t}, nil
+}
+
+// Commit commits the transaction and runs the hooks of its commands.
+func (o *Outer) Commit(ctx context.Context) error {
+	if err := o.Tx.Commit(ctx); err != nil {
+		return err
+	}
+	for _, fn := range o.afterCommit {
+		fn()
+	}
+	o.afterCommit = nil
+	return nil
+}
+
+// Rollback rolls the transaction back; its commands' hooks never run.
+func (o *Outer) Rollback(ctx context.Context) error {
+	o.afterCommit = nil
+	return o.Tx.Rollback(ctx)
 }
 
 func (x *Executor) newContext(ctx context.Context, t persistence.Tx) *Context {
