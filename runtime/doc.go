@@ -21,7 +21,7 @@
 //   - scopes.go: subprocesses, ending paths and scopes, terminate, cancel;
 //     iomapping.go; callactivity.go; multiinstance.go; instances.go.
 //   - jobs.go: creating jobs (job definitions, priorities, retries);
-//     jobs_run.go: running them (savepoint, dispatch by handler, groups);
+//     jobs_run.go: running them (one savepoint sequence for a job alone and a group's, groups, the handler registry: each element file registers its job handlers);
 //     jobs_failure.go: retries, incidents, the job log; jobs_acquire.go:
 //     acquisition and locks for job executors; jobs_pace.go: which jobs
 //     run in groups on SQLite; jobs_manage.go.

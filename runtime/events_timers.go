@@ -11,8 +11,48 @@ import (
 	"github.com/bpmnlite/bpmnlite/persistence"
 )
 
-// Timers: due dates from timer definitions, cycles, timer start events.
-// Timer jobs run through jobs_run.go's dispatch.
+// Timers: due dates from timer definitions, cycles, timer start events,
+// and the handlers of every timer job.
+
+func init() {
+	// A cycle does not die with one failing run: at the first failure the
+	// next run is scheduled as if this one had succeeded, and the failed
+	// job only retries its own run.
+	keepCycle := func(c *command, j *persistence.Job, x *execution, a *bpmn.Activity) error {
+		if err := c.rescheduleCycle(j, x, a); err != nil {
+			return err
+		}
+		j.Repeat = ""
+		return nil
+	}
+	registerJobHandler(persistence.HandlerTimerStart, jobHandler{detached: true, firstFailure: keepCycle,
+		run: func(c *command, j *persistence.Job, _ *execution, _ *bpmn.Activity) error { return c.fireStartTimer(j) }})
+	fire := jobHandler{run: func(c *command, _ *persistence.Job, x *execution, a *bpmn.Activity) error {
+		return c.trigger(x, a.ID, nil)
+	}}
+	registerJobHandler(persistence.HandlerTimerCatch, fire)
+	registerJobHandler(persistence.HandlerTimerEventGateway, fire)
+	registerJobHandler(persistence.HandlerTimerBoundary, jobHandler{
+		run: func(c *command, j *persistence.Job, x *execution, a *bpmn.Activity) error {
+			if err := c.rescheduleCycle(j, x, a); err != nil {
+				return err
+			}
+			return c.triggerBoundary(x, a)
+		},
+		firstFailure: func(c *command, j *persistence.Job, x *execution, a *bpmn.Activity) error {
+			if x == nil {
+				return nil // its instance is gone: no next run
+			}
+			return keepCycle(c, j, x, a)
+		},
+	})
+	registerJobHandler(persistence.HandlerTimerEventSubprocess, jobHandler{run: func(c *command, j *persistence.Job, x *execution, a *bpmn.Activity) error {
+		if err := c.rescheduleCycle(j, x, a); err != nil {
+			return err
+		}
+		return c.startEventSubprocess(x, a)
+	}})
+}
 
 // createTimerJob creates the timer job of the timer event a for x (x is nil
 // for a timer start event); the due date comes from the timer definition,

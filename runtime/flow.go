@@ -10,6 +10,34 @@ import (
 	"github.com/bpmnlite/bpmnlite/persistence"
 )
 
+// The jobs of asynchronous continuations: before an activity (or a
+// multi-instance body), at a process start event, and after an activity.
+func init() {
+	before := jobHandler{run: func(c *command, j *persistence.Job, x *execution, a *bpmn.Activity) error {
+		if isBodyID(j.ActivityID) {
+			return c.enterBody(x, a, true)
+		}
+		return c.enterActivity(x, a, true)
+	}}
+	registerJobHandler(persistence.HandlerAsyncBefore, before)
+	registerJobHandler(persistence.HandlerProcessStart, before)
+	registerJobHandler(persistence.HandlerAsyncAfter, jobHandler{run: func(c *command, j *persistence.Job, x *execution, a *bpmn.Activity) error {
+		x.IsActive = true
+		c.update(x)
+		if a.MultiInstance != nil && !isBodyID(j.ActivityID) {
+			return c.innerDone(x, a)
+		}
+		if j.HandlerConfig == "" {
+			return c.endToken(x, nil)
+		}
+		f := x.inst.def.Process.Flow(j.HandlerConfig)
+		if f == nil {
+			return fmt.Errorf("job %s: sequence flow %q not found", j.ID, j.HandlerConfig)
+		}
+		return c.take(x, f)
+	}})
+}
+
 // How a path moves: along a sequence flow into an activity (take, enter),
 // through its start (async-before break, listeners, history, boundary
 // events) and behaviour (dispatched by element family in behave), and out

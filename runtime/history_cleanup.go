@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/bpmnlite/bpmnlite/bpmn"
 	"github.com/bpmnlite/bpmnlite/persistence"
 	"github.com/bpmnlite/bpmnlite/tx"
 )
@@ -13,6 +14,13 @@ import (
 // time, its end plus the root definition's camunda:historyTimeToLive (or
 // Config.HistoryTimeToLive); one job, HistoryCleanupJobID, run by the job
 // executor like any other, removes what is due in batches.
+
+func init() {
+	registerJobHandler(persistence.HandlerHistoryCleanup, jobHandler{detached: true,
+		run: func(c *command, j *persistence.Job, _ *execution, _ *bpmn.Activity) error {
+			return c.historyCleanupJob(j)
+		}})
+}
 
 // HistoryCleanupJobID is the id of the one history cleanup job.
 const HistoryCleanupJobID = "history-cleanup"

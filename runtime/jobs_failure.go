@@ -72,14 +72,10 @@ func (e *Engine) recordFailure(cc *tx.Context, jobID string, lock *JobLock, work
 			job.DueDate = &due
 		}
 	}
-	if first && job.Repeat != "" && a != nil && (job.HandlerType == persistence.HandlerTimerStart || job.HandlerType == persistence.HandlerTimerBoundary && x != nil) {
-		// The schedule does not die with one failing run: the next run of
-		// the cycle is due as if this one had succeeded, and this job only
-		// retries its own run.
-		if err := c.rescheduleCycle(job, x, a); err != nil {
+	if h := jobHandlers[job.HandlerType]; first && job.Repeat != "" && a != nil && h.firstFailure != nil {
+		if err := h.firstFailure(c, job, x, a); err != nil {
 			return err
 		}
-		job.Repeat = ""
 	}
 	e.logJob(cc, job, persistence.JobLogFailed, job.ExceptionMessage, start)
 	job.LockOwner, job.LockExpiration = "", nil

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/bpmnlite/bpmnlite/bpmn"
 	"github.com/bpmnlite/bpmnlite/persistence"
 	"github.com/bpmnlite/bpmnlite/tx"
 )
@@ -119,19 +120,8 @@ func (e *Engine) execute(ctx context.Context, jobID string, acquired *persistenc
 		if err := lock.check(job); err != nil {
 			return err
 		}
-		if err := cc.Savepoint(jobSavepoint); err != nil {
-			return err
-		}
-		start := cc.Now().UTC()
-		var failedAt string
-		failedAt, claimed, workErr = e.runWork(cc, job, &start, true, claim)
-		if workErr == nil {
-			return nil
-		}
-		if err := cc.RollbackTo(jobSavepoint); err != nil {
-			return err
-		}
-		return e.recordFailure(cc, jobID, lock, workErr, failedAt, &start)
+		claimed, workErr, err = e.runBehindSavepoint(cc, job, lock, true, claim)
+		return err
 	})
 	if err != nil {
 		if errors.Is(err, ErrLockLost) || errors.Is(err, persistence.ErrNotFound) {
@@ -153,6 +143,36 @@ func (e *Engine) logOutcome(jobID string, workErr error) {
 	case persistence.IsConflict(workErr):
 		e.log.Debug("job conflicted; it runs again without spending a retry", "job", jobID, "error", workErr)
 	}
+}
+
+// runBehindSavepoint runs job behind the job savepoint of cc's transaction,
+// for a job alone (commit: a success commits) and a group's job (the
+// savepoint is released). On failure the work is rolled back to the
+// savepoint and the failure recorded in its place. It returns the job's own
+// error (workErr) and an error of the bookkeeping (err: the savepoint, or
+// the failure record, e.g. when the lock was lost), after which nothing of
+// the job may be committed.
+func (e *Engine) runBehindSavepoint(cc *tx.Context, job *persistence.Job, lock *JobLock, commit bool, claim *Claim) (claimed *AcquiredJob, workErr, err error) {
+	if err := cc.Savepoint(jobSavepoint); err != nil {
+		return nil, nil, err
+	}
+	start := cc.Now().UTC()
+	failedAt, claimed, workErr := e.runWork(cc, job, &start, commit, claim)
+	if workErr == nil {
+		return claimed, nil, nil
+	}
+	if err := cc.RollbackTo(jobSavepoint); err != nil {
+		return nil, workErr, err
+	}
+	if err := e.recordFailure(cc, job.ID, lock, workErr, failedAt, &start); err != nil {
+		return nil, workErr, err
+	}
+	if !commit {
+		if err := cc.Release(jobSavepoint); err != nil {
+			return nil, workErr, err
+		}
+	}
+	return nil, workErr, nil
 }
 
 // runWork runs the job's handler, deletes the job and, with commit, commits;
@@ -246,25 +266,21 @@ func (e *Engine) RunGroup(ctx context.Context, jobs []AcquiredJob, proceed func(
 				errs[i] = err
 				continue
 			}
-			if err := cc.Savepoint(jobSavepoint); err != nil {
-				return err
-			}
-			start := cc.Now().UTC()
-			var failedAt string
-			failedAt, _, errs[i] = e.runWork(cc, &j, &start, false, nil)
-			if errs[i] == nil {
+			var err error
+			if _, errs[i], err = e.runBehindSavepoint(cc, &j, &a.Lock, false, nil); err != nil {
+				if errs[i] == nil {
+					return err // the savepoint itself failed
+				}
+				// Its failure could not be recorded (its lock was lost):
+				// nothing of this job stays in the group's transaction.
+				if rerr := errors.Join(cc.RollbackTo(jobSavepoint), cc.Release(jobSavepoint)); rerr != nil {
+					return rerr
+				}
+				errs[i] = err
 				continue
 			}
-			if err := cc.RollbackTo(jobSavepoint); err != nil {
-				return err
-			}
-			if err := e.recordFailure(cc, j.ID, &a.Lock, errs[i], failedAt, &start); err != nil {
-				errs[i] = err
-			} else {
+			if errs[i] != nil {
 				e.logOutcome(j.ID, errs[i])
-			}
-			if err := cc.Release(jobSavepoint); err != nil {
-				return err
 			}
 		}
 		if next != nil {
@@ -305,15 +321,43 @@ func (e *Engine) acquireInGroup(cc *tx.Context, p persistence.AcquireParams, got
 	cc.AfterCommit(func() { got(locked) })
 }
 
-// runJob dispatches a job by its handler type: the continuation of an
-// asynchronous break, or a timer firing. The caller owns locking, the
-// savepoint, deleting the job and failure bookkeeping.
+// jobHandler runs the jobs of one handler type. The file that owns an
+// element registers the handlers of its jobs (registerJobHandler, from an
+// init): flow.go the asynchronous continuations, events_timers.go every
+// timer, history_cleanup.go the history cleanup.
+type jobHandler struct {
+	// run does the job's work in c. x and a are the job's execution and
+	// activity, loaded before it, unless the handler is detached.
+	run func(c *command, j *persistence.Job, x *execution, a *bpmn.Activity) error
+	// detached: the job has no execution (a timer start event, the history
+	// cleanup); run gets nil for x and a.
+	detached bool
+	// firstFailure, when set, runs in the failure's transaction when the
+	// job fails for the first time (a cycle timer schedules its next run
+	// there); x is nil when the job's instance is gone.
+	firstFailure func(c *command, j *persistence.Job, x *execution, a *bpmn.Activity) error
+}
+
+var jobHandlers = map[string]jobHandler{}
+
+// registerJobHandler makes h run the jobs of handler type typ.
+func registerJobHandler(typ string, h jobHandler) {
+	if _, dup := jobHandlers[typ]; dup {
+		panic("runtime: job handler " + typ + " registered twice")
+	}
+	jobHandlers[typ] = h
+}
+
+// runJob runs a job by its handler type: the continuation of an
+// asynchronous break, a timer firing, the history cleanup. The caller owns
+// locking, the savepoint, deleting the job and failure bookkeeping.
 func (c *command) runJob(j *persistence.Job) error {
-	switch j.HandlerType {
-	case persistence.HandlerTimerStart:
-		return c.fireStartTimer(j)
-	case persistence.HandlerHistoryCleanup:
-		return c.historyCleanupJob(j)
+	h, ok := jobHandlers[j.HandlerType]
+	if !ok {
+		return fmt.Errorf("job %s: unknown handler %q", j.ID, j.HandlerType)
+	}
+	if h.detached {
+		return h.run(c, j, nil, nil)
 	}
 	if j.ProcessInstanceID != "" {
 		// The whole execution tree in one query, the job's execution with
@@ -333,38 +377,5 @@ func (c *command) runJob(j *persistence.Job) error {
 	if a == nil {
 		return fmt.Errorf("job %s: activity %q not found", j.ID, j.ActivityID)
 	}
-	switch j.HandlerType {
-	case persistence.HandlerAsyncBefore, persistence.HandlerProcessStart:
-		if isBodyID(j.ActivityID) {
-			return c.enterBody(x, a, true)
-		}
-		return c.enterActivity(x, a, true)
-	case persistence.HandlerAsyncAfter:
-		x.IsActive = true
-		c.update(x)
-		if a.MultiInstance != nil && !isBodyID(j.ActivityID) {
-			return c.innerDone(x, a)
-		}
-		if j.HandlerConfig == "" {
-			return c.endToken(x, nil)
-		}
-		f := x.inst.def.Process.Flow(j.HandlerConfig)
-		if f == nil {
-			return fmt.Errorf("job %s: sequence flow %q not found", j.ID, j.HandlerConfig)
-		}
-		return c.take(x, f)
-	case persistence.HandlerTimerCatch, persistence.HandlerTimerEventGateway:
-		return c.trigger(x, a.ID, nil)
-	case persistence.HandlerTimerBoundary:
-		if err := c.rescheduleCycle(j, x, a); err != nil {
-			return err
-		}
-		return c.triggerBoundary(x, a)
-	case persistence.HandlerTimerEventSubprocess:
-		if err := c.rescheduleCycle(j, x, a); err != nil {
-			return err
-		}
-		return c.startEventSubprocess(x, a)
-	}
-	return fmt.Errorf("job %s: unknown handler %q", j.ID, j.HandlerType)
+	return h.run(c, j, x, a)
 }
