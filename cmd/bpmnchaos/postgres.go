@@ -1,0 +1,143 @@
+package main
+
+import (
+	"context"
+	"path/filepath"
+	"syscall"
+	"time"
+)
+
+// The outage and the freeze each last 3 s: well past DeadOwnerAfter, well
+// under the lock time.
+const (
+	outage = 3 * time.Second
+	freeze = 3 * time.Second
+)
+
+// postgresRun: two nodes, while instances are being started: one is killed
+// while it holds jobs, the other frozen, then the database stops and starts
+// again while the starts go on.
+func postgresRun(ctx context.Context) (result, error) {
+	begin := time.Now()
+	res := result{backend: "postgres", minInstance: minInstancesPostgres}
+	c, err := newCluster(ctx)
+	if err != nil {
+		return res, err
+	}
+	defer c.remove()
+	defer c.stop(context.WithoutCancel(ctx), "immediate")
+	url := c.url("chaos")
+	eng, err := deploy(ctx, url)
+	if err != nil {
+		return res, err
+	}
+	defer eng.Close()
+	effects, logFile := filepath.Join(c.dir, "effects.log"), filepath.Join(c.dir, "nodes.log")
+	var nodes []*proc
+	defer func() {
+		for _, p := range nodes {
+			p.end()
+		}
+	}()
+	startNode := func(owner string, work time.Duration) (*proc, error) {
+		p, err := startProc(logFile, "-db", url, "-owner", owner, "-lock", lockTime.String(), "-report", reportInterval.String(),
+			"-effects", effects, "-work", work.String())
+		if err == nil {
+			nodes = append(nodes, p)
+		}
+		return p, err
+	}
+	// node-a runs slow steps, so that it keeps its workers and queue (8
+	// jobs) full: it holds several jobs when killed by construction. It is
+	// killed once it holds two more than the minimum, in case one commits
+	// in between.
+	a, err := startNode("node-a", time.Second)
+	if err != nil {
+		return res, err
+	}
+	b, err := startNode("node-b", 20*time.Millisecond)
+	if err != nil {
+		return res, err
+	}
+	starts := startStarts(ctx, eng, 25*time.Millisecond)
+	defer starts.stop()
+	progress("postgres: cluster on port %d, nodes a and b running, starting instances", c.port)
+
+	// Fault 1: node-a dies holding jobs; the dead-owner rule must hand them
+	// to node-b long before their locks expire, charging nothing.
+	waitUntil(ctx, 15*time.Second, func() bool { return len(heldBy(ctx, eng, "node-a")) >= minHeld+2 })
+	a.kill()
+	killed := time.Now()
+	held := heldBy(ctx, eng, "node-a") // after the kill: no longer changing
+	res.held = len(held)
+	_, ok := waitUntil(ctx, lockTime, func() bool { return released(ctx, eng, held) })
+	res.takeover = time.Since(killed)
+	acked, _, _ := starts.counts(killed)
+	res.check(ok && res.takeover <= maxTakeover, "node-a's %d jobs released %s after kill -9 (released: %v), want within %s", res.held, res.takeover.Round(10*time.Millisecond), ok, maxTakeover)
+	res.check(logged(logFile, "took over the job locks", "node-a"), "no node logged taking node-a's locks over by the dead-owner rule")
+	res.note("kill -9 node-a holding %d jobs, %d instances acknowledged by then: its jobs released by the dead-owner rule after %s", res.held, acked, res.takeover.Round(10*time.Millisecond))
+	progress("postgres: node-a killed holding %d jobs; released after %s", res.held, res.takeover.Round(10*time.Millisecond))
+	if _, err := startNode("node-a2", 20*time.Millisecond); err != nil {
+		return res, err
+	}
+	res.check(reported(ctx, eng, "node-a2"), "node-a2 never reported")
+
+	// Fault 2: node-b freezes past DeadOwnerAfter: node-a2 takes its locks
+	// over, and once it resumes fencing keeps what it ran from committing.
+	waitUntil(ctx, 5*time.Second, func() bool { return len(heldBy(ctx, eng, "node-b")) > 0 })
+	b.signal(syscall.SIGSTOP)
+	frozen := time.Now()
+	heldB := heldBy(ctx, eng, "node-b")
+	_, ok = waitUntil(ctx, freeze, func() bool { return released(ctx, eng, heldB) })
+	tookB := time.Since(frozen)
+	time.Sleep(max(0, freeze-tookB))
+	b.signal(syscall.SIGCONT)
+	res.check(len(heldB) > 0, "node-b held no job when frozen")
+	res.check(ok, "node-b's %d jobs not released within the %s it was frozen", len(heldB), freeze)
+	res.check(logged(logFile, "took over the job locks", "node-b"), "no node logged taking node-b's locks over by the dead-owner rule")
+	res.note("SIGSTOP node-b holding %d jobs for %s: its jobs released by the dead-owner rule after %s", len(heldB), freeze, tookB.Round(10*time.Millisecond))
+	progress("postgres: node-b frozen and resumed")
+
+	// Fault 3: the database stops (fast: open transactions roll back) while
+	// the starts go on, and starts again; the nodes must resume at once,
+	// release what the outage stranded, and charge nothing.
+	backlog := jobIDs(ctx, eng)
+	if err := c.stop(ctx, "fast"); err != nil {
+		return res, err
+	}
+	stopped := time.Now()
+	_, _, failedBefore := starts.counts(stopped)
+	time.Sleep(outage)
+	if err := c.start(ctx); err != nil {
+		return res, err
+	}
+	back := time.Now()
+	_, _, failedAtBack := starts.counts(back)
+	first, ok := firstDoneAfter(ctx, eng, stopped, 10*time.Second)
+	res.recovery = max(0, first.Sub(back))
+	res.check(ok && res.recovery <= maxRecovery, "first job done %s after the database answered (done: %v), want within %s", res.recovery.Round(10*time.Millisecond), ok, maxRecovery)
+	_, ok = waitUntil(ctx, 30*time.Second, func() bool { return noneLeft(ctx, eng, backlog) })
+	tookBacklog := time.Since(back)
+	res.check(ok, "the %d jobs there were at the stop not done %s after the database answered", len(backlog), tookBacklog.Round(time.Second))
+	// The starts go on for a while with the database back.
+	time.Sleep(max(0, 3*time.Second-time.Since(back)))
+	ids := starts.stop()
+	res.instances = len(ids)
+	_, afterOutage, _ := starts.counts(back)
+	res.check(afterOutage >= minAfterOutage, "%d starts acknowledged after the database came back, want at least %d", afterOutage, minAfterOutage)
+	res.note("database stopped for %s while starts went on (%d failed meanwhile, %d acknowledged after it answered): first job done %s after it answered, the %d jobs there were at the stop done after %s",
+		back.Sub(stopped).Round(100*time.Millisecond), failedAtBack-failedBefore, afterOutage, res.recovery.Round(10*time.Millisecond), len(backlog), tookBacklog.Round(10*time.Millisecond))
+	progress("postgres: %d instances acknowledged; verifying", len(ids))
+
+	verify(ctx, eng, ids, effects, &res)
+	if res.charged, err = countCharges(ctx, eng); err != nil {
+		return res, err
+	}
+	// Every fault here is an outage shorter than the lock time or a node
+	// taken over by the dead-owner rule: the design charges none.
+	res.check(res.charged.total() == 0, "retries charged %s, want 0: no lock expired on its own", res.charged)
+	res.note("retries charged: %s (none may be: the outage was shorter than the lock time, and both nodes were taken over by the dead-owner rule)", res.charged)
+	progress("postgres: verified")
+	res.took = time.Since(begin)
+	return res, nil
+}
