@@ -19,7 +19,7 @@ import (
 // completed once in history, and the counter its steps increment in their
 // transactions is exactly one per step.
 func verify(ctx context.Context, eng *bpmnlite.Engine, ids []string, effects string, res *result) {
-	if _, ok := waitUntil(ctx, 90*time.Second, func() bool { left := jobIDs(ctx, eng); return left != nil && len(left) == 0 }); !ok {
+	if _, ok := waitUntil(ctx, 90*time.Second, func() bool { return noJobsLeft(ctx, eng) }); !ok {
 		res.check(false, "jobs still left 90s after the last fault")
 	}
 	for _, pi := range ids {
@@ -165,27 +165,10 @@ func released(ctx context.Context, eng *bpmnlite.Engine, held []heldJob) bool {
 	return true
 }
 
-// jobIDs lists the ids of the jobs there are; nil when the database does
-// not answer.
-func jobIDs(ctx context.Context, eng *bpmnlite.Engine) []string {
+// noJobsLeft reports whether the database answers and has no job left.
+func noJobsLeft(ctx context.Context, eng *bpmnlite.Engine) bool {
 	jobs, err := eng.Jobs(ctx, bpmnlite.JobQuery{})
-	if err != nil {
-		return nil
-	}
-	ids := make([]string, len(jobs))
-	for i, j := range jobs {
-		ids[i] = j.ID
-	}
-	return ids
-}
-
-// noneLeft reports whether none of the jobs ids is left (all done).
-func noneLeft(ctx context.Context, eng *bpmnlite.Engine, ids []string) bool {
-	left := jobIDs(ctx, eng)
-	if left == nil {
-		return false
-	}
-	return !slices.ContainsFunc(left, func(id string) bool { return slices.Contains(ids, id) })
+	return err == nil && len(jobs) == 0
 }
 
 // firstDoneAfter waits up to d for a job to succeed after since, as the job
@@ -205,6 +188,30 @@ func firstDoneAfter(ctx context.Context, eng *bpmnlite.Engine, since time.Time, 
 		return !first.IsZero()
 	})
 	return first, ok
+}
+
+// stranded reads in the job log which jobs an outage stranded: locked
+// before it (stopped) and done after the database answered again (back).
+// It returns how many and when the last of them was done.
+func stranded(ctx context.Context, eng *bpmnlite.Engine, stopped, back time.Time) (int, time.Time, error) {
+	entries, err := eng.JobLog(ctx, bpmnlite.JobLogQuery{})
+	if err != nil {
+		return 0, time.Time{}, fmt.Errorf("reading the job log: %w", err)
+	}
+	lockedBefore := map[string]bool{}
+	n, last := 0, time.Time{}
+	for _, e := range entries {
+		switch {
+		case e.Event == bpmnlite.JobLogLocked && e.Timestamp.Before(stopped):
+			lockedBefore[e.JobID] = true
+		case e.Event == bpmnlite.JobLogSucceeded && e.Timestamp.After(back) && lockedBefore[e.JobID]:
+			n++
+			if e.Timestamp.After(last) {
+				last = e.Timestamp
+			}
+		}
+	}
+	return n, last, nil
 }
 
 // logged reports whether a node logged a line containing msg with the
@@ -298,16 +305,6 @@ func waitUntil(ctx context.Context, d time.Duration, cond func() bool) (time.Dur
 		time.Sleep(50 * time.Millisecond)
 	}
 	return time.Since(start), false
-}
-
-// doneCount counts the instances waiting at "done"; -1 when the database
-// does not answer.
-func doneCount(ctx context.Context, eng *bpmnlite.Engine) int {
-	tasks, err := eng.Tasks(ctx, bpmnlite.TaskQuery{TaskDefinitionKey: "done"})
-	if err != nil {
-		return -1
-	}
-	return len(tasks)
 }
 
 func readLines(path string) ([]string, error) {

@@ -87,7 +87,8 @@ const (
 	minAfterOutage       = 10  // starts acknowledged once the database is back
 	minHeld              = 5   // jobs the killed node holds when killed
 	maxTakeover          = 5 * time.Second
-	maxRecovery          = 2 * time.Second
+	maxRecovery          = 2 * time.Second // database answering → first job done
+	maxStranded          = 5 * time.Second // → the last job the outage stranded done
 )
 
 // result is what one backend's run found.
