@@ -22,6 +22,7 @@ func verify(ctx context.Context, eng *bpmnlite.Engine, ids []string, effects str
 	if _, ok := waitUntil(ctx, 90*time.Second, func() bool { return noJobsLeft(ctx, eng) }); !ok {
 		res.check(false, "jobs still left 90s after the last fault")
 	}
+	res.verified += len(ids)
 	for _, pi := range ids {
 		tasks, err := eng.Tasks(ctx, bpmnlite.TaskQuery{ProcessInstanceID: pi, TaskDefinitionKey: "done"})
 		if err != nil || len(tasks) != 1 {

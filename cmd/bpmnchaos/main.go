@@ -98,6 +98,7 @@ type result struct {
 	held                   int // jobs the killed node held
 	lost, duplicated       int
 	delegateRuns           int
+	verified               int // instances verified, the control's included
 	charged                charges
 	takeover               time.Duration // kill -9 → the killed node's jobs released
 	recovery               time.Duration // database answering → first job done; 0 without a server
@@ -129,7 +130,7 @@ func (r result) String() string {
 	fmt.Fprintf(&b, "chaos %s %s: instances=%d (min %d) killed-node-held=%d (min %d) lost=%d duplicated=%d retries-charged=%s takeover-after-kill=%s (max %s, lock time %s) recovery-after-outage=%s delegate-runs=%d (committed %d) took=%s",
 		r.backend, verdict, r.instances, r.minInstance, r.held, minHeld, r.lost, r.duplicated, r.charged,
 		r.takeover.Round(10*time.Millisecond), maxTakeover, lockTime, recovery,
-		r.delegateRuns, r.instances*len(steps), r.took.Round(100*time.Millisecond))
+		r.delegateRuns, r.verified*len(steps), r.took.Round(100*time.Millisecond))
 	for _, d := range r.details {
 		b.WriteString("\n  " + d)
 	}

@@ -72,10 +72,10 @@ func postgresRun(ctx context.Context) (result, error) {
 	killed := time.Now()
 	held := heldBy(ctx, eng, "node-a") // after the kill: no longer changing
 	res.held = len(held)
-	var ok bool
-	res.takeover, ok = res.takenOver(ctx, eng, logFile, "node-a", held, killed, 2*maxTakeover)
+	var what string
+	res.takeover, what = res.takenOver(ctx, eng, logFile, "node-a", held, killed, 2*maxTakeover)
 	acked, _, _ := starts.counts(killed)
-	res.note("kill -9 node-a holding %d jobs, %d instances acknowledged by then: its jobs %s", res.held, acked, releasedPhrase(ok, res.takeover))
+	res.note("kill -9 node-a holding %d jobs, %d instances acknowledged by then: its jobs %s", res.held, acked, what)
 	progress("postgres: node-a killed holding %d jobs; released after %s", res.held, res.takeover.Round(10*time.Millisecond))
 	if _, err := startNode("node-a2", 20*time.Millisecond); err != nil {
 		return res, err
@@ -89,10 +89,10 @@ func postgresRun(ctx context.Context) (result, error) {
 	frozen := time.Now()
 	heldB := heldBy(ctx, eng, "node-b")
 	res.check(len(heldB) > 0, "node-b held no job when frozen")
-	tookB, ok := res.takenOver(ctx, eng, logFile, "node-b", heldB, frozen, freeze)
+	_, what = res.takenOver(ctx, eng, logFile, "node-b", heldB, frozen, freeze)
 	time.Sleep(max(0, freeze-time.Since(frozen)))
 	b.signal(syscall.SIGCONT)
-	res.note("SIGSTOP node-b holding %d jobs for %s: its jobs %s", len(heldB), freeze, releasedPhrase(ok, tookB))
+	res.note("SIGSTOP node-b holding %d jobs for %s: its jobs %s", len(heldB), freeze, what)
 	progress("postgres: node-b frozen and resumed")
 
 	// Fault 3: the database stops (fast: open transactions roll back) while
@@ -152,20 +152,20 @@ func postgresRun(ctx context.Context) (result, error) {
 // takenOver waits up to within for the held jobs of owner, killed or
 // frozen at since, to be released, and checks that the dead-owner rule did
 // it (a node logged it) within maxTakeover; it returns the time taken and
-// whether they were released.
-func (r *result) takenOver(ctx context.Context, eng *bpmnlite.Engine, logFile, owner string, held []heldJob, since time.Time, within time.Duration) (time.Duration, bool) {
+// what happened, for the notes.
+func (r *result) takenOver(ctx context.Context, eng *bpmnlite.Engine, logFile, owner string, held []heldJob, since time.Time, within time.Duration) (time.Duration, string) {
 	_, ok := waitUntil(ctx, within, func() bool { return released(ctx, eng, held) })
 	took := time.Since(since)
-	r.check(ok && took <= maxTakeover, "%s's %d jobs %s, want within %s", owner, len(held), releasedPhrase(ok, took), maxTakeover)
+	what := "released after " + took.Round(10*time.Millisecond).String()
+	if !ok {
+		what = "NOT released within " + took.Round(10*time.Millisecond).String()
+	}
+	r.check(ok && took <= maxTakeover, "%s's %d jobs %s, want within %s", owner, len(held), what, maxTakeover)
 	// The taker logs after its commit: the line may trail the release.
 	_, byRule := waitUntil(ctx, time.Second, func() bool { return logged(logFile, "took over the job locks", owner) })
 	r.check(byRule, "no node logged taking %s's locks over by the dead-owner rule", owner)
-	return took, ok
-}
-
-func releasedPhrase(ok bool, took time.Duration) string {
-	if !ok {
-		return "NOT released within " + took.Round(10*time.Millisecond).String()
+	if byRule {
+		what += " by the dead-owner rule (logged)"
 	}
-	return "released after " + took.Round(10*time.Millisecond).String()
+	return took, what
 }

@@ -121,7 +121,7 @@ func sqliteRun(ctx context.Context) (result, error) {
 	res.check(res.charged.total() == len(expired) && res.charged[cause] == len(expired),
 		"retries charged %s, want exactly %d, one per job whose lock expired on its own (%s)", res.charged, len(expired), cause)
 	res.note("control (%d more instances): node-t killed holding %d jobs and its locks left to expire (no dead-owner rule on node-u): each charged one failed attempt", len(control), len(expired))
-	res.note("retries charged: %s (the kill and restart of node-s: %s; only a lock that expired on its own may charge one)", res.charged, phase1)
+	res.note("retries charged: by the kill and restart of node-s %s (must be 0), in all %s (must be one per lock left to expire: %d)", phase1, res.charged, len(expired))
 	for _, p := range nodes {
 		p.end()
 	}
