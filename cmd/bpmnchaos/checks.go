@@ -215,6 +215,36 @@ func stranded(ctx context.Context, eng *bpmnlite.Engine, stopped, back time.Time
 	return n, last, nil
 }
 
+// A rule that releases a node's locks, and the message a node logs (with
+// owner=) when it applies it.
+type releaseRule struct{ name, msg string }
+
+var (
+	deadOwnerRule  = releaseRule{"the dead-owner rule", "took over the job locks of a job executor that stopped reporting"}
+	ownRestartRule = releaseRule{"its restart under the same identity", "released the job locks a previous run of this executor's identity held"}
+)
+
+// takenOver waits up to within for the held jobs of owner, killed or
+// frozen at since, to be released, and checks that rule did it (a node
+// logged it) within maxTakeover; it returns the time taken and what
+// happened, for the notes.
+func (r *result) takenOver(ctx context.Context, eng *bpmnlite.Engine, logFile string, rule releaseRule, owner string, held []heldJob, since time.Time, within time.Duration) (time.Duration, string) {
+	_, ok := waitUntil(ctx, within, func() bool { return released(ctx, eng, held) })
+	took := time.Since(since)
+	what := "released after " + took.Round(10*time.Millisecond).String()
+	if !ok {
+		what = "NOT released within " + took.Round(10*time.Millisecond).String()
+	}
+	r.check(ok && took <= maxTakeover, "%s's %d jobs %s, want within %s", owner, len(held), what, maxTakeover)
+	// The node logs after its commit: the line may trail the release.
+	_, byRule := waitUntil(ctx, time.Second, func() bool { return logged(logFile, rule.msg, owner) })
+	r.check(byRule, "no node logged releasing %s's locks by %s", owner, rule.name)
+	if byRule {
+		what += " by " + rule.name + " (logged)"
+	}
+	return took, what
+}
+
 // logged reports whether a node logged a line containing msg with the
 // attribute owner=owner.
 func logged(logFile, msg, owner string) bool {

@@ -5,8 +5,6 @@ import (
 	"path/filepath"
 	"syscall"
 	"time"
-
-	"github.com/bpmnlite/bpmnlite"
 )
 
 // The outage and the freeze each last 3 s: well past DeadOwnerAfter, well
@@ -73,7 +71,7 @@ func postgresRun(ctx context.Context) (result, error) {
 	held := heldBy(ctx, eng, "node-a") // after the kill: no longer changing
 	res.held = len(held)
 	var what string
-	res.takeover, what = res.takenOver(ctx, eng, logFile, "node-a", held, killed, 2*maxTakeover)
+	res.takeover, what = res.takenOver(ctx, eng, logFile, deadOwnerRule, "node-a", held, killed, 2*maxTakeover)
 	acked, _, _ := starts.counts(killed)
 	res.note("kill -9 node-a holding %d jobs, %d instances acknowledged by then: its jobs %s", res.held, acked, what)
 	progress("postgres: node-a killed holding %d jobs; released after %s", res.held, res.takeover.Round(10*time.Millisecond))
@@ -89,7 +87,7 @@ func postgresRun(ctx context.Context) (result, error) {
 	frozen := time.Now()
 	heldB := heldBy(ctx, eng, "node-b")
 	res.check(len(heldB) > 0, "node-b held no job when frozen")
-	_, what = res.takenOver(ctx, eng, logFile, "node-b", heldB, frozen, freeze)
+	_, what = res.takenOver(ctx, eng, logFile, deadOwnerRule, "node-b", heldB, frozen, freeze)
 	time.Sleep(max(0, freeze-time.Since(frozen)))
 	b.signal(syscall.SIGCONT)
 	res.note("SIGSTOP node-b holding %d jobs for %s: its jobs %s", len(heldB), freeze, what)
@@ -119,8 +117,10 @@ func postgresRun(ctx context.Context) (result, error) {
 	}
 	res.check(ok, "no job done within %s of the database answering", res.recovery.Round(time.Second))
 	res.check(res.recovery <= maxRecovery, "first job done %s after the database answered, want within %s", res.recovery.Round(10*time.Millisecond), maxRecovery)
-	// The starts go on for a while with the database back.
+	// The starts go on for 3 s with the database back, and on a slow
+	// machine longer, up to 15 s, until 200 are acknowledged.
 	time.Sleep(max(0, 3*time.Second-time.Since(back)))
+	waitUntil(ctx, max(0, 15*time.Second-time.Since(back)), func() bool { n, _, _ := starts.counts(back); return n >= 200 })
 	ids := starts.stop()
 	res.instances = len(ids)
 	_, afterOutage, _ := starts.counts(back)
@@ -147,25 +147,4 @@ func postgresRun(ctx context.Context) (result, error) {
 	progress("postgres: verified")
 	res.took = time.Since(begin)
 	return res, nil
-}
-
-// takenOver waits up to within for the held jobs of owner, killed or
-// frozen at since, to be released, and checks that the dead-owner rule did
-// it (a node logged it) within maxTakeover; it returns the time taken and
-// what happened, for the notes.
-func (r *result) takenOver(ctx context.Context, eng *bpmnlite.Engine, logFile, owner string, held []heldJob, since time.Time, within time.Duration) (time.Duration, string) {
-	_, ok := waitUntil(ctx, within, func() bool { return released(ctx, eng, held) })
-	took := time.Since(since)
-	what := "released after " + took.Round(10*time.Millisecond).String()
-	if !ok {
-		what = "NOT released within " + took.Round(10*time.Millisecond).String()
-	}
-	r.check(ok && took <= maxTakeover, "%s's %d jobs %s, want within %s", owner, len(held), what, maxTakeover)
-	// The taker logs after its commit: the line may trail the release.
-	_, byRule := waitUntil(ctx, time.Second, func() bool { return logged(logFile, "took over the job locks", owner) })
-	r.check(byRule, "no node logged taking %s's locks over by the dead-owner rule", owner)
-	if byRule {
-		what += " by the dead-owner rule (logged)"
-	}
-	return took, what
 }

@@ -68,14 +68,11 @@ func sqliteRun(ctx context.Context) (result, error) {
 	if _, err := startNode("node-s", lockTime, 20*time.Millisecond, startArgs(60)...); err != nil {
 		return res, err
 	}
-	_, ok := waitUntil(ctx, lockTime, func() bool { return released(ctx, eng, held) })
-	res.takeover = time.Since(killed)
-	res.check(ok && res.takeover <= maxTakeover, "node-s's %d jobs released %s after kill -9 and restart (released: %v), want within %s", res.held, res.takeover.Round(10*time.Millisecond), ok, maxTakeover)
-	res.check(logged(logFile, "released the job locks a previous run of this executor's identity held", "node-s"), "the restarted node-s did not log releasing its previous run's locks")
-	res.note("kill -9 node-s holding %d jobs, %d instances acknowledged by then; restarted under the same identity, it released them %s after the kill and started 60 more",
-		res.held, len(ackedAtKill), res.takeover.Round(10*time.Millisecond))
+	var what string
+	res.takeover, what = res.takenOver(ctx, eng, logFile, ownRestartRule, "node-s", held, killed, 2*maxTakeover)
+	res.note("kill -9 node-s holding %d jobs, %d instances acknowledged by then; restarted, it started 60 more and its jobs were %s", res.held, len(ackedAtKill), what)
 	progress("sqlite: node-s killed holding %d jobs, restarted; released after %s", res.held, res.takeover.Round(10*time.Millisecond))
-	_, ok = waitUntil(ctx, 60*time.Second, func() bool { return fileExists(started) })
+	_, ok := waitUntil(ctx, 60*time.Second, func() bool { return fileExists(started) })
 	res.check(ok, "the restarted node-s did not finish its starts within 60 s")
 	ids, err := readLines(acks)
 	if err != nil {
