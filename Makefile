@@ -32,11 +32,13 @@ npm-client:
 	  npm install --prefix $(NPM_CLIENT_DIR) --no-audit --no-fund --loglevel=error camunda-external-task-client-js@$(NPM_CLIENT_VERSION); \
 	else echo "Node.js not found: the npm external-task client test will skip"; fi
 
-# The fault suite: engine processes killed, frozen past their locks and cut
-# off by a database stop (a private PostgreSQL cluster it makes itself with
-# initdb/pg_ctl), and an SQLite process killed and reopened. It prints one
-# summary line per backend and fails when an instance is lost or an effect
-# duplicated.
+# The fault suite: engine processes killed, frozen and cut off by a
+# database stop while instances are being started (a private PostgreSQL
+# cluster it makes itself with initdb/pg_ctl), and an SQLite process killed
+# and restarted. It prints one summary per backend and fails when a bound
+# is missed (docs/reliability.md): too few instances or jobs in flight, an
+# instance lost, an effect duplicated, a retry charged where none may be, a
+# slow takeover or recovery.
 chaos:
 	$(GO) run ./cmd/bpmnchaos
 

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/bpmnlite/bpmnlite/persistence"
 )
@@ -112,8 +113,26 @@ func (c *cluster) run(ctx context.Context, prog string, args ...string) error {
 }
 
 func (c *cluster) start(ctx context.Context) error {
-	opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c max_connections=200", c.port, c.dir)
+	// Logged in UTC, so that readyAt can read the log's timestamps.
+	opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c max_connections=200 -c log_timezone=UTC", c.port, c.dir)
 	return c.run(ctx, "pg_ctl", "-D", c.data, "-l", filepath.Join(c.dir, "server.log"), "-w", "-o", opts, "start")
+}
+
+// readyAt returns when the server last logged that it accepts
+// connections: the moment it answers again after a start, which pg_ctl -w
+// reports only at its next poll.
+func (c *cluster) readyAt() (time.Time, error) {
+	lines, err := readLines(filepath.Join(c.dir, "server.log"))
+	if err != nil {
+		return time.Time{}, err
+	}
+	for i := len(lines) - 1; i >= 0; i-- {
+		// Default log_line_prefix: "2026-11-27 03:50:01.123 UTC [pid] ".
+		if f := strings.Fields(lines[i]); len(f) > 3 && strings.Contains(lines[i], "ready to accept connections") {
+			return time.Parse("2006-01-02 15:04:05.000 MST", strings.Join(f[:3], " "))
+		}
+	}
+	return time.Time{}, fmt.Errorf("server.log: no \"ready to accept connections\" line")
 }
 
 // stop stops the server: "fast" rolls back open transactions, "immediate"

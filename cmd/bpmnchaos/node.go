@@ -18,7 +18,7 @@ import (
 // node runs one engine process with a job executor until SIGTERM: the unit
 // the suite kills, stops and cuts off. With -start it also starts
 // instances, writing each acknowledged instance id to -acks once Start
-// returned it.
+// returned it, and creates -started when done.
 func node(args []string) error {
 	fs := flag.NewFlagSet("node", flag.ContinueOnError)
 	db := fs.String("db", "", "database")
@@ -29,6 +29,9 @@ func node(args []string) error {
 	rate := fs.Duration("every", 50*time.Millisecond, "time between starts")
 	acks := fs.String("acks", "", "file of acknowledged instance ids")
 	work := fs.Duration("work", 0, "time each step's delegate takes")
+	report := fs.Duration("report", 200*time.Millisecond, "job executor report interval")
+	deadOwner := fs.Duration("dead-owner", 0, "DeadOwnerAfter (0: 3 × report interval; negative: never)")
+	started := fs.String("started", "", "file created once the -start instances were started")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -36,10 +39,12 @@ func node(args []string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
 	eng, err := bpmnlite.Open(ctx, bpmnlite.Config{
-		Database: *db, Logger: log, MaxConns: 12, JobExecutorActivate: true,
+		// The job log is where the suite counts the retries charged.
+		Database: *db, Logger: log, MaxConns: 12, JobExecutorActivate: true, HistoryLevel: bpmnlite.HistoryFull,
 		JobExecutor: bpmnlite.JobExecutorConfig{
 			LockOwner: *owner, LockTime: *lockTime, PoolSize: 4,
 			WaitTime: 100 * time.Millisecond, MaxWait: 500 * time.Millisecond,
+			ReportInterval: *report, DeadOwnerAfter: *deadOwner,
 		},
 	})
 	if err != nil {
@@ -83,6 +88,11 @@ func node(args []string) error {
 			time.Sleep(*rate)
 		}
 		f.Close()
+		if *started != "" {
+			if err := os.WriteFile(*started, nil, 0o644); err != nil {
+				return err
+			}
+		}
 	}
 	<-ctx.Done()
 	return nil
