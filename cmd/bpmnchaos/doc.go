@@ -14,9 +14,9 @@
 // design charges none, a takeover or a recovery too slow (checks.go).
 //
 // The suite (main.go; postgres.go and sqlite.go per backend, cluster.go)
-// starts node processes of this same
-// binary (`bpmnchaos node`, node.go): each opens an engine with a job
-// executor, and one given -start also starts instances. It ends only the
+// starts node processes of this same binary (`bpmnchaos node`, node.go):
+// each opens an engine with a job executor, and one given -start also
+// starts instances. It ends only the
 // processes it started, by their PID, and stops only the PostgreSQL
 // cluster it made. It uses the public bpmnlite API, and persistence only
 // to create its database; it writes no SQL of its own.
