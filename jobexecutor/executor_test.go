@@ -340,6 +340,29 @@ func TestOutageRecovery(t *testing.T) {
 	}
 }
 
+// A stranded job whose outcome was stored after all (the commit went
+// through, its answer was lost) is gone when the database answers: the
+// release log says none was released, not that it was.
+func TestStrandedReleaseCountsWhatWasReleased(t *testing.T) {
+	f := newFake(perJob)
+	f.run = func(ctx context.Context, j runtime.AcquiredJob) error {
+		f.mu.Lock()
+		delete(f.jobs, j.ID) // committed, though the runner cannot know
+		f.mu.Unlock()
+		return &runtime.NotStoredError{JobID: j.ID, Err: errors.New("connection reset")}
+	}
+	f.failUnlock = 1 // the first release meets the outage
+	f.add(job("j", "pi", true))
+	var logs enginetest.LogBuffer
+	start(t, f, Config{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	waitFor(t, "the second release attempt", func() bool {
+		return strings.Contains(logs.String(), "released jobs whose outcome could not be stored")
+	})
+	if !strings.Contains(logs.String(), "stranded=1 released=0") {
+		t.Errorf("the release log does not say that nothing was released:\n%s", logs.String())
+	}
+}
+
 // Failing acquisitions (a database outage) are logged at WARN, once per
 // interval, not once per cycle.
 func TestAcquisitionErrorsWarnOnce(t *testing.T) {
