@@ -122,8 +122,7 @@ type Config struct {
 	// MaxExpressionLength bounds the length of one ${...} expression, in
 	// bytes (default 10,000; negative: none), and MaxQuotedSource how much
 	// of an expression an error message quotes before an ellipsis
-	// (default 200 characters). Both apply to the whole process: compiled
-	// expressions are shared by its engines, and the last Open sets them.
+	// (default 200 characters). Each engine has its own.
 	MaxExpressionLength int
 	MaxQuotedSource     int
 
@@ -269,7 +268,6 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	expression.SetLimits(expression.Limits{MaxLength: cfg.MaxExpressionLength, MaxQuoted: cfg.MaxQuotedSource})
 	db, err := persistence.Open(ctx, cfg.Database, persistence.Options{
 		Schema:         cfg.Schema,
 		MaxConns:       cfg.MaxConns,
@@ -295,6 +293,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		MaxVariableBytes:        cfg.MaxVariableBytes,
 		DefinitionCacheBytes:    cfg.DefinitionCacheBytes,
 		MaxQuoted:               cfg.MaxQuotedSource,
+		MaxExpressionLength:     cfg.MaxExpressionLength,
 		HistoryTimeToLive:       cfg.HistoryTimeToLive,
 		HistoryCleanupBatchSize: cfg.HistoryCleanupBatchSize,
 		HistoryCleanupInterval:  cfg.HistoryCleanupInterval,

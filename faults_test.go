@@ -623,3 +623,36 @@ func TestMaxVariableBytes(t *testing.T) {
 		e.start("p", map[string]any{"big": strings.Repeat("x", 4*mib+1)})
 	})
 }
+
+// Expression limits are each engine's: two engines in one process, one with
+// a small length limit and short quotes, the other with the defaults, each
+// applies its own, whichever opened last.
+func TestExpressionLimitsPerEngine(t *testing.T) {
+	b := testdb.Backends(t)[0]
+	strict := openEnv(t, b, bpmnlite.Config{MaxExpressionLength: 100, MaxQuotedSource: 10})
+	loose := openEnv(t, testdb.Backends(t)[0], bpmnlite.Config{})
+	condition := "${x == '" + strings.Repeat("y", 200) + "'}"
+	xml := enginetest.Process("p", `
+    <startEvent id="s" />
+    <sequenceFlow id="f1" sourceRef="s" targetRef="g" />
+    <exclusiveGateway id="g" default="f3" />
+    <sequenceFlow id="f2" sourceRef="g" targetRef="e"><conditionExpression>`+condition+`</conditionExpression></sequenceFlow>
+    <sequenceFlow id="f3" sourceRef="g" targetRef="e" />
+    <endEvent id="e" />`)
+	_, err := strict.eng.Deploy(strict.ctx, bpmnlite.DeployRequest{Name: "p", Resources: []bpmnlite.Resource{{Name: "p.bpmn", Bytes: []byte(xml)}}})
+	if err == nil || !strings.Contains(err.Error(), "more than the limit of 100") || !strings.Contains(err.Error(), "${x == 'yy… (210 bytes)") {
+		t.Errorf("the strict engine took a 210-byte expression: %v", err)
+	}
+	loose.deploy("p", xml) // the defaults: 10,000 bytes
+	// A failing expression quotes as much as its engine says.
+	loose.deploy("q", enginetest.Process("q", `
+    <startEvent id="s" />
+    <sequenceFlow id="f1" sourceRef="s" targetRef="t" />
+    <serviceTask id="t" camunda:expression="${missing.call('`+strings.Repeat("z", 300)+`')}" />
+    <sequenceFlow id="f2" sourceRef="t" targetRef="e" />
+    <endEvent id="e" />`))
+	_, err = loose.eng.Start(loose.ctx, bpmnlite.StartRequest{Key: "q"})
+	if err == nil || strings.Contains(err.Error(), strings.Repeat("z", 250)) || !strings.Contains(err.Error(), strings.Repeat("z", 150)) {
+		t.Errorf("the loose engine's error quotes %d bytes, want the default 200 characters: %v", len(fmt.Sprint(err)), err)
+	}
+}

@@ -52,9 +52,10 @@
 //
 // [Compile] turns a source text into an [Expr] (cached per distinct text,
 // safe for concurrent use); Eval, EvalBool, EvalInt64 and EvalString run
-// it against a [Resolver]. [SetLimits] bounds the length of a compiled
-// expression and how much of it an error quotes, for the whole process:
-// the engine that opens last sets them.
+// it against a [Resolver]. Compiled expressions are shared by every engine
+// of the process, so the limits are each engine's: [CheckLength] bounds
+// the length of what an engine deploys, and [Error.MaxQuoted] how much of
+// a source the engine's errors quote.
 //
 // The package knows nothing of executions, variables' storage or the
 // database: it imports no other package of bpmnlite, and reaches values

@@ -65,9 +65,6 @@ func Compile(src string) (*Expr, error) {
 	if e, ok := cache.Load(src); ok {
 		return e.(*Expr), nil
 	}
-	if err := checkLength(src); err != nil {
-		return nil, err
-	}
 	e, err := compile(src)
 	if err != nil {
 		return nil, err
@@ -297,10 +294,13 @@ type Error struct {
 	Expr string // the source text
 	Msg  string // what went wrong, with the position for syntax errors
 	Err  error  // the cause, if any: an error a called method returned, or ErrUnknownName, ErrUnknownProperty, ErrUnknownFunction
+	// MaxQuoted is how much of Expr the message quotes (see Quote); the
+	// engine whose command failed sets its own.
+	MaxQuoted int
 }
 
 func (e *Error) Error() string {
-	s := "expression " + Quote(e.Expr) + ": " + e.Msg
+	s := "expression " + Quote(e.Expr, e.MaxQuoted) + ": " + e.Msg
 	if e.Err != nil {
 		s += ": " + e.Err.Error()
 	}

@@ -2,60 +2,45 @@ package expression
 
 import (
 	"fmt"
-	"sync/atomic"
 	"unicode/utf8"
 )
 
-// Limits bound what one expression may cost: its length when compiled, and
-// how much of its source an error message quotes. They apply to the whole
-// process, since compiled expressions are shared by every engine in it.
-type Limits struct {
-	// MaxLength is the longest source Compile accepts, in bytes. Default
-	// DefaultMaxLength; negative: no limit.
-	MaxLength int
-	// MaxQuoted is how much of a source an error quotes, in characters,
-	// before an ellipsis. Default DefaultMaxQuoted; negative: all of it.
-	MaxQuoted int
-}
-
-// Defaults of Limits.
+// Limits bound what one expression may cost. Each engine has its own: the
+// compiled expressions are shared by every engine of a process, so Compile
+// does not check them; the engine checks the length of what it deploys
+// (CheckLength) and sets how much of a source its errors quote
+// (Error.MaxQuoted).
 const (
+	// DefaultMaxLength is the longest source an engine accepts by default,
+	// in bytes.
 	DefaultMaxLength = 10_000
+	// DefaultMaxQuoted is how much of a source an error quotes by default,
+	// in characters, before an ellipsis.
 	DefaultMaxQuoted = 200
 )
 
-var maxLength, maxQuoted atomic.Int64
-
-func init() { SetLimits(Limits{}) }
-
-// SetLimits sets the process-wide limits; zero fields take the defaults.
-func SetLimits(l Limits) {
-	if l.MaxLength == 0 {
-		l.MaxLength = DefaultMaxLength
+// CheckLength rejects a source longer than limit bytes (0: DefaultMaxLength;
+// negative: no limit), quoting quoted characters of it (0: the default).
+func CheckLength(src string, limit, quoted int) error {
+	if limit == 0 {
+		limit = DefaultMaxLength
 	}
-	if l.MaxQuoted == 0 {
-		l.MaxQuoted = DefaultMaxQuoted
-	}
-	maxLength.Store(int64(l.MaxLength))
-	maxQuoted.Store(int64(l.MaxQuoted))
-}
-
-// checkLength rejects a source over the length limit.
-func checkLength(src string) error {
-	if limit := maxLength.Load(); limit >= 0 && int64(len(src)) > limit {
-		return &Error{Expr: src, Msg: fmt.Sprintf("is %d bytes long, more than the limit of %d", len(src), limit)}
+	if limit >= 0 && len(src) > limit {
+		return &Error{Expr: src, Msg: fmt.Sprintf("is %d bytes long, more than the limit of %d", len(src), limit), MaxQuoted: quoted}
 	}
 	return nil
 }
 
-// Quote returns src for a message: whole, or its first MaxQuoted
-// characters, an ellipsis and its length.
-func Quote(src string) string {
-	limit := maxQuoted.Load()
-	if limit < 0 || int64(utf8.RuneCountInString(src)) <= limit {
+// Quote returns src for a message: whole, or its first limit characters
+// (0: DefaultMaxQuoted; negative: all of it), an ellipsis and its length.
+func Quote(src string, limit int) string {
+	if limit == 0 {
+		limit = DefaultMaxQuoted
+	}
+	if limit < 0 || utf8.RuneCountInString(src) <= limit {
 		return src
 	}
-	n, i := int64(0), 0
+	n, i := 0, 0
 	for i = range src {
 		if n == limit {
 			break

@@ -30,9 +30,9 @@ func (e *Engine) command(ctx context.Context, t persistence.Tx, fn func(c *comma
 		return c.run()
 	}
 	if t != nil {
-		return e.cmd.RunIn(ctx, t, body)
+		return e.quoting(e.cmd.RunIn(ctx, t, body))
 	}
-	return e.cmd.Run(ctx, body)
+	return e.quoting(e.cmd.Run(ctx, body))
 }
 
 // BeginOuter begins a transaction in which several commands commit

@@ -50,7 +50,7 @@ func (e *Engine) Deploy(ctx context.Context, req DeployRequest) (*Deployment, er
 	var all []parsedResource
 	var errs []error
 	for _, r := range req.Resources {
-		m, err := bpmn.Parse(r.Bytes, bpmn.ParseOptions{File: r.Name, ForceExecutable: req.ForceExecutable, CheckExpression: CheckExpression, MaxBytes: e.Config.MaxResourceBytes, MaxQuoted: e.Config.MaxQuoted})
+		m, err := bpmn.Parse(r.Bytes, bpmn.ParseOptions{File: r.Name, ForceExecutable: req.ForceExecutable, CheckExpression: e.CheckExpression, MaxBytes: e.Config.MaxResourceBytes, MaxQuoted: e.Config.MaxQuoted})
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -247,7 +247,7 @@ func (e *Engine) loadDefinition(cc *tx.Context, pd *persistence.ProcessDefinitio
 	if len(res) == 0 {
 		return nil, fmt.Errorf("resource %q of deployment %s: %w", pd.ResourceName, pd.DeploymentID, persistence.ErrNotFound)
 	}
-	model, err := bpmn.Parse(res[0].Bytes, bpmn.ParseOptions{File: pd.ResourceName, ForceExecutable: true, CheckExpression: CheckExpression})
+	model, err := bpmn.Parse(res[0].Bytes, bpmn.ParseOptions{File: pd.ResourceName, ForceExecutable: true, CheckExpression: e.CheckExpression})
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"sort"
 	"sync"
@@ -54,9 +55,13 @@ type Config struct {
 	// bound); the least recently used are dropped first and parsed again
 	// from their stored resource when needed.
 	DefinitionCacheBytes int
-	// MaxQuoted is how much of an expression a deployment problem quotes
-	// (default 200 characters; negative: all of it).
+	// MaxQuoted is how much of an expression the engine's errors quote
+	// (default expression.DefaultMaxQuoted characters; negative: all of it).
 	MaxQuoted int
+	// MaxExpressionLength bounds the length of one expression the engine
+	// deploys, in bytes (default expression.DefaultMaxLength; negative: no
+	// bound).
+	MaxExpressionLength int
 	// HistoryTimeToLive keeps the history of instances whose definition
 	// has no camunda:historyTimeToLive this long after their root instance
 	// ends (0: for good).
@@ -267,9 +272,33 @@ func (e *Engine) bean(name string) (any, bool) {
 	return b, ok
 }
 
-// CheckExpression compiles src, for the parser's validation.
-func CheckExpression(src string) error {
+// CheckExpression checks an expression the engine deploys, for the
+// parser's validation: its length against the engine's limit, then its
+// syntax.
+func (e *Engine) CheckExpression(src string) error {
+	return e.quoting(checkExpression(src, e.Config.MaxExpressionLength, e.Config.MaxQuoted))
+}
+
+// CheckExpressionDefaults checks an expression as an engine with the
+// default limits deploys it (bpmnlite validate, which has no engine).
+func CheckExpressionDefaults(src string) error { return checkExpression(src, 0, 0) }
+
+func checkExpression(src string, maxLength, maxQuoted int) error {
+	if err := expression.CheckLength(src, maxLength, maxQuoted); err != nil {
+		return err
+	}
 	_, err := expression.Compile(src)
+	return err
+}
+
+// quoting makes an expression error in err quote as much of its source as
+// this engine's MaxQuoted says: compiled expressions, and so the errors
+// they make, are shared by every engine of the process.
+func (e *Engine) quoting(err error) error {
+	var xe *expression.Error
+	if e.Config.MaxQuoted != 0 && errors.As(err, &xe) {
+		xe.MaxQuoted = e.Config.MaxQuoted
+	}
 	return err
 }
 

@@ -161,6 +161,7 @@ func (e *Engine) runBehindSavepoint(cc *tx.Context, job *persistence.Job, lock *
 	if workErr == nil {
 		return claimed, nil, nil
 	}
+	workErr = e.quoting(workErr)
 	if err := cc.RollbackTo(jobSavepoint); err != nil {
 		return nil, workErr, err
 	}

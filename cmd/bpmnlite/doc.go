@@ -12,7 +12,7 @@
 // main.go dispatches the commands and holds validate and check; run.go,
 // serve.go and commands.go (the commands on an existing database) the
 // rest. It is a client of the public packages (bpmnlite, rest, metrics),
-// and parses files itself with bpmn and runtime.CheckExpression (validate,
-// run's -stub-all); run moves internal/enginetest's clock. It writes no
-// SQL and calls no runtime command.
+// and parses files itself with bpmn and runtime.CheckExpressionDefaults
+// (validate, run's -stub-all); run moves internal/enginetest's clock. It
+// writes no SQL and calls no runtime command.
 package main

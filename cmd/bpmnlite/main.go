@@ -137,7 +137,7 @@ func validate(files []string, out io.Writer) error {
 		if err != nil {
 			return err
 		}
-		defs, err := bpmn.Parse(data, bpmn.ParseOptions{File: f, CheckExpression: runtime.CheckExpression, MaxBytes: runtime.DefaultMaxResourceBytes})
+		defs, err := bpmn.Parse(data, bpmn.ParseOptions{File: f, CheckExpression: runtime.CheckExpressionDefaults, MaxBytes: runtime.DefaultMaxResourceBytes})
 		if err != nil {
 			failed++
 			fmt.Fprintln(out, err)

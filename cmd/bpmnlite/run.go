@@ -272,7 +272,7 @@ func delegatesOf(files []string) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		defs, err := bpmn.Parse(data, bpmn.ParseOptions{File: f, CheckExpression: runtime.CheckExpression})
+		defs, err := bpmn.Parse(data, bpmn.ParseOptions{File: f, CheckExpression: runtime.CheckExpressionDefaults})
 		if err != nil {
 			return nil, err
 		}
