@@ -16,65 +16,63 @@ import (
 // accWith returns e for a subtest t: cases of one test share the engine of
 // a backend (opening one per case costs more than the case).
 func (e *env) accWith(t *testing.T) *env {
-	c := *e
-	c.t = t
-	return &c
+	return &env{e.For(t)}
 }
 
 // accAllJobs returns every job of the engine.
 func (e *env) accAllJobs() []*bpmnlite.Job {
-	e.t.Helper()
-	js, err := e.eng.Jobs(e.ctx, bpmnlite.JobQuery{})
+	e.T.Helper()
+	js, err := e.Eng.Jobs(e.Ctx, bpmnlite.JobQuery{})
 	if err != nil {
-		e.t.Fatalf("jobs: %v", err)
+		e.T.Fatalf("jobs: %v", err)
 	}
 	return js
 }
 
 // accOneJob returns pi's only job, failing the test when it has another number.
 func (e *env) accOneJob(pi string) *bpmnlite.Job {
-	e.t.Helper()
-	js := e.jobs(pi)
+	e.T.Helper()
+	js := e.Jobs(pi)
 	if len(js) != 1 {
-		e.t.Fatalf("%d jobs, want 1: %v", len(js), accJobList(js))
+		e.T.Fatalf("%d jobs, want 1: %v", len(js), accJobList(js))
 	}
 	return js[0]
 }
 
 // accExec runs one job and fails the test on error.
 func (e *env) accExec(jobID string) {
-	e.t.Helper()
-	if err := e.eng.ExecuteJob(e.ctx, jobID); err != nil {
-		e.t.Fatalf("execute job %s: %v", jobID, err)
+	e.T.Helper()
+	if err := e.Eng.ExecuteJob(e.Ctx, jobID); err != nil {
+		e.T.Fatalf("execute job %s: %v", jobID, err)
 	}
 }
 
 // accEnded reports whether pi has no runtime execution left.
 func (e *env) accEnded(pi string) bool {
-	e.t.Helper()
-	xs, err := e.eng.Executions(e.ctx, bpmnlite.ExecutionQuery{ProcessInstanceID: pi})
+	e.T.Helper()
+	xs, err := e.Eng.Executions(e.Ctx, bpmnlite.ExecutionQuery{ProcessInstanceID: pi})
 	if err != nil {
-		e.t.Fatalf("executions: %v", err)
+		e.T.Fatalf("executions: %v", err)
 	}
 	return len(xs) == 0
 }
 
 // accVar returns variable name of pi (nil when not set).
 func (e *env) accVar(pi, name string) any {
-	e.t.Helper()
-	v, _, err := e.eng.Variable(e.ctx, pi, name)
+	e.T.Helper()
+	v, _, err := e.Eng.Variable(e.Ctx, pi, name)
 	if err != nil {
-		e.t.Fatalf("variable %s: %v", name, err)
+		e.T.Fatalf("variable %s: %v", name, err)
 	}
 	return v
 }
 
 // accInstances returns the running and ended instances of a process key.
 func (e *env) accInstances(key string) []*bpmnlite.HistoricProcessInstance {
-	e.t.Helper()
-	ps, err := e.eng.ProcessInstances(e.ctx, bpmnlite.ProcessInstanceQuery{ProcessDefinitionKey: key})
+	e.T.Helper()
+	ps, err := e.Eng.ProcessInstances(e.Ctx, bpmnlite.ProcessInstanceQuery{ProcessDefinitionKey: key})
 	if err != nil {
-		e.t.Fatalf("process instances: %v", err)
+		e.T.Fatalf("process instances: %v", err)
 	}
 	return ps
 }
@@ -85,29 +83,29 @@ func (e *env) accInstances(key string) []*bpmnlite.HistoricProcessInstance {
 // execution of the subprocess around activity), waiting at activity in its
 // job, and exactly one job, at that activity.
 func (e *env) accWaitingAt(pi, activity string) *bpmnlite.Job {
-	e.t.Helper()
-	all := e.executions(pi, "")
-	at := e.executions(pi, activity)
+	e.T.Helper()
+	all := e.Executions(pi, "")
+	at := e.Executions(pi, activity)
 	children := map[string]int{}
 	for _, x := range all {
 		if x.IsConcurrent {
-			e.t.Fatalf("want no concurrency, got %s", accExecList(all))
+			e.T.Fatalf("want no concurrency, got %s", accExecList(all))
 		}
 		children[x.ParentID]++
 	}
 	if len(at) != 1 || at[0].IsActive || children[at[0].ID] != 0 || children[""] != 1 {
-		e.t.Fatalf("want one chain of executions waiting at %s, got %s", activity, accExecList(all))
+		e.T.Fatalf("want one chain of executions waiting at %s, got %s", activity, accExecList(all))
 	}
 	for id := at[0].ParentID; id != ""; {
 		if children[id] != 1 {
-			e.t.Fatalf("want one chain of executions waiting at %s, got %s", activity, accExecList(all))
+			e.T.Fatalf("want one chain of executions waiting at %s, got %s", activity, accExecList(all))
 		}
 		p := e.execByID(all, id)
 		id = p.ParentID
 	}
 	j := e.accOneJob(pi)
 	if j.ActivityID != activity || j.ExecutionID != at[0].ID {
-		e.t.Fatalf("job at %s on execution %s, want at %s on %s", j.ActivityID, j.ExecutionID, activity, at[0].ID)
+		e.T.Fatalf("job at %s on execution %s, want at %s on %s", j.ActivityID, j.ExecutionID, activity, at[0].ID)
 	}
 	return j
 }
@@ -121,13 +119,13 @@ func accJobList(js []*bpmnlite.Job) string {
 }
 
 func (e *env) execByID(xs []*bpmnlite.ExecutionRow, id string) *bpmnlite.ExecutionRow {
-	e.t.Helper()
+	e.T.Helper()
 	for _, x := range xs {
 		if x.ID == id {
 			return x
 		}
 	}
-	e.t.Fatalf("execution %s not found", id)
+	e.T.Fatalf("execution %s not found", id)
 	return nil
 }
 
@@ -145,7 +143,7 @@ func TestS01_AsyncServiceNoListeners(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		d := registerCorpusDelegates(e)
 		e.deployFiles("camunda/async/AsyncTaskTest.testAsyncServiceNoListeners.bpmn20.xml")
-		pi := e.start("asyncService", nil)
+		pi := e.Start("asyncService", nil)
 		j := e.accWaitingAt(pi, "service")
 		if j.Type != "message" {
 			t.Errorf("job type %s, want message", j.Type)
@@ -153,11 +151,11 @@ func TestS01_AsyncServiceNoListeners(t *testing.T) {
 		if d.calls() != 0 {
 			t.Fatalf("delegate ran %d times before the job", d.calls())
 		}
-		if n := e.drain(10); n != 1 {
+		if n := e.Drain(10); n != 1 {
 			t.Errorf("drain ran %d jobs, want 1", n)
 		}
-		if d.calls() != 1 || len(e.jobs(pi)) != 0 || !e.accEnded(pi) {
-			t.Fatalf("after drain: %d calls, %d jobs, ended %v; want 1, 0, true", d.calls(), len(e.jobs(pi)), e.accEnded(pi))
+		if d.calls() != 1 || len(e.Jobs(pi)) != 0 || !e.accEnded(pi) {
+			t.Fatalf("after drain: %d calls, %d jobs, ended %v; want 1, 0, true", d.calls(), len(e.Jobs(pi)), e.accEnded(pi))
 		}
 	})
 }
@@ -183,16 +181,16 @@ func TestS01_AsyncRelated(t *testing.T) {
 				e := e.accWith(t)
 				calls := d.calls()
 				e.deployFiles(tc.files...)
-				pi := e.start(tc.key, nil)
+				pi := e.Start(tc.key, nil)
 				if n := len(e.accAllJobs()); n != 1 {
 					t.Fatalf("%d jobs after start, want 1", n)
 				}
-				e.drain(100)
+				e.Drain(100)
 				if n := len(e.accAllJobs()); n != 0 {
 					t.Fatalf("%d jobs after drain, want 0", n)
 				}
-				if got := d.calls() - calls; got != tc.calls || !e.accEnded(pi) || e.state(pi) != "COMPLETED" {
-					t.Fatalf("delegate calls %d (want %d), ended %v, state %s", got, tc.calls, e.accEnded(pi), e.state(pi))
+				if got := d.calls() - calls; got != tc.calls || !e.accEnded(pi) || e.State(pi) != "COMPLETED" {
+					t.Fatalf("delegate calls %d (want %d), ended %v, state %s", got, tc.calls, e.accEnded(pi), e.State(pi))
 				}
 			})
 		}
@@ -220,8 +218,8 @@ func TestS02_MultiInstanceAsync(t *testing.T) {
 				e := e.accWith(t)
 				calls := d.calls()
 				e.deployFiles("camunda/async/" + tc.file)
-				pi := e.start("asyncService", nil)
-				js := e.jobs(pi)
+				pi := e.Start("asyncService", nil)
+				js := e.Jobs(pi)
 				if len(js) != tc.jobsAfterStart || d.calls() != calls {
 					t.Fatalf("after start: %d jobs (want %d), %d calls (want 0)", len(js), tc.jobsAfterStart, d.calls()-calls)
 				}
@@ -243,17 +241,17 @@ func TestS02_MultiInstanceAsync(t *testing.T) {
 					// concurrent inner instances; executions with children
 					// are at no activity, as Camunda's query shows them.
 					var bodies []*bpmnlite.ExecutionRow
-					for _, x := range e.executions(pi, "") {
+					for _, x := range e.Executions(pi, "") {
 						if x.ParentID == pi && x.IsScope && x.ActivityID == "" {
 							bodies = append(bodies, x)
 						}
 					}
-					if n := len(e.executions(pi, "service#multiInstanceBody")); n != 0 {
+					if n := len(e.Executions(pi, "service#multiInstanceBody")); n != 0 {
 						t.Errorf("%d executions at the body, want none: its scope runs the inner instances", n)
 					}
-					inner := e.executions(pi, "service")
-					if len(bodies) != 1 || len(inner) != 5 || len(e.executions(pi, "")) != 7 {
-						t.Fatalf("%d body scopes and %d inner executions of %d, want 1 and 5 of 7", len(bodies), len(inner), len(e.executions(pi, "")))
+					inner := e.Executions(pi, "service")
+					if len(bodies) != 1 || len(inner) != 5 || len(e.Executions(pi, "")) != 7 {
+						t.Fatalf("%d body scopes and %d inner executions of %d, want 1 and 5 of 7", len(bodies), len(inner), len(e.Executions(pi, "")))
 					}
 					for _, x := range inner {
 						if x.ParentID != bodies[0].ID || x.IsActive || !x.IsConcurrent {
@@ -261,11 +259,11 @@ func TestS02_MultiInstanceAsync(t *testing.T) {
 						}
 					}
 				}
-				if n := e.drain(20); n != tc.drained {
+				if n := e.Drain(20); n != tc.drained {
 					t.Errorf("drain ran %d jobs, want %d", n, tc.drained)
 				}
-				if got := d.calls() - calls; got != 5 || len(e.jobs(pi)) != 0 || !e.accEnded(pi) {
-					t.Fatalf("after drain: %d calls, %d jobs, ended %v; want 5, 0, true", got, len(e.jobs(pi)), e.accEnded(pi))
+				if got := d.calls() - calls; got != 5 || len(e.Jobs(pi)) != 0 || !e.accEnded(pi) {
+					t.Fatalf("after drain: %d calls, %d jobs, ended %v; want 5, 0, true", got, len(e.Jobs(pi)), e.accEnded(pi))
 				}
 			})
 		}
@@ -279,11 +277,11 @@ func TestS04_FailingAsyncServiceTimer(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		registerCorpusDelegates(e)
 		e.deployFiles("camunda/async/AsyncTaskTest.testFailingAsyncServiceTimer.bpmn20.xml")
-		pi := e.start("asyncService", nil)
+		pi := e.Start("asyncService", nil)
 		if j := e.accOneJob(pi); j.Type != "message" {
 			t.Fatalf("job type %s, want message", j.Type)
 		}
-		if n := e.drain(10); n != 0 {
+		if n := e.Drain(10); n != 0 {
 			t.Fatalf("%d jobs succeeded, want 0", n)
 		}
 		j := e.accWaitingAt(pi, "service")
@@ -300,8 +298,8 @@ func TestS04_AsyncServiceSubProcessTimer(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		d := registerCorpusDelegates(e)
 		e.deployFiles("camunda/async/AsyncTaskTest.testAsyncServiceSubProcessTimer.bpmn20.xml")
-		pi := e.start("asyncService", nil)
-		js := e.jobs(pi)
+		pi := e.Start("asyncService", nil)
+		js := e.Jobs(pi)
 		if len(js) != 2 {
 			t.Fatalf("%d jobs, want 2 (message and timer): %s", len(js), accJobList(js))
 		}
@@ -321,9 +319,9 @@ func TestS04_AsyncServiceSubProcessTimer(t *testing.T) {
 func TestS04_AsyncServiceSubProcess(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		e.deployFiles("camunda/async/AsyncTaskTest.testAsyncServiceSubProcess.bpmn20.xml")
-		pi := e.start("asyncService", nil)
+		pi := e.Start("asyncService", nil)
 		e.accWaitingAt(pi, "subProcess")
-		e.drain(10)
+		e.Drain(10)
 		if !e.accEnded(pi) {
 			t.Fatal("instance still running after the sub-process job")
 		}
@@ -334,16 +332,16 @@ func TestS04_AsyncServiceSubProcess(t *testing.T) {
 func TestS06_AsyncStartEvent(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		e.deployFiles("camunda/async/AsyncStartEventTest.testAsyncStartEvent.bpmn20.xml")
-		pi := e.start("asyncStartEvent", nil)
-		if n := len(e.tasks(pi)); n != 0 {
+		pi := e.Start("asyncStartEvent", nil)
+		if n := len(e.Tasks(pi)); n != 0 {
 			t.Fatalf("%d tasks before the start job, want 0", n)
 		}
 		e.accWaitingAt(pi, "startEvent")
-		e.drain(10)
-		if n := len(e.executions(pi, "startEvent")); n != 0 {
+		e.Drain(10)
+		if n := len(e.Executions(pi, "startEvent")); n != 0 {
 			t.Errorf("%d executions at startEvent after drain, want 0", n)
 		}
-		if got := e.taskKeys(pi); got != "task" {
+		if got := e.TaskKeys(pi); got != "task" {
 			t.Fatalf("tasks %q, want task", got)
 		}
 	})
@@ -354,13 +352,13 @@ func TestS06_AsyncStartEventCallActivity(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		e.deployFiles("camunda/async/AsyncStartEventTest.testCallActivity-super.bpmn20.xml",
 			"camunda/async/AsyncStartEventTest.testCallActivity-sub.bpmn20.xml")
-		super := e.start("super", nil)
+		super := e.Start("super", nil)
 		subs := e.accInstances("sub")
 		if len(subs) != 1 {
 			t.Fatalf("%d sub instances, want 1", len(subs))
 		}
 		e.accWaitingAt(subs[0].ID, "theSubStart")
-		e.drain(10)
+		e.Drain(10)
 		if !e.accEnded(subs[0].ID) || !e.accEnded(super) {
 			t.Fatal("super and sub should have ended after the start job")
 		}
@@ -372,19 +370,19 @@ func TestS06_AsyncStartEventCallActivity(t *testing.T) {
 func TestS06_AsyncSubProcessStartEvent(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		e.deployFiles("camunda/async/AsyncStartEventTest.testAsyncSubProcessStartEvent.bpmn")
-		pi := e.start("process", nil)
+		pi := e.Start("process", nil)
 		// The sub-process's scope execution, a child of the process
 		// instance, waits at StartEvent_2 itself; the process instance,
 		// which it runs in, is at no activity, as Camunda's query shows it.
-		at := e.executions(pi, "StartEvent_2")
-		if len(at) != 1 || !at[0].IsScope || at[0].ParentID != pi || at[0].IsActive || len(e.executions(pi, "SubProcess_1")) != 0 || len(e.executions(pi, "")) != 2 {
-			t.Fatalf("want a waiting execution at StartEvent_2 inside the SubProcess_1 scope, got %s", accExecList(e.executions(pi, "")))
+		at := e.Executions(pi, "StartEvent_2")
+		if len(at) != 1 || !at[0].IsScope || at[0].ParentID != pi || at[0].IsActive || len(e.Executions(pi, "SubProcess_1")) != 0 || len(e.Executions(pi, "")) != 2 {
+			t.Fatalf("want a waiting execution at StartEvent_2 inside the SubProcess_1 scope, got %s", accExecList(e.Executions(pi, "")))
 		}
 		if j := e.accOneJob(pi); j.ActivityID != "StartEvent_2" {
 			t.Fatalf("job at %s, want StartEvent_2", j.ActivityID)
 		}
-		e.drain(10)
-		if got := e.taskKeys(pi); got != "UserTask_1" {
+		e.Drain(10)
+		if got := e.TaskKeys(pi); got != "UserTask_1" {
 			t.Fatalf("tasks %q, want UserTask_1", got)
 		}
 	})
@@ -396,17 +394,17 @@ func TestS06_CallProcessWithAsyncStartEvent(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		e.deployFiles("camunda/async/AsyncCallActivityTest.testCallSubProcess.bpmn20.xml",
 			"camunda/async/AsyncCallActivityTest.asyncStartEvent.bpmn20.xml")
-		pi := e.start("callAsyncSubProcess", nil)
+		pi := e.Start("callAsyncSubProcess", nil)
 		js := e.accAllJobs()
 		if len(js) != 1 {
 			t.Fatalf("%d jobs, want 1", len(js))
 		}
 		e.accExec(js[0].ID)
-		tasks, err := e.eng.Tasks(e.ctx, bpmnlite.TaskQuery{TaskDefinitionKey: "task"})
+		tasks, err := e.Eng.Tasks(e.Ctx, bpmnlite.TaskQuery{TaskDefinitionKey: "task"})
 		if err != nil || len(tasks) != 1 {
 			t.Fatalf("tasks %d (%v), want 1", len(tasks), err)
 		}
-		if err := e.eng.CompleteTask(e.ctx, tasks[0].ID, nil); err != nil {
+		if err := e.Eng.CompleteTask(e.Ctx, tasks[0].ID, nil); err != nil {
 			t.Fatal(err)
 		}
 		if !e.accEnded(pi) {
@@ -419,14 +417,14 @@ func TestS06_CallProcessWithAsyncStartEvent(t *testing.T) {
 func TestS06_AsyncEndEvent(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		e.deployFiles("camunda/async/AsyncEndEventTest.testAsyncEndEvent.bpmn20.xml")
-		pi := e.start("asyncEndEvent", nil)
-		if e.state(pi) != "ACTIVE" {
-			t.Fatalf("state %s, want ACTIVE", e.state(pi))
+		pi := e.Start("asyncEndEvent", nil)
+		if e.State(pi) != "ACTIVE" {
+			t.Fatalf("state %s, want ACTIVE", e.State(pi))
 		}
 		e.accWaitingAt(pi, "endEvent")
-		e.drain(10)
-		if n := len(e.executions(pi, "endEvent")); n != 0 || !e.accEnded(pi) || e.state(pi) != "COMPLETED" {
-			t.Fatalf("%d executions at endEvent, ended %v, state %s", n, e.accEnded(pi), e.state(pi))
+		e.Drain(10)
+		if n := len(e.Executions(pi, "endEvent")); n != 0 || !e.accEnded(pi) || e.State(pi) != "COMPLETED" {
+			t.Fatalf("%d executions at endEvent, ended %v, state %s", n, e.accEnded(pi), e.State(pi))
 		}
 	})
 }
@@ -436,13 +434,13 @@ func TestS06_AsyncEndEventCallActivity(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		e.deployFiles("camunda/async/AsyncEndEventTest.testCallActivity-super.bpmn20.xml",
 			"camunda/async/AsyncEndEventTest.testCallActivity-sub.bpmn20.xml")
-		super := e.start("super", nil)
+		super := e.Start("super", nil)
 		subs := e.accInstances("sub")
 		if len(subs) != 1 {
 			t.Fatalf("%d sub instances, want 1", len(subs))
 		}
 		e.accWaitingAt(subs[0].ID, "theSubEnd")
-		e.drain(10)
+		e.Drain(10)
 		if !e.accEnded(subs[0].ID) || !e.accEnded(super) {
 			t.Fatal("super and sub should have ended after the end job")
 		}
@@ -454,8 +452,8 @@ func TestS06_AsyncEndEventCallActivity(t *testing.T) {
 func TestS07_AsyncAfterOnParallelGatewayFork(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		e.deployFiles("camunda/async/AsyncAfterTest.testAsyncAfterOnParallelGatewayFork.bpmn20.xml")
-		pi := e.start("process", nil)
-		js := e.jobs(pi)
+		pi := e.Start("process", nil)
+		js := e.Jobs(pi)
 		if len(js) != 2 {
 			t.Fatalf("%d jobs, want 2", len(js))
 		}
@@ -467,11 +465,11 @@ func TestS07_AsyncAfterOnParallelGatewayFork(t *testing.T) {
 			t.Fatalf("job configurations %v, want afterForkFlow1 and afterForkFlow2", byFlow)
 		}
 		e.accExec(byFlow["afterForkFlow1"])
-		if got := e.taskKeys(pi); got != "theTask1" || len(e.jobs(pi)) != 1 {
-			t.Fatalf("tasks %q and %d jobs, want theTask1 and 1", got, len(e.jobs(pi)))
+		if got := e.TaskKeys(pi); got != "theTask1" || len(e.Jobs(pi)) != 1 {
+			t.Fatalf("tasks %q and %d jobs, want theTask1 and 1", got, len(e.Jobs(pi)))
 		}
 		e.accExec(byFlow["afterForkFlow2"])
-		if got := e.taskKeys(pi); got != "theTask1,theTask2" {
+		if got := e.TaskKeys(pi); got != "theTask1,theTask2" {
 			t.Fatalf("tasks %q, want theTask1,theTask2", got)
 		}
 	})
@@ -480,7 +478,7 @@ func TestS07_AsyncAfterOnParallelGatewayFork(t *testing.T) {
 // S08: asyncAfter needs ids on the outgoing flows.
 func TestS08_TransitionIdRequired(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		_, err := e.eng.DeployFiles(e.ctx, "s08", corpus(t, "camunda/async/AsyncAfterTest.testTransitionIdRequired.bpmn20.xml"))
+		_, err := e.Eng.DeployFiles(e.Ctx, "s08", corpus(t, "camunda/async/AsyncAfterTest.testTransitionIdRequired.bpmn20.xml"))
 		var pe *bpmnlite.ParseError
 		if !errors.As(err, &pe) {
 			t.Fatalf("deploy: %v, want a ParseError", err)
@@ -500,20 +498,20 @@ func TestS08_TransitionIdRequired(t *testing.T) {
 func TestS09_AsyncAfterMultiInstanceUserTask(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		e.deployFiles("camunda/async/AsyncAfterTest.testAsyncAfterMultiInstanceUserTask.bpmn20.xml")
-		pi := e.start("process", nil)
-		ts := e.tasks(pi)
+		pi := e.Start("process", nil)
+		ts := e.Tasks(pi)
 		if len(ts) != 3 {
 			t.Fatalf("%d tasks, want 3", len(ts))
 		}
 		for _, task := range ts {
-			if err := e.eng.CompleteTask(e.ctx, task.ID, nil); err != nil {
+			if err := e.Eng.CompleteTask(e.Ctx, task.ID, nil); err != nil {
 				t.Fatal(err)
 			}
 		}
 		if e.accEnded(pi) {
 			t.Fatal("ended before the asyncAfter job ran")
 		}
-		e.drain(10)
+		e.Drain(10)
 		if !e.accEnded(pi) {
 			t.Fatal("instance still running after the job executor run")
 		}
@@ -525,7 +523,7 @@ const s09Dir = "camunda/async/_needs-extra/"
 // accListenersRan reports whether the service's behaviour and its start
 // and end listeners set their variables.
 func (e *env) accListenersRan(pi string) bool {
-	e.t.Helper()
+	e.T.Helper()
 	return e.accVar(pi, "behaviorInvoked") == true && e.accVar(pi, "listenerStartInvoked") == true && e.accVar(pi, "listenerEndInvoked") == true
 }
 
@@ -537,7 +535,7 @@ func TestS09_AsyncAfterServiceTaskMultipleTransitions(t *testing.T) {
 		for _, flow := range []string{"flow2", "flow3"} {
 			t.Run(flow, func(t *testing.T) {
 				e := e.accWith(t)
-				pi := e.start("testProcess", map[string]any{"flowToTake": flow})
+				pi := e.Start("testProcess", map[string]any{"flowToTake": flow})
 				if !e.accListenersRan(pi) {
 					t.Fatal("behaviour and listeners should have run before the asyncAfter job")
 				}
@@ -546,8 +544,8 @@ func TestS09_AsyncAfterServiceTaskMultipleTransitions(t *testing.T) {
 				if flow == "flow3" {
 					taken, other = other, taken
 				}
-				if len(e.executions(pi, taken)) != 1 || len(e.executions(pi, other)) != 0 {
-					t.Fatalf("executions %s, want one at %s only", accExecList(e.executions(pi, "")), taken)
+				if len(e.Executions(pi, taken)) != 1 || len(e.Executions(pi, other)) != 0 {
+					t.Fatalf("executions %s, want one at %s only", accExecList(e.Executions(pi, "")), taken)
 				}
 			})
 		}
@@ -559,16 +557,16 @@ func TestS09_AsyncAfterServiceTaskMultipleTransitions(t *testing.T) {
 func TestS09_AsyncAfterServiceTaskMultipleTransitionsConcurrent(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		e.deployFiles(s09Dir + "AsyncAfterTest.testAsyncAfterServiceTaskMultipleTransitionsConcurrent.bpmn20.xml")
-		pi := e.start("testProcess", nil)
-		js := e.jobs(pi)
+		pi := e.Start("testProcess", nil)
+		js := e.Jobs(pi)
 		if len(js) != 2 {
 			t.Fatalf("%d jobs, want 2", len(js))
 		}
 		for _, j := range js {
 			e.accExec(j.ID)
 		}
-		if len(e.executions(pi, "taskAfterFlow2")) != 1 || len(e.executions(pi, "taskAfterFlow3")) != 1 {
-			t.Fatalf("executions %s, want one at each of taskAfterFlow2 and taskAfterFlow3", accExecList(e.executions(pi, "")))
+		if len(e.Executions(pi, "taskAfterFlow2")) != 1 || len(e.Executions(pi, "taskAfterFlow3")) != 1 {
+			t.Fatalf("executions %s, want one at each of taskAfterFlow2 and taskAfterFlow3", accExecList(e.Executions(pi, "")))
 		}
 	})
 }
@@ -577,7 +575,7 @@ func TestS09_AsyncAfterServiceTaskMultipleTransitionsConcurrent(t *testing.T) {
 func TestS09_AsyncAfterServiceTask(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		e.deployFiles(s09Dir + "AsyncAfterTest.testAsyncAfterServiceTask.bpmn20.xml")
-		pi := e.start("testProcess", nil)
+		pi := e.Start("testProcess", nil)
 		if !e.accListenersRan(pi) {
 			t.Fatal("behaviour and listeners should have run")
 		}
@@ -591,7 +589,7 @@ func TestS09_AsyncAfterServiceTask(t *testing.T) {
 func TestS09_AsyncAfterAndBeforeServiceTask(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		e.deployFiles(s09Dir + "AsyncAfterTest.testAsyncAfterAndBeforeServiceTask.bpmn20.xml")
-		pi := e.start("testProcess", nil)
+		pi := e.Start("testProcess", nil)
 		for _, v := range []string{"behaviorInvoked", "listenerStartInvoked", "listenerEndInvoked"} {
 			if e.accVar(pi, v) != nil {
 				t.Fatalf("%s set before the asyncBefore job", v)
@@ -619,18 +617,18 @@ func TestS09_AsyncAfterServiceWrappedInSequentialMultiInstance(t *testing.T) {
 		e.deployFiles(s09Dir + "AsyncAfterTest.testAsyncAfterServiceWrappedInSequentialMultiInstance.bpmn20.xml")
 		// As in Camunda, no variables: JUEL reads the missing
 		// behaviorInvoked as 0 in "+ 1".
-		pi := e.start("testProcess", nil)
+		pi := e.Start("testProcess", nil)
 		if got := e.accVar(pi, "behaviorInvoked"); got != int64(1) {
 			t.Fatalf("behaviour ran %v times, want 1", got)
 		}
 		e.accOneJob(pi)
-		if n := e.drain(10); n != 5 {
+		if n := e.Drain(10); n != 5 {
 			t.Errorf("drain ran %d jobs, want 5", n)
 		}
 		if got := e.accVar(pi, "behaviorInvoked"); got != int64(5) {
 			t.Fatalf("behaviour ran %v times, want 5", got)
 		}
-		e.complete(pi, "userTask", nil)
+		e.Complete(pi, "userTask", nil)
 		if !e.accEnded(pi) {
 			t.Fatal("instance should have ended")
 		}

@@ -54,8 +54,8 @@ func (v accGateVar) MarshalJSON() ([]byte, error) {
 // one after the other: both commit, the second seeing the first's work.
 // It returns the index of the loser (-1 when both committed).
 func (e *env) accCompete(run func(i int, vars map[string]any) error) int {
-	e.t.Helper()
-	gated := e.eng.Dialect() == "postgres"
+	e.T.Helper()
+	gated := e.Eng.Dialect() == "postgres"
 	gate := newAccGate()
 	errs := make([]error, 2)
 	var wg sync.WaitGroup
@@ -74,7 +74,7 @@ func (e *env) accCompete(run func(i int, vars map[string]any) error) int {
 	wg.Wait()
 	if !gated {
 		if errs[0] != nil || errs[1] != nil {
-			e.t.Fatalf("serialized commands failed: %v", errs)
+			e.T.Fatalf("serialized commands failed: %v", errs)
 		}
 		return -1
 	}
@@ -84,15 +84,15 @@ func (e *env) accCompete(run func(i int, vars map[string]any) error) int {
 			continue
 		}
 		if loser >= 0 {
-			e.t.Fatalf("both commands failed: %v", errs)
+			e.T.Fatalf("both commands failed: %v", errs)
 		}
 		loser = i
 		if !errors.Is(err, bpmnlite.ErrOptimisticLock) || !strings.Contains(err.Error(), "was updated by another transaction concurrently") {
-			e.t.Fatalf("loser failed with %v, want an optimistic-lock error", err)
+			e.T.Fatalf("loser failed with %v, want an optimistic-lock error", err)
 		}
 	}
 	if loser < 0 {
-		e.t.Fatal("both competing commands committed")
+		e.T.Fatal("both competing commands committed")
 	}
 	return loser
 }
@@ -103,24 +103,24 @@ func (e *env) accCompete(run func(i int, vars map[string]any) error) int {
 func TestS28_CompetingJoins(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		e.deployFiles("camunda/concurrency/CompetingJoinTest.testCompetingJoins.bpmn20.xml")
-		pi := e.start("CompetingJoinsProcess", nil)
-		w1, w2 := e.executions(pi, "wait1"), e.executions(pi, "wait2")
+		pi := e.Start("CompetingJoinsProcess", nil)
+		w1, w2 := e.Executions(pi, "wait1"), e.Executions(pi, "wait2")
 		if len(w1) != 1 || len(w2) != 1 {
-			t.Fatalf("executions %s, want one at wait1 and one at wait2", accExecList(e.executions(pi, "")))
+			t.Fatalf("executions %s, want one at wait1 and one at wait2", accExecList(e.Executions(pi, "")))
 		}
 		ids := []string{w1[0].ID, w2[0].ID}
 		loser := e.accCompete(func(i int, vars map[string]any) error {
-			return e.eng.Trigger(e.ctx, ids[i], vars)
+			return e.Eng.Trigger(e.Ctx, ids[i], vars)
 		})
 		if loser >= 0 {
 			if e.accEnded(pi) {
 				t.Fatal("instance ended with one arrival rolled back")
 			}
-			if err := e.eng.Trigger(e.ctx, ids[loser], nil); err != nil {
+			if err := e.Eng.Trigger(e.Ctx, ids[loser], nil); err != nil {
 				t.Fatalf("retrying the losing signal: %v", err)
 			}
 		}
-		if !e.accEnded(pi) || e.state(pi) != "COMPLETED" {
+		if !e.accEnded(pi) || e.State(pi) != "COMPLETED" {
 			t.Fatal("instance should have ended after both arrivals")
 		}
 	})
@@ -138,23 +138,23 @@ func TestS28_CompetingEnds(t *testing.T) {
 			t.Run(tc.key, func(t *testing.T) {
 				e := e.accWith(t)
 				e.deployFiles("camunda/concurrency/" + tc.file)
-				pi := e.start(tc.key, nil)
-				ts := e.tasks(pi)
+				pi := e.Start(tc.key, nil)
+				ts := e.Tasks(pi)
 				if len(ts) != 3 {
 					t.Fatalf("%d tasks, want 3", len(ts))
 				}
 				loser := e.accCompete(func(i int, vars map[string]any) error {
-					return e.eng.CompleteTask(e.ctx, ts[i].ID, vars)
+					return e.Eng.CompleteTask(e.Ctx, ts[i].ID, vars)
 				})
 				want := 1
 				if loser >= 0 {
 					want = 2
 				}
-				if n := len(e.tasks(pi)); n != want {
+				if n := len(e.Tasks(pi)); n != want {
 					t.Fatalf("%d tasks left, want %d", n, want)
 				}
-				for _, task := range e.tasks(pi) {
-					if err := e.eng.CompleteTask(e.ctx, task.ID, nil); err != nil {
+				for _, task := range e.Tasks(pi) {
+					if err := e.Eng.CompleteTask(e.Ctx, task.ID, nil); err != nil {
 						t.Fatal(err)
 					}
 				}
@@ -173,12 +173,12 @@ const pgwDir = "camunda/concurrency/"
 func TestS29_AsyncParallelGateway(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		d := e.deployFiles(pgwDir + "_needs-extra/ParallelGatewayTest.testAsyncParallelGateway.bpmn")
-		jds, err := e.eng.JobDefinitions(e.ctx, d.Definitions[0].ID, "")
+		jds, err := e.Eng.JobDefinitions(e.Ctx, d.Definitions[0].ID, "")
 		if err != nil || len(jds) != 1 || jds[0].ActivityID != "parallelJoinEnd" {
 			t.Fatalf("job definitions %v (%v), want one on parallelJoinEnd", jds, err)
 		}
-		pi := e.start("process", nil)
-		js := e.jobs(pi)
+		pi := e.Start("process", nil)
+		js := e.Jobs(pi)
 		if e.accEnded(pi) || len(js) != 2 {
 			t.Fatalf("ended %v with %d jobs, want running with 2", e.accEnded(pi), len(js))
 		}
@@ -195,9 +195,9 @@ func TestS29_AsyncParallelGateway(t *testing.T) {
 func TestS29_AsyncParallelGatewayAfterScopeTask(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		e.deployFiles(pgwDir + "ParallelGatewayTest.testAsyncParallelGatewayAfterScopeTask.bpmn20.xml")
-		pi := e.start("process", nil)
-		e.complete(pi, "scopeTask", nil)
-		js := e.jobs(pi)
+		pi := e.Start("process", nil)
+		e.Complete(pi, "scopeTask", nil)
+		js := e.Jobs(pi)
 		if len(js) != 2 {
 			t.Fatalf("%d jobs, want 2: %s", len(js), accJobList(js))
 		}
@@ -216,9 +216,9 @@ func TestS29_AsyncParallelGatewayAfterScopeTask(t *testing.T) {
 // accTaskNames returns the names of pi's open tasks, sorted by the harness
 // order (creation).
 func (e *env) accTaskNames(pi string) string {
-	e.t.Helper()
+	e.T.Helper()
 	var names []string
-	for _, t := range e.tasks(pi) {
+	for _, t := range e.Tasks(pi) {
 		names = append(names, t.Name)
 	}
 	return strings.Join(names, ",")
@@ -230,12 +230,12 @@ func TestS29_ParallelGateway(t *testing.T) {
 		t.Run("forkJoin", func(t *testing.T) {
 			e := e.accWith(t)
 			e.deployFiles(pgwDir + "ParallelGatewayTest.testForkJoin.bpmn20.xml")
-			pi := e.start("forkJoin", nil)
-			if got := e.taskKeys(pi); got != "receivePayment,shipOrder" {
+			pi := e.Start("forkJoin", nil)
+			if got := e.TaskKeys(pi); got != "receivePayment,shipOrder" {
 				t.Fatalf("tasks %q", got)
 			}
-			e.complete(pi, "receivePayment", nil)
-			e.complete(pi, "shipOrder", nil)
+			e.Complete(pi, "receivePayment", nil)
+			e.Complete(pi, "shipOrder", nil)
 			if got := e.accTaskNames(pi); got != "Archive Order" {
 				t.Fatalf("tasks %q, want Archive Order", got)
 			}
@@ -243,20 +243,20 @@ func TestS29_ParallelGateway(t *testing.T) {
 		t.Run("unbalanced", func(t *testing.T) {
 			e := e.accWith(t)
 			e.deployFiles(pgwDir + "ParallelGatewayTest.testUnbalancedForkJoin.bpmn20.xml")
-			pi := e.start("UnbalancedForkJoin", nil)
-			if got := e.taskKeys(pi); got != "task1,task2,task3" {
+			pi := e.Start("UnbalancedForkJoin", nil)
+			if got := e.TaskKeys(pi); got != "task1,task2,task3" {
 				t.Fatalf("tasks %q", got)
 			}
-			e.complete(pi, "task1", nil)
-			if got := e.taskKeys(pi); got != "task2,task3" {
+			e.Complete(pi, "task1", nil)
+			if got := e.TaskKeys(pi); got != "task2,task3" {
 				t.Fatalf("after task1: tasks %q, want task2,task3 (first join waits)", got)
 			}
-			e.complete(pi, "task2", nil)
-			if got := e.taskKeys(pi); got != "task3,task4" {
+			e.Complete(pi, "task2", nil)
+			if got := e.TaskKeys(pi); got != "task3,task4" {
 				t.Fatalf("after task2: tasks %q, want task3,task4", got)
 			}
-			e.complete(pi, "task3", nil)
-			e.complete(pi, "task4", nil)
+			e.Complete(pi, "task3", nil)
+			e.Complete(pi, "task4", nil)
 			if !e.accEnded(pi) {
 				t.Fatal("instance should have ended")
 			}
@@ -264,32 +264,32 @@ func TestS29_ParallelGateway(t *testing.T) {
 		t.Run("nested", func(t *testing.T) {
 			e := e.accWith(t)
 			e.deployFiles(pgwDir + "ParallelGatewayTest.testNestedForkJoin.bpmn20.xml")
-			pi := e.start("nestedForkJoin", nil)
+			pi := e.Start("nestedForkJoin", nil)
 			// The paths are the executions without children: the
 			// process instance alone, or its concurrent children.
 			step := func(what, wantTasks string, wantPaths int) {
 				t.Helper()
-				if got := e.taskKeys(pi); got != wantTasks {
+				if got := e.TaskKeys(pi); got != wantTasks {
 					t.Fatalf("%s: tasks %q, want %q", what, got, wantTasks)
 				}
-				xs := e.executions(pi, "")
+				xs := e.Executions(pi, "")
 				parents := map[string]bool{}
 				for _, x := range xs {
 					parents[x.ParentID] = true
 				}
 				if got := len(xs) - len(parents) + 1; got != wantPaths {
-					t.Fatalf("%s: %d paths %s, want %d", what, got, accExecList(e.executions(pi, "")), wantPaths)
+					t.Fatalf("%s: %d paths %s, want %d", what, got, accExecList(e.Executions(pi, "")), wantPaths)
 				}
 			}
 			step("start", "Task_0", 1)
-			e.complete(pi, "Task_0", nil)
+			e.Complete(pi, "Task_0", nil)
 			step("Task 0", "Task_A,Task_B", 2)
-			e.complete(pi, "Task_A", nil)
+			e.Complete(pi, "Task_A", nil)
 			step("Task A", "Task_B", 2)
-			e.complete(pi, "Task_B", nil)
+			e.Complete(pi, "Task_B", nil)
 			step("Task B", "Task_B1,Task_B2", 3)
-			e.complete(pi, "Task_B1", nil)
-			e.complete(pi, "Task_B2", nil)
+			e.Complete(pi, "Task_B1", nil)
+			e.Complete(pi, "Task_B2", nil)
 			step("B1 and B2", "Task_C", 1)
 		})
 		for _, tc := range []struct{ file, key string }{
@@ -299,8 +299,8 @@ func TestS29_ParallelGateway(t *testing.T) {
 			t.Run(tc.key, func(t *testing.T) {
 				e := e.accWith(t)
 				e.deployFiles(pgwDir + tc.file)
-				pi := e.start(tc.key, nil)
-				if !e.accEnded(pi) || e.state(pi) != "COMPLETED" {
+				pi := e.Start(tc.key, nil)
+				if !e.accEnded(pi) || e.State(pi) != "COMPLETED" {
 					t.Fatal("instance should have ended when start returned")
 				}
 			})

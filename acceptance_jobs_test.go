@@ -15,9 +15,9 @@ const prioDir = "camunda/job-priority/"
 
 // accPriorities returns "activity/handler=priority" for pi's jobs, sorted.
 func (e *env) accPriorities(pi string) string {
-	e.t.Helper()
+	e.T.Helper()
 	var s []string
-	for _, j := range e.jobs(pi) {
+	for _, j := range e.Jobs(pi) {
 		s = append(s, fmt.Sprintf("%s/%s=%d", j.ActivityID, j.HandlerType, j.Priority))
 	}
 	slices.Sort(s)
@@ -27,10 +27,10 @@ func (e *env) accPriorities(pi string) string {
 // accStartBefore starts key directly before activity (Camunda's "start
 // before X" of the priority tests).
 func (e *env) accStartBefore(key, activity string) string {
-	e.t.Helper()
-	pi, err := e.eng.Start(e.ctx, bpmnlite.StartRequest{Key: key, StartBefore: activity})
+	e.T.Helper()
+	pi, err := e.Eng.Start(e.Ctx, bpmnlite.StartRequest{Key: key, StartBefore: activity})
 	if err != nil {
-		e.t.Fatalf("start %s before %s: %v", key, activity, err)
+		e.T.Fatalf("start %s before %s: %v", key, activity, err)
 	}
 	return pi
 }
@@ -39,7 +39,7 @@ func (e *env) accStartBefore(key, activity string) string {
 func TestS10_DefaultPriority(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		e.deployFiles(prioDir+"_needs-extra/oneTaskProcess.bpmn20.xml", prioDir+"oneTimerProcess.bpmn20.xml")
-		pi := e.start("oneTaskProcess", nil)
+		pi := e.Start("oneTaskProcess", nil)
 		if got := e.accPriorities(pi); got != "task1/async-before=0" {
 			t.Fatalf("before job: %s", got)
 		}
@@ -47,7 +47,7 @@ func TestS10_DefaultPriority(t *testing.T) {
 		if got := e.accPriorities(pi); got != "task1/async-after=0" {
 			t.Fatalf("after job: %s", got)
 		}
-		pi = e.start("oneTimerProcess", nil)
+		pi = e.Start("oneTimerProcess", nil)
 		if got := e.accPriorities(pi); got != "timer1/timer-intermediate-transition=0" {
 			t.Fatalf("timer job: %s", got)
 		}
@@ -60,7 +60,7 @@ func TestS10_ProcessAndActivityPriority(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		e.deployFiles(prioDir + "_needs-extra/jobPrioProcess.bpmn20.xml")
 		// A normal start reaches every job in turn (SCENARIOS "Adapt").
-		pi := e.start("jobPrioProcess", nil)
+		pi := e.Start("jobPrioProcess", nil)
 		for _, want := range []string{"task1/async-before=10", "task1/async-after=10", "task2/async-before=5", "task2/async-after=5"} {
 			if got := e.accPriorities(pi); got != want {
 				t.Fatalf("jobs %s, want %s", got, want)
@@ -84,12 +84,12 @@ func TestS10_ProcessAndActivityPriority(t *testing.T) {
 func TestS10_TimerPriority(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		e.deployFiles(prioDir + "intermediateTimerJobPrioProcess.bpmn20.xml")
-		pi := e.start("intermediateTimerJobPrioProcess", nil)
+		pi := e.Start("intermediateTimerJobPrioProcess", nil)
 		if got := e.accPriorities(pi); got != "timer1/timer-intermediate-transition=8" {
 			t.Fatalf("timer1: %s", got)
 		}
-		e.clock.Add(61 * time.Second)
-		if n, err := e.eng.ExecuteDueJobs(e.ctx, 10); err != nil || n != 1 {
+		e.Clock.Add(61 * time.Second)
+		if n, err := e.Eng.ExecuteDueJobs(e.Ctx, 10); err != nil || n != 1 {
 			t.Fatalf("run due jobs: %d, %v; want 1 run", n, err)
 		}
 		if got := e.accPriorities(pi); got != "timer2/timer-intermediate-transition=4" {
@@ -105,7 +105,7 @@ func TestS10_TimerPriority(t *testing.T) {
 func TestS10_SubProcessPriorityIsNotDefaultForContainedActivities(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		e.deployFiles(prioDir + "_needs-extra/subProcessJobPrioProcess.bpmn20.xml")
-		pi := e.start("subProcessJobPrioProcess", nil)
+		pi := e.Start("subProcessJobPrioProcess", nil)
 		if got := e.accPriorities(pi); got != "task1/async-before=10" {
 			t.Fatalf("jobs %s, want task1/async-before=10", got)
 		}
@@ -116,7 +116,7 @@ func TestS10_SubProcessPriorityIsNotDefaultForContainedActivities(t *testing.T) 
 func TestS10_MultiInstanceInnerActivityPriority(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		e.deployFiles(prioDir + "_needs-extra/miInnerAsyncProcess.bpmn20.xml")
-		pi := e.start("miBodyAsyncPriorityProcess", nil)
+		pi := e.Start("miBodyAsyncPriorityProcess", nil)
 		want := "task1/async-before=5 task1/async-before=5 task1/async-before=5"
 		if got := e.accPriorities(pi); got != want {
 			t.Fatalf("jobs %s, want %s", got, want)
@@ -139,7 +139,7 @@ func TestS11_TimerStartAndBoundaryPriority(t *testing.T) {
 			t.Run(fmt.Sprint(tc.want), func(t *testing.T) {
 				e := e.accWith(t)
 				d := e.deployFiles(prioDir + tc.file)
-				js, err := e.eng.Jobs(e.ctx, bpmnlite.JobQuery{ProcessDefinitionID: d.Definitions[0].ID})
+				js, err := e.Eng.Jobs(e.Ctx, bpmnlite.JobQuery{ProcessDefinitionID: d.Definitions[0].ID})
 				if err != nil || len(js) != 1 || js[0].HandlerType != "timer-start-event" || js[0].Priority != tc.want {
 					t.Fatalf("jobs %s (%v), want one timer start job with priority %d", accJobList(js), err, tc.want)
 				}
@@ -148,7 +148,7 @@ func TestS11_TimerStartAndBoundaryPriority(t *testing.T) {
 		t.Run("boundary", func(t *testing.T) {
 			e := e.accWith(t)
 			e.deployFiles(prioDir + "boundaryTimerJobPrioProcess.bpmn20.xml")
-			pi := e.start("boundaryTimerJobPrioProcess", nil)
+			pi := e.Start("boundaryTimerJobPrioProcess", nil)
 			if got := e.accPriorities(pi); got != "timerBoundaryEvent/timer-transition=20" {
 				t.Fatalf("jobs %s, want timerBoundaryEvent/timer-transition=20", got)
 			}
@@ -164,8 +164,8 @@ func TestS11_PriorityInTimerCycleEvent(t *testing.T) {
 		if len(first) != 1 || first[0].Priority != 9999 {
 			t.Fatalf("jobs %s, want one with priority 9999", accJobList(first))
 		}
-		e.clock.Add(5*time.Minute + 5*time.Second)
-		if n, err := e.eng.ExecuteDueJobs(e.ctx, 10); err != nil || n != 1 {
+		e.Clock.Add(5*time.Minute + 5*time.Second)
+		if n, err := e.Eng.ExecuteDueJobs(e.Ctx, 10); err != nil || n != 1 {
 			t.Fatalf("run due jobs: %d, %v; want 1 run", n, err)
 		}
 		next := e.accAllJobs()
@@ -187,7 +187,7 @@ func TestS12_MalformedPriority(t *testing.T) {
 	}
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		for _, tc := range cases {
-			_, err := e.eng.DeployFiles(e.ctx, "s12", corpus(t, tc.file))
+			_, err := e.Eng.DeployFiles(e.Ctx, "s12", corpus(t, tc.file))
 			var pe *bpmnlite.ParseError
 			if !errors.As(err, &pe) {
 				t.Fatalf("%s: deploy gave %v, want a ParseError", tc.file, err)
@@ -200,8 +200,8 @@ func TestS12_MalformedPriority(t *testing.T) {
 			}
 		}
 		e.deployFiles(prioDir + "_needs-extra/JobPrioritizationBpmnTest.testParsePriorityOnNonAsyncActivity.bpmn20.xml")
-		pi := e.start("jobPrioProcess", nil)
-		if !e.accEnded(pi) || len(e.jobs(pi)) != 0 {
+		pi := e.Start("jobPrioProcess", nil)
+		if !e.accEnded(pi) || len(e.Jobs(pi)) != 0 {
 			t.Fatal("the process without async activities should run through")
 		}
 	})
@@ -210,15 +210,15 @@ func TestS12_MalformedPriority(t *testing.T) {
 // accJobDefs returns "activity: configuration" of the job definitions of a
 // process definition, sorted.
 func (e *env) accJobDefs(def *bpmnlite.ProcessDefinition) []string {
-	e.t.Helper()
-	jds, err := e.eng.JobDefinitions(e.ctx, def.ID, "")
+	e.T.Helper()
+	jds, err := e.Eng.JobDefinitions(e.Ctx, def.ID, "")
 	if err != nil {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
 	var out []string
 	for _, jd := range jds {
 		if jd.ProcessDefinitionKey != def.Key {
-			e.t.Errorf("job definition %s has key %s, want %s", jd.ID, jd.ProcessDefinitionKey, def.Key)
+			e.T.Errorf("job definition %s has key %s, want %s", jd.ID, jd.ProcessDefinitionKey, def.Key)
 		}
 		out = append(out, jd.ActivityID+": "+jd.JobConfiguration)
 	}
@@ -252,11 +252,11 @@ func TestS20_JobDefinitionsAtDeployment(t *testing.T) {
 					t.Fatalf("job definitions of %s: %q, want %q", def.Key, got, tc.want)
 				}
 				if tc.name == "testTimerStartEvent" {
-					jds, err := e.eng.JobDefinitions(e.ctx, def.ID, "")
+					jds, err := e.Eng.JobDefinitions(e.Ctx, def.ID, "")
 					if err != nil {
 						t.Fatal(err)
 					}
-					js, err := e.eng.Jobs(e.ctx, bpmnlite.JobQuery{ProcessDefinitionID: def.ID})
+					js, err := e.Eng.Jobs(e.Ctx, bpmnlite.JobQuery{ProcessDefinitionID: def.ID})
 					if err != nil || len(js) != 1 || js[0].JobDefinitionID != jds[0].ID {
 						t.Fatalf("timer start jobs %s (%v), want one linked to job definition %s", accJobList(js), err, jds[0].ID)
 					}
@@ -299,15 +299,15 @@ func TestS21_ExclusiveFlag(t *testing.T) {
 			t.Run(tc.file, func(t *testing.T) {
 				e := e.accWith(t)
 				e.deployFiles(dir + tc.file)
-				pi := e.start("exclusive", nil)
+				pi := e.Start("exclusive", nil)
 				j := e.accOneJob(pi)
 				if j.Exclusive != tc.exclusive {
 					t.Fatalf("job exclusive = %v, want %v", j.Exclusive, tc.exclusive)
 				}
-				if n := e.drain(10); n != tc.jobs {
+				if n := e.Drain(10); n != tc.jobs {
 					t.Errorf("ran %d jobs, want %d", n, tc.jobs)
 				}
-				if len(e.jobs(pi)) != 0 || !e.accEnded(pi) {
+				if len(e.Jobs(pi)) != 0 || !e.accEnded(pi) {
 					t.Fatal("jobs left or instance still running")
 				}
 			})
@@ -331,8 +331,8 @@ func TestS21_ExclusiveJobsComplete(t *testing.T) {
 			t.Run(tc.file, func(t *testing.T) {
 				e := e.accWith(t)
 				e.deployFiles("camunda/exclusive/" + tc.file)
-				pi := e.start(tc.key, nil)
-				js := e.jobs(pi)
+				pi := e.Start(tc.key, nil)
+				js := e.Jobs(pi)
 				if len(js) != tc.jobsAfterStart {
 					t.Fatalf("%d jobs after start, want %d", len(js), tc.jobsAfterStart)
 				}
@@ -341,9 +341,9 @@ func TestS21_ExclusiveJobsComplete(t *testing.T) {
 						t.Errorf("job at %s is not exclusive", j.ActivityID)
 					}
 				}
-				e.drain(20)
-				if len(e.jobs(pi)) != 0 || !e.accEnded(pi) || e.state(pi) != "COMPLETED" {
-					t.Fatalf("%d jobs left, ended %v", len(e.jobs(pi)), e.accEnded(pi))
+				e.Drain(20)
+				if len(e.Jobs(pi)) != 0 || !e.accEnded(pi) || e.State(pi) != "COMPLETED" {
+					t.Fatalf("%d jobs left, ended %v", len(e.Jobs(pi)), e.accEnded(pi))
 				}
 			})
 		}
@@ -354,16 +354,16 @@ func TestS21_ExclusiveJobsComplete(t *testing.T) {
 func TestS21_ExclusiveTimers(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		e.deployFiles("camunda/exclusive/ExclusiveTimerEventTest.testCatchingTimerEvent.bpmn20.xml")
-		pi := e.start("exclusiveTimers", nil)
-		if n := len(e.jobs(pi)); n != 3 {
+		pi := e.Start("exclusiveTimers", nil)
+		if n := len(e.Jobs(pi)); n != 3 {
 			t.Fatalf("%d timer jobs, want 3", n)
 		}
-		e.clock.Add(50*time.Minute + 5*time.Second)
-		if n, err := e.eng.ExecuteDueJobs(e.ctx, 10); err != nil || n != 3 {
+		e.Clock.Add(50*time.Minute + 5*time.Second)
+		if n, err := e.Eng.ExecuteDueJobs(e.Ctx, 10); err != nil || n != 3 {
 			t.Fatalf("ran %d jobs (%v), want 3", n, err)
 		}
-		if len(e.jobs(pi)) != 0 || !e.accEnded(pi) {
-			t.Fatalf("%d jobs left, ended %v", len(e.jobs(pi)), e.accEnded(pi))
+		if len(e.Jobs(pi)) != 0 || !e.accEnded(pi) {
+			t.Fatalf("%d jobs left, ended %v", len(e.Jobs(pi)), e.accEnded(pi))
 		}
 	})
 }
@@ -373,29 +373,29 @@ func TestS21_ExclusiveTimers(t *testing.T) {
 // at activity (skipped when activity is "": timer start jobs have none).
 // At 0, of the jobs scope selects, one has an exception and none retries.
 func (e *env) accFailRetries(jobID, activity string, from int, scope bpmnlite.JobQuery) {
-	e.t.Helper()
+	e.T.Helper()
 	for want := from - 1; want >= 0; want-- {
-		if err := e.eng.ExecuteJob(e.ctx, jobID); err == nil {
-			e.t.Fatalf("job %s succeeded, want a failure", jobID)
+		if err := e.Eng.ExecuteJob(e.Ctx, jobID); err == nil {
+			e.T.Fatalf("job %s succeeded, want a failure", jobID)
 		}
-		js, err := e.eng.Jobs(e.ctx, bpmnlite.JobQuery{ID: jobID})
+		js, err := e.Eng.Jobs(e.Ctx, bpmnlite.JobQuery{ID: jobID})
 		if err != nil || len(js) != 1 {
-			e.t.Fatalf("job %s gone after a failure (%v)", jobID, err)
+			e.T.Fatalf("job %s gone after a failure (%v)", jobID, err)
 		}
 		j := js[0]
 		if j.Retries != want || j.ExceptionMessage == "" {
-			e.t.Fatalf("after a failure: retries %d, message %q; want %d and a message", j.Retries, j.ExceptionMessage, want)
+			e.T.Fatalf("after a failure: retries %d, message %q; want %d and a message", j.Retries, j.ExceptionMessage, want)
 		}
 		if activity != "" {
-			xs, err := e.eng.Executions(e.ctx, bpmnlite.ExecutionQuery{ID: j.ExecutionID})
+			xs, err := e.Eng.Executions(e.Ctx, bpmnlite.ExecutionQuery{ID: j.ExecutionID})
 			if err != nil || len(xs) != 1 || xs[0].ActivityID != activity {
-				e.t.Fatalf("job's execution %v (%v), want it at %s", xs, err, activity)
+				e.T.Fatalf("job's execution %v (%v), want it at %s", xs, err, activity)
 			}
 		}
 	}
-	all, err := e.eng.Jobs(e.ctx, scope)
+	all, err := e.Eng.Jobs(e.Ctx, scope)
 	if err != nil {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
 	// As Camunda's test: retries left are counted for the failed job only;
 	// a cycle timer's next run is another job, with retries and no
@@ -413,7 +413,7 @@ func (e *env) accFailRetries(jobID, activity string, from int, scope bpmnlite.Jo
 		}
 	}
 	if withException != 1 || withRetries != 0 || noRetries != 1 {
-		e.t.Fatalf("%d jobs with an exception, %d with no retries left, the failed one with retries left: %d; want 1, 1 and 0", withException, noRetries, withRetries)
+		e.T.Fatalf("%d jobs with an exception, %d with no retries left, the failed one with retries left: %d; want 1, 1 and 0", withException, noRetries, withRetries)
 	}
 }
 
@@ -437,7 +437,7 @@ func TestS23_FoxJobRetryCycle(t *testing.T) {
 			t.Run(tc.key+"/"+tc.activity, func(t *testing.T) {
 				e := e.accWith(t)
 				e.deployFiles(tc.file)
-				pi := e.start(tc.key, nil)
+				pi := e.Start(tc.key, nil)
 				j := e.accOneJob(pi)
 				if j.Retries != 5 {
 					t.Fatalf("new job has %d retries, want 5 from the cycle", j.Retries)
@@ -454,11 +454,11 @@ func TestS23_DefaultRetryStrategy(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		registerCorpusDelegates(e)
 		e.deployFiles("camunda/job-executor/delegateThrowsException.bpmn20.xml")
-		pi := e.start("testProcess", nil)
+		pi := e.Start("testProcess", nil)
 		if j := e.accOneJob(pi); j.Retries != 3 {
 			t.Fatalf("new job has %d retries, want 3", j.Retries)
 		}
-		if n := e.drain(10); n != 0 {
+		if n := e.Drain(10); n != 0 {
 			t.Fatalf("%d jobs succeeded, want 0", n)
 		}
 		if j := e.accOneJob(pi); j.Retries != 0 || j.ExceptionMessage == "" || !strings.Contains(j.ExceptionMessage, "Expected Exception") {
@@ -483,7 +483,7 @@ func TestS24_TimerStartRetryCycle(t *testing.T) {
 				e := e.accWith(t)
 				d := e.deployFiles("camunda/retries/" + tc.file)
 				scope := bpmnlite.JobQuery{ProcessDefinitionID: d.Definitions[0].ID}
-				js, err := e.eng.Jobs(e.ctx, scope)
+				js, err := e.Eng.Jobs(e.Ctx, scope)
 				if err != nil || len(js) != 1 || js[0].HandlerType != "timer-start-event" || js[0].Retries != tc.retries {
 					t.Fatalf("jobs %s (%v), want one timer start job with %d retries", accJobList(js), err, tc.retries)
 				}

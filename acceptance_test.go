@@ -52,7 +52,7 @@ func (d *corpusDelegates) calls() int {
 func registerCorpusDelegates(e *env) *corpusDelegates {
 	d := &corpusDelegates{}
 	reg := func(name string, f func(ex *bpmnlite.Execution) error) {
-		e.eng.RegisterDelegate(name, bpmnlite.DelegateFunc(func(_ context.Context, ex *bpmnlite.Execution) error { return f(ex) }))
+		e.Eng.RegisterDelegate(name, bpmnlite.DelegateFunc(func(_ context.Context, ex *bpmnlite.Execution) error { return f(ex) }))
 	}
 	reg(clsAsyncService, func(*bpmnlite.Execution) error {
 		d.mu.Lock()
@@ -163,7 +163,7 @@ func TestAcceptanceDeployCorpus(t *testing.T) {
 				continue
 			}
 			failed++
-			_, err := e.eng.DeployFiles(e.ctx, rel, corpus(t, "camunda/"+rel))
+			_, err := e.Eng.DeployFiles(e.Ctx, rel, corpus(t, "camunda/"+rel))
 			var pe *bpmnlite.ParseError
 			if !errors.As(err, &pe) {
 				t.Errorf("%s: deploy gave %v, want a ParseError", rel, err)
@@ -179,15 +179,15 @@ func TestAcceptanceDeployCorpus(t *testing.T) {
 		if failed != len(mustNotDeploy) {
 			t.Fatalf("found %d of the %d files that must not deploy", failed, len(mustNotDeploy))
 		}
-		defs, err := e.eng.ProcessDefinitions(e.ctx, bpmnlite.DefinitionQuery{})
+		defs, err := e.Eng.ProcessDefinitions(e.Ctx, bpmnlite.DefinitionQuery{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		jobs, err := e.eng.Jobs(e.ctx, bpmnlite.JobQuery{})
+		jobs, err := e.Eng.Jobs(e.Ctx, bpmnlite.JobQuery{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		jobDefs, err := e.eng.JobDefinitions(e.ctx, "", "")
+		jobDefs, err := e.Eng.JobDefinitions(e.Ctx, "", "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -200,7 +200,7 @@ func TestAcceptanceDeployCorpus(t *testing.T) {
 			if _, mustFail := mustNotDeploy[rel]; mustFail {
 				continue
 			}
-			d, err := e.eng.DeployFiles(e.ctx, rel, corpus(t, "camunda/"+rel))
+			d, err := e.Eng.DeployFiles(e.Ctx, rel, corpus(t, "camunda/"+rel))
 			if err != nil {
 				t.Errorf("%s: %v", rel, err)
 				continue
@@ -243,7 +243,7 @@ func plainStartVars(e *env) map[string]any {
 	return map[string]any{
 		"duration":  "PT1H",
 		"duedate":   "PT1H",
-		"dueDate":   e.clock.Now().Add(time.Hour),
+		"dueDate":   e.Clock.Now().Add(time.Hour),
 		"cycle":     "R/PT15M",
 		"timeCycle": "R/PT1H",
 		"priority":  int64(7),
@@ -279,7 +279,7 @@ func TestAcceptancePlainStart(t *testing.T) {
 			for _, p := range append([]string{rel}, companions[rel]...) {
 				paths = append(paths, corpus(t, "camunda/"+p))
 			}
-			d, err := e.eng.DeployFiles(e.ctx, rel, paths...)
+			d, err := e.Eng.DeployFiles(e.Ctx, rel, paths...)
 			if err != nil {
 				t.Errorf("%s: deploy: %v", rel, err)
 				continue
@@ -295,7 +295,7 @@ func TestAcceptancePlainStart(t *testing.T) {
 					t.Errorf("%s: process %s not deployed", rel, proc.ID)
 					continue
 				}
-				_, err := e.eng.Start(e.ctx, bpmnlite.StartRequest{DefinitionID: d.Definitions[i].ID, Variables: plainStartVars(e)})
+				_, err := e.Eng.Start(e.Ctx, bpmnlite.StartRequest{DefinitionID: d.Definitions[i].ID, Variables: plainStartVars(e)})
 				why, expected := startFails[rel+"#"+proc.ID]
 				switch {
 				case err != nil && !expected:

@@ -12,10 +12,10 @@ const timersDir = "camunda/timers/"
 
 // accRunDue runs the due jobs ("run due jobs") and returns how many succeeded.
 func (e *env) accRunDue() int {
-	e.t.Helper()
-	n, err := e.eng.ExecuteDueJobs(e.ctx, 100)
+	e.T.Helper()
+	n, err := e.Eng.ExecuteDueJobs(e.Ctx, 100)
 	if err != nil {
-		e.t.Fatalf("run due jobs: %v", err)
+		e.T.Fatalf("run due jobs: %v", err)
 	}
 	return n
 }
@@ -35,11 +35,11 @@ func TestS30_TimerStart(t *testing.T) {
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
 				e := e.accWith(t)
-				e.clock.Set(enginetest.NewClock().Now())
+				e.Clock.Set(enginetest.NewClock().Now())
 				d := e.deployFiles(timersDir + tc.file)
 				def := d.Definitions[0].ID
 				jobs := func() []*bpmnlite.Job {
-					js, err := e.eng.Jobs(e.ctx, bpmnlite.JobQuery{ProcessDefinitionID: def})
+					js, err := e.Eng.Jobs(e.Ctx, bpmnlite.JobQuery{ProcessDefinitionID: def})
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -51,10 +51,10 @@ func TestS30_TimerStart(t *testing.T) {
 				if n := e.accRunDue(); n != 0 {
 					t.Fatalf("%d jobs ran before the timer was due", n)
 				}
-				tc.move(e.clock)
+				tc.move(e.Clock)
 				e.accRunDue()
 				e.accRunDue()
-				ps, err := e.eng.ProcessInstances(e.ctx, bpmnlite.ProcessInstanceQuery{ProcessDefinitionID: def})
+				ps, err := e.Eng.ProcessInstances(e.Ctx, bpmnlite.ProcessInstanceQuery{ProcessDefinitionID: def})
 				if err != nil || len(ps) != 1 || ps[0].ProcessDefinitionKey != "startTimerEventExample" {
 					t.Fatalf("%d instances (%v), want 1 of startTimerEventExample", len(ps), err)
 				}
@@ -75,13 +75,13 @@ func TestS30_TimerNotRecreatedOnDeploymentCacheReboot(t *testing.T) {
 			t.Fatalf("%d jobs after deployment, want 1", n)
 		}
 		// A second engine on the same database has an empty definition cache.
-		cold, err := bpmnlite.Open(e.ctx, e.cfg)
+		cold, err := bpmnlite.Open(e.Ctx, e.Cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer cold.Close()
 		// The process has only the timer start event: start by hand at it.
-		if _, err := cold.Start(e.ctx, bpmnlite.StartRequest{Key: "startTimer", StartBefore: "theStart"}); err != nil {
+		if _, err := cold.Start(e.Ctx, bpmnlite.StartRequest{Key: "startTimer", StartBefore: "theStart"}); err != nil {
 			t.Fatal(err)
 		}
 		if n := len(e.accAllJobs()); n != 1 {
@@ -95,15 +95,15 @@ func TestS30_TimerNotRecreatedOnDeploymentCacheReboot(t *testing.T) {
 func TestS32_MultipleTimersOnUserTask(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		e.deployFiles(timersDir + "BoundaryTimerEventTest.testMultipleTimersOnUserTask.bpmn20.xml")
-		pi := e.start("multipleTimersOnUserTask", nil)
-		if n := len(e.jobs(pi)); n != 3 {
+		pi := e.Start("multipleTimersOnUserTask", nil)
+		if n := len(e.Jobs(pi)); n != 3 {
 			t.Fatalf("%d jobs, want 3", n)
 		}
-		e.clock.Add(time.Hour + 5*time.Second)
+		e.Clock.Add(time.Hour + 5*time.Second)
 		if n := e.accRunDue(); n != 1 {
 			t.Errorf("%d timers fired, want 1", n)
 		}
-		if n := len(e.jobs(pi)); n != 0 {
+		if n := len(e.Jobs(pi)); n != 0 {
 			t.Fatalf("%d jobs left, want 0", n)
 		}
 		if got := e.accTaskNames(pi); got != "Third Task" {
@@ -117,15 +117,15 @@ func TestS32_MultipleTimersOnUserTask(t *testing.T) {
 func TestS32_TimerOnNestingOfSubprocesses(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		e.deployFiles(timersDir + "BoundaryTimerEventTest.testTimerOnNestingOfSubprocesses.bpmn20.xml")
-		pi := e.start("timerOnNestedSubprocesses", nil)
-		if got := e.taskKeys(pi); got != "innerTask1,innerTask2" {
+		pi := e.Start("timerOnNestedSubprocesses", nil)
+		if got := e.TaskKeys(pi); got != "innerTask1,innerTask2" {
 			t.Fatalf("tasks %q, want the two inner tasks", got)
 		}
 		e.accExec(e.accOneJob(pi).ID)
 		if got := e.accTaskNames(pi); got != "task outside subprocess" {
 			t.Fatalf("tasks %q, want task outside subprocess", got)
 		}
-		if xs := e.executions(pi, ""); len(xs) != 1 || xs[0].ID != pi || xs[0].ActivityID != "taskAfterCatch" {
+		if xs := e.Executions(pi, ""); len(xs) != 1 || xs[0].ID != pi || xs[0].ActivityID != "taskAfterCatch" {
 			t.Fatalf("executions %s, want the process instance alone, at taskAfterCatch", accExecList(xs))
 		}
 	})
@@ -135,12 +135,12 @@ func TestS32_TimerOnNestingOfSubprocesses(t *testing.T) {
 func TestS32_ExpressionOnTimer(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		e.deployFiles(timersDir + "BoundaryTimerEventTest.testExpressionOnTimer.bpmn20.xml")
-		pi := e.start("testExpressionOnTimer", map[string]any{"duration": "PT1H"})
+		pi := e.Start("testExpressionOnTimer", map[string]any{"duration": "PT1H"})
 		j := e.accOneJob(pi)
-		if want := e.clock.Now().Add(time.Hour); j.DueDate == nil || !j.DueDate.Equal(want) {
+		if want := e.Clock.Now().Add(time.Hour); j.DueDate == nil || !j.DueDate.Equal(want) {
 			t.Fatalf("due %v, want %v", j.DueDate, want)
 		}
-		e.clock.Add(time.Hour + 5*time.Second)
+		e.Clock.Add(time.Hour + 5*time.Second)
 		if n := e.accRunDue(); n != 1 {
 			t.Fatalf("%d jobs ran, want 1", n)
 		}
@@ -154,7 +154,7 @@ func TestS32_ExpressionOnTimer(t *testing.T) {
 func TestS32_TimerInSingleTransactionProcess(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		e.deployFiles(timersDir + "BoundaryTimerEventTest.testTimerInSingleTransactionProcess.bpmn20.xml")
-		pi := e.start("timerOnSubprocesses", nil)
+		pi := e.Start("timerOnSubprocesses", nil)
 		if len(e.accAllJobs()) != 0 || !e.accEnded(pi) {
 			t.Fatal("want no job and an ended instance")
 		}
@@ -166,15 +166,15 @@ func TestS32_TimerInSingleTransactionProcess(t *testing.T) {
 func TestS32_RepeatingTimerWithCancelActivity(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		e.deployFiles(timersDir + "BoundaryTimerEventTest.testRepeatingTimerWithCancelActivity.bpmn20.xml")
-		pi := e.start("repeatingTimerAndCallActivity", nil)
+		pi := e.Start("repeatingTimerAndCallActivity", nil)
 		first := e.accOneJob(pi)
-		if n := len(e.tasks(pi)); n != 1 {
+		if n := len(e.Tasks(pi)); n != 1 {
 			t.Fatalf("%d tasks, want 1", n)
 		}
 		e.accExec(first.ID)
 		next := e.accOneJob(pi)
-		if next.ID == first.ID || len(e.tasks(pi)) != 1 {
-			t.Fatalf("after the timer: job %s (first %s), %d tasks; want a new job and 1 task", next.ID, first.ID, len(e.tasks(pi)))
+		if next.ID == first.ID || len(e.Tasks(pi)) != 1 {
+			t.Fatalf("after the timer: job %s (first %s), %d tasks; want a new job and 1 task", next.ID, first.ID, len(e.Tasks(pi)))
 		}
 	})
 }
@@ -183,16 +183,16 @@ func TestS32_RepeatingTimerWithCancelActivity(t *testing.T) {
 func TestS32_InterruptingTimerDuration(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		e.deployFiles(timersDir + "BoundaryTimerEventTest.testInterruptingTimerDuration.bpmn20.xml")
-		pi := e.start("escalationExample", nil)
-		if got := e.taskKeys(pi); got != "firstLineSupport" {
+		pi := e.Start("escalationExample", nil)
+		if got := e.TaskKeys(pi); got != "firstLineSupport" {
 			t.Fatalf("tasks %q", got)
 		}
 		e.accOneJob(pi)
-		e.clock.Add(6 * time.Minute)
+		e.Clock.Add(6 * time.Minute)
 		if n := e.accRunDue(); n != 1 {
 			t.Fatalf("%d jobs ran, want 1", n)
 		}
-		if got := e.taskKeys(pi); got != "handleEscalation" {
+		if got := e.TaskKeys(pi); got != "handleEscalation" {
 			t.Fatalf("tasks %q, want handleEscalation", got)
 		}
 	})
@@ -202,11 +202,11 @@ func TestS32_InterruptingTimerDuration(t *testing.T) {
 func TestS34_CatchingTimerEvent(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		e.deployFiles(timersDir + "IntermediateTimerEventTest.testCatchingTimerEvent.bpmn20.xml")
-		pi := e.start("intermediateTimerEventExample", nil)
+		pi := e.Start("intermediateTimerEventExample", nil)
 		e.accOneJob(pi)
-		e.clock.Add(50*time.Minute + 5*time.Second)
+		e.Clock.Add(50*time.Minute + 5*time.Second)
 		e.accRunDue()
-		if len(e.jobs(pi)) != 0 || !e.accEnded(pi) {
+		if len(e.Jobs(pi)) != 0 || !e.accEnded(pi) {
 			t.Fatal("want no job and an ended instance")
 		}
 	})
@@ -217,9 +217,9 @@ func TestS34_CatchingTimerEvent(t *testing.T) {
 func TestS34_Expression(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		e.deployFiles(timersDir + "IntermediateTimerEventTest.testExpression.bpmn20.xml")
-		now := e.clock.Now()
-		pi1 := e.start("intermediateTimerEventExample", map[string]any{"dueDate": now})
-		pi2 := e.start("intermediateTimerEventExample", map[string]any{"dueDate": now.Format("2006-01-02T15:04:05")})
+		now := e.Clock.Now()
+		pi1 := e.Start("intermediateTimerEventExample", map[string]any{"dueDate": now})
+		pi2 := e.Start("intermediateTimerEventExample", map[string]any{"dueDate": now.Format("2006-01-02T15:04:05")})
 		for _, pi := range []string{pi1, pi2} {
 			if j := e.accOneJob(pi); j.DueDate == nil || j.DueDate.After(now) {
 				t.Fatalf("due %v, want at most %v", j.DueDate, now)
@@ -238,12 +238,12 @@ func TestS34_Expression(t *testing.T) {
 func TestS34_TimeCycle(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		e.deployFiles(timersDir + "IntermediateTimerEventTest.testTimeCycle.bpmn20.xml")
-		pi := e.start("process", nil)
+		pi := e.Start("process", nil)
 		e.accExec(e.accOneJob(pi).ID)
-		if n := len(e.jobs(pi)); n != 0 {
+		if n := len(e.Jobs(pi)); n != 0 {
 			t.Fatalf("%d jobs after the timer, want 0", n)
 		}
-		e.complete(pi, "task", nil)
+		e.Complete(pi, "task", nil)
 		if !e.accEnded(pi) {
 			t.Fatal("instance should have ended")
 		}
@@ -254,15 +254,15 @@ const miDir = "camunda/multi-instance/"
 
 // accTimerJob returns pi's only timer job.
 func (e *env) accTimerJob(pi string) *bpmnlite.Job {
-	e.t.Helper()
+	e.T.Helper()
 	var timers []*bpmnlite.Job
-	for _, j := range e.jobs(pi) {
+	for _, j := range e.Jobs(pi) {
 		if j.Type == "timer" {
 			timers = append(timers, j)
 		}
 	}
 	if len(timers) != 1 {
-		e.t.Fatalf("%d timer jobs, want 1: %s", len(timers), accJobList(e.jobs(pi)))
+		e.T.Fatalf("%d timer jobs, want 1: %s", len(timers), accJobList(e.Jobs(pi)))
 	}
 	return timers[0]
 }
@@ -272,19 +272,19 @@ func (e *env) accTimerJob(pi string) *bpmnlite.Job {
 func TestS36_ParallelUserTasksWithTimer(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		e.deployFiles(miDir + "MultiInstanceTest.testParallelUserTasksWithTimer.bpmn20.xml")
-		pi := e.start("miParallelUserTasksWithTimer", nil)
-		ts := e.tasks(pi)
+		pi := e.Start("miParallelUserTasksWithTimer", nil)
+		ts := e.Tasks(pi)
 		if len(ts) != 3 {
 			t.Fatalf("%d tasks, want 3", len(ts))
 		}
-		if err := e.eng.CompleteTask(e.ctx, ts[0].ID, nil); err != nil {
+		if err := e.Eng.CompleteTask(e.Ctx, ts[0].ID, nil); err != nil {
 			t.Fatal(err)
 		}
 		e.accExec(e.accTimerJob(pi).ID)
-		if got := e.taskKeys(pi); got != "taskAfterTimer" {
+		if got := e.TaskKeys(pi); got != "taskAfterTimer" {
 			t.Fatalf("tasks %q, want taskAfterTimer", got)
 		}
-		e.complete(pi, "taskAfterTimer", nil)
+		e.Complete(pi, "taskAfterTimer", nil)
 		if !e.accEnded(pi) {
 			t.Fatal("instance should have ended")
 		}
@@ -296,19 +296,19 @@ func TestS36_ParallelUserTasksWithTimer(t *testing.T) {
 func TestS36_SequentialSubProcessWithTimer(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		e.deployFiles(miDir + "MultiInstanceTest.testSequentialSubProcessWithTimer.bpmn20.xml")
-		pi := e.start("miSequentialSubprocessWithTimer", nil)
+		pi := e.Start("miSequentialSubprocessWithTimer", nil)
 		for range 2 {
-			if got := e.taskKeys(pi); got != "subProcessTask1,subProcessTask2" {
+			if got := e.TaskKeys(pi); got != "subProcessTask1,subProcessTask2" {
 				t.Fatalf("tasks %q, want the two sub-process tasks", got)
 			}
-			e.complete(pi, "subProcessTask1", nil)
-			e.complete(pi, "subProcessTask2", nil)
+			e.Complete(pi, "subProcessTask1", nil)
+			e.Complete(pi, "subProcessTask2", nil)
 		}
-		if got := e.taskKeys(pi); got != "subProcessTask1,subProcessTask2" {
+		if got := e.TaskKeys(pi); got != "subProcessTask1,subProcessTask2" {
 			t.Fatalf("third instance: tasks %q", got)
 		}
 		e.accExec(e.accTimerJob(pi).ID)
-		if got := e.taskKeys(pi); got != "taskAfterTimer" {
+		if got := e.TaskKeys(pi); got != "taskAfterTimer" {
 			t.Fatalf("tasks %q, want taskAfterTimer", got)
 		}
 	})
@@ -319,18 +319,18 @@ func TestS36_SequentialSubProcessWithTimer(t *testing.T) {
 func TestS36_ParallelCallActivityWithTimer(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		e.deployFiles(miDir+"MultiInstanceTest.testParallelCallActivityWithTimer.bpmn20.xml", miDir+"MultiInstanceTest.externalSubProcess.bpmn20.xml")
-		pi := e.start("miParallelCallActivity", nil)
-		all, err := e.eng.Tasks(e.ctx, bpmnlite.TaskQuery{})
+		pi := e.Start("miParallelCallActivity", nil)
+		all, err := e.Eng.Tasks(e.Ctx, bpmnlite.TaskQuery{})
 		if err != nil || len(all) != 6 {
 			t.Fatalf("%d tasks (%v), want 6", len(all), err)
 		}
 		for _, task := range all[:2] {
-			if err := e.eng.CompleteTask(e.ctx, task.ID, nil); err != nil {
+			if err := e.Eng.CompleteTask(e.Ctx, task.ID, nil); err != nil {
 				t.Fatal(err)
 			}
 		}
 		e.accExec(e.accTimerJob(pi).ID)
-		all, err = e.eng.Tasks(e.ctx, bpmnlite.TaskQuery{})
+		all, err = e.Eng.Tasks(e.Ctx, bpmnlite.TaskQuery{})
 		if err != nil || len(all) != 1 || all[0].TaskDefinitionKey != "taskAfterTimer" {
 			t.Fatalf("tasks %d (%v), want only taskAfterTimer", len(all), err)
 		}
@@ -346,18 +346,18 @@ func TestS36_ParallelCallActivityWithTimer(t *testing.T) {
 func TestS36_ParallelUserTasksCompletionCondition(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		e.deployFiles(miDir + "MultiInstanceTest.testParallelUserTasksCompletionCondition.bpmn20.xml")
-		pi := e.start("miParallelUserTasksCompletionCondition", nil)
+		pi := e.Start("miParallelUserTasksCompletionCondition", nil)
 		for _, want := range []int{5, 4, 3} {
-			ts := e.tasks(pi)
+			ts := e.Tasks(pi)
 			if len(ts) != want {
 				t.Fatalf("%d tasks, want %d", len(ts), want)
 			}
-			if err := e.eng.CompleteTask(e.ctx, ts[0].ID, nil); err != nil {
+			if err := e.Eng.CompleteTask(e.Ctx, ts[0].ID, nil); err != nil {
 				t.Fatal(err)
 			}
 		}
 		if !e.accEnded(pi) {
-			t.Fatalf("instance should have ended; tasks left %q", e.taskKeys(pi))
+			t.Fatalf("instance should have ended; tasks left %q", e.TaskKeys(pi))
 		}
 	})
 }
@@ -367,11 +367,11 @@ func TestS36_SequentialServiceTaskWithClass(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		registerCorpusDelegates(e)
 		e.deployFiles(miDir + "MultiInstanceTest.testSequentialServiceTaskWithClass.bpmn20.xml")
-		pi := e.start("multiInstanceServiceTask", map[string]any{"result": int64(5)})
+		pi := e.Start("multiInstanceServiceTask", map[string]any{"result": int64(5)})
 		if got := e.accVar(pi, "result"); got != int64(160) {
 			t.Fatalf("result %v, want 160", got)
 		}
-		if n := len(e.executions(pi, "wait")); n != 1 {
+		if n := len(e.Executions(pi, "wait")); n != 1 {
 			t.Fatalf("%d executions at wait, want 1", n)
 		}
 	})

@@ -26,7 +26,7 @@ const badHeader = `<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MOD
 // leaves what was stored before untouched.
 func TestBadDeployments(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deploy("p", userTaskProcess)
+		e.Deploy("p", userTaskProcess)
 		cases := []struct {
 			name, xml string
 			want      []string
@@ -40,14 +40,14 @@ func TestBadDeployments(t *testing.T) {
 			{"no start event", badHeader + `<process id="x" isExecutable="true"><userTask id="u"/></process></definitions>`, []string{"start event"}},
 		}
 		for _, c := range cases {
-			_, err := e.eng.Deploy(e.ctx, bpmnlite.DeployRequest{Name: "bad", Resources: []bpmnlite.Resource{{Name: "bad.bpmn", Bytes: []byte(c.xml)}}})
+			_, err := e.Eng.Deploy(e.Ctx, bpmnlite.DeployRequest{Name: "bad", Resources: []bpmnlite.Resource{{Name: "bad.bpmn", Bytes: []byte(c.xml)}}})
 			var pe *bpmnlite.ParseError
 			if !errors.As(err, &pe) {
 				t.Fatalf("%s: want a *ParseError, got %v", c.name, err)
 			}
 			wantErr(t, err, c.want...)
 		}
-		defs, err := e.eng.ProcessDefinitions(e.ctx, bpmnlite.DefinitionQuery{})
+		defs, err := e.Eng.ProcessDefinitions(e.Ctx, bpmnlite.DefinitionQuery{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -55,8 +55,8 @@ func TestBadDeployments(t *testing.T) {
 			t.Fatalf("definitions after failed deployments: %+v, want only p", defs)
 		}
 		// The earlier deployment still runs.
-		pi := e.start("p", nil)
-		if got := e.taskKeys(pi); got != "work" {
+		pi := e.Start("p", nil)
+		if got := e.TaskKeys(pi); got != "work" {
 			t.Fatalf("open tasks %q", got)
 		}
 	})
@@ -64,51 +64,51 @@ func TestBadDeployments(t *testing.T) {
 
 func TestBadCalls(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deploy("cond", badHeader+`<process id="cond" isExecutable="true">
+		e.Deploy("cond", badHeader+`<process id="cond" isExecutable="true">
   <startEvent id="s"/><sequenceFlow id="f1" sourceRef="s" targetRef="gw"/>
   <exclusiveGateway id="gw"/>
   <sequenceFlow id="big" sourceRef="gw" targetRef="u"><conditionExpression>${amount > 100}</conditionExpression></sequenceFlow>
   <userTask id="u"/>
 </process></definitions>`)
-		_, err := e.eng.Start(e.ctx, bpmnlite.StartRequest{Key: "cond"})
+		_, err := e.Eng.Start(e.Ctx, bpmnlite.StartRequest{Key: "cond"})
 		var xe *bpmnlite.ExpressionError
 		if !errors.As(err, &xe) {
 			t.Fatalf("unknown variable: want an *ExpressionError, got %v", err)
 		}
 		wantErr(t, err, "amount", "'big'")
-		_, err = e.eng.Start(e.ctx, bpmnlite.StartRequest{Key: "cond", Variables: map[string]any{"amount": "lots"}})
+		_, err = e.Eng.Start(e.Ctx, bpmnlite.StartRequest{Key: "cond", Variables: map[string]any{"amount": "lots"}})
 		wantErr(t, err, "'big'")
-		_, err = e.eng.Start(e.ctx, bpmnlite.StartRequest{Key: "cond", Variables: map[string]any{"amount": 5}})
+		_, err = e.Eng.Start(e.Ctx, bpmnlite.StartRequest{Key: "cond", Variables: map[string]any{"amount": 5}})
 		wantErr(t, err, "exclusiveGateway 'gw'", "no outgoing sequence flow")
-		_, err = e.eng.Start(e.ctx, bpmnlite.StartRequest{Key: "cond", Variables: map[string]any{"amount": 500, "ch": make(chan int)}})
+		_, err = e.Eng.Start(e.Ctx, bpmnlite.StartRequest{Key: "cond", Variables: map[string]any{"amount": 500, "ch": make(chan int)}})
 		wantErr(t, err, `variable "ch"`, "chan int")
 
-		_, err = e.eng.Start(e.ctx, bpmnlite.StartRequest{Key: "nope"})
+		_, err = e.Eng.Start(e.Ctx, bpmnlite.StartRequest{Key: "nope"})
 		if !errors.Is(err, bpmnlite.ErrNotFound) {
 			t.Fatalf("unknown key: %v", err)
 		}
 		wantErr(t, err, `"nope"`)
-		err = e.eng.CompleteTask(e.ctx, "no-such-task", nil)
+		err = e.Eng.CompleteTask(e.Ctx, "no-such-task", nil)
 		if !errors.Is(err, bpmnlite.ErrNotFound) {
 			t.Fatalf("unknown task: %v", err)
 		}
 		wantErr(t, err, "no-such-task")
-		err = e.eng.Trigger(e.ctx, "no-such-execution", nil)
+		err = e.Eng.Trigger(e.Ctx, "no-such-execution", nil)
 		if !errors.Is(err, bpmnlite.ErrNotFound) {
 			t.Fatalf("unknown execution: %v", err)
 		}
-		_, err = e.eng.Correlate(e.ctx, bpmnlite.CorrelateRequest{MessageName: "unheard"})
+		_, err = e.Eng.Correlate(e.Ctx, bpmnlite.CorrelateRequest{MessageName: "unheard"})
 		if !errors.Is(err, bpmnlite.ErrNoMatch) {
 			t.Fatalf("unknown message: %v", err)
 		}
 		wantErr(t, err, `"unheard"`)
-		if err := e.eng.ExecuteJob(e.ctx, "no-such-job"); !errors.Is(err, bpmnlite.ErrNotFound) {
+		if err := e.Eng.ExecuteJob(e.Ctx, "no-such-job"); !errors.Is(err, bpmnlite.ErrNotFound) {
 			t.Fatalf("unknown job: %v", err)
 		}
-		if _, err := e.eng.Variables(e.ctx, "no-such-instance"); !errors.Is(err, bpmnlite.ErrNotFound) {
+		if _, err := e.Eng.Variables(e.Ctx, "no-such-instance"); !errors.Is(err, bpmnlite.ErrNotFound) {
 			t.Fatalf("unknown instance: %v", err)
 		}
-		ps, _ := e.eng.ProcessInstances(e.ctx, bpmnlite.ProcessInstanceQuery{})
+		ps, _ := e.Eng.ProcessInstances(e.Ctx, bpmnlite.ProcessInstanceQuery{})
 		if len(ps) != 0 {
 			t.Fatalf("failed starts left %d instances", len(ps))
 		}
@@ -119,19 +119,19 @@ func TestBadCalls(t *testing.T) {
 // deployment itself succeeds, and the task fails only when it runs.
 func TestValidateWarnsAboutUnregisteredDelegates(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		warnings, err := e.eng.Validate("p.bpmn", []byte(userTaskProcess))
+		warnings, err := e.Eng.Validate("p.bpmn", []byte(userTaskProcess))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(warnings) != 1 || warnings[0].ElementID != "after" || !strings.Contains(warnings[0].Message, `"after" is not registered`) {
 			t.Fatalf("warnings = %v", warnings)
 		}
-		e.deploy("p", userTaskProcess)
-		pi := e.start("p", nil)
-		err = e.eng.CompleteTask(e.ctx, e.tasks(pi)[0].ID, nil)
+		e.Deploy("p", userTaskProcess)
+		pi := e.Start("p", nil)
+		err = e.Eng.CompleteTask(e.Ctx, e.Tasks(pi)[0].ID, nil)
 		wantErr(t, err, `delegate "after" is not registered`, "serviceTask 'after'")
-		e.eng.RegisterDelegate("after", setVars(nil))
-		if warnings, _ := e.eng.Validate("p.bpmn", []byte(userTaskProcess)); len(warnings) != 0 {
+		e.Eng.RegisterDelegate("after", setVars(nil))
+		if warnings, _ := e.Eng.Validate("p.bpmn", []byte(userTaskProcess)); len(warnings) != 0 {
 			t.Fatalf("warnings after registering: %v", warnings)
 		}
 	})

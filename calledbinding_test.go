@@ -34,7 +34,7 @@ func TestCalledElementBinding(t *testing.T) {
     <endEvent id="end" />`)
 		}
 		// Deployment 1: the callers with version 1 of the child.
-		_, err := e.eng.Deploy(e.ctx, bpmnlite.DeployRequest{Name: "callers", Resources: []bpmnlite.Resource{
+		_, err := e.Eng.Deploy(e.Ctx, bpmnlite.DeployRequest{Name: "callers", Resources: []bpmnlite.Resource{
 			{Name: "child.bpmn", Bytes: []byte(child(""))},
 			{Name: "latest.bpmn", Bytes: []byte(caller("latest", ""))},
 			{Name: "deployment.bpmn", Bytes: []byte(caller("deployment", `camunda:calledElementBinding="deployment"`))},
@@ -44,21 +44,21 @@ func TestCalledElementBinding(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		e.deploy("child", child(""))       // version 2
-		e.deploy("child", child("stable")) // version 3
-		e.deploy("child", child(""))       // version 4
+		e.Deploy("child", child(""))       // version 2
+		e.Deploy("child", child("stable")) // version 3
+		e.Deploy("child", child(""))       // version 4
 		calledVersion := func(key string, vars map[string]any) int {
 			t.Helper()
-			pi := e.start(key, vars)
-			h := e.historyAt(pi, "call")
+			pi := e.Start(key, vars)
+			h := e.HistoryAt(pi, "call")
 			if len(h) != 1 || h[0].CalledProcessInstanceID == "" {
 				t.Fatalf("%s: call activity history %+v", key, h)
 			}
-			called, err := e.eng.ProcessInstances(e.ctx, bpmnlite.ProcessInstanceQuery{ID: h[0].CalledProcessInstanceID})
+			called, err := e.Eng.ProcessInstances(e.Ctx, bpmnlite.ProcessInstanceQuery{ID: h[0].CalledProcessInstanceID})
 			if err != nil || len(called) != 1 {
 				t.Fatalf("%s: called instance: %v %v", key, called, err)
 			}
-			defs, err := e.eng.ProcessDefinitions(e.ctx, bpmnlite.DefinitionQuery{ID: called[0].ProcessDefinitionID})
+			defs, err := e.Eng.ProcessDefinitions(e.Ctx, bpmnlite.DefinitionQuery{ID: called[0].ProcessDefinitionID})
 			if err != nil || len(defs) != 1 {
 				t.Fatalf("%s: called definition: %v %v", key, defs, err)
 			}
@@ -73,7 +73,7 @@ func TestCalledElementBinding(t *testing.T) {
 			t.Errorf("version binding called version %d, want 2", got)
 		}
 		// A version that does not exist fails the start, naming it.
-		_, err = e.eng.Start(e.ctx, bpmnlite.StartRequest{Key: "version", Variables: map[string]any{"wanted": 9}})
+		_, err = e.Eng.Start(e.Ctx, bpmnlite.StartRequest{Key: "version", Variables: map[string]any{"wanted": 9}})
 		if err == nil || !strings.Contains(err.Error(), `no process definition with key "child" at version 9`) {
 			t.Fatalf("start calling a missing version: %v", err)
 		}

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/bpmnlite/bpmnlite"
+	"github.com/bpmnlite/bpmnlite/internal/enginetest"
+	"github.com/bpmnlite/bpmnlite/internal/harness"
 	"github.com/bpmnlite/bpmnlite/internal/testdb"
 	"github.com/bpmnlite/bpmnlite/jobexecutor"
 	"github.com/bpmnlite/bpmnlite/persistence"
@@ -106,32 +108,6 @@ func (m *execMetrics) Conflict()                   { m.conflicts.Add(1) }
 func (m *execMetrics) QueueDepth(int)              {}
 func (m *execMetrics) PickupLatency(time.Duration) {}
 
-// countRows runs a COUNT query on eng's database.
-func countRows(t *testing.T, eng *bpmnlite.Engine, query string) int {
-	t.Helper()
-	ctx := t.Context()
-	tx, err := eng.StoreForTest().Begin(ctx, true)
-	if err != nil {
-		t.Fatalf("count: %v", err)
-	}
-	defer tx.Rollback(ctx)
-	rows, err := tx.Query(ctx, query)
-	if err != nil {
-		t.Fatalf("%s: %v", query, err)
-	}
-	defer rows.Close()
-	var n int64
-	if rows.Next() {
-		if err := rows.Scan(&n); err != nil {
-			t.Fatalf("%s: %v", query, err)
-		}
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatalf("%s: %v", query, err)
-	}
-	return int(n)
-}
-
 // sendJobNotification sends a job notification from eng's database, as a
 // node that committed a job would.
 func sendJobNotification(t *testing.T, eng *bpmnlite.Engine, payload string) {
@@ -202,13 +178,13 @@ func noIncidentsNoJobs(t *testing.T, eng *bpmnlite.Engine) {
 // join, then service task "after" (delegate "after").
 func deployBranches(t *testing.T, eng *bpmnlite.Engine) {
 	t.Helper()
-	xml := xmlDefs(xmlProcess("branches", `<startEvent id="start"/><parallelGateway id="fork"/>
+	xml := enginetest.Defs(enginetest.Executable("branches", `<startEvent id="start"/><parallelGateway id="fork"/>
 		<serviceTask id="a" camunda:class="branch" camunda:asyncBefore="true"/>
 		<serviceTask id="b" camunda:class="branch" camunda:asyncBefore="true"/>
 		<serviceTask id="c" camunda:class="branch" camunda:asyncBefore="true"/>
 		<parallelGateway id="join"/><serviceTask id="after" camunda:class="after"/><endEvent id="end"/>`,
-		xmlChain("start", "fork"), xmlChain("fork", "a", "join"), xmlChain("fork", "b", "join"), xmlChain("fork", "c", "join"),
-		xmlChain("join", "after", "end")))
+		enginetest.Chain("start", "fork"), enginetest.Chain("fork", "a", "join"), enginetest.Chain("fork", "b", "join"), enginetest.Chain("fork", "c", "join"),
+		enginetest.Chain("join", "after", "end")))
 	if _, err := eng.Deploy(t.Context(), bpmnlite.DeployRequest{Name: "branches", Resources: []bpmnlite.Resource{{Name: "branches.bpmn", Bytes: []byte(xml)}}}); err != nil {
 		t.Fatal(err)
 	}
@@ -267,7 +243,7 @@ func TestClusterThreeAsyncBranches(t *testing.T) {
 	}
 	started := time.Since(began)
 	waitFor(t, "every join to continue", 5*time.Minute, func() bool { return after.total.Load() >= instances })
-	waitFor(t, "no jobs left", 30*time.Second, func() bool { return countRows(t, engines[0], "SELECT count(*) FROM job") == 0 })
+	waitFor(t, "no jobs left", 30*time.Second, func() bool { return harness.CountRows(t, engines[0].StoreForTest(), "SELECT count(*) FROM job") == 0 })
 	elapsed := time.Since(began)
 	for _, x := range executors {
 		if err := x.Stop(t.Context()); err != nil {
@@ -399,10 +375,10 @@ func (d *blockingDelegate) await(t *testing.T, n int, timeout time.Duration) {
 // "work" followed by an asynchronous service task "next".
 func deployAsyncWork(t *testing.T, eng *bpmnlite.Engine) {
 	t.Helper()
-	xml := xmlDefs(xmlProcess("steps", `<startEvent id="start"/>
+	xml := enginetest.Defs(enginetest.Executable("steps", `<startEvent id="start"/>
 		<serviceTask id="work" camunda:class="work" camunda:asyncBefore="true"/>
 		<serviceTask id="next" camunda:class="next" camunda:asyncBefore="true"/><endEvent id="end"/>`,
-		xmlChain("start", "work", "next", "end")))
+		enginetest.Chain("start", "work", "next", "end")))
 	if _, err := eng.Deploy(t.Context(), bpmnlite.DeployRequest{Name: "steps", Resources: []bpmnlite.Resource{{Name: "steps.bpmn", Bytes: []byte(xml)}}}); err != nil {
 		t.Fatal(err)
 	}

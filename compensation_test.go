@@ -7,63 +7,53 @@ import (
 
 	"github.com/bpmnlite/bpmnlite"
 	"github.com/bpmnlite/bpmnlite/internal/enginetest"
+	"github.com/bpmnlite/bpmnlite/internal/harness"
 )
-
-// compensable is a task "name" calling delegate "do" with a compensation
-// boundary event associated with its handler "undo<name>", a service task
-// calling "undo".
-func compensable(name string) string {
-	return `
-    <serviceTask id="` + name + `" camunda:class="do" />
-    <boundaryEvent id="comp` + name + `" attachedToRef="` + name + `"><compensateEventDefinition /></boundaryEvent>
-    <serviceTask id="undo` + name + `" isForCompensation="true" camunda:class="undo" />
-    <association id="as` + name + `" associationDirection="One" sourceRef="comp` + name + `" targetRef="undo` + name + `" />`
-}
 
 // A compensation throw event runs the handlers of the completed activities
 // of its scope, latest completion first, then goes on; with activityRef
 // only that activity's.
 func TestCompensationThrowEvents(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		r := &recorder{}
-		e.eng.RegisterDelegate("do", r)
-		e.eng.RegisterDelegate("undo", r)
-		e.deploy("book", enginetest.Process("book", `
+		r := &harness.Recorder{}
+		e.Eng.RegisterDelegate("do", r)
+		e.Eng.RegisterDelegate("undo", r)
+		e.Deploy("book", enginetest.Process("book", `
     <startEvent id="start" />
-    <sequenceFlow id="f1" sourceRef="start" targetRef="hotel" />`+compensable("hotel")+`
-    <sequenceFlow id="f2" sourceRef="hotel" targetRef="flight" />`+compensable("flight")+`
+    <sequenceFlow id="f1" sourceRef="start" targetRef="hotel" />`+enginetest.Compensable("hotel")+`
+    <sequenceFlow id="f2" sourceRef="hotel" targetRef="flight" />`+enginetest.Compensable("flight")+`
     <sequenceFlow id="f3" sourceRef="flight" targetRef="undoAll" />
     <intermediateThrowEvent id="undoAll"><compensateEventDefinition /></intermediateThrowEvent>
     <sequenceFlow id="f4" sourceRef="undoAll" targetRef="review" />
     <userTask id="review" />`))
-		pi := e.start("book", nil)
+		pi := e.Start("book", nil)
 		if got := r.String(); got != "hotel:call flight:call undoflight:call undohotel:call" {
 			t.Fatalf("ran %q, want the handlers in reverse order of completion", got)
 		}
-		if got := e.taskKeys(pi); got != "review" {
+		if got := e.TaskKeys(pi); got != "review" {
 			t.Fatalf("after compensation waiting at %q, want review", got)
 		}
-		if subs := e.subsOf(pi); len(subs) != 0 {
+		if subs := e.SubsOf(pi); len(subs) != 0 {
 			t.Fatalf("subscriptions left: %+v", subs)
 		}
 
 		// activityRef compensates one activity; a compensation end event
 		// ends the path once its handlers are done.
-		e.deploy("one", enginetest.Process("one", `
+		e.Deploy("one", enginetest.Process("one", `
     <startEvent id="start" />
-    <sequenceFlow id="f1" sourceRef="start" targetRef="hotel" />`+compensable("hotel")+`
-    <sequenceFlow id="f2" sourceRef="hotel" targetRef="flight" />`+compensable("flight")+`
+    <sequenceFlow id="f1" sourceRef="start" targetRef="hotel" />`+enginetest.Compensable("hotel")+`
+    <sequenceFlow id="f2" sourceRef="hotel" targetRef="flight" />`+enginetest.Compensable("flight")+`
     <sequenceFlow id="f3" sourceRef="flight" targetRef="undoHotel" />
     <endEvent id="undoHotel"><compensateEventDefinition activityRef="hotel" /></endEvent>`))
-		r.reset()
-		pi = e.start("one", nil)
+		r.Reset()
+		pi = e.Start("one", nil)
 		if got := r.String(); got != "hotel:call flight:call undohotel:call" {
 			t.Fatalf("ran %q, want only the hotel's handler", got)
 		}
-		if got := e.state(pi); got != bpmnlite.StateCompleted {
+		if got := e.State(pi); got != bpmnlite.StateCompleted {
 			t.Fatalf("state %s", got)
 		}
-		if subs := e.subsOf(pi); len(subs) != 0 {
+		if subs := e.SubsOf(pi); len(subs) != 0 {
 			t.Fatalf("the flight's compensation outlived its instance: %+v", subs)
 		}
 	})
@@ -73,7 +63,7 @@ func TestCompensationThrowEvents(t *testing.T) {
 // what an instance kept survives a new version of its process.
 func TestCompensationWaitsForHandlers(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.eng.RegisterDelegate("do", &recorder{})
+		e.Eng.RegisterDelegate("do", &harness.Recorder{})
 		process := enginetest.Process("wait", `
     <startEvent id="start" />
     <sequenceFlow id="f1" sourceRef="start" targetRef="charge" />
@@ -87,29 +77,29 @@ func TestCompensationWaitsForHandlers(t *testing.T) {
     <intermediateThrowEvent id="cancel"><compensateEventDefinition /></intermediateThrowEvent>
     <sequenceFlow id="f4" sourceRef="cancel" targetRef="done" />
     <userTask id="done" />`)
-		e.deploy("wait", process)
-		pi := e.start("wait", nil)
-		e.deploy("wait", process) // version 2 replaces version 1's start events only
-		e.complete(pi, "decide", nil)
-		if got := e.taskKeys(pi); got != "refund" {
+		e.Deploy("wait", process)
+		pi := e.Start("wait", nil)
+		e.Deploy("wait", process) // version 2 replaces version 1's start events only
+		e.Complete(pi, "decide", nil)
+		if got := e.TaskKeys(pi); got != "refund" {
 			t.Fatalf("waiting at %q, want the refund handler", got)
 		}
-		e.complete(pi, "refund", nil)
-		if got := e.taskKeys(pi); got != "done" {
+		e.Complete(pi, "refund", nil)
+		if got := e.TaskKeys(pi); got != "done" {
 			t.Fatalf("after the handler waiting at %q, want done", got)
 		}
-		if path := e.path(pi); !strings.Contains(path, "charge") || !strings.Contains(path, "refund") || !strings.Contains(path, "cancel") {
+		if path := e.Path(pi); !strings.Contains(path, "charge") || !strings.Contains(path, "refund") || !strings.Contains(path, "cancel") {
 			t.Fatalf("path %q", path)
 		}
 		// A deleted instance takes what it kept with it.
-		deleted := e.start("wait", nil)
-		if subs := e.subsOf(deleted); len(subs) != 1 || subs[0].EventType != "compensate" {
+		deleted := e.Start("wait", nil)
+		if subs := e.SubsOf(deleted); len(subs) != 1 || subs[0].EventType != "compensate" {
 			t.Fatalf("kept: %+v, want the charge's compensation", subs)
 		}
-		if err := e.eng.DeleteProcessInstance(e.ctx, deleted, "test"); err != nil {
+		if err := e.Eng.DeleteProcessInstance(e.Ctx, deleted, "test"); err != nil {
 			t.Fatal(err)
 		}
-		if subs := e.subsOf(deleted); len(subs) != 0 {
+		if subs := e.SubsOf(deleted); len(subs) != 0 {
 			t.Fatalf("a deleted instance left %+v", subs)
 		}
 	})
@@ -148,7 +138,7 @@ func TestCompensationDeploymentErrors(t *testing.T) {
         <sequenceFlow id="ef" sourceRef="cs" targetRef="ee" /><endEvent id="ee" /></subProcess>
     </subProcess>`, `bad\.bpmn:4:52: startEvent/compensateEventDefinition 'cs': .*compensation event subprocesses are not supported`},
 		} {
-			_, err := e.eng.Deploy(e.ctx, bpmnlite.DeployRequest{Name: "bad", Resources: []bpmnlite.Resource{{Name: "bad.bpmn", Bytes: []byte(enginetest.Process("bad", c.body))}}})
+			_, err := e.Eng.Deploy(e.Ctx, bpmnlite.DeployRequest{Name: "bad", Resources: []bpmnlite.Resource{{Name: "bad.bpmn", Bytes: []byte(enginetest.Process("bad", c.body))}}})
 			if err == nil || !regexp.MustCompile(c.want).MatchString(err.Error()) {
 				t.Errorf("deploy: %v, want an error with %q", err, c.want)
 			}
@@ -160,16 +150,16 @@ func TestCompensationDeploymentErrors(t *testing.T) {
 // the subprocess only; what a completed subprocess kept goes with it.
 func TestCompensationWithinSubprocess(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		r := &recorder{}
-		e.eng.RegisterDelegate("do", r)
-		e.eng.RegisterDelegate("undo", r)
-		e.deploy("nested", enginetest.Process("nested", `
+		r := &harness.Recorder{}
+		e.Eng.RegisterDelegate("do", r)
+		e.Eng.RegisterDelegate("undo", r)
+		e.Deploy("nested", enginetest.Process("nested", `
     <startEvent id="start" />
-    <sequenceFlow id="f1" sourceRef="start" targetRef="outer" />`+compensable("outer")+`
+    <sequenceFlow id="f1" sourceRef="start" targetRef="outer" />`+enginetest.Compensable("outer")+`
     <sequenceFlow id="f2" sourceRef="outer" targetRef="sub" />
     <subProcess id="sub">
       <startEvent id="subStart" />
-      <sequenceFlow id="s1" sourceRef="subStart" targetRef="inner" />`+compensable("inner")+`
+      <sequenceFlow id="s1" sourceRef="subStart" targetRef="inner" />`+enginetest.Compensable("inner")+`
       <sequenceFlow id="s2" sourceRef="inner" targetRef="undoInner" />
       <intermediateThrowEvent id="undoInner"><compensateEventDefinition /></intermediateThrowEvent>
       <sequenceFlow id="s3" sourceRef="undoInner" targetRef="subEnd" />
@@ -177,14 +167,14 @@ func TestCompensationWithinSubprocess(t *testing.T) {
     </subProcess>
     <sequenceFlow id="f3" sourceRef="sub" targetRef="review" />
     <userTask id="review" />`))
-		pi := e.start("nested", nil)
+		pi := e.Start("nested", nil)
 		if got := r.String(); got != "outer:call inner:call undoinner:call" {
 			t.Fatalf("ran %q: compensation inside the subprocess must not reach the outer task", got)
 		}
-		if got := e.taskKeys(pi); got != "review" {
+		if got := e.TaskKeys(pi); got != "review" {
 			t.Fatalf("waiting at %q", got)
 		}
-		subs := e.subsOf(pi)
+		subs := e.SubsOf(pi)
 		if len(subs) != 1 || subs[0].EventType != "compensate" || subs[0].ActivityID != "outer" {
 			t.Fatalf("kept for compensation: %+v, want the outer task's only", subs)
 		}
@@ -196,18 +186,18 @@ func TestCompensationWithinSubprocess(t *testing.T) {
 // they completed among the scope's own.
 func TestCompensationOfCompletedSubprocess(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		r := &recorder{}
-		e.eng.RegisterDelegate("do", r)
-		e.eng.RegisterDelegate("undo", r)
+		r := &harness.Recorder{}
+		e.Eng.RegisterDelegate("do", r)
+		e.Eng.RegisterDelegate("undo", r)
 		process := func(id, throw string) string {
 			return enginetest.Process(id, `
     <startEvent id="start" />
-    <sequenceFlow id="f1" sourceRef="start" targetRef="outer" />`+compensable("outer")+`
+    <sequenceFlow id="f1" sourceRef="start" targetRef="outer" />`+enginetest.Compensable("outer")+`
     <sequenceFlow id="f2" sourceRef="outer" targetRef="sub" />
     <subProcess id="sub">
       <startEvent id="subStart" />
-      <sequenceFlow id="s1" sourceRef="subStart" targetRef="first" />`+compensable("first")+`
-      <sequenceFlow id="s2" sourceRef="first" targetRef="second" />`+compensable("second")+`
+      <sequenceFlow id="s1" sourceRef="subStart" targetRef="first" />`+enginetest.Compensable("first")+`
+      <sequenceFlow id="s2" sourceRef="first" targetRef="second" />`+enginetest.Compensable("second")+`
       <sequenceFlow id="s3" sourceRef="second" targetRef="subEnd" />
       <endEvent id="subEnd" />
     </subProcess>
@@ -216,21 +206,21 @@ func TestCompensationOfCompletedSubprocess(t *testing.T) {
     <sequenceFlow id="f4" sourceRef="undo" targetRef="review" />
     <userTask id="review" />`)
 		}
-		e.deploy("all", process("all", ""))
-		pi := e.start("all", nil)
+		e.Deploy("all", process("all", ""))
+		pi := e.Start("all", nil)
 		if got := r.String(); got != "outer:call first:call second:call undosecond:call undofirst:call undoouter:call" {
 			t.Fatalf("ran %q", got)
 		}
-		if got := e.taskKeys(pi); got != "review" {
+		if got := e.TaskKeys(pi); got != "review" {
 			t.Fatalf("waiting at %q", got)
 		}
-		r.reset()
-		e.deploy("bySub", process("bySub", `activityRef="sub"`))
-		pi = e.start("bySub", nil)
+		r.Reset()
+		e.Deploy("bySub", process("bySub", `activityRef="sub"`))
+		pi = e.Start("bySub", nil)
 		if got := r.String(); got != "outer:call first:call second:call undosecond:call undofirst:call" {
 			t.Fatalf("compensating the subprocess ran %q", got)
 		}
-		if subs := e.subsOf(pi); len(subs) != 1 || subs[0].ActivityID != "outer" {
+		if subs := e.SubsOf(pi); len(subs) != 1 || subs[0].ActivityID != "outer" {
 			t.Fatalf("kept: %+v, want the outer task's only", subs)
 		}
 	})

@@ -24,9 +24,9 @@ func conditionalWait(id, attrs, cond string) string {
 }
 
 func (e *env) setVars(pi string, vars map[string]any) {
-	e.t.Helper()
-	if err := e.eng.SetVariables(e.ctx, pi, vars); err != nil {
-		e.t.Fatalf("set variables %v on %s: %v", vars, pi, err)
+	e.T.Helper()
+	if err := e.Eng.SetVariables(e.Ctx, pi, vars); err != nil {
+		e.T.Fatalf("set variables %v on %s: %v", vars, pi, err)
 	}
 }
 
@@ -35,30 +35,30 @@ func (e *env) setVars(pi string, vars map[string]any) {
 // subscription) until a variable change makes it hold.
 func TestConditionalIntermediateEvent(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deploy("cond", conditionalWait("cond", "", "${ready}"))
-		waiting := e.start("cond", map[string]any{"ready": false})
-		if got := e.taskKeys(waiting); got != "" {
+		e.Deploy("cond", conditionalWait("cond", "", "${ready}"))
+		waiting := e.Start("cond", map[string]any{"ready": false})
+		if got := e.TaskKeys(waiting); got != "" {
 			t.Fatalf("waiting at %q before the condition holds", got)
 		}
-		if subs := e.subsOf(waiting); len(subs) != 1 || subs[0].EventType != "conditional" || subs[0].ActivityID != "wait" {
+		if subs := e.SubsOf(waiting); len(subs) != 1 || subs[0].EventType != "conditional" || subs[0].ActivityID != "wait" {
 			t.Fatalf("subscriptions %+v, want one conditional at wait", subs)
 		}
 		e.setVars(waiting, map[string]any{"other": 1})
-		if got := e.taskKeys(waiting); got != "" {
+		if got := e.TaskKeys(waiting); got != "" {
 			t.Fatalf("moved on at %q while the condition is false", got)
 		}
 		e.setVars(waiting, map[string]any{"ready": true})
-		if got := e.taskKeys(waiting); got != "after" {
+		if got := e.TaskKeys(waiting); got != "after" {
 			t.Fatalf("at %q after the condition came to hold, want after", got)
 		}
-		if subs := e.subsOf(waiting); len(subs) != 0 {
+		if subs := e.SubsOf(waiting); len(subs) != 0 {
 			t.Fatalf("subscriptions left: %+v", subs)
 		}
-		ready := e.start("cond", map[string]any{"ready": true})
-		if got := e.taskKeys(ready); got != "after" {
+		ready := e.Start("cond", map[string]any{"ready": true})
+		if got := e.TaskKeys(ready); got != "after" {
 			t.Fatalf("a condition holding on arrival: at %q, want after", got)
 		}
-		if path := e.path(ready); !strings.Contains(path, "start,wait,after") {
+		if path := e.Path(ready); !strings.Contains(path, "start,wait,after") {
 			t.Fatalf("path %q", path)
 		}
 	})
@@ -68,25 +68,25 @@ func TestConditionalIntermediateEvent(t *testing.T) {
 // evaluate a condition.
 func TestConditionalVariableFilters(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deploy("named", conditionalWait("named", `camunda:variableName="trigger"`, "${approved}"))
-		pi := e.start("named", map[string]any{"approved": false, "trigger": 0})
+		e.Deploy("named", conditionalWait("named", `camunda:variableName="trigger"`, "${approved}"))
+		pi := e.Start("named", map[string]any{"approved": false, "trigger": 0})
 		e.setVars(pi, map[string]any{"approved": true})
-		if got := e.taskKeys(pi); got != "" {
+		if got := e.TaskKeys(pi); got != "" {
 			t.Fatalf("a change of another variable evaluated the condition: at %q", got)
 		}
 		e.setVars(pi, map[string]any{"trigger": 1})
-		if got := e.taskKeys(pi); got != "after" {
+		if got := e.TaskKeys(pi); got != "after" {
 			t.Fatalf("after a change of the named variable at %q, want after", got)
 		}
 
-		e.deploy("created", conditionalWait("created", `camunda:variableEvents="create"`, "${x == 1}"))
-		pi = e.start("created", map[string]any{"x": 0})
+		e.Deploy("created", conditionalWait("created", `camunda:variableEvents="create"`, "${x == 1}"))
+		pi = e.Start("created", map[string]any{"x": 0})
 		e.setVars(pi, map[string]any{"x": 1})
-		if got := e.taskKeys(pi); got != "" {
+		if got := e.TaskKeys(pi); got != "" {
 			t.Fatalf("an update evaluated a condition listening to creations: at %q", got)
 		}
 		e.setVars(pi, map[string]any{"y": 1})
-		if got := e.taskKeys(pi); got != "after" {
+		if got := e.TaskKeys(pi); got != "after" {
 			t.Fatalf("after a new variable at %q, want after", got)
 		}
 	})
@@ -114,35 +114,35 @@ const conditionalBoundaries = enginetest.Header + `
 // activity.
 func TestConditionalBoundaryEvents(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deploy("cb", conditionalBoundaries)
-		pi := e.start("cb", map[string]any{"cancel": false, "remind": false})
-		if got := e.taskKeys(pi); got != "work" {
+		e.Deploy("cb", conditionalBoundaries)
+		pi := e.Start("cb", map[string]any{"cancel": false, "remind": false})
+		if got := e.TaskKeys(pi); got != "work" {
 			t.Fatalf("waiting at %q", got)
 		}
 		for range 2 {
 			e.setVars(pi, map[string]any{"remind": true})
 		}
-		if got := e.taskKeys(pi); got != "note,note,work" {
+		if got := e.TaskKeys(pi); got != "note,note,work" {
 			t.Fatalf("after two reminders waiting at %q, want note,note,work", got)
 		}
 		e.setVars(pi, map[string]any{"cancel": true})
-		if got := e.taskKeys(pi); got != "cancelled,note,note" {
+		if got := e.TaskKeys(pi); got != "cancelled,note,note" {
 			t.Fatalf("after the cancel waiting at %q", got)
 		}
-		if h := e.historyAt(pi, "work"); len(h) != 1 || h[0].EndTime == nil || !h[0].Canceled {
+		if h := e.HistoryAt(pi, "work"); len(h) != 1 || h[0].EndTime == nil || !h[0].Canceled {
 			t.Fatalf("history of the interrupted task: %+v", h)
 		}
 		e.setVars(pi, map[string]any{"remind": true})
-		if got := e.taskKeys(pi); got != "cancelled,note,note" {
+		if got := e.TaskKeys(pi); got != "cancelled,note,note" {
 			t.Fatalf("a boundary event of an ended activity fired: %q", got)
 		}
-		if subs := e.subsOf(pi); len(subs) != 0 {
+		if subs := e.SubsOf(pi); len(subs) != 0 {
 			t.Fatalf("subscriptions left: %+v", subs)
 		}
 
 		// A condition already true when the activity starts fires then.
-		at := e.start("cb", map[string]any{"cancel": true, "remind": false})
-		if got := e.taskKeys(at); got != "cancelled" {
+		at := e.Start("cb", map[string]any{"cancel": true, "remind": false})
+		if got := e.TaskKeys(at); got != "cancelled" {
 			t.Fatalf("a condition true at the activity's start: waiting at %q, want cancelled", got)
 		}
 	})
@@ -157,19 +157,19 @@ func TestConditionalEventSubprocess(t *testing.T) {
 		cond := func(c string) string {
 			return `<conditionalEventDefinition><condition>` + c + `</condition></conditionalEventDefinition>`
 		}
-		e.deploy("p", espProcess(espDef("onRemind", false, cond("${remind}"), "note"), espDef("onCancel", true, cond("${cancel}"), "cancelled")))
-		pi := e.start("p", map[string]any{"remind": false, "cancel": false})
-		wantEq(t, "tasks", e.taskKeys(pi), "work")
+		e.Deploy("p", espProcess(espDef("onRemind", false, cond("${remind}"), "note"), espDef("onCancel", true, cond("${cancel}"), "cancelled")))
+		pi := e.Start("p", map[string]any{"remind": false, "cancel": false})
+		wantEq(t, "tasks", e.TaskKeys(pi), "work")
 		for range 2 {
 			e.setVars(pi, map[string]any{"remind": true})
 		}
-		wantEq(t, "tasks after two reminders", e.taskKeys(pi), "note,note,work")
+		wantEq(t, "tasks after two reminders", e.TaskKeys(pi), "note,note,work")
 		e.setVars(pi, map[string]any{"cancel": true})
-		wantEq(t, "tasks after the cancel", e.taskKeys(pi), "cancelled")
+		wantEq(t, "tasks after the cancel", e.TaskKeys(pi), "cancelled")
 		wantEq(t, "work canceled", e.canceled(pi, "work"), []bool{true})
-		e.complete(pi, "cancelled", nil)
-		wantEq(t, "state", e.state(pi), bpmnlite.StateCompleted)
-		if subs := e.subsOf(pi); len(subs) != 0 {
+		e.Complete(pi, "cancelled", nil)
+		wantEq(t, "state", e.State(pi), bpmnlite.StateCompleted)
+		if subs := e.SubsOf(pi); len(subs) != 0 {
 			t.Fatalf("subscriptions left: %+v", subs)
 		}
 	})
@@ -190,45 +190,45 @@ func conditionalStart(id, cond string) string {
 // event, suspended definitions are skipped, none deployed is an error.
 func TestConditionalStartEvents(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		if _, err := e.eng.EvaluateStartConditions(e.ctx, bpmnlite.ConditionEvaluation{}); !errors.Is(err, bpmnlite.ErrNoConditionalStart) {
+		if _, err := e.Eng.EvaluateStartConditions(e.Ctx, bpmnlite.ConditionEvaluation{}); !errors.Is(err, bpmnlite.ErrNoConditionalStart) {
 			t.Fatalf("nothing deployed: %v, want ErrNoConditionalStart", err)
 		}
-		e.deploy("large", conditionalStart("large", "${amount > 100}"))
-		e.deploy("small", conditionalStart("small", "${amount le 100}"))
-		large := e.deploy("large", conditionalStart("large", "${amount > 1000}")) // version 2 replaces version 1
-		started, err := e.eng.EvaluateStartConditions(e.ctx, bpmnlite.ConditionEvaluation{Variables: map[string]any{"amount": 500}})
+		e.Deploy("large", conditionalStart("large", "${amount > 100}"))
+		e.Deploy("small", conditionalStart("small", "${amount le 100}"))
+		large := e.Deploy("large", conditionalStart("large", "${amount > 1000}")) // version 2 replaces version 1
+		started, err := e.Eng.EvaluateStartConditions(e.Ctx, bpmnlite.ConditionEvaluation{Variables: map[string]any{"amount": 500}})
 		if err != nil || len(started) != 0 {
 			t.Fatalf("amount 500 started %v (%v): version 1 of large still listens", started, err)
 		}
-		started, err = e.eng.EvaluateStartConditions(e.ctx, bpmnlite.ConditionEvaluation{Variables: map[string]any{"amount": 50}, BusinessKey: "order-1"})
+		started, err = e.Eng.EvaluateStartConditions(e.Ctx, bpmnlite.ConditionEvaluation{Variables: map[string]any{"amount": 50}, BusinessKey: "order-1"})
 		if err != nil || len(started) != 1 {
 			t.Fatalf("amount 50 started %v (%v), want one instance of small", started, err)
 		}
-		in, err := e.eng.ProcessInstances(e.ctx, bpmnlite.ProcessInstanceQuery{ID: started[0]})
+		in, err := e.Eng.ProcessInstances(e.Ctx, bpmnlite.ProcessInstanceQuery{ID: started[0]})
 		if err != nil || len(in) != 1 || in[0].ProcessDefinitionKey != "small" || in[0].BusinessKey != "order-1" {
 			t.Fatalf("started %+v (%v)", in, err)
 		}
-		wantEq(t, "variables", e.varsOf(started[0])["amount"], int64(50))
-		wantEq(t, "tasks", e.taskKeys(started[0]), "review")
+		wantEq(t, "variables", e.VarsOf(started[0])["amount"], int64(50))
+		wantEq(t, "tasks", e.TaskKeys(started[0]), "review")
 
-		started, err = e.eng.EvaluateStartConditions(e.ctx, bpmnlite.ConditionEvaluation{Variables: map[string]any{"amount": 5000}})
+		started, err = e.Eng.EvaluateStartConditions(e.Ctx, bpmnlite.ConditionEvaluation{Variables: map[string]any{"amount": 5000}})
 		if err != nil || len(started) != 1 {
 			t.Fatalf("amount 5000 started %v (%v), want one instance of large", started, err)
 		}
 		defID := large.Definitions[0].ID
-		if in, _ := e.eng.ProcessInstances(e.ctx, bpmnlite.ProcessInstanceQuery{ID: started[0]}); len(in) != 1 || in[0].ProcessDefinitionID != defID {
+		if in, _ := e.Eng.ProcessInstances(e.Ctx, bpmnlite.ProcessInstanceQuery{ID: started[0]}); len(in) != 1 || in[0].ProcessDefinitionID != defID {
 			t.Fatalf("started %+v, want version 2 of large (%s)", in, defID)
 		}
-		if err := e.eng.SuspendProcessDefinition(e.ctx, defID, false); err != nil {
+		if err := e.Eng.SuspendProcessDefinition(e.Ctx, defID, false); err != nil {
 			t.Fatal(err)
 		}
-		started, err = e.eng.EvaluateStartConditions(e.ctx, bpmnlite.ConditionEvaluation{Variables: map[string]any{"amount": 5000}, ProcessDefinitionID: defID})
+		started, err = e.Eng.EvaluateStartConditions(e.Ctx, bpmnlite.ConditionEvaluation{Variables: map[string]any{"amount": 5000}, ProcessDefinitionID: defID})
 		if err != nil || len(started) != 0 {
 			t.Fatalf("a suspended definition started %v (%v)", started, err)
 		}
 		// Camunda's testStartInstanceWithMultipleSubscriptionsWithoutProvidingAllVariables:
 		// a condition on a variable not given does not hold.
-		if started, err := e.eng.EvaluateStartConditions(e.ctx, bpmnlite.ConditionEvaluation{Variables: map[string]any{"other": 1}}); err != nil || len(started) != 0 {
+		if started, err := e.Eng.EvaluateStartConditions(e.Ctx, bpmnlite.ConditionEvaluation{Variables: map[string]any{"other": 1}}); err != nil || len(started) != 0 {
 			t.Fatalf("a condition on a missing variable: started %v (%v), want none and no error", started, err)
 		}
 	})
@@ -244,16 +244,16 @@ func TestConditionalStartEvents(t *testing.T) {
 // waits for a variable the start does not set.
 func TestIntermediateConditionalEventUnsetVariable(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deploy("cond", conditionalWait("cond", "", "${variable == 1}"))
-		pi := e.start("cond", nil)
-		wantEq(t, "tasks before the variable is set", e.taskKeys(pi), "")
-		if subs := e.subsOf(pi); len(subs) != 1 || subs[0].ActivityID != "wait" {
+		e.Deploy("cond", conditionalWait("cond", "", "${variable == 1}"))
+		pi := e.Start("cond", nil)
+		wantEq(t, "tasks before the variable is set", e.TaskKeys(pi), "")
+		if subs := e.SubsOf(pi); len(subs) != 1 || subs[0].ActivityID != "wait" {
 			t.Fatalf("subscriptions %+v, want one at wait", subs)
 		}
 		e.setVars(pi, map[string]any{"other": 1})
-		wantEq(t, "tasks after another variable is set", e.taskKeys(pi), "")
+		wantEq(t, "tasks after another variable is set", e.TaskKeys(pi), "")
 		e.setVars(pi, map[string]any{"variable": 1})
-		wantEq(t, "tasks after the variable is set", e.taskKeys(pi), "after")
+		wantEq(t, "tasks after the variable is set", e.TaskKeys(pi), "after")
 	})
 }
 
@@ -263,30 +263,30 @@ func TestIntermediateConditionalEventUnsetVariable(t *testing.T) {
 // boundary event on cond leading to the user task afterCondition. flowIn
 // is the content of the flow from before to task (listeners).
 func conditionalBoundaryModel(task string, interrupting bool, cond, flowIn string) string {
-	return xmlDefs(xmlProcess("p", `<startEvent id="start"/><userTask id="before"/>`, task,
+	return enginetest.Defs(enginetest.Executable("p", `<startEvent id="start"/><userTask id="before"/>`, task,
 		`<userTask id="afterTask"/><endEvent id="end"/>`,
 		fmt.Sprintf(`<boundaryEvent id="onCondition" attachedToRef="task" cancelActivity="%v"><conditionalEventDefinition><condition>%s</condition></conditionalEventDefinition></boundaryEvent>`, interrupting, cond),
 		`<userTask id="afterCondition"/><endEvent id="conditionEnd"/>`,
-		xmlChain("start", "before"), `<sequenceFlow id="before-task" sourceRef="before" targetRef="task">`+flowIn+`</sequenceFlow>`,
-		xmlChain("task", "afterTask", "end"), xmlChain("onCondition", "afterCondition", "conditionEnd")))
+		enginetest.Chain("start", "before"), `<sequenceFlow id="before-task" sourceRef="before" targetRef="task">`+flowIn+`</sequenceFlow>`,
+		enginetest.Chain("task", "afterTask", "end"), enginetest.Chain("onCondition", "afterCondition", "conditionEnd")))
 }
 
 // finish completes pi's open tasks until none is left and checks that pi
 // ended without subscriptions, as Camunda's conditional tests do after each.
 func (e *env) finish(pi string) {
-	e.t.Helper()
+	e.T.Helper()
 	for range 10 {
-		ts := e.tasks(pi)
+		ts := e.Tasks(pi)
 		if len(ts) == 0 {
 			break
 		}
-		if err := e.eng.CompleteTask(e.ctx, ts[0].ID, nil); err != nil {
-			e.t.Fatalf("complete %s: %v", ts[0].TaskDefinitionKey, err)
+		if err := e.Eng.CompleteTask(e.Ctx, ts[0].ID, nil); err != nil {
+			e.T.Fatalf("complete %s: %v", ts[0].TaskDefinitionKey, err)
 		}
 	}
-	wantEq(e.t, "state after the tasks are completed", e.state(pi), bpmnlite.StateCompleted)
-	if subs := e.subsOf(pi); len(subs) != 0 {
-		e.t.Fatalf("subscriptions left: %+v", subs)
+	wantEq(e.T, "state after the tasks are completed", e.State(pi), bpmnlite.StateCompleted)
+	if subs := e.SubsOf(pi); len(subs) != 0 {
+		e.T.Fatalf("subscriptions left: %+v", subs)
 	}
 }
 
@@ -295,14 +295,14 @@ func (e *env) finish(pi string) {
 // (testWrongVariableCondition).
 func boundaryUnsetVariable(t *testing.T, interrupting bool, want string) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deploy("p", conditionalBoundaryModel(`<userTask id="task"/>`, interrupting, "${variable == 1}", ""))
-		pi := e.start("p", nil)
-		e.complete(pi, "before", nil)
-		wantEq(t, "tasks before the variable is set", e.taskKeys(pi), "task")
+		e.Deploy("p", conditionalBoundaryModel(`<userTask id="task"/>`, interrupting, "${variable == 1}", ""))
+		pi := e.Start("p", nil)
+		e.Complete(pi, "before", nil)
+		wantEq(t, "tasks before the variable is set", e.TaskKeys(pi), "task")
 		e.setVars(pi, map[string]any{"variable1": 1})
-		wantEq(t, "tasks after another variable is set", e.taskKeys(pi), "task")
+		wantEq(t, "tasks after another variable is set", e.TaskKeys(pi), "task")
 		e.setVars(pi, map[string]any{"variable": 1})
-		wantEq(t, "tasks after the variable is set", e.taskKeys(pi), want)
+		wantEq(t, "tasks after the variable is set", e.TaskKeys(pi), want)
 		e.finish(pi)
 	})
 }
@@ -320,18 +320,18 @@ func TestNonInterruptingBoundaryConditionalEventUnsetVariable(t *testing.T) {
 func eventSubprocessUnsetVariable(t *testing.T, interrupting bool, wantProcess, wantSub string) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		cond := `<conditionalEventDefinition><condition>${variable == 1}</condition></conditionalEventDefinition>`
-		e.deploy("p", espProcess(espDef("onCondition", interrupting, cond, "afterCondition")))
-		pi := e.start("p", nil)
-		wantEq(t, "process level: tasks before the variable is set", e.taskKeys(pi), "work")
+		e.Deploy("p", espProcess(espDef("onCondition", interrupting, cond, "afterCondition")))
+		pi := e.Start("p", nil)
+		wantEq(t, "process level: tasks before the variable is set", e.TaskKeys(pi), "work")
 		e.setVars(pi, map[string]any{"variable": 1})
-		wantEq(t, "process level: tasks after the variable is set", e.taskKeys(pi), wantProcess)
+		wantEq(t, "process level: tasks after the variable is set", e.TaskKeys(pi), wantProcess)
 		e.finish(pi)
 
-		e.deploy("s", strings.ReplaceAll(espSubprocess(espDef("onCondition", interrupting, cond, "afterCondition")), `id="p"`, `id="s"`))
-		pi = e.start("s", nil)
-		wantEq(t, "subprocess level: tasks before the variable is set", e.taskKeys(pi), "work")
+		e.Deploy("s", strings.ReplaceAll(espSubprocess(espDef("onCondition", interrupting, cond, "afterCondition")), `id="p"`, `id="s"`))
+		pi = e.Start("s", nil)
+		wantEq(t, "subprocess level: tasks before the variable is set", e.TaskKeys(pi), "work")
 		e.setVars(pi, map[string]any{"variable": 1})
-		wantEq(t, "subprocess level: tasks after the variable is set", e.taskKeys(pi), wantSub)
+		wantEq(t, "subprocess level: tasks after the variable is set", e.TaskKeys(pi), wantSub)
 		e.finish(pi)
 	})
 }
@@ -351,12 +351,12 @@ func TestNonInterruptingEventSubProcessConditionalStartUnsetVariable(t *testing.
 // (testStartInstanceWithVariableName, ...NotFullfilled).
 func TestConditionalStartEventUnsetVariable(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deploy("onFoo", conditionalStart("onFoo", "${foo == 1}"))
-		e.deploy("onBar", conditionalStart("onBar", "${bar}"))
-		e.deploy("named", strings.Replace(conditionalStart("named", "${true}"), "<conditionalEventDefinition>", `<conditionalEventDefinition camunda:variableName="foo">`, 1))
+		e.Deploy("onFoo", conditionalStart("onFoo", "${foo == 1}"))
+		e.Deploy("onBar", conditionalStart("onBar", "${bar}"))
+		e.Deploy("named", strings.Replace(conditionalStart("named", "${true}"), "<conditionalEventDefinition>", `<conditionalEventDefinition camunda:variableName="foo">`, 1))
 		evaluate := func(vars map[string]any) string {
 			t.Helper()
-			started, err := e.eng.EvaluateStartConditions(e.ctx, bpmnlite.ConditionEvaluation{Variables: vars})
+			started, err := e.Eng.EvaluateStartConditions(e.Ctx, bpmnlite.ConditionEvaluation{Variables: vars})
 			if err != nil {
 				t.Fatalf("evaluate with %v: %v", vars, err)
 			}
@@ -379,34 +379,34 @@ func TestConditionalStartEventUnsetVariable(t *testing.T) {
 // (UelExpressionCondition.evaluate).
 func TestConditionalEventConditionErrors(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deploy("cond", conditionalWait("cond", "", "${variable}"))
+		e.Deploy("cond", conditionalWait("cond", "", "${variable}"))
 		for _, tc := range []struct {
 			value any
 			want  string
 		}{{int64(1), "want a boolean"}, {nil, "want a boolean"}, {"true", "want a boolean"}} {
-			_, err := e.eng.Start(e.ctx, bpmnlite.StartRequest{Key: "cond", Variables: map[string]any{"variable": tc.value}})
+			_, err := e.Eng.Start(e.Ctx, bpmnlite.StartRequest{Key: "cond", Variables: map[string]any{"variable": tc.value}})
 			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "wait") {
 				t.Errorf("variable %#v: %v, want an error at wait saying %q", tc.value, err, tc.want)
 			}
 		}
 		// A later change that makes the condition fail fails that command.
-		pi := e.start("cond", map[string]any{"variable": false})
-		if err := e.eng.SetVariables(e.ctx, pi, map[string]any{"variable": 2}); err == nil || !strings.Contains(err.Error(), "want a boolean") {
+		pi := e.Start("cond", map[string]any{"variable": false})
+		if err := e.Eng.SetVariables(e.Ctx, pi, map[string]any{"variable": 2}); err == nil || !strings.Contains(err.Error(), "want a boolean") {
 			t.Errorf("set a non-boolean: %v, want an error", err)
 		}
-		wantEq(t, "variable after the failed command", e.varsOf(pi)["variable"], false)
+		wantEq(t, "variable after the failed command", e.VarsOf(pi)["variable"], false)
 
 		// A function that is not found fails (JUEL cannot resolve it).
-		e.deploy("fn", conditionalWait("fn", "", "${missing()}"))
-		if _, err := e.eng.Start(e.ctx, bpmnlite.StartRequest{Key: "fn"}); err == nil || !strings.Contains(err.Error(), `unknown function "missing"`) {
+		e.Deploy("fn", conditionalWait("fn", "", "${missing()}"))
+		if _, err := e.Eng.Start(e.Ctx, bpmnlite.StartRequest{Key: "fn"}); err == nil || !strings.Contains(err.Error(), `unknown function "missing"`) {
 			t.Errorf("a condition calling an unknown function: %v, want an error", err)
 		}
 
 		// A property a bean does not have is "not found", like a name.
-		e.eng.RegisterBean("settings", struct{ Open bool }{})
-		e.deploy("bean", conditionalWait("bean", "", "${settings.ready}"))
-		pi = e.start("bean", nil)
-		wantEq(t, "tasks while the property is not found", e.taskKeys(pi), "")
+		e.Eng.RegisterBean("settings", struct{ Open bool }{})
+		e.Deploy("bean", conditionalWait("bean", "", "${settings.ready}"))
+		pi = e.Start("bean", nil)
+		wantEq(t, "tasks while the property is not found", e.TaskKeys(pi), "")
 	})
 }
 
@@ -415,23 +415,23 @@ func TestConditionalEventConditionErrors(t *testing.T) {
 // conditional events.
 func TestConditionUnknownNameOutsideConditionalEvents(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deploy("flow", xmlDefs(xmlProcess("flow", `<startEvent id="start"/><intermediateCatchEvent id="wait"><conditionalEventDefinition><condition>${go == true}</condition></conditionalEventDefinition></intermediateCatchEvent>
-			<exclusiveGateway id="decide"/><userTask id="a"/><userTask id="b"/>`, xmlChain("start", "wait", "decide"),
-			xmlCond("toA", "decide", "a", "${x == 1}"), xmlCond("toB", "decide", "b", "${x == 2}"))))
-		pi := e.start("flow", nil)
-		err := e.eng.SetVariables(e.ctx, pi, map[string]any{"go": true})
+		e.Deploy("flow", enginetest.Defs(enginetest.Executable("flow", `<startEvent id="start"/><intermediateCatchEvent id="wait"><conditionalEventDefinition><condition>${go == true}</condition></conditionalEventDefinition></intermediateCatchEvent>
+			<exclusiveGateway id="decide"/><userTask id="a"/><userTask id="b"/>`, enginetest.Chain("start", "wait", "decide"),
+			enginetest.Cond("toA", "decide", "a", "${x == 1}"), enginetest.Cond("toB", "decide", "b", "${x == 2}"))))
+		pi := e.Start("flow", nil)
+		err := e.Eng.SetVariables(e.Ctx, pi, map[string]any{"go": true})
 		if err == nil || !strings.Contains(err.Error(), "sequenceFlow 'toA'") || !strings.Contains(err.Error(), `unknown name "x"`) {
 			t.Errorf("a flow condition on an unknown name: %v, want an error naming sequenceFlow 'toA' and x", err)
 		}
 
-		e.deploy("mi", xmlDefs(xmlProcess("mi", `<startEvent id="start"/><userTask id="review"><multiInstanceLoopCharacteristics><loopCardinality>2</loopCardinality>
+		e.Deploy("mi", enginetest.Defs(enginetest.Executable("mi", `<startEvent id="start"/><userTask id="review"><multiInstanceLoopCharacteristics><loopCardinality>2</loopCardinality>
 			<completionCondition>${enough}</completionCondition></multiInstanceLoopCharacteristics></userTask>
 			<boundaryEvent id="onCancel" attachedToRef="review"><conditionalEventDefinition><condition>${cancel}</condition></conditionalEventDefinition></boundaryEvent><endEvent id="end"/>`,
-			xmlChain("start", "review", "end"), xmlChain("onCancel", "end"))))
-		pi = e.start("mi", nil)
-		wantEq(t, "tasks", e.taskKeys(pi), "review,review")
-		ts := e.tasks(pi)
-		if err := e.eng.CompleteTask(e.ctx, ts[0].ID, nil); err == nil || !strings.Contains(err.Error(), `unknown name "enough"`) {
+			enginetest.Chain("start", "review", "end"), enginetest.Chain("onCancel", "end"))))
+		pi = e.Start("mi", nil)
+		wantEq(t, "tasks", e.TaskKeys(pi), "review,review")
+		ts := e.Tasks(pi)
+		if err := e.Eng.CompleteTask(e.Ctx, ts[0].ID, nil); err == nil || !strings.Contains(err.Error(), `unknown name "enough"`) {
 			t.Errorf("a completion condition on an unknown name: %v, want an error naming enough", err)
 		}
 	})
@@ -455,9 +455,7 @@ func (e *env) bothKinds(t *testing.T, name string, f func(t *testing.T, e *env, 
 			sub = "NonInterrupting" + name
 		}
 		t.Run(sub, func(t *testing.T) {
-			e := *e
-			e.t = t
-			f(t, &e, interrupting)
+			f(t, &env{e.For(t)}, interrupting)
 		})
 	}
 }
@@ -488,19 +486,19 @@ func TestBoundaryConditionalEventSetVariableInActivity(t *testing.T) {
 			<camunda:outputParameter name="variable">${1}</camunda:outputParameter></camunda:inputOutput></extensionElements></userTask>`, complete: true},
 	}
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.eng.RegisterDelegate("setVariable", bpmnlite.DelegateFunc(func(_ context.Context, ex *bpmnlite.Execution) error {
+		e.Eng.RegisterDelegate("setVariable", bpmnlite.DelegateFunc(func(_ context.Context, ex *bpmnlite.Execution) error {
 			return ex.SetVariable("variable", 1)
 		}))
-		e.eng.RegisterDelegate("setVariableLocal", bpmnlite.DelegateFunc(func(_ context.Context, ex *bpmnlite.Execution) error {
+		e.Eng.RegisterDelegate("setVariableLocal", bpmnlite.DelegateFunc(func(_ context.Context, ex *bpmnlite.Execution) error {
 			return ex.SetVariableLocal("variable", 1)
 		}))
 		for _, r := range routes {
 			e.bothKinds(t, r.name, func(t *testing.T, e *env, interrupting bool) {
-				e.deploy("p", conditionalBoundaryModel(r.task, interrupting, "${variable == 1}", r.flowIn))
-				pi := e.start("p", nil)
-				e.complete(pi, "before", nil)
+				e.Deploy("p", conditionalBoundaryModel(r.task, interrupting, "${variable == 1}", r.flowIn))
+				pi := e.Start("p", nil)
+				e.Complete(pi, "before", nil)
 				if r.complete {
-					e.complete(pi, "task", nil)
+					e.Complete(pi, "task", nil)
 				}
 				want := "afterTask"
 				switch {
@@ -511,7 +509,7 @@ func TestBoundaryConditionalEventSetVariableInActivity(t *testing.T) {
 				case !r.complete:
 					want = "task"
 				}
-				wantEq(t, "tasks", e.taskKeys(pi), want)
+				wantEq(t, "tasks", e.TaskKeys(pi), want)
 				wantEq(t, "task canceled", e.canceled(pi, "task"), []bool{r.fires && interrupting})
 				e.finish(pi)
 			})
@@ -527,27 +525,27 @@ func TestBoundaryConditionalEventParallelVariableCondition(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		boundary := func(task string) string {
 			return `<userTask id="` + task + `"/><boundaryEvent id="on` + task + `" attachedToRef="` + task + `"><conditionalEventDefinition><condition>${variable == 1}</condition></conditionalEventDefinition></boundaryEvent>
-				<userTask id="after` + task + `"/>` + xmlChain("fork", task, "join") + xmlChain("on"+task, "after"+task)
+				<userTask id="after` + task + `"/>` + enginetest.Chain("fork", task, "join") + enginetest.Chain("on"+task, "after"+task)
 		}
-		e.deploy("p", xmlDefs(xmlProcess("p", `<startEvent id="start"/><parallelGateway id="fork"/><parallelGateway id="join"/><endEvent id="end"/>`,
-			boundary("A"), boundary("B"), xmlChain("start", "fork"), xmlChain("join", "end"))))
-		pi := e.start("p", nil)
-		wantEq(t, "tasks", e.taskKeys(pi), "A,B")
+		e.Deploy("p", enginetest.Defs(enginetest.Executable("p", `<startEvent id="start"/><parallelGateway id="fork"/><parallelGateway id="join"/><endEvent id="end"/>`,
+			boundary("A"), boundary("B"), enginetest.Chain("start", "fork"), enginetest.Chain("join", "end"))))
+		pi := e.Start("p", nil)
+		wantEq(t, "tasks", e.TaskKeys(pi), "A,B")
 		var a *bpmnlite.Task
-		for _, t := range e.tasks(pi) {
+		for _, t := range e.Tasks(pi) {
 			if t.TaskDefinitionKey == "A" {
 				a = t
 			}
 		}
-		if err := e.eng.SetVariablesLocal(e.ctx, a.ExecutionID, map[string]any{"variable": 1}); err != nil {
+		if err := e.Eng.SetVariablesLocal(e.Ctx, a.ExecutionID, map[string]any{"variable": 1}); err != nil {
 			t.Fatal(err)
 		}
-		wantEq(t, "tasks after a local variable of A's execution", e.taskKeys(pi), "B,afterA")
-		if subs := e.subsOf(pi); len(subs) != 1 || subs[0].ActivityID != "onB" {
+		wantEq(t, "tasks after a local variable of A's execution", e.TaskKeys(pi), "B,afterA")
+		if subs := e.SubsOf(pi); len(subs) != 1 || subs[0].ActivityID != "onB" {
 			t.Fatalf("subscriptions %+v, want B's", subs)
 		}
 		e.setVars(pi, map[string]any{"variable": 1})
-		wantEq(t, "tasks after a variable of the instance", e.taskKeys(pi), "afterA,afterB")
+		wantEq(t, "tasks after a variable of the instance", e.TaskKeys(pi), "afterA,afterB")
 	})
 }
 
@@ -556,11 +554,11 @@ func TestBoundaryConditionalEventParallelVariableCondition(t *testing.T) {
 // condition hold takes the boundary event instead of the outgoing flow.
 func TestBoundaryConditionalEventCompletionVariables(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deploy("p", conditionalBoundaryModel(`<userTask id="task"/>`, true, "${variable == 1}", ""))
-		pi := e.start("p", nil)
-		e.complete(pi, "before", nil)
-		e.complete(pi, "task", map[string]any{"variable": 1})
-		wantEq(t, "tasks", e.taskKeys(pi), "afterCondition")
+		e.Deploy("p", conditionalBoundaryModel(`<userTask id="task"/>`, true, "${variable == 1}", ""))
+		pi := e.Start("p", nil)
+		e.Complete(pi, "before", nil)
+		e.Complete(pi, "task", map[string]any{"variable": 1})
+		wantEq(t, "tasks", e.TaskKeys(pi), "afterCondition")
 		wantEq(t, "task canceled", e.canceled(pi, "task"), []bool{true})
 		e.finish(pi)
 	})
@@ -572,7 +570,7 @@ func TestBoundaryConditionalEventCompletionVariables(t *testing.T) {
 // end, for the interrupting one).
 func TestEventSubProcessConditionalStartSetVariableInDelegate(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.eng.RegisterDelegate("setVariable", bpmnlite.DelegateFunc(func(_ context.Context, ex *bpmnlite.Execution) error {
+		e.Eng.RegisterDelegate("setVariable", bpmnlite.DelegateFunc(func(_ context.Context, ex *bpmnlite.Execution) error {
 			return ex.SetVariable("variable", 1)
 		}))
 		cond := `<conditionalEventDefinition><condition>${variable == 1}</condition></conditionalEventDefinition>`
@@ -580,12 +578,12 @@ func TestEventSubProcessConditionalStartSetVariableInDelegate(t *testing.T) {
 			interrupting bool
 			want         string
 		}{{true, "afterCondition"}, {false, "afterCondition,afterService"}} {
-			e.deploy("p", xmlDefs(xmlProcess("p", `<startEvent id="start"/><userTask id="before"/><serviceTask id="service" camunda:class="setVariable"/>
-				<userTask id="afterService"/><endEvent id="end"/>`, xmlChain("start", "before", "service", "afterService", "end"),
+			e.Deploy("p", enginetest.Defs(enginetest.Executable("p", `<startEvent id="start"/><userTask id="before"/><serviceTask id="service" camunda:class="setVariable"/>
+				<userTask id="afterService"/><endEvent id="end"/>`, enginetest.Chain("start", "before", "service", "afterService", "end"),
 				espDef("onCondition", tc.interrupting, cond, "afterCondition"))))
-			pi := e.start("p", nil)
-			e.complete(pi, "before", nil)
-			wantEq(t, fmt.Sprintf("interrupting %v: tasks", tc.interrupting), e.taskKeys(pi), tc.want)
+			pi := e.Start("p", nil)
+			e.Complete(pi, "before", nil)
+			wantEq(t, fmt.Sprintf("interrupting %v: tasks", tc.interrupting), e.TaskKeys(pi), tc.want)
 			e.finish(pi)
 		}
 	})
@@ -605,10 +603,10 @@ func TestMixedConditionalEventSetVariableOnInputMapping(t *testing.T) {
 		}{{true, "afterCondition"}, {false, "afterCondition,task"}} {
 			model := conditionalBoundaryModel(task, tc.interrupting, "${variable == 1}", "")
 			model = strings.Replace(model, "</process>", espDef("onStart", tc.interrupting, cond, "afterStart")+"</process>", 1)
-			e.deploy("p", model)
-			pi := e.start("p", nil)
-			e.complete(pi, "before", nil)
-			wantEq(t, fmt.Sprintf("interrupting %v: tasks", tc.interrupting), e.taskKeys(pi), tc.want)
+			e.Deploy("p", model)
+			pi := e.Start("p", nil)
+			e.Complete(pi, "before", nil)
+			wantEq(t, fmt.Sprintf("interrupting %v: tasks", tc.interrupting), e.TaskKeys(pi), tc.want)
 			e.finish(pi)
 		}
 	})
@@ -640,15 +638,15 @@ func TestConditionalEventTriggeredByExecutionListener(t *testing.T) {
 				if r.before != "" {
 					model = strings.Replace(model, `<userTask id="before"/>`, r.before, 1)
 				}
-				e.deploy("p", model)
-				pi := e.start("p", nil)
-				e.complete(pi, "before", nil)
+				e.Deploy("p", model)
+				pi := e.Start("p", nil)
+				e.Complete(pi, "before", nil)
 				if !interrupting {
-					wantEq(t, "tasks", e.taskKeys(pi), "afterCondition,afterStart,task")
+					wantEq(t, "tasks", e.TaskKeys(pi), "afterCondition,afterStart,task")
 					e.finish(pi)
 					return
 				}
-				wantEq(t, "tasks", e.taskKeys(pi), "afterStart")
+				wantEq(t, "tasks", e.TaskKeys(pi), "afterStart")
 				var want []bool
 				if r.taskStarted {
 					want = []bool{true}
@@ -669,18 +667,18 @@ func TestIntermediateConditionalEventBasedGateway(t *testing.T) {
 		catch := func(id, cond string) string {
 			return `<intermediateCatchEvent id="` + id + `"><conditionalEventDefinition><condition>` + cond + `</condition></conditionalEventDefinition></intermediateCatchEvent>`
 		}
-		e.deploy("p", xmlDefs(xmlProcess("p", `<startEvent id="start"/><eventBasedGateway id="gw"/>`, catch("one", "${variable == 1}"), catch("two", "${variable == 2}"),
-			`<userTask id="afterOne"/><userTask id="afterTwo"/>`, xmlChain("start", "gw"), xmlChain("gw", "one", "afterOne"), xmlChain("gw", "two", "afterTwo"))))
-		pi := e.start("p", nil)
-		wantEq(t, "tasks before the variable is set", e.taskKeys(pi), "")
-		wantEq(t, "subscriptions", len(e.subsOf(pi)), 2)
+		e.Deploy("p", enginetest.Defs(enginetest.Executable("p", `<startEvent id="start"/><eventBasedGateway id="gw"/>`, catch("one", "${variable == 1}"), catch("two", "${variable == 2}"),
+			`<userTask id="afterOne"/><userTask id="afterTwo"/>`, enginetest.Chain("start", "gw"), enginetest.Chain("gw", "one", "afterOne"), enginetest.Chain("gw", "two", "afterTwo"))))
+		pi := e.Start("p", nil)
+		wantEq(t, "tasks before the variable is set", e.TaskKeys(pi), "")
+		wantEq(t, "subscriptions", len(e.SubsOf(pi)), 2)
 		e.setVars(pi, map[string]any{"variable": 2})
-		wantEq(t, "tasks after variable 2", e.taskKeys(pi), "afterTwo")
-		wantEq(t, "subscriptions left", len(e.subsOf(pi)), 0)
+		wantEq(t, "tasks after variable 2", e.TaskKeys(pi), "afterTwo")
+		wantEq(t, "subscriptions left", len(e.SubsOf(pi)), 0)
 
-		pi = e.start("p", map[string]any{"variable": 1})
-		wantEq(t, "tasks with variable 1 on arrival", e.taskKeys(pi), "afterOne")
-		if path := e.path(pi); !strings.Contains(path, "gw,one,afterOne") || strings.Contains(path, "two") {
+		pi = e.Start("p", map[string]any{"variable": 1})
+		wantEq(t, "tasks with variable 1 on arrival", e.TaskKeys(pi), "afterOne")
+		if path := e.Path(pi); !strings.Contains(path, "gw,one,afterOne") || strings.Contains(path, "two") {
 			t.Fatalf("path %q", path)
 		}
 	})
@@ -703,21 +701,21 @@ func TestBoundaryConditionalEventSetVariableInCallActivity(t *testing.T) {
 		{"SetVariableInOutputMappingOfCallActivity", `<camunda:inputOutput><camunda:outputParameter name="variable">${1}</camunda:outputParameter></camunda:inputOutput>`, false},
 	}
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deploy("delegated", xmlDefs(xmlProcess("delegated", `<startEvent id="start"/><serviceTask id="set" camunda:expression="`+setVariable+`"/><endEvent id="end"/>`,
-			xmlChain("start", "set", "end"))))
+		e.Deploy("delegated", enginetest.Defs(enginetest.Executable("delegated", `<startEvent id="start"/><serviceTask id="set" camunda:expression="`+setVariable+`"/><endEvent id="end"/>`,
+			enginetest.Chain("start", "set", "end"))))
 		for _, r := range routes {
 			e.bothKinds(t, r.name, func(t *testing.T, e *env, interrupting bool) {
 				task := `<callActivity id="task" calledElement="delegated"><extensionElements>` + r.mapping + `</extensionElements></callActivity>`
-				e.deploy("p", conditionalBoundaryModel(task, interrupting, "${variable == 1}", ""))
-				pi := e.start("p", map[string]any{"variable": 0})
-				e.complete(pi, "before", nil)
+				e.Deploy("p", conditionalBoundaryModel(task, interrupting, "${variable == 1}", ""))
+				pi := e.Start("p", map[string]any{"variable": 0})
+				e.Complete(pi, "before", nil)
 				want := "afterTask"
 				if r.fires && interrupting {
 					want = "afterCondition"
 				} else if r.fires {
 					want = "afterCondition,afterTask"
 				}
-				wantEq(t, "tasks", e.taskKeys(pi), want)
+				wantEq(t, "tasks", e.TaskKeys(pi), want)
 				e.finish(pi)
 			})
 		}
@@ -729,10 +727,10 @@ func TestBoundaryConditionalEventSetVariableInCallActivity(t *testing.T) {
 func TestBoundaryConditionalEventSetVariableInMultiInstance(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		task := `<userTask id="task"><multiInstanceLoopCharacteristics><loopCardinality>3</loopCardinality></multiInstanceLoopCharacteristics></userTask>`
-		e.deploy("p", conditionalBoundaryModel(task, true, "${nrOfInstances == 3}", ""))
-		pi := e.start("p", nil)
-		e.complete(pi, "before", nil)
-		wantEq(t, "tasks", e.taskKeys(pi), "afterCondition")
+		e.Deploy("p", conditionalBoundaryModel(task, true, "${nrOfInstances == 3}", ""))
+		pi := e.Start("p", nil)
+		e.Complete(pi, "before", nil)
+		wantEq(t, "tasks", e.TaskKeys(pi), "afterCondition")
 		e.finish(pi)
 	})
 }
@@ -747,24 +745,24 @@ func TestBoundaryConditionalEventSetVariableInMultiInstance(t *testing.T) {
 func TestConditionalEventEachVariableChange(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		cond := `<conditionalEventDefinition><condition>${variable == 1}</condition></conditionalEventDefinition>`
-		e.deploy("p", espProcess(espDef("onCondition", false, cond, "afterCondition")))
-		pi := e.start("p", nil)
+		e.Deploy("p", espProcess(espDef("onCondition", false, cond, "afterCondition")))
+		pi := e.Start("p", nil)
 		e.setVars(pi, map[string]any{"variable": 1, "variable1": 1})
-		wantEq(t, "testNonInterruptingSetMultipleVariables: tasks", e.taskKeys(pi), "afterCondition,afterCondition,work")
+		wantEq(t, "testNonInterruptingSetMultipleVariables: tasks", e.TaskKeys(pi), "afterCondition,afterCondition,work")
 		e.finish(pi)
 
-		pi = e.start("p", map[string]any{"variable": 1, "donotloseme": "here"})
-		wantEq(t, "testNonInterruptingVariableConditionWithHistory: tasks", e.taskKeys(pi), "afterCondition,work")
+		pi = e.Start("p", map[string]any{"variable": 1, "donotloseme": "here"})
+		wantEq(t, "testNonInterruptingVariableConditionWithHistory: tasks", e.TaskKeys(pi), "afterCondition,work")
 		e.finish(pi)
 
 		boundary := func(id, cond string) string {
-			return `<boundaryEvent id="` + id + `" attachedToRef="task"><conditionalEventDefinition><condition>` + cond + `</condition></conditionalEventDefinition></boundaryEvent><userTask id="after` + id + `"/>` + xmlChain(id, "after"+id)
+			return `<boundaryEvent id="` + id + `" attachedToRef="task"><conditionalEventDefinition><condition>` + cond + `</condition></conditionalEventDefinition></boundaryEvent><userTask id="after` + id + `"/>` + enginetest.Chain(id, "after"+id)
 		}
-		e.deploy("two", xmlDefs(xmlProcess("two", `<startEvent id="start"/><userTask id="task"/><endEvent id="end"/>`, xmlChain("start", "task", "end"),
+		e.Deploy("two", enginetest.Defs(enginetest.Executable("two", `<startEvent id="start"/><userTask id="task"/><endEvent id="end"/>`, enginetest.Chain("start", "task", "end"),
 			boundary("event1", "${variable1 == 1}"), boundary("event2", "${variable2 == 1}"))))
-		pi = e.start("two", map[string]any{"variable1": 44, "variable2": 44})
+		pi = e.Start("two", map[string]any{"variable1": 44, "variable2": 44})
 		e.setVars(pi, map[string]any{"variable1": 1, "variable2": 1})
-		if got := e.taskKeys(pi); got != "afterevent1" && got != "afterevent2" {
+		if got := e.TaskKeys(pi); got != "afterevent1" && got != "afterevent2" {
 			t.Fatalf("testSetMultipleVariables: tasks %q, want one of the events' tasks", got)
 		}
 		e.finish(pi)
@@ -778,16 +776,16 @@ func TestConditionalDefaultEvaluationIgnoresFilters(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		model := strings.Replace(conditionalBoundaryModel(`<userTask id="task"/>`, false, "${variable == 1}", ""),
 			"<conditionalEventDefinition>", `<conditionalEventDefinition camunda:variableName="other" camunda:variableEvents="update">`, 1)
-		e.deploy("p", model)
-		pi := e.start("p", map[string]any{"variable": 1})
-		e.complete(pi, "before", nil)
-		wantEq(t, "tasks after the default evaluation", e.taskKeys(pi), "afterCondition,task")
+		e.Deploy("p", model)
+		pi := e.Start("p", map[string]any{"variable": 1})
+		e.Complete(pi, "before", nil)
+		wantEq(t, "tasks after the default evaluation", e.TaskKeys(pi), "afterCondition,task")
 		e.setVars(pi, map[string]any{"variable": 1})
-		wantEq(t, "tasks after a change of another variable", e.taskKeys(pi), "afterCondition,task")
+		wantEq(t, "tasks after a change of another variable", e.TaskKeys(pi), "afterCondition,task")
 		e.setVars(pi, map[string]any{"other": 1})
-		wantEq(t, "tasks after other is created", e.taskKeys(pi), "afterCondition,task")
+		wantEq(t, "tasks after other is created", e.TaskKeys(pi), "afterCondition,task")
 		e.setVars(pi, map[string]any{"other": 2})
-		wantEq(t, "tasks after other is updated", e.taskKeys(pi), "afterCondition,afterCondition,task")
+		wantEq(t, "tasks after other is updated", e.TaskKeys(pi), "afterCondition,afterCondition,task")
 		e.finish(pi)
 	})
 }
@@ -799,25 +797,25 @@ func TestConditionalDefaultEvaluationIgnoresFilters(t *testing.T) {
 // the process instance through that execution.
 func TestBoundaryConditionalEventSubProcessVariableCondition(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deploy("p", xmlDefs(xmlProcess("p", `<startEvent id="start"/><subProcess id="sub"><startEvent id="subStart"/><userTask id="taskInSub"/><endEvent id="subEnd"/>`,
-			xmlChain("subStart", "taskInSub", "subEnd"), `</subProcess><endEvent id="end"/>
+		e.Deploy("p", enginetest.Defs(enginetest.Executable("p", `<startEvent id="start"/><subProcess id="sub"><startEvent id="subStart"/><userTask id="taskInSub"/><endEvent id="subEnd"/>`,
+			enginetest.Chain("subStart", "taskInSub", "subEnd"), `</subProcess><endEvent id="end"/>
 			<boundaryEvent id="onCondition" attachedToRef="sub"><conditionalEventDefinition><condition>${variable == 1}</condition></conditionalEventDefinition></boundaryEvent>
-			<endEvent id="conditionEnd"/>`, xmlChain("start", "sub", "end"), xmlChain("onCondition", "conditionEnd"))))
+			<endEvent id="conditionEnd"/>`, enginetest.Chain("start", "sub", "end"), enginetest.Chain("onCondition", "conditionEnd"))))
 		for _, local := range []bool{true, false} {
-			pi := e.start("p", nil)
-			ts := e.tasks(pi)
+			pi := e.Start("p", nil)
+			ts := e.Tasks(pi)
 			if len(ts) != 1 {
-				t.Fatalf("tasks %v", e.taskKeys(pi))
+				t.Fatalf("tasks %v", e.TaskKeys(pi))
 			}
-			set := e.eng.SetVariables
+			set := e.Eng.SetVariables
 			if local {
-				set = e.eng.SetVariablesLocal
+				set = e.Eng.SetVariablesLocal
 			}
-			if err := set(e.ctx, ts[0].ExecutionID, map[string]any{"variable": 1}); err != nil {
+			if err := set(e.Ctx, ts[0].ExecutionID, map[string]any{"variable": 1}); err != nil {
 				t.Fatal(err)
 			}
-			wantEq(t, fmt.Sprintf("local %v: state", local), e.state(pi), bpmnlite.StateCompleted)
-			if path := e.path(pi); !strings.Contains(path, "onCondition,conditionEnd") {
+			wantEq(t, fmt.Sprintf("local %v: state", local), e.State(pi), bpmnlite.StateCompleted)
+			if path := e.Path(pi); !strings.Contains(path, "onCondition,conditionEnd") {
 				t.Fatalf("local %v: path %q", local, path)
 			}
 		}
@@ -829,7 +827,7 @@ func TestBoundaryConditionalEventSubProcessVariableCondition(t *testing.T) {
 // leaves, after the first one finished, and takes the whole activity.
 func TestBoundaryConditionalEventMultiInstanceDelegate(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.eng.RegisterDelegate("setOnSecond", bpmnlite.DelegateFunc(func(_ context.Context, ex *bpmnlite.Execution) error {
+		e.Eng.RegisterDelegate("setOnSecond", bpmnlite.DelegateFunc(func(_ context.Context, ex *bpmnlite.Execution) error {
 			if i, _, _ := ex.Variable("loopCounter"); i == int64(1) {
 				return ex.SetVariable("variable", 1)
 			}
@@ -837,10 +835,10 @@ func TestBoundaryConditionalEventMultiInstanceDelegate(t *testing.T) {
 		}))
 		for _, sequential := range []bool{false, true} {
 			task := fmt.Sprintf(`<serviceTask id="task" camunda:class="setOnSecond"><multiInstanceLoopCharacteristics isSequential="%v"><loopCardinality>3</loopCardinality></multiInstanceLoopCharacteristics></serviceTask>`, sequential)
-			e.deploy("p", conditionalBoundaryModel(task, true, "${variable == 1}", ""))
-			pi := e.start("p", nil)
-			e.complete(pi, "before", nil)
-			wantEq(t, fmt.Sprintf("sequential %v: tasks", sequential), e.taskKeys(pi), "afterCondition")
+			e.Deploy("p", conditionalBoundaryModel(task, true, "${variable == 1}", ""))
+			pi := e.Start("p", nil)
+			e.Complete(pi, "before", nil)
+			wantEq(t, fmt.Sprintf("sequential %v: tasks", sequential), e.TaskKeys(pi), "afterCondition")
 			e.finish(pi)
 		}
 	})

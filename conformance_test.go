@@ -17,25 +17,25 @@ import (
 
 // failingDelegate registers "fail", which fails with Camunda's test message.
 func failingDelegate(e *env) {
-	e.eng.RegisterDelegate("fail", bpmnlite.DelegateFunc(func(context.Context, *bpmnlite.Execution) error {
+	e.Eng.RegisterDelegate("fail", bpmnlite.DelegateFunc(func(context.Context, *bpmnlite.Execution) error {
 		return errors.New("Expected exception")
 	}))
 }
 
 // failJob runs job id by hand and expects it to fail.
 func (e *env) failJob(id string) {
-	e.t.Helper()
-	if err := e.eng.ExecuteJob(e.ctx, id); err == nil {
-		e.t.Fatalf("job %s succeeded, want a failure", id)
+	e.T.Helper()
+	if err := e.Eng.ExecuteJob(e.Ctx, id); err == nil {
+		e.T.Fatalf("job %s succeeded, want a failure", id)
 	}
 }
 
 // incidentsOf returns the open incidents of job id.
 func (e *env) incidentsOf(jobID string) []*bpmnlite.Incident {
-	e.t.Helper()
-	all, err := e.eng.Incidents(e.ctx, bpmnlite.IncidentQuery{})
+	e.T.Helper()
+	all, err := e.Eng.Incidents(e.Ctx, bpmnlite.IncidentQuery{})
 	if err != nil {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
 	var of []*bpmnlite.Incident
 	for _, in := range all {
@@ -52,7 +52,7 @@ func (e *env) incidentsOf(jobID string) []*bpmnlite.Incident {
 func TestIncidentMessageAndFailedActivity(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		failingDelegate(e)
-		e.deploy("p", enginetest.Process("p", `
+		e.Deploy("p", enginetest.Process("p", `
     <startEvent id="start" />
     <sequenceFlow id="f1" sourceRef="start" targetRef="first" />
     <serviceTask id="first" camunda:asyncBefore="true" camunda:expression="${true}">
@@ -62,7 +62,7 @@ func TestIncidentMessageAndFailedActivity(t *testing.T) {
     <serviceTask id="second" camunda:class="fail" />
     <sequenceFlow id="f3" sourceRef="second" targetRef="end" />
     <endEvent id="end" />`))
-		pi := e.start("p", nil)
+		pi := e.Start("p", nil)
 		job := e.oneJob(pi)
 		e.failJob(job.ID)
 		job = e.oneJob(pi)
@@ -83,8 +83,8 @@ func TestIncidentMessageAndFailedActivity(t *testing.T) {
 // element prefix too, with the element in its own field.
 func TestIncidentMessageOfEngineFailure(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deploy("p", enginetest.AsyncService("p", "no.such.Class", "R1/PT1M"))
-		pi := e.start("p", nil)
+		e.Deploy("p", enginetest.AsyncService("p", "no.such.Class", "R1/PT1M"))
+		pi := e.Start("p", nil)
 		job := e.oneJob(pi)
 		e.failJob(job.ID)
 		job = e.oneJob(pi)
@@ -100,7 +100,7 @@ func TestIncidentMessageOfEngineFailure(t *testing.T) {
 func TestBoundaryTimerIncidentNamesTheEvent(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		failingDelegate(e)
-		e.deploy("p", enginetest.Process("p", `
+		e.Deploy("p", enginetest.Process("p", `
     <startEvent id="start" />
     <sequenceFlow id="f1" sourceRef="start" targetRef="review" />
     <userTask id="review" />
@@ -112,9 +112,9 @@ func TestBoundaryTimerIncidentNamesTheEvent(t *testing.T) {
     <serviceTask id="escalate" camunda:class="fail" />
     <sequenceFlow id="f3" sourceRef="escalate" targetRef="end" />
     <endEvent id="end" />`))
-		pi := e.start("p", nil)
+		pi := e.Start("p", nil)
 		job := e.oneJob(pi)
-		e.clock.Add(time.Hour + time.Second)
+		e.Clock.Add(time.Hour + time.Second)
 		e.failJob(job.ID)
 		ins := e.incidentsOf(job.ID)
 		if len(ins) != 1 || ins[0].ActivityID != "late" || ins[0].FailedActivityID != "escalate" || ins[0].Message != "Expected exception" {
@@ -130,8 +130,8 @@ func TestBoundaryTimerIncidentNamesTheEvent(t *testing.T) {
 func TestOneIncidentPerFailingJob(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		failingDelegate(e)
-		e.deploy("p", enginetest.AsyncService("p", "fail", "R1/PT1M"))
-		pi := e.start("p", nil)
+		e.Deploy("p", enginetest.AsyncService("p", "fail", "R1/PT1M"))
+		pi := e.Start("p", nil)
 		job := e.oneJob(pi)
 		e.failJob(job.ID)
 		first := e.incidentsOf(job.ID)
@@ -142,7 +142,7 @@ func TestOneIncidentPerFailingJob(t *testing.T) {
 		if ins := e.incidentsOf(job.ID); len(ins) != 1 || ins[0].ID != first[0].ID {
 			t.Fatalf("after failing again by hand: incidents %+v, want only %s", ins, first[0].ID)
 		}
-		if err := e.eng.SetJobRetriesByDefinition(e.ctx, job.JobDefinitionID, 1); err != nil {
+		if err := e.Eng.SetJobRetriesByDefinition(e.Ctx, job.JobDefinitionID, 1); err != nil {
 			t.Fatal(err)
 		}
 		if j := e.oneJob(pi); j.Retries != 1 {
@@ -155,7 +155,7 @@ func TestOneIncidentPerFailingJob(t *testing.T) {
 		if ins := e.incidentsOf(job.ID); len(ins) != 1 || ins[0].ID != first[0].ID {
 			t.Fatalf("after failing again: incidents %+v, want only %s", ins, first[0].ID)
 		}
-		if err := e.eng.SetJobRetries(e.ctx, job.ID, 1); err != nil {
+		if err := e.Eng.SetJobRetries(e.Ctx, job.ID, 1); err != nil {
 			t.Fatal(err)
 		}
 		if ins := e.incidentsOf(job.ID); len(ins) != 0 {
@@ -172,13 +172,13 @@ func TestOneIncidentPerFailingJob(t *testing.T) {
 func TestSetRetriesByDefinitionOnlyFailedJobs(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		failingDelegate(e)
-		e.deploy("p", enginetest.AsyncService("p", "fail", "R2/PT1M"))
-		healthy, failed := e.start("p", nil), e.start("p", nil)
+		e.Deploy("p", enginetest.AsyncService("p", "fail", "R2/PT1M"))
+		healthy, failed := e.Start("p", nil), e.Start("p", nil)
 		fj := e.oneJob(failed)
 		e.failJob(fj.ID)
-		e.clock.Add(2 * time.Minute)
+		e.Clock.Add(2 * time.Minute)
 		e.failJob(fj.ID)
-		if err := e.eng.SetJobRetriesByDefinition(e.ctx, fj.JobDefinitionID, 7); err != nil {
+		if err := e.Eng.SetJobRetriesByDefinition(e.Ctx, fj.JobDefinitionID, 7); err != nil {
 			t.Fatal(err)
 		}
 		if h, f := e.oneJob(healthy).Retries, e.oneJob(failed).Retries; h != 2 || f != 7 {
@@ -192,13 +192,13 @@ func TestSetRetriesByDefinitionOnlyFailedJobs(t *testing.T) {
 func TestRetryCycleR0(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		failingDelegate(e)
-		e.deploy("p", enginetest.AsyncService("p", "fail", "R0/PT5M"))
-		pi := e.start("p", nil)
+		e.Deploy("p", enginetest.AsyncService("p", "fail", "R0/PT5M"))
+		pi := e.Start("p", nil)
 		job := e.oneJob(pi)
 		if job.Retries != 1 {
 			t.Fatalf("new job has %d retries, want 1 (one run)", job.Retries)
 		}
-		if n := e.drain(10); n != 0 {
+		if n := e.Drain(10); n != 0 {
 			t.Fatalf("%d jobs ran well, want 0", n)
 		}
 		job = e.oneJob(pi)
@@ -215,23 +215,23 @@ func TestRetryCycleR0(t *testing.T) {
 func TestDeleteJobRemovesIncident(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		failingDelegate(e)
-		e.deploy("p", enginetest.AsyncService("p", "fail", "R1/PT1M"))
-		pi := e.start("p", nil)
+		e.Deploy("p", enginetest.AsyncService("p", "fail", "R1/PT1M"))
+		pi := e.Start("p", nil)
 		job := e.oneJob(pi)
 		e.failJob(job.ID)
 		if len(e.incidentsOf(job.ID)) != 1 {
 			t.Fatal("no incident")
 		}
-		if err := e.eng.DeleteJob(e.ctx, job.ID); err != nil {
+		if err := e.Eng.DeleteJob(e.Ctx, job.ID); err != nil {
 			t.Fatal(err)
 		}
-		if js := e.jobs(pi); len(js) != 0 {
+		if js := e.Jobs(pi); len(js) != 0 {
 			t.Fatalf("%d jobs after DeleteJob", len(js))
 		}
 		if ins := e.incidentsOf(job.ID); len(ins) != 0 {
 			t.Fatalf("%d incidents after DeleteJob", len(ins))
 		}
-		if err := e.eng.DeleteJob(e.ctx, job.ID); !errors.Is(err, bpmnlite.ErrNotFound) {
+		if err := e.Eng.DeleteJob(e.Ctx, job.ID); !errors.Is(err, bpmnlite.ErrNotFound) {
 			t.Fatalf("deleting it again: %v, want ErrNotFound", err)
 		}
 	})
@@ -243,21 +243,21 @@ func TestDeleteJobRemovesIncident(t *testing.T) {
 func TestRetryCycleExpression(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		failingDelegate(e)
-		e.deploy("p", enginetest.AsyncService("p", "fail", "${retryCycle}"))
-		pi := e.start("p", map[string]any{"retryCycle": "R5/PT5M"})
+		e.Deploy("p", enginetest.AsyncService("p", "fail", "${retryCycle}"))
+		pi := e.Start("p", map[string]any{"retryCycle": "R5/PT5M"})
 		job := e.oneJob(pi)
 		e.failJob(job.ID)
 		job = e.oneJob(pi)
-		if want := e.clock.Now().Add(5 * time.Minute); job.Retries != 4 || job.DueDate == nil || !job.DueDate.Equal(want) {
+		if want := e.Clock.Now().Add(5 * time.Minute); job.Retries != 4 || job.DueDate == nil || !job.DueDate.Equal(want) {
 			t.Fatalf("after the first failure: retries %d, due %v; want 4, %v", job.Retries, job.DueDate, want)
 		}
-		if err := e.eng.SetVariables(e.ctx, pi, map[string]any{"retryCycle": "R5/PT10M"}); err != nil {
+		if err := e.Eng.SetVariables(e.Ctx, pi, map[string]any{"retryCycle": "R5/PT10M"}); err != nil {
 			t.Fatal(err)
 		}
-		e.clock.Add(5 * time.Minute)
+		e.Clock.Add(5 * time.Minute)
 		e.failJob(job.ID)
 		job = e.oneJob(pi)
-		if want := e.clock.Now().Add(10 * time.Minute); job.Retries != 3 || job.DueDate == nil || !job.DueDate.Equal(want) {
+		if want := e.Clock.Now().Add(10 * time.Minute); job.Retries != 3 || job.DueDate == nil || !job.DueDate.Equal(want) {
 			t.Fatalf("after the second failure: retries %d, due %v; want 3, %v", job.Retries, job.DueDate, want)
 		}
 	})
@@ -292,20 +292,20 @@ func TestFailingCycleTimerKeepsSchedule(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 				failingDelegate(e)
-				d := e.deploy("p", tc.xml)
+				d := e.Deploy("p", tc.xml)
 				if tc.name != "timer start" {
-					e.start("p", nil)
+					e.Start("p", nil)
 				}
 				scope := bpmnlite.JobQuery{ProcessDefinitionID: d.Definitions[0].ID}
-				js, err := e.eng.Jobs(e.ctx, scope)
+				js, err := e.Eng.Jobs(e.Ctx, scope)
 				if err != nil || len(js) != 1 {
 					t.Fatalf("jobs %v, %v; want the timer", js, err)
 				}
 				timer := js[0]
-				e.clock.Add(time.Hour)
+				e.Clock.Add(time.Hour)
 				e.failJob(timer.ID)
 				e.failJob(timer.ID) // a second failure creates no other run
-				js, err = e.eng.Jobs(e.ctx, scope)
+				js, err = e.Eng.Jobs(e.Ctx, scope)
 				if err != nil || len(js) != 2 {
 					t.Fatalf("jobs %s, %v; want the failed run and the next one", accJobList(js), err)
 				}
@@ -331,12 +331,12 @@ func TestFailingCycleTimerKeepsSchedule(t *testing.T) {
 func TestCycleTimerStoresItsCreationTime(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		runs := 0
-		e.eng.RegisterDelegate("count", bpmnlite.DelegateFunc(func(context.Context, *bpmnlite.Execution) error {
+		e.Eng.RegisterDelegate("count", bpmnlite.DelegateFunc(func(context.Context, *bpmnlite.Execution) error {
 			runs++
 			return nil
 		}))
-		created := e.clock.Now()
-		d := e.deploy("p", enginetest.Process("p", `
+		created := e.Clock.Now()
+		d := e.Deploy("p", enginetest.Process("p", `
     <startEvent id="start">
       <timerEventDefinition><timeCycle>R2/PT1H</timeCycle></timerEventDefinition>
     </startEvent>
@@ -347,19 +347,19 @@ func TestCycleTimerStoresItsCreationTime(t *testing.T) {
 		scope := bpmnlite.JobQuery{ProcessDefinitionID: d.Definitions[0].ID}
 		want := "R2/" + created.UTC().Format("2006-01-02T15:04:05") + "/PT1H"
 		for i, due := range []time.Time{created.Add(time.Hour), created.Add(2 * time.Hour)} {
-			js, err := e.eng.Jobs(e.ctx, scope)
+			js, err := e.Eng.Jobs(e.Ctx, scope)
 			if err != nil || len(js) != 1 {
 				t.Fatalf("run %d: jobs %v, %v; want one timer", i+1, js, err)
 			}
 			if js[0].Repeat != want || js[0].DueDate == nil || !js[0].DueDate.Equal(due) {
 				t.Fatalf("run %d: repeat %q due %v; want %q due %v", i+1, js[0].Repeat, js[0].DueDate, want, due)
 			}
-			e.clock.Set(due)
-			if _, err := e.eng.ExecuteDueJobs(e.ctx, 10); err != nil {
+			e.Clock.Set(due)
+			if _, err := e.Eng.ExecuteDueJobs(e.Ctx, 10); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if js, _ := e.eng.Jobs(e.ctx, scope); runs != 2 || len(js) != 0 {
+		if js, _ := e.Eng.Jobs(e.Ctx, scope); runs != 2 || len(js) != 0 {
 			t.Fatalf("%d runs, %d jobs left; want two runs and no job", runs, len(js))
 		}
 	})
@@ -372,8 +372,8 @@ func TestCycleTimerStoresItsCreationTime(t *testing.T) {
 // runs.
 func TestSetJobRepeat(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		created := e.clock.Now()
-		e.deploy("timerRepeat", enginetest.Process("timerRepeat", `
+		created := e.Clock.Now()
+		e.Deploy("timerRepeat", enginetest.Process("timerRepeat", `
     <startEvent id="start" />
     <sequenceFlow id="f1" sourceRef="start" targetRef="wait" />
     <userTask id="wait" name="User Waiting" />
@@ -384,50 +384,50 @@ func TestSetJobRepeat(t *testing.T) {
     </boundaryEvent>
     <sequenceFlow id="f3" sourceRef="timer" targetRef="fired" />
     <userTask id="fired" name="Timer Fired" />`))
-		pi := e.start("timerRepeat", nil)
-		js := e.jobs(pi)
+		pi := e.Start("timerRepeat", nil)
+		js := e.Jobs(pi)
 		if len(js) != 1 {
 			t.Fatalf("%d jobs, want the timer", len(js))
 		}
 		if want := "R5/" + created.UTC().Format("2006-01-02T15:04:05") + "/PT1H"; js[0].Repeat != want {
 			t.Fatalf("repeat %q, want %q", js[0].Repeat, want)
 		}
-		if err := e.eng.SetJobRepeat(e.ctx, js[0].ID, "R3/PT1X"); err == nil {
+		if err := e.Eng.SetJobRepeat(e.Ctx, js[0].ID, "R3/PT1X"); err == nil {
 			t.Fatal("a malformed cycle was accepted")
 		}
-		if err := e.eng.SetJobRepeat(e.ctx, js[0].ID, "R3/PT3H"); err != nil {
+		if err := e.Eng.SetJobRepeat(e.Ctx, js[0].ID, "R3/PT3H"); err != nil {
 			t.Fatal(err)
 		}
-		if js := e.jobs(pi); js[0].Repeat != "R3/PT3H" || !js[0].DueDate.Equal(created.Add(time.Hour)) {
+		if js := e.Jobs(pi); js[0].Repeat != "R3/PT3H" || !js[0].DueDate.Equal(created.Add(time.Hour)) {
 			t.Fatalf("after SetJobRepeat: repeat %q due %v; want R3/PT3H due an hour after the start", js[0].Repeat, js[0].DueDate)
 		}
-		e.clock.Set(created.Add(time.Hour))
-		if _, err := e.eng.ExecuteDueJobs(e.ctx, 10); err != nil {
+		e.Clock.Set(created.Add(time.Hour))
+		if _, err := e.Eng.ExecuteDueJobs(e.Ctx, 10); err != nil {
 			t.Fatal(err)
 		}
-		if got := e.taskKeys(pi); got != "fired,wait" {
+		if got := e.TaskKeys(pi); got != "fired,wait" {
 			t.Fatalf("tasks %s, want the waiting task and the fired one", got)
 		}
-		js = e.jobs(pi)
+		js = e.Jobs(pi)
 		if len(js) != 1 || js[0].Repeat != "R3/PT3H" || !js[0].DueDate.Equal(created.Add(4*time.Hour)) {
 			t.Fatalf("second timer %s, want repeat R3/PT3H due 3 h after the first run", accJobList(js))
 		}
 		// With a start date the count ends the cycle: 4 h + k·1 h for k ≤ 1.
 		anchored := "R1/" + created.Add(4*time.Hour).UTC().Format("2006-01-02T15:04:05") + "/PT1H"
-		if err := e.eng.SetJobRepeat(e.ctx, js[0].ID, anchored); err != nil {
+		if err := e.Eng.SetJobRepeat(e.Ctx, js[0].ID, anchored); err != nil {
 			t.Fatal(err)
 		}
 		for i := 4; i <= 6; i++ {
-			e.clock.Set(created.Add(time.Duration(i) * time.Hour))
-			if _, err := e.eng.ExecuteDueJobs(e.ctx, 10); err != nil {
+			e.Clock.Set(created.Add(time.Duration(i) * time.Hour))
+			if _, err := e.Eng.ExecuteDueJobs(e.Ctx, 10); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if js := e.jobs(pi); len(js) != 0 {
+		if js := e.Jobs(pi); len(js) != 0 {
 			t.Fatalf("jobs %s left after the anchored cycle's runs", accJobList(js))
 		}
-		if n := strings.Count(e.taskKeys(pi), "fired"); n != 3 {
-			t.Fatalf("tasks %s: %d fired, want 3 (one of R3/PT3H, two of the anchored cycle)", e.taskKeys(pi), n)
+		if n := strings.Count(e.TaskKeys(pi), "fired"); n != 3 {
+			t.Fatalf("tasks %s: %d fired, want 3 (one of R3/PT3H, two of the anchored cycle)", e.TaskKeys(pi), n)
 		}
 	})
 }
@@ -444,8 +444,8 @@ func TestJobPriorityFallback(t *testing.T) {
     <endEvent id="end" />`)
 	t.Run("off", func(t *testing.T) {
 		eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-			e.deploy("p", xml)
-			_, err := e.eng.Start(e.ctx, bpmnlite.StartRequest{Key: "p"})
+			e.Deploy("p", xml)
+			_, err := e.Eng.Start(e.Ctx, bpmnlite.StartRequest{Key: "p"})
 			var ae *bpmnlite.ActivityError
 			if !errors.As(err, &ae) || ae.ActivityID != "work" {
 				t.Fatalf("start without the variable: %v, want an ActivityError at work", err)
@@ -454,19 +454,19 @@ func TestJobPriorityFallback(t *testing.T) {
 	})
 	t.Run("on", func(t *testing.T) {
 		eachBackend(t, bpmnlite.Config{PriorityFallback: true, FallbackPriority: 7}, func(t *testing.T, e *env) {
-			e.deploy("p", xml)
-			if j := e.oneJob(e.start("p", nil)); j.Priority != 7 {
+			e.Deploy("p", xml)
+			if j := e.oneJob(e.Start("p", nil)); j.Priority != 7 {
 				t.Fatalf("priority %d, want the fallback 7", j.Priority)
 			}
-			if j := e.oneJob(e.start("p", map[string]any{"priority": 3})); j.Priority != 3 {
+			if j := e.oneJob(e.Start("p", map[string]any{"priority": 3})); j.Priority != 3 {
 				t.Fatalf("priority %d, want 3 from the variable", j.Priority)
 			}
-			if _, err := e.eng.Start(e.ctx, bpmnlite.StartRequest{Key: "p", Variables: map[string]any{"priority": "high"}}); err == nil {
+			if _, err := e.Eng.Start(e.Ctx, bpmnlite.StartRequest{Key: "p", Variables: map[string]any{"priority": "high"}}); err == nil {
 				t.Fatal("a priority that is not an integer was accepted")
 			}
 			// A function bean that is not registered falls back too.
-			e.deploy("fn", strings.Replace(strings.Replace(xml, "${priority}", "${priority()}", 1), `id="p"`, `id="fn"`, 1))
-			if j := e.oneJob(e.start("fn", nil)); j.Priority != 7 {
+			e.Deploy("fn", strings.Replace(strings.Replace(xml, "${priority}", "${priority()}", 1), `id="p"`, `id="fn"`, 1))
+			if j := e.oneJob(e.Start("fn", nil)); j.Priority != 7 {
 				t.Fatalf("priority %d from an unknown function, want the fallback 7", j.Priority)
 			}
 		})
@@ -479,7 +479,7 @@ func TestJobPriorityFallback(t *testing.T) {
 // subprocess gets its scope, and the instance completes through it.
 func TestStartBeforeSeveralActivities(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deploy("p", enginetest.Process("p", `
+		e.Deploy("p", enginetest.Process("p", `
     <startEvent id="start" />
     <sequenceFlow id="f1" sourceRef="start" targetRef="fork" />
     <parallelGateway id="fork" />
@@ -500,7 +500,7 @@ func TestStartBeforeSeveralActivities(t *testing.T) {
     <parallelGateway id="join" />
     <sequenceFlow id="f6" sourceRef="join" targetRef="end" />
     <endEvent id="end" />`))
-		pi, err := e.eng.Start(e.ctx, bpmnlite.StartRequest{Key: "p", Instructions: []bpmnlite.StartInstruction{
+		pi, err := e.Eng.Start(e.Ctx, bpmnlite.StartRequest{Key: "p", Instructions: []bpmnlite.StartInstruction{
 			{ActivityID: "a", Variables: map[string]any{"prio": 10}},
 			{ActivityID: "b", Variables: map[string]any{"prio": 5}},
 		}})
@@ -508,9 +508,9 @@ func TestStartBeforeSeveralActivities(t *testing.T) {
 			t.Fatal(err)
 		}
 		prios := map[string]int64{}
-		for _, j := range e.jobs(pi) {
+		for _, j := range e.Jobs(pi) {
 			prios[j.ActivityID] = j.Priority
-			vars, err := e.eng.Variables(e.ctx, j.ExecutionID)
+			vars, err := e.Eng.Variables(e.Ctx, j.ExecutionID)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -521,17 +521,17 @@ func TestStartBeforeSeveralActivities(t *testing.T) {
 		if prios["a"] != 10 || prios["b"] != 5 || len(prios) != 2 {
 			t.Fatalf("job priorities %v, want a=10 b=5", prios)
 		}
-		if root, err := e.eng.Variables(e.ctx, pi); err != nil || root["prio"] != nil {
+		if root, err := e.Eng.Variables(e.Ctx, pi); err != nil || root["prio"] != nil {
 			t.Fatalf("instance variables %v (%v): the paths' variables must stay local", root, err)
 		}
-		if e.drain(10) != 2 {
+		if e.Drain(10) != 2 {
 			t.Fatal("the two jobs did not run")
 		}
-		e.complete(pi, "review", nil)
-		if got := e.state(pi); got != bpmnlite.StateCompleted {
+		e.Complete(pi, "review", nil)
+		if got := e.State(pi); got != bpmnlite.StateCompleted {
 			t.Fatalf("instance state %s, want completed through the subprocess and the join", got)
 		}
-		if _, err := e.eng.Start(e.ctx, bpmnlite.StartRequest{Key: "p", Instructions: []bpmnlite.StartInstruction{{ActivityID: "nope"}}}); !errors.Is(err, bpmnlite.ErrNotFound) {
+		if _, err := e.Eng.Start(e.Ctx, bpmnlite.StartRequest{Key: "p", Instructions: []bpmnlite.StartInstruction{{ActivityID: "nope"}}}); !errors.Is(err, bpmnlite.ErrNotFound) {
 			t.Fatalf("start before an unknown activity: %v, want ErrNotFound", err)
 		}
 	})
@@ -552,20 +552,20 @@ func TestLargeISOPeriods(t *testing.T) {
 			}},
 		} {
 			key := "timer" + strings.NewReplacer(".", "_").Replace(tc.value)
-			e.deploy(key, xmlDefs(xmlProcess(key, `<startEvent id="start"/>
+			e.Deploy(key, enginetest.Defs(enginetest.Executable(key, `<startEvent id="start"/>
 				<intermediateCatchEvent id="wait"><timerEventDefinition><timeDuration>`+tc.value+`</timeDuration></timerEventDefinition></intermediateCatchEvent>
-				<endEvent id="end"/>`, xmlChain("start", "wait", "end"))))
-			pi := e.start(key, nil)
-			if j := e.oneJob(pi); j.DueDate == nil || !j.DueDate.Equal(tc.add(e.clock.Now())) {
-				t.Errorf("%s: timer due %v, want %v", tc.value, j.DueDate, tc.add(e.clock.Now()))
+				<endEvent id="end"/>`, enginetest.Chain("start", "wait", "end"))))
+			pi := e.Start(key, nil)
+			if j := e.oneJob(pi); j.DueDate == nil || !j.DueDate.Equal(tc.add(e.Clock.Now())) {
+				t.Errorf("%s: timer due %v, want %v", tc.value, j.DueDate, tc.add(e.Clock.Now()))
 			}
 		}
 		failingDelegate(e)
-		e.deploy("retry", enginetest.AsyncService("retry", "fail", "R2/PT5000S"))
-		pi := e.start("retry", nil)
+		e.Deploy("retry", enginetest.AsyncService("retry", "fail", "R2/PT5000S"))
+		pi := e.Start("retry", nil)
 		job := e.oneJob(pi)
 		e.failJob(job.ID)
-		if job = e.oneJob(pi); job.DueDate == nil || !job.DueDate.Equal(e.clock.Now().Add(5000*time.Second)) {
+		if job = e.oneJob(pi); job.DueDate == nil || !job.DueDate.Equal(e.Clock.Now().Add(5000*time.Second)) {
 			t.Errorf("retry due %v, want now + 5000 s", job.DueDate)
 		}
 	})
@@ -579,13 +579,13 @@ func TestJobFailuresLogged(t *testing.T) {
 	eachBackendRealTime(t, bpmnlite.Config{Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))}, func(t *testing.T, e *env) {
 		mark := len(logs.String()) // the backends share the sink
 		failingDelegate(e)
-		e.deploy("p", enginetest.AsyncService("p", "fail", ""))
-		pi := e.start("p", nil)
+		e.Deploy("p", enginetest.AsyncService("p", "fail", ""))
+		pi := e.Start("p", nil)
 		e.jeStart(bpmnlite.JobExecutorConfig{PoolSize: 2})
 		// The failure is logged once stored, just after the commit that
 		// makes the incident visible.
 		waitFor(t, "the job's incident and its log line", 30*time.Second, func() bool {
-			in, _ := e.eng.Incidents(e.ctx, bpmnlite.IncidentQuery{ProcessInstanceID: pi})
+			in, _ := e.Eng.Incidents(e.Ctx, bpmnlite.IncidentQuery{ProcessInstanceID: pi})
 			return len(in) == 1 && strings.Contains(logs.String()[mark:], "retriesLeft=0")
 		})
 		out := logs.String()[mark:]

@@ -54,12 +54,12 @@ func (*acquisitions) PickupLatency(time.Duration) {}
 func TestContinuationsRunChainsWithoutAcquisitions(t *testing.T) {
 	eachBackendRealTime(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		var ran atomic.Int64
-		e.eng.RegisterDelegate("step", bpmnlite.DelegateFunc(func(context.Context, *bpmnlite.Execution) error {
+		e.Eng.RegisterDelegate("step", bpmnlite.DelegateFunc(func(context.Context, *bpmnlite.Execution) error {
 			ran.Add(1)
 			return nil
 		}))
 		const instances, steps = 10, 8
-		e.deploy("chain", asyncChain("chain", "step", steps, true, 0))
+		e.Deploy("chain", asyncChain("chain", "step", steps, true, 0))
 		pis := e.jeStartN("chain", instances)
 		count := &acquisitions{}
 		e.jeStart(bpmnlite.JobExecutorConfig{PoolSize: 4, Metrics: count})
@@ -71,10 +71,10 @@ func TestContinuationsRunChainsWithoutAcquisitions(t *testing.T) {
 		// are claimed (an acquisition may still catch one between a
 		// commit and its claim's hand-over: never most of them).
 		acquired := count.jobs.Load()
-		if e.eng.Dialect() == "postgres" && acquired > instances*steps/2 {
+		if e.Eng.Dialect() == "postgres" && acquired > instances*steps/2 {
 			t.Errorf("%d of %d jobs were acquired: continuations did not claim them", acquired, instances*steps)
 		}
-		log, _ := e.eng.JobLog(e.ctx, bpmnlite.JobLogQuery{Event: bpmnlite.JobLogLocked})
+		log, _ := e.Eng.JobLog(e.Ctx, bpmnlite.JobLogQuery{Event: bpmnlite.JobLogLocked})
 		if len(log) != instances*steps {
 			t.Errorf("%d locked entries in the job log, want one per job (%d)", len(log), instances*steps)
 		}
@@ -89,7 +89,7 @@ func TestContinuationsKeepExclusiveJobsApart(t *testing.T) {
 		var mu sync.Mutex
 		running := map[string]int{}
 		overlaps := 0
-		e.eng.RegisterDelegate("step", bpmnlite.DelegateFunc(func(_ context.Context, x *bpmnlite.Execution) error {
+		e.Eng.RegisterDelegate("step", bpmnlite.DelegateFunc(func(_ context.Context, x *bpmnlite.Execution) error {
 			pi := x.ProcessInstanceID()
 			mu.Lock()
 			running[pi]++
@@ -117,7 +117,7 @@ func TestContinuationsKeepExclusiveJobsApart(t *testing.T) {
 					path, i, path, i, path, i, next)
 			}
 		}
-		e.deploy("paths", enginetest.Process("paths", body.String()))
+		e.Deploy("paths", enginetest.Process("paths", body.String()))
 		pis := e.jeStartN("paths", 10)
 		e.jeStart(bpmnlite.JobExecutorConfig{PoolSize: 8})
 		e.jeWaitEnded(pis, 60*time.Second)
@@ -131,17 +131,17 @@ func TestContinuationsKeepExclusiveJobsApart(t *testing.T) {
 // waits for an executor that serves it.
 func TestContinuationsRespectThePriorityRange(t *testing.T) {
 	eachBackendRealTime(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.eng.RegisterDelegate("step", bpmnlite.DelegateFunc(func(context.Context, *bpmnlite.Execution) error { return nil }))
-		e.deploy("chain", asyncChain("chain", "step", 2, true, 10))
-		pi := e.start("chain", nil)
+		e.Eng.RegisterDelegate("step", bpmnlite.DelegateFunc(func(context.Context, *bpmnlite.Execution) error { return nil }))
+		e.Deploy("chain", asyncChain("chain", "step", 2, true, 10))
+		pi := e.Start("chain", nil)
 		low := int64(5)
 		e.jeStart(bpmnlite.JobExecutorConfig{PoolSize: 2, PriorityMax: &low})
 		waitFor(t, "the first step", 20*time.Second, func() bool {
-			js := e.jobs(pi)
+			js := e.Jobs(pi)
 			return len(js) == 1 && js[0].ActivityID == "s2"
 		})
 		time.Sleep(200 * time.Millisecond) // time to (wrongly) claim or run it
-		js := e.jobs(pi)
+		js := e.Jobs(pi)
 		if len(js) != 1 || js[0].ActivityID != "s2" || js[0].LockOwner != "" {
 			t.Fatalf("the priority-10 step was taken by an executor of priorities up to 5: %+v", js[0])
 		}

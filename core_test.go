@@ -30,7 +30,7 @@ const userTaskProcess = `<definitions xmlns="http://www.omg.org/spec/BPMN/201005
 func TestRollbackToLastWaitState(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		fail := true
-		e.eng.RegisterDelegate("after", bpmnlite.DelegateFunc(func(ctx context.Context, ex *bpmnlite.Execution) error {
+		e.Eng.RegisterDelegate("after", bpmnlite.DelegateFunc(func(ctx context.Context, ex *bpmnlite.Execution) error {
 			if err := ex.SetVariable("touched", true); err != nil {
 				return err
 			}
@@ -39,18 +39,18 @@ func TestRollbackToLastWaitState(t *testing.T) {
 			}
 			return nil
 		}))
-		e.deploy("p", userTaskProcess)
-		pi := e.start("p", map[string]any{"n": 1})
-		task := e.tasks(pi)[0]
-		err := e.eng.CompleteTask(e.ctx, task.ID, map[string]any{"approved": true})
+		e.Deploy("p", userTaskProcess)
+		pi := e.Start("p", map[string]any{"n": 1})
+		task := e.Tasks(pi)[0]
+		err := e.Eng.CompleteTask(e.Ctx, task.ID, map[string]any{"approved": true})
 		var de *bpmnlite.DelegateError
 		if !errors.As(err, &de) || !strings.Contains(err.Error(), "service down") || !strings.Contains(err.Error(), "serviceTask 'after'") {
 			t.Fatalf("complete: got %v, want a DelegateError naming serviceTask 'after'", err)
 		}
-		if got := e.taskKeys(pi); got != "work" {
+		if got := e.TaskKeys(pi); got != "work" {
 			t.Fatalf("after rollback open tasks = %q, want work", got)
 		}
-		vars, err := e.eng.Variables(e.ctx, pi)
+		vars, err := e.Eng.Variables(e.Ctx, pi)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -60,12 +60,12 @@ func TestRollbackToLastWaitState(t *testing.T) {
 		if _, ok := vars["touched"]; ok {
 			t.Errorf("variable touched survived the rollback: %v", vars)
 		}
-		if got := e.path(pi); got != "start,work" {
+		if got := e.Path(pi); got != "start,work" {
 			t.Errorf("history after rollback = %q, want start,work", got)
 		}
 		fail = false
-		e.complete(pi, "work", nil)
-		if got := e.state(pi); got != "COMPLETED" {
+		e.Complete(pi, "work", nil)
+		if got := e.State(pi); got != "COMPLETED" {
 			t.Errorf("state = %s, want COMPLETED", got)
 		}
 	})
@@ -74,10 +74,10 @@ func TestRollbackToLastWaitState(t *testing.T) {
 // A start that fails stores nothing: no instance, no history, no variables.
 func TestFailedStartSavesNothing(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.eng.RegisterDelegate("boom", bpmnlite.DelegateFunc(func(ctx context.Context, ex *bpmnlite.Execution) error {
+		e.Eng.RegisterDelegate("boom", bpmnlite.DelegateFunc(func(ctx context.Context, ex *bpmnlite.Execution) error {
 			panic("delegate exploded")
 		}))
-		e.deploy("p", `<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:camunda="http://camunda.org/schema/1.0/bpmn" targetNamespace="t">
+		e.Deploy("p", `<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:camunda="http://camunda.org/schema/1.0/bpmn" targetNamespace="t">
   <process id="p" isExecutable="true">
     <startEvent id="start" />
     <sequenceFlow id="f1" sourceRef="start" targetRef="boom" />
@@ -86,15 +86,15 @@ func TestFailedStartSavesNothing(t *testing.T) {
     <endEvent id="end" />
   </process>
 </definitions>`)
-		_, err := e.eng.Start(e.ctx, bpmnlite.StartRequest{Key: "p", BusinessKey: "bk", Variables: map[string]any{"x": 1}})
+		_, err := e.Eng.Start(e.Ctx, bpmnlite.StartRequest{Key: "p", BusinessKey: "bk", Variables: map[string]any{"x": 1}})
 		if err == nil || !strings.Contains(err.Error(), "delegate exploded") || !strings.Contains(err.Error(), "goroutine") {
 			t.Fatalf("start: got %v, want the panic with its stack", err)
 		}
-		ps, err := e.eng.ProcessInstances(e.ctx, bpmnlite.ProcessInstanceQuery{})
+		ps, err := e.Eng.ProcessInstances(e.Ctx, bpmnlite.ProcessInstanceQuery{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		xs, err := e.eng.Executions(e.ctx, bpmnlite.ExecutionQuery{})
+		xs, err := e.Eng.Executions(e.Ctx, bpmnlite.ExecutionQuery{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -109,14 +109,14 @@ func TestFailedStartSavesNothing(t *testing.T) {
 func TestCompleteSameTaskConcurrently(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		var afterCalls atomic.Int32
-		e.eng.RegisterDelegate("after", bpmnlite.DelegateFunc(func(ctx context.Context, ex *bpmnlite.Execution) error {
+		e.Eng.RegisterDelegate("after", bpmnlite.DelegateFunc(func(ctx context.Context, ex *bpmnlite.Execution) error {
 			afterCalls.Add(1)
 			return nil
 		}))
-		e.deploy("p", userTaskProcess)
+		e.Deploy("p", userTaskProcess)
 		for round := 0; round < 5; round++ {
-			pi := e.start("p", nil)
-			task := e.tasks(pi)[0]
+			pi := e.Start("p", nil)
+			task := e.Tasks(pi)[0]
 			var wg sync.WaitGroup
 			errs := make([]error, 2)
 			startGate := make(chan struct{})
@@ -125,7 +125,7 @@ func TestCompleteSameTaskConcurrently(t *testing.T) {
 				go func() {
 					defer wg.Done()
 					<-startGate
-					errs[i] = e.eng.CompleteTask(e.ctx, task.ID, map[string]any{"by": i})
+					errs[i] = e.Eng.CompleteTask(e.Ctx, task.ID, map[string]any{"by": i})
 				}()
 			}
 			close(startGate)
@@ -143,7 +143,7 @@ func TestCompleteSameTaskConcurrently(t *testing.T) {
 			if ok != 1 {
 				t.Fatalf("round %d: %d completions succeeded (%v), want exactly 1", round, ok, errs)
 			}
-			if got := e.state(pi); got != "COMPLETED" {
+			if got := e.State(pi); got != "COMPLETED" {
 				t.Fatalf("state = %s", got)
 			}
 		}
@@ -157,7 +157,7 @@ func TestCompleteSameTaskConcurrently(t *testing.T) {
 // exactly one continues past the join; the other conflicts.
 func TestParallelJoinConcurrently(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deploy("join", `<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" targetNamespace="t">
+		e.Deploy("join", `<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" targetNamespace="t">
   <process id="join" isExecutable="true">
     <startEvent id="start" />
     <sequenceFlow id="f1" sourceRef="start" targetRef="fork" />
@@ -177,8 +177,8 @@ func TestParallelJoinConcurrently(t *testing.T) {
 </definitions>`)
 		conflicts := 0
 		for round := 0; round < 8; round++ {
-			pi := e.start("join", nil)
-			ts := e.tasks(pi)
+			pi := e.Start("join", nil)
+			ts := e.Tasks(pi)
 			if len(ts) != 2 {
 				t.Fatalf("want 2 tasks after the fork, got %d", len(ts))
 			}
@@ -190,7 +190,7 @@ func TestParallelJoinConcurrently(t *testing.T) {
 				go func() {
 					defer wg.Done()
 					<-gate
-					errs[i] = e.eng.CompleteTask(e.ctx, task.ID, nil)
+					errs[i] = e.Eng.CompleteTask(e.Ctx, task.ID, nil)
 				}()
 			}
 			close(gate)
@@ -206,14 +206,14 @@ func TestParallelJoinConcurrently(t *testing.T) {
 			// Whatever the interleaving, the join never fires twice and
 			// never loses an arrival: retry the loser, then exactly one
 			// "after" task exists.
-			for _, task := range e.tasks(pi) {
+			for _, task := range e.Tasks(pi) {
 				if task.TaskDefinitionKey != "after" {
-					if err := e.eng.CompleteTask(e.ctx, task.ID, nil); err != nil {
+					if err := e.Eng.CompleteTask(e.Ctx, task.ID, nil); err != nil {
 						t.Fatal(err)
 					}
 				}
 			}
-			if got := e.taskKeys(pi); got != "after" {
+			if got := e.TaskKeys(pi); got != "after" {
 				t.Fatalf("round %d: open tasks %q, want exactly one after", round, got)
 			}
 		}
@@ -226,7 +226,7 @@ func TestParallelJoinConcurrently(t *testing.T) {
 func TestLongSynchronousLoop(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{NoHistory: true}, func(t *testing.T, e *env) {
 		var maxDepth atomic.Int64
-		e.eng.RegisterDelegate("count", bpmnlite.DelegateFunc(func(ctx context.Context, ex *bpmnlite.Execution) error {
+		e.Eng.RegisterDelegate("count", bpmnlite.DelegateFunc(func(ctx context.Context, ex *bpmnlite.Execution) error {
 			v, _, err := ex.Variable("i")
 			if err != nil {
 				return err
@@ -237,7 +237,7 @@ func TestLongSynchronousLoop(t *testing.T) {
 			}
 			return ex.SetVariable("i", v.(int64)+1)
 		}))
-		e.deploy("loop", `<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:camunda="http://camunda.org/schema/1.0/bpmn" targetNamespace="t">
+		e.Deploy("loop", `<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:camunda="http://camunda.org/schema/1.0/bpmn" targetNamespace="t">
   <process id="loop" isExecutable="true">
     <startEvent id="start" />
     <sequenceFlow id="f1" sourceRef="start" targetRef="count" />
@@ -249,8 +249,8 @@ func TestLongSynchronousLoop(t *testing.T) {
     <userTask id="wait" />
   </process>
 </definitions>`)
-		pi := e.start("loop", map[string]any{"i": int64(0)})
-		v, ok, err := e.eng.Variable(e.ctx, pi, "i")
+		pi := e.Start("loop", map[string]any{"i": int64(0)})
+		v, ok, err := e.Eng.Variable(e.Ctx, pi, "i")
 		if err != nil || !ok || v != int64(10000) {
 			t.Fatalf("i = %v (%v, %v), want 10000", v, ok, err)
 		}

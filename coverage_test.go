@@ -19,7 +19,7 @@ import (
 // in its scope, in a subprocess too.
 func TestLinkEvents(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deploy("links", enginetest.Process("links", `
+		e.Deploy("links", enginetest.Process("links", `
     <startEvent id="start" />
     <sequenceFlow id="f1" sourceRef="start" targetRef="toB" />
     <intermediateThrowEvent id="toB"><linkEventDefinition name="B" /></intermediateThrowEvent>
@@ -37,19 +37,19 @@ func TestLinkEvents(t *testing.T) {
     </subProcess>
     <sequenceFlow id="f3" sourceRef="sub" targetRef="end" />
     <endEvent id="end" />`))
-		pi := e.start("links", nil)
-		if got := e.taskKeys(pi); got != "review" {
+		pi := e.Start("links", nil)
+		if got := e.TaskKeys(pi); got != "review" {
 			t.Fatalf("waiting at %q, want review", got)
 		}
-		if path := e.path(pi); !strings.Contains(path, "toB,fromB,sub,subStart,jump,land,review") {
+		if path := e.Path(pi); !strings.Contains(path, "toB,fromB,sub,subStart,jump,land,review") {
 			t.Fatalf("path %q", path)
 		}
-		e.complete(pi, "review", nil)
-		if got := e.state(pi); got != bpmnlite.StateCompleted {
+		e.Complete(pi, "review", nil)
+		if got := e.State(pi); got != bpmnlite.StateCompleted {
 			t.Fatalf("state %s", got)
 		}
 
-		_, err := e.eng.Deploy(e.ctx, bpmnlite.DeployRequest{Name: "bad", Resources: []bpmnlite.Resource{{Name: "bad.bpmn", Bytes: []byte(enginetest.Process("bad", `
+		_, err := e.Eng.Deploy(e.Ctx, bpmnlite.DeployRequest{Name: "bad", Resources: []bpmnlite.Resource{{Name: "bad.bpmn", Bytes: []byte(enginetest.Process("bad", `
     <startEvent id="start" />
     <sequenceFlow id="f1" sourceRef="start" targetRef="nowhere" />
     <intermediateThrowEvent id="nowhere"><linkEventDefinition name="X" /></intermediateThrowEvent>`))}}})
@@ -82,40 +82,40 @@ const signalStart = `<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/M
 // skipped.
 func TestSignalStartEvent(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deploy("alarm", signalStart)
+		e.Deploy("alarm", signalStart)
 		started := func() []*bpmnlite.HistoricProcessInstance {
 			t.Helper()
-			hs, err := e.eng.ProcessInstances(e.ctx, bpmnlite.ProcessInstanceQuery{ProcessDefinitionKey: "onAlarm"})
+			hs, err := e.Eng.ProcessInstances(e.Ctx, bpmnlite.ProcessInstanceQuery{ProcessDefinitionKey: "onAlarm"})
 			if err != nil {
 				t.Fatal(err)
 			}
 			return hs
 		}
-		if err := e.eng.Signal(e.ctx, "alarm", map[string]any{"level": "high"}); err != nil {
+		if err := e.Eng.Signal(e.Ctx, "alarm", map[string]any{"level": "high"}); err != nil {
 			t.Fatal(err)
 		}
 		hs := started()
 		if len(hs) != 1 || hs[0].StartActivityID != "start" {
 			t.Fatalf("instances after the signal: %+v", hs)
 		}
-		if got := e.varsOf(hs[0].ID)["level"]; got != "high" {
+		if got := e.VarsOf(hs[0].ID)["level"]; got != "high" {
 			t.Fatalf("signal's variables: level = %v", got)
 		}
 
 		// A throwing event starts one too; a new version replaces the old
 		// version's subscription.
-		e.deploy("alarm2", strings.Replace(signalStart, `<userTask id="handle" />`, `<userTask id="handle" name="v2" />`, 1))
-		e.start("raise", nil)
+		e.Deploy("alarm2", strings.Replace(signalStart, `<userTask id="handle" />`, `<userTask id="handle" name="v2" />`, 1))
+		e.Start("raise", nil)
 		hs = started()
 		if len(hs) != 2 || !strings.Contains(hs[1].ProcessDefinitionID, "onAlarm:2:") {
 			t.Fatalf("instances after the throw: %+v", hs)
 		}
 
-		defs, _ := e.eng.ProcessDefinitions(e.ctx, bpmnlite.DefinitionQuery{Key: "onAlarm", LatestOnly: true})
-		if err := e.eng.SuspendProcessDefinition(e.ctx, defs[0].ID, false); err != nil {
+		defs, _ := e.Eng.ProcessDefinitions(e.Ctx, bpmnlite.DefinitionQuery{Key: "onAlarm", LatestOnly: true})
+		if err := e.Eng.SuspendProcessDefinition(e.Ctx, defs[0].ID, false); err != nil {
 			t.Fatal(err)
 		}
-		if err := e.eng.Signal(e.ctx, "alarm", nil); err != nil {
+		if err := e.Eng.Signal(e.Ctx, "alarm", nil); err != nil {
 			t.Fatal(err)
 		}
 		if hs = started(); len(hs) != 2 {
@@ -128,10 +128,10 @@ func TestSignalStartEvent(t *testing.T) {
 // the variables it names.
 func TestErrorCodeAndMessageVariables(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.eng.RegisterDelegate("charge", bpmnlite.DelegateFunc(func(context.Context, *bpmnlite.Execution) error {
+		e.Eng.RegisterDelegate("charge", bpmnlite.DelegateFunc(func(context.Context, *bpmnlite.Execution) error {
 			return &bpmnlite.BpmnError{Code: "DECLINED", Message: "card declined"}
 		}))
-		e.deploy("pay", enginetest.Header+`
+		e.Deploy("pay", enginetest.Header+`
   <error id="declined" errorCode="DECLINED" />
   <process id="pay" isExecutable="true">
     <startEvent id="start" />
@@ -146,11 +146,11 @@ func TestErrorCodeAndMessageVariables(t *testing.T) {
     <endEvent id="end" />
   </process>
 </definitions>`)
-		pi := e.start("pay", nil)
-		if got := e.taskKeys(pi); got != "handle" {
+		pi := e.Start("pay", nil)
+		if got := e.TaskKeys(pi); got != "handle" {
 			t.Fatalf("waiting at %q", got)
 		}
-		vars := e.varsOf(pi)
+		vars := e.VarsOf(pi)
 		if vars["errorCode"] != "DECLINED" || vars["errorMessage"] != "card declined" {
 			t.Fatalf("error variables: %v", vars)
 		}
@@ -166,21 +166,21 @@ func TestVersionTag(t *testing.T) {
     camunda:candidateStarterGroups="sales, management" camunda:candidateStarterUsers="kermit">
     <startEvent id="s" /><sequenceFlow id="f" sourceRef="s" targetRef="` + task + `" /><userTask id="` + task + `" /></process></definitions>`
 		}
-		e.deploy("v1", tagged("1.0", "one"))
-		e.deploy("v2", tagged("2.0", "two"))
-		e.deploy("v3", tagged("1.0", "three"))
-		defs, err := e.eng.ProcessDefinitions(e.ctx, bpmnlite.DefinitionQuery{Key: "p", VersionTag: "1.0"})
+		e.Deploy("v1", tagged("1.0", "one"))
+		e.Deploy("v2", tagged("2.0", "two"))
+		e.Deploy("v3", tagged("1.0", "three"))
+		defs, err := e.Eng.ProcessDefinitions(e.Ctx, bpmnlite.DefinitionQuery{Key: "p", VersionTag: "1.0"})
 		if err != nil || len(defs) != 2 || defs[0].Version != 1 || defs[1].Version != 3 || defs[1].VersionTag != "1.0" {
 			t.Fatalf("definitions tagged 1.0: %v %+v", err, defs)
 		}
 		if defs[0].CandidateStarterGroups != "sales, management" || defs[0].CandidateStarterUsers != "kermit" {
 			t.Fatalf("candidate starters: %q %q", defs[0].CandidateStarterGroups, defs[0].CandidateStarterUsers)
 		}
-		pi, err := e.eng.Start(e.ctx, bpmnlite.StartRequest{Key: "p", VersionTag: "2.0"})
-		if err != nil || e.taskKeys(pi) != "two" {
-			t.Fatalf("start by tag 2.0: %v, waiting at %q", err, e.taskKeys(pi))
+		pi, err := e.Eng.Start(e.Ctx, bpmnlite.StartRequest{Key: "p", VersionTag: "2.0"})
+		if err != nil || e.TaskKeys(pi) != "two" {
+			t.Fatalf("start by tag 2.0: %v, waiting at %q", err, e.TaskKeys(pi))
 		}
-		if _, err := e.eng.Start(e.ctx, bpmnlite.StartRequest{Key: "p", VersionTag: "9.9"}); !errors.Is(err, bpmnlite.ErrNotFound) {
+		if _, err := e.Eng.Start(e.Ctx, bpmnlite.StartRequest{Key: "p", VersionTag: "9.9"}); !errors.Is(err, bpmnlite.ErrNotFound) {
 			t.Fatalf("start by an unknown tag: %v", err)
 		}
 	})
@@ -190,7 +190,7 @@ func TestVersionTag(t *testing.T) {
 // line:column and what to use instead.
 func TestUnsupportedElementsHint(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		_, err := e.eng.Deploy(e.ctx, bpmnlite.DeployRequest{Name: "s", Resources: []bpmnlite.Resource{{Name: "s.bpmn", Bytes: []byte(enginetest.Process("s", `
+		_, err := e.Eng.Deploy(e.Ctx, bpmnlite.DeployRequest{Name: "s", Resources: []bpmnlite.Resource{{Name: "s.bpmn", Bytes: []byte(enginetest.Process("s", `
     <startEvent id="start" />
     <sequenceFlow id="f1" sourceRef="start" targetRef="calc" />
     <scriptTask id="calc" scriptFormat="groovy"><script>x = 1</script></scriptTask>
@@ -212,7 +212,7 @@ func TestDeploymentWarningsLogged(t *testing.T) {
 	var logs enginetest.LogBuffer
 	eachBackend(t, bpmnlite.Config{Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))}, func(t *testing.T, e *env) {
 		mark := len(logs.String())
-		d := e.deploy("w", enginetest.Process("w", `
+		d := e.Deploy("w", enginetest.Process("w", `
     <startEvent id="start" />
     <sequenceFlow id="f1" sourceRef="start" targetRef="g" />
     <exclusiveGateway id="g" />
@@ -234,7 +234,7 @@ func TestDeploymentWarningsLogged(t *testing.T) {
 // (Modeler templates) are accepted.
 func TestUnsupportedCamundaExtensionsRefused(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		_, err := e.eng.Deploy(e.ctx, bpmnlite.DeployRequest{Name: "u", Resources: []bpmnlite.Resource{{Name: "u.bpmn", Bytes: []byte(enginetest.Process("u", `
+		_, err := e.Eng.Deploy(e.Ctx, bpmnlite.DeployRequest{Name: "u", Resources: []bpmnlite.Resource{{Name: "u.bpmn", Bytes: []byte(enginetest.Process("u", `
     <startEvent id="start" camunda:initiator="starter" />
     <sequenceFlow id="f1" sourceRef="start" targetRef="mail" />
     <serviceTask id="mail" camunda:modelerTemplate="com.example.mail">
@@ -257,7 +257,7 @@ func TestUnsupportedCamundaExtensionsRefused(t *testing.T) {
 		if strings.Contains(err.Error(), "modelerTemplate") {
 			t.Errorf("a Modeler template attribute was refused:\n%v", err)
 		}
-		defs, err := e.eng.ProcessDefinitions(e.ctx, bpmnlite.DefinitionQuery{Key: "u"})
+		defs, err := e.Eng.ProcessDefinitions(e.Ctx, bpmnlite.DefinitionQuery{Key: "u"})
 		if err != nil || len(defs) != 0 {
 			t.Fatalf("definitions stored from a refused deployment: %d (%v)", len(defs), err)
 		}
@@ -278,9 +278,9 @@ func TestFieldInjection(t *testing.T) {
 			}
 			return nil
 		})
-		e.eng.RegisterDelegate("call", record)
-		e.eng.RegisterDelegate("audit", record)
-		e.deploy("fields", enginetest.Process("fields", `
+		e.Eng.RegisterDelegate("call", record)
+		e.Eng.RegisterDelegate("audit", record)
+		e.Deploy("fields", enginetest.Process("fields", `
     <startEvent id="start" />
     <sequenceFlow id="f1" sourceRef="start" targetRef="call" />
     <serviceTask id="call" camunda:class="call">
@@ -292,12 +292,12 @@ func TestFieldInjection(t *testing.T) {
     </serviceTask>
     <sequenceFlow id="f2" sourceRef="call" targetRef="end" />
     <endEvent id="end" />`))
-		e.start("fields", map[string]any{"price": 21})
+		e.Start("fields", map[string]any{"price": 21})
 		if want := "url=https://pay.example/charge amount=42 url=audit-log"; strings.Join(got, " ") != want {
 			t.Fatalf("fields seen: %q, want %q", strings.Join(got, " "), want)
 		}
 		got = nil
-		_, err := e.eng.Start(e.ctx, bpmnlite.StartRequest{Key: "fields", Variables: map[string]any{}})
+		_, err := e.Eng.Start(e.Ctx, bpmnlite.StartRequest{Key: "fields", Variables: map[string]any{}})
 		if err == nil || !strings.Contains(err.Error(), "camunda:field 'amount'") {
 			t.Fatalf("an expression field naming an unknown variable: %v", err)
 		}
@@ -328,7 +328,7 @@ func TestTaskListeners(t *testing.T) {
 			})
 		}
 		for _, n := range []string{"create", "assignment", "complete", "delete"} {
-			e.eng.RegisterDelegate(n, listener(n))
+			e.Eng.RegisterDelegate(n, listener(n))
 		}
 		listeners := `<extensionElements>
         <camunda:taskListener event="create" class="create" />
@@ -336,39 +336,39 @@ func TestTaskListeners(t *testing.T) {
         <camunda:taskListener event="complete" class="complete"><camunda:field name="refuse" stringValue="yes" /></camunda:taskListener>
         <camunda:taskListener event="delete" class="delete" />
       </extensionElements>`
-		e.deploy("tl", enginetest.Process("tl", `
+		e.Deploy("tl", enginetest.Process("tl", `
     <startEvent id="start" />
     <sequenceFlow id="f1" sourceRef="start" targetRef="review" />
     <userTask id="review">`+listeners+`</userTask>
     <sequenceFlow id="f2" sourceRef="review" targetRef="end" />
     <endEvent id="end" />`))
-		e.deploy("assigned", enginetest.Process("assigned", `
+		e.Deploy("assigned", enginetest.Process("assigned", `
     <startEvent id="start" />
     <sequenceFlow id="f1" sourceRef="start" targetRef="review" />
     <userTask id="review" camunda:assignee="gonzo">`+listeners+`</userTask>`))
 
-		pi := e.start("tl", nil)
-		task := e.tasks(pi)[0]
+		pi := e.Start("tl", nil)
+		task := e.Tasks(pi)[0]
 		if task.Assignee != "kermit" {
 			t.Fatalf("the create listener's assignee was not stored: %q", task.Assignee)
 		}
-		if err := e.eng.SetTaskAssignee(e.ctx, task.ID, "piggy"); err != nil {
+		if err := e.Eng.SetTaskAssignee(e.Ctx, task.ID, "piggy"); err != nil {
 			t.Fatal(err)
 		}
-		if err := e.eng.CompleteTask(e.ctx, task.ID, map[string]any{"approved": false}); err == nil || !strings.Contains(err.Error(), "not approved") {
+		if err := e.Eng.CompleteTask(e.Ctx, task.ID, map[string]any{"approved": false}); err == nil || !strings.Contains(err.Error(), "not approved") {
 			t.Fatalf("a failing complete listener: %v", err)
 		}
-		if len(e.tasks(pi)) != 1 {
+		if len(e.Tasks(pi)) != 1 {
 			t.Fatal("the task was completed although its complete listener failed")
 		}
-		e.complete(pi, "review", map[string]any{"approved": true})
+		e.Complete(pi, "review", map[string]any{"approved": true})
 		if got, want := strings.Join(events, " "), "create: assignment:kermit assignment:piggy complete:piggy complete:piggy"; got != want {
 			t.Fatalf("events %q, want %q", got, want)
 		}
 
 		events = nil
-		gone := e.start("assigned", nil)
-		if err := e.eng.DeleteProcessInstance(e.ctx, gone, "cancelled"); err != nil {
+		gone := e.Start("assigned", nil)
+		if err := e.Eng.DeleteProcessInstance(e.Ctx, gone, "cancelled"); err != nil {
 			t.Fatal(err)
 		}
 		if got, want := strings.Join(events, " "), "assignment:gonzo create:gonzo delete:gonzo"; got != want {
@@ -381,7 +381,7 @@ func TestTaskListeners(t *testing.T) {
 // expressions, evaluated when it throws.
 func TestErrorEndEventExpressions(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deploy("dyn", enginetest.Header+`
+		e.Deploy("dyn", enginetest.Header+`
   <error id="dynamic" errorCode="${code}" camunda:errorMessage="delivery failed: ${reason}" />
   <error id="late" errorCode="LATE" />
   <process id="dyn" isExecutable="true">
@@ -401,16 +401,16 @@ func TestErrorEndEventExpressions(t *testing.T) {
     <endEvent id="end" />
   </process>
 </definitions>`)
-		pi := e.start("dyn", map[string]any{"code": "LATE", "reason": "truck broke down"})
-		if got := e.taskKeys(pi); got != "handle" {
+		pi := e.Start("dyn", map[string]any{"code": "LATE", "reason": "truck broke down"})
+		if got := e.TaskKeys(pi); got != "handle" {
 			t.Fatalf("waiting at %q, want handle", got)
 		}
-		if vars := e.varsOf(pi); vars["code2"] != "LATE" || vars["message"] != "delivery failed: truck broke down" {
+		if vars := e.VarsOf(pi); vars["code2"] != "LATE" || vars["message"] != "delivery failed: truck broke down" {
 			t.Fatalf("variables %v", vars)
 		}
 		// Another code is not caught by the LATE boundary: the path ends.
-		other := e.start("dyn", map[string]any{"code": "OTHER", "reason": "x"})
-		if got := e.taskKeys(other); got != "" {
+		other := e.Start("dyn", map[string]any{"code": "OTHER", "reason": "x"})
+		if got := e.TaskKeys(other); got != "" {
 			t.Fatalf("an uncaught code waits at %q", got)
 		}
 	})
@@ -425,8 +425,8 @@ func TestErrorsFromListeners(t *testing.T) {
 			return &bpmnlite.BpmnError{Code: "REJECTED", Message: "from a listener"}
 		})
 		var worked int
-		e.eng.RegisterDelegate("throw", throw)
-		e.eng.RegisterDelegate("work", bpmnlite.DelegateFunc(func(context.Context, *bpmnlite.Execution) error { worked++; return nil }))
+		e.Eng.RegisterDelegate("throw", throw)
+		e.Eng.RegisterDelegate("work", bpmnlite.DelegateFunc(func(context.Context, *bpmnlite.Execution) error { worked++; return nil }))
 		process := func(id, task string) string {
 			return enginetest.Header + `
   <error id="rejected" errorCode="REJECTED" />
@@ -442,16 +442,16 @@ func TestErrorsFromListeners(t *testing.T) {
   </process>
 </definitions>`
 		}
-		e.deploy("end", process("endListener", `<serviceTask id="act" camunda:class="work"><extensionElements>
+		e.Deploy("end", process("endListener", `<serviceTask id="act" camunda:class="work"><extensionElements>
       <camunda:executionListener event="end" class="throw" /></extensionElements></serviceTask>`))
-		e.deploy("create", process("createListener", `<userTask id="act"><extensionElements>
+		e.Deploy("create", process("createListener", `<userTask id="act"><extensionElements>
       <camunda:taskListener event="create" class="throw" /></extensionElements></userTask>`))
 		for _, key := range []string{"endListener", "createListener"} {
-			pi := e.start(key, nil)
-			if got := e.taskKeys(pi); got != "handle" {
+			pi := e.Start(key, nil)
+			if got := e.TaskKeys(pi); got != "handle" {
 				t.Fatalf("%s: waiting at %q, want handle", key, got)
 			}
-			if why := e.varsOf(pi)["why"]; why != "from a listener" {
+			if why := e.VarsOf(pi)["why"]; why != "from a listener" {
 				t.Fatalf("%s: error message %v", key, why)
 			}
 		}
@@ -499,20 +499,20 @@ const escalations = `<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/M
 // uncaught escalation changes nothing.
 func TestEscalationEvents(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deploy("esc", escalations)
-		pi := e.start("esc", nil)
-		if got := e.taskKeys(pi); got != "informed,work" && got != "work,informed" {
+		e.Deploy("esc", escalations)
+		pi := e.Start("esc", nil)
+		if got := e.TaskKeys(pi); got != "informed,work" && got != "work,informed" {
 			t.Fatalf("after the non-interrupting escalation: waiting at %q", got)
 		}
-		e.complete(pi, "work", nil)
-		if got := e.taskKeys(pi); got != "afterStop,informed" && got != "informed,afterStop" {
+		e.Complete(pi, "work", nil)
+		if got := e.TaskKeys(pi); got != "afterStop,informed" && got != "informed,afterStop" {
 			t.Fatalf("after the interrupting escalation: waiting at %q", got)
 		}
-		if path := e.path(pi); strings.Contains(path, ",end") {
+		if path := e.Path(pi); strings.Contains(path, ",end") {
 			t.Fatalf("the subprocess completed normally: %q", path)
 		}
-		other := e.start("uncaught", nil)
-		if got := e.taskKeys(other); got != "utask" {
+		other := e.Start("uncaught", nil)
+		if got := e.TaskKeys(other); got != "utask" {
 			t.Fatalf("an uncaught escalation: waiting at %q", got)
 		}
 	})
@@ -550,20 +550,20 @@ const calledEscalation = `<definitions xmlns="http://www.omg.org/spec/BPMN/20100
 // on; interrupting, it is cancelled with the call activity.
 func TestEscalationAcrossCallActivity(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deploy("called", calledEscalation)
-		pi := e.start("caller", nil)
-		if got := e.taskKeys(pi); got != "informed" {
+		e.Deploy("called", calledEscalation)
+		pi := e.Start("caller", nil)
+		if got := e.TaskKeys(pi); got != "informed" {
 			t.Fatalf("caller waiting at %q, want informed", got)
 		}
-		called, _ := e.eng.ProcessInstances(e.ctx, bpmnlite.ProcessInstanceQuery{ProcessDefinitionKey: "callee"})
-		if len(called) != 1 || e.taskKeys(called[0].ID) != "work" {
+		called, _ := e.Eng.ProcessInstances(e.Ctx, bpmnlite.ProcessInstanceQuery{ProcessDefinitionKey: "callee"})
+		if len(called) != 1 || e.TaskKeys(called[0].ID) != "work" {
 			t.Fatalf("the called instance did not go on: %+v", called)
 		}
-		e.complete(called[0].ID, "work", nil)
-		if got := e.taskKeys(pi); got != "afterStop,informed" && got != "informed,afterStop" {
+		e.Complete(called[0].ID, "work", nil)
+		if got := e.TaskKeys(pi); got != "afterStop,informed" && got != "informed,afterStop" {
 			t.Fatalf("after the interrupting escalation the caller waits at %q", got)
 		}
-		if got := e.state(called[0].ID); got == bpmnlite.StateActive {
+		if got := e.State(called[0].ID); got == bpmnlite.StateActive {
 			t.Fatalf("the called instance is still %s", got)
 		}
 	})
@@ -591,26 +591,26 @@ const signalBoundaries = `<definitions xmlns="http://www.omg.org/spec/BPMN/20100
 // while its activity runs; an interrupting one cancels the activity.
 func TestSignalBoundaryEvents(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deploy("sb", signalBoundaries)
-		pi := e.start("sb", nil)
+		e.Deploy("sb", signalBoundaries)
+		pi := e.Start("sb", nil)
 		for range 2 {
-			if err := e.eng.Signal(e.ctx, "remind", nil); err != nil {
+			if err := e.Eng.Signal(e.Ctx, "remind", nil); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if got := e.taskKeys(pi); got != "note,note,work" {
+		if got := e.TaskKeys(pi); got != "note,note,work" {
 			t.Fatalf("after two reminders waiting at %q", got)
 		}
-		if err := e.eng.Signal(e.ctx, "abort", nil); err != nil {
+		if err := e.Eng.Signal(e.Ctx, "abort", nil); err != nil {
 			t.Fatal(err)
 		}
-		if got := e.taskKeys(pi); got != "cleanup,note,note" {
+		if got := e.TaskKeys(pi); got != "cleanup,note,note" {
 			t.Fatalf("after the abort waiting at %q", got)
 		}
-		if err := e.eng.Signal(e.ctx, "remind", nil); err != nil {
+		if err := e.Eng.Signal(e.Ctx, "remind", nil); err != nil {
 			t.Fatal(err)
 		}
-		if got := e.taskKeys(pi); got != "cleanup,note,note" {
+		if got := e.TaskKeys(pi); got != "cleanup,note,note" {
 			t.Fatalf("a reminder after the activity ended still fired: %q", got)
 		}
 	})

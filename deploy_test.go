@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/bpmnlite/bpmnlite"
+	"github.com/bpmnlite/bpmnlite/internal/enginetest"
 )
 
 // DeployFiles at every restart makes no new version of unchanged files
@@ -16,26 +17,26 @@ func TestDeployFilesSkipsUnchanged(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		path := filepath.Join(t.TempDir(), "nightly.bpmn")
 		write := func(cycle string) {
-			xml := xmlDefs(xmlProcess("nightly", `<startEvent id="start"><timerEventDefinition><timeCycle>`+cycle+`</timeCycle></timerEventDefinition></startEvent>
-				<endEvent id="end"/>`, xmlChain("start", "end")))
+			xml := enginetest.Defs(enginetest.Executable("nightly", `<startEvent id="start"><timerEventDefinition><timeCycle>`+cycle+`</timeCycle></timerEventDefinition></startEvent>
+				<endEvent id="end"/>`, enginetest.Chain("start", "end")))
 			if err := os.WriteFile(path, []byte(xml), 0o600); err != nil {
 				t.Fatal(err)
 			}
 		}
 		write("R/PT1H")
-		first, err := e.eng.DeployFiles(e.ctx, "svc", path)
+		first, err := e.Eng.DeployFiles(e.Ctx, "svc", path)
 		if err != nil || first.Unchanged {
 			t.Fatalf("first deployment: %+v, %v", first, err)
 		}
 		jobs := func() []*bpmnlite.Job {
-			js, err := e.eng.Jobs(e.ctx, bpmnlite.JobQuery{})
+			js, err := e.Eng.Jobs(e.Ctx, bpmnlite.JobQuery{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			return js
 		}
 		before := jobs()
-		again, err := e.eng.DeployFiles(e.ctx, "svc", path)
+		again, err := e.Eng.DeployFiles(e.Ctx, "svc", path)
 		if err != nil || !again.Unchanged || again.Definitions[0].Version != 1 {
 			t.Fatalf("redeploying the same file: %+v, %v; want unchanged, version 1", again, err)
 		}
@@ -43,7 +44,7 @@ func TestDeployFilesSkipsUnchanged(t *testing.T) {
 			t.Errorf("timer start jobs %v after an unchanged deployment, want the same one", after)
 		}
 		write("R/PT2H")
-		changed, err := e.eng.DeployFiles(e.ctx, "svc", path)
+		changed, err := e.Eng.DeployFiles(e.Ctx, "svc", path)
 		if err != nil || changed.Unchanged || changed.Definitions[0].Version != 2 {
 			t.Fatalf("a changed file: %+v, %v; want version 2", changed, err)
 		}
@@ -54,28 +55,28 @@ func TestDeployFilesSkipsUnchanged(t *testing.T) {
 // whether or not its last command loaded them; also after a deletion.
 func TestVariablesAfterTheEnd(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.eng.RegisterDelegate("noop", bpmnlite.DelegateFunc(func(context.Context, *bpmnlite.Execution) error { return nil }))
-		e.deploy("task", xmlDefs(xmlProcess("task", `<startEvent id="s"/><userTask id="work"/><endEvent id="end"/>`, xmlChain("s", "work", "end"))))
-		e.deploy("job", xmlDefs(xmlProcess("job", `<startEvent id="s"/><serviceTask id="work" camunda:asyncBefore="true" camunda:class="noop"/><endEvent id="end"/>`,
-			xmlChain("s", "work", "end"))))
+		e.Eng.RegisterDelegate("noop", bpmnlite.DelegateFunc(func(context.Context, *bpmnlite.Execution) error { return nil }))
+		e.Deploy("task", enginetest.Defs(enginetest.Executable("task", `<startEvent id="s"/><userTask id="work"/><endEvent id="end"/>`, enginetest.Chain("s", "work", "end"))))
+		e.Deploy("job", enginetest.Defs(enginetest.Executable("job", `<startEvent id="s"/><serviceTask id="work" camunda:asyncBefore="true" camunda:class="noop"/><endEvent id="end"/>`,
+			enginetest.Chain("s", "work", "end"))))
 
-		pi := e.start("task", map[string]any{"a": 1, "doc": map[string]any{"k": "v"}})
-		e.complete(pi, "work", map[string]any{"b": 2}) // loads the variables
-		wantEq(t, "variables after the end", e.varsOf(pi), map[string]any{"a": int64(1), "b": int64(2), "doc": map[string]any{"k": "v"}})
+		pi := e.Start("task", map[string]any{"a": 1, "doc": map[string]any{"k": "v"}})
+		e.Complete(pi, "work", map[string]any{"b": 2}) // loads the variables
+		wantEq(t, "variables after the end", e.VarsOf(pi), map[string]any{"a": int64(1), "b": int64(2), "doc": map[string]any{"k": "v"}})
 
-		pi = e.start("job", map[string]any{"x": "y"})
-		e.drain(5) // the job ends the instance without reading variables
+		pi = e.Start("job", map[string]any{"x": "y"})
+		e.Drain(5) // the job ends the instance without reading variables
 		if !e.accEnded(pi) {
 			t.Fatal("the instance should have ended")
 		}
-		wantEq(t, "variables after an end by a job", e.varsOf(pi), map[string]any{"x": "y"})
+		wantEq(t, "variables after an end by a job", e.VarsOf(pi), map[string]any{"x": "y"})
 
-		pi = e.start("task", map[string]any{"kept": true})
-		if err := e.eng.DeleteProcessInstance(e.ctx, pi, "test"); err != nil {
+		pi = e.Start("task", map[string]any{"kept": true})
+		if err := e.Eng.DeleteProcessInstance(e.Ctx, pi, "test"); err != nil {
 			t.Fatal(err)
 		}
-		wantEq(t, "variables after a deletion", e.varsOf(pi), map[string]any{"kept": true})
-		if _, err := e.eng.Variables(e.ctx, "no-such-instance"); !errors.Is(err, bpmnlite.ErrNotFound) {
+		wantEq(t, "variables after a deletion", e.VarsOf(pi), map[string]any{"kept": true})
+		if _, err := e.Eng.Variables(e.Ctx, "no-such-instance"); !errors.Is(err, bpmnlite.ErrNotFound) {
 			t.Errorf("variables of an unknown instance: %v, want ErrNotFound", err)
 		}
 	})

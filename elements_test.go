@@ -13,157 +13,59 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/bpmnlite/bpmnlite"
+	"github.com/bpmnlite/bpmnlite/internal/enginetest"
+	"github.com/bpmnlite/bpmnlite/internal/harness"
 )
 
-const xmlHead = `<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:camunda="http://camunda.org/schema/1.0/bpmn" xmlns:fox="http://www.camunda.com/fox" targetNamespace="t">`
-
-// xmlDefs wraps root elements (processes, messages, signals, errors) in a
-// definitions element with the BPMN, Camunda and fox namespaces.
-func xmlDefs(body ...string) string {
-	return xmlHead + strings.Join(body, "") + `</definitions>`
-}
-
-// xmlProcess is an executable process element with the given content.
-func xmlProcess(id string, body ...string) string {
-	return `<process id="` + id + `" isExecutable="true">` + strings.Join(body, "") + `</process>`
-}
-
-// xmlChain links ids with sequence flows a→b→c..., each flow named "a-b".
-func xmlChain(ids ...string) string {
-	var b strings.Builder
-	for i := 1; i < len(ids); i++ {
-		fmt.Fprintf(&b, `<sequenceFlow id="%s-%s" sourceRef="%s" targetRef="%s"/>`, ids[i-1], ids[i], ids[i-1], ids[i])
-	}
-	return b.String()
-}
-
-// xmlCond is a sequence flow with a condition expression.
-func xmlCond(id, from, to, cond string) string {
-	return fmt.Sprintf(`<sequenceFlow id="%s" sourceRef="%s" targetRef="%s"><conditionExpression>%s</conditionExpression></sequenceFlow>`, id, from, to, cond)
-}
-
-func (e *env) varsOf(id string) map[string]any {
-	e.t.Helper()
-	vars, err := e.eng.Variables(e.ctx, id)
-	if err != nil {
-		e.t.Fatalf("variables of %s: %v", id, err)
-	}
-	return vars
-}
-
-func (e *env) subsOf(pi string) []*bpmnlite.EventSubscription {
-	e.t.Helper()
-	subs, err := e.eng.EventSubscriptions(e.ctx, pi)
-	if err != nil {
-		e.t.Fatalf("event subscriptions: %v", err)
-	}
-	return subs
-}
-
-func (e *env) historyOf(pi string) []*bpmnlite.HistoricActivityInstance {
-	e.t.Helper()
-	hs, err := e.eng.ActivityHistory(e.ctx, pi)
-	if err != nil {
-		e.t.Fatalf("history: %v", err)
-	}
-	return hs
-}
-
-// historyAt returns the history rows of pi at activity.
-func (e *env) historyAt(pi, activity string) []*bpmnlite.HistoricActivityInstance {
-	e.t.Helper()
-	var out []*bpmnlite.HistoricActivityInstance
-	for _, h := range e.historyOf(pi) {
-		if h.ActivityID == activity {
-			out = append(out, h)
-		}
-	}
-	return out
-}
-
 func (e *env) instanceOf(pi string) *bpmnlite.HistoricProcessInstance {
-	e.t.Helper()
-	ps, err := e.eng.ProcessInstances(e.ctx, bpmnlite.ProcessInstanceQuery{ID: pi})
+	e.T.Helper()
+	ps, err := e.Eng.ProcessInstances(e.Ctx, bpmnlite.ProcessInstanceQuery{ID: pi})
 	if err != nil || len(ps) != 1 {
-		e.t.Fatalf("process instance %s: %d rows, %v", pi, len(ps), err)
+		e.T.Fatalf("process instance %s: %d rows, %v", pi, len(ps), err)
 	}
 	return ps[0]
 }
 
 // oneJob returns pi's only job, failing the test when there is not exactly one.
 func (e *env) oneJob(pi string) *bpmnlite.Job {
-	e.t.Helper()
-	js := e.jobs(pi)
+	e.T.Helper()
+	js := e.Jobs(pi)
 	if len(js) != 1 {
-		e.t.Fatalf("want 1 job in %s, got %d", pi, len(js))
+		e.T.Fatalf("want 1 job in %s, got %d", pi, len(js))
 	}
 	return js[0]
 }
 
 func (e *env) runJob(id string) {
-	e.t.Helper()
-	if err := e.eng.ExecuteJob(e.ctx, id); err != nil {
-		e.t.Fatalf("execute job %s: %v", id, err)
+	e.T.Helper()
+	if err := e.Eng.ExecuteJob(e.Ctx, id); err != nil {
+		e.T.Fatalf("execute job %s: %v", id, err)
 	}
 }
 
 // execAt returns the only execution of pi at activity.
 func (e *env) execAt(pi, activity string) *bpmnlite.ExecutionRow {
-	e.t.Helper()
-	xs := e.executions(pi, activity)
+	e.T.Helper()
+	xs := e.Executions(pi, activity)
 	if len(xs) != 1 {
-		e.t.Fatalf("want 1 execution of %s at %q, got %d", pi, activity, len(xs))
+		e.T.Fatalf("want 1 execution of %s at %q, got %d", pi, activity, len(xs))
 	}
 	return xs[0]
 }
 
 // runDue moves the clock by d and runs the jobs due then, returning how many ran.
 func (e *env) runDue(d time.Duration) int {
-	e.t.Helper()
-	e.clock.Add(d)
-	n, err := e.eng.ExecuteDueJobs(e.ctx, 100)
+	e.T.Helper()
+	e.Clock.Add(d)
+	n, err := e.Eng.ExecuteDueJobs(e.Ctx, 100)
 	if err != nil {
-		e.t.Fatalf("execute due jobs: %v", err)
+		e.T.Fatalf("execute due jobs: %v", err)
 	}
 	return n
-}
-
-// recorder is a delegate recording "activity:event" (the process itself as
-// "process", a service task call as "activity:call") in call order.
-type recorder struct {
-	mu     sync.Mutex
-	events []string
-}
-
-func (r *recorder) Execute(_ context.Context, ex *bpmnlite.Execution) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	what, event := ex.ActivityID(), ex.EventName()
-	if what == "" {
-		what = "process"
-	}
-	if event == "" {
-		event = "call"
-	}
-	r.events = append(r.events, what+":"+event)
-	return nil
-}
-
-func (r *recorder) reset() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.events = nil
-}
-
-func (r *recorder) String() string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return strings.Join(r.events, " ")
 }
 
 func wantEq(t *testing.T, what string, got, want any) {
@@ -177,14 +79,14 @@ func wantEq(t *testing.T, what string, got, want any) {
 
 func TestElementNoneStartAndEnd(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deploy("p", xmlDefs(xmlProcess("p", `<startEvent id="start"/><endEvent id="end"/>`, xmlChain("start", "end"))))
-		pi := e.start("p", nil)
-		wantEq(t, "path", e.path(pi), "start,end")
+		e.Deploy("p", enginetest.Defs(enginetest.Executable("p", `<startEvent id="start"/><endEvent id="end"/>`, enginetest.Chain("start", "end"))))
+		pi := e.Start("p", nil)
+		wantEq(t, "path", e.Path(pi), "start,end")
 		h := e.instanceOf(pi)
 		if h.State != "COMPLETED" || h.EndTime == nil || h.StartActivityID != "start" || h.EndActivityID != "end" {
 			t.Errorf("history = %+v, want COMPLETED from start to end", h)
 		}
-		if xs := e.executions(pi, ""); len(xs) != 0 {
+		if xs := e.Executions(pi, ""); len(xs) != 0 {
 			t.Errorf("%d executions left after the end", len(xs))
 		}
 	})
@@ -194,20 +96,20 @@ func TestElementNoneStartAndEnd(t *testing.T) {
 // tasks still open on other paths (they are cancelled).
 func TestElementTerminateEndEventAtProcessLevel(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deploy("p", xmlDefs(xmlProcess("p",
+		e.Deploy("p", enginetest.Defs(enginetest.Executable("p",
 			`<startEvent id="start"/><parallelGateway id="fork"/><userTask id="a"/><userTask id="w"/>
 			<endEvent id="term"><terminateEventDefinition/></endEvent><endEvent id="endA"/>`,
-			xmlChain("start", "fork", "a", "endA"), xmlChain("fork", "w", "term"))))
-		pi := e.start("p", nil)
-		wantEq(t, "tasks", e.taskKeys(pi), "a,w")
-		e.complete(pi, "w", nil)
-		wantEq(t, "state", e.state(pi), "COMPLETED")
-		wantEq(t, "tasks", e.taskKeys(pi), "")
+			enginetest.Chain("start", "fork", "a", "endA"), enginetest.Chain("fork", "w", "term"))))
+		pi := e.Start("p", nil)
+		wantEq(t, "tasks", e.TaskKeys(pi), "a,w")
+		e.Complete(pi, "w", nil)
+		wantEq(t, "state", e.State(pi), "COMPLETED")
+		wantEq(t, "tasks", e.TaskKeys(pi), "")
 		wantEq(t, "end activity", e.instanceOf(pi).EndActivityID, "term")
-		if h := e.historyAt(pi, "a"); len(h) != 1 || !h[0].Canceled || h[0].EndTime == nil {
+		if h := e.HistoryAt(pi, "a"); len(h) != 1 || !h[0].Canceled || h[0].EndTime == nil {
 			t.Errorf("history of a = %+v, want one canceled row", h)
 		}
-		if hs := e.historyAt(pi, "endA"); len(hs) != 0 {
+		if hs := e.HistoryAt(pi, "endA"); len(hs) != 0 {
 			t.Errorf("endA was reached: %+v", hs)
 		}
 	})
@@ -217,26 +119,26 @@ func TestElementTerminateEndEventAtProcessLevel(t *testing.T) {
 // other paths are cancelled and the process continues after it.
 func TestElementTerminateEndEventInSubprocess(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deploy("p", xmlDefs(xmlProcess("p",
+		e.Deploy("p", enginetest.Defs(enginetest.Executable("p",
 			`<startEvent id="start"/><parallelGateway id="fork"/><userTask id="outer"/><endEvent id="endOuter"/>
 			<subProcess id="sub">
 			  <startEvent id="subStart"/><parallelGateway id="subFork"/><userTask id="inner"/><userTask id="w"/>
 			  <endEvent id="term"><terminateEventDefinition/></endEvent><endEvent id="innerEnd"/>`,
-			xmlChain("subStart", "subFork", "inner", "innerEnd"), xmlChain("subFork", "w", "term"),
+			enginetest.Chain("subStart", "subFork", "inner", "innerEnd"), enginetest.Chain("subFork", "w", "term"),
 			`</subProcess><userTask id="after"/><endEvent id="end"/>`,
-			xmlChain("start", "fork", "sub", "after", "end"), xmlChain("fork", "outer", "endOuter"))))
-		pi := e.start("p", nil)
-		wantEq(t, "tasks", e.taskKeys(pi), "inner,outer,w")
-		e.complete(pi, "w", nil)
-		wantEq(t, "tasks", e.taskKeys(pi), "after,outer")
-		wantEq(t, "state", e.state(pi), "ACTIVE")
-		if h := e.historyAt(pi, "inner"); len(h) != 1 || !h[0].Canceled {
+			enginetest.Chain("start", "fork", "sub", "after", "end"), enginetest.Chain("fork", "outer", "endOuter"))))
+		pi := e.Start("p", nil)
+		wantEq(t, "tasks", e.TaskKeys(pi), "inner,outer,w")
+		e.Complete(pi, "w", nil)
+		wantEq(t, "tasks", e.TaskKeys(pi), "after,outer")
+		wantEq(t, "state", e.State(pi), "ACTIVE")
+		if h := e.HistoryAt(pi, "inner"); len(h) != 1 || !h[0].Canceled {
 			t.Errorf("history of inner = %+v, want canceled", h)
 		}
-		if h := e.historyAt(pi, "sub"); len(h) != 1 || h[0].Canceled || h[0].EndTime == nil {
+		if h := e.HistoryAt(pi, "sub"); len(h) != 1 || h[0].Canceled || h[0].EndTime == nil {
 			t.Errorf("history of sub = %+v, want completed, not canceled", h)
 		}
-		if xs := e.executions(pi, "sub"); len(xs) != 0 {
+		if xs := e.Executions(pi, "sub"); len(xs) != 0 {
 			t.Errorf("subprocess execution still there")
 		}
 	})
@@ -250,31 +152,31 @@ const errorSubprocess = `<error id="errA" errorCode="A"/><error id="errB" errorC
 func TestElementErrorEndEventCaughtOnSubprocess(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		body := func(code string) string {
-			return xmlProcess("p"+code,
+			return enginetest.Executable("p"+code,
 				`<startEvent id="start"/>
 				<subProcess id="sub">
 				  <startEvent id="subStart"/><parallelGateway id="subFork"/><userTask id="work"/><userTask id="other"/>
 				  <endEvent id="fail"><errorEventDefinition errorRef="err`+code+`"/></endEvent>`,
-				xmlChain("subStart", "subFork", "work", "fail"), xmlChain("subFork", "other"),
+				enginetest.Chain("subStart", "subFork", "work", "fail"), enginetest.Chain("subFork", "other"),
 				`</subProcess>
 				<boundaryEvent id="catchA" attachedToRef="sub"><errorEventDefinition errorRef="errA"/></boundaryEvent>
 				<boundaryEvent id="catchB" attachedToRef="sub"><errorEventDefinition errorRef="errB"/></boundaryEvent>
 				<userTask id="handledA"/><userTask id="handledB"/><endEvent id="end"/>`,
-				xmlChain("start", "sub", "end"), xmlChain("catchA", "handledA"), xmlChain("catchB", "handledB"))
+				enginetest.Chain("start", "sub", "end"), enginetest.Chain("catchA", "handledA"), enginetest.Chain("catchB", "handledB"))
 		}
 		for _, code := range []string{"A", "B"} {
-			e.deploy("p"+code, xmlDefs(errorSubprocess, body(code)))
-			pi := e.start("p"+code, nil)
-			e.complete(pi, "work", nil)
-			wantEq(t, "tasks after error "+code, e.taskKeys(pi), "handled"+code)
-			if h := e.historyAt(pi, "other"); len(h) != 1 || !h[0].Canceled {
+			e.Deploy("p"+code, enginetest.Defs(errorSubprocess, body(code)))
+			pi := e.Start("p"+code, nil)
+			e.Complete(pi, "work", nil)
+			wantEq(t, "tasks after error "+code, e.TaskKeys(pi), "handled"+code)
+			if h := e.HistoryAt(pi, "other"); len(h) != 1 || !h[0].Canceled {
 				t.Errorf("error %s: history of other = %+v, want canceled", code, h)
 			}
-			if h := e.historyAt(pi, "sub"); len(h) != 1 || !h[0].Canceled {
+			if h := e.HistoryAt(pi, "sub"); len(h) != 1 || !h[0].Canceled {
 				t.Errorf("error %s: history of sub = %+v, want canceled", code, h)
 			}
-			if !strings.Contains(e.path(pi), "catch"+code+",handled"+code) {
-				t.Errorf("error %s: path %s does not go through catch%s", code, e.path(pi), code)
+			if !strings.Contains(e.Path(pi), "catch"+code+",handled"+code) {
+				t.Errorf("error %s: path %s does not go through catch%s", code, e.Path(pi), code)
 			}
 		}
 	})
@@ -284,25 +186,25 @@ func TestElementErrorEndEventCaughtOnSubprocess(t *testing.T) {
 // the thrown code wins over it wherever it is declared.
 func TestElementErrorBoundaryCatchAll(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deploy("p", xmlDefs(errorSubprocess, xmlProcess("p",
+		e.Deploy("p", enginetest.Defs(errorSubprocess, enginetest.Executable("p",
 			`<startEvent id="start"/>
 			<subProcess id="sub"><startEvent id="subStart"/><userTask id="work"/>
 			  <exclusiveGateway id="which" default="toA"/>
 			  <endEvent id="failA"><errorEventDefinition errorRef="errA"/></endEvent>
 			  <endEvent id="failB"><errorEventDefinition errorRef="errB"/></endEvent>`,
-			xmlChain("subStart", "work", "which"), `<sequenceFlow id="toA" sourceRef="which" targetRef="failA"/>`,
-			xmlCond("toB", "which", "failB", "${code == 'B'}"),
+			enginetest.Chain("subStart", "work", "which"), `<sequenceFlow id="toA" sourceRef="which" targetRef="failA"/>`,
+			enginetest.Cond("toB", "which", "failB", "${code == 'B'}"),
 			`</subProcess>
 			<boundaryEvent id="catchAll" attachedToRef="sub"><errorEventDefinition/></boundaryEvent>
 			<boundaryEvent id="catchB" attachedToRef="sub"><errorEventDefinition errorRef="errB"/></boundaryEvent>
 			<userTask id="anyError"/><userTask id="errorB"/><endEvent id="end"/>`,
-			xmlChain("start", "sub", "end"), xmlChain("catchAll", "anyError"), xmlChain("catchB", "errorB"))))
-		pi := e.start("p", nil)
-		e.complete(pi, "work", map[string]any{"code": "A"})
-		wantEq(t, "tasks after error A", e.taskKeys(pi), "anyError")
-		pi = e.start("p", nil)
-		e.complete(pi, "work", map[string]any{"code": "B"})
-		wantEq(t, "tasks after error B", e.taskKeys(pi), "errorB")
+			enginetest.Chain("start", "sub", "end"), enginetest.Chain("catchAll", "anyError"), enginetest.Chain("catchB", "errorB"))))
+		pi := e.Start("p", nil)
+		e.Complete(pi, "work", map[string]any{"code": "A"})
+		wantEq(t, "tasks after error A", e.TaskKeys(pi), "anyError")
+		pi = e.Start("p", nil)
+		e.Complete(pi, "work", map[string]any{"code": "B"})
+		wantEq(t, "tasks after error B", e.TaskKeys(pi), "errorB")
 	})
 }
 
@@ -310,27 +212,27 @@ func TestElementErrorBoundaryCatchAll(t *testing.T) {
 // error boundary event on the call activity; the called instance ends.
 func TestElementErrorFromCalledProcess(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deploy("p", xmlDefs(errorSubprocess,
-			xmlProcess("caller", `<startEvent id="start"/><callActivity id="call" calledElement="child"/>
+		e.Deploy("p", enginetest.Defs(errorSubprocess,
+			enginetest.Executable("caller", `<startEvent id="start"/><callActivity id="call" calledElement="child"/>
 			<boundaryEvent id="caught" attachedToRef="call"><errorEventDefinition errorRef="errA"/></boundaryEvent>
-			<userTask id="handle"/><endEvent id="end"/>`, xmlChain("start", "call", "end"), xmlChain("caught", "handle")),
-			xmlProcess("child", `<startEvent id="cStart"/><userTask id="childWork"/>
-			<endEvent id="fail"><errorEventDefinition errorRef="errA"/></endEvent>`, xmlChain("cStart", "childWork", "fail"))))
-		pi := e.start("caller", nil)
-		children, err := e.eng.ProcessInstances(e.ctx, bpmnlite.ProcessInstanceQuery{ProcessDefinitionKey: "child"})
+			<userTask id="handle"/><endEvent id="end"/>`, enginetest.Chain("start", "call", "end"), enginetest.Chain("caught", "handle")),
+			enginetest.Executable("child", `<startEvent id="cStart"/><userTask id="childWork"/>
+			<endEvent id="fail"><errorEventDefinition errorRef="errA"/></endEvent>`, enginetest.Chain("cStart", "childWork", "fail"))))
+		pi := e.Start("caller", nil)
+		children, err := e.Eng.ProcessInstances(e.Ctx, bpmnlite.ProcessInstanceQuery{ProcessDefinitionKey: "child"})
 		if err != nil || len(children) != 1 {
 			t.Fatalf("child instances: %d, %v", len(children), err)
 		}
 		child := children[0].ID
-		e.complete(child, "childWork", nil)
-		wantEq(t, "caller tasks", e.taskKeys(pi), "handle")
+		e.Complete(child, "childWork", nil)
+		wantEq(t, "caller tasks", e.TaskKeys(pi), "handle")
 		if h := e.instanceOf(child); h.EndTime == nil || h.State == "ACTIVE" {
 			t.Errorf("child history = %+v, want ended", h)
 		}
-		if xs := e.executions(child, ""); len(xs) != 0 {
+		if xs := e.Executions(child, ""); len(xs) != 0 {
 			t.Errorf("child instance still has %d executions", len(xs))
 		}
-		if h := e.historyAt(pi, "call"); len(h) != 1 || !h[0].Canceled {
+		if h := e.HistoryAt(pi, "call"); len(h) != 1 || !h[0].Canceled {
 			t.Errorf("history of call = %+v, want canceled", h)
 		}
 	})
@@ -341,7 +243,7 @@ func TestElementErrorFromCalledProcess(t *testing.T) {
 func TestElementServiceTaskClass(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		var sawActivity string
-		e.eng.RegisterDelegate("com.example.Double", bpmnlite.DelegateFunc(func(_ context.Context, ex *bpmnlite.Execution) error {
+		e.Eng.RegisterDelegate("com.example.Double", bpmnlite.DelegateFunc(func(_ context.Context, ex *bpmnlite.Execution) error {
 			sawActivity = ex.ActivityID()
 			v, _, err := ex.Variable("x")
 			if err != nil {
@@ -349,12 +251,12 @@ func TestElementServiceTaskClass(t *testing.T) {
 			}
 			return ex.SetVariable("y", v.(int64)*2)
 		}))
-		e.deploy("p", xmlDefs(xmlProcess("p", `<startEvent id="start"/><serviceTask id="svc" camunda:class="com.example.Double"/>
-			<userTask id="after"/>`, xmlChain("start", "svc", "after"))))
-		pi := e.start("p", map[string]any{"x": 21})
-		wantEq(t, "y", e.varsOf(pi)["y"], int64(42))
+		e.Deploy("p", enginetest.Defs(enginetest.Executable("p", `<startEvent id="start"/><serviceTask id="svc" camunda:class="com.example.Double"/>
+			<userTask id="after"/>`, enginetest.Chain("start", "svc", "after"))))
+		pi := e.Start("p", map[string]any{"x": 21})
+		wantEq(t, "y", e.VarsOf(pi)["y"], int64(42))
 		wantEq(t, "activity seen by the delegate", sawActivity, "svc")
-		wantEq(t, "path", e.path(pi), "start,svc,after")
+		wantEq(t, "path", e.Path(pi), "start,svc,after")
 	})
 }
 
@@ -362,16 +264,16 @@ func TestElementServiceTaskClass(t *testing.T) {
 // naming the delegate and the task; the failed start stores nothing.
 func TestElementServiceTaskUnregisteredClass(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		d := e.deploy("p", xmlDefs(xmlProcess("p", `<startEvent id="start"/><serviceTask id="svc" camunda:class="com.example.Missing"/>
-			<endEvent id="end"/>`, xmlChain("start", "svc", "end"))))
+		d := e.Deploy("p", enginetest.Defs(enginetest.Executable("p", `<startEvent id="start"/><serviceTask id="svc" camunda:class="com.example.Missing"/>
+			<endEvent id="end"/>`, enginetest.Chain("start", "svc", "end"))))
 		if len(d.Definitions) != 1 {
 			t.Fatalf("deployed %d definitions", len(d.Definitions))
 		}
-		_, err := e.eng.Start(e.ctx, bpmnlite.StartRequest{Key: "p"})
+		_, err := e.Eng.Start(e.Ctx, bpmnlite.StartRequest{Key: "p"})
 		if err == nil || !strings.Contains(err.Error(), `"com.example.Missing"`) || !strings.Contains(err.Error(), "serviceTask 'svc'") {
 			t.Fatalf("start: %v, want an error naming the delegate and the task", err)
 		}
-		ps, _ := e.eng.ProcessInstances(e.ctx, bpmnlite.ProcessInstanceQuery{})
+		ps, _ := e.Eng.ProcessInstances(e.Ctx, bpmnlite.ProcessInstanceQuery{})
 		if len(ps) != 0 {
 			t.Errorf("failed start left %d instances", len(ps))
 		}
@@ -393,11 +295,11 @@ func (d *doubler) Execute(_ context.Context, ex *bpmnlite.Execution) error {
 func TestElementServiceTaskDelegateExpression(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		d := &doubler{}
-		e.eng.RegisterBean("doubler", d)
-		e.deploy("p", xmlDefs(xmlProcess("p", `<startEvent id="start"/><serviceTask id="svc" camunda:delegateExpression="${doubler}"/>
-			<userTask id="after"/>`, xmlChain("start", "svc", "after"))))
-		pi := e.start("p", map[string]any{"x": 5})
-		wantEq(t, "y", e.varsOf(pi)["y"], int64(10))
+		e.Eng.RegisterBean("doubler", d)
+		e.Deploy("p", enginetest.Defs(enginetest.Executable("p", `<startEvent id="start"/><serviceTask id="svc" camunda:delegateExpression="${doubler}"/>
+			<userTask id="after"/>`, enginetest.Chain("start", "svc", "after"))))
+		pi := e.Start("p", map[string]any{"x": 5})
+		wantEq(t, "y", e.VarsOf(pi)["y"], int64(10))
 		wantEq(t, "calls", d.calls, 1)
 	})
 }
@@ -409,13 +311,13 @@ func (calc) Double(x int64) int64 { return 2 * x }
 
 func TestElementServiceTaskExpression(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.eng.RegisterBean("calc", calc{})
-		e.deploy("p", xmlDefs(xmlProcess("p", `<startEvent id="start"/>
+		e.Eng.RegisterBean("calc", calc{})
+		e.Deploy("p", enginetest.Defs(enginetest.Executable("p", `<startEvent id="start"/>
 			<serviceTask id="double" camunda:expression="${calc.double(x)}" camunda:resultVariable="y"/>
 			<serviceTask id="set" camunda:expression="${execution.setVariable('a', 1)}"/>
-			<userTask id="after"/>`, xmlChain("start", "double", "set", "after"))))
-		pi := e.start("p", map[string]any{"x": 7})
-		vars := e.varsOf(pi)
+			<userTask id="after"/>`, enginetest.Chain("start", "double", "set", "after"))))
+		pi := e.Start("p", map[string]any{"x": 7})
+		vars := e.VarsOf(pi)
 		wantEq(t, "y", vars["y"], int64(14))
 		wantEq(t, "a", vars["a"], int64(1))
 	})
@@ -425,23 +327,23 @@ func TestElementServiceTaskExpression(t *testing.T) {
 // the task catches it and the path continues there.
 func TestElementDelegateBpmnErrorCaught(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.eng.RegisterDelegate("pay", bpmnlite.DelegateFunc(func(_ context.Context, ex *bpmnlite.Execution) error {
+		e.Eng.RegisterDelegate("pay", bpmnlite.DelegateFunc(func(_ context.Context, ex *bpmnlite.Execution) error {
 			if err := ex.SetVariable("tried", true); err != nil {
 				return err
 			}
 			return &bpmnlite.BpmnError{Code: "CARD_DECLINED", Message: "card declined"}
 		}))
-		e.deploy("p", xmlDefs(`<error id="declined" errorCode="CARD_DECLINED"/><error id="other" errorCode="OTHER"/>`,
-			xmlProcess("p", `<startEvent id="start"/><serviceTask id="pay" camunda:class="pay"/><endEvent id="end"/>
+		e.Deploy("p", enginetest.Defs(`<error id="declined" errorCode="CARD_DECLINED"/><error id="other" errorCode="OTHER"/>`,
+			enginetest.Executable("p", `<startEvent id="start"/><serviceTask id="pay" camunda:class="pay"/><endEvent id="end"/>
 			<boundaryEvent id="otherError" attachedToRef="pay"><errorEventDefinition errorRef="other"/></boundaryEvent>
 			<boundaryEvent id="onDecline" attachedToRef="pay"><errorEventDefinition errorRef="declined"/></boundaryEvent>
 			<userTask id="askForOtherCard"/><userTask id="wrong"/>`,
-				xmlChain("start", "pay", "end"), xmlChain("onDecline", "askForOtherCard"), xmlChain("otherError", "wrong"))))
-		pi := e.start("p", nil)
-		wantEq(t, "tasks", e.taskKeys(pi), "askForOtherCard")
-		wantEq(t, "path", e.path(pi), "start,pay,onDecline,askForOtherCard")
-		wantEq(t, "tried", e.varsOf(pi)["tried"], true)
-		if h := e.historyAt(pi, "pay"); len(h) != 1 || !h[0].Canceled {
+				enginetest.Chain("start", "pay", "end"), enginetest.Chain("onDecline", "askForOtherCard"), enginetest.Chain("otherError", "wrong"))))
+		pi := e.Start("p", nil)
+		wantEq(t, "tasks", e.TaskKeys(pi), "askForOtherCard")
+		wantEq(t, "path", e.Path(pi), "start,pay,onDecline,askForOtherCard")
+		wantEq(t, "tried", e.VarsOf(pi)["tried"], true)
+		if h := e.HistoryAt(pi, "pay"); len(h) != 1 || !h[0].Canceled {
 			t.Errorf("history of pay = %+v, want canceled", h)
 		}
 	})
@@ -451,13 +353,13 @@ func TestElementDelegateBpmnErrorCaught(t *testing.T) {
 // a manual task just pass.
 func TestElementSendTaskPlainAndManualTask(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		rec := &recorder{}
-		e.eng.RegisterDelegate("rec", rec)
-		e.deploy("p", xmlDefs(xmlProcess("p", `<startEvent id="start"/><task id="plain"/><manualTask id="manual"/>
-			<sendTask id="send" camunda:class="rec"/><endEvent id="end"/>`, xmlChain("start", "plain", "manual", "send", "end"))))
-		pi := e.start("p", nil)
-		wantEq(t, "state", e.state(pi), "COMPLETED")
-		wantEq(t, "path", e.path(pi), "start,plain,manual,send,end")
+		rec := &harness.Recorder{}
+		e.Eng.RegisterDelegate("rec", rec)
+		e.Deploy("p", enginetest.Defs(enginetest.Executable("p", `<startEvent id="start"/><task id="plain"/><manualTask id="manual"/>
+			<sendTask id="send" camunda:class="rec"/><endEvent id="end"/>`, enginetest.Chain("start", "plain", "manual", "send", "end"))))
+		pi := e.Start("p", nil)
+		wantEq(t, "state", e.State(pi), "COMPLETED")
+		wantEq(t, "path", e.Path(pi), "start,plain,manual,send,end")
 		wantEq(t, "delegate calls", rec.String(), "send:call")
 	})
 }
@@ -466,16 +368,16 @@ func TestElementSendTaskPlainAndManualTask(t *testing.T) {
 
 func TestElementUserTaskAssignment(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deploy("p", xmlDefs(xmlProcess("p", `<startEvent id="start"/><parallelGateway id="fork"/>
+		e.Deploy("p", enginetest.Defs(enginetest.Executable("p", `<startEvent id="start"/><parallelGateway id="fork"/>
 			<userTask id="fixed" name="Fixed" camunda:assignee="kermit" camunda:candidateGroups="management,accounting,a_b" camunda:candidateUsers="piggy,fozzie"/>
 			<userTask id="dynamic" camunda:assignee="${owner}" camunda:candidateGroups="${groups}"/>
 			<parallelGateway id="join"/><userTask id="after"/>`,
-			xmlChain("start", "fork", "fixed", "join", "after"), xmlChain("fork", "dynamic", "join"))))
-		pi := e.start("p", map[string]any{"owner": "gonzo", "groups": []any{"sales", "support"}})
+			enginetest.Chain("start", "fork", "fixed", "join", "after"), enginetest.Chain("fork", "dynamic", "join"))))
+		pi := e.Start("p", map[string]any{"owner": "gonzo", "groups": []any{"sales", "support"}})
 		query := func(q bpmnlite.TaskQuery) string {
 			t.Helper()
 			q.ProcessInstanceID = pi
-			ts, err := e.eng.Tasks(e.ctx, q)
+			ts, err := e.Eng.Tasks(e.Ctx, q)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -496,59 +398,59 @@ func TestElementUserTaskAssignment(t *testing.T) {
 		wantEq(t, "group a% (no wildcard)", query(bpmnlite.TaskQuery{CandidateGroup: "a%"}), "")
 		wantEq(t, "user fozzie", query(bpmnlite.TaskQuery{CandidateUser: "fozzie"}), "fixed")
 		wantEq(t, "user fozz (a prefix)", query(bpmnlite.TaskQuery{CandidateUser: "fozz"}), "")
-		for _, task := range e.tasks(pi) {
+		for _, task := range e.Tasks(pi) {
 			if task.TaskDefinitionKey == "fixed" && (task.Name != "Fixed" || task.CandidateGroups != "management,accounting,a_b") {
 				t.Errorf("task fixed = %+v", task)
 			}
 			if task.TaskDefinitionKey == "dynamic" && task.CandidateGroups != "sales,support" {
 				t.Errorf("task dynamic candidate groups = %q", task.CandidateGroups)
 			}
-			if h := e.historyAt(pi, task.TaskDefinitionKey); len(h) != 1 || h[0].TaskID != task.ID {
+			if h := e.HistoryAt(pi, task.TaskDefinitionKey); len(h) != 1 || h[0].TaskID != task.ID {
 				t.Errorf("history of %s = %+v, want it to name task %s", task.TaskDefinitionKey, h, task.ID)
 			}
 		}
-		e.complete(pi, "fixed", map[string]any{"approved": true})
-		e.complete(pi, "dynamic", map[string]any{"comment": "fine"})
-		vars := e.varsOf(pi)
+		e.Complete(pi, "fixed", map[string]any{"approved": true})
+		e.Complete(pi, "dynamic", map[string]any{"comment": "fine"})
+		vars := e.VarsOf(pi)
 		wantEq(t, "approved", vars["approved"], true)
 		wantEq(t, "comment", vars["comment"], "fine")
-		wantEq(t, "tasks", e.taskKeys(pi), "after")
+		wantEq(t, "tasks", e.TaskKeys(pi), "after")
 	})
 }
 
 func TestElementReceiveTask(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deploy("withMessage", xmlDefs(`<message id="msgPaid" name="paid"/>`,
-			xmlProcess("withMessage", `<startEvent id="start"/><receiveTask id="wait" messageRef="msgPaid"/><userTask id="after"/>`,
-				xmlChain("start", "wait", "after"))))
-		e.deploy("plain", xmlDefs(xmlProcess("plain", `<startEvent id="start"/><receiveTask id="wait"/><userTask id="after"/>`,
-			xmlChain("start", "wait", "after"))))
+		e.Deploy("withMessage", enginetest.Defs(`<message id="msgPaid" name="paid"/>`,
+			enginetest.Executable("withMessage", `<startEvent id="start"/><receiveTask id="wait" messageRef="msgPaid"/><userTask id="after"/>`,
+				enginetest.Chain("start", "wait", "after"))))
+		e.Deploy("plain", enginetest.Defs(enginetest.Executable("plain", `<startEvent id="start"/><receiveTask id="wait"/><userTask id="after"/>`,
+			enginetest.Chain("start", "wait", "after"))))
 
-		pi := e.start("withMessage", nil)
-		if subs := e.subsOf(pi); len(subs) != 1 || subs[0].EventName != "paid" || subs[0].ActivityID != "wait" {
+		pi := e.Start("withMessage", nil)
+		if subs := e.SubsOf(pi); len(subs) != 1 || subs[0].EventName != "paid" || subs[0].ActivityID != "wait" {
 			t.Fatalf("subscriptions = %+v, want one for message paid at wait", subs)
 		}
-		ids, err := e.eng.Correlate(e.ctx, bpmnlite.CorrelateRequest{MessageName: "paid", Variables: map[string]any{"amount": 12.5}})
+		ids, err := e.Eng.Correlate(e.Ctx, bpmnlite.CorrelateRequest{MessageName: "paid", Variables: map[string]any{"amount": 12.5}})
 		if err != nil || len(ids) != 1 || ids[0] != pi {
 			t.Fatalf("correlate = %v, %v", ids, err)
 		}
-		wantEq(t, "tasks", e.taskKeys(pi), "after")
-		wantEq(t, "amount", e.varsOf(pi)["amount"], 12.5)
-		wantEq(t, "subscriptions left", len(e.subsOf(pi)), 0)
+		wantEq(t, "tasks", e.TaskKeys(pi), "after")
+		wantEq(t, "amount", e.VarsOf(pi)["amount"], 12.5)
+		wantEq(t, "subscriptions left", len(e.SubsOf(pi)), 0)
 
-		pi = e.start("plain", nil)
-		wantEq(t, "subscriptions of a receive task without message", len(e.subsOf(pi)), 0)
+		pi = e.Start("plain", nil)
+		wantEq(t, "subscriptions of a receive task without message", len(e.SubsOf(pi)), 0)
 		x := e.execAt(pi, "wait")
-		if err := e.eng.Trigger(e.ctx, x.ID, map[string]any{"ok": true}); err != nil {
+		if err := e.Eng.Trigger(e.Ctx, x.ID, map[string]any{"ok": true}); err != nil {
 			t.Fatalf("trigger: %v", err)
 		}
-		wantEq(t, "tasks", e.taskKeys(pi), "after")
-		wantEq(t, "ok", e.varsOf(pi)["ok"], true)
+		wantEq(t, "tasks", e.TaskKeys(pi), "after")
+		wantEq(t, "ok", e.VarsOf(pi)["ok"], true)
 		// The path now waits at a user task, which only completing continues.
-		if err := e.eng.Trigger(e.ctx, x.ID, nil); err == nil || !strings.Contains(err.Error(), "cannot be triggered") {
+		if err := e.Eng.Trigger(e.Ctx, x.ID, nil); err == nil || !strings.Contains(err.Error(), "cannot be triggered") {
 			t.Errorf("triggering a user task's execution: %v, want an error", err)
 		}
-		wantEq(t, "tasks after the refused trigger", e.taskKeys(pi), "after")
+		wantEq(t, "tasks after the refused trigger", e.TaskKeys(pi), "after")
 	})
 }
 
@@ -562,7 +464,7 @@ type shipment struct {
 // Every supported type comes back as the documented Go type.
 func TestElementVariableTypes(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deploy("p", xmlDefs(xmlProcess("p", `<startEvent id="start"/><userTask id="wait"/>`, xmlChain("start", "wait"))))
+		e.Deploy("p", enginetest.Defs(enginetest.Executable("p", `<startEvent id="start"/><userTask id="wait"/>`, enginetest.Chain("start", "wait"))))
 		when := time.Date(2026, 3, 4, 5, 6, 7, 123456000, time.FixedZone("CET", 3600))
 		in := map[string]any{
 			"s":     "text ü",
@@ -577,8 +479,8 @@ func TestElementVariableTypes(t *testing.T) {
 			"st":    shipment{"ups", 3},
 			"nil":   nil,
 		}
-		pi := e.start("p", in)
-		got := e.varsOf(pi)
+		pi := e.Start("p", in)
+		got := e.VarsOf(pi)
 		want := map[string]any{
 			"s":     "text ü",
 			"i":     int64(1) << 40,
@@ -601,10 +503,10 @@ func TestElementVariableTypes(t *testing.T) {
 			t.Errorf("t = %#v, want %v", got["t"], when)
 		}
 		// Overwriting changes the stored type.
-		if err := e.eng.SetVariables(e.ctx, pi, map[string]any{"s": int64(5), "nil": "now set"}); err != nil {
+		if err := e.Eng.SetVariables(e.Ctx, pi, map[string]any{"s": int64(5), "nil": "now set"}); err != nil {
 			t.Fatal(err)
 		}
-		got = e.varsOf(pi)
+		got = e.VarsOf(pi)
 		wantEq(t, "s after overwrite", got["s"], int64(5))
 		wantEq(t, "nil after overwrite", got["nil"], "now set")
 	})
@@ -614,20 +516,20 @@ func TestElementVariableTypes(t *testing.T) {
 // nothing is stored.
 func TestElementVariableUnsupportedTypes(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deploy("p", xmlDefs(xmlProcess("p", `<startEvent id="start"/><userTask id="wait"/>`, xmlChain("start", "wait"))))
-		pi := e.start("p", map[string]any{"keep": 1})
+		e.Deploy("p", enginetest.Defs(enginetest.Executable("p", `<startEvent id="start"/><userTask id="wait"/>`, enginetest.Chain("start", "wait"))))
+		pi := e.Start("p", map[string]any{"keep": 1})
 		for name, v := range map[string]any{"ch": make(chan int), "fn": func() {}} {
-			err := e.eng.SetVariables(e.ctx, pi, map[string]any{"a": 1, name: v})
+			err := e.Eng.SetVariables(e.Ctx, pi, map[string]any{"a": 1, name: v})
 			if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("variable %q", name)) || !strings.Contains(err.Error(), "unsupported type") {
 				t.Errorf("set %s: %v, want an unsupported-type error naming the variable", name, err)
 			}
-			_, err = e.eng.Start(e.ctx, bpmnlite.StartRequest{Key: "p", Variables: map[string]any{name: v}})
+			_, err = e.Eng.Start(e.Ctx, bpmnlite.StartRequest{Key: "p", Variables: map[string]any{name: v}})
 			if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("variable %q", name)) {
 				t.Errorf("start with %s: %v, want an error naming the variable", name, err)
 			}
 		}
-		wantEq(t, "variables after failed sets", e.varsOf(pi), map[string]any{"keep": int64(1)})
-		ps, _ := e.eng.ProcessInstances(e.ctx, bpmnlite.ProcessInstanceQuery{})
+		wantEq(t, "variables after failed sets", e.VarsOf(pi), map[string]any{"keep": int64(1)})
+		ps, _ := e.Eng.ProcessInstances(e.Ctx, bpmnlite.ProcessInstanceQuery{})
 		wantEq(t, "instances", len(ps), 1)
 	})
 }
@@ -636,29 +538,29 @@ func TestElementVariableUnsupportedTypes(t *testing.T) {
 
 func TestElementDeployNewVersion(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		v1 := xmlDefs(xmlProcess("p", `<startEvent id="start"/><userTask id="a"/><endEvent id="end"/>`, xmlChain("start", "a", "end")))
-		v2 := xmlDefs(xmlProcess("p", `<startEvent id="start"/><userTask id="b"/><endEvent id="end"/>`, xmlChain("start", "b", "end")))
-		d1 := e.deploy("p", v1)
-		pi1 := e.start("p", nil)
-		d2 := e.deploy("p", v2)
+		v1 := enginetest.Defs(enginetest.Executable("p", `<startEvent id="start"/><userTask id="a"/><endEvent id="end"/>`, enginetest.Chain("start", "a", "end")))
+		v2 := enginetest.Defs(enginetest.Executable("p", `<startEvent id="start"/><userTask id="b"/><endEvent id="end"/>`, enginetest.Chain("start", "b", "end")))
+		d1 := e.Deploy("p", v1)
+		pi1 := e.Start("p", nil)
+		d2 := e.Deploy("p", v2)
 		if len(d1.Definitions) != 1 || len(d2.Definitions) != 1 || d1.Definitions[0].Version != 1 || d2.Definitions[0].Version != 2 {
 			t.Fatalf("versions: %+v, %+v", d1.Definitions, d2.Definitions)
 		}
-		pi2 := e.start("p", nil)
-		wantEq(t, "v2 instance tasks", e.taskKeys(pi2), "b")
-		wantEq(t, "v1 instance tasks", e.taskKeys(pi1), "a")
+		pi2 := e.Start("p", nil)
+		wantEq(t, "v2 instance tasks", e.TaskKeys(pi2), "b")
+		wantEq(t, "v1 instance tasks", e.TaskKeys(pi1), "a")
 		wantEq(t, "v1 instance definition", e.instanceOf(pi1).ProcessDefinitionID, d1.Definitions[0].ID)
 		wantEq(t, "v2 instance definition", e.instanceOf(pi2).ProcessDefinitionID, d2.Definitions[0].ID)
-		e.complete(pi1, "a", nil)
-		wantEq(t, "v1 instance state", e.state(pi1), "COMPLETED")
+		e.Complete(pi1, "a", nil)
+		wantEq(t, "v1 instance state", e.State(pi1), "COMPLETED")
 		// A start by definition id still reaches version 1.
-		pi3, err := e.eng.Start(e.ctx, bpmnlite.StartRequest{DefinitionID: d1.Definitions[0].ID})
+		pi3, err := e.Eng.Start(e.Ctx, bpmnlite.StartRequest{DefinitionID: d1.Definitions[0].ID})
 		if err != nil {
 			t.Fatal(err)
 		}
-		wantEq(t, "instance of v1 by id", e.taskKeys(pi3), "a")
+		wantEq(t, "instance of v1 by id", e.TaskKeys(pi3), "a")
 
-		same, err := e.eng.Deploy(e.ctx, bpmnlite.DeployRequest{Name: "p", SkipUnchanged: true,
+		same, err := e.Eng.Deploy(e.Ctx, bpmnlite.DeployRequest{Name: "p", SkipUnchanged: true,
 			Resources: []bpmnlite.Resource{{Name: "p.bpmn", Bytes: []byte(v2)}}})
 		if err != nil {
 			t.Fatal(err)
@@ -666,11 +568,11 @@ func TestElementDeployNewVersion(t *testing.T) {
 		if !same.Unchanged || same.ID != d2.ID || len(same.Definitions) != 1 || same.Definitions[0].ID != d2.Definitions[0].ID {
 			t.Errorf("redeploying v2 unchanged = %+v, want deployment %s unchanged", same, d2.ID)
 		}
-		defs, err := e.eng.ProcessDefinitions(e.ctx, bpmnlite.DefinitionQuery{Key: "p"})
+		defs, err := e.Eng.ProcessDefinitions(e.Ctx, bpmnlite.DefinitionQuery{Key: "p"})
 		if err != nil || len(defs) != 2 {
 			t.Errorf("definitions of p: %d, %v; want 2", len(defs), err)
 		}
-		changed, err := e.eng.Deploy(e.ctx, bpmnlite.DeployRequest{Name: "p", SkipUnchanged: true,
+		changed, err := e.Eng.Deploy(e.Ctx, bpmnlite.DeployRequest{Name: "p", SkipUnchanged: true,
 			Resources: []bpmnlite.Resource{{Name: "p.bpmn", Bytes: []byte(v1)}}})
 		if err != nil || changed.Unchanged || len(changed.Definitions) != 1 || changed.Definitions[0].Version != 3 {
 			t.Errorf("deploying changed bytes with SkipUnchanged = %+v, %v; want version 3", changed, err)
@@ -680,8 +582,8 @@ func TestElementDeployNewVersion(t *testing.T) {
 
 func TestElementDeployNonExecutable(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		d := e.deploy("p", xmlDefs(
-			xmlProcess("run", `<startEvent id="start"/><endEvent id="end"/>`, xmlChain("start", "end")),
+		d := e.Deploy("p", enginetest.Defs(
+			enginetest.Executable("run", `<startEvent id="start"/><endEvent id="end"/>`, enginetest.Chain("start", "end")),
 			`<process id="doc" isExecutable="false"><startEvent id="s"/></process>`))
 		if len(d.Definitions) != 1 || d.Definitions[0].Key != "run" {
 			t.Errorf("definitions = %+v, want only run", d.Definitions)
@@ -689,7 +591,7 @@ func TestElementDeployNonExecutable(t *testing.T) {
 		if len(d.Skipped) != 1 || d.Skipped[0].ID != "doc" || d.Skipped[0].Reason == "" {
 			t.Errorf("skipped = %+v, want doc with a reason", d.Skipped)
 		}
-		if _, err := e.eng.Start(e.ctx, bpmnlite.StartRequest{Key: "doc"}); !errors.Is(err, bpmnlite.ErrNotFound) {
+		if _, err := e.Eng.Start(e.Ctx, bpmnlite.StartRequest{Key: "doc"}); !errors.Is(err, bpmnlite.ErrNotFound) {
 			t.Errorf("start doc: %v, want ErrNotFound", err)
 		}
 	})
@@ -699,36 +601,36 @@ func TestElementDeployNonExecutable(t *testing.T) {
 
 func TestElementDeleteProcessInstance(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deploy("p", xmlDefs(`<message id="m" name="go"/>`, xmlProcess("p",
+		e.Deploy("p", enginetest.Defs(`<message id="m" name="go"/>`, enginetest.Executable("p",
 			`<startEvent id="start"/><parallelGateway id="fork"/><userTask id="work"/>
 			<boundaryEvent id="late" attachedToRef="work"><timerEventDefinition><timeDuration>PT1H</timeDuration></timerEventDefinition></boundaryEvent>
 			<intermediateCatchEvent id="wait"><messageEventDefinition messageRef="m"/></intermediateCatchEvent>
 			<endEvent id="end1"/><endEvent id="end2"/><endEvent id="end3"/>`,
-			xmlChain("start", "fork", "work", "end1"), xmlChain("fork", "wait", "end2"), xmlChain("late", "end3"))))
-		pi := e.start("p", map[string]any{"x": 1})
-		if len(e.tasks(pi)) != 1 || len(e.jobs(pi)) != 1 || len(e.subsOf(pi)) != 1 {
-			t.Fatalf("before delete: %d tasks, %d jobs, %d subscriptions", len(e.tasks(pi)), len(e.jobs(pi)), len(e.subsOf(pi)))
+			enginetest.Chain("start", "fork", "work", "end1"), enginetest.Chain("fork", "wait", "end2"), enginetest.Chain("late", "end3"))))
+		pi := e.Start("p", map[string]any{"x": 1})
+		if len(e.Tasks(pi)) != 1 || len(e.Jobs(pi)) != 1 || len(e.SubsOf(pi)) != 1 {
+			t.Fatalf("before delete: %d tasks, %d jobs, %d subscriptions", len(e.Tasks(pi)), len(e.Jobs(pi)), len(e.SubsOf(pi)))
 		}
-		if err := e.eng.DeleteProcessInstance(e.ctx, pi, "customer withdrew"); err != nil {
+		if err := e.Eng.DeleteProcessInstance(e.Ctx, pi, "customer withdrew"); err != nil {
 			t.Fatal(err)
 		}
-		if len(e.tasks(pi)) != 0 || len(e.jobs(pi)) != 0 || len(e.subsOf(pi)) != 0 || len(e.executions(pi, "")) != 0 {
-			t.Errorf("after delete: %d tasks, %d jobs, %d subscriptions, %d executions", len(e.tasks(pi)), len(e.jobs(pi)), len(e.subsOf(pi)), len(e.executions(pi, "")))
+		if len(e.Tasks(pi)) != 0 || len(e.Jobs(pi)) != 0 || len(e.SubsOf(pi)) != 0 || len(e.Executions(pi, "")) != 0 {
+			t.Errorf("after delete: %d tasks, %d jobs, %d subscriptions, %d executions", len(e.Tasks(pi)), len(e.Jobs(pi)), len(e.SubsOf(pi)), len(e.Executions(pi, "")))
 		}
 		h := e.instanceOf(pi)
 		if h.State != "EXTERNALLY_TERMINATED" || h.DeleteReason != "customer withdrew" || h.EndTime == nil {
 			t.Errorf("history = %+v", h)
 		}
 		for _, a := range []string{"work", "wait"} {
-			if hs := e.historyAt(pi, a); len(hs) != 1 || !hs[0].Canceled || hs[0].EndTime == nil {
+			if hs := e.HistoryAt(pi, a); len(hs) != 1 || !hs[0].Canceled || hs[0].EndTime == nil {
 				t.Errorf("history of %s = %+v, want canceled", a, hs)
 			}
 		}
 		// History keeps the variables the instance had.
-		if vars, err := e.eng.Variables(e.ctx, pi); err != nil || vars["x"] != int64(1) {
+		if vars, err := e.Eng.Variables(e.Ctx, pi); err != nil || vars["x"] != int64(1) {
 			t.Errorf("variables of a deleted instance: %v, %v; want x = 1 from history", vars, err)
 		}
-		if err := e.eng.DeleteProcessInstance(e.ctx, pi, "again"); !errors.Is(err, bpmnlite.ErrNotFound) {
+		if err := e.Eng.DeleteProcessInstance(e.Ctx, pi, "again"); !errors.Is(err, bpmnlite.ErrNotFound) {
 			t.Errorf("deleting twice: %v, want ErrNotFound", err)
 		}
 	})

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/bpmnlite/bpmnlite"
+	"github.com/bpmnlite/bpmnlite/internal/enginetest"
 )
 
 // Event subprocesses as Camunda runs them (EventSubProcessTest,
@@ -26,21 +27,21 @@ const espRoots = `<message id="cancelMsg" name="cancel"/><message id="noteMsg" n
 // whose content is a user task and an end event.
 func espDef(id string, interrupting bool, definition, task string) string {
 	return fmt.Sprintf(`<subProcess id="%s" triggeredByEvent="true"><startEvent id="%sStart" isInterrupting="%v">%s</startEvent>
-<userTask id="%s"/><endEvent id="%sEnd"/>%s</subProcess>`, id, id, interrupting, definition, task, id, xmlChain(id+"Start", task, id+"End"))
+<userTask id="%s"/><endEvent id="%sEnd"/>%s</subProcess>`, id, id, interrupting, definition, task, id, enginetest.Chain(id+"Start", task, id+"End"))
 }
 
 // espProcess is start → work (a user task) → end, beside the given event subprocesses.
 func espProcess(esps ...string) string {
-	return xmlDefs(espRoots, xmlProcess("p", `<startEvent id="start"/><userTask id="work"/><endEvent id="end"/>`,
-		xmlChain("start", "work", "end"), strings.Join(esps, "")))
+	return enginetest.Defs(espRoots, enginetest.Executable("p", `<startEvent id="start"/><userTask id="work"/><endEvent id="end"/>`,
+		enginetest.Chain("start", "work", "end"), strings.Join(esps, "")))
 }
 
 // espSubprocess is start → sub → after → end, where sub runs its work task
 // beside the given event subprocesses.
 func espSubprocess(esps ...string) string {
-	return xmlDefs(espRoots, xmlProcess("p", `<startEvent id="start"/><subProcess id="sub"><startEvent id="subStart"/><userTask id="work"/><endEvent id="subEnd"/>`,
-		xmlChain("subStart", "work", "subEnd"), strings.Join(esps, ""), `</subProcess><userTask id="after"/><endEvent id="end"/>`,
-		xmlChain("start", "sub", "after", "end")))
+	return enginetest.Defs(espRoots, enginetest.Executable("p", `<startEvent id="start"/><subProcess id="sub"><startEvent id="subStart"/><userTask id="work"/><endEvent id="subEnd"/>`,
+		enginetest.Chain("subStart", "work", "subEnd"), strings.Join(esps, ""), `</subProcess><userTask id="after"/><endEvent id="end"/>`,
+		enginetest.Chain("start", "sub", "after", "end")))
 }
 
 const (
@@ -57,24 +58,17 @@ func timerDef(kind, value string) string {
 }
 
 func (e *env) correlate(name, pi string, vars map[string]any) {
-	e.t.Helper()
-	if _, err := e.eng.Correlate(e.ctx, bpmnlite.CorrelateRequest{MessageName: name, ProcessInstanceID: pi, Variables: vars}); err != nil {
-		e.t.Fatalf("correlate %s: %v", name, err)
-	}
-}
-
-func (e *env) signal(name string) {
-	e.t.Helper()
-	if err := e.eng.Signal(e.ctx, name, nil); err != nil {
-		e.t.Fatalf("signal %s: %v", name, err)
+	e.T.Helper()
+	if _, err := e.Eng.Correlate(e.Ctx, bpmnlite.CorrelateRequest{MessageName: name, ProcessInstanceID: pi, Variables: vars}); err != nil {
+		e.T.Fatalf("correlate %s: %v", name, err)
 	}
 }
 
 // subNames lists pi's event subscriptions as "activity:name", sorted.
 func (e *env) subNames(pi string) string {
-	e.t.Helper()
+	e.T.Helper()
 	var out []string
-	for _, s := range e.subsOf(pi) {
+	for _, s := range e.SubsOf(pi) {
 		out = append(out, s.ActivityID+":"+s.EventName)
 	}
 	slices.Sort(out)
@@ -83,9 +77,9 @@ func (e *env) subNames(pi string) string {
 
 // canceled reports the canceled flag of activity's history rows, in order.
 func (e *env) canceled(pi, activity string) []bool {
-	e.t.Helper()
+	e.T.Helper()
 	var out []bool
-	for _, h := range e.historyAt(pi, activity) {
+	for _, h := range e.HistoryAt(pi, activity) {
 		out = append(out, h.Canceled)
 	}
 	return out
@@ -94,8 +88,8 @@ func (e *env) canceled(pi, activity string) []bool {
 // tree describes pi's executions as "activity[flags]" under their parents:
 // s scope, c concurrent; the process instance first.
 func (e *env) tree(pi string) string {
-	e.t.Helper()
-	xs := e.executions(pi, "")
+	e.T.Helper()
+	xs := e.Executions(pi, "")
 	var walk func(parent string) string
 	walk = func(parent string) string {
 		var parts []string
@@ -124,32 +118,32 @@ func (e *env) tree(pi string) string {
 
 func TestEventSubprocessMessageInterrupting(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deploy("p", espProcess(espDef("onCancel", true, msgCancel, "handle"),
+		e.Deploy("p", espProcess(espDef("onCancel", true, msgCancel, "handle"),
 			espDef("onAlarm", false, sigAlarm, "alarmed"), espDef("onTimeout", true, timerDef("timeDuration", "PT1H"), "timedOut")))
-		pi := e.start("p", nil)
+		pi := e.Start("p", nil)
 		wantEq(t, "subscriptions", e.subNames(pi), "onAlarmStart:alarm,onCancelStart:cancel")
-		if js := e.jobs(pi); len(js) != 1 || js[0].ExecutionID != pi || js[0].ActivityID != "onTimeoutStart" || js[0].HandlerType != "timer-start-event-subprocess" {
+		if js := e.Jobs(pi); len(js) != 1 || js[0].ExecutionID != pi || js[0].ActivityID != "onTimeoutStart" || js[0].HandlerType != "timer-start-event-subprocess" {
 			t.Fatalf("jobs = %+v, want the event subprocess timer on the process instance", js)
 		}
 		wantEq(t, "tree", e.tree(pi), "work[s]")
 
 		e.correlate("cancel", pi, map[string]any{"reason": "customer"})
-		wantEq(t, "tasks", e.taskKeys(pi), "handle")
+		wantEq(t, "tasks", e.TaskKeys(pi), "handle")
 		wantEq(t, "work canceled", e.canceled(pi, "work"), []bool{true})
 		wantEq(t, "tree", e.tree(pi), "[s](handle[s])")
 		// An interrupting start removes the other triggers of its scope.
 		wantEq(t, "subscriptions", e.subNames(pi), "")
-		wantEq(t, "jobs", len(e.jobs(pi)), 0)
-		wantEq(t, "reason", e.varsOf(pi)["reason"], "customer")
+		wantEq(t, "jobs", len(e.Jobs(pi)), 0)
+		wantEq(t, "reason", e.VarsOf(pi)["reason"], "customer")
 
-		e.complete(pi, "handle", nil)
-		wantEq(t, "state", e.state(pi), bpmnlite.StateCompleted)
-		wantEq(t, "path", e.path(pi), "start,work,onCancel,onCancelStart,handle,onCancelEnd")
-		for _, h := range e.historyOf(pi) {
+		e.Complete(pi, "handle", nil)
+		wantEq(t, "state", e.State(pi), bpmnlite.StateCompleted)
+		wantEq(t, "path", e.Path(pi), "start,work,onCancel,onCancelStart,handle,onCancelEnd")
+		for _, h := range e.HistoryOf(pi) {
 			if h.EndTime == nil {
 				t.Errorf("activity instance %s not ended", h.ActivityID)
 			}
-			if h.ActivityID == "onCancelStart" && h.ParentActivityInstanceID != e.historyAt(pi, "onCancel")[0].ID {
+			if h.ActivityID == "onCancelStart" && h.ParentActivityInstanceID != e.HistoryAt(pi, "onCancel")[0].ID {
 				t.Errorf("the start event's parent activity instance is %s, want the event subprocess's", h.ParentActivityInstanceID)
 			}
 		}
@@ -161,26 +155,26 @@ func TestEventSubprocessMessageInterrupting(t *testing.T) {
 // completes when all of them are done.
 func TestEventSubprocessMessageNonInterruptingTwice(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deploy("p", espProcess(espDef("onNote", false, msgNote, "read")))
-		pi := e.start("p", nil)
+		e.Deploy("p", espProcess(espDef("onNote", false, msgNote, "read")))
+		pi := e.Start("p", nil)
 		e.correlate("note", pi, nil)
-		wantEq(t, "tasks", e.taskKeys(pi), "read,work")
+		wantEq(t, "tasks", e.TaskKeys(pi), "read,work")
 		wantEq(t, "tree", e.tree(pi), "[s]([c](read[s]) work[c])")
 		e.correlate("note", pi, nil)
-		wantEq(t, "tasks", e.taskKeys(pi), "read,read,work")
+		wantEq(t, "tasks", e.TaskKeys(pi), "read,read,work")
 		wantEq(t, "subscriptions", e.subNames(pi), "onNoteStart:note")
 		// The trigger stays on the process instance when its path moves to
 		// a concurrent child.
-		wantEq(t, "subscription's execution", e.subsOf(pi)[0].ExecutionID, pi)
+		wantEq(t, "subscription's execution", e.SubsOf(pi)[0].ExecutionID, pi)
 		wantEq(t, "work not canceled", e.canceled(pi, "work"), []bool{false})
 
-		e.complete(pi, "work", nil)
-		wantEq(t, "state", e.state(pi), bpmnlite.StateActive)
+		e.Complete(pi, "work", nil)
+		wantEq(t, "state", e.State(pi), bpmnlite.StateActive)
 		wantEq(t, "subscriptions while the scope runs", e.subNames(pi), "onNoteStart:note")
-		e.complete(pi, "read", nil)
+		e.Complete(pi, "read", nil)
 		wantEq(t, "tree", e.tree(pi), "[s](read[s])")
-		e.complete(pi, "read", nil)
-		wantEq(t, "state", e.state(pi), bpmnlite.StateCompleted)
+		e.Complete(pi, "read", nil)
+		wantEq(t, "state", e.State(pi), bpmnlite.StateCompleted)
 		wantEq(t, "subscriptions", e.subNames(pi), "")
 		wantEq(t, "event subprocess instances", e.canceled(pi, "onNote"), []bool{false, false})
 	})
@@ -190,31 +184,31 @@ func TestEventSubprocessSignalInSubprocess(t *testing.T) {
 	for _, interrupting := range []bool{true, false} {
 		t.Run(fmt.Sprintf("interrupting=%v", interrupting), func(t *testing.T) {
 			eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-				e.deploy("p", espSubprocess(espDef("onAlarm", interrupting, sigAlarm, "alarmed")))
-				pi := e.start("p", nil)
+				e.Deploy("p", espSubprocess(espDef("onAlarm", interrupting, sigAlarm, "alarmed")))
+				pi := e.Start("p", nil)
 				sub := e.execAt(pi, "work") // the subprocess's scope execution runs work
-				if subs := e.subsOf(pi); len(subs) != 1 || subs[0].ExecutionID != sub.ID {
+				if subs := e.SubsOf(pi); len(subs) != 1 || subs[0].ExecutionID != sub.ID {
 					t.Fatalf("subscriptions %+v, want one on the subprocess's scope execution %s", subs, sub.ID)
 				}
-				e.signal("alarm")
+				e.Signal("alarm")
 				if interrupting {
-					wantEq(t, "tasks", e.taskKeys(pi), "alarmed")
+					wantEq(t, "tasks", e.TaskKeys(pi), "alarmed")
 					wantEq(t, "tree", e.tree(pi), "[s]([s](alarmed[s]))")
 					wantEq(t, "work canceled", e.canceled(pi, "work"), []bool{true})
 					wantEq(t, "subscriptions", e.subNames(pi), "")
 				} else {
-					wantEq(t, "tasks", e.taskKeys(pi), "alarmed,work")
+					wantEq(t, "tasks", e.TaskKeys(pi), "alarmed,work")
 					wantEq(t, "tree", e.tree(pi), "[s]([s]([c](alarmed[s]) work[c]))")
 					wantEq(t, "subscriptions", e.subNames(pi), "onAlarmStart:alarm")
-					e.complete(pi, "work", nil)
-					wantEq(t, "tasks after work", e.taskKeys(pi), "alarmed")
+					e.Complete(pi, "work", nil)
+					wantEq(t, "tasks after work", e.TaskKeys(pi), "alarmed")
 				}
-				e.complete(pi, "alarmed", nil)
-				wantEq(t, "tasks", e.taskKeys(pi), "after")
+				e.Complete(pi, "alarmed", nil)
+				wantEq(t, "tasks", e.TaskKeys(pi), "after")
 				wantEq(t, "subscriptions after the subprocess", e.subNames(pi), "")
 				wantEq(t, "sub not canceled", e.canceled(pi, "sub"), []bool{false})
-				e.complete(pi, "after", nil)
-				wantEq(t, "state", e.state(pi), bpmnlite.StateCompleted)
+				e.Complete(pi, "after", nil)
+				wantEq(t, "state", e.State(pi), bpmnlite.StateCompleted)
 			})
 		})
 	}
@@ -226,11 +220,11 @@ func TestEventSubprocessSignalInSubprocess(t *testing.T) {
 func TestEventSubprocessTimer(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		retry := `<extensionElements><camunda:failedJobRetryTimeCycle>R7/PT5M</camunda:failedJobRetryTimeCycle></extensionElements>`
-		e.deploy("p", espSubprocess(strings.Replace(espDef("reminder", false, timerDef("timeCycle", "R2/PT1H"), "remind"), `isInterrupting="false">`, `isInterrupting="false">`+retry, 1),
+		e.Deploy("p", espSubprocess(strings.Replace(espDef("reminder", false, timerDef("timeCycle", "R2/PT1H"), "remind"), `isInterrupting="false">`, `isInterrupting="false">`+retry, 1),
 			espDef("deadline", true, timerDef("timeDate", "2031-01-01T00:00:00Z"), "overdue")))
-		pi := e.start("p", nil)
+		pi := e.Start("p", nil)
 		sub := e.execAt(pi, "work") // the subprocess's scope execution runs work
-		js := e.jobs(pi)
+		js := e.Jobs(pi)
 		if len(js) != 2 {
 			t.Fatalf("jobs %+v, want two timers", js)
 		}
@@ -243,33 +237,33 @@ func TestEventSubprocessTimer(t *testing.T) {
 			}
 		}
 		wantEq(t, "ran", e.runDue(time.Hour+time.Minute), 1)
-		wantEq(t, "tasks", e.taskKeys(pi), "remind,work")
-		wantEq(t, "jobs", len(e.jobs(pi)), 2)
+		wantEq(t, "tasks", e.TaskKeys(pi), "remind,work")
+		wantEq(t, "jobs", len(e.Jobs(pi)), 2)
 		wantEq(t, "ran", e.runDue(time.Hour), 1)
-		wantEq(t, "tasks", e.taskKeys(pi), "remind,remind,work")
-		wantEq(t, "jobs after the cycle's last run", len(e.jobs(pi)), 1)
+		wantEq(t, "tasks", e.TaskKeys(pi), "remind,remind,work")
+		wantEq(t, "jobs after the cycle's last run", len(e.Jobs(pi)), 1)
 
-		e.clock.Set(time.Date(2031, 1, 1, 0, 0, 1, 0, time.UTC))
+		e.Clock.Set(time.Date(2031, 1, 1, 0, 0, 1, 0, time.UTC))
 		wantEq(t, "ran", e.runDue(0), 1)
-		wantEq(t, "tasks", e.taskKeys(pi), "overdue")
+		wantEq(t, "tasks", e.TaskKeys(pi), "overdue")
 		wantEq(t, "reminders canceled", e.canceled(pi, "remind"), []bool{true, true})
 		wantEq(t, "tree", e.tree(pi), "[s]([s](overdue[s]))")
-		e.complete(pi, "overdue", nil)
-		wantEq(t, "tasks", e.taskKeys(pi), "after")
+		e.Complete(pi, "overdue", nil)
+		wantEq(t, "tasks", e.TaskKeys(pi), "after")
 	})
 }
 
 // The job executor fires an event subprocess's timer like any other.
 func TestEventSubprocessTimerByJobExecutor(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deploy("p", espProcess(espDef("onTimeout", true, timerDef("timeDuration", "PT10M"), "timedOut")))
-		pi := e.start("p", nil)
+		e.Deploy("p", espProcess(espDef("onTimeout", true, timerDef("timeDuration", "PT10M"), "timedOut")))
+		pi := e.Start("p", nil)
 		e.jeStart(bpmnlite.JobExecutorConfig{})
-		e.clock.Add(11 * time.Minute)
+		e.Clock.Add(11 * time.Minute)
 		deadline := time.Now().Add(20 * time.Second)
-		for e.taskKeys(pi) != "timedOut" {
+		for e.TaskKeys(pi) != "timedOut" {
 			if time.Now().After(deadline) {
-				t.Fatalf("tasks %q, want timedOut after the timer fired", e.taskKeys(pi))
+				t.Fatalf("tasks %q, want timedOut after the timer fired", e.TaskKeys(pi))
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
@@ -284,57 +278,57 @@ func TestEventSubprocessTimerByJobExecutor(t *testing.T) {
 // activity before both.
 func TestEventSubprocessErrors(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.eng.RegisterDelegate("fail", bpmnlite.DelegateFunc(func(_ context.Context, ex *bpmnlite.Execution) error {
+		e.Eng.RegisterDelegate("fail", bpmnlite.DelegateFunc(func(_ context.Context, ex *bpmnlite.Execution) error {
 			code, _, _ := ex.Variable("code")
 			return &bpmnlite.BpmnError{Code: fmt.Sprint(code), Message: "it failed"}
 		}))
-		e.deploy("p", xmlDefs(espRoots, xmlProcess("p", `<startEvent id="start"/><exclusiveGateway id="how"/>
+		e.Deploy("p", enginetest.Defs(espRoots, enginetest.Executable("p", `<startEvent id="start"/><exclusiveGateway id="how"/>
 <serviceTask id="call" camunda:class="fail"/>
 <boundaryEvent id="callOther" attachedToRef="call"><errorEventDefinition errorRef="other"/></boundaryEvent><userTask id="afterCallOther"/>
 <serviceTask id="ext" camunda:type="external" camunda:topic="t"/>
-<subProcess id="sub"><startEvent id="subStart"/><endEvent id="throwFailed">`+errFailed+`</endEvent>`+xmlChain("subStart", "throwFailed")+
+<subProcess id="sub"><startEvent id="subStart"/><endEvent id="throwFailed">`+errFailed+`</endEvent>`+enginetest.Chain("subStart", "throwFailed")+
 			espDef("inSub", true, `<errorEventDefinition/>`, "handleInSub")+`</subProcess>
 <boundaryEvent id="subFailed" attachedToRef="sub">`+errFailed+`</boundaryEvent><userTask id="afterSubFailed"/>
 <endEvent id="end"/>`,
 			`<sequenceFlow id="toCall" sourceRef="how" targetRef="call"><conditionExpression>${way == 'call'}</conditionExpression></sequenceFlow>
 <sequenceFlow id="toExt" sourceRef="how" targetRef="ext"><conditionExpression>${way == 'ext'}</conditionExpression></sequenceFlow>
 <sequenceFlow id="toSub" sourceRef="how" targetRef="sub"><conditionExpression>${way == 'sub'}</conditionExpression></sequenceFlow>`,
-			xmlChain("start", "how"), xmlChain("call", "end"), xmlChain("ext", "end"), xmlChain("sub", "end"),
-			xmlChain("callOther", "afterCallOther"), xmlChain("subFailed", "afterSubFailed"),
+			enginetest.Chain("start", "how"), enginetest.Chain("call", "end"), enginetest.Chain("ext", "end"), enginetest.Chain("sub", "end"),
+			enginetest.Chain("callOther", "afterCallOther"), enginetest.Chain("subFailed", "afterSubFailed"),
 			espDef("onError", true, errAnyVars, "repair"))))
 
 		// From a delegate: the process-level catch-all sets its variables.
-		pi := e.start("p", map[string]any{"way": "call", "code": "FAILED"})
-		wantEq(t, "tasks", e.taskKeys(pi), "repair")
-		wantEq(t, "code", e.varsOf(pi)["code"], "FAILED")
-		wantEq(t, "why", e.varsOf(pi)["why"], "it failed")
+		pi := e.Start("p", map[string]any{"way": "call", "code": "FAILED"})
+		wantEq(t, "tasks", e.TaskKeys(pi), "repair")
+		wantEq(t, "code", e.VarsOf(pi)["code"], "FAILED")
+		wantEq(t, "why", e.VarsOf(pi)["why"], "it failed")
 		wantEq(t, "call canceled", e.canceled(pi, "call"), []bool{true})
 		wantEq(t, "tree", e.tree(pi), "[s](repair[s])")
 
 		// The boundary event of the throwing task comes first.
-		pi = e.start("p", map[string]any{"way": "call", "code": "OTHER"})
-		wantEq(t, "tasks", e.taskKeys(pi), "afterCallOther")
+		pi = e.Start("p", map[string]any{"way": "call", "code": "OTHER"})
+		wantEq(t, "tasks", e.TaskKeys(pi), "afterCallOther")
 
 		// From an error end event in a subprocess: its own catch-all event
 		// subprocess wins over the subprocess's boundary event naming the code.
-		pi = e.start("p", map[string]any{"way": "sub"})
-		wantEq(t, "tasks", e.taskKeys(pi), "handleInSub")
+		pi = e.Start("p", map[string]any{"way": "sub"})
+		wantEq(t, "tasks", e.TaskKeys(pi), "handleInSub")
 		wantEq(t, "tree", e.tree(pi), "[s]([s](handleInSub[s]))")
-		e.complete(pi, "handleInSub", nil)
-		wantEq(t, "state", e.state(pi), bpmnlite.StateCompleted)
-		wantEq(t, "path", e.path(pi), "start,how,sub,subStart,throwFailed,inSub,inSubStart,handleInSub,inSubEnd,end")
+		e.Complete(pi, "handleInSub", nil)
+		wantEq(t, "state", e.State(pi), bpmnlite.StateCompleted)
+		wantEq(t, "path", e.Path(pi), "start,how,sub,subStart,throwFailed,inSub,inSubStart,handleInSub,inSubEnd,end")
 
 		// From an external task's handleBpmnError.
-		pi = e.start("p", map[string]any{"way": "ext"})
-		locked, err := e.eng.FetchAndLock(e.ctx, bpmnlite.FetchRequest{WorkerID: "w", MaxTasks: 1, Topics: []bpmnlite.FetchTopic{{Topic: "t", LockDuration: time.Minute}}})
+		pi = e.Start("p", map[string]any{"way": "ext"})
+		locked, err := e.Eng.FetchAndLock(e.Ctx, bpmnlite.FetchRequest{WorkerID: "w", MaxTasks: 1, Topics: []bpmnlite.FetchTopic{{Topic: "t", LockDuration: time.Minute}}})
 		if err != nil || len(locked) != 1 {
 			t.Fatalf("fetch and lock: %d tasks, %v", len(locked), err)
 		}
-		if err := e.eng.HandleExternalTaskBpmnError(e.ctx, locked[0].ID, "w", "BAD", "bad input", nil); err != nil {
+		if err := e.Eng.HandleExternalTaskBpmnError(e.Ctx, locked[0].ID, "w", "BAD", "bad input", nil); err != nil {
 			t.Fatalf("handle BPMN error: %v", err)
 		}
-		wantEq(t, "tasks", e.taskKeys(pi), "repair")
-		wantEq(t, "code", e.varsOf(pi)["code"], "BAD")
+		wantEq(t, "tasks", e.TaskKeys(pi), "repair")
+		wantEq(t, "code", e.VarsOf(pi)["code"], "BAD")
 		wantEq(t, "ext canceled", e.canceled(pi, "ext"), []bool{true})
 	})
 }
@@ -343,12 +337,12 @@ func TestEventSubprocessErrors(t *testing.T) {
 // again: it goes outward (here uncaught, ending the path as Camunda does).
 func TestEventSubprocessErrorNotRethrownIntoItself(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deploy("p", xmlDefs(espRoots, xmlProcess("p", `<startEvent id="start"/><endEvent id="fail">`+errFailed+`</endEvent>`, xmlChain("start", "fail"),
+		e.Deploy("p", enginetest.Defs(espRoots, enginetest.Executable("p", `<startEvent id="start"/><endEvent id="fail">`+errFailed+`</endEvent>`, enginetest.Chain("start", "fail"),
 			`<subProcess id="onError" triggeredByEvent="true"><startEvent id="onErrorStart"><errorEventDefinition/></startEvent>
-<endEvent id="again">`+errFailed+`</endEvent>`+xmlChain("onErrorStart", "again")+`</subProcess>`)))
-		pi := e.start("p", nil)
-		wantEq(t, "state", e.state(pi), bpmnlite.StateCompleted)
-		wantEq(t, "event subprocess ran once", len(e.historyAt(pi, "onError")), 1)
+<endEvent id="again">`+errFailed+`</endEvent>`+enginetest.Chain("onErrorStart", "again")+`</subProcess>`)))
+		pi := e.Start("p", nil)
+		wantEq(t, "state", e.State(pi), bpmnlite.StateCompleted)
+		wantEq(t, "event subprocess ran once", len(e.HistoryAt(pi, "onError")), 1)
 	})
 }
 
@@ -356,51 +350,51 @@ func TestEventSubprocessErrorNotRethrownIntoItself(t *testing.T) {
 // escalation start events; a non-interrupting one lets the thrower go on.
 func TestEventSubprocessEscalation(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deploy("p", xmlDefs(espRoots, xmlProcess("p", `<startEvent id="start"/>
+		e.Deploy("p", enginetest.Defs(espRoots, enginetest.Executable("p", `<startEvent id="start"/>
 <subProcess id="sub"><startEvent id="subStart"/><intermediateThrowEvent id="raise">`+escLate+`</intermediateThrowEvent><userTask id="work"/><endEvent id="subEnd"/>`+
-			xmlChain("subStart", "raise", "work", "subEnd")+espDef("onLate", false, escLate, "notified")+`</subProcess>
-<userTask id="after"/><endEvent id="end">`+escLate+`</endEvent>`, xmlChain("start", "sub", "after", "end"),
+			enginetest.Chain("subStart", "raise", "work", "subEnd")+espDef("onLate", false, escLate, "notified")+`</subProcess>
+<userTask id="after"/><endEvent id="end">`+escLate+`</endEvent>`, enginetest.Chain("start", "sub", "after", "end"),
 			espDef("catchAll", true, `<escalationEventDefinition/>`, "escalated"))))
-		pi := e.start("p", nil)
-		wantEq(t, "tasks", e.taskKeys(pi), "notified,work")
+		pi := e.Start("p", nil)
+		wantEq(t, "tasks", e.TaskKeys(pi), "notified,work")
 		wantEq(t, "tree", e.tree(pi), "[s]([s]([c](notified[s]) work[c]))")
-		e.complete(pi, "work", nil)
-		e.complete(pi, "notified", nil)
-		wantEq(t, "tasks", e.taskKeys(pi), "after")
-		e.complete(pi, "after", nil)
+		e.Complete(pi, "work", nil)
+		e.Complete(pi, "notified", nil)
+		wantEq(t, "tasks", e.TaskKeys(pi), "after")
+		e.Complete(pi, "after", nil)
 		// The escalation end event at process level is caught by the
 		// interrupting catch-all.
-		wantEq(t, "tasks", e.taskKeys(pi), "escalated")
-		e.complete(pi, "escalated", nil)
-		wantEq(t, "state", e.state(pi), bpmnlite.StateCompleted)
+		wantEq(t, "tasks", e.TaskKeys(pi), "escalated")
+		e.Complete(pi, "escalated", nil)
+		wantEq(t, "state", e.State(pi), bpmnlite.StateCompleted)
 	})
 }
 
 // camunda:asyncBefore on the event subprocess and on an activity inside it.
 func TestEventSubprocessAsync(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deploy("p", espProcess(strings.Replace(espDef("onCancel", true, msgCancel, "handle"), `triggeredByEvent="true"`, `triggeredByEvent="true" camunda:asyncBefore="true" camunda:asyncAfter="true"`, 1),
+		e.Deploy("p", espProcess(strings.Replace(espDef("onCancel", true, msgCancel, "handle"), `triggeredByEvent="true"`, `triggeredByEvent="true" camunda:asyncBefore="true" camunda:asyncAfter="true"`, 1),
 			strings.Replace(espDef("onNote", false, msgNote, "read"), `<userTask id="read"/>`, `<userTask id="read" camunda:asyncBefore="true"/>`, 1)))
-		pi := e.start("p", nil)
+		pi := e.Start("p", nil)
 		e.correlate("note", pi, nil)
 		j := e.oneJob(pi)
 		wantEq(t, "job", j.ActivityID+" "+j.HandlerType, "read async-before")
 		e.runJob(j.ID)
-		wantEq(t, "tasks", e.taskKeys(pi), "read,work")
+		wantEq(t, "tasks", e.TaskKeys(pi), "read,work")
 
 		e.correlate("cancel", pi, nil)
 		j = e.oneJob(pi)
 		wantEq(t, "job", j.ActivityID+" "+j.HandlerType, "onCancel async-before")
-		wantEq(t, "tasks", e.taskKeys(pi), "")
+		wantEq(t, "tasks", e.TaskKeys(pi), "")
 		wantEq(t, "canceled", [][]bool{e.canceled(pi, "work"), e.canceled(pi, "read")}, [][]bool{{true}, {true}})
 		e.runJob(j.ID)
-		wantEq(t, "tasks", e.taskKeys(pi), "handle")
-		e.complete(pi, "handle", nil)
+		wantEq(t, "tasks", e.TaskKeys(pi), "handle")
+		e.Complete(pi, "handle", nil)
 		j = e.oneJob(pi)
 		wantEq(t, "job", j.ActivityID+" "+j.HandlerType, "onCancel async-after")
-		wantEq(t, "state", e.state(pi), bpmnlite.StateActive)
+		wantEq(t, "state", e.State(pi), bpmnlite.StateActive)
 		e.runJob(j.ID)
-		wantEq(t, "state", e.state(pi), bpmnlite.StateCompleted)
+		wantEq(t, "state", e.State(pi), bpmnlite.StateCompleted)
 	})
 }
 
@@ -409,18 +403,18 @@ func TestEventSubprocessAsync(t *testing.T) {
 // non-interrupting one leaves the main path running.
 func TestEventSubprocessTerminateInside(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deploy("p", espProcess(`<subProcess id="onNote" triggeredByEvent="true"><startEvent id="noteStart" isInterrupting="false">`+msgNote+`</startEvent>
+		e.Deploy("p", espProcess(`<subProcess id="onNote" triggeredByEvent="true"><startEvent id="noteStart" isInterrupting="false">`+msgNote+`</startEvent>
 <parallelGateway id="fork"/><userTask id="read"/><endEvent id="stop"><terminateEventDefinition/></endEvent>`+
-			xmlChain("noteStart", "fork", "read")+xmlChain("fork", "stop")+`</subProcess>`))
-		pi := e.start("p", nil)
+			enginetest.Chain("noteStart", "fork", "read")+enginetest.Chain("fork", "stop")+`</subProcess>`))
+		pi := e.Start("p", nil)
 		e.correlate("note", pi, nil)
-		wantEq(t, "tasks", e.taskKeys(pi), "work")
+		wantEq(t, "tasks", e.TaskKeys(pi), "work")
 		wantEq(t, "read canceled", e.canceled(pi, "read"), []bool{true})
 		wantEq(t, "event subprocess completed", e.canceled(pi, "onNote"), []bool{false})
 		wantEq(t, "tree", e.tree(pi), "work[s]")
 		wantEq(t, "subscriptions", e.subNames(pi), "noteStart:note")
-		e.complete(pi, "work", nil)
-		wantEq(t, "state", e.state(pi), bpmnlite.StateCompleted)
+		e.Complete(pi, "work", nil)
+		wantEq(t, "state", e.State(pi), bpmnlite.StateCompleted)
 	})
 }
 
@@ -428,36 +422,36 @@ func TestEventSubprocessTerminateInside(t *testing.T) {
 // its event subprocesses wait for; activated, it does.
 func TestEventSubprocessSuspended(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deploy("p", espProcess(espDef("onCancel", true, msgCancel, "handle"), espDef("onAlarm", false, sigAlarm, "alarmed")))
-		pi := e.start("p", nil)
-		if err := e.eng.SuspendProcessInstance(e.ctx, pi); err != nil {
+		e.Deploy("p", espProcess(espDef("onCancel", true, msgCancel, "handle"), espDef("onAlarm", false, sigAlarm, "alarmed")))
+		pi := e.Start("p", nil)
+		if err := e.Eng.SuspendProcessInstance(e.Ctx, pi); err != nil {
 			t.Fatal(err)
 		}
-		_, err := e.eng.Correlate(e.ctx, bpmnlite.CorrelateRequest{MessageName: "cancel"})
+		_, err := e.Eng.Correlate(e.Ctx, bpmnlite.CorrelateRequest{MessageName: "cancel"})
 		if !errors.Is(err, bpmnlite.ErrNoMatch) {
 			t.Errorf("correlate to a suspended instance: %v, want no match", err)
 		}
-		e.signal("alarm")
-		wantEq(t, "tasks", e.taskKeys(pi), "work")
-		if err := e.eng.ActivateProcessInstance(e.ctx, pi); err != nil {
+		e.Signal("alarm")
+		wantEq(t, "tasks", e.TaskKeys(pi), "work")
+		if err := e.Eng.ActivateProcessInstance(e.Ctx, pi); err != nil {
 			t.Fatal(err)
 		}
-		e.signal("alarm")
-		wantEq(t, "tasks", e.taskKeys(pi), "alarmed,work")
+		e.Signal("alarm")
+		wantEq(t, "tasks", e.TaskKeys(pi), "alarmed,work")
 	})
 }
 
 // Deleting a process instance removes its event subprocess triggers.
 func TestEventSubprocessDeletedInstance(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deploy("p", espSubprocess(espDef("onAlarm", false, sigAlarm, "alarmed"), espDef("onTimeout", true, timerDef("timeDuration", "PT1H"), "timedOut")))
-		pi := e.start("p", nil)
-		e.signal("alarm")
-		if err := e.eng.DeleteProcessInstance(e.ctx, pi, "test"); err != nil {
+		e.Deploy("p", espSubprocess(espDef("onAlarm", false, sigAlarm, "alarmed"), espDef("onTimeout", true, timerDef("timeDuration", "PT1H"), "timedOut")))
+		pi := e.Start("p", nil)
+		e.Signal("alarm")
+		if err := e.Eng.DeleteProcessInstance(e.Ctx, pi, "test"); err != nil {
 			t.Fatal(err)
 		}
-		wantEq(t, "subscriptions", len(e.subsOf(pi)), 0)
-		wantEq(t, "jobs", len(e.jobs(pi)), 0)
+		wantEq(t, "subscriptions", len(e.SubsOf(pi)), 0)
+		wantEq(t, "jobs", len(e.Jobs(pi)), 0)
 		wantEq(t, "alarmed canceled", e.canceled(pi, "alarmed"), []bool{true})
 	})
 }
@@ -466,14 +460,14 @@ func TestEventSubprocessDeletedInstance(t *testing.T) {
 // event subprocess; the thrower's path goes on beside it.
 func TestEventSubprocessSignalFromOwnInstance(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deploy("p", xmlDefs(espRoots, xmlProcess("p", `<startEvent id="start"/><intermediateThrowEvent id="raise">`+sigAlarm+`</intermediateThrowEvent>
-<userTask id="work"/><endEvent id="end"/>`, xmlChain("start", "raise", "work", "end"), espDef("onAlarm", false, sigAlarm, "alarmed"))))
-		pi := e.start("p", nil)
-		wantEq(t, "tasks", e.taskKeys(pi), "alarmed,work")
+		e.Deploy("p", enginetest.Defs(espRoots, enginetest.Executable("p", `<startEvent id="start"/><intermediateThrowEvent id="raise">`+sigAlarm+`</intermediateThrowEvent>
+<userTask id="work"/><endEvent id="end"/>`, enginetest.Chain("start", "raise", "work", "end"), espDef("onAlarm", false, sigAlarm, "alarmed"))))
+		pi := e.Start("p", nil)
+		wantEq(t, "tasks", e.TaskKeys(pi), "alarmed,work")
 		wantEq(t, "tree", e.tree(pi), "[s]([c](alarmed[s]) work[c])")
-		e.complete(pi, "alarmed", nil)
-		e.complete(pi, "work", nil)
-		wantEq(t, "state", e.state(pi), bpmnlite.StateCompleted)
+		e.Complete(pi, "alarmed", nil)
+		e.Complete(pi, "work", nil)
+		wantEq(t, "state", e.State(pi), bpmnlite.StateCompleted)
 	})
 }
 
@@ -482,23 +476,23 @@ func TestEventSubprocessSignalFromOwnInstance(t *testing.T) {
 // subprocess.
 func TestEventSubprocessInterruptsConcurrentPaths(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deploy("p", xmlDefs(espRoots, xmlProcess("p", `<startEvent id="start"/><parallelGateway id="fork"/><userTask id="a"/><userTask id="b"/>
+		e.Deploy("p", enginetest.Defs(espRoots, enginetest.Executable("p", `<startEvent id="start"/><parallelGateway id="fork"/><userTask id="a"/><userTask id="b"/>
 <boundaryEvent id="slow" attachedToRef="b">`+timerDef("timeDuration", "PT1H")+`</boundaryEvent><endEvent id="slowEnd"/>
-<parallelGateway id="join"/><endEvent id="end"/>`, xmlChain("start", "fork", "a", "join", "end"), xmlChain("fork", "b", "join"), xmlChain("slow", "slowEnd"),
+<parallelGateway id="join"/><endEvent id="end"/>`, enginetest.Chain("start", "fork", "a", "join", "end"), enginetest.Chain("fork", "b", "join"), enginetest.Chain("slow", "slowEnd"),
 			espDef("onNote", false, msgNote, "read"), espDef("onCancel", true, msgCancel, "handle"))))
-		pi := e.start("p", nil)
+		pi := e.Start("p", nil)
 		e.correlate("note", pi, nil)
-		wantEq(t, "tasks", e.taskKeys(pi), "a,b,read")
+		wantEq(t, "tasks", e.TaskKeys(pi), "a,b,read")
 		wantEq(t, "tree", e.tree(pi), "[s]([c](read[s]) a[c] b[c])")
 		e.correlate("cancel", pi, nil)
-		wantEq(t, "tasks", e.taskKeys(pi), "handle")
+		wantEq(t, "tasks", e.TaskKeys(pi), "handle")
 		wantEq(t, "tree", e.tree(pi), "[s](handle[s])")
 		wantEq(t, "canceled", [][]bool{e.canceled(pi, "a"), e.canceled(pi, "b"), e.canceled(pi, "read"), e.canceled(pi, "onNote")},
 			[][]bool{{true}, {true}, {true}, {true}})
-		wantEq(t, "jobs", len(e.jobs(pi)), 0)
+		wantEq(t, "jobs", len(e.Jobs(pi)), 0)
 		wantEq(t, "subscriptions", e.subNames(pi), "")
-		e.complete(pi, "handle", nil)
-		wantEq(t, "state", e.state(pi), bpmnlite.StateCompleted)
+		e.Complete(pi, "handle", nil)
+		wantEq(t, "state", e.State(pi), bpmnlite.StateCompleted)
 	})
 }
 
@@ -506,17 +500,17 @@ func TestEventSubprocessInterruptsConcurrentPaths(t *testing.T) {
 // event subprocess of the caller; the called instance is deleted.
 func TestEventSubprocessErrorFromCalledProcess(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deploy("p", xmlDefs(espRoots,
-			xmlProcess("callee", `<startEvent id="cs"/><userTask id="calleeWork"/><endEvent id="ce">`+errFailed+`</endEvent>`, xmlChain("cs", "calleeWork", "ce")),
-			xmlProcess("p", `<startEvent id="start"/><callActivity id="call" calledElement="callee"/><endEvent id="end"/>`, xmlChain("start", "call", "end"),
+		e.Deploy("p", enginetest.Defs(espRoots,
+			enginetest.Executable("callee", `<startEvent id="cs"/><userTask id="calleeWork"/><endEvent id="ce">`+errFailed+`</endEvent>`, enginetest.Chain("cs", "calleeWork", "ce")),
+			enginetest.Executable("p", `<startEvent id="start"/><callActivity id="call" calledElement="callee"/><endEvent id="end"/>`, enginetest.Chain("start", "call", "end"),
 				espDef("onFailed", true, `<errorEventDefinition errorRef="failed"/>`, "repair"))))
-		pi := e.start("p", nil)
-		called, err := e.eng.ProcessInstances(e.ctx, bpmnlite.ProcessInstanceQuery{ProcessDefinitionKey: "callee"})
+		pi := e.Start("p", nil)
+		called, err := e.Eng.ProcessInstances(e.Ctx, bpmnlite.ProcessInstanceQuery{ProcessDefinitionKey: "callee"})
 		if err != nil || len(called) != 1 {
 			t.Fatalf("called instances: %d, %v", len(called), err)
 		}
-		e.complete(called[0].ID, "calleeWork", nil)
-		wantEq(t, "tasks", e.taskKeys(pi), "repair")
+		e.Complete(called[0].ID, "calleeWork", nil)
+		wantEq(t, "tasks", e.TaskKeys(pi), "repair")
 		wantEq(t, "call canceled", e.canceled(pi, "call"), []bool{true})
 		if h := e.instanceOf(called[0].ID); h.EndTime == nil || h.State == bpmnlite.StateActive {
 			t.Errorf("called instance %+v, want ended", h)
@@ -528,21 +522,21 @@ func TestEventSubprocessErrorFromCalledProcess(t *testing.T) {
 // armed while it runs and interrupt only its content.
 func TestEventSubprocessNested(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deploy("p", espProcess(strings.Replace(espDef("onNote", false, msgNote, "read"), `</subProcess>`,
+		e.Deploy("p", espProcess(strings.Replace(espDef("onNote", false, msgNote, "read"), `</subProcess>`,
 			espDef("onCancel", true, msgCancel, "handle")+`</subProcess>`, 1)))
-		pi := e.start("p", nil)
+		pi := e.Start("p", nil)
 		wantEq(t, "subscriptions", e.subNames(pi), "onNoteStart:note")
 		e.correlate("note", pi, nil)
 		wantEq(t, "subscriptions", e.subNames(pi), "onCancelStart:cancel,onNoteStart:note")
 		e.correlate("cancel", pi, nil)
-		wantEq(t, "tasks", e.taskKeys(pi), "handle,work")
+		wantEq(t, "tasks", e.TaskKeys(pi), "handle,work")
 		wantEq(t, "tree", e.tree(pi), "[s]([c]([s](handle[s])) work[c])")
 		wantEq(t, "read canceled", e.canceled(pi, "read"), []bool{true})
-		e.complete(pi, "handle", nil)
-		wantEq(t, "tasks", e.taskKeys(pi), "work")
+		e.Complete(pi, "handle", nil)
+		wantEq(t, "tasks", e.TaskKeys(pi), "work")
 		wantEq(t, "subscriptions", e.subNames(pi), "onNoteStart:note")
-		e.complete(pi, "work", nil)
-		wantEq(t, "state", e.state(pi), bpmnlite.StateCompleted)
+		e.Complete(pi, "work", nil)
+		wantEq(t, "state", e.State(pi), bpmnlite.StateCompleted)
 	})
 }
 
@@ -550,16 +544,16 @@ func TestEventSubprocessNested(t *testing.T) {
 // modification) arms the event subprocesses of the scopes it enters.
 func TestEventSubprocessStartBefore(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deploy("p", espSubprocess(espDef("onAlarm", true, sigAlarm, "alarmed")))
-		pi, err := e.eng.Start(e.ctx, bpmnlite.StartRequest{Key: "p", StartBefore: "work"})
+		e.Deploy("p", espSubprocess(espDef("onAlarm", true, sigAlarm, "alarmed")))
+		pi, err := e.Eng.Start(e.Ctx, bpmnlite.StartRequest{Key: "p", StartBefore: "work"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if subs := e.subsOf(pi); len(subs) != 1 || subs[0].ExecutionID != e.execAt(pi, "work").ID {
+		if subs := e.SubsOf(pi); len(subs) != 1 || subs[0].ExecutionID != e.execAt(pi, "work").ID {
 			t.Fatalf("subscriptions %+v, want the signal start on the subprocess's scope execution", subs)
 		}
-		e.signal("alarm")
-		wantEq(t, "tasks", e.taskKeys(pi), "alarmed")
+		e.Signal("alarm")
+		wantEq(t, "tasks", e.TaskKeys(pi), "alarmed")
 	})
 }
 
@@ -567,19 +561,19 @@ func TestEventSubprocessStartBefore(t *testing.T) {
 // escalation event subprocess start receives the caught escalation's code.
 func TestEscalationCodeVariable(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deploy("p", xmlDefs(espRoots, xmlProcess("p", `<startEvent id="start"/>
+		e.Deploy("p", enginetest.Defs(espRoots, enginetest.Executable("p", `<startEvent id="start"/>
 <subProcess id="sub"><startEvent id="subStart"/><intermediateThrowEvent id="raise">`+escLate+`</intermediateThrowEvent><userTask id="work"/><endEvent id="subEnd"/>`+
-			xmlChain("subStart", "raise", "work", "subEnd")+`</subProcess>
+			enginetest.Chain("subStart", "raise", "work", "subEnd")+`</subProcess>
 <boundaryEvent id="caught" attachedToRef="sub" cancelActivity="false"><escalationEventDefinition camunda:escalationCodeVariable="boundaryCode"/></boundaryEvent>
 <userTask id="handle"/><userTask id="after"/><endEvent id="end">`+escLate+`</endEvent>`,
-			xmlChain("start", "sub", "after", "end"), xmlChain("caught", "handle"),
+			enginetest.Chain("start", "sub", "after", "end"), enginetest.Chain("caught", "handle"),
 			espDef("onLate", false, `<escalationEventDefinition escalationRef="late" camunda:escalationCodeVariable="startCode"/>`, "notified"))))
-		pi := e.start("p", nil)
-		wantEq(t, "tasks", e.taskKeys(pi), "handle,work")
-		wantEq(t, "boundary code", e.varsOf(pi)["boundaryCode"], "LATE")
-		e.complete(pi, "work", nil)
-		e.complete(pi, "after", nil)
-		wantEq(t, "tasks", e.taskKeys(pi), "handle,notified")
-		wantEq(t, "start code", e.varsOf(pi)["startCode"], "LATE")
+		pi := e.Start("p", nil)
+		wantEq(t, "tasks", e.TaskKeys(pi), "handle,work")
+		wantEq(t, "boundary code", e.VarsOf(pi)["boundaryCode"], "LATE")
+		e.Complete(pi, "work", nil)
+		e.Complete(pi, "after", nil)
+		wantEq(t, "tasks", e.TaskKeys(pi), "handle,notified")
+		wantEq(t, "start code", e.VarsOf(pi)["startCode"], "LATE")
 	})
 }

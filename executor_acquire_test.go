@@ -36,7 +36,7 @@ func TestExecutorAcquireByPriority(t *testing.T) {
 		if n := len(e.jeAcquirable(persistence.AcquireParams{ByPriority: true})); n != 10 {
 			t.Fatalf("%d jobs acquirable before the timers are due, want the 10 async ones", n)
 		}
-		e.clock.Add(61 * time.Second)
+		e.Clock.Add(61 * time.Second)
 		got := e.jeAcquirable(persistence.AcquireParams{ByPriority: true})
 		if want := jeRepeat([2]int64{10, 5}, [2]int64{8, 5}, [2]int64{5, 5}, [2]int64{4, 5}); !slices.Equal(jePriorities(got), want) {
 			t.Fatalf("acquirable list %v, want %v", jePriorities(got), want)
@@ -52,21 +52,21 @@ func TestExecutorAcquireByPriority(t *testing.T) {
 // timer (due at +60 s), a message job at +1 s, a second timer at +2 s (due
 // at +62 s) and a message job at +63 s, when all four are acquirable.
 func (e *env) jeTypeAndDueSetup() (timer1, message1, timer2, message2 string) {
-	e.t.Helper()
+	e.T.Helper()
 	e.deployFiles(jeDir+"simpleAsyncProcess.bpmn20.xml", jeDir+"processWithTimerCatch.bpmn20.xml")
 	one := func(key string) string {
-		js := e.jobs(e.start(key, nil))
+		js := e.Jobs(e.Start(key, nil))
 		if len(js) != 1 {
-			e.t.Fatalf("%s: %d jobs, want 1", key, len(js))
+			e.T.Fatalf("%s: %d jobs, want 1", key, len(js))
 		}
 		return js[0].ID
 	}
 	timer1 = one("testProcess")
-	e.clock.Add(time.Second)
+	e.Clock.Add(time.Second)
 	message1 = one("simpleAsyncProcess")
-	e.clock.Add(time.Second)
+	e.Clock.Add(time.Second)
 	timer2 = one("testProcess")
-	e.clock.Add(61 * time.Second)
+	e.Clock.Add(61 * time.Second)
 	message2 = one("simpleAsyncProcess")
 	return
 }
@@ -114,7 +114,7 @@ func TestExecutorPreferTimerJobs(t *testing.T) {
 		}
 		// Before the first timer is due (at +59 s), only the message jobs
 		// are acquirable.
-		got = e.jeAcquirable(persistence.AcquireParams{PreferTimers: true, Now: e.clock.Now().Add(-4 * time.Second)})
+		got = e.jeAcquirable(persistence.AcquireParams{PreferTimers: true, Now: e.Clock.Now().Add(-4 * time.Second)})
 		if !jeSameSet(got, message1, message2) {
 			t.Fatalf("at +59 s: %s, want only the message jobs", jeDescribe(got))
 		}
@@ -142,16 +142,16 @@ const jePrioTimer = `
 // combination of the flags gives its documented order on the same jobs.
 func TestExecutorAcquisitionMultiLevelOrder(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deploy("prioMessage", enginetest.Process("prioMessage", jePrioMessage))
-		e.deploy("prioTimer", enginetest.Process("prioTimer", jePrioTimer))
+		e.Deploy("prioMessage", enginetest.Process("prioMessage", jePrioMessage))
+		e.Deploy("prioTimer", enginetest.Process("prioTimer", jePrioTimer))
 		ids := map[string]string{}
 		create := func(name, key string, p int64) {
-			js := e.jobs(e.start(key, map[string]any{"p": p}))
+			js := e.Jobs(e.Start(key, map[string]any{"p": p}))
 			if len(js) != 1 || js[0].Priority != p {
 				t.Fatalf("%s: jobs %s, want one with priority %d", name, accJobList(js), p)
 			}
 			ids[js[0].ID] = name
-			e.clock.Add(time.Second)
+			e.Clock.Add(time.Second)
 		}
 		create("A", "prioTimer", 5)   // due +60 s
 		create("B", "prioMessage", 5) // due at once
@@ -159,7 +159,7 @@ func TestExecutorAcquisitionMultiLevelOrder(t *testing.T) {
 		create("D", "prioMessage", 9)
 		create("E", "prioTimer", 1) // due +64 s
 		create("F", "prioMessage", 1)
-		e.clock.Add(time.Minute)
+		e.Clock.Add(time.Minute)
 		names := func(js []*persistence.Job) string {
 			s := ""
 			for _, j := range js {
@@ -244,7 +244,7 @@ func jeDeref(p *int64) any {
 func TestExecutorPriorityRangeLeavesFollowUpJob(t *testing.T) {
 	min := int64(5)
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deploy("followUp", enginetest.Process("followUp", `
+		e.Deploy("followUp", enginetest.Process("followUp", `
     <startEvent id="start" />
     <sequenceFlow id="f1" sourceRef="start" targetRef="urgent" />
     <serviceTask id="urgent" camunda:asyncBefore="true" camunda:expression="${true}" camunda:jobPriority="10" />
@@ -252,11 +252,11 @@ func TestExecutorPriorityRangeLeavesFollowUpJob(t *testing.T) {
     <serviceTask id="later" camunda:asyncBefore="true" camunda:expression="${true}" camunda:jobPriority="1" />
     <sequenceFlow id="f3" sourceRef="later" targetRef="end" />
     <endEvent id="end" />`))
-		pi := e.start("followUp", nil)
+		pi := e.Start("followUp", nil)
 		m := &jeMetrics{}
 		e.jeStart(bpmnlite.JobExecutorConfig{PriorityMin: &min, Metrics: m})
 		waitFor(t, "the urgent job to run", 10*time.Second, func() bool {
-			js := e.jobs(pi)
+			js := e.Jobs(pi)
 			return len(js) == 1 && js[0].ActivityID == "later"
 		})
 		m.waitCycles(t, 3)
@@ -276,14 +276,14 @@ func TestExecutorVIPOrderFirst(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		var mu sync.Mutex
 		var shipped []string
-		e.eng.RegisterDelegate("ship", bpmnlite.DelegateFunc(func(_ context.Context, ex *bpmnlite.Execution) error {
+		e.Eng.RegisterDelegate("ship", bpmnlite.DelegateFunc(func(_ context.Context, ex *bpmnlite.Execution) error {
 			name, _, err := ex.Variable("name")
 			mu.Lock()
 			shipped = append(shipped, name.(string))
 			mu.Unlock()
 			return err
 		}))
-		e.deploy("order", enginetest.Process("order", `
+		e.Deploy("order", enginetest.Process("order", `
     <startEvent id="start" />
     <sequenceFlow id="f1" sourceRef="start" targetRef="ship" />
     <serviceTask id="ship" camunda:asyncBefore="true" camunda:class="ship" camunda:jobPriority="${customer.status == 'VIP' ? 10 : 0}" />
@@ -291,8 +291,8 @@ func TestExecutorVIPOrderFirst(t *testing.T) {
     <endEvent id="end" />`))
 		customers := []struct{ name, status string }{{"casual1", "casual"}, {"vip1", "VIP"}, {"casual2", "casual"}, {"vip2", "VIP"}, {"casual3", "casual"}}
 		for _, c := range customers {
-			e.clock.Add(time.Second)
-			e.start("order", map[string]any{"name": c.name, "customer": map[string]any{"status": c.status}})
+			e.Clock.Add(time.Second)
+			e.Start("order", map[string]any{"name": c.name, "customer": map[string]any{"status": c.status}})
 		}
 		got := e.jeAcquirable(persistence.AcquireParams{ByPriority: true})
 		if !slices.Equal(jePriorities(got), []int64{10, 10, 0, 0, 0}) {
@@ -319,18 +319,18 @@ func TestExecutorVIPOrderFirst(t *testing.T) {
 // served first in, first out alongside timers.
 func TestMessageJobsGetCreationTimeAsDueDate(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{EnsureJobDueDateNotNull: true}, func(t *testing.T, e *env) {
-		e.deploy("p", enginetest.AsyncService("p", "svc", ""))
-		first := e.start("p", nil)
-		e.clock.Add(time.Second)
-		second := e.start("p", nil)
+		e.Deploy("p", enginetest.AsyncService("p", "svc", ""))
+		first := e.Start("p", nil)
+		e.Clock.Add(time.Second)
+		second := e.Start("p", nil)
 		j1, j2 := e.accOneJob(first), e.accOneJob(second)
 		if j1.DueDate == nil || !j1.DueDate.Equal(j1.CreateTime) || j2.DueDate == nil || !j2.DueDate.After(*j1.DueDate) {
 			t.Fatalf("due dates %v and %v, want the creation times", j1.DueDate, j2.DueDate)
 		}
 	})
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deploy("p", enginetest.AsyncService("p", "svc", ""))
-		if j := e.accOneJob(e.start("p", nil)); j.DueDate != nil {
+		e.Deploy("p", enginetest.AsyncService("p", "svc", ""))
+		if j := e.accOneJob(e.Start("p", nil)); j.DueDate != nil {
 			t.Fatalf("without the option a message job is due at once (no due date), got %v", j.DueDate)
 		}
 	})

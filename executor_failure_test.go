@@ -41,9 +41,9 @@ func TestExecutorRetryCycleR5PT5M(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		d := &jeSwitch{msg: "payment service down"}
 		d.failing.Store(true)
-		e.eng.RegisterDelegate("charge", d)
-		e.deploy("charge", enginetest.AsyncService("charge", "charge", "R5/PT5M"))
-		pi := e.start("charge", nil)
+		e.Eng.RegisterDelegate("charge", d)
+		e.Deploy("charge", enginetest.AsyncService("charge", "charge", "R5/PT5M"))
+		pi := e.Start("charge", nil)
 		j := e.accOneJob(pi)
 		if j.Retries != 5 {
 			t.Fatalf("new job has %d retries, want 5 from R5/PT5M", j.Retries)
@@ -54,7 +54,7 @@ func TestExecutorRetryCycleR5PT5M(t *testing.T) {
 		for want := 4; want >= 0; want-- {
 			waitFor(t, fmt.Sprintf("retries %d", want), 10*time.Second, func() bool { return e.jeJob(j.ID).Retries == want })
 			job = e.jeJob(j.ID)
-			now := e.clock.Now()
+			now := e.Clock.Now()
 			if job.DueDate == nil || !job.DueDate.Equal(now.Add(5*time.Minute)) || job.LockOwner != "" ||
 				!strings.Contains(job.ExceptionMessage, "payment service down") {
 				t.Fatalf("after failure %d: due %v (now %v), lock %q, message %q; want due in 5 minutes, unlocked, the delegate's message",
@@ -76,7 +76,7 @@ func TestExecutorRetryCycleR5PT5M(t *testing.T) {
 			if in := e.jeIncidents(bpmnlite.IncidentQuery{ProcessInstanceID: pi}); len(in) != 0 {
 				t.Fatalf("incident with %d retries left", want)
 			}
-			e.clock.Set(*job.DueDate)
+			e.Clock.Set(*job.DueDate)
 			x.Wake()
 		}
 		in := e.jeIncidents(bpmnlite.IncidentQuery{ProcessInstanceID: pi})
@@ -85,7 +85,7 @@ func TestExecutorRetryCycleR5PT5M(t *testing.T) {
 			t.Fatalf("incidents %+v, want one failedJob incident for job %s at work with message %q", in, j.ID, job.ExceptionMessage)
 		}
 		// Out of retries, the job is left alone, due or not.
-		e.clock.Add(time.Hour)
+		e.Clock.Add(time.Hour)
 		x.Wake()
 		m.waitCycles(t, 2)
 		if n := d.calls.Load(); n != 5 {
@@ -94,7 +94,7 @@ func TestExecutorRetryCycleR5PT5M(t *testing.T) {
 		// Fixing the cause and setting retries resolves the incident; the
 		// job runs again.
 		d.failing.Store(false)
-		if err := e.eng.SetJobRetries(e.ctx, j.ID, 1); err != nil {
+		if err := e.Eng.SetJobRetries(e.Ctx, j.ID, 1); err != nil {
 			t.Fatal(err)
 		}
 		if in := e.jeIncidents(bpmnlite.IncidentQuery{ProcessInstanceID: pi}); len(in) != 0 {
@@ -102,8 +102,8 @@ func TestExecutorRetryCycleR5PT5M(t *testing.T) {
 		}
 		x.Wake()
 		waitFor(t, "the instance to complete", 10*time.Second, func() bool { return e.accEnded(pi) })
-		if d.calls.Load() != 6 || e.state(pi) != "COMPLETED" {
-			t.Fatalf("%d runs, state %s; want 6 and COMPLETED", d.calls.Load(), e.state(pi))
+		if d.calls.Load() != 6 || e.State(pi) != "COMPLETED" {
+			t.Fatalf("%d runs, state %s; want 6 and COMPLETED", d.calls.Load(), e.State(pi))
 		}
 		if s := m.await(t, "6 runs", func(s jeCounts) bool { return s.failed+s.executed == 6 }); s.failed != 5 || s.executed != 1 {
 			t.Fatalf("metrics: %d failed, %d executed; want 5 and 1", s.failed, s.executed)
@@ -119,9 +119,9 @@ func TestExecutorRetryIntervalsAndDefaultCycle(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{DefaultRetryCycle: "R2/PT1M"}, func(t *testing.T, e *env) {
 		d := &jeSwitch{msg: "still down"}
 		d.failing.Store(true)
-		e.eng.RegisterDelegate("charge", d)
-		e.deploy("list", enginetest.AsyncService("list", "charge", "PT3M, PT10M,PT8M"))
-		e.deploy("plain", enginetest.AsyncService("plain", "charge", ""))
+		e.Eng.RegisterDelegate("charge", d)
+		e.Deploy("list", enginetest.AsyncService("list", "charge", "PT3M, PT10M,PT8M"))
+		e.Deploy("plain", enginetest.AsyncService("plain", "charge", ""))
 		fail := func(pi string, retries int, steps []time.Duration) {
 			t.Helper()
 			j := e.accOneJob(pi)
@@ -129,22 +129,22 @@ func TestExecutorRetryIntervalsAndDefaultCycle(t *testing.T) {
 				t.Fatalf("new job has %d retries, want %d", j.Retries, retries)
 			}
 			for i, wait := range steps {
-				if err := e.eng.ExecuteJob(e.ctx, j.ID); err == nil {
+				if err := e.Eng.ExecuteJob(e.Ctx, j.ID); err == nil {
 					t.Fatal("the job succeeded")
 				}
 				job := e.jeJob(j.ID)
-				want := e.clock.Now().Add(wait)
+				want := e.Clock.Now().Add(wait)
 				if job.Retries != retries-1-i || job.DueDate == nil || !job.DueDate.Equal(want) {
 					t.Fatalf("after failure %d: retries %d, due %v; want %d, due %v", i+1, job.Retries, job.DueDate, retries-1-i, want)
 				}
-				e.clock.Set(want)
+				e.Clock.Set(want)
 			}
 			if in := e.jeIncidents(bpmnlite.IncidentQuery{ProcessInstanceID: pi}); len(in) != 1 {
 				t.Fatalf("%d incidents after the last retry, want 1", len(in))
 			}
 		}
-		fail(e.start("list", nil), 4, []time.Duration{3 * time.Minute, 10 * time.Minute, 8 * time.Minute, 8 * time.Minute})
-		fail(e.start("plain", nil), 2, []time.Duration{time.Minute, time.Minute})
+		fail(e.Start("list", nil), 4, []time.Duration{3 * time.Minute, 10 * time.Minute, 8 * time.Minute, 8 * time.Minute})
+		fail(e.Start("plain", nil), 2, []time.Duration{time.Minute, time.Minute})
 	})
 }
 
@@ -170,31 +170,31 @@ func TestExecutorRetryCycleOnEachKindOfJob(t *testing.T) {
 				d := e.deployFiles(dir + tc.file + ".bpmn20.xml")
 				var j *bpmnlite.Job
 				if tc.key == "" {
-					js, err := e.eng.Jobs(e.ctx, bpmnlite.JobQuery{ProcessDefinitionID: d.Definitions[0].ID})
+					js, err := e.Eng.Jobs(e.Ctx, bpmnlite.JobQuery{ProcessDefinitionID: d.Definitions[0].ID})
 					if err != nil || len(js) != 1 {
 						t.Fatalf("timer start jobs: %d, %v", len(js), err)
 					}
 					j = js[0]
 				} else {
-					j = e.accOneJob(e.start(tc.key, nil))
+					j = e.accOneJob(e.Start(tc.key, nil))
 				}
 				if j.Retries != 5 {
 					t.Fatalf("new job has %d retries, want 5", j.Retries)
 				}
 				// The clock moves only once a failure was checked, so that
 				// each run happens at a known time.
-				if j.DueDate != nil && j.DueDate.After(e.clock.Now()) {
-					e.clock.Set(*j.DueDate) // a timer: due in an hour, or at the next 5 minutes
+				if j.DueDate != nil && j.DueDate.After(e.Clock.Now()) {
+					e.Clock.Set(*j.DueDate) // a timer: due in an hour, or at the next 5 minutes
 				}
 				x := e.jeStart(bpmnlite.JobExecutorConfig{}) // stopped at the end of the case
 				for want := 4; want >= 0; want-- {
 					waitFor(t, fmt.Sprintf("retries %d", want), 10*time.Second, func() bool { return e.jeJob(j.ID).Retries == want })
 					job := e.jeJob(j.ID)
-					if job.DueDate == nil || !job.DueDate.Equal(e.clock.Now().Add(5*time.Minute)) || job.ExceptionMessage == "" {
+					if job.DueDate == nil || !job.DueDate.Equal(e.Clock.Now().Add(5*time.Minute)) || job.ExceptionMessage == "" {
 						t.Fatalf("after a failure: due %v, message %q; want due in 5 minutes and a message", job.DueDate, job.ExceptionMessage)
 					}
 					if want > 0 {
-						e.clock.Set(*job.DueDate)
+						e.Clock.Set(*job.DueDate)
 						x.Wake()
 					}
 				}
@@ -212,7 +212,7 @@ func TestExecutorRetryCycleOnEachKindOfJob(t *testing.T) {
 func TestExecutorFailureRollsBackWork(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		var calls atomic.Int32
-		e.eng.RegisterDelegate("charge", bpmnlite.DelegateFunc(func(_ context.Context, ex *bpmnlite.Execution) error {
+		e.Eng.RegisterDelegate("charge", bpmnlite.DelegateFunc(func(_ context.Context, ex *bpmnlite.Execution) error {
 			if err := ex.SetVariable("charged", true); err != nil {
 				return err
 			}
@@ -224,7 +224,7 @@ func TestExecutorFailureRollsBackWork(t *testing.T) {
 			}
 			return nil
 		}))
-		e.deploy("order", enginetest.Process("order", `
+		e.Deploy("order", enginetest.Process("order", `
     <startEvent id="start" />
     <sequenceFlow id="f1" sourceRef="start" targetRef="fork" />
     <parallelGateway id="fork" camunda:asyncBefore="true" />
@@ -237,15 +237,15 @@ func TestExecutorFailureRollsBackWork(t *testing.T) {
     <parallelGateway id="join" />
     <sequenceFlow id="f6" sourceRef="join" targetRef="end" />
     <endEvent id="end" />`))
-		pi := e.start("order", map[string]any{"amount": 10})
+		pi := e.Start("order", map[string]any{"amount": 10})
 		j := e.accOneJob(pi)
-		pathBefore := e.path(pi)
+		pathBefore := e.Path(pi)
 		for i, want := range []struct {
 			retries int
 			message string
 			stack   string
 		}{{2, "card declined", "card declined"}, {1, "charge exploded", "executor_failure_test.go"}} {
-			if err := e.eng.ExecuteJob(e.ctx, j.ID); err == nil || !strings.Contains(err.Error(), want.message) {
+			if err := e.Eng.ExecuteJob(e.Ctx, j.ID); err == nil || !strings.Contains(err.Error(), want.message) {
 				t.Fatalf("run %d: %v, want an error with %q", i+1, err, want.message)
 			}
 			job := e.jeJob(j.ID)
@@ -253,16 +253,16 @@ func TestExecutorFailureRollsBackWork(t *testing.T) {
 				t.Fatalf("run %d: retries %d, message %q, stack %q; want %d, %q, a stack with %q",
 					i+1, job.Retries, job.ExceptionMessage, job.ExceptionStack, want.retries, want.message, want.stack)
 			}
-			if got := e.taskKeys(pi); got != "" {
+			if got := e.TaskKeys(pi); got != "" {
 				t.Fatalf("run %d: tasks %q survived the failure", i+1, got)
 			}
 			if v := e.accVar(pi, "charged"); v != nil {
 				t.Fatalf("run %d: variable charged = %v survived the failure", i+1, v)
 			}
-			if got := e.path(pi); got != pathBefore {
+			if got := e.Path(pi); got != pathBefore {
 				t.Fatalf("run %d: history %q, want %q as before the job", i+1, got, pathBefore)
 			}
-			if xs, at := e.executions(pi, ""), e.executions(pi, "fork"); len(xs) != 1 || len(at) != 1 || at[0].ID != pi || job.ExecutionID != pi {
+			if xs, at := e.Executions(pi, ""), e.Executions(pi, "fork"); len(xs) != 1 || len(at) != 1 || at[0].ID != pi || job.ExecutionID != pi {
 				t.Fatalf("run %d: executions %s, want the instance alone, at fork", i+1, accExecList(xs))
 			}
 		}
@@ -275,8 +275,8 @@ func TestExecutorFailureRollsBackWork(t *testing.T) {
 		// The third run succeeds, and its work stays: the task was created
 		// before the charge ran, as in the failed runs.
 		e.accExec(j.ID)
-		if e.taskKeys(pi) != "review" || e.accVar(pi, "charged") != true || !strings.Contains(e.path(pi), "review,charge") {
-			t.Fatalf("after success: tasks %q, charged %v, history %s", e.taskKeys(pi), e.accVar(pi, "charged"), e.path(pi))
+		if e.TaskKeys(pi) != "review" || e.accVar(pi, "charged") != true || !strings.Contains(e.Path(pi), "review,charge") {
+			t.Fatalf("after success: tasks %q, charged %v, history %s", e.TaskKeys(pi), e.accVar(pi, "charged"), e.Path(pi))
 		}
 	})
 }
@@ -288,7 +288,7 @@ func TestExecutorFailureRollsBackWork(t *testing.T) {
 func TestExecutorConflictKeepsRetries(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		var conflicts atomic.Int32
-		e.eng.RegisterDelegate("stale", bpmnlite.DelegateFunc(func(_ context.Context, ex *bpmnlite.Execution) error {
+		e.Eng.RegisterDelegate("stale", bpmnlite.DelegateFunc(func(_ context.Context, ex *bpmnlite.Execution) error {
 			if err := ex.SetVariable("touched", true); err != nil {
 				return err
 			}
@@ -304,11 +304,11 @@ func TestExecutorConflictKeepsRetries(t *testing.T) {
 			retries int
 		}{{"", 3}, {"R5/PT5M", 5}} {
 			key := fmt.Sprintf("stale%d", tc.retries)
-			e.deploy(key, enginetest.AsyncService(key, "stale", tc.cycle))
-			pi := e.start(key, nil)
+			e.Deploy(key, enginetest.AsyncService(key, "stale", tc.cycle))
+			pi := e.Start(key, nil)
 			j := e.accOneJob(pi)
 			conflicts.Store(1)
-			if err := e.eng.ExecuteJob(e.ctx, j.ID); !errors.Is(err, bpmnlite.ErrOptimisticLock) {
+			if err := e.Eng.ExecuteJob(e.Ctx, j.ID); !errors.Is(err, bpmnlite.ErrOptimisticLock) {
 				t.Fatalf("cycle %q: run gave %v, want ErrOptimisticLock", tc.cycle, err)
 			}
 			job := e.jeJob(j.ID)
@@ -332,7 +332,7 @@ func TestExecutorConflictKeepsRetries(t *testing.T) {
 		m := &jeMetrics{}
 		e.jeStart(bpmnlite.JobExecutorConfig{Metrics: m})
 		conflicts.Store(1)
-		pi := e.start("stale5", nil)
+		pi := e.Start("stale5", nil)
 		waitFor(t, "the instance to end", 10*time.Second, func() bool { return e.accEnded(pi) })
 		if s := m.await(t, "2 runs", func(s jeCounts) bool { return s.conflicts+s.failed+s.executed == 2 }); s.conflicts != 1 || s.failed != 0 || s.executed != 1 {
 			t.Fatalf("metrics: %d conflicts, %d failed, %d executed; want 1, 0, 1", s.conflicts, s.failed, s.executed)
@@ -411,18 +411,18 @@ func TestExecutorConcurrentJobsConflict(t *testing.T) {
 		retries int
 	}{{"", 3}, {"R5/PT5M", 5}} {
 		meet := newJeMeet()
-		e.eng.RegisterDelegate("meet", meet)
+		e.Eng.RegisterDelegate("meet", meet)
 		key := fmt.Sprintf("mi%d", tc.retries)
-		e.deploy(key, jeMeetProcess(key, tc.cycle, true))
-		pi := e.start(key, map[string]any{"counter": 0})
-		js := e.jobs(pi)
+		e.Deploy(key, jeMeetProcess(key, tc.cycle, true))
+		pi := e.Start(key, map[string]any{"counter": 0})
+		js := e.Jobs(pi)
 		if len(js) != 2 {
 			t.Fatalf("%d jobs, want 2", len(js))
 		}
 		errs := make([]error, 2)
 		var wg sync.WaitGroup
 		for i, j := range js {
-			wg.Go(func() { errs[i] = e.eng.ExecuteJob(e.ctx, j.ID) })
+			wg.Go(func() { errs[i] = e.Eng.ExecuteJob(e.Ctx, j.ID) })
 		}
 		wg.Wait()
 		lost := -1
@@ -443,7 +443,7 @@ func TestExecutorConcurrentJobsConflict(t *testing.T) {
 			t.Fatalf("cycle %q: conflicted job has retries %d, message %q, lock %q; want %d, a message, unlocked", tc.cycle, job.Retries, job.ExceptionMessage, job.LockOwner, tc.retries)
 		}
 		e.accExec(job.ID)
-		if got, c := e.taskKeys(pi), e.accVar(pi, "counter"); got != "done" || c != int64(2) {
+		if got, c := e.TaskKeys(pi), e.accVar(pi, "counter"); got != "done" || c != int64(2) {
 			t.Fatalf("cycle %q: tasks %q, counter %v; want done and 2 (no lost update)", tc.cycle, got, c)
 		}
 	}
@@ -451,12 +451,12 @@ func TestExecutorConcurrentJobsConflict(t *testing.T) {
 	// Under the executor, with the jobs non-exclusive: they run in
 	// parallel, one conflicts and is run again; nothing is lost.
 	meet := newJeMeet()
-	e.eng.RegisterDelegate("meet", meet)
-	e.deploy("parallel", jeMeetProcess("parallel", "", false))
-	pi := e.start("parallel", map[string]any{"counter": 0})
+	e.Eng.RegisterDelegate("meet", meet)
+	e.Deploy("parallel", jeMeetProcess("parallel", "", false))
+	pi := e.Start("parallel", map[string]any{"counter": 0})
 	m := &jeMetrics{}
 	e.jeStart(bpmnlite.JobExecutorConfig{PoolSize: 2, Metrics: m})
-	waitFor(t, "both jobs to complete", 20*time.Second, func() bool { return e.taskKeys(pi) == "done" })
+	waitFor(t, "both jobs to complete", 20*time.Second, func() bool { return e.TaskKeys(pi) == "done" })
 	if c := e.accVar(pi, "counter"); c != int64(2) {
 		t.Fatalf("counter %v, want 2 (no lost update)", c)
 	}
@@ -479,27 +479,27 @@ func TestExecutorPoisonJob(t *testing.T) {
 	p := func(v int64) *int64 { return &v }
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		var calls atomic.Int32
-		e.eng.RegisterDelegate("crash", bpmnlite.DelegateFunc(func(context.Context, *bpmnlite.Execution) error {
+		e.Eng.RegisterDelegate("crash", bpmnlite.DelegateFunc(func(context.Context, *bpmnlite.Execution) error {
 			calls.Add(1)
 			return nil
 		}))
-		e.deploy("poison", enginetest.AsyncService("poison", "crash", ""))
-		e.deploy("survivor", enginetest.Process("survivor", `
+		e.Deploy("poison", enginetest.AsyncService("poison", "crash", ""))
+		e.Deploy("survivor", enginetest.Process("survivor", `
     <startEvent id="start" />
     <sequenceFlow id="f1" sourceRef="start" targetRef="work" />
     <serviceTask id="work" camunda:asyncBefore="true" camunda:class="crash" camunda:jobPriority="1" />
     <sequenceFlow id="f2" sourceRef="work" targetRef="end" />
     <endEvent id="end" />`))
-		poisonPI, otherPI := e.start("poison", nil), e.start("survivor", nil)
+		poisonPI, otherPI := e.Start("poison", nil), e.Start("survivor", nil)
 		poison, other := e.accOneJob(poisonPI), e.accOneJob(otherPI)
 		const lockTime = time.Minute
 		// The other job (priority 1) is locked once by a node that dies.
-		if got := e.jeLock("dead-node-0", e.clock.Now().Add(lockTime), persistence.AcquireParams{PriorityMin: p(1)}); len(got) != 1 || got[0].ID != other.ID {
+		if got := e.jeLock("dead-node-0", e.Clock.Now().Add(lockTime), persistence.AcquireParams{PriorityMin: p(1)}); len(got) != 1 || got[0].ID != other.ID {
 			t.Fatalf("locked %s, want the survivor job", jeDescribe(got))
 		}
 		for i, want := range []int{3, 2, 1} {
 			owner := fmt.Sprintf("dead-node-%d", i+1)
-			got := e.jeLock(owner, e.clock.Now().Add(lockTime), persistence.AcquireParams{PriorityMax: p(0)})
+			got := e.jeLock(owner, e.Clock.Now().Add(lockTime), persistence.AcquireParams{PriorityMax: p(0)})
 			if len(got) != 1 || got[0].ID != poison.ID || got[0].Retries != want {
 				t.Fatalf("takeover %d: locked %s, want the poison job with %d retries", i, jeDescribe(got), want)
 			}
@@ -510,7 +510,7 @@ func TestExecutorPoisonJob(t *testing.T) {
 			if got := e.jeAcquirable(persistence.AcquireParams{PriorityMax: p(0)}); len(got) != 0 {
 				t.Fatalf("a live lock is acquirable: %s", jeDescribe(got))
 			}
-			e.clock.Add(lockTime + time.Second)
+			e.Clock.Add(lockTime + time.Second)
 		}
 		m := &jeMetrics{}
 		e.jeStart(bpmnlite.JobExecutorConfig{LockOwner: "survivor-node", LockTime: lockTime, Metrics: m})

@@ -12,6 +12,7 @@ import (
 
 	"github.com/bpmnlite/bpmnlite"
 	"github.com/bpmnlite/bpmnlite/internal/enginetest"
+	"github.com/bpmnlite/bpmnlite/internal/harness"
 	"github.com/bpmnlite/bpmnlite/internal/testdb"
 	"github.com/bpmnlite/bpmnlite/jobexecutor"
 	"github.com/bpmnlite/bpmnlite/persistence"
@@ -103,9 +104,9 @@ func (m *jeMetrics) waitCycles(t *testing.T, n int) {
 // quick waits for tests; cfg presets the rest. The executor is stopped when
 // the test ends.
 func (e *env) jeStart(cfg bpmnlite.JobExecutorConfig) *jobexecutor.Executor {
-	e.t.Helper()
-	if cfg.Clock == nil && e.clock != nil {
-		cfg.Clock = e.clock.Now
+	e.T.Helper()
+	if cfg.Clock == nil && e.Clock != nil {
+		cfg.Clock = e.Clock.Now
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -116,14 +117,14 @@ func (e *env) jeStart(cfg bpmnlite.JobExecutorConfig) *jobexecutor.Executor {
 	if cfg.MaxWait == 0 {
 		cfg.MaxWait = 100 * time.Millisecond
 	}
-	x, err := bpmnlite.NewJobExecutor(cfg, e.eng)
+	x, err := bpmnlite.NewJobExecutor(cfg, e.Eng)
 	if err != nil {
-		e.t.Fatalf("new job executor: %v", err)
+		e.T.Fatalf("new job executor: %v", err)
 	}
-	if err := x.Start(e.ctx); err != nil {
-		e.t.Fatalf("start job executor: %v", err)
+	if err := x.Start(e.Ctx); err != nil {
+		e.T.Fatalf("start job executor: %v", err)
 	}
-	e.t.Cleanup(func() {
+	e.T.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		_ = x.Stop(ctx)
@@ -136,23 +137,23 @@ func (e *env) jeStart(cfg bpmnlite.JobExecutorConfig) *jobexecutor.Executor {
 // without locking anything: the acquisition's transaction is rolled back.
 // This is Camunda's "acquirable list".
 func (e *env) jeAcquirable(p persistence.AcquireParams) []*persistence.Job {
-	e.t.Helper()
+	e.T.Helper()
 	if p.Now.IsZero() {
-		p.Now = e.clock.Now()
+		p.Now = e.Clock.Now()
 	}
 	p.LockOwner = "probe"
 	p.LockUntil = p.Now.Add(time.Minute)
 	if p.Limit == 0 {
 		p.Limit = 1000
 	}
-	t, err := e.eng.StoreForTest().Begin(e.ctx, false)
+	t, err := e.Eng.StoreForTest().Begin(e.Ctx, false)
 	if err != nil {
-		e.t.Fatalf("begin: %v", err)
+		e.T.Fatalf("begin: %v", err)
 	}
-	defer func() { _ = t.Rollback(context.WithoutCancel(e.ctx)) }()
-	jobs, err := persistence.AcquireJobs(e.ctx, t, p)
+	defer func() { _ = t.Rollback(context.WithoutCancel(e.Ctx)) }()
+	jobs, err := persistence.AcquireJobs(e.Ctx, t, p)
 	if err != nil {
-		e.t.Fatalf("acquire jobs: %v", err)
+		e.T.Fatalf("acquire jobs: %v", err)
 	}
 	return jobs
 }
@@ -160,62 +161,62 @@ func (e *env) jeAcquirable(p persistence.AcquireParams) []*persistence.Job {
 // jeLock acquires (and commits) the jobs p selects for owner until
 // lockUntil, as a node's acquisition would, and returns them locked.
 func (e *env) jeLock(owner string, lockUntil time.Time, p persistence.AcquireParams) []*persistence.Job {
-	e.t.Helper()
-	p.Now, p.LockOwner, p.LockUntil = e.clock.Now(), owner, lockUntil
+	e.T.Helper()
+	p.Now, p.LockOwner, p.LockUntil = e.Clock.Now(), owner, lockUntil
 	if p.Limit == 0 {
 		p.Limit = 1000
 	}
-	t, err := e.eng.StoreForTest().Begin(e.ctx, false)
+	t, err := e.Eng.StoreForTest().Begin(e.Ctx, false)
 	if err != nil {
-		e.t.Fatalf("begin: %v", err)
+		e.T.Fatalf("begin: %v", err)
 	}
-	jobs, err := persistence.AcquireJobs(e.ctx, t, p)
+	jobs, err := persistence.AcquireJobs(e.Ctx, t, p)
 	if err == nil {
-		err = t.Commit(e.ctx)
+		err = t.Commit(e.Ctx)
 	}
 	if err != nil {
-		_ = t.Rollback(context.WithoutCancel(e.ctx))
-		e.t.Fatalf("lock jobs for %s: %v", owner, err)
+		_ = t.Rollback(context.WithoutCancel(e.Ctx))
+		e.T.Fatalf("lock jobs for %s: %v", owner, err)
 	}
 	return jobs
 }
 
 // jeJob returns job id, failing the test when it is gone.
 func (e *env) jeJob(id string) *bpmnlite.Job {
-	e.t.Helper()
-	js, err := e.eng.Jobs(e.ctx, bpmnlite.JobQuery{ID: id})
+	e.T.Helper()
+	js, err := e.Eng.Jobs(e.Ctx, bpmnlite.JobQuery{ID: id})
 	if err != nil || len(js) != 1 {
-		e.t.Fatalf("job %s: %d rows, %v", id, len(js), err)
+		e.T.Fatalf("job %s: %d rows, %v", id, len(js), err)
 	}
 	return js[0]
 }
 
 // jeJobGone reports whether job id no longer exists.
 func (e *env) jeJobGone(id string) bool {
-	e.t.Helper()
-	js, err := e.eng.Jobs(e.ctx, bpmnlite.JobQuery{ID: id})
+	e.T.Helper()
+	js, err := e.Eng.Jobs(e.Ctx, bpmnlite.JobQuery{ID: id})
 	if err != nil {
-		e.t.Fatalf("jobs: %v", err)
+		e.T.Fatalf("jobs: %v", err)
 	}
 	return len(js) == 0
 }
 
 // jeLog returns the job log entries matching q.
 func (e *env) jeLog(q bpmnlite.JobLogQuery) []*bpmnlite.JobLogEntry {
-	e.t.Helper()
-	l, err := e.eng.JobLog(e.ctx, q)
+	e.T.Helper()
+	l, err := e.Eng.JobLog(e.Ctx, q)
 	if err != nil {
-		e.t.Fatalf("job log: %v", err)
+		e.T.Fatalf("job log: %v", err)
 	}
 	return l
 }
 
 // jeIncidents returns the open incidents matching q.
 func (e *env) jeIncidents(q bpmnlite.IncidentQuery) []*bpmnlite.Incident {
-	e.t.Helper()
-	in, err := e.eng.Incidents(e.ctx, q)
+	e.T.Helper()
+	in, err := e.Eng.Incidents(e.Ctx, q)
 	if err != nil {
-		e.t.Fatalf("incidents: %v", err)
+		e.T.Fatalf("incidents: %v", err)
 	}
 	return in
 }
@@ -246,18 +247,18 @@ func jeTimeoutProcess(key, duration string, escalate bool) string {
 
 // jeStartN starts n instances of key.
 func (e *env) jeStartN(key string, n int) []string {
-	e.t.Helper()
+	e.T.Helper()
 	var pis []string
 	for range n {
-		pis = append(pis, e.start(key, nil))
+		pis = append(pis, e.Start(key, nil))
 	}
 	return pis
 }
 
 // jeWaitEnded waits until every instance of pis has ended.
 func (e *env) jeWaitEnded(pis []string, timeout time.Duration) {
-	e.t.Helper()
-	waitFor(e.t, "every instance to end", timeout, func() bool {
+	e.T.Helper()
+	waitFor(e.T, "every instance to end", timeout, func() bool {
 		for _, pi := range pis {
 			if !e.accEnded(pi) {
 				return false
@@ -269,7 +270,7 @@ func (e *env) jeWaitEnded(pis []string, timeout time.Duration) {
 
 // jeStartBefore starts n instances of key directly before activity.
 func (e *env) jeStartBefore(key, activity string, n int) []string {
-	e.t.Helper()
+	e.T.Helper()
 	var pis []string
 	for range n {
 		pis = append(pis, e.accStartBefore(key, activity))
@@ -320,7 +321,7 @@ func jeDescribe(js []*persistence.Job) string {
 }
 
 // eachBackendRealTime is eachBackend with the wall clock instead of a fake
-// one (env.clock is nil), for tests that measure when jobs ran.
+// one (env.Clock is nil), for tests that measure when jobs ran.
 func eachBackendRealTime(t *testing.T, cfg bpmnlite.Config, f func(t *testing.T, e *env)) {
 	t.Helper()
 	for _, b := range testdb.Backends(t) {
@@ -338,7 +339,7 @@ func eachBackendRealTime(t *testing.T, cfg bpmnlite.Config, f func(t *testing.T,
 				t.Fatalf("open engine on %s: %v", b.Name, err)
 			}
 			t.Cleanup(func() { _ = eng.Close() })
-			f(t, &env{t: t, eng: eng, ctx: t.Context(), cfg: cfg})
+			f(t, &env{&harness.Env{T: t, Eng: eng, Ctx: t.Context(), Cfg: cfg}})
 		})
 	}
 }

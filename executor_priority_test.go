@@ -20,7 +20,7 @@ func TestExecutorPriorityExpressions(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		e.deployFiles(prioDir + "_needs-extra/jobPrioExpressionProcess.bpmn20.xml")
 		startBefore := func(activity string, vars map[string]any) (string, error) {
-			return e.eng.Start(e.ctx, bpmnlite.StartRequest{Key: "jobPrioExpressionProcess", StartBefore: activity, Variables: vars})
+			return e.Eng.Start(e.Ctx, bpmnlite.StartRequest{Key: "jobPrioExpressionProcess", StartBefore: activity, Variables: vars})
 		}
 		cases := []struct {
 			activity string
@@ -50,7 +50,7 @@ func TestExecutorPriorityExpressions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := e.eng.SetVariables(e.ctx, pi, map[string]any{"priority": 33}); err != nil {
+		if err := e.Eng.SetVariables(e.Ctx, pi, map[string]any{"priority": 33}); err != nil {
 			t.Fatal(err)
 		}
 		e.accExec(e.accOneJob(pi).ID)
@@ -97,11 +97,11 @@ func TestExecutorOverridingJobPriority(t *testing.T) {
 		e.deployFiles(prioDir+"asyncTaskProcess.bpmn20.xml", prioDir+"_needs-extra/jobPrioProcess.bpmn20.xml")
 		jobDef := func(key, activity, config string) *bpmnlite.JobDefinition {
 			t.Helper()
-			defs, err := e.eng.ProcessDefinitions(e.ctx, bpmnlite.DefinitionQuery{Key: key, LatestOnly: true})
+			defs, err := e.Eng.ProcessDefinitions(e.Ctx, bpmnlite.DefinitionQuery{Key: key, LatestOnly: true})
 			if err != nil || len(defs) != 1 {
 				t.Fatalf("definition %s: %v", key, err)
 			}
-			jds, err := e.eng.JobDefinitions(e.ctx, defs[0].ID, activity)
+			jds, err := e.Eng.JobDefinitions(e.Ctx, defs[0].ID, activity)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -116,7 +116,7 @@ func TestExecutorOverridingJobPriority(t *testing.T) {
 		priority := func(pi string) int64 { t.Helper(); return e.accOneJob(pi).Priority }
 		override := func(jd *bpmnlite.JobDefinition) *int64 {
 			t.Helper()
-			jds, err := e.eng.JobDefinitions(e.ctx, jd.ProcessDefinitionID, jd.ActivityID)
+			jds, err := e.Eng.JobDefinitions(e.Ctx, jd.ProcessDefinitionID, jd.ActivityID)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -134,42 +134,42 @@ func TestExecutorOverridingJobPriority(t *testing.T) {
 		if jd.OverridingPriority != nil {
 			t.Fatalf("new job definition has overriding priority %d, want none", *jd.OverridingPriority)
 		}
-		first := e.start("asyncTaskProcess", nil)
-		if err := e.eng.SetOverridingJobPriority(e.ctx, jd.ID, 42, false); err != nil {
+		first := e.Start("asyncTaskProcess", nil)
+		if err := e.Eng.SetOverridingJobPriority(e.Ctx, jd.ID, 42, false); err != nil {
 			t.Fatal(err)
 		}
 		if p := override(jd); p == nil || *p != 42 {
 			t.Fatalf("overriding priority %v, want 42", p)
 		}
-		second := e.start("asyncTaskProcess", nil)
+		second := e.Start("asyncTaskProcess", nil)
 		if priority(first) != 0 || priority(second) != 42 {
 			t.Fatalf("without cascade: existing job %d, new job %d; want 0 and 42", priority(first), priority(second))
 		}
-		if err := e.eng.SetOverridingJobPriority(e.ctx, jd.ID, 52, true); err != nil {
+		if err := e.Eng.SetOverridingJobPriority(e.Ctx, jd.ID, 52, true); err != nil {
 			t.Fatal(err)
 		}
-		third := e.start("asyncTaskProcess", nil)
+		third := e.Start("asyncTaskProcess", nil)
 		if priority(first) != 52 || priority(second) != 52 || priority(third) != 52 {
 			t.Fatalf("with cascade: %d %d %d, want 52 for all", priority(first), priority(second), priority(third))
 		}
 		for range 2 { // clearing twice is harmless
-			if err := e.eng.ClearOverridingJobPriority(e.ctx, jd.ID); err != nil {
+			if err := e.Eng.ClearOverridingJobPriority(e.Ctx, jd.ID); err != nil {
 				t.Fatal(err)
 			}
 		}
 		if p := override(jd); p != nil {
 			t.Fatalf("cleared overriding priority is %d, want none", *p)
 		}
-		if p := priority(e.start("asyncTaskProcess", nil)); p != 0 || priority(first) != 52 {
+		if p := priority(e.Start("asyncTaskProcess", nil)); p != 0 || priority(first) != 52 {
 			t.Fatalf("after clearing: new job %d, existing %d; want 0 and 52 kept", p, priority(first))
 		}
 
 		// jobPrioProcess: four job definitions, task2 says 5.
-		defs, err := e.eng.ProcessDefinitions(e.ctx, bpmnlite.DefinitionQuery{Key: "jobPrioProcess"})
+		defs, err := e.Eng.ProcessDefinitions(e.Ctx, bpmnlite.DefinitionQuery{Key: "jobPrioProcess"})
 		if err != nil || len(defs) != 1 {
 			t.Fatalf("definitions: %v", err)
 		}
-		all, err := e.eng.JobDefinitions(e.ctx, defs[0].ID, "")
+		all, err := e.Eng.JobDefinitions(e.Ctx, defs[0].ID, "")
 		if err != nil || len(all) != 4 {
 			t.Fatalf("%d job definitions (%v), want 4", len(all), err)
 		}
@@ -178,18 +178,18 @@ func TestExecutorOverridingJobPriority(t *testing.T) {
 				t.Errorf("job definition %s/%s has an overriding priority", jd.ActivityID, jd.JobConfiguration)
 			}
 		}
-		if task2, err := e.eng.JobDefinitions(e.ctx, defs[0].ID, "task2"); err != nil || len(task2) != 2 {
+		if task2, err := e.Eng.JobDefinitions(e.Ctx, defs[0].ID, "task2"); err != nil || len(task2) != 2 {
 			t.Fatalf("%d job definitions at task2 (%v), want before and after", len(task2), err)
 		}
 		jd = jobDef("jobPrioProcess", "task2", "async-before")
 		old := e.accStartBefore("jobPrioProcess", "task2")
-		if err := e.eng.SetOverridingJobPriority(e.ctx, jd.ID, 62, false); err != nil {
+		if err := e.Eng.SetOverridingJobPriority(e.Ctx, jd.ID, 62, false); err != nil {
 			t.Fatal(err)
 		}
 		if p := priority(e.accStartBefore("jobPrioProcess", "task2")); p != 62 || priority(old) != 5 {
 			t.Fatalf("override 62: new job %d, existing %d; want 62 and 5", p, priority(old))
 		}
-		if err := e.eng.SetOverridingJobPriority(e.ctx, jd.ID, 72, true); err != nil {
+		if err := e.Eng.SetOverridingJobPriority(e.Ctx, jd.ID, 72, true); err != nil {
 			t.Fatal(err)
 		}
 		if p := priority(e.accStartBefore("jobPrioProcess", "task2")); p != 72 || priority(old) != 72 {
@@ -201,10 +201,10 @@ func TestExecutorOverridingJobPriority(t *testing.T) {
 		if p := priority(e.accStartBefore("jobPrioProcess", "task2")); p != 5 || priority(old) != 72 {
 			t.Fatalf("after redeploying: new job %d, old %d; want 5 and 72", p, priority(old))
 		}
-		if err := e.eng.ClearOverridingJobPriority(e.ctx, jd.ID); err != nil {
+		if err := e.Eng.ClearOverridingJobPriority(e.Ctx, jd.ID); err != nil {
 			t.Fatal(err)
 		}
-		pi, err := e.eng.Start(e.ctx, bpmnlite.StartRequest{DefinitionID: defs[0].ID, StartBefore: "task2"})
+		pi, err := e.Eng.Start(e.Ctx, bpmnlite.StartRequest{DefinitionID: defs[0].ID, StartBefore: "task2"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -214,7 +214,7 @@ func TestExecutorOverridingJobPriority(t *testing.T) {
 
 		// Extreme values are stored as given.
 		for _, v := range []int64{math.MaxInt64, math.MinInt64 + 1} {
-			if err := e.eng.SetOverridingJobPriority(e.ctx, jd.ID, v, true); err != nil {
+			if err := e.Eng.SetOverridingJobPriority(e.Ctx, jd.ID, v, true); err != nil {
 				t.Fatal(err)
 			}
 			if p := override(jd); p == nil || *p != v || priority(old) != v {
@@ -223,14 +223,14 @@ func TestExecutorOverridingJobPriority(t *testing.T) {
 		}
 
 		// Errors.
-		err = e.eng.SetOverridingJobPriority(e.ctx, "someNonExistingJobDefinitionId", 42, false)
+		err = e.Eng.SetOverridingJobPriority(e.Ctx, "someNonExistingJobDefinitionId", 42, false)
 		if !errors.Is(err, bpmnlite.ErrNotFound) || !strings.Contains(err.Error(), "job definition with id 'someNonExistingJobDefinitionId' does not exist") {
 			t.Errorf("unknown job definition: %v", err)
 		}
-		if err := e.eng.ClearOverridingJobPriority(e.ctx, "someNonExistingJobDefinitionId"); !errors.Is(err, bpmnlite.ErrNotFound) {
+		if err := e.Eng.ClearOverridingJobPriority(e.Ctx, "someNonExistingJobDefinitionId"); !errors.Is(err, bpmnlite.ErrNotFound) {
 			t.Errorf("clearing an unknown job definition: %v", err)
 		}
-		if err := e.eng.SetOverridingJobPriority(e.ctx, "", 42, false); err == nil || !strings.Contains(err.Error(), "jobDefinitionId is null") {
+		if err := e.Eng.SetOverridingJobPriority(e.Ctx, "", 42, false); err == nil || !strings.Contains(err.Error(), "jobDefinitionId is null") {
 			t.Errorf("empty job definition id: %v", err)
 		}
 	})
@@ -241,11 +241,11 @@ func TestExecutorOverridingJobPriority(t *testing.T) {
 func TestExecutorSetJobPriority(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		e.deployFiles(prioDir + "asyncTaskProcess.bpmn20.xml")
-		pi := e.start("asyncTaskProcess", nil)
-		other := e.start("asyncTaskProcess", nil)
+		pi := e.Start("asyncTaskProcess", nil)
+		other := e.Start("asyncTaskProcess", nil)
 		j := e.accOneJob(pi)
 		for _, v := range []int64{42, math.MaxInt64, math.MinInt64 + 1} {
-			if err := e.eng.SetJobPriority(e.ctx, j.ID, v); err != nil {
+			if err := e.Eng.SetJobPriority(e.Ctx, j.ID, v); err != nil {
 				t.Fatal(err)
 			}
 			if p := e.accOneJob(pi).Priority; p != v {
@@ -255,11 +255,11 @@ func TestExecutorSetJobPriority(t *testing.T) {
 		if p := e.accOneJob(other).Priority; p != 0 {
 			t.Fatalf("the other job's priority changed to %d", p)
 		}
-		err := e.eng.SetJobPriority(e.ctx, "nonExistingJob", 42)
+		err := e.Eng.SetJobPriority(e.Ctx, "nonExistingJob", 42)
 		if !errors.Is(err, bpmnlite.ErrNotFound) || !strings.Contains(err.Error(), "No job found with id 'nonExistingJob'") {
 			t.Errorf("unknown job: %v", err)
 		}
-		if err := e.eng.SetJobPriority(e.ctx, "", 42); err == nil || !strings.Contains(err.Error(), "Job id must not be null") {
+		if err := e.Eng.SetJobPriority(e.Ctx, "", 42); err == nil || !strings.Contains(err.Error(), "Job id must not be null") {
 			t.Errorf("empty job id: %v", err)
 		}
 	})

@@ -56,7 +56,7 @@ type jeInterval struct {
 // jeRuns returns the runs (succeeded and failed) of the given instances'
 // jobs, from the job log.
 func (e *env) jeRuns(pis []string) []jeInterval {
-	e.t.Helper()
+	e.T.Helper()
 	var out []jeInterval
 	for _, pi := range pis {
 		for _, l := range e.jeLog(bpmnlite.JobLogQuery{ProcessInstanceID: pi}) {
@@ -80,7 +80,7 @@ func (a jeInterval) overlaps(b jeInterval) bool {
 // retry.
 func TestExecutorExclusiveJobs(t *testing.T) {
 	eachBackendRealTime(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.eng.RegisterDelegate("nap", bpmnlite.DelegateFunc(func(ctx context.Context, _ *bpmnlite.Execution) error {
+		e.Eng.RegisterDelegate("nap", bpmnlite.DelegateFunc(func(ctx context.Context, _ *bpmnlite.Execution) error {
 			select {
 			case <-time.After(20 * time.Millisecond):
 				return nil
@@ -88,11 +88,11 @@ func TestExecutorExclusiveJobs(t *testing.T) {
 				return ctx.Err()
 			}
 		}))
-		e.deploy("exclusive", jeFork("exclusive", true))
-		e.deploy("shared", jeFork("shared", false))
+		e.Deploy("exclusive", jeFork("exclusive", true))
+		e.Deploy("shared", jeFork("shared", false))
 		var exclusive, shared []string
 		for range 4 {
-			exclusive = append(exclusive, e.start("exclusive", nil))
+			exclusive = append(exclusive, e.Start("exclusive", nil))
 		}
 		m := &jeMetrics{}
 		e.jeStart(bpmnlite.JobExecutorConfig{PoolSize: 4, Metrics: m})
@@ -102,7 +102,7 @@ func TestExecutorExclusiveJobs(t *testing.T) {
 		// Then, on the idle pool, instances with non-exclusive jobs: four
 		// workers for their six jobs.
 		for range 2 {
-			shared = append(shared, e.start("shared", nil))
+			shared = append(shared, e.Start("shared", nil))
 		}
 		for _, pi := range shared {
 			waitFor(t, "instance "+pi+" to end", 30*time.Second, func() bool { return e.accEnded(pi) })
@@ -165,16 +165,16 @@ func TestExecutorExclusiveCorpus(t *testing.T) {
 		e.deployFiles(dir+"ExclusiveTaskTest.testExclusiveServiceConcurrent.bpmn20.xml", dir+"ExclusiveTimerEventTest.testCatchingTimerEvent.bpmn20.xml")
 		m := &jeMetrics{}
 		x := e.jeStart(bpmnlite.JobExecutorConfig{PoolSize: 4, Metrics: m})
-		concurrent := e.start("exclusive", nil)
+		concurrent := e.Start("exclusive", nil)
 		waitFor(t, "the concurrent exclusive jobs to complete", 20*time.Second, func() bool { return e.accEnded(concurrent) })
-		if e.state(concurrent) != "COMPLETED" {
-			t.Fatalf("state %s, want COMPLETED", e.state(concurrent))
+		if e.State(concurrent) != "COMPLETED" {
+			t.Fatalf("state %s, want COMPLETED", e.State(concurrent))
 		}
-		timers := e.start("exclusiveTimers", nil)
-		if n := len(e.jobs(timers)); n != 3 {
+		timers := e.Start("exclusiveTimers", nil)
+		if n := len(e.Jobs(timers)); n != 3 {
 			t.Fatalf("%d timer jobs, want 3", n)
 		}
-		e.clock.Add(50*time.Minute + 5*time.Second)
+		e.Clock.Add(50*time.Minute + 5*time.Second)
 		x.Wake()
 		waitFor(t, "the timers to join", 20*time.Second, func() bool { return e.accEnded(timers) })
 		for _, pi := range []string{concurrent, timers} {
@@ -187,7 +187,7 @@ func TestExecutorExclusiveCorpus(t *testing.T) {
 		}
 		for _, seq := range []string{"ExclusiveTaskTest.testExclusiveSequence2.bpmn20.xml", "ExclusiveTaskTest.testExclusiveSequence3.bpmn20.xml"} {
 			e.deployFiles(dir + seq)
-			pi := e.start("testProcess", nil)
+			pi := e.Start("testProcess", nil)
 			waitFor(t, seq+" to complete", 20*time.Second, func() bool { return e.accEnded(pi) })
 		}
 		if s := m.snapshot(); s.failed != 0 || s.conflicts != 0 {
@@ -203,31 +203,31 @@ func TestExecutorExclusiveCorpus(t *testing.T) {
 func TestExecutorTimers(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		e.deployFiles(jeDir+"processWithTimerCatch.bpmn20.xml", "camunda/timers/StartTimerEventTest.testPriorityInTimerCycleEvent.bpmn20.xml")
-		e.deploy("escalation", jeTimeoutProcess("escalation", "PT10M", true))
+		e.Deploy("escalation", jeTimeoutProcess("escalation", "PT10M", true))
 		x := e.jeStart(bpmnlite.JobExecutorConfig{})
-		catch := e.start("testProcess", nil)
-		escalation := e.start("escalation", nil)
+		catch := e.Start("testProcess", nil)
+		escalation := e.Start("escalation", nil)
 
 		cycleJobs := func() []*bpmnlite.Job {
-			js, err := e.eng.Jobs(e.ctx, bpmnlite.JobQuery{ProcessDefinitionKey: "startTimerEventExampleCycle"})
+			js, err := e.Eng.Jobs(e.Ctx, bpmnlite.JobQuery{ProcessDefinitionKey: "startTimerEventExampleCycle"})
 			if err != nil {
 				t.Fatal(err)
 			}
 			return js
 		}
 		first := cycleJobs()
-		if len(first) != 1 || first[0].Priority != 9999 || !first[0].DueDate.Equal(e.clock.Now().Add(5*time.Minute)) {
+		if len(first) != 1 || first[0].Priority != 9999 || !first[0].DueDate.Equal(e.Clock.Now().Add(5*time.Minute)) {
 			t.Fatalf("timer start jobs %s, want one with priority 9999 due in 5 minutes", accJobList(first))
 		}
 
-		e.clock.Add(time.Minute)
+		e.Clock.Add(time.Minute)
 		x.Wake()
 		waitFor(t, "the intermediate timer", 10*time.Second, func() bool { return e.accEnded(catch) })
-		if e.taskKeys(escalation) != "work" {
-			t.Fatalf("the boundary timer fired early: tasks %q", e.taskKeys(escalation))
+		if e.TaskKeys(escalation) != "work" {
+			t.Fatalf("the boundary timer fired early: tasks %q", e.TaskKeys(escalation))
 		}
 
-		e.clock.Add(4*time.Minute + 5*time.Second) // +5 min 5 s
+		e.Clock.Add(4*time.Minute + 5*time.Second) // +5 min 5 s
 		x.Wake()
 		waitFor(t, "the first cycle run", 10*time.Second, func() bool { return len(e.accInstances("startTimerEventExampleCycle")) == 1 })
 		var next []*bpmnlite.Job
@@ -238,9 +238,9 @@ func TestExecutorTimers(t *testing.T) {
 			t.Fatalf("next cycle job %s due %v, want priority 9999 due 5 minutes after the first", accJobList(next), next[0].DueDate)
 		}
 
-		e.clock.Add(5 * time.Minute) // +10 min 5 s: the boundary timer and the second cycle run
+		e.Clock.Add(5 * time.Minute) // +10 min 5 s: the boundary timer and the second cycle run
 		x.Wake()
-		waitFor(t, "the boundary timer", 10*time.Second, func() bool { return e.taskKeys(escalation) == "escalate" })
+		waitFor(t, "the boundary timer", 10*time.Second, func() bool { return e.TaskKeys(escalation) == "escalate" })
 		waitFor(t, "the second cycle run", 10*time.Second, func() bool { return len(e.accInstances("startTimerEventExampleCycle")) == 2 })
 		if js := cycleJobs(); len(js) != 0 {
 			t.Fatalf("jobs %s left after the two runs of R2", accJobList(js))
@@ -254,24 +254,24 @@ func TestExecutorStopUnlocksQueuedJobs(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		entered, release := make(chan struct{}, 8), make(chan struct{})
 		var calls atomic.Int32
-		e.eng.RegisterDelegate("slow", bpmnlite.DelegateFunc(func(context.Context, *bpmnlite.Execution) error {
+		e.Eng.RegisterDelegate("slow", bpmnlite.DelegateFunc(func(context.Context, *bpmnlite.Execution) error {
 			calls.Add(1)
 			entered <- struct{}{}
 			<-release
 			return nil
 		}))
-		e.deploy("slow", enginetest.AsyncService("slow", "slow", ""))
-		pis := []string{e.start("slow", nil), e.start("slow", nil), e.start("slow", nil)}
-		x, err := bpmnlite.NewJobExecutor(bpmnlite.JobExecutorConfig{PoolSize: 1, QueueSize: 2, Clock: e.clock.Now, WaitTime: 10 * time.Millisecond, LockOwner: "stopping"}, e.eng)
+		e.Deploy("slow", enginetest.AsyncService("slow", "slow", ""))
+		pis := []string{e.Start("slow", nil), e.Start("slow", nil), e.Start("slow", nil)}
+		x, err := bpmnlite.NewJobExecutor(bpmnlite.JobExecutorConfig{PoolSize: 1, QueueSize: 2, Clock: e.Clock.Now, WaitTime: 10 * time.Millisecond, LockOwner: "stopping"}, e.Eng)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := x.Start(e.ctx); err != nil {
+		if err := x.Start(e.Ctx); err != nil {
 			t.Fatal(err)
 		}
 		<-entered
 		waitFor(t, "all three jobs locked", 10*time.Second, func() bool {
-			js, err := e.eng.Jobs(e.ctx, bpmnlite.JobQuery{Locked: true})
+			js, err := e.Eng.Jobs(e.Ctx, bpmnlite.JobQuery{Locked: true})
 			return err == nil && len(js) == 3
 		})
 		stopped := make(chan error, 1)
@@ -284,9 +284,9 @@ func TestExecutorStopUnlocksQueuedJobs(t *testing.T) {
 		// On PostgreSQL the queued jobs are released while the running one
 		// still runs; SQLite's single writer is busy with that job until it
 		// ends.
-		if e.eng.Dialect() == "postgres" {
+		if e.Eng.Dialect() == "postgres" {
 			waitFor(t, "the queued jobs to be unlocked", 10*time.Second, func() bool {
-				js, err := e.eng.Jobs(e.ctx, bpmnlite.JobQuery{Locked: true})
+				js, err := e.Eng.Jobs(e.Ctx, bpmnlite.JobQuery{Locked: true})
 				return err == nil && len(js) == 1
 			})
 		}
@@ -322,7 +322,7 @@ func TestExecutorStopCancelsRunningJobAfterDeadline(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		entered := make(chan struct{})
 		var cancelled atomic.Bool
-		e.eng.RegisterDelegate("stuck", bpmnlite.DelegateFunc(func(ctx context.Context, ex *bpmnlite.Execution) error {
+		e.Eng.RegisterDelegate("stuck", bpmnlite.DelegateFunc(func(ctx context.Context, ex *bpmnlite.Execution) error {
 			if err := ex.SetVariable("started", true); err != nil {
 				return err
 			}
@@ -331,13 +331,13 @@ func TestExecutorStopCancelsRunningJobAfterDeadline(t *testing.T) {
 			cancelled.Store(true)
 			return ctx.Err()
 		}))
-		e.deploy("stuck", enginetest.AsyncService("stuck", "stuck", ""))
-		pi := e.start("stuck", nil)
-		x, err := bpmnlite.NewJobExecutor(bpmnlite.JobExecutorConfig{PoolSize: 1, Clock: e.clock.Now, WaitTime: 10 * time.Millisecond}, e.eng)
+		e.Deploy("stuck", enginetest.AsyncService("stuck", "stuck", ""))
+		pi := e.Start("stuck", nil)
+		x, err := bpmnlite.NewJobExecutor(bpmnlite.JobExecutorConfig{PoolSize: 1, Clock: e.Clock.Now, WaitTime: 10 * time.Millisecond}, e.Eng)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := x.Start(e.ctx); err != nil {
+		if err := x.Start(e.Ctx); err != nil {
 			t.Fatal(err)
 		}
 		<-entered
@@ -350,7 +350,7 @@ func TestExecutorStopCancelsRunningJobAfterDeadline(t *testing.T) {
 			t.Fatal("the running job's context was not cancelled")
 		}
 		j := e.accOneJob(pi)
-		if j.Retries != 3 || e.accVar(pi, "started") != nil || len(e.executions(pi, "work")) != 1 {
+		if j.Retries != 3 || e.accVar(pi, "started") != nil || len(e.Executions(pi, "work")) != 1 {
 			t.Fatalf("after the cancelled run: retries %d, started %v; want the job untouched and its work rolled back", j.Retries, e.accVar(pi, "started"))
 		}
 	})
@@ -365,18 +365,18 @@ func TestExecutorJobLogAndMetrics(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		d := &jeSwitch{msg: "ledger offline"}
 		d.failing.Store(true)
-		e.eng.RegisterDelegate("book", d)
-		e.deploy("book", enginetest.AsyncService("book", "book", "R3/PT1M"))
-		e.deploy("timeout", jeTimeoutProcess("timeout", "PT1H", false))
-		t0 := e.clock.Now()
-		pi := e.start("book", nil)
+		e.Eng.RegisterDelegate("book", d)
+		e.Deploy("book", enginetest.AsyncService("book", "book", "R3/PT1M"))
+		e.Deploy("timeout", jeTimeoutProcess("timeout", "PT1H", false))
+		t0 := e.Clock.Now()
+		pi := e.Start("book", nil)
 		j := e.accOneJob(pi)
 		m := &jeMetrics{}
 		x := e.jeStart(bpmnlite.JobExecutorConfig{LockOwner: "node-1", Metrics: m})
 		waitFor(t, "the failure", 10*time.Second, func() bool { return e.jeJob(j.ID).Retries == 2 })
 		d.failing.Store(false)
-		e.clock.Add(time.Minute)
-		t1 := e.clock.Now()
+		e.Clock.Add(time.Minute)
+		t1 := e.Clock.Now()
 		x.Wake()
 		waitFor(t, "the success", 10*time.Second, func() bool { return e.accEnded(pi) })
 
@@ -414,9 +414,9 @@ func TestExecutorJobLogAndMetrics(t *testing.T) {
 		}
 
 		// A boundary timer removed with its activity: created, deleted.
-		timeout := e.start("timeout", nil)
+		timeout := e.Start("timeout", nil)
 		timer := e.accOneJob(timeout)
-		e.complete(timeout, "work", nil)
+		e.Complete(timeout, "work", nil)
 		var events []string
 		for _, l := range e.jeLog(bpmnlite.JobLogQuery{JobID: timer.ID}) {
 			events = append(events, l.Event)
@@ -446,11 +446,11 @@ func TestExecutorSuspension(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		registerCorpusDelegates(e)
 		e.deployFiles(dir + "SuspensionTest.testBase.bpmn")
-		pi := e.start("suspensionProcess", map[string]any{"fail": false})
+		pi := e.Start("suspensionProcess", map[string]any{"fail": false})
 		j := e.accOneJob(pi)
 		count := func(q bpmnlite.JobQuery) int {
 			t.Helper()
-			js, err := e.eng.Jobs(e.ctx, q)
+			js, err := e.Eng.Jobs(e.Ctx, q)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -458,7 +458,7 @@ func TestExecutorSuspension(t *testing.T) {
 		}
 		suspended := func(what string) {
 			t.Helper()
-			js, err := e.eng.Jobs(e.ctx, bpmnlite.JobQuery{Suspended: true})
+			js, err := e.Eng.Jobs(e.Ctx, bpmnlite.JobQuery{Suspended: true})
 			if err != nil || len(js) != 1 || js[0].ID != j.ID || js[0].JobDefinitionID != j.JobDefinitionID || count(bpmnlite.JobQuery{Active: true}) != 0 {
 				t.Fatalf("%s: suspended jobs %s (%v), want the job alone", what, accJobList(js), err)
 			}
@@ -479,31 +479,31 @@ func TestExecutorSuspension(t *testing.T) {
 			}
 		}
 		active("new")
-		must(e.eng.SuspendJob(e.ctx, j.ID))
+		must(e.Eng.SuspendJob(e.Ctx, j.ID))
 		suspended("by id")
-		must(e.eng.ActivateJob(e.ctx, j.ID))
+		must(e.Eng.ActivateJob(e.Ctx, j.ID))
 		active("activated by id")
-		must(e.eng.SuspendJobDefinition(e.ctx, j.JobDefinitionID, true))
+		must(e.Eng.SuspendJobDefinition(e.Ctx, j.JobDefinitionID, true))
 		suspended("by job definition")
-		must(e.eng.ActivateJobDefinition(e.ctx, j.JobDefinitionID, true))
+		must(e.Eng.ActivateJobDefinition(e.Ctx, j.JobDefinitionID, true))
 		active("job definition activated")
-		must(e.eng.SuspendProcessInstance(e.ctx, pi))
+		must(e.Eng.SuspendProcessInstance(e.Ctx, pi))
 		suspended("by process instance")
-		must(e.eng.ActivateProcessInstance(e.ctx, pi))
+		must(e.Eng.ActivateProcessInstance(e.Ctx, pi))
 		active("instance activated")
-		must(e.eng.SuspendJobDefinition(e.ctx, j.JobDefinitionID, false))
-		jds, err := e.eng.JobDefinitions(e.ctx, j.ProcessDefinitionID, "")
+		must(e.Eng.SuspendJobDefinition(e.Ctx, j.JobDefinitionID, false))
+		jds, err := e.Eng.JobDefinitions(e.Ctx, j.ProcessDefinitionID, "")
 		if err != nil || len(jds) != 1 || jds[0].Suspension != bpmnlite.SuspensionSuspended {
 			t.Fatalf("job definitions %+v (%v), want one suspended", jds, err)
 		}
 		active("job definition suspended without its jobs")
 		// A job created while its definition is suspended is created suspended.
-		other := e.start("suspensionProcess", map[string]any{"fail": false})
-		if js := e.jobs(other); len(js) != 1 || js[0].Suspension != bpmnlite.SuspensionSuspended {
+		other := e.Start("suspensionProcess", map[string]any{"fail": false})
+		if js := e.Jobs(other); len(js) != 1 || js[0].Suspension != bpmnlite.SuspensionSuspended {
 			t.Fatalf("job of a suspended job definition: %s, want it suspended", accJobList(js))
 		}
-		must(e.eng.ActivateJobDefinition(e.ctx, j.JobDefinitionID, true))
-		must(e.eng.SuspendProcessDefinition(e.ctx, j.ProcessDefinitionID, false))
+		must(e.Eng.ActivateJobDefinition(e.Ctx, j.JobDefinitionID, true))
+		must(e.Eng.SuspendProcessDefinition(e.Ctx, j.ProcessDefinitionID, false))
 		if got := e.jeAcquirable(persistence.AcquireParams{}); len(got) != 0 {
 			t.Fatalf("jobs of a suspended definition are acquirable: %s", jeDescribe(got))
 		}
@@ -512,23 +512,23 @@ func TestExecutorSuspension(t *testing.T) {
 		if !e.accEnded(pi) {
 			t.Fatal("the job run by hand did not end the instance")
 		}
-		must(e.eng.ActivateProcessDefinition(e.ctx, j.ProcessDefinitionID, false))
+		must(e.Eng.ActivateProcessDefinition(e.Ctx, j.ProcessDefinitionID, false))
 
 		// A due timer of a suspended instance: not executable, not run by
 		// the executor; after activation it runs.
 		e.deployFiles(dir + "ProcessInstanceSuspensionTest.testJobNotExecutedAfterProcessInstanceSuspend.bpmn20.xml")
-		timerPI := e.start("testProcess", nil)
-		must(e.eng.SuspendProcessInstance(e.ctx, timerPI))
+		timerPI := e.Start("testProcess", nil)
+		must(e.Eng.SuspendProcessInstance(e.Ctx, timerPI))
 		m := &jeMetrics{}
 		x := e.jeStart(bpmnlite.JobExecutorConfig{Metrics: m})
 		waitFor(t, "the other instance's job to run", 10*time.Second, func() bool { return e.accEnded(other) })
-		e.clock.Add(time.Hour)
+		e.Clock.Add(time.Hour)
 		x.Wake()
 		m.waitCycles(t, 3)
-		if n := count(bpmnlite.JobQuery{ProcessInstanceID: timerPI, Executable: true}); n != 0 || len(e.jobs(timerPI)) != 1 {
+		if n := count(bpmnlite.JobQuery{ProcessInstanceID: timerPI, Executable: true}); n != 0 || len(e.Jobs(timerPI)) != 1 {
 			t.Fatalf("%d executable jobs of the suspended instance, want 0 (and its job kept)", n)
 		}
-		must(e.eng.ActivateProcessInstance(e.ctx, timerPI))
+		must(e.Eng.ActivateProcessInstance(e.Ctx, timerPI))
 		if n := count(bpmnlite.JobQuery{ProcessInstanceID: timerPI, Executable: true}); n != 1 {
 			t.Fatalf("%d executable jobs after activation, want 1", n)
 		}
@@ -540,23 +540,23 @@ func TestExecutorSuspension(t *testing.T) {
 		def := d.Definitions[0].ID
 		startJob := func() *bpmnlite.Job {
 			t.Helper()
-			js, err := e.eng.Jobs(e.ctx, bpmnlite.JobQuery{ProcessDefinitionID: def})
+			js, err := e.Eng.Jobs(e.Ctx, bpmnlite.JobQuery{ProcessDefinitionID: def})
 			if err != nil || len(js) != 1 {
 				t.Fatalf("timer start jobs: %d (%v)", len(js), err)
 			}
 			return js[0]
 		}
-		must(e.eng.SuspendProcessDefinition(e.ctx, def, false))
+		must(e.Eng.SuspendProcessDefinition(e.Ctx, def, false))
 		if startJob().Suspension != bpmnlite.SuspensionSuspended {
 			t.Fatal("the timer start job is not suspended with its definition")
 		}
-		e.clock.Add(10 * time.Minute)
+		e.Clock.Add(10 * time.Minute)
 		x.Wake()
 		m.waitCycles(t, 3)
 		if n := len(e.accInstances("process")); n != 0 {
 			t.Fatalf("%d instances started by a suspended timer start event", n)
 		}
-		must(e.eng.ActivateProcessDefinition(e.ctx, def, false))
+		must(e.Eng.ActivateProcessDefinition(e.Ctx, def, false))
 		if startJob().Suspension != bpmnlite.SuspensionActive {
 			t.Fatal("the timer start job is not active again")
 		}
@@ -577,15 +577,15 @@ func TestExecutorDeploymentAware(t *testing.T) {
 			a, other := openEnv(t, b, bpmnlite.Config{}), openEnv(t, b, bpmnlite.Config{})
 			acquirable := func(e *env) []*persistence.Job {
 				t.Helper()
-				return e.jeAcquirable(persistence.AcquireParams{DeploymentIDs: e.eng.RegisteredDeployments()})
+				return e.jeAcquirable(persistence.AcquireParams{DeploymentIDs: e.Eng.RegisteredDeployments()})
 			}
 			d1 := a.deployFiles(jeDir + "simpleAsyncProcess.bpmn20.xml")
-			if got := a.eng.RegisteredDeployments(); !slices.Equal(got, []string{d1.ID}) {
+			if got := a.Eng.RegisteredDeployments(); !slices.Equal(got, []string{d1.ID}) {
 				t.Fatalf("registered %v, want the engine's own deployment %s", got, d1.ID)
 			}
-			own := a.accOneJob(a.start("simpleAsyncProcess", nil))
+			own := a.accOneJob(a.Start("simpleAsyncProcess", nil))
 			d2 := other.deployFiles(jeDir + "simpleAsyncProcessVersion2.bpmn20.xml")
-			foreign := other.accOneJob(other.start("simpleAsyncProcess", nil))
+			foreign := other.accOneJob(other.Start("simpleAsyncProcess", nil))
 			if own.DeploymentID != d1.ID || foreign.DeploymentID != d2.ID {
 				t.Fatalf("jobs of deployments %s and %s, want %s and %s", own.DeploymentID, foreign.DeploymentID, d1.ID, d2.ID)
 			}
@@ -598,19 +598,19 @@ func TestExecutorDeploymentAware(t *testing.T) {
 			if got := a.jeAcquirable(persistence.AcquireParams{}); len(got) != 2 {
 				t.Fatalf("not deployment-aware: %d jobs acquirable, want 2", len(got))
 			}
-			if err := a.eng.RegisterDeployment(a.ctx, d2.ID); err != nil {
+			if err := a.Eng.RegisterDeployment(a.Ctx, d2.ID); err != nil {
 				t.Fatal(err)
 			}
 			if got := acquirable(a); !jeSameSet(got, own.ID, foreign.ID) {
 				t.Fatalf("after registering B's deployment, A acquires %s, want both jobs", jeDescribe(got))
 			}
-			err := a.eng.RegisterDeployment(a.ctx, "some non-existing id")
+			err := a.Eng.RegisterDeployment(a.Ctx, "some non-existing id")
 			if !errors.Is(err, bpmnlite.ErrNotFound) || !strings.Contains(err.Error(), "some non-existing id does not exist") {
 				t.Fatalf("registering an unknown deployment: %v", err)
 			}
-			a.eng.UnregisterDeployment(d2.ID)
-			a.eng.UnregisterDeployment(d1.ID)
-			if got := a.eng.RegisteredDeployments(); len(got) != 0 || len(acquirable(a)) != 0 {
+			a.Eng.UnregisterDeployment(d2.ID)
+			a.Eng.UnregisterDeployment(d1.ID)
+			if got := a.Eng.RegisteredDeployments(); len(got) != 0 || len(acquirable(a)) != 0 {
 				t.Fatalf("after unregistering: registered %v, %d acquirable; want none", got, len(acquirable(a)))
 			}
 			// A job without a deployment is always acquired.
@@ -622,33 +622,33 @@ func TestExecutorDeploymentAware(t *testing.T) {
 			// Timer jobs of registered deployments: a catch timer, then a
 			// timer start event (a new version of the same key).
 			d3 := a.deployFiles(jeDir + "processWithTimerCatch.bpmn20.xml")
-			timerPI := a.start("testProcess", nil)
+			timerPI := a.Start("testProcess", nil)
 			d4 := a.deployFiles(jeDir + "processWithTimerStart.bpmn20.xml")
-			a.clock.Add(2 * time.Minute)
+			a.Clock.Add(2 * time.Minute)
 			if got := acquirable(a); len(got) != 3 {
 				t.Fatalf("with the timer deployments registered A acquires %s, want the job without deployment and both timers", jeDescribe(got))
 			}
 			// Deleting a deployment that has instances fails and leaves it
 			// registered; with cascade it unregisters it.
-			if err := a.eng.DeleteDeployment(a.ctx, d3.ID, false); err == nil {
+			if err := a.Eng.DeleteDeployment(a.Ctx, d3.ID, false); err == nil {
 				t.Fatal("deleting a deployment with a running instance succeeded")
 			}
-			if got := a.eng.RegisteredDeployments(); !slices.Contains(got, d3.ID) {
+			if got := a.Eng.RegisteredDeployments(); !slices.Contains(got, d3.ID) {
 				t.Fatalf("after the failed delete: registered %v, want %s kept", got, d3.ID)
 			}
-			if err := a.eng.DeleteDeployment(a.ctx, d3.ID, true); err != nil {
+			if err := a.Eng.DeleteDeployment(a.Ctx, d3.ID, true); err != nil {
 				t.Fatal(err)
 			}
-			if got := a.eng.RegisteredDeployments(); !slices.Equal(got, []string{d4.ID}) || !a.accEnded(timerPI) {
+			if got := a.Eng.RegisteredDeployments(); !slices.Equal(got, []string{d4.ID}) || !a.accEnded(timerPI) {
 				t.Fatalf("after the cascading delete: registered %v (want only %s), instance ended %v", got, d4.ID, a.accEnded(timerPI))
 			}
-			a.eng.UnregisterDeployment(d4.ID)
+			a.Eng.UnregisterDeployment(d4.ID)
 			if got := acquirable(a); !jeSameSet(got, own.ID) {
 				t.Fatalf("with no deployment registered A acquires %s, want only the job without deployment", jeDescribe(got))
 			}
 			// A running deployment-aware executor on A runs A's jobs only.
 			mine := a.deployFiles(jeDir + "simpleAsyncProcess.bpmn20.xml")
-			ownPI := a.start("simpleAsyncProcess", nil)
+			ownPI := a.Start("simpleAsyncProcess", nil)
 			if j := a.accOneJob(ownPI); j.DeploymentID != mine.ID {
 				t.Fatalf("new job of deployment %s, want %s", j.DeploymentID, mine.ID)
 			}
@@ -671,15 +671,15 @@ func TestExecutorDeploymentAware(t *testing.T) {
 // jeExec runs a statement on e's database, for setups the API does not offer.
 func jeExec(t *testing.T, e *env, sql string, args ...any) {
 	t.Helper()
-	tx, err := e.eng.StoreForTest().Begin(e.ctx, false)
+	tx, err := e.Eng.StoreForTest().Begin(e.Ctx, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err = tx.Exec(e.ctx, sql, args...); err == nil {
-		err = tx.Commit(e.ctx)
+	if _, err = tx.Exec(e.Ctx, sql, args...); err == nil {
+		err = tx.Commit(e.Ctx)
 	}
 	if err != nil {
-		_ = tx.Rollback(context.WithoutCancel(e.ctx))
+		_ = tx.Rollback(context.WithoutCancel(e.Ctx))
 		t.Fatalf("%s: %v", sql, err)
 	}
 }
@@ -689,18 +689,18 @@ func jeExec(t *testing.T, e *env, sql string, args ...any) {
 func TestExecutorSuspendedWhileRunning(t *testing.T) {
 	e := openEnv(t, testdb.Postgres(t), bpmnlite.Config{})
 	entered, release := make(chan struct{}), make(chan struct{})
-	e.eng.RegisterDelegate("slow", bpmnlite.DelegateFunc(func(context.Context, *bpmnlite.Execution) error {
+	e.Eng.RegisterDelegate("slow", bpmnlite.DelegateFunc(func(context.Context, *bpmnlite.Execution) error {
 		close(entered)
 		<-release
 		return nil
 	}))
-	e.deploy("slow", enginetest.AsyncService("slow", "slow", ""))
-	pi := e.start("slow", nil)
+	e.Deploy("slow", enginetest.AsyncService("slow", "slow", ""))
+	pi := e.Start("slow", nil)
 	j := e.accOneJob(pi)
 	errc := make(chan error, 1)
-	go func() { errc <- e.eng.ExecuteJob(e.ctx, j.ID) }()
+	go func() { errc <- e.Eng.ExecuteJob(e.Ctx, j.ID) }()
 	<-entered
-	if err := e.eng.SuspendProcessInstance(e.ctx, pi); err != nil {
+	if err := e.Eng.SuspendProcessInstance(e.Ctx, pi); err != nil {
 		t.Fatal(err)
 	}
 	close(release)
@@ -732,16 +732,16 @@ func jeChain(id string, steps int) string {
 func TestExecutorStopMidChainRunsEachJobOnce(t *testing.T) {
 	const instances, steps = 40, 5
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deploy("chain", jeChain("chain", steps))
+		e.Deploy("chain", jeChain("chain", steps))
 		pis := e.jeStartN("chain", instances)
 		succeeded := func() []*bpmnlite.JobLogEntry {
 			return e.jeLog(bpmnlite.JobLogQuery{Event: "succeeded"})
 		}
-		x, err := bpmnlite.NewJobExecutor(bpmnlite.JobExecutorConfig{PoolSize: 2, Clock: e.clock.Now, WaitTime: 10 * time.Millisecond, LockOwner: "first", Logger: slog.New(slog.DiscardHandler)}, e.eng)
+		x, err := bpmnlite.NewJobExecutor(bpmnlite.JobExecutorConfig{PoolSize: 2, Clock: e.Clock.Now, WaitTime: 10 * time.Millisecond, LockOwner: "first", Logger: slog.New(slog.DiscardHandler)}, e.Eng)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := x.Start(e.ctx); err != nil {
+		if err := x.Start(e.Ctx); err != nil {
 			t.Fatal(err)
 		}
 		waitFor(t, "a third of the jobs to run", 20*time.Second, func() bool { return len(succeeded()) >= instances*steps/3 })
@@ -750,7 +750,7 @@ func TestExecutorStopMidChainRunsEachJobOnce(t *testing.T) {
 		if err := x.Stop(ctx); err != nil {
 			t.Fatalf("stop: %v", err)
 		}
-		if js, err := e.eng.Jobs(e.ctx, bpmnlite.JobQuery{Locked: true}); err != nil || len(js) != 0 {
+		if js, err := e.Eng.Jobs(e.Ctx, bpmnlite.JobQuery{Locked: true}); err != nil || len(js) != 0 {
 			t.Fatalf("after Stop: %d jobs locked (%v), want none", len(js), err)
 		}
 		// Each instance is as far as its jobs that succeeded say.
@@ -759,7 +759,7 @@ func TestExecutorStopMidChainRunsEachJobOnce(t *testing.T) {
 			ran[l.ProcessInstanceID]++
 		}
 		for _, pi := range pis {
-			left := len(e.jobs(pi))
+			left := len(e.Jobs(pi))
 			if e.accEnded(pi) && (left != 0 || ran[pi] != steps) || !e.accEnded(pi) && (left != 1 || ran[pi] >= steps) {
 				t.Fatalf("instance %s: ended %v with %d jobs left after %d runs", pi, e.accEnded(pi), left, ran[pi])
 			}
@@ -802,7 +802,7 @@ func (w *warnings) Handle(_ context.Context, r slog.Record) error {
 func TestExecutorAcquirersShareTheQueue(t *testing.T) {
 	const instances, steps = 100, 5
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deploy("chain", jeChain("chain", steps))
+		e.Deploy("chain", jeChain("chain", steps))
 		pis := e.jeStartN("chain", instances)
 		w := &warnings{}
 		e.jeStart(bpmnlite.JobExecutorConfig{PoolSize: 8, QueueSize: 1, MaxJobsPerAcquisition: 4, WaitTime: time.Millisecond, MaxWait: time.Millisecond, Logger: slog.New(w)})

@@ -37,12 +37,12 @@ func TestJobExecutorRunsAsyncContinuations(t *testing.T) {
 				return nil
 			})
 		}
-		e.eng.RegisterDelegate("bookHotel", count("hotel"))
-		e.eng.RegisterDelegate("bookFlight", count("flight"))
+		e.Eng.RegisterDelegate("bookHotel", count("hotel"))
+		e.Eng.RegisterDelegate("bookFlight", count("flight"))
 		e.deployExample("booking")
 		pis := e.jeStartN("booking", 10)
 		for _, pi := range pis {
-			waitFor(t, "the confirm task of "+pi, 20*time.Second, func() bool { return e.taskKeys(pi) == "confirm" })
+			waitFor(t, "the confirm task of "+pi, 20*time.Second, func() bool { return e.TaskKeys(pi) == "confirm" })
 		}
 		mu.Lock()
 		defer mu.Unlock()
@@ -57,11 +57,11 @@ func TestOneExecutorServesSeveralEngines(t *testing.T) {
 	a := openEnv(t, testdb.SQLiteFile(t), bpmnlite.Config{})
 	b := openEnv(t, testdb.SQLiteFile(t), bpmnlite.Config{})
 	for _, e := range []*env{a, b} {
-		e.eng.RegisterDelegate("bookHotel", setVars(nil))
-		e.eng.RegisterDelegate("bookFlight", setVars(nil))
+		e.Eng.RegisterDelegate("bookHotel", setVars(nil))
+		e.Eng.RegisterDelegate("bookFlight", setVars(nil))
 		e.deployExample("booking")
 	}
-	x, err := bpmnlite.NewJobExecutor(bpmnlite.JobExecutorConfig{PoolSize: 2, WaitTime: 20 * time.Millisecond}, a.eng, b.eng)
+	x, err := bpmnlite.NewJobExecutor(bpmnlite.JobExecutorConfig{PoolSize: 2, WaitTime: 20 * time.Millisecond}, a.Eng, b.Eng)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func TestOneExecutorServesSeveralEngines(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer x.Stop(context.Background())
-	pa, pb := a.start("booking", nil), b.start("booking", nil)
-	waitFor(t, "engine A's instance", 10*time.Second, func() bool { return a.taskKeys(pa) == "confirm" })
-	waitFor(t, "engine B's instance", 10*time.Second, func() bool { return b.taskKeys(pb) == "confirm" })
+	pa, pb := a.Start("booking", nil), b.Start("booking", nil)
+	waitFor(t, "engine A's instance", 10*time.Second, func() bool { return a.TaskKeys(pa) == "confirm" })
+	waitFor(t, "engine B's instance", 10*time.Second, func() bool { return b.TaskKeys(pb) == "confirm" })
 }

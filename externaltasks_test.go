@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/bpmnlite/bpmnlite"
+	"github.com/bpmnlite/bpmnlite/internal/enginetest"
+	"github.com/bpmnlite/bpmnlite/internal/harness"
 	"github.com/bpmnlite/bpmnlite/internal/testdb"
 )
 
@@ -21,24 +23,11 @@ import (
 
 const etDir = "camunda/external-tasks/"
 
-func (e *env) fetch(worker string, max int, topics ...bpmnlite.FetchTopic) []*bpmnlite.LockedExternalTask {
-	e.t.Helper()
-	got, err := e.eng.FetchAndLock(e.ctx, bpmnlite.FetchRequest{WorkerID: worker, MaxTasks: max, Topics: topics})
-	if err != nil {
-		e.t.Fatalf("fetch and lock: %v", err)
-	}
-	return got
-}
-
-func topic(name string, lock time.Duration) bpmnlite.FetchTopic {
-	return bpmnlite.FetchTopic{Topic: name, LockDuration: lock}
-}
-
 func (e *env) externalTasks(q bpmnlite.ExternalTaskQuery) []*bpmnlite.ExternalTask {
-	e.t.Helper()
-	ts, err := e.eng.ExternalTasks(e.ctx, q)
+	e.T.Helper()
+	ts, err := e.Eng.ExternalTasks(e.Ctx, q)
 	if err != nil {
-		e.t.Fatalf("external tasks: %v", err)
+		e.T.Fatalf("external tasks: %v", err)
 	}
 	return ts
 }
@@ -46,8 +35,8 @@ func (e *env) externalTasks(q bpmnlite.ExternalTaskQuery) []*bpmnlite.ExternalTa
 func TestExternalTaskFetchAndLock(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		e.deployFiles(etDir + "oneExternalTaskProcess.bpmn20.xml")
-		pi := e.start("oneExternalTaskProcess", nil)
-		got := e.fetch("aWorkerId", 5, topic("externalTaskTopic", 10*time.Second))
+		pi := e.Start("oneExternalTaskProcess", nil)
+		got := e.Fetch("aWorkerId", 5, harness.Topic("externalTaskTopic", 10*time.Second))
 		if len(got) != 1 {
 			t.Fatalf("fetched %d, want 1", len(got))
 		}
@@ -58,40 +47,40 @@ func TestExternalTaskFetchAndLock(t *testing.T) {
 			task.ExecutionID != at.ID || task.ActivityInstanceID != at.ActivityInstanceID || task.Retries != nil {
 			t.Errorf("fetched task %+v", task.ExternalTask)
 		}
-		if want := e.clock.Now().Add(10 * time.Second); task.LockExpiration == nil || !task.LockExpiration.Equal(want) {
+		if want := e.Clock.Now().Add(10 * time.Second); task.LockExpiration == nil || !task.LockExpiration.Equal(want) {
 			t.Errorf("lock expires %v, want %v", task.LockExpiration, want)
 		}
-		if n := len(e.fetch("aWorkerId", 5, topic("externalTaskTopic", 10*time.Second))); n != 0 {
+		if n := len(e.Fetch("aWorkerId", 5, harness.Topic("externalTaskTopic", 10*time.Second))); n != 0 {
 			t.Fatalf("fetched %d while locked, want 0", n)
 		}
 		wantEq(t, "locked", len(e.externalTasks(bpmnlite.ExternalTaskQuery{Locked: true})), 1)
-		e.clock.Add(20 * time.Second)
+		e.Clock.Add(20 * time.Second)
 		wantEq(t, "locked after expiry", len(e.externalTasks(bpmnlite.ExternalTaskQuery{Locked: true})), 0)
-		again := e.fetch("anotherWorkerId", 5, topic("externalTaskTopic", 10*time.Second))
+		again := e.Fetch("anotherWorkerId", 5, harness.Topic("externalTaskTopic", 10*time.Second))
 		if len(again) != 1 || again[0].ID != task.ID {
 			t.Fatalf("fetched %d after the lock expired, want the same task", len(again))
 		}
 		// The first worker lost it: its completion is stale.
-		err := e.eng.CompleteExternalTask(e.ctx, task.ID, "aWorkerId", nil, nil)
+		err := e.Eng.CompleteExternalTask(e.Ctx, task.ID, "aWorkerId", nil, nil)
 		if !errors.Is(err, bpmnlite.ErrWrongWorker) ||
 			!strings.Contains(err.Error(), "cannot be completed by worker 'aWorkerId'. It is locked by worker 'anotherWorkerId'.") {
 			t.Fatalf("stale complete: %v", err)
 		}
-		if err := e.eng.CompleteExternalTask(e.ctx, task.ID, "anotherWorkerId", map[string]any{"done": true}, nil); err != nil {
+		if err := e.Eng.CompleteExternalTask(e.Ctx, task.ID, "anotherWorkerId", map[string]any{"done": true}, nil); err != nil {
 			t.Fatal(err)
 		}
 		if !e.accEnded(pi) || len(e.externalTasks(bpmnlite.ExternalTaskQuery{})) != 0 {
 			t.Error("instance should have ended with its task")
 		}
-		if !errors.Is(e.eng.CompleteExternalTask(e.ctx, task.ID, "anotherWorkerId", nil, nil), bpmnlite.ErrNotFound) {
+		if !errors.Is(e.Eng.CompleteExternalTask(e.Ctx, task.ID, "anotherWorkerId", nil, nil), bpmnlite.ErrNotFound) {
 			t.Error("completing twice should find no task")
 		}
 
 		// A lock that expired with nobody taking over still completes.
-		pi = e.start("oneExternalTaskProcess", nil)
-		task = e.fetch("aWorkerId", 1, topic("externalTaskTopic", time.Second))[0]
-		e.clock.Add(time.Minute)
-		if err := e.eng.CompleteExternalTask(e.ctx, task.ID, "aWorkerId", nil, nil); err != nil {
+		pi = e.Start("oneExternalTaskProcess", nil)
+		task = e.Fetch("aWorkerId", 1, harness.Topic("externalTaskTopic", time.Second))[0]
+		e.Clock.Add(time.Minute)
+		if err := e.Eng.CompleteExternalTask(e.Ctx, task.ID, "aWorkerId", nil, nil); err != nil {
 			t.Fatalf("complete after expiry, not taken over: %v", err)
 		}
 		if !e.accEnded(pi) {
@@ -103,16 +92,16 @@ func TestExternalTaskFetchAndLock(t *testing.T) {
 func TestExternalTaskTopicsAndSuspension(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		e.deployFiles(etDir+"ExternalTaskServiceTest.testFetchTopicSelection.bpmn20.xml", etDir+"parallelExternalTaskProcess.bpmn20.xml")
-		e.start("twoTopicsProcess", nil)
-		got := e.fetch("w", 5, topic("topic1", time.Minute))
+		e.Start("twoTopicsProcess", nil)
+		got := e.Fetch("w", 5, harness.Topic("topic1", time.Minute))
 		if len(got) != 1 || got[0].Topic != "topic1" {
 			t.Fatalf("fetched %d of topic1", len(got))
 		}
-		e.eng.UnlockExternalTask(e.ctx, got[0].ID)
+		e.Eng.UnlockExternalTask(e.Ctx, got[0].ID)
 		e.deployFiles(etDir + "ExternalTaskServiceTest.testFetchMultipleTopics.bpmn20.xml")
-		e.start("parallelExternalTaskProcess", nil)
-		now := e.clock.Now()
-		got = e.fetch("w", 10, topic("topic1", 10*time.Second), topic("topic2", 20*time.Second))
+		e.Start("parallelExternalTaskProcess", nil)
+		now := e.Clock.Now()
+		got = e.Fetch("w", 10, harness.Topic("topic1", 10*time.Second), harness.Topic("topic2", 20*time.Second))
 		if len(got) != 4 {
 			t.Fatalf("fetched %d of topics 1 and 2, want 4 (two per instance)", len(got))
 		}
@@ -128,21 +117,21 @@ func TestExternalTaskTopicsAndSuspension(t *testing.T) {
 
 		// A suspended instance's tasks are not fetched.
 		e.deployFiles(etDir + "oneExternalTaskProcess.bpmn20.xml")
-		one := e.start("oneExternalTaskProcess", nil)
-		if err := e.eng.SuspendProcessInstance(e.ctx, one); err != nil {
+		one := e.Start("oneExternalTaskProcess", nil)
+		if err := e.Eng.SuspendProcessInstance(e.Ctx, one); err != nil {
 			t.Fatal(err)
 		}
-		wantEq(t, "fetched while suspended", len(e.fetch("w", 5, topic("externalTaskTopic", time.Minute))), 0)
+		wantEq(t, "fetched while suspended", len(e.Fetch("w", 5, harness.Topic("externalTaskTopic", time.Minute))), 0)
 		wantEq(t, "suspended tasks", len(e.externalTasks(bpmnlite.ExternalTaskQuery{Suspended: true})), 1)
-		if err := e.eng.ActivateProcessInstance(e.ctx, one); err != nil {
+		if err := e.Eng.ActivateProcessInstance(e.Ctx, one); err != nil {
 			t.Fatal(err)
 		}
-		task := e.fetch("w", 5, topic("externalTaskTopic", time.Minute))
+		task := e.Fetch("w", 5, harness.Topic("externalTaskTopic", time.Minute))
 		wantEq(t, "fetched after activation", len(task), 1)
-		if err := e.eng.SuspendProcessInstance(e.ctx, one); err != nil {
+		if err := e.Eng.SuspendProcessInstance(e.Ctx, one); err != nil {
 			t.Fatal(err)
 		}
-		if err := e.eng.CompleteExternalTask(e.ctx, task[0].ID, "w", nil, nil); !errors.Is(err, bpmnlite.ErrSuspended) {
+		if err := e.Eng.CompleteExternalTask(e.Ctx, task[0].ID, "w", nil, nil); !errors.Is(err, bpmnlite.ErrSuspended) {
 			t.Errorf("complete while suspended: %v, want ErrSuspended", err)
 		}
 	})
@@ -154,19 +143,19 @@ func TestExternalTaskTopicsAndSuspension(t *testing.T) {
 func TestExternalTaskCompaction(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		e.deployFiles(etDir + "ExternalTaskServiceTest.testExternalTaskExecutionTreeCompaction.bpmn20.xml")
-		pi := e.start("concurrentExternalTaskProcess", nil)
-		task := e.fetch("w", 1, topic("externalTaskTopic", time.Minute))[0]
+		pi := e.Start("concurrentExternalTaskProcess", nil)
+		task := e.Fetch("w", 1, harness.Topic("externalTaskTopic", time.Minute))[0]
 		if task.ExecutionID == pi {
 			t.Fatal("the task's path should be concurrent")
 		}
-		e.complete(pi, "userTask", nil)
+		e.Complete(pi, "userTask", nil)
 		if ts := e.externalTasks(bpmnlite.ExternalTaskQuery{}); len(ts) != 1 || ts[0].ExecutionID != pi || ts[0].WorkerID != "w" {
 			t.Fatalf("external task after compaction %+v, want it on the process instance, still locked", ts)
 		}
-		if err := e.eng.CompleteExternalTask(e.ctx, task.ID, "w", nil, nil); err != nil {
+		if err := e.Eng.CompleteExternalTask(e.Ctx, task.ID, "w", nil, nil); err != nil {
 			t.Fatal(err)
 		}
-		if !e.accEnded(pi) || e.taskKeys(pi) != "" {
+		if !e.accEnded(pi) || e.TaskKeys(pi) != "" {
 			t.Error("instance should have ended")
 		}
 	})
@@ -178,30 +167,30 @@ func TestExternalTaskCompaction(t *testing.T) {
 func TestExternalTaskFailureRetriesAndIncidents(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		e.deployFiles(etDir + "_needs-extra/twoExternalTaskProcess.bpmn20.xml")
-		pi := e.start("twoExternalTaskProcess", nil)
-		task := e.fetch("w", 1, topic("externalTaskTopic", time.Minute))[0]
-		e.clock.Add(3 * time.Second)
-		if err := e.eng.HandleExternalTaskFailure(e.ctx, task.ID, "other", bpmnlite.ExternalTaskFailure{Retries: 1}); !errors.Is(err, bpmnlite.ErrWrongWorker) {
+		pi := e.Start("twoExternalTaskProcess", nil)
+		task := e.Fetch("w", 1, harness.Topic("externalTaskTopic", time.Minute))[0]
+		e.Clock.Add(3 * time.Second)
+		if err := e.Eng.HandleExternalTaskFailure(e.Ctx, task.ID, "other", bpmnlite.ExternalTaskFailure{Retries: 1}); !errors.Is(err, bpmnlite.ErrWrongWorker) {
 			t.Errorf("failure by another worker: %v, want ErrWrongWorker", err)
 		}
-		if err := e.eng.HandleExternalTaskFailure(e.ctx, task.ID, "w", bpmnlite.ExternalTaskFailure{
+		if err := e.Eng.HandleExternalTaskFailure(e.Ctx, task.ID, "w", bpmnlite.ExternalTaskFailure{
 			ErrorMessage: "error message", ErrorDetails: "details", Retries: 5, RetryTimeout: 3 * time.Second}); err != nil {
 			t.Fatal(err)
 		}
-		wantEq(t, "fetched during the retry timeout", len(e.fetch("w", 1, topic("externalTaskTopic", time.Minute))), 0)
+		wantEq(t, "fetched during the retry timeout", len(e.Fetch("w", 1, harness.Topic("externalTaskTopic", time.Minute))), 0)
 		wantEq(t, "incidents", len(e.incidentsOf(task.ID)), 0)
-		e.clock.Add(4 * time.Second)
-		again := e.fetch("w", 1, topic("externalTaskTopic", time.Minute))
+		e.Clock.Add(4 * time.Second)
+		again := e.Fetch("w", 1, harness.Topic("externalTaskTopic", time.Minute))
 		if len(again) != 1 || again[0].ErrorMessage != "error message" || again[0].ErrorDetails != "details" || again[0].Retries == nil || *again[0].Retries != 5 {
 			t.Fatalf("fetched after the timeout: %+v", again)
 		}
 
-		failedAt := e.clock.Now()
-		if err := e.eng.HandleExternalTaskFailure(e.ctx, task.ID, "w", bpmnlite.ExternalTaskFailure{ErrorMessage: "error message"}); err != nil {
+		failedAt := e.Clock.Now()
+		if err := e.Eng.HandleExternalTaskFailure(e.Ctx, task.ID, "w", bpmnlite.ExternalTaskFailure{ErrorMessage: "error message"}); err != nil {
 			t.Fatal(err)
 		}
-		e.clock.Add(time.Hour)
-		wantEq(t, "fetched at 0 retries", len(e.fetch("w", 1, topic("externalTaskTopic", time.Minute))), 0)
+		e.Clock.Add(time.Hour)
+		wantEq(t, "fetched at 0 retries", len(e.Fetch("w", 1, harness.Topic("externalTaskTopic", time.Minute))), 0)
 		incs := e.incidentsOf(task.ID)
 		if len(incs) != 1 {
 			t.Fatalf("incidents %d, want 1", len(incs))
@@ -213,40 +202,40 @@ func TestExternalTaskFailureRetriesAndIncidents(t *testing.T) {
 			t.Errorf("incident %+v", in)
 		}
 		wantEq(t, "no retries left", len(e.externalTasks(bpmnlite.ExternalTaskQuery{NoRetriesLeft: true})), 1)
-		if err := e.eng.SetExternalTaskRetries(e.ctx, task.ID, 5); err != nil {
+		if err := e.Eng.SetExternalTaskRetries(e.Ctx, task.ID, 5); err != nil {
 			t.Fatal(err)
 		}
 		wantEq(t, "incidents after set retries", len(e.incidentsOf(task.ID)), 0)
-		if err := e.eng.SetExternalTaskRetries(e.ctx, task.ID, 0); err != nil {
+		if err := e.Eng.SetExternalTaskRetries(e.Ctx, task.ID, 0); err != nil {
 			t.Fatal(err)
 		}
 		wantEq(t, "incidents at 0 retries", len(e.incidentsOf(task.ID)), 1)
 		// A failed task with its incident still completes.
-		if err := e.eng.CompleteExternalTask(e.ctx, task.ID, "w", nil, nil); err != nil {
+		if err := e.Eng.CompleteExternalTask(e.Ctx, task.ID, "w", nil, nil); err != nil {
 			t.Fatal(err)
 		}
-		wantEq(t, "tasks", e.taskKeys(pi), "afterExternalTask")
+		wantEq(t, "tasks", e.TaskKeys(pi), "afterExternalTask")
 		wantEq(t, "incidents after complete", len(e.incidentsOf(task.ID)), 0)
 
 		// A BPMN error is caught by the boundary event, with its variables.
-		pi = e.start("twoExternalTaskProcess", nil)
-		task = e.fetch("w", 1, topic("externalTaskTopic", time.Minute))[0]
-		if err := e.eng.HandleExternalTaskBpmnError(e.ctx, task.ID, "w", "ERROR-OCCURED", "it broke", map[string]any{"reason": "broke"}); err != nil {
+		pi = e.Start("twoExternalTaskProcess", nil)
+		task = e.Fetch("w", 1, harness.Topic("externalTaskTopic", time.Minute))[0]
+		if err := e.Eng.HandleExternalTaskBpmnError(e.Ctx, task.ID, "w", "ERROR-OCCURED", "it broke", map[string]any{"reason": "broke"}); err != nil {
 			t.Fatal(err)
 		}
-		wantEq(t, "tasks after the BPMN error", e.taskKeys(pi), "afterBpmnError")
+		wantEq(t, "tasks after the BPMN error", e.TaskKeys(pi), "afterBpmnError")
 		wantEq(t, "variable", e.accVar(pi, "reason"), "broke")
-		if h := e.historyAt(pi, "externalTask"); len(h) != 1 || !h[0].Canceled {
+		if h := e.HistoryAt(pi, "externalTask"); len(h) != 1 || !h[0].Canceled {
 			t.Errorf("history of externalTask %+v, want canceled", h)
 		}
 
 		// Deleting an instance with a failed task removes task and incident.
-		pi = e.start("twoExternalTaskProcess", nil)
-		task = e.fetch("w", 1, topic("externalTaskTopic", time.Minute))[0]
-		if err := e.eng.HandleExternalTaskFailure(e.ctx, task.ID, "w", bpmnlite.ExternalTaskFailure{ErrorMessage: "x"}); err != nil {
+		pi = e.Start("twoExternalTaskProcess", nil)
+		task = e.Fetch("w", 1, harness.Topic("externalTaskTopic", time.Minute))[0]
+		if err := e.Eng.HandleExternalTaskFailure(e.Ctx, task.ID, "w", bpmnlite.ExternalTaskFailure{ErrorMessage: "x"}); err != nil {
 			t.Fatal(err)
 		}
-		if err := e.eng.DeleteProcessInstance(e.ctx, pi, "cleanup"); err != nil {
+		if err := e.Eng.DeleteProcessInstance(e.Ctx, pi, "cleanup"); err != nil {
 			t.Fatal(err)
 		}
 		wantEq(t, "tasks left", len(e.externalTasks(bpmnlite.ExternalTaskQuery{ProcessInstanceID: pi})), 0)
@@ -257,43 +246,43 @@ func TestExternalTaskFailureRetriesAndIncidents(t *testing.T) {
 // Lock, extend, unlock; variables, local variables and headers; priority.
 func TestExternalTaskLocksVariablesPriority(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deploy("p", xmlDefs(xmlProcess("p", `<startEvent id="start"/>
+		e.Deploy("p", enginetest.Defs(enginetest.Executable("p", `<startEvent id="start"/>
 			<serviceTask id="work" camunda:type="external" camunda:topic="${topicName}" camunda:taskPriority="${prio}">
 			  <extensionElements><camunda:properties><camunda:property name="region" value="eu"/><camunda:property name="tier" value="gold"/></camunda:properties></extensionElements>
-			</serviceTask><userTask id="after"/>`, xmlChain("start", "work", "after"))))
-		low := e.start("p", map[string]any{"topicName": "t", "prio": 1, "a": "x", "b": 2})
-		high := e.start("p", map[string]any{"topicName": "t", "prio": 9, "a": "y", "b": 3})
+			</serviceTask><userTask id="after"/>`, enginetest.Chain("start", "work", "after"))))
+		low := e.Start("p", map[string]any{"topicName": "t", "prio": 1, "a": "x", "b": 2})
+		high := e.Start("p", map[string]any{"topicName": "t", "prio": 9, "a": "y", "b": 3})
 
 		// Explicit lock; another worker cannot take it while it holds.
 		lowTask := e.externalTasks(bpmnlite.ExternalTaskQuery{ProcessInstanceID: low})[0]
-		if err := e.eng.LockExternalTask(e.ctx, lowTask.ID, "aWorkerId", 10*time.Second); err != nil {
+		if err := e.Eng.LockExternalTask(e.Ctx, lowTask.ID, "aWorkerId", 10*time.Second); err != nil {
 			t.Fatal(err)
 		}
-		err := e.eng.LockExternalTask(e.ctx, lowTask.ID, "aSecondWorkerId", 10*time.Second)
+		err := e.Eng.LockExternalTask(e.Ctx, lowTask.ID, "aSecondWorkerId", 10*time.Second)
 		if want := fmt.Sprintf("External Task %s cannot be locked by worker 'aSecondWorkerId'. It is locked by worker 'aWorkerId'.", lowTask.ID); err == nil || !strings.Contains(err.Error(), want) {
 			t.Fatalf("second lock: %v, want %q", err, want)
 		}
-		if lt := e.externalTasks(bpmnlite.ExternalTaskQuery{ID: lowTask.ID})[0]; !lt.LockExpiration.Equal(e.clock.Now().Add(10 * time.Second)) {
+		if lt := e.externalTasks(bpmnlite.ExternalTaskQuery{ID: lowTask.ID})[0]; !lt.LockExpiration.Equal(e.Clock.Now().Add(10 * time.Second)) {
 			t.Errorf("lock expires %v", lt.LockExpiration)
 		}
-		if err := e.eng.ExtendExternalTaskLock(e.ctx, lowTask.ID, "aSecondWorkerId", time.Minute); !errors.Is(err, bpmnlite.ErrWrongWorker) {
+		if err := e.Eng.ExtendExternalTaskLock(e.Ctx, lowTask.ID, "aSecondWorkerId", time.Minute); !errors.Is(err, bpmnlite.ErrWrongWorker) {
 			t.Errorf("extend by another worker: %v", err)
 		}
-		if err := e.eng.ExtendExternalTaskLock(e.ctx, lowTask.ID, "aWorkerId", time.Minute); err != nil {
+		if err := e.Eng.ExtendExternalTaskLock(e.Ctx, lowTask.ID, "aWorkerId", time.Minute); err != nil {
 			t.Fatal(err)
 		}
-		e.clock.Add(30 * time.Second)
+		e.Clock.Add(30 * time.Second)
 		wantEq(t, "locked after extension", len(e.externalTasks(bpmnlite.ExternalTaskQuery{Locked: true, WorkerID: "aWorkerId"})), 1)
-		if err := e.eng.UnlockExternalTask(e.ctx, lowTask.ID); err != nil {
+		if err := e.Eng.UnlockExternalTask(e.Ctx, lowTask.ID); err != nil {
 			t.Fatal(err)
 		}
-		e.clock.Add(2 * time.Minute)
-		if err := e.eng.ExtendExternalTaskLock(e.ctx, lowTask.ID, "aWorkerId", time.Minute); !errors.Is(err, bpmnlite.ErrWrongWorker) {
+		e.Clock.Add(2 * time.Minute)
+		if err := e.Eng.ExtendExternalTaskLock(e.Ctx, lowTask.ID, "aWorkerId", time.Minute); !errors.Is(err, bpmnlite.ErrWrongWorker) {
 			t.Errorf("extend after unlock: %v", err)
 		}
 
 		// By priority: high first; variables asked for by name, and headers.
-		got, err := e.eng.FetchAndLock(e.ctx, bpmnlite.FetchRequest{WorkerID: "w", MaxTasks: 1, UsePriority: true,
+		got, err := e.Eng.FetchAndLock(e.Ctx, bpmnlite.FetchRequest{WorkerID: "w", MaxTasks: 1, UsePriority: true,
 			Topics: []bpmnlite.FetchTopic{{Topic: "t", LockDuration: time.Minute, Variables: []string{"a", "missing"}}}})
 		if err != nil || len(got) != 1 {
 			t.Fatalf("fetch: %v, %d tasks", err, len(got))
@@ -305,43 +294,43 @@ func TestExternalTaskLocksVariablesPriority(t *testing.T) {
 		wantEq(t, "headers", got[0].Headers, map[string]string{"region": "eu", "tier": "gold"})
 		// Priority changed through the API; no variables at all; complete
 		// with a local variable.
-		if err := e.eng.SetExternalTaskPriority(e.ctx, lowTask.ID, 50); err != nil {
+		if err := e.Eng.SetExternalTaskPriority(e.Ctx, lowTask.ID, 50); err != nil {
 			t.Fatal(err)
 		}
 		wantEq(t, "priority", e.externalTasks(bpmnlite.ExternalTaskQuery{ID: lowTask.ID})[0].Priority, int64(50))
-		got = e.fetch("w", 5, bpmnlite.FetchTopic{Topic: "t", LockDuration: time.Minute, Variables: []string{}})
+		got = e.Fetch("w", 5, bpmnlite.FetchTopic{Topic: "t", LockDuration: time.Minute, Variables: []string{}})
 		if len(got) != 1 || len(got[0].Variables) != 0 {
 			t.Fatalf("fetched %+v, want the low one without variables", got)
 		}
-		if err := e.eng.CompleteExternalTask(e.ctx, got[0].ID, "w", map[string]any{"result": 42}, map[string]any{"mine": true}); err != nil {
+		if err := e.Eng.CompleteExternalTask(e.Ctx, got[0].ID, "w", map[string]any{"result": 42}, map[string]any{"mine": true}); err != nil {
 			t.Fatal(err)
 		}
-		wantEq(t, "variables after complete", e.varsOf(low)["result"], int64(42))
-		wantEq(t, "tasks", e.taskKeys(low), "after")
+		wantEq(t, "variables after complete", e.VarsOf(low)["result"], int64(42))
+		wantEq(t, "tasks", e.TaskKeys(low), "after")
 
 		// All variables; only local ones.
-		pi := e.start("p", map[string]any{"topicName": "t2", "prio": 0, "v": 1})
+		pi := e.Start("p", map[string]any{"topicName": "t2", "prio": 0, "v": 1})
 		x := e.externalTasks(bpmnlite.ExternalTaskQuery{ProcessInstanceID: pi})[0]
-		got = e.fetch("w", 1, topic("t2", time.Minute))
+		got = e.Fetch("w", 1, harness.Topic("t2", time.Minute))
 		wantEq(t, "all variables", got[0].Variables, map[string]any{"topicName": "t2", "prio": int64(0), "v": int64(1)})
-		if err := e.eng.UnlockExternalTask(e.ctx, x.ID); err != nil {
+		if err := e.Eng.UnlockExternalTask(e.Ctx, x.ID); err != nil {
 			t.Fatal(err)
 		}
-		got = e.fetch("w", 1, bpmnlite.FetchTopic{Topic: "t2", LockDuration: time.Minute, LocalVariables: true})
+		got = e.Fetch("w", 1, bpmnlite.FetchTopic{Topic: "t2", LockDuration: time.Minute, LocalVariables: true})
 		// The task runs on the process instance: its locals are the instance's.
 		wantEq(t, "execution", x.ExecutionID, pi)
 		wantEq(t, "local variables", len(got[0].Variables), 3)
 		// Two concurrent paths, each with a local variable.
-		pi, err = e.eng.Start(e.ctx, bpmnlite.StartRequest{Key: "p", Variables: map[string]any{"topicName": "t3", "prio": 0},
+		pi, err = e.Eng.Start(e.Ctx, bpmnlite.StartRequest{Key: "p", Variables: map[string]any{"topicName": "t3", "prio": 0},
 			Instructions: []bpmnlite.StartInstruction{{ActivityID: "work", Variables: map[string]any{"mine": 1}}, {ActivityID: "work", Variables: map[string]any{"mine": 2}}}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		got = e.fetch("w", 5, bpmnlite.FetchTopic{Topic: "t3", LockDuration: time.Minute, LocalVariables: true})
+		got = e.Fetch("w", 5, bpmnlite.FetchTopic{Topic: "t3", LockDuration: time.Minute, LocalVariables: true})
 		if len(got) != 2 || len(got[0].Variables) != 1 || len(got[1].Variables) != 1 || got[0].Variables["mine"] == got[1].Variables["mine"] {
 			t.Errorf("local variables of two paths: %v", got)
 		}
-		if _, err := e.eng.FetchAndLock(e.ctx, bpmnlite.FetchRequest{MaxTasks: 1, Topics: []bpmnlite.FetchTopic{topic("t", time.Minute)}}); err == nil {
+		if _, err := e.Eng.FetchAndLock(e.Ctx, bpmnlite.FetchRequest{MaxTasks: 1, Topics: []bpmnlite.FetchTopic{harness.Topic("t", time.Minute)}}); err == nil {
 			t.Error("a fetch without worker id should fail")
 		}
 	})
@@ -354,7 +343,7 @@ func TestExternalTaskConcurrentFetch(t *testing.T) {
 		e.deployFiles(etDir + "oneExternalTaskProcess.bpmn20.xml")
 		const tasks, workers = 40, 8
 		for range tasks {
-			e.start("oneExternalTaskProcess", nil)
+			e.Start("oneExternalTaskProcess", nil)
 		}
 		var mu sync.Mutex
 		var ids []string
@@ -364,8 +353,8 @@ func TestExternalTaskConcurrentFetch(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				for {
-					got, err := e.eng.FetchAndLock(e.ctx, bpmnlite.FetchRequest{WorkerID: fmt.Sprint("w", w), MaxTasks: 3,
-						Topics: []bpmnlite.FetchTopic{topic("externalTaskTopic", time.Minute)}})
+					got, err := e.Eng.FetchAndLock(e.Ctx, bpmnlite.FetchRequest{WorkerID: fmt.Sprint("w", w), MaxTasks: 3,
+						Topics: []bpmnlite.FetchTopic{harness.Topic("externalTaskTopic", time.Minute)}})
 					if err != nil {
 						t.Errorf("worker %d: %v", w, err)
 						return
@@ -374,7 +363,7 @@ func TestExternalTaskConcurrentFetch(t *testing.T) {
 						return
 					}
 					for _, l := range got {
-						if err := e.eng.CompleteExternalTask(e.ctx, l.ID, fmt.Sprint("w", w), nil, nil); err != nil {
+						if err := e.Eng.CompleteExternalTask(e.Ctx, l.ID, fmt.Sprint("w", w), nil, nil); err != nil {
 							t.Errorf("worker %d complete: %v", w, err)
 						}
 						mu.Lock()
@@ -403,7 +392,7 @@ func longPoll(t *testing.T, eng *bpmnlite.Engine, worker, topicName string, time
 	go func() {
 		start := time.Now()
 		got, err := eng.FetchAndLock(t.Context(), bpmnlite.FetchRequest{WorkerID: worker, MaxTasks: 1,
-			AsyncResponseTimeout: timeout, Topics: []bpmnlite.FetchTopic{topic(topicName, time.Minute)}})
+			AsyncResponseTimeout: timeout, Topics: []bpmnlite.FetchTopic{harness.Topic(topicName, time.Minute)}})
 		out <- polled{got, err, time.Since(start)}
 	}()
 	return out
@@ -440,32 +429,32 @@ func TestExternalTaskLongPolling(t *testing.T) {
 		const timeout = 20 * time.Second
 
 		// Nothing comes: empty at the timeout.
-		p := <-longPoll(t, e.eng, "w", "externalTaskTopic", 300*time.Millisecond)
+		p := <-longPoll(t, e.Eng, "w", "externalTaskTopic", 300*time.Millisecond)
 		if p.err != nil || len(p.tasks) != 0 || p.took < 300*time.Millisecond {
 			t.Fatalf("idle poll: %d tasks, %v, after %v; want none at the 300ms timeout", len(p.tasks), p.err, p.took)
 		}
 
 		// Created while waiting.
-		ch := longPoll(t, e.eng, "w", "externalTaskTopic", timeout)
+		ch := longPoll(t, e.Eng, "w", "externalTaskTopic", timeout)
 		time.Sleep(50 * time.Millisecond)
-		pi := e.start("oneExternalTaskProcess", nil)
+		pi := e.Start("oneExternalTaskProcess", nil)
 		task := waitPolled(t, "created", ch, timeout).tasks[0]
 		if task.ProcessInstanceID != pi {
 			t.Fatalf("got a task of %s, want %s", task.ProcessInstanceID, pi)
 		}
 
 		// Unlocked while waiting.
-		ch = longPoll(t, e.eng, "w2", "externalTaskTopic", timeout)
+		ch = longPoll(t, e.Eng, "w2", "externalTaskTopic", timeout)
 		time.Sleep(50 * time.Millisecond)
-		if err := e.eng.UnlockExternalTask(e.ctx, task.ID); err != nil {
+		if err := e.Eng.UnlockExternalTask(e.Ctx, task.ID); err != nil {
 			t.Fatal(err)
 		}
 		waitPolled(t, "unlocked", ch, timeout)
 
 		// Failed with a retry timeout: fetchable when it passes.
-		ch = longPoll(t, e.eng, "w3", "externalTaskTopic", timeout)
+		ch = longPoll(t, e.Eng, "w3", "externalTaskTopic", timeout)
 		time.Sleep(50 * time.Millisecond)
-		if err := e.eng.HandleExternalTaskFailure(e.ctx, task.ID, "w2", bpmnlite.ExternalTaskFailure{ErrorMessage: "x", Retries: 2, RetryTimeout: 300 * time.Millisecond}); err != nil {
+		if err := e.Eng.HandleExternalTaskFailure(e.Ctx, task.ID, "w2", bpmnlite.ExternalTaskFailure{ErrorMessage: "x", Retries: 2, RetryTimeout: 300 * time.Millisecond}); err != nil {
 			t.Fatal(err)
 		}
 		if p := waitPolled(t, "retry timeout", ch, timeout); p.took < 300*time.Millisecond {
@@ -473,18 +462,18 @@ func TestExternalTaskLongPolling(t *testing.T) {
 		}
 
 		// Its lock expires while another worker waits.
-		if err := e.eng.LockExternalTask(e.ctx, task.ID, "w3", 300*time.Millisecond); err != nil {
+		if err := e.Eng.LockExternalTask(e.Ctx, task.ID, "w3", 300*time.Millisecond); err != nil {
 			t.Fatal(err)
 		}
-		if p := waitPolled(t, "lock expiry", longPoll(t, e.eng, "w4", "externalTaskTopic", timeout), timeout); p.took < 250*time.Millisecond {
+		if p := waitPolled(t, "lock expiry", longPoll(t, e.Eng, "w4", "externalTaskTopic", timeout), timeout); p.took < 250*time.Millisecond {
 			t.Errorf("fetched after %v, before the lock expired", p.took)
 		}
 
 		// Two waiting workers, one task: one gets it, the other waits on.
-		a := longPoll(t, e.eng, "a", "externalTaskTopic", 2*time.Second)
-		b := longPoll(t, e.eng, "b", "externalTaskTopic", 2*time.Second)
+		a := longPoll(t, e.Eng, "a", "externalTaskTopic", 2*time.Second)
+		b := longPoll(t, e.Eng, "b", "externalTaskTopic", 2*time.Second)
 		time.Sleep(50 * time.Millisecond)
-		e.start("oneExternalTaskProcess", nil)
+		e.Start("oneExternalTaskProcess", nil)
 		pa, pb := <-a, <-b
 		if pa.err != nil || pb.err != nil || len(pa.tasks)+len(pb.tasks) != 1 {
 			t.Errorf("two waiting workers got %d and %d tasks (%v, %v), want one in all", len(pa.tasks), len(pb.tasks), pa.err, pb.err)
@@ -495,9 +484,9 @@ func TestExternalTaskLongPolling(t *testing.T) {
 // Closing the engine answers the fetches waiting on it.
 func TestExternalTaskLongPollAnsweredOnClose(t *testing.T) {
 	eachBackendRealTime(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		ch := longPoll(t, e.eng, "w", "nothing", time.Minute)
+		ch := longPoll(t, e.Eng, "w", "nothing", time.Minute)
 		time.Sleep(100 * time.Millisecond)
-		if err := e.eng.Close(); err != nil {
+		if err := e.Eng.Close(); err != nil {
 			t.Fatal(err)
 		}
 		select {
@@ -535,38 +524,38 @@ func TestExternalTaskLongPollAcrossNodes(t *testing.T) {
 func TestMessageThrowAndEndEvents(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		var sent []string
-		e.eng.RegisterDelegate("send", bpmnlite.DelegateFunc(func(_ context.Context, ex *bpmnlite.Execution) error {
+		e.Eng.RegisterDelegate("send", bpmnlite.DelegateFunc(func(_ context.Context, ex *bpmnlite.Execution) error {
 			sent = append(sent, ex.ActivityID())
 			return nil
 		}))
-		e.deploy("p", xmlDefs(xmlProcess("p", `<startEvent id="start"/>
+		e.Deploy("p", enginetest.Defs(enginetest.Executable("p", `<startEvent id="start"/>
 			<intermediateThrowEvent id="notify"><messageEventDefinition camunda:class="send"/></intermediateThrowEvent>
 			<intermediateThrowEvent id="plain"><messageEventDefinition/></intermediateThrowEvent>
 			<intermediateThrowEvent id="publish"><messageEventDefinition camunda:type="external" camunda:topic="publish"/></intermediateThrowEvent>
 			<endEvent id="done"><messageEventDefinition camunda:type="external" camunda:topic="confirm"/></endEvent>`,
-			xmlChain("start", "notify", "plain", "publish", "done"))))
-		pi := e.start("p", nil)
+			enginetest.Chain("start", "notify", "plain", "publish", "done"))))
+		pi := e.Start("p", nil)
 		wantEq(t, "delegates", strings.Join(sent, ","), "notify")
-		got := e.fetch("w", 5, topic("publish", time.Minute), topic("confirm", time.Minute))
+		got := e.Fetch("w", 5, harness.Topic("publish", time.Minute), harness.Topic("confirm", time.Minute))
 		if len(got) != 1 || got[0].ActivityID != "publish" {
 			t.Fatalf("fetched %+v, want the publish task", got)
 		}
-		if err := e.eng.CompleteExternalTask(e.ctx, got[0].ID, "w", nil, nil); err != nil {
+		if err := e.Eng.CompleteExternalTask(e.Ctx, got[0].ID, "w", nil, nil); err != nil {
 			t.Fatal(err)
 		}
-		got = e.fetch("w", 5, topic("publish", time.Minute), topic("confirm", time.Minute))
+		got = e.Fetch("w", 5, harness.Topic("publish", time.Minute), harness.Topic("confirm", time.Minute))
 		if len(got) != 1 || got[0].ActivityID != "done" {
 			t.Fatalf("fetched %+v, want the end event's task", got)
 		}
 		if e.accEnded(pi) {
 			t.Fatal("the instance ended before its message end event's task completed")
 		}
-		if err := e.eng.CompleteExternalTask(e.ctx, got[0].ID, "w", nil, nil); err != nil {
+		if err := e.Eng.CompleteExternalTask(e.Ctx, got[0].ID, "w", nil, nil); err != nil {
 			t.Fatal(err)
 		}
 		if !e.accEnded(pi) {
 			t.Error("the instance should have ended")
 		}
-		wantEq(t, "path", e.path(pi), "start,notify,plain,publish,done")
+		wantEq(t, "path", e.Path(pi), "start,notify,plain,publish,done")
 	})
 }

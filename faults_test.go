@@ -52,12 +52,12 @@ func within[T any](t *testing.T, d time.Duration, fn func() T) T {
 }
 
 func (e *env) nothingStored(key string) {
-	e.t.Helper()
+	e.T.Helper()
 	if is := e.accInstances(key); len(is) != 0 {
-		e.t.Fatalf("%d instances of %s stored, want none", len(is), key)
+		e.T.Fatalf("%d instances of %s stored, want none", len(is), key)
 	}
-	if xs, err := e.eng.Executions(e.ctx, bpmnlite.ExecutionQuery{}); err != nil || len(xs) != 0 {
-		e.t.Fatalf("%d executions stored (%v), want none", len(xs), err)
+	if xs, err := e.Eng.Executions(e.Ctx, bpmnlite.ExecutionQuery{}); err != nil || len(xs) != 0 {
+		e.T.Fatalf("%d executions stored (%v), want none", len(xs), err)
 	}
 }
 
@@ -66,14 +66,14 @@ func (e *env) nothingStored(key string) {
 // warned about it.
 func TestRunawayLoopStopsAtTheOperationLimit(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		d := e.deploy("runaway", runaway("runaway", ""))
+		d := e.Deploy("runaway", runaway("runaway", ""))
 		if !slices.ContainsFunc(d.Warnings, func(p bpmnlite.Problem) bool {
 			return p.ElementID == "again" && strings.Contains(p.Message, "'again', 'more'")
 		}) {
 			t.Errorf("deployment warnings %v, want one about the loop of 'again' and 'more'", d.Warnings)
 		}
 		err := within(t, time.Minute, func() error {
-			_, err := e.eng.Start(e.ctx, bpmnlite.StartRequest{Key: "runaway"})
+			_, err := e.Eng.Start(e.Ctx, bpmnlite.StartRequest{Key: "runaway"})
 			return err
 		})
 		var le *bpmnlite.LoopError
@@ -93,11 +93,11 @@ func TestRunawayLoopStopsAtTheOperationLimit(t *testing.T) {
 // Without a bound, the loop still ends with the caller's context.
 func TestRunawayLoopEndsWithTheContext(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{MaxOperations: -1}, func(t *testing.T, e *env) {
-		e.deploy("runaway", runaway("runaway", ""))
-		ctx, cancel := context.WithTimeout(e.ctx, 300*time.Millisecond)
+		e.Deploy("runaway", runaway("runaway", ""))
+		ctx, cancel := context.WithTimeout(e.Ctx, 300*time.Millisecond)
 		defer cancel()
 		err := within(t, time.Minute, func() error {
-			_, err := e.eng.Start(ctx, bpmnlite.StartRequest{Key: "runaway"})
+			_, err := e.Eng.Start(ctx, bpmnlite.StartRequest{Key: "runaway"})
 			return err
 		})
 		if !errors.Is(err, context.DeadlineExceeded) {
@@ -111,11 +111,11 @@ func TestRunawayLoopEndsWithTheContext(t *testing.T) {
 // loop's message, then an incident.
 func TestRunawayLoopInAJobFails(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{MaxOperations: 2000}, func(t *testing.T, e *env) {
-		e.deploy("runaway", runaway("runaway", `camunda:asyncBefore="true"`))
-		pi := e.start("runaway", nil)
+		e.Deploy("runaway", runaway("runaway", `camunda:asyncBefore="true"`))
+		pi := e.Start("runaway", nil)
 		j := e.accOneJob(pi)
 		for attempt := 1; attempt <= 3; attempt++ {
-			err := within(t, time.Minute, func() error { return e.eng.ExecuteJob(e.ctx, j.ID) })
+			err := within(t, time.Minute, func() error { return e.Eng.ExecuteJob(e.Ctx, j.ID) })
 			if !errors.Is(err, bpmnlite.ErrOperationLimit) {
 				t.Fatalf("attempt %d: %v, want ErrOperationLimit", attempt, err)
 			}
@@ -124,11 +124,11 @@ func TestRunawayLoopInAJobFails(t *testing.T) {
 				t.Fatalf("after attempt %d: retries %d, message %q", attempt, job.Retries, job.ExceptionMessage)
 			}
 		}
-		in, err := e.eng.Incidents(e.ctx, bpmnlite.IncidentQuery{ProcessInstanceID: pi})
+		in, err := e.Eng.Incidents(e.Ctx, bpmnlite.IncidentQuery{ProcessInstanceID: pi})
 		if err != nil || len(in) != 1 || in[0].Configuration != j.ID {
 			t.Fatalf("incidents %v (%v), want the job's", in, err)
 		}
-		if xs := e.executions(pi, "start"); len(xs) != 1 {
+		if xs := e.Executions(pi, "start"); len(xs) != 1 {
 			t.Fatalf("%d executions at 'start', want the job's one, rolled back to its wait", len(xs))
 		}
 	})
@@ -203,10 +203,10 @@ func TestOutageRecoveryIsQuick(t *testing.T) {
 	cut.URL = proxy.Through(b.URL)
 	node := openEnv(t, cut, bpmnlite.Config{})
 	other := openEnv(t, b, bpmnlite.Config{})
-	other.eng.RegisterDelegate("work", bpmnlite.DelegateFunc(func(context.Context, *bpmnlite.Execution) error { return nil }))
-	node.eng.RegisterDelegate("work", bpmnlite.DelegateFunc(func(context.Context, *bpmnlite.Execution) error { return nil }))
-	node.deploy("outage", enginetest.AsyncService("outage", "work", ""))
-	orphaned := other.start("outage", nil)
+	other.Eng.RegisterDelegate("work", bpmnlite.DelegateFunc(func(context.Context, *bpmnlite.Execution) error { return nil }))
+	node.Eng.RegisterDelegate("work", bpmnlite.DelegateFunc(func(context.Context, *bpmnlite.Execution) error { return nil }))
+	node.Deploy("outage", enginetest.AsyncService("outage", "work", ""))
+	orphaned := other.Start("outage", nil)
 	if locked := other.jeLock("node-a", time.Now().Add(5*time.Minute), persistence.AcquireParams{}); len(locked) != 1 {
 		t.Fatalf("locked %d jobs for node-a, want the orphan", len(locked))
 	}
@@ -214,11 +214,11 @@ func TestOutageRecoveryIsQuick(t *testing.T) {
 
 	proxy.Cut()
 	time.Sleep(1500 * time.Millisecond) // acquisitions fail meanwhile
-	fresh := other.start("outage", nil)
+	fresh := other.Start("outage", nil)
 	proxy.Restore()
 	back := time.Now()
 	waitFor(t, "both instances to end", 30*time.Second, func() bool {
-		is, err := other.eng.ProcessInstances(other.ctx, bpmnlite.ProcessInstanceQuery{})
+		is, err := other.Eng.ProcessInstances(other.Ctx, bpmnlite.ProcessInstanceQuery{})
 		ended := 0
 		for _, in := range is {
 			if in.EndTime != nil && (in.ID == orphaned || in.ID == fresh) {
@@ -247,22 +247,22 @@ func TestOutageRecoveryIsQuick(t *testing.T) {
 // takeover the locks would never expire.
 func TestDeadOwnerLocksTakenOver(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.eng.RegisterDelegate("work", bpmnlite.DelegateFunc(func(context.Context, *bpmnlite.Execution) error { return nil }))
-		e.deploy("dead", enginetest.AsyncService("dead", "work", ""))
-		now := e.clock.Now()
+		e.Eng.RegisterDelegate("work", bpmnlite.DelegateFunc(func(context.Context, *bpmnlite.Execution) error { return nil }))
+		e.Deploy("dead", enginetest.AsyncService("dead", "work", ""))
+		now := e.Clock.Now()
 		lockFor := func(owner string, heartbeat time.Time) string {
-			pi := e.start("dead", nil)
+			pi := e.Start("dead", nil)
 			if js := e.jeLock(owner, now.Add(5*time.Minute), persistence.AcquireParams{}); len(js) != 1 {
 				t.Fatalf("locked %d jobs for %s, want 1", len(js), owner)
 			}
 			if !heartbeat.IsZero() {
 				t.Helper()
-				tx, err := e.eng.StoreForTest().Begin(e.ctx, false)
+				tx, err := e.Eng.StoreForTest().Begin(e.Ctx, false)
 				if err == nil {
-					err = persistence.Flush(e.ctx, tx, nil, persistence.ReportJobExecutor(&persistence.JobExecutorInfo{ID: owner, PoolSize: 4, QueueSize: 4, Heartbeat: heartbeat.UTC()}))
+					err = persistence.Flush(e.Ctx, tx, nil, persistence.ReportJobExecutor(&persistence.JobExecutorInfo{ID: owner, PoolSize: 4, QueueSize: 4, Heartbeat: heartbeat.UTC()}))
 				}
 				if err == nil {
-					err = tx.Commit(e.ctx)
+					err = tx.Commit(e.Ctx)
 				}
 				if err != nil {
 					t.Fatalf("report of %s: %v", owner, err)
@@ -278,10 +278,10 @@ func TestDeadOwnerLocksTakenOver(t *testing.T) {
 		e.jeStart(bpmnlite.JobExecutorConfig{LockOwner: "node-x", ReportInterval: 20 * time.Millisecond,
 			Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 		waitFor(t, "the dead owner's and the previous run's jobs to run", 10*time.Second, func() bool {
-			return e.state(dead) == bpmnlite.StateCompleted && e.state(previous) == bpmnlite.StateCompleted
+			return e.State(dead) == bpmnlite.StateCompleted && e.State(previous) == bpmnlite.StateCompleted
 		})
 		time.Sleep(100 * time.Millisecond) // several reports and takeover rounds
-		if st := e.state(live); st == bpmnlite.StateCompleted {
+		if st := e.State(live); st == bpmnlite.StateCompleted {
 			t.Errorf("the job of an executor that reports was taken over")
 		}
 		for _, pi := range []string{dead, previous} {
@@ -307,23 +307,23 @@ func outageWhileRunning(t *testing.T, b testdb.Backend, outage func()) string {
 	e := openEnv(t, b, bpmnlite.Config{Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo}))})
 	entered, release := make(chan struct{}), make(chan struct{})
 	var calls atomic.Int32
-	e.eng.RegisterDelegate("work", bpmnlite.DelegateFunc(func(context.Context, *bpmnlite.Execution) error {
+	e.Eng.RegisterDelegate("work", bpmnlite.DelegateFunc(func(context.Context, *bpmnlite.Execution) error {
 		if calls.Add(1) == 1 {
 			close(entered)
 			<-release
 		}
 		return nil
 	}))
-	e.deploy("outage", enginetest.AsyncService("outage", "work", ""))
-	e.jeStart(bpmnlite.JobExecutorConfig{LockTime: 5 * time.Minute, MaxWait: 200 * time.Millisecond, Logger: e.cfg.Logger, Clock: time.Now})
-	pi := e.start("outage", nil)
+	e.Deploy("outage", enginetest.AsyncService("outage", "work", ""))
+	e.jeStart(bpmnlite.JobExecutorConfig{LockTime: 5 * time.Minute, MaxWait: 200 * time.Millisecond, Logger: e.Cfg.Logger, Clock: time.Now})
+	pi := e.Start("outage", nil)
 	<-entered
 	outage()
 	close(release)
 
 	waitFor(t, "the job to run again and the instance to end", 30*time.Second, func() bool {
 		// A query may still meet a pooled connection the outage cut.
-		is, err := e.eng.ProcessInstances(e.ctx, bpmnlite.ProcessInstanceQuery{ID: pi})
+		is, err := e.Eng.ProcessInstances(e.Ctx, bpmnlite.ProcessInstanceQuery{ID: pi})
 		return err == nil && len(is) == 1 && is[0].EndTime != nil
 	})
 	if n := calls.Load(); n != 2 {
@@ -365,20 +365,20 @@ func TestVariablesThatCannotRoundTripAreRejected(t *testing.T) {
 		"bad\x00name": 1,
 	}
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deploy("wait", userTaskProcess)
-		pi := e.start("p", map[string]any{"kept": "yes"})
+		e.Deploy("wait", userTaskProcess)
+		pi := e.Start("p", map[string]any{"kept": "yes"})
 		for name, v := range bad {
-			_, err := e.eng.Start(e.ctx, bpmnlite.StartRequest{Key: "p", Variables: map[string]any{name: v}})
+			_, err := e.Eng.Start(e.Ctx, bpmnlite.StartRequest{Key: "p", Variables: map[string]any{name: v}})
 			var ve *bpmnlite.VariableError
 			if !errors.Is(err, bpmnlite.ErrInvalidVariable) || !errors.As(err, &ve) || ve.Name != name {
 				t.Errorf("start with %q: %v, want a *VariableError naming it", name, err)
 			}
-			err = e.eng.SetVariables(e.ctx, pi, map[string]any{"kept": "changed", name: v})
+			err = e.Eng.SetVariables(e.Ctx, pi, map[string]any{"kept": "changed", name: v})
 			if !errors.As(err, &ve) || ve.Name != name {
 				t.Errorf("set %q: %v, want a *VariableError naming it", name, err)
 			}
 		}
-		if v, _, err := e.eng.Variable(e.ctx, pi, "kept"); err != nil || v != "yes" {
+		if v, _, err := e.Eng.Variable(e.Ctx, pi, "kept"); err != nil || v != "yes" {
 			t.Errorf("kept = %v (%v), want yes: a rejected call changed nothing", v, err)
 		}
 		if is := e.accInstances("p"); len(is) != 1 {
@@ -405,10 +405,10 @@ func TestVariablesAtTheEdgesRoundTrip(t *testing.T) {
 		"null":            nil,
 	}
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deploy("wait", userTaskProcess)
-		pi := e.start("p", good)
+		e.Deploy("wait", userTaskProcess)
+		pi := e.Start("p", good)
 		for name, want := range good {
-			got, ok, err := e.eng.Variable(e.ctx, pi, name)
+			got, ok, err := e.Eng.Variable(e.Ctx, pi, name)
 			if err != nil || !ok || !reflect.DeepEqual(got, want) {
 				t.Errorf("%s = %#v (%v, %v), want %#v", name, got, ok, err, want)
 			}
@@ -423,7 +423,7 @@ func TestSizeLimits(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		small := enginetest.AsyncService("small", "work", "")
 		huge := strings.Replace(small, "<process", "<!-- "+strings.Repeat("x", 11<<20)+" --><process", 1)
-		_, err := e.eng.Deploy(e.ctx, bpmnlite.DeployRequest{Name: "huge", Resources: []bpmnlite.Resource{{Name: "huge.bpmn", Bytes: []byte(huge)}}})
+		_, err := e.Eng.Deploy(e.Ctx, bpmnlite.DeployRequest{Name: "huge", Resources: []bpmnlite.Resource{{Name: "huge.bpmn", Bytes: []byte(huge)}}})
 		var pe *bpmnlite.ParseError
 		if !errors.As(err, &pe) || !strings.Contains(err.Error(), "huge.bpmn") || !strings.Contains(err.Error(), "more than the limit of 10485760") {
 			t.Errorf("deploying an 11 MiB file: %v, want refused at the default limit", err)
@@ -435,20 +435,20 @@ func TestSizeLimits(t *testing.T) {
     <sequenceFlow id="f2" sourceRef="g" targetRef="e"><conditionExpression>${x == '`+strings.Repeat("y", 1<<20)+`'}</conditionExpression></sequenceFlow>
     <sequenceFlow id="f3" sourceRef="g" targetRef="e" />
     <endEvent id="e" />`)
-		_, err = e.eng.Deploy(e.ctx, bpmnlite.DeployRequest{Name: "long", Resources: []bpmnlite.Resource{{Name: "long.bpmn", Bytes: []byte(long)}}})
+		_, err = e.Eng.Deploy(e.Ctx, bpmnlite.DeployRequest{Name: "long", Resources: []bpmnlite.Resource{{Name: "long.bpmn", Bytes: []byte(long)}}})
 		if !errors.As(err, &pe) || !strings.Contains(err.Error(), "more than the limit of 10000") {
 			t.Errorf("deploying a 1 MB expression: %v, want refused at the length limit", err)
 		}
 		if err != nil && len(err.Error()) > 2000 {
 			t.Errorf("the error is %d bytes long; it should quote only the start of the expression", len(err.Error()))
 		}
-		if d, err := e.eng.ProcessDefinitions(e.ctx, bpmnlite.DefinitionQuery{}); err != nil || len(d) != 0 {
+		if d, err := e.Eng.ProcessDefinitions(e.Ctx, bpmnlite.DefinitionQuery{}); err != nil || len(d) != 0 {
 			t.Errorf("%d definitions stored (%v), want none", len(d), err)
 		}
 	})
 	eachBackend(t, bpmnlite.Config{MaxResourceBytes: 1000}, func(t *testing.T, e *env) {
 		file := strings.Replace(enginetest.AsyncService("p", "work", ""), "<process", "<!-- "+strings.Repeat("x", 1000)+" --><process", 1)
-		_, err := e.eng.Deploy(e.ctx, bpmnlite.DeployRequest{Name: "p", Resources: []bpmnlite.Resource{{Name: "p.bpmn", Bytes: []byte(file)}}})
+		_, err := e.Eng.Deploy(e.Ctx, bpmnlite.DeployRequest{Name: "p", Resources: []bpmnlite.Resource{{Name: "p.bpmn", Bytes: []byte(file)}}})
 		if err == nil || !strings.Contains(err.Error(), "more than the limit of 1000") {
 			t.Errorf("deploying over a configured limit of 1000 bytes: %v", err)
 		}
@@ -484,13 +484,13 @@ func TestVariablesThatWouldLoseDataAreRejected(t *testing.T) {
 	}
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		var set atomic.Value
-		e.eng.RegisterDelegate("after", bpmnlite.DelegateFunc(func(_ context.Context, ex *bpmnlite.Execution) error {
+		e.Eng.RegisterDelegate("after", bpmnlite.DelegateFunc(func(_ context.Context, ex *bpmnlite.Execution) error {
 			kv := set.Load().([2]any)
 			return ex.SetVariable(kv[0].(string), kv[1])
 		}))
-		e.deploy("wait", userTaskProcess)
-		pi := e.start("p", map[string]any{"kept": "yes"})
-		task := e.tasks(pi)[0]
+		e.Deploy("wait", userTaskProcess)
+		pi := e.Start("p", map[string]any{"kept": "yes"})
+		task := e.Tasks(pi)[0]
 		want := func(what, name string, err error) {
 			t.Helper()
 			var ve *bpmnlite.VariableError
@@ -502,24 +502,24 @@ func TestVariablesThatWouldLoseDataAreRejected(t *testing.T) {
 			}
 		}
 		for name, v := range bad {
-			_, err := e.eng.Start(e.ctx, bpmnlite.StartRequest{Key: "p", Variables: map[string]any{name: v}})
+			_, err := e.Eng.Start(e.Ctx, bpmnlite.StartRequest{Key: "p", Variables: map[string]any{name: v}})
 			want("start with", name, err)
-			_, err = e.eng.Start(e.ctx, bpmnlite.StartRequest{Key: "p", Variables: map[string]any{name: bpmnlite.Transient(v)}})
+			_, err = e.Eng.Start(e.Ctx, bpmnlite.StartRequest{Key: "p", Variables: map[string]any{name: bpmnlite.Transient(v)}})
 			want("start with transient", name, err)
-			want("set", name, e.eng.SetVariables(e.ctx, pi, map[string]any{"kept": "changed", name: v}))
+			want("set", name, e.Eng.SetVariables(e.Ctx, pi, map[string]any{"kept": "changed", name: v}))
 			set.Store([2]any{name, v})
-			want("a delegate setting", name, e.eng.CompleteTask(e.ctx, task.ID, nil))
+			want("a delegate setting", name, e.Eng.CompleteTask(e.Ctx, task.ID, nil))
 		}
-		if v, _, err := e.eng.Variable(e.ctx, pi, "kept"); err != nil || v != "yes" {
+		if v, _, err := e.Eng.Variable(e.Ctx, pi, "kept"); err != nil || v != "yes" {
 			t.Errorf("kept = %v (%v), want yes: a rejected call changed nothing", v, err)
 		}
 		if is := e.accInstances("p"); len(is) != 1 {
 			t.Errorf("%d instances, want only the first: rejected starts store nothing", len(is))
 		}
-		if err := e.eng.SetVariables(e.ctx, pi, good); err != nil {
+		if err := e.Eng.SetVariables(e.Ctx, pi, good); err != nil {
 			t.Fatalf("set %v: %v", good, err)
 		}
-		vars := e.varsOf(pi)
+		vars := e.VarsOf(pi)
 		for name, want := range map[string]any{"mixed": map[string]any{"Shown": int64(1)}, "empty": map[string]any{},
 			"withTime": map[string]any{"at": "2026-01-02T03:04:05Z"}, "braces": "{}"} {
 			if !reflect.DeepEqual(vars[name], want) {
@@ -533,7 +533,7 @@ func TestVariablesThatWouldLoseDataAreRejected(t *testing.T) {
 // signal, a receive task, an external task; then "mapped" copies half
 // twice into an input parameter, and its delegate sets a string of length
 // size.
-var capped = xmlDefs(`<message id="m" name="m"/><signal id="s" name="s"/>`, xmlProcess("capped",
+var capped = enginetest.Defs(`<message id="m" name="m"/><signal id="s" name="s"/>`, enginetest.Executable("capped",
 	`<startEvent id="start"/><userTask id="work"/>
 	<intermediateCatchEvent id="msg"><messageEventDefinition messageRef="m"/></intermediateCatchEvent>
 	<intermediateCatchEvent id="sig"><signalEventDefinition signalRef="s"/></intermediateCatchEvent>
@@ -543,21 +543,21 @@ var capped = xmlDefs(`<message id="m" name="m"/><signal id="s" name="s"/>`, xmlP
 		<camunda:inputParameter name="pair"><camunda:list><camunda:value>${half}</camunda:value><camunda:value>${half}</camunda:value></camunda:list></camunda:inputParameter>
 	</camunda:inputOutput></extensionElements></serviceTask>
 	<userTask id="wait"/><endEvent id="end"/>`,
-	xmlChain("start", "work", "msg", "sig", "recv", "ext", "mapped", "wait", "end")))
+	enginetest.Chain("start", "work", "msg", "sig", "recv", "ext", "mapped", "wait", "end")))
 
 // Config.MaxVariableBytes bounds what one variable stores, on every path
 // a variable is written, transient ones too; the error names the variable,
 // its size and the limit, and the call changes nothing.
 func TestMaxVariableBytes(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{MaxVariableBytes: 1000}, func(t *testing.T, e *env) {
-		e.eng.RegisterDelegate("sized", bpmnlite.DelegateFunc(func(_ context.Context, ex *bpmnlite.Execution) error {
+		e.Eng.RegisterDelegate("sized", bpmnlite.DelegateFunc(func(_ context.Context, ex *bpmnlite.Execution) error {
 			size, _, err := ex.Variable("size")
 			if err != nil {
 				return err
 			}
 			return ex.SetVariable("fromDelegate", strings.Repeat("x", int(size.(int64))))
 		}))
-		e.deploy("capped", capped)
+		e.Deploy("capped", capped)
 		big := map[string]any{"big": strings.Repeat("é", 501)} // 1002 bytes
 		tooBig := func(what, name string, size int, err error) {
 			t.Helper()
@@ -566,61 +566,61 @@ func TestMaxVariableBytes(t *testing.T) {
 				t.Errorf("%s: %v, want a *VariableError naming %s, %d bytes and the limit", what, err, name, size)
 			}
 		}
-		_, err := e.eng.Start(e.ctx, bpmnlite.StartRequest{Key: "capped", Variables: big})
+		_, err := e.Eng.Start(e.Ctx, bpmnlite.StartRequest{Key: "capped", Variables: big})
 		tooBig("start", "big", 1002, err)
-		_, err = e.eng.Start(e.ctx, bpmnlite.StartRequest{Key: "capped", Variables: map[string]any{"big": bpmnlite.Transient(big["big"])}})
+		_, err = e.Eng.Start(e.Ctx, bpmnlite.StartRequest{Key: "capped", Variables: map[string]any{"big": bpmnlite.Transient(big["big"])}})
 		tooBig("start with a transient", "big", 1002, err)
-		_, err = e.eng.Start(e.ctx, bpmnlite.StartRequest{Key: "capped", Variables: map[string]any{"big": []byte(strings.Repeat("x", 1001))}})
+		_, err = e.Eng.Start(e.Ctx, bpmnlite.StartRequest{Key: "capped", Variables: map[string]any{"big": []byte(strings.Repeat("x", 1001))}})
 		tooBig("start with bytes", "big", 1001, err)
-		_, err = e.eng.Start(e.ctx, bpmnlite.StartRequest{Key: "capped", Variables: map[string]any{"big": []any{strings.Repeat("x", 998)}}})
+		_, err = e.Eng.Start(e.Ctx, bpmnlite.StartRequest{Key: "capped", Variables: map[string]any{"big": []any{strings.Repeat("x", 998)}}})
 		tooBig("start with JSON", "big", 1002, err)
-		pi := e.start("capped", map[string]any{"half": strings.Repeat("x", 600), "size": 1001, "exactly": strings.Repeat("x", 1000)})
+		pi := e.Start("capped", map[string]any{"half": strings.Repeat("x", 600), "size": 1001, "exactly": strings.Repeat("x", 1000)})
 
-		tooBig("set", "big", 1002, e.eng.SetVariables(e.ctx, pi, big))
-		tooBig("complete", "big", 1002, e.eng.CompleteTask(e.ctx, e.tasks(pi)[0].ID, big))
-		e.complete(pi, "work", nil)
-		_, err = e.eng.Correlate(e.ctx, bpmnlite.CorrelateRequest{MessageName: "m", Variables: big})
+		tooBig("set", "big", 1002, e.Eng.SetVariables(e.Ctx, pi, big))
+		tooBig("complete", "big", 1002, e.Eng.CompleteTask(e.Ctx, e.Tasks(pi)[0].ID, big))
+		e.Complete(pi, "work", nil)
+		_, err = e.Eng.Correlate(e.Ctx, bpmnlite.CorrelateRequest{MessageName: "m", Variables: big})
 		tooBig("correlate", "big", 1002, err)
 		e.correlate("m", pi, nil)
-		tooBig("signal", "big", 1002, e.eng.Signal(e.ctx, "s", big))
-		e.signal("s")
+		tooBig("signal", "big", 1002, e.Eng.Signal(e.Ctx, "s", big))
+		e.Signal("s")
 		recv := e.execAt(pi, "recv").ID
-		tooBig("trigger", "big", 1002, e.eng.Trigger(e.ctx, recv, big))
-		if err := e.eng.Trigger(e.ctx, recv, nil); err != nil {
+		tooBig("trigger", "big", 1002, e.Eng.Trigger(e.Ctx, recv, big))
+		if err := e.Eng.Trigger(e.Ctx, recv, nil); err != nil {
 			t.Fatal(err)
 		}
-		locked, err := e.eng.FetchAndLock(e.ctx, bpmnlite.FetchRequest{WorkerID: "w", MaxTasks: 1, Topics: []bpmnlite.FetchTopic{{Topic: "t", LockDuration: time.Minute}}})
+		locked, err := e.Eng.FetchAndLock(e.Ctx, bpmnlite.FetchRequest{WorkerID: "w", MaxTasks: 1, Topics: []bpmnlite.FetchTopic{{Topic: "t", LockDuration: time.Minute}}})
 		if err != nil || len(locked) != 1 {
 			t.Fatalf("fetched %v, %v", locked, err)
 		}
 		id := locked[0].ID
-		tooBig("external task completion", "big", 1002, e.eng.CompleteExternalTask(e.ctx, id, "w", big, nil))
-		tooBig("external task completion (local)", "big", 1002, e.eng.CompleteExternalTask(e.ctx, id, "w", nil, big))
-		tooBig("BPMN error", "big", 1002, e.eng.HandleExternalTaskBpmnError(e.ctx, id, "w", "E", "", big))
-		tooBig("input mapping", "pair", 1207, e.eng.CompleteExternalTask(e.ctx, id, "w", nil, nil))
-		tooBig("delegate", "fromDelegate", 1001, e.eng.CompleteExternalTask(e.ctx, id, "w", map[string]any{"half": "x"}, nil))
-		if err := e.eng.CompleteExternalTask(e.ctx, id, "w", map[string]any{"half": "x", "size": 10}, nil); err != nil {
+		tooBig("external task completion", "big", 1002, e.Eng.CompleteExternalTask(e.Ctx, id, "w", big, nil))
+		tooBig("external task completion (local)", "big", 1002, e.Eng.CompleteExternalTask(e.Ctx, id, "w", nil, big))
+		tooBig("BPMN error", "big", 1002, e.Eng.HandleExternalTaskBpmnError(e.Ctx, id, "w", "E", "", big))
+		tooBig("input mapping", "pair", 1207, e.Eng.CompleteExternalTask(e.Ctx, id, "w", nil, nil))
+		tooBig("delegate", "fromDelegate", 1001, e.Eng.CompleteExternalTask(e.Ctx, id, "w", map[string]any{"half": "x"}, nil))
+		if err := e.Eng.CompleteExternalTask(e.Ctx, id, "w", map[string]any{"half": "x", "size": 10}, nil); err != nil {
 			t.Fatal(err)
 		}
-		if keys := e.taskKeys(pi); keys != "wait" {
+		if keys := e.TaskKeys(pi); keys != "wait" {
 			t.Fatalf("open tasks %q, want wait", keys)
 		}
-		if v := e.varsOf(pi); v["big"] != nil || len(v["exactly"].(string)) != 1000 {
+		if v := e.VarsOf(pi); v["big"] != nil || len(v["exactly"].(string)) != 1000 {
 			t.Errorf("variables %v: want exactly (1000 bytes) and no big", v)
 		}
 	})
 	const mib = 1 << 20
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deploy("wait", userTaskProcess)
-		_, err := e.eng.Start(e.ctx, bpmnlite.StartRequest{Key: "p", Variables: map[string]any{"big": strings.Repeat("x", 4*mib+1)}})
+		e.Deploy("wait", userTaskProcess)
+		_, err := e.Eng.Start(e.Ctx, bpmnlite.StartRequest{Key: "p", Variables: map[string]any{"big": strings.Repeat("x", 4*mib+1)}})
 		if !errors.Is(err, bpmnlite.ErrInvalidVariable) || !strings.Contains(err.Error(), "limit of 4194304") {
 			t.Errorf("a string of 4 MiB + 1 byte: %v, want refused at the default limit", err)
 		}
-		e.start("p", map[string]any{"big": strings.Repeat("x", 4*mib)})
+		e.Start("p", map[string]any{"big": strings.Repeat("x", 4*mib)})
 	})
 	eachBackend(t, bpmnlite.Config{MaxVariableBytes: -1}, func(t *testing.T, e *env) {
-		e.deploy("wait", userTaskProcess)
-		e.start("p", map[string]any{"big": strings.Repeat("x", 4*mib+1)})
+		e.Deploy("wait", userTaskProcess)
+		e.Start("p", map[string]any{"big": strings.Repeat("x", 4*mib+1)})
 	})
 }
 
@@ -639,19 +639,19 @@ func TestExpressionLimitsPerEngine(t *testing.T) {
     <sequenceFlow id="f2" sourceRef="g" targetRef="e"><conditionExpression>`+condition+`</conditionExpression></sequenceFlow>
     <sequenceFlow id="f3" sourceRef="g" targetRef="e" />
     <endEvent id="e" />`)
-	_, err := strict.eng.Deploy(strict.ctx, bpmnlite.DeployRequest{Name: "p", Resources: []bpmnlite.Resource{{Name: "p.bpmn", Bytes: []byte(xml)}}})
+	_, err := strict.Eng.Deploy(strict.Ctx, bpmnlite.DeployRequest{Name: "p", Resources: []bpmnlite.Resource{{Name: "p.bpmn", Bytes: []byte(xml)}}})
 	if err == nil || !strings.Contains(err.Error(), "more than the limit of 100") || !strings.Contains(err.Error(), "${x == 'yy… (210 bytes)") {
 		t.Errorf("the strict engine took a 210-byte expression: %v", err)
 	}
-	loose.deploy("p", xml) // the defaults: 10,000 bytes
+	loose.Deploy("p", xml) // the defaults: 10,000 bytes
 	// A failing expression quotes as much as its engine says.
-	loose.deploy("q", enginetest.Process("q", `
+	loose.Deploy("q", enginetest.Process("q", `
     <startEvent id="s" />
     <sequenceFlow id="f1" sourceRef="s" targetRef="t" />
     <serviceTask id="t" camunda:expression="${missing.call('`+strings.Repeat("z", 300)+`')}" />
     <sequenceFlow id="f2" sourceRef="t" targetRef="e" />
     <endEvent id="e" />`))
-	_, err = loose.eng.Start(loose.ctx, bpmnlite.StartRequest{Key: "q"})
+	_, err = loose.Eng.Start(loose.Ctx, bpmnlite.StartRequest{Key: "q"})
 	if err == nil || strings.Contains(err.Error(), strings.Repeat("z", 250)) || !strings.Contains(err.Error(), strings.Repeat("z", 150)) {
 		t.Errorf("the loose engine's error quotes %d bytes, want the default 200 characters: %v", len(fmt.Sprint(err)), err)
 	}

@@ -19,15 +19,15 @@ import (
 // async task (priority 10) and a call of mid, which calls leaf, which has
 // an exclusive async task (priority 0). Variables pass down.
 func deployHierarchy(e *env, delegate string) {
-	e.deploy("leaf", enginetest.Process("leaf", `<startEvent id="s"/><sequenceFlow id="f1" sourceRef="s" targetRef="leafTask"/>
+	e.Deploy("leaf", enginetest.Process("leaf", `<startEvent id="s"/><sequenceFlow id="f1" sourceRef="s" targetRef="leafTask"/>
 		<serviceTask id="leafTask" camunda:asyncBefore="true" camunda:class="`+delegate+`"/>
 		<sequenceFlow id="f2" sourceRef="leafTask" targetRef="leafTask2"/>
 		<serviceTask id="leafTask2" camunda:asyncBefore="true" camunda:class="`+delegate+`"/>
 		<sequenceFlow id="f3" sourceRef="leafTask2" targetRef="e"/><endEvent id="e"/>`))
-	e.deploy("mid", enginetest.Process("mid", `<startEvent id="s"/><sequenceFlow id="f1" sourceRef="s" targetRef="callLeaf"/>
+	e.Deploy("mid", enginetest.Process("mid", `<startEvent id="s"/><sequenceFlow id="f1" sourceRef="s" targetRef="callLeaf"/>
 		<callActivity id="callLeaf" calledElement="leaf"><extensionElements><camunda:in variables="all"/></extensionElements></callActivity>
 		<sequenceFlow id="f2" sourceRef="callLeaf" targetRef="e"/><endEvent id="e"/>`))
-	e.deploy("top", enginetest.Process("top", `<startEvent id="s"/><sequenceFlow id="f1" sourceRef="s" targetRef="fork"/>
+	e.Deploy("top", enginetest.Process("top", `<startEvent id="s"/><sequenceFlow id="f1" sourceRef="s" targetRef="fork"/>
 		<parallelGateway id="fork"/>
 		<sequenceFlow id="f2" sourceRef="fork" targetRef="topTask"/><sequenceFlow id="f3" sourceRef="fork" targetRef="callMid"/>
 		<serviceTask id="topTask" camunda:asyncBefore="true" camunda:jobPriority="10" camunda:class="`+delegate+`"/>
@@ -38,11 +38,11 @@ func deployHierarchy(e *env, delegate string) {
 
 func TestExclusiveOverHierarchiesAcquisition(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.eng.RegisterDelegate("noop", bpmnlite.DelegateFunc(func(context.Context, *bpmnlite.Execution) error { return nil }))
+		e.Eng.RegisterDelegate("noop", bpmnlite.DelegateFunc(func(context.Context, *bpmnlite.Execution) error { return nil }))
 		deployHierarchy(e, "noop")
-		top := e.start("top", nil)
+		top := e.Start("top", nil)
 		var leafJob *bpmnlite.Job
-		all, err := e.eng.Jobs(e.ctx, bpmnlite.JobQuery{})
+		all, err := e.Eng.Jobs(e.Ctx, bpmnlite.JobQuery{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -57,14 +57,14 @@ func TestExclusiveOverHierarchiesAcquisition(t *testing.T) {
 		if len(all) != 2 || leafJob == nil || leafJob.ProcessInstanceID == top {
 			t.Fatalf("jobs %+v, want topTask's and leafTask's (in the leaf instance)", all)
 		}
-		leaf, err := e.eng.Executions(e.ctx, bpmnlite.ExecutionQuery{ID: leafJob.ProcessInstanceID})
+		leaf, err := e.Eng.Executions(e.Ctx, bpmnlite.ExecutionQuery{ID: leafJob.ProcessInstanceID})
 		if err != nil || len(leaf) != 1 || leaf[0].RootProcessInstanceID != top {
 			t.Fatalf("leaf instance %+v (%v), want root %s", leaf, err, top)
 		}
 
 		// Another node holds topTask's job.
 		ten := int64(10)
-		if locked := e.jeLock("other", e.clock.Now().Add(time.Minute), persistence.AcquireParams{PriorityMin: &ten}); len(locked) != 1 {
+		if locked := e.jeLock("other", e.Clock.Now().Add(time.Minute), persistence.AcquireParams{PriorityMin: &ten}); len(locked) != 1 {
 			t.Fatalf("locked %d jobs, want topTask's", len(locked))
 		}
 		// Per instance, the leaf's job is free: it is another instance.
@@ -76,7 +76,7 @@ func TestExclusiveOverHierarchiesAcquisition(t *testing.T) {
 			t.Fatalf("acquirable across hierarchies: %d jobs, want none while the top's job is locked", len(got))
 		}
 		// A second hierarchy is not held up.
-		top2 := e.start("top", nil)
+		top2 := e.Start("top", nil)
 		got := e.jeAcquirable(persistence.AcquireParams{ExclusiveOverHierarchies: true})
 		if len(got) != 2 {
 			t.Fatalf("acquirable across hierarchies: %d jobs, want the second hierarchy's two", len(got))
@@ -99,7 +99,7 @@ func TestExclusiveOverHierarchiesExecutor(t *testing.T) {
 		}
 		var mu sync.Mutex
 		var runs []run
-		e.eng.RegisterDelegate("nap", bpmnlite.DelegateFunc(func(ctx context.Context, ex *bpmnlite.Execution) error {
+		e.Eng.RegisterDelegate("nap", bpmnlite.DelegateFunc(func(ctx context.Context, ex *bpmnlite.Execution) error {
 			tree, _, err := ex.Variable("tree")
 			if err != nil {
 				return err
@@ -118,7 +118,7 @@ func TestExclusiveOverHierarchiesExecutor(t *testing.T) {
 		deployHierarchy(e, "nap")
 		var tops []string
 		for _, tree := range []string{"a", "b", "c"} {
-			tops = append(tops, e.start("top", map[string]any{"tree": tree}))
+			tops = append(tops, e.Start("top", map[string]any{"tree": tree}))
 		}
 		e.jeStart(bpmnlite.JobExecutorConfig{PoolSize: 4, AcquireExclusiveOverProcessHierarchies: true})
 		for _, pi := range tops {
@@ -146,7 +146,7 @@ func TestExclusiveOverHierarchiesExecutor(t *testing.T) {
 				t.Errorf("jobs of %s failed: %s", pi, l[0].Message)
 			}
 		}
-		if e.eng.Dialect() == "postgres" && !across {
+		if e.Eng.Dialect() == "postgres" && !across {
 			t.Error("no two hierarchies ran side by side")
 		}
 	})

@@ -8,53 +8,54 @@ import (
 
 	"github.com/bpmnlite/bpmnlite"
 	"github.com/bpmnlite/bpmnlite/internal/enginetest"
+	"github.com/bpmnlite/bpmnlite/internal/harness"
 )
 
 // A user task's due date, follow-up date, priority and form key: constants,
 // expressions and durations, and the task queries over them.
 func TestUserTaskDatesPriorityAndQueries(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deploy("p", enginetest.Process("p", `
+		e.Deploy("p", enginetest.Process("p", `
     <startEvent id="start" />
     <sequenceFlow id="f1" sourceRef="start" targetRef="review" />
     <userTask id="review" camunda:dueDate="${due}" camunda:followUpDate="P2D" camunda:priority="${prio}"
         camunda:formKey="embedded:app:forms/review.html" />
     <sequenceFlow id="f2" sourceRef="review" targetRef="end" />
     <endEvent id="end" />`))
-		e.deploy("fixed", enginetest.Process("fixed", `
+		e.Deploy("fixed", enginetest.Process("fixed", `
     <startEvent id="start" />
     <sequenceFlow id="f1" sourceRef="start" targetRef="sign" />
     <userTask id="sign" camunda:dueDate="2026-03-01T12:00:00Z" camunda:priority="7" camunda:formRef="signForm" />
     <sequenceFlow id="f2" sourceRef="sign" targetRef="end" />
     <endEvent id="end" />`))
-		now := e.clock.Now()
+		now := e.Clock.Now()
 		soon := now.Add(24 * time.Hour)
-		urgent := e.start("p", map[string]any{"due": soon, "prio": 90})
-		later := e.start("p", map[string]any{"due": "P10D", "prio": 20})
-		none := e.start("p", map[string]any{"due": nil, "prio": 50})
-		fixed := e.start("fixed", nil)
+		urgent := e.Start("p", map[string]any{"due": soon, "prio": 90})
+		later := e.Start("p", map[string]any{"due": "P10D", "prio": 20})
+		none := e.Start("p", map[string]any{"due": nil, "prio": 50})
+		fixed := e.Start("fixed", nil)
 
-		task := e.tasks(urgent)[0]
+		task := e.Tasks(urgent)[0]
 		if task.DueDate == nil || !task.DueDate.Equal(soon) || task.Priority != 90 || task.FormKey != "embedded:app:forms/review.html" {
 			t.Fatalf("urgent task: due %v priority %d form %q", task.DueDate, task.Priority, task.FormKey)
 		}
 		if want := now.AddDate(0, 0, 2); task.FollowUpDate == nil || !task.FollowUpDate.Equal(want) {
 			t.Fatalf("follow-up %v, want %v", task.FollowUpDate, want)
 		}
-		if got := e.tasks(later)[0].DueDate; got == nil || !got.Equal(now.AddDate(0, 0, 10)) {
+		if got := e.Tasks(later)[0].DueDate; got == nil || !got.Equal(now.AddDate(0, 0, 10)) {
 			t.Fatalf("a duration due date: %v", got)
 		}
-		if got := e.tasks(none)[0].DueDate; got != nil {
+		if got := e.Tasks(none)[0].DueDate; got != nil {
 			t.Fatalf("a nil due date gave %v", got)
 		}
-		sign := e.tasks(fixed)[0]
+		sign := e.Tasks(fixed)[0]
 		if sign.DueDate == nil || !sign.DueDate.Equal(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)) || sign.Priority != 7 || sign.FormKey != "signForm" {
 			t.Fatalf("constant attributes: due %v priority %d form %q", sign.DueDate, sign.Priority, sign.FormKey)
 		}
 
 		ids := func(q bpmnlite.TaskQuery) string {
 			t.Helper()
-			ts, err := e.eng.Tasks(e.ctx, q)
+			ts, err := e.Eng.Tasks(e.Ctx, q)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -95,7 +96,7 @@ func TestUserTaskDatesPriorityAndQueries(t *testing.T) {
 		}
 
 		// A due date expression of the wrong type fails the start, naming it.
-		_, err := e.eng.Start(e.ctx, bpmnlite.StartRequest{Key: "p", Variables: map[string]any{"due": 42, "prio": 1}})
+		_, err := e.Eng.Start(e.Ctx, bpmnlite.StartRequest{Key: "p", Variables: map[string]any{"due": 42, "prio": 1}})
 		if err == nil || !strings.Contains(err.Error(), "dueDate") || !strings.Contains(err.Error(), "review") {
 			t.Fatalf("a number as due date: %v", err)
 		}
@@ -105,7 +106,7 @@ func TestUserTaskDatesPriorityAndQueries(t *testing.T) {
 // A due date that is neither a date nor a duration is refused at deployment.
 func TestUserTaskBadDueDateRefused(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		_, err := e.eng.Deploy(e.ctx, bpmnlite.DeployRequest{Name: "bad", Resources: []bpmnlite.Resource{{Name: "bad.bpmn", Bytes: []byte(enginetest.Process("bad", `
+		_, err := e.Eng.Deploy(e.Ctx, bpmnlite.DeployRequest{Name: "bad", Resources: []bpmnlite.Resource{{Name: "bad.bpmn", Bytes: []byte(enginetest.Process("bad", `
     <startEvent id="start" />
     <sequenceFlow id="f1" sourceRef="start" targetRef="u" />
     <userTask id="u" camunda:dueDate="tomorrow" />`))}}})
@@ -132,28 +133,28 @@ const twoTasks = `
 // deleted with their instance.
 func TestHistoricTasks(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deploy("p", enginetest.Process("p", twoTasks))
-		pi := e.start("p", nil)
+		e.Deploy("p", enginetest.Process("p", twoTasks))
+		pi := e.Start("p", nil)
 		var approve *bpmnlite.Task
-		for _, task := range e.tasks(pi) {
+		for _, task := range e.Tasks(pi) {
 			if task.TaskDefinitionKey == "approve" {
 				approve = task
 			}
 		}
-		if err := e.eng.ClaimTask(e.ctx, approve.ID, "kermit"); err != nil {
+		if err := e.Eng.ClaimTask(e.Ctx, approve.ID, "kermit"); err != nil {
 			t.Fatal(err)
 		}
-		e.clock.Add(time.Hour)
-		e.complete(pi, "approve", nil)
-		e.clock.Add(time.Hour)
-		if err := e.eng.DeleteProcessInstance(e.ctx, pi, "no longer needed"); err != nil {
+		e.Clock.Add(time.Hour)
+		e.Complete(pi, "approve", nil)
+		e.Clock.Add(time.Hour)
+		if err := e.Eng.DeleteProcessInstance(e.Ctx, pi, "no longer needed"); err != nil {
 			t.Fatal(err)
 		}
 
 		hist := func(q bpmnlite.HistoricTaskQuery) []*bpmnlite.HistoricTask {
 			t.Helper()
 			q.ProcessInstanceID = pi
-			hs, err := e.eng.HistoricTasks(e.ctx, q)
+			hs, err := e.Eng.HistoricTasks(e.Ctx, q)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -185,12 +186,12 @@ func TestHistoricTasks(t *testing.T) {
 		}
 
 		// An open task is in history too, and reassigning it shows there.
-		pi2 := e.start("p", nil)
-		task := e.tasks(pi2)[0]
-		if err := e.eng.SetTaskAssignee(e.ctx, task.ID, "piggy"); err != nil {
+		pi2 := e.Start("p", nil)
+		task := e.Tasks(pi2)[0]
+		if err := e.Eng.SetTaskAssignee(e.Ctx, task.ID, "piggy"); err != nil {
 			t.Fatal(err)
 		}
-		open, err := e.eng.HistoricTasks(e.ctx, bpmnlite.HistoricTaskQuery{ID: task.ID, Unfinished: true})
+		open, err := e.Eng.HistoricTasks(e.Ctx, bpmnlite.HistoricTaskQuery{ID: task.ID, Unfinished: true})
 		if err != nil || len(open) != 1 || open[0].Assignee != "piggy" {
 			t.Fatalf("open task in history: %v %+v", err, open)
 		}
@@ -202,8 +203,8 @@ func TestHistoricTasks(t *testing.T) {
 func TestHistoricIncidents(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		failingDelegate(e)
-		e.deploy("p", enginetest.AsyncService("p", "fail", "R1/PT1M"))
-		pi := e.start("p", nil)
+		e.Deploy("p", enginetest.AsyncService("p", "fail", "R1/PT1M"))
+		pi := e.Start("p", nil)
 		job := e.oneJob(pi)
 		e.failJob(job.ID)
 		first := e.incidentsOf(job.ID)
@@ -213,7 +214,7 @@ func TestHistoricIncidents(t *testing.T) {
 		hist := func(q bpmnlite.HistoricIncidentQuery) []*bpmnlite.HistoricIncident {
 			t.Helper()
 			q.IncidentQuery.ProcessInstanceID = pi
-			hs, err := e.eng.HistoricIncidents(e.ctx, q)
+			hs, err := e.Eng.HistoricIncidents(e.Ctx, q)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -226,18 +227,18 @@ func TestHistoricIncidents(t *testing.T) {
 			t.Fatalf("open incident in history: %+v", open)
 		}
 
-		e.clock.Add(time.Minute)
-		if err := e.eng.SetJobRetries(e.ctx, job.ID, 1); err != nil {
+		e.Clock.Add(time.Minute)
+		if err := e.Eng.SetJobRetries(e.Ctx, job.ID, 1); err != nil {
 			t.Fatal(err)
 		}
 		resolved := hist(bpmnlite.HistoricIncidentQuery{State: bpmnlite.IncidentResolved})
-		if len(resolved) != 1 || resolved[0].ID != first[0].ID || resolved[0].EndTime == nil || !resolved[0].EndTime.Equal(e.clock.Now()) {
+		if len(resolved) != 1 || resolved[0].ID != first[0].ID || resolved[0].EndTime == nil || !resolved[0].EndTime.Equal(e.Clock.Now()) {
 			t.Fatalf("resolved incident: %+v", resolved)
 		}
 
 		e.failJob(job.ID) // the last retry: a new incident
-		e.clock.Add(time.Minute)
-		if err := e.eng.DeleteProcessInstance(e.ctx, pi, "gave up"); err != nil {
+		e.Clock.Add(time.Minute)
+		if err := e.Eng.DeleteProcessInstance(e.Ctx, pi, "gave up"); err != nil {
 			t.Fatal(err)
 		}
 		deleted := hist(bpmnlite.HistoricIncidentQuery{State: bpmnlite.IncidentDeleted})
@@ -282,20 +283,20 @@ const ttlParent = `<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MOD
 // leaves everything else.
 func TestHistoryTimeToLive(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deploy("ttl", ttlParent)
-		cleanup, err := e.eng.Jobs(e.ctx, bpmnlite.JobQuery{ID: bpmnlite.HistoryCleanupJobID})
+		e.Deploy("ttl", ttlParent)
+		cleanup, err := e.Eng.Jobs(e.Ctx, bpmnlite.JobQuery{ID: bpmnlite.HistoryCleanupJobID})
 		if err != nil || len(cleanup) != 1 {
 			t.Fatalf("deploying a time to live schedules the cleanup job: %v %d", err, len(cleanup))
 		}
-		defs, _ := e.eng.ProcessDefinitions(e.ctx, bpmnlite.DefinitionQuery{Key: "parent"})
+		defs, _ := e.Eng.ProcessDefinitions(e.Ctx, bpmnlite.DefinitionQuery{Key: "parent"})
 		if ttl := defs[0].HistoryTimeToLive; ttl == nil || *ttl != 5 {
 			t.Fatalf("definition's time to live: %v", ttl)
 		}
 
-		kept := e.start("keep", nil)
-		pi := e.start("parent", map[string]any{"order": "A-1"})
-		e.drain(10) // the child's async job
-		children, _ := e.eng.ProcessInstances(e.ctx, bpmnlite.ProcessInstanceQuery{ProcessDefinitionKey: "child"})
+		kept := e.Start("keep", nil)
+		pi := e.Start("parent", map[string]any{"order": "A-1"})
+		e.Drain(10) // the child's async job
+		children, _ := e.Eng.ProcessInstances(e.Ctx, bpmnlite.ProcessInstanceQuery{ProcessDefinitionKey: "child"})
 		if len(children) != 1 {
 			t.Fatalf("%d child instances", len(children))
 		}
@@ -303,47 +304,47 @@ func TestHistoryTimeToLive(t *testing.T) {
 		if children[0].RemovalTime != nil {
 			t.Fatal("a child that ended before its root has a removal time already")
 		}
-		e.clock.Add(time.Hour)
-		e.complete(pi, "review", nil)
-		end := e.clock.Now()
+		e.Clock.Add(time.Hour)
+		e.Complete(pi, "review", nil)
+		end := e.Clock.Now()
 		for _, id := range []string{pi, child} {
-			hs, _ := e.eng.ProcessInstances(e.ctx, bpmnlite.ProcessInstanceQuery{ID: id})
+			hs, _ := e.Eng.ProcessInstances(e.Ctx, bpmnlite.ProcessInstanceQuery{ID: id})
 			if len(hs) != 1 || hs[0].RemovalTime == nil || !hs[0].RemovalTime.Equal(end.AddDate(0, 0, 5)) || hs[0].RootProcessInstanceID != pi {
 				t.Fatalf("instance %s in history: %+v", id, hs)
 			}
 		}
 
 		// Not due yet: the job runs and removes nothing.
-		e.clock.Add(4 * 24 * time.Hour)
+		e.Clock.Add(4 * 24 * time.Hour)
 		e.runJob(bpmnlite.HistoryCleanupJobID)
-		if hs, _ := e.eng.ProcessInstances(e.ctx, bpmnlite.ProcessInstanceQuery{ID: pi}); len(hs) != 1 {
+		if hs, _ := e.Eng.ProcessInstances(e.Ctx, bpmnlite.ProcessInstanceQuery{ID: pi}); len(hs) != 1 {
 			t.Fatal("history removed before its time")
 		}
-		job, _ := e.eng.Jobs(e.ctx, bpmnlite.JobQuery{ID: bpmnlite.HistoryCleanupJobID})
-		if len(job) != 1 || job[0].DueDate == nil || !job[0].DueDate.Equal(e.clock.Now().Add(time.Hour)) || job[0].LockOwner != "" {
+		job, _ := e.Eng.Jobs(e.Ctx, bpmnlite.JobQuery{ID: bpmnlite.HistoryCleanupJobID})
+		if len(job) != 1 || job[0].DueDate == nil || !job[0].DueDate.Equal(e.Clock.Now().Add(time.Hour)) || job[0].LockOwner != "" {
 			t.Fatalf("the cleanup job waits an interval: %+v", job)
 		}
 
-		e.clock.Add(24 * time.Hour)
+		e.Clock.Add(24 * time.Hour)
 		e.runJob(bpmnlite.HistoryCleanupJobID)
 		for _, id := range []string{pi, child} {
-			if hs, _ := e.eng.ProcessInstances(e.ctx, bpmnlite.ProcessInstanceQuery{ID: id}); len(hs) != 0 {
+			if hs, _ := e.Eng.ProcessInstances(e.Ctx, bpmnlite.ProcessInstanceQuery{ID: id}); len(hs) != 0 {
 				t.Fatalf("instance %s still in history", id)
 			}
-			if acts, _ := e.eng.ActivityHistory(e.ctx, id); len(acts) != 0 {
+			if acts, _ := e.Eng.ActivityHistory(e.Ctx, id); len(acts) != 0 {
 				t.Fatalf("%d activity instances of %s left", len(acts), id)
 			}
-			if log, _ := e.eng.JobLog(e.ctx, bpmnlite.JobLogQuery{ProcessInstanceID: id}); len(log) != 0 {
+			if log, _ := e.Eng.JobLog(e.Ctx, bpmnlite.JobLogQuery{ProcessInstanceID: id}); len(log) != 0 {
 				t.Fatalf("%d job log entries of %s left", len(log), id)
 			}
 		}
-		if ts, _ := e.eng.HistoricTasks(e.ctx, bpmnlite.HistoricTaskQuery{ProcessInstanceID: pi}); len(ts) != 0 {
+		if ts, _ := e.Eng.HistoricTasks(e.Ctx, bpmnlite.HistoricTaskQuery{ProcessInstanceID: pi}); len(ts) != 0 {
 			t.Fatalf("%d historic tasks left", len(ts))
 		}
-		if _, err := e.eng.Variables(e.ctx, pi); !errors.Is(err, bpmnlite.ErrNotFound) {
+		if _, err := e.Eng.Variables(e.Ctx, pi); !errors.Is(err, bpmnlite.ErrNotFound) {
 			t.Fatalf("variables after cleanup: %v, want ErrNotFound", err)
 		}
-		if hs, _ := e.eng.ProcessInstances(e.ctx, bpmnlite.ProcessInstanceQuery{ID: kept}); len(hs) != 1 || hs[0].RemovalTime != nil {
+		if hs, _ := e.Eng.ProcessInstances(e.Ctx, bpmnlite.ProcessInstanceQuery{ID: kept}); len(hs) != 1 || hs[0].RemovalTime != nil {
 			t.Fatalf("an instance without a time to live: %+v", hs)
 		}
 	})
@@ -353,31 +354,31 @@ func TestHistoryTimeToLive(t *testing.T) {
 // cleanup removes a batch at a time and runs again at once after a full one.
 func TestHistoryTimeToLiveDefaultAndBatches(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{HistoryTimeToLive: time.Hour, HistoryCleanupBatchSize: 2}, func(t *testing.T, e *env) {
-		if js, _ := e.eng.Jobs(e.ctx, bpmnlite.JobQuery{ID: bpmnlite.HistoryCleanupJobID}); len(js) != 1 {
+		if js, _ := e.Eng.Jobs(e.Ctx, bpmnlite.JobQuery{ID: bpmnlite.HistoryCleanupJobID}); len(js) != 1 {
 			t.Fatal("opening with a time to live schedules the cleanup job")
 		}
-		e.deploy("p", enginetest.Process("p", `<startEvent id="s" /><sequenceFlow id="f" sourceRef="s" targetRef="e" /><endEvent id="e" />`))
+		e.Deploy("p", enginetest.Process("p", `<startEvent id="s" /><sequenceFlow id="f" sourceRef="s" targetRef="e" /><endEvent id="e" />`))
 		for range 3 {
-			e.start("p", nil)
+			e.Start("p", nil)
 		}
-		e.clock.Add(time.Hour)
+		e.Clock.Add(time.Hour)
 		e.runJob(bpmnlite.HistoryCleanupJobID)
-		left, _ := e.eng.ProcessInstances(e.ctx, bpmnlite.ProcessInstanceQuery{ProcessDefinitionKey: "p"})
-		job, _ := e.eng.Jobs(e.ctx, bpmnlite.JobQuery{ID: bpmnlite.HistoryCleanupJobID})
-		if len(left) != 1 || len(job) != 1 || !job[0].DueDate.Equal(e.clock.Now()) {
+		left, _ := e.Eng.ProcessInstances(e.Ctx, bpmnlite.ProcessInstanceQuery{ProcessDefinitionKey: "p"})
+		job, _ := e.Eng.Jobs(e.Ctx, bpmnlite.JobQuery{ID: bpmnlite.HistoryCleanupJobID})
+		if len(left) != 1 || len(job) != 1 || !job[0].DueDate.Equal(e.Clock.Now()) {
 			t.Fatalf("after a full batch: %d left, job %+v (want due at once)", len(left), job)
 		}
-		n, err := e.eng.CleanUpHistory(e.ctx)
+		n, err := e.Eng.CleanUpHistory(e.Ctx)
 		if err != nil || n != 1 {
 			t.Fatalf("CleanUpHistory: %d, %v; want 1", n, err)
 		}
 		// Opening again (another node) keeps the one job.
-		again, err := bpmnlite.Open(e.ctx, e.cfg)
+		again, err := bpmnlite.Open(e.Ctx, e.Cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer again.Close()
-		if js, _ := again.Jobs(e.ctx, bpmnlite.JobQuery{Type: bpmnlite.JobTypeMessage}); len(js) != 1 {
+		if js, _ := again.Jobs(e.Ctx, bpmnlite.JobQuery{Type: bpmnlite.JobTypeMessage}); len(js) != 1 {
 			t.Fatalf("%d cleanup jobs after a second open", len(js))
 		}
 	})
@@ -392,29 +393,29 @@ func TestHistoryLevels(t *testing.T) {
 			eachBackend(t, bpmnlite.Config{HistoryLevel: level, NoHistory: level == bpmnlite.HistoryNone}, func(t *testing.T, e *env) {
 				if level == "" {
 					// The harness defaults to full; an engine of the default level:
-					cfg := e.cfg
+					cfg := e.Cfg
 					cfg.HistoryLevel = ""
-					eng, err := bpmnlite.Open(e.ctx, cfg)
+					eng, err := bpmnlite.Open(e.Ctx, cfg)
 					if err != nil {
 						t.Fatal(err)
 					}
 					defer eng.Close()
-					e = &env{t: t, eng: eng, clock: e.clock, ctx: e.ctx, cfg: cfg}
+					e = &env{&harness.Env{T: t, Eng: eng, Clock: e.Clock, Ctx: e.Ctx, Cfg: cfg}}
 				}
 				failingDelegate(e)
-				e.deploy("p", enginetest.AsyncService("p", "fail", "R1/PT1M"))
-				e.deploy("t", enginetest.Process("t", `<startEvent id="s" /><sequenceFlow id="f1" sourceRef="s" targetRef="u" /><userTask id="u" />
+				e.Deploy("p", enginetest.AsyncService("p", "fail", "R1/PT1M"))
+				e.Deploy("t", enginetest.Process("t", `<startEvent id="s" /><sequenceFlow id="f1" sourceRef="s" targetRef="u" /><userTask id="u" />
     <sequenceFlow id="f2" sourceRef="u" targetRef="e" /><endEvent id="e" />`))
-				failed := e.start("p", map[string]any{"n": 1})
+				failed := e.Start("p", map[string]any{"n": 1})
 				e.failJob(e.oneJob(failed).ID)
-				done := e.start("t", map[string]any{"n": 2})
-				e.complete(done, "u", nil)
+				done := e.Start("t", map[string]any{"n": 2})
+				e.Complete(done, "u", nil)
 
-				instances, _ := e.eng.ProcessInstances(e.ctx, bpmnlite.ProcessInstanceQuery{})
-				tasks, _ := e.eng.HistoricTasks(e.ctx, bpmnlite.HistoricTaskQuery{})
-				vars, _ := e.eng.Variables(e.ctx, done)
-				incidents, _ := e.eng.HistoricIncidents(e.ctx, bpmnlite.HistoricIncidentQuery{})
-				log, _ := e.eng.JobLog(e.ctx, bpmnlite.JobLogQuery{})
+				instances, _ := e.Eng.ProcessInstances(e.Ctx, bpmnlite.ProcessInstanceQuery{})
+				tasks, _ := e.Eng.HistoricTasks(e.Ctx, bpmnlite.HistoricTaskQuery{})
+				vars, _ := e.Eng.Variables(e.Ctx, done)
+				incidents, _ := e.Eng.HistoricIncidents(e.Ctx, bpmnlite.HistoricIncidentQuery{})
+				log, _ := e.Eng.JobLog(e.Ctx, bpmnlite.JobLogQuery{})
 				got := []bool{len(instances) == 2, len(tasks) == 1, vars["n"] != nil, len(incidents) == 1, len(log) > 0}
 				rank := map[string]int{bpmnlite.HistoryNone: 0, bpmnlite.HistoryActivity: 1, "": 2, bpmnlite.HistoryFull: 3}[level]
 				want := []bool{rank >= 1, rank >= 1, rank >= 2, rank >= 3, rank >= 3}
@@ -424,7 +425,7 @@ func TestHistoryLevels(t *testing.T) {
 					}
 				}
 				// The runtime does not depend on the level.
-				if ins, _ := e.eng.Incidents(e.ctx, bpmnlite.IncidentQuery{ProcessInstanceID: failed}); len(ins) != 1 {
+				if ins, _ := e.Eng.Incidents(e.Ctx, bpmnlite.IncidentQuery{ProcessInstanceID: failed}); len(ins) != 1 {
 					t.Errorf("%d open incidents, want 1", len(ins))
 				}
 			})
@@ -439,21 +440,21 @@ func TestHistoryLevels(t *testing.T) {
 // zero days an ended instance's history goes at the next run.
 func TestHistoryCleanupByTheJobExecutor(t *testing.T) {
 	eachBackendRealTime(t, bpmnlite.Config{HistoryCleanupInterval: 20 * time.Millisecond}, func(t *testing.T, e *env) {
-		e.deploy("zero", `<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:camunda="http://camunda.org/schema/1.0/bpmn" targetNamespace="t">
+		e.Deploy("zero", `<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:camunda="http://camunda.org/schema/1.0/bpmn" targetNamespace="t">
   <process id="zero" isExecutable="true" camunda:historyTimeToLive="0">
     <startEvent id="s" /><sequenceFlow id="f" sourceRef="s" targetRef="e" /><endEvent id="e" />
   </process>
 </definitions>`)
-		pi := e.start("zero", nil)
-		if hs, _ := e.eng.ProcessInstances(e.ctx, bpmnlite.ProcessInstanceQuery{ID: pi}); len(hs) != 1 {
+		pi := e.Start("zero", nil)
+		if hs, _ := e.Eng.ProcessInstances(e.Ctx, bpmnlite.ProcessInstanceQuery{ID: pi}); len(hs) != 1 {
 			t.Fatal("no history to remove")
 		}
 		e.jeStart(bpmnlite.JobExecutorConfig{PoolSize: 1})
 		waitFor(t, "the cleanup job to remove the history", 20*time.Second, func() bool {
-			hs, _ := e.eng.ProcessInstances(e.ctx, bpmnlite.ProcessInstanceQuery{ID: pi})
+			hs, _ := e.Eng.ProcessInstances(e.Ctx, bpmnlite.ProcessInstanceQuery{ID: pi})
 			return len(hs) == 0
 		})
-		if js, _ := e.eng.Jobs(e.ctx, bpmnlite.JobQuery{ID: bpmnlite.HistoryCleanupJobID}); len(js) != 1 || js[0].Retries != 3 {
+		if js, _ := e.Eng.Jobs(e.Ctx, bpmnlite.JobQuery{ID: bpmnlite.HistoryCleanupJobID}); len(js) != 1 || js[0].Retries != 3 {
 			t.Fatalf("the cleanup job after its runs: %+v", js)
 		}
 	})

@@ -16,18 +16,18 @@ func TestRecursiveIncidentsThroughCallActivities(t *testing.T) {
 		registerCorpusDelegates(e)
 		e.deployFiles("camunda/incidents/IncidentTest.testShouldCreateRecursiveIncidents.bpmn",
 			"camunda/incidents/IncidentTest.testShouldCreateOneIncident.bpmn")
-		caller := e.start("callFailingProcess", nil)
-		called, err := e.eng.ProcessInstances(e.ctx, bpmnlite.ProcessInstanceQuery{ProcessDefinitionKey: "failingProcess"})
+		caller := e.Start("callFailingProcess", nil)
+		called, err := e.Eng.ProcessInstances(e.Ctx, bpmnlite.ProcessInstanceQuery{ProcessDefinitionKey: "failingProcess"})
 		if err != nil || len(called) != 1 {
 			t.Fatalf("called instances %v, %v", called, err)
 		}
-		job := e.jobs(called[0].ID)[0]
+		job := e.Jobs(called[0].ID)[0]
 		for i := 0; i < 3; i++ {
-			if err := e.eng.ExecuteJob(e.ctx, job.ID); err == nil {
+			if err := e.Eng.ExecuteJob(e.Ctx, job.ID); err == nil {
 				t.Fatal("the job should fail")
 			}
 		}
-		all, err := e.eng.Incidents(e.ctx, bpmnlite.IncidentQuery{})
+		all, err := e.Eng.Incidents(e.Ctx, bpmnlite.IncidentQuery{})
 		if err != nil || len(all) != 2 {
 			t.Fatalf("incidents %+v, %v; want 2", all, err)
 		}
@@ -48,22 +48,22 @@ func TestRecursiveIncidentsThroughCallActivities(t *testing.T) {
 		if recursive.ProcessInstanceID != caller || recursive.CauseIncidentID != root.ID || recursive.RootCauseIncidentID != root.ID || recursive.ActivityID == "" {
 			t.Errorf("recursive incident %+v", recursive)
 		}
-		if err := e.eng.SetJobRetries(e.ctx, job.ID, 1); err != nil {
+		if err := e.Eng.SetJobRetries(e.Ctx, job.ID, 1); err != nil {
 			t.Fatal(err)
 		}
-		if all, _ := e.eng.Incidents(e.ctx, bpmnlite.IncidentQuery{}); len(all) != 0 {
+		if all, _ := e.Eng.Incidents(e.Ctx, bpmnlite.IncidentQuery{}); len(all) != 0 {
 			t.Fatalf("after setting retries %d incidents remain", len(all))
 		}
-		if err := e.eng.ExecuteJob(e.ctx, job.ID); err == nil {
+		if err := e.Eng.ExecuteJob(e.Ctx, job.ID); err == nil {
 			t.Fatal("the job should fail again")
 		}
-		if all, _ := e.eng.Incidents(e.ctx, bpmnlite.IncidentQuery{}); len(all) != 2 {
+		if all, _ := e.Eng.Incidents(e.Ctx, bpmnlite.IncidentQuery{}); len(all) != 2 {
 			t.Fatalf("after the last retry failed: %d incidents, want 2", len(all))
 		}
-		if err := e.eng.DeleteProcessInstance(e.ctx, caller, "cleanup"); err != nil {
+		if err := e.Eng.DeleteProcessInstance(e.Ctx, caller, "cleanup"); err != nil {
 			t.Fatal(err)
 		}
-		if all, _ := e.eng.Incidents(e.ctx, bpmnlite.IncidentQuery{}); len(all) != 0 {
+		if all, _ := e.Eng.Incidents(e.Ctx, bpmnlite.IncidentQuery{}); len(all) != 0 {
 			t.Fatalf("after deleting the instances %d incidents remain", len(all))
 		}
 	})

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/bpmnlite/bpmnlite"
+	"github.com/bpmnlite/bpmnlite/internal/enginetest"
 )
 
 // Input/output mappings (camunda:inputOutput) with Camunda 7 semantics:
@@ -56,15 +57,15 @@ func (r *varsSeen) at(key string) map[string]any {
 // ioScope returns the scope execution below the path waiting at
 // activity: the execution that runs an activity with input/output mappings.
 func (e *env) ioScope(pi, activity string) *bpmnlite.ExecutionRow {
-	e.t.Helper()
-	xs := e.executions(pi, activity)
+	e.T.Helper()
+	xs := e.Executions(pi, activity)
 	if len(xs) != 1 || !xs[0].IsScope {
-		e.t.Fatalf("executions at %s: %s, want the activity's scope alone", activity, accExecList(xs))
+		e.T.Fatalf("executions at %s: %s, want the activity's scope alone", activity, accExecList(xs))
 	}
 	// The path that entered the activity waits, at no activity as the
 	// query shows an execution a child runs in.
 	if path := e.treeRow(pi, xs[0].ParentID); path.IsActive || path.ActivityID != "" {
-		e.t.Fatalf("%s's scope below %+v, want below an inactive execution at no activity", activity, path)
+		e.T.Fatalf("%s's scope below %+v, want below an inactive execution at no activity", activity, path)
 	}
 	return xs[0]
 }
@@ -76,9 +77,9 @@ func (e *env) ioScope(pi, activity string) *bpmnlite.ExecutionRow {
 func TestInputOutputTask(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		rec := &varsSeen{}
-		e.eng.RegisterDelegate("record", rec)
+		e.Eng.RegisterDelegate("record", rec)
 		listeners := `<camunda:executionListener event="start" class="record"/><camunda:executionListener event="end" class="record"/>`
-		e.deploy("p", xmlDefs(xmlProcess("p", `<startEvent id="start"/>
+		e.Deploy("p", enginetest.Defs(enginetest.Executable("p", `<startEvent id="start"/>
 			<userTask id="work">`+ioMapping(`
 				<camunda:inputParameter name="text">Hello ${name}</camunda:inputParameter>
 				<camunda:inputParameter name="sum">${a + 1}</camunda:inputParameter>
@@ -99,14 +100,14 @@ func TestInputOutputTask(t *testing.T) {
 				<camunda:outputParameter name="pair"><camunda:list><camunda:value>${nothing == null}</camunda:value><camunda:value>${map.fixed}</camunda:value></camunda:list></camunda:outputParameter>`,
 			listeners)+`</userTask>
 			<serviceTask id="after" camunda:class="record"/><userTask id="wait"/>`,
-			xmlChain("start", "work", "after", "wait"))))
-		pi := e.start("p", map[string]any{"name": "Ada", "a": 1, "keyName": "dyn", "counter": 100})
+			enginetest.Chain("start", "work", "after", "wait"))))
+		pi := e.Start("p", map[string]any{"name": "Ada", "a": 1, "keyName": "dyn", "counter": 100})
 
 		scope := e.ioScope(pi, "work")
 		if scope.ParentID != pi {
 			t.Errorf("scope of work below %s, want the process instance %s", scope.ParentID, pi)
 		}
-		tasks := e.tasks(pi)
+		tasks := e.Tasks(pi)
 		if len(tasks) != 1 || tasks[0].ExecutionID != scope.ID {
 			t.Fatalf("tasks %+v, want work on its scope execution %s", tasks, scope.ID)
 		}
@@ -123,26 +124,26 @@ func TestInputOutputTask(t *testing.T) {
 		for k, v := range locals {
 			inScope[k] = v
 		}
-		wantEq(t, "variables in the scope", e.varsOf(scope.ID), inScope)
-		wantEq(t, "process variables", e.varsOf(pi), process)
+		wantEq(t, "variables in the scope", e.VarsOf(scope.ID), inScope)
+		wantEq(t, "process variables", e.VarsOf(pi), process)
 		wantEq(t, "start listener saw", rec.at("work:start"), inScope)
-		if h := e.historyAt(pi, "work"); len(h) != 1 || h[0].ExecutionID != scope.ID || h[0].ParentActivityInstanceID != pi {
+		if h := e.HistoryAt(pi, "work"); len(h) != 1 || h[0].ExecutionID != scope.ID || h[0].ParentActivityInstanceID != pi {
 			t.Errorf("history of work %+v, want one on the scope, inside the process instance", h)
 		}
 
 		// Completion variables go where setVariable puts them: on the
 		// process instance; the end listener still sees the inputs and
 		// not yet the outputs.
-		e.complete(pi, "work", map[string]any{"result": 21})
+		e.Complete(pi, "work", map[string]any{"result": 21})
 		endSaw := rec.at("work:end")
 		if endSaw["text"] != "Hello Ada" || endSaw["greeting"] != nil || endSaw["counter"] != int64(100) {
 			t.Errorf("end listener saw %v, want the inputs and no outputs yet", endSaw)
 		}
 		want := map[string]any{"name": "Ada", "a": int64(1), "keyName": "dyn", "counter": int64(102), "result": int64(21),
 			"greeting": "Hello Ada!", "doubled": int64(42), "pair": []any{true, int64(10)}}
-		wantEq(t, "process variables after work", e.varsOf(pi), want)
+		wantEq(t, "process variables after work", e.VarsOf(pi), want)
 		wantEq(t, "the next delegate saw", rec.at("after:call"), want)
-		if xs := e.executions(pi, ""); len(xs) != 1 {
+		if xs := e.Executions(pi, ""); len(xs) != 1 {
 			t.Errorf("executions %s, want the process instance alone", accExecList(xs))
 		}
 	})
@@ -153,32 +154,32 @@ func TestInputOutputTask(t *testing.T) {
 // keeps its retries' worth of failures and changes no variable.
 func TestInputOutputExpressionFails(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deploy("in", xmlDefs(xmlProcess("in", `<startEvent id="start"/>
+		e.Deploy("in", enginetest.Defs(enginetest.Executable("in", `<startEvent id="start"/>
 			<userTask id="work">`+ioMapping(`<camunda:inputParameter name="bad">${missing.field}</camunda:inputParameter>`)+`</userTask>`,
-			xmlChain("start", "work"))))
-		_, err := e.eng.Start(e.ctx, bpmnlite.StartRequest{Key: "in"})
+			enginetest.Chain("start", "work"))))
+		_, err := e.Eng.Start(e.Ctx, bpmnlite.StartRequest{Key: "in"})
 		var ae *bpmnlite.ActivityError
 		if !errors.As(err, &ae) || ae.ActivityID != "work" || !strings.Contains(err.Error(), "camunda:inputParameter 'bad'") {
 			t.Fatalf("start: %v, want an error at work naming the parameter", err)
 		}
 		e.nothingStored("in")
 
-		e.eng.RegisterDelegate("noop", bpmnlite.DelegateFunc(func(context.Context, *bpmnlite.Execution) error { return nil }))
-		e.deploy("out", xmlDefs(xmlProcess("out", `<startEvent id="start"/>
+		e.Eng.RegisterDelegate("noop", bpmnlite.DelegateFunc(func(context.Context, *bpmnlite.Execution) error { return nil }))
+		e.Deploy("out", enginetest.Defs(enginetest.Executable("out", `<startEvent id="start"/>
 			<serviceTask id="work" camunda:class="noop" camunda:asyncBefore="true">`+ioMapping(`
 				<camunda:inputParameter name="local">1</camunda:inputParameter>
 				<camunda:outputParameter name="ok">${local}</camunda:outputParameter>
 				<camunda:outputParameter name="bad">${local.nope()}</camunda:outputParameter>`)+`</serviceTask>
-			<userTask id="wait"/>`, xmlChain("start", "work", "wait"))))
-		pi := e.start("out", map[string]any{"v": 1})
+			<userTask id="wait"/>`, enginetest.Chain("start", "work", "wait"))))
+		pi := e.Start("out", map[string]any{"v": 1})
 		j := e.oneJob(pi)
 		e.failJob(j.ID)
 		j = e.oneJob(pi)
 		if j.Retries != 2 || !strings.Contains(j.ExceptionMessage, "camunda:outputParameter 'bad'") || j.FailedActivityID != "work" {
 			t.Errorf("job after a failed run: retries %d, failed at %q, message %q", j.Retries, j.FailedActivityID, j.ExceptionMessage)
 		}
-		wantEq(t, "variables after the failure", e.varsOf(pi), map[string]any{"v": int64(1)})
-		if xs := e.executions(pi, ""); len(xs) != 1 {
+		wantEq(t, "variables after the failure", e.VarsOf(pi), map[string]any{"v": int64(1)})
+		if xs := e.Executions(pi, ""); len(xs) != 1 {
 			t.Errorf("executions %s, want the process instance alone, its scope rolled back", accExecList(xs))
 		}
 	})
@@ -188,10 +189,10 @@ func TestInputOutputExpressionFails(t *testing.T) {
 // error naming the element and its line:column.
 func TestInputOutputDeploymentErrors(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		_, err := e.eng.Deploy(e.ctx, bpmnlite.DeployRequest{Name: "bad", Resources: []bpmnlite.Resource{{Name: "bad.bpmn", Bytes: []byte(xmlDefs(xmlProcess("bad",
+		_, err := e.Eng.Deploy(e.Ctx, bpmnlite.DeployRequest{Name: "bad", Resources: []bpmnlite.Resource{{Name: "bad.bpmn", Bytes: []byte(enginetest.Defs(enginetest.Executable("bad",
 			`<startEvent id="start">`+ioMapping(`<camunda:inputParameter name="a">1</camunda:inputParameter>`)+`</startEvent>
 <task id="calc">`+ioMapping(`<camunda:inputParameter name="a"><camunda:script scriptFormat="groovy">1 + 1</camunda:script></camunda:inputParameter>`)+`</task>`,
-			xmlChain("start", "calc"))))}}})
+			enginetest.Chain("start", "calc"))))}}})
 		var pe *bpmnlite.ParseError
 		if !errors.As(err, &pe) {
 			t.Fatalf("deploy: %v, want a ParseError", err)
@@ -213,34 +214,34 @@ func TestInputOutputMultiInstance(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		for _, sequential := range []string{"false", "true"} {
 			key := "mi" + sequential
-			e.deploy(key, xmlDefs(xmlProcess(key, `<startEvent id="start"/>
+			e.Deploy(key, enginetest.Defs(enginetest.Executable(key, `<startEvent id="start"/>
 				<userTask id="each">`+ioMapping(`<camunda:inputParameter name="label">${item}-${loopCounter}</camunda:inputParameter>`)+`
 					<multiInstanceLoopCharacteristics isSequential="`+sequential+`" camunda:collection="items" camunda:elementVariable="item"/></userTask>
-				<userTask id="after"/>`, xmlChain("start", "each", "after"))))
-			pi := e.start(key, map[string]any{"items": []any{"a", "b"}})
+				<userTask id="after"/>`, enginetest.Chain("start", "each", "after"))))
+			pi := e.Start(key, map[string]any{"items": []any{"a", "b"}})
 			var labels []string
 			for len(labels) < 2 {
-				tasks := e.tasks(pi)
+				tasks := e.Tasks(pi)
 				if len(tasks) == 0 || tasks[0].TaskDefinitionKey != "each" {
 					t.Fatalf("%s: tasks %+v after %d instances, want each", key, tasks, len(labels))
 				}
 				for _, task := range tasks {
-					v, _, err := e.eng.Variable(e.ctx, task.ExecutionID, "label")
+					v, _, err := e.Eng.Variable(e.Ctx, task.ExecutionID, "label")
 					if err != nil {
 						t.Fatal(err)
 					}
 					labels = append(labels, v.(string))
-					if err := e.eng.CompleteTask(e.ctx, task.ID, nil); err != nil {
+					if err := e.Eng.CompleteTask(e.Ctx, task.ID, nil); err != nil {
 						t.Fatal(err)
 					}
 				}
-				if _, ok := e.varsOf(pi)["label"]; ok {
+				if _, ok := e.VarsOf(pi)["label"]; ok {
 					t.Errorf("%s: label is a process variable", key)
 				}
 			}
 			wantEq(t, key+" labels", strings.Join(labels, ","), "a-0,b-1")
-			wantEq(t, key+" tasks", e.taskKeys(pi), "after")
-			wantEq(t, key+" variables", e.varsOf(pi), map[string]any{"items": []any{"a", "b"}})
+			wantEq(t, key+" tasks", e.TaskKeys(pi), "after")
+			wantEq(t, key+" variables", e.VarsOf(pi), map[string]any{"items": []any{"a", "b"}})
 		}
 	})
 }
@@ -250,9 +251,9 @@ func TestInputOutputMultiInstance(t *testing.T) {
 // local mappings included, and the local variables go with the scope.
 func TestInputOutputCallActivity(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deploy("child", xmlDefs(xmlProcess("child", `<startEvent id="cStart"/><userTask id="childWork"/><endEvent id="cEnd"/>`,
-			xmlChain("cStart", "childWork", "cEnd"))))
-		e.deploy("caller", xmlDefs(xmlProcess("caller", `<startEvent id="start"/>
+		e.Deploy("child", enginetest.Defs(enginetest.Executable("child", `<startEvent id="cStart"/><userTask id="childWork"/><endEvent id="cEnd"/>`,
+			enginetest.Chain("cStart", "childWork", "cEnd"))))
+		e.Deploy("caller", enginetest.Defs(enginetest.Executable("caller", `<startEvent id="start"/>
 			<callActivity id="call" calledElement="child">`+ioMapping(`
 				<camunda:inputParameter name="tenfold">${x * 10}</camunda:inputParameter>
 				<camunda:outputParameter name="final">${returned + kept + tenfold}</camunda:outputParameter>`, `
@@ -260,21 +261,21 @@ func TestInputOutputCallActivity(t *testing.T) {
 				<camunda:in sourceExpression="${tenfold + 1}" target="childExpr"/>
 				<camunda:out source="childOut" target="returned"/>
 				<camunda:out source="childOut" target="kept" local="true"/>`)+`</callActivity>
-			<userTask id="after"/>`, xmlChain("start", "call", "after"))))
-		pi := e.start("caller", map[string]any{"x": 2})
-		children, err := e.eng.ProcessInstances(e.ctx, bpmnlite.ProcessInstanceQuery{ProcessDefinitionKey: "child"})
+			<userTask id="after"/>`, enginetest.Chain("start", "call", "after"))))
+		pi := e.Start("caller", map[string]any{"x": 2})
+		children, err := e.Eng.ProcessInstances(e.Ctx, bpmnlite.ProcessInstanceQuery{ProcessDefinitionKey: "child"})
 		if err != nil || len(children) != 1 {
 			t.Fatalf("child instances %d, %v", len(children), err)
 		}
 		child := children[0].ID
-		wantEq(t, "child variables", e.varsOf(child), map[string]any{"childIn": int64(20), "childExpr": int64(21)})
+		wantEq(t, "child variables", e.VarsOf(child), map[string]any{"childIn": int64(20), "childExpr": int64(21)})
 		scope := e.ioScope(pi, "call")
-		if xs, err := e.eng.Executions(e.ctx, bpmnlite.ExecutionQuery{ID: child}); err != nil || len(xs) != 1 || xs[0].SuperExecutionID != scope.ID {
+		if xs, err := e.Eng.Executions(e.Ctx, bpmnlite.ExecutionQuery{ID: child}); err != nil || len(xs) != 1 || xs[0].SuperExecutionID != scope.ID {
 			t.Errorf("child %+v (%v), want called by the call activity's scope %s", xs, err, scope.ID)
 		}
-		e.complete(child, "childWork", map[string]any{"childOut": 7})
-		wantEq(t, "caller variables", e.varsOf(pi), map[string]any{"x": int64(2), "returned": int64(7), "final": int64(34)})
-		wantEq(t, "caller tasks", e.taskKeys(pi), "after")
+		e.Complete(child, "childWork", map[string]any{"childOut": 7})
+		wantEq(t, "caller variables", e.VarsOf(pi), map[string]any{"x": int64(2), "returned": int64(7), "final": int64(34)})
+		wantEq(t, "caller tasks", e.TaskKeys(pi), "after")
 	})
 }
 
@@ -286,49 +287,49 @@ func TestInputOutputBoundaryEvents(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		mapping := ioMapping(`<camunda:inputParameter name="local">in</camunda:inputParameter>
 			<camunda:outputParameter name="mapped">${local}</camunda:outputParameter>`)
-		e.deploy("timer", xmlDefs(xmlProcess("timer", `<startEvent id="start"/><userTask id="work">`+mapping+`</userTask>
+		e.Deploy("timer", enginetest.Defs(enginetest.Executable("timer", `<startEvent id="start"/><userTask id="work">`+mapping+`</userTask>
 			<userTask id="after"/>`, boundaryTimer("late", "work", "true", "timeDuration", "PT1H"), `<userTask id="escalated"/>`,
-			xmlChain("start", "work", "after"), xmlChain("late", "escalated"))))
-		pi := e.start("timer", map[string]any{"v": 1})
+			enginetest.Chain("start", "work", "after"), enginetest.Chain("late", "escalated"))))
+		pi := e.Start("timer", map[string]any{"v": 1})
 		scope := e.ioScope(pi, "work")
 		if j := e.oneJob(pi); j.ExecutionID != scope.ID {
 			t.Errorf("boundary timer on %s, want the activity's scope %s", j.ExecutionID, scope.ID)
 		}
 		wantEq(t, "due jobs", e.runDue(time.Hour), 1)
-		wantEq(t, "tasks", e.taskKeys(pi), "escalated")
-		wantEq(t, "variables", e.varsOf(pi), map[string]any{"v": int64(1)})
-		if xs := e.executions(pi, ""); len(xs) != 1 || xs[0].ActivityID != "escalated" {
+		wantEq(t, "tasks", e.TaskKeys(pi), "escalated")
+		wantEq(t, "variables", e.VarsOf(pi), map[string]any{"v": int64(1)})
+		if xs := e.Executions(pi, ""); len(xs) != 1 || xs[0].ActivityID != "escalated" {
 			t.Errorf("executions %s, want the process instance alone at escalated", accExecList(xs))
 		}
-		if h := e.historyAt(pi, "work"); len(h) != 1 || !h[0].Canceled {
+		if h := e.HistoryAt(pi, "work"); len(h) != 1 || !h[0].Canceled {
 			t.Errorf("history of work %+v, want one canceled", h)
 		}
 
-		e.eng.RegisterDelegate("fail", bpmnlite.DelegateFunc(func(context.Context, *bpmnlite.Execution) error {
+		e.Eng.RegisterDelegate("fail", bpmnlite.DelegateFunc(func(context.Context, *bpmnlite.Execution) error {
 			return &bpmnlite.BpmnError{Code: "E1", Message: "declined"}
 		}))
-		e.deploy("error", xmlDefs(xmlProcess("error", `<startEvent id="start"/><serviceTask id="work" camunda:class="fail">`+mapping+`</serviceTask>
+		e.Deploy("error", enginetest.Defs(enginetest.Executable("error", `<startEvent id="start"/><serviceTask id="work" camunda:class="fail">`+mapping+`</serviceTask>
 			<boundaryEvent id="caught" attachedToRef="work"><errorEventDefinition camunda:errorCodeVariable="local" camunda:errorMessageVariable="why"/></boundaryEvent>
-			<userTask id="after"/><userTask id="handle"/>`, xmlChain("start", "work", "after"), xmlChain("caught", "handle"))))
-		pi = e.start("error", nil)
-		wantEq(t, "tasks", e.taskKeys(pi), "handle")
-		wantEq(t, "variables", e.varsOf(pi), map[string]any{"local": "E1", "why": "declined"})
+			<userTask id="after"/><userTask id="handle"/>`, enginetest.Chain("start", "work", "after"), enginetest.Chain("caught", "handle"))))
+		pi = e.Start("error", nil)
+		wantEq(t, "tasks", e.TaskKeys(pi), "handle")
+		wantEq(t, "variables", e.VarsOf(pi), map[string]any{"local": "E1", "why": "declined"})
 
-		e.deploy("message", xmlDefs(`<message id="m" name="nudge"/>`, xmlProcess("message", `<startEvent id="start"/><userTask id="work">`+mapping+`</userTask>
+		e.Deploy("message", enginetest.Defs(`<message id="m" name="nudge"/>`, enginetest.Executable("message", `<startEvent id="start"/><userTask id="work">`+mapping+`</userTask>
 			<boundaryEvent id="nudged" attachedToRef="work" cancelActivity="false"><messageEventDefinition messageRef="m"/></boundaryEvent>
-			<userTask id="after"/><userTask id="reply"/>`, xmlChain("start", "work", "after"), xmlChain("nudged", "reply"))))
-		pi = e.start("message", nil)
-		if _, err := e.eng.Correlate(e.ctx, bpmnlite.CorrelateRequest{MessageName: "nudge", ProcessInstanceID: pi}); err != nil {
+			<userTask id="after"/><userTask id="reply"/>`, enginetest.Chain("start", "work", "after"), enginetest.Chain("nudged", "reply"))))
+		pi = e.Start("message", nil)
+		if _, err := e.Eng.Correlate(e.Ctx, bpmnlite.CorrelateRequest{MessageName: "nudge", ProcessInstanceID: pi}); err != nil {
 			t.Fatal(err)
 		}
-		wantEq(t, "tasks", e.taskKeys(pi), "reply,work")
+		wantEq(t, "tasks", e.TaskKeys(pi), "reply,work")
 		scope = e.ioScope(pi, "work")
 		if scope.ParentID == pi || !e.treeRow(pi, scope.ParentID).IsConcurrent {
-			t.Errorf("executions %s, want work's scope below a concurrent path", accExecList(e.executions(pi, "")))
+			t.Errorf("executions %s, want work's scope below a concurrent path", accExecList(e.Executions(pi, "")))
 		}
-		e.complete(pi, "work", nil)
-		wantEq(t, "variables", e.varsOf(pi), map[string]any{"mapped": "in"})
-		wantEq(t, "tasks", e.taskKeys(pi), "after,reply")
+		e.Complete(pi, "work", nil)
+		wantEq(t, "variables", e.VarsOf(pi), map[string]any{"mapped": "in"})
+		wantEq(t, "tasks", e.TaskKeys(pi), "after,reply")
 	})
 }
 
@@ -346,26 +347,26 @@ func execByIDIn(xs []*bpmnlite.ExecutionRow, id string) *bpmnlite.ExecutionRow {
 func TestInputOutputAsync(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		rec := &varsSeen{}
-		e.eng.RegisterDelegate("record", rec)
-		e.deploy("p", xmlDefs(xmlProcess("p", `<startEvent id="start"/>
+		e.Eng.RegisterDelegate("record", rec)
+		e.Deploy("p", enginetest.Defs(enginetest.Executable("p", `<startEvent id="start"/>
 			<serviceTask id="work" camunda:class="record" camunda:asyncBefore="true" camunda:asyncAfter="true">`+ioMapping(`
 				<camunda:inputParameter name="local">${v + 1}</camunda:inputParameter>
 				<camunda:outputParameter name="out">${local * 2}</camunda:outputParameter>`)+`</serviceTask>
-			<userTask id="after"/>`, xmlChain("start", "work", "after"))))
-		pi := e.start("p", map[string]any{"v": 1})
+			<userTask id="after"/>`, enginetest.Chain("start", "work", "after"))))
+		pi := e.Start("p", map[string]any{"v": 1})
 		j := e.oneJob(pi)
-		if j.ExecutionID != pi || len(e.executions(pi, "")) != 1 {
-			t.Fatalf("before: job on %s, executions %s; want the process instance alone", j.ExecutionID, accExecList(e.executions(pi, "")))
+		if j.ExecutionID != pi || len(e.Executions(pi, "")) != 1 {
+			t.Fatalf("before: job on %s, executions %s; want the process instance alone", j.ExecutionID, accExecList(e.Executions(pi, "")))
 		}
 		e.runJob(j.ID)
 		wantEq(t, "the delegate saw", rec.at("work:call"), map[string]any{"v": int64(1), "local": int64(2)})
 		j = e.oneJob(pi)
-		if j.ExecutionID != pi || len(e.executions(pi, "")) != 1 {
-			t.Fatalf("after: job on %s, executions %s; want the process instance alone", j.ExecutionID, accExecList(e.executions(pi, "")))
+		if j.ExecutionID != pi || len(e.Executions(pi, "")) != 1 {
+			t.Fatalf("after: job on %s, executions %s; want the process instance alone", j.ExecutionID, accExecList(e.Executions(pi, "")))
 		}
-		wantEq(t, "variables before the async-after job", e.varsOf(pi), map[string]any{"v": int64(1), "out": int64(4)})
+		wantEq(t, "variables before the async-after job", e.VarsOf(pi), map[string]any{"v": int64(1), "out": int64(4)})
 		e.runJob(j.ID)
-		wantEq(t, "tasks", e.taskKeys(pi), "after")
+		wantEq(t, "tasks", e.TaskKeys(pi), "after")
 	})
 }
 
@@ -375,20 +376,20 @@ func TestInputOutputAsync(t *testing.T) {
 func TestInputOutputSubprocessAndEvents(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		rec := &varsSeen{}
-		e.eng.RegisterDelegate("record", rec)
-		e.deploy("p", xmlDefs(`<message id="m" name="go"/>`, xmlProcess("p", `<startEvent id="start"/>
+		e.Eng.RegisterDelegate("record", rec)
+		e.Deploy("p", enginetest.Defs(`<message id="m" name="go"/>`, enginetest.Executable("p", `<startEvent id="start"/>
 			<subProcess id="sub">`+ioMapping(`<camunda:inputParameter name="inner">${v}</camunda:inputParameter>
 				<camunda:outputParameter name="fromSub">${inner + step}</camunda:outputParameter>`,
 			`<camunda:executionListener event="start" class="record"/>`)+`
 				<startEvent id="subStart"/><serviceTask id="subWork" camunda:class="record"/>
 				<intermediateCatchEvent id="wait">`+ioMapping(`<camunda:inputParameter name="waiting">yes</camunda:inputParameter>
 					<camunda:outputParameter name="step">${waiting == 'yes' ? 10 : 0}</camunda:outputParameter>`)+`<messageEventDefinition messageRef="m"/></intermediateCatchEvent>
-				<endEvent id="subEnd"/>`+xmlChain("subStart", "subWork", "wait", "subEnd")+`</subProcess>
+				<endEvent id="subEnd"/>`+enginetest.Chain("subStart", "subWork", "wait", "subEnd")+`</subProcess>
 			<intermediateThrowEvent id="throw">`+ioMapping(`<camunda:outputParameter name="thrown">${fromSub}</camunda:outputParameter>`)+`</intermediateThrowEvent>
 			<endEvent id="end">`+ioMapping(`<camunda:inputParameter name="last">${thrown}</camunda:inputParameter>`,
 			`<camunda:executionListener event="end" class="record"/>`)+`</endEvent>`,
-			xmlChain("start", "sub", "throw", "end"))))
-		pi := e.start("p", map[string]any{"v": 1})
+			enginetest.Chain("start", "sub", "throw", "end"))))
+		pi := e.Start("p", map[string]any{"v": 1})
 		wantEq(t, "the subprocess's start listener saw", rec.at("sub:start"), map[string]any{"v": int64(1), "inner": int64(1)})
 		wantEq(t, "its content saw", rec.at("subWork:call"), map[string]any{"v": int64(1), "inner": int64(1)})
 		// wait's scope runs in the subprocess's scope, which runs in sub's
@@ -397,18 +398,18 @@ func TestInputOutputSubprocessAndEvents(t *testing.T) {
 		if scope := e.treeRow(pi, e.treeRow(pi, waits.ParentID).ParentID); !scope.IsScope || scope.ParentID != pi {
 			t.Errorf("sub's input/output scope %+v, want a scope below the process instance", scope)
 		}
-		if len(e.subsOf(pi)) != 1 || e.subsOf(pi)[0].ExecutionID != waits.ID {
-			t.Errorf("the catch event's subscription %+v, want it on its own scope %s inside the subprocess", e.subsOf(pi), waits.ID)
+		if len(e.SubsOf(pi)) != 1 || e.SubsOf(pi)[0].ExecutionID != waits.ID {
+			t.Errorf("the catch event's subscription %+v, want it on its own scope %s inside the subprocess", e.SubsOf(pi), waits.ID)
 		}
-		wantEq(t, "variables while waiting", e.varsOf(pi), map[string]any{"v": int64(1)})
-		if _, err := e.eng.Correlate(e.ctx, bpmnlite.CorrelateRequest{MessageName: "go", ProcessInstanceID: pi}); err != nil {
+		wantEq(t, "variables while waiting", e.VarsOf(pi), map[string]any{"v": int64(1)})
+		if _, err := e.Eng.Correlate(e.Ctx, bpmnlite.CorrelateRequest{MessageName: "go", ProcessInstanceID: pi}); err != nil {
 			t.Fatal(err)
 		}
 		wantEq(t, "the end event's listener saw", rec.at("end:end"), map[string]any{
 			"v": int64(1), "step": int64(10), "fromSub": int64(11), "thrown": int64(11), "last": int64(11)})
-		wantEq(t, "state", e.state(pi), "COMPLETED")
-		wantEq(t, "variables at the end", e.varsOf(pi), map[string]any{"v": int64(1), "step": int64(10), "fromSub": int64(11), "thrown": int64(11)})
-		wantEq(t, "path", e.path(pi), "start,sub,subStart,subWork,wait,subEnd,throw,end")
+		wantEq(t, "state", e.State(pi), "COMPLETED")
+		wantEq(t, "variables at the end", e.VarsOf(pi), map[string]any{"v": int64(1), "step": int64(10), "fromSub": int64(11), "thrown": int64(11)})
+		wantEq(t, "path", e.Path(pi), "start,sub,subStart,subWork,wait,subEnd,throw,end")
 	})
 }
 
@@ -416,32 +417,32 @@ func TestInputOutputSubprocessAndEvents(t *testing.T) {
 // before an activity inside a subprocess enters the subprocess's mappings.
 func TestInputOutputEventGatewayAndStartBefore(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deploy("gate", xmlDefs(`<message id="m" name="go"/>`, xmlProcess("gate", `<startEvent id="start"/><eventBasedGateway id="gw"/>
+		e.Deploy("gate", enginetest.Defs(`<message id="m" name="go"/>`, enginetest.Executable("gate", `<startEvent id="start"/><eventBasedGateway id="gw"/>
 			<intermediateCatchEvent id="msg">`+ioMapping(`<camunda:inputParameter name="local">${v * 3}</camunda:inputParameter>
 				<camunda:outputParameter name="got">${local}</camunda:outputParameter>`)+`<messageEventDefinition messageRef="m"/></intermediateCatchEvent>
 			<intermediateCatchEvent id="late"><timerEventDefinition><timeDuration>PT1H</timeDuration></timerEventDefinition></intermediateCatchEvent>
-			<userTask id="after"/><userTask id="timedOut"/>`, xmlChain("start", "gw", "msg", "after"), xmlChain("gw", "late", "timedOut"))))
-		pi := e.start("gate", map[string]any{"v": 2})
-		if _, err := e.eng.Correlate(e.ctx, bpmnlite.CorrelateRequest{MessageName: "go", ProcessInstanceID: pi}); err != nil {
+			<userTask id="after"/><userTask id="timedOut"/>`, enginetest.Chain("start", "gw", "msg", "after"), enginetest.Chain("gw", "late", "timedOut"))))
+		pi := e.Start("gate", map[string]any{"v": 2})
+		if _, err := e.Eng.Correlate(e.Ctx, bpmnlite.CorrelateRequest{MessageName: "go", ProcessInstanceID: pi}); err != nil {
 			t.Fatal(err)
 		}
-		wantEq(t, "tasks", e.taskKeys(pi), "after")
-		wantEq(t, "variables", e.varsOf(pi), map[string]any{"v": int64(2), "got": int64(6)})
+		wantEq(t, "tasks", e.TaskKeys(pi), "after")
+		wantEq(t, "variables", e.VarsOf(pi), map[string]any{"v": int64(2), "got": int64(6)})
 
 		rec := &varsSeen{}
-		e.eng.RegisterDelegate("record", rec)
-		e.deploy("nested", xmlDefs(xmlProcess("nested", `<startEvent id="start"/>
+		e.Eng.RegisterDelegate("record", rec)
+		e.Deploy("nested", enginetest.Defs(enginetest.Executable("nested", `<startEvent id="start"/>
 			<subProcess id="sub">`+ioMapping(`<camunda:inputParameter name="inner">${v}</camunda:inputParameter>
 				<camunda:outputParameter name="fromSub">${inner}</camunda:outputParameter>`)+`
 				<startEvent id="subStart"/><serviceTask id="subWork" camunda:class="record"/><userTask id="subWait"/><endEvent id="subEnd"/>`+
-			xmlChain("subStart", "subWork", "subWait", "subEnd")+`</subProcess><userTask id="after"/>`, xmlChain("start", "sub", "after"))))
-		pi, err := e.eng.Start(e.ctx, bpmnlite.StartRequest{Key: "nested", StartBefore: "subWork", Variables: map[string]any{"v": "x"}})
+			enginetest.Chain("subStart", "subWork", "subWait", "subEnd")+`</subProcess><userTask id="after"/>`, enginetest.Chain("start", "sub", "after"))))
+		pi, err := e.Eng.Start(e.Ctx, bpmnlite.StartRequest{Key: "nested", StartBefore: "subWork", Variables: map[string]any{"v": "x"}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		wantEq(t, "the subprocess's content saw", rec.at("subWork:call"), map[string]any{"v": "x", "inner": "x"})
-		e.complete(pi, "subWait", nil)
-		wantEq(t, "variables", e.varsOf(pi), map[string]any{"v": "x", "fromSub": "x"})
-		wantEq(t, "tasks", e.taskKeys(pi), "after")
+		e.Complete(pi, "subWait", nil)
+		wantEq(t, "variables", e.VarsOf(pi), map[string]any{"v": "x", "fromSub": "x"})
+		wantEq(t, "tasks", e.TaskKeys(pi), "after")
 	})
 }

@@ -40,7 +40,7 @@ func TestSlowDelegatesRunSideBySide(t *testing.T) {
 		var inside, most atomic.Int32
 		all := make(chan struct{})
 		var once sync.Once
-		e.eng.RegisterDelegate("remote", bpmnlite.DelegateFunc(func(ctx context.Context, _ *bpmnlite.Execution) error {
+		e.Eng.RegisterDelegate("remote", bpmnlite.DelegateFunc(func(ctx context.Context, _ *bpmnlite.Execution) error {
 			now := inside.Add(1)
 			defer inside.Add(-1)
 			for m := most.Load(); now > m && !most.CompareAndSwap(m, now); m = most.Load() {
@@ -56,12 +56,12 @@ func TestSlowDelegatesRunSideBySide(t *testing.T) {
 			}
 			return nil
 		}))
-		e.deploy("remote", oneAsyncCall("remote", "remote"))
+		e.Deploy("remote", oneAsyncCall("remote", "remote"))
 		pis := e.jeStartN("remote", n)
 		e.jeStart(bpmnlite.JobExecutorConfig{PoolSize: n, Clock: time.Now})
 		waitFor(t, "every instance at its user task", 60*time.Second, func() bool {
 			for _, pi := range pis {
-				if e.taskKeys(pi) != "review" {
+				if e.TaskKeys(pi) != "review" {
 					return false
 				}
 			}
@@ -82,7 +82,7 @@ func TestConflictingJobFlushRunsAgain(t *testing.T) {
 	eachBackendRealTime(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		started, proceed := make(chan struct{}), make(chan struct{})
 		var calls atomic.Int32
-		e.eng.RegisterDelegate("count", bpmnlite.DelegateFunc(func(ctx context.Context, x *bpmnlite.Execution) error {
+		e.Eng.RegisterDelegate("count", bpmnlite.DelegateFunc(func(ctx context.Context, x *bpmnlite.Execution) error {
 			n := calls.Add(1)
 			v, _, err := x.Variable("count")
 			if err != nil {
@@ -105,8 +105,8 @@ func TestConflictingJobFlushRunsAgain(t *testing.T) {
 			}
 			return nil
 		}))
-		e.deploy("count", oneAsyncCall("count", "count"))
-		pi := e.start("count", map[string]any{"count": 1})
+		e.Deploy("count", oneAsyncCall("count", "count"))
+		pi := e.Start("count", map[string]any{"count": 1})
 		m := &jeMetrics{}
 		e.jeStart(bpmnlite.JobExecutorConfig{PoolSize: 2, Metrics: m, Clock: time.Now})
 		var release sync.Once
@@ -118,15 +118,15 @@ func TestConflictingJobFlushRunsAgain(t *testing.T) {
 			t.Fatal("the job did not start")
 		}
 		// Another command changes the variable while the delegate runs.
-		ctx, cancel := context.WithTimeout(e.ctx, 10*time.Second)
-		err := e.eng.SetVariables(ctx, pi, map[string]any{"count": 100})
+		ctx, cancel := context.WithTimeout(e.Ctx, 10*time.Second)
+		err := e.Eng.SetVariables(ctx, pi, map[string]any{"count": 100})
 		cancel()
 		if err != nil {
 			t.Fatalf("set a variable while a job runs: %v", err)
 		}
 		letGo()
-		waitFor(t, "the instance at its user task", 30*time.Second, func() bool { return e.taskKeys(pi) == "review" })
-		vars := e.varsOf(pi)
+		waitFor(t, "the instance at its user task", 30*time.Second, func() bool { return e.TaskKeys(pi) == "review" })
+		vars := e.VarsOf(pi)
 		if vars["count"] != int64(101) || vars["attempt"] != int64(2) {
 			t.Fatalf("variables %v: want count 101 (100 set meanwhile, then the job's second run) and attempt 2", vars)
 		}
@@ -141,11 +141,11 @@ func TestConflictingJobFlushRunsAgain(t *testing.T) {
 		if c := m.snapshot(); c.conflicts == 0 {
 			t.Fatalf("no conflict counted: %+v", c)
 		}
-		jobs, err := e.eng.Jobs(e.ctx, bpmnlite.JobQuery{ProcessInstanceID: pi})
+		jobs, err := e.Eng.Jobs(e.Ctx, bpmnlite.JobQuery{ProcessInstanceID: pi})
 		if err != nil || len(jobs) != 0 {
 			t.Fatalf("jobs left: %v %v", jobs, err)
 		}
-		tasks, err := e.eng.Tasks(e.ctx, bpmnlite.TaskQuery{ProcessInstanceID: pi})
+		tasks, err := e.Eng.Tasks(e.Ctx, bpmnlite.TaskQuery{ProcessInstanceID: pi})
 		if err != nil || len(tasks) != 1 {
 			t.Fatalf("want one user task, got %d (%v)", len(tasks), err)
 		}

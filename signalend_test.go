@@ -11,7 +11,7 @@ import (
 // instance waiting for the signal moves on, and the thrower completes.
 func TestSignalEndEvent(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deploy("waiter", enginetest.Header+`
+		e.Deploy("waiter", enginetest.Header+`
   <signal id="sig" name="released" />
   <process id="waiter" isExecutable="true">
     <startEvent id="ws" /><sequenceFlow id="w1" sourceRef="ws" targetRef="wait" />
@@ -19,19 +19,19 @@ func TestSignalEndEvent(t *testing.T) {
     <sequenceFlow id="w2" sourceRef="wait" targetRef="after" /><userTask id="after" />
   </process>
 </definitions>`)
-		e.deploy("thrower", enginetest.Header+`
+		e.Deploy("thrower", enginetest.Header+`
   <signal id="sig" name="released" />
   <process id="thrower" isExecutable="true">
     <startEvent id="ts" /><sequenceFlow id="t1" sourceRef="ts" targetRef="release" />
     <endEvent id="release"><signalEventDefinition signalRef="sig" /></endEvent>
   </process>
 </definitions>`)
-		waiter := e.start("waiter", nil)
-		thrower := e.start("thrower", nil)
-		if got := e.state(thrower); got != bpmnlite.StateCompleted {
+		waiter := e.Start("waiter", nil)
+		thrower := e.Start("thrower", nil)
+		if got := e.State(thrower); got != bpmnlite.StateCompleted {
 			t.Fatalf("thrower state %s, want completed", got)
 		}
-		if got := e.taskKeys(waiter); got != "after" {
+		if got := e.TaskKeys(waiter); got != "after" {
 			t.Fatalf("the waiting instance is at %q, want after (the signal end event's signal moves it on)", got)
 		}
 	})

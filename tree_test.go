@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/bpmnlite/bpmnlite"
+	"github.com/bpmnlite/bpmnlite/internal/enginetest"
 )
 
 // The execution tree as Camunda shapes it: a process without concurrency
@@ -26,8 +27,8 @@ func TestTreeLastJobMovesToProcessInstance(t *testing.T) {
 			eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 				registerCorpusDelegates(e)
 				e.deployFiles(tc.file)
-				pi := e.start(tc.key, nil)
-				js := e.jobs(pi)
+				pi := e.Start(tc.key, nil)
+				js := e.Jobs(pi)
 				if len(js) != 2 {
 					t.Fatalf("jobs after start: %d, want 2", len(js))
 				}
@@ -36,23 +37,23 @@ func TestTreeLastJobMovesToProcessInstance(t *testing.T) {
 						t.Errorf("job at %s on the process instance; want a concurrent execution", j.ActivityID)
 					}
 				}
-				if xs := e.executions(pi, ""); len(xs) != 3 {
+				if xs := e.Executions(pi, ""); len(xs) != 3 {
 					t.Fatalf("executions after the fork %s, want the instance and two concurrent ones", accExecList(xs))
 				}
 				e.accExec(js[0].ID)
-				left := e.jobs(pi)
+				left := e.Jobs(pi)
 				if len(left) != 1 {
 					t.Fatalf("jobs after one ran: %d, want 1", len(left))
 				}
-				if xs := e.executions(pi, ""); len(xs) != 1 {
+				if xs := e.Executions(pi, ""); len(xs) != 1 {
 					t.Fatalf("executions %s, want only the process instance", accExecList(xs))
 				}
 				if left[0].ExecutionID != pi {
 					t.Errorf("last job on execution %s, want the process instance %s", left[0].ExecutionID, pi)
 				}
 				e.accExec(left[0].ID)
-				if len(e.jobs(pi)) != 0 || !e.accEnded(pi) {
-					t.Errorf("after both jobs: %d jobs, ended %v; want 0 and ended", len(e.jobs(pi)), e.accEnded(pi))
+				if len(e.Jobs(pi)) != 0 || !e.accEnded(pi) {
+					t.Errorf("after both jobs: %d jobs, ended %v; want 0 and ended", len(e.Jobs(pi)), e.accEnded(pi))
 				}
 			})
 		})
@@ -65,28 +66,28 @@ func TestTreeNoConcurrencyRunsOnProcessInstance(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		var mu sync.Mutex
 		seen := map[string]string{}
-		e.eng.RegisterDelegate("see", bpmnlite.DelegateFunc(func(_ context.Context, ex *bpmnlite.Execution) error {
+		e.Eng.RegisterDelegate("see", bpmnlite.DelegateFunc(func(_ context.Context, ex *bpmnlite.Execution) error {
 			mu.Lock()
 			defer mu.Unlock()
 			seen[ex.ActivityID()] = ex.ID()
 			return nil
 		}))
-		e.eng.RegisterDelegate("boom", bpmnlite.DelegateFunc(func(context.Context, *bpmnlite.Execution) error {
+		e.Eng.RegisterDelegate("boom", bpmnlite.DelegateFunc(func(context.Context, *bpmnlite.Execution) error {
 			return errors.New("boom")
 		}))
-		e.deploy("p", xmlDefs(xmlProcess("p", `<startEvent id="start"/><serviceTask id="first" camunda:class="see"/>
+		e.Deploy("p", enginetest.Defs(enginetest.Executable("p", `<startEvent id="start"/><serviceTask id="first" camunda:class="see"/>
 			<userTask id="work"/><serviceTask id="later" camunda:asyncBefore="true" camunda:class="see"/>
 			<serviceTask id="fails" camunda:asyncBefore="true" camunda:class="boom"/><endEvent id="end"/>`,
-			xmlChain("start", "first", "work", "later", "fails", "end"))))
-		pi := e.start("p", nil)
-		if xs := e.executions(pi, ""); len(xs) != 1 || xs[0].ActivityID != "work" {
+			enginetest.Chain("start", "first", "work", "later", "fails", "end"))))
+		pi := e.Start("p", nil)
+		if xs := e.Executions(pi, ""); len(xs) != 1 || xs[0].ActivityID != "work" {
 			t.Fatalf("executions %s, want the process instance alone at work", accExecList(xs))
 		}
-		tasks := e.tasks(pi)
+		tasks := e.Tasks(pi)
 		if len(tasks) != 1 || tasks[0].ExecutionID != pi {
 			t.Fatalf("task %+v, want one on the process instance", tasks)
 		}
-		e.complete(pi, "work", nil)
+		e.Complete(pi, "work", nil)
 		j := e.oneJob(pi)
 		if j.ExecutionID != pi {
 			t.Errorf("job on %s, want the process instance", j.ExecutionID)
@@ -113,16 +114,16 @@ func TestTreeNoConcurrencyRunsOnProcessInstance(t *testing.T) {
 // they all move back onto the process instance.
 func TestTreeExpansionAndCompactionMoveWhatThePathOwns(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deploy("p", xmlDefs(xmlProcess("p", `<startEvent id="start"/><userTask id="work"/><endEvent id="end"/>`,
+		e.Deploy("p", enginetest.Defs(enginetest.Executable("p", `<startEvent id="start"/><userTask id="work"/><endEvent id="end"/>`,
 			boundaryTimer("remind", "work", "false", "timeCycle", "R3/PT1H"), `<userTask id="reminder"/><endEvent id="remindEnd"/>`,
-			xmlChain("start", "work", "end"), xmlChain("remind", "reminder", "remindEnd"))))
-		pi := e.start("p", nil)
+			enginetest.Chain("start", "work", "end"), enginetest.Chain("remind", "reminder", "remindEnd"))))
+		pi := e.Start("p", nil)
 		if j := e.oneJob(pi); j.ExecutionID != pi {
 			t.Fatalf("timer on %s, want the process instance", j.ExecutionID)
 		}
 		wantEq(t, "due jobs", e.runDue(time.Hour), 1)
-		wantEq(t, "tasks", e.taskKeys(pi), "reminder,work")
-		xs := e.executions(pi, "")
+		wantEq(t, "tasks", e.TaskKeys(pi), "reminder,work")
+		xs := e.Executions(pi, "")
 		if len(xs) != 3 {
 			t.Fatalf("executions %s, want the instance and two concurrent paths", accExecList(xs))
 		}
@@ -130,7 +131,7 @@ func TestTreeExpansionAndCompactionMoveWhatThePathOwns(t *testing.T) {
 		if !workExec.IsConcurrent || workExec.ParentID != pi {
 			t.Fatalf("work runs on %+v, want a concurrent child of the instance", workExec)
 		}
-		for _, task := range e.tasks(pi) {
+		for _, task := range e.Tasks(pi) {
 			if task.TaskDefinitionKey == "work" && task.ExecutionID != workExec.ID {
 				t.Errorf("task work on %s, want %s", task.ExecutionID, workExec.ID)
 			}
@@ -138,11 +139,11 @@ func TestTreeExpansionAndCompactionMoveWhatThePathOwns(t *testing.T) {
 		if j := e.oneJob(pi); j.ExecutionID != workExec.ID {
 			t.Errorf("next timer on %s, want the path at work %s", j.ExecutionID, workExec.ID)
 		}
-		e.complete(pi, "reminder", nil)
-		if xs := e.executions(pi, ""); len(xs) != 1 || xs[0].ActivityID != "work" {
+		e.Complete(pi, "reminder", nil)
+		if xs := e.Executions(pi, ""); len(xs) != 1 || xs[0].ActivityID != "work" {
 			t.Fatalf("executions %s, want the instance alone, at work", accExecList(xs))
 		}
-		if tasks := e.tasks(pi); len(tasks) != 1 || tasks[0].ExecutionID != pi {
+		if tasks := e.Tasks(pi); len(tasks) != 1 || tasks[0].ExecutionID != pi {
 			t.Errorf("tasks %+v, want work on the process instance", tasks)
 		}
 		if j := e.oneJob(pi); j.ExecutionID != pi {
@@ -150,9 +151,9 @@ func TestTreeExpansionAndCompactionMoveWhatThePathOwns(t *testing.T) {
 		}
 		// The moved timer still fires on the moved path.
 		wantEq(t, "due jobs", e.runDue(time.Hour), 1)
-		wantEq(t, "tasks", e.taskKeys(pi), "reminder,work")
-		e.complete(pi, "work", nil)
-		e.complete(pi, "reminder", nil)
+		wantEq(t, "tasks", e.TaskKeys(pi), "reminder,work")
+		e.Complete(pi, "work", nil)
+		e.Complete(pi, "reminder", nil)
 		if !e.accEnded(pi) {
 			t.Errorf("instance should have ended")
 		}
@@ -163,20 +164,20 @@ func TestTreeExpansionAndCompactionMoveWhatThePathOwns(t *testing.T) {
 // onto the process instance.
 func TestTreeCompactionMovesIncidentsAndCalledInstances(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.eng.RegisterDelegate("boom", bpmnlite.DelegateFunc(func(context.Context, *bpmnlite.Execution) error {
+		e.Eng.RegisterDelegate("boom", bpmnlite.DelegateFunc(func(context.Context, *bpmnlite.Execution) error {
 			return errors.New("boom")
 		}))
-		e.deploy("sub", xmlDefs(xmlProcess("sub", `<startEvent id="subStart"/><userTask id="subTask"/><endEvent id="subEnd"/>`,
-			xmlChain("subStart", "subTask", "subEnd"))))
-		e.deploy("p", xmlDefs(xmlProcess("p", `<startEvent id="start"/><parallelGateway id="fork"/>
+		e.Deploy("sub", enginetest.Defs(enginetest.Executable("sub", `<startEvent id="subStart"/><userTask id="subTask"/><endEvent id="subEnd"/>`,
+			enginetest.Chain("subStart", "subTask", "subEnd"))))
+		e.Deploy("p", enginetest.Defs(enginetest.Executable("p", `<startEvent id="start"/><parallelGateway id="fork"/>
 			<serviceTask id="fails" camunda:asyncBefore="true" camunda:class="boom"/><callActivity id="call" calledElement="sub"/>
 			<userTask id="quick"/><endEvent id="failsEnd"/><endEvent id="callEnd"/><endEvent id="quickEnd"/>`,
-			xmlChain("start", "fork", "fails", "failsEnd"), xmlChain("fork", "call", "callEnd"), xmlChain("fork", "quick", "quickEnd"))))
+			enginetest.Chain("start", "fork", "fails", "failsEnd"), enginetest.Chain("fork", "call", "callEnd"), enginetest.Chain("fork", "quick", "quickEnd"))))
 		calledBy := func(pi string) (sub, super string) {
 			t.Helper()
 			for _, h := range e.accInstances("sub") {
 				if h.EndTime == nil {
-					xs := e.executions(h.ID, "")
+					xs := e.Executions(h.ID, "")
 					for _, x := range xs {
 						if x.ID == h.ID {
 							return x.ID, x.SuperExecutionID
@@ -189,14 +190,14 @@ func TestTreeCompactionMovesIncidentsAndCalledInstances(t *testing.T) {
 		}
 
 		// The called instance follows its path onto the process instance.
-		pi := e.start("p", nil)
-		e.drain(10) // fails three times: an incident
+		pi := e.Start("p", nil)
+		e.Drain(10) // fails three times: an incident
 		_, super := calledBy(pi)
 		if super == pi {
 			t.Fatalf("called by the process instance while concurrent")
 		}
-		e.complete(pi, "quick", nil)
-		wantEq(t, "executions", len(e.executions(pi, "")), 3)
+		e.Complete(pi, "quick", nil)
+		wantEq(t, "executions", len(e.Executions(pi, "")), 3)
 		j := e.oneJob(pi)
 		inc := e.incidentsOf(j.ID)
 		if len(inc) != 1 || inc[0].ExecutionID != j.ExecutionID || inc[0].ExecutionID == pi {
@@ -205,8 +206,8 @@ func TestTreeCompactionMovesIncidentsAndCalledInstances(t *testing.T) {
 		// The call returns and ends its path: the failing path is the
 		// last one and moves onto the process instance, incident and all.
 		sub, _ := calledBy(pi)
-		e.complete(sub, "subTask", nil)
-		if xs := e.executions(pi, ""); len(xs) != 1 || xs[0].ActivityID != "fails" {
+		e.Complete(sub, "subTask", nil)
+		if xs := e.Executions(pi, ""); len(xs) != 1 || xs[0].ActivityID != "fails" {
 			t.Fatalf("executions %s, want the process instance alone, at fails", accExecList(xs))
 		}
 		if j := e.oneJob(pi); j.ExecutionID != pi {
@@ -218,19 +219,19 @@ func TestTreeCompactionMovesIncidentsAndCalledInstances(t *testing.T) {
 
 		// Here the call is the last path: the called instance's super
 		// execution becomes the process instance, and its end resumes it.
-		e.deploy("q", xmlDefs(xmlProcess("q", `<startEvent id="start"/><parallelGateway id="fork"/>
+		e.Deploy("q", enginetest.Defs(enginetest.Executable("q", `<startEvent id="start"/><parallelGateway id="fork"/>
 			<callActivity id="call" calledElement="sub"/><userTask id="quick"/><endEvent id="callEnd"/><endEvent id="quickEnd"/>`,
-			xmlChain("start", "fork", "call", "callEnd"), xmlChain("fork", "quick", "quickEnd"))))
-		pi = e.start("q", nil)
+			enginetest.Chain("start", "fork", "call", "callEnd"), enginetest.Chain("fork", "quick", "quickEnd"))))
+		pi = e.Start("q", nil)
 		if _, super := calledBy(pi); super == pi {
 			t.Fatalf("called by the process instance while concurrent")
 		}
-		e.complete(pi, "quick", nil)
+		e.Complete(pi, "quick", nil)
 		sub, super = calledBy(pi)
 		if super != pi {
 			t.Fatalf("called instance's super execution %s, want the process instance %s", super, pi)
 		}
-		e.complete(sub, "subTask", nil)
+		e.Complete(sub, "subTask", nil)
 		if !e.accEnded(pi) || !e.accEnded(sub) {
 			t.Errorf("both instances should have ended")
 		}
@@ -241,10 +242,10 @@ func TestTreeCompactionMovesIncidentsAndCalledInstances(t *testing.T) {
 // execution, replacing a variable of the same name there, as in Camunda.
 func TestTreeCompactionMovesLocalVariables(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deploy("p", xmlDefs(xmlProcess("p", `<startEvent id="start"/><userTask id="a"/><userTask id="b"/><endEvent id="aEnd"/><endEvent id="bEnd"/>`,
-			xmlChain("start", "a", "aEnd"), xmlChain("b", "bEnd"))))
+		e.Deploy("p", enginetest.Defs(enginetest.Executable("p", `<startEvent id="start"/><userTask id="a"/><userTask id="b"/><endEvent id="aEnd"/><endEvent id="bEnd"/>`,
+			enginetest.Chain("start", "a", "aEnd"), enginetest.Chain("b", "bEnd"))))
 		for _, loaded := range []bool{false, true} {
-			pi, err := e.eng.Start(e.ctx, bpmnlite.StartRequest{Key: "p", Variables: map[string]any{"v": "instance", "keep": 1},
+			pi, err := e.Eng.Start(e.Ctx, bpmnlite.StartRequest{Key: "p", Variables: map[string]any{"v": "instance", "keep": 1},
 				Instructions: []bpmnlite.StartInstruction{
 					{ActivityID: "a", Variables: map[string]any{"v": "a", "onlyA": true}},
 					{ActivityID: "b", Variables: map[string]any{"v": "b"}},
@@ -252,20 +253,20 @@ func TestTreeCompactionMovesLocalVariables(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			wantEq(t, "instance variables", e.varsOf(pi), map[string]any{"v": "instance", "keep": int64(1)})
+			wantEq(t, "instance variables", e.VarsOf(pi), map[string]any{"v": "instance", "keep": int64(1)})
 			if loaded {
 				// Variables read in the completing command before the
 				// compaction: the in-memory move is used.
-				e.complete(pi, "b", map[string]any{"keep": 2})
+				e.Complete(pi, "b", map[string]any{"keep": 2})
 			} else {
-				e.complete(pi, "b", nil)
+				e.Complete(pi, "b", nil)
 			}
 			want := map[string]any{"v": "a", "onlyA": true, "keep": int64(1)}
 			if loaded {
 				want["keep"] = int64(2)
 			}
-			wantEq(t, "instance variables after compaction", e.varsOf(pi), want)
-			if xs := e.executions(pi, ""); len(xs) != 1 || xs[0].ActivityID != "a" {
+			wantEq(t, "instance variables after compaction", e.VarsOf(pi), want)
+			if xs := e.Executions(pi, ""); len(xs) != 1 || xs[0].ActivityID != "a" {
 				t.Fatalf("executions %s, want the process instance alone, at a", accExecList(xs))
 			}
 		}
@@ -277,17 +278,17 @@ func TestTreeCompactionMovesLocalVariables(t *testing.T) {
 // the path leaves the body. The inner instances never move onto the body.
 func TestTreeUncaughtErrorInMultiInstance(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.eng.RegisterDelegate("raise", bpmnlite.DelegateFunc(func(context.Context, *bpmnlite.Execution) error {
+		e.Eng.RegisterDelegate("raise", bpmnlite.DelegateFunc(func(context.Context, *bpmnlite.Execution) error {
 			return &bpmnlite.BpmnError{Code: "nobodyCatches"}
 		}))
 		for _, sequential := range []string{"false", "true"} {
 			key := "p" + sequential
-			e.deploy(key, xmlDefs(xmlProcess(key, `<startEvent id="start"/>
+			e.Deploy(key, enginetest.Defs(enginetest.Executable(key, `<startEvent id="start"/>
 				<serviceTask id="each" camunda:class="raise"><multiInstanceLoopCharacteristics isSequential="`+sequential+`"><loopCardinality>3</loopCardinality></multiInstanceLoopCharacteristics></serviceTask>
-				<userTask id="after"/>`, xmlChain("start", "each", "after"))))
-			pi := e.start(key, nil)
-			wantEq(t, "tasks", e.taskKeys(pi), "after")
-			if xs := e.executions(pi, ""); len(xs) != 1 || xs[0].ActivityID != "after" {
+				<userTask id="after"/>`, enginetest.Chain("start", "each", "after"))))
+			pi := e.Start(key, nil)
+			wantEq(t, "tasks", e.TaskKeys(pi), "after")
+			if xs := e.Executions(pi, ""); len(xs) != 1 || xs[0].ActivityID != "after" {
 				t.Errorf("sequential %s: executions %s, want the process instance alone, at after", sequential, accExecList(xs))
 			}
 		}
@@ -301,22 +302,22 @@ func TestTreeUncaughtErrorInMultiInstance(t *testing.T) {
 // activity completes.
 func TestTreeInputOutputScope(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deploy("p", xmlDefs(xmlProcess("p", `<startEvent id="start"/><parallelGateway id="fork"/>
+		e.Deploy("p", enginetest.Defs(enginetest.Executable("p", `<startEvent id="start"/><parallelGateway id="fork"/>
 			<userTask id="mapped">`+ioMapping(`<camunda:inputParameter name="local">${1}</camunda:inputParameter>
 				<camunda:outputParameter name="out">${local + 1}</camunda:outputParameter>`)+`</userTask>
 			<userTask id="plain"/><endEvent id="plainEnd"/><userTask id="after"/>`,
-			xmlChain("start", "fork", "mapped", "after"), xmlChain("fork", "plain", "plainEnd"))))
-		pi := e.start("p", nil)
+			enginetest.Chain("start", "fork", "mapped", "after"), enginetest.Chain("fork", "plain", "plainEnd"))))
+		pi := e.Start("p", nil)
 		scope := e.ioScope(pi, "mapped")
 		path := e.treeRow(pi, scope.ParentID)
 		if !path.IsConcurrent || path.ParentID != pi || path.IsActive || !scope.IsScope || scope.IsConcurrent {
-			t.Fatalf("executions %s: want mapped's scope below an inactive concurrent path of the instance", accExecList(e.executions(pi, "")))
+			t.Fatalf("executions %s: want mapped's scope below an inactive concurrent path of the instance", accExecList(e.Executions(pi, "")))
 		}
-		if xs := e.executions(pi, ""); len(xs) != 4 {
+		if xs := e.Executions(pi, ""); len(xs) != 4 {
 			t.Fatalf("executions %s, want the instance, two concurrent paths and mapped's scope", accExecList(xs))
 		}
-		task := e.tasks(pi)
-		e.complete(pi, "plain", nil)
+		task := e.Tasks(pi)
+		e.Complete(pi, "plain", nil)
 		moved := e.ioScope(pi, "mapped")
 		if moved.ID != scope.ID || moved.ParentID != pi {
 			t.Fatalf("after compaction mapped's scope %+v, want %s below the process instance", moved, scope.ID)
@@ -326,14 +327,14 @@ func TestTreeInputOutputScope(t *testing.T) {
 				t.Errorf("task mapped on %s, want its scope %s", tk.ExecutionID, scope.ID)
 			}
 		}
-		if xs := e.executions(pi, ""); len(xs) != 2 {
+		if xs := e.Executions(pi, ""); len(xs) != 2 {
 			t.Fatalf("executions %s, want the instance and mapped's scope", accExecList(xs))
 		}
-		e.complete(pi, "mapped", nil)
-		if xs := e.executions(pi, ""); len(xs) != 1 || xs[0].ID != pi || xs[0].ActivityID != "after" {
+		e.Complete(pi, "mapped", nil)
+		if xs := e.Executions(pi, ""); len(xs) != 1 || xs[0].ID != pi || xs[0].ActivityID != "after" {
 			t.Fatalf("executions %s, want the process instance alone, at after", accExecList(xs))
 		}
-		wantEq(t, "variables", e.varsOf(pi), map[string]any{"out": int64(2)})
+		wantEq(t, "variables", e.VarsOf(pi), map[string]any{"out": int64(2)})
 	})
 }
 
@@ -342,10 +343,10 @@ func TestTreeInputOutputScope(t *testing.T) {
 // InputOutputTest, SubProcessTest, MultiInstanceTest). treeRow finds an
 // execution among all of pi's, as the query shows it.
 func (e *env) treeRow(pi, id string) *bpmnlite.ExecutionRow {
-	e.t.Helper()
-	x := execByIDIn(e.executions(pi, ""), id)
+	e.T.Helper()
+	x := execByIDIn(e.Executions(pi, ""), id)
 	if x.ID == "" {
-		e.t.Fatalf("execution %s of %s not found", id, pi)
+		e.T.Fatalf("execution %s of %s not found", id, pi)
 	}
 	return x
 }
@@ -355,10 +356,10 @@ func (e *env) treeRow(pi, id string) *bpmnlite.ExecutionRow {
 // runs in is at no activity and cannot be triggered.
 func TestTreeExecutionQueryInputOutputTask(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deploy("p", xmlDefs(xmlProcess("p", `<startEvent id="start"/>
+		e.Deploy("p", enginetest.Defs(enginetest.Executable("p", `<startEvent id="start"/>
 			<receiveTask id="wait">`+ioMapping(`<camunda:inputParameter name="local">in</camunda:inputParameter>`)+`</receiveTask>
-			<userTask id="after"/>`, xmlChain("start", "wait", "after"))))
-		pi := e.start("p", nil)
+			<userTask id="after"/>`, enginetest.Chain("start", "wait", "after"))))
+		pi := e.Start("p", nil)
 		at := e.execAt(pi, "wait")
 		if at.ID == pi || at.ParentID != pi || !at.IsScope {
 			t.Fatalf("execution at wait %+v, want the scope below the process instance", at)
@@ -366,11 +367,11 @@ func TestTreeExecutionQueryInputOutputTask(t *testing.T) {
 		if root := e.treeRow(pi, pi); root.ActivityID != "" || root.IsActive {
 			t.Errorf("process instance at %q (active %v), want at no activity, inactive", root.ActivityID, root.IsActive)
 		}
-		wantEq(t, "scope's locals", e.varsOf(at.ID)["local"], "in")
-		if err := e.eng.Trigger(e.ctx, pi, nil); err == nil {
+		wantEq(t, "scope's locals", e.VarsOf(at.ID)["local"], "in")
+		if err := e.Eng.Trigger(e.Ctx, pi, nil); err == nil {
 			t.Fatalf("triggering the process instance the scope runs in succeeded, want an error")
 		}
-		if err := e.eng.Trigger(e.ctx, at.ID, nil); err != nil {
+		if err := e.Eng.Trigger(e.Ctx, at.ID, nil); err != nil {
 			t.Fatalf("trigger the scope: %v", err)
 		}
 		if x := e.execAt(pi, "after"); x.ID != pi {
@@ -384,20 +385,20 @@ func TestTreeExecutionQueryInputOutputTask(t *testing.T) {
 // is at the subprocess, and the process instance is at no activity.
 func TestTreeExecutionQuerySubprocess(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deploy("p", xmlDefs(xmlProcess("p", `<startEvent id="start"/>
+		e.Deploy("p", enginetest.Defs(enginetest.Executable("p", `<startEvent id="start"/>
 			<subProcess id="sub"><startEvent id="subStart"/><userTask id="subprocessTask"/><endEvent id="subEnd"/>`+
-			xmlChain("subStart", "subprocessTask", "subEnd")+`</subProcess><userTask id="after"/>`,
-			xmlChain("start", "sub", "after"))))
-		pi := e.start("p", nil)
+			enginetest.Chain("subStart", "subprocessTask", "subEnd")+`</subProcess><userTask id="after"/>`,
+			enginetest.Chain("start", "sub", "after"))))
+		pi := e.Start("p", nil)
 		at := e.execAt(pi, "subprocessTask")
 		if at.ID == pi || at.ParentID != pi || !at.IsScope {
 			t.Fatalf("execution at subprocessTask %+v, want the subprocess's scope below the process instance", at)
 		}
-		wantEq(t, "executions at sub", len(e.executions(pi, "sub")), 0)
+		wantEq(t, "executions at sub", len(e.Executions(pi, "sub")), 0)
 		if root := e.treeRow(pi, pi); root.ActivityID != "" {
 			t.Errorf("process instance at %q, want at no activity", root.ActivityID)
 		}
-		e.complete(pi, "subprocessTask", nil)
+		e.Complete(pi, "subprocessTask", nil)
 		if x := e.execAt(pi, "after"); x.ID != pi {
 			t.Errorf("execution at after %s, want the process instance", x.ID)
 		}
@@ -409,11 +410,11 @@ func TestTreeExecutionQuerySubprocess(t *testing.T) {
 // and the process instance are at no activity, none at the body.
 func TestTreeExecutionQueryParallelMultiInstance(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deploy("p", xmlDefs(xmlProcess("p", `<startEvent id="start"/>
+		e.Deploy("p", enginetest.Defs(enginetest.Executable("p", `<startEvent id="start"/>
 			<receiveTask id="miTasks"><multiInstanceLoopCharacteristics><loopCardinality>3</loopCardinality></multiInstanceLoopCharacteristics></receiveTask>
-			<userTask id="after"/>`, xmlChain("start", "miTasks", "after"))))
-		pi := e.start("p", nil)
-		inner := e.executions(pi, "miTasks")
+			<userTask id="after"/>`, enginetest.Chain("start", "miTasks", "after"))))
+		pi := e.Start("p", nil)
+		inner := e.Executions(pi, "miTasks")
 		if len(inner) != 3 {
 			t.Fatalf("executions at miTasks %s, want the 3 inner instances", accExecList(inner))
 		}
@@ -426,12 +427,12 @@ func TestTreeExecutionQueryParallelMultiInstance(t *testing.T) {
 		if body.ActivityID != "" || body.ParentID != pi || !body.IsScope || body.IsActive {
 			t.Errorf("body's scope %+v, want an inactive scope below the process instance at no activity", body)
 		}
-		wantEq(t, "executions at the body", len(e.executions(pi, "miTasks#multiInstanceBody")), 0)
+		wantEq(t, "executions at the body", len(e.Executions(pi, "miTasks#multiInstanceBody")), 0)
 		if root := e.treeRow(pi, pi); root.ActivityID != "" {
 			t.Errorf("process instance at %q, want at no activity", root.ActivityID)
 		}
 		for _, x := range inner {
-			if err := e.eng.Trigger(e.ctx, x.ID, nil); err != nil {
+			if err := e.Eng.Trigger(e.Ctx, x.ID, nil); err != nil {
 				t.Fatalf("trigger %s: %v", x.ID, err)
 			}
 		}
@@ -448,37 +449,37 @@ func TestTreeExecutionQueryParallelMultiInstance(t *testing.T) {
 // at the task inside.
 func TestTreeExecutionQueryMultiInstanceInputOutput(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deploy("seq", xmlDefs(xmlProcess("seq", `<startEvent id="start"/>
+		e.Deploy("seq", enginetest.Defs(enginetest.Executable("seq", `<startEvent id="start"/>
 			<userTask id="miTask">`+ioMapping(`<camunda:inputParameter name="miCounterValue">${loopCounter + 1}</camunda:inputParameter>`)+`
 			<multiInstanceLoopCharacteristics isSequential="true"><loopCardinality>2</loopCardinality></multiInstanceLoopCharacteristics></userTask>
-			<userTask id="after"/>`, xmlChain("start", "miTask", "after"))))
-		pi := e.start("seq", nil)
+			<userTask id="after"/>`, enginetest.Chain("start", "miTask", "after"))))
+		pi := e.Start("seq", nil)
 		for i := range 2 {
 			at := e.execAt(pi, "miTask")
-			vars := e.varsOf(at.ID)
+			vars := e.VarsOf(at.ID)
 			if at.ID == pi || vars["loopCounter"] != int64(i) || vars["miCounterValue"] != int64(i+1) {
 				t.Fatalf("instance %d: execution at miTask %s with %v, want an inner instance with its counter and input", i, at.ID, vars)
 			}
-			e.complete(pi, "miTask", nil)
+			e.Complete(pi, "miTask", nil)
 		}
 		e.execAt(pi, "after")
 
-		e.deploy("par", xmlDefs(xmlProcess("par", `<startEvent id="start"/>
+		e.Deploy("par", enginetest.Defs(enginetest.Executable("par", `<startEvent id="start"/>
 			<subProcess id="miSub"><multiInstanceLoopCharacteristics><loopCardinality>2</loopCardinality></multiInstanceLoopCharacteristics>
-			<startEvent id="subStart"/><userTask id="task"/><endEvent id="subEnd"/>`+xmlChain("subStart", "task", "subEnd")+`</subProcess>
-			<userTask id="after"/>`, xmlChain("start", "miSub", "after"))))
-		pi = e.start("par", nil)
-		at := e.executions(pi, "task")
+			<startEvent id="subStart"/><userTask id="task"/><endEvent id="subEnd"/>`+enginetest.Chain("subStart", "task", "subEnd")+`</subProcess>
+			<userTask id="after"/>`, enginetest.Chain("start", "miSub", "after"))))
+		pi = e.Start("par", nil)
+		at := e.Executions(pi, "task")
 		if len(at) != 2 || at[0].ParentID == at[1].ParentID {
 			t.Fatalf("executions at task %s, want one scope per inner instance", accExecList(at))
 		}
 		counters := map[any]bool{}
 		for _, x := range at {
-			counters[e.varsOf(x.ID)["loopCounter"]] = true
+			counters[e.VarsOf(x.ID)["loopCounter"]] = true
 		}
 		wantEq(t, "loop counters", counters, map[any]bool{int64(0): true, int64(1): true})
 		for _, id := range []string{"miSub", "miSub#multiInstanceBody"} {
-			wantEq(t, "executions at "+id, len(e.executions(pi, id)), 0)
+			wantEq(t, "executions at "+id, len(e.Executions(pi, id)), 0)
 		}
 	})
 }
@@ -488,10 +489,10 @@ func TestTreeExecutionQueryMultiInstanceInputOutput(t *testing.T) {
 // the process instance, their scope, is at no activity.
 func TestTreeExecutionQueryParallelJoin(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deploy("p", xmlDefs(xmlProcess("p", `<startEvent id="start"/><parallelGateway id="fork"/>
+		e.Deploy("p", enginetest.Defs(enginetest.Executable("p", `<startEvent id="start"/><parallelGateway id="fork"/>
 			<userTask id="wait"/><parallelGateway id="join"/><userTask id="after"/>`,
-			xmlChain("start", "fork", "wait", "join", "after"), xmlChain("fork", "join"))))
-		pi := e.start("p", nil)
+			enginetest.Chain("start", "fork", "wait", "join", "after"), enginetest.Chain("fork", "join"))))
+		pi := e.Start("p", nil)
 		join, wait := e.execAt(pi, "join"), e.execAt(pi, "wait")
 		if join.IsActive || !join.IsConcurrent || join.ParentID != pi {
 			t.Errorf("execution at join %+v, want an inactive concurrent one", join)
@@ -502,10 +503,10 @@ func TestTreeExecutionQueryParallelJoin(t *testing.T) {
 		if root := e.treeRow(pi, pi); root.ActivityID != "" || root.IsActive {
 			t.Errorf("process instance at %q (active %v), want at no activity, inactive", root.ActivityID, root.IsActive)
 		}
-		e.complete(pi, "wait", nil)
+		e.Complete(pi, "wait", nil)
 		if x := e.execAt(pi, "after"); x.ID != pi {
 			t.Errorf("execution at after %s, want the process instance", x.ID)
 		}
-		wantEq(t, "executions at join", len(e.executions(pi, "join")), 0)
+		wantEq(t, "executions at join", len(e.Executions(pi, "join")), 0)
 	})
 }

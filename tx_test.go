@@ -22,20 +22,20 @@ const approvalProcess = `
 // and the others commit; a Tx used after InTx returned fails.
 func TestInTx(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deploy("approval", enginetest.Process("approval", approvalProcess))
-		waiting := e.start("approval", nil)
-		task := e.tasks(waiting)[0].ID
+		e.Deploy("approval", enginetest.Process("approval", approvalProcess))
+		waiting := e.Start("approval", nil)
+		task := e.Tasks(waiting)[0].ID
 
 		var started string
 		var kept *bpmnlite.Tx
 		boom := errors.New("changed my mind")
-		err := e.eng.InTx(e.ctx, func(tx *bpmnlite.Tx) error {
+		err := e.Eng.InTx(e.Ctx, func(tx *bpmnlite.Tx) error {
 			kept = tx
 			var err error
-			if started, err = tx.Start(e.ctx, bpmnlite.StartRequest{Key: "approval", BusinessKey: "rolled-back"}); err != nil {
+			if started, err = tx.Start(e.Ctx, bpmnlite.StartRequest{Key: "approval", BusinessKey: "rolled-back"}); err != nil {
 				return err
 			}
-			if err := tx.CompleteTask(e.ctx, task, map[string]any{"approved": true}); err != nil {
+			if err := tx.CompleteTask(e.Ctx, task, map[string]any{"approved": true}); err != nil {
 				return err
 			}
 			return boom
@@ -43,36 +43,36 @@ func TestInTx(t *testing.T) {
 		if !errors.Is(err, boom) {
 			t.Fatalf("InTx returned %v, want fn's error", err)
 		}
-		if is, _ := e.eng.ProcessInstances(e.ctx, bpmnlite.ProcessInstanceQuery{ID: started}); len(is) != 0 {
+		if is, _ := e.Eng.ProcessInstances(e.Ctx, bpmnlite.ProcessInstanceQuery{ID: started}); len(is) != 0 {
 			t.Errorf("the instance started in a rolled-back transaction exists")
 		}
-		if e.state(waiting) != bpmnlite.StateActive || len(e.tasks(waiting)) != 1 {
-			t.Errorf("the task completed in a rolled-back transaction is gone: state %s", e.state(waiting))
+		if e.State(waiting) != bpmnlite.StateActive || len(e.Tasks(waiting)) != 1 {
+			t.Errorf("the task completed in a rolled-back transaction is gone: state %s", e.State(waiting))
 		}
-		if _, err := kept.Start(e.ctx, bpmnlite.StartRequest{Key: "approval"}); !errors.Is(err, bpmnlite.ErrTxEnded) {
+		if _, err := kept.Start(e.Ctx, bpmnlite.StartRequest{Key: "approval"}); !errors.Is(err, bpmnlite.ErrTxEnded) {
 			t.Errorf("a Tx used after InTx: %v, want ErrTxEnded", err)
 		}
 
-		err = e.eng.InTx(e.ctx, func(tx *bpmnlite.Tx) error {
+		err = e.Eng.InTx(e.Ctx, func(tx *bpmnlite.Tx) error {
 			var err error
-			if started, err = tx.Start(e.ctx, bpmnlite.StartRequest{Key: "approval", BusinessKey: "kept"}); err != nil {
+			if started, err = tx.Start(e.Ctx, bpmnlite.StartRequest{Key: "approval", BusinessKey: "kept"}); err != nil {
 				return err
 			}
-			if err := tx.CompleteTask(e.ctx, "no-such-task", nil); !errors.Is(err, bpmnlite.ErrNotFound) {
+			if err := tx.CompleteTask(e.Ctx, "no-such-task", nil); !errors.Is(err, bpmnlite.ErrNotFound) {
 				t.Errorf("completing an unknown task: %v, want ErrNotFound", err)
 			}
-			if err := tx.SetVariables(e.ctx, started, map[string]any{"n": 1}); err != nil {
+			if err := tx.SetVariables(e.Ctx, started, map[string]any{"n": 1}); err != nil {
 				return err
 			}
-			return tx.CompleteTask(e.ctx, task, map[string]any{"approved": true})
+			return tx.CompleteTask(e.Ctx, task, map[string]any{"approved": true})
 		})
 		if err != nil {
 			t.Fatalf("InTx: %v", err)
 		}
-		if e.state(waiting) != bpmnlite.StateCompleted || e.state(started) != bpmnlite.StateActive {
-			t.Errorf("after commit: waiting %s, started %s; want COMPLETED and ACTIVE", e.state(waiting), e.state(started))
+		if e.State(waiting) != bpmnlite.StateCompleted || e.State(started) != bpmnlite.StateActive {
+			t.Errorf("after commit: waiting %s, started %s; want COMPLETED and ACTIVE", e.State(waiting), e.State(started))
 		}
-		if v, ok, err := e.eng.Variable(e.ctx, started, "n"); err != nil || !ok || v != int64(1) {
+		if v, ok, err := e.Eng.Variable(e.Ctx, started, "n"); err != nil || !ok || v != int64(1) {
 			t.Errorf("variable n = %v, %v, %v; want 1", v, ok, err)
 		}
 	})
@@ -81,7 +81,7 @@ func TestInTx(t *testing.T) {
 // A panic in fn rolls the transaction back and goes on up.
 func TestInTxPanic(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deploy("approval", enginetest.Process("approval", approvalProcess))
+		e.Deploy("approval", enginetest.Process("approval", approvalProcess))
 		var started string
 		func() {
 			defer func() {
@@ -89,16 +89,16 @@ func TestInTxPanic(t *testing.T) {
 					t.Errorf("recovered %v, want the panic of fn", r)
 				}
 			}()
-			_ = e.eng.InTx(e.ctx, func(tx *bpmnlite.Tx) error {
-				started, _ = tx.Start(e.ctx, bpmnlite.StartRequest{Key: "approval"})
+			_ = e.Eng.InTx(e.Ctx, func(tx *bpmnlite.Tx) error {
+				started, _ = tx.Start(e.Ctx, bpmnlite.StartRequest{Key: "approval"})
 				panic("boom")
 			})
 		}()
-		if is, _ := e.eng.ProcessInstances(e.ctx, bpmnlite.ProcessInstanceQuery{ID: started}); started == "" || len(is) != 0 {
+		if is, _ := e.Eng.ProcessInstances(e.Ctx, bpmnlite.ProcessInstanceQuery{ID: started}); started == "" || len(is) != 0 {
 			t.Errorf("the instance of a panicking transaction (%q) exists", started)
 		}
 		// The database is usable afterwards (SQLite's writer was released).
-		e.start("approval", nil)
+		e.Start("approval", nil)
 	})
 }
 
@@ -107,14 +107,14 @@ func TestInTxPanic(t *testing.T) {
 // find nothing and back off).
 func TestInTxWakesExecutorAfterCommit(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.eng.RegisterDelegate("work", bpmnlite.DelegateFunc(func(context.Context, *bpmnlite.Execution) error { return nil }))
-		e.deploy("async", enginetest.AsyncService("async", "work", ""))
+		e.Eng.RegisterDelegate("work", bpmnlite.DelegateFunc(func(context.Context, *bpmnlite.Execution) error { return nil }))
+		e.Deploy("async", enginetest.AsyncService("async", "work", ""))
 		e.jeStart(bpmnlite.JobExecutorConfig{WaitTime: 10 * time.Second, MaxWait: time.Minute})
 		time.Sleep(100 * time.Millisecond) // the executor idles in its 10 s wait
 		var pi string
-		err := e.eng.InTx(e.ctx, func(tx *bpmnlite.Tx) error {
+		err := e.Eng.InTx(e.Ctx, func(tx *bpmnlite.Tx) error {
 			var err error
-			pi, err = tx.Start(e.ctx, bpmnlite.StartRequest{Key: "async"})
+			pi, err = tx.Start(e.Ctx, bpmnlite.StartRequest{Key: "async"})
 			time.Sleep(50 * time.Millisecond) // a woken executor would look now
 			return err
 		})
@@ -122,7 +122,7 @@ func TestInTxWakesExecutorAfterCommit(t *testing.T) {
 			t.Fatal(err)
 		}
 		committed := time.Now()
-		waitFor(t, "the job to run", 15*time.Second, func() bool { return e.state(pi) == bpmnlite.StateCompleted })
+		waitFor(t, "the job to run", 15*time.Second, func() bool { return e.State(pi) == bpmnlite.StateCompleted })
 		if d := time.Since(committed); d > 2*time.Second {
 			t.Errorf("the job ran %v after the commit, want at once", d)
 		}

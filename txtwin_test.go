@@ -34,32 +34,32 @@ func callerPool(t *testing.T, b testdb.Backend) *pgxpool.Pool {
 func TestStartTxJoinsTheCallersTransaction(t *testing.T) {
 	b := testdb.Postgres(t)
 	e := openEnv(t, b, bpmnlite.Config{})
-	e.deploy("p", userTaskProcess)
+	e.Deploy("p", userTaskProcess)
 	pool := callerPool(t, b)
-	if _, err := pool.Exec(e.ctx, "CREATE TABLE orders (id text PRIMARY KEY, process_instance text)"); err != nil {
+	if _, err := pool.Exec(e.Ctx, "CREATE TABLE orders (id text PRIMARY KEY, process_instance text)"); err != nil {
 		t.Fatal(err)
 	}
 	count := func(q string) int {
 		var n int
-		if err := pool.QueryRow(e.ctx, q).Scan(&n); err != nil {
+		if err := pool.QueryRow(e.Ctx, q).Scan(&n); err != nil {
 			t.Fatal(err)
 		}
 		return n
 	}
 
 	// Rolled back by the caller: neither the order nor the instance exists.
-	tx, err := pool.Begin(e.ctx)
+	tx, err := pool.Begin(e.Ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pi, err := e.eng.StartTx(e.ctx, tx, bpmnlite.StartRequest{Key: "p", BusinessKey: "o1"})
+	pi, err := e.Eng.StartTx(e.Ctx, tx, bpmnlite.StartRequest{Key: "p", BusinessKey: "o1"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tx.Exec(e.ctx, "INSERT INTO orders VALUES ('o1', $1)", pi); err != nil {
+	if _, err := tx.Exec(e.Ctx, "INSERT INTO orders VALUES ('o1', $1)", pi); err != nil {
 		t.Fatal(err)
 	}
-	if err := tx.Rollback(e.ctx); err != nil {
+	if err := tx.Rollback(e.Ctx); err != nil {
 		t.Fatal(err)
 	}
 	if n := count("SELECT count(*) FROM orders") + count("SELECT count(*) FROM execution"); n != 0 {
@@ -68,45 +68,45 @@ func TestStartTxJoinsTheCallersTransaction(t *testing.T) {
 
 	// Committed by the caller: both exist, and the task completes in a
 	// second caller transaction.
-	tx, _ = pool.Begin(e.ctx)
-	pi, err = e.eng.StartTx(e.ctx, tx, bpmnlite.StartRequest{Key: "p", BusinessKey: "o2"})
+	tx, _ = pool.Begin(e.Ctx)
+	pi, err = e.Eng.StartTx(e.Ctx, tx, bpmnlite.StartRequest{Key: "p", BusinessKey: "o2"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tx.Exec(e.ctx, "INSERT INTO orders VALUES ('o2', $1)", pi); err != nil {
+	if _, err := tx.Exec(e.Ctx, "INSERT INTO orders VALUES ('o2', $1)", pi); err != nil {
 		t.Fatal(err)
 	}
-	if err := tx.Commit(e.ctx); err != nil {
+	if err := tx.Commit(e.Ctx); err != nil {
 		t.Fatal(err)
 	}
-	if got := e.taskKeys(pi); got != "work" {
+	if got := e.TaskKeys(pi); got != "work" {
 		t.Fatalf("open tasks %q", got)
 	}
-	e.eng.RegisterDelegate("after", setVars(map[string]any{"archived": true}))
-	tx, _ = pool.Begin(e.ctx)
-	if err := e.eng.CompleteTaskTx(e.ctx, tx, e.tasks(pi)[0].ID, nil); err != nil {
+	e.Eng.RegisterDelegate("after", setVars(map[string]any{"archived": true}))
+	tx, _ = pool.Begin(e.Ctx)
+	if err := e.Eng.CompleteTaskTx(e.Ctx, tx, e.Tasks(pi)[0].ID, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tx.Exec(e.ctx, "UPDATE orders SET id = 'o2-done' WHERE id = 'o2'"); err != nil {
+	if _, err := tx.Exec(e.Ctx, "UPDATE orders SET id = 'o2-done' WHERE id = 'o2'"); err != nil {
 		t.Fatal(err)
 	}
-	if err := tx.Commit(e.ctx); err != nil {
+	if err := tx.Commit(e.Ctx); err != nil {
 		t.Fatal(err)
 	}
-	if got := e.state(pi); got != "COMPLETED" || count("SELECT count(*) FROM orders WHERE id = 'o2-done'") != 1 {
+	if got := e.State(pi); got != "COMPLETED" || count("SELECT count(*) FROM orders WHERE id = 'o2-done'") != 1 {
 		t.Fatalf("state %s after CompleteTaskTx", got)
 	}
 
 	// A failing command inside the caller's transaction rolls back only
 	// its own work: the caller's rows stay and the caller may commit.
-	tx, _ = pool.Begin(e.ctx)
-	if _, err := tx.Exec(e.ctx, "INSERT INTO orders VALUES ('o3', '')"); err != nil {
+	tx, _ = pool.Begin(e.Ctx)
+	if _, err := tx.Exec(e.Ctx, "INSERT INTO orders VALUES ('o3', '')"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.eng.StartTx(e.ctx, tx, bpmnlite.StartRequest{Key: "missing"}); !errors.Is(err, bpmnlite.ErrNotFound) {
+	if _, err := e.Eng.StartTx(e.Ctx, tx, bpmnlite.StartRequest{Key: "missing"}); !errors.Is(err, bpmnlite.ErrNotFound) {
 		t.Fatalf("start of an unknown key: %v", err)
 	}
-	if err := tx.Commit(e.ctx); err != nil {
+	if err := tx.Commit(e.Ctx); err != nil {
 		t.Fatal(err)
 	}
 	if count("SELECT count(*) FROM orders WHERE id = 'o3'") != 1 {
@@ -116,7 +116,7 @@ func TestStartTxJoinsTheCallersTransaction(t *testing.T) {
 
 func TestTxTwinsNeedPostgres(t *testing.T) {
 	e := openEnv(t, testdb.SQLiteFile(t), bpmnlite.Config{})
-	if _, err := e.eng.StartTx(e.ctx, nil, bpmnlite.StartRequest{Key: "p"}); !errors.Is(err, bpmnlite.ErrBackend) {
+	if _, err := e.Eng.StartTx(e.Ctx, nil, bpmnlite.StartRequest{Key: "p"}); !errors.Is(err, bpmnlite.ErrBackend) {
 		t.Fatalf("StartTx on SQLite: %v, want ErrBackend", err)
 	}
 }
@@ -128,14 +128,14 @@ func TestDeployFS(t *testing.T) {
 			"processes/p.bpmn":   {Data: []byte(userTaskProcess)},
 			"processes/notes.md": {Data: []byte("not BPMN")},
 		}
-		d, err := e.eng.DeployFS(e.ctx, "svc", fsys, "processes/*.bpmn")
+		d, err := e.Eng.DeployFS(e.Ctx, "svc", fsys, "processes/*.bpmn")
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(d.Definitions) != 1 || d.Definitions[0].Key != "p" {
 			t.Fatalf("deployed %+v", d.Definitions)
 		}
-		if _, err := e.eng.DeployFS(e.ctx, "svc", fsys, "nothing/*.bpmn"); err == nil {
+		if _, err := e.Eng.DeployFS(e.Ctx, "svc", fsys, "nothing/*.bpmn"); err == nil {
 			t.Fatal("a pattern matching nothing deployed")
 		}
 	})

@@ -166,3 +166,39 @@ func (l *LogBuffer) String() string {
 	defer l.mu.Unlock()
 	return l.b.String()
 }
+
+// Defs wraps root elements (processes, messages, signals, errors) in a
+// definitions element with the namespaces of Header.
+func Defs(body ...string) string {
+	return Header + strings.Join(body, "") + `</definitions>`
+}
+
+// Executable is an executable process element id made of body.
+func Executable(id string, body ...string) string {
+	return `<process id="` + id + `" isExecutable="true">` + strings.Join(body, "") + `</process>`
+}
+
+// Chain is the sequence flows from each of ids to the next.
+func Chain(ids ...string) string {
+	var b strings.Builder
+	for i := 1; i < len(ids); i++ {
+		fmt.Fprintf(&b, `<sequenceFlow id="%s-%s" sourceRef="%s" targetRef="%s"/>`, ids[i-1], ids[i], ids[i-1], ids[i])
+	}
+	return b.String()
+}
+
+// Cond is sequence flow id from from to to with condition cond.
+func Cond(id, from, to, cond string) string {
+	return fmt.Sprintf(`<sequenceFlow id="%s" sourceRef="%s" targetRef="%s"><conditionExpression>%s</conditionExpression></sequenceFlow>`, id, from, to, cond)
+}
+
+// Compensable is a task name calling delegate "do" with a compensation
+// boundary event associated with its handler "undo<name>", a service task
+// calling "undo".
+func Compensable(name string) string {
+	return `
+    <serviceTask id="` + name + `" camunda:class="do" />
+    <boundaryEvent id="comp` + name + `" attachedToRef="` + name + `"><compensateEventDefinition /></boundaryEvent>
+    <serviceTask id="undo` + name + `" isForCompensation="true" camunda:class="undo" />
+    <association id="as` + name + `" associationDirection="One" sourceRef="comp` + name + `" targetRef="undo` + name + `" />`
+}

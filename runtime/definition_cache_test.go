@@ -1,8 +1,9 @@
-package bpmnlite_test
+package runtime_test
 
 import (
 	"context"
 	"fmt"
+	"github.com/bpmnlite/bpmnlite/internal/harness"
 	"sync"
 	"testing"
 	"time"
@@ -53,20 +54,20 @@ func cachedOrder(key string) string {
 func TestDefinitionCacheBounded(t *testing.T) {
 	for _, bound := range []int{-1, 1, 40 << 10} { // unbounded; none fits; about five of the sixteen fit
 		t.Run(fmt.Sprint(bound), func(t *testing.T) {
-			eachBackend(t, bpmnlite.Config{DefinitionCacheBytes: bound}, func(t *testing.T, e *env) {
-				e.eng.RegisterDelegate("charge", bpmnlite.DelegateFunc(func(context.Context, *bpmnlite.Execution) error { return nil }))
+			harness.EachBackend(t, bpmnlite.Config{DefinitionCacheBytes: bound}, func(t *testing.T, e *harness.Env) {
+				e.Eng.RegisterDelegate("charge", bpmnlite.DelegateFunc(func(context.Context, *bpmnlite.Execution) error { return nil }))
 				keys := []string{"a", "b", "c", "d"}
 				for _, k := range keys {
 					xml := cachedOrder(k)
-					e.deploy(k, xml)
-					e.deploy(k, xml+" ") // a second version of each
+					e.Deploy(k, xml)
+					e.Deploy(k, xml+" ") // a second version of each
 				}
-				if s := e.eng.Stats(); bound > 0 && s.DefinitionCacheBytes > int64(bound) {
+				if s := e.Eng.Stats(); bound > 0 && s.DefinitionCacheBytes > int64(bound) {
 					t.Fatalf("after deploying: %d bytes cached, bound %d", s.DefinitionCacheBytes, bound)
 				}
 				var pis []string
 				for _, k := range keys {
-					pis = append(pis, e.start(k, nil), e.start(k, nil))
+					pis = append(pis, e.Start(k, nil), e.Start(k, nil))
 				}
 				var wg sync.WaitGroup
 				var mu sync.Mutex
@@ -75,7 +76,7 @@ func TestDefinitionCacheBounded(t *testing.T) {
 				for range 3 { // concurrent readers of the same definitions
 					wg.Go(func() {
 						for _, k := range keys {
-							pi, err := e.eng.Start(e.ctx, bpmnlite.StartRequest{Key: k})
+							pi, err := e.Eng.Start(e.Ctx, bpmnlite.StartRequest{Key: k})
 							if err != nil {
 								errs <- err
 							}
@@ -91,9 +92,9 @@ func TestDefinitionCacheBounded(t *testing.T) {
 					t.Errorf("concurrent start: %v", err)
 				}
 				for _, pi := range pis { // the asynchronous continuations, not the timers yet
-					for _, j := range e.jobs(pi) {
+					for _, j := range e.Jobs(pi) {
 						if j.ActivityID == "charge" {
-							if err := e.eng.ExecuteJob(e.ctx, j.ID); err != nil {
+							if err := e.Eng.ExecuteJob(e.Ctx, j.ID); err != nil {
 								t.Fatalf("job: %v", err)
 							}
 						}
@@ -101,29 +102,29 @@ func TestDefinitionCacheBounded(t *testing.T) {
 				}
 				for i, pi := range pis {
 					k := keys[i/2]
-					if got := e.taskKeys(pi); got != "approve" {
+					if got := e.TaskKeys(pi); got != "approve" {
 						t.Fatalf("instance of %s waits at %q, want approve", k, got)
 					}
 					if i%2 == 0 {
-						e.complete(pi, "approve", nil)
-					} else if _, err := e.eng.Correlate(e.ctx, bpmnlite.CorrelateRequest{MessageName: "cancel-" + k, ProcessInstanceID: pi}); err != nil {
+						e.Complete(pi, "approve", nil)
+					} else if _, err := e.Eng.Correlate(e.Ctx, bpmnlite.CorrelateRequest{MessageName: "cancel-" + k, ProcessInstanceID: pi}); err != nil {
 						t.Fatalf("correlate: %v", err)
 					}
 				}
-				e.clock.Add(2 * time.Hour)
-				for e.drain(100) > 0 { // the instances started side by side, to their timers
+				e.Clock.Add(2 * time.Hour)
+				for e.Drain(100) > 0 { // the instances started side by side, to their timers
 				}
 				for i, pi := range pis {
-					if st := e.state(pi); st != "COMPLETED" {
-						t.Errorf("instance %d of %s: %s, want COMPLETED (at %s)", i, keys[i/2], st, e.taskKeys(pi))
+					if st := e.State(pi); st != "COMPLETED" {
+						t.Errorf("instance %d of %s: %s, want COMPLETED (at %s)", i, keys[i/2], st, e.TaskKeys(pi))
 					}
 				}
 				for _, pi := range side {
-					if st := e.state(pi); st != "COMPLETED" {
-						t.Errorf("instance started side by side: %s, want COMPLETED (at %s)", st, e.taskKeys(pi))
+					if st := e.State(pi); st != "COMPLETED" {
+						t.Errorf("instance started side by side: %s, want COMPLETED (at %s)", st, e.TaskKeys(pi))
 					}
 				}
-				s := e.eng.Stats()
+				s := e.Eng.Stats()
 				if bound > 0 && s.DefinitionCacheBytes > int64(bound) || bound == 1 && s.DefinitionsCached != 0 || bound > 1 && s.DefinitionsCached == 0 {
 					t.Errorf("cache holds %d definitions, %d bytes, bound %d", s.DefinitionsCached, s.DefinitionCacheBytes, bound)
 				}

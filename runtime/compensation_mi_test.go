@@ -1,8 +1,9 @@
-package bpmnlite_test
+package runtime_test
 
 import (
 	"context"
 	"fmt"
+	"github.com/bpmnlite/bpmnlite/internal/harness"
 	"slices"
 	"strings"
 	"sync"
@@ -124,23 +125,23 @@ func compensateScope(key, loop, inner, task string, beside bool) string {
 }
 
 // handlersRun counts the handler's activity instances in pi's history.
-func (e *env) handlersRun(pi, handler string) int {
-	e.t.Helper()
-	return len(e.historyAt(pi, handler))
+func handlersRun(e *harness.Env, pi, handler string) int {
+	e.T.Helper()
+	return len(e.HistoryAt(pi, handler))
 }
 
 // wantCompensated checks that handler ran as log wants, n times in pi's
 // history, and that nothing is kept to compensate any more.
-func (e *env) wantCompensated(what, pi, handler string, log *varLog, want string, n int) {
-	e.t.Helper()
+func wantCompensated(e *harness.Env, what, pi, handler string, log *varLog, want string, n int) {
+	e.T.Helper()
 	if got := log.String(); got != want {
-		e.t.Fatalf("%s: handlers ran %q, want %q", what, got, want)
+		e.T.Fatalf("%s: handlers ran %q, want %q", what, got, want)
 	}
-	if got := e.handlersRun(pi, handler); got != n {
-		e.t.Fatalf("%s: %d handler instances in history, want %d", what, got, n)
+	if got := handlersRun(e, pi, handler); got != n {
+		e.T.Fatalf("%s: %d handler instances in history, want %d", what, got, n)
 	}
-	if subs := e.subsOf(pi); len(subs) != 0 {
-		e.t.Fatalf("%s: left %+v", what, subs)
+	if subs := e.SubsOf(pi); len(subs) != 0 {
+		e.T.Fatalf("%s: left %+v", what, subs)
 	}
 }
 
@@ -150,22 +151,22 @@ func (e *env) wantCompensated(what, pi, handler string, log *varLog, want string
 // instance, latest first, each seeing its element and loopCounter; a
 // parallel body is compensated the same way.
 func TestCompensateMiActivity(t *testing.T) {
-	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+	harness.EachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *harness.Env) {
 		for _, seq := range []string{"true", "false"} {
 			undo := &varLog{names: []string{"hotel", "loopCounter", "nrOfInstances"}}
-			e.eng.RegisterDelegate("do", &recorder{})
-			e.eng.RegisterDelegate("undo", undo)
+			e.Eng.RegisterDelegate("do", &harness.Recorder{})
+			e.Eng.RegisterDelegate("undo", undo)
 			key := "miTask" + seq
-			e.deploy(key, enginetest.Process(key, `
+			e.Deploy(key, enginetest.Process(key, `
     <startEvent id="start" />
     <sequenceFlow id="f1" sourceRef="start" targetRef="book" />`+miTask(`
       <multiInstanceLoopCharacteristics isSequential="`+seq+`" camunda:collection="hotels" camunda:elementVariable="hotel" />`)+`
     <sequenceFlow id="f2" sourceRef="book" targetRef="end" />
     <endEvent id="end"><compensateEventDefinition activityRef="book" /></endEvent>`))
-			pi := e.start(key, map[string]any{"hotels": []any{"Rupert", "Vogsphere", "Milliways"}})
-			e.wantCompensated("sequential="+seq, pi, "undoBook", undo,
+			pi := e.Start(key, map[string]any{"hotels": []any{"Rupert", "Vogsphere", "Milliways"}})
+			wantCompensated(e, "sequential="+seq, pi, "undoBook", undo,
 				"undoBook(hotel=Milliways loopCounter=2 nrOfInstances=3) undoBook(hotel=Vogsphere loopCounter=1 nrOfInstances=3) undoBook(hotel=Rupert loopCounter=0 nrOfInstances=3)", 3)
-			if got := e.state(pi); got != bpmnlite.StateCompleted {
+			if got := e.State(pi); got != bpmnlite.StateCompleted {
 				t.Fatalf("state %s", got)
 			}
 		}
@@ -177,12 +178,12 @@ func TestCompensateMiActivity(t *testing.T) {
 // multi-instance activity (or of the task in a multi-instance subprocess)
 // wait, one per completed instance; the thrower goes on once all are done.
 func TestCompensateActivityRefMiActivity(t *testing.T) {
-	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+	harness.EachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *harness.Env) {
 		for _, c := range []struct{ key, ref, mi string }{
 			{"refMiActivity", "bookHotel", userMiTask("bookHotel")},
 			{"refMiSubprocess", "bookHotel", userMiSubprocess("bookHotel", "book")},
 		} {
-			e.deploy(c.key, enginetest.Process(c.key, `
+			e.Deploy(c.key, enginetest.Process(c.key, `
     <startEvent id="start" />
     <sequenceFlow id="f1" sourceRef="start" targetRef="bookHotel" />`+c.mi+`
     <sequenceFlow id="f2" sourceRef="bookHotel" targetRef="request" />
@@ -191,22 +192,22 @@ func TestCompensateActivityRefMiActivity(t *testing.T) {
     <intermediateThrowEvent id="undo"><compensateEventDefinition activityRef="`+c.ref+`" /></intermediateThrowEvent>
     <sequenceFlow id="f4" sourceRef="undo" targetRef="end" />
     <endEvent id="end" />`))
-			pi := e.start(c.key, nil)
+			pi := e.Start(c.key, nil)
 			booking := "bookHotel"
 			if c.key == "refMiSubprocess" {
 				booking = "book"
 			}
 			for i := 0; i < 5; i++ {
-				e.complete(pi, booking, nil)
+				e.Complete(pi, booking, nil)
 			}
-			e.complete(pi, "request", nil)
-			tasks := e.tasks(pi)
+			e.Complete(pi, "request", nil)
+			tasks := e.Tasks(pi)
 			var counters []any
 			for _, tk := range tasks {
 				if tk.TaskDefinitionKey != "undoBookHotel" {
 					t.Fatalf("%s: open task %s, want only handlers", c.key, tk.TaskDefinitionKey)
 				}
-				v, _, err := e.eng.Variable(e.ctx, tk.ExecutionID, "loopCounter")
+				v, _, err := e.Eng.Variable(e.Ctx, tk.ExecutionID, "loopCounter")
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -217,12 +218,12 @@ func TestCompensateActivityRefMiActivity(t *testing.T) {
 				t.Fatalf("%s: handlers see loopCounter %v, want one per instance 0..4", c.key, counters)
 			}
 			for i := 0; i < 5; i++ {
-				e.complete(pi, "undoBookHotel", nil)
+				e.Complete(pi, "undoBookHotel", nil)
 			}
-			if got := e.state(pi); got != bpmnlite.StateCompleted {
+			if got := e.State(pi); got != bpmnlite.StateCompleted {
 				t.Fatalf("%s: state %s after the handlers", c.key, got)
 			}
-			if n := e.handlersRun(pi, "undoBookHotel"); n != 5 {
+			if n := handlersRun(e, pi, "undoBookHotel"); n != 5 {
 				t.Fatalf("%s: %d handler instances, want 5", c.key, n)
 			}
 		}
@@ -234,7 +235,7 @@ func TestCompensateActivityRefMiActivity(t *testing.T) {
 // multi-instance body still runs compensates none of its instances (they
 // are kept in the body until it completes); the body then completes.
 func TestCompensateConcurrentMiActivity(t *testing.T) {
-	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+	harness.EachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *harness.Env) {
 		for key, mi := range map[string]string{
 			"concurrentMiActivity":   userMiTask("bookHotel"),
 			"concurrentMiSubprocess": userMiSubprocess("scope", "bookHotel"),
@@ -243,7 +244,7 @@ func TestCompensateConcurrentMiActivity(t *testing.T) {
 			if strings.HasSuffix(key, "Subprocess") {
 				target, ref = "scope", "scope"
 			}
-			e.deploy(key, enginetest.Process(key, `
+			e.Deploy(key, enginetest.Process(key, `
     <startEvent id="start" />
     <sequenceFlow id="f1" sourceRef="start" targetRef="fork" />
     <parallelGateway id="fork" />
@@ -257,23 +258,23 @@ func TestCompensateConcurrentMiActivity(t *testing.T) {
     <parallelGateway id="join" />
     <sequenceFlow id="f7" sourceRef="join" targetRef="end" />
     <endEvent id="end" />`))
-			pi := e.start(key, nil)
+			pi := e.Start(key, nil)
 			for i := 0; i < 4; i++ {
-				e.complete(pi, "bookHotel", nil)
+				e.Complete(pi, "bookHotel", nil)
 			}
-			e.complete(pi, "request", nil)
-			if got := e.taskKeys(pi); got != "bookHotel" {
+			e.Complete(pi, "request", nil)
+			if got := e.TaskKeys(pi); got != "bookHotel" {
 				t.Fatalf("%s: open tasks %q, want the last bookHotel and no handler", key, got)
 			}
-			e.complete(pi, "bookHotel", nil)
-			if got := e.state(pi); got != bpmnlite.StateCompleted {
+			e.Complete(pi, "bookHotel", nil)
+			if got := e.State(pi); got != bpmnlite.StateCompleted {
 				t.Fatalf("%s: state %s", key, got)
 			}
-			if n := e.handlersRun(pi, "undoBookHotel"); n != 0 {
+			if n := handlersRun(e, pi, "undoBookHotel"); n != 0 {
 				t.Fatalf("%s: %d handlers ran", key, n)
 			}
 			// What the ended instance kept went with it, snapshots too.
-			if n := countRows(t, e.eng, "SELECT count(*) FROM variable"); n != 0 {
+			if n := harness.CountRows(t, e.DB(), "SELECT count(*) FROM variable"); n != 0 {
 				t.Fatalf("%s: %d variable rows left", key, n)
 			}
 		}
@@ -287,11 +288,11 @@ func TestCompensateConcurrentMiActivity(t *testing.T) {
 // variables its instance's subprocess had (set by the compensated task)
 // and the instance's element variable.
 func TestCompensateMiSubprocessVariableSnapshots(t *testing.T) {
-	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+	harness.EachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *harness.Env) {
 		for _, seq := range []string{"true", "false"} {
 			undo := &varLog{names: []string{"hotel", "flight"}}
-			e.eng.RegisterDelegate("undo", undo)
-			e.eng.RegisterDelegate("do", bpmnlite.DelegateFunc(func(_ context.Context, ex *bpmnlite.Execution) error {
+			e.Eng.RegisterDelegate("undo", undo)
+			e.Eng.RegisterDelegate("do", bpmnlite.DelegateFunc(func(_ context.Context, ex *bpmnlite.Execution) error {
 				flight, _, err := ex.Variable("flight")
 				if err != nil {
 					return err
@@ -299,15 +300,15 @@ func TestCompensateMiSubprocessVariableSnapshots(t *testing.T) {
 				return ex.SetVariableLocal("hotel", fmt.Sprintf("hotel-for-%v", flight))
 			}))
 			key := "miSub" + seq
-			e.deploy(key, compensateScope(key, `
+			e.Deploy(key, compensateScope(key, `
       <multiInstanceLoopCharacteristics isSequential="`+seq+`" camunda:collection="flights" camunda:elementVariable="flight" />`, "book", miTask(""), false))
-			pi := e.start(key, map[string]any{"flights": []any{"STS-14", "STS-28", "STS-41"}})
-			e.wantCompensated("sequential="+seq, pi, "undoBook", undo,
+			pi := e.Start(key, map[string]any{"flights": []any{"STS-14", "STS-28", "STS-41"}})
+			wantCompensated(e, "sequential="+seq, pi, "undoBook", undo,
 				"undoBook(hotel=hotel-for-STS-41 flight=STS-41) undoBook(hotel=hotel-for-STS-28 flight=STS-28) undoBook(hotel=hotel-for-STS-14 flight=STS-14)", 3)
-			if got := e.path(pi); !strings.Contains(got, "beforeEnd") {
+			if got := e.Path(pi); !strings.Contains(got, "beforeEnd") {
 				t.Fatalf("path %q: the thrower did not go on", got)
 			}
-			if vars := e.varsOf(pi); vars["hotel"] != nil || vars["loopCounter"] != nil {
+			if vars := e.VarsOf(pi); vars["hotel"] != nil || vars["loopCounter"] != nil {
 				t.Fatalf("snapshot variables leaked into the instance: %v", vars)
 			}
 		}
@@ -318,21 +319,21 @@ func TestCompensateMiSubprocessVariableSnapshots(t *testing.T) {
 // handlers run latest first, instance by instance (the instance that
 // completed last first), as Camunda nests them.
 func TestCompensateParallelMiSubprocessOrder(t *testing.T) {
-	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		r := &recorder{}
-		e.eng.RegisterDelegate("do", r)
+	harness.EachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *harness.Env) {
+		r := &harness.Recorder{}
+		e.Eng.RegisterDelegate("do", r)
 		undo := &varLog{names: []string{"loopCounter"}}
-		e.eng.RegisterDelegate("undo", undo)
-		e.deploy("order", enginetest.Process("order", `
+		e.Eng.RegisterDelegate("undo", undo)
+		e.Deploy("order", enginetest.Process("order", `
     <startEvent id="start" />
     <sequenceFlow id="f1" sourceRef="start" targetRef="scope" />
     <subProcess id="scope">
       <multiInstanceLoopCharacteristics isSequential="false"><loopCardinality>2</loopCardinality></multiInstanceLoopCharacteristics>
       <startEvent id="inStart" />
-      <sequenceFlow id="i1" sourceRef="inStart" targetRef="first" />`+compensable("first")+`
+      <sequenceFlow id="i1" sourceRef="inStart" targetRef="first" />`+enginetest.Compensable("first")+`
       <sequenceFlow id="i2" sourceRef="first" targetRef="wait" />
       <userTask id="wait" />
-      <sequenceFlow id="i3" sourceRef="wait" targetRef="second" />`+compensable("second")+`
+      <sequenceFlow id="i3" sourceRef="wait" targetRef="second" />`+enginetest.Compensable("second")+`
       <sequenceFlow id="i4" sourceRef="second" targetRef="inEnd" />
       <endEvent id="inEnd" />
     </subProcess>
@@ -340,15 +341,15 @@ func TestCompensateParallelMiSubprocessOrder(t *testing.T) {
     <intermediateThrowEvent id="throw"><compensateEventDefinition /></intermediateThrowEvent>
     <sequenceFlow id="f3" sourceRef="throw" targetRef="end" />
     <endEvent id="end" />`))
-		pi := e.start("order", nil)
+		pi := e.Start("order", nil)
 		// Both instances did "first"; the one completing "wait" first
 		// completes first, so its handlers run last.
-		tasks := e.tasks(pi)
+		tasks := e.Tasks(pi)
 		if len(tasks) != 2 {
 			t.Fatalf("tasks %d", len(tasks))
 		}
 		for _, tk := range tasks {
-			if err := e.eng.CompleteTask(e.ctx, tk.ID, nil); err != nil {
+			if err := e.Eng.CompleteTask(e.Ctx, tk.ID, nil); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -358,7 +359,7 @@ func TestCompensateParallelMiSubprocessOrder(t *testing.T) {
 			runs[0][len("undosecond"):] == runs[2][len("undosecond"):] {
 			t.Fatalf("handlers ran %q, want second then first of one instance, then of the other", undo.String())
 		}
-		if got := e.state(pi); got != bpmnlite.StateCompleted {
+		if got := e.State(pi); got != bpmnlite.StateCompleted {
 			t.Fatalf("state %s", got)
 		}
 	})
@@ -369,9 +370,9 @@ func TestCompensateParallelMiSubprocessOrder(t *testing.T) {
 // activityRef to a completed sequential multi-instance task of the scope
 // around it; the handler runs once per instance, the other task's none.
 func TestCompensationTriggeredByEventSubProcessActivityRef(t *testing.T) {
-	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+	harness.EachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *harness.Env) {
 		undo := &varLog{}
-		e.eng.RegisterDelegate("undo", undo)
+		e.Eng.RegisterDelegate("undo", undo)
 		mi := func(id string) string {
 			return `
       <serviceTask id="` + id + `" camunda:expression="${true}">
@@ -414,12 +415,12 @@ func TestCompensationTriggeredByEventSubProcessActivityRef(t *testing.T) {
 		}
 		for key, xml := range processes {
 			undo.runs = nil
-			e.deploy(key, xml)
-			pi := e.start(key, nil)
-			if got := e.state(pi); got != bpmnlite.StateCompleted {
+			e.Deploy(key, xml)
+			pi := e.Start(key, nil)
+			if got := e.State(pi); got != bpmnlite.StateCompleted {
 				t.Fatalf("%s: state %s", key, got)
 			}
-			if n, m := e.handlersRun(pi, "undobookHotel"), e.handlersRun(pi, "undobookFlight"); n != 5 || m != 0 {
+			if n, m := handlersRun(e, pi, "undobookHotel"), handlersRun(e, pi, "undobookFlight"); n != 5 || m != 0 {
 				t.Fatalf("%s: undobookHotel ran %d times, undobookFlight %d: want 5 and 0", key, n, m)
 			}
 		}
@@ -429,8 +430,8 @@ func TestCompensationTriggeredByEventSubProcessActivityRef(t *testing.T) {
 // An interrupted multi-instance body keeps nothing to compensate, as in
 // Camunda (the body's execution goes with what it kept).
 func TestCompensationOfInterruptedMiBody(t *testing.T) {
-	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deploy("interrupted", withRoots(`<signal id="sig" name="sig" />`, enginetest.Process("interrupted", `
+	harness.EachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *harness.Env) {
+		e.Deploy("interrupted", withRoots(`<signal id="sig" name="sig" />`, enginetest.Process("interrupted", `
     <startEvent id="start" />
     <sequenceFlow id="f1" sourceRef="start" targetRef="bookHotel" />
     <userTask id="bookHotel">
@@ -446,13 +447,13 @@ func TestCompensationOfInterruptedMiBody(t *testing.T) {
     <userTask id="after" />
     <sequenceFlow id="f4" sourceRef="bookHotel" targetRef="end" />
     <endEvent id="end" />`)))
-		pi := e.start("interrupted", nil)
-		e.complete(pi, "bookHotel", nil)
-		e.signal("sig")
-		if got := e.taskKeys(pi); got != "after" {
+		pi := e.Start("interrupted", nil)
+		e.Complete(pi, "bookHotel", nil)
+		e.Signal("sig")
+		if got := e.TaskKeys(pi); got != "after" {
 			t.Fatalf("open tasks %q, want after (no handler)", got)
 		}
-		if subs := e.subsOf(pi); len(subs) != 0 {
+		if subs := e.SubsOf(pi); len(subs) != 0 {
 			t.Fatalf("left: %+v", subs)
 		}
 	})
@@ -462,26 +463,26 @@ func TestCompensationOfInterruptedMiBody(t *testing.T) {
 // a sequential multi-instance subprocess is a call activity, which calls
 // its process once per completed instance.
 func TestCallActivityCompensationHandler(t *testing.T) {
-	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deploy("handlerProcess", enginetest.Process("compensationHandler", `
+	harness.EachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *harness.Env) {
+		e.Deploy("handlerProcess", enginetest.Process("compensationHandler", `
     <startEvent id="start" />
     <sequenceFlow id="f1" sourceRef="start" targetRef="end" />
     <endEvent id="end" />`))
-		e.deploy("compensateProcess", compensateScope("compensateProcess", `
+		e.Deploy("compensateProcess", compensateScope("compensateProcess", `
       <multiInstanceLoopCharacteristics isSequential="true"><loopCardinality>5</loopCardinality></multiInstanceLoopCharacteristics>`, "bookHotel", `
       <serviceTask id="bookHotel" camunda:expression="${true}" />
       <boundaryEvent id="compBook" attachedToRef="bookHotel"><compensateEventDefinition /></boundaryEvent>
       <callActivity id="undoBookHotel" isForCompensation="true" calledElement="compensationHandler" />
       <association id="asBook" sourceRef="compBook" targetRef="undoBookHotel" />`, false))
-		pi := e.start("compensateProcess", nil)
-		if n := e.handlersRun(pi, "undoBookHotel"); n != 5 {
+		pi := e.Start("compensateProcess", nil)
+		if n := handlersRun(e, pi, "undoBookHotel"); n != 5 {
 			t.Fatalf("%d handler instances, want 5", n)
 		}
-		e.complete(pi, "beforeEnd", nil)
-		if got := e.state(pi); got != bpmnlite.StateCompleted {
+		e.Complete(pi, "beforeEnd", nil)
+		if got := e.State(pi); got != bpmnlite.StateCompleted {
 			t.Fatalf("state %s", got)
 		}
-		all, err := e.eng.ProcessInstances(e.ctx, bpmnlite.ProcessInstanceQuery{})
+		all, err := e.Eng.ProcessInstances(e.Ctx, bpmnlite.ProcessInstanceQuery{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -498,43 +499,43 @@ func TestCallActivityCompensationHandler(t *testing.T) {
 // that wait; the instance goes on once they are done, or can be deleted
 // while they wait.
 func TestCompensateParallelSubprocessCompHandlerWaitstate(t *testing.T) {
-	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deploy("compensateProcess", compensateScope("compensateProcess", "", "bookHotel", `
+	harness.EachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *harness.Env) {
+		e.Deploy("compensateProcess", compensateScope("compensateProcess", "", "bookHotel", `
       <serviceTask id="bookHotel" camunda:expression="${true}">
         <multiInstanceLoopCharacteristics isSequential="true"><loopCardinality>5</loopCardinality></multiInstanceLoopCharacteristics>
       </serviceTask>
       <boundaryEvent id="compBook" attachedToRef="bookHotel"><compensateEventDefinition /></boundaryEvent>
       <userTask id="undoBookHotel" isForCompensation="true" />
       <association id="asBook" sourceRef="compBook" targetRef="undoBookHotel" />`, true))
-		pi := e.start("compensateProcess", nil)
+		pi := e.Start("compensateProcess", nil)
 		const waiting = "parallelTask,undoBookHotel,undoBookHotel,undoBookHotel,undoBookHotel,undoBookHotel"
-		if got := e.taskKeys(pi); got != waiting {
+		if got := e.TaskKeys(pi); got != waiting {
 			t.Fatalf("open tasks %q, want %q", got, waiting)
 		}
 		for i := 0; i < 5; i++ {
-			e.complete(pi, "undoBookHotel", nil)
+			e.Complete(pi, "undoBookHotel", nil)
 		}
-		e.complete(pi, "parallelTask", nil)
-		e.complete(pi, "beforeEnd", nil)
-		if got := e.state(pi); got != bpmnlite.StateCompleted {
+		e.Complete(pi, "parallelTask", nil)
+		e.Complete(pi, "beforeEnd", nil)
+		if got := e.State(pi); got != bpmnlite.StateCompleted {
 			t.Fatalf("state %s", got)
 		}
 
-		deleted := e.start("compensateProcess", nil)
-		if got := e.taskKeys(deleted); got != waiting {
+		deleted := e.Start("compensateProcess", nil)
+		if got := e.TaskKeys(deleted); got != waiting {
 			t.Fatalf("open tasks %q, want %q", got, waiting)
 		}
-		if err := e.eng.DeleteProcessInstance(e.ctx, deleted, "test"); err != nil {
+		if err := e.Eng.DeleteProcessInstance(e.Ctx, deleted, "test"); err != nil {
 			t.Fatal(err)
 		}
-		if got := e.state(deleted); got == bpmnlite.StateActive {
+		if got := e.State(deleted); got == bpmnlite.StateActive {
 			t.Fatalf("state %s after deletion", got)
 		}
-		if subs := e.subsOf(deleted); len(subs) != 0 {
+		if subs := e.SubsOf(deleted); len(subs) != 0 {
 			t.Fatalf("a deleted instance left %+v", subs)
 		}
 		// The snapshots went with what was kept, and the handlers' paths.
-		if n := countRows(t, e.eng, "SELECT count(*) FROM variable"); n != 0 {
+		if n := harness.CountRows(t, e.DB(), "SELECT count(*) FROM variable"); n != 0 {
 			t.Fatalf("%d variable rows left", n)
 		}
 	})
@@ -546,11 +547,11 @@ func TestCompensateParallelSubprocessCompHandlerWaitstate(t *testing.T) {
 // thrower up to the subprocess does; the other instances are compensated
 // only when the subprocess is, once the body completed.
 func TestCompensationInEventSubprocessOfMiSubprocess(t *testing.T) {
-	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+	harness.EachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *harness.Env) {
 		undo := &varLog{names: []string{"flight"}}
-		e.eng.RegisterDelegate("do", &recorder{})
-		e.eng.RegisterDelegate("undo", undo)
-		e.deploy("espInMi", withRoots(`<error id="err" errorCode="fail" />`, enginetest.Process("espInMi", `
+		e.Eng.RegisterDelegate("do", &harness.Recorder{})
+		e.Eng.RegisterDelegate("undo", undo)
+		e.Deploy("espInMi", withRoots(`<error id="err" errorCode="fail" />`, enginetest.Process("espInMi", `
     <startEvent id="start" />
     <sequenceFlow id="f1" sourceRef="start" targetRef="scope" />
     <subProcess id="scope">
@@ -575,9 +576,9 @@ func TestCompensationInEventSubprocessOfMiSubprocess(t *testing.T) {
     <intermediateThrowEvent id="throw"><compensateEventDefinition activityRef="scope" /></intermediateThrowEvent>
     <sequenceFlow id="f3" sourceRef="throw" targetRef="end" />
     <endEvent id="end" />`)))
-		pi := e.start("espInMi", map[string]any{"flights": []any{"STS-14", "STS-28", "STS-41"}})
-		e.wantCompensated("espInMi", pi, "undoBook", undo, "undoBook(flight=STS-28) undoBook(flight=STS-41) undoBook(flight=STS-14)", 3)
-		if got := e.state(pi); got != bpmnlite.StateCompleted {
+		pi := e.Start("espInMi", map[string]any{"flights": []any{"STS-14", "STS-28", "STS-41"}})
+		wantCompensated(e, "espInMi", pi, "undoBook", undo, "undoBook(flight=STS-28) undoBook(flight=STS-41) undoBook(flight=STS-14)", 3)
+		if got := e.State(pi); got != bpmnlite.StateCompleted {
 			t.Fatalf("state %s", got)
 		}
 	})
