@@ -7,10 +7,10 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/beevik/etree"
 	"github.com/bpmnlite/bpmnlite/bpmn/timer"
+	"github.com/bpmnlite/bpmnlite/expression"
 )
 
 // ParseOptions tune Parse.
@@ -162,27 +162,8 @@ func (p *parser) checkExpr(s site, what, src string) {
 		return
 	}
 	if err := p.opts.CheckExpression(src); err != nil {
-		p.errorf(s, "invalid expression in %s %q: %v", what, p.clip(src), err)
+		p.errorf(s, "invalid expression in %s %q: %v", what, expression.Quote(src, p.opts.MaxQuoted), err)
 	}
-}
-
-// clip shortens a source quoted in a problem to MaxQuoted characters.
-func (p *parser) clip(src string) string {
-	limit := p.opts.MaxQuoted
-	if limit == 0 {
-		limit = 200
-	}
-	if limit < 0 || utf8.RuneCountInString(src) <= limit {
-		return src
-	}
-	n := 0
-	for i := range src {
-		if n == limit {
-			return fmt.Sprintf("%s… (%d bytes)", src[:i], len(src))
-		}
-		n++
-	}
-	return src
 }
 
 // checkMaybeExpr checks a value that is either a constant or an expression.

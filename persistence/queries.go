@@ -321,17 +321,13 @@ func StaleJobExecutors(staleBefore time.Time, self string) Query[*JobExecutorInf
 	return newQuery[*JobExecutorInfo]("WHERE heartbeat < $1 AND id <> $2", staleBefore, self)
 }
 
-// TakeOverLocksOfStaleExecutors removes the reports of the executors other
-// than self that have not reported since staleBefore, and releases the job
-// locks they held (the revision is bumped: the old holder is fenced). It
-// returns how many locks per executor. A report is removed before its
-// locks are released, under its row lock: of two executors taking over
-// the same owner, one does it.
-func TakeOverLocksOfStaleExecutors(ctx context.Context, tx Tx, staleBefore time.Time, self string) (map[string]int, error) {
-	stale, err := Select(ctx, tx, StaleJobExecutors(staleBefore, self))
-	if err != nil {
-		return nil, err
-	}
+// TakeOverLocksOfStaleExecutors removes the reports of the stale
+// executors (as StaleJobExecutors found them) that still have not reported
+// since staleBefore, and releases the job locks they held (the revision is
+// bumped: the old holder is fenced). It returns how many locks per
+// executor. A report is removed before its locks are released, under its
+// row lock: of two executors taking over the same owner, one does it.
+func TakeOverLocksOfStaleExecutors(ctx context.Context, tx Tx, stale []*JobExecutorInfo, staleBefore time.Time) (map[string]int, error) {
 	taken := map[string]int{}
 	for _, x := range stale {
 		n, err := tx.Exec(ctx, "DELETE FROM job_executor WHERE id = $1 AND heartbeat < $2", x.ID, staleBefore)

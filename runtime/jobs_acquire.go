@@ -158,7 +158,8 @@ func (e *Engine) ReportJobExecutor(ctx context.Context, info persistence.JobExec
 // are woken.
 func (e *Engine) TakeOverDeadOwners(ctx context.Context, staleBefore time.Time, self string) (map[string]int, error) {
 	// Asked at every report: a read first, so that the write transaction
-	// (SQLite's one writer) is taken only when there is something to do.
+	// (SQLite's one writer) is taken only when there is something to do;
+	// the write checks each report again under its row lock.
 	stale, err := persistence.List(ctx, e.db, persistence.StaleJobExecutors(staleBefore, self))
 	if err != nil || len(stale) == 0 {
 		return nil, err
@@ -168,7 +169,7 @@ func (e *Engine) TakeOverDeadOwners(ctx context.Context, staleBefore time.Time, 
 		return nil, err
 	}
 	defer func() { _ = t.Rollback(context.WithoutCancel(ctx)) }()
-	taken, err := persistence.TakeOverLocksOfStaleExecutors(ctx, t, staleBefore, self)
+	taken, err := persistence.TakeOverLocksOfStaleExecutors(ctx, t, stale, staleBefore)
 	if err != nil {
 		return nil, err
 	}

@@ -426,18 +426,25 @@ func (in *instance) local(id, name string) (r *persistence.Variable, transient b
 	return nil, false
 }
 
-// owner returns the nearest scope from x, x's own first, that defines
-// name, or nil.
-func (x *execution) owner(name string) (*execution, error) {
+// visible is a variable as seen from an execution: the scope that defines
+// it, its row, and whether it is transient.
+type visible struct {
+	scope     *execution // nil: no scope defines it
+	row       *persistence.Variable
+	transient bool
+}
+
+// lookup finds name in the nearest scope from x, x's own first.
+func (x *execution) lookup(name string) (visible, error) {
 	if err := x.inst.loadVariables(); err != nil {
-		return nil, err
+		return visible{}, err
 	}
 	for s := x; s != nil; s = s.parent {
-		if r, _ := x.inst.local(s.ID, name); r != nil {
-			return s, nil
+		if r, transient := x.inst.local(s.ID, name); r != nil {
+			return visible{s, r, transient}, nil
 		}
 	}
-	return nil, nil
+	return visible{}, nil
 }
 
 // variable returns the value of name visible from x.
@@ -449,16 +456,15 @@ func (x *execution) variable(name string) (any, bool, error) {
 // transient one as a TransientValue, so that a copy of it (camunda:in and
 // camunda:out of a call activity) stays transient, as in Camunda.
 func (x *execution) variableMarked(name string, mark bool) (any, bool, error) {
-	s, err := x.owner(name)
-	if err != nil || s == nil {
+	found, err := x.lookup(name)
+	if err != nil || found.scope == nil {
 		return nil, false, err
 	}
-	r, transient := x.inst.local(s.ID, name)
-	v, err := decodeVariable(r)
+	v, err := decodeVariable(found.row)
 	if err != nil {
 		return nil, false, err
 	}
-	if mark && transient {
+	if mark && found.transient {
 		v = Transient(v)
 	}
 	return v, true, nil
@@ -466,12 +472,8 @@ func (x *execution) variableMarked(name string, mark bool) (any, bool, error) {
 
 // isTransient reports whether name, as visible from x, is transient.
 func (x *execution) isTransient(name string) (bool, error) {
-	s, err := x.owner(name)
-	if err != nil || s == nil {
-		return false, err
-	}
-	_, transient := x.inst.local(s.ID, name)
-	return transient, nil
+	found, err := x.lookup(name)
+	return found.transient, err
 }
 
 // decodeScope adds the variables of scope id to out, transient ones too
@@ -527,14 +529,14 @@ func (x *execution) variablesMarked(mark bool) (map[string]any, error) {
 // setVariable writes name where it is already defined in x's scope chain,
 // else on the process instance, as Camunda's setVariable does.
 func (x *execution) setVariable(name string, v any) error {
-	s, err := x.owner(name)
+	found, err := x.lookup(name)
 	if err != nil {
 		return err
 	}
-	if s == nil {
-		s = x.inst.root
+	if found.scope == nil {
+		return x.inst.root.setLocal(name, v)
 	}
-	return s.setLocal(name, v)
+	return found.scope.setLocal(name, v)
 }
 
 // setLocal writes name in x's own scope. It is the one place a variable is
@@ -573,47 +575,44 @@ func (x *execution) setLocal(name string, v any) error {
 	if err := encodeVariable(r, value, limit); err != nil {
 		return err
 	}
-	scopes := &in.vars
 	if transient {
-		scopes = &in.transient // no id: never inserted
+		putIn(&in.transient, x.ID, name, r) // no id: never inserted
 	} else {
 		r.ID, r.Rev = newID(), 1
 		in.c.cc.Insert(r)
+		putIn(&in.vars, x.ID, name, r)
 	}
-	if *scopes == nil {
-		*scopes = make(map[string]map[string]*persistence.Variable)
-	}
-	if (*scopes)[x.ID] == nil {
-		(*scopes)[x.ID] = make(map[string]*persistence.Variable)
-	}
-	(*scopes)[x.ID][name] = r
 	x.changed(x.ID, name, "create")
 	return nil
 }
 
 // removeVariable deletes name from the nearest scope that defines it.
 func (x *execution) removeVariable(name string) error {
-	s, err := x.owner(name)
-	if err != nil || s == nil {
+	found, err := x.lookup(name)
+	if err != nil || found.scope == nil {
 		return err
 	}
-	in := x.inst
-	r, transient := in.local(s.ID, name)
-	if transient {
+	in, s := x.inst, found.scope
+	if found.transient {
 		delete(in.transient[s.ID], name)
 	} else {
 		delete(in.vars[s.ID], name)
-		in.c.cc.Delete(r)
+		in.c.cc.Delete(found.row)
 	}
-	if in.removed == nil {
-		in.removed = make(map[string]map[string]bool)
-	}
-	if in.removed[s.ID] == nil {
-		in.removed[s.ID] = make(map[string]bool)
-	}
-	in.removed[s.ID][name] = transient
+	putIn(&in.removed, s.ID, name, found.transient)
 	x.changed(s.ID, name, "delete")
 	return nil
+}
+
+// putIn sets (*m)[scope][name] = v, making the maps as needed.
+func putIn[V any](m *map[string]map[string]V, scope, name string, v V) {
+	if *m == nil {
+		*m = make(map[string]map[string]V)
+	}
+	if (*m)[scope] == nil {
+		(*m)[scope] = make(map[string]V)
+	}
+	(*m)[scope][name] = v
 }
 
 // deleteVariablesOf deletes in's variables of id: an execution's, or a
