@@ -19,9 +19,9 @@ func BenchmarkStart(b *testing.B) {
 	}
 	for name, url := range backends {
 		b.Run(name, func(b *testing.B) {
-			cfg := bpmnlite.Config{Database: url, Logger: slog.New(slog.DiscardHandler)}
+			cfg := bpmnlite.Config{Database: bpmnlite.DatabaseConfig{URL: url}, Logger: slog.New(slog.DiscardHandler)}
 			if name == "postgres" {
-				cfg.Schema = "bench_start"
+				cfg.Database.Schema = "bench_start"
 			}
 			eng, err := bpmnlite.Open(b.Context(), cfg)
 			if err != nil {

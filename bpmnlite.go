@@ -4,146 +4,57 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/bpmnlite/bpmnlite/bpmn"
+	"github.com/bpmnlite/bpmnlite/config"
 	"github.com/bpmnlite/bpmnlite/expression"
 	"github.com/bpmnlite/bpmnlite/jobexecutor"
 	"github.com/bpmnlite/bpmnlite/persistence"
 	"github.com/bpmnlite/bpmnlite/runtime"
 )
 
-// Config configures an engine. The zero value opens bpmnlite.db in the
-// working directory with history and job priorities on.
-type Config struct {
-	// Database is a PostgreSQL URL (postgres://...) or an SQLite file path;
-	// ":memory:" gives a private in-memory database (tests). Default
-	// "bpmnlite.db".
-	Database string
-	// Schema, on PostgreSQL, keeps the engine's tables in this schema
-	// (created when missing). Default: the connection's search_path.
-	Schema string
-	// MaxConns bounds the PostgreSQL pool (default 20, or the URL's
-	// pool_max_conns): a running job holds a connection, so give it at
-	// least the job executor's PoolSize plus the application's own.
-	MaxConns int
-	// SQLiteSynchronous is SQLite's synchronous pragma: "NORMAL" (default)
-	// or "FULL" (durable at every commit, slower).
-	SQLiteSynchronous string
-	// SQLiteIntegrityCheck runs SQLite's quick_check when the engine opens
-	// a file, failing Open with ErrCorrupt when pages are damaged (a file
-	// with a sound header and damaged pages otherwise opens, and fails at
-	// its first write there). It reads the whole file, so it is off by
-	// default; see CheckIntegrity for the full check.
-	SQLiteIntegrityCheck bool
-	// OpenExisting opens only a database that exists with a current schema:
-	// a missing SQLite file is an error instead of a new one, and a schema
-	// that needs a migration is ErrSchema. For tools that only read.
-	OpenExisting bool
+// Config configures an engine; package config documents every field and
+// its default. The zero value opens bpmnlite.db in the working directory
+// with history and job priorities on.
+type Config = config.Config
 
-	// Clock gives the engine's time (timers, due dates, history). Default
-	// time.Now; tests inject a fake clock.
-	Clock func() time.Time
-	// Logger receives the engine's structured logs. Default slog.Default().
-	Logger *slog.Logger
+// The parts of Config.
+type (
+	// DatabaseConfig says which database the engine uses (Config.Database).
+	DatabaseConfig = config.Database
+	// HistoryConfig says what history the engine writes (Config.History).
+	HistoryConfig = config.History
+	// JobsConfig says how the engine creates jobs (Config.Jobs).
+	JobsConfig = config.Jobs
+	// LimitsConfig bounds commands, deployments, variables and the
+	// definition cache (Config.Limits).
+	LimitsConfig = config.Limits
+	// JobExecutorConfig configures a job executor (Config.JobExecutor, or
+	// NewJobExecutor).
+	JobExecutorConfig = config.JobExecutor
+)
 
-	// HistoryLevel is how much history the engine writes, as Camunda's
-	// levels: HistoryNone, HistoryActivity (process and activity
-	// instances, user tasks), HistoryAudit (the default, Camunda's too:
-	// also the variables of ended instances), HistoryFull (also incidents
-	// and the job log, three rows more per job).
-	HistoryLevel string
-	// NoHistory is HistoryLevel HistoryNone.
-	NoHistory bool
-	// HistoryTimeToLive keeps the history of an ended instance (with its
-	// called instances) this long, for definitions without a
-	// camunda:historyTimeToLive of their own. Default 0: for good. A time
-	// to live, here or on a deployed definition, schedules the history
-	// cleanup job, which the job executor runs: it removes up to
-	// HistoryCleanupBatchSize instances (default 500) per run and, when
-	// fewer were due, waits HistoryCleanupInterval (default 1 hour).
-	HistoryTimeToLive       time.Duration
-	HistoryCleanupBatchSize int
-	HistoryCleanupInterval  time.Duration
-	// NoJobPriorities gives every job priority 0 (Camunda's
-	// producePrioritizedJobs=false).
-	NoJobPriorities bool
-	// PriorityFallback: a camunda:jobPriority expression that names an
-	// unknown variable or bean gives the job FallbackPriority instead of
-	// failing the command (Camunda's
-	// enableGracefulDegradationOnContextSwitchFailure with
-	// defaultPriorityOnResolutionFailure). Other expression errors (syntax,
-	// a value that is not an integer) still fail. Off by default: the
-	// command fails, naming the expression.
-	PriorityFallback bool
-	// FallbackPriority is the priority PriorityFallback gives. Default 0.
-	FallbackPriority int64
-	// DefaultRetries is the retries of a job whose activity has no
-	// failedJobRetryTimeCycle. Default 3.
-	DefaultRetries int
-	// DefaultRetryCycle applies to jobs without a retry cycle of their own,
-	// e.g. "R3/PT5M". Default "": retries follow at once.
-	DefaultRetryCycle string
-	// EnsureJobDueDateNotNull gives asynchronous continuations their
-	// creation time as due date, as Camunda does when jobs are acquired by
-	// due date (on by itself when JobExecutor.AcquireByDueDate is set);
-	// otherwise they have none and count as due at once.
-	EnsureJobDueDateNotNull bool
-	// MaxOperations bounds the operations one command (an API call, a job)
-	// runs before it reaches its wait states: a loop without a wait state
-	// then fails with a *LoopError naming its activities and rolls back,
-	// instead of running forever. Default 100,000 (about 50,000 activities
-	// in one transaction); negative: no bound.
-	MaxOperations int
-	// MaxWaitingFetches bounds the long-polling external task fetches
-	// waiting at once (default 1,000); one more returns at once, empty.
-	MaxWaitingFetches int
-	// MaxResourceBytes bounds the size of a deployed BPMN file: a larger
-	// one is refused before it is parsed. Default 10 MiB; negative: none.
-	MaxResourceBytes int
-	// MaxVariableBytes bounds what one variable stores: a string's bytes in
-	// UTF-8, a []byte's length, a map's, slice's or struct's JSON. A larger
-	// value is refused with a *VariableError naming it, its size and the
-	// limit, wherever it is set (transient ones too: commands hold their
-	// variables in memory). Default 4 MiB; negative: none.
-	MaxVariableBytes int
-	// DefinitionCacheBytes bounds the memory of the parsed process
-	// definitions the engine keeps, as estimated when each is parsed.
-	// Beyond it the least recently used are dropped and parsed again from
-	// their stored file when an instance, job or start needs them. Default
-	// 128 MiB (a model as Camunda Modeler writes it holds about 1.3 times
-	// its file, the densest about 8 times); negative: no bound. Stats
-	// report what it holds.
-	DefinitionCacheBytes int
-	// MaxExpressionLength bounds the length of one ${...} expression, in
-	// bytes (default 10,000; negative: none), and MaxQuotedSource how much
-	// of an expression an error message quotes before an ellipsis
-	// (default 200 characters). Each engine has its own.
-	MaxExpressionLength int
-	MaxQuotedSource     int
+// HistoryLevel is how much history an engine writes (Config.History.Level).
+type HistoryLevel = config.HistoryLevel
 
-	// JobExecutorActivate starts a job executor with the engine, running
-	// asynchronous continuations and timers in the background. Off by
-	// default, as for an embedded Camunda engine: tests run jobs by hand
-	// with ExecuteJob. `bpmnlite serve` turns it on.
-	JobExecutorActivate bool
-	// JobExecutor configures that executor (pool, queue, lock time, waits,
-	// ordering, priority range...); its Clock defaults to Clock.
-	JobExecutor JobExecutorConfig
-}
+// History levels, as Camunda's: each records what the one before it does
+// and more.
+const (
+	HistoryNone     = config.HistoryNone
+	HistoryActivity = config.HistoryActivity
+	HistoryAudit    = config.HistoryAudit // the default
+	HistoryFull     = config.HistoryFull
+)
 
-// DefaultDefinitionCacheBytes is Config.DefinitionCacheBytes's default.
-const DefaultDefinitionCacheBytes = runtime.DefaultDefinitionCacheBytes
+// DefaultDefinitionCacheBytes is Config.Limits.DefinitionCacheBytes's default.
+const DefaultDefinitionCacheBytes = config.DefaultDefinitionCacheBytes
 
-// DefaultMaxVariableBytes is Config.MaxVariableBytes's default.
-const DefaultMaxVariableBytes = runtime.DefaultMaxVariableBytes
-
-// JobExecutorConfig configures a job executor; see jobexecutor.Config.
-type JobExecutorConfig = jobexecutor.Config
+// DefaultMaxVariableBytes is Config.Limits.MaxVariableBytes's default.
+const DefaultMaxVariableBytes = config.DefaultMaxVariableBytes
 
 // Errors. Use errors.Is; parse and expression failures are typed (errors.As
 // with *ParseError or *ExpressionError).
@@ -255,65 +166,32 @@ type Engine struct {
 
 // Open opens (and migrates) the database and returns an engine.
 func Open(ctx context.Context, cfg Config) (*Engine, error) {
-	if cfg.Database == "" {
-		cfg.Database = "bpmnlite.db"
+	cfg = cfg.WithDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("bpmnlite: %w", err)
 	}
-	if cfg.Logger == nil {
-		cfg.Logger = slog.Default()
-	}
-	if cfg.Clock == nil {
-		cfg.Clock = time.Now
-	}
-	level, err := historyLevel(cfg)
-	if err != nil {
-		return nil, err
-	}
-	db, err := persistence.Open(ctx, cfg.Database, persistence.Options{
-		Schema:         cfg.Schema,
-		MaxConns:       cfg.MaxConns,
-		Synchronous:    cfg.SQLiteSynchronous,
-		IntegrityCheck: cfg.SQLiteIntegrityCheck,
-		Existing:       cfg.OpenExisting,
+	d := cfg.Database
+	db, err := persistence.Open(ctx, d.URL, persistence.Options{
+		Schema:         d.Schema,
+		MaxConns:       d.MaxConns,
+		Synchronous:    d.SQLiteSynchronous,
+		IntegrityCheck: d.SQLiteIntegrityCheck,
+		Existing:       d.OpenExisting,
 		Logger:         cfg.Logger,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("bpmnlite: open %s: %w", redact(cfg.Database), err)
+		return nil, fmt.Errorf("bpmnlite: open %s: %w", redact(d.URL), err)
 	}
-	rt := runtime.New(db, cfg.Clock, cfg.Logger, runtime.Config{
-		HistoryLevel:            level,
-		ProducePrioritizedJobs:  !cfg.NoJobPriorities,
-		PriorityFallback:        cfg.PriorityFallback,
-		FallbackPriority:        cfg.FallbackPriority,
-		DefaultRetries:          cfg.DefaultRetries,
-		DefaultRetryCycle:       cfg.DefaultRetryCycle,
-		EnsureJobDueDateNotNull: cfg.EnsureJobDueDateNotNull || cfg.JobExecutor.AcquireByDueDate,
-		MaxOperations:           cfg.MaxOperations,
-		MaxWaitingFetches:       cfg.MaxWaitingFetches,
-		MaxResourceBytes:        cfg.MaxResourceBytes,
-		MaxVariableBytes:        cfg.MaxVariableBytes,
-		DefinitionCacheBytes:    cfg.DefinitionCacheBytes,
-		MaxQuoted:               cfg.MaxQuotedSource,
-		MaxExpressionLength:     cfg.MaxExpressionLength,
-		HistoryTimeToLive:       cfg.HistoryTimeToLive,
-		HistoryCleanupBatchSize: cfg.HistoryCleanupBatchSize,
-		HistoryCleanupInterval:  cfg.HistoryCleanupInterval,
-	})
+	rt := runtime.New(db, cfg)
 	e := &Engine{cfg: cfg, db: db, rt: rt}
-	if cfg.HistoryTimeToLive > 0 && level > runtime.HistoryNone && !cfg.OpenExisting {
+	if cfg.History.TimeToLive > 0 && cfg.History.Level > HistoryNone && !d.OpenExisting {
 		if err := rt.ScheduleHistoryCleanup(ctx); err != nil {
 			_ = db.Close()
 			return nil, fmt.Errorf("bpmnlite: scheduling the history cleanup: %w", err)
 		}
 	}
 	if cfg.JobExecutorActivate {
-		jc := cfg.JobExecutor
-		if jc.Clock == nil {
-			jc.Clock = cfg.Clock
-		}
-		if jc.Logger == nil {
-			jc.Logger = cfg.Logger
-		}
-		if e.je, err = jobexecutor.New(jc, rt); err == nil {
+		if e.je, err = jobexecutor.New(cfg.JobExecutor, rt); err == nil {
 			err = e.je.Start(ctx)
 		}
 		if err != nil {
@@ -322,31 +200,6 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		}
 	}
 	return e, nil
-}
-
-// History levels (Config.HistoryLevel), as Camunda's.
-const (
-	HistoryNone     = "none"
-	HistoryActivity = "activity"
-	HistoryAudit    = "audit"
-	HistoryFull     = "full"
-)
-
-func historyLevel(cfg Config) (runtime.HistoryLevel, error) {
-	if cfg.NoHistory {
-		return runtime.HistoryNone, nil
-	}
-	switch cfg.HistoryLevel {
-	case HistoryNone:
-		return runtime.HistoryNone, nil
-	case HistoryActivity:
-		return runtime.HistoryActivity, nil
-	case HistoryAudit, "":
-		return runtime.HistoryAudit, nil
-	case HistoryFull:
-		return runtime.HistoryFull, nil
-	}
-	return 0, fmt.Errorf("bpmnlite: HistoryLevel %q: want none, activity, audit or full", cfg.HistoryLevel)
 }
 
 // NewJobExecutor returns a job executor serving one or more engines (each

@@ -28,13 +28,13 @@ import (
 // the test ends.
 func openNode(t *testing.T, b testdb.Backend, cfg bpmnlite.Config) *bpmnlite.Engine {
 	t.Helper()
-	cfg.Database = b.URL
-	cfg.Schema = b.Options.Schema
-	if cfg.MaxConns == 0 {
-		cfg.MaxConns = 10 // workers, acquisition, heartbeats and the test's own calls
+	cfg.Database.URL = b.URL
+	cfg.Database.Schema = b.Options.Schema
+	if cfg.Database.MaxConns == 0 {
+		cfg.Database.MaxConns = 10 // workers, acquisition, heartbeats and the test's own calls
 	}
-	if cfg.HistoryLevel == "" {
-		cfg.HistoryLevel = bpmnlite.HistoryFull // the job log proves who ran what
+	if cfg.History.Level == 0 {
+		cfg.History.Level = bpmnlite.HistoryFull // the job log proves who ran what
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)

@@ -453,7 +453,7 @@ func TestJobPriorityFallback(t *testing.T) {
 		})
 	})
 	t.Run("on", func(t *testing.T) {
-		eachBackend(t, bpmnlite.Config{PriorityFallback: true, FallbackPriority: 7}, func(t *testing.T, e *env) {
+		eachBackend(t, bpmnlite.Config{Jobs: bpmnlite.JobsConfig{PriorityFallback: true, FallbackPriority: 7}}, func(t *testing.T, e *env) {
 			e.Deploy("p", xml)
 			if j := e.oneJob(e.Start("p", nil)); j.Priority != 7 {
 				t.Fatalf("priority %d, want the fallback 7", j.Priority)

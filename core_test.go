@@ -224,7 +224,7 @@ func TestParallelJoinConcurrently(t *testing.T) {
 // A 10,000-step synchronous loop runs in one command without growing the
 // Go stack: operations run from a queue, not by recursion.
 func TestLongSynchronousLoop(t *testing.T) {
-	eachBackend(t, bpmnlite.Config{NoHistory: true}, func(t *testing.T, e *env) {
+	eachBackend(t, bpmnlite.Config{History: bpmnlite.HistoryConfig{Level: bpmnlite.HistoryNone}}, func(t *testing.T, e *env) {
 		var maxDepth atomic.Int64
 		e.Eng.RegisterDelegate("count", bpmnlite.DelegateFunc(func(ctx context.Context, ex *bpmnlite.Execution) error {
 			v, _, err := ex.Variable("i")

@@ -4,7 +4,7 @@
 // wait states inside one database transaction, on an embedded SQLite file
 // (the default) or on PostgreSQL.
 //
-//	eng, err := bpmnlite.Open(ctx, bpmnlite.Config{Database: "orders.db"})
+//	eng, err := bpmnlite.Open(ctx, bpmnlite.Config{Database: bpmnlite.DatabaseConfig{URL: "orders.db"}})
 //	...
 //	eng.RegisterDelegate("chargeCard", bpmnlite.DelegateFunc(charge))
 //	_, err = eng.DeployFiles(ctx, "orders", "order.bpmn")

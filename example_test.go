@@ -12,7 +12,7 @@ import (
 // Embedding the engine: deploy, start, complete the user task, read the path.
 func Example() {
 	ctx := context.Background()
-	eng, err := bpmnlite.Open(ctx, bpmnlite.Config{Database: ":memory:", Logger: slog.New(slog.DiscardHandler)})
+	eng, err := bpmnlite.Open(ctx, bpmnlite.Config{Database: bpmnlite.DatabaseConfig{URL: ":memory:"}, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		panic(err)
 	}
@@ -48,7 +48,7 @@ func Example() {
 // starting command but is never stored.
 func ExampleTransient() {
 	ctx := context.Background()
-	eng, err := bpmnlite.Open(ctx, bpmnlite.Config{Database: ":memory:", Logger: slog.New(slog.DiscardHandler)})
+	eng, err := bpmnlite.Open(ctx, bpmnlite.Config{Database: bpmnlite.DatabaseConfig{URL: ":memory:"}, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		panic(err)
 	}
@@ -110,7 +110,7 @@ const orderProcess = `<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/
 // does, and deploys the BPMN files given, as ExampleEngine_Deploy does.
 func newEngine(bpmnFiles ...string) *bpmnlite.Engine {
 	ctx := context.Background()
-	eng, err := bpmnlite.Open(ctx, bpmnlite.Config{Database: ":memory:", Logger: slog.New(slog.DiscardHandler)})
+	eng, err := bpmnlite.Open(ctx, bpmnlite.Config{Database: bpmnlite.DatabaseConfig{URL: ":memory:"}, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		panic(err)
 	}
@@ -129,8 +129,8 @@ func newEngine(bpmnFiles ...string) *bpmnlite.Engine {
 func ExampleOpen() {
 	ctx := context.Background()
 	eng, err := bpmnlite.Open(ctx, bpmnlite.Config{
-		Database: ":memory:",
-		Logger:   slog.New(slog.DiscardHandler), // default: slog.Default()
+		Database: bpmnlite.DatabaseConfig{URL: ":memory:"},
+		Logger:   slog.New(slog.DiscardHandler),
 	})
 	if err != nil {
 		panic(err)

@@ -318,7 +318,7 @@ func TestExecutorVIPOrderFirst(t *testing.T) {
 // time as due date (Camunda's jobExecutorAcquireByDueDate), so they are
 // served first in, first out alongside timers.
 func TestMessageJobsGetCreationTimeAsDueDate(t *testing.T) {
-	eachBackend(t, bpmnlite.Config{EnsureJobDueDateNotNull: true}, func(t *testing.T, e *env) {
+	eachBackend(t, bpmnlite.Config{Jobs: bpmnlite.JobsConfig{EnsureDueDateNotNull: true}}, func(t *testing.T, e *env) {
 		e.Deploy("p", enginetest.AsyncService("p", "svc", ""))
 		first := e.Start("p", nil)
 		e.Clock.Add(time.Second)

@@ -116,7 +116,7 @@ func TestExecutorRetryCycleR5PT5M(t *testing.T) {
 // attempts after 3, 10 and 8 minutes, then an incident. A global
 // DefaultRetryCycle governs jobs without a cycle of their own.
 func TestExecutorRetryIntervalsAndDefaultCycle(t *testing.T) {
-	eachBackend(t, bpmnlite.Config{DefaultRetryCycle: "R2/PT1M"}, func(t *testing.T, e *env) {
+	eachBackend(t, bpmnlite.Config{Jobs: bpmnlite.JobsConfig{DefaultRetryCycle: "R2/PT1M"}}, func(t *testing.T, e *env) {
 		d := &jeSwitch{msg: "still down"}
 		d.failing.Store(true)
 		e.Eng.RegisterDelegate("charge", d)

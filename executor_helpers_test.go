@@ -327,9 +327,9 @@ func eachBackendRealTime(t *testing.T, cfg bpmnlite.Config, f func(t *testing.T,
 	for _, b := range testdb.Backends(t) {
 		t.Run(b.Name, func(t *testing.T) {
 			cfg := cfg
-			cfg.Database, cfg.Schema = b.URL, b.Options.Schema
-			if cfg.HistoryLevel == "" {
-				cfg.HistoryLevel = bpmnlite.HistoryFull // the job log shows what ran
+			cfg.Database.URL, cfg.Database.Schema = b.URL, b.Options.Schema
+			if cfg.History.Level == 0 {
+				cfg.History.Level = bpmnlite.HistoryFull // the job log shows what ran
 			}
 			if cfg.Logger == nil {
 				cfg.Logger = slog.New(slog.DiscardHandler)

@@ -92,7 +92,7 @@ func TestRunawayLoopStopsAtTheOperationLimit(t *testing.T) {
 
 // Without a bound, the loop still ends with the caller's context.
 func TestRunawayLoopEndsWithTheContext(t *testing.T) {
-	eachBackend(t, bpmnlite.Config{MaxOperations: -1}, func(t *testing.T, e *env) {
+	eachBackend(t, bpmnlite.Config{Limits: bpmnlite.LimitsConfig{MaxOperations: -1}}, func(t *testing.T, e *env) {
 		e.Deploy("runaway", runaway("runaway", ""))
 		ctx, cancel := context.WithTimeout(e.Ctx, 300*time.Millisecond)
 		defer cancel()
@@ -110,7 +110,7 @@ func TestRunawayLoopEndsWithTheContext(t *testing.T) {
 // In a job the loop is a failure like any other: a retry spent with the
 // loop's message, then an incident.
 func TestRunawayLoopInAJobFails(t *testing.T) {
-	eachBackend(t, bpmnlite.Config{MaxOperations: 2000}, func(t *testing.T, e *env) {
+	eachBackend(t, bpmnlite.Config{Limits: bpmnlite.LimitsConfig{MaxOperations: 2000}}, func(t *testing.T, e *env) {
 		e.Deploy("runaway", runaway("runaway", `camunda:asyncBefore="true"`))
 		pi := e.Start("runaway", nil)
 		j := e.accOneJob(pi)
@@ -446,7 +446,7 @@ func TestSizeLimits(t *testing.T) {
 			t.Errorf("%d definitions stored (%v), want none", len(d), err)
 		}
 	})
-	eachBackend(t, bpmnlite.Config{MaxResourceBytes: 1000}, func(t *testing.T, e *env) {
+	eachBackend(t, bpmnlite.Config{Limits: bpmnlite.LimitsConfig{MaxResourceBytes: 1000}}, func(t *testing.T, e *env) {
 		file := strings.Replace(enginetest.AsyncService("p", "work", ""), "<process", "<!-- "+strings.Repeat("x", 1000)+" --><process", 1)
 		_, err := e.Eng.Deploy(e.Ctx, bpmnlite.DeployRequest{Name: "p", Resources: []bpmnlite.Resource{{Name: "p.bpmn", Bytes: []byte(file)}}})
 		if err == nil || !strings.Contains(err.Error(), "more than the limit of 1000") {
@@ -549,7 +549,7 @@ var capped = enginetest.Defs(`<message id="m" name="m"/><signal id="s" name="s"/
 // a variable is written, transient ones too; the error names the variable,
 // its size and the limit, and the call changes nothing.
 func TestMaxVariableBytes(t *testing.T) {
-	eachBackend(t, bpmnlite.Config{MaxVariableBytes: 1000}, func(t *testing.T, e *env) {
+	eachBackend(t, bpmnlite.Config{Limits: bpmnlite.LimitsConfig{MaxVariableBytes: 1000}}, func(t *testing.T, e *env) {
 		e.Eng.RegisterDelegate("sized", bpmnlite.DelegateFunc(func(_ context.Context, ex *bpmnlite.Execution) error {
 			size, _, err := ex.Variable("size")
 			if err != nil {
@@ -618,7 +618,7 @@ func TestMaxVariableBytes(t *testing.T) {
 		}
 		e.Start("p", map[string]any{"big": strings.Repeat("x", 4*mib)})
 	})
-	eachBackend(t, bpmnlite.Config{MaxVariableBytes: -1}, func(t *testing.T, e *env) {
+	eachBackend(t, bpmnlite.Config{Limits: bpmnlite.LimitsConfig{MaxVariableBytes: -1}}, func(t *testing.T, e *env) {
 		e.Deploy("wait", userTaskProcess)
 		e.Start("p", map[string]any{"big": strings.Repeat("x", 4*mib+1)})
 	})
@@ -629,7 +629,7 @@ func TestMaxVariableBytes(t *testing.T) {
 // applies its own, whichever opened last.
 func TestExpressionLimitsPerEngine(t *testing.T) {
 	b := testdb.Backends(t)[0]
-	strict := openEnv(t, b, bpmnlite.Config{MaxExpressionLength: 100, MaxQuotedSource: 10})
+	strict := openEnv(t, b, bpmnlite.Config{Limits: bpmnlite.LimitsConfig{MaxExpressionLength: 100, MaxQuotedSource: 10}})
 	loose := openEnv(t, testdb.Backends(t)[0], bpmnlite.Config{})
 	condition := "${x == '" + strings.Repeat("y", 200) + "'}"
 	xml := enginetest.Process("p", `

@@ -353,7 +353,7 @@ func TestHistoryTimeToLive(t *testing.T) {
 // Config.HistoryTimeToLive applies to definitions without their own; the
 // cleanup removes a batch at a time and runs again at once after a full one.
 func TestHistoryTimeToLiveDefaultAndBatches(t *testing.T) {
-	eachBackend(t, bpmnlite.Config{HistoryTimeToLive: time.Hour, HistoryCleanupBatchSize: 2}, func(t *testing.T, e *env) {
+	eachBackend(t, bpmnlite.Config{History: bpmnlite.HistoryConfig{TimeToLive: time.Hour, CleanupBatchSize: 2}}, func(t *testing.T, e *env) {
 		if js, _ := e.Eng.Jobs(e.Ctx, bpmnlite.JobQuery{ID: bpmnlite.HistoryCleanupJobID}); len(js) != 1 {
 			t.Fatal("opening with a time to live schedules the cleanup job")
 		}
@@ -388,13 +388,13 @@ func TestHistoryTimeToLiveDefaultAndBatches(t *testing.T) {
 // activity (instances, activities, tasks), audit (the default: variables
 // after the end), full (incidents, the job log).
 func TestHistoryLevels(t *testing.T) {
-	for _, level := range []string{bpmnlite.HistoryNone, bpmnlite.HistoryActivity, "", bpmnlite.HistoryFull} {
-		t.Run("level "+level, func(t *testing.T) {
-			eachBackend(t, bpmnlite.Config{HistoryLevel: level, NoHistory: level == bpmnlite.HistoryNone}, func(t *testing.T, e *env) {
-				if level == "" {
+	for _, level := range []bpmnlite.HistoryLevel{bpmnlite.HistoryNone, bpmnlite.HistoryActivity, 0, bpmnlite.HistoryFull} {
+		t.Run("level "+level.String(), func(t *testing.T) {
+			eachBackend(t, bpmnlite.Config{History: bpmnlite.HistoryConfig{Level: level}}, func(t *testing.T, e *env) {
+				if level == 0 {
 					// The harness defaults to full; an engine of the default level:
 					cfg := e.Cfg
-					cfg.HistoryLevel = ""
+					cfg.History.Level = 0
 					eng, err := bpmnlite.Open(e.Ctx, cfg)
 					if err != nil {
 						t.Fatal(err)
@@ -417,7 +417,7 @@ func TestHistoryLevels(t *testing.T) {
 				incidents, _ := e.Eng.HistoricIncidents(e.Ctx, bpmnlite.HistoricIncidentQuery{})
 				log, _ := e.Eng.JobLog(e.Ctx, bpmnlite.JobLogQuery{})
 				got := []bool{len(instances) == 2, len(tasks) == 1, vars["n"] != nil, len(incidents) == 1, len(log) > 0}
-				rank := map[string]int{bpmnlite.HistoryNone: 0, bpmnlite.HistoryActivity: 1, "": 2, bpmnlite.HistoryFull: 3}[level]
+				rank := map[bpmnlite.HistoryLevel]int{bpmnlite.HistoryNone: 0, bpmnlite.HistoryActivity: 1, 0: 2, bpmnlite.HistoryFull: 3}[level]
 				want := []bool{rank >= 1, rank >= 1, rank >= 2, rank >= 3, rank >= 3}
 				for i, what := range []string{"instances", "tasks", "variables after the end", "incidents", "job log"} {
 					if got[i] != want[i] {
@@ -431,7 +431,7 @@ func TestHistoryLevels(t *testing.T) {
 			})
 		})
 	}
-	if _, err := bpmnlite.Open(t.Context(), bpmnlite.Config{Database: ":memory:", HistoryLevel: "verbose"}); err == nil || !strings.Contains(err.Error(), "verbose") {
+	if _, err := bpmnlite.Open(t.Context(), bpmnlite.Config{Database: bpmnlite.DatabaseConfig{URL: ":memory:"}, History: bpmnlite.HistoryConfig{Level: 7}}); err == nil || !strings.Contains(err.Error(), "History.Level 7") {
 		t.Errorf("an unknown level: %v", err)
 	}
 }
@@ -439,7 +439,7 @@ func TestHistoryLevels(t *testing.T) {
 // The job executor runs the history cleanup job: with a time to live of
 // zero days an ended instance's history goes at the next run.
 func TestHistoryCleanupByTheJobExecutor(t *testing.T) {
-	eachBackendRealTime(t, bpmnlite.Config{HistoryCleanupInterval: 20 * time.Millisecond}, func(t *testing.T, e *env) {
+	eachBackendRealTime(t, bpmnlite.Config{History: bpmnlite.HistoryConfig{CleanupInterval: 20 * time.Millisecond}}, func(t *testing.T, e *env) {
 		e.Deploy("zero", `<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:camunda="http://camunda.org/schema/1.0/bpmn" targetNamespace="t">
   <process id="zero" isExecutable="true" camunda:historyTimeToLive="0">
     <startEvent id="s" /><sequenceFlow id="f" sourceRef="s" targetRef="e" /><endEvent id="e" />

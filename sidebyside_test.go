@@ -35,7 +35,7 @@ func oneAsyncCall(id, delegate string) string {
 // time.
 func TestSlowDelegatesRunSideBySide(t *testing.T) {
 	// On PostgreSQL a running job holds a connection: room for all eight.
-	eachBackendRealTime(t, bpmnlite.Config{MaxConns: 12}, func(t *testing.T, e *env) {
+	eachBackendRealTime(t, bpmnlite.Config{Database: bpmnlite.DatabaseConfig{MaxConns: 12}}, func(t *testing.T, e *env) {
 		const n = 8
 		var inside, most atomic.Int32
 		all := make(chan struct{})

@@ -96,7 +96,7 @@ func New(t TB, o ...Options) *Engine {
 		opt.Start = time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)
 	}
 	clock := enginetest.ClockAt(opt.Start)
-	cfg := bpmnlite.Config{Database: ":memory:", Logger: slog.New(slog.DiscardHandler)}
+	cfg := bpmnlite.Config{Database: bpmnlite.DatabaseConfig{URL: ":memory:"}, Logger: slog.New(slog.DiscardHandler)}
 	if opt.Config != nil {
 		opt.Config(&cfg)
 	}
@@ -109,10 +109,10 @@ func New(t TB, o ...Options) *Engine {
 			}
 			t.Skip("bpmntest: PostgreSQL not tested: BPMNLITE_TEST_DATABASE_URL is not set")
 		}
-		cfg.Database, cfg.Schema = url, fmt.Sprintf("bpmntest_%d", time.Now().UnixNano())
+		cfg.Database.URL, cfg.Database.Schema = url, fmt.Sprintf("bpmntest_%d", time.Now().UnixNano())
 		t.Cleanup(func() {
-			if err := persistence.DropSchema(context.Background(), url, cfg.Schema); err != nil {
-				t.Logf("bpmntest: drop schema %s: %v", cfg.Schema, err)
+			if err := persistence.DropSchema(context.Background(), url, cfg.Database.Schema); err != nil {
+				t.Logf("bpmntest: drop schema %s: %v", cfg.Database.Schema, err)
 			}
 		})
 	}

@@ -11,7 +11,7 @@
 // acquired and did not run or whose outcome it could not store, and the
 // locks of executors that stopped reporting. Several
 // executors, in one process or on several nodes, may share a database.
-// [Config] holds its settings, [Metrics] receives its counters.
+// [Config] (config.JobExecutor) holds its settings, [Metrics] receives its counters.
 //
 // It reaches an engine only through the narrow [Engine] interface
 // (engine.go), which *runtime.Engine implements: it never opens a

@@ -69,7 +69,7 @@ func New(cfg Config, engines ...Engine) (*Executor, error) {
 		}
 	}
 	cfg = cfg.WithDefaults()
-	if err := cfg.validate(); err != nil {
+	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	if len(engines) == 0 {

@@ -41,8 +41,11 @@ func (a *api) lastHeader() http.Header {
 func eachBackend(t *testing.T, opt rest.Options, f func(t *testing.T, a *api)) {
 	for _, b := range testdb.Backends(t) {
 		t.Run(b.Name, func(t *testing.T) {
-			eng, err := bpmnlite.Open(t.Context(), bpmnlite.Config{Database: b.URL, Schema: b.Options.Schema, HistoryLevel: bpmnlite.HistoryFull,
-				Logger: slog.New(slog.DiscardHandler)})
+			eng, err := bpmnlite.Open(t.Context(), bpmnlite.Config{
+				Database: bpmnlite.DatabaseConfig{URL: b.URL, Schema: b.Options.Schema},
+				History:  bpmnlite.HistoryConfig{Level: bpmnlite.HistoryFull},
+				Logger:   slog.New(slog.DiscardHandler),
+			})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -141,7 +141,7 @@ func (z *zeros) Read(p []byte) (int, error) {
 // A 100 MB body is refused at the request limit (16 MiB): unread when it
 // says its length, and read no further than the limit when it does not.
 func TestRESTHugeBodyIsRefusedUnread(t *testing.T) {
-	eng, err := bpmnlite.Open(t.Context(), bpmnlite.Config{Database: ":memory:", Logger: slog.New(slog.DiscardHandler)})
+	eng, err := bpmnlite.Open(t.Context(), bpmnlite.Config{Database: bpmnlite.DatabaseConfig{URL: ":memory:"}, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}

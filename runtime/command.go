@@ -79,7 +79,7 @@ func (c *command) run() error {
 
 // drain runs the operations on the agenda until none is left.
 func (c *command) drain() error {
-	limit := c.e.Config.MaxOperations
+	limit := c.e.Config.Limits.MaxOperations
 	for len(c.agenda) > 0 {
 		c.ops++
 		if c.ops&255 == 0 {
@@ -108,7 +108,7 @@ const trailLength = 64
 // entering records that a path enters activity id, for loopError.
 func (c *command) entering(id string) {
 	c.current = id
-	if limit := c.e.Config.MaxOperations; limit <= 0 || c.ops < limit-16*trailLength {
+	if limit := c.e.Config.Limits.MaxOperations; limit <= 0 || c.ops < limit-16*trailLength {
 		return
 	}
 	if c.trail == nil {

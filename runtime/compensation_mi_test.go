@@ -3,11 +3,12 @@ package runtime_test
 import (
 	"context"
 	"fmt"
-	"github.com/bpmnlite/bpmnlite/internal/harness"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/bpmnlite/bpmnlite/internal/harness"
 
 	"github.com/bpmnlite/bpmnlite"
 	"github.com/bpmnlite/bpmnlite/internal/enginetest"

@@ -8,12 +8,6 @@ import (
 	"github.com/bpmnlite/bpmnlite/persistence"
 )
 
-// DefaultDefinitionCacheBytes is the default bound of the parsed
-// definitions an engine keeps: the densest model of the largest file
-// accepted (DefaultMaxResourceBytes) holds about 85 MiB, a model as
-// Camunda Modeler writes it about 1.3 times its file.
-const DefaultDefinitionCacheBytes = 128 << 20
-
 // defCache holds parsed definitions, and what is read with them, by
 // process definition id. It is bounded by the estimated bytes its entries
 // hold: the least recently used go first. Definitions are shared and never

@@ -3,10 +3,11 @@ package runtime_test
 import (
 	"context"
 	"fmt"
-	"github.com/bpmnlite/bpmnlite/internal/harness"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/bpmnlite/bpmnlite/internal/harness"
 
 	"github.com/bpmnlite/bpmnlite"
 	"github.com/bpmnlite/bpmnlite/internal/enginetest"
@@ -54,7 +55,7 @@ func cachedOrder(key string) string {
 func TestDefinitionCacheBounded(t *testing.T) {
 	for _, bound := range []int{-1, 1, 40 << 10} { // unbounded; none fits; about five of the sixteen fit
 		t.Run(fmt.Sprint(bound), func(t *testing.T) {
-			harness.EachBackend(t, bpmnlite.Config{DefinitionCacheBytes: bound}, func(t *testing.T, e *harness.Env) {
+			harness.EachBackend(t, bpmnlite.Config{Limits: bpmnlite.LimitsConfig{DefinitionCacheBytes: bound}}, func(t *testing.T, e *harness.Env) {
 				e.Eng.RegisterDelegate("charge", bpmnlite.DelegateFunc(func(context.Context, *bpmnlite.Execution) error { return nil }))
 				keys := []string{"a", "b", "c", "d"}
 				for _, k := range keys {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/bpmnlite/bpmnlite/bpmn"
+	"github.com/bpmnlite/bpmnlite/config"
 	"github.com/bpmnlite/bpmnlite/persistence"
 	"github.com/bpmnlite/bpmnlite/tx"
 )
@@ -50,7 +51,7 @@ func (e *Engine) Deploy(ctx context.Context, req DeployRequest) (*Deployment, er
 	var all []parsedResource
 	var errs []error
 	for _, r := range req.Resources {
-		m, err := bpmn.Parse(r.Bytes, bpmn.ParseOptions{File: r.Name, ForceExecutable: req.ForceExecutable, CheckExpression: e.CheckExpression, MaxBytes: e.Config.MaxResourceBytes, MaxQuoted: e.Config.MaxQuoted})
+		m, err := bpmn.Parse(r.Bytes, bpmn.ParseOptions{File: r.Name, ForceExecutable: req.ForceExecutable, CheckExpression: e.CheckExpression, MaxBytes: e.Config.Limits.MaxResourceBytes, MaxQuoted: e.Config.Limits.MaxQuotedSource})
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -190,14 +191,14 @@ func (e *Engine) deployProcess(cc *tx.Context, d *persistence.Deployment, resour
 		ResourceName: resource,
 		Suspension:   persistence.Active,
 		VersionTag:   proc.VersionTag,
-		// A definition keeps its own time to live; Config.HistoryTimeToLive
+		// A definition keeps its own time to live; Config.History.TimeToLive
 		// applies to the ones without.
 		HistoryTimeToLive:      proc.HistoryTimeToLive,
 		CandidateStarterGroups: proc.CandidateStarterGroups,
 		CandidateStarterUsers:  proc.CandidateStarterUsers,
 	}
 	cc.Insert(pd)
-	if pd.HistoryTimeToLive != nil && e.history(HistoryActivity) {
+	if pd.HistoryTimeToLive != nil && e.history(config.HistoryActivity) {
 		e.scheduleHistoryCleanup(cc)
 	}
 	def := &Definition{ProcessDefinition: pd, Process: proc}

@@ -3,7 +3,7 @@
 // states inside one command, variables, events, jobs and history.
 //
 // Where things are:
-//   - engine.go: [Engine], [New] and [Config]; registered delegates and
+//   - engine.go: [Engine] and [New] (it takes config.Config); registered delegates and
 //     beans. command.go: a command's state, the agenda loop, executions;
 //     tree.go: the execution tree's shape (fork, compaction, scopes);
 //     flow.go: how a path enters and leaves an activity (behave dispatches

@@ -7,109 +7,22 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/google/uuid"
 
+	"github.com/bpmnlite/bpmnlite/config"
 	"github.com/bpmnlite/bpmnlite/expression"
 	"github.com/bpmnlite/bpmnlite/persistence"
 	"github.com/bpmnlite/bpmnlite/tx"
 )
 
-// Config holds the runtime settings of an engine.
-type Config struct {
-	// HistoryLevel is what history the engine writes (HistoryNone: none).
-	HistoryLevel HistoryLevel
-	// ProducePrioritizedJobs assigns priorities to new jobs; when false every
-	// job gets 0.
-	ProducePrioritizedJobs bool
-	// PriorityFallback gives a job FallbackPriority when its priority
-	// expression names an unknown variable or bean, instead of failing.
-	PriorityFallback bool
-	FallbackPriority int64
-	// DefaultRetries is the retries of a job without a retry cycle (3).
-	DefaultRetries int
-	// DefaultRetryCycle applies to jobs whose activity has no
-	// failedJobRetryTimeCycle ("" = retry at once, DefaultRetries times).
-	DefaultRetryCycle string
-	// EnsureJobDueDateNotNull gives asynchronous continuations their
-	// creation time as due date (instead of none), so that acquisition by
-	// due date serves them first in, first out.
-	EnsureJobDueDateNotNull bool
-	// MaxOperations bounds the operations one command runs (default
-	// DefaultMaxOperations; negative: no bound). A command that reaches it
-	// fails with a *LoopError and rolls back, so that a loop without a wait
-	// state cannot run forever.
-	MaxOperations int
-	// MaxWaitingFetches bounds the long-polling fetches waiting at once
-	// (default DefaultMaxWaitingFetches); one more returns at once, empty.
-	MaxWaitingFetches int
-	// MaxResourceBytes bounds the size of a deployed file (default
-	// DefaultMaxResourceBytes; negative: no bound).
-	MaxResourceBytes int
-	// MaxVariableBytes bounds what one variable stores (default
-	// DefaultMaxVariableBytes; negative: no bound).
-	MaxVariableBytes int
-	// DefinitionCacheBytes bounds the estimated memory of the parsed
-	// definitions kept (default DefaultDefinitionCacheBytes; negative: no
-	// bound); the least recently used are dropped first and parsed again
-	// from their stored resource when needed.
-	DefinitionCacheBytes int
-	// MaxQuoted is how much of an expression the engine's errors quote
-	// (default expression.DefaultMaxQuoted characters; negative: all of it).
-	MaxQuoted int
-	// MaxExpressionLength bounds the length of one expression the engine
-	// deploys, in bytes (default expression.DefaultMaxLength; negative: no
-	// bound).
-	MaxExpressionLength int
-	// HistoryTimeToLive keeps the history of instances whose definition
-	// has no camunda:historyTimeToLive this long after their root instance
-	// ends (0: for good).
-	HistoryTimeToLive time.Duration
-	// HistoryCleanupBatchSize bounds the instances one cleanup run removes
-	// (default DefaultHistoryCleanupBatchSize); HistoryCleanupInterval is
-	// the pause after a run that found less (default DefaultHistoryCleanupInterval).
-	HistoryCleanupBatchSize int
-	HistoryCleanupInterval  time.Duration
-}
-
-// HistoryLevel is how much history an engine writes, as Camunda's levels.
-type HistoryLevel int
-
-const (
-	// HistoryNone writes no history.
-	HistoryNone HistoryLevel = iota
-	// HistoryActivity records process instances, activity instances and
-	// user tasks.
-	HistoryActivity
-	// HistoryAudit adds the variables of ended instances (their values at
-	// the end). Camunda's default.
-	HistoryAudit
-	// HistoryFull adds incidents and the job log (a job's creation, lock,
-	// failures and outcome: three rows more per job).
-	HistoryFull
-)
-
 // history reports whether the engine writes history of level l.
-func (e *Engine) history(l HistoryLevel) bool { return e.Config.HistoryLevel >= l }
-
-// DefaultMaxResourceBytes is the default bound of a deployed file's size:
-// the largest models of real projects are a few hundred kilobytes, and
-// parsing takes time and memory in proportion to the size.
-const DefaultMaxResourceBytes = 10 << 20
-
-// DefaultMaxVariableBytes is the default bound of what one variable
-// stores: its text, JSON or bytes. Every command holds its variables in
-// memory, and a larger document belongs in a store of its own.
-const DefaultMaxVariableBytes = 4 << 20
-
-// DefaultMaxOperations is the default bound of operations per command:
-// about 50,000 activities run in one transaction.
-const DefaultMaxOperations = 100_000
+func (e *Engine) history(l config.HistoryLevel) bool { return e.Config.History.Level >= l }
 
 // Engine is the runtime of one database: definitions, delegates, beans.
 type Engine struct {
-	Config Config
+	// Config is the engine's configuration, defaults set.
+	Config config.Config
 
 	db    persistence.DB
 	cmd   *tx.Executor
@@ -145,32 +58,11 @@ type Engine struct {
 	pace jobPace
 }
 
-// New returns a runtime engine on db.
-func New(db persistence.DB, clock tx.Clock, log *slog.Logger, cfg Config) *Engine {
-	if clock == nil {
-		clock = time.Now
-	}
-	if log == nil {
-		log = slog.Default()
-	}
-	if cfg.DefaultRetries <= 0 {
-		cfg.DefaultRetries = 3
-	}
-	if cfg.MaxOperations == 0 {
-		cfg.MaxOperations = DefaultMaxOperations
-	}
-	if cfg.MaxResourceBytes == 0 {
-		cfg.MaxResourceBytes = DefaultMaxResourceBytes
-	}
-	if cfg.MaxVariableBytes == 0 {
-		cfg.MaxVariableBytes = DefaultMaxVariableBytes
-	}
-	if cfg.DefinitionCacheBytes == 0 {
-		cfg.DefinitionCacheBytes = DefaultDefinitionCacheBytes
-	}
-	if cfg.MaxWaitingFetches <= 0 {
-		cfg.MaxWaitingFetches = DefaultMaxWaitingFetches
-	}
+// New returns a runtime engine on db, configured by cfg (its database
+// settings are db's business: the caller opened it with them).
+func New(db persistence.DB, cfg config.Config) *Engine {
+	cfg = cfg.WithDefaults()
+	clock, log := cfg.Clock, cfg.Logger
 	lifetime, stop := context.WithCancel(context.Background())
 	return &Engine{
 		ID:          newID(),
@@ -186,7 +78,7 @@ func New(db persistence.DB, clock tx.Clock, log *slog.Logger, cfg Config) *Engin
 		Config:      cfg,
 		delegates:   make(map[string]Delegate),
 		beans:       make(map[string]any),
-		defs:        newDefCache(int64(cfg.DefinitionCacheBytes)),
+		defs:        newDefCache(int64(cfg.Limits.DefinitionCacheBytes)),
 	}
 }
 
@@ -276,7 +168,7 @@ func (e *Engine) bean(name string) (any, bool) {
 // parser's validation: its length against the engine's limit, then its
 // syntax.
 func (e *Engine) CheckExpression(src string) error {
-	return e.quoting(checkExpression(src, e.Config.MaxExpressionLength, e.Config.MaxQuoted))
+	return e.quoting(checkExpression(src, e.Config.Limits.MaxExpressionLength, e.Config.Limits.MaxQuotedSource))
 }
 
 // CheckExpressionDefaults checks an expression as an engine with the
@@ -296,8 +188,8 @@ func checkExpression(src string, maxLength, maxQuoted int) error {
 // they make, are shared by every engine of the process.
 func (e *Engine) quoting(err error) error {
 	var xe *expression.Error
-	if e.Config.MaxQuoted != 0 && errors.As(err, &xe) {
-		xe.MaxQuoted = e.Config.MaxQuoted
+	if errors.As(err, &xe) {
+		xe.MaxQuoted = e.Config.Limits.MaxQuotedSource
 	}
 	return err
 }

@@ -88,7 +88,7 @@ func (e *Engine) FetchAndLock(ctx context.Context, t persistence.Tx, req FetchRe
 			return got, err
 		}
 		if !waiting {
-			if waiting = e.extWake.enter(e.Config.MaxWaitingFetches); !waiting {
+			if waiting = e.extWake.enter(e.Config.Limits.MaxWaitingFetches); !waiting {
 				return got, nil
 			}
 		}

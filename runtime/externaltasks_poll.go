@@ -14,9 +14,6 @@ import (
 // after the commit), the same on another node (PostgreSQL NOTIFY), and the
 // expiry of a lock or retry timeout on a task of its topics (a timer).
 
-// DefaultMaxWaitingFetches bounds the fetches waiting at once.
-const DefaultMaxWaitingFetches = 1000
-
 // taskWake wakes waiting fetches: its channel is closed and replaced at
 // each wake-up, so a fetch that takes the channel before it looks for tasks
 // misses no wake-up.

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bpmnlite/bpmnlite/config"
 	"github.com/bpmnlite/bpmnlite/internal/enginetest"
 	"github.com/bpmnlite/bpmnlite/persistence"
 	"github.com/bpmnlite/bpmnlite/runtime"
@@ -22,7 +23,7 @@ type rig struct {
 
 func newRig(t *testing.T, db persistence.DB) *rig {
 	clock := enginetest.NewClock()
-	eng := runtime.New(db, clock.Now, slog.New(slog.DiscardHandler), runtime.Config{HistoryLevel: runtime.HistoryFull, ProducePrioritizedJobs: true})
+	eng := runtime.New(db, config.Config{Clock: clock.Now, Logger: slog.New(slog.DiscardHandler), History: config.History{Level: config.HistoryFull}})
 	return &rig{t: t, ctx: t.Context(), db: db, eng: eng, clock: clock}
 }
 

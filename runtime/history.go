@@ -4,13 +4,14 @@ import (
 	"cmp"
 
 	"github.com/bpmnlite/bpmnlite/bpmn"
+	"github.com/bpmnlite/bpmnlite/config"
 	"github.com/bpmnlite/bpmnlite/persistence"
 )
 
 // historyStart records that x entered activity id (a's id, or its
 // multi-instance body's).
 func (c *command) historyStart(x *execution, id string, a *bpmn.Activity) {
-	if !c.e.history(HistoryActivity) {
+	if !c.e.history(config.HistoryActivity) {
 		x.ActivityInstanceID = id + ":" + newID()
 		return
 	}
@@ -42,7 +43,7 @@ func (c *command) historyStart(x *execution, id string, a *bpmn.Activity) {
 func (c *command) historyEnd(x *execution, canceled bool) {
 	id := x.ActivityInstanceID
 	x.ActivityInstanceID = ""
-	if !c.e.history(HistoryActivity) || id == "" {
+	if !c.e.history(config.HistoryActivity) || id == "" {
 		return
 	}
 	now := c.cc.Now().UTC()
@@ -59,7 +60,7 @@ func (c *command) historyEnd(x *execution, canceled bool) {
 
 // historyInstanceStart records a new process instance.
 func (c *command) historyInstanceStart(in *instance, startActivity string) {
-	if !c.e.history(HistoryActivity) {
+	if !c.e.history(config.HistoryActivity) {
 		return
 	}
 	super := ""
@@ -86,7 +87,7 @@ func (c *command) historyInstanceStart(in *instance, startActivity string) {
 
 // historyInstanceEnd closes the instance's history record.
 func (c *command) historyInstanceEnd(in *instance, state, reason, endActivity string) {
-	if !c.e.history(HistoryActivity) {
+	if !c.e.history(config.HistoryActivity) {
 		return
 	}
 	now := c.cc.Now().UTC()
@@ -102,7 +103,7 @@ func (c *command) historyInstanceEnd(in *instance, state, reason, endActivity st
 // deleteIncidentsOfInstance removes the open incidents of an ending
 // instance; their history records end as deleted.
 func (c *command) deleteIncidentsOfInstance(processInstanceID string) {
-	if c.e.history(HistoryFull) {
+	if c.e.history(config.HistoryFull) {
 		c.cc.Write(persistence.DeleteHistoricIncidentsOfInstance(processInstanceID, c.cc.Now().UTC()))
 	}
 	c.cc.Write(persistence.DeleteIncidentsOfInstance(processInstanceID))
@@ -110,7 +111,7 @@ func (c *command) deleteIncidentsOfInstance(processInstanceID string) {
 
 // historyTaskStart records a new user task.
 func (c *command) historyTaskStart(t *persistence.Task, x *execution) {
-	if !c.e.history(HistoryActivity) {
+	if !c.e.history(config.HistoryActivity) {
 		return
 	}
 	h := &persistence.HistoricTask{
@@ -128,7 +129,7 @@ func (c *command) historyTaskStart(t *persistence.Task, x *execution) {
 
 // historyTaskEnd closes a user task's history record: completed or deleted.
 func (c *command) historyTaskEnd(t *persistence.Task, reason string) {
-	if !c.e.history(HistoryActivity) {
+	if !c.e.history(config.HistoryActivity) {
 		return
 	}
 	now := c.cc.Now().UTC()

@@ -12,7 +12,7 @@ import (
 // History time to live, as Camunda's removal-time-based cleanup: when a
 // root process instance ends, its whole hierarchy's history gets a removal
 // time, its end plus the root definition's camunda:historyTimeToLive (or
-// Config.HistoryTimeToLive); one job, HistoryCleanupJobID, run by the job
+// Config.History.TimeToLive); one job, HistoryCleanupJobID, run by the job
 // executor like any other, removes what is due in batches.
 
 func init() {
@@ -25,19 +25,13 @@ func init() {
 // HistoryCleanupJobID is the id of the one history cleanup job.
 const HistoryCleanupJobID = "history-cleanup"
 
-// Defaults of the history cleanup.
-const (
-	DefaultHistoryCleanupBatchSize = 500
-	DefaultHistoryCleanupInterval  = time.Hour
-)
-
 // timeToLive is how long the history of an instance of def is kept after
 // its root instance ends; ok is false when it is kept for good.
 func (e *Engine) timeToLive(def *Definition) (ttl time.Duration, ok bool) {
 	if days := def.HistoryTimeToLive; days != nil {
 		return time.Duration(*days) * 24 * time.Hour, true
 	}
-	return e.Config.HistoryTimeToLive, e.Config.HistoryTimeToLive > 0
+	return e.Config.History.TimeToLive, e.Config.History.TimeToLive > 0
 }
 
 // setRemovalTime gives an ending root instance's hierarchy its removal time.
@@ -56,7 +50,7 @@ func (e *Engine) scheduleHistoryCleanup(cc *tx.Context) {
 	now := cc.Now().UTC()
 	cc.Write(persistence.EnsureJob(&persistence.Job{
 		ID: HistoryCleanupJobID, Rev: 1, Type: persistence.JobMessage, HandlerType: persistence.HandlerHistoryCleanup,
-		Retries: e.Config.DefaultRetries, DueDate: &now, Suspension: persistence.Active, CreateTime: now,
+		Retries: e.Config.Jobs.DefaultRetries, DueDate: &now, Suspension: persistence.Active, CreateTime: now,
 	}))
 }
 
@@ -79,16 +73,8 @@ func (e *Engine) CleanUpHistory(ctx context.Context) (removed int, err error) {
 	return removed, err
 }
 
-// cleanupBatch is how many instances one cleanup run removes at most.
-func (e *Engine) cleanupBatch() int {
-	if e.Config.HistoryCleanupBatchSize > 0 {
-		return e.Config.HistoryCleanupBatchSize
-	}
-	return DefaultHistoryCleanupBatchSize
-}
-
 func (e *Engine) removeExpiredHistory(cc *tx.Context) (int, error) {
-	expired, err := tx.Select(cc, persistence.ExpiredHistory(cc.Now().UTC(), e.cleanupBatch()))
+	expired, err := tx.Select(cc, persistence.ExpiredHistory(cc.Now().UTC(), e.Config.History.CleanupBatchSize))
 	if err != nil || len(expired) == 0 {
 		return 0, err
 	}
@@ -108,12 +94,8 @@ func (c *command) historyCleanupJob(j *persistence.Job) error {
 		return err
 	}
 	next := c.cc.Now().UTC()
-	if removed < c.e.cleanupBatch() {
-		interval := c.e.Config.HistoryCleanupInterval
-		if interval <= 0 {
-			interval = DefaultHistoryCleanupInterval
-		}
-		next = next.Add(interval)
+	if removed < c.e.Config.History.CleanupBatchSize {
+		next = next.Add(c.e.Config.History.CleanupInterval)
 	}
 	if removed > 0 {
 		c.e.log.Info("history cleanup removed the history of ended process instances", "instances", removed)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/bpmnlite/bpmnlite/bpmn"
+	"github.com/bpmnlite/bpmnlite/config"
 	"github.com/bpmnlite/bpmnlite/persistence"
 )
 
@@ -167,7 +168,7 @@ func (c *command) deleteInstance(in *instance, reason, state string) error {
 // history is on): from memory when this command loaded them, else copied
 // by a write queued before the one that deletes them.
 func (c *command) archiveVariables(in *instance) {
-	if !c.e.history(HistoryAudit) {
+	if !c.e.history(config.HistoryAudit) {
 		return
 	}
 	if !in.varsLoaded {

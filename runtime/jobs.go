@@ -135,7 +135,7 @@ func (c *command) createAsyncJob(x *execution, a *bpmn.Activity, s asyncSettings
 		return nil, err
 	}
 	j.HandlerConfig = config
-	if c.e.Config.EnsureJobDueDateNotNull {
+	if c.e.Config.Jobs.EnsureDueDateNotNull {
 		j.DueDate = &j.CreateTime
 	}
 	c.update(x)
@@ -239,20 +239,20 @@ func (c *command) notifyJobs() {
 // job once: it fails once and then has its incident.
 func (e *Engine) initialRetries(cycle string) int {
 	if cycle == "" {
-		cycle = e.Config.DefaultRetryCycle
+		cycle = e.Config.Jobs.DefaultRetryCycle
 	}
 	if cycle != "" && !expression.IsExpression(cycle) {
 		if rc, err := timer.ParseRetryCycle(cycle); err == nil {
 			return max(rc.Retries, 1)
 		}
 	}
-	return e.Config.DefaultRetries
+	return e.Config.Jobs.DefaultRetries
 }
 
 // jobPriority applies the precedence: the job definition's overriding
 // priority, the activity's camunda:jobPriority, the process's, then 0.
 func (c *command) jobPriority(x *execution, def *Definition, a *bpmn.Activity, jd *persistence.JobDefinition) (int64, error) {
-	if !c.e.Config.ProducePrioritizedJobs {
+	if c.e.Config.Jobs.NoPriorities {
 		return 0, nil
 	}
 	if jd != nil && jd.OverridingPriority != nil {
@@ -290,10 +290,10 @@ func (c *command) constOrExpr(x *execution, activityLevel, processLevel, attr st
 		return 0, fmt.Errorf("%s: %w", attr, err)
 	}
 	n, err := ex.EvalInt64(c.resolver(x))
-	if err != nil && c.e.Config.PriorityFallback && (errors.Is(err, expression.ErrUnknownName) || errors.Is(err, expression.ErrUnknownFunction)) {
+	if err != nil && c.e.Config.Jobs.PriorityFallback && (errors.Is(err, expression.ErrUnknownName) || errors.Is(err, expression.ErrUnknownFunction)) {
 		c.e.log.Debug("priority expression could not be resolved; using the fallback priority",
-			"attribute", attr, "priority", c.e.Config.FallbackPriority, "error", err)
-		return c.e.Config.FallbackPriority, nil
+			"attribute", attr, "priority", c.e.Config.Jobs.FallbackPriority, "error", err)
+		return c.e.Config.Jobs.FallbackPriority, nil
 	}
 	if err != nil {
 		return 0, fmt.Errorf("%s: %w", attr, err)

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/bpmnlite/bpmnlite/config"
 	"github.com/bpmnlite/bpmnlite/persistence"
 	"github.com/bpmnlite/bpmnlite/tx"
 )
@@ -34,7 +35,7 @@ func (e *Engine) AcquireJobs(ctx context.Context, p persistence.AcquireParams) (
 }
 
 func (e *Engine) acquireParams(p persistence.AcquireParams) persistence.AcquireParams {
-	p.LogLocked = e.history(HistoryFull)
+	p.LogLocked = e.history(config.HistoryFull)
 	return p
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/bpmnlite/bpmnlite/bpmn"
 	"github.com/bpmnlite/bpmnlite/bpmn/timer"
+	"github.com/bpmnlite/bpmnlite/config"
 	"github.com/bpmnlite/bpmnlite/expression"
 	"github.com/bpmnlite/bpmnlite/persistence"
 	"github.com/bpmnlite/bpmnlite/tx"
@@ -153,7 +154,7 @@ func (e *Engine) retryCycle(c *command, j *persistence.Job, x *execution) (cycle
 		}
 	}
 	if cycle == "" {
-		cycle = e.Config.DefaultRetryCycle
+		cycle = e.Config.Jobs.DefaultRetryCycle
 	}
 	if !expression.IsExpression(cycle) {
 		return cycle, false
@@ -218,7 +219,7 @@ func (e *Engine) raiseIncident(cc *tx.Context, root *persistence.Incident) error
 // insertIncident inserts an open incident, and its history record.
 func (e *Engine) insertIncident(cc *tx.Context, in *persistence.Incident) {
 	cc.Insert(in)
-	if e.history(HistoryFull) {
+	if e.history(config.HistoryFull) {
 		cc.Insert(&persistence.HistoricIncident{
 			ID: in.ID, Rev: 1, Type: in.Type, CreateTime: in.Timestamp, State: persistence.IncidentOpen,
 			Message: in.Message, ExecutionID: in.ExecutionID, ActivityID: in.ActivityID,
@@ -262,7 +263,7 @@ func (e *Engine) deleteIncident(cc *tx.Context, in *persistence.Incident, state 
 		return // also in the chain of another root
 	}
 	cc.Delete(in)
-	if e.history(HistoryFull) {
+	if e.history(config.HistoryFull) {
 		cc.Write(persistence.EndHistoricIncident(in.ID, cc.Now().UTC(), state))
 	}
 }
@@ -270,7 +271,7 @@ func (e *Engine) deleteIncident(cc *tx.Context, in *persistence.Incident, state 
 // logJob records an event of job in the job log (when history is on). The
 // lock owner is the job's; start is when the run being reported began.
 func (e *Engine) logJob(cc *tx.Context, j *persistence.Job, event, message string, start *time.Time) {
-	if !e.history(HistoryFull) {
+	if !e.history(config.HistoryFull) {
 		return
 	}
 	cc.Insert(&persistence.JobLogEntry{

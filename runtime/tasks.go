@@ -9,6 +9,7 @@ import (
 
 	"github.com/bpmnlite/bpmnlite/bpmn"
 	"github.com/bpmnlite/bpmnlite/bpmn/timer"
+	"github.com/bpmnlite/bpmnlite/config"
 	"github.com/bpmnlite/bpmnlite/expression"
 	"github.com/bpmnlite/bpmnlite/persistence"
 )
@@ -281,7 +282,7 @@ func (e *Engine) updateTask(ctx context.Context, t persistence.Tx, id string, ch
 			}
 		}
 		c.cc.Update(task)
-		if c.e.history(HistoryActivity) {
+		if c.e.history(config.HistoryActivity) {
 			c.cc.Write(persistence.SetHistoricTaskAssignee(task.ID, task.Assignee))
 		}
 		return nil

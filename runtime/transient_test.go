@@ -4,13 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/bpmnlite/bpmnlite/internal/enginetest"
-	"github.com/bpmnlite/bpmnlite/internal/harness"
 	"math"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/bpmnlite/bpmnlite/internal/enginetest"
+	"github.com/bpmnlite/bpmnlite/internal/harness"
 
 	"github.com/bpmnlite/bpmnlite"
 )

@@ -550,7 +550,7 @@ func (x *execution) setLocal(name string, v any) error {
 		return err
 	}
 	in := x.inst
-	limit := in.c.e.Config.MaxVariableBytes
+	limit := in.c.e.Config.Limits.MaxVariableBytes
 	r, was := in.local(x.ID, name)
 	removed := false
 	if r == nil {

@@ -34,7 +34,7 @@ const paymentProcess = `<definitions xmlns="http://www.omg.org/spec/BPMN/2010052
 // paymentProcess (the bpmnlite package's examples show both calls).
 func newEngine() *bpmnlite.Engine {
 	ctx := context.Background()
-	eng, err := bpmnlite.Open(ctx, bpmnlite.Config{Database: ":memory:", Logger: slog.New(slog.DiscardHandler)})
+	eng, err := bpmnlite.Open(ctx, bpmnlite.Config{Database: bpmnlite.DatabaseConfig{URL: ":memory:"}, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		panic(err)
 	}

@@ -36,7 +36,7 @@ const process = `<?xml version="1.0" encoding="UTF-8"?>
 func TestWorker(t *testing.T) {
 	for _, b := range testdb.Backends(t) {
 		t.Run(b.Name, func(t *testing.T) {
-			eng, err := bpmnlite.Open(t.Context(), bpmnlite.Config{Database: b.URL, Schema: b.Options.Schema, Logger: slog.New(slog.DiscardHandler)})
+			eng, err := bpmnlite.Open(t.Context(), bpmnlite.Config{Database: bpmnlite.DatabaseConfig{URL: b.URL, Schema: b.Options.Schema}, Logger: slog.New(slog.DiscardHandler)})
 			if err != nil {
 				t.Fatal(err)
 			}

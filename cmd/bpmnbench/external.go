@@ -48,7 +48,7 @@ func externalSuite(ctx context.Context, o options, w io.Writer) error {
 			if err != nil {
 				return nil, "", err
 			}
-			eng, err := bpmnlite.Open(ctx, bpmnlite.Config{Database: url, MaxConns: 24, Logger: slog.New(slog.DiscardHandler)})
+			eng, err := bpmnlite.Open(ctx, bpmnlite.Config{Database: bpmnlite.DatabaseConfig{URL: url, MaxConns: 24}, Logger: slog.New(slog.DiscardHandler)})
 			return eng, url, err
 		}})
 	}
@@ -57,7 +57,7 @@ func externalSuite(ctx context.Context, o options, w io.Writer) error {
 		if err != nil {
 			return nil, "", err
 		}
-		eng, err := bpmnlite.Open(ctx, bpmnlite.Config{Database: filepath.Join(dir, "ext.db"), Logger: slog.New(slog.DiscardHandler)})
+		eng, err := bpmnlite.Open(ctx, bpmnlite.Config{Database: bpmnlite.DatabaseConfig{URL: filepath.Join(dir, "ext.db")}, Logger: slog.New(slog.DiscardHandler)})
 		return eng, "", err
 	}})
 	fmt.Fprintf(w, "External tasks, %s per throughput figure: 4 workers, each handling up to 4 tasks at once; hand-off: one worker in its long poll, 200 tasks started one by one\n\n", o.duration)

@@ -65,7 +65,7 @@ type throughputCase struct {
 	workers   int
 	queue     int // 0: the default (PoolSize)
 	executors int
-	history   string // Config.HistoryLevel
+	history   bpmnlite.HistoryLevel
 }
 
 // measureThroughput runs chains of async no-op jobs for o.duration and
@@ -82,7 +82,7 @@ func measureThroughput(ctx context.Context, o options, c throughputCase) (float6
 		for range c.executors {
 			urls = append(urls, url)
 		}
-		cfg.MaxConns = c.workers + 4
+		cfg.Database.MaxConns = c.workers + 4
 	default:
 		dir, err := os.MkdirTemp("", "bpmnbench")
 		if err != nil {
@@ -90,13 +90,13 @@ func measureThroughput(ctx context.Context, o options, c throughputCase) (float6
 		}
 		defer os.RemoveAll(dir)
 		urls = []string{filepath.Join(dir, "jobs.db")}
-		cfg.SQLiteSynchronous = strings.TrimPrefix(c.backend, "sqlite ")
+		cfg.Database.SQLiteSynchronous = strings.TrimPrefix(c.backend, "sqlite ")
 	}
-	cfg.HistoryLevel = c.history
+	cfg.History.Level = c.history
 	cfg.Logger = slog.New(slog.DiscardHandler)
 	var engines []*bpmnlite.Engine
 	for _, u := range urls {
-		cfg.Database = u
+		cfg.Database.URL = u
 		eng, err := bpmnlite.Open(ctx, cfg)
 		if err != nil {
 			return 0, "", err
@@ -331,8 +331,12 @@ func (s *stepTimes) pickups(instance string) []time.Duration {
 // measureLatency steps probe instances alone, then under background load of
 // about half the throughput, and reports pickup latencies.
 func measureLatency(ctx context.Context, o options, url string, load float64) (p50, p99, perStep time.Duration, err error) {
-	eng, err := bpmnlite.Open(ctx, bpmnlite.Config{Database: url, MaxConns: 16, Logger: slog.New(slog.DiscardHandler),
-		JobExecutorActivate: true, JobExecutor: bpmnlite.JobExecutorConfig{PoolSize: 8, MaxJobsPerAcquisition: 32, Logger: slog.New(slog.DiscardHandler)}})
+	eng, err := bpmnlite.Open(ctx, bpmnlite.Config{
+		Database:            bpmnlite.DatabaseConfig{URL: url, MaxConns: 16},
+		Logger:              slog.New(slog.DiscardHandler),
+		JobExecutorActivate: true,
+		JobExecutor:         bpmnlite.JobExecutorConfig{PoolSize: 8, MaxJobsPerAcquisition: 32, Logger: slog.New(slog.DiscardHandler)},
+	})
 	if err != nil {
 		return 0, 0, 0, err
 	}
@@ -408,13 +412,17 @@ func measureLatency(ctx context.Context, o options, url string, load float64) (p
 // pickup slower than 5 ms in three runs was among the first ten.
 func measureCrossNode(ctx context.Context, url string) (time.Duration, time.Duration, error) {
 	quiet := slog.New(slog.DiscardHandler)
-	a, err := bpmnlite.Open(ctx, bpmnlite.Config{Database: url, Logger: quiet})
+	a, err := bpmnlite.Open(ctx, bpmnlite.Config{Database: bpmnlite.DatabaseConfig{URL: url}, Logger: quiet})
 	if err != nil {
 		return 0, 0, err
 	}
 	defer a.Close()
-	b, err := bpmnlite.Open(ctx, bpmnlite.Config{Database: url, Logger: quiet, JobExecutorActivate: true,
-		JobExecutor: bpmnlite.JobExecutorConfig{PoolSize: 4, WaitTime: 30 * time.Second, MaxWait: time.Minute, Logger: quiet}})
+	b, err := bpmnlite.Open(ctx, bpmnlite.Config{
+		Database:            bpmnlite.DatabaseConfig{URL: url},
+		Logger:              quiet,
+		JobExecutorActivate: true,
+		JobExecutor:         bpmnlite.JobExecutorConfig{PoolSize: 4, WaitTime: 30 * time.Second, MaxWait: time.Minute, Logger: quiet},
+	})
 	if err != nil {
 		return 0, 0, err
 	}
@@ -452,8 +460,12 @@ func measureCrossNode(ctx context.Context, url string) (time.Duration, time.Dura
 // measures how late the executor starts them.
 func measureTimerLateness(ctx context.Context, url string) (time.Duration, time.Duration, error) {
 	quiet := slog.New(slog.DiscardHandler)
-	eng, err := bpmnlite.Open(ctx, bpmnlite.Config{Database: url, Logger: quiet, JobExecutorActivate: true,
-		JobExecutor: bpmnlite.JobExecutorConfig{PoolSize: 4, Logger: quiet}})
+	eng, err := bpmnlite.Open(ctx, bpmnlite.Config{
+		Database:            bpmnlite.DatabaseConfig{URL: url},
+		Logger:              quiet,
+		JobExecutorActivate: true,
+		JobExecutor:         bpmnlite.JobExecutorConfig{PoolSize: 4, Logger: quiet},
+	})
 	if err != nil {
 		return 0, 0, err
 	}

@@ -198,7 +198,7 @@ func jobSuite(ctx context.Context, o options, w io.Writer) error {
 			rows = append(rows, row{name: name, backend: "postgres", rate: rate, ref: refRate, refName: "pgbench job.sql, 8 clients", note: note})
 			return nil
 		}
-		for _, hist := range []string{bpmnlite.HistoryAudit, bpmnlite.HistoryFull, bpmnlite.HistoryNone} {
+		for _, hist := range []bpmnlite.HistoryLevel{bpmnlite.HistoryAudit, bpmnlite.HistoryFull, bpmnlite.HistoryNone} {
 			for _, workers := range o.workers {
 				name := fmt.Sprintf("async chain, %d workers, history %s", workers, hist)
 				if err := measurePG(name, throughputCase{backend: "postgres", workers: workers, executors: 1, history: hist}); err != nil {
@@ -350,7 +350,7 @@ func tenSteps() string {
 }
 
 func measure(ctx context.Context, url string, sc scenario, o options) (row, error) {
-	eng, err := bpmnlite.Open(ctx, bpmnlite.Config{Database: url, MaxConns: o.callers + 2, Logger: slog.New(slog.DiscardHandler)})
+	eng, err := bpmnlite.Open(ctx, bpmnlite.Config{Database: bpmnlite.DatabaseConfig{URL: url, MaxConns: o.callers + 2}, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		return row{}, err
 	}
@@ -359,7 +359,7 @@ func measure(ctx context.Context, url string, sc scenario, o options) (row, erro
 }
 
 func measureSQLite(ctx context.Context, path, sync string, sc scenario, o options) (row, error) {
-	eng, err := bpmnlite.Open(ctx, bpmnlite.Config{Database: path, SQLiteSynchronous: sync, Logger: slog.New(slog.DiscardHandler)})
+	eng, err := bpmnlite.Open(ctx, bpmnlite.Config{Database: bpmnlite.DatabaseConfig{URL: path, SQLiteSynchronous: sync}, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		return row{}, err
 	}

@@ -38,8 +38,12 @@ func memorySuite(ctx context.Context, o options, w io.Writer) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	eng, err := bpmnlite.Open(ctx, bpmnlite.Config{Database: filepath.Join(dir, "memory.db"), NoHistory: true, Logger: slog.New(slog.DiscardHandler),
-		DefinitionCacheBytes: o.cacheBytes})
+	eng, err := bpmnlite.Open(ctx, bpmnlite.Config{
+		Database: bpmnlite.DatabaseConfig{URL: filepath.Join(dir, "memory.db")},
+		History:  bpmnlite.HistoryConfig{Level: bpmnlite.HistoryNone},
+		Limits:   bpmnlite.LimitsConfig{DefinitionCacheBytes: o.cacheBytes},
+		Logger:   slog.New(slog.DiscardHandler),
+	})
 	if err != nil {
 		return err
 	}

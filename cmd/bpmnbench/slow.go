@@ -89,15 +89,15 @@ func measureSlow(ctx context.Context, o options, backend string, exclusive bool)
 		if err != nil {
 			return nil, err
 		}
-		cfg.Database = url
+		cfg.Database.URL = url
 	} else {
 		dir, err := os.MkdirTemp("", "bpmnbench")
 		if err != nil {
 			return nil, err
 		}
 		defer os.RemoveAll(dir)
-		cfg.Database = filepath.Join(dir, "slow.db")
-		cfg.SQLiteSynchronous = strings.TrimPrefix(backend, "sqlite ")
+		cfg.Database.URL = filepath.Join(dir, "slow.db")
+		cfg.Database.SQLiteSynchronous = strings.TrimPrefix(backend, "sqlite ")
 	}
 	eng, err := bpmnlite.Open(ctx, cfg)
 	if err != nil {

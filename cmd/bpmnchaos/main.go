@@ -173,7 +173,7 @@ func progress(format string, args ...any) {
 // deploy opens an engine without a job executor on database and deploys
 // the workload.
 func deploy(ctx context.Context, database string) (*bpmnlite.Engine, error) {
-	eng, err := bpmnlite.Open(ctx, bpmnlite.Config{Database: database, Logger: quiet})
+	eng, err := bpmnlite.Open(ctx, bpmnlite.Config{Database: bpmnlite.DatabaseConfig{URL: database}, Logger: quiet})
 	if err != nil {
 		return nil, err
 	}

@@ -39,8 +39,10 @@ func node(args []string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
 	eng, err := bpmnlite.Open(ctx, bpmnlite.Config{
-		// The job log is where the suite counts the retries charged.
-		Database: *db, Logger: log, MaxConns: 12, JobExecutorActivate: true, HistoryLevel: bpmnlite.HistoryFull,
+		Database:            bpmnlite.DatabaseConfig{URL: *db, MaxConns: 12},
+		History:             bpmnlite.HistoryConfig{Level: bpmnlite.HistoryFull},
+		Logger:              log,
+		JobExecutorActivate: true,
 		JobExecutor: bpmnlite.JobExecutorConfig{
 			LockOwner: *owner, LockTime: *lockTime, PoolSize: 4,
 			WaitTime: 100 * time.Millisecond, MaxWait: 500 * time.Millisecond,

@@ -39,7 +39,7 @@ func newDBFlags(fs *flag.FlagSet, def string) dbFlags {
 
 // config is the engine configuration the flags name.
 func (d dbFlags) config() bpmnlite.Config {
-	return bpmnlite.Config{Database: *d.db, Schema: *d.schema}
+	return bpmnlite.Config{Database: bpmnlite.DatabaseConfig{URL: *d.db, Schema: *d.schema}}
 }
 
 // cli is one command's flags and engine.
@@ -75,7 +75,7 @@ func (c *cli) open(ctx context.Context, args []string) error {
 		}
 	}
 	cfg := c.config()
-	cfg.Logger, cfg.OpenExisting = slog.New(slog.DiscardHandler), c.readAll
+	cfg.Logger, cfg.Database.OpenExisting = slog.New(slog.DiscardHandler), c.readAll
 	c.eng, err = bpmnlite.Open(ctx, cfg)
 	return err
 }

@@ -34,7 +34,7 @@ const cliProcess = `<?xml version="1.0" encoding="UTF-8"?>
 func eachBackend(t *testing.T, f func(t *testing.T, cfg bpmnlite.Config)) {
 	for _, b := range testdb.Backends(t) {
 		t.Run(b.Name, func(t *testing.T) {
-			cfg := bpmnlite.Config{Database: b.URL, Schema: b.Options.Schema, Logger: slog.New(slog.DiscardHandler)}
+			cfg := bpmnlite.Config{Database: bpmnlite.DatabaseConfig{URL: b.URL, Schema: b.Options.Schema}, Logger: slog.New(slog.DiscardHandler)}
 			eng, err := bpmnlite.Open(context.Background(), cfg)
 			if err != nil {
 				t.Fatal(err)

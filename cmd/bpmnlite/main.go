@@ -11,6 +11,7 @@ import (
 
 	"github.com/bpmnlite/bpmnlite"
 	"github.com/bpmnlite/bpmnlite/bpmn"
+	"github.com/bpmnlite/bpmnlite/config"
 	"github.com/bpmnlite/bpmnlite/runtime"
 )
 
@@ -137,7 +138,7 @@ func validate(files []string, out io.Writer) error {
 		if err != nil {
 			return err
 		}
-		defs, err := bpmn.Parse(data, bpmn.ParseOptions{File: f, CheckExpression: runtime.CheckExpressionDefaults, MaxBytes: runtime.DefaultMaxResourceBytes})
+		defs, err := bpmn.Parse(data, bpmn.ParseOptions{File: f, CheckExpression: runtime.CheckExpressionDefaults, MaxBytes: config.DefaultMaxResourceBytes})
 		if err != nil {
 			failed++
 			fmt.Fprintln(out, err)

@@ -55,7 +55,7 @@ func TestValidateReportsProblems(t *testing.T) {
 
 func TestJobsExplainsWhyNotRunning(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "jobs.db")
-	eng, err := bpmnlite.Open(context.Background(), bpmnlite.Config{Database: db, Logger: slog.New(slog.DiscardHandler)})
+	eng, err := bpmnlite.Open(context.Background(), bpmnlite.Config{Database: bpmnlite.DatabaseConfig{URL: db}, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func TestWhyNotRunning(t *testing.T) {
 func TestCheck(t *testing.T) {
 	ctx := context.Background()
 	db := filepath.Join(t.TempDir(), "check.db")
-	eng, err := bpmnlite.Open(ctx, bpmnlite.Config{Database: db, Logger: slog.New(slog.DiscardHandler)})
+	eng, err := bpmnlite.Open(ctx, bpmnlite.Config{Database: bpmnlite.DatabaseConfig{URL: db}, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}

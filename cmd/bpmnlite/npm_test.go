@@ -131,7 +131,7 @@ func TestNpmExternalTaskClient(t *testing.T) {
 	}
 
 	// Check the outcome on the database the server used.
-	eng, err := bpmnlite.Open(t.Context(), bpmnlite.Config{Database: db, Logger: slog.New(slog.DiscardHandler)})
+	eng, err := bpmnlite.Open(t.Context(), bpmnlite.Config{Database: bpmnlite.DatabaseConfig{URL: db}, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}

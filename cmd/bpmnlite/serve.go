@@ -68,8 +68,8 @@ func serve(ctx context.Context, args []string, out io.Writer) error {
 	log := slog.New(handler)
 	cfg := db.config()
 	cfg.Logger = log
-	cfg.DefinitionCacheBytes = *cacheBytes
-	cfg.MaxVariableBytes = *varBytes
+	cfg.Limits.DefinitionCacheBytes = *cacheBytes
+	cfg.Limits.MaxVariableBytes = *varBytes
 	eng, err := bpmnlite.Open(ctx, cfg)
 	if err != nil {
 		return err

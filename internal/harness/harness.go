@@ -59,13 +59,13 @@ func EachBackend(t *testing.T, cfg bpmnlite.Config, f func(t *testing.T, e *Env)
 func Open(t *testing.T, b testdb.Backend, cfg bpmnlite.Config) *Env {
 	t.Helper()
 	clock := enginetest.NewClock()
-	cfg.Database = b.URL
-	cfg.Schema = b.Options.Schema
+	cfg.Database.URL = b.URL
+	cfg.Database.Schema = b.Options.Schema
 	cfg.Clock = clock.Now
-	if cfg.HistoryLevel == "" {
+	if cfg.History.Level == 0 {
 		// The job log and incident history many tests read are written at
 		// the full level; TestHistoryLevels checks the others.
-		cfg.HistoryLevel = bpmnlite.HistoryFull
+		cfg.History.Level = bpmnlite.HistoryFull
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)

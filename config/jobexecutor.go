@@ -1,0 +1,177 @@
+package config
+
+import (
+	"fmt"
+	"log/slog"
+	"math"
+	"os"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// JobExecutor configures a job executor. Zero values take the defaults
+// named.
+type JobExecutor struct {
+	// PoolSize is the number of workers running jobs. Default 4.
+	PoolSize int
+	// QueueSize is how many acquired jobs may wait for a free worker.
+	// Acquisition never locks more jobs than the queue and the idle workers
+	// can take, so no job waits in the queue until its lock expires.
+	// Default PoolSize; 64 when every engine is on SQLite, whose workers
+	// commit the queued jobs together, each behind its own savepoint.
+	QueueSize int
+	// MaxJobsPerAcquisition bounds one acquisition. Default 16; 64 when
+	// every engine is on SQLite, where a worker acquires its next jobs in
+	// the transaction of the group it runs, so this bounds the groups.
+	MaxJobsPerAcquisition int
+	// NoContinuations turns off claiming: by default a job, on PostgreSQL,
+	// locks for this executor in its own transaction one of the jobs it
+	// creates that is due at once and that acquisition would give it, which
+	// runs next in the slot the job leaves, without an acquisition (an
+	// exclusive one after it on the same worker). Off, every job waits for
+	// an acquisition cycle.
+	NoContinuations bool
+	// LockTime is how long an acquisition locks a job; running jobs extend
+	// their lock while they run (on PostgreSQL). Default 5 minutes.
+	LockTime time.Duration
+	// WaitTime is the idle wait after an acquisition found nothing; it grows
+	// by BackoffFactor per empty acquisition up to MaxWait. The executor
+	// wakes earlier when this engine commits a job, when another node
+	// notifies one (PostgreSQL), and at the earliest future due date.
+	// Defaults 5s, factor 2, MaxWait 60s.
+	WaitTime      time.Duration
+	BackoffFactor float64
+	MaxWait       time.Duration
+	// LockOwner names this executor in job locks. Default host name plus a
+	// random suffix: unique per process.
+	LockOwner string
+	// DeploymentAware acquires only jobs of deployments registered with the
+	// engines this executor serves (and jobs without a deployment).
+	DeploymentAware bool
+	// AcquireExclusiveOverProcessHierarchies treats a process instance and
+	// the instances its call activities start (at any depth) as one
+	// instance for exclusive jobs: they are not acquired while another
+	// exclusive job of the hierarchy is locked, and those acquired together
+	// run one after another in one batch. Off by default, as in Camunda.
+	AcquireExclusiveOverProcessHierarchies bool
+	// Acquisition order, combined in this precedence: priority (highest
+	// first), timers before other jobs, due date (earliest first).
+	AcquireByPriority bool
+	PreferTimerJobs   bool
+	AcquireByDueDate  bool
+	// PriorityMin and PriorityMax bound the priorities this executor
+	// acquires (nil: unbounded), so a node can serve only urgent work.
+	PriorityMin, PriorityMax *int64
+	// ReportInterval is how often the executor records in the database what
+	// it serves and how busy it is (for bpmnlite jobs explain). Default 5s.
+	ReportInterval time.Duration
+	// DeadOwnerAfter is how long another executor may go without reporting
+	// before this one takes its job locks over, without waiting for them to
+	// expire and without charging the jobs a failed attempt: its node is
+	// presumed gone (killed, or cut off for good). Fencing still stops a
+	// node that was only frozen from committing. Default 3 × ReportInterval;
+	// negative: never (locks are taken over when they expire).
+	DeadOwnerAfter time.Duration
+	// Logger receives debug logs of each acquisition cycle and each job,
+	// and warnings for failures. Default slog.Default().
+	Logger *slog.Logger
+	// Metrics receives counters; nil discards them.
+	Metrics ExecutorMetrics
+	// Clock is the time used for acquisition and locks. Default time.Now;
+	// set it to the engine's clock in tests with a fake clock.
+	Clock func() time.Time
+}
+
+// WithDefaults returns c with every zero field set to its default.
+func (c JobExecutor) WithDefaults() JobExecutor {
+	if c.ReportInterval <= 0 {
+		c.ReportInterval = 5 * time.Second
+	}
+	if c.DeadOwnerAfter == 0 {
+		c.DeadOwnerAfter = 3 * c.ReportInterval
+	}
+	if c.PoolSize <= 0 {
+		c.PoolSize = 4
+	}
+	if c.QueueSize <= 0 {
+		c.QueueSize = c.PoolSize
+	}
+	if c.MaxJobsPerAcquisition <= 0 {
+		c.MaxJobsPerAcquisition = 16
+	}
+	if c.LockTime <= 0 {
+		c.LockTime = 5 * time.Minute
+	}
+	if c.WaitTime <= 0 {
+		c.WaitTime = 5 * time.Second
+	}
+	if c.BackoffFactor < 1 {
+		c.BackoffFactor = 2
+	}
+	if c.MaxWait <= 0 {
+		c.MaxWait = time.Minute
+	}
+	if c.MaxWait < c.WaitTime {
+		c.MaxWait = c.WaitTime
+	}
+	if c.LockOwner == "" {
+		host, _ := os.Hostname()
+		c.LockOwner = fmt.Sprintf("%s-%s", host, uuid.NewString()[:8])
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	if c.Metrics == nil {
+		c.Metrics = noMetrics{}
+	}
+	if c.Clock == nil {
+		c.Clock = time.Now
+	}
+	return c
+}
+
+// Validate reports the first setting that cannot work, naming it.
+func (c JobExecutor) Validate() error {
+	if c.PriorityMin != nil && c.PriorityMax != nil && *c.PriorityMin > *c.PriorityMax {
+		return fmt.Errorf("jobexecutor: PriorityMin %d is above PriorityMax %d", *c.PriorityMin, *c.PriorityMax)
+	}
+	if c.BackoffFactor > math.MaxInt32 {
+		return fmt.Errorf("jobexecutor: BackoffFactor %g is too large", c.BackoffFactor)
+	}
+	return nil
+}
+
+// ExecutorMetrics receives a job executor's counters. Implementations must
+// be safe for concurrent use.
+type ExecutorMetrics interface {
+	// Acquired is called after each acquisition with the jobs locked.
+	Acquired(n int)
+	// Executed is called when a job ran successfully.
+	Executed(d time.Duration)
+	// Failed is called when a job failed (its failure was recorded).
+	Failed()
+	// Conflict is called when a job hit an optimistic-lock conflict and was
+	// released without spending a retry.
+	Conflict()
+	// QueueDepth reports the jobs acquired and not yet started.
+	QueueDepth(n int)
+	// PickupLatency is the time from a job's acquisition to its start.
+	PickupLatency(d time.Duration)
+}
+
+// CycleMetrics is implemented by ExecutorMetrics that also want each
+// acquisition's duration and the number of workers busy running jobs.
+type CycleMetrics interface {
+	AcquisitionDuration(d time.Duration)
+	BusyWorkers(n int)
+}
+
+type noMetrics struct{}
+
+func (noMetrics) Acquired(int)                {}
+func (noMetrics) Executed(time.Duration)      {}
+func (noMetrics) Failed()                     {}
+func (noMetrics) Conflict()                   {}
+func (noMetrics) QueueDepth(int)              {}
+func (noMetrics) PickupLatency(time.Duration) {}
