@@ -160,7 +160,7 @@ func Transient(v any) TransientValue { return runtime.Transient(v) }
 type Engine struct {
 	cfg Config
 	db  persistence.DB
-	rt  *runtime.Engine
+	rt  *runtime.Core
 	je  *jobexecutor.Executor // when JobExecutorActivate
 }
 
@@ -207,7 +207,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 // Several executors, in one process or on several nodes, may share a
 // database.
 func NewJobExecutor(cfg JobExecutorConfig, engines ...*Engine) (*jobexecutor.Executor, error) {
-	rts := make([]jobexecutor.Engine, len(engines))
+	rts := make([]jobexecutor.JobRuntime, len(engines))
 	for i, e := range engines {
 		rts[i] = e.rt
 	}

@@ -14,7 +14,7 @@
 // [Engine]'s methods: commands (api.go: deploy, start, complete, correlate,
 // signal, variables), queries (query.go) and the read models they return
 // (models.go), management (management.go: retries, priorities, suspension,
-// incidents, deployments), running jobs by hand (jobs.go), external tasks
+// incidents, deployments), running jobs by hand (execute.go), external tasks
 // (externaltasks.go), and [NewJobExecutor].
 //
 // It holds no BPMN behaviour: commands go to the runtime package, and

@@ -16,5 +16,5 @@
 // The package knows nothing of the database or of execution. It imports
 // only bpmn/timer, to check timer values. It does not compile expressions:
 // the caller checks their syntax through ParseOptions.CheckExpression (the
-// engine passes its runtime.Engine.CheckExpression).
+// engine passes its runtime.Core.CheckExpression).
 package bpmn

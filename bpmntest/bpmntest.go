@@ -70,8 +70,9 @@ func (s *Script) Close() {
 	s.cleanups = nil
 }
 
-// Engine is an engine for one test.
-type Engine struct {
+// Harness is an engine for one test (it embeds *bpmnlite.Engine) with the
+// kit's helpers: a fake clock, stubs, instance assertions.
+type Harness struct {
 	*bpmnlite.Engine
 	T     TB
 	Clock *Clock
@@ -86,7 +87,7 @@ type Clock = enginetest.Clock
 
 // New returns an engine for t, closed when t ends: in-memory SQLite
 // unless o asks for PostgreSQL.
-func New(t TB, o ...Options) *Engine {
+func New(t TB, o ...Options) *Harness {
 	t.Helper()
 	var opt Options
 	if len(o) > 0 {
@@ -121,11 +122,11 @@ func New(t TB, o ...Options) *Engine {
 		t.Fatalf("bpmntest: open engine: %v", err)
 	}
 	t.Cleanup(func() { _ = eng.Close() })
-	return &Engine{Engine: eng, T: t, Clock: clock, ctx: context.Background(), calls: map[string]int{}}
+	return &Harness{Engine: eng, T: t, Clock: clock, ctx: context.Background(), calls: map[string]int{}}
 }
 
 // Deploy deploys BPMN files; a problem fails the test.
-func (e *Engine) Deploy(paths ...string) *bpmnlite.Deployment {
+func (e *Harness) Deploy(paths ...string) *bpmnlite.Deployment {
 	e.T.Helper()
 	name := strings.TrimSuffix(filepath.Base(paths[0]), filepath.Ext(paths[0]))
 	d, err := e.DeployFiles(e.ctx, name, paths...)
@@ -136,13 +137,13 @@ func (e *Engine) Deploy(paths ...string) *bpmnlite.Deployment {
 }
 
 // Stub registers a delegate under name that sets vars and counts its calls.
-func (e *Engine) Stub(name string, vars map[string]any) {
+func (e *Harness) Stub(name string, vars map[string]any) {
 	e.FailTimes(name, 0, nil, vars)
 }
 
 // FailTimes registers a delegate under name that fails its first n calls
 // with err (a default error when nil), then sets vars.
-func (e *Engine) FailTimes(name string, n int, err error, vars map[string]any) {
+func (e *Harness) FailTimes(name string, n int, err error, vars map[string]any) {
 	if err == nil {
 		err = fmt.Errorf("%s: failure planned by the test", name)
 	}
@@ -164,7 +165,7 @@ func (e *Engine) FailTimes(name string, n int, err error, vars map[string]any) {
 }
 
 // Calls reports how often the delegate of Stub or FailTimes ran.
-func (e *Engine) Calls(name string) int {
+func (e *Harness) Calls(name string) int {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.calls[name]
@@ -172,7 +173,7 @@ func (e *Engine) Calls(name string) int {
 
 // Start starts an instance of the latest version of key and runs its due
 // jobs until it waits.
-func (e *Engine) Start(key string, vars map[string]any) *Instance {
+func (e *Harness) Start(key string, vars map[string]any) *Instance {
 	e.T.Helper()
 	id, err := e.Engine.Start(e.ctx, bpmnlite.StartRequest{Key: key, Variables: vars})
 	if err != nil {
@@ -183,7 +184,7 @@ func (e *Engine) Start(key string, vars map[string]any) *Instance {
 
 // Instance is a process instance under test.
 type Instance struct {
-	e  *Engine
+	e  *Harness
 	ID string
 }
 

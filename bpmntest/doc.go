@@ -9,8 +9,8 @@
 //	pi := e.Start("order", map[string]any{"quantity": 2})
 //	pi.AssertWaitingAt("ship").CompleteTask("ship", nil).AssertEnded("shipped")
 //
-// [New] returns an [Engine] (a *bpmnlite.Engine with the test's [Clock]);
-// Deploy, Stub and FailTimes set a test up. [Engine.Start] and the calls
+// [New] returns an [Harness] (a *bpmnlite.Engine with the test's [Clock]);
+// Deploy, Stub and FailTimes set a test up. [Harness.Start] and the calls
 // on an [Instance] (CompleteTask, Correlate, Advance) run the jobs due
 // then, so the instance stands at its next wait state; the Assert methods
 // fail the test with [Instance.State]. Outside a test (an Example, a small

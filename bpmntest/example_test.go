@@ -53,7 +53,7 @@ func ExampleInstance_Advance() {
 // A stub stands in for a delegate the process calls: it sets the variables
 // given and counts its calls. Start runs the instance (and its
 // asynchronous preparation job) to the user task; CompleteTask runs it on.
-func ExampleEngine_Stub() {
+func ExampleHarness_Stub() {
 	s := new(bpmntest.Script)
 	defer s.Close()
 	e := bpmntest.New(s)

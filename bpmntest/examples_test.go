@@ -14,13 +14,13 @@ import (
 
 func example(name string) string { return filepath.Join("..", "examples", "processes", name+".bpmn") }
 
-func eachBackend(t *testing.T, f func(t *testing.T, e *bpmntest.Engine)) {
+func eachBackend(t *testing.T, f func(t *testing.T, e *bpmntest.Harness)) {
 	t.Run("sqlite", func(t *testing.T) { f(t, bpmntest.New(t)) })
 	t.Run("postgres", func(t *testing.T) { f(t, bpmntest.New(t, bpmntest.Options{Postgres: true})) })
 }
 
 func TestOrder(t *testing.T) {
-	eachBackend(t, func(t *testing.T, e *bpmntest.Engine) {
+	eachBackend(t, func(t *testing.T, e *bpmntest.Harness) {
 		e.Deploy(example("order"))
 		e.Stub("checkStock", map[string]any{"stock": 5})
 		// Start runs the preparation job too: the VIP's has priority 10.
@@ -37,7 +37,7 @@ func TestOrder(t *testing.T) {
 }
 
 func TestInvoiceArchiveRetried(t *testing.T) {
-	eachBackend(t, func(t *testing.T, e *bpmntest.Engine) {
+	eachBackend(t, func(t *testing.T, e *bpmntest.Harness) {
 		e.Deploy(example("invoice"))
 		e.FailTimes("archiveInvoice", 1, errors.New("archive unreachable"), nil)
 		pi := e.Start("invoice", map[string]any{"approver": "mary"}).AssertWaitingAt("approve")
@@ -53,7 +53,7 @@ func TestInvoiceArchiveRetried(t *testing.T) {
 }
 
 func TestBooking(t *testing.T) {
-	eachBackend(t, func(t *testing.T, e *bpmntest.Engine) {
+	eachBackend(t, func(t *testing.T, e *bpmntest.Harness) {
 		e.Deploy(example("booking"))
 		e.Stub("bookHotel", map[string]any{"hotel": "booked"})
 		e.Stub("bookFlight", map[string]any{"flight": "booked"})
@@ -70,7 +70,7 @@ func TestBooking(t *testing.T) {
 // Timers fire only when the clock reaches them: the hourly reminder at
 // +1h (the ticket stays open), the escalation at +4h.
 func TestEscalation(t *testing.T) {
-	eachBackend(t, func(t *testing.T, e *bpmntest.Engine) {
+	eachBackend(t, func(t *testing.T, e *bpmntest.Harness) {
 		e.Deploy(example("escalation"))
 		start := e.Clock.Now()
 		pi := e.Start("escalation", nil).AssertWaitingAt("answer")
@@ -85,7 +85,7 @@ func TestEscalation(t *testing.T) {
 // The payment's R3/PT5S retry cycle: two failures, each retried only when
 // its five seconds have passed, then success.
 func TestPaymentRetry(t *testing.T) {
-	eachBackend(t, func(t *testing.T, e *bpmntest.Engine) {
+	eachBackend(t, func(t *testing.T, e *bpmntest.Harness) {
 		e.Deploy(example("retry"))
 		e.FailTimes("chargeCard", 2, errors.New("card service timeout"), nil)
 		pi := e.Start("payment", nil)

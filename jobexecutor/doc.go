@@ -13,8 +13,8 @@
 // executors, in one process or on several nodes, may share a database.
 // [Config] (config.JobExecutor) holds its settings, [Metrics] receives its counters.
 //
-// It reaches an engine only through the narrow [Engine] interface
-// (engine.go), which *runtime.Engine implements: it never opens a
+// It reaches an engine only through the narrow [JobRuntime] interface
+// (jobruntime.go), which *runtime.Core implements: it never opens a
 // transaction, writes SQL or runs BPMN behaviour itself. From runtime and
 // persistence it uses only data types and errors (acquired jobs, claims,
 // acquisition parameters, capabilities, ErrLockLost). The bpmnlite package

@@ -19,11 +19,11 @@ import (
 // per job. Several executors (nodes) may share a database.
 type Executor struct {
 	cfg     Config
-	engines []Engine
+	engines []JobRuntime
 	log     *slog.Logger
 	// turns lets one SQLite worker per engine gather and run a group at a
 	// time (see runGroup).
-	turns map[Engine]*sync.Mutex
+	turns map[JobRuntime]*sync.Mutex
 
 	queue chan *batch   // sent to under mu, so that Stop can close it
 	wake  chan struct{} // a job became due, or a slot freed up
@@ -45,19 +45,19 @@ type Executor struct {
 	// claims are what a job of each engine claims of the jobs it creates:
 	// none on a single writer (its groups acquire in their transaction) or
 	// with NoContinuations.
-	claims map[Engine]*runtime.Claim
+	claims map[JobRuntime]*runtime.Claim
 }
 
 // batch is what one worker runs in a row: a single job, or all exclusive
 // jobs of one process instance found in one acquisition.
 type batch struct {
-	rt       Engine
+	rt       JobRuntime
 	jobs     []runtime.AcquiredJob
 	acquired time.Time
 }
 
 // New returns an executor for the engines; Start runs it.
-func New(cfg Config, engines ...Engine) (*Executor, error) {
+func New(cfg Config, engines ...JobRuntime) (*Executor, error) {
 	if allSingleWriter(engines) {
 		// SQLite workers commit the queued jobs together (runGroup): a
 		// deeper queue and larger acquisitions make larger groups.
@@ -83,8 +83,8 @@ func New(cfg Config, engines ...Engine) (*Executor, error) {
 		// A database outage fails every acquisition: one warning per
 		// kind every 30 s says so without flooding the log.
 		warnings: rateLimited{interval: 30 * time.Second},
-		turns:    make(map[Engine]*sync.Mutex),
-		claims:   make(map[Engine]*runtime.Claim),
+		turns:    make(map[JobRuntime]*sync.Mutex),
+		claims:   make(map[JobRuntime]*runtime.Claim),
 	}
 	for _, rt := range engines {
 		x.turns[rt] = new(sync.Mutex)
@@ -242,7 +242,7 @@ func (x *Executor) Stop(ctx context.Context) error {
 // is due, or remember the earliest due date to wake up then. It reports
 // whether this executor will run the jobs: it is running, has room, and
 // acquires each of them (priority range, deployment).
-func (x *Executor) jobCreated(rt Engine, jobs []*persistence.Job) bool {
+func (x *Executor) jobCreated(rt JobRuntime, jobs []*persistence.Job) bool {
 	now := x.cfg.Clock()
 	x.mu.Lock()
 	taken := x.running && x.cfg.QueueSize+x.cfg.PoolSize > x.inflight
@@ -260,7 +260,7 @@ func (x *Executor) jobCreated(rt Engine, jobs []*persistence.Job) bool {
 
 // acquires reports whether this executor's acquisition would take j of rt
 // (priority range; deployment, when deployment-aware).
-func (x *Executor) acquires(rt Engine, j *persistence.Job) bool {
+func (x *Executor) acquires(rt JobRuntime, j *persistence.Job) bool {
 	if x.cfg.PriorityMin != nil && j.Priority < *x.cfg.PriorityMin || x.cfg.PriorityMax != nil && j.Priority > *x.cfg.PriorityMax {
 		return false
 	}
@@ -280,7 +280,7 @@ func (x *Executor) signal() {
 
 // listen wakes acquisition when another node commits a job (PostgreSQL
 // NOTIFY); the engine's own commits wake it through jobCreated.
-func (x *Executor) listen(ctx context.Context, rt Engine) {
+func (x *Executor) listen(ctx context.Context, rt JobRuntime) {
 	defer x.loops.Done()
 	for ctx.Err() == nil {
 		err := rt.ListenJobs(ctx, x.signal)
@@ -310,7 +310,7 @@ func (x *Executor) acquireLoop(ctx context.Context) {
 	}
 	x.takeOverDeadOwners(ctx)
 	idleWait := time.Duration(0)
-	down := map[Engine]bool{} // engines whose last acquisition failed
+	down := map[JobRuntime]bool{} // engines whose last acquisition failed
 	for ctx.Err() == nil {
 		x.releaseStranded(ctx)
 		acquired, full, room, failed := 0, false, true, false
@@ -376,14 +376,14 @@ const outageProbe = 250 * time.Millisecond
 // an acquisition, when the commit went through but its answer was lost) is
 // released, so that it runs now and costs no failed attempt at its lock's
 // expiry.
-func (x *Executor) recover(ctx context.Context, rt Engine) {
+func (x *Executor) recover(ctx context.Context, rt JobRuntime) {
 	n := x.releaseOrphans(ctx, rt)
 	x.log.Info("database answers again; acquisition resumed", "releasedOrphanedLocks", n)
 }
 
 // releaseOrphans releases the jobs locked in this executor's name that it
 // does not hold, and returns how many.
-func (x *Executor) releaseOrphans(ctx context.Context, rt Engine) int {
+func (x *Executor) releaseOrphans(ctx context.Context, rt JobRuntime) int {
 	lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
 	defer cancel()
 	locked, err := rt.LockedJobs(lctx, x.cfg.LockOwner)
@@ -448,7 +448,7 @@ func (x *Executor) nextWakeup(ctx context.Context) *time.Time {
 // queues them in batches; locked is how many it got. Errors are logged: a
 // conflict with another acquirer is expected and not an error for the
 // caller.
-func (x *Executor) acquire(ctx context.Context, rt Engine) (locked, asked int, err error) {
+func (x *Executor) acquire(ctx context.Context, rt JobRuntime) (locked, asked int, err error) {
 	// SQLite workers acquire too (executeGroup): slots are reserved first.
 	reserved := x.reserve(x.cfg.MaxJobsPerAcquisition, 0)
 	if reserved == 0 {
@@ -485,7 +485,7 @@ func (x *Executor) acquire(ctx context.Context, rt Engine) (locked, asked int, e
 // enqueue queues acquired jobs, or unlocks them once the executor stopped.
 // Their slots were reserved, so the queue has room; should it not, the
 // jobs are unlocked rather than the sender blocking with the mutex held.
-func (x *Executor) enqueue(rt Engine, jobs []runtime.AcquiredJob) {
+func (x *Executor) enqueue(rt JobRuntime, jobs []runtime.AcquiredJob) {
 	var rejected []runtime.AcquiredJob
 	x.mu.Lock()
 	x.hold(jobs)
@@ -529,7 +529,7 @@ func (x *Executor) requeue(b *batch) bool {
 }
 
 // acquireParams are this executor's acquisition parameters for rt.
-func (x *Executor) acquireParams(rt Engine, limit int) persistence.AcquireParams {
+func (x *Executor) acquireParams(rt JobRuntime, limit int) persistence.AcquireParams {
 	now := x.cfg.Clock()
 	params := persistence.AcquireParams{
 		Now:          now,
@@ -553,7 +553,7 @@ func (x *Executor) acquireParams(rt Engine, limit int) persistence.AcquireParams
 // batches groups the exclusive jobs of each process instance (or, across
 // hierarchies, of each root instance) into one batch (run one after another
 // by one worker); other jobs run alone.
-func batches(rt Engine, jobs []runtime.AcquiredJob, now time.Time, byRoot bool) []*batch {
+func batches(rt JobRuntime, jobs []runtime.AcquiredJob, now time.Time, byRoot bool) []*batch {
 	var out []*batch
 	byInstance := make(map[string]*batch)
 	for _, j := range jobs {
@@ -687,7 +687,7 @@ func (x *Executor) letGo(jobs ...runtime.AcquiredJob) {
 // executors on the database (PostgreSQL NOTIFY) so that they take them at
 // once. The payload is the lock owner, not an engine id, which listeners
 // would ignore as their own engine's.
-func (x *Executor) unlock(rt Engine, jobs []runtime.AcquiredJob) {
+func (x *Executor) unlock(rt JobRuntime, jobs []runtime.AcquiredJob) {
 	// Not cancelled by Stop: the jobs would stay locked until their locks expire.
 	if _, err := rt.UnlockJobs(context.Background(), jobs); err != nil {
 		x.log.Warn("could not unlock queued jobs; their locks will expire", "jobs", len(jobs), "error", err)
@@ -754,7 +754,7 @@ gather:
 // acquires more jobs, queued once committed: the acquisition shares the
 // group's commit, and takes the jobs the group just created without a
 // wake-up and a transaction of its own.
-func (x *Executor) executeGroup(ctx context.Context, rt Engine, jobs []runtime.AcquiredJob) {
+func (x *Executor) executeGroup(ctx context.Context, rt JobRuntime, jobs []runtime.AcquiredJob) {
 	start := time.Now()
 	var runnable []runtime.AcquiredJob
 	for _, j := range jobs {
@@ -813,7 +813,7 @@ func (x *Executor) release(n int) {
 }
 
 // count reports a job's outcome to metrics and logs.
-func (x *Executor) count(rt Engine, j runtime.AcquiredJob, err error, d time.Duration) {
+func (x *Executor) count(rt JobRuntime, j runtime.AcquiredJob, err error, d time.Duration) {
 	switch {
 	case err == nil:
 		x.cfg.Metrics.Executed(d)
@@ -838,7 +838,7 @@ func (x *Executor) count(rt Engine, j runtime.AcquiredJob, err error, d time.Dur
 // it: a chain of asynchronous steps then runs without an acquisition per
 // step. Claiming more would hold slots idle while the job runs, keeping
 // acquisition from filling them.
-func (x *Executor) runJob(ctx context.Context, rt Engine, j runtime.AcquiredJob) *runtime.AcquiredJob {
+func (x *Executor) runJob(ctx context.Context, rt JobRuntime, j runtime.AcquiredJob) *runtime.AcquiredJob {
 	defer x.letGo(j)
 	if x.lockExpired(rt, j) {
 		return nil
@@ -871,7 +871,7 @@ func (x *Executor) runJob(ctx context.Context, rt Engine, j runtime.AcquiredJob)
 // effect for nothing; fencing at the flush would only stop its commit. The
 // lock is released if it is still ours, so that the job is not charged a
 // failed attempt as if this node had died.
-func (x *Executor) lockExpired(rt Engine, j runtime.AcquiredJob) bool {
+func (x *Executor) lockExpired(rt JobRuntime, j runtime.AcquiredJob) bool {
 	if j.LockExpiration == nil || x.cfg.Clock().Before(*j.LockExpiration) {
 		return false
 	}
@@ -888,7 +888,7 @@ func (x *Executor) lockExpired(rt Engine, j runtime.AcquiredJob) bool {
 // heartbeat extends the job's lock every third of the lock time while it
 // runs, and cancels the job when the lock is lost. It returns a function
 // that stops it and reports whether the lock was lost.
-func (x *Executor) heartbeat(ctx context.Context, cancel context.CancelFunc, rt Engine, j runtime.AcquiredJob) func() bool {
+func (x *Executor) heartbeat(ctx context.Context, cancel context.CancelFunc, rt JobRuntime, j runtime.AcquiredJob) func() bool {
 	if !rt.Capabilities().NeedsHeartbeat {
 		// An in-memory SQLite database: the job's transaction holds the
 		// only write lock, so no one can take the job over while it runs.
@@ -931,7 +931,7 @@ func (x *Executor) String() string {
 	return fmt.Sprintf("job executor %s (pool %d, queue %d, %d per acquisition)", x.cfg.LockOwner, x.cfg.PoolSize, x.cfg.QueueSize, x.cfg.MaxJobsPerAcquisition)
 }
 
-func allSingleWriter(engines []Engine) bool {
+func allSingleWriter(engines []JobRuntime) bool {
 	for _, rt := range engines {
 		if !rt.Capabilities().SingleWriter {
 			return false

@@ -22,7 +22,7 @@ var (
 	modes       = map[string]persistence.Capabilities{"per job": perJob, "single writer": singleWrite}
 )
 
-func start(t *testing.T, f *fakeEngine, cfg Config) *Executor {
+func start(t *testing.T, f *fakeRuntime, cfg Config) *Executor {
 	t.Helper()
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)

@@ -12,10 +12,10 @@ import (
 	"github.com/bpmnlite/bpmnlite/runtime"
 )
 
-// fakeEngine is an Engine over an in-memory job table, for testing the
+// fakeRuntime is a JobRuntime over an in-memory job table, for testing the
 // executor without a database: acquisition locks due, unlocked (or expired)
 // jobs with retries left, in creation order; running a job calls run.
-type fakeEngine struct {
+type fakeRuntime struct {
 	caps persistence.Capabilities
 
 	mu       sync.Mutex
@@ -39,13 +39,13 @@ type fakeEngine struct {
 	extendLost bool
 }
 
-func newFake(caps persistence.Capabilities) *fakeEngine {
-	return &fakeEngine{caps: caps, jobs: map[string]*persistence.Job{}, ran: map[string]int{}, calls: map[string]int{}}
+func newFake(caps persistence.Capabilities) *fakeRuntime {
+	return &fakeRuntime{caps: caps, jobs: map[string]*persistence.Job{}, ran: map[string]int{}, calls: map[string]int{}}
 }
 
 // add creates jobs as a command would and, like a commit, calls the
 // job-created hooks.
-func (f *fakeEngine) add(jobs ...*persistence.Job) {
+func (f *fakeRuntime) add(jobs ...*persistence.Job) {
 	f.mu.Lock()
 	for _, j := range jobs {
 		if j.Retries == 0 {
@@ -66,24 +66,24 @@ func job(id, instance string, exclusive bool) *persistence.Job {
 	return &persistence.Job{ID: id, ProcessInstanceID: instance, Exclusive: exclusive, Type: persistence.JobMessage, Suspension: persistence.Active}
 }
 
-func (f *fakeEngine) Capabilities() persistence.Capabilities { return f.caps }
+func (f *fakeRuntime) Capabilities() persistence.Capabilities { return f.caps }
 
-func (f *fakeEngine) OnJobCreated(fn func([]*persistence.Job) bool) {
+func (f *fakeRuntime) OnJobCreated(fn func([]*persistence.Job) bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.hooks = append(f.hooks, fn)
 }
 
-func (f *fakeEngine) ListenJobs(ctx context.Context, fn func()) error {
+func (f *fakeRuntime) ListenJobs(ctx context.Context, fn func()) error {
 	<-ctx.Done()
 	return ctx.Err()
 }
 
-func (f *fakeEngine) NextWakeup(context.Context, time.Time) (*time.Time, error) { return nil, nil }
-func (f *fakeEngine) IsRegistered(string) bool                                  { return true }
-func (f *fakeEngine) RegisteredDeployments() []string                           { return nil }
+func (f *fakeRuntime) NextWakeup(context.Context, time.Time) (*time.Time, error) { return nil, nil }
+func (f *fakeRuntime) IsRegistered(string) bool                                  { return true }
+func (f *fakeRuntime) RegisteredDeployments() []string                           { return nil }
 
-func (f *fakeEngine) held() int {
+func (f *fakeRuntime) held() int {
 	n := 0
 	for _, j := range f.jobs {
 		if j.LockOwner != "" {
@@ -93,7 +93,7 @@ func (f *fakeEngine) held() int {
 	return n
 }
 
-func (f *fakeEngine) AcquireJobs(_ context.Context, p persistence.AcquireParams) ([]runtime.AcquiredJob, error) {
+func (f *fakeRuntime) AcquireJobs(_ context.Context, p persistence.AcquireParams) ([]runtime.AcquiredJob, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.failAcquire {
@@ -126,11 +126,11 @@ func (f *fakeEngine) AcquireJobs(_ context.Context, p persistence.AcquireParams)
 	return out, nil
 }
 
-func (f *fakeEngine) RunAcquiredContinuing(ctx context.Context, a runtime.AcquiredJob, _ *runtime.Claim) (*runtime.AcquiredJob, error) {
+func (f *fakeRuntime) RunAcquiredContinuing(ctx context.Context, a runtime.AcquiredJob, _ *runtime.Claim) (*runtime.AcquiredJob, error) {
 	return nil, f.RunAcquired(ctx, a)
 }
 
-func (f *fakeEngine) RunAcquired(ctx context.Context, a runtime.AcquiredJob) error {
+func (f *fakeRuntime) RunAcquired(ctx context.Context, a runtime.AcquiredJob) error {
 	f.mu.Lock()
 	f.calls[a.ID]++
 	j := f.jobs[a.ID]
@@ -162,7 +162,7 @@ func (f *fakeEngine) RunAcquired(ctx context.Context, a runtime.AcquiredJob) err
 	return err
 }
 
-func (f *fakeEngine) RunGroup(ctx context.Context, jobs []runtime.AcquiredJob, proceed func() bool, next func() (persistence.AcquireParams, bool)) ([]error, int, []runtime.AcquiredJob) {
+func (f *fakeRuntime) RunGroup(ctx context.Context, jobs []runtime.AcquiredJob, proceed func() bool, next func() (persistence.AcquireParams, bool)) ([]error, int, []runtime.AcquiredJob) {
 	var errs []error
 	for _, j := range jobs {
 		if !proceed() {
@@ -178,9 +178,9 @@ func (f *fakeEngine) RunGroup(ctx context.Context, jobs []runtime.AcquiredJob, p
 }
 
 // MayRunLong: the fake's jobs are all quick (the fake has no writer).
-func (f *fakeEngine) MayRunLong(*persistence.Job) bool { return false }
+func (f *fakeRuntime) MayRunLong(*persistence.Job) bool { return false }
 
-func (f *fakeEngine) UnlockJobs(_ context.Context, jobs []runtime.AcquiredJob) (int, error) {
+func (f *fakeRuntime) UnlockJobs(_ context.Context, jobs []runtime.AcquiredJob) (int, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.unlocks++
@@ -200,7 +200,7 @@ func (f *fakeEngine) UnlockJobs(_ context.Context, jobs []runtime.AcquiredJob) (
 	return n, nil
 }
 
-func (f *fakeEngine) LockedJobs(_ context.Context, owner string) ([]runtime.AcquiredJob, error) {
+func (f *fakeRuntime) LockedJobs(_ context.Context, owner string) ([]runtime.AcquiredJob, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.failAcquire {
@@ -216,7 +216,7 @@ func (f *fakeEngine) LockedJobs(_ context.Context, owner string) ([]runtime.Acqu
 	return out, nil
 }
 
-func (f *fakeEngine) ExtendLock(_ context.Context, a runtime.AcquiredJob, until time.Time) (bool, error) {
+func (f *fakeRuntime) ExtendLock(_ context.Context, a runtime.AcquiredJob, until time.Time) (bool, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.extended++
@@ -231,13 +231,13 @@ func (f *fakeEngine) ExtendLock(_ context.Context, a runtime.AcquiredJob, until 
 }
 
 // snapshot returns, under the lock, what fn reads.
-func snapshot[T any](f *fakeEngine, fn func() T) T {
+func snapshot[T any](f *fakeRuntime, fn func() T) T {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return fn()
 }
 
-func (f *fakeEngine) remaining() []string {
+func (f *fakeRuntime) remaining() []string {
 	return snapshot(f, func() []string {
 		var ids []string
 		for id := range f.jobs {
@@ -256,10 +256,10 @@ func jobs(prefix string, n int, instance func(i int) string, exclusive bool) []*
 	return out
 }
 
-func (f *fakeEngine) ReportJobExecutor(context.Context, persistence.JobExecutorInfo) error {
+func (f *fakeRuntime) ReportJobExecutor(context.Context, persistence.JobExecutorInfo) error {
 	return nil
 }
-func (f *fakeEngine) TakeOverDeadOwners(context.Context, time.Time, string) (map[string]int, error) {
+func (f *fakeRuntime) TakeOverDeadOwners(context.Context, time.Time, string) (map[string]int, error) {
 	return nil, nil
 }
-func (f *fakeEngine) RemoveJobExecutor(context.Context, string) error { return nil }
+func (f *fakeRuntime) RemoveJobExecutor(context.Context, string) error { return nil }

@@ -16,7 +16,7 @@ import (
 // charged a failed attempt as if this node had died.
 type stranded struct {
 	mu   sync.Mutex
-	jobs map[Engine][]runtime.AcquiredJob
+	jobs map[JobRuntime][]runtime.AcquiredJob
 }
 
 // releaseTimeout bounds one attempt to release stranded jobs.
@@ -24,7 +24,7 @@ const releaseTimeout = 5 * time.Second
 
 // strand handles a job whose outcome was not stored: it is released at
 // once if the database answers, else kept for the next attempts.
-func (x *Executor) strand(rt Engine, j runtime.AcquiredJob, err error) {
+func (x *Executor) strand(rt JobRuntime, j runtime.AcquiredJob, err error) {
 	x.log.Warn("job ran but its outcome could not be stored; releasing it without spending a retry", "job", j.ID, "error", err)
 	ctx, cancel := context.WithTimeout(context.Background(), releaseTimeout)
 	defer cancel()
@@ -32,7 +32,7 @@ func (x *Executor) strand(rt Engine, j runtime.AcquiredJob, err error) {
 		x.log.Warn("could not release the job; retrying while the executor runs", "job", j.ID, "error", uerr)
 		x.stranded.mu.Lock()
 		if x.stranded.jobs == nil {
-			x.stranded.jobs = make(map[Engine][]runtime.AcquiredJob)
+			x.stranded.jobs = make(map[JobRuntime][]runtime.AcquiredJob)
 		}
 		x.stranded.jobs[rt] = append(x.stranded.jobs[rt], j)
 		x.stranded.mu.Unlock()
@@ -53,7 +53,7 @@ func (x *Executor) releaseStranded(ctx context.Context) {
 		if err != nil {
 			x.stranded.mu.Lock()
 			if x.stranded.jobs == nil {
-				x.stranded.jobs = make(map[Engine][]runtime.AcquiredJob)
+				x.stranded.jobs = make(map[JobRuntime][]runtime.AcquiredJob)
 			}
 			x.stranded.jobs[rt] = append(x.stranded.jobs[rt], jobs...)
 			x.stranded.mu.Unlock()

@@ -6,7 +6,7 @@
 // insert, update (optimistic lock on rev) and delete entities through a
 // flush (ops.go), read them by id or through named queries and filters
 // (queries.go, filters.go), and call named operations for the rest
-// (acquire.go, jobs.go). What the backends do differently is written once
+// (acquire.go, locks.go). What the backends do differently is written once
 // per backend (dialect.go) and shown to upper layers as Capabilities.
 //
 // [Open] opens a database (postgres:// URLs PostgreSQL, anything else

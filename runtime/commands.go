@@ -21,7 +21,7 @@ var (
 )
 
 // command runs fn as one command with runtime state, then drains the agenda.
-func (e *Engine) command(ctx context.Context, t persistence.Tx, fn func(c *command) error) error {
+func (e *Core) command(ctx context.Context, t persistence.Tx, fn func(c *command) error) error {
 	body := func(cc *tx.Context) error {
 		c := e.newCommand(cc)
 		if err := fn(c); err != nil && !errors.Is(err, errListenerThrew) {
@@ -37,7 +37,7 @@ func (e *Engine) command(ctx context.Context, t persistence.Tx, fn func(c *comma
 
 // BeginOuter begins a transaction in which several commands commit
 // together: pass it as their transaction, then commit or roll it back.
-func (e *Engine) BeginOuter(ctx context.Context) (*tx.Outer, error) {
+func (e *Core) BeginOuter(ctx context.Context) (*tx.Outer, error) {
 	return e.cmd.Begin(ctx)
 }
 
@@ -71,7 +71,7 @@ type StartInstruction struct {
 // Start starts a process instance and runs it to its first wait states, all
 // in one transaction (t, when not nil, is the caller's). It returns the
 // process instance id.
-func (e *Engine) Start(ctx context.Context, t persistence.Tx, req StartRequest) (string, error) {
+func (e *Core) Start(ctx context.Context, t persistence.Tx, req StartRequest) (string, error) {
 	var id string
 	err := e.command(ctx, t, func(c *command) error {
 		var def *Definition
@@ -127,7 +127,7 @@ func (e *Engine) Start(ctx context.Context, t persistence.Tx, req StartRequest) 
 
 // Trigger continues an execution waiting at a receive task or catch event
 // (Camunda's runtimeService.signal(executionId)).
-func (e *Engine) Trigger(ctx context.Context, t persistence.Tx, executionID string, vars map[string]any) error {
+func (e *Core) Trigger(ctx context.Context, t persistence.Tx, executionID string, vars map[string]any) error {
 	return e.command(ctx, t, func(c *command) error {
 		x, err := c.execution(executionID)
 		if err != nil {
@@ -149,7 +149,7 @@ func (e *Engine) Trigger(ctx context.Context, t persistence.Tx, executionID stri
 
 // SetVariables sets variables visible from an execution (local: in its own
 // scope). A process instance id is its root execution's id.
-func (e *Engine) SetVariables(ctx context.Context, t persistence.Tx, executionID string, vars map[string]any, local bool) error {
+func (e *Core) SetVariables(ctx context.Context, t persistence.Tx, executionID string, vars map[string]any, local bool) error {
 	return e.command(ctx, t, func(c *command) error {
 		x, err := c.execution(executionID)
 		if err != nil {
@@ -160,7 +160,7 @@ func (e *Engine) SetVariables(ctx context.Context, t persistence.Tx, executionID
 }
 
 // Variables returns the variables visible from an execution.
-func (e *Engine) Variables(ctx context.Context, executionID string) (map[string]any, error) {
+func (e *Core) Variables(ctx context.Context, executionID string) (map[string]any, error) {
 	var out map[string]any
 	err := e.command(ctx, nil, func(c *command) error {
 		x, err := c.execution(executionID)
@@ -198,7 +198,7 @@ func (c *command) endedVariables(id string, out *map[string]any, notFound error)
 }
 
 // DeleteProcessInstance cancels a running process instance.
-func (e *Engine) DeleteProcessInstance(ctx context.Context, t persistence.Tx, id, reason string) error {
+func (e *Core) DeleteProcessInstance(ctx context.Context, t persistence.Tx, id, reason string) error {
 	return e.command(ctx, t, func(c *command) error {
 		in, err := c.loadInstance(id)
 		if err != nil {

@@ -160,7 +160,7 @@ func (h *Execution) GetEventName() string { return h.event }
 // resolver resolves names in expressions against an execution's variables,
 // then the engine's beans; "execution" is the execution handle.
 type resolver struct {
-	e    *Engine
+	e    *Core
 	h    *Execution     // nil: no execution (timer start events)
 	vars map[string]any // without an execution: the variables a condition sees
 	// readErr, when set, receives the first variable that could not be

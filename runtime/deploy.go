@@ -47,7 +47,7 @@ type Deployment struct {
 // version per process key, with job definitions, timer start jobs and
 // message start subscriptions; older versions' start timers and
 // subscriptions are removed.
-func (e *Engine) Deploy(ctx context.Context, req DeployRequest) (*Deployment, error) {
+func (e *Core) Deploy(ctx context.Context, req DeployRequest) (*Deployment, error) {
 	var all []parsedResource
 	var errs []error
 	for _, r := range req.Resources {
@@ -119,7 +119,7 @@ type parsedResource struct {
 
 // unchangedDeployment returns the latest deployment named name when its
 // resources are exactly the given ones, byte for byte.
-func (e *Engine) unchangedDeployment(cc *tx.Context, name string, all []parsedResource) (*Deployment, error) {
+func (e *Core) unchangedDeployment(cc *tx.Context, name string, all []parsedResource) (*Deployment, error) {
 	// Ids are time-ordered: they break ties between equal deploy times.
 	deps, err := tx.Read(cc, persistence.LatestDeploymentNamed(name))
 	if err != nil || len(deps) == 0 {
@@ -169,7 +169,7 @@ func (m *MultiError) Error() string {
 // Unwrap returns the errors, for errors.Is and errors.As.
 func (m *MultiError) Unwrap() []error { return m.Errors }
 
-func (e *Engine) deployProcess(cc *tx.Context, d *persistence.Deployment, resource string, model *bpmn.Definitions, proc *bpmn.Process) (*Definition, error) {
+func (e *Core) deployProcess(cc *tx.Context, d *persistence.Deployment, resource string, model *bpmn.Definitions, proc *bpmn.Process) (*Definition, error) {
 	prev, err := e.latestDefinitionRow(cc, proc.ID)
 	if err != nil {
 		return nil, err
@@ -209,7 +209,7 @@ func (e *Engine) deployProcess(cc *tx.Context, d *persistence.Deployment, resour
 	return def, nil
 }
 
-func (e *Engine) latestDefinitionRow(cc *tx.Context, key string) (*persistence.ProcessDefinition, error) {
+func (e *Core) latestDefinitionRow(cc *tx.Context, key string) (*persistence.ProcessDefinition, error) {
 	rows, err := tx.Read(cc, persistence.LatestDefinition(key, ""))
 	if err != nil || len(rows) == 0 {
 		return nil, err
@@ -228,7 +228,7 @@ type Definition struct {
 // when it is not cached (deployed by another engine, before a restart, or
 // evicted from the bounded cache). Within a command use c.definition: it
 // returns the same object at each call.
-func (e *Engine) Definition(cc *tx.Context, id string) (*Definition, error) {
+func (e *Core) Definition(cc *tx.Context, id string) (*Definition, error) {
 	if d := e.defs.get(id); d != nil {
 		return d, nil
 	}
@@ -240,7 +240,7 @@ func (e *Engine) Definition(cc *tx.Context, id string) (*Definition, error) {
 	return e.loadDefinition(cc, pd)
 }
 
-func (e *Engine) loadDefinition(cc *tx.Context, pd *persistence.ProcessDefinition) (*Definition, error) {
+func (e *Core) loadDefinition(cc *tx.Context, pd *persistence.ProcessDefinition) (*Definition, error) {
 	res, err := tx.Read(cc, persistence.ResourceNamed(pd.DeploymentID, pd.ResourceName))
 	if err != nil {
 		return nil, err

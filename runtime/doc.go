@@ -3,8 +3,8 @@
 // states inside one command, variables, events, jobs and history.
 //
 // Where things are:
-//   - engine.go: [Engine] and [New] (it takes config.Config); registered delegates and
-//     beans. command.go: a command's state, the agenda loop, executions;
+//   - core.go: [Core] and [New] (it takes config.Config); delegates and
+//     beans. agenda.go: a command's state, the agenda loop, executions;
 //     tree.go: the execution tree's shape (fork, compaction, scopes);
 //     flow.go: how a path enters and leaves an activity (behave dispatches
 //     to the element families below).
@@ -20,7 +20,7 @@
 //     events_conditional.go, events_subprocess.go; compensation.go.
 //   - scopes.go: subprocesses, ending paths and scopes, terminate, cancel;
 //     iomapping.go; callactivity.go; multiinstance.go; instances.go.
-//   - jobs.go: creating jobs (job definitions, priorities, retries);
+//   - jobs_create.go: creating jobs (job definitions, priorities, retries);
 //     jobs_run.go: running them (one savepoint sequence for a job alone and a group's, groups, the handler registry: each element file registers its job handlers);
 //     jobs_failure.go: retries, incidents, the job log; jobs_acquire.go:
 //     acquisition and locks for job executors; jobs_pace.go: which jobs
@@ -35,5 +35,5 @@
 // check (externaltasks_poll.go) open persistence transactions directly.
 // The package must not import the root package, jobexecutor, rest or
 // worker: the root calls it, and a job executor drives it through
-// jobexecutor.Engine, which *Engine implements.
+// jobexecutor.JobRuntime, which *Core implements.
 package runtime

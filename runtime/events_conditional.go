@@ -368,7 +368,7 @@ type ConditionEvaluation struct {
 // on a variable the request does not give does not hold, nor does one
 // whose camunda:variableName is not among them. Suspended definitions are
 // skipped; with none deployed it fails with ErrNoConditionalStart.
-func (e *Engine) EvaluateStartConditions(ctx context.Context, t persistence.Tx, req ConditionEvaluation) ([]string, error) {
+func (e *Core) EvaluateStartConditions(ctx context.Context, t persistence.Tx, req ConditionEvaluation) ([]string, error) {
 	var started []string
 	err := e.command(ctx, t, func(c *command) error {
 		started = nil

@@ -26,7 +26,7 @@ type CorrelateRequest struct {
 // Correlate delivers a message to the executions waiting for it, or starts
 // an instance at a message start event when none waits. It returns the ids
 // of the process instances that received it.
-func (e *Engine) Correlate(ctx context.Context, t persistence.Tx, req CorrelateRequest) ([]string, error) {
+func (e *Core) Correlate(ctx context.Context, t persistence.Tx, req CorrelateRequest) ([]string, error) {
 	var ids []string
 	err := e.command(ctx, t, func(c *command) error {
 		ids = nil
@@ -120,7 +120,7 @@ func (c *command) correlates(s *persistence.EventSubscription, req CorrelateRequ
 }
 
 // Signal broadcasts a signal to every execution waiting for it.
-func (e *Engine) Signal(ctx context.Context, t persistence.Tx, name string, vars map[string]any) error {
+func (e *Core) Signal(ctx context.Context, t persistence.Tx, name string, vars map[string]any) error {
 	return e.command(ctx, t, func(c *command) error { return c.throwSignal(name, vars) })
 }
 

@@ -65,7 +65,7 @@ type LockedTask struct {
 
 // FetchAndLock locks up to MaxTasks fetchable tasks of the topics for the
 // worker, in one transaction, and returns them with their variables.
-func (e *Engine) FetchAndLock(ctx context.Context, t persistence.Tx, req FetchRequest) ([]LockedTask, error) {
+func (e *Core) FetchAndLock(ctx context.Context, t persistence.Tx, req FetchRequest) ([]LockedTask, error) {
 	if req.AsyncResponseTimeout <= 0 || t != nil {
 		return e.fetchAndLock(ctx, t, req)
 	}
@@ -99,7 +99,7 @@ func (e *Engine) FetchAndLock(ctx context.Context, t persistence.Tx, req FetchRe
 	}
 }
 
-func (e *Engine) fetchAndLock(ctx context.Context, t persistence.Tx, req FetchRequest) ([]LockedTask, error) {
+func (e *Core) fetchAndLock(ctx context.Context, t persistence.Tx, req FetchRequest) ([]LockedTask, error) {
 	var out []LockedTask
 	err := e.command(ctx, t, func(c *command) error {
 		now := c.cc.Now().UTC()
@@ -191,7 +191,7 @@ func (c *command) externalTask(id, workerID, what string) (*persistence.External
 // CompleteExternalTask completes task id for worker: vars are set as by
 // SetVariables, local ones on the task's execution, and the instance
 // continues to its next wait states in the same transaction.
-func (e *Engine) CompleteExternalTask(ctx context.Context, t persistence.Tx, id, workerID string, vars, local map[string]any) error {
+func (e *Core) CompleteExternalTask(ctx context.Context, t persistence.Tx, id, workerID string, vars, local map[string]any) error {
 	return e.command(ctx, t, func(c *command) error {
 		x, _, err := c.finishExternalTask(id, workerID, "External Task %s cannot be completed", vars)
 		if err != nil {
@@ -242,7 +242,7 @@ type ExternalTaskFailure struct {
 // HandleExternalTaskFailure records worker's failure of task id: message,
 // details, retries left, and the time before the next fetch. At 0 retries
 // the task gets an incident of type failedExternalTask.
-func (e *Engine) HandleExternalTaskFailure(ctx context.Context, t persistence.Tx, id, workerID string, f ExternalTaskFailure) error {
+func (e *Core) HandleExternalTaskFailure(ctx context.Context, t persistence.Tx, id, workerID string, f ExternalTaskFailure) error {
 	if f.Retries < 0 || f.RetryTimeout < 0 {
 		return fmt.Errorf("external task %q: retries and retry timeout must not be negative", id)
 	}
@@ -295,7 +295,7 @@ func (c *command) setExternalTaskRetries(task *persistence.ExternalTask, retries
 // activity and caught by the nearest matching error boundary event (across
 // call activities). Uncaught, it ends the path like a none end event, as
 // an uncaught error from a delegate does.
-func (e *Engine) HandleExternalTaskBpmnError(ctx context.Context, t persistence.Tx, id, workerID, code, message string, vars map[string]any) error {
+func (e *Core) HandleExternalTaskBpmnError(ctx context.Context, t persistence.Tx, id, workerID, code, message string, vars map[string]any) error {
 	if code == "" {
 		return fmt.Errorf("external task %q: an error code is required", id)
 	}
@@ -314,7 +314,7 @@ func (e *Engine) HandleExternalTaskBpmnError(ctx context.Context, t persistence.
 
 // ExtendExternalTaskLock gives worker's lock on task id a new expiration,
 // d from now; the lock must not have expired.
-func (e *Engine) ExtendExternalTaskLock(ctx context.Context, t persistence.Tx, id, workerID string, d time.Duration) error {
+func (e *Core) ExtendExternalTaskLock(ctx context.Context, t persistence.Tx, id, workerID string, d time.Duration) error {
 	if d <= 0 {
 		return fmt.Errorf("external task %q: the new lock duration must be positive", id)
 	}
@@ -336,7 +336,7 @@ func (e *Engine) ExtendExternalTaskLock(ctx context.Context, t persistence.Tx, i
 
 // LockExternalTask locks task id for worker for d, unless another worker's
 // lock on it holds.
-func (e *Engine) LockExternalTask(ctx context.Context, t persistence.Tx, id, workerID string, d time.Duration) error {
+func (e *Core) LockExternalTask(ctx context.Context, t persistence.Tx, id, workerID string, d time.Duration) error {
 	if d <= 0 || workerID == "" {
 		return fmt.Errorf("external task %q: a worker id and a positive lock duration are required", id)
 	}
@@ -361,7 +361,7 @@ func (e *Engine) LockExternalTask(ctx context.Context, t persistence.Tx, id, wor
 }
 
 // UnlockExternalTask releases task id's lock: it can be fetched at once.
-func (e *Engine) UnlockExternalTask(ctx context.Context, t persistence.Tx, id string) error {
+func (e *Core) UnlockExternalTask(ctx context.Context, t persistence.Tx, id string) error {
 	return e.updateExternalTask(ctx, t, id, func(c *command, task *persistence.ExternalTask) error {
 		task.WorkerID, task.LockExpiration = "", nil
 		c.externalTasksReady()
@@ -371,14 +371,14 @@ func (e *Engine) UnlockExternalTask(ctx context.Context, t persistence.Tx, id st
 
 // SetExternalTaskRetries sets task id's retries: 0 raises its incident,
 // more than 0 resolves it.
-func (e *Engine) SetExternalTaskRetries(ctx context.Context, t persistence.Tx, id string, retries int) error {
+func (e *Core) SetExternalTaskRetries(ctx context.Context, t persistence.Tx, id string, retries int) error {
 	return e.updateExternalTask(ctx, t, id, func(c *command, task *persistence.ExternalTask) error {
 		return c.setExternalTaskRetries(task, retries)
 	})
 }
 
 // SetExternalTaskPriority sets task id's priority.
-func (e *Engine) SetExternalTaskPriority(ctx context.Context, t persistence.Tx, id string, priority int64) error {
+func (e *Core) SetExternalTaskPriority(ctx context.Context, t persistence.Tx, id string, priority int64) error {
 	return e.updateExternalTask(ctx, t, id, func(c *command, task *persistence.ExternalTask) error {
 		task.Priority = priority
 		return nil
@@ -386,7 +386,7 @@ func (e *Engine) SetExternalTaskPriority(ctx context.Context, t persistence.Tx, 
 }
 
 // updateExternalTask changes task id in a command of its own.
-func (e *Engine) updateExternalTask(ctx context.Context, t persistence.Tx, id string, change func(*command, *persistence.ExternalTask) error) error {
+func (e *Core) updateExternalTask(ctx context.Context, t persistence.Tx, id string, change func(*command, *persistence.ExternalTask) error) error {
 	return e.command(ctx, t, func(c *command) error {
 		ent, err := c.cc.Get(persistence.ExternalTaskTable, id)
 		if err != nil {

@@ -99,7 +99,7 @@ func (c *command) externalTasksReady() {
 
 // longPoll waits, after a fetch found nothing, until a task of the topics
 // may be fetchable or timeout passes. It reports whether to fetch again.
-func (e *Engine) longPoll(ctx context.Context, wake <-chan struct{}, topics []string, deadline time.Time) (bool, error) {
+func (e *Core) longPoll(ctx context.Context, wake <-chan struct{}, topics []string, deadline time.Time) (bool, error) {
 	remaining := time.Until(deadline)
 	if remaining <= 0 || e.extWake.isClosed() {
 		return false, nil
@@ -127,7 +127,7 @@ func (e *Engine) longPoll(ctx context.Context, wake <-chan struct{}, topics []st
 	}
 }
 
-func (e *Engine) nextExternalTaskUnlock(ctx context.Context, topics []string) (*time.Time, error) {
+func (e *Core) nextExternalTaskUnlock(ctx context.Context, topics []string) (*time.Time, error) {
 	t, err := e.db.Begin(ctx, true)
 	if err != nil {
 		return nil, err
@@ -138,7 +138,7 @@ func (e *Engine) nextExternalTaskUnlock(ctx context.Context, topics []string) (*
 
 // listenExternalTasks starts, once, listening for other nodes' commits
 // that made external tasks fetchable (PostgreSQL), until the engine closes.
-func (e *Engine) listenExternalTasks() {
+func (e *Core) listenExternalTasks() {
 	l, ok := e.db.(persistence.Listener)
 	if !ok {
 		return
@@ -169,7 +169,7 @@ func (e *Engine) listenExternalTasks() {
 
 // Close answers the fetches waiting for external tasks (with no tasks) and
 // stops listening for other nodes' notifications.
-func (e *Engine) Close() {
+func (e *Core) Close() {
 	e.extWake.close()
 	e.stop()
 }

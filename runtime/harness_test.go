@@ -17,7 +17,7 @@ type rig struct {
 	t     *testing.T
 	ctx   context.Context
 	db    persistence.DB
-	eng   *runtime.Engine
+	eng   *runtime.Core
 	clock *enginetest.Clock
 }
 

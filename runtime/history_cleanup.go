@@ -27,7 +27,7 @@ const HistoryCleanupJobID = "history-cleanup"
 
 // timeToLive is how long the history of an instance of def is kept after
 // its root instance ends; ok is false when it is kept for good.
-func (e *Engine) timeToLive(def *Definition) (ttl time.Duration, ok bool) {
+func (e *Core) timeToLive(def *Definition) (ttl time.Duration, ok bool) {
 	if days := def.HistoryTimeToLive; days != nil {
 		return time.Duration(*days) * 24 * time.Hour, true
 	}
@@ -46,7 +46,7 @@ func (c *command) setRemovalTime(in *instance, end time.Time) {
 
 // scheduleHistoryCleanup makes sure the history cleanup job exists (due
 // now), in cc's transaction.
-func (e *Engine) scheduleHistoryCleanup(cc *tx.Context) {
+func (e *Core) scheduleHistoryCleanup(cc *tx.Context) {
 	now := cc.Now().UTC()
 	cc.Write(persistence.EnsureJob(&persistence.Job{
 		ID: HistoryCleanupJobID, Rev: 1, Type: persistence.JobMessage, HandlerType: persistence.HandlerHistoryCleanup,
@@ -56,7 +56,7 @@ func (e *Engine) scheduleHistoryCleanup(cc *tx.Context) {
 
 // ScheduleHistoryCleanup creates the history cleanup job unless it exists.
 // Deploying a definition with camunda:historyTimeToLive does it too.
-func (e *Engine) ScheduleHistoryCleanup(ctx context.Context) error {
+func (e *Core) ScheduleHistoryCleanup(ctx context.Context) error {
 	return e.cmd.Run(ctx, func(cc *tx.Context) error {
 		e.scheduleHistoryCleanup(cc)
 		return nil
@@ -65,7 +65,7 @@ func (e *Engine) ScheduleHistoryCleanup(ctx context.Context) error {
 
 // CleanUpHistory removes one batch of history whose removal time has
 // passed and reports how many process instances it removed.
-func (e *Engine) CleanUpHistory(ctx context.Context) (removed int, err error) {
+func (e *Core) CleanUpHistory(ctx context.Context) (removed int, err error) {
 	err = e.cmd.Run(ctx, func(cc *tx.Context) error {
 		removed, err = e.removeExpiredHistory(cc)
 		return err
@@ -73,7 +73,7 @@ func (e *Engine) CleanUpHistory(ctx context.Context) (removed int, err error) {
 	return removed, err
 }
 
-func (e *Engine) removeExpiredHistory(cc *tx.Context) (int, error) {
+func (e *Core) removeExpiredHistory(cc *tx.Context) (int, error) {
 	expired, err := tx.Select(cc, persistence.ExpiredHistory(cc.Now().UTC(), e.Config.History.CleanupBatchSize))
 	if err != nil || len(expired) == 0 {
 		return 0, err

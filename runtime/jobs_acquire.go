@@ -16,12 +16,12 @@ import (
 
 // Capabilities tells what the engine's database does differently (one
 // writer, notifications, lock heartbeats).
-func (e *Engine) Capabilities() persistence.Capabilities { return e.db.Capabilities() }
+func (e *Core) Capabilities() persistence.Capabilities { return e.db.Capabilities() }
 
 // AcquireJobs locks jobs in a transaction of its own and returns them with
 // their locks (see persistence.AcquireJobs). Each job's "locked" entry goes
 // to the job log when history is on.
-func (e *Engine) AcquireJobs(ctx context.Context, p persistence.AcquireParams) ([]AcquiredJob, error) {
+func (e *Core) AcquireJobs(ctx context.Context, p persistence.AcquireParams) ([]AcquiredJob, error) {
 	t, err := e.db.Begin(ctx, false)
 	if err != nil {
 		return nil, err
@@ -34,7 +34,7 @@ func (e *Engine) AcquireJobs(ctx context.Context, p persistence.AcquireParams) (
 	return withLocks(jobs, p.LockOwner), nil
 }
 
-func (e *Engine) acquireParams(p persistence.AcquireParams) persistence.AcquireParams {
+func (e *Core) acquireParams(p persistence.AcquireParams) persistence.AcquireParams {
 	p.LogLocked = e.history(config.HistoryFull)
 	return p
 }
@@ -55,7 +55,7 @@ func withLocks(jobs []*persistence.Job, owner string) []AcquiredJob {
 // nodes, so that they take them at once. No attempt is charged: the jobs
 // come back as fresh. The notification's payload is the lock owner, not this
 // engine's id, which other engines' listeners on this node would ignore.
-func (e *Engine) UnlockJobs(ctx context.Context, jobs []AcquiredJob) (int, error) {
+func (e *Core) UnlockJobs(ctx context.Context, jobs []AcquiredJob) (int, error) {
 	if len(jobs) == 0 {
 		return 0, nil
 	}
@@ -85,7 +85,7 @@ func (e *Engine) UnlockJobs(ctx context.Context, jobs []AcquiredJob) (int, error
 // LockedJobs lists the jobs owner holds locked, each with its lock as it is
 // now: what an executor looks up after a database outage, when it cannot
 // know which of its commits went through.
-func (e *Engine) LockedJobs(ctx context.Context, owner string) ([]AcquiredJob, error) {
+func (e *Core) LockedJobs(ctx context.Context, owner string) ([]AcquiredJob, error) {
 	t, err := e.db.Begin(ctx, true)
 	if err != nil {
 		return nil, err
@@ -100,7 +100,7 @@ func (e *Engine) LockedJobs(ctx context.Context, owner string) ([]AcquiredJob, e
 
 // ExtendLock moves the expiration of a running job's lock to until; false
 // when the lock was lost (taken over, or the job is gone).
-func (e *Engine) ExtendLock(ctx context.Context, j AcquiredJob, until time.Time) (bool, error) {
+func (e *Core) ExtendLock(ctx context.Context, j AcquiredJob, until time.Time) (bool, error) {
 	t, err := e.db.Begin(ctx, false)
 	if err != nil {
 		return false, err
@@ -115,7 +115,7 @@ func (e *Engine) ExtendLock(ctx context.Context, j AcquiredJob, until time.Time)
 
 // NextWakeup returns the earliest time after now at which a job becomes
 // acquirable without anybody writing (see persistence.NextWakeup).
-func (e *Engine) NextWakeup(ctx context.Context, now time.Time) (*time.Time, error) {
+func (e *Core) NextWakeup(ctx context.Context, now time.Time) (*time.Time, error) {
 	t, err := e.db.Begin(ctx, true)
 	if err != nil {
 		return nil, err
@@ -131,7 +131,7 @@ var ErrNoNotifications = errors.New("the database has no notifications between n
 // one) commits jobs or releases locks, until ctx ends or the listening
 // connection fails. The engine's own commits are left out: they wake its
 // executors through OnJobCreated.
-func (e *Engine) ListenJobs(ctx context.Context, fn func()) error {
+func (e *Core) ListenJobs(ctx context.Context, fn func()) error {
 	l, ok := e.db.(persistence.Listener)
 	if !ok {
 		return ErrNoNotifications
@@ -145,7 +145,7 @@ func (e *Engine) ListenJobs(ctx context.Context, fn func()) error {
 
 // ReportJobExecutor records a running job executor's report (its
 // heartbeat), for diagnoses of jobs that wait.
-func (e *Engine) ReportJobExecutor(ctx context.Context, info persistence.JobExecutorInfo) error {
+func (e *Core) ReportJobExecutor(ctx context.Context, info persistence.JobExecutorInfo) error {
 	return e.cmd.Run(ctx, func(cc *tx.Context) error {
 		cc.Write(persistence.ReportJobExecutor(&info))
 		return nil
@@ -157,7 +157,7 @@ func (e *Engine) ReportJobExecutor(ctx context.Context, info persistence.JobExec
 // in one transaction; it returns how many locks per executor. Released
 // jobs come back as fresh: no failed attempt is charged, and other nodes
 // are woken.
-func (e *Engine) TakeOverDeadOwners(ctx context.Context, staleBefore time.Time, self string) (map[string]int, error) {
+func (e *Core) TakeOverDeadOwners(ctx context.Context, staleBefore time.Time, self string) (map[string]int, error) {
 	// Asked at every report: a read first, so that the write transaction
 	// (SQLite's one writer) is taken only when there is something to do;
 	// the write checks each report again under its row lock.
@@ -187,7 +187,7 @@ func (e *Engine) TakeOverDeadOwners(ctx context.Context, staleBefore time.Time, 
 }
 
 // RemoveJobExecutor deletes a stopped executor's report.
-func (e *Engine) RemoveJobExecutor(ctx context.Context, id string) error {
+func (e *Core) RemoveJobExecutor(ctx context.Context, id string) error {
 	return e.cmd.Run(ctx, func(cc *tx.Context) error {
 		cc.Write(persistence.RemoveJobExecutor(id))
 		return nil

@@ -23,7 +23,7 @@ import (
 // as the job's exception message); any other error spends a retry,
 // schedules the next attempt from the retry cycle and raises an incident
 // when no retry is left. failedAt is the activity the job's command was in.
-func (e *Engine) recordFailure(cc *tx.Context, jobID string, lock *JobLock, workErr error, failedAt string, start *time.Time) error {
+func (e *Core) recordFailure(cc *tx.Context, jobID string, lock *JobLock, workErr error, failedAt string, start *time.Time) error {
 	ent, err := cc.Get(persistence.JobTable, jobID)
 	if err != nil {
 		return err
@@ -101,7 +101,7 @@ func (e *Engine) recordFailure(cc *tx.Context, jobID string, lock *JobLock, work
 // recordExpiredLocks raises the incident of a job whose locks expired
 // without a result until no retry was left (a poison job: running it again
 // could kill another node), and releases it.
-func (e *Engine) recordExpiredLocks(ctx context.Context, j AcquiredJob) error {
+func (e *Core) recordExpiredLocks(ctx context.Context, j AcquiredJob) error {
 	return e.cmd.Run(ctx, func(cc *tx.Context) error {
 		ent, err := cc.Get(persistence.JobTable, j.ID)
 		if err != nil {
@@ -122,7 +122,7 @@ func (e *Engine) recordExpiredLocks(ctx context.Context, j AcquiredJob) error {
 // jobScope loads, into c, what a failing job's retry cycle is evaluated on
 // and its timer rescheduled from: its execution (nil for a timer start job,
 // or when its instance is gone) and its activity (nil when unknown).
-func (e *Engine) jobScope(c *command, j *persistence.Job) (*execution, *bpmn.Activity) {
+func (e *Core) jobScope(c *command, j *persistence.Job) (*execution, *bpmn.Activity) {
 	def, err := c.definition(j.ProcessDefinitionID)
 	if err != nil {
 		return nil, nil
@@ -143,7 +143,7 @@ func (e *Engine) jobScope(c *command, j *persistence.Job) (*execution, *bpmn.Act
 // expression is evaluated now, on the job's execution x, so a changed
 // variable changes the next interval; fromExpression tells so. An
 // expression that fails gives "" (no delay), as in Camunda.
-func (e *Engine) retryCycle(c *command, j *persistence.Job, x *execution) (cycle string, fromExpression bool) {
+func (e *Core) retryCycle(c *command, j *persistence.Job, x *execution) (cycle string, fromExpression bool) {
 	if def, err := c.definition(j.ProcessDefinitionID); err == nil {
 		switch a := def.Process.Activity(stripBody(j.ActivityID)); {
 		case a == nil:
@@ -175,7 +175,7 @@ func (e *Engine) retryCycle(c *command, j *persistence.Job, x *execution) (cycle
 // A job has one open incident however often it fails: when it already has
 // one (its retries were set through its job definition, or it was run by
 // hand at 0 retries), that one stays.
-func (e *Engine) createIncident(cc *tx.Context, j *persistence.Job) error {
+func (e *Core) createIncident(cc *tx.Context, j *persistence.Job) error {
 	open, err := tx.Select(cc, persistence.IncidentsOfJob(j.ID))
 	if err != nil || len(open) > 0 {
 		return err
@@ -189,7 +189,7 @@ func (e *Engine) createIncident(cc *tx.Context, j *persistence.Job) error {
 
 // raiseIncident inserts root, and one incident more in each calling process
 // instance up the call activity chain, each caused by the one below.
-func (e *Engine) raiseIncident(cc *tx.Context, root *persistence.Incident) error {
+func (e *Core) raiseIncident(cc *tx.Context, root *persistence.Incident) error {
 	now := cc.Now().UTC()
 	root.ID, root.Rev, root.Timestamp = newID(), 1, now
 	root.CauseIncidentID, root.RootCauseIncidentID = root.ID, root.ID
@@ -217,7 +217,7 @@ func (e *Engine) raiseIncident(cc *tx.Context, root *persistence.Incident) error
 }
 
 // insertIncident inserts an open incident, and its history record.
-func (e *Engine) insertIncident(cc *tx.Context, in *persistence.Incident) {
+func (e *Core) insertIncident(cc *tx.Context, in *persistence.Incident) {
 	cc.Insert(in)
 	if e.history(config.HistoryFull) {
 		cc.Insert(&persistence.HistoricIncident{
@@ -233,13 +233,13 @@ func (e *Engine) insertIncident(cc *tx.Context, in *persistence.Incident) {
 // endJobIncidents ends the incident of job and the incidents it caused in
 // calling instances: resolved (the job succeeded or got retries) or
 // deleted (with the job).
-func (e *Engine) endJobIncidents(cc *tx.Context, j *persistence.Job, state string) error {
+func (e *Core) endJobIncidents(cc *tx.Context, j *persistence.Job, state string) error {
 	return e.endIncidents(cc, persistence.IncidentsOfJob(j.ID), state)
 }
 
 // endIncidents removes the incidents q selects and those they caused, and
 // closes their history records with state.
-func (e *Engine) endIncidents(cc *tx.Context, q persistence.Query[*persistence.Incident], state string) error {
+func (e *Core) endIncidents(cc *tx.Context, q persistence.Query[*persistence.Incident], state string) error {
 	roots, err := tx.Select(cc, q)
 	if err != nil {
 		return err
@@ -258,7 +258,7 @@ func (e *Engine) endIncidents(cc *tx.Context, q persistence.Query[*persistence.I
 }
 
 // deleteIncident removes one incident and closes its history record.
-func (e *Engine) deleteIncident(cc *tx.Context, in *persistence.Incident, state string) {
+func (e *Core) deleteIncident(cc *tx.Context, in *persistence.Incident, state string) {
 	if cc.IsDeleted(in) {
 		return // also in the chain of another root
 	}
@@ -270,7 +270,7 @@ func (e *Engine) deleteIncident(cc *tx.Context, in *persistence.Incident, state 
 
 // logJob records an event of job in the job log (when history is on). The
 // lock owner is the job's; start is when the run being reported began.
-func (e *Engine) logJob(cc *tx.Context, j *persistence.Job, event, message string, start *time.Time) {
+func (e *Core) logJob(cc *tx.Context, j *persistence.Job, event, message string, start *time.Time) {
 	if !e.history(config.HistoryFull) {
 		return
 	}

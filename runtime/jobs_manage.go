@@ -16,7 +16,7 @@ import (
 // checks, so it conflicts with a job or command changing the same rows
 // concurrently instead of overwriting it.
 
-func (e *Engine) job(cc *tx.Context, id string) (*persistence.Job, error) {
+func (e *Core) job(cc *tx.Context, id string) (*persistence.Job, error) {
 	// The texts are Camunda's, which the acceptance corpus checks.
 	if id == "" {
 		return nil, errors.New("Job id must not be null")
@@ -28,7 +28,7 @@ func (e *Engine) job(cc *tx.Context, id string) (*persistence.Job, error) {
 	return ent.(*persistence.Job), nil
 }
 
-func (e *Engine) jobDefinitionRow(cc *tx.Context, id string) (*persistence.JobDefinition, error) {
+func (e *Core) jobDefinitionRow(cc *tx.Context, id string) (*persistence.JobDefinition, error) {
 	if id == "" {
 		return nil, errors.New("jobDefinitionId is null")
 	}
@@ -41,7 +41,7 @@ func (e *Engine) jobDefinitionRow(cc *tx.Context, id string) (*persistence.JobDe
 
 // SetJobRetries sets a job's retries. Retries above 0 resolve the job's
 // incident and make it acquirable again; 0 raises an incident.
-func (e *Engine) SetJobRetries(ctx context.Context, jobID string, retries int) error {
+func (e *Core) SetJobRetries(ctx context.Context, jobID string, retries int) error {
 	if retries < 0 {
 		return fmt.Errorf("retries must be 0 or more, got %d", retries)
 	}
@@ -57,7 +57,7 @@ func (e *Engine) SetJobRetries(ctx context.Context, jobID string, retries int) e
 // SetJobRetriesByDefinition sets the retries of the failed jobs (0 retries
 // left) of a job definition, as Camunda does: their incidents stay open
 // until the job succeeds, and a job that fails again keeps its incident.
-func (e *Engine) SetJobRetriesByDefinition(ctx context.Context, jobDefinitionID string, retries int) error {
+func (e *Core) SetJobRetriesByDefinition(ctx context.Context, jobDefinitionID string, retries int) error {
 	if retries < 0 {
 		return fmt.Errorf("retries must be 0 or more, got %d", retries)
 	}
@@ -79,7 +79,7 @@ func (e *Engine) SetJobRetriesByDefinition(ctx context.Context, jobDefinitionID 
 	})
 }
 
-func (e *Engine) setRetries(cc *tx.Context, j *persistence.Job, retries int) error {
+func (e *Core) setRetries(cc *tx.Context, j *persistence.Job, retries int) error {
 	had := j.Retries
 	j.Retries = retries
 	cc.Update(j)
@@ -93,7 +93,7 @@ func (e *Engine) setRetries(cc *tx.Context, j *persistence.Job, retries int) err
 }
 
 // SetJobDueDate sets when a job becomes due (nil: at once).
-func (e *Engine) SetJobDueDate(ctx context.Context, jobID string, due *time.Time) error {
+func (e *Core) SetJobDueDate(ctx context.Context, jobID string, due *time.Time) error {
 	return e.cmd.Run(ctx, func(cc *tx.Context) error {
 		j, err := e.job(cc, jobID)
 		if err != nil {
@@ -110,7 +110,7 @@ func (e *Engine) SetJobDueDate(ctx context.Context, jobID string, due *time.Time
 }
 
 // SetJobPriority sets one job's priority.
-func (e *Engine) SetJobPriority(ctx context.Context, jobID string, priority int64) error {
+func (e *Core) SetJobPriority(ctx context.Context, jobID string, priority int64) error {
 	return e.cmd.Run(ctx, func(cc *tx.Context) error {
 		j, err := e.job(cc, jobID)
 		if err != nil {
@@ -125,7 +125,7 @@ func (e *Engine) SetJobPriority(ctx context.Context, jobID string, priority int6
 // SetOverridingJobPriority makes every new job of the job definition get
 // priority (nil clears the override: new jobs take their priority from the
 // BPMN again); cascade also sets it on the definition's existing jobs.
-func (e *Engine) SetOverridingJobPriority(ctx context.Context, jobDefinitionID string, priority *int64, cascade bool) error {
+func (e *Core) SetOverridingJobPriority(ctx context.Context, jobDefinitionID string, priority *int64, cascade bool) error {
 	return e.cmd.Run(ctx, func(cc *tx.Context) error {
 		jd, err := e.jobDefinitionRow(cc, jobDefinitionID)
 		if err != nil {
@@ -150,7 +150,7 @@ func (e *Engine) SetOverridingJobPriority(ctx context.Context, jobDefinitionID s
 }
 
 // SuspendJob suspends (or, with suspend false, activates) one job.
-func (e *Engine) SuspendJob(ctx context.Context, jobID string, suspend bool) error {
+func (e *Core) SuspendJob(ctx context.Context, jobID string, suspend bool) error {
 	return e.cmd.Run(ctx, func(cc *tx.Context) error {
 		j, err := e.job(cc, jobID)
 		if err != nil {
@@ -163,7 +163,7 @@ func (e *Engine) SuspendJob(ctx context.Context, jobID string, suspend bool) err
 
 // SuspendJobDefinition suspends (or activates) a job definition: new jobs
 // of it are created suspended; with includeJobs its existing jobs follow.
-func (e *Engine) SuspendJobDefinition(ctx context.Context, jobDefinitionID string, suspend, includeJobs bool) error {
+func (e *Core) SuspendJobDefinition(ctx context.Context, jobDefinitionID string, suspend, includeJobs bool) error {
 	return e.cmd.Run(ctx, func(cc *tx.Context) error {
 		jd, err := e.jobDefinitionRow(cc, jobDefinitionID)
 		if err != nil {
@@ -173,7 +173,7 @@ func (e *Engine) SuspendJobDefinition(ctx context.Context, jobDefinitionID strin
 	})
 }
 
-func (e *Engine) suspendJobDefinition(cc *tx.Context, jd *persistence.JobDefinition, suspend, includeJobs bool) error {
+func (e *Core) suspendJobDefinition(cc *tx.Context, jd *persistence.JobDefinition, suspend, includeJobs bool) error {
 	if jd.Suspension != suspension(suspend) {
 		jd.Suspension = suspension(suspend)
 		cc.Update(jd)
@@ -210,7 +210,7 @@ func (c *command) deleteJob(j *persistence.Job) error {
 // DeleteJob deletes a job and its incident, as Camunda's deleteJob: not
 // while it runs (locked by an executor whose lock holds). Its execution
 // stays where it is; nothing continues it.
-func (e *Engine) DeleteJob(ctx context.Context, jobID string) error {
+func (e *Core) DeleteJob(ctx context.Context, jobID string) error {
 	return e.cmd.Run(ctx, func(cc *tx.Context) error {
 		j, err := e.job(cc, jobID)
 		if err != nil {
@@ -232,7 +232,7 @@ var ErrJobLocked = errors.New("job is locked")
 // ends after its runs; one without ("R5/PT1M") counts from each run and is
 // not ended by its count, as in Camunda. The cycle is any timeCycle notation
 // (Rn/P, Rn/start/P, Rn/P/end, cron).
-func (e *Engine) SetJobRepeat(ctx context.Context, jobID, cycle string) error {
+func (e *Core) SetJobRepeat(ctx context.Context, jobID, cycle string) error {
 	cy, err := timer.ParseCycle(cycle)
 	if err != nil {
 		return err

@@ -59,4 +59,4 @@ func (p *jobPace) isQuick(j *persistence.Job) bool {
 // MayRunLong reports whether a job's work may take longer than a group
 // on a single writer should wait for: a job of an activity whose last
 // runs were not all quick, or that has not run yet on this engine.
-func (e *Engine) MayRunLong(j *persistence.Job) bool { return !e.pace.isQuick(j) }
+func (e *Core) MayRunLong(j *persistence.Job) bool { return !e.pace.isQuick(j) }

@@ -68,7 +68,7 @@ type AcquiredJob struct {
 // ExecuteJob runs job id in its own transaction. With a lock (nil when run
 // by hand), the job must still be held by it. The job's error is returned
 // after its failure was recorded.
-func (e *Engine) ExecuteJob(ctx context.Context, jobID string, lock *JobLock) error {
+func (e *Core) ExecuteJob(ctx context.Context, jobID string, lock *JobLock) error {
 	_, err := e.execute(ctx, jobID, nil, lock, nil)
 	return err
 }
@@ -79,7 +79,7 @@ func (e *Engine) ExecuteJob(ctx context.Context, jobID string, lock *JobLock) er
 // with its scope) still commits nothing. A job taken over from an expired
 // lock with its last retry spent is not run (it would kill its next node
 // too): its incident is raised instead.
-func (e *Engine) RunAcquired(ctx context.Context, j AcquiredJob) error {
+func (e *Core) RunAcquired(ctx context.Context, j AcquiredJob) error {
 	_, err := e.RunAcquiredContinuing(ctx, j, nil)
 	return err
 }
@@ -89,7 +89,7 @@ func (e *Engine) RunAcquired(ctx context.Context, j AcquiredJob) error {
 // its continuation, returned once committed, runs without an acquisition of
 // its own (on PostgreSQL a chain of asynchronous steps otherwise costs an
 // acquisition statement per step).
-func (e *Engine) RunAcquiredContinuing(ctx context.Context, j AcquiredJob, claim *Claim) (*AcquiredJob, error) {
+func (e *Core) RunAcquiredContinuing(ctx context.Context, j AcquiredJob, claim *Claim) (*AcquiredJob, error) {
 	if j.Retries <= 0 {
 		if err := e.recordExpiredLocks(ctx, j); err != nil {
 			return nil, fmt.Errorf("record the incident of job %s, whose locks expired: %w", j.ID, err)
@@ -99,7 +99,7 @@ func (e *Engine) RunAcquiredContinuing(ctx context.Context, j AcquiredJob, claim
 	return e.execute(ctx, j.ID, j.Job, &j.Lock, claim)
 }
 
-func (e *Engine) execute(ctx context.Context, jobID string, acquired *persistence.Job, lock *JobLock, claim *Claim) (*AcquiredJob, error) {
+func (e *Core) execute(ctx context.Context, jobID string, acquired *persistence.Job, lock *JobLock, claim *Claim) (*AcquiredJob, error) {
 	var workErr error
 	var claimed *AcquiredJob
 	// Deferred: on SQLite the job's delegates run without the write lock,
@@ -136,7 +136,7 @@ func (e *Engine) execute(ctx context.Context, jobID string, acquired *persistenc
 // logOutcome logs a success or a conflict (which costs no retry and
 // resolves by itself) at debug level; failures are logged at WARN when
 // their record commits (recordFailure).
-func (e *Engine) logOutcome(jobID string, workErr error) {
+func (e *Core) logOutcome(jobID string, workErr error) {
 	switch {
 	case workErr == nil:
 		e.log.Debug("job executed", "job", jobID)
@@ -152,7 +152,7 @@ func (e *Engine) logOutcome(jobID string, workErr error) {
 // error (workErr) and an error of the bookkeeping (err: the savepoint, or
 // the failure record, e.g. when the lock was lost), after which nothing of
 // the job may be committed.
-func (e *Engine) runBehindSavepoint(cc *tx.Context, job *persistence.Job, lock *JobLock, commit bool, claim *Claim) (claimed *AcquiredJob, workErr, err error) {
+func (e *Core) runBehindSavepoint(cc *tx.Context, job *persistence.Job, lock *JobLock, commit bool, claim *Claim) (claimed *AcquiredJob, workErr, err error) {
 	if err := cc.Savepoint(jobSavepoint); err != nil {
 		return nil, nil, err
 	}
@@ -181,7 +181,7 @@ func (e *Engine) runBehindSavepoint(cc *tx.Context, job *persistence.Job, lock *
 // conflict is seen here and can be rolled back to it. Without commit it
 // releases the savepoint instead (a group's job). On failure it also
 // returns the activity the job's command was in.
-func (e *Engine) runWork(cc *tx.Context, job *persistence.Job, start *time.Time, commit bool, claim *Claim) (failedAt string, claimed *AcquiredJob, err error) {
+func (e *Core) runWork(cc *tx.Context, job *persistence.Job, start *time.Time, commit bool, claim *Claim) (failedAt string, claimed *AcquiredJob, err error) {
 	c := e.newCommand(cc)
 	c.running = job
 	c.current = stripBody(job.ActivityID)
@@ -252,7 +252,7 @@ func (e *Engine) runWork(cc *tx.Context, job *persistence.Job, start *time.Time,
 // jobs in its own transaction: their locks share the group's commit, and
 // the jobs the group just created are taken without a wake-up and a
 // transaction of their own. They are returned once committed.
-func (e *Engine) RunGroup(ctx context.Context, jobs []AcquiredJob, proceed func() bool, next func() (persistence.AcquireParams, bool)) (errs []error, ran int, acquired []AcquiredJob) {
+func (e *Core) RunGroup(ctx context.Context, jobs []AcquiredJob, proceed func() bool, next func() (persistence.AcquireParams, bool)) (errs []error, ran int, acquired []AcquiredJob) {
 	errs = make([]error, len(jobs))
 	err := e.cmd.Run(ctx, func(cc *tx.Context) error {
 		ran, acquired = 0, nil
@@ -306,7 +306,7 @@ const acquireSavepoint = "bpmnlite_acquire"
 // acquireInGroup acquires jobs in a group's transaction behind a savepoint:
 // a failed acquisition is rolled back and only logged, the group's jobs
 // still commit. got receives the jobs after the commit.
-func (e *Engine) acquireInGroup(cc *tx.Context, p persistence.AcquireParams, got func([]AcquiredJob)) {
+func (e *Core) acquireInGroup(cc *tx.Context, p persistence.AcquireParams, got func([]AcquiredJob)) {
 	if err := cc.Savepoint(acquireSavepoint); err != nil {
 		e.log.Debug("acquisition failed", "error", err)
 		return

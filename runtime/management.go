@@ -50,7 +50,7 @@ func setSuspension[T persistence.Entity](cc *tx.Context, rows []T, suspend bool)
 // new instances start, its job definitions and their jobs (timer start jobs
 // included) are suspended, so nothing of it is acquired; with
 // includeInstances its running instances are suspended too.
-func (e *Engine) SuspendProcessDefinition(ctx context.Context, definitionID string, suspend, includeInstances bool) error {
+func (e *Core) SuspendProcessDefinition(ctx context.Context, definitionID string, suspend, includeInstances bool) error {
 	return e.cmd.Run(ctx, func(cc *tx.Context) error {
 		ent, err := cc.Get(persistence.ProcessDefinitionTable, definitionID)
 		if err != nil {
@@ -91,11 +91,11 @@ func (e *Engine) SuspendProcessDefinition(ctx context.Context, definitionID stri
 // SuspendProcessInstance suspends (or activates) a process instance: its
 // executions, tasks, jobs and external tasks. A suspended instance's tasks
 // cannot be completed and its jobs are not acquired.
-func (e *Engine) SuspendProcessInstance(ctx context.Context, id string, suspend bool) error {
+func (e *Core) SuspendProcessInstance(ctx context.Context, id string, suspend bool) error {
 	return e.cmd.Run(ctx, func(cc *tx.Context) error { return e.suspendInstance(cc, id, suspend) })
 }
 
-func (e *Engine) suspendInstance(cc *tx.Context, id string, suspend bool) error {
+func (e *Core) suspendInstance(cc *tx.Context, id string, suspend bool) error {
 	execs, err := tx.Select(cc, persistence.ExecutionsOfInstance(id))
 	if err != nil {
 		return err
@@ -127,7 +127,7 @@ func (e *Engine) suspendInstance(cc *tx.Context, id string, suspend bool) error 
 
 // ResolveIncident resolves an incident. A failed-job incident is resolved
 // by giving its job one retry (as setting retries would).
-func (e *Engine) ResolveIncident(ctx context.Context, id string) error {
+func (e *Core) ResolveIncident(ctx context.Context, id string) error {
 	return e.cmd.Run(ctx, func(cc *tx.Context) error {
 		ent, err := cc.Get(persistence.IncidentTable, id)
 		if err != nil {
@@ -146,7 +146,7 @@ func (e *Engine) ResolveIncident(ctx context.Context, id string) error {
 }
 
 // DeploymentExists reports whether a deployment with id exists.
-func (e *Engine) DeploymentExists(ctx context.Context, id string) (bool, error) {
+func (e *Core) DeploymentExists(ctx context.Context, id string) (bool, error) {
 	var ok bool
 	err := e.cmd.Run(ctx, func(cc *tx.Context) error {
 		_, err := cc.Get(persistence.DeploymentTable, id)
@@ -166,7 +166,7 @@ func (e *Engine) DeploymentExists(ctx context.Context, id string) (bool, error) 
 // definitions, start timers and subscriptions. Running instances of its
 // definitions make it fail unless cascade, which deletes them (and their
 // history stays). The deployment is unregistered from the job executor.
-func (e *Engine) DeleteDeployment(ctx context.Context, id string, cascade bool) error {
+func (e *Core) DeleteDeployment(ctx context.Context, id string, cascade bool) error {
 	var defIDs []string
 	err := e.cmd.Run(ctx, func(cc *tx.Context) error {
 		defIDs = nil

@@ -205,7 +205,7 @@ func (c *command) createExternalTask(x *execution, a *bpmn.Activity) error {
 
 // CompleteTask completes a user task, sets vars (visible from the task's
 // execution, created on the process instance when new) and continues.
-func (e *Engine) CompleteTask(ctx context.Context, t persistence.Tx, taskID string, vars map[string]any) error {
+func (e *Core) CompleteTask(ctx context.Context, t persistence.Tx, taskID string, vars map[string]any) error {
 	return e.command(ctx, t, func(c *command) error {
 		ent, err := c.cc.Get(persistence.TaskTable, taskID)
 		if err != nil {
@@ -238,7 +238,7 @@ func (e *Engine) CompleteTask(ctx context.Context, t persistence.Tx, taskID stri
 
 // ClaimTask makes userID the assignee of task id, unless another user
 // already has it (ErrTaskClaimed).
-func (e *Engine) ClaimTask(ctx context.Context, t persistence.Tx, id, userID string) error {
+func (e *Core) ClaimTask(ctx context.Context, t persistence.Tx, id, userID string) error {
 	return e.updateTask(ctx, t, id, func(task *persistence.Task) error {
 		if task.Assignee != "" && task.Assignee != userID {
 			return fmt.Errorf("Cannot claim task '%s': task is already claimed by someone else: %w", id, ErrTaskClaimed)
@@ -249,7 +249,7 @@ func (e *Engine) ClaimTask(ctx context.Context, t persistence.Tx, id, userID str
 }
 
 // SetTaskAssignee sets (or, with "", clears) the assignee of task id.
-func (e *Engine) SetTaskAssignee(ctx context.Context, t persistence.Tx, id, userID string) error {
+func (e *Core) SetTaskAssignee(ctx context.Context, t persistence.Tx, id, userID string) error {
 	return e.updateTask(ctx, t, id, func(task *persistence.Task) error {
 		task.Assignee = userID
 		return nil
@@ -259,7 +259,7 @@ func (e *Engine) SetTaskAssignee(ctx context.Context, t persistence.Tx, id, user
 // ErrTaskClaimed: the task is assigned to another user.
 var ErrTaskClaimed = errors.New("task already claimed")
 
-func (e *Engine) updateTask(ctx context.Context, t persistence.Tx, id string, change func(*persistence.Task) error) error {
+func (e *Core) updateTask(ctx context.Context, t persistence.Tx, id string, change func(*persistence.Task) error) error {
 	return e.command(ctx, t, func(c *command) error {
 		ent, err := c.cc.Get(persistence.TaskTable, id)
 		if err != nil {

@@ -5,7 +5,7 @@
 //
 //	go run ./cmd/bpmnbench -pg postgres://postgres@127.0.0.1:5432/postgres -duration 20s
 //
-// -suite picks what is measured: start, jobs (main.go, jobs.go),
+// -suite picks what is measured: start, jobs (main.go, throughput.go),
 // throughput, external (external tasks, in-process and over REST with the
 // worker package: external.go), slow (slow delegates side by side:
 // slow.go) and memory (heap and RSS after deployments: memory.go).

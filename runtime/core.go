@@ -17,10 +17,12 @@ import (
 )
 
 // history reports whether the engine writes history of level l.
-func (e *Engine) history(l config.HistoryLevel) bool { return e.Config.History.Level >= l }
+func (e *Core) history(l config.HistoryLevel) bool { return e.Config.History.Level >= l }
 
-// Engine is the runtime of one database: definitions, delegates, beans.
-type Engine struct {
+// Core is the engine's runtime on one database: definitions, delegates,
+// beans, and the commands that advance process instances. The public
+// bpmnlite.Engine wraps it with the database and the job executor.
+type Core struct {
 	// Config is the engine's configuration, defaults set.
 	Config config.Config
 
@@ -60,11 +62,11 @@ type Engine struct {
 
 // New returns a runtime engine on db, configured by cfg (its database
 // settings are db's business: the caller opened it with them).
-func New(db persistence.DB, cfg config.Config) *Engine {
+func New(db persistence.DB, cfg config.Config) *Core {
 	cfg = cfg.WithDefaults()
 	clock, log := cfg.Clock, cfg.Logger
 	lifetime, stop := context.WithCancel(context.Background())
-	return &Engine{
+	return &Core{
 		ID:          newID(),
 		jobChannel:  persistence.JobChannel(db),
 		extChannel:  persistence.ExternalTaskChannel(db),
@@ -84,7 +86,7 @@ func New(db persistence.DB, cfg config.Config) *Engine {
 
 // RegisterDelegate makes d callable by name from camunda:class (and
 // listeners' class attribute).
-func (e *Engine) RegisterDelegate(name string, d Delegate) {
+func (e *Core) RegisterDelegate(name string, d Delegate) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.delegates[name] = d
@@ -92,13 +94,13 @@ func (e *Engine) RegisterDelegate(name string, d Delegate) {
 
 // RegisterBean makes v reachable by name in expressions
 // (${name.method(...)}, camunda:delegateExpression="${name}").
-func (e *Engine) RegisterBean(name string, v any) {
+func (e *Core) RegisterBean(name string, v any) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.beans[name] = v
 }
 
-func (e *Engine) delegate(name string) (Delegate, bool) {
+func (e *Core) delegate(name string) (Delegate, bool) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	d, ok := e.delegates[name]
@@ -109,7 +111,7 @@ func (e *Engine) delegate(name string) (Delegate, bool) {
 // commits, with those jobs. Job executors use it to wake up; fn reports
 // whether its executor will run all of them, and when none will, the engine
 // wakes the executors of other nodes (PostgreSQL NOTIFY).
-func (e *Engine) OnJobCreated(fn func(jobs []*persistence.Job) bool) {
+func (e *Core) OnJobCreated(fn func(jobs []*persistence.Job) bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.jobCreated = append(e.jobCreated, fn)
@@ -118,14 +120,14 @@ func (e *Engine) OnJobCreated(fn func(jobs []*persistence.Job) bool) {
 // RegisterDeployment marks a deployment as served by this engine's job
 // executor (deployment-aware acquisition). Deployments made through this
 // engine register themselves.
-func (e *Engine) RegisterDeployment(id string) {
+func (e *Core) RegisterDeployment(id string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.deployments[id] = true
 }
 
 // UnregisterDeployment removes a deployment from this engine's job executor.
-func (e *Engine) UnregisterDeployment(id string) {
+func (e *Core) UnregisterDeployment(id string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	delete(e.deployments, id)
@@ -133,14 +135,14 @@ func (e *Engine) UnregisterDeployment(id string) {
 
 // IsRegistered reports whether deployment id is registered with this
 // engine's job executor.
-func (e *Engine) IsRegistered(id string) bool {
+func (e *Core) IsRegistered(id string) bool {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	return e.deployments[id]
 }
 
 // RegisteredDeployments lists the deployments registered with this engine.
-func (e *Engine) RegisteredDeployments() []string {
+func (e *Core) RegisteredDeployments() []string {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	out := make([]string, 0, len(e.deployments))
@@ -152,12 +154,12 @@ func (e *Engine) RegisteredDeployments() []string {
 }
 
 // HasDelegate reports whether a delegate is registered under name.
-func (e *Engine) HasDelegate(name string) bool {
+func (e *Core) HasDelegate(name string) bool {
 	_, ok := e.delegate(name)
 	return ok
 }
 
-func (e *Engine) bean(name string) (any, bool) {
+func (e *Core) bean(name string) (any, bool) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	b, ok := e.beans[name]
@@ -167,7 +169,7 @@ func (e *Engine) bean(name string) (any, bool) {
 // CheckExpression checks an expression the engine deploys, for the
 // parser's validation: its length against the engine's limit, then its
 // syntax.
-func (e *Engine) CheckExpression(src string) error {
+func (e *Core) CheckExpression(src string) error {
 	return e.quoting(checkExpression(src, e.Config.Limits.MaxExpressionLength, e.Config.Limits.MaxQuotedSource))
 }
 
@@ -186,7 +188,7 @@ func checkExpression(src string, maxLength, maxQuoted int) error {
 // quoting makes an expression error in err quote as much of its source as
 // this engine's MaxQuoted says: compiled expressions, and so the errors
 // they make, are shared by every engine of the process.
-func (e *Engine) quoting(err error) error {
+func (e *Core) quoting(err error) error {
 	var xe *expression.Error
 	if errors.As(err, &xe) {
 		xe.MaxQuoted = e.Config.Limits.MaxQuotedSource
@@ -212,7 +214,7 @@ type Stats struct {
 }
 
 // Stats returns the engine's counts.
-func (e *Engine) Stats() Stats {
+func (e *Core) Stats() Stats {
 	e.extWake.mu.Lock()
 	waiting := e.extWake.waiting
 	e.extWake.mu.Unlock()

@@ -14,7 +14,7 @@ import (
 // command is the runtime state of one command: the instances it touched and
 // the agenda of operations still to run.
 type command struct {
-	e             *Engine
+	e             *Core
 	cc            *tx.Context
 	instances     map[string]*instance
 	agenda        []func() error
@@ -52,7 +52,7 @@ type command struct {
 	conditionsRead  map[string]bool      // instances whose conditional subscriptions are cached
 }
 
-func (e *Engine) newCommand(cc *tx.Context) *command {
+func (e *Core) newCommand(cc *tx.Context) *command {
 	c := &command{e: e, cc: cc, instances: make(map[string]*instance)}
 	cc.AfterCommit(c.committed)
 	return c

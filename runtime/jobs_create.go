@@ -37,7 +37,7 @@ func handlerKind(handler string) string {
 // createJobDefinitions creates one job definition per job-producing
 // declaration of the process: async before/after on each activity (on the
 // multi-instance body and on the inner activity separately) and each timer.
-func (e *Engine) createJobDefinitions(cc *tx.Context, def *Definition) map[jobDefKey]*persistence.JobDefinition {
+func (e *Core) createJobDefinitions(cc *tx.Context, def *Definition) map[jobDefKey]*persistence.JobDefinition {
 	out := make(map[jobDefKey]*persistence.JobDefinition)
 	add := func(activity, jobType, kind, config string) {
 		jd := &persistence.JobDefinition{
@@ -119,7 +119,7 @@ func (c *command) jobDefinition(def *Definition, activity, kind string) (*persis
 
 // forgetJobDefinitions drops the cached job definitions of a process
 // definition after they changed.
-func (e *Engine) forgetJobDefinitions(defID string) { e.defs.setJobDefs(defID, nil) }
+func (e *Core) forgetJobDefinitions(defID string) { e.defs.setJobDefs(defID, nil) }
 
 func jobDefKind(jd *persistence.JobDefinition) string {
 	if jd.JobType == persistence.JobTimer {
@@ -237,7 +237,7 @@ func (c *command) notifyJobs() {
 // engine default. A malformed cycle falls back to the default, as Camunda
 // does; an expression is evaluated at the first failure. R0 still runs the
 // job once: it fails once and then has its incident.
-func (e *Engine) initialRetries(cycle string) int {
+func (e *Core) initialRetries(cycle string) int {
 	if cycle == "" {
 		cycle = e.Config.Jobs.DefaultRetryCycle
 	}
@@ -304,7 +304,7 @@ func (c *command) constOrExpr(x *execution, activityLevel, processLevel, attr st
 // createStartEvents arms a new definition's start events: a timer job per
 // timer start event, a subscription per message, signal or conditional
 // start event.
-func (e *Engine) createStartEvents(cc *tx.Context, def *Definition, jobDefs map[jobDefKey]*persistence.JobDefinition) error {
+func (e *Core) createStartEvents(cc *tx.Context, def *Definition, jobDefs map[jobDefKey]*persistence.JobDefinition) error {
 	c := e.newCommand(cc)
 	c.startDef = def
 	c.jobDefs = map[string]map[jobDefKey]*persistence.JobDefinition{def.ID: jobDefs}
@@ -338,7 +338,7 @@ func (e *Engine) createStartEvents(cc *tx.Context, def *Definition, jobDefs map[
 
 // removeStartEvents deletes the start timers and message start subscriptions
 // of a definition replaced by a new version.
-func (e *Engine) removeStartEvents(cc *tx.Context, defID string) error {
+func (e *Core) removeStartEvents(cc *tx.Context, defID string) error {
 	cc.Write(persistence.DeleteStartTimers(defID), persistence.DeleteStartSubscriptions(defID))
 	return nil
 }

@@ -8,11 +8,11 @@ import (
 	"github.com/bpmnlite/bpmnlite/runtime"
 )
 
-// Engine is what an executor needs of an engine it serves: acquisition,
+// JobRuntime is what an executor needs of an engine it serves: acquisition,
 // running one job or a group, unlocking, extending a lock, and wake-ups.
-// *runtime.Engine implements it; the executor never reaches the database
+// *runtime.Core implements it; the executor never reaches the database
 // itself.
-type Engine interface {
+type JobRuntime interface {
 	// Capabilities of the engine's database: a single writer runs queued
 	// jobs in groups; locks need a heartbeat where other nodes may take
 	// over; notifications wake other nodes.
@@ -34,13 +34,13 @@ type Engine interface {
 	// RunAcquiredContinuing runs one acquired job in its own transaction,
 	// fenced by its lock (its error is returned after its failure was
 	// recorded), and with claim locks in that transaction a job it created
-	// that the executor takes next (see runtime.Engine.RunAcquiredContinuing).
+	// that the executor takes next (see runtime.Core.RunAcquiredContinuing).
 	RunAcquiredContinuing(ctx context.Context, j runtime.AcquiredJob, claim *runtime.Claim) (*runtime.AcquiredJob, error)
 	// RunGroup runs acquired jobs in one transaction (see
-	// runtime.Engine.RunGroup), acquiring with next's parameters at its end.
+	// runtime.Core.RunGroup), acquiring with next's parameters at its end.
 	RunGroup(ctx context.Context, jobs []runtime.AcquiredJob, proceed func() bool, next func() (persistence.AcquireParams, bool)) (errs []error, ran int, acquired []runtime.AcquiredJob)
 	// MayRunLong reports whether a job's work may take long (see
-	// runtime.Engine.MayRunLong): on a single writer it runs outside a group.
+	// runtime.Core.MayRunLong): on a single writer it runs outside a group.
 	MayRunLong(j *persistence.Job) bool
 	// UnlockJobs releases acquired jobs that were not started, or whose
 	// outcome was not stored, while their lock is the one acquired; it
@@ -60,7 +60,7 @@ type Engine interface {
 	RemoveJobExecutor(ctx context.Context, id string) error
 }
 
-var _ Engine = (*runtime.Engine)(nil)
+var _ JobRuntime = (*runtime.Core)(nil)
 
 // ErrLockLost: a job's lock was taken over by another executor; its work
 // was not committed.
