@@ -19,7 +19,7 @@ func minutes(m int) *time.Time { return ptr(acqNow.Add(time.Duration(m) * time.M
 
 // newJob is an acquirable message job; mods adjust it.
 func newJob(id string, mods ...func(*persistence.Job)) *persistence.Job {
-	j := &persistence.Job{ID: id, Type: persistence.JobMessage, HandlerType: persistence.HandlerAsyncBefore,
+	j := &persistence.Job{ID: id, Type: persistence.JobMessage, HandlerType: "async-before",
 		Retries: 3, Suspension: persistence.Active, CreateTime: acqNow.Add(-time.Hour), ProcessInstanceID: "pi-" + id}
 	for _, m := range mods {
 		m(j)

@@ -203,21 +203,6 @@ const (
 	JobTimer   = "timer"
 )
 
-// Job handler types (the HandlerType column).
-const (
-	HandlerAsyncBefore       = "async-before"
-	HandlerAsyncAfter        = "async-after"
-	HandlerProcessStart      = "process-start" // asyncBefore on a process start event
-	HandlerTimerStart        = "timer-start-event"
-	HandlerTimerCatch        = "timer-intermediate-transition"
-	HandlerTimerBoundary     = "timer-transition"
-	HandlerTimerEventGateway = "timer-event-based-gateway"
-	// HandlerTimerEventSubprocess is the timer of an event subprocess's
-	// start event, armed on its scope's execution.
-	HandlerTimerEventSubprocess = "timer-start-event-subprocess"
-	HandlerHistoryCleanup       = "history-cleanup" // the one job (HistoryCleanupJobID) that removes expired history
-)
-
 // Job is a unit of work for the job executor: an asynchronous continuation or
 // a timer.
 type Job struct {
@@ -239,7 +224,7 @@ type Job struct {
 	ExceptionStack       string
 	DueDate              *time.Time // nil: due at once
 	Repeat               string     // remaining cycle of a repeating timer
-	HandlerType          string
+	HandlerType          string     // declared by the runtime file that registers its handler
 	HandlerConfig        string
 	Priority             int64
 	Suspension           int

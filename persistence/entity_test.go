@@ -186,12 +186,12 @@ var samples = map[*persistence.Table]sample{
 				Exclusive: true, ExecutionID: "e1", ProcessInstanceID: "pi", ProcessDefinitionID: "p:1:x",
 				ProcessDefinitionKey: "p", JobDefinitionID: "jd1", DeploymentID: "d1", ActivityID: "timer", Retries: 3,
 				ExceptionMessage: "failed", ExceptionStack: "at x", DueDate: ptr(at(13, 2)), Repeat: "R2/PT1M",
-				HandlerType: persistence.HandlerTimerCatch, HandlerConfig: "cfg", Priority: -(1 << 40),
+				HandlerType: "timer-intermediate-transition", HandlerConfig: "cfg", Priority: -(1 << 40),
 				Suspension: persistence.Active, CreateTime: at(12, 0), FailedAttempts: 2, FailedActivityID: "after",
 				RootProcessInstanceID: "root"}
 		},
 		sparse: func() persistence.Entity {
-			return &persistence.Job{ID: "j2", Type: persistence.JobMessage, HandlerType: persistence.HandlerAsyncBefore,
+			return &persistence.Job{ID: "j2", Type: persistence.JobMessage, HandlerType: "async-before",
 				Suspension: persistence.Active, CreateTime: at(12, 3)}
 		},
 		modify: func(e persistence.Entity) {
@@ -200,7 +200,7 @@ var samples = map[*persistence.Table]sample{
 			x.ExecutionID, x.ProcessInstanceID, x.ProcessDefinitionID, x.ProcessDefinitionKey = "", "", "", ""
 			x.JobDefinitionID, x.DeploymentID, x.ActivityID, x.Retries = "", "", "", 0
 			x.ExceptionMessage, x.ExceptionStack, x.DueDate, x.Repeat = "", "", nil, ""
-			x.HandlerType, x.HandlerConfig, x.Priority = persistence.HandlerAsyncAfter, "", 9
+			x.HandlerType, x.HandlerConfig, x.Priority = "async-after", "", 9
 			x.Suspension, x.CreateTime, x.FailedAttempts, x.FailedActivityID = persistence.Suspended, at(14, 4), 0, ""
 			x.RootProcessInstanceID = ""
 		},

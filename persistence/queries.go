@@ -266,10 +266,11 @@ func SetHistoricTaskAssignee(id, assignee string) Write {
 // tasks, external tasks, event subscriptions, incidents and the instances
 // its call activity started. Variables are moved by MoveVariables. The
 // triggers of event subprocesses stay: they belong to the scope execution,
-// not to the path it ran.
-func MovePath(processInstanceID, from, to string) []Write {
+// not to the path it ran: scopeTimers names the handler type of their
+// timer jobs.
+func MovePath(processInstanceID, from, to, scopeTimers string) []Write {
 	return []Write{
-		newWrite("UPDATE job SET execution_id = $1 WHERE execution_id = $2 AND (handler_type IS NULL OR handler_type <> $3)", to, from, HandlerTimerEventSubprocess),
+		newWrite("UPDATE job SET execution_id = $1 WHERE execution_id = $2 AND (handler_type IS NULL OR handler_type <> $3)", to, from, scopeTimers),
 		newWrite("UPDATE task SET execution_id = $1 WHERE execution_id = $2", to, from),
 		newWrite("UPDATE external_task SET execution_id = $1 WHERE execution_id = $2", to, from),
 		newWrite("UPDATE event_subscription SET execution_id = $1 WHERE execution_id = $2 AND (configuration IS NULL OR configuration <> $3)",
@@ -356,10 +357,11 @@ func DeleteVariablesOfExecution(executionID string) Write {
 	return newWrite("DELETE FROM variable WHERE execution_id = $1", executionID)
 }
 
-// DeleteStartTimers deletes the timer start jobs of a process definition.
-func DeleteStartTimers(processDefinitionID string) Write {
+// DeleteStartTimers deletes the timer start jobs (handler type handler) of
+// a process definition.
+func DeleteStartTimers(processDefinitionID, handler string) Write {
 	return newWrite("DELETE FROM job WHERE process_definition_id = $1 AND process_instance_id IS NULL AND handler_type = $2",
-		processDefinitionID, HandlerTimerStart)
+		processDefinitionID, handler)
 }
 
 // DeleteStartSubscriptions deletes the start event subscriptions (message,

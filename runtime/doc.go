@@ -15,7 +15,8 @@
 //     delegate.go: calling Go code and expressions, listeners;
 //     externaltasks.go, externaltasks_poll.go: fetch, lock, long polling.
 //   - gateways.go: exclusive, parallel (the join), inclusive, event-based.
-//   - events.go: boundary and catch events, waits, triggers;
+//   - events.go: catch events, waits, triggers; events_boundary.go:
+//     boundary events whole (arm, fire, disarm, the boundary timer job);
 //     events_timers.go, events_messages.go (and signals), events_errors.go,
 //     events_conditional.go, events_subprocess.go; compensation.go.
 //   - scopes.go: subprocesses, ending paths and scopes, terminate, cancel;

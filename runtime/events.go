@@ -9,32 +9,12 @@ import (
 	"github.com/bpmnlite/bpmnlite/tx"
 )
 
-// armBoundaries creates the timers and subscriptions of a's boundary events
-// on x, the execution running a.
-func (c *command) armBoundaries(x *execution, a *bpmn.Activity) error {
-	for _, b := range a.Boundaries {
-		switch b.Event {
-		case bpmn.TimerEvent:
-			if _, err := c.createTimerJob(x, b, persistence.HandlerTimerBoundary); err != nil {
-				return err
-			}
-		case bpmn.MessageEvent:
-			c.subscribe(x, b, persistence.SubscriptionMessage, b.MessageName)
-		case bpmn.SignalEvent:
-			c.subscribe(x, b, persistence.SubscriptionSignal, b.SignalName)
-		case bpmn.ConditionalEvent:
-			c.subscribeCondition(x, b)
-		}
-	}
-	return nil
-}
-
 // armEvent makes x wait for the catch event a (an intermediate catch event,
 // or an event after an event-based gateway).
 func (c *command) armEvent(x *execution, a *bpmn.Activity) error {
-	handler := persistence.HandlerTimerCatch
+	handler := handlerTimerCatch
 	if x.ActivityID != a.ID {
-		handler = persistence.HandlerTimerEventGateway
+		handler = handlerTimerEventGateway
 	}
 	switch {
 	case a.Event == bpmn.TimerEvent:
@@ -66,30 +46,6 @@ func (c *command) subscribe(x *execution, a *bpmn.Activity, typ, name string) *p
 	}
 	c.cc.Insert(sub)
 	return sub
-}
-
-// waitsFor reports whether an execution at a may own subscriptions or timer
-// jobs, so that plain activities cost no query when they end.
-func waitsFor(a *bpmn.Activity) bool {
-	if a == nil {
-		return false
-	}
-	if len(a.Boundaries) > 0 {
-		return true
-	}
-	switch a.Kind {
-	case bpmn.IntermediateCatchEvent, bpmn.ReceiveTask, bpmn.EventBasedGateway:
-		return true
-	}
-	return false
-}
-
-// clearWaits removes the subscriptions and timer jobs owned by x at a.
-func (c *command) clearWaits(x *execution, a *bpmn.Activity) error {
-	if !waitsFor(a) {
-		return nil
-	}
-	return c.deleteWaits(x, true)
 }
 
 // deleteWaits deletes x's event subscriptions and its jobs (timers only,
@@ -231,45 +187,6 @@ func (c *command) trigger(x *execution, activityID string, vars map[string]any) 
 	}
 	x.IsActive = true
 	return c.leave(x, a)
-}
-
-// triggerBoundary fires boundary event b of the activity x runs: an
-// interrupting event cancels the activity and continues x from b; a
-// non-interrupting one continues a new path from b and leaves x alone. An
-// activity running in an input/output scope is cancelled with its scope
-// (without mapping anything out); the path outside continues from b.
-func (c *command) triggerBoundary(x *execution, b *bpmn.Activity) error {
-	reason := "boundary event '" + b.ID + "'"
-	running := x
-	x = x.outside()
-	if !b.CancelActivity {
-		paths, err := c.fork(x, 2)
-		if err != nil {
-			return err
-		}
-		t := paths[1]
-		t.ActivityID = b.ID
-		c.historyStart(t, b.ID, b)
-		if err := c.fireListeners(t, b.Listeners, "start", b); err != nil {
-			return err
-		}
-		return c.leave(t, b)
-	}
-	if running != x {
-		if err := c.cancel(running, reason); err != nil {
-			return err
-		}
-	} else if err := c.cancelActivity(x, reason); err != nil {
-		return err
-	}
-	x.ActivityID = b.ID
-	x.IsActive = true
-	c.update(x)
-	c.historyStart(x, b.ID, b)
-	if err := c.fireListeners(x, b.Listeners, "start", b); err != nil {
-		return err
-	}
-	return c.leave(x, b)
 }
 
 // cancelActivity cancels what x runs at its activity, leaving x in place:

@@ -130,17 +130,3 @@ func (c *command) above(s *execution) (next *execution, crossed bool, err error)
 	super, err := c.execution(s.SuperExecutionID)
 	return super, true, err
 }
-
-// boundaryAt returns the boundary event of type typ that catches code on
-// the activity s runs: one naming the code wins over a catch-all one,
-// wherever it is declared (as in Camunda). An inner instance of a
-// multi-instance activity leaves the activity's boundary events to the
-// body; the body's belong to the path waiting at the body, not to the
-// body's scope execution.
-func boundaryAt(s *execution, typ bpmn.EventType, code string) *bpmn.Activity {
-	a := s.activity()
-	if a == nil || (a.MultiInstance != nil && !s.isMIBody()) || s.isBodyScope() {
-		return nil
-	}
-	return catcher(a.Boundaries, typ, code, nil)
-}

@@ -38,7 +38,7 @@ func (c *command) armEventSubprocesses(scope *execution) error {
 	for _, start := range eventSubprocessStarts(scope) {
 		switch start.Event {
 		case bpmn.TimerEvent:
-			if _, err := c.createTimerJob(scope, start, persistence.HandlerTimerEventSubprocess); err != nil {
+			if _, err := c.createTimerJob(scope, start, handlerTimerEventSubprocess); err != nil {
 				return err
 			}
 		case bpmn.MessageEvent:
@@ -59,7 +59,7 @@ func isTrigger(e persistence.Entity) bool {
 	case *persistence.EventSubscription:
 		return r.Configuration == persistence.EventSubprocessTrigger
 	case *persistence.Job:
-		return r.HandlerType == persistence.HandlerTimerEventSubprocess
+		return r.HandlerType == handlerTimerEventSubprocess
 	}
 	return false
 }

@@ -14,44 +14,41 @@ import (
 // Timers: due dates from timer definitions, cycles, timer start events,
 // and the handlers of every timer job.
 
+// Job handlers of the timers (boundary timers: events_boundary.go).
+const (
+	handlerTimerStart        = "timer-start-event"
+	handlerTimerCatch        = "timer-intermediate-transition"
+	handlerTimerEventGateway = "timer-event-based-gateway"
+	// handlerTimerEventSubprocess is the timer of an event subprocess's
+	// start event, armed on its scope's execution.
+	handlerTimerEventSubprocess = "timer-start-event-subprocess"
+)
+
 func init() {
-	// A cycle does not die with one failing run: at the first failure the
-	// next run is scheduled as if this one had succeeded, and the failed
-	// job only retries its own run.
-	keepCycle := func(c *command, j *persistence.Job, x *execution, a *bpmn.Activity) error {
-		if err := c.rescheduleCycle(j, x, a); err != nil {
-			return err
-		}
-		j.Repeat = ""
-		return nil
-	}
-	registerJobHandler(persistence.HandlerTimerStart, jobHandler{detached: true, firstFailure: keepCycle,
+	registerJobHandler(handlerTimerStart, jobHandler{detached: true, firstFailure: keepCycle,
 		run: func(c *command, j *persistence.Job, _ *execution, _ *bpmn.Activity) error { return c.fireStartTimer(j) }})
 	fire := jobHandler{run: func(c *command, _ *persistence.Job, x *execution, a *bpmn.Activity) error {
 		return c.trigger(x, a.ID, nil)
 	}}
-	registerJobHandler(persistence.HandlerTimerCatch, fire)
-	registerJobHandler(persistence.HandlerTimerEventGateway, fire)
-	registerJobHandler(persistence.HandlerTimerBoundary, jobHandler{
-		run: func(c *command, j *persistence.Job, x *execution, a *bpmn.Activity) error {
-			if err := c.rescheduleCycle(j, x, a); err != nil {
-				return err
-			}
-			return c.triggerBoundary(x, a)
-		},
-		firstFailure: func(c *command, j *persistence.Job, x *execution, a *bpmn.Activity) error {
-			if x == nil {
-				return nil // its instance is gone: no next run
-			}
-			return keepCycle(c, j, x, a)
-		},
-	})
-	registerJobHandler(persistence.HandlerTimerEventSubprocess, jobHandler{run: func(c *command, j *persistence.Job, x *execution, a *bpmn.Activity) error {
+	registerJobHandler(handlerTimerCatch, fire)
+	registerJobHandler(handlerTimerEventGateway, fire)
+	registerJobHandler(handlerTimerEventSubprocess, jobHandler{run: func(c *command, j *persistence.Job, x *execution, a *bpmn.Activity) error {
 		if err := c.rescheduleCycle(j, x, a); err != nil {
 			return err
 		}
 		return c.startEventSubprocess(x, a)
 	}})
+}
+
+// keepCycle is the first-failure step of cycle timers: a cycle does not die
+// with one failing run. The next run is scheduled as if this one had
+// succeeded, and the failed job only retries its own run.
+func keepCycle(c *command, j *persistence.Job, x *execution, a *bpmn.Activity) error {
+	if err := c.rescheduleCycle(j, x, a); err != nil {
+		return err
+	}
+	j.Repeat = ""
+	return nil
 }
 
 // createTimerJob creates the timer job of the timer event a for x (x is nil

@@ -12,16 +12,22 @@ import (
 
 // The jobs of asynchronous continuations: before an activity (or a
 // multi-instance body), at a process start event, and after an activity.
+const (
+	handlerAsyncBefore  = "async-before"
+	handlerAsyncAfter   = "async-after"
+	handlerProcessStart = "process-start" // asyncBefore on a process start event
+)
+
 func init() {
-	before := jobHandler{run: func(c *command, j *persistence.Job, x *execution, a *bpmn.Activity) error {
+	before := jobHandler{kind: kindAsyncBefore, run: func(c *command, j *persistence.Job, x *execution, a *bpmn.Activity) error {
 		if isBodyID(j.ActivityID) {
 			return c.enterBody(x, a, true)
 		}
 		return c.enterActivity(x, a, true)
 	}}
-	registerJobHandler(persistence.HandlerAsyncBefore, before)
-	registerJobHandler(persistence.HandlerProcessStart, before)
-	registerJobHandler(persistence.HandlerAsyncAfter, jobHandler{run: func(c *command, j *persistence.Job, x *execution, a *bpmn.Activity) error {
+	registerJobHandler(handlerAsyncBefore, before)
+	registerJobHandler(handlerProcessStart, before)
+	registerJobHandler(handlerAsyncAfter, jobHandler{kind: kindAsyncAfter, run: func(c *command, j *persistence.Job, x *execution, a *bpmn.Activity) error {
 		x.IsActive = true
 		c.update(x)
 		if a.MultiInstance != nil && !isBodyID(j.ActivityID) {
@@ -114,9 +120,9 @@ func (c *command) enterActivity(x *execution, a *bpmn.Activity, skipAsync bool) 
 	s := settingsFor(x, a)
 	if s.before && !skipAsync {
 		x.IsActive = false
-		handler := persistence.HandlerAsyncBefore
+		handler := handlerAsyncBefore
 		if a.Kind == bpmn.StartEvent && a.Parent == nil {
-			handler = persistence.HandlerProcessStart
+			handler = handlerProcessStart
 		}
 		_, err := c.createAsyncJob(x, a, s, handler, "")
 		return err
@@ -217,7 +223,7 @@ func (c *command) leave(x *execution, a *bpmn.Activity) error {
 		}
 		s := settingsFor(x, a)
 		if s.after {
-			_, err := c.createAsyncJob(x, a, s, persistence.HandlerAsyncAfter, "")
+			_, err := c.createAsyncJob(x, a, s, handlerAsyncAfter, "")
 			return err
 		}
 		c.push(func() error { return c.innerDone(x, a) })
@@ -310,7 +316,7 @@ func (c *command) leaveVia(x *execution, a *bpmn.Activity, flows []*bpmn.Sequenc
 	s := settingsFor(x, a)
 	if len(flows) == 0 {
 		if s.after {
-			_, err := c.createAsyncJob(x, a, s, persistence.HandlerAsyncAfter, "")
+			_, err := c.createAsyncJob(x, a, s, handlerAsyncAfter, "")
 			return err
 		}
 		return c.endToken(x, nil)
@@ -328,7 +334,7 @@ func (c *command) leaveVia(x *execution, a *bpmn.Activity, flows []*bpmn.Sequenc
 		}
 		if s.after {
 			t.IsActive = false
-			if _, err := c.createAsyncJob(t, a, s, persistence.HandlerAsyncAfter, f.ID); err != nil {
+			if _, err := c.createAsyncJob(t, a, s, handlerAsyncAfter, f.ID); err != nil {
 				return err
 			}
 			continue

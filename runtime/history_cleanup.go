@@ -15,8 +15,12 @@ import (
 // Config.History.TimeToLive); one job, HistoryCleanupJobID, run by the job
 // executor like any other, removes what is due in batches.
 
+// handlerHistoryCleanup runs the one job (HistoryCleanupJobID) that
+// removes expired history.
+const handlerHistoryCleanup = "history-cleanup"
+
 func init() {
-	registerJobHandler(persistence.HandlerHistoryCleanup, jobHandler{detached: true,
+	registerJobHandler(handlerHistoryCleanup, jobHandler{detached: true,
 		run: func(c *command, j *persistence.Job, _ *execution, _ *bpmn.Activity) error {
 			return c.historyCleanupJob(j)
 		}})
@@ -49,7 +53,7 @@ func (c *command) setRemovalTime(in *instance, end time.Time) {
 func (e *Core) scheduleHistoryCleanup(cc *tx.Context) {
 	now := cc.Now().UTC()
 	cc.Write(persistence.EnsureJob(&persistence.Job{
-		ID: HistoryCleanupJobID, Rev: 1, Type: persistence.JobMessage, HandlerType: persistence.HandlerHistoryCleanup,
+		ID: HistoryCleanupJobID, Rev: 1, Type: persistence.JobMessage, HandlerType: handlerHistoryCleanup,
 		Retries: e.Config.Jobs.DefaultRetries, DueDate: &now, Suspension: persistence.Active, CreateTime: now,
 	}))
 }

@@ -24,15 +24,7 @@ const (
 
 type jobDefKey struct{ activity, kind string }
 
-func handlerKind(handler string) string {
-	switch handler {
-	case persistence.HandlerAsyncBefore, persistence.HandlerProcessStart:
-		return kindAsyncBefore
-	case persistence.HandlerAsyncAfter:
-		return kindAsyncAfter
-	}
-	return kindTimer
-}
+func handlerKind(handler string) string { return jobHandlers[handler].kind }
 
 // createJobDefinitions creates one job definition per job-producing
 // declaration of the process: async before/after on each activity (on the
@@ -311,7 +303,7 @@ func (e *Core) createStartEvents(cc *tx.Context, def *Definition, jobDefs map[jo
 	for _, s := range def.Process.StartEvents() {
 		switch s.Event {
 		case bpmn.TimerEvent:
-			if _, err := c.createTimerJob(nil, s, persistence.HandlerTimerStart); err != nil {
+			if _, err := c.createTimerJob(nil, s, handlerTimerStart); err != nil {
 				return err
 			}
 		case bpmn.MessageEvent, bpmn.SignalEvent, bpmn.ConditionalEvent:
@@ -339,6 +331,6 @@ func (e *Core) createStartEvents(cc *tx.Context, def *Definition, jobDefs map[jo
 // removeStartEvents deletes the start timers and message start subscriptions
 // of a definition replaced by a new version.
 func (e *Core) removeStartEvents(cc *tx.Context, defID string) error {
-	cc.Write(persistence.DeleteStartTimers(defID), persistence.DeleteStartSubscriptions(defID))
+	cc.Write(persistence.DeleteStartTimers(defID, handlerTimerStart), persistence.DeleteStartSubscriptions(defID))
 	return nil
 }

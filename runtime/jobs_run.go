@@ -323,10 +323,15 @@ func (e *Core) acquireInGroup(cc *tx.Context, p persistence.AcquireParams, got f
 }
 
 // jobHandler runs the jobs of one handler type. The file that owns an
-// element registers the handlers of its jobs (registerJobHandler, from an
-// init): flow.go the asynchronous continuations, events_timers.go every
-// timer, history_cleanup.go the history cleanup.
+// element declares its handler types and registers their handlers
+// (registerJobHandler, from an init): flow.go the asynchronous
+// continuations, events_boundary.go boundary timers, events_timers.go the
+// other timers, history_cleanup.go the history cleanup. A new job type is
+// one constant and one registration in its element's file.
 type jobHandler struct {
+	// kind is the job definition kind of its jobs (kindAsyncBefore,
+	// kindAsyncAfter; default kindTimer).
+	kind string
 	// run does the job's work in c. x and a are the job's execution and
 	// activity, loaded before it, unless the handler is detached.
 	run func(c *command, j *persistence.Job, x *execution, a *bpmn.Activity) error
@@ -345,6 +350,9 @@ var jobHandlers = map[string]jobHandler{}
 func registerJobHandler(typ string, h jobHandler) {
 	if _, dup := jobHandlers[typ]; dup {
 		panic("runtime: job handler " + typ + " registered twice")
+	}
+	if h.kind == "" {
+		h.kind = kindTimer
 	}
 	jobHandlers[typ] = h
 }

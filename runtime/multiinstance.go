@@ -8,7 +8,6 @@ import (
 
 	"github.com/bpmnlite/bpmnlite/bpmn"
 	"github.com/bpmnlite/bpmnlite/expression"
-	"github.com/bpmnlite/bpmnlite/persistence"
 )
 
 // Variables the multi-instance body keeps, as in Camunda.
@@ -29,7 +28,7 @@ func (c *command) enterBody(x *execution, a *bpmn.Activity, skipAsync bool) erro
 	s := settingsFor(x, a)
 	if s.before && !skipAsync {
 		x.IsActive = false
-		_, err := c.createAsyncJob(x, a, s, persistence.HandlerAsyncBefore, "")
+		_, err := c.createAsyncJob(x, a, s, handlerAsyncBefore, "")
 		return err
 	}
 	c.historyStart(x, x.ActivityID, a)

@@ -159,7 +159,7 @@ func (c *command) movePath(from, to *execution) error {
 			in.root.SuperExecutionID = to.ID
 		}
 	}
-	c.cc.Write(persistence.MovePath(from.ProcessInstanceID, from.ID, to.ID)...)
+	c.cc.Write(persistence.MovePath(from.ProcessInstanceID, from.ID, to.ID, handlerTimerEventSubprocess)...)
 	return c.cc.Flush()
 }
 
