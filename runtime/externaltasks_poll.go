@@ -128,12 +128,12 @@ func (e *Core) longPoll(ctx context.Context, wake <-chan struct{}, topics []stri
 }
 
 func (e *Core) nextExternalTaskUnlock(ctx context.Context, topics []string) (*time.Time, error) {
-	t, err := e.db.Begin(ctx, true)
-	if err != nil {
-		return nil, err
-	}
-	defer func() { _ = t.Rollback(context.WithoutCancel(ctx)) }()
-	return persistence.NextExternalTaskUnlock(ctx, t, e.clock().UTC(), topics)
+	var at *time.Time
+	err := e.cmd.Plain(ctx, true, func(t persistence.Tx) (err error) {
+		at, err = persistence.NextExternalTaskUnlock(ctx, t, e.clock().UTC(), topics)
+		return err
+	})
+	return at, err
 }
 
 // listenExternalTasks starts, once, listening for other nodes' commits

@@ -22,13 +22,8 @@ func (e *Core) Capabilities() persistence.Capabilities { return e.db.Capabilitie
 // their locks (see persistence.AcquireJobs). Each job's "locked" entry goes
 // to the job log when history is on.
 func (e *Core) AcquireJobs(ctx context.Context, p persistence.AcquireParams) ([]AcquiredJob, error) {
-	t, err := e.db.Begin(ctx, false)
+	jobs, err := e.cmd.AcquireJobs(ctx, e.acquireParams(p))
 	if err != nil {
-		return nil, err
-	}
-	jobs, err := persistence.AcquireJobsAndCommit(ctx, t, e.acquireParams(p))
-	if err != nil {
-		_ = t.Rollback(context.WithoutCancel(ctx))
 		return nil, err
 	}
 	return withLocks(jobs, p.LockOwner), nil
@@ -64,16 +59,11 @@ func (e *Core) UnlockJobs(ctx context.Context, jobs []AcquiredJob) (int, error) 
 	for _, j := range jobs {
 		held[j.ID] = j.Lock.Rev
 	}
-	t, err := e.db.Begin(ctx, false)
-	if err != nil {
-		return 0, err
-	}
-	defer func() { _ = t.Rollback(ctx) }()
-	released, err := persistence.UnlockJobs(ctx, t, owner, held)
-	if err != nil {
-		return 0, err
-	}
-	if err := t.Commit(ctx); err != nil {
+	var released int
+	if err := e.cmd.Plain(ctx, false, func(t persistence.Tx) (err error) {
+		released, err = persistence.UnlockJobs(ctx, t, owner, held)
+		return err
+	}); err != nil {
 		return 0, err
 	}
 	if n, ok := e.db.(persistence.Notifier); ok && released > 0 {
@@ -86,42 +76,34 @@ func (e *Core) UnlockJobs(ctx context.Context, jobs []AcquiredJob) (int, error) 
 // now: what an executor looks up after a database outage, when it cannot
 // know which of its commits went through.
 func (e *Core) LockedJobs(ctx context.Context, owner string) ([]AcquiredJob, error) {
-	t, err := e.db.Begin(ctx, true)
-	if err != nil {
-		return nil, err
-	}
-	defer func() { _ = t.Rollback(ctx) }()
-	jobs, err := persistence.Select(ctx, t, persistence.JobsLockedBy(owner))
-	if err != nil {
-		return nil, err
-	}
-	return withLocks(jobs, owner), nil
+	var jobs []*persistence.Job
+	err := e.cmd.Plain(ctx, true, func(t persistence.Tx) (err error) {
+		jobs, err = persistence.Select(ctx, t, persistence.JobsLockedBy(owner))
+		return err
+	})
+	return withLocks(jobs, owner), err
 }
 
 // ExtendLock moves the expiration of a running job's lock to until; false
 // when the lock was lost (taken over, or the job is gone).
 func (e *Core) ExtendLock(ctx context.Context, j AcquiredJob, until time.Time) (bool, error) {
-	t, err := e.db.Begin(ctx, false)
-	if err != nil {
-		return false, err
-	}
-	ok, err := persistence.ExtendLock(ctx, t, j.ID, j.Lock.Owner, j.Lock.Rev, until)
-	if err != nil {
-		_ = t.Rollback(context.WithoutCancel(ctx))
-		return false, err
-	}
-	return ok, t.Commit(ctx)
+	var ok bool
+	err := e.cmd.Plain(ctx, false, func(t persistence.Tx) (err error) {
+		ok, err = persistence.ExtendLock(ctx, t, j.ID, j.Lock.Owner, j.Lock.Rev, until)
+		return err
+	})
+	return ok && err == nil, err
 }
 
 // NextWakeup returns the earliest time after now at which a job becomes
 // acquirable without anybody writing (see persistence.NextWakeup).
 func (e *Core) NextWakeup(ctx context.Context, now time.Time) (*time.Time, error) {
-	t, err := e.db.Begin(ctx, true)
-	if err != nil {
-		return nil, err
-	}
-	defer func() { _ = t.Rollback(context.WithoutCancel(ctx)) }()
-	return persistence.NextWakeup(ctx, t, now)
+	var at *time.Time
+	err := e.cmd.Plain(ctx, true, func(t persistence.Tx) (err error) {
+		at, err = persistence.NextWakeup(ctx, t, now)
+		return err
+	})
+	return at, err
 }
 
 // ErrNoNotifications: the database cannot wake other nodes' job executors.
@@ -165,19 +147,11 @@ func (e *Core) TakeOverDeadOwners(ctx context.Context, staleBefore time.Time, se
 	if err != nil || len(stale) == 0 {
 		return nil, err
 	}
-	t, err := e.db.Begin(ctx, false)
-	if err != nil {
-		return nil, err
-	}
-	defer func() { _ = t.Rollback(context.WithoutCancel(ctx)) }()
-	taken, err := persistence.TakeOverLocksOfStaleExecutors(ctx, t, stale, staleBefore)
-	if err != nil {
-		return nil, err
-	}
-	if len(taken) == 0 {
-		return nil, nil
-	}
-	if err := t.Commit(ctx); err != nil {
+	var taken map[string]int
+	if err := e.cmd.Plain(ctx, false, func(t persistence.Tx) (err error) {
+		taken, err = persistence.TakeOverLocksOfStaleExecutors(ctx, t, stale, staleBefore)
+		return err
+	}); err != nil || len(taken) == 0 {
 		return nil, err
 	}
 	if n, ok := e.db.(persistence.Notifier); ok {

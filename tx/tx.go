@@ -137,6 +137,38 @@ type Outer struct {
 	afterCommit []func()
 }
 
+// Plain runs fn in a transaction of its own, without a command's entity
+// cache and flush: for the job executor's and long polls' short
+// statements on rows no command holds (locks, wake-ups, reports). It
+// commits when fn returns nil and rolls back otherwise; a read-only
+// transaction is always rolled back.
+func (x *Executor) Plain(ctx context.Context, readOnly bool, fn func(t persistence.Tx) error) error {
+	t, err := x.DB.Begin(ctx, readOnly)
+	if err != nil {
+		return err
+	}
+	if err := fn(t); err != nil || readOnly {
+		_ = t.Rollback(context.WithoutCancel(ctx))
+		return err
+	}
+	return t.Commit(ctx)
+}
+
+// AcquireJobs locks jobs in a transaction of its own (see
+// persistence.AcquireJobsAndCommit, which commits with its statement).
+func (x *Executor) AcquireJobs(ctx context.Context, p persistence.AcquireParams) ([]*persistence.Job, error) {
+	t, err := x.DB.Begin(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	jobs, err := persistence.AcquireJobsAndCommit(ctx, t, p)
+	if err != nil {
+		_ = t.Rollback(context.WithoutCancel(ctx))
+		return nil, err
+	}
+	return jobs, nil
+}
+
 // Begin starts an Outer transaction on x's database.
 func (x *Executor) Begin(ctx context.Context) (*Outer, error) {
 	t, err := x.DB.Begin(ctx, false)
