@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/bpmnlite/bpmnlite/bpmn"
+	"github.com/bpmnlite/bpmnlite/persistence"
 	"github.com/bpmnlite/bpmnlite/runtime"
 )
 
@@ -95,11 +96,7 @@ func (e *Engine) Start(ctx context.Context, req StartRequest) (string, error) {
 // StartTx is Start inside the caller's PostgreSQL transaction, so a service
 // can start a process atomically with its own writes.
 func (e *Engine) StartTx(ctx context.Context, t pgx.Tx, req StartRequest) (string, error) {
-	pt, err := e.joinTx(ctx, t)
-	if err != nil {
-		return "", err
-	}
-	return e.rt.Start(ctx, pt, req)
+	return joinedTx(e, ctx, t, func(pt persistence.Tx) (string, error) { return e.rt.Start(ctx, pt, req) })
 }
 
 // CompleteTask completes a user task with variables and continues the
@@ -112,11 +109,7 @@ func (e *Engine) CompleteTask(ctx context.Context, taskID string, vars map[strin
 
 // CompleteTaskTx is CompleteTask inside the caller's transaction.
 func (e *Engine) CompleteTaskTx(ctx context.Context, t pgx.Tx, taskID string, vars map[string]any) error {
-	pt, err := e.joinTx(ctx, t)
-	if err != nil {
-		return err
-	}
-	return e.rt.CompleteTask(ctx, pt, taskID, vars)
+	return e.inPgxTx(ctx, t, func(pt persistence.Tx) error { return e.rt.CompleteTask(ctx, pt, taskID, vars) })
 }
 
 // ClaimTask makes userID the assignee of a user task, unless another user
@@ -144,11 +137,7 @@ func (e *Engine) Correlate(ctx context.Context, req CorrelateRequest) ([]string,
 
 // CorrelateTx is Correlate inside the caller's transaction.
 func (e *Engine) CorrelateTx(ctx context.Context, t pgx.Tx, req CorrelateRequest) ([]string, error) {
-	pt, err := e.joinTx(ctx, t)
-	if err != nil {
-		return nil, err
-	}
-	return e.rt.Correlate(ctx, pt, req)
+	return joinedTx(e, ctx, t, func(pt persistence.Tx) ([]string, error) { return e.rt.Correlate(ctx, pt, req) })
 }
 
 // Signal broadcasts a signal to every execution waiting for it, but for
@@ -174,11 +163,7 @@ func (e *Engine) EvaluateStartConditions(ctx context.Context, req ConditionEvalu
 
 // SignalTx is Signal inside the caller's transaction.
 func (e *Engine) SignalTx(ctx context.Context, t pgx.Tx, name string, vars map[string]any) error {
-	pt, err := e.joinTx(ctx, t)
-	if err != nil {
-		return err
-	}
-	return e.rt.Signal(ctx, pt, name, vars)
+	return e.inPgxTx(ctx, t, func(pt persistence.Tx) error { return e.rt.Signal(ctx, pt, name, vars) })
 }
 
 // Trigger continues an execution waiting at a receive task (without a
@@ -189,11 +174,7 @@ func (e *Engine) Trigger(ctx context.Context, executionID string, vars map[strin
 
 // TriggerTx is Trigger inside the caller's transaction.
 func (e *Engine) TriggerTx(ctx context.Context, t pgx.Tx, executionID string, vars map[string]any) error {
-	pt, err := e.joinTx(ctx, t)
-	if err != nil {
-		return err
-	}
-	return e.rt.Trigger(ctx, pt, executionID, vars)
+	return e.inPgxTx(ctx, t, func(pt persistence.Tx) error { return e.rt.Trigger(ctx, pt, executionID, vars) })
 }
 
 // SetVariables sets variables where they are defined in the execution's
@@ -210,11 +191,7 @@ func (e *Engine) SetVariablesLocal(ctx context.Context, executionID string, vars
 
 // SetVariablesTx is SetVariables inside the caller's transaction.
 func (e *Engine) SetVariablesTx(ctx context.Context, t pgx.Tx, executionID string, vars map[string]any) error {
-	pt, err := e.joinTx(ctx, t)
-	if err != nil {
-		return err
-	}
-	return e.rt.SetVariables(ctx, pt, executionID, vars, false)
+	return e.inPgxTx(ctx, t, func(pt persistence.Tx) error { return e.rt.SetVariables(ctx, pt, executionID, vars, false) })
 }
 
 // Variables returns the variables visible from an execution (or process
@@ -242,11 +219,7 @@ func (e *Engine) DeleteProcessInstance(ctx context.Context, id, reason string) e
 
 // DeleteProcessInstanceTx is DeleteProcessInstance inside the caller's transaction.
 func (e *Engine) DeleteProcessInstanceTx(ctx context.Context, t pgx.Tx, id, reason string) error {
-	pt, err := e.joinTx(ctx, t)
-	if err != nil {
-		return err
-	}
-	return e.rt.DeleteProcessInstance(ctx, pt, id, reason)
+	return e.inPgxTx(ctx, t, func(pt persistence.Tx) error { return e.rt.DeleteProcessInstance(ctx, pt, id, reason) })
 }
 
 // Validate parses a BPMN file as Deploy would, without storing anything. It

@@ -271,6 +271,23 @@ func (e *Engine) RegisterDelegate(name string, d Delegate) { e.rt.RegisterDelega
 // camunda:delegateExpression="${name}". A func value is callable as a function.
 func (e *Engine) RegisterBean(name string, v any) { e.rt.RegisterBean(name, v) }
 
+// joinedTx runs fn, a ...Tx call's command, inside the caller's pgx
+// transaction t.
+func joinedTx[T any](e *Engine, ctx context.Context, t pgx.Tx, fn func(pt persistence.Tx) (T, error)) (T, error) {
+	pt, err := e.joinTx(ctx, t)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return fn(pt)
+}
+
+// inPgxTx is joinedTx for a command without a result.
+func (e *Engine) inPgxTx(ctx context.Context, t pgx.Tx, fn func(pt persistence.Tx) error) error {
+	_, err := joinedTx(e, ctx, t, func(pt persistence.Tx) (struct{}, error) { return struct{}{}, fn(pt) })
+	return err
+}
+
 // joinTx wraps a caller's pgx transaction for a ...Tx call.
 func (e *Engine) joinTx(ctx context.Context, t pgx.Tx) (persistence.Tx, error) {
 	j, ok := e.db.(persistence.TxJoiner)

@@ -1,6 +1,7 @@
 package bpmn
 
 import (
+	"cmp"
 	"slices"
 	"strconv"
 	"strings"
@@ -236,7 +237,7 @@ func (p *parser) parseEvent(st *procState, s site, e *etree.Element, a *Activity
 			if esc := lookupRef(p.defs.Escalations, ref); esc != nil {
 				a.EscalationCode = esc.Code
 			} else {
-				p.errorf(ds, "escalationRef '%s' names no escalation of this file", ref)
+				p.unresolved(ds, "escalationRef", "escalation", ref)
 			}
 		}
 		if a.Kind != BoundaryEvent && a.Kind != StartEvent && a.EscalationCode == "" {
@@ -275,26 +276,25 @@ func lookupRef[T any](m map[string]*T, ref string) *T {
 func (p *parser) messageName(s site, ref string) string {
 	m := lookupRef(p.defs.Messages, ref)
 	if m == nil {
-		p.errorf(s, "messageRef '%s' names no message of this file", ref)
-		return ""
+		return p.unresolved(s, "messageRef", "message", ref)
 	}
-	if m.Name != "" {
-		return m.Name
-	}
-	return m.ID
+	return cmp.Or(m.Name, m.ID)
 }
 
 // signalName resolves a signalRef to the signal's name (else its id).
 func (p *parser) signalName(s site, ref string) string {
 	sig := lookupRef(p.defs.Signals, ref)
 	if sig == nil {
-		p.errorf(s, "signalRef '%s' names no signal of this file", ref)
-		return ""
+		return p.unresolved(s, "signalRef", "signal", ref)
 	}
-	if sig.Name != "" {
-		return sig.Name
-	}
-	return sig.ID
+	return cmp.Or(sig.Name, sig.ID)
+}
+
+// unresolved reports a reference attr that names no root element of its
+// kind, and resolves it to nothing.
+func (p *parser) unresolved(s site, attr, kind, ref string) string {
+	p.errorf(s, "%s '%s' names no %s of this file", attr, ref, kind)
+	return ""
 }
 
 // errorRef resolves an errorRef as Camunda does: the error's errorCode (and

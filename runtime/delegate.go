@@ -189,11 +189,16 @@ func (r resolver) Resolve(name string) (any, bool) {
 
 // eval evaluates an expression text in x's context (x may be nil).
 func (c *command) eval(x *execution, src string) (any, error) {
+	return evalWith(src, c.resolver(x))
+}
+
+// evalWith compiles (or takes from the cache) and evaluates src with r.
+func evalWith(src string, r resolver) (any, error) {
 	ex, err := expression.Compile(src)
 	if err != nil {
 		return nil, err
 	}
-	return ex.Eval(c.resolver(x))
+	return ex.Eval(r)
 }
 
 func (c *command) resolver(x *execution) resolver {
@@ -234,11 +239,7 @@ func (c *command) callDelegate(x *execution, event string, class, delegateExpr, 
 		}
 		return c.invoke(d, h, what)
 	case delegateExpr != "":
-		ex, err := expression.Compile(delegateExpr)
-		if err != nil {
-			return failAt(what, "%w", err)
-		}
-		v, err := ex.Eval(resolver{e: c.e, h: h})
+		v, err := evalWith(delegateExpr, resolver{e: c.e, h: h})
 		if err != nil {
 			return failAt(what, "%w", err)
 		}
@@ -253,11 +254,7 @@ func (c *command) callDelegate(x *execution, event string, class, delegateExpr, 
 		}
 		return c.invoke(d, h, what)
 	case expr != "":
-		ex, err := expression.Compile(expr)
-		if err != nil {
-			return failAt(what, "%w", err)
-		}
-		v, err := ex.Eval(resolver{e: c.e, h: h})
+		v, err := evalWith(expr, resolver{e: c.e, h: h})
 		if err != nil {
 			return failAt(what, "%w", err)
 		}

@@ -243,18 +243,9 @@ func (c *command) selectOutgoing(x *execution, a *bpmn.Activity) ([]*bpmn.Sequen
 	if len(a.Outgoing) == 1 && a.Outgoing[0].Condition == "" {
 		return a.Outgoing, nil
 	}
-	var out []*bpmn.SequenceFlow
-	for _, f := range a.Outgoing {
-		if f == a.DefaultFlow {
-			continue
-		}
-		ok, err := c.condition(x, f)
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			out = append(out, f)
-		}
+	out, err := c.holdingFlows(x, a, false)
+	if err != nil {
+		return nil, err
 	}
 	if len(out) == 0 && a.DefaultFlow != nil {
 		out = append(out, a.DefaultFlow)
@@ -374,4 +365,27 @@ func (c *command) finishActivity(x *execution, a *bpmn.Activity, canceled bool) 
 	x.IsActive = true
 	c.update(x)
 	return nil
+}
+
+// holdingFlows returns a's outgoing flows other than the default whose
+// condition holds (a flow without one holds), in document order; with
+// first, only the first of them.
+func (c *command) holdingFlows(x *execution, a *bpmn.Activity, first bool) ([]*bpmn.SequenceFlow, error) {
+	var out []*bpmn.SequenceFlow
+	for _, f := range a.Outgoing {
+		if f == a.DefaultFlow {
+			continue
+		}
+		ok, err := c.condition(x, f)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out = append(out, f)
+			if first {
+				break
+			}
+		}
+	}
+	return out, nil
 }

@@ -19,17 +19,11 @@ func (c *command) exclusiveGateway(x *execution, a *bpmn.Activity) error {
 // chooseExclusive picks the first flow whose condition holds (a flow without
 // condition counts as true), else the default flow.
 func (c *command) chooseExclusive(x *execution, a *bpmn.Activity) (*bpmn.SequenceFlow, error) {
-	for _, f := range a.Outgoing {
-		if f == a.DefaultFlow {
-			continue
-		}
-		ok, err := c.condition(x, f)
+	if out, err := c.holdingFlows(x, a, true); err != nil || len(out) > 0 {
 		if err != nil {
 			return nil, err
 		}
-		if ok {
-			return f, nil
-		}
+		return out[0], nil
 	}
 	if a.DefaultFlow != nil {
 		return a.DefaultFlow, nil
@@ -126,18 +120,9 @@ func (c *command) inclusiveCheck(x *execution, a *bpmn.Activity) error {
 			}
 		}
 	}
-	var flows []*bpmn.SequenceFlow
-	for _, f := range a.Outgoing {
-		if f == a.DefaultFlow {
-			continue
-		}
-		ok, err := c.condition(x, f)
-		if err != nil {
-			return err
-		}
-		if ok {
-			flows = append(flows, f)
-		}
+	flows, err := c.holdingFlows(x, a, false)
+	if err != nil {
+		return err
 	}
 	if len(flows) == 0 {
 		if a.DefaultFlow == nil && len(a.Outgoing) > 0 {

@@ -45,11 +45,7 @@ func (e *Core) SetJobRetries(ctx context.Context, jobID string, retries int) err
 	if retries < 0 {
 		return fmt.Errorf("retries must be 0 or more, got %d", retries)
 	}
-	return e.cmd.Run(ctx, func(cc *tx.Context) error {
-		j, err := e.job(cc, jobID)
-		if err != nil {
-			return err
-		}
+	return e.withJob(ctx, jobID, func(cc *tx.Context, j *persistence.Job) error {
 		return e.setRetries(cc, j, retries)
 	})
 }
@@ -94,11 +90,7 @@ func (e *Core) setRetries(cc *tx.Context, j *persistence.Job, retries int) error
 
 // SetJobDueDate sets when a job becomes due (nil: at once).
 func (e *Core) SetJobDueDate(ctx context.Context, jobID string, due *time.Time) error {
-	return e.cmd.Run(ctx, func(cc *tx.Context) error {
-		j, err := e.job(cc, jobID)
-		if err != nil {
-			return err
-		}
+	return e.withJob(ctx, jobID, func(cc *tx.Context, j *persistence.Job) error {
 		if due != nil {
 			d := due.UTC()
 			due = &d
@@ -111,11 +103,7 @@ func (e *Core) SetJobDueDate(ctx context.Context, jobID string, due *time.Time) 
 
 // SetJobPriority sets one job's priority.
 func (e *Core) SetJobPriority(ctx context.Context, jobID string, priority int64) error {
-	return e.cmd.Run(ctx, func(cc *tx.Context) error {
-		j, err := e.job(cc, jobID)
-		if err != nil {
-			return err
-		}
+	return e.withJob(ctx, jobID, func(cc *tx.Context, j *persistence.Job) error {
 		j.Priority = priority
 		cc.Update(j)
 		return nil
@@ -151,11 +139,7 @@ func (e *Core) SetOverridingJobPriority(ctx context.Context, jobDefinitionID str
 
 // SuspendJob suspends (or, with suspend false, activates) one job.
 func (e *Core) SuspendJob(ctx context.Context, jobID string, suspend bool) error {
-	return e.cmd.Run(ctx, func(cc *tx.Context) error {
-		j, err := e.job(cc, jobID)
-		if err != nil {
-			return err
-		}
+	return e.withJob(ctx, jobID, func(cc *tx.Context, j *persistence.Job) error {
 		setSuspension(cc, []persistence.Entity{j}, suspend)
 		return nil
 	})
@@ -211,11 +195,7 @@ func (c *command) deleteJob(j *persistence.Job) error {
 // while it runs (locked by an executor whose lock holds). Its execution
 // stays where it is; nothing continues it.
 func (e *Core) DeleteJob(ctx context.Context, jobID string) error {
-	return e.cmd.Run(ctx, func(cc *tx.Context) error {
-		j, err := e.job(cc, jobID)
-		if err != nil {
-			return err
-		}
+	return e.withJob(ctx, jobID, func(cc *tx.Context, j *persistence.Job) error {
 		if j.LockOwner != "" && j.LockExpiration != nil && j.LockExpiration.After(cc.Now()) {
 			return fmt.Errorf("job %q is being executed by %s: delete it once its run ended: %w", jobID, j.LockOwner, ErrJobLocked)
 		}
@@ -237,16 +217,24 @@ func (e *Core) SetJobRepeat(ctx context.Context, jobID, cycle string) error {
 	if err != nil {
 		return err
 	}
-	return e.cmd.Run(ctx, func(cc *tx.Context) error {
-		j, err := e.job(cc, jobID)
-		if err != nil {
-			return err
-		}
+	return e.withJob(ctx, jobID, func(cc *tx.Context, j *persistence.Job) error {
 		if j.Type != persistence.JobTimer || j.Repeat == "" {
 			return fmt.Errorf("job %q is not a repeating timer", jobID)
 		}
 		j.Repeat = cy.String()
 		cc.Update(j)
 		return nil
+	})
+}
+
+// withJob runs fn as a command on the job with id jobID (ErrNotFound when
+// there is none).
+func (e *Core) withJob(ctx context.Context, jobID string, fn func(cc *tx.Context, j *persistence.Job) error) error {
+	return e.cmd.Run(ctx, func(cc *tx.Context) error {
+		j, err := e.job(cc, jobID)
+		if err != nil {
+			return err
+		}
+		return fn(cc, j)
 	})
 }

@@ -92,32 +92,16 @@ func encodeValue(r *persistence.Variable, v any) error {
 		if x {
 			r.Long = 1
 		}
-	case int:
-		r.Type, r.Long = persistence.VarLong, int64(x)
-	case int8:
-		r.Type, r.Long = persistence.VarLong, int64(x)
-	case int16:
-		r.Type, r.Long = persistence.VarLong, int64(x)
-	case int32:
-		r.Type, r.Long = persistence.VarLong, int64(x)
 	case int64:
 		r.Type, r.Long = persistence.VarLong, x
-	case uint8:
-		r.Type, r.Long = persistence.VarLong, int64(x)
-	case uint16:
-		r.Type, r.Long = persistence.VarLong, int64(x)
-	case uint32:
-		r.Type, r.Long = persistence.VarLong, int64(x)
-	case uint:
-		if uint64(x) > math.MaxInt64 {
+	case int, int8, int16, int32:
+		r.Type, r.Long = persistence.VarLong, reflect.ValueOf(x).Int()
+	case uint, uint8, uint16, uint32, uint64:
+		u := reflect.ValueOf(x).Uint()
+		if u > math.MaxInt64 {
 			return invalid(r.Name, "value %d does not fit int64", x)
 		}
-		r.Type, r.Long = persistence.VarLong, int64(x)
-	case uint64:
-		if x > math.MaxInt64 {
-			return invalid(r.Name, "value %d does not fit int64", x)
-		}
-		r.Type, r.Long = persistence.VarLong, int64(x)
+		r.Type, r.Long = persistence.VarLong, int64(u)
 	case float32:
 		return encodeFloat(r, float64(x))
 	case float64:
