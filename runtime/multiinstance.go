@@ -223,16 +223,7 @@ func (c *command) innerDone(ch *execution, a *bpmn.Activity) error {
 // endBody removes the body's scope execution; the path waiting at the body
 // leaves it.
 func (c *command) endBody(body *execution, a *bpmn.Activity) error {
-	owner := body.parent
-	if err := c.passCompensations(body, owner, a); err != nil {
-		return err
-	}
-	if err := c.removeExecution(body); err != nil {
-		return err
-	}
-	owner.IsActive = true
-	c.update(owner)
-	return c.leave(owner, a)
+	return c.returnToOwner(body, body.parent, a)
 }
 
 func intVar(x *execution, name string) (int64, error) {

@@ -135,6 +135,13 @@ func (c *command) completeScope(scope *execution) error {
 	if a == nil {
 		return fmt.Errorf("%s: scope without activity", owner)
 	}
+	return c.returnToOwner(scope, owner, a)
+}
+
+// returnToOwner ends scope, the scope execution of activity a, and
+// continues owner, the path waiting at a, out of a: the compensations the
+// scope collected pass to owner.
+func (c *command) returnToOwner(scope, owner *execution, a *bpmn.Activity) error {
 	if err := c.passCompensations(scope, owner, a); err != nil {
 		return err
 	}
