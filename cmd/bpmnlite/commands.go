@@ -81,6 +81,16 @@ func (c *cli) open(ctx context.Context, args []string) error {
 }
 
 // print writes v as JSON with --json, else the table rows.
+// printList prints v as JSON, or list as a table of header's columns, a
+// row per element.
+func printList[T any](c *cli, v any, list []T, header string, row func(T) []string) error {
+	rows := make([][]string, len(list))
+	for i, x := range list {
+		rows[i] = row(x)
+	}
+	return c.print(v, header, rows)
+}
+
 func (c *cli) print(v any, header string, rows [][]string) error {
 	if *c.asJSON {
 		enc := json.NewEncoder(c.out)
@@ -119,11 +129,9 @@ func deployCmd(ctx context.Context, args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var rows [][]string
-	for _, pd := range d.Definitions {
-		rows = append(rows, []string{pd.Key, fmt.Sprint(pd.Version), pd.ID, fmt.Sprint(d.Unchanged)})
-	}
-	return c.print(d, "KEY\tVERSION\tID\tUNCHANGED", rows)
+	return printList(c, d, d.Definitions, "KEY\tVERSION\tID\tUNCHANGED", func(pd *bpmnlite.ProcessDefinition) []string {
+		return []string{pd.Key, fmt.Sprint(pd.Version), pd.ID, fmt.Sprint(d.Unchanged)}
+	})
 }
 
 func startCmd(ctx context.Context, args []string, out io.Writer) error {
@@ -156,11 +164,9 @@ func instancesCmd(ctx context.Context, args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var rows [][]string
-	for _, p := range list {
-		rows = append(rows, []string{p.ID, p.ProcessDefinitionKey, p.BusinessKey, p.State, p.StartTime.Format(time.RFC3339)})
-	}
-	return c.print(list, "ID\tKEY\tBUSINESS KEY\tSTATE\tSTARTED", rows)
+	return printList(c, list, list, "ID\tKEY\tBUSINESS KEY\tSTATE\tSTARTED", func(p *bpmnlite.HistoricProcessInstance) []string {
+		return []string{p.ID, p.ProcessDefinitionKey, p.BusinessKey, p.State, p.StartTime.Format(time.RFC3339)}
+	})
 }
 
 func tasksCmd(ctx context.Context, args []string, out io.Writer) error {
@@ -176,11 +182,9 @@ func tasksCmd(ctx context.Context, args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var rows [][]string
-	for _, t := range list {
-		rows = append(rows, []string{t.ID, t.TaskDefinitionKey, t.Name, t.Assignee, t.CandidateGroups, t.ProcessInstanceID})
-	}
-	return c.print(list, "ID\tACTIVITY\tNAME\tASSIGNEE\tGROUPS\tINSTANCE", rows)
+	return printList(c, list, list, "ID\tACTIVITY\tNAME\tASSIGNEE\tGROUPS\tINSTANCE", func(t *bpmnlite.Task) []string {
+		return []string{t.ID, t.TaskDefinitionKey, t.Name, t.Assignee, t.CandidateGroups, t.ProcessInstanceID}
+	})
 }
 
 func completeCmd(ctx context.Context, args []string, out io.Writer) error {
@@ -216,11 +220,7 @@ func correlateCmd(ctx context.Context, args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var rows [][]string
-	for _, id := range ids {
-		rows = append(rows, []string{id})
-	}
-	return c.print(ids, "INSTANCE", rows)
+	return printList(c, ids, ids, "INSTANCE", func(id string) []string { return []string{id} })
 }
 
 func incidentsCmd(ctx context.Context, args []string, out io.Writer) error {
@@ -234,11 +234,9 @@ func incidentsCmd(ctx context.Context, args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var rows [][]string
-	for _, in := range list {
-		rows = append(rows, []string{in.ID, in.Type, in.ActivityID, in.ProcessInstanceID, in.Configuration, in.Message})
-	}
-	return c.print(list, "ID\tTYPE\tACTIVITY\tINSTANCE\tJOB OR TASK\tMESSAGE", rows)
+	return printList(c, list, list, "ID\tTYPE\tACTIVITY\tINSTANCE\tJOB OR TASK\tMESSAGE", func(in *bpmnlite.Incident) []string {
+		return []string{in.ID, in.Type, in.ActivityID, in.ProcessInstanceID, in.Configuration, in.Message}
+	})
 }
 
 // retryCmd gives failed jobs (no retries left) a retry: one by id, or
@@ -297,11 +295,9 @@ func jobsCmd(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	now := c.eng.Now()
-	var rows [][]string
-	for _, j := range list {
-		rows = append(rows, []string{j.ID, j.HandlerType, j.ActivityID, j.ProcessInstanceID, fmt.Sprint(j.Priority), fmt.Sprint(j.Retries), whyNotRunning(j, now)})
-	}
-	return c.print(list, "ID\tKIND\tACTIVITY\tINSTANCE\tPRIORITY\tRETRIES\tSTATE", rows)
+	return printList(c, list, list, "ID\tKIND\tACTIVITY\tINSTANCE\tPRIORITY\tRETRIES\tSTATE", func(j *bpmnlite.Job) []string {
+		return []string{j.ID, j.HandlerType, j.ActivityID, j.ProcessInstanceID, fmt.Sprint(j.Priority), fmt.Sprint(j.Retries), whyNotRunning(j, now)}
+	})
 }
 
 func whyNotRunning(j *bpmnlite.Job, now time.Time) string {

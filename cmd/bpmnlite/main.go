@@ -62,6 +62,23 @@ example: bpmnlite validate processes/*.bpmn`,
 Runs SQLite's full integrity check on a database file without writing it.`,
 }
 
+// commands are the subcommands by name.
+var commands = map[string]func(ctx context.Context, args []string, out io.Writer) error{
+	"run":       runProcess,
+	"validate":  func(_ context.Context, args []string, out io.Writer) error { return validate(args, out) },
+	"serve":     serve,
+	"jobs":      jobsCmd,
+	"deploy":    deployCmd,
+	"start":     startCmd,
+	"instances": instancesCmd,
+	"tasks":     tasksCmd,
+	"complete":  completeCmd,
+	"correlate": correlateCmd,
+	"incidents": incidentsCmd,
+	"retry":     retryCmd,
+	"check":     check,
+}
+
 func wantsHelp(args []string) bool {
 	for _, a := range args {
 		if a == "-h" || a == "-help" || a == "--help" {
@@ -83,33 +100,8 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		fmt.Fprintln(out, help)
 		return nil
 	}
-	switch args[0] {
-	case "run":
-		return runProcess(ctx, args[1:], out)
-	case "validate":
-		return validate(args[1:], out)
-	case "serve":
-		return serve(ctx, args[1:], out)
-	case "jobs":
-		return jobsCmd(ctx, args[1:], out)
-	case "deploy":
-		return deployCmd(ctx, args[1:], out)
-	case "start":
-		return startCmd(ctx, args[1:], out)
-	case "instances":
-		return instancesCmd(ctx, args[1:], out)
-	case "tasks":
-		return tasksCmd(ctx, args[1:], out)
-	case "complete":
-		return completeCmd(ctx, args[1:], out)
-	case "correlate":
-		return correlateCmd(ctx, args[1:], out)
-	case "incidents":
-		return incidentsCmd(ctx, args[1:], out)
-	case "retry":
-		return retryCmd(ctx, args[1:], out)
-	case "check":
-		return check(ctx, args[1:], out)
+	if cmd, ok := commands[args[0]]; ok {
+		return cmd(ctx, args[1:], out)
 	}
 	return fmt.Errorf("unknown command %q\n%s", args[0], usage)
 }
