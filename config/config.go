@@ -250,15 +250,9 @@ func (c Config) WithDefaults() Config {
 	if c.History.Level == 0 {
 		c.History.Level = HistoryAudit
 	}
-	if c.History.CleanupBatchSize <= 0 {
-		c.History.CleanupBatchSize = DefaultHistoryCleanupBatchSize
-	}
-	if c.History.CleanupInterval <= 0 {
-		c.History.CleanupInterval = DefaultHistoryCleanupInterval
-	}
-	if c.Jobs.DefaultRetries <= 0 {
-		c.Jobs.DefaultRetries = DefaultRetries
-	}
+	positiveOr(&c.History.CleanupBatchSize, DefaultHistoryCleanupBatchSize)
+	positiveOr(&c.History.CleanupInterval, DefaultHistoryCleanupInterval)
+	positiveOr(&c.Jobs.DefaultRetries, DefaultRetries)
 	if c.JobExecutor.AcquireByDueDate {
 		c.Jobs.EnsureDueDateNotNull = true
 	}
@@ -269,9 +263,7 @@ func (c Config) WithDefaults() Config {
 	orDefault(&l.DefinitionCacheBytes, DefaultDefinitionCacheBytes)
 	orDefault(&l.MaxExpressionLength, DefaultMaxExpressionLength)
 	orDefault(&l.MaxQuotedSource, DefaultMaxQuotedSource)
-	if l.MaxWaitingFetches <= 0 {
-		l.MaxWaitingFetches = DefaultMaxWaitingFetches // no bound would be no bound on goroutines
-	}
+	positiveOr(&l.MaxWaitingFetches, DefaultMaxWaitingFetches) // no bound would be no bound on goroutines
 	if c.JobExecutor.Clock == nil {
 		c.JobExecutor.Clock = c.Clock
 	}

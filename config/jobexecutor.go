@@ -85,36 +85,20 @@ type JobExecutor struct {
 
 // WithDefaults returns c with every zero field set to its default.
 func (c JobExecutor) WithDefaults() JobExecutor {
-	if c.ReportInterval <= 0 {
-		c.ReportInterval = 5 * time.Second
-	}
+	positiveOr(&c.ReportInterval, 5*time.Second)
 	if c.DeadOwnerAfter == 0 {
-		c.DeadOwnerAfter = 3 * c.ReportInterval
+		c.DeadOwnerAfter = 3 * c.ReportInterval // negative: never
 	}
-	if c.PoolSize <= 0 {
-		c.PoolSize = 4
-	}
-	if c.QueueSize <= 0 {
-		c.QueueSize = c.PoolSize
-	}
-	if c.MaxJobsPerAcquisition <= 0 {
-		c.MaxJobsPerAcquisition = 16
-	}
-	if c.LockTime <= 0 {
-		c.LockTime = 5 * time.Minute
-	}
-	if c.WaitTime <= 0 {
-		c.WaitTime = 5 * time.Second
-	}
+	positiveOr(&c.PoolSize, 4)
+	positiveOr(&c.QueueSize, c.PoolSize)
+	positiveOr(&c.MaxJobsPerAcquisition, 16)
+	positiveOr(&c.LockTime, 5*time.Minute)
+	positiveOr(&c.WaitTime, 5*time.Second)
 	if c.BackoffFactor < 1 {
 		c.BackoffFactor = 2
 	}
-	if c.MaxWait <= 0 {
-		c.MaxWait = time.Minute
-	}
-	if c.MaxWait < c.WaitTime {
-		c.MaxWait = c.WaitTime
-	}
+	positiveOr(&c.MaxWait, time.Minute)
+	c.MaxWait = max(c.MaxWait, c.WaitTime)
 	if c.LockOwner == "" {
 		host, _ := os.Hostname()
 		c.LockOwner = fmt.Sprintf("%s-%s", host, uuid.NewString()[:8])
@@ -129,6 +113,13 @@ func (c JobExecutor) WithDefaults() JobExecutor {
 		c.Clock = time.Now
 	}
 	return c
+}
+
+// positiveOr sets *v to def unless it is positive.
+func positiveOr[T int | time.Duration](v *T, def T) {
+	if *v <= 0 {
+		*v = def
+	}
 }
 
 // Validate reports the first setting that cannot work, naming it.
