@@ -411,14 +411,11 @@ const (
 	TimeCycle
 )
 
+var timerTypeNames = [...]string{TimeDate: "DATE", TimeDuration: "DURATION", TimeCycle: "CYCLE"}
+
 func (t TimerType) String() string {
-	switch t {
-	case TimeDate:
-		return "DATE"
-	case TimeDuration:
-		return "DURATION"
-	case TimeCycle:
-		return "CYCLE"
+	if t > 0 && int(t) < len(timerTypeNames) {
+		return timerTypeNames[t]
 	}
 	return "?"
 }

@@ -21,14 +21,11 @@ const (
 	OpDelete
 )
 
+var opKindNames = [...]string{OpInsert: "insert", OpUpdate: "update", OpDelete: "delete"}
+
 func (k OpKind) String() string {
-	switch k {
-	case OpInsert:
-		return "insert"
-	case OpUpdate:
-		return "update"
-	case OpDelete:
-		return "delete"
+	if k > 0 && int(k) < len(opKindNames) {
+		return opKindNames[k]
 	}
 	return fmt.Sprintf("OpKind(%d)", k)
 }

@@ -168,18 +168,11 @@ func (c *command) innerDone(ch *execution, a *bpmn.Activity) error {
 	if err != nil {
 		return err
 	}
-	n, err := intVar(body, varNrOfInstances)
+	counts, err := intVars(body, varNrOfInstances, varNrOfCompletedInstances, varNrOfActiveInstances)
 	if err != nil {
 		return err
 	}
-	done, err := intVar(body, varNrOfCompletedInstances)
-	if err != nil {
-		return err
-	}
-	active, err := intVar(body, varNrOfActiveInstances)
-	if err != nil {
-		return err
-	}
+	n, done, active := counts[0], counts[1], counts[2]
 	done++
 	active--
 	if err := body.setLocal(varNrOfCompletedInstances, done); err != nil {
@@ -224,6 +217,18 @@ func (c *command) innerDone(ch *execution, a *bpmn.Activity) error {
 // leaves it.
 func (c *command) endBody(body *execution, a *bpmn.Activity) error {
 	return c.returnToOwner(body, body.parent, a)
+}
+
+// intVars reads several of x's multi-instance variables (see intVar).
+func intVars(x *execution, names ...string) ([]int64, error) {
+	out := make([]int64, len(names))
+	for i, name := range names {
+		var err error
+		if out[i], err = intVar(x, name); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 func intVar(x *execution, name string) (int64, error) {
