@@ -18,6 +18,7 @@ import (
 
 	"github.com/bpmnlite/bpmnlite"
 	"github.com/bpmnlite/bpmnlite/internal/enginetest"
+	"github.com/bpmnlite/bpmnlite/internal/harness"
 	"github.com/bpmnlite/bpmnlite/internal/testdb"
 	"github.com/bpmnlite/bpmnlite/persistence"
 )
@@ -51,16 +52,6 @@ func within[T any](t *testing.T, d time.Duration, fn func() T) T {
 	panic("unreachable")
 }
 
-func (e *env) nothingStored(key string) {
-	e.T.Helper()
-	if is := e.accInstances(key); len(is) != 0 {
-		e.T.Fatalf("%d instances of %s stored, want none", len(is), key)
-	}
-	if xs, err := e.Eng.Executions(e.Ctx, bpmnlite.ExecutionQuery{}); err != nil || len(xs) != 0 {
-		e.T.Fatalf("%d executions stored (%v), want none", len(xs), err)
-	}
-}
-
 // A loop without a wait state ends at the operation limit (the default one)
 // with an error naming its activities, and stores nothing; deployment
 // warned about it.
@@ -86,7 +77,7 @@ func TestRunawayLoopStopsAtTheOperationLimit(t *testing.T) {
 		if !strings.Contains(err.Error(), "'again'") || !strings.Contains(err.Error(), "'more'") {
 			t.Errorf("message %q does not name the loop's activities", err)
 		}
-		e.nothingStored("runaway")
+		e.NothingStored("runaway")
 	})
 }
 
@@ -103,7 +94,7 @@ func TestRunawayLoopEndsWithTheContext(t *testing.T) {
 		if !errors.Is(err, context.DeadlineExceeded) {
 			t.Fatalf("start: %v, want the context's deadline", err)
 		}
-		e.nothingStored("runaway")
+		e.NothingStored("runaway")
 	})
 }
 
@@ -113,7 +104,7 @@ func TestRunawayLoopInAJobFails(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{MaxOperations: 2000}, func(t *testing.T, e *env) {
 		e.Deploy("runaway", runaway("runaway", `camunda:asyncBefore="true"`))
 		pi := e.Start("runaway", nil)
-		j := e.accOneJob(pi)
+		j := e.OneJob(pi)
 		for attempt := 1; attempt <= 3; attempt++ {
 			err := within(t, time.Minute, func() error { return e.Eng.ExecuteJob(e.Ctx, j.ID) })
 			if !errors.Is(err, bpmnlite.ErrOperationLimit) {
@@ -210,14 +201,14 @@ func TestOutageRecoveryIsQuick(t *testing.T) {
 	if locked := other.jeLock("node-a", time.Now().Add(5*time.Minute), persistence.AcquireParams{}); len(locked) != 1 {
 		t.Fatalf("locked %d jobs for node-a, want the orphan", len(locked))
 	}
-	node.jeStart(bpmnlite.JobExecutorConfig{LockOwner: "node-a", LockTime: 5 * time.Minute, WaitTime: 5 * time.Second, MaxWait: time.Minute, Clock: time.Now})
+	node.StartExecutor(bpmnlite.JobExecutorConfig{LockOwner: "node-a", LockTime: 5 * time.Minute, WaitTime: 5 * time.Second, MaxWait: time.Minute, Clock: time.Now})
 
 	proxy.Cut()
 	time.Sleep(1500 * time.Millisecond) // acquisitions fail meanwhile
 	fresh := other.Start("outage", nil)
 	proxy.Restore()
 	back := time.Now()
-	waitFor(t, "both instances to end", 30*time.Second, func() bool {
+	harness.WaitFor(t, "both instances to end", 30*time.Second, func() bool {
 		is, err := other.Eng.ProcessInstances(other.Ctx, bpmnlite.ProcessInstanceQuery{})
 		ended := 0
 		for _, in := range is {
@@ -231,7 +222,7 @@ func TestOutageRecoveryIsQuick(t *testing.T) {
 		t.Errorf("work resumed %v after the database answered again, want within 2 s", d)
 	}
 	for _, pi := range []string{orphaned, fresh} {
-		done := other.jeLog(bpmnlite.JobLogQuery{ProcessInstanceID: pi, Event: bpmnlite.JobLogSucceeded})
+		done := other.JobLog(bpmnlite.JobLogQuery{ProcessInstanceID: pi, Event: bpmnlite.JobLogSucceeded})
 		if len(done) != 1 || done[0].Retries != 3 {
 			t.Errorf("instance %s: succeeded entries %+v, want one with all 3 retries left", pi, done)
 		}
@@ -257,7 +248,7 @@ func TestDeadOwnerLocksTakenOver(t *testing.T) {
 			}
 			if !heartbeat.IsZero() {
 				t.Helper()
-				tx, err := e.Eng.StoreForTest().Begin(e.Ctx, false)
+				tx, err := harness.Store(e.Eng).Begin(e.Ctx, false)
 				if err == nil {
 					err = persistence.Flush(e.Ctx, tx, nil, persistence.ReportJobExecutor(&persistence.JobExecutorInfo{ID: owner, PoolSize: 4, QueueSize: 4, Heartbeat: heartbeat.UTC()}))
 				}
@@ -275,9 +266,9 @@ func TestDeadOwnerLocksTakenOver(t *testing.T) {
 		previous := lockFor("node-x", time.Time{}) // this executor's identity, before a restart
 
 		logs := &syncBuffer{}
-		e.jeStart(bpmnlite.JobExecutorConfig{LockOwner: "node-x", ReportInterval: 20 * time.Millisecond,
+		e.StartExecutor(bpmnlite.JobExecutorConfig{LockOwner: "node-x", ReportInterval: 20 * time.Millisecond,
 			Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelWarn}))})
-		waitFor(t, "the dead owner's and the previous run's jobs to run", 10*time.Second, func() bool {
+		harness.WaitFor(t, "the dead owner's and the previous run's jobs to run", 10*time.Second, func() bool {
 			return e.State(dead) == bpmnlite.StateCompleted && e.State(previous) == bpmnlite.StateCompleted
 		})
 		time.Sleep(100 * time.Millisecond) // several reports and takeover rounds
@@ -285,7 +276,7 @@ func TestDeadOwnerLocksTakenOver(t *testing.T) {
 			t.Errorf("the job of an executor that reports was taken over")
 		}
 		for _, pi := range []string{dead, previous} {
-			done := e.jeLog(bpmnlite.JobLogQuery{ProcessInstanceID: pi, Event: bpmnlite.JobLogSucceeded})
+			done := e.JobLog(bpmnlite.JobLogQuery{ProcessInstanceID: pi, Event: bpmnlite.JobLogSucceeded})
 			if len(done) != 1 || done[0].Retries != 3 {
 				t.Errorf("instance %s: succeeded entries %+v, want one with all 3 retries left (no charge)", pi, done)
 			}
@@ -315,13 +306,13 @@ func outageWhileRunning(t *testing.T, b testdb.Backend, outage func()) string {
 		return nil
 	}))
 	e.Deploy("outage", enginetest.AsyncService("outage", "work", ""))
-	e.jeStart(bpmnlite.JobExecutorConfig{LockTime: 5 * time.Minute, MaxWait: 200 * time.Millisecond, Logger: e.Cfg.Logger, Clock: time.Now})
+	e.StartExecutor(bpmnlite.JobExecutorConfig{LockTime: 5 * time.Minute, MaxWait: 200 * time.Millisecond, Logger: e.Cfg.Logger, Clock: time.Now})
 	pi := e.Start("outage", nil)
 	<-entered
 	outage()
 	close(release)
 
-	waitFor(t, "the job to run again and the instance to end", 30*time.Second, func() bool {
+	harness.WaitFor(t, "the job to run again and the instance to end", 30*time.Second, func() bool {
 		// A query may still meet a pooled connection the outage cut.
 		is, err := e.Eng.ProcessInstances(e.Ctx, bpmnlite.ProcessInstanceQuery{ID: pi})
 		return err == nil && len(is) == 1 && is[0].EndTime != nil
@@ -329,11 +320,11 @@ func outageWhileRunning(t *testing.T, b testdb.Backend, outage func()) string {
 	if n := calls.Load(); n != 2 {
 		t.Errorf("the delegate ran %d times, want 2: the cut run and the run after the release", n)
 	}
-	done := e.jeLog(bpmnlite.JobLogQuery{ProcessInstanceID: pi, Event: bpmnlite.JobLogSucceeded})
+	done := e.JobLog(bpmnlite.JobLogQuery{ProcessInstanceID: pi, Event: bpmnlite.JobLogSucceeded})
 	if len(done) != 1 || done[0].Retries != 3 {
 		t.Errorf("succeeded entries %+v, want one with all 3 retries left", done)
 	}
-	if failed := e.jeLog(bpmnlite.JobLogQuery{ProcessInstanceID: pi, Event: bpmnlite.JobLogFailed}); len(failed) != 0 {
+	if failed := e.JobLog(bpmnlite.JobLogQuery{ProcessInstanceID: pi, Event: bpmnlite.JobLogFailed}); len(failed) != 0 {
 		t.Errorf("failed entries %+v, want none: the outage is not the job's failure", failed)
 	}
 	if !strings.Contains(logs.String(), "level=WARN msg=\"job ran but its outcome could not be stored") {
@@ -365,7 +356,7 @@ func TestVariablesThatCannotRoundTripAreRejected(t *testing.T) {
 		"bad\x00name": 1,
 	}
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.Deploy("wait", userTaskProcess)
+		e.Deploy("wait", harness.UserTaskProcess)
 		pi := e.Start("p", map[string]any{"kept": "yes"})
 		for name, v := range bad {
 			_, err := e.Eng.Start(e.Ctx, bpmnlite.StartRequest{Key: "p", Variables: map[string]any{name: v}})
@@ -381,7 +372,7 @@ func TestVariablesThatCannotRoundTripAreRejected(t *testing.T) {
 		if v, _, err := e.Eng.Variable(e.Ctx, pi, "kept"); err != nil || v != "yes" {
 			t.Errorf("kept = %v (%v), want yes: a rejected call changed nothing", v, err)
 		}
-		if is := e.accInstances("p"); len(is) != 1 {
+		if is := e.Instances("p"); len(is) != 1 {
 			t.Errorf("%d instances, want only the first: rejected starts store nothing", len(is))
 		}
 	})
@@ -405,7 +396,7 @@ func TestVariablesAtTheEdgesRoundTrip(t *testing.T) {
 		"null":            nil,
 	}
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.Deploy("wait", userTaskProcess)
+		e.Deploy("wait", harness.UserTaskProcess)
 		pi := e.Start("p", good)
 		for name, want := range good {
 			got, ok, err := e.Eng.Variable(e.Ctx, pi, name)
@@ -488,7 +479,7 @@ func TestVariablesThatWouldLoseDataAreRejected(t *testing.T) {
 			kv := set.Load().([2]any)
 			return ex.SetVariable(kv[0].(string), kv[1])
 		}))
-		e.Deploy("wait", userTaskProcess)
+		e.Deploy("wait", harness.UserTaskProcess)
 		pi := e.Start("p", map[string]any{"kept": "yes"})
 		task := e.Tasks(pi)[0]
 		want := func(what, name string, err error) {
@@ -513,7 +504,7 @@ func TestVariablesThatWouldLoseDataAreRejected(t *testing.T) {
 		if v, _, err := e.Eng.Variable(e.Ctx, pi, "kept"); err != nil || v != "yes" {
 			t.Errorf("kept = %v (%v), want yes: a rejected call changed nothing", v, err)
 		}
-		if is := e.accInstances("p"); len(is) != 1 {
+		if is := e.Instances("p"); len(is) != 1 {
 			t.Errorf("%d instances, want only the first: rejected starts store nothing", len(is))
 		}
 		if err := e.Eng.SetVariables(e.Ctx, pi, good); err != nil {
@@ -581,10 +572,10 @@ func TestMaxVariableBytes(t *testing.T) {
 		e.Complete(pi, "work", nil)
 		_, err = e.Eng.Correlate(e.Ctx, bpmnlite.CorrelateRequest{MessageName: "m", Variables: big})
 		tooBig("correlate", "big", 1002, err)
-		e.correlate("m", pi, nil)
+		e.Correlate("m", pi, nil)
 		tooBig("signal", "big", 1002, e.Eng.Signal(e.Ctx, "s", big))
 		e.Signal("s")
-		recv := e.execAt(pi, "recv").ID
+		recv := e.ExecAt(pi, "recv").ID
 		tooBig("trigger", "big", 1002, e.Eng.Trigger(e.Ctx, recv, big))
 		if err := e.Eng.Trigger(e.Ctx, recv, nil); err != nil {
 			t.Fatal(err)
@@ -611,7 +602,7 @@ func TestMaxVariableBytes(t *testing.T) {
 	})
 	const mib = 1 << 20
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.Deploy("wait", userTaskProcess)
+		e.Deploy("wait", harness.UserTaskProcess)
 		_, err := e.Eng.Start(e.Ctx, bpmnlite.StartRequest{Key: "p", Variables: map[string]any{"big": strings.Repeat("x", 4*mib+1)}})
 		if !errors.Is(err, bpmnlite.ErrInvalidVariable) || !strings.Contains(err.Error(), "limit of 4194304") {
 			t.Errorf("a string of 4 MiB + 1 byte: %v, want refused at the default limit", err)
@@ -619,7 +610,7 @@ func TestMaxVariableBytes(t *testing.T) {
 		e.Start("p", map[string]any{"big": strings.Repeat("x", 4*mib)})
 	})
 	eachBackend(t, bpmnlite.Config{MaxVariableBytes: -1}, func(t *testing.T, e *env) {
-		e.Deploy("wait", userTaskProcess)
+		e.Deploy("wait", harness.UserTaskProcess)
 		e.Start("p", map[string]any{"big": strings.Repeat("x", 4*mib+1)})
 	})
 }
