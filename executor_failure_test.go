@@ -167,7 +167,7 @@ func TestExecutorRetryCycleOnEachKindOfJob(t *testing.T) {
 		e.RegisterCorpusDelegates()
 		for _, tc := range cases {
 			t.Run(tc.file, func(t *testing.T) {
-				e := e.accWith(t)
+				e := &env{e.For(t)}
 				d := e.DeployFiles(dir + tc.file + ".bpmn20.xml")
 				var j *bpmnlite.Job
 				if tc.key == "" {

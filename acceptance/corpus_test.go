@@ -1,7 +1,7 @@
-package bpmnlite_test
+package acceptance_test
 
 // Acceptance tests on Camunda's own test BPMN files (the shared corpus in
-// ../shared/acceptance, read in place). Scenario tests are named after
+// ../shared/acceptance beside the module root, read in place). Scenario tests are named after
 // SCENARIOS.md (TestS01_..., TestS02_...) and check its numbers.
 
 import (
