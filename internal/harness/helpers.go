@@ -9,17 +9,32 @@ import (
 	"testing"
 
 	"github.com/bpmnlite/bpmnlite"
+	"github.com/bpmnlite/bpmnlite/internal/testdb"
 )
 
 // Helpers the tests of several packages share: reading jobs, executions,
 // variables and incidents through the public API, and small processes and
 // delegates.
 
-// As adapts f, a test on a package's own wrapper of Env (a struct
-// embedding *Env, which carries the package's helper methods), to
-// EachBackend and EachBackendRealTime.
-func As[E ~struct{ *Env }](f func(*testing.T, *E)) func(*testing.T, *Env) {
-	return func(t *testing.T, e *Env) { f(t, &E{e}) }
+// EachBackendAs, EachBackendRealTimeAs and OpenAs are EachBackend,
+// EachBackendRealTime and Open for a test package's own wrapper of Env (a
+// struct embedding *Env, the receiver of the package's helper methods):
+// var eachBackend = harness.EachBackendAs[env].
+func EachBackendAs[E ~struct{ *Env }](t *testing.T, cfg bpmnlite.Config, f func(*testing.T, *E)) {
+	t.Helper()
+	EachBackend(t, cfg, func(t *testing.T, e *Env) { f(t, &E{e}) })
+}
+
+// EachBackendRealTimeAs is EachBackendRealTime for a wrapper of Env.
+func EachBackendRealTimeAs[E ~struct{ *Env }](t *testing.T, cfg bpmnlite.Config, f func(*testing.T, *E)) {
+	t.Helper()
+	EachBackendRealTime(t, cfg, func(t *testing.T, e *Env) { f(t, &E{e}) })
+}
+
+// OpenAs is Open for a wrapper of Env.
+func OpenAs[E ~struct{ *Env }](t *testing.T, b testdb.Backend, cfg bpmnlite.Config) *E {
+	t.Helper()
+	return &E{Open(t, b, cfg)}
 }
 
 // AllJobs returns every job of the engine.

@@ -1,4 +1,4 @@
-package bpmnlite_test
+package jobexecutor_test
 
 // Cluster tests: several engines on one PostgreSQL database, each with a job
 // executor of its own and a distinct lock owner, as the nodes of a cluster

@@ -1,4 +1,4 @@
-package bpmnlite_test
+package jobexecutor_test
 
 import (
 	"context"
@@ -245,7 +245,7 @@ func TestExecutorFailureRollsBackWork(t *testing.T) {
 			retries int
 			message string
 			stack   string
-		}{{2, "card declined", "card declined"}, {1, "charge exploded", "executor_failure_test.go"}} {
+		}{{2, "card declined", "card declined"}, {1, "charge exploded", "failure_test.go"}} {
 			if err := e.Eng.ExecuteJob(e.Ctx, j.ID); err == nil || !strings.Contains(err.Error(), want.message) {
 				t.Fatalf("run %d: %v, want an error with %q", i+1, err, want.message)
 			}

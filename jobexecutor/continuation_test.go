@@ -1,4 +1,4 @@
-package bpmnlite_test
+package jobexecutor_test
 
 import (
 	"context"
