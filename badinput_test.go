@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/bpmnlite/bpmnlite"
+	"github.com/bpmnlite/bpmnlite/internal/harness"
 )
 
 func wantErr(t *testing.T, err error, parts ...string) {
@@ -26,7 +27,7 @@ const badHeader = `<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MOD
 // leaves what was stored before untouched.
 func TestBadDeployments(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.Deploy("p", userTaskProcess)
+		e.Deploy("p", harness.UserTaskProcess)
 		cases := []struct {
 			name, xml string
 			want      []string
@@ -119,19 +120,19 @@ func TestBadCalls(t *testing.T) {
 // deployment itself succeeds, and the task fails only when it runs.
 func TestValidateWarnsAboutUnregisteredDelegates(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		warnings, err := e.Eng.Validate("p.bpmn", []byte(userTaskProcess))
+		warnings, err := e.Eng.Validate("p.bpmn", []byte(harness.UserTaskProcess))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(warnings) != 1 || warnings[0].ElementID != "after" || !strings.Contains(warnings[0].Message, `"after" is not registered`) {
 			t.Fatalf("warnings = %v", warnings)
 		}
-		e.Deploy("p", userTaskProcess)
+		e.Deploy("p", harness.UserTaskProcess)
 		pi := e.Start("p", nil)
 		err = e.Eng.CompleteTask(e.Ctx, e.Tasks(pi)[0].ID, nil)
 		wantErr(t, err, `delegate "after" is not registered`, "serviceTask 'after'")
-		e.Eng.RegisterDelegate("after", setVars(nil))
-		if warnings, _ := e.Eng.Validate("p.bpmn", []byte(userTaskProcess)); len(warnings) != 0 {
+		e.Eng.RegisterDelegate("after", harness.SetVars(nil))
+		if warnings, _ := e.Eng.Validate("p.bpmn", []byte(harness.UserTaskProcess)); len(warnings) != 0 {
 			t.Fatalf("warnings after registering: %v", warnings)
 		}
 	})

@@ -11,19 +11,8 @@ import (
 	"testing"
 
 	"github.com/bpmnlite/bpmnlite"
+	"github.com/bpmnlite/bpmnlite/internal/harness"
 )
-
-const userTaskProcess = `<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:camunda="http://camunda.org/schema/1.0/bpmn" targetNamespace="t">
-  <process id="p" isExecutable="true">
-    <startEvent id="start" />
-    <sequenceFlow id="f1" sourceRef="start" targetRef="work" />
-    <userTask id="work" name="Work" />
-    <sequenceFlow id="f2" sourceRef="work" targetRef="after" />
-    <serviceTask id="after" camunda:class="after" />
-    <sequenceFlow id="f3" sourceRef="after" targetRef="end" />
-    <endEvent id="end" />
-  </process>
-</definitions>`
 
 // A delegate error rolls the command back to the last wait state: the task
 // is still there, the variables set in the failed call are gone.
@@ -39,7 +28,7 @@ func TestRollbackToLastWaitState(t *testing.T) {
 			}
 			return nil
 		}))
-		e.Deploy("p", userTaskProcess)
+		e.Deploy("p", harness.UserTaskProcess)
 		pi := e.Start("p", map[string]any{"n": 1})
 		task := e.Tasks(pi)[0]
 		err := e.Eng.CompleteTask(e.Ctx, task.ID, map[string]any{"approved": true})
@@ -113,7 +102,7 @@ func TestCompleteSameTaskConcurrently(t *testing.T) {
 			afterCalls.Add(1)
 			return nil
 		}))
-		e.Deploy("p", userTaskProcess)
+		e.Deploy("p", harness.UserTaskProcess)
 		for round := 0; round < 5; round++ {
 			pi := e.Start("p", nil)
 			task := e.Tasks(pi)[0]

@@ -66,7 +66,7 @@ func TestVariablesAfterTheEnd(t *testing.T) {
 
 		pi = e.Start("job", map[string]any{"x": "y"})
 		e.Drain(5) // the job ends the instance without reading variables
-		if !e.accEnded(pi) {
+		if !e.Ended(pi) {
 			t.Fatal("the instance should have ended")
 		}
 		wantEq(t, "variables after an end by a job", e.VarsOf(pi), map[string]any{"x": "y"})

@@ -25,15 +25,15 @@ func TestElementAsyncBeforeAndAfter(t *testing.T) {
 			<userTask id="done"/>`, enginetest.Chain("start", "before", "after", "done"))))
 		pi := e.Start("p", nil)
 		wantEq(t, "calls after start", rec.String(), "")
-		j := e.oneJob(pi)
+		j := e.OneJob(pi)
 		if j.Type != "message" || j.HandlerType != "async-before" || j.ActivityID != "before" || j.DueDate != nil ||
-			j.Retries != 3 || !j.Exclusive || j.ExecutionID != e.execAt(pi, "before").ID || j.JobDefinitionID == "" {
+			j.Retries != 3 || !j.Exclusive || j.ExecutionID != e.ExecAt(pi, "before").ID || j.JobDefinitionID == "" {
 			t.Fatalf("job = %+v, want an async-before job at before", j)
 		}
 		wantEq(t, "path before the job", e.Path(pi), "start")
 		e.runJob(j.ID)
 		wantEq(t, "calls", rec.String(), "before:call after:call")
-		j = e.oneJob(pi)
+		j = e.OneJob(pi)
 		if j.HandlerType != "async-after" || j.ActivityID != "after" || j.HandlerConfig != "after-done" {
 			t.Fatalf("job = %+v, want an async-after job taking after-done", j)
 		}
@@ -88,7 +88,7 @@ func TestElementAsyncProcessStart(t *testing.T) {
 		wantEq(t, "variables", e.VarsOf(pi), map[string]any{"x": int64(1)})
 		wantEq(t, "listener calls before the job", rec.String(), "")
 		wantEq(t, "path before the job", e.Path(pi), "")
-		j := e.oneJob(pi)
+		j := e.OneJob(pi)
 		if j.HandlerType != "process-start" || j.ActivityID != "start" {
 			t.Errorf("job = %+v, want a process-start job at start", j)
 		}
@@ -219,7 +219,7 @@ func TestElementJobAttributes(t *testing.T) {
 			{"retries", 10, true, 5},
 			{"foxRetries", 10, true, 4},
 		} {
-			j := e.oneJob(pi)
+			j := e.OneJob(pi)
 			if j.ActivityID != want.activity || j.Priority != want.priority || j.Exclusive != want.exclusive || j.Retries != want.retries {
 				t.Errorf("job = %s priority %d exclusive %v retries %d, want %+v", j.ActivityID, j.Priority, j.Exclusive, j.Retries, want)
 			}
@@ -232,7 +232,7 @@ func TestElementJobAttributes(t *testing.T) {
 			<startEvent id="start"/><task id="async" camunda:asyncBefore="true"/><userTask id="done"/>`,
 			enginetest.Chain("start", "async", "done"), `</process>`))
 		pi = e.Start("q", map[string]any{"prio": 41})
-		wantEq(t, "priority from the process expression", e.oneJob(pi).Priority, int64(42))
+		wantEq(t, "priority from the process expression", e.OneJob(pi).Priority, int64(42))
 	})
 }
 
@@ -245,11 +245,11 @@ func TestElementJobRetryCycleOnFailure(t *testing.T) {
 			  <camunda:failedJobRetryTimeCycle>R5/PT5M</camunda:failedJobRetryTimeCycle></extensionElements></serviceTask>
 			<endEvent id="end"/>`, enginetest.Chain("start", "call", "end"))))
 		pi := e.Start("p", nil)
-		j := e.oneJob(pi)
+		j := e.OneJob(pi)
 		if err := e.Eng.ExecuteJob(e.Ctx, j.ID); err == nil || !strings.Contains(err.Error(), "try later") {
 			t.Fatalf("execute: %v, want the delegate's error", err)
 		}
-		j = e.oneJob(pi)
+		j = e.OneJob(pi)
 		if j.Retries != 4 || j.DueDate == nil || !j.DueDate.Equal(e.Clock.Now().Add(5*time.Minute)) || !strings.Contains(j.ExceptionMessage, "try later") {
 			t.Errorf("job after failure = retries %d, due %v, message %q", j.Retries, j.DueDate, j.ExceptionMessage)
 		}
@@ -277,7 +277,7 @@ func TestElementStartBefore(t *testing.T) {
 			t.Fatal(err)
 		}
 		wantEq(t, "tasks before the job", e.TaskKeys(pi), "")
-		j := e.oneJob(pi)
+		j := e.OneJob(pi)
 		wantEq(t, "job", j.ActivityID+"/"+j.HandlerType, "b/async-before")
 		e.runJob(j.ID)
 		wantEq(t, "tasks", e.TaskKeys(pi), "b")

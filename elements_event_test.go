@@ -24,9 +24,9 @@ func TestElementTimerCatchDuration(t *testing.T) {
 		e.Clock.Add(17 * time.Second) // not on a minute boundary
 		started := e.Clock.Now()
 		pi := e.Start("p", nil)
-		j := e.oneJob(pi)
+		j := e.OneJob(pi)
 		if j.Type != "timer" || j.HandlerType != "timer-intermediate-transition" || j.ActivityID != "wait" ||
-			j.DueDate == nil || !j.DueDate.Equal(started.Add(5*time.Minute)) || j.ExecutionID != e.execAt(pi, "wait").ID {
+			j.DueDate == nil || !j.DueDate.Equal(started.Add(5*time.Minute)) || j.ExecutionID != e.ExecAt(pi, "wait").ID {
 			t.Fatalf("timer job = %+v, want due %v", j, started.Add(5*time.Minute))
 		}
 		wantEq(t, "due jobs after 4m59s", e.runDue(4*time.Minute+59*time.Second), 0)
@@ -57,13 +57,13 @@ func TestElementTimerCatchDate(t *testing.T) {
 				key = "fixed"
 			}
 			pi := e.Start(key, vars)
-			if j := e.oneJob(pi); j.DueDate == nil || !j.DueDate.Equal(want) {
+			if j := e.OneJob(pi); j.DueDate == nil || !j.DueDate.Equal(want) {
 				t.Errorf("%s: due date %v, want %v", name, j.DueDate, want)
 			}
 		}
 		// Running it (before its date, as ExecuteJob does) continues the path.
 		pi := e.Start("fixed", nil)
-		e.runJob(e.oneJob(pi).ID)
+		e.runJob(e.OneJob(pi).ID)
 		wantEq(t, "tasks", e.TaskKeys(pi), "after")
 	})
 }
@@ -234,7 +234,7 @@ func TestElementBoundaryTimerInterrupting(t *testing.T) {
 			boundaryTimer("late", "work", "true", "timeDuration", "PT1H"), `<userTask id="escalate"/>`,
 			enginetest.Chain("start", "work", "end"), enginetest.Chain("late", "escalate"))))
 		pi := e.Start("p", nil)
-		j := e.oneJob(pi)
+		j := e.OneJob(pi)
 		if j.HandlerType != "timer-transition" || j.ActivityID != "late" || !j.DueDate.Equal(e.Clock.Now().Add(time.Hour)) {
 			t.Fatalf("job = %+v", j)
 		}
@@ -264,10 +264,10 @@ func TestElementBoundaryTimerNonInterruptingCycle(t *testing.T) {
 			enginetest.Chain("start", "work", "end"), enginetest.Chain("remindTimer", "remind"))))
 		t0 := e.Clock.Now()
 		pi := e.Start("p", nil)
-		wantEq(t, "first due", *e.oneJob(pi).DueDate, t0.Add(time.Hour))
+		wantEq(t, "first due", *e.OneJob(pi).DueDate, t0.Add(time.Hour))
 		wantEq(t, "due jobs at 1h", e.runDue(time.Hour), 1)
 		wantEq(t, "tasks at 1h", e.TaskKeys(pi), "remind,work")
-		wantEq(t, "second due", *e.oneJob(pi).DueDate, t0.Add(2*time.Hour))
+		wantEq(t, "second due", *e.OneJob(pi).DueDate, t0.Add(2*time.Hour))
 		wantEq(t, "due jobs at 2h", e.runDue(time.Hour), 1)
 		wantEq(t, "tasks at 2h", e.TaskKeys(pi), "remind,remind,work")
 		wantEq(t, "jobs after two runs", len(e.Jobs(pi)), 0)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/bpmnlite/bpmnlite"
 	"github.com/bpmnlite/bpmnlite/internal/enginetest"
+	"github.com/bpmnlite/bpmnlite/internal/harness"
 )
 
 // The exclusive gateway takes the first flow (in document order) whose
@@ -83,7 +84,7 @@ func TestElementParallelForkJoin(t *testing.T) {
 		wantEq(t, "path", e.Path(pi), "start,fork,a,b,join,join,after")
 		// The joined path moved back onto the process instance.
 		if xs := e.Executions(pi, ""); len(xs) != 1 || xs[0].ID != pi || xs[0].ActivityID != "after" {
-			t.Errorf("executions %s, want the process instance alone, at after", accExecList(xs))
+			t.Errorf("executions %s, want the process instance alone, at after", harness.ExecList(xs))
 		}
 	})
 }
@@ -307,7 +308,7 @@ func TestElementEventBasedGateway(t *testing.T) {
 
 		// The message comes first: the timer is gone.
 		pi := e.Start("p", nil)
-		j := e.oneJob(pi)
+		j := e.OneJob(pi)
 		if j.ActivityID != "timeout" || j.Type != "timer" || j.DueDate == nil || !j.DueDate.Equal(e.Clock.Now().Add(10*time.Minute)) {
 			t.Errorf("timer job = %+v", j)
 		}

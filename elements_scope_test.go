@@ -10,6 +10,7 @@ import (
 
 	"github.com/bpmnlite/bpmnlite"
 	"github.com/bpmnlite/bpmnlite/internal/enginetest"
+	"github.com/bpmnlite/bpmnlite/internal/harness"
 )
 
 func TestElementNestedSubprocesses(t *testing.T) {
@@ -25,13 +26,13 @@ func TestElementNestedSubprocesses(t *testing.T) {
 		// inner's scope execution runs work, in outer's scope execution,
 		// in the process instance; as in Camunda, an execution a child
 		// runs in is at no activity.
-		work := e.execAt(pi, "work")
+		work := e.ExecAt(pi, "work")
 		inner := work
 		outer := e.treeRow(pi, inner.ParentID)
 		root := e.treeRow(pi, outer.ParentID)
 		if root.ID != pi || root.ActivityID != "" || outer.ActivityID != "" || !outer.IsScope || !inner.IsScope ||
 			len(e.Executions(pi, "")) != 3 || len(e.Executions(pi, "outer"))+len(e.Executions(pi, "inner")) != 0 {
-			t.Errorf("execution tree: %s, want the process instance, outer's scope and inner's scope at work", accExecList(e.Executions(pi, "")))
+			t.Errorf("execution tree: %s, want the process instance, outer's scope and inner's scope at work", harness.ExecList(e.Executions(pi, "")))
 		}
 
 		// A local variable of the outer subprocess is seen inside, not outside.
@@ -103,8 +104,8 @@ func TestElementCallActivity(t *testing.T) {
 		wantEq(t, "child variables", e.VarsOf(child.ID), map[string]any{"childA": int64(5), "doubled": int64(10)})
 		wantEq(t, "child tasks", e.TaskKeys(child.ID), "childWork")
 		wantEq(t, "caller tasks", e.TaskKeys(pi), "")
-		wantEq(t, "caller waits at call", e.execAt(pi, "call").IsActive, false)
-		if xs, err := e.Eng.Executions(e.Ctx, bpmnlite.ExecutionQuery{ID: child.ID}); err != nil || len(xs) != 1 || xs[0].SuperExecutionID != e.execAt(pi, "call").ID {
+		wantEq(t, "caller waits at call", e.ExecAt(pi, "call").IsActive, false)
+		if xs, err := e.Eng.Executions(e.Ctx, bpmnlite.ExecutionQuery{ID: child.ID}); err != nil || len(xs) != 1 || xs[0].SuperExecutionID != e.ExecAt(pi, "call").ID {
 			t.Errorf("child root = %+v (%v), want the call activity's execution as super execution", xs, err)
 		}
 
@@ -355,7 +356,7 @@ func TestElementMultiInstanceAsync(t *testing.T) {
 			<userTask id="onInner"><multiInstanceLoopCharacteristics camunda:asyncBefore="true"><loopCardinality>3</loopCardinality></multiInstanceLoopCharacteristics></userTask>
 			<userTask id="after"/>`, enginetest.Chain("start", "onBody", "onInner", "after"))))
 		pi := e.Start("p", nil)
-		j := e.oneJob(pi)
+		j := e.OneJob(pi)
 		if j.ActivityID != "onBody#multiInstanceBody" || j.HandlerType != "async-before" {
 			t.Errorf("job = %+v, want async-before on the body", j)
 		}

@@ -47,16 +47,6 @@ func (e *env) runJob(id string) {
 	}
 }
 
-// execAt returns the only execution of pi at activity.
-func (e *env) execAt(pi, activity string) *bpmnlite.ExecutionRow {
-	e.T.Helper()
-	xs := e.Executions(pi, activity)
-	if len(xs) != 1 {
-		e.T.Fatalf("want 1 execution of %s at %q, got %d", pi, activity, len(xs))
-	}
-	return xs[0]
-}
-
 // runDue moves the clock by d and runs the jobs due then, returning how many ran.
 func (e *env) runDue(d time.Duration) int {
 	e.T.Helper()
@@ -66,13 +56,6 @@ func (e *env) runDue(d time.Duration) int {
 		e.T.Fatalf("execute due jobs: %v", err)
 	}
 	return n
-}
-
-func wantEq(t *testing.T, what string, got, want any) {
-	t.Helper()
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("%s = %#v, want %#v", what, got, want)
-	}
 }
 
 // --- start and end events ---
@@ -440,7 +423,7 @@ func TestElementReceiveTask(t *testing.T) {
 
 		pi = e.Start("plain", nil)
 		wantEq(t, "subscriptions of a receive task without message", len(e.SubsOf(pi)), 0)
-		x := e.execAt(pi, "wait")
+		x := e.ExecAt(pi, "wait")
 		if err := e.Eng.Trigger(e.Ctx, x.ID, map[string]any{"ok": true}); err != nil {
 			t.Fatalf("trigger: %v", err)
 		}

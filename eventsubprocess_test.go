@@ -57,13 +57,6 @@ func timerDef(kind, value string) string {
 	return `<timerEventDefinition><` + kind + `>` + value + `</` + kind + `></timerEventDefinition>`
 }
 
-func (e *env) correlate(name, pi string, vars map[string]any) {
-	e.T.Helper()
-	if _, err := e.Eng.Correlate(e.Ctx, bpmnlite.CorrelateRequest{MessageName: name, ProcessInstanceID: pi, Variables: vars}); err != nil {
-		e.T.Fatalf("correlate %s: %v", name, err)
-	}
-}
-
 // subNames lists pi's event subscriptions as "activity:name", sorted.
 func (e *env) subNames(pi string) string {
 	e.T.Helper()
@@ -127,7 +120,7 @@ func TestEventSubprocessMessageInterrupting(t *testing.T) {
 		}
 		wantEq(t, "tree", e.tree(pi), "work[s]")
 
-		e.correlate("cancel", pi, map[string]any{"reason": "customer"})
+		e.Correlate("cancel", pi, map[string]any{"reason": "customer"})
 		wantEq(t, "tasks", e.TaskKeys(pi), "handle")
 		wantEq(t, "work canceled", e.canceled(pi, "work"), []bool{true})
 		wantEq(t, "tree", e.tree(pi), "[s](handle[s])")
@@ -157,10 +150,10 @@ func TestEventSubprocessMessageNonInterruptingTwice(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		e.Deploy("p", espProcess(espDef("onNote", false, msgNote, "read")))
 		pi := e.Start("p", nil)
-		e.correlate("note", pi, nil)
+		e.Correlate("note", pi, nil)
 		wantEq(t, "tasks", e.TaskKeys(pi), "read,work")
 		wantEq(t, "tree", e.tree(pi), "[s]([c](read[s]) work[c])")
-		e.correlate("note", pi, nil)
+		e.Correlate("note", pi, nil)
 		wantEq(t, "tasks", e.TaskKeys(pi), "read,read,work")
 		wantEq(t, "subscriptions", e.subNames(pi), "onNoteStart:note")
 		// The trigger stays on the process instance when its path moves to
@@ -186,7 +179,7 @@ func TestEventSubprocessSignalInSubprocess(t *testing.T) {
 			eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 				e.Deploy("p", espSubprocess(espDef("onAlarm", interrupting, sigAlarm, "alarmed")))
 				pi := e.Start("p", nil)
-				sub := e.execAt(pi, "work") // the subprocess's scope execution runs work
+				sub := e.ExecAt(pi, "work") // the subprocess's scope execution runs work
 				if subs := e.SubsOf(pi); len(subs) != 1 || subs[0].ExecutionID != sub.ID {
 					t.Fatalf("subscriptions %+v, want one on the subprocess's scope execution %s", subs, sub.ID)
 				}
@@ -223,7 +216,7 @@ func TestEventSubprocessTimer(t *testing.T) {
 		e.Deploy("p", espSubprocess(strings.Replace(espDef("reminder", false, timerDef("timeCycle", "R2/PT1H"), "remind"), `isInterrupting="false">`, `isInterrupting="false">`+retry, 1),
 			espDef("deadline", true, timerDef("timeDate", "2031-01-01T00:00:00Z"), "overdue")))
 		pi := e.Start("p", nil)
-		sub := e.execAt(pi, "work") // the subprocess's scope execution runs work
+		sub := e.ExecAt(pi, "work") // the subprocess's scope execution runs work
 		js := e.Jobs(pi)
 		if len(js) != 2 {
 			t.Fatalf("jobs %+v, want two timers", js)
@@ -258,7 +251,7 @@ func TestEventSubprocessTimerByJobExecutor(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		e.Deploy("p", espProcess(espDef("onTimeout", true, timerDef("timeDuration", "PT10M"), "timedOut")))
 		pi := e.Start("p", nil)
-		e.jeStart(bpmnlite.JobExecutorConfig{})
+		e.StartExecutor(bpmnlite.JobExecutorConfig{})
 		e.Clock.Add(11 * time.Minute)
 		deadline := time.Now().Add(20 * time.Second)
 		for e.TaskKeys(pi) != "timedOut" {
@@ -376,21 +369,21 @@ func TestEventSubprocessAsync(t *testing.T) {
 		e.Deploy("p", espProcess(strings.Replace(espDef("onCancel", true, msgCancel, "handle"), `triggeredByEvent="true"`, `triggeredByEvent="true" camunda:asyncBefore="true" camunda:asyncAfter="true"`, 1),
 			strings.Replace(espDef("onNote", false, msgNote, "read"), `<userTask id="read"/>`, `<userTask id="read" camunda:asyncBefore="true"/>`, 1)))
 		pi := e.Start("p", nil)
-		e.correlate("note", pi, nil)
-		j := e.oneJob(pi)
+		e.Correlate("note", pi, nil)
+		j := e.OneJob(pi)
 		wantEq(t, "job", j.ActivityID+" "+j.HandlerType, "read async-before")
 		e.runJob(j.ID)
 		wantEq(t, "tasks", e.TaskKeys(pi), "read,work")
 
-		e.correlate("cancel", pi, nil)
-		j = e.oneJob(pi)
+		e.Correlate("cancel", pi, nil)
+		j = e.OneJob(pi)
 		wantEq(t, "job", j.ActivityID+" "+j.HandlerType, "onCancel async-before")
 		wantEq(t, "tasks", e.TaskKeys(pi), "")
 		wantEq(t, "canceled", [][]bool{e.canceled(pi, "work"), e.canceled(pi, "read")}, [][]bool{{true}, {true}})
 		e.runJob(j.ID)
 		wantEq(t, "tasks", e.TaskKeys(pi), "handle")
 		e.Complete(pi, "handle", nil)
-		j = e.oneJob(pi)
+		j = e.OneJob(pi)
 		wantEq(t, "job", j.ActivityID+" "+j.HandlerType, "onCancel async-after")
 		wantEq(t, "state", e.State(pi), bpmnlite.StateActive)
 		e.runJob(j.ID)
@@ -407,7 +400,7 @@ func TestEventSubprocessTerminateInside(t *testing.T) {
 <parallelGateway id="fork"/><userTask id="read"/><endEvent id="stop"><terminateEventDefinition/></endEvent>`+
 			enginetest.Chain("noteStart", "fork", "read")+enginetest.Chain("fork", "stop")+`</subProcess>`))
 		pi := e.Start("p", nil)
-		e.correlate("note", pi, nil)
+		e.Correlate("note", pi, nil)
 		wantEq(t, "tasks", e.TaskKeys(pi), "work")
 		wantEq(t, "read canceled", e.canceled(pi, "read"), []bool{true})
 		wantEq(t, "event subprocess completed", e.canceled(pi, "onNote"), []bool{false})
@@ -481,10 +474,10 @@ func TestEventSubprocessInterruptsConcurrentPaths(t *testing.T) {
 <parallelGateway id="join"/><endEvent id="end"/>`, enginetest.Chain("start", "fork", "a", "join", "end"), enginetest.Chain("fork", "b", "join"), enginetest.Chain("slow", "slowEnd"),
 			espDef("onNote", false, msgNote, "read"), espDef("onCancel", true, msgCancel, "handle"))))
 		pi := e.Start("p", nil)
-		e.correlate("note", pi, nil)
+		e.Correlate("note", pi, nil)
 		wantEq(t, "tasks", e.TaskKeys(pi), "a,b,read")
 		wantEq(t, "tree", e.tree(pi), "[s]([c](read[s]) a[c] b[c])")
-		e.correlate("cancel", pi, nil)
+		e.Correlate("cancel", pi, nil)
 		wantEq(t, "tasks", e.TaskKeys(pi), "handle")
 		wantEq(t, "tree", e.tree(pi), "[s](handle[s])")
 		wantEq(t, "canceled", [][]bool{e.canceled(pi, "a"), e.canceled(pi, "b"), e.canceled(pi, "read"), e.canceled(pi, "onNote")},
@@ -526,9 +519,9 @@ func TestEventSubprocessNested(t *testing.T) {
 			espDef("onCancel", true, msgCancel, "handle")+`</subProcess>`, 1)))
 		pi := e.Start("p", nil)
 		wantEq(t, "subscriptions", e.subNames(pi), "onNoteStart:note")
-		e.correlate("note", pi, nil)
+		e.Correlate("note", pi, nil)
 		wantEq(t, "subscriptions", e.subNames(pi), "onCancelStart:cancel,onNoteStart:note")
-		e.correlate("cancel", pi, nil)
+		e.Correlate("cancel", pi, nil)
 		wantEq(t, "tasks", e.TaskKeys(pi), "handle,work")
 		wantEq(t, "tree", e.tree(pi), "[s]([c]([s](handle[s])) work[c])")
 		wantEq(t, "read canceled", e.canceled(pi, "read"), []bool{true})
@@ -549,7 +542,7 @@ func TestEventSubprocessStartBefore(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if subs := e.SubsOf(pi); len(subs) != 1 || subs[0].ExecutionID != e.execAt(pi, "work").ID {
+		if subs := e.SubsOf(pi); len(subs) != 1 || subs[0].ExecutionID != e.ExecAt(pi, "work").ID {
 			t.Fatalf("subscriptions %+v, want the signal start on the subprocess's scope execution", subs)
 		}
 		e.Signal("alarm")

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 
 	"github.com/bpmnlite/bpmnlite"
+	"github.com/bpmnlite/bpmnlite/internal/harness"
 )
 
 // Embedding the engine: deploy, start, complete the user task, read the path.
@@ -20,7 +21,7 @@ func Example() {
 	eng.RegisterDelegate("after", bpmnlite.DelegateFunc(func(ctx context.Context, ex *bpmnlite.Execution) error {
 		return ex.SetVariable("archived", true)
 	}))
-	if _, err := eng.Deploy(ctx, bpmnlite.DeployRequest{Name: "demo", Resources: []bpmnlite.Resource{{Name: "p.bpmn", Bytes: []byte(userTaskProcess)}}}); err != nil {
+	if _, err := eng.Deploy(ctx, bpmnlite.DeployRequest{Name: "demo", Resources: []bpmnlite.Resource{{Name: "p.bpmn", Bytes: []byte(harness.UserTaskProcess)}}}); err != nil {
 		panic(err)
 	}
 	pi, err := eng.Start(ctx, bpmnlite.StartRequest{Key: "p", BusinessKey: "order-1"})

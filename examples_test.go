@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/bpmnlite/bpmnlite"
+	"github.com/bpmnlite/bpmnlite/internal/harness"
 )
 
 // deployExample deploys one file of examples/processes.
@@ -17,17 +18,6 @@ func (e *env) deployExample(name string) {
 	if _, err := e.Eng.DeployFiles(e.Ctx, name, filepath.Join("examples", "processes", name+".bpmn")); err != nil {
 		e.T.Fatalf("deploy example %s: %v", name, err)
 	}
-}
-
-func setVars(vars map[string]any) bpmnlite.Delegate {
-	return bpmnlite.DelegateFunc(func(ctx context.Context, ex *bpmnlite.Execution) error {
-		for k, v := range vars {
-			if err := ex.SetVariable(k, v); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
 }
 
 func TestExamplesParse(t *testing.T) {
@@ -46,8 +36,8 @@ func TestExamplesParse(t *testing.T) {
 // for a casual one, from the activity's priority expression.
 func TestExampleOrder(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.Eng.RegisterDelegate("checkStock", setVars(map[string]any{"stock": int64(5)}))
-		e.deployExample("order")
+		e.Eng.RegisterDelegate("checkStock", harness.SetVars(map[string]any{"stock": int64(5)}))
+		e.DeployExample("order")
 		vip := e.Start("order", map[string]any{"customer": map[string]any{"name": "Ada", "status": "VIP"}, "quantity": int64(2)})
 		casual := e.Start("order", map[string]any{"customer": map[string]any{"name": "Bob", "status": "casual"}, "quantity": int64(1)})
 		for pi, want := range map[string]int64{vip: 10, casual: 0} {
@@ -86,7 +76,7 @@ func TestExampleInvoice(t *testing.T) {
 			archived++
 			return nil
 		}))
-		e.deployExample("invoice")
+		e.DeployExample("invoice")
 		pi := e.Start("invoice", map[string]any{"approver": "mary"})
 		tasks := e.Tasks(pi)
 		if len(tasks) != 1 || tasks[0].Assignee != "mary" {
@@ -121,9 +111,9 @@ func TestExampleInvoice(t *testing.T) {
 // continues once, after both.
 func TestExampleBooking(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.Eng.RegisterDelegate("bookHotel", setVars(map[string]any{"hotel": "booked"}))
-		e.Eng.RegisterDelegate("bookFlight", setVars(map[string]any{"flight": "booked"}))
-		e.deployExample("booking")
+		e.Eng.RegisterDelegate("bookHotel", harness.SetVars(map[string]any{"hotel": "booked"}))
+		e.Eng.RegisterDelegate("bookFlight", harness.SetVars(map[string]any{"flight": "booked"}))
+		e.DeployExample("booking")
 		pi := e.Start("booking", nil)
 		if n := len(e.Jobs(pi)); n != 2 {
 			t.Fatalf("after start %d jobs, want 2 (hotel, flight)", n)
@@ -149,7 +139,7 @@ func TestExampleBooking(t *testing.T) {
 // hours the ticket is escalated and the reminders stop.
 func TestExampleEscalation(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deployExample("escalation")
+		e.DeployExample("escalation")
 		start := e.Clock.Now()
 		pi := e.Start("escalation", nil)
 		due := map[string]time.Time{}
@@ -193,7 +183,7 @@ func TestExampleRetry(t *testing.T) {
 			}
 			return nil
 		}))
-		e.deployExample("retry")
+		e.DeployExample("retry")
 		pi := e.Start("payment", nil)
 		job := e.Jobs(pi)[0]
 		if job.Retries != 3 {

@@ -34,14 +34,14 @@ func (e *env) externalTasks(q bpmnlite.ExternalTaskQuery) []*bpmnlite.ExternalTa
 
 func TestExternalTaskFetchAndLock(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deployFiles(etDir + "oneExternalTaskProcess.bpmn20.xml")
+		e.DeployFiles(etDir + "oneExternalTaskProcess.bpmn20.xml")
 		pi := e.Start("oneExternalTaskProcess", nil)
 		got := e.Fetch("aWorkerId", 5, harness.Topic("externalTaskTopic", 10*time.Second))
 		if len(got) != 1 {
 			t.Fatalf("fetched %d, want 1", len(got))
 		}
 		task := got[0]
-		at := e.execAt(pi, "externalTask")
+		at := e.ExecAt(pi, "externalTask")
 		if task.ProcessInstanceID != pi || task.ActivityID != "externalTask" || task.ProcessDefinitionKey != "oneExternalTaskProcess" ||
 			task.Topic != "externalTaskTopic" || task.WorkerID != "aWorkerId" || task.ProcessDefinitionID == "" ||
 			task.ExecutionID != at.ID || task.ActivityInstanceID != at.ActivityInstanceID || task.Retries != nil {
@@ -69,7 +69,7 @@ func TestExternalTaskFetchAndLock(t *testing.T) {
 		if err := e.Eng.CompleteExternalTask(e.Ctx, task.ID, "anotherWorkerId", map[string]any{"done": true}, nil); err != nil {
 			t.Fatal(err)
 		}
-		if !e.accEnded(pi) || len(e.externalTasks(bpmnlite.ExternalTaskQuery{})) != 0 {
+		if !e.Ended(pi) || len(e.externalTasks(bpmnlite.ExternalTaskQuery{})) != 0 {
 			t.Error("instance should have ended with its task")
 		}
 		if !errors.Is(e.Eng.CompleteExternalTask(e.Ctx, task.ID, "anotherWorkerId", nil, nil), bpmnlite.ErrNotFound) {
@@ -83,7 +83,7 @@ func TestExternalTaskFetchAndLock(t *testing.T) {
 		if err := e.Eng.CompleteExternalTask(e.Ctx, task.ID, "aWorkerId", nil, nil); err != nil {
 			t.Fatalf("complete after expiry, not taken over: %v", err)
 		}
-		if !e.accEnded(pi) {
+		if !e.Ended(pi) {
 			t.Error("instance should have ended")
 		}
 	})
@@ -91,14 +91,14 @@ func TestExternalTaskFetchAndLock(t *testing.T) {
 
 func TestExternalTaskTopicsAndSuspension(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deployFiles(etDir+"ExternalTaskServiceTest.testFetchTopicSelection.bpmn20.xml", etDir+"parallelExternalTaskProcess.bpmn20.xml")
+		e.DeployFiles(etDir+"ExternalTaskServiceTest.testFetchTopicSelection.bpmn20.xml", etDir+"parallelExternalTaskProcess.bpmn20.xml")
 		e.Start("twoTopicsProcess", nil)
 		got := e.Fetch("w", 5, harness.Topic("topic1", time.Minute))
 		if len(got) != 1 || got[0].Topic != "topic1" {
 			t.Fatalf("fetched %d of topic1", len(got))
 		}
 		e.Eng.UnlockExternalTask(e.Ctx, got[0].ID)
-		e.deployFiles(etDir + "ExternalTaskServiceTest.testFetchMultipleTopics.bpmn20.xml")
+		e.DeployFiles(etDir + "ExternalTaskServiceTest.testFetchMultipleTopics.bpmn20.xml")
 		e.Start("parallelExternalTaskProcess", nil)
 		now := e.Clock.Now()
 		got = e.Fetch("w", 10, harness.Topic("topic1", 10*time.Second), harness.Topic("topic2", 20*time.Second))
@@ -116,7 +116,7 @@ func TestExternalTaskTopicsAndSuspension(t *testing.T) {
 		}
 
 		// A suspended instance's tasks are not fetched.
-		e.deployFiles(etDir + "oneExternalTaskProcess.bpmn20.xml")
+		e.DeployFiles(etDir + "oneExternalTaskProcess.bpmn20.xml")
 		one := e.Start("oneExternalTaskProcess", nil)
 		if err := e.Eng.SuspendProcessInstance(e.Ctx, one); err != nil {
 			t.Fatal(err)
@@ -142,7 +142,7 @@ func TestExternalTaskTopicsAndSuspension(t *testing.T) {
 // task ends the instance.
 func TestExternalTaskCompaction(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deployFiles(etDir + "ExternalTaskServiceTest.testExternalTaskExecutionTreeCompaction.bpmn20.xml")
+		e.DeployFiles(etDir + "ExternalTaskServiceTest.testExternalTaskExecutionTreeCompaction.bpmn20.xml")
 		pi := e.Start("concurrentExternalTaskProcess", nil)
 		task := e.Fetch("w", 1, harness.Topic("externalTaskTopic", time.Minute))[0]
 		if task.ExecutionID == pi {
@@ -155,7 +155,7 @@ func TestExternalTaskCompaction(t *testing.T) {
 		if err := e.Eng.CompleteExternalTask(e.Ctx, task.ID, "w", nil, nil); err != nil {
 			t.Fatal(err)
 		}
-		if !e.accEnded(pi) || e.TaskKeys(pi) != "" {
+		if !e.Ended(pi) || e.TaskKeys(pi) != "" {
 			t.Error("instance should have ended")
 		}
 	})
@@ -166,7 +166,7 @@ func TestExternalTaskCompaction(t *testing.T) {
 // resolves it; a failed task still completes; BPMN errors are caught.
 func TestExternalTaskFailureRetriesAndIncidents(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deployFiles(etDir + "_needs-extra/twoExternalTaskProcess.bpmn20.xml")
+		e.DeployFiles(etDir + "_needs-extra/twoExternalTaskProcess.bpmn20.xml")
 		pi := e.Start("twoExternalTaskProcess", nil)
 		task := e.Fetch("w", 1, harness.Topic("externalTaskTopic", time.Minute))[0]
 		e.Clock.Add(3 * time.Second)
@@ -178,7 +178,7 @@ func TestExternalTaskFailureRetriesAndIncidents(t *testing.T) {
 			t.Fatal(err)
 		}
 		wantEq(t, "fetched during the retry timeout", len(e.Fetch("w", 1, harness.Topic("externalTaskTopic", time.Minute))), 0)
-		wantEq(t, "incidents", len(e.incidentsOf(task.ID)), 0)
+		wantEq(t, "incidents", len(e.IncidentsOf(task.ID)), 0)
 		e.Clock.Add(4 * time.Second)
 		again := e.Fetch("w", 1, harness.Topic("externalTaskTopic", time.Minute))
 		if len(again) != 1 || again[0].ErrorMessage != "error message" || again[0].ErrorDetails != "details" || again[0].Retries == nil || *again[0].Retries != 5 {
@@ -191,7 +191,7 @@ func TestExternalTaskFailureRetriesAndIncidents(t *testing.T) {
 		}
 		e.Clock.Add(time.Hour)
 		wantEq(t, "fetched at 0 retries", len(e.Fetch("w", 1, harness.Topic("externalTaskTopic", time.Minute))), 0)
-		incs := e.incidentsOf(task.ID)
+		incs := e.IncidentsOf(task.ID)
 		if len(incs) != 1 {
 			t.Fatalf("incidents %d, want 1", len(incs))
 		}
@@ -205,17 +205,17 @@ func TestExternalTaskFailureRetriesAndIncidents(t *testing.T) {
 		if err := e.Eng.SetExternalTaskRetries(e.Ctx, task.ID, 5); err != nil {
 			t.Fatal(err)
 		}
-		wantEq(t, "incidents after set retries", len(e.incidentsOf(task.ID)), 0)
+		wantEq(t, "incidents after set retries", len(e.IncidentsOf(task.ID)), 0)
 		if err := e.Eng.SetExternalTaskRetries(e.Ctx, task.ID, 0); err != nil {
 			t.Fatal(err)
 		}
-		wantEq(t, "incidents at 0 retries", len(e.incidentsOf(task.ID)), 1)
+		wantEq(t, "incidents at 0 retries", len(e.IncidentsOf(task.ID)), 1)
 		// A failed task with its incident still completes.
 		if err := e.Eng.CompleteExternalTask(e.Ctx, task.ID, "w", nil, nil); err != nil {
 			t.Fatal(err)
 		}
 		wantEq(t, "tasks", e.TaskKeys(pi), "afterExternalTask")
-		wantEq(t, "incidents after complete", len(e.incidentsOf(task.ID)), 0)
+		wantEq(t, "incidents after complete", len(e.IncidentsOf(task.ID)), 0)
 
 		// A BPMN error is caught by the boundary event, with its variables.
 		pi = e.Start("twoExternalTaskProcess", nil)
@@ -224,7 +224,7 @@ func TestExternalTaskFailureRetriesAndIncidents(t *testing.T) {
 			t.Fatal(err)
 		}
 		wantEq(t, "tasks after the BPMN error", e.TaskKeys(pi), "afterBpmnError")
-		wantEq(t, "variable", e.accVar(pi, "reason"), "broke")
+		wantEq(t, "variable", e.Var(pi, "reason"), "broke")
 		if h := e.HistoryAt(pi, "externalTask"); len(h) != 1 || !h[0].Canceled {
 			t.Errorf("history of externalTask %+v, want canceled", h)
 		}
@@ -239,7 +239,7 @@ func TestExternalTaskFailureRetriesAndIncidents(t *testing.T) {
 			t.Fatal(err)
 		}
 		wantEq(t, "tasks left", len(e.externalTasks(bpmnlite.ExternalTaskQuery{ProcessInstanceID: pi})), 0)
-		wantEq(t, "incidents left", len(e.incidentsOf(task.ID)), 0)
+		wantEq(t, "incidents left", len(e.IncidentsOf(task.ID)), 0)
 	})
 }
 
@@ -340,7 +340,7 @@ func TestExternalTaskLocksVariablesPriority(t *testing.T) {
 // out exactly once.
 func TestExternalTaskConcurrentFetch(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deployFiles(etDir + "oneExternalTaskProcess.bpmn20.xml")
+		e.DeployFiles(etDir + "oneExternalTaskProcess.bpmn20.xml")
 		const tasks, workers = 40, 8
 		for range tasks {
 			e.Start("oneExternalTaskProcess", nil)
@@ -425,7 +425,7 @@ func waitPolled(t *testing.T, what string, ch <-chan polled, timeout time.Durati
 // timeout; with nothing to get it returns empty at its timeout.
 func TestExternalTaskLongPolling(t *testing.T) {
 	eachBackendRealTime(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deployFiles(etDir + "oneExternalTaskProcess.bpmn20.xml")
+		e.DeployFiles(etDir + "oneExternalTaskProcess.bpmn20.xml")
 		const timeout = 20 * time.Second
 
 		// Nothing comes: empty at the timeout.
@@ -503,8 +503,8 @@ func TestExternalTaskLongPollAnsweredOnClose(t *testing.T) {
 // A task created on one node wakes a fetch waiting on another (NOTIFY).
 func TestExternalTaskLongPollAcrossNodes(t *testing.T) {
 	b := testdb.Postgres(t)
-	creator, poller := openNode(t, b, bpmnlite.Config{}), openNode(t, b, bpmnlite.Config{})
-	if _, err := creator.DeployFiles(t.Context(), "et", corpus(t, etDir+"oneExternalTaskProcess.bpmn20.xml")); err != nil {
+	creator, poller := harness.OpenNode(t, b, bpmnlite.Config{}), harness.OpenNode(t, b, bpmnlite.Config{})
+	if _, err := creator.DeployFiles(t.Context(), "et", harness.Corpus(t, etDir+"oneExternalTaskProcess.bpmn20.xml")); err != nil {
 		t.Fatal(err)
 	}
 	const timeout = 20 * time.Second
@@ -547,13 +547,13 @@ func TestMessageThrowAndEndEvents(t *testing.T) {
 		if len(got) != 1 || got[0].ActivityID != "done" {
 			t.Fatalf("fetched %+v, want the end event's task", got)
 		}
-		if e.accEnded(pi) {
+		if e.Ended(pi) {
 			t.Fatal("the instance ended before its message end event's task completed")
 		}
 		if err := e.Eng.CompleteExternalTask(e.Ctx, got[0].ID, "w", nil, nil); err != nil {
 			t.Fatal(err)
 		}
-		if !e.accEnded(pi) {
+		if !e.Ended(pi) {
 			t.Error("the instance should have ended")
 		}
 		wantEq(t, "path", e.Path(pi), "start,notify,plain,publish,done")

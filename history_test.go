@@ -202,12 +202,12 @@ func TestHistoricTasks(t *testing.T) {
 // when it gets retries, deleted with their instance.
 func TestHistoricIncidents(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		failingDelegate(e)
+		e.FailingDelegate()
 		e.Deploy("p", enginetest.AsyncService("p", "fail", "R1/PT1M"))
 		pi := e.Start("p", nil)
-		job := e.oneJob(pi)
-		e.failJob(job.ID)
-		first := e.incidentsOf(job.ID)
+		job := e.OneJob(pi)
+		e.FailJob(job.ID)
+		first := e.IncidentsOf(job.ID)
 		if len(first) != 1 {
 			t.Fatal("no incident")
 		}
@@ -236,7 +236,7 @@ func TestHistoricIncidents(t *testing.T) {
 			t.Fatalf("resolved incident: %+v", resolved)
 		}
 
-		e.failJob(job.ID) // the last retry: a new incident
+		e.FailJob(job.ID) // the last retry: a new incident
 		e.Clock.Add(time.Minute)
 		if err := e.Eng.DeleteProcessInstance(e.Ctx, pi, "gave up"); err != nil {
 			t.Fatal(err)
@@ -402,12 +402,12 @@ func TestHistoryLevels(t *testing.T) {
 					defer eng.Close()
 					e = &env{&harness.Env{T: t, Eng: eng, Clock: e.Clock, Ctx: e.Ctx, Cfg: cfg}}
 				}
-				failingDelegate(e)
+				e.FailingDelegate()
 				e.Deploy("p", enginetest.AsyncService("p", "fail", "R1/PT1M"))
 				e.Deploy("t", enginetest.Process("t", `<startEvent id="s" /><sequenceFlow id="f1" sourceRef="s" targetRef="u" /><userTask id="u" />
     <sequenceFlow id="f2" sourceRef="u" targetRef="e" /><endEvent id="e" />`))
 				failed := e.Start("p", map[string]any{"n": 1})
-				e.failJob(e.oneJob(failed).ID)
+				e.FailJob(e.OneJob(failed).ID)
 				done := e.Start("t", map[string]any{"n": 2})
 				e.Complete(done, "u", nil)
 
@@ -449,8 +449,8 @@ func TestHistoryCleanupByTheJobExecutor(t *testing.T) {
 		if hs, _ := e.Eng.ProcessInstances(e.Ctx, bpmnlite.ProcessInstanceQuery{ID: pi}); len(hs) != 1 {
 			t.Fatal("no history to remove")
 		}
-		e.jeStart(bpmnlite.JobExecutorConfig{PoolSize: 1})
-		waitFor(t, "the cleanup job to remove the history", 20*time.Second, func() bool {
+		e.StartExecutor(bpmnlite.JobExecutorConfig{PoolSize: 1})
+		harness.WaitFor(t, "the cleanup job to remove the history", 20*time.Second, func() bool {
 			hs, _ := e.Eng.ProcessInstances(e.Ctx, bpmnlite.ProcessInstanceQuery{ID: pi})
 			return len(hs) == 0
 		})

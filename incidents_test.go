@@ -13,8 +13,8 @@ import (
 // removes its incidents.
 func TestRecursiveIncidentsThroughCallActivities(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		registerCorpusDelegates(e)
-		e.deployFiles("camunda/incidents/IncidentTest.testShouldCreateRecursiveIncidents.bpmn",
+		e.RegisterCorpusDelegates()
+		e.DeployFiles("camunda/incidents/IncidentTest.testShouldCreateRecursiveIncidents.bpmn",
 			"camunda/incidents/IncidentTest.testShouldCreateOneIncident.bpmn")
 		caller := e.Start("callFailingProcess", nil)
 		called, err := e.Eng.ProcessInstances(e.Ctx, bpmnlite.ProcessInstanceQuery{ProcessDefinitionKey: "failingProcess"})

@@ -10,6 +10,7 @@ import (
 
 	"github.com/bpmnlite/bpmnlite"
 	"github.com/bpmnlite/bpmnlite/internal/enginetest"
+	"github.com/bpmnlite/bpmnlite/internal/harness"
 )
 
 // Input/output mappings (camunda:inputOutput) with Camunda 7 semantics:
@@ -60,7 +61,7 @@ func (e *env) ioScope(pi, activity string) *bpmnlite.ExecutionRow {
 	e.T.Helper()
 	xs := e.Executions(pi, activity)
 	if len(xs) != 1 || !xs[0].IsScope {
-		e.T.Fatalf("executions at %s: %s, want the activity's scope alone", activity, accExecList(xs))
+		e.T.Fatalf("executions at %s: %s, want the activity's scope alone", activity, harness.ExecList(xs))
 	}
 	// The path that entered the activity waits, at no activity as the
 	// query shows an execution a child runs in.
@@ -144,7 +145,7 @@ func TestInputOutputTask(t *testing.T) {
 		wantEq(t, "process variables after work", e.VarsOf(pi), want)
 		wantEq(t, "the next delegate saw", rec.at("after:call"), want)
 		if xs := e.Executions(pi, ""); len(xs) != 1 {
-			t.Errorf("executions %s, want the process instance alone", accExecList(xs))
+			t.Errorf("executions %s, want the process instance alone", harness.ExecList(xs))
 		}
 	})
 }
@@ -162,7 +163,7 @@ func TestInputOutputExpressionFails(t *testing.T) {
 		if !errors.As(err, &ae) || ae.ActivityID != "work" || !strings.Contains(err.Error(), "camunda:inputParameter 'bad'") {
 			t.Fatalf("start: %v, want an error at work naming the parameter", err)
 		}
-		e.nothingStored("in")
+		e.NothingStored("in")
 
 		e.Eng.RegisterDelegate("noop", bpmnlite.DelegateFunc(func(context.Context, *bpmnlite.Execution) error { return nil }))
 		e.Deploy("out", enginetest.Defs(enginetest.Executable("out", `<startEvent id="start"/>
@@ -172,15 +173,15 @@ func TestInputOutputExpressionFails(t *testing.T) {
 				<camunda:outputParameter name="bad">${local.nope()}</camunda:outputParameter>`)+`</serviceTask>
 			<userTask id="wait"/>`, enginetest.Chain("start", "work", "wait"))))
 		pi := e.Start("out", map[string]any{"v": 1})
-		j := e.oneJob(pi)
-		e.failJob(j.ID)
-		j = e.oneJob(pi)
+		j := e.OneJob(pi)
+		e.FailJob(j.ID)
+		j = e.OneJob(pi)
 		if j.Retries != 2 || !strings.Contains(j.ExceptionMessage, "camunda:outputParameter 'bad'") || j.FailedActivityID != "work" {
 			t.Errorf("job after a failed run: retries %d, failed at %q, message %q", j.Retries, j.FailedActivityID, j.ExceptionMessage)
 		}
 		wantEq(t, "variables after the failure", e.VarsOf(pi), map[string]any{"v": int64(1)})
 		if xs := e.Executions(pi, ""); len(xs) != 1 {
-			t.Errorf("executions %s, want the process instance alone, its scope rolled back", accExecList(xs))
+			t.Errorf("executions %s, want the process instance alone, its scope rolled back", harness.ExecList(xs))
 		}
 	})
 }
@@ -292,14 +293,14 @@ func TestInputOutputBoundaryEvents(t *testing.T) {
 			enginetest.Chain("start", "work", "after"), enginetest.Chain("late", "escalated"))))
 		pi := e.Start("timer", map[string]any{"v": 1})
 		scope := e.ioScope(pi, "work")
-		if j := e.oneJob(pi); j.ExecutionID != scope.ID {
+		if j := e.OneJob(pi); j.ExecutionID != scope.ID {
 			t.Errorf("boundary timer on %s, want the activity's scope %s", j.ExecutionID, scope.ID)
 		}
 		wantEq(t, "due jobs", e.runDue(time.Hour), 1)
 		wantEq(t, "tasks", e.TaskKeys(pi), "escalated")
 		wantEq(t, "variables", e.VarsOf(pi), map[string]any{"v": int64(1)})
 		if xs := e.Executions(pi, ""); len(xs) != 1 || xs[0].ActivityID != "escalated" {
-			t.Errorf("executions %s, want the process instance alone at escalated", accExecList(xs))
+			t.Errorf("executions %s, want the process instance alone at escalated", harness.ExecList(xs))
 		}
 		if h := e.HistoryAt(pi, "work"); len(h) != 1 || !h[0].Canceled {
 			t.Errorf("history of work %+v, want one canceled", h)
@@ -325,7 +326,7 @@ func TestInputOutputBoundaryEvents(t *testing.T) {
 		wantEq(t, "tasks", e.TaskKeys(pi), "reply,work")
 		scope = e.ioScope(pi, "work")
 		if scope.ParentID == pi || !e.treeRow(pi, scope.ParentID).IsConcurrent {
-			t.Errorf("executions %s, want work's scope below a concurrent path", accExecList(e.Executions(pi, "")))
+			t.Errorf("executions %s, want work's scope below a concurrent path", harness.ExecList(e.Executions(pi, "")))
 		}
 		e.Complete(pi, "work", nil)
 		wantEq(t, "variables", e.VarsOf(pi), map[string]any{"mapped": "in"})
@@ -354,15 +355,15 @@ func TestInputOutputAsync(t *testing.T) {
 				<camunda:outputParameter name="out">${local * 2}</camunda:outputParameter>`)+`</serviceTask>
 			<userTask id="after"/>`, enginetest.Chain("start", "work", "after"))))
 		pi := e.Start("p", map[string]any{"v": 1})
-		j := e.oneJob(pi)
+		j := e.OneJob(pi)
 		if j.ExecutionID != pi || len(e.Executions(pi, "")) != 1 {
-			t.Fatalf("before: job on %s, executions %s; want the process instance alone", j.ExecutionID, accExecList(e.Executions(pi, "")))
+			t.Fatalf("before: job on %s, executions %s; want the process instance alone", j.ExecutionID, harness.ExecList(e.Executions(pi, "")))
 		}
 		e.runJob(j.ID)
 		wantEq(t, "the delegate saw", rec.at("work:call"), map[string]any{"v": int64(1), "local": int64(2)})
-		j = e.oneJob(pi)
+		j = e.OneJob(pi)
 		if j.ExecutionID != pi || len(e.Executions(pi, "")) != 1 {
-			t.Fatalf("after: job on %s, executions %s; want the process instance alone", j.ExecutionID, accExecList(e.Executions(pi, "")))
+			t.Fatalf("after: job on %s, executions %s; want the process instance alone", j.ExecutionID, harness.ExecList(e.Executions(pi, "")))
 		}
 		wantEq(t, "variables before the async-after job", e.VarsOf(pi), map[string]any{"v": int64(1), "out": int64(4)})
 		e.runJob(j.ID)

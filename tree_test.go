@@ -9,6 +9,7 @@ import (
 
 	"github.com/bpmnlite/bpmnlite"
 	"github.com/bpmnlite/bpmnlite/internal/enginetest"
+	"github.com/bpmnlite/bpmnlite/internal/harness"
 )
 
 // The execution tree as Camunda shapes it: a process without concurrency
@@ -25,8 +26,8 @@ func TestTreeLastJobMovesToProcessInstance(t *testing.T) {
 	} {
 		t.Run(tc.key, func(t *testing.T) {
 			eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-				registerCorpusDelegates(e)
-				e.deployFiles(tc.file)
+				e.RegisterCorpusDelegates()
+				e.DeployFiles(tc.file)
 				pi := e.Start(tc.key, nil)
 				js := e.Jobs(pi)
 				if len(js) != 2 {
@@ -38,22 +39,22 @@ func TestTreeLastJobMovesToProcessInstance(t *testing.T) {
 					}
 				}
 				if xs := e.Executions(pi, ""); len(xs) != 3 {
-					t.Fatalf("executions after the fork %s, want the instance and two concurrent ones", accExecList(xs))
+					t.Fatalf("executions after the fork %s, want the instance and two concurrent ones", harness.ExecList(xs))
 				}
-				e.accExec(js[0].ID)
+				e.ExecJob(js[0].ID)
 				left := e.Jobs(pi)
 				if len(left) != 1 {
 					t.Fatalf("jobs after one ran: %d, want 1", len(left))
 				}
 				if xs := e.Executions(pi, ""); len(xs) != 1 {
-					t.Fatalf("executions %s, want only the process instance", accExecList(xs))
+					t.Fatalf("executions %s, want only the process instance", harness.ExecList(xs))
 				}
 				if left[0].ExecutionID != pi {
 					t.Errorf("last job on execution %s, want the process instance %s", left[0].ExecutionID, pi)
 				}
-				e.accExec(left[0].ID)
-				if len(e.Jobs(pi)) != 0 || !e.accEnded(pi) {
-					t.Errorf("after both jobs: %d jobs, ended %v; want 0 and ended", len(e.Jobs(pi)), e.accEnded(pi))
+				e.ExecJob(left[0].ID)
+				if len(e.Jobs(pi)) != 0 || !e.Ended(pi) {
+					t.Errorf("after both jobs: %d jobs, ended %v; want 0 and ended", len(e.Jobs(pi)), e.Ended(pi))
 				}
 			})
 		})
@@ -81,23 +82,23 @@ func TestTreeNoConcurrencyRunsOnProcessInstance(t *testing.T) {
 			enginetest.Chain("start", "first", "work", "later", "fails", "end"))))
 		pi := e.Start("p", nil)
 		if xs := e.Executions(pi, ""); len(xs) != 1 || xs[0].ActivityID != "work" {
-			t.Fatalf("executions %s, want the process instance alone at work", accExecList(xs))
+			t.Fatalf("executions %s, want the process instance alone at work", harness.ExecList(xs))
 		}
 		tasks := e.Tasks(pi)
 		if len(tasks) != 1 || tasks[0].ExecutionID != pi {
 			t.Fatalf("task %+v, want one on the process instance", tasks)
 		}
 		e.Complete(pi, "work", nil)
-		j := e.oneJob(pi)
+		j := e.OneJob(pi)
 		if j.ExecutionID != pi {
 			t.Errorf("job on %s, want the process instance", j.ExecutionID)
 		}
-		e.accExec(j.ID)
-		j = e.oneJob(pi)
+		e.ExecJob(j.ID)
+		j = e.OneJob(pi)
 		for range 3 {
-			e.failJob(j.ID)
+			e.FailJob(j.ID)
 		}
-		inc := e.incidentsOf(j.ID)
+		inc := e.IncidentsOf(j.ID)
 		if len(inc) != 1 || inc[0].ExecutionID != pi {
 			t.Fatalf("incidents %+v, want one on the process instance", inc)
 		}
@@ -118,16 +119,16 @@ func TestTreeExpansionAndCompactionMoveWhatThePathOwns(t *testing.T) {
 			boundaryTimer("remind", "work", "false", "timeCycle", "R3/PT1H"), `<userTask id="reminder"/><endEvent id="remindEnd"/>`,
 			enginetest.Chain("start", "work", "end"), enginetest.Chain("remind", "reminder", "remindEnd"))))
 		pi := e.Start("p", nil)
-		if j := e.oneJob(pi); j.ExecutionID != pi {
+		if j := e.OneJob(pi); j.ExecutionID != pi {
 			t.Fatalf("timer on %s, want the process instance", j.ExecutionID)
 		}
 		wantEq(t, "due jobs", e.runDue(time.Hour), 1)
 		wantEq(t, "tasks", e.TaskKeys(pi), "reminder,work")
 		xs := e.Executions(pi, "")
 		if len(xs) != 3 {
-			t.Fatalf("executions %s, want the instance and two concurrent paths", accExecList(xs))
+			t.Fatalf("executions %s, want the instance and two concurrent paths", harness.ExecList(xs))
 		}
-		workExec := e.execAt(pi, "work")
+		workExec := e.ExecAt(pi, "work")
 		if !workExec.IsConcurrent || workExec.ParentID != pi {
 			t.Fatalf("work runs on %+v, want a concurrent child of the instance", workExec)
 		}
@@ -136,17 +137,17 @@ func TestTreeExpansionAndCompactionMoveWhatThePathOwns(t *testing.T) {
 				t.Errorf("task work on %s, want %s", task.ExecutionID, workExec.ID)
 			}
 		}
-		if j := e.oneJob(pi); j.ExecutionID != workExec.ID {
+		if j := e.OneJob(pi); j.ExecutionID != workExec.ID {
 			t.Errorf("next timer on %s, want the path at work %s", j.ExecutionID, workExec.ID)
 		}
 		e.Complete(pi, "reminder", nil)
 		if xs := e.Executions(pi, ""); len(xs) != 1 || xs[0].ActivityID != "work" {
-			t.Fatalf("executions %s, want the instance alone, at work", accExecList(xs))
+			t.Fatalf("executions %s, want the instance alone, at work", harness.ExecList(xs))
 		}
 		if tasks := e.Tasks(pi); len(tasks) != 1 || tasks[0].ExecutionID != pi {
 			t.Errorf("tasks %+v, want work on the process instance", tasks)
 		}
-		if j := e.oneJob(pi); j.ExecutionID != pi {
+		if j := e.OneJob(pi); j.ExecutionID != pi {
 			t.Errorf("timer on %s after compaction, want the process instance", j.ExecutionID)
 		}
 		// The moved timer still fires on the moved path.
@@ -154,7 +155,7 @@ func TestTreeExpansionAndCompactionMoveWhatThePathOwns(t *testing.T) {
 		wantEq(t, "tasks", e.TaskKeys(pi), "reminder,work")
 		e.Complete(pi, "work", nil)
 		e.Complete(pi, "reminder", nil)
-		if !e.accEnded(pi) {
+		if !e.Ended(pi) {
 			t.Errorf("instance should have ended")
 		}
 	})
@@ -175,7 +176,7 @@ func TestTreeCompactionMovesIncidentsAndCalledInstances(t *testing.T) {
 			enginetest.Chain("start", "fork", "fails", "failsEnd"), enginetest.Chain("fork", "call", "callEnd"), enginetest.Chain("fork", "quick", "quickEnd"))))
 		calledBy := func(pi string) (sub, super string) {
 			t.Helper()
-			for _, h := range e.accInstances("sub") {
+			for _, h := range e.Instances("sub") {
 				if h.EndTime == nil {
 					xs := e.Executions(h.ID, "")
 					for _, x := range xs {
@@ -198,8 +199,8 @@ func TestTreeCompactionMovesIncidentsAndCalledInstances(t *testing.T) {
 		}
 		e.Complete(pi, "quick", nil)
 		wantEq(t, "executions", len(e.Executions(pi, "")), 3)
-		j := e.oneJob(pi)
-		inc := e.incidentsOf(j.ID)
+		j := e.OneJob(pi)
+		inc := e.IncidentsOf(j.ID)
 		if len(inc) != 1 || inc[0].ExecutionID != j.ExecutionID || inc[0].ExecutionID == pi {
 			t.Fatalf("incidents %+v, want one on the failing path's concurrent execution", inc)
 		}
@@ -208,12 +209,12 @@ func TestTreeCompactionMovesIncidentsAndCalledInstances(t *testing.T) {
 		sub, _ := calledBy(pi)
 		e.Complete(sub, "subTask", nil)
 		if xs := e.Executions(pi, ""); len(xs) != 1 || xs[0].ActivityID != "fails" {
-			t.Fatalf("executions %s, want the process instance alone, at fails", accExecList(xs))
+			t.Fatalf("executions %s, want the process instance alone, at fails", harness.ExecList(xs))
 		}
-		if j := e.oneJob(pi); j.ExecutionID != pi {
+		if j := e.OneJob(pi); j.ExecutionID != pi {
 			t.Errorf("failed job on %s, want the process instance", j.ExecutionID)
 		}
-		if inc := e.incidentsOf(j.ID); len(inc) != 1 || inc[0].ExecutionID != pi {
+		if inc := e.IncidentsOf(j.ID); len(inc) != 1 || inc[0].ExecutionID != pi {
 			t.Errorf("incidents %+v, want one on the process instance", inc)
 		}
 
@@ -232,7 +233,7 @@ func TestTreeCompactionMovesIncidentsAndCalledInstances(t *testing.T) {
 			t.Fatalf("called instance's super execution %s, want the process instance %s", super, pi)
 		}
 		e.Complete(sub, "subTask", nil)
-		if !e.accEnded(pi) || !e.accEnded(sub) {
+		if !e.Ended(pi) || !e.Ended(sub) {
 			t.Errorf("both instances should have ended")
 		}
 	})
@@ -267,7 +268,7 @@ func TestTreeCompactionMovesLocalVariables(t *testing.T) {
 			}
 			wantEq(t, "instance variables after compaction", e.VarsOf(pi), want)
 			if xs := e.Executions(pi, ""); len(xs) != 1 || xs[0].ActivityID != "a" {
-				t.Fatalf("executions %s, want the process instance alone, at a", accExecList(xs))
+				t.Fatalf("executions %s, want the process instance alone, at a", harness.ExecList(xs))
 			}
 		}
 	})
@@ -289,7 +290,7 @@ func TestTreeUncaughtErrorInMultiInstance(t *testing.T) {
 			pi := e.Start(key, nil)
 			wantEq(t, "tasks", e.TaskKeys(pi), "after")
 			if xs := e.Executions(pi, ""); len(xs) != 1 || xs[0].ActivityID != "after" {
-				t.Errorf("sequential %s: executions %s, want the process instance alone, at after", sequential, accExecList(xs))
+				t.Errorf("sequential %s: executions %s, want the process instance alone, at after", sequential, harness.ExecList(xs))
 			}
 		}
 	})
@@ -311,10 +312,10 @@ func TestTreeInputOutputScope(t *testing.T) {
 		scope := e.ioScope(pi, "mapped")
 		path := e.treeRow(pi, scope.ParentID)
 		if !path.IsConcurrent || path.ParentID != pi || path.IsActive || !scope.IsScope || scope.IsConcurrent {
-			t.Fatalf("executions %s: want mapped's scope below an inactive concurrent path of the instance", accExecList(e.Executions(pi, "")))
+			t.Fatalf("executions %s: want mapped's scope below an inactive concurrent path of the instance", harness.ExecList(e.Executions(pi, "")))
 		}
 		if xs := e.Executions(pi, ""); len(xs) != 4 {
-			t.Fatalf("executions %s, want the instance, two concurrent paths and mapped's scope", accExecList(xs))
+			t.Fatalf("executions %s, want the instance, two concurrent paths and mapped's scope", harness.ExecList(xs))
 		}
 		task := e.Tasks(pi)
 		e.Complete(pi, "plain", nil)
@@ -328,11 +329,11 @@ func TestTreeInputOutputScope(t *testing.T) {
 			}
 		}
 		if xs := e.Executions(pi, ""); len(xs) != 2 {
-			t.Fatalf("executions %s, want the instance and mapped's scope", accExecList(xs))
+			t.Fatalf("executions %s, want the instance and mapped's scope", harness.ExecList(xs))
 		}
 		e.Complete(pi, "mapped", nil)
 		if xs := e.Executions(pi, ""); len(xs) != 1 || xs[0].ID != pi || xs[0].ActivityID != "after" {
-			t.Fatalf("executions %s, want the process instance alone, at after", accExecList(xs))
+			t.Fatalf("executions %s, want the process instance alone, at after", harness.ExecList(xs))
 		}
 		wantEq(t, "variables", e.VarsOf(pi), map[string]any{"out": int64(2)})
 	})
@@ -360,7 +361,7 @@ func TestTreeExecutionQueryInputOutputTask(t *testing.T) {
 			<receiveTask id="wait">`+ioMapping(`<camunda:inputParameter name="local">in</camunda:inputParameter>`)+`</receiveTask>
 			<userTask id="after"/>`, enginetest.Chain("start", "wait", "after"))))
 		pi := e.Start("p", nil)
-		at := e.execAt(pi, "wait")
+		at := e.ExecAt(pi, "wait")
 		if at.ID == pi || at.ParentID != pi || !at.IsScope {
 			t.Fatalf("execution at wait %+v, want the scope below the process instance", at)
 		}
@@ -374,7 +375,7 @@ func TestTreeExecutionQueryInputOutputTask(t *testing.T) {
 		if err := e.Eng.Trigger(e.Ctx, at.ID, nil); err != nil {
 			t.Fatalf("trigger the scope: %v", err)
 		}
-		if x := e.execAt(pi, "after"); x.ID != pi {
+		if x := e.ExecAt(pi, "after"); x.ID != pi {
 			t.Errorf("execution at after %s, want the process instance", x.ID)
 		}
 	})
@@ -390,7 +391,7 @@ func TestTreeExecutionQuerySubprocess(t *testing.T) {
 			enginetest.Chain("subStart", "subprocessTask", "subEnd")+`</subProcess><userTask id="after"/>`,
 			enginetest.Chain("start", "sub", "after"))))
 		pi := e.Start("p", nil)
-		at := e.execAt(pi, "subprocessTask")
+		at := e.ExecAt(pi, "subprocessTask")
 		if at.ID == pi || at.ParentID != pi || !at.IsScope {
 			t.Fatalf("execution at subprocessTask %+v, want the subprocess's scope below the process instance", at)
 		}
@@ -399,7 +400,7 @@ func TestTreeExecutionQuerySubprocess(t *testing.T) {
 			t.Errorf("process instance at %q, want at no activity", root.ActivityID)
 		}
 		e.Complete(pi, "subprocessTask", nil)
-		if x := e.execAt(pi, "after"); x.ID != pi {
+		if x := e.ExecAt(pi, "after"); x.ID != pi {
 			t.Errorf("execution at after %s, want the process instance", x.ID)
 		}
 	})
@@ -416,7 +417,7 @@ func TestTreeExecutionQueryParallelMultiInstance(t *testing.T) {
 		pi := e.Start("p", nil)
 		inner := e.Executions(pi, "miTasks")
 		if len(inner) != 3 {
-			t.Fatalf("executions at miTasks %s, want the 3 inner instances", accExecList(inner))
+			t.Fatalf("executions at miTasks %s, want the 3 inner instances", harness.ExecList(inner))
 		}
 		body := e.treeRow(pi, inner[0].ParentID)
 		for _, x := range inner {
@@ -436,7 +437,7 @@ func TestTreeExecutionQueryParallelMultiInstance(t *testing.T) {
 				t.Fatalf("trigger %s: %v", x.ID, err)
 			}
 		}
-		if x := e.execAt(pi, "after"); x.ID != pi {
+		if x := e.ExecAt(pi, "after"); x.ID != pi {
 			t.Errorf("execution at after %s, want the process instance", x.ID)
 		}
 	})
@@ -455,14 +456,14 @@ func TestTreeExecutionQueryMultiInstanceInputOutput(t *testing.T) {
 			<userTask id="after"/>`, enginetest.Chain("start", "miTask", "after"))))
 		pi := e.Start("seq", nil)
 		for i := range 2 {
-			at := e.execAt(pi, "miTask")
+			at := e.ExecAt(pi, "miTask")
 			vars := e.VarsOf(at.ID)
 			if at.ID == pi || vars["loopCounter"] != int64(i) || vars["miCounterValue"] != int64(i+1) {
 				t.Fatalf("instance %d: execution at miTask %s with %v, want an inner instance with its counter and input", i, at.ID, vars)
 			}
 			e.Complete(pi, "miTask", nil)
 		}
-		e.execAt(pi, "after")
+		e.ExecAt(pi, "after")
 
 		e.Deploy("par", enginetest.Defs(enginetest.Executable("par", `<startEvent id="start"/>
 			<subProcess id="miSub"><multiInstanceLoopCharacteristics><loopCardinality>2</loopCardinality></multiInstanceLoopCharacteristics>
@@ -471,7 +472,7 @@ func TestTreeExecutionQueryMultiInstanceInputOutput(t *testing.T) {
 		pi = e.Start("par", nil)
 		at := e.Executions(pi, "task")
 		if len(at) != 2 || at[0].ParentID == at[1].ParentID {
-			t.Fatalf("executions at task %s, want one scope per inner instance", accExecList(at))
+			t.Fatalf("executions at task %s, want one scope per inner instance", harness.ExecList(at))
 		}
 		counters := map[any]bool{}
 		for _, x := range at {
@@ -493,7 +494,7 @@ func TestTreeExecutionQueryParallelJoin(t *testing.T) {
 			<userTask id="wait"/><parallelGateway id="join"/><userTask id="after"/>`,
 			enginetest.Chain("start", "fork", "wait", "join", "after"), enginetest.Chain("fork", "join"))))
 		pi := e.Start("p", nil)
-		join, wait := e.execAt(pi, "join"), e.execAt(pi, "wait")
+		join, wait := e.ExecAt(pi, "join"), e.ExecAt(pi, "wait")
 		if join.IsActive || !join.IsConcurrent || join.ParentID != pi {
 			t.Errorf("execution at join %+v, want an inactive concurrent one", join)
 		}
@@ -504,7 +505,7 @@ func TestTreeExecutionQueryParallelJoin(t *testing.T) {
 			t.Errorf("process instance at %q (active %v), want at no activity, inactive", root.ActivityID, root.IsActive)
 		}
 		e.Complete(pi, "wait", nil)
-		if x := e.execAt(pi, "after"); x.ID != pi {
+		if x := e.ExecAt(pi, "after"); x.ID != pi {
 			t.Errorf("execution at after %s, want the process instance", x.ID)
 		}
 		wantEq(t, "executions at join", len(e.Executions(pi, "join")), 0)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/bpmnlite/bpmnlite"
 	"github.com/bpmnlite/bpmnlite/internal/enginetest"
+	"github.com/bpmnlite/bpmnlite/internal/harness"
 )
 
 const approvalProcess = `
@@ -109,7 +110,7 @@ func TestInTxWakesExecutorAfterCommit(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		e.Eng.RegisterDelegate("work", bpmnlite.DelegateFunc(func(context.Context, *bpmnlite.Execution) error { return nil }))
 		e.Deploy("async", enginetest.AsyncService("async", "work", ""))
-		e.jeStart(bpmnlite.JobExecutorConfig{WaitTime: 10 * time.Second, MaxWait: time.Minute})
+		e.StartExecutor(bpmnlite.JobExecutorConfig{WaitTime: 10 * time.Second, MaxWait: time.Minute})
 		time.Sleep(100 * time.Millisecond) // the executor idles in its 10 s wait
 		var pi string
 		err := e.Eng.InTx(e.Ctx, func(tx *bpmnlite.Tx) error {
@@ -122,7 +123,7 @@ func TestInTxWakesExecutorAfterCommit(t *testing.T) {
 			t.Fatal(err)
 		}
 		committed := time.Now()
-		waitFor(t, "the job to run", 15*time.Second, func() bool { return e.State(pi) == bpmnlite.StateCompleted })
+		harness.WaitFor(t, "the job to run", 15*time.Second, func() bool { return e.State(pi) == bpmnlite.StateCompleted })
 		if d := time.Since(committed); d > 2*time.Second {
 			t.Errorf("the job ran %v after the commit, want at once", d)
 		}

@@ -5,37 +5,18 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
-
 	"github.com/bpmnlite/bpmnlite"
+	"github.com/bpmnlite/bpmnlite/internal/harness"
 	"github.com/bpmnlite/bpmnlite/internal/testdb"
 )
-
-// callerPool is a pool of the application's own, on b's schema, for the
-// ...Tx calls that join the caller's transaction; closed with the test.
-func callerPool(t *testing.T, b testdb.Backend) *pgxpool.Pool {
-	t.Helper()
-	cfg, err := pgxpool.ParseConfig(b.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.ConnConfig.RuntimeParams["search_path"] = pgx.Identifier{b.Options.Schema}.Sanitize()
-	pool, err := pgxpool.NewWithConfig(t.Context(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	return pool
-}
 
 // A service starts a process atomically with its own rows: both commit
 // together or neither does.
 func TestStartTxJoinsTheCallersTransaction(t *testing.T) {
 	b := testdb.Postgres(t)
 	e := openEnv(t, b, bpmnlite.Config{})
-	e.Deploy("p", userTaskProcess)
-	pool := callerPool(t, b)
+	e.Deploy("p", harness.UserTaskProcess)
+	pool := harness.CallerPool(t, b)
 	if _, err := pool.Exec(e.Ctx, "CREATE TABLE orders (id text PRIMARY KEY, process_instance text)"); err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +63,7 @@ func TestStartTxJoinsTheCallersTransaction(t *testing.T) {
 	if got := e.TaskKeys(pi); got != "work" {
 		t.Fatalf("open tasks %q", got)
 	}
-	e.Eng.RegisterDelegate("after", setVars(map[string]any{"archived": true}))
+	e.Eng.RegisterDelegate("after", harness.SetVars(map[string]any{"archived": true}))
 	tx, _ = pool.Begin(e.Ctx)
 	if err := e.Eng.CompleteTaskTx(e.Ctx, tx, e.Tasks(pi)[0].ID, nil); err != nil {
 		t.Fatal(err)
@@ -125,7 +106,7 @@ func TestTxTwinsNeedPostgres(t *testing.T) {
 func TestDeployFS(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		fsys := fstest.MapFS{
-			"processes/p.bpmn":   {Data: []byte(userTaskProcess)},
+			"processes/p.bpmn":   {Data: []byte(harness.UserTaskProcess)},
 			"processes/notes.md": {Data: []byte("not BPMN")},
 		}
 		d, err := e.Eng.DeployFS(e.Ctx, "svc", fsys, "processes/*.bpmn")

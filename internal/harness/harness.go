@@ -58,10 +58,18 @@ func EachBackend(t *testing.T, cfg bpmnlite.Config, f func(t *testing.T, e *Env)
 // when called twice with the same backend), closed when the test ends.
 func Open(t *testing.T, b testdb.Backend, cfg bpmnlite.Config) *Env {
 	t.Helper()
-	clock := enginetest.NewClock()
+	return open(t, b, cfg, enginetest.NewClock())
+}
+
+// open opens an engine on backend b with clock, or the wall clock when
+// clock is nil.
+func open(t *testing.T, b testdb.Backend, cfg bpmnlite.Config, clock *enginetest.Clock) *Env {
+	t.Helper()
 	cfg.Database.URL = b.URL
 	cfg.Database.Schema = b.Options.Schema
-	cfg.Clock = clock.Now
+	if clock != nil {
+		cfg.Clock = clock.Now
+	}
 	if cfg.History.Level == 0 {
 		// The job log and incident history many tests read are written at
 		// the full level; TestHistoryLevels checks the others.

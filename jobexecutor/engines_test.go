@@ -1,4 +1,4 @@
-package bpmnlite_test
+package jobexecutor_test
 
 import (
 	"context"
@@ -7,21 +7,9 @@ import (
 	"time"
 
 	"github.com/bpmnlite/bpmnlite"
+	"github.com/bpmnlite/bpmnlite/internal/harness"
 	"github.com/bpmnlite/bpmnlite/internal/testdb"
 )
-
-// waitFor polls cond until it holds or the deadline passes: the job
-// executor works in the background, so tests wait on the outcome.
-func waitFor(t *testing.T, what string, timeout time.Duration, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
 
 // The job executor runs the booking example's asynchronous continuations
 // by itself: hotel and flight in parallel, then the join, exactly once.
@@ -39,10 +27,10 @@ func TestJobExecutorRunsAsyncContinuations(t *testing.T) {
 		}
 		e.Eng.RegisterDelegate("bookHotel", count("hotel"))
 		e.Eng.RegisterDelegate("bookFlight", count("flight"))
-		e.deployExample("booking")
-		pis := e.jeStartN("booking", 10)
+		e.DeployExample("booking")
+		pis := e.StartN("booking", 10)
 		for _, pi := range pis {
-			waitFor(t, "the confirm task of "+pi, 20*time.Second, func() bool { return e.TaskKeys(pi) == "confirm" })
+			harness.WaitFor(t, "the confirm task of "+pi, 20*time.Second, func() bool { return e.TaskKeys(pi) == "confirm" })
 		}
 		mu.Lock()
 		defer mu.Unlock()
@@ -57,9 +45,9 @@ func TestOneExecutorServesSeveralEngines(t *testing.T) {
 	a := openEnv(t, testdb.SQLiteFile(t), bpmnlite.Config{})
 	b := openEnv(t, testdb.SQLiteFile(t), bpmnlite.Config{})
 	for _, e := range []*env{a, b} {
-		e.Eng.RegisterDelegate("bookHotel", setVars(nil))
-		e.Eng.RegisterDelegate("bookFlight", setVars(nil))
-		e.deployExample("booking")
+		e.Eng.RegisterDelegate("bookHotel", harness.SetVars(nil))
+		e.Eng.RegisterDelegate("bookFlight", harness.SetVars(nil))
+		e.DeployExample("booking")
 	}
 	x, err := bpmnlite.NewJobExecutor(bpmnlite.JobExecutorConfig{PoolSize: 2, WaitTime: 20 * time.Millisecond}, a.Eng, b.Eng)
 	if err != nil {
@@ -70,6 +58,6 @@ func TestOneExecutorServesSeveralEngines(t *testing.T) {
 	}
 	defer x.Stop(context.Background())
 	pa, pb := a.Start("booking", nil), b.Start("booking", nil)
-	waitFor(t, "engine A's instance", 10*time.Second, func() bool { return a.TaskKeys(pa) == "confirm" })
-	waitFor(t, "engine B's instance", 10*time.Second, func() bool { return b.TaskKeys(pb) == "confirm" })
+	harness.WaitFor(t, "engine A's instance", 10*time.Second, func() bool { return a.TaskKeys(pa) == "confirm" })
+	harness.WaitFor(t, "engine B's instance", 10*time.Second, func() bool { return b.TaskKeys(pb) == "confirm" })
 }

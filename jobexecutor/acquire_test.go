@@ -1,4 +1,4 @@
-package bpmnlite_test
+package jobexecutor_test
 
 import (
 	"cmp"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/bpmnlite/bpmnlite"
 	"github.com/bpmnlite/bpmnlite/internal/enginetest"
+	"github.com/bpmnlite/bpmnlite/internal/harness"
 	"github.com/bpmnlite/bpmnlite/persistence"
 )
 
@@ -26,12 +27,12 @@ const jeDir = "camunda/job-executor/"
 // 5×4 (timer2).
 func TestExecutorAcquireByPriority(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deployFiles(jeDir+"_needs-extra/jobPrioProcess.bpmn20.xml", jeDir+"timerJobPrioProcess.bpmn20.xml")
+		e.DeployFiles(jeDir+"_needs-extra/jobPrioProcess.bpmn20.xml", jeDir+"timerJobPrioProcess.bpmn20.xml")
 		for range 5 {
-			e.accStartBefore("jobPrioProcess", "task1")
-			e.accStartBefore("jobPrioProcess", "task2")
-			e.accStartBefore("timerJobPrioProcess", "timer1")
-			e.accStartBefore("timerJobPrioProcess", "timer2")
+			e.StartBefore("jobPrioProcess", "task1")
+			e.StartBefore("jobPrioProcess", "task2")
+			e.StartBefore("timerJobPrioProcess", "timer1")
+			e.StartBefore("timerJobPrioProcess", "timer2")
 		}
 		if n := len(e.jeAcquirable(persistence.AcquireParams{ByPriority: true})); n != 10 {
 			t.Fatalf("%d jobs acquirable before the timers are due, want the 10 async ones", n)
@@ -53,7 +54,7 @@ func TestExecutorAcquireByPriority(t *testing.T) {
 // at +62 s) and a message job at +63 s, when all four are acquirable.
 func (e *env) jeTypeAndDueSetup() (timer1, message1, timer2, message2 string) {
 	e.T.Helper()
-	e.deployFiles(jeDir+"simpleAsyncProcess.bpmn20.xml", jeDir+"processWithTimerCatch.bpmn20.xml")
+	e.DeployFiles(jeDir+"simpleAsyncProcess.bpmn20.xml", jeDir+"processWithTimerCatch.bpmn20.xml")
 	one := func(key string) string {
 		js := e.Jobs(e.Start(key, nil))
 		if len(js) != 1 {
@@ -148,7 +149,7 @@ func TestExecutorAcquisitionMultiLevelOrder(t *testing.T) {
 		create := func(name, key string, p int64) {
 			js := e.Jobs(e.Start(key, map[string]any{"p": p}))
 			if len(js) != 1 || js[0].Priority != p {
-				t.Fatalf("%s: jobs %s, want one with priority %d", name, accJobList(js), p)
+				t.Fatalf("%s: jobs %s, want one with priority %d", name, harness.JobList(js), p)
 			}
 			ids[js[0].ID] = name
 			e.Clock.Add(time.Second)
@@ -197,7 +198,7 @@ func TestExecutorAcquisitionMultiLevelOrder(t *testing.T) {
 func TestExecutorPriorityRange(t *testing.T) {
 	p := func(v int64) *int64 { return &v }
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deployFiles(jeDir + "_needs-extra/JobExecutorAcquireJobsForPriorityRangeTest.jobPrioProcess.bpmn20.xml")
+		e.DeployFiles(jeDir + "_needs-extra/JobExecutorAcquireJobsForPriorityRangeTest.jobPrioProcess.bpmn20.xml")
 		e.jeStartBefore("jobPrioProcess", "task1", 5)
 		e.jeStartBefore("jobPrioProcess", "task2", 5)
 		cases := []struct {
@@ -217,7 +218,7 @@ func TestExecutorPriorityRange(t *testing.T) {
 				t.Errorf("range [%v, %v]: %v, want %v", jeDeref(tc.min), jeDeref(tc.max), got, tc.want)
 			}
 		}
-		e.accStartBefore("jobPrioProcess", "task3")
+		e.StartBefore("jobPrioProcess", "task3")
 		if got := jePriorities(e.jeAcquirable(persistence.AcquireParams{ByPriority: true, PriorityMin: p(0)})); len(got) != 10 || slices.Contains(got, -5) {
 			t.Errorf("range [0, ∞): %v, want the ten jobs without the -5 one", got)
 		}
@@ -253,18 +254,18 @@ func TestExecutorPriorityRangeLeavesFollowUpJob(t *testing.T) {
     <sequenceFlow id="f3" sourceRef="later" targetRef="end" />
     <endEvent id="end" />`))
 		pi := e.Start("followUp", nil)
-		m := &jeMetrics{}
-		e.jeStart(bpmnlite.JobExecutorConfig{PriorityMin: &min, Metrics: m})
-		waitFor(t, "the urgent job to run", 10*time.Second, func() bool {
+		m := &harness.Metrics{}
+		e.StartExecutor(bpmnlite.JobExecutorConfig{PriorityMin: &min, Metrics: m})
+		harness.WaitFor(t, "the urgent job to run", 10*time.Second, func() bool {
 			js := e.Jobs(pi)
 			return len(js) == 1 && js[0].ActivityID == "later"
 		})
-		m.waitCycles(t, 3)
-		j := e.accOneJob(pi)
+		m.WaitCycles(t, 3)
+		j := e.OneJob(pi)
 		if j.ActivityID != "later" || j.LockOwner != "" || j.LockExpiration != nil || j.Retries != 3 {
 			t.Fatalf("follow-up job at %s locked by %q, retries %d; want it at later, unlocked, untouched", j.ActivityID, j.LockOwner, j.Retries)
 		}
-		m.await(t, "the urgent job executed", func(s jeCounts) bool { return s.executed == 1 })
+		m.Await(t, "the urgent job executed", func(s harness.Counts) bool { return s.Executed == 1 })
 	})
 }
 
@@ -300,8 +301,8 @@ func TestExecutorVIPOrderFirst(t *testing.T) {
 		}
 		// One worker, one job per acquisition and a queue of one: each
 		// acquisition picks the most urgent job left.
-		e.jeStart(bpmnlite.JobExecutorConfig{PoolSize: 1, QueueSize: 1, MaxJobsPerAcquisition: 1, AcquireByPriority: true})
-		waitFor(t, "all orders shipped", 10*time.Second, func() bool {
+		e.StartExecutor(bpmnlite.JobExecutorConfig{PoolSize: 1, QueueSize: 1, MaxJobsPerAcquisition: 1, AcquireByPriority: true})
+		harness.WaitFor(t, "all orders shipped", 10*time.Second, func() bool {
 			mu.Lock()
 			defer mu.Unlock()
 			return len(shipped) == len(customers)
@@ -323,14 +324,14 @@ func TestMessageJobsGetCreationTimeAsDueDate(t *testing.T) {
 		first := e.Start("p", nil)
 		e.Clock.Add(time.Second)
 		second := e.Start("p", nil)
-		j1, j2 := e.accOneJob(first), e.accOneJob(second)
+		j1, j2 := e.OneJob(first), e.OneJob(second)
 		if j1.DueDate == nil || !j1.DueDate.Equal(j1.CreateTime) || j2.DueDate == nil || !j2.DueDate.After(*j1.DueDate) {
 			t.Fatalf("due dates %v and %v, want the creation times", j1.DueDate, j2.DueDate)
 		}
 	})
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		e.Deploy("p", enginetest.AsyncService("p", "svc", ""))
-		if j := e.accOneJob(e.Start("p", nil)); j.DueDate != nil {
+		if j := e.OneJob(e.Start("p", nil)); j.DueDate != nil {
 			t.Fatalf("without the option a message job is due at once (no due date), got %v", j.DueDate)
 		}
 	})

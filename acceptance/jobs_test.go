@@ -1,4 +1,4 @@
-package bpmnlite_test
+package acceptance_test
 
 import (
 	"errors"
@@ -9,9 +9,8 @@ import (
 	"time"
 
 	"github.com/bpmnlite/bpmnlite"
+	"github.com/bpmnlite/bpmnlite/internal/harness"
 )
-
-const prioDir = "camunda/job-priority/"
 
 // accPriorities returns "activity/handler=priority" for pi's jobs, sorted.
 func (e *env) accPriorities(pi string) string {
@@ -24,26 +23,15 @@ func (e *env) accPriorities(pi string) string {
 	return strings.Join(s, " ")
 }
 
-// accStartBefore starts key directly before activity (Camunda's "start
-// before X" of the priority tests).
-func (e *env) accStartBefore(key, activity string) string {
-	e.T.Helper()
-	pi, err := e.Eng.Start(e.Ctx, bpmnlite.StartRequest{Key: key, StartBefore: activity})
-	if err != nil {
-		e.T.Fatalf("start %s before %s: %v", key, activity, err)
-	}
-	return pi
-}
-
 // S10: without any priority, asyncBefore, asyncAfter and timer jobs get 0.
 func TestS10_DefaultPriority(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deployFiles(prioDir+"_needs-extra/oneTaskProcess.bpmn20.xml", prioDir+"oneTimerProcess.bpmn20.xml")
+		e.DeployFiles(harness.PrioDir+"_needs-extra/oneTaskProcess.bpmn20.xml", harness.PrioDir+"oneTimerProcess.bpmn20.xml")
 		pi := e.Start("oneTaskProcess", nil)
 		if got := e.accPriorities(pi); got != "task1/async-before=0" {
 			t.Fatalf("before job: %s", got)
 		}
-		e.accExec(e.accOneJob(pi).ID)
+		e.ExecJob(e.OneJob(pi).ID)
 		if got := e.accPriorities(pi); got != "task1/async-after=0" {
 			t.Fatalf("after job: %s", got)
 		}
@@ -58,23 +46,23 @@ func TestS10_DefaultPriority(t *testing.T) {
 // jobs before and after each task.
 func TestS10_ProcessAndActivityPriority(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deployFiles(prioDir + "_needs-extra/jobPrioProcess.bpmn20.xml")
+		e.DeployFiles(harness.PrioDir + "_needs-extra/jobPrioProcess.bpmn20.xml")
 		// A normal start reaches every job in turn (SCENARIOS "Adapt").
 		pi := e.Start("jobPrioProcess", nil)
 		for _, want := range []string{"task1/async-before=10", "task1/async-after=10", "task2/async-before=5", "task2/async-after=5"} {
 			if got := e.accPriorities(pi); got != want {
 				t.Fatalf("jobs %s, want %s", got, want)
 			}
-			e.accExec(e.accOneJob(pi).ID)
+			e.ExecJob(e.OneJob(pi).ID)
 		}
-		if !e.accEnded(pi) {
+		if !e.Ended(pi) {
 			t.Fatal("instance should have ended")
 		}
 		// Starting directly before each task gives the same jobs.
-		if got := e.accPriorities(e.accStartBefore("jobPrioProcess", "task1")); got != "task1/async-before=10" {
+		if got := e.accPriorities(e.StartBefore("jobPrioProcess", "task1")); got != "task1/async-before=10" {
 			t.Errorf("start before task1: %s", got)
 		}
-		if got := e.accPriorities(e.accStartBefore("jobPrioProcess", "task2")); got != "task2/async-before=5" {
+		if got := e.accPriorities(e.StartBefore("jobPrioProcess", "task2")); got != "task2/async-before=5" {
 			t.Errorf("start before task2: %s", got)
 		}
 	})
@@ -83,7 +71,7 @@ func TestS10_ProcessAndActivityPriority(t *testing.T) {
 // S10: intermediate timers take the process's 8, or the activity's 4.
 func TestS10_TimerPriority(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deployFiles(prioDir + "intermediateTimerJobPrioProcess.bpmn20.xml")
+		e.DeployFiles(harness.PrioDir + "intermediateTimerJobPrioProcess.bpmn20.xml")
 		pi := e.Start("intermediateTimerJobPrioProcess", nil)
 		if got := e.accPriorities(pi); got != "timer1/timer-intermediate-transition=8" {
 			t.Fatalf("timer1: %s", got)
@@ -95,7 +83,7 @@ func TestS10_TimerPriority(t *testing.T) {
 		if got := e.accPriorities(pi); got != "timer2/timer-intermediate-transition=4" {
 			t.Fatalf("timer2: %s", got)
 		}
-		if got := e.accPriorities(e.accStartBefore("intermediateTimerJobPrioProcess", "timer2")); got != "timer2/timer-intermediate-transition=4" {
+		if got := e.accPriorities(e.StartBefore("intermediateTimerJobPrioProcess", "timer2")); got != "timer2/timer-intermediate-transition=4" {
 			t.Errorf("start before timer2: %s", got)
 		}
 	})
@@ -104,7 +92,7 @@ func TestS10_TimerPriority(t *testing.T) {
 // S10: a sub-process's priority is not passed down to its activities.
 func TestS10_SubProcessPriorityIsNotDefaultForContainedActivities(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deployFiles(prioDir + "_needs-extra/subProcessJobPrioProcess.bpmn20.xml")
+		e.DeployFiles(harness.PrioDir + "_needs-extra/subProcessJobPrioProcess.bpmn20.xml")
 		pi := e.Start("subProcessJobPrioProcess", nil)
 		if got := e.accPriorities(pi); got != "task1/async-before=10" {
 			t.Fatalf("jobs %s, want task1/async-before=10", got)
@@ -115,7 +103,7 @@ func TestS10_SubProcessPriorityIsNotDefaultForContainedActivities(t *testing.T) 
 // S10: async inner instances of a multi-instance take the activity's priority.
 func TestS10_MultiInstanceInnerActivityPriority(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deployFiles(prioDir + "_needs-extra/miInnerAsyncProcess.bpmn20.xml")
+		e.DeployFiles(harness.PrioDir + "_needs-extra/miInnerAsyncProcess.bpmn20.xml")
 		pi := e.Start("miBodyAsyncPriorityProcess", nil)
 		want := "task1/async-before=5 task1/async-before=5 task1/async-before=5"
 		if got := e.accPriorities(pi); got != want {
@@ -138,16 +126,16 @@ func TestS11_TimerStartAndBoundaryPriority(t *testing.T) {
 		for _, tc := range cases {
 			t.Run(fmt.Sprint(tc.want), func(t *testing.T) {
 				e := e.accWith(t)
-				d := e.deployFiles(prioDir + tc.file)
+				d := e.DeployFiles(harness.PrioDir + tc.file)
 				js, err := e.Eng.Jobs(e.Ctx, bpmnlite.JobQuery{ProcessDefinitionID: d.Definitions[0].ID})
 				if err != nil || len(js) != 1 || js[0].HandlerType != "timer-start-event" || js[0].Priority != tc.want {
-					t.Fatalf("jobs %s (%v), want one timer start job with priority %d", accJobList(js), err, tc.want)
+					t.Fatalf("jobs %s (%v), want one timer start job with priority %d", harness.JobList(js), err, tc.want)
 				}
 			})
 		}
 		t.Run("boundary", func(t *testing.T) {
 			e := e.accWith(t)
-			e.deployFiles(prioDir + "boundaryTimerJobPrioProcess.bpmn20.xml")
+			e.DeployFiles(harness.PrioDir + "boundaryTimerJobPrioProcess.bpmn20.xml")
 			pi := e.Start("boundaryTimerJobPrioProcess", nil)
 			if got := e.accPriorities(pi); got != "timerBoundaryEvent/timer-transition=20" {
 				t.Fatalf("jobs %s, want timerBoundaryEvent/timer-transition=20", got)
@@ -159,20 +147,20 @@ func TestS11_TimerStartAndBoundaryPriority(t *testing.T) {
 // S11: the next job of an R2/PT5M start cycle keeps the start event's 9999.
 func TestS11_PriorityInTimerCycleEvent(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deployFiles("camunda/timers/StartTimerEventTest.testPriorityInTimerCycleEvent.bpmn20.xml")
-		first := e.accAllJobs()
+		e.DeployFiles("camunda/timers/StartTimerEventTest.testPriorityInTimerCycleEvent.bpmn20.xml")
+		first := e.AllJobs()
 		if len(first) != 1 || first[0].Priority != 9999 {
-			t.Fatalf("jobs %s, want one with priority 9999", accJobList(first))
+			t.Fatalf("jobs %s, want one with priority 9999", harness.JobList(first))
 		}
 		e.Clock.Add(5*time.Minute + 5*time.Second)
 		if n, err := e.Eng.ExecuteDueJobs(e.Ctx, 10); err != nil || n != 1 {
 			t.Fatalf("run due jobs: %d, %v; want 1 run", n, err)
 		}
-		next := e.accAllJobs()
+		next := e.AllJobs()
 		if len(next) != 1 || next[0].ID == first[0].ID || next[0].Priority != 9999 {
-			t.Fatalf("after the first run: jobs %s, want a new one with priority 9999", accJobList(next))
+			t.Fatalf("after the first run: jobs %s, want a new one with priority 9999", harness.JobList(next))
 		}
-		if n := len(e.accInstances("startTimerEventExampleCycle")); n != 1 {
+		if n := len(e.Instances("startTimerEventExampleCycle")); n != 1 {
 			t.Errorf("%d instances, want 1", n)
 		}
 	})
@@ -182,12 +170,12 @@ func TestS11_PriorityInTimerCycleEvent(t *testing.T) {
 // priority on an activity that creates no job is allowed.
 func TestS12_MalformedPriority(t *testing.T) {
 	cases := []struct{ file, element, text string }{
-		{prioDir + "_needs-extra/invalidPrioProcess.bpmn20.xml", "task2", "value 'thisIsNotANumber' for attribute 'jobPriority' is not a valid number"},
+		{harness.PrioDir + "_needs-extra/invalidPrioProcess.bpmn20.xml", "task2", "value 'thisIsNotANumber' for attribute 'jobPriority' is not a valid number"},
 		{"camunda/external-tasks/externalTaskInvalidPriority.bpmn20.xml", "externalTaskWithPrio", "value 'NOTaNumber' for attribute 'taskPriority' is not a valid number"},
 	}
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		for _, tc := range cases {
-			_, err := e.Eng.DeployFiles(e.Ctx, "s12", corpus(t, tc.file))
+			_, err := e.Eng.DeployFiles(e.Ctx, "s12", harness.Corpus(t, tc.file))
 			var pe *bpmnlite.ParseError
 			if !errors.As(err, &pe) {
 				t.Fatalf("%s: deploy gave %v, want a ParseError", tc.file, err)
@@ -199,9 +187,9 @@ func TestS12_MalformedPriority(t *testing.T) {
 				t.Errorf("%s: no problem names %s: %v", tc.file, tc.element, pe.Problems)
 			}
 		}
-		e.deployFiles(prioDir + "_needs-extra/JobPrioritizationBpmnTest.testParsePriorityOnNonAsyncActivity.bpmn20.xml")
+		e.DeployFiles(harness.PrioDir + "_needs-extra/JobPrioritizationBpmnTest.testParsePriorityOnNonAsyncActivity.bpmn20.xml")
 		pi := e.Start("jobPrioProcess", nil)
-		if !e.accEnded(pi) || len(e.Jobs(pi)) != 0 {
+		if !e.Ended(pi) || len(e.Jobs(pi)) != 0 {
 			t.Fatal("the process without async activities should run through")
 		}
 	})
@@ -246,7 +234,7 @@ func TestS20_JobDefinitionsAtDeployment(t *testing.T) {
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
 				e := e.accWith(t)
-				d := e.deployFiles(dir + tc.name + ".bpmn20.xml")
+				d := e.DeployFiles(dir + tc.name + ".bpmn20.xml")
 				def := d.Definitions[0]
 				if got := e.accJobDefs(def); def.Key != "testProcess" || !slices.Equal(got, tc.want) {
 					t.Fatalf("job definitions of %s: %q, want %q", def.Key, got, tc.want)
@@ -258,14 +246,14 @@ func TestS20_JobDefinitionsAtDeployment(t *testing.T) {
 					}
 					js, err := e.Eng.Jobs(e.Ctx, bpmnlite.JobQuery{ProcessDefinitionID: def.ID})
 					if err != nil || len(js) != 1 || js[0].JobDefinitionID != jds[0].ID {
-						t.Fatalf("timer start jobs %s (%v), want one linked to job definition %s", accJobList(js), err, jds[0].ID)
+						t.Fatalf("timer start jobs %s (%v), want one linked to job definition %s", harness.JobList(js), err, jds[0].ID)
 					}
 				}
 			})
 		}
 		t.Run("testMultipleProcessDeployment", func(t *testing.T) {
 			e := e.accWith(t)
-			d := e.deployFiles(dir+"testAsyncContinuation.bpmn20.xml", dir+"testMultipleProcessesWithinDeployment.bpmn20.xml")
+			d := e.DeployFiles(dir+"testAsyncContinuation.bpmn20.xml", dir+"testMultipleProcessesWithinDeployment.bpmn20.xml")
 			got := map[string][]string{}
 			for _, def := range d.Definitions {
 				got[def.Key] = e.accJobDefs(def)
@@ -298,16 +286,16 @@ func TestS21_ExclusiveFlag(t *testing.T) {
 		for _, tc := range cases {
 			t.Run(tc.file, func(t *testing.T) {
 				e := e.accWith(t)
-				e.deployFiles(dir + tc.file)
+				e.DeployFiles(dir + tc.file)
 				pi := e.Start("exclusive", nil)
-				j := e.accOneJob(pi)
+				j := e.OneJob(pi)
 				if j.Exclusive != tc.exclusive {
 					t.Fatalf("job exclusive = %v, want %v", j.Exclusive, tc.exclusive)
 				}
 				if n := e.Drain(10); n != tc.jobs {
 					t.Errorf("ran %d jobs, want %d", n, tc.jobs)
 				}
-				if len(e.Jobs(pi)) != 0 || !e.accEnded(pi) {
+				if len(e.Jobs(pi)) != 0 || !e.Ended(pi) {
 					t.Fatal("jobs left or instance still running")
 				}
 			})
@@ -330,7 +318,7 @@ func TestS21_ExclusiveJobsComplete(t *testing.T) {
 		for _, tc := range cases {
 			t.Run(tc.file, func(t *testing.T) {
 				e := e.accWith(t)
-				e.deployFiles("camunda/exclusive/" + tc.file)
+				e.DeployFiles("camunda/exclusive/" + tc.file)
 				pi := e.Start(tc.key, nil)
 				js := e.Jobs(pi)
 				if len(js) != tc.jobsAfterStart {
@@ -342,8 +330,8 @@ func TestS21_ExclusiveJobsComplete(t *testing.T) {
 					}
 				}
 				e.Drain(20)
-				if len(e.Jobs(pi)) != 0 || !e.accEnded(pi) || e.State(pi) != "COMPLETED" {
-					t.Fatalf("%d jobs left, ended %v", len(e.Jobs(pi)), e.accEnded(pi))
+				if len(e.Jobs(pi)) != 0 || !e.Ended(pi) || e.State(pi) != "COMPLETED" {
+					t.Fatalf("%d jobs left, ended %v", len(e.Jobs(pi)), e.Ended(pi))
 				}
 			})
 		}
@@ -353,7 +341,7 @@ func TestS21_ExclusiveJobsComplete(t *testing.T) {
 // S21: three exclusive PT5M timers after a fork join without a lost update.
 func TestS21_ExclusiveTimers(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deployFiles("camunda/exclusive/ExclusiveTimerEventTest.testCatchingTimerEvent.bpmn20.xml")
+		e.DeployFiles("camunda/exclusive/ExclusiveTimerEventTest.testCatchingTimerEvent.bpmn20.xml")
 		pi := e.Start("exclusiveTimers", nil)
 		if n := len(e.Jobs(pi)); n != 3 {
 			t.Fatalf("%d timer jobs, want 3", n)
@@ -362,8 +350,8 @@ func TestS21_ExclusiveTimers(t *testing.T) {
 		if n, err := e.Eng.ExecuteDueJobs(e.Ctx, 10); err != nil || n != 3 {
 			t.Fatalf("ran %d jobs (%v), want 3", n, err)
 		}
-		if len(e.Jobs(pi)) != 0 || !e.accEnded(pi) {
-			t.Fatalf("%d jobs left, ended %v", len(e.Jobs(pi)), e.accEnded(pi))
+		if len(e.Jobs(pi)) != 0 || !e.Ended(pi) {
+			t.Fatalf("%d jobs left, ended %v", len(e.Jobs(pi)), e.Ended(pi))
 		}
 	})
 }
@@ -432,13 +420,13 @@ func TestS23_FoxJobRetryCycle(t *testing.T) {
 		{"camunda/retries/_needs-extra/FoxJobRetryCmdTest.testFailingMultiInstanceInnerActivity.bpmn20.xml", "failingMultiInstance", "task"},
 	}
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		registerCorpusDelegates(e)
+		e.RegisterCorpusDelegates()
 		for _, tc := range cases {
 			t.Run(tc.key+"/"+tc.activity, func(t *testing.T) {
 				e := e.accWith(t)
-				e.deployFiles(tc.file)
+				e.DeployFiles(tc.file)
 				pi := e.Start(tc.key, nil)
-				j := e.accOneJob(pi)
+				j := e.OneJob(pi)
 				if j.Retries != 5 {
 					t.Fatalf("new job has %d retries, want 5 from the cycle", j.Retries)
 				}
@@ -452,16 +440,16 @@ func TestS23_FoxJobRetryCycle(t *testing.T) {
 // drained down to 0.
 func TestS23_DefaultRetryStrategy(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		registerCorpusDelegates(e)
-		e.deployFiles("camunda/job-executor/delegateThrowsException.bpmn20.xml")
+		e.RegisterCorpusDelegates()
+		e.DeployFiles("camunda/job-executor/delegateThrowsException.bpmn20.xml")
 		pi := e.Start("testProcess", nil)
-		if j := e.accOneJob(pi); j.Retries != 3 {
+		if j := e.OneJob(pi); j.Retries != 3 {
 			t.Fatalf("new job has %d retries, want 3", j.Retries)
 		}
 		if n := e.Drain(10); n != 0 {
 			t.Fatalf("%d jobs succeeded, want 0", n)
 		}
-		if j := e.accOneJob(pi); j.Retries != 0 || j.ExceptionMessage == "" || !strings.Contains(j.ExceptionMessage, "Expected Exception") {
+		if j := e.OneJob(pi); j.Retries != 0 || j.ExceptionMessage == "" || !strings.Contains(j.ExceptionMessage, "Expected Exception") {
 			t.Fatalf("job left with %d retries and message %q, want 0 and Expected Exception", j.Retries, j.ExceptionMessage)
 		}
 	})
@@ -481,11 +469,11 @@ func TestS24_TimerStartRetryCycle(t *testing.T) {
 		for _, tc := range cases {
 			t.Run(tc.file, func(t *testing.T) {
 				e := e.accWith(t)
-				d := e.deployFiles("camunda/retries/" + tc.file)
+				d := e.DeployFiles("camunda/retries/" + tc.file)
 				scope := bpmnlite.JobQuery{ProcessDefinitionID: d.Definitions[0].ID}
 				js, err := e.Eng.Jobs(e.Ctx, scope)
 				if err != nil || len(js) != 1 || js[0].HandlerType != "timer-start-event" || js[0].Retries != tc.retries {
-					t.Fatalf("jobs %s (%v), want one timer start job with %d retries", accJobList(js), err, tc.retries)
+					t.Fatalf("jobs %s (%v), want one timer start job with %d retries", harness.JobList(js), err, tc.retries)
 				}
 				e.accFailRetries(js[0].ID, "", tc.retries, scope)
 			})

@@ -1,4 +1,4 @@
-package bpmnlite_test
+package jobexecutor_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/bpmnlite/bpmnlite"
 	"github.com/bpmnlite/bpmnlite/internal/enginetest"
+	"github.com/bpmnlite/bpmnlite/internal/harness"
 	"github.com/bpmnlite/bpmnlite/internal/testdb"
 	"github.com/bpmnlite/bpmnlite/persistence"
 )
@@ -44,15 +45,15 @@ func TestExecutorRetryCycleR5PT5M(t *testing.T) {
 		e.Eng.RegisterDelegate("charge", d)
 		e.Deploy("charge", enginetest.AsyncService("charge", "charge", "R5/PT5M"))
 		pi := e.Start("charge", nil)
-		j := e.accOneJob(pi)
+		j := e.OneJob(pi)
 		if j.Retries != 5 {
 			t.Fatalf("new job has %d retries, want 5 from R5/PT5M", j.Retries)
 		}
-		m := &jeMetrics{}
-		x := e.jeStart(bpmnlite.JobExecutorConfig{Metrics: m})
+		m := &harness.Metrics{}
+		x := e.StartExecutor(bpmnlite.JobExecutorConfig{Metrics: m})
 		var job *bpmnlite.Job
 		for want := 4; want >= 0; want-- {
-			waitFor(t, fmt.Sprintf("retries %d", want), 10*time.Second, func() bool { return e.jeJob(j.ID).Retries == want })
+			harness.WaitFor(t, fmt.Sprintf("retries %d", want), 10*time.Second, func() bool { return e.jeJob(j.ID).Retries == want })
 			job = e.jeJob(j.ID)
 			now := e.Clock.Now()
 			if job.DueDate == nil || !job.DueDate.Equal(now.Add(5*time.Minute)) || job.LockOwner != "" ||
@@ -63,7 +64,7 @@ func TestExecutorRetryCycleR5PT5M(t *testing.T) {
 			if got := e.jeAcquirable(persistence.AcquireParams{Now: job.DueDate.Add(-time.Second)}); len(got) != 0 {
 				t.Fatalf("acquirable a second before its due date: %s", jeDescribe(got))
 			}
-			m.waitCycles(t, 2)
+			m.WaitCycles(t, 2)
 			if n := d.calls.Load(); int(n) != 5-want {
 				t.Fatalf("%d runs after %d failures: the executor ran the job before it was due", n, 5-want)
 			}
@@ -87,7 +88,7 @@ func TestExecutorRetryCycleR5PT5M(t *testing.T) {
 		// Out of retries, the job is left alone, due or not.
 		e.Clock.Add(time.Hour)
 		x.Wake()
-		m.waitCycles(t, 2)
+		m.WaitCycles(t, 2)
 		if n := d.calls.Load(); n != 5 {
 			t.Fatalf("%d runs, want 5: a job without retries ran", n)
 		}
@@ -101,12 +102,12 @@ func TestExecutorRetryCycleR5PT5M(t *testing.T) {
 			t.Fatalf("incident still open after setting retries: %+v", in)
 		}
 		x.Wake()
-		waitFor(t, "the instance to complete", 10*time.Second, func() bool { return e.accEnded(pi) })
+		harness.WaitFor(t, "the instance to complete", 10*time.Second, func() bool { return e.Ended(pi) })
 		if d.calls.Load() != 6 || e.State(pi) != "COMPLETED" {
 			t.Fatalf("%d runs, state %s; want 6 and COMPLETED", d.calls.Load(), e.State(pi))
 		}
-		if s := m.await(t, "6 runs", func(s jeCounts) bool { return s.failed+s.executed == 6 }); s.failed != 5 || s.executed != 1 {
-			t.Fatalf("metrics: %d failed, %d executed; want 5 and 1", s.failed, s.executed)
+		if s := m.Await(t, "6 runs", func(s harness.Counts) bool { return s.Failed+s.Executed == 6 }); s.Failed != 5 || s.Executed != 1 {
+			t.Fatalf("metrics: %d failed, %d executed; want 5 and 1", s.Failed, s.Executed)
 		}
 	})
 }
@@ -124,7 +125,7 @@ func TestExecutorRetryIntervalsAndDefaultCycle(t *testing.T) {
 		e.Deploy("plain", enginetest.AsyncService("plain", "charge", ""))
 		fail := func(pi string, retries int, steps []time.Duration) {
 			t.Helper()
-			j := e.accOneJob(pi)
+			j := e.OneJob(pi)
 			if j.Retries != retries {
 				t.Fatalf("new job has %d retries, want %d", j.Retries, retries)
 			}
@@ -163,11 +164,11 @@ func TestExecutorRetryCycleOnEachKindOfJob(t *testing.T) {
 		{"testFailedStartTimerEvent", ""}, // last: its cron cycle would fire on as the clock moves
 	}
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		registerCorpusDelegates(e)
+		e.RegisterCorpusDelegates()
 		for _, tc := range cases {
 			t.Run(tc.file, func(t *testing.T) {
-				e := e.accWith(t)
-				d := e.deployFiles(dir + tc.file + ".bpmn20.xml")
+				e := &env{e.For(t)}
+				d := e.DeployFiles(dir + tc.file + ".bpmn20.xml")
 				var j *bpmnlite.Job
 				if tc.key == "" {
 					js, err := e.Eng.Jobs(e.Ctx, bpmnlite.JobQuery{ProcessDefinitionID: d.Definitions[0].ID})
@@ -176,7 +177,7 @@ func TestExecutorRetryCycleOnEachKindOfJob(t *testing.T) {
 					}
 					j = js[0]
 				} else {
-					j = e.accOneJob(e.Start(tc.key, nil))
+					j = e.OneJob(e.Start(tc.key, nil))
 				}
 				if j.Retries != 5 {
 					t.Fatalf("new job has %d retries, want 5", j.Retries)
@@ -186,9 +187,9 @@ func TestExecutorRetryCycleOnEachKindOfJob(t *testing.T) {
 				if j.DueDate != nil && j.DueDate.After(e.Clock.Now()) {
 					e.Clock.Set(*j.DueDate) // a timer: due in an hour, or at the next 5 minutes
 				}
-				x := e.jeStart(bpmnlite.JobExecutorConfig{}) // stopped at the end of the case
+				x := e.StartExecutor(bpmnlite.JobExecutorConfig{}) // stopped at the end of the case
 				for want := 4; want >= 0; want-- {
-					waitFor(t, fmt.Sprintf("retries %d", want), 10*time.Second, func() bool { return e.jeJob(j.ID).Retries == want })
+					harness.WaitFor(t, fmt.Sprintf("retries %d", want), 10*time.Second, func() bool { return e.jeJob(j.ID).Retries == want })
 					job := e.jeJob(j.ID)
 					if job.DueDate == nil || !job.DueDate.Equal(e.Clock.Now().Add(5*time.Minute)) || job.ExceptionMessage == "" {
 						t.Fatalf("after a failure: due %v, message %q; want due in 5 minutes and a message", job.DueDate, job.ExceptionMessage)
@@ -238,13 +239,13 @@ func TestExecutorFailureRollsBackWork(t *testing.T) {
     <sequenceFlow id="f6" sourceRef="join" targetRef="end" />
     <endEvent id="end" />`))
 		pi := e.Start("order", map[string]any{"amount": 10})
-		j := e.accOneJob(pi)
+		j := e.OneJob(pi)
 		pathBefore := e.Path(pi)
 		for i, want := range []struct {
 			retries int
 			message string
 			stack   string
-		}{{2, "card declined", "card declined"}, {1, "charge exploded", "executor_failure_test.go"}} {
+		}{{2, "card declined", "card declined"}, {1, "charge exploded", "failure_test.go"}} {
 			if err := e.Eng.ExecuteJob(e.Ctx, j.ID); err == nil || !strings.Contains(err.Error(), want.message) {
 				t.Fatalf("run %d: %v, want an error with %q", i+1, err, want.message)
 			}
@@ -256,17 +257,17 @@ func TestExecutorFailureRollsBackWork(t *testing.T) {
 			if got := e.TaskKeys(pi); got != "" {
 				t.Fatalf("run %d: tasks %q survived the failure", i+1, got)
 			}
-			if v := e.accVar(pi, "charged"); v != nil {
+			if v := e.Var(pi, "charged"); v != nil {
 				t.Fatalf("run %d: variable charged = %v survived the failure", i+1, v)
 			}
 			if got := e.Path(pi); got != pathBefore {
 				t.Fatalf("run %d: history %q, want %q as before the job", i+1, got, pathBefore)
 			}
 			if xs, at := e.Executions(pi, ""), e.Executions(pi, "fork"); len(xs) != 1 || len(at) != 1 || at[0].ID != pi || job.ExecutionID != pi {
-				t.Fatalf("run %d: executions %s, want the instance alone, at fork", i+1, accExecList(xs))
+				t.Fatalf("run %d: executions %s, want the instance alone, at fork", i+1, harness.ExecList(xs))
 			}
 		}
-		failed := e.jeLog(bpmnlite.JobLogQuery{JobID: j.ID, Event: "failed"})
+		failed := e.JobLog(bpmnlite.JobLogQuery{JobID: j.ID, Event: "failed"})
 		if len(failed) != 2 || failed[0].Retries != 2 || failed[1].Retries != 1 ||
 			!strings.Contains(failed[0].Message, "card declined") || !strings.Contains(failed[1].Message, "charge exploded") ||
 			failed[0].ExecutionStart == nil {
@@ -274,9 +275,9 @@ func TestExecutorFailureRollsBackWork(t *testing.T) {
 		}
 		// The third run succeeds, and its work stays: the task was created
 		// before the charge ran, as in the failed runs.
-		e.accExec(j.ID)
-		if e.TaskKeys(pi) != "review" || e.accVar(pi, "charged") != true || !strings.Contains(e.Path(pi), "review,charge") {
-			t.Fatalf("after success: tasks %q, charged %v, history %s", e.TaskKeys(pi), e.accVar(pi, "charged"), e.Path(pi))
+		e.ExecJob(j.ID)
+		if e.TaskKeys(pi) != "review" || e.Var(pi, "charged") != true || !strings.Contains(e.Path(pi), "review,charge") {
+			t.Fatalf("after success: tasks %q, charged %v, history %s", e.TaskKeys(pi), e.Var(pi, "charged"), e.Path(pi))
 		}
 	})
 }
@@ -306,7 +307,7 @@ func TestExecutorConflictKeepsRetries(t *testing.T) {
 			key := fmt.Sprintf("stale%d", tc.retries)
 			e.Deploy(key, enginetest.AsyncService(key, "stale", tc.cycle))
 			pi := e.Start(key, nil)
-			j := e.accOneJob(pi)
+			j := e.OneJob(pi)
 			conflicts.Store(1)
 			if err := e.Eng.ExecuteJob(e.Ctx, j.ID); !errors.Is(err, bpmnlite.ErrOptimisticLock) {
 				t.Fatalf("cycle %q: run gave %v, want ErrOptimisticLock", tc.cycle, err)
@@ -317,25 +318,25 @@ func TestExecutorConflictKeepsRetries(t *testing.T) {
 				t.Fatalf("cycle %q: retries %d, message %q, lock %q, due %v; want %d retries kept, the message, unlocked and due at once",
 					tc.cycle, job.Retries, job.ExceptionMessage, job.LockOwner, job.DueDate, tc.retries)
 			}
-			if in := e.jeIncidents(bpmnlite.IncidentQuery{ProcessInstanceID: pi}); len(in) != 0 || e.accVar(pi, "touched") != nil {
-				t.Fatalf("cycle %q: %d incidents, touched = %v; want none and rolled back", tc.cycle, len(in), e.accVar(pi, "touched"))
+			if in := e.jeIncidents(bpmnlite.IncidentQuery{ProcessInstanceID: pi}); len(in) != 0 || e.Var(pi, "touched") != nil {
+				t.Fatalf("cycle %q: %d incidents, touched = %v; want none and rolled back", tc.cycle, len(in), e.Var(pi, "touched"))
 			}
-			if l := e.jeLog(bpmnlite.JobLogQuery{JobID: j.ID, Event: "failed"}); len(l) != 1 || l[0].Retries != tc.retries || !strings.Contains(l[0].Message, "optimistic lock") {
+			if l := e.JobLog(bpmnlite.JobLogQuery{JobID: j.ID, Event: "failed"}); len(l) != 1 || l[0].Retries != tc.retries || !strings.Contains(l[0].Message, "optimistic lock") {
 				t.Fatalf("cycle %q: failed log entries %+v, want one conflict keeping %d retries", tc.cycle, l, tc.retries)
 			}
-			e.accExec(j.ID)
-			if !e.accEnded(pi) {
+			e.ExecJob(j.ID)
+			if !e.Ended(pi) {
 				t.Fatalf("cycle %q: the instance did not end after the retry", tc.cycle)
 			}
 		}
 		// Under the executor: one conflict, released and run again at once.
-		m := &jeMetrics{}
-		e.jeStart(bpmnlite.JobExecutorConfig{Metrics: m})
+		m := &harness.Metrics{}
+		e.StartExecutor(bpmnlite.JobExecutorConfig{Metrics: m})
 		conflicts.Store(1)
 		pi := e.Start("stale5", nil)
-		waitFor(t, "the instance to end", 10*time.Second, func() bool { return e.accEnded(pi) })
-		if s := m.await(t, "2 runs", func(s jeCounts) bool { return s.conflicts+s.failed+s.executed == 2 }); s.conflicts != 1 || s.failed != 0 || s.executed != 1 {
-			t.Fatalf("metrics: %d conflicts, %d failed, %d executed; want 1, 0, 1", s.conflicts, s.failed, s.executed)
+		harness.WaitFor(t, "the instance to end", 10*time.Second, func() bool { return e.Ended(pi) })
+		if s := m.Await(t, "2 runs", func(s harness.Counts) bool { return s.Conflicts+s.Failed+s.Executed == 2 }); s.Conflicts != 1 || s.Failed != 0 || s.Executed != 1 {
+			t.Fatalf("metrics: %d conflicts, %d failed, %d executed; want 1, 0, 1", s.Conflicts, s.Failed, s.Executed)
 		}
 	})
 }
@@ -442,8 +443,8 @@ func TestExecutorConcurrentJobsConflict(t *testing.T) {
 		if job.Retries != tc.retries || job.ExceptionMessage == "" || job.LockOwner != "" {
 			t.Fatalf("cycle %q: conflicted job has retries %d, message %q, lock %q; want %d, a message, unlocked", tc.cycle, job.Retries, job.ExceptionMessage, job.LockOwner, tc.retries)
 		}
-		e.accExec(job.ID)
-		if got, c := e.TaskKeys(pi), e.accVar(pi, "counter"); got != "done" || c != int64(2) {
+		e.ExecJob(job.ID)
+		if got, c := e.TaskKeys(pi), e.Var(pi, "counter"); got != "done" || c != int64(2) {
 			t.Fatalf("cycle %q: tasks %q, counter %v; want done and 2 (no lost update)", tc.cycle, got, c)
 		}
 	}
@@ -454,17 +455,17 @@ func TestExecutorConcurrentJobsConflict(t *testing.T) {
 	e.Eng.RegisterDelegate("meet", meet)
 	e.Deploy("parallel", jeMeetProcess("parallel", "", false))
 	pi := e.Start("parallel", map[string]any{"counter": 0})
-	m := &jeMetrics{}
-	e.jeStart(bpmnlite.JobExecutorConfig{PoolSize: 2, Metrics: m})
-	waitFor(t, "both jobs to complete", 20*time.Second, func() bool { return e.TaskKeys(pi) == "done" })
-	if c := e.accVar(pi, "counter"); c != int64(2) {
+	m := &harness.Metrics{}
+	e.StartExecutor(bpmnlite.JobExecutorConfig{PoolSize: 2, Metrics: m})
+	harness.WaitFor(t, "both jobs to complete", 20*time.Second, func() bool { return e.TaskKeys(pi) == "done" })
+	if c := e.Var(pi, "counter"); c != int64(2) {
 		t.Fatalf("counter %v, want 2 (no lost update)", c)
 	}
-	s := m.await(t, "both jobs executed", func(s jeCounts) bool { return s.executed == 2 })
-	if s.conflicts < 1 || s.failed != 0 {
-		t.Fatalf("metrics: %d conflicts, %d failed; want at least one conflict and no failure", s.conflicts, s.failed)
+	s := m.Await(t, "both jobs executed", func(s harness.Counts) bool { return s.Executed == 2 })
+	if s.Conflicts < 1 || s.Failed != 0 {
+		t.Fatalf("metrics: %d conflicts, %d failed; want at least one conflict and no failure", s.Conflicts, s.Failed)
 	}
-	for _, l := range e.jeLog(bpmnlite.JobLogQuery{ProcessInstanceID: pi, Event: "failed"}) {
+	for _, l := range e.JobLog(bpmnlite.JobLogQuery{ProcessInstanceID: pi, Event: "failed"}) {
 		if l.Retries != 3 || !strings.Contains(l.Message, "optimistic lock") {
 			t.Fatalf("failed entry %+v, want only conflicts keeping 3 retries", l)
 		}
@@ -491,7 +492,7 @@ func TestExecutorPoisonJob(t *testing.T) {
     <sequenceFlow id="f2" sourceRef="work" targetRef="end" />
     <endEvent id="end" />`))
 		poisonPI, otherPI := e.Start("poison", nil), e.Start("survivor", nil)
-		poison, other := e.accOneJob(poisonPI), e.accOneJob(otherPI)
+		poison, other := e.OneJob(poisonPI), e.OneJob(otherPI)
 		const lockTime = time.Minute
 		// The other job (priority 1) is locked once by a node that dies.
 		if got := e.jeLock("dead-node-0", e.Clock.Now().Add(lockTime), persistence.AcquireParams{PriorityMin: p(1)}); len(got) != 1 || got[0].ID != other.ID {
@@ -512,12 +513,12 @@ func TestExecutorPoisonJob(t *testing.T) {
 			}
 			e.Clock.Add(lockTime + time.Second)
 		}
-		m := &jeMetrics{}
-		e.jeStart(bpmnlite.JobExecutorConfig{LockOwner: "survivor-node", LockTime: lockTime, Metrics: m})
-		waitFor(t, "the poison job's incident", 10*time.Second, func() bool {
+		m := &harness.Metrics{}
+		e.StartExecutor(bpmnlite.JobExecutorConfig{LockOwner: "survivor-node", LockTime: lockTime, Metrics: m})
+		harness.WaitFor(t, "the poison job's incident", 10*time.Second, func() bool {
 			return len(e.jeIncidents(bpmnlite.IncidentQuery{Configuration: poison.ID})) == 1
 		})
-		waitFor(t, "the other instance to end", 10*time.Second, func() bool { return e.accEnded(otherPI) })
+		harness.WaitFor(t, "the other instance to end", 10*time.Second, func() bool { return e.Ended(otherPI) })
 		in := e.jeIncidents(bpmnlite.IncidentQuery{Configuration: poison.ID})[0]
 		j := e.jeJob(poison.ID)
 		if !strings.Contains(in.Message, "lock expired") || j.Retries != 0 || j.LockOwner != "" || in.Message != j.ExceptionMessage {
@@ -526,15 +527,15 @@ func TestExecutorPoisonJob(t *testing.T) {
 		if n := calls.Load(); n != 1 {
 			t.Fatalf("%d delegate calls, want 1: the survivor job ran, the poison job did not", n)
 		}
-		if s := m.await(t, "2 runs", func(s jeCounts) bool { return s.failed+s.executed == 2 }); s.executed != 1 || s.failed != 1 {
-			t.Fatalf("metrics: %d executed, %d failed; want 1 and 1", s.executed, s.failed)
+		if s := m.Await(t, "2 runs", func(s harness.Counts) bool { return s.Failed+s.Executed == 2 }); s.Executed != 1 || s.Failed != 1 {
+			t.Fatalf("metrics: %d executed, %d failed; want 1 and 1", s.Executed, s.Failed)
 		}
-		l := e.jeLog(bpmnlite.JobLogQuery{JobID: poison.ID, Event: "failed"})
+		l := e.JobLog(bpmnlite.JobLogQuery{JobID: poison.ID, Event: "failed"})
 		if len(l) != 1 || l[0].LockOwner != "survivor-node" || !strings.Contains(l[0].Message, "lock expired") {
 			t.Fatalf("failed log entries %+v, want one by survivor-node saying the locks expired", l)
 		}
 		// The survivor job lost a retry to its dead node, and ran.
-		succeeded := e.jeLog(bpmnlite.JobLogQuery{JobID: other.ID, Event: "succeeded"})
+		succeeded := e.JobLog(bpmnlite.JobLogQuery{JobID: other.ID, Event: "succeeded"})
 		if len(succeeded) != 1 || succeeded[0].Retries != 2 || succeeded[0].LockOwner != "survivor-node" {
 			t.Fatalf("survivor job log %+v, want one success by survivor-node with 2 retries", succeeded)
 		}

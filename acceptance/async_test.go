@@ -1,13 +1,13 @@
-package bpmnlite_test
+package acceptance_test
 
 import (
 	"errors"
-	"fmt"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/bpmnlite/bpmnlite"
+	"github.com/bpmnlite/bpmnlite/internal/harness"
 )
 
 // Helpers of the acceptance tests (prefixed acc to stay apart from other
@@ -17,64 +17,6 @@ import (
 // a backend (opening one per case costs more than the case).
 func (e *env) accWith(t *testing.T) *env {
 	return &env{e.For(t)}
-}
-
-// accAllJobs returns every job of the engine.
-func (e *env) accAllJobs() []*bpmnlite.Job {
-	e.T.Helper()
-	js, err := e.Eng.Jobs(e.Ctx, bpmnlite.JobQuery{})
-	if err != nil {
-		e.T.Fatalf("jobs: %v", err)
-	}
-	return js
-}
-
-// accOneJob returns pi's only job, failing the test when it has another number.
-func (e *env) accOneJob(pi string) *bpmnlite.Job {
-	e.T.Helper()
-	js := e.Jobs(pi)
-	if len(js) != 1 {
-		e.T.Fatalf("%d jobs, want 1: %v", len(js), accJobList(js))
-	}
-	return js[0]
-}
-
-// accExec runs one job and fails the test on error.
-func (e *env) accExec(jobID string) {
-	e.T.Helper()
-	if err := e.Eng.ExecuteJob(e.Ctx, jobID); err != nil {
-		e.T.Fatalf("execute job %s: %v", jobID, err)
-	}
-}
-
-// accEnded reports whether pi has no runtime execution left.
-func (e *env) accEnded(pi string) bool {
-	e.T.Helper()
-	xs, err := e.Eng.Executions(e.Ctx, bpmnlite.ExecutionQuery{ProcessInstanceID: pi})
-	if err != nil {
-		e.T.Fatalf("executions: %v", err)
-	}
-	return len(xs) == 0
-}
-
-// accVar returns variable name of pi (nil when not set).
-func (e *env) accVar(pi, name string) any {
-	e.T.Helper()
-	v, _, err := e.Eng.Variable(e.Ctx, pi, name)
-	if err != nil {
-		e.T.Fatalf("variable %s: %v", name, err)
-	}
-	return v
-}
-
-// accInstances returns the running and ended instances of a process key.
-func (e *env) accInstances(key string) []*bpmnlite.HistoricProcessInstance {
-	e.T.Helper()
-	ps, err := e.Eng.ProcessInstances(e.Ctx, bpmnlite.ProcessInstanceQuery{ProcessDefinitionKey: key})
-	if err != nil {
-		e.T.Fatalf("process instances: %v", err)
-	}
-	return ps
 }
 
 // accWaitingAt asserts the activity-instance-tree equivalent of a single
@@ -89,33 +31,25 @@ func (e *env) accWaitingAt(pi, activity string) *bpmnlite.Job {
 	children := map[string]int{}
 	for _, x := range all {
 		if x.IsConcurrent {
-			e.T.Fatalf("want no concurrency, got %s", accExecList(all))
+			e.T.Fatalf("want no concurrency, got %s", harness.ExecList(all))
 		}
 		children[x.ParentID]++
 	}
 	if len(at) != 1 || at[0].IsActive || children[at[0].ID] != 0 || children[""] != 1 {
-		e.T.Fatalf("want one chain of executions waiting at %s, got %s", activity, accExecList(all))
+		e.T.Fatalf("want one chain of executions waiting at %s, got %s", activity, harness.ExecList(all))
 	}
 	for id := at[0].ParentID; id != ""; {
 		if children[id] != 1 {
-			e.T.Fatalf("want one chain of executions waiting at %s, got %s", activity, accExecList(all))
+			e.T.Fatalf("want one chain of executions waiting at %s, got %s", activity, harness.ExecList(all))
 		}
 		p := e.execByID(all, id)
 		id = p.ParentID
 	}
-	j := e.accOneJob(pi)
+	j := e.OneJob(pi)
 	if j.ActivityID != activity || j.ExecutionID != at[0].ID {
 		e.T.Fatalf("job at %s on execution %s, want at %s on %s", j.ActivityID, j.ExecutionID, activity, at[0].ID)
 	}
 	return j
-}
-
-func accJobList(js []*bpmnlite.Job) string {
-	var s []string
-	for _, j := range js {
-		s = append(s, fmt.Sprintf("%s@%s/%s(priority %d, retries %d)", j.Type, j.ActivityID, j.HandlerType, j.Priority, j.Retries))
-	}
-	return strings.Join(s, ", ")
 }
 
 func (e *env) execByID(xs []*bpmnlite.ExecutionRow, id string) *bpmnlite.ExecutionRow {
@@ -129,33 +63,25 @@ func (e *env) execByID(xs []*bpmnlite.ExecutionRow, id string) *bpmnlite.Executi
 	return nil
 }
 
-func accExecList(xs []*bpmnlite.ExecutionRow) string {
-	var s []string
-	for _, x := range xs {
-		s = append(s, x.ActivityID)
-	}
-	return "[" + strings.Join(s, ", ") + "]"
-}
-
 // S01: asyncBefore on a service task creates one message job; the delegate
 // runs only when the job does.
 func TestS01_AsyncServiceNoListeners(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		d := registerCorpusDelegates(e)
-		e.deployFiles("camunda/async/AsyncTaskTest.testAsyncServiceNoListeners.bpmn20.xml")
+		d := e.RegisterCorpusDelegates()
+		e.DeployFiles("camunda/async/AsyncTaskTest.testAsyncServiceNoListeners.bpmn20.xml")
 		pi := e.Start("asyncService", nil)
 		j := e.accWaitingAt(pi, "service")
 		if j.Type != "message" {
 			t.Errorf("job type %s, want message", j.Type)
 		}
-		if d.calls() != 0 {
-			t.Fatalf("delegate ran %d times before the job", d.calls())
+		if d.Calls() != 0 {
+			t.Fatalf("delegate ran %d times before the job", d.Calls())
 		}
 		if n := e.Drain(10); n != 1 {
 			t.Errorf("drain ran %d jobs, want 1", n)
 		}
-		if d.calls() != 1 || len(e.Jobs(pi)) != 0 || !e.accEnded(pi) {
-			t.Fatalf("after drain: %d calls, %d jobs, ended %v; want 1, 0, true", d.calls(), len(e.Jobs(pi)), e.accEnded(pi))
+		if d.Calls() != 1 || len(e.Jobs(pi)) != 0 || !e.Ended(pi) {
+			t.Fatalf("after drain: %d calls, %d jobs, ended %v; want 1, 0, true", d.Calls(), len(e.Jobs(pi)), e.Ended(pi))
 		}
 	})
 }
@@ -175,22 +101,22 @@ func TestS01_AsyncRelated(t *testing.T) {
 		{"task", "asyncTask", []string{"camunda/async/_needs-extra/AsyncTaskTest.testAsyncTask.bpmn20.xml"}, 0},
 	}
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		d := registerCorpusDelegates(e)
+		d := e.RegisterCorpusDelegates()
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
 				e := e.accWith(t)
-				calls := d.calls()
-				e.deployFiles(tc.files...)
+				calls := d.Calls()
+				e.DeployFiles(tc.files...)
 				pi := e.Start(tc.key, nil)
-				if n := len(e.accAllJobs()); n != 1 {
+				if n := len(e.AllJobs()); n != 1 {
 					t.Fatalf("%d jobs after start, want 1", n)
 				}
 				e.Drain(100)
-				if n := len(e.accAllJobs()); n != 0 {
+				if n := len(e.AllJobs()); n != 0 {
 					t.Fatalf("%d jobs after drain, want 0", n)
 				}
-				if got := d.calls() - calls; got != tc.calls || !e.accEnded(pi) || e.State(pi) != "COMPLETED" {
-					t.Fatalf("delegate calls %d (want %d), ended %v, state %s", got, tc.calls, e.accEnded(pi), e.State(pi))
+				if got := d.Calls() - calls; got != tc.calls || !e.Ended(pi) || e.State(pi) != "COMPLETED" {
+					t.Fatalf("delegate calls %d (want %d), ended %v, state %s", got, tc.calls, e.Ended(pi), e.State(pi))
 				}
 			})
 		}
@@ -212,16 +138,16 @@ func TestS02_MultiInstanceAsync(t *testing.T) {
 		{"AsyncTaskTest.testAsyncServiceWrappedInParallelMultiInstance.bpmn20.xml", 5, 5},
 	}
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		d := registerCorpusDelegates(e)
+		d := e.RegisterCorpusDelegates()
 		for _, tc := range cases {
 			t.Run(strings.TrimSuffix(strings.TrimPrefix(tc.file, "AsyncTaskTest."), ".bpmn20.xml"), func(t *testing.T) {
 				e := e.accWith(t)
-				calls := d.calls()
-				e.deployFiles("camunda/async/" + tc.file)
+				calls := d.Calls()
+				e.DeployFiles("camunda/async/" + tc.file)
 				pi := e.Start("asyncService", nil)
 				js := e.Jobs(pi)
-				if len(js) != tc.jobsAfterStart || d.calls() != calls {
-					t.Fatalf("after start: %d jobs (want %d), %d calls (want 0)", len(js), tc.jobsAfterStart, d.calls()-calls)
+				if len(js) != tc.jobsAfterStart || d.Calls() != calls {
+					t.Fatalf("after start: %d jobs (want %d), %d calls (want 0)", len(js), tc.jobsAfterStart, d.Calls()-calls)
 				}
 				if tc.drained == 1 {
 					if js[0].ActivityID != "service#multiInstanceBody" {
@@ -262,8 +188,8 @@ func TestS02_MultiInstanceAsync(t *testing.T) {
 				if n := e.Drain(20); n != tc.drained {
 					t.Errorf("drain ran %d jobs, want %d", n, tc.drained)
 				}
-				if got := d.calls() - calls; got != 5 || len(e.Jobs(pi)) != 0 || !e.accEnded(pi) {
-					t.Fatalf("after drain: %d calls, %d jobs, ended %v; want 5, 0, true", got, len(e.Jobs(pi)), e.accEnded(pi))
+				if got := d.Calls() - calls; got != 5 || len(e.Jobs(pi)) != 0 || !e.Ended(pi) {
+					t.Fatalf("after drain: %d calls, %d jobs, ended %v; want 5, 0, true", got, len(e.Jobs(pi)), e.Ended(pi))
 				}
 			})
 		}
@@ -275,10 +201,10 @@ func TestS02_MultiInstanceAsync(t *testing.T) {
 // rolled back with each failure.
 func TestS04_FailingAsyncServiceTimer(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		registerCorpusDelegates(e)
-		e.deployFiles("camunda/async/AsyncTaskTest.testFailingAsyncServiceTimer.bpmn20.xml")
+		e.RegisterCorpusDelegates()
+		e.DeployFiles("camunda/async/AsyncTaskTest.testFailingAsyncServiceTimer.bpmn20.xml")
 		pi := e.Start("asyncService", nil)
-		if j := e.accOneJob(pi); j.Type != "message" {
+		if j := e.OneJob(pi); j.Type != "message" {
 			t.Fatalf("job type %s, want message", j.Type)
 		}
 		if n := e.Drain(10); n != 0 {
@@ -296,20 +222,20 @@ func TestS04_FailingAsyncServiceTimer(t *testing.T) {
 // timer goes with its scope.
 func TestS04_AsyncServiceSubProcessTimer(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		d := registerCorpusDelegates(e)
-		e.deployFiles("camunda/async/AsyncTaskTest.testAsyncServiceSubProcessTimer.bpmn20.xml")
+		d := e.RegisterCorpusDelegates()
+		e.DeployFiles("camunda/async/AsyncTaskTest.testAsyncServiceSubProcessTimer.bpmn20.xml")
 		pi := e.Start("asyncService", nil)
 		js := e.Jobs(pi)
 		if len(js) != 2 {
-			t.Fatalf("%d jobs, want 2 (message and timer): %s", len(js), accJobList(js))
+			t.Fatalf("%d jobs, want 2 (message and timer): %s", len(js), harness.JobList(js))
 		}
 		i := slices.IndexFunc(js, func(j *bpmnlite.Job) bool { return j.Type == "message" })
 		if i < 0 || !slices.ContainsFunc(js, func(j *bpmnlite.Job) bool { return j.Type == "timer" }) {
-			t.Fatalf("want a message and a timer job: %s", accJobList(js))
+			t.Fatalf("want a message and a timer job: %s", harness.JobList(js))
 		}
-		e.accExec(js[i].ID)
-		if d.calls() != 1 || !e.accEnded(pi) || len(e.accAllJobs()) != 0 {
-			t.Fatalf("%d calls, ended %v, %d jobs; want 1, true, 0", d.calls(), e.accEnded(pi), len(e.accAllJobs()))
+		e.ExecJob(js[i].ID)
+		if d.Calls() != 1 || !e.Ended(pi) || len(e.AllJobs()) != 0 {
+			t.Fatalf("%d calls, ended %v, %d jobs; want 1, true, 0", d.Calls(), e.Ended(pi), len(e.AllJobs()))
 		}
 	})
 }
@@ -318,11 +244,11 @@ func TestS04_AsyncServiceSubProcessTimer(t *testing.T) {
 // as a transition instance.
 func TestS04_AsyncServiceSubProcess(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deployFiles("camunda/async/AsyncTaskTest.testAsyncServiceSubProcess.bpmn20.xml")
+		e.DeployFiles("camunda/async/AsyncTaskTest.testAsyncServiceSubProcess.bpmn20.xml")
 		pi := e.Start("asyncService", nil)
 		e.accWaitingAt(pi, "subProcess")
 		e.Drain(10)
-		if !e.accEnded(pi) {
+		if !e.Ended(pi) {
 			t.Fatal("instance still running after the sub-process job")
 		}
 	})
@@ -331,7 +257,7 @@ func TestS04_AsyncServiceSubProcess(t *testing.T) {
 // S06: an async start event waits before the first activity.
 func TestS06_AsyncStartEvent(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deployFiles("camunda/async/AsyncStartEventTest.testAsyncStartEvent.bpmn20.xml")
+		e.DeployFiles("camunda/async/AsyncStartEventTest.testAsyncStartEvent.bpmn20.xml")
 		pi := e.Start("asyncStartEvent", nil)
 		if n := len(e.Tasks(pi)); n != 0 {
 			t.Fatalf("%d tasks before the start job, want 0", n)
@@ -350,16 +276,16 @@ func TestS06_AsyncStartEvent(t *testing.T) {
 // S06: a called process with an async start event waits at it.
 func TestS06_AsyncStartEventCallActivity(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deployFiles("camunda/async/AsyncStartEventTest.testCallActivity-super.bpmn20.xml",
+		e.DeployFiles("camunda/async/AsyncStartEventTest.testCallActivity-super.bpmn20.xml",
 			"camunda/async/AsyncStartEventTest.testCallActivity-sub.bpmn20.xml")
 		super := e.Start("super", nil)
-		subs := e.accInstances("sub")
+		subs := e.Instances("sub")
 		if len(subs) != 1 {
 			t.Fatalf("%d sub instances, want 1", len(subs))
 		}
 		e.accWaitingAt(subs[0].ID, "theSubStart")
 		e.Drain(10)
-		if !e.accEnded(subs[0].ID) || !e.accEnded(super) {
+		if !e.Ended(subs[0].ID) || !e.Ended(super) {
 			t.Fatal("super and sub should have ended after the start job")
 		}
 	})
@@ -369,16 +295,16 @@ func TestS06_AsyncStartEventCallActivity(t *testing.T) {
 // sub-process scope.
 func TestS06_AsyncSubProcessStartEvent(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deployFiles("camunda/async/AsyncStartEventTest.testAsyncSubProcessStartEvent.bpmn")
+		e.DeployFiles("camunda/async/AsyncStartEventTest.testAsyncSubProcessStartEvent.bpmn")
 		pi := e.Start("process", nil)
 		// The sub-process's scope execution, a child of the process
 		// instance, waits at StartEvent_2 itself; the process instance,
 		// which it runs in, is at no activity, as Camunda's query shows it.
 		at := e.Executions(pi, "StartEvent_2")
 		if len(at) != 1 || !at[0].IsScope || at[0].ParentID != pi || at[0].IsActive || len(e.Executions(pi, "SubProcess_1")) != 0 || len(e.Executions(pi, "")) != 2 {
-			t.Fatalf("want a waiting execution at StartEvent_2 inside the SubProcess_1 scope, got %s", accExecList(e.Executions(pi, "")))
+			t.Fatalf("want a waiting execution at StartEvent_2 inside the SubProcess_1 scope, got %s", harness.ExecList(e.Executions(pi, "")))
 		}
-		if j := e.accOneJob(pi); j.ActivityID != "StartEvent_2" {
+		if j := e.OneJob(pi); j.ActivityID != "StartEvent_2" {
 			t.Fatalf("job at %s, want StartEvent_2", j.ActivityID)
 		}
 		e.Drain(10)
@@ -392,14 +318,14 @@ func TestS06_AsyncSubProcessStartEvent(t *testing.T) {
 // it reaches the called user task.
 func TestS06_CallProcessWithAsyncStartEvent(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deployFiles("camunda/async/AsyncCallActivityTest.testCallSubProcess.bpmn20.xml",
+		e.DeployFiles("camunda/async/AsyncCallActivityTest.testCallSubProcess.bpmn20.xml",
 			"camunda/async/AsyncCallActivityTest.asyncStartEvent.bpmn20.xml")
 		pi := e.Start("callAsyncSubProcess", nil)
-		js := e.accAllJobs()
+		js := e.AllJobs()
 		if len(js) != 1 {
 			t.Fatalf("%d jobs, want 1", len(js))
 		}
-		e.accExec(js[0].ID)
+		e.ExecJob(js[0].ID)
 		tasks, err := e.Eng.Tasks(e.Ctx, bpmnlite.TaskQuery{TaskDefinitionKey: "task"})
 		if err != nil || len(tasks) != 1 {
 			t.Fatalf("tasks %d (%v), want 1", len(tasks), err)
@@ -407,7 +333,7 @@ func TestS06_CallProcessWithAsyncStartEvent(t *testing.T) {
 		if err := e.Eng.CompleteTask(e.Ctx, tasks[0].ID, nil); err != nil {
 			t.Fatal(err)
 		}
-		if !e.accEnded(pi) {
+		if !e.Ended(pi) {
 			t.Fatal("caller still running after the called task completed")
 		}
 	})
@@ -416,15 +342,15 @@ func TestS06_CallProcessWithAsyncStartEvent(t *testing.T) {
 // S06: an async end event keeps the instance alive until its job runs.
 func TestS06_AsyncEndEvent(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deployFiles("camunda/async/AsyncEndEventTest.testAsyncEndEvent.bpmn20.xml")
+		e.DeployFiles("camunda/async/AsyncEndEventTest.testAsyncEndEvent.bpmn20.xml")
 		pi := e.Start("asyncEndEvent", nil)
 		if e.State(pi) != "ACTIVE" {
 			t.Fatalf("state %s, want ACTIVE", e.State(pi))
 		}
 		e.accWaitingAt(pi, "endEvent")
 		e.Drain(10)
-		if n := len(e.Executions(pi, "endEvent")); n != 0 || !e.accEnded(pi) || e.State(pi) != "COMPLETED" {
-			t.Fatalf("%d executions at endEvent, ended %v, state %s", n, e.accEnded(pi), e.State(pi))
+		if n := len(e.Executions(pi, "endEvent")); n != 0 || !e.Ended(pi) || e.State(pi) != "COMPLETED" {
+			t.Fatalf("%d executions at endEvent, ended %v, state %s", n, e.Ended(pi), e.State(pi))
 		}
 	})
 }
@@ -432,16 +358,16 @@ func TestS06_AsyncEndEvent(t *testing.T) {
 // S06: the called process waits at its async end event.
 func TestS06_AsyncEndEventCallActivity(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deployFiles("camunda/async/AsyncEndEventTest.testCallActivity-super.bpmn20.xml",
+		e.DeployFiles("camunda/async/AsyncEndEventTest.testCallActivity-super.bpmn20.xml",
 			"camunda/async/AsyncEndEventTest.testCallActivity-sub.bpmn20.xml")
 		super := e.Start("super", nil)
-		subs := e.accInstances("sub")
+		subs := e.Instances("sub")
 		if len(subs) != 1 {
 			t.Fatalf("%d sub instances, want 1", len(subs))
 		}
 		e.accWaitingAt(subs[0].ID, "theSubEnd")
 		e.Drain(10)
-		if !e.accEnded(subs[0].ID) || !e.accEnded(super) {
+		if !e.Ended(subs[0].ID) || !e.Ended(super) {
 			t.Fatal("super and sub should have ended after the end job")
 		}
 	})
@@ -451,7 +377,7 @@ func TestS06_AsyncEndEventCallActivity(t *testing.T) {
 // recording its flow.
 func TestS07_AsyncAfterOnParallelGatewayFork(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deployFiles("camunda/async/AsyncAfterTest.testAsyncAfterOnParallelGatewayFork.bpmn20.xml")
+		e.DeployFiles("camunda/async/AsyncAfterTest.testAsyncAfterOnParallelGatewayFork.bpmn20.xml")
 		pi := e.Start("process", nil)
 		js := e.Jobs(pi)
 		if len(js) != 2 {
@@ -464,11 +390,11 @@ func TestS07_AsyncAfterOnParallelGatewayFork(t *testing.T) {
 		if byFlow["afterForkFlow1"] == "" || byFlow["afterForkFlow2"] == "" {
 			t.Fatalf("job configurations %v, want afterForkFlow1 and afterForkFlow2", byFlow)
 		}
-		e.accExec(byFlow["afterForkFlow1"])
+		e.ExecJob(byFlow["afterForkFlow1"])
 		if got := e.TaskKeys(pi); got != "theTask1" || len(e.Jobs(pi)) != 1 {
 			t.Fatalf("tasks %q and %d jobs, want theTask1 and 1", got, len(e.Jobs(pi)))
 		}
-		e.accExec(byFlow["afterForkFlow2"])
+		e.ExecJob(byFlow["afterForkFlow2"])
 		if got := e.TaskKeys(pi); got != "theTask1,theTask2" {
 			t.Fatalf("tasks %q, want theTask1,theTask2", got)
 		}
@@ -478,7 +404,7 @@ func TestS07_AsyncAfterOnParallelGatewayFork(t *testing.T) {
 // S08: asyncAfter needs ids on the outgoing flows.
 func TestS08_TransitionIdRequired(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		_, err := e.Eng.DeployFiles(e.Ctx, "s08", corpus(t, "camunda/async/AsyncAfterTest.testTransitionIdRequired.bpmn20.xml"))
+		_, err := e.Eng.DeployFiles(e.Ctx, "s08", harness.Corpus(t, "camunda/async/AsyncAfterTest.testTransitionIdRequired.bpmn20.xml"))
 		var pe *bpmnlite.ParseError
 		if !errors.As(err, &pe) {
 			t.Fatalf("deploy: %v, want a ParseError", err)
@@ -497,7 +423,7 @@ func TestS08_TransitionIdRequired(t *testing.T) {
 // ends the instance.
 func TestS09_AsyncAfterMultiInstanceUserTask(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deployFiles("camunda/async/AsyncAfterTest.testAsyncAfterMultiInstanceUserTask.bpmn20.xml")
+		e.DeployFiles("camunda/async/AsyncAfterTest.testAsyncAfterMultiInstanceUserTask.bpmn20.xml")
 		pi := e.Start("process", nil)
 		ts := e.Tasks(pi)
 		if len(ts) != 3 {
@@ -508,11 +434,11 @@ func TestS09_AsyncAfterMultiInstanceUserTask(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if e.accEnded(pi) {
+		if e.Ended(pi) {
 			t.Fatal("ended before the asyncAfter job ran")
 		}
 		e.Drain(10)
-		if !e.accEnded(pi) {
+		if !e.Ended(pi) {
 			t.Fatal("instance still running after the job executor run")
 		}
 	})
@@ -524,14 +450,14 @@ const s09Dir = "camunda/async/_needs-extra/"
 // and end listeners set their variables.
 func (e *env) accListenersRan(pi string) bool {
 	e.T.Helper()
-	return e.accVar(pi, "behaviorInvoked") == true && e.accVar(pi, "listenerStartInvoked") == true && e.accVar(pi, "listenerEndInvoked") == true
+	return e.Var(pi, "behaviorInvoked") == true && e.Var(pi, "listenerStartInvoked") == true && e.Var(pi, "listenerEndInvoked") == true
 }
 
 // S09: asyncAfter on a service task with two conditional flows: the job
 // takes the flow the condition selects.
 func TestS09_AsyncAfterServiceTaskMultipleTransitions(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deployFiles(s09Dir + "AsyncAfterTest.testAsyncAfterServiceTaskMultipleTransitions.bpmn20.xml")
+		e.DeployFiles(s09Dir + "AsyncAfterTest.testAsyncAfterServiceTaskMultipleTransitions.bpmn20.xml")
 		for _, flow := range []string{"flow2", "flow3"} {
 			t.Run(flow, func(t *testing.T) {
 				e := e.accWith(t)
@@ -539,13 +465,13 @@ func TestS09_AsyncAfterServiceTaskMultipleTransitions(t *testing.T) {
 				if !e.accListenersRan(pi) {
 					t.Fatal("behaviour and listeners should have run before the asyncAfter job")
 				}
-				e.accExec(e.accOneJob(pi).ID)
+				e.ExecJob(e.OneJob(pi).ID)
 				taken, other := "taskAfterFlow2", "taskAfterFlow3"
 				if flow == "flow3" {
 					taken, other = other, taken
 				}
 				if len(e.Executions(pi, taken)) != 1 || len(e.Executions(pi, other)) != 0 {
-					t.Fatalf("executions %s, want one at %s only", accExecList(e.Executions(pi, "")), taken)
+					t.Fatalf("executions %s, want one at %s only", harness.ExecList(e.Executions(pi, "")), taken)
 				}
 			})
 		}
@@ -556,17 +482,17 @@ func TestS09_AsyncAfterServiceTaskMultipleTransitions(t *testing.T) {
 // one asyncAfter job each.
 func TestS09_AsyncAfterServiceTaskMultipleTransitionsConcurrent(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deployFiles(s09Dir + "AsyncAfterTest.testAsyncAfterServiceTaskMultipleTransitionsConcurrent.bpmn20.xml")
+		e.DeployFiles(s09Dir + "AsyncAfterTest.testAsyncAfterServiceTaskMultipleTransitionsConcurrent.bpmn20.xml")
 		pi := e.Start("testProcess", nil)
 		js := e.Jobs(pi)
 		if len(js) != 2 {
 			t.Fatalf("%d jobs, want 2", len(js))
 		}
 		for _, j := range js {
-			e.accExec(j.ID)
+			e.ExecJob(j.ID)
 		}
 		if len(e.Executions(pi, "taskAfterFlow2")) != 1 || len(e.Executions(pi, "taskAfterFlow3")) != 1 {
-			t.Fatalf("executions %s, want one at each of taskAfterFlow2 and taskAfterFlow3", accExecList(e.Executions(pi, "")))
+			t.Fatalf("executions %s, want one at each of taskAfterFlow2 and taskAfterFlow3", harness.ExecList(e.Executions(pi, "")))
 		}
 	})
 }
@@ -574,13 +500,13 @@ func TestS09_AsyncAfterServiceTaskMultipleTransitionsConcurrent(t *testing.T) {
 // S09: asyncAfter on a service task, alone and with asyncBefore.
 func TestS09_AsyncAfterServiceTask(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deployFiles(s09Dir + "AsyncAfterTest.testAsyncAfterServiceTask.bpmn20.xml")
+		e.DeployFiles(s09Dir + "AsyncAfterTest.testAsyncAfterServiceTask.bpmn20.xml")
 		pi := e.Start("testProcess", nil)
 		if !e.accListenersRan(pi) {
 			t.Fatal("behaviour and listeners should have run")
 		}
-		e.accExec(e.accOneJob(pi).ID)
-		if !e.accEnded(pi) {
+		e.ExecJob(e.OneJob(pi).ID)
+		if !e.Ended(pi) {
 			t.Fatal("instance should have ended")
 		}
 	})
@@ -588,24 +514,24 @@ func TestS09_AsyncAfterServiceTask(t *testing.T) {
 
 func TestS09_AsyncAfterAndBeforeServiceTask(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deployFiles(s09Dir + "AsyncAfterTest.testAsyncAfterAndBeforeServiceTask.bpmn20.xml")
+		e.DeployFiles(s09Dir + "AsyncAfterTest.testAsyncAfterAndBeforeServiceTask.bpmn20.xml")
 		pi := e.Start("testProcess", nil)
 		for _, v := range []string{"behaviorInvoked", "listenerStartInvoked", "listenerEndInvoked"} {
-			if e.accVar(pi, v) != nil {
+			if e.Var(pi, v) != nil {
 				t.Fatalf("%s set before the asyncBefore job", v)
 			}
 		}
-		before := e.accOneJob(pi)
-		e.accExec(before.ID)
+		before := e.OneJob(pi)
+		e.ExecJob(before.ID)
 		if !e.accListenersRan(pi) {
 			t.Fatal("behaviour and listeners should have run")
 		}
-		after := e.accOneJob(pi)
+		after := e.OneJob(pi)
 		if after.HandlerType != "async-after" {
 			t.Fatalf("second job is %s, want the async-after job", after.HandlerType)
 		}
-		e.accExec(after.ID)
-		if !e.accEnded(pi) {
+		e.ExecJob(after.ID)
+		if !e.Ended(pi) {
 			t.Fatal("instance should have ended")
 		}
 	})
@@ -614,22 +540,22 @@ func TestS09_AsyncAfterAndBeforeServiceTask(t *testing.T) {
 // S09: asyncAfter on the inner activity of a sequential multi-instance.
 func TestS09_AsyncAfterServiceWrappedInSequentialMultiInstance(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deployFiles(s09Dir + "AsyncAfterTest.testAsyncAfterServiceWrappedInSequentialMultiInstance.bpmn20.xml")
+		e.DeployFiles(s09Dir + "AsyncAfterTest.testAsyncAfterServiceWrappedInSequentialMultiInstance.bpmn20.xml")
 		// As in Camunda, no variables: JUEL reads the missing
 		// behaviorInvoked as 0 in "+ 1".
 		pi := e.Start("testProcess", nil)
-		if got := e.accVar(pi, "behaviorInvoked"); got != int64(1) {
+		if got := e.Var(pi, "behaviorInvoked"); got != int64(1) {
 			t.Fatalf("behaviour ran %v times, want 1", got)
 		}
-		e.accOneJob(pi)
+		e.OneJob(pi)
 		if n := e.Drain(10); n != 5 {
 			t.Errorf("drain ran %d jobs, want 5", n)
 		}
-		if got := e.accVar(pi, "behaviorInvoked"); got != int64(5) {
+		if got := e.Var(pi, "behaviorInvoked"); got != int64(5) {
 			t.Fatalf("behaviour ran %v times, want 5", got)
 		}
 		e.Complete(pi, "userTask", nil)
-		if !e.accEnded(pi) {
+		if !e.Ended(pi) {
 			t.Fatal("instance should have ended")
 		}
 	})

@@ -1,4 +1,4 @@
-package bpmnlite_test
+package jobexecutor_test
 
 // Cluster tests: several engines on one PostgreSQL database, each with a job
 // executor of its own and a distinct lock owner, as the nodes of a cluster
@@ -23,29 +23,6 @@ import (
 	"github.com/bpmnlite/bpmnlite/jobexecutor"
 	"github.com/bpmnlite/bpmnlite/persistence"
 )
-
-// openNode opens an engine on backend b with the real clock, closed when
-// the test ends.
-func openNode(t *testing.T, b testdb.Backend, cfg bpmnlite.Config) *bpmnlite.Engine {
-	t.Helper()
-	cfg.Database.URL = b.URL
-	cfg.Database.Schema = b.Options.Schema
-	if cfg.Database.MaxConns == 0 {
-		cfg.Database.MaxConns = 10 // workers, acquisition, heartbeats and the test's own calls
-	}
-	if cfg.History.Level == 0 {
-		cfg.History.Level = bpmnlite.HistoryFull // the job log proves who ran what
-	}
-	if cfg.Logger == nil {
-		cfg.Logger = slog.New(slog.DiscardHandler)
-	}
-	eng, err := bpmnlite.Open(t.Context(), cfg)
-	if err != nil {
-		t.Fatalf("open engine: %v", err)
-	}
-	t.Cleanup(func() { _ = eng.Close() })
-	return eng
-}
 
 // startExecutor starts a job executor named owner on eng; it is stopped
 // (gracefully, before eng closes) when the test ends.
@@ -113,12 +90,12 @@ func (m *execMetrics) PickupLatency(time.Duration) {}
 func sendJobNotification(t *testing.T, eng *bpmnlite.Engine, payload string) {
 	t.Helper()
 	ctx := t.Context()
-	tx, err := eng.StoreForTest().Begin(ctx, false)
+	tx, err := harness.Store(eng).Begin(ctx, false)
 	if err != nil {
 		t.Fatalf("notify: %v", err)
 	}
 	defer tx.Rollback(ctx)
-	if _, err := tx.Exec(ctx, "SELECT pg_notify($1, $2)", persistence.JobChannel(eng.StoreForTest()), payload); err != nil {
+	if _, err := tx.Exec(ctx, "SELECT pg_notify($1, $2)", persistence.JobChannel(harness.Store(eng)), payload); err != nil {
 		t.Fatalf("notify: %v", err)
 	}
 	if err := tx.Commit(ctx); err != nil {
@@ -205,7 +182,7 @@ func TestClusterThreeAsyncBranches(t *testing.T) {
 	owners := []string{"node-a", "node-b"}
 	var engines []*bpmnlite.Engine
 	for range owners {
-		eng := openNode(t, b, bpmnlite.Config{})
+		eng := harness.OpenNode(t, b, bpmnlite.Config{})
 		eng.RegisterDelegate("branch", branch)
 		eng.RegisterDelegate("after", after)
 		engines = append(engines, eng)
@@ -242,8 +219,8 @@ func TestClusterThreeAsyncBranches(t *testing.T) {
 		t.Fatalf("start: %v", err)
 	}
 	started := time.Since(began)
-	waitFor(t, "every join to continue", 5*time.Minute, func() bool { return after.total.Load() >= instances })
-	waitFor(t, "no jobs left", 30*time.Second, func() bool { return harness.CountRows(t, engines[0].StoreForTest(), "SELECT count(*) FROM job") == 0 })
+	harness.WaitFor(t, "every join to continue", 5*time.Minute, func() bool { return after.total.Load() >= instances })
+	harness.WaitFor(t, "no jobs left", 30*time.Second, func() bool { return harness.CountRows(t, harness.Store(engines[0]), "SELECT count(*) FROM job") == 0 })
 	elapsed := time.Since(began)
 	for _, x := range executors {
 		if err := x.Stop(t.Context()); err != nil {
@@ -445,7 +422,7 @@ func TestClusterKilledNodeJobsTakenOver(t *testing.T) {
 	proxyA := testdb.NewProxy(t, b.URL)
 	bA := b
 	bA.URL = proxyA.Through(b.URL)
-	engA, engB := openNode(t, bA, bpmnlite.Config{}), openNode(t, b, bpmnlite.Config{})
+	engA, engB := harness.OpenNode(t, bA, bpmnlite.Config{}), harness.OpenNode(t, b, bpmnlite.Config{})
 	hung := newBlockingDelegate()
 	engA.RegisterDelegate("work", hung)
 	engA.RegisterDelegate("next", newCallCounter())
@@ -486,7 +463,7 @@ func TestClusterKilledNodeJobsTakenOver(t *testing.T) {
 		}
 	}
 	close(takenOver.release)
-	waitFor(t, "every instance to complete", 20*time.Second, func() bool { return completedCount(t, engB, pis) == n })
+	harness.WaitFor(t, "every instance to complete", 20*time.Second, func() bool { return completedCount(t, engB, pis) == n })
 
 	if took > lockTime+5*time.Second {
 		t.Errorf("takeover took %v after the kill, lock time %v", took, lockTime)
@@ -519,7 +496,7 @@ func TestClusterKilledNodeJobsTakenOver(t *testing.T) {
 // notification from another node: its listener is then connected.
 func awaitListening(t *testing.T, from *bpmnlite.Engine, m *execMetrics) {
 	t.Helper()
-	waitFor(t, "the first acquisition", 10*time.Second, func() bool { return m.acquisitions.Load() > 0 })
+	harness.WaitFor(t, "the first acquisition", 10*time.Second, func() bool { return m.acquisitions.Load() > 0 })
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
 		before := m.acquisitions.Load()
@@ -552,7 +529,7 @@ func TestClusterNotifyWakesOtherNode(t *testing.T) {
 	if latency >= 2*time.Second {
 		t.Errorf("cross-node pickup took %v, want < 2s", latency)
 	}
-	waitFor(t, "the instance to complete", 10*time.Second, func() bool { return completedCount(t, engA, pi) == 1 })
+	harness.WaitFor(t, "the instance to complete", 10*time.Second, func() bool { return completedCount(t, engA, pi) == 1 })
 	t.Logf("cross-node pickup after %v", latency)
 }
 
@@ -579,7 +556,7 @@ func TestClusterNotifyWhenLocalExecutorDoesNotServeTheJob(t *testing.T) {
 // process "steps" (deployAsyncWork) reports when it started on picked.
 func notifiedNodes(t *testing.T, b testdb.Backend) (engA *bpmnlite.Engine, picked <-chan time.Time, m *execMetrics) {
 	t.Helper()
-	engA, engB := openNode(t, b, bpmnlite.Config{}), openNode(t, b, bpmnlite.Config{})
+	engA, engB := harness.OpenNode(t, b, bpmnlite.Config{}), harness.OpenNode(t, b, bpmnlite.Config{})
 	started := make(chan time.Time, 1)
 	engB.RegisterDelegate("work", bpmnlite.DelegateFunc(func(context.Context, *bpmnlite.Execution) error {
 		select {
@@ -603,7 +580,7 @@ func TestClusterNotifyAtCallersCommit(t *testing.T) {
 	b := testdb.Postgres(t)
 	engA, picked, m := notifiedNodes(t, b)
 
-	tx, err := callerPool(t, b).Begin(t.Context())
+	tx, err := harness.CallerPool(t, b).Begin(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -632,7 +609,7 @@ func TestClusterNotifyAtCallersCommit(t *testing.T) {
 // acquireIn starts a transaction on eng and acquires up to limit jobs for
 // owner in it; the caller commits or rolls back.
 func acquireIn(ctx context.Context, eng *bpmnlite.Engine, owner string, limit int) (persistence.Tx, []*persistence.Job, error) {
-	tx, err := eng.StoreForTest().Begin(ctx, false)
+	tx, err := harness.Store(eng).Begin(ctx, false)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -678,8 +655,8 @@ func competingAcquisition(t *testing.T, eng *bpmnlite.Engine, owner string) []*p
 // error (FOR UPDATE SKIP LOCKED: it neither blocks nor conflicts).
 func TestClusterCompetingJobAcquisitions(t *testing.T) {
 	b := testdb.Postgres(t)
-	file := corpus(t, "camunda/concurrency/CompetingJobAcquisitionTest.testCompetingJobAcquisitions.bpmn20.xml")
-	engA, engB := openNode(t, b, bpmnlite.Config{}), openNode(t, b, bpmnlite.Config{})
+	file := harness.Corpus(t, "camunda/concurrency/CompetingJobAcquisitionTest.testCompetingJobAcquisitions.bpmn20.xml")
+	engA, engB := harness.OpenNode(t, b, bpmnlite.Config{}), harness.OpenNode(t, b, bpmnlite.Config{})
 	if _, err := engA.DeployFiles(t.Context(), "acquisition", file); err != nil {
 		t.Fatal(err)
 	}
@@ -706,7 +683,7 @@ func TestClusterCompetingJobAcquisitions(t *testing.T) {
 // lock keeps them back.
 func TestClusterExclusiveJobsStayOnOneNode(t *testing.T) {
 	b := testdb.Postgres(t)
-	engA, engB := openNode(t, b, bpmnlite.Config{}), openNode(t, b, bpmnlite.Config{})
+	engA, engB := harness.OpenNode(t, b, bpmnlite.Config{}), harness.OpenNode(t, b, bpmnlite.Config{})
 	deployBranches(t, engA)
 	startInstances(t, engA, "branches", 1) // three exclusive jobs
 	first, won, err := acquireIn(t.Context(), engA, "node-a", 1)
@@ -730,11 +707,11 @@ func TestClusterExclusiveJobsStayOnOneNode(t *testing.T) {
 // exactly once, and no acquisition fails.
 func TestClusterCompetingExecutors(t *testing.T) {
 	b := testdb.Postgres(t)
-	file := corpus(t, "camunda/concurrency/CompetingJobAcquisitionTest.testCompetingJobAcquisitions.bpmn20.xml")
+	file := harness.Corpus(t, "camunda/concurrency/CompetingJobAcquisitionTest.testCompetingJobAcquisitions.bpmn20.xml")
 	logs := &warnLog{}
 	var engines []*bpmnlite.Engine
 	for range 2 {
-		engines = append(engines, openNode(t, b, bpmnlite.Config{Logger: slog.New(logs)}))
+		engines = append(engines, harness.OpenNode(t, b, bpmnlite.Config{Logger: slog.New(logs)}))
 	}
 	if _, err := engines[0].DeployFiles(t.Context(), "acquisition", file); err != nil {
 		t.Fatal(err)
@@ -744,7 +721,7 @@ func TestClusterCompetingExecutors(t *testing.T) {
 	for i, owner := range []string{"node-a", "node-b"} {
 		startExecutor(t, engines[i], owner, bpmnlite.JobExecutorConfig{WaitTime: 30 * time.Second, Logger: slog.New(logs), Metrics: metrics[i]})
 	}
-	waitFor(t, "every timer to fire", 10*time.Second, func() bool {
+	harness.WaitFor(t, "every timer to fire", 10*time.Second, func() bool {
 		for _, pi := range pis {
 			ts, err := engines[1].Tasks(t.Context(), bpmnlite.TaskQuery{ProcessInstanceID: pi})
 			if err != nil {
@@ -809,7 +786,7 @@ func (w *warnLog) String() string {
 func TestClusterGracefulShutdownHandsOverQueuedJobs(t *testing.T) {
 	b := testdb.Postgres(t)
 	const n = 4
-	engA, engB := openNode(t, b, bpmnlite.Config{}), openNode(t, b, bpmnlite.Config{})
+	engA, engB := harness.OpenNode(t, b, bpmnlite.Config{}), harness.OpenNode(t, b, bpmnlite.Config{})
 	running := newBlockingDelegate()
 	engA.RegisterDelegate("work", running)
 	engA.RegisterDelegate("next", newCallCounter())
@@ -821,7 +798,7 @@ func TestClusterGracefulShutdownHandsOverQueuedJobs(t *testing.T) {
 	xa := startExecutor(t, engA, "node-a", bpmnlite.JobExecutorConfig{PoolSize: 1, QueueSize: n - 1, LockTime: 5 * time.Minute, WaitTime: 50 * time.Millisecond})
 	pis := startInstances(t, engA, "steps", n)
 	running.await(t, 1, 10*time.Second)
-	waitFor(t, "node-a to lock every job", 10*time.Second, func() bool { return len(lockedBy(t, engA, "work", "node-a")) == n })
+	harness.WaitFor(t, "node-a to lock every job", 10*time.Second, func() bool { return len(lockedBy(t, engA, "work", "node-a")) == n })
 	m := &execMetrics{}
 	startExecutor(t, engB, "node-b", bpmnlite.JobExecutorConfig{WaitTime: 30 * time.Second, MaxWait: 30 * time.Second, Metrics: m})
 	awaitListening(t, engA, m)
@@ -836,7 +813,7 @@ func TestClusterGracefulShutdownHandsOverQueuedJobs(t *testing.T) {
 		defer cancel()
 		stopped <- xa.Stop(ctx)
 	}()
-	waitFor(t, "node-b to complete the queued jobs", 3*time.Second, func() bool { return completedCount(t, engB, pis) == n-1 })
+	harness.WaitFor(t, "node-b to complete the queued jobs", 3*time.Second, func() bool { return completedCount(t, engB, pis) == n-1 })
 	handover := time.Since(stopAt)
 	select {
 	case err := <-stopped:
@@ -848,7 +825,7 @@ func TestClusterGracefulShutdownHandsOverQueuedJobs(t *testing.T) {
 		t.Fatalf("stop node-a: %v", err)
 	}
 	// node-a's own job leaves a "next" job, which node-b runs.
-	waitFor(t, "every instance to complete", 10*time.Second, func() bool { return completedCount(t, engB, pis) == n })
+	harness.WaitFor(t, "every instance to complete", 10*time.Second, func() bool { return completedCount(t, engB, pis) == n })
 	for _, pi := range pis {
 		if got := running.callsOf(pi) + workB.get(pi, "work"); got != 1 {
 			t.Errorf("instance %s: work ran %d times, want 1", pi, got)

@@ -1,4 +1,4 @@
-package bpmnlite_test
+package acceptance_test
 
 import (
 	"context"
@@ -10,48 +10,18 @@ import (
 
 	"github.com/bpmnlite/bpmnlite"
 	"github.com/bpmnlite/bpmnlite/internal/enginetest"
+	"github.com/bpmnlite/bpmnlite/internal/harness"
 )
 
 // Camunda behaviour that users and Camunda's own tests rely on: incidents,
 // retries and timer cycles.
-
-// failingDelegate registers "fail", which fails with Camunda's test message.
-func failingDelegate(e *env) {
-	e.Eng.RegisterDelegate("fail", bpmnlite.DelegateFunc(func(context.Context, *bpmnlite.Execution) error {
-		return errors.New("Expected exception")
-	}))
-}
-
-// failJob runs job id by hand and expects it to fail.
-func (e *env) failJob(id string) {
-	e.T.Helper()
-	if err := e.Eng.ExecuteJob(e.Ctx, id); err == nil {
-		e.T.Fatalf("job %s succeeded, want a failure", id)
-	}
-}
-
-// incidentsOf returns the open incidents of job id.
-func (e *env) incidentsOf(jobID string) []*bpmnlite.Incident {
-	e.T.Helper()
-	all, err := e.Eng.Incidents(e.Ctx, bpmnlite.IncidentQuery{})
-	if err != nil {
-		e.T.Fatal(err)
-	}
-	var of []*bpmnlite.Incident
-	for _, in := range all {
-		if in.Configuration == jobID {
-			of = append(of, in)
-		}
-	}
-	return of
-}
 
 // A job that runs two activities in its transaction and fails in the
 // second: job and incident carry the failed activity apart from the job's,
 // and the incident's message is the delegate's own.
 func TestIncidentMessageAndFailedActivity(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		failingDelegate(e)
+		e.FailingDelegate()
 		e.Deploy("p", enginetest.Process("p", `
     <startEvent id="start" />
     <sequenceFlow id="f1" sourceRef="start" targetRef="first" />
@@ -63,13 +33,13 @@ func TestIncidentMessageAndFailedActivity(t *testing.T) {
     <sequenceFlow id="f3" sourceRef="second" targetRef="end" />
     <endEvent id="end" />`))
 		pi := e.Start("p", nil)
-		job := e.oneJob(pi)
-		e.failJob(job.ID)
-		job = e.oneJob(pi)
+		job := e.OneJob(pi)
+		e.FailJob(job.ID)
+		job = e.OneJob(pi)
 		if job.Retries != 0 || job.ActivityID != "first" || job.FailedActivityID != "second" || job.ExceptionMessage != "Expected exception" {
 			t.Fatalf("job after failing: retries %d, activity %q, failed activity %q, message %q", job.Retries, job.ActivityID, job.FailedActivityID, job.ExceptionMessage)
 		}
-		ins := e.incidentsOf(job.ID)
+		ins := e.IncidentsOf(job.ID)
 		if len(ins) != 1 {
 			t.Fatalf("%d incidents, want 1", len(ins))
 		}
@@ -85,9 +55,9 @@ func TestIncidentMessageOfEngineFailure(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		e.Deploy("p", enginetest.AsyncService("p", "no.such.Class", "R1/PT1M"))
 		pi := e.Start("p", nil)
-		job := e.oneJob(pi)
-		e.failJob(job.ID)
-		job = e.oneJob(pi)
+		job := e.OneJob(pi)
+		e.FailJob(job.ID)
+		job = e.OneJob(pi)
 		want := `delegate "no.such.Class" is not registered (camunda:class)`
 		if job.ExceptionMessage != want || job.FailedActivityID != "work" {
 			t.Fatalf("message %q, failed activity %q; want %q at work", job.ExceptionMessage, job.FailedActivityID, want)
@@ -99,7 +69,7 @@ func TestIncidentMessageOfEngineFailure(t *testing.T) {
 // event as its activity.
 func TestBoundaryTimerIncidentNamesTheEvent(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		failingDelegate(e)
+		e.FailingDelegate()
 		e.Deploy("p", enginetest.Process("p", `
     <startEvent id="start" />
     <sequenceFlow id="f1" sourceRef="start" targetRef="review" />
@@ -113,10 +83,10 @@ func TestBoundaryTimerIncidentNamesTheEvent(t *testing.T) {
     <sequenceFlow id="f3" sourceRef="escalate" targetRef="end" />
     <endEvent id="end" />`))
 		pi := e.Start("p", nil)
-		job := e.oneJob(pi)
+		job := e.OneJob(pi)
 		e.Clock.Add(time.Hour + time.Second)
-		e.failJob(job.ID)
-		ins := e.incidentsOf(job.ID)
+		e.FailJob(job.ID)
+		ins := e.IncidentsOf(job.ID)
 		if len(ins) != 1 || ins[0].ActivityID != "late" || ins[0].FailedActivityID != "escalate" || ins[0].Message != "Expected exception" {
 			t.Fatalf("incidents %+v, want one at late, failed at escalate", ins)
 		}
@@ -129,40 +99,40 @@ func TestBoundaryTimerIncidentNamesTheEvent(t *testing.T) {
 // resolves it; the next failure opens a new one.
 func TestOneIncidentPerFailingJob(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		failingDelegate(e)
+		e.FailingDelegate()
 		e.Deploy("p", enginetest.AsyncService("p", "fail", "R1/PT1M"))
 		pi := e.Start("p", nil)
-		job := e.oneJob(pi)
-		e.failJob(job.ID)
-		first := e.incidentsOf(job.ID)
+		job := e.OneJob(pi)
+		e.FailJob(job.ID)
+		first := e.IncidentsOf(job.ID)
 		if len(first) != 1 {
 			t.Fatalf("%d incidents after the last retry, want 1", len(first))
 		}
-		e.failJob(job.ID) // by hand at 0 retries
-		if ins := e.incidentsOf(job.ID); len(ins) != 1 || ins[0].ID != first[0].ID {
+		e.FailJob(job.ID) // by hand at 0 retries
+		if ins := e.IncidentsOf(job.ID); len(ins) != 1 || ins[0].ID != first[0].ID {
 			t.Fatalf("after failing again by hand: incidents %+v, want only %s", ins, first[0].ID)
 		}
 		if err := e.Eng.SetJobRetriesByDefinition(e.Ctx, job.JobDefinitionID, 1); err != nil {
 			t.Fatal(err)
 		}
-		if j := e.oneJob(pi); j.Retries != 1 {
+		if j := e.OneJob(pi); j.Retries != 1 {
 			t.Fatalf("retries %d after setting them by definition, want 1", j.Retries)
 		}
-		if ins := e.incidentsOf(job.ID); len(ins) != 1 || ins[0].ID != first[0].ID {
+		if ins := e.IncidentsOf(job.ID); len(ins) != 1 || ins[0].ID != first[0].ID {
 			t.Fatalf("setting retries by definition changed the incidents: %+v", ins)
 		}
-		e.failJob(job.ID)
-		if ins := e.incidentsOf(job.ID); len(ins) != 1 || ins[0].ID != first[0].ID {
+		e.FailJob(job.ID)
+		if ins := e.IncidentsOf(job.ID); len(ins) != 1 || ins[0].ID != first[0].ID {
 			t.Fatalf("after failing again: incidents %+v, want only %s", ins, first[0].ID)
 		}
 		if err := e.Eng.SetJobRetries(e.Ctx, job.ID, 1); err != nil {
 			t.Fatal(err)
 		}
-		if ins := e.incidentsOf(job.ID); len(ins) != 0 {
+		if ins := e.IncidentsOf(job.ID); len(ins) != 0 {
 			t.Fatalf("setting the job's retries left %d incidents", len(ins))
 		}
-		e.failJob(job.ID)
-		if ins := e.incidentsOf(job.ID); len(ins) != 1 || ins[0].ID == first[0].ID {
+		e.FailJob(job.ID)
+		if ins := e.IncidentsOf(job.ID); len(ins) != 1 || ins[0].ID == first[0].ID {
 			t.Fatalf("after failing once more: incidents %+v, want one new", ins)
 		}
 	})
@@ -171,17 +141,17 @@ func TestOneIncidentPerFailingJob(t *testing.T) {
 // Setting retries by job definition touches failed jobs only.
 func TestSetRetriesByDefinitionOnlyFailedJobs(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		failingDelegate(e)
+		e.FailingDelegate()
 		e.Deploy("p", enginetest.AsyncService("p", "fail", "R2/PT1M"))
 		healthy, failed := e.Start("p", nil), e.Start("p", nil)
-		fj := e.oneJob(failed)
-		e.failJob(fj.ID)
+		fj := e.OneJob(failed)
+		e.FailJob(fj.ID)
 		e.Clock.Add(2 * time.Minute)
-		e.failJob(fj.ID)
+		e.FailJob(fj.ID)
 		if err := e.Eng.SetJobRetriesByDefinition(e.Ctx, fj.JobDefinitionID, 7); err != nil {
 			t.Fatal(err)
 		}
-		if h, f := e.oneJob(healthy).Retries, e.oneJob(failed).Retries; h != 2 || f != 7 {
+		if h, f := e.OneJob(healthy).Retries, e.OneJob(failed).Retries; h != 2 || f != 7 {
 			t.Fatalf("retries: healthy job %d, failed job %d; want 2 and 7", h, f)
 		}
 	})
@@ -191,21 +161,21 @@ func TestSetRetriesByDefinitionOnlyFailedJobs(t *testing.T) {
 // with the exception message and stack stored.
 func TestRetryCycleR0(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		failingDelegate(e)
+		e.FailingDelegate()
 		e.Deploy("p", enginetest.AsyncService("p", "fail", "R0/PT5M"))
 		pi := e.Start("p", nil)
-		job := e.oneJob(pi)
+		job := e.OneJob(pi)
 		if job.Retries != 1 {
 			t.Fatalf("new job has %d retries, want 1 (one run)", job.Retries)
 		}
 		if n := e.Drain(10); n != 0 {
 			t.Fatalf("%d jobs ran well, want 0", n)
 		}
-		job = e.oneJob(pi)
+		job = e.OneJob(pi)
 		if job.Retries != 0 || job.ExceptionMessage != "Expected exception" || job.ExceptionStack == "" {
 			t.Fatalf("job retries %d, message %q, stack %q", job.Retries, job.ExceptionMessage, job.ExceptionStack)
 		}
-		if ins := e.incidentsOf(job.ID); len(ins) != 1 {
+		if ins := e.IncidentsOf(job.ID); len(ins) != 1 {
 			t.Fatalf("%d incidents, want 1", len(ins))
 		}
 	})
@@ -214,12 +184,12 @@ func TestRetryCycleR0(t *testing.T) {
 // Deleting a job deletes its incident.
 func TestDeleteJobRemovesIncident(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		failingDelegate(e)
+		e.FailingDelegate()
 		e.Deploy("p", enginetest.AsyncService("p", "fail", "R1/PT1M"))
 		pi := e.Start("p", nil)
-		job := e.oneJob(pi)
-		e.failJob(job.ID)
-		if len(e.incidentsOf(job.ID)) != 1 {
+		job := e.OneJob(pi)
+		e.FailJob(job.ID)
+		if len(e.IncidentsOf(job.ID)) != 1 {
 			t.Fatal("no incident")
 		}
 		if err := e.Eng.DeleteJob(e.Ctx, job.ID); err != nil {
@@ -228,7 +198,7 @@ func TestDeleteJobRemovesIncident(t *testing.T) {
 		if js := e.Jobs(pi); len(js) != 0 {
 			t.Fatalf("%d jobs after DeleteJob", len(js))
 		}
-		if ins := e.incidentsOf(job.ID); len(ins) != 0 {
+		if ins := e.IncidentsOf(job.ID); len(ins) != 0 {
 			t.Fatalf("%d incidents after DeleteJob", len(ins))
 		}
 		if err := e.Eng.DeleteJob(e.Ctx, job.ID); !errors.Is(err, bpmnlite.ErrNotFound) {
@@ -242,12 +212,12 @@ func TestDeleteJobRemovesIncident(t *testing.T) {
 // variable changes the next interval.
 func TestRetryCycleExpression(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		failingDelegate(e)
+		e.FailingDelegate()
 		e.Deploy("p", enginetest.AsyncService("p", "fail", "${retryCycle}"))
 		pi := e.Start("p", map[string]any{"retryCycle": "R5/PT5M"})
-		job := e.oneJob(pi)
-		e.failJob(job.ID)
-		job = e.oneJob(pi)
+		job := e.OneJob(pi)
+		e.FailJob(job.ID)
+		job = e.OneJob(pi)
 		if want := e.Clock.Now().Add(5 * time.Minute); job.Retries != 4 || job.DueDate == nil || !job.DueDate.Equal(want) {
 			t.Fatalf("after the first failure: retries %d, due %v; want 4, %v", job.Retries, job.DueDate, want)
 		}
@@ -255,8 +225,8 @@ func TestRetryCycleExpression(t *testing.T) {
 			t.Fatal(err)
 		}
 		e.Clock.Add(5 * time.Minute)
-		e.failJob(job.ID)
-		job = e.oneJob(pi)
+		e.FailJob(job.ID)
+		job = e.OneJob(pi)
 		if want := e.Clock.Now().Add(10 * time.Minute); job.Retries != 3 || job.DueDate == nil || !job.DueDate.Equal(want) {
 			t.Fatalf("after the second failure: retries %d, due %v; want 3, %v", job.Retries, job.DueDate, want)
 		}
@@ -291,7 +261,7 @@ func TestFailingCycleTimerKeepsSchedule(t *testing.T) {
 	for _, tc := range []struct{ name, xml string }{{"timer start", startTimer}, {"non-interrupting boundary", boundary}} {
 		t.Run(tc.name, func(t *testing.T) {
 			eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-				failingDelegate(e)
+				e.FailingDelegate()
 				d := e.Deploy("p", tc.xml)
 				if tc.name != "timer start" {
 					e.Start("p", nil)
@@ -303,11 +273,11 @@ func TestFailingCycleTimerKeepsSchedule(t *testing.T) {
 				}
 				timer := js[0]
 				e.Clock.Add(time.Hour)
-				e.failJob(timer.ID)
-				e.failJob(timer.ID) // a second failure creates no other run
+				e.FailJob(timer.ID)
+				e.FailJob(timer.ID) // a second failure creates no other run
 				js, err = e.Eng.Jobs(e.Ctx, scope)
 				if err != nil || len(js) != 2 {
-					t.Fatalf("jobs %s, %v; want the failed run and the next one", accJobList(js), err)
+					t.Fatalf("jobs %s, %v; want the failed run and the next one", harness.JobList(js), err)
 				}
 				var next *bpmnlite.Job
 				for _, j := range js {
@@ -410,7 +380,7 @@ func TestSetJobRepeat(t *testing.T) {
 		}
 		js = e.Jobs(pi)
 		if len(js) != 1 || js[0].Repeat != "R3/PT3H" || !js[0].DueDate.Equal(created.Add(4*time.Hour)) {
-			t.Fatalf("second timer %s, want repeat R3/PT3H due 3 h after the first run", accJobList(js))
+			t.Fatalf("second timer %s, want repeat R3/PT3H due 3 h after the first run", harness.JobList(js))
 		}
 		// With a start date the count ends the cycle: 4 h + k·1 h for k ≤ 1.
 		anchored := "R1/" + created.Add(4*time.Hour).UTC().Format("2006-01-02T15:04:05") + "/PT1H"
@@ -424,7 +394,7 @@ func TestSetJobRepeat(t *testing.T) {
 			}
 		}
 		if js := e.Jobs(pi); len(js) != 0 {
-			t.Fatalf("jobs %s left after the anchored cycle's runs", accJobList(js))
+			t.Fatalf("jobs %s left after the anchored cycle's runs", harness.JobList(js))
 		}
 		if n := strings.Count(e.TaskKeys(pi), "fired"); n != 3 {
 			t.Fatalf("tasks %s: %d fired, want 3 (one of R3/PT3H, two of the anchored cycle)", e.TaskKeys(pi), n)
@@ -455,10 +425,10 @@ func TestJobPriorityFallback(t *testing.T) {
 	t.Run("on", func(t *testing.T) {
 		eachBackend(t, bpmnlite.Config{Jobs: bpmnlite.JobsConfig{PriorityFallback: true, FallbackPriority: 7}}, func(t *testing.T, e *env) {
 			e.Deploy("p", xml)
-			if j := e.oneJob(e.Start("p", nil)); j.Priority != 7 {
+			if j := e.OneJob(e.Start("p", nil)); j.Priority != 7 {
 				t.Fatalf("priority %d, want the fallback 7", j.Priority)
 			}
-			if j := e.oneJob(e.Start("p", map[string]any{"priority": 3})); j.Priority != 3 {
+			if j := e.OneJob(e.Start("p", map[string]any{"priority": 3})); j.Priority != 3 {
 				t.Fatalf("priority %d, want 3 from the variable", j.Priority)
 			}
 			if _, err := e.Eng.Start(e.Ctx, bpmnlite.StartRequest{Key: "p", Variables: map[string]any{"priority": "high"}}); err == nil {
@@ -466,7 +436,7 @@ func TestJobPriorityFallback(t *testing.T) {
 			}
 			// A function bean that is not registered falls back too.
 			e.Deploy("fn", strings.Replace(strings.Replace(xml, "${priority}", "${priority()}", 1), `id="p"`, `id="fn"`, 1))
-			if j := e.oneJob(e.Start("fn", nil)); j.Priority != 7 {
+			if j := e.OneJob(e.Start("fn", nil)); j.Priority != 7 {
 				t.Fatalf("priority %d from an unknown function, want the fallback 7", j.Priority)
 			}
 		})
@@ -556,16 +526,16 @@ func TestLargeISOPeriods(t *testing.T) {
 				<intermediateCatchEvent id="wait"><timerEventDefinition><timeDuration>`+tc.value+`</timeDuration></timerEventDefinition></intermediateCatchEvent>
 				<endEvent id="end"/>`, enginetest.Chain("start", "wait", "end"))))
 			pi := e.Start(key, nil)
-			if j := e.oneJob(pi); j.DueDate == nil || !j.DueDate.Equal(tc.add(e.Clock.Now())) {
+			if j := e.OneJob(pi); j.DueDate == nil || !j.DueDate.Equal(tc.add(e.Clock.Now())) {
 				t.Errorf("%s: timer due %v, want %v", tc.value, j.DueDate, tc.add(e.Clock.Now()))
 			}
 		}
-		failingDelegate(e)
+		e.FailingDelegate()
 		e.Deploy("retry", enginetest.AsyncService("retry", "fail", "R2/PT5000S"))
 		pi := e.Start("retry", nil)
-		job := e.oneJob(pi)
-		e.failJob(job.ID)
-		if job = e.oneJob(pi); job.DueDate == nil || !job.DueDate.Equal(e.Clock.Now().Add(5000*time.Second)) {
+		job := e.OneJob(pi)
+		e.FailJob(job.ID)
+		if job = e.OneJob(pi); job.DueDate == nil || !job.DueDate.Equal(e.Clock.Now().Add(5000*time.Second)) {
 			t.Errorf("retry due %v, want now + 5000 s", job.DueDate)
 		}
 	})
@@ -578,13 +548,13 @@ func TestJobFailuresLogged(t *testing.T) {
 	var logs enginetest.LogBuffer
 	eachBackendRealTime(t, bpmnlite.Config{Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))}, func(t *testing.T, e *env) {
 		mark := len(logs.String()) // the backends share the sink
-		failingDelegate(e)
+		e.FailingDelegate()
 		e.Deploy("p", enginetest.AsyncService("p", "fail", ""))
 		pi := e.Start("p", nil)
-		e.jeStart(bpmnlite.JobExecutorConfig{PoolSize: 2})
+		e.StartExecutor(bpmnlite.JobExecutorConfig{PoolSize: 2})
 		// The failure is logged once stored, just after the commit that
 		// makes the incident visible.
-		waitFor(t, "the job's incident and its log line", 30*time.Second, func() bool {
+		harness.WaitFor(t, "the job's incident and its log line", 30*time.Second, func() bool {
 			in, _ := e.Eng.Incidents(e.Ctx, bpmnlite.IncidentQuery{ProcessInstanceID: pi})
 			return len(in) == 1 && strings.Contains(logs.String()[mark:], "retriesLeft=0")
 		})

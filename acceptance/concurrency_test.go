@@ -1,4 +1,4 @@
-package bpmnlite_test
+package acceptance_test
 
 import (
 	"errors"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/bpmnlite/bpmnlite"
+	"github.com/bpmnlite/bpmnlite/internal/harness"
 )
 
 // accGate lines up two commands inside their transactions: each sets a
@@ -102,25 +103,25 @@ func (e *env) accCompete(run func(i int, vars map[string]any) error) int {
 // completes the join.
 func TestS28_CompetingJoins(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deployFiles("camunda/concurrency/CompetingJoinTest.testCompetingJoins.bpmn20.xml")
+		e.DeployFiles("camunda/concurrency/CompetingJoinTest.testCompetingJoins.bpmn20.xml")
 		pi := e.Start("CompetingJoinsProcess", nil)
 		w1, w2 := e.Executions(pi, "wait1"), e.Executions(pi, "wait2")
 		if len(w1) != 1 || len(w2) != 1 {
-			t.Fatalf("executions %s, want one at wait1 and one at wait2", accExecList(e.Executions(pi, "")))
+			t.Fatalf("executions %s, want one at wait1 and one at wait2", harness.ExecList(e.Executions(pi, "")))
 		}
 		ids := []string{w1[0].ID, w2[0].ID}
 		loser := e.accCompete(func(i int, vars map[string]any) error {
 			return e.Eng.Trigger(e.Ctx, ids[i], vars)
 		})
 		if loser >= 0 {
-			if e.accEnded(pi) {
+			if e.Ended(pi) {
 				t.Fatal("instance ended with one arrival rolled back")
 			}
 			if err := e.Eng.Trigger(e.Ctx, ids[loser], nil); err != nil {
 				t.Fatalf("retrying the losing signal: %v", err)
 			}
 		}
-		if !e.accEnded(pi) || e.State(pi) != "COMPLETED" {
+		if !e.Ended(pi) || e.State(pi) != "COMPLETED" {
 			t.Fatal("instance should have ended after both arrivals")
 		}
 	})
@@ -137,7 +138,7 @@ func TestS28_CompetingEnds(t *testing.T) {
 		for _, tc := range cases {
 			t.Run(tc.key, func(t *testing.T) {
 				e := e.accWith(t)
-				e.deployFiles("camunda/concurrency/" + tc.file)
+				e.DeployFiles("camunda/concurrency/" + tc.file)
 				pi := e.Start(tc.key, nil)
 				ts := e.Tasks(pi)
 				if len(ts) != 3 {
@@ -158,7 +159,7 @@ func TestS28_CompetingEnds(t *testing.T) {
 						t.Fatal(err)
 					}
 				}
-				if !e.accEnded(pi) {
+				if !e.Ended(pi) {
 					t.Fatal("instance should have ended")
 				}
 			})
@@ -172,20 +173,20 @@ const pgwDir = "camunda/concurrency/"
 // branch; the second ends the instance.
 func TestS29_AsyncParallelGateway(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		d := e.deployFiles(pgwDir + "_needs-extra/ParallelGatewayTest.testAsyncParallelGateway.bpmn")
+		d := e.DeployFiles(pgwDir + "_needs-extra/ParallelGatewayTest.testAsyncParallelGateway.bpmn")
 		jds, err := e.Eng.JobDefinitions(e.Ctx, d.Definitions[0].ID, "")
 		if err != nil || len(jds) != 1 || jds[0].ActivityID != "parallelJoinEnd" {
 			t.Fatalf("job definitions %v (%v), want one on parallelJoinEnd", jds, err)
 		}
 		pi := e.Start("process", nil)
 		js := e.Jobs(pi)
-		if e.accEnded(pi) || len(js) != 2 {
-			t.Fatalf("ended %v with %d jobs, want running with 2", e.accEnded(pi), len(js))
+		if e.Ended(pi) || len(js) != 2 {
+			t.Fatalf("ended %v with %d jobs, want running with 2", e.Ended(pi), len(js))
 		}
 		for _, j := range js {
-			e.accExec(j.ID)
+			e.ExecJob(j.ID)
 		}
-		if !e.accEnded(pi) {
+		if !e.Ended(pi) {
 			t.Fatal("instance should have ended")
 		}
 	})
@@ -194,20 +195,20 @@ func TestS29_AsyncParallelGateway(t *testing.T) {
 // S29: an async join after a scope task (with a boundary timer).
 func TestS29_AsyncParallelGatewayAfterScopeTask(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deployFiles(pgwDir + "ParallelGatewayTest.testAsyncParallelGatewayAfterScopeTask.bpmn20.xml")
+		e.DeployFiles(pgwDir + "ParallelGatewayTest.testAsyncParallelGatewayAfterScopeTask.bpmn20.xml")
 		pi := e.Start("process", nil)
 		e.Complete(pi, "scopeTask", nil)
 		js := e.Jobs(pi)
 		if len(js) != 2 {
-			t.Fatalf("%d jobs, want 2: %s", len(js), accJobList(js))
+			t.Fatalf("%d jobs, want 2: %s", len(js), harness.JobList(js))
 		}
 		for _, j := range js {
 			if j.Type != "message" || j.ActivityID != "join" {
-				t.Fatalf("jobs %s, want two async jobs at join", accJobList(js))
+				t.Fatalf("jobs %s, want two async jobs at join", harness.JobList(js))
 			}
-			e.accExec(j.ID)
+			e.ExecJob(j.ID)
 		}
-		if !e.accEnded(pi) {
+		if !e.Ended(pi) {
 			t.Fatal("instance should have ended")
 		}
 	})
@@ -229,7 +230,7 @@ func TestS29_ParallelGateway(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		t.Run("forkJoin", func(t *testing.T) {
 			e := e.accWith(t)
-			e.deployFiles(pgwDir + "ParallelGatewayTest.testForkJoin.bpmn20.xml")
+			e.DeployFiles(pgwDir + "ParallelGatewayTest.testForkJoin.bpmn20.xml")
 			pi := e.Start("forkJoin", nil)
 			if got := e.TaskKeys(pi); got != "receivePayment,shipOrder" {
 				t.Fatalf("tasks %q", got)
@@ -242,7 +243,7 @@ func TestS29_ParallelGateway(t *testing.T) {
 		})
 		t.Run("unbalanced", func(t *testing.T) {
 			e := e.accWith(t)
-			e.deployFiles(pgwDir + "ParallelGatewayTest.testUnbalancedForkJoin.bpmn20.xml")
+			e.DeployFiles(pgwDir + "ParallelGatewayTest.testUnbalancedForkJoin.bpmn20.xml")
 			pi := e.Start("UnbalancedForkJoin", nil)
 			if got := e.TaskKeys(pi); got != "task1,task2,task3" {
 				t.Fatalf("tasks %q", got)
@@ -257,13 +258,13 @@ func TestS29_ParallelGateway(t *testing.T) {
 			}
 			e.Complete(pi, "task3", nil)
 			e.Complete(pi, "task4", nil)
-			if !e.accEnded(pi) {
+			if !e.Ended(pi) {
 				t.Fatal("instance should have ended")
 			}
 		})
 		t.Run("nested", func(t *testing.T) {
 			e := e.accWith(t)
-			e.deployFiles(pgwDir + "ParallelGatewayTest.testNestedForkJoin.bpmn20.xml")
+			e.DeployFiles(pgwDir + "ParallelGatewayTest.testNestedForkJoin.bpmn20.xml")
 			pi := e.Start("nestedForkJoin", nil)
 			// The paths are the executions without children: the
 			// process instance alone, or its concurrent children.
@@ -278,7 +279,7 @@ func TestS29_ParallelGateway(t *testing.T) {
 					parents[x.ParentID] = true
 				}
 				if got := len(xs) - len(parents) + 1; got != wantPaths {
-					t.Fatalf("%s: %d paths %s, want %d", what, got, accExecList(e.Executions(pi, "")), wantPaths)
+					t.Fatalf("%s: %d paths %s, want %d", what, got, harness.ExecList(e.Executions(pi, "")), wantPaths)
 				}
 			}
 			step("start", "Task_0", 1)
@@ -298,9 +299,9 @@ func TestS29_ParallelGateway(t *testing.T) {
 		} {
 			t.Run(tc.key, func(t *testing.T) {
 				e := e.accWith(t)
-				e.deployFiles(pgwDir + tc.file)
+				e.DeployFiles(pgwDir + tc.file)
 				pi := e.Start(tc.key, nil)
-				if !e.accEnded(pi) || e.State(pi) != "COMPLETED" {
+				if !e.Ended(pi) || e.State(pi) != "COMPLETED" {
 					t.Fatal("instance should have ended when start returned")
 				}
 			})

@@ -1,4 +1,4 @@
-package bpmnlite_test
+package jobexecutor_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/bpmnlite/bpmnlite"
 	"github.com/bpmnlite/bpmnlite/internal/enginetest"
+	"github.com/bpmnlite/bpmnlite/internal/harness"
 	"github.com/bpmnlite/bpmnlite/persistence"
 )
 
@@ -120,9 +121,9 @@ func TestExclusiveOverHierarchiesExecutor(t *testing.T) {
 		for _, tree := range []string{"a", "b", "c"} {
 			tops = append(tops, e.Start("top", map[string]any{"tree": tree}))
 		}
-		e.jeStart(bpmnlite.JobExecutorConfig{PoolSize: 4, AcquireExclusiveOverProcessHierarchies: true})
+		e.StartExecutor(bpmnlite.JobExecutorConfig{PoolSize: 4, AcquireExclusiveOverProcessHierarchies: true})
 		for _, pi := range tops {
-			waitFor(t, "instance "+pi+" to end", 30*time.Second, func() bool { return e.accEnded(pi) })
+			harness.WaitFor(t, "instance "+pi+" to end", 30*time.Second, func() bool { return e.Ended(pi) })
 		}
 		mu.Lock()
 		defer mu.Unlock()
@@ -142,7 +143,7 @@ func TestExclusiveOverHierarchiesExecutor(t *testing.T) {
 			}
 		}
 		for _, pi := range tops {
-			if l := e.jeLog(bpmnlite.JobLogQuery{ProcessInstanceID: pi, Event: "failed"}); len(l) != 0 {
+			if l := e.JobLog(bpmnlite.JobLogQuery{ProcessInstanceID: pi, Event: "failed"}); len(l) != 0 {
 				t.Errorf("jobs of %s failed: %s", pi, l[0].Message)
 			}
 		}

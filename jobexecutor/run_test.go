@@ -1,4 +1,4 @@
-package bpmnlite_test
+package jobexecutor_test
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 
 	"github.com/bpmnlite/bpmnlite"
 	"github.com/bpmnlite/bpmnlite/internal/enginetest"
+	"github.com/bpmnlite/bpmnlite/internal/harness"
 	"github.com/bpmnlite/bpmnlite/internal/testdb"
 	"github.com/bpmnlite/bpmnlite/persistence"
 )
@@ -59,7 +60,7 @@ func (e *env) jeRuns(pis []string) []jeInterval {
 	e.T.Helper()
 	var out []jeInterval
 	for _, pi := range pis {
-		for _, l := range e.jeLog(bpmnlite.JobLogQuery{ProcessInstanceID: pi}) {
+		for _, l := range e.JobLog(bpmnlite.JobLogQuery{ProcessInstanceID: pi}) {
 			if (l.Event == "succeeded" || l.Event == "failed") && l.ExecutionStart != nil {
 				out = append(out, jeInterval{pi, *l.ExecutionStart, l.Timestamp})
 			}
@@ -94,10 +95,10 @@ func TestExecutorExclusiveJobs(t *testing.T) {
 		for range 4 {
 			exclusive = append(exclusive, e.Start("exclusive", nil))
 		}
-		m := &jeMetrics{}
-		e.jeStart(bpmnlite.JobExecutorConfig{PoolSize: 4, Metrics: m})
+		m := &harness.Metrics{}
+		e.StartExecutor(bpmnlite.JobExecutorConfig{PoolSize: 4, Metrics: m})
 		for _, pi := range exclusive {
-			waitFor(t, "instance "+pi+" to end", 30*time.Second, func() bool { return e.accEnded(pi) })
+			harness.WaitFor(t, "instance "+pi+" to end", 30*time.Second, func() bool { return e.Ended(pi) })
 		}
 		// Then, on the idle pool, instances with non-exclusive jobs: four
 		// workers for their six jobs.
@@ -105,7 +106,7 @@ func TestExecutorExclusiveJobs(t *testing.T) {
 			shared = append(shared, e.Start("shared", nil))
 		}
 		for _, pi := range shared {
-			waitFor(t, "instance "+pi+" to end", 30*time.Second, func() bool { return e.accEnded(pi) })
+			harness.WaitFor(t, "instance "+pi+" to end", 30*time.Second, func() bool { return e.Ended(pi) })
 		}
 		runs := e.jeRuns(exclusive)
 		if len(runs) < 12 {
@@ -123,7 +124,7 @@ func TestExecutorExclusiveJobs(t *testing.T) {
 			}
 		}
 		for _, pi := range exclusive {
-			if l := e.jeLog(bpmnlite.JobLogQuery{ProcessInstanceID: pi, Event: "failed"}); len(l) != 0 {
+			if l := e.JobLog(bpmnlite.JobLogQuery{ProcessInstanceID: pi, Event: "failed"}); len(l) != 0 {
 				t.Errorf("exclusive jobs of %s failed %d times (%s): they should have run one after another", pi, len(l), l[0].Message)
 			}
 		}
@@ -143,14 +144,14 @@ func TestExecutorExclusiveJobs(t *testing.T) {
 			t.Error("no two non-exclusive jobs of one instance ran in parallel")
 		}
 		for _, pi := range shared {
-			for _, l := range e.jeLog(bpmnlite.JobLogQuery{ProcessInstanceID: pi, Event: "failed"}) {
+			for _, l := range e.JobLog(bpmnlite.JobLogQuery{ProcessInstanceID: pi, Event: "failed"}) {
 				if l.Retries != 3 {
 					t.Errorf("a non-exclusive job failed with %d retries left (%s); conflicts must not spend retries", l.Retries, l.Message)
 				}
 			}
 		}
-		if s := m.snapshot(); s.failed != 0 {
-			t.Errorf("%d failed runs, want none", s.failed)
+		if s := m.Snapshot(); s.Failed != 0 {
+			t.Errorf("%d failed runs, want none", s.Failed)
 		}
 	})
 }
@@ -162,11 +163,11 @@ func TestExecutorExclusiveJobs(t *testing.T) {
 func TestExecutorExclusiveCorpus(t *testing.T) {
 	const dir = "camunda/exclusive/"
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deployFiles(dir+"ExclusiveTaskTest.testExclusiveServiceConcurrent.bpmn20.xml", dir+"ExclusiveTimerEventTest.testCatchingTimerEvent.bpmn20.xml")
-		m := &jeMetrics{}
-		x := e.jeStart(bpmnlite.JobExecutorConfig{PoolSize: 4, Metrics: m})
+		e.DeployFiles(dir+"ExclusiveTaskTest.testExclusiveServiceConcurrent.bpmn20.xml", dir+"ExclusiveTimerEventTest.testCatchingTimerEvent.bpmn20.xml")
+		m := &harness.Metrics{}
+		x := e.StartExecutor(bpmnlite.JobExecutorConfig{PoolSize: 4, Metrics: m})
 		concurrent := e.Start("exclusive", nil)
-		waitFor(t, "the concurrent exclusive jobs to complete", 20*time.Second, func() bool { return e.accEnded(concurrent) })
+		harness.WaitFor(t, "the concurrent exclusive jobs to complete", 20*time.Second, func() bool { return e.Ended(concurrent) })
 		if e.State(concurrent) != "COMPLETED" {
 			t.Fatalf("state %s, want COMPLETED", e.State(concurrent))
 		}
@@ -176,22 +177,22 @@ func TestExecutorExclusiveCorpus(t *testing.T) {
 		}
 		e.Clock.Add(50*time.Minute + 5*time.Second)
 		x.Wake()
-		waitFor(t, "the timers to join", 20*time.Second, func() bool { return e.accEnded(timers) })
+		harness.WaitFor(t, "the timers to join", 20*time.Second, func() bool { return e.Ended(timers) })
 		for _, pi := range []string{concurrent, timers} {
-			if l := e.jeLog(bpmnlite.JobLogQuery{ProcessInstanceID: pi, Event: "failed"}); len(l) != 0 {
+			if l := e.JobLog(bpmnlite.JobLogQuery{ProcessInstanceID: pi, Event: "failed"}); len(l) != 0 {
 				t.Errorf("%d failed runs in %s (%s), want none", len(l), pi, l[0].Message)
 			}
 		}
-		if n := len(e.accAllJobs()); n != 0 {
+		if n := len(e.AllJobs()); n != 0 {
 			t.Fatalf("%d jobs left", n)
 		}
 		for _, seq := range []string{"ExclusiveTaskTest.testExclusiveSequence2.bpmn20.xml", "ExclusiveTaskTest.testExclusiveSequence3.bpmn20.xml"} {
-			e.deployFiles(dir + seq)
+			e.DeployFiles(dir + seq)
 			pi := e.Start("testProcess", nil)
-			waitFor(t, seq+" to complete", 20*time.Second, func() bool { return e.accEnded(pi) })
+			harness.WaitFor(t, seq+" to complete", 20*time.Second, func() bool { return e.Ended(pi) })
 		}
-		if s := m.snapshot(); s.failed != 0 || s.conflicts != 0 {
-			t.Fatalf("%d failures and %d conflicts, want none", s.failed, s.conflicts)
+		if s := m.Snapshot(); s.Failed != 0 || s.Conflicts != 0 {
+			t.Fatalf("%d failures and %d conflicts, want none", s.Failed, s.Conflicts)
 		}
 	})
 }
@@ -202,9 +203,9 @@ func TestExecutorExclusiveCorpus(t *testing.T) {
 // start cycle whose job schedules the next one with the same priority.
 func TestExecutorTimers(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deployFiles(jeDir+"processWithTimerCatch.bpmn20.xml", "camunda/timers/StartTimerEventTest.testPriorityInTimerCycleEvent.bpmn20.xml")
+		e.DeployFiles(jeDir+"processWithTimerCatch.bpmn20.xml", "camunda/timers/StartTimerEventTest.testPriorityInTimerCycleEvent.bpmn20.xml")
 		e.Deploy("escalation", jeTimeoutProcess("escalation", "PT10M", true))
-		x := e.jeStart(bpmnlite.JobExecutorConfig{})
+		x := e.StartExecutor(bpmnlite.JobExecutorConfig{})
 		catch := e.Start("testProcess", nil)
 		escalation := e.Start("escalation", nil)
 
@@ -217,33 +218,33 @@ func TestExecutorTimers(t *testing.T) {
 		}
 		first := cycleJobs()
 		if len(first) != 1 || first[0].Priority != 9999 || !first[0].DueDate.Equal(e.Clock.Now().Add(5*time.Minute)) {
-			t.Fatalf("timer start jobs %s, want one with priority 9999 due in 5 minutes", accJobList(first))
+			t.Fatalf("timer start jobs %s, want one with priority 9999 due in 5 minutes", harness.JobList(first))
 		}
 
 		e.Clock.Add(time.Minute)
 		x.Wake()
-		waitFor(t, "the intermediate timer", 10*time.Second, func() bool { return e.accEnded(catch) })
+		harness.WaitFor(t, "the intermediate timer", 10*time.Second, func() bool { return e.Ended(catch) })
 		if e.TaskKeys(escalation) != "work" {
 			t.Fatalf("the boundary timer fired early: tasks %q", e.TaskKeys(escalation))
 		}
 
 		e.Clock.Add(4*time.Minute + 5*time.Second) // +5 min 5 s
 		x.Wake()
-		waitFor(t, "the first cycle run", 10*time.Second, func() bool { return len(e.accInstances("startTimerEventExampleCycle")) == 1 })
+		harness.WaitFor(t, "the first cycle run", 10*time.Second, func() bool { return len(e.Instances("startTimerEventExampleCycle")) == 1 })
 		var next []*bpmnlite.Job
-		waitFor(t, "the next cycle job", 10*time.Second, func() bool { next = cycleJobs(); return len(next) == 1 && next[0].ID != first[0].ID })
+		harness.WaitFor(t, "the next cycle job", 10*time.Second, func() bool { next = cycleJobs(); return len(next) == 1 && next[0].ID != first[0].ID })
 		// The cycle keeps its schedule: the next run is 5 minutes after the
 		// first one was due.
 		if next[0].Priority != 9999 || !next[0].DueDate.Equal(first[0].DueDate.Add(5*time.Minute)) {
-			t.Fatalf("next cycle job %s due %v, want priority 9999 due 5 minutes after the first", accJobList(next), next[0].DueDate)
+			t.Fatalf("next cycle job %s due %v, want priority 9999 due 5 minutes after the first", harness.JobList(next), next[0].DueDate)
 		}
 
 		e.Clock.Add(5 * time.Minute) // +10 min 5 s: the boundary timer and the second cycle run
 		x.Wake()
-		waitFor(t, "the boundary timer", 10*time.Second, func() bool { return e.TaskKeys(escalation) == "escalate" })
-		waitFor(t, "the second cycle run", 10*time.Second, func() bool { return len(e.accInstances("startTimerEventExampleCycle")) == 2 })
+		harness.WaitFor(t, "the boundary timer", 10*time.Second, func() bool { return e.TaskKeys(escalation) == "escalate" })
+		harness.WaitFor(t, "the second cycle run", 10*time.Second, func() bool { return len(e.Instances("startTimerEventExampleCycle")) == 2 })
 		if js := cycleJobs(); len(js) != 0 {
-			t.Fatalf("jobs %s left after the two runs of R2", accJobList(js))
+			t.Fatalf("jobs %s left after the two runs of R2", harness.JobList(js))
 		}
 	})
 }
@@ -270,7 +271,7 @@ func TestExecutorStopUnlocksQueuedJobs(t *testing.T) {
 			t.Fatal(err)
 		}
 		<-entered
-		waitFor(t, "all three jobs locked", 10*time.Second, func() bool {
+		harness.WaitFor(t, "all three jobs locked", 10*time.Second, func() bool {
 			js, err := e.Eng.Jobs(e.Ctx, bpmnlite.JobQuery{Locked: true})
 			return err == nil && len(js) == 3
 		})
@@ -280,12 +281,12 @@ func TestExecutorStopUnlocksQueuedJobs(t *testing.T) {
 			defer cancel()
 			stopped <- x.Stop(ctx)
 		}()
-		waitFor(t, "Stop to begin", 10*time.Second, func() bool { return !x.Running() })
+		harness.WaitFor(t, "Stop to begin", 10*time.Second, func() bool { return !x.Running() })
 		// On PostgreSQL the queued jobs are released while the running one
 		// still runs; SQLite's single writer is busy with that job until it
 		// ends.
 		if e.Eng.Dialect() == "postgres" {
-			waitFor(t, "the queued jobs to be unlocked", 10*time.Second, func() bool {
+			harness.WaitFor(t, "the queued jobs to be unlocked", 10*time.Second, func() bool {
 				js, err := e.Eng.Jobs(e.Ctx, bpmnlite.JobQuery{Locked: true})
 				return err == nil && len(js) == 1
 			})
@@ -296,11 +297,11 @@ func TestExecutorStopUnlocksQueuedJobs(t *testing.T) {
 		}
 		ended := 0
 		for _, pi := range pis {
-			if e.accEnded(pi) {
+			if e.Ended(pi) {
 				ended++
 				continue
 			}
-			j := e.accOneJob(pi)
+			j := e.OneJob(pi)
 			if j.LockOwner != "" || j.LockExpiration != nil || j.Retries != 3 {
 				t.Fatalf("queued job: lock %q until %v, retries %d; want unlocked and untouched", j.LockOwner, j.LockExpiration, j.Retries)
 			}
@@ -349,9 +350,9 @@ func TestExecutorStopCancelsRunningJobAfterDeadline(t *testing.T) {
 		if !cancelled.Load() {
 			t.Fatal("the running job's context was not cancelled")
 		}
-		j := e.accOneJob(pi)
-		if j.Retries != 3 || e.accVar(pi, "started") != nil || len(e.Executions(pi, "work")) != 1 {
-			t.Fatalf("after the cancelled run: retries %d, started %v; want the job untouched and its work rolled back", j.Retries, e.accVar(pi, "started"))
+		j := e.OneJob(pi)
+		if j.Retries != 3 || e.Var(pi, "started") != nil || len(e.Executions(pi, "work")) != 1 {
+			t.Fatalf("after the cancelled run: retries %d, started %v; want the job untouched and its work rolled back", j.Retries, e.Var(pi, "started"))
 		}
 	})
 }
@@ -370,15 +371,15 @@ func TestExecutorJobLogAndMetrics(t *testing.T) {
 		e.Deploy("timeout", jeTimeoutProcess("timeout", "PT1H", false))
 		t0 := e.Clock.Now()
 		pi := e.Start("book", nil)
-		j := e.accOneJob(pi)
-		m := &jeMetrics{}
-		x := e.jeStart(bpmnlite.JobExecutorConfig{LockOwner: "node-1", Metrics: m})
-		waitFor(t, "the failure", 10*time.Second, func() bool { return e.jeJob(j.ID).Retries == 2 })
+		j := e.OneJob(pi)
+		m := &harness.Metrics{}
+		x := e.StartExecutor(bpmnlite.JobExecutorConfig{LockOwner: "node-1", Metrics: m})
+		harness.WaitFor(t, "the failure", 10*time.Second, func() bool { return e.jeJob(j.ID).Retries == 2 })
 		d.failing.Store(false)
 		e.Clock.Add(time.Minute)
 		t1 := e.Clock.Now()
 		x.Wake()
-		waitFor(t, "the success", 10*time.Second, func() bool { return e.accEnded(pi) })
+		harness.WaitFor(t, "the success", 10*time.Second, func() bool { return e.Ended(pi) })
 
 		type entry struct {
 			event, owner string
@@ -387,7 +388,7 @@ func TestExecutorJobLogAndMetrics(t *testing.T) {
 			started      bool
 		}
 		var got []entry
-		for _, l := range e.jeLog(bpmnlite.JobLogQuery{JobID: j.ID}) {
+		for _, l := range e.JobLog(bpmnlite.JobLogQuery{JobID: j.ID}) {
 			got = append(got, entry{l.Event, l.LockOwner, l.Timestamp.UTC(), l.Retries, l.ExecutionStart != nil})
 			if l.ProcessInstanceID != pi || l.ActivityID != "work" || l.JobDefinitionID != j.JobDefinitionID {
 				t.Errorf("entry %s: instance %s, activity %s, job definition %s", l.Event, l.ProcessInstanceID, l.ActivityID, l.JobDefinitionID)
@@ -415,22 +416,22 @@ func TestExecutorJobLogAndMetrics(t *testing.T) {
 
 		// A boundary timer removed with its activity: created, deleted.
 		timeout := e.Start("timeout", nil)
-		timer := e.accOneJob(timeout)
+		timer := e.OneJob(timeout)
 		e.Complete(timeout, "work", nil)
 		var events []string
-		for _, l := range e.jeLog(bpmnlite.JobLogQuery{JobID: timer.ID}) {
+		for _, l := range e.JobLog(bpmnlite.JobLogQuery{JobID: timer.ID}) {
 			events = append(events, l.Event)
 		}
 		if !slices.Equal(events, []string{"created", "deleted"}) {
 			t.Fatalf("boundary timer log %v, want created, deleted", events)
 		}
 
-		s := m.await(t, "2 runs", func(s jeCounts) bool { return s.failed+s.executed == 2 })
-		if s.acquired != 2 || s.executed != 1 || s.failed != 1 || s.acquisitions < 2 {
-			t.Fatalf("metrics: %d acquisitions, %d acquired, %d executed, %d failed; want 2 acquired, 1 executed, 1 failed", s.acquisitions, s.acquired, s.executed, s.failed)
+		s := m.Await(t, "2 runs", func(s harness.Counts) bool { return s.Failed+s.Executed == 2 })
+		if s.Acquired != 2 || s.Executed != 1 || s.Failed != 1 || s.Acquisitions < 2 {
+			t.Fatalf("metrics: %d acquisitions, %d acquired, %d executed, %d failed; want 2 acquired, 1 executed, 1 failed", s.Acquisitions, s.Acquired, s.Executed, s.Failed)
 		}
-		if len(s.latencies) != 2 || len(s.depths) != 2 || s.depths[0] != 1 || s.depths[1] != 1 {
-			t.Fatalf("metrics: pickup latencies %v, queue depths %v; want one each per acquired job, depth 1", s.latencies, s.depths)
+		if len(s.Latencies) != 2 || len(s.Depths) != 2 || s.Depths[0] != 1 || s.Depths[1] != 1 {
+			t.Fatalf("metrics: pickup latencies %v, queue depths %v; want one each per acquired job, depth 1", s.Latencies, s.Depths)
 		}
 	})
 }
@@ -444,10 +445,10 @@ func TestExecutorJobLogAndMetrics(t *testing.T) {
 func TestExecutorSuspension(t *testing.T) {
 	const dir = "camunda/suspension/"
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		registerCorpusDelegates(e)
-		e.deployFiles(dir + "SuspensionTest.testBase.bpmn")
+		e.RegisterCorpusDelegates()
+		e.DeployFiles(dir + "SuspensionTest.testBase.bpmn")
 		pi := e.Start("suspensionProcess", map[string]any{"fail": false})
-		j := e.accOneJob(pi)
+		j := e.OneJob(pi)
 		count := func(q bpmnlite.JobQuery) int {
 			t.Helper()
 			js, err := e.Eng.Jobs(e.Ctx, q)
@@ -460,7 +461,7 @@ func TestExecutorSuspension(t *testing.T) {
 			t.Helper()
 			js, err := e.Eng.Jobs(e.Ctx, bpmnlite.JobQuery{Suspended: true})
 			if err != nil || len(js) != 1 || js[0].ID != j.ID || js[0].JobDefinitionID != j.JobDefinitionID || count(bpmnlite.JobQuery{Active: true}) != 0 {
-				t.Fatalf("%s: suspended jobs %s (%v), want the job alone", what, accJobList(js), err)
+				t.Fatalf("%s: suspended jobs %s (%v), want the job alone", what, harness.JobList(js), err)
 			}
 			if got := e.jeAcquirable(persistence.AcquireParams{}); len(got) != 0 {
 				t.Fatalf("%s: the suspended job is acquirable", what)
@@ -500,7 +501,7 @@ func TestExecutorSuspension(t *testing.T) {
 		// A job created while its definition is suspended is created suspended.
 		other := e.Start("suspensionProcess", map[string]any{"fail": false})
 		if js := e.Jobs(other); len(js) != 1 || js[0].Suspension != bpmnlite.SuspensionSuspended {
-			t.Fatalf("job of a suspended job definition: %s, want it suspended", accJobList(js))
+			t.Fatalf("job of a suspended job definition: %s, want it suspended", harness.JobList(js))
 		}
 		must(e.Eng.ActivateJobDefinition(e.Ctx, j.JobDefinitionID, true))
 		must(e.Eng.SuspendProcessDefinition(e.Ctx, j.ProcessDefinitionID, false))
@@ -508,23 +509,23 @@ func TestExecutorSuspension(t *testing.T) {
 			t.Fatalf("jobs of a suspended definition are acquirable: %s", jeDescribe(got))
 		}
 		// A direct run still works: only the definition is suspended.
-		e.accExec(j.ID)
-		if !e.accEnded(pi) {
+		e.ExecJob(j.ID)
+		if !e.Ended(pi) {
 			t.Fatal("the job run by hand did not end the instance")
 		}
 		must(e.Eng.ActivateProcessDefinition(e.Ctx, j.ProcessDefinitionID, false))
 
 		// A due timer of a suspended instance: not executable, not run by
 		// the executor; after activation it runs.
-		e.deployFiles(dir + "ProcessInstanceSuspensionTest.testJobNotExecutedAfterProcessInstanceSuspend.bpmn20.xml")
+		e.DeployFiles(dir + "ProcessInstanceSuspensionTest.testJobNotExecutedAfterProcessInstanceSuspend.bpmn20.xml")
 		timerPI := e.Start("testProcess", nil)
 		must(e.Eng.SuspendProcessInstance(e.Ctx, timerPI))
-		m := &jeMetrics{}
-		x := e.jeStart(bpmnlite.JobExecutorConfig{Metrics: m})
-		waitFor(t, "the other instance's job to run", 10*time.Second, func() bool { return e.accEnded(other) })
+		m := &harness.Metrics{}
+		x := e.StartExecutor(bpmnlite.JobExecutorConfig{Metrics: m})
+		harness.WaitFor(t, "the other instance's job to run", 10*time.Second, func() bool { return e.Ended(other) })
 		e.Clock.Add(time.Hour)
 		x.Wake()
-		m.waitCycles(t, 3)
+		m.WaitCycles(t, 3)
 		if n := count(bpmnlite.JobQuery{ProcessInstanceID: timerPI, Executable: true}); n != 0 || len(e.Jobs(timerPI)) != 1 {
 			t.Fatalf("%d executable jobs of the suspended instance, want 0 (and its job kept)", n)
 		}
@@ -533,10 +534,10 @@ func TestExecutorSuspension(t *testing.T) {
 			t.Fatalf("%d executable jobs after activation, want 1", n)
 		}
 		x.Wake()
-		waitFor(t, "the timer to fire after activation", 10*time.Second, func() bool { return e.accEnded(timerPI) })
+		harness.WaitFor(t, "the timer to fire after activation", 10*time.Second, func() bool { return e.Ended(timerPI) })
 
 		// A timer start job follows its definition's suspension.
-		d := e.deployFiles(dir + "ProcessDefinitionSuspensionTest.testSuspendStartTimerOnProcessDefinitionSuspension.bpmn20.xml")
+		d := e.DeployFiles(dir + "ProcessDefinitionSuspensionTest.testSuspendStartTimerOnProcessDefinitionSuspension.bpmn20.xml")
 		def := d.Definitions[0].ID
 		startJob := func() *bpmnlite.Job {
 			t.Helper()
@@ -552,8 +553,8 @@ func TestExecutorSuspension(t *testing.T) {
 		}
 		e.Clock.Add(10 * time.Minute)
 		x.Wake()
-		m.waitCycles(t, 3)
-		if n := len(e.accInstances("process")); n != 0 {
+		m.WaitCycles(t, 3)
+		if n := len(e.Instances("process")); n != 0 {
 			t.Fatalf("%d instances started by a suspended timer start event", n)
 		}
 		must(e.Eng.ActivateProcessDefinition(e.Ctx, def, false))
@@ -561,7 +562,7 @@ func TestExecutorSuspension(t *testing.T) {
 			t.Fatal("the timer start job is not active again")
 		}
 		x.Wake()
-		waitFor(t, "the timer start event to fire", 10*time.Second, func() bool { return len(e.accInstances("process")) == 1 })
+		harness.WaitFor(t, "the timer start event to fire", 10*time.Second, func() bool { return len(e.Instances("process")) == 1 })
 	})
 }
 
@@ -579,13 +580,13 @@ func TestExecutorDeploymentAware(t *testing.T) {
 				t.Helper()
 				return e.jeAcquirable(persistence.AcquireParams{DeploymentIDs: e.Eng.RegisteredDeployments()})
 			}
-			d1 := a.deployFiles(jeDir + "simpleAsyncProcess.bpmn20.xml")
+			d1 := a.DeployFiles(jeDir + "simpleAsyncProcess.bpmn20.xml")
 			if got := a.Eng.RegisteredDeployments(); !slices.Equal(got, []string{d1.ID}) {
 				t.Fatalf("registered %v, want the engine's own deployment %s", got, d1.ID)
 			}
-			own := a.accOneJob(a.Start("simpleAsyncProcess", nil))
-			d2 := other.deployFiles(jeDir + "simpleAsyncProcessVersion2.bpmn20.xml")
-			foreign := other.accOneJob(other.Start("simpleAsyncProcess", nil))
+			own := a.OneJob(a.Start("simpleAsyncProcess", nil))
+			d2 := other.DeployFiles(jeDir + "simpleAsyncProcessVersion2.bpmn20.xml")
+			foreign := other.OneJob(other.Start("simpleAsyncProcess", nil))
 			if own.DeploymentID != d1.ID || foreign.DeploymentID != d2.ID {
 				t.Fatalf("jobs of deployments %s and %s, want %s and %s", own.DeploymentID, foreign.DeploymentID, d1.ID, d2.ID)
 			}
@@ -621,9 +622,9 @@ func TestExecutorDeploymentAware(t *testing.T) {
 
 			// Timer jobs of registered deployments: a catch timer, then a
 			// timer start event (a new version of the same key).
-			d3 := a.deployFiles(jeDir + "processWithTimerCatch.bpmn20.xml")
+			d3 := a.DeployFiles(jeDir + "processWithTimerCatch.bpmn20.xml")
 			timerPI := a.Start("testProcess", nil)
-			d4 := a.deployFiles(jeDir + "processWithTimerStart.bpmn20.xml")
+			d4 := a.DeployFiles(jeDir + "processWithTimerStart.bpmn20.xml")
 			a.Clock.Add(2 * time.Minute)
 			if got := acquirable(a); len(got) != 3 {
 				t.Fatalf("with the timer deployments registered A acquires %s, want the job without deployment and both timers", jeDescribe(got))
@@ -639,30 +640,30 @@ func TestExecutorDeploymentAware(t *testing.T) {
 			if err := a.Eng.DeleteDeployment(a.Ctx, d3.ID, true); err != nil {
 				t.Fatal(err)
 			}
-			if got := a.Eng.RegisteredDeployments(); !slices.Equal(got, []string{d4.ID}) || !a.accEnded(timerPI) {
-				t.Fatalf("after the cascading delete: registered %v (want only %s), instance ended %v", got, d4.ID, a.accEnded(timerPI))
+			if got := a.Eng.RegisteredDeployments(); !slices.Equal(got, []string{d4.ID}) || !a.Ended(timerPI) {
+				t.Fatalf("after the cascading delete: registered %v (want only %s), instance ended %v", got, d4.ID, a.Ended(timerPI))
 			}
 			a.Eng.UnregisterDeployment(d4.ID)
 			if got := acquirable(a); !jeSameSet(got, own.ID) {
 				t.Fatalf("with no deployment registered A acquires %s, want only the job without deployment", jeDescribe(got))
 			}
 			// A running deployment-aware executor on A runs A's jobs only.
-			mine := a.deployFiles(jeDir + "simpleAsyncProcess.bpmn20.xml")
+			mine := a.DeployFiles(jeDir + "simpleAsyncProcess.bpmn20.xml")
 			ownPI := a.Start("simpleAsyncProcess", nil)
-			if j := a.accOneJob(ownPI); j.DeploymentID != mine.ID {
+			if j := a.OneJob(ownPI); j.DeploymentID != mine.ID {
 				t.Fatalf("new job of deployment %s, want %s", j.DeploymentID, mine.ID)
 			}
-			m := &jeMetrics{}
-			a.jeStart(bpmnlite.JobExecutorConfig{DeploymentAware: true, Metrics: m})
-			waitFor(t, "A's job to run", 10*time.Second, func() bool { return a.accEnded(ownPI) })
-			m.waitCycles(t, 3)
+			m := &harness.Metrics{}
+			a.StartExecutor(bpmnlite.JobExecutorConfig{DeploymentAware: true, Metrics: m})
+			harness.WaitFor(t, "A's job to run", 10*time.Second, func() bool { return a.Ended(ownPI) })
+			m.WaitCycles(t, 3)
 			if f := a.jeJob(foreign.ID); f.LockOwner != "" || f.Retries != 3 {
 				t.Fatalf("B's job was touched by A's executor: lock %q, retries %d", f.LockOwner, f.Retries)
 			}
 			// The job without deployment ran; the unregistered timer start
 			// job stayed.
-			if !a.jeJobGone(own.ID) || len(a.accInstances("testProcess")) != 1 {
-				t.Fatalf("job without deployment gone %v, %d testProcess instances (want the deleted one only)", a.jeJobGone(own.ID), len(a.accInstances("testProcess")))
+			if !a.jeJobGone(own.ID) || len(a.Instances("testProcess")) != 1 {
+				t.Fatalf("job without deployment gone %v, %d testProcess instances (want the deleted one only)", a.jeJobGone(own.ID), len(a.Instances("testProcess")))
 			}
 		})
 	}
@@ -671,7 +672,7 @@ func TestExecutorDeploymentAware(t *testing.T) {
 // jeExec runs a statement on e's database, for setups the API does not offer.
 func jeExec(t *testing.T, e *env, sql string, args ...any) {
 	t.Helper()
-	tx, err := e.Eng.StoreForTest().Begin(e.Ctx, false)
+	tx, err := harness.Store(e.Eng).Begin(e.Ctx, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -696,7 +697,7 @@ func TestExecutorSuspendedWhileRunning(t *testing.T) {
 	}))
 	e.Deploy("slow", enginetest.AsyncService("slow", "slow", ""))
 	pi := e.Start("slow", nil)
-	j := e.accOneJob(pi)
+	j := e.OneJob(pi)
 	errc := make(chan error, 1)
 	go func() { errc <- e.Eng.ExecuteJob(e.Ctx, j.ID) }()
 	<-entered
@@ -708,7 +709,7 @@ func TestExecutorSuspendedWhileRunning(t *testing.T) {
 		t.Fatalf("the job's run gave %v, want ErrOptimisticLock", err)
 	}
 	job := e.jeJob(j.ID)
-	if job.Retries != 3 || job.Suspension != bpmnlite.SuspensionSuspended || e.accEnded(pi) {
+	if job.Retries != 3 || job.Suspension != bpmnlite.SuspensionSuspended || e.Ended(pi) {
 		t.Fatalf("job retries %d, suspension %d; want 3 kept, suspended, the instance waiting", job.Retries, job.Suspension)
 	}
 }
@@ -733,9 +734,9 @@ func TestExecutorStopMidChainRunsEachJobOnce(t *testing.T) {
 	const instances, steps = 40, 5
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		e.Deploy("chain", jeChain("chain", steps))
-		pis := e.jeStartN("chain", instances)
+		pis := e.StartN("chain", instances)
 		succeeded := func() []*bpmnlite.JobLogEntry {
-			return e.jeLog(bpmnlite.JobLogQuery{Event: "succeeded"})
+			return e.JobLog(bpmnlite.JobLogQuery{Event: "succeeded"})
 		}
 		x, err := bpmnlite.NewJobExecutor(bpmnlite.JobExecutorConfig{PoolSize: 2, Clock: e.Clock.Now, WaitTime: 10 * time.Millisecond, LockOwner: "first", Logger: slog.New(slog.DiscardHandler)}, e.Eng)
 		if err != nil {
@@ -744,7 +745,7 @@ func TestExecutorStopMidChainRunsEachJobOnce(t *testing.T) {
 		if err := x.Start(e.Ctx); err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, "a third of the jobs to run", 20*time.Second, func() bool { return len(succeeded()) >= instances*steps/3 })
+		harness.WaitFor(t, "a third of the jobs to run", 20*time.Second, func() bool { return len(succeeded()) >= instances*steps/3 })
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		if err := x.Stop(ctx); err != nil {
@@ -760,11 +761,11 @@ func TestExecutorStopMidChainRunsEachJobOnce(t *testing.T) {
 		}
 		for _, pi := range pis {
 			left := len(e.Jobs(pi))
-			if e.accEnded(pi) && (left != 0 || ran[pi] != steps) || !e.accEnded(pi) && (left != 1 || ran[pi] >= steps) {
-				t.Fatalf("instance %s: ended %v with %d jobs left after %d runs", pi, e.accEnded(pi), left, ran[pi])
+			if e.Ended(pi) && (left != 0 || ran[pi] != steps) || !e.Ended(pi) && (left != 1 || ran[pi] >= steps) {
+				t.Fatalf("instance %s: ended %v with %d jobs left after %d runs", pi, e.Ended(pi), left, ran[pi])
 			}
 		}
-		e.jeStart(bpmnlite.JobExecutorConfig{PoolSize: 2, LockOwner: "second"})
+		e.StartExecutor(bpmnlite.JobExecutorConfig{PoolSize: 2, LockOwner: "second"})
 		e.jeWaitEnded(pis, 20*time.Second)
 		seen := map[string]bool{}
 		for _, l := range succeeded() {
@@ -803,9 +804,9 @@ func TestExecutorAcquirersShareTheQueue(t *testing.T) {
 	const instances, steps = 100, 5
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		e.Deploy("chain", jeChain("chain", steps))
-		pis := e.jeStartN("chain", instances)
+		pis := e.StartN("chain", instances)
 		w := &warnings{}
-		e.jeStart(bpmnlite.JobExecutorConfig{PoolSize: 8, QueueSize: 1, MaxJobsPerAcquisition: 4, WaitTime: time.Millisecond, MaxWait: time.Millisecond, Logger: slog.New(w)})
+		e.StartExecutor(bpmnlite.JobExecutorConfig{PoolSize: 8, QueueSize: 1, MaxJobsPerAcquisition: 4, WaitTime: time.Millisecond, MaxWait: time.Millisecond, Logger: slog.New(w)})
 		e.jeWaitEnded(pis, 30*time.Second)
 		w.mu.Lock()
 		defer w.mu.Unlock()

@@ -1,4 +1,4 @@
-package bpmnlite_test
+package acceptance_test
 
 import (
 	"testing"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/bpmnlite/bpmnlite"
 	"github.com/bpmnlite/bpmnlite/internal/enginetest"
+	"github.com/bpmnlite/bpmnlite/internal/harness"
 )
 
 const timersDir = "camunda/timers/"
@@ -36,7 +37,7 @@ func TestS30_TimerStart(t *testing.T) {
 			t.Run(tc.name, func(t *testing.T) {
 				e := e.accWith(t)
 				e.Clock.Set(enginetest.NewClock().Now())
-				d := e.deployFiles(timersDir + tc.file)
+				d := e.DeployFiles(timersDir + tc.file)
 				def := d.Definitions[0].ID
 				jobs := func() []*bpmnlite.Job {
 					js, err := e.Eng.Jobs(e.Ctx, bpmnlite.JobQuery{ProcessDefinitionID: def})
@@ -70,8 +71,8 @@ func TestS30_TimerStart(t *testing.T) {
 // does not create a second start timer.
 func TestS30_TimerNotRecreatedOnDeploymentCacheReboot(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deployFiles(timersDir + "StartTimerEventTest.testTimerShouldNotBeRecreatedOnDeploymentCacheReboot.bpmn20.xml")
-		if n := len(e.accAllJobs()); n != 1 {
+		e.DeployFiles(timersDir + "StartTimerEventTest.testTimerShouldNotBeRecreatedOnDeploymentCacheReboot.bpmn20.xml")
+		if n := len(e.AllJobs()); n != 1 {
 			t.Fatalf("%d jobs after deployment, want 1", n)
 		}
 		// A second engine on the same database has an empty definition cache.
@@ -84,7 +85,7 @@ func TestS30_TimerNotRecreatedOnDeploymentCacheReboot(t *testing.T) {
 		if _, err := cold.Start(e.Ctx, bpmnlite.StartRequest{Key: "startTimer", StartBefore: "theStart"}); err != nil {
 			t.Fatal(err)
 		}
-		if n := len(e.accAllJobs()); n != 1 {
+		if n := len(e.AllJobs()); n != 1 {
 			t.Fatalf("%d jobs after the start, want still 1", n)
 		}
 	})
@@ -94,7 +95,7 @@ func TestS30_TimerNotRecreatedOnDeploymentCacheReboot(t *testing.T) {
 // cancels the other two.
 func TestS32_MultipleTimersOnUserTask(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deployFiles(timersDir + "BoundaryTimerEventTest.testMultipleTimersOnUserTask.bpmn20.xml")
+		e.DeployFiles(timersDir + "BoundaryTimerEventTest.testMultipleTimersOnUserTask.bpmn20.xml")
 		pi := e.Start("multipleTimersOnUserTask", nil)
 		if n := len(e.Jobs(pi)); n != 3 {
 			t.Fatalf("%d jobs, want 3", n)
@@ -116,17 +117,17 @@ func TestS32_MultipleTimersOnUserTask(t *testing.T) {
 // its forked tasks.
 func TestS32_TimerOnNestingOfSubprocesses(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deployFiles(timersDir + "BoundaryTimerEventTest.testTimerOnNestingOfSubprocesses.bpmn20.xml")
+		e.DeployFiles(timersDir + "BoundaryTimerEventTest.testTimerOnNestingOfSubprocesses.bpmn20.xml")
 		pi := e.Start("timerOnNestedSubprocesses", nil)
 		if got := e.TaskKeys(pi); got != "innerTask1,innerTask2" {
 			t.Fatalf("tasks %q, want the two inner tasks", got)
 		}
-		e.accExec(e.accOneJob(pi).ID)
+		e.ExecJob(e.OneJob(pi).ID)
 		if got := e.accTaskNames(pi); got != "task outside subprocess" {
 			t.Fatalf("tasks %q, want task outside subprocess", got)
 		}
 		if xs := e.Executions(pi, ""); len(xs) != 1 || xs[0].ID != pi || xs[0].ActivityID != "taskAfterCatch" {
-			t.Fatalf("executions %s, want the process instance alone, at taskAfterCatch", accExecList(xs))
+			t.Fatalf("executions %s, want the process instance alone, at taskAfterCatch", harness.ExecList(xs))
 		}
 	})
 }
@@ -134,9 +135,9 @@ func TestS32_TimerOnNestingOfSubprocesses(t *testing.T) {
 // S32: a duration from an expression.
 func TestS32_ExpressionOnTimer(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deployFiles(timersDir + "BoundaryTimerEventTest.testExpressionOnTimer.bpmn20.xml")
+		e.DeployFiles(timersDir + "BoundaryTimerEventTest.testExpressionOnTimer.bpmn20.xml")
 		pi := e.Start("testExpressionOnTimer", map[string]any{"duration": "PT1H"})
-		j := e.accOneJob(pi)
+		j := e.OneJob(pi)
 		if want := e.Clock.Now().Add(time.Hour); j.DueDate == nil || !j.DueDate.Equal(want) {
 			t.Fatalf("due %v, want %v", j.DueDate, want)
 		}
@@ -144,7 +145,7 @@ func TestS32_ExpressionOnTimer(t *testing.T) {
 		if n := e.accRunDue(); n != 1 {
 			t.Fatalf("%d jobs ran, want 1", n)
 		}
-		if !e.accEnded(pi) {
+		if !e.Ended(pi) {
 			t.Fatal("instance should have ended")
 		}
 	})
@@ -153,9 +154,9 @@ func TestS32_ExpressionOnTimer(t *testing.T) {
 // S32: a process that finishes in its start transaction leaves no timer.
 func TestS32_TimerInSingleTransactionProcess(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deployFiles(timersDir + "BoundaryTimerEventTest.testTimerInSingleTransactionProcess.bpmn20.xml")
+		e.DeployFiles(timersDir + "BoundaryTimerEventTest.testTimerInSingleTransactionProcess.bpmn20.xml")
 		pi := e.Start("timerOnSubprocesses", nil)
-		if len(e.accAllJobs()) != 0 || !e.accEnded(pi) {
+		if len(e.AllJobs()) != 0 || !e.Ended(pi) {
 			t.Fatal("want no job and an ended instance")
 		}
 	})
@@ -165,14 +166,14 @@ func TestS32_TimerInSingleTransactionProcess(t *testing.T) {
 // it fires there is again one task and one timer.
 func TestS32_RepeatingTimerWithCancelActivity(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deployFiles(timersDir + "BoundaryTimerEventTest.testRepeatingTimerWithCancelActivity.bpmn20.xml")
+		e.DeployFiles(timersDir + "BoundaryTimerEventTest.testRepeatingTimerWithCancelActivity.bpmn20.xml")
 		pi := e.Start("repeatingTimerAndCallActivity", nil)
-		first := e.accOneJob(pi)
+		first := e.OneJob(pi)
 		if n := len(e.Tasks(pi)); n != 1 {
 			t.Fatalf("%d tasks, want 1", n)
 		}
-		e.accExec(first.ID)
-		next := e.accOneJob(pi)
+		e.ExecJob(first.ID)
+		next := e.OneJob(pi)
 		if next.ID == first.ID || len(e.Tasks(pi)) != 1 {
 			t.Fatalf("after the timer: job %s (first %s), %d tasks; want a new job and 1 task", next.ID, first.ID, len(e.Tasks(pi)))
 		}
@@ -182,12 +183,12 @@ func TestS32_RepeatingTimerWithCancelActivity(t *testing.T) {
 // S32: an interrupting PT5M timer moves the work to the escalation task.
 func TestS32_InterruptingTimerDuration(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deployFiles(timersDir + "BoundaryTimerEventTest.testInterruptingTimerDuration.bpmn20.xml")
+		e.DeployFiles(timersDir + "BoundaryTimerEventTest.testInterruptingTimerDuration.bpmn20.xml")
 		pi := e.Start("escalationExample", nil)
 		if got := e.TaskKeys(pi); got != "firstLineSupport" {
 			t.Fatalf("tasks %q", got)
 		}
-		e.accOneJob(pi)
+		e.OneJob(pi)
 		e.Clock.Add(6 * time.Minute)
 		if n := e.accRunDue(); n != 1 {
 			t.Fatalf("%d jobs ran, want 1", n)
@@ -201,12 +202,12 @@ func TestS32_InterruptingTimerDuration(t *testing.T) {
 // S34: a PT5M intermediate timer.
 func TestS34_CatchingTimerEvent(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deployFiles(timersDir + "IntermediateTimerEventTest.testCatchingTimerEvent.bpmn20.xml")
+		e.DeployFiles(timersDir + "IntermediateTimerEventTest.testCatchingTimerEvent.bpmn20.xml")
 		pi := e.Start("intermediateTimerEventExample", nil)
-		e.accOneJob(pi)
+		e.OneJob(pi)
 		e.Clock.Add(50*time.Minute + 5*time.Second)
 		e.accRunDue()
-		if len(e.Jobs(pi)) != 0 || !e.accEnded(pi) {
+		if len(e.Jobs(pi)) != 0 || !e.Ended(pi) {
 			t.Fatal("want no job and an ended instance")
 		}
 	})
@@ -216,19 +217,19 @@ func TestS34_CatchingTimerEvent(t *testing.T) {
 // due now.
 func TestS34_Expression(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deployFiles(timersDir + "IntermediateTimerEventTest.testExpression.bpmn20.xml")
+		e.DeployFiles(timersDir + "IntermediateTimerEventTest.testExpression.bpmn20.xml")
 		now := e.Clock.Now()
 		pi1 := e.Start("intermediateTimerEventExample", map[string]any{"dueDate": now})
 		pi2 := e.Start("intermediateTimerEventExample", map[string]any{"dueDate": now.Format("2006-01-02T15:04:05")})
 		for _, pi := range []string{pi1, pi2} {
-			if j := e.accOneJob(pi); j.DueDate == nil || j.DueDate.After(now) {
+			if j := e.OneJob(pi); j.DueDate == nil || j.DueDate.After(now) {
 				t.Fatalf("due %v, want at most %v", j.DueDate, now)
 			}
 		}
 		if n := e.accRunDue(); n != 2 {
 			t.Fatalf("%d executable jobs ran, want 2", n)
 		}
-		if !e.accEnded(pi1) || !e.accEnded(pi2) {
+		if !e.Ended(pi1) || !e.Ended(pi2) {
 			t.Fatal("both instances should have ended")
 		}
 	})
@@ -237,14 +238,14 @@ func TestS34_Expression(t *testing.T) {
 // S34: an intermediate cron cycle passes once.
 func TestS34_TimeCycle(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deployFiles(timersDir + "IntermediateTimerEventTest.testTimeCycle.bpmn20.xml")
+		e.DeployFiles(timersDir + "IntermediateTimerEventTest.testTimeCycle.bpmn20.xml")
 		pi := e.Start("process", nil)
-		e.accExec(e.accOneJob(pi).ID)
+		e.ExecJob(e.OneJob(pi).ID)
 		if n := len(e.Jobs(pi)); n != 0 {
 			t.Fatalf("%d jobs after the timer, want 0", n)
 		}
 		e.Complete(pi, "task", nil)
-		if !e.accEnded(pi) {
+		if !e.Ended(pi) {
 			t.Fatal("instance should have ended")
 		}
 	})
@@ -262,7 +263,7 @@ func (e *env) accTimerJob(pi string) *bpmnlite.Job {
 		}
 	}
 	if len(timers) != 1 {
-		e.T.Fatalf("%d timer jobs, want 1: %s", len(timers), accJobList(e.Jobs(pi)))
+		e.T.Fatalf("%d timer jobs, want 1: %s", len(timers), harness.JobList(e.Jobs(pi)))
 	}
 	return timers[0]
 }
@@ -271,7 +272,7 @@ func (e *env) accTimerJob(pi string) *bpmnlite.Job {
 // cancels the remaining instances.
 func TestS36_ParallelUserTasksWithTimer(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deployFiles(miDir + "MultiInstanceTest.testParallelUserTasksWithTimer.bpmn20.xml")
+		e.DeployFiles(miDir + "MultiInstanceTest.testParallelUserTasksWithTimer.bpmn20.xml")
 		pi := e.Start("miParallelUserTasksWithTimer", nil)
 		ts := e.Tasks(pi)
 		if len(ts) != 3 {
@@ -280,12 +281,12 @@ func TestS36_ParallelUserTasksWithTimer(t *testing.T) {
 		if err := e.Eng.CompleteTask(e.Ctx, ts[0].ID, nil); err != nil {
 			t.Fatal(err)
 		}
-		e.accExec(e.accTimerJob(pi).ID)
+		e.ExecJob(e.accTimerJob(pi).ID)
 		if got := e.TaskKeys(pi); got != "taskAfterTimer" {
 			t.Fatalf("tasks %q, want taskAfterTimer", got)
 		}
 		e.Complete(pi, "taskAfterTimer", nil)
-		if !e.accEnded(pi) {
+		if !e.Ended(pi) {
 			t.Fatal("instance should have ended")
 		}
 	})
@@ -295,7 +296,7 @@ func TestS36_ParallelUserTasksWithTimer(t *testing.T) {
 // on it ends the loop.
 func TestS36_SequentialSubProcessWithTimer(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deployFiles(miDir + "MultiInstanceTest.testSequentialSubProcessWithTimer.bpmn20.xml")
+		e.DeployFiles(miDir + "MultiInstanceTest.testSequentialSubProcessWithTimer.bpmn20.xml")
 		pi := e.Start("miSequentialSubprocessWithTimer", nil)
 		for range 2 {
 			if got := e.TaskKeys(pi); got != "subProcessTask1,subProcessTask2" {
@@ -307,7 +308,7 @@ func TestS36_SequentialSubProcessWithTimer(t *testing.T) {
 		if got := e.TaskKeys(pi); got != "subProcessTask1,subProcessTask2" {
 			t.Fatalf("third instance: tasks %q", got)
 		}
-		e.accExec(e.accTimerJob(pi).ID)
+		e.ExecJob(e.accTimerJob(pi).ID)
 		if got := e.TaskKeys(pi); got != "taskAfterTimer" {
 			t.Fatalf("tasks %q, want taskAfterTimer", got)
 		}
@@ -318,7 +319,7 @@ func TestS36_SequentialSubProcessWithTimer(t *testing.T) {
 // called instances.
 func TestS36_ParallelCallActivityWithTimer(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deployFiles(miDir+"MultiInstanceTest.testParallelCallActivityWithTimer.bpmn20.xml", miDir+"MultiInstanceTest.externalSubProcess.bpmn20.xml")
+		e.DeployFiles(miDir+"MultiInstanceTest.testParallelCallActivityWithTimer.bpmn20.xml", miDir+"MultiInstanceTest.externalSubProcess.bpmn20.xml")
 		pi := e.Start("miParallelCallActivity", nil)
 		all, err := e.Eng.Tasks(e.Ctx, bpmnlite.TaskQuery{})
 		if err != nil || len(all) != 6 {
@@ -329,13 +330,13 @@ func TestS36_ParallelCallActivityWithTimer(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		e.accExec(e.accTimerJob(pi).ID)
+		e.ExecJob(e.accTimerJob(pi).ID)
 		all, err = e.Eng.Tasks(e.Ctx, bpmnlite.TaskQuery{})
 		if err != nil || len(all) != 1 || all[0].TaskDefinitionKey != "taskAfterTimer" {
 			t.Fatalf("tasks %d (%v), want only taskAfterTimer", len(all), err)
 		}
-		for _, sub := range e.accInstances("externalSubProcess") {
-			if !e.accEnded(sub.ID) {
+		for _, sub := range e.Instances("externalSubProcess") {
+			if !e.Ended(sub.ID) {
 				t.Errorf("called instance %s still running", sub.ID)
 			}
 		}
@@ -345,7 +346,7 @@ func TestS36_ParallelCallActivityWithTimer(t *testing.T) {
 // S36: the completion condition ends 5 parallel tasks after 3.
 func TestS36_ParallelUserTasksCompletionCondition(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deployFiles(miDir + "MultiInstanceTest.testParallelUserTasksCompletionCondition.bpmn20.xml")
+		e.DeployFiles(miDir + "MultiInstanceTest.testParallelUserTasksCompletionCondition.bpmn20.xml")
 		pi := e.Start("miParallelUserTasksCompletionCondition", nil)
 		for _, want := range []int{5, 4, 3} {
 			ts := e.Tasks(pi)
@@ -356,7 +357,7 @@ func TestS36_ParallelUserTasksCompletionCondition(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if !e.accEnded(pi) {
+		if !e.Ended(pi) {
 			t.Fatalf("instance should have ended; tasks left %q", e.TaskKeys(pi))
 		}
 	})
@@ -365,10 +366,10 @@ func TestS36_ParallelUserTasksCompletionCondition(t *testing.T) {
 // S36: a sequential service multi-instance doubles result 5 times.
 func TestS36_SequentialServiceTaskWithClass(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		registerCorpusDelegates(e)
-		e.deployFiles(miDir + "MultiInstanceTest.testSequentialServiceTaskWithClass.bpmn20.xml")
+		e.RegisterCorpusDelegates()
+		e.DeployFiles(miDir + "MultiInstanceTest.testSequentialServiceTaskWithClass.bpmn20.xml")
 		pi := e.Start("multiInstanceServiceTask", map[string]any{"result": int64(5)})
-		if got := e.accVar(pi, "result"); got != int64(160) {
+		if got := e.Var(pi, "result"); got != int64(160) {
 			t.Fatalf("result %v, want 160", got)
 		}
 		if n := len(e.Executions(pi, "wait")); n != 1 {

@@ -1,4 +1,4 @@
-package bpmnlite_test
+package jobexecutor_test
 
 import (
 	"errors"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/bpmnlite/bpmnlite"
+	"github.com/bpmnlite/bpmnlite/internal/harness"
 )
 
 // Job priorities from expressions and from the management API.
@@ -18,7 +19,7 @@ import (
 // creates the job, with a message naming the expression and the problem.
 func TestExecutorPriorityExpressions(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deployFiles(prioDir + "_needs-extra/jobPrioExpressionProcess.bpmn20.xml")
+		e.DeployFiles(harness.PrioDir + "_needs-extra/jobPrioExpressionProcess.bpmn20.xml")
 		startBefore := func(activity string, vars map[string]any) (string, error) {
 			return e.Eng.Start(e.Ctx, bpmnlite.StartRequest{Key: "jobPrioExpressionProcess", StartBefore: activity, Variables: vars})
 		}
@@ -40,7 +41,7 @@ func TestExecutorPriorityExpressions(t *testing.T) {
 			if err != nil {
 				t.Fatalf("start before %s with %v: %v", tc.activity, tc.vars, err)
 			}
-			if j := e.accOneJob(pi); j.Priority != tc.want {
+			if j := e.OneJob(pi); j.Priority != tc.want {
 				t.Errorf("job at %s with %v: priority %d, want %d", tc.activity, tc.vars, j.Priority, tc.want)
 			}
 		}
@@ -53,8 +54,8 @@ func TestExecutorPriorityExpressions(t *testing.T) {
 		if err := e.Eng.SetVariables(e.Ctx, pi, map[string]any{"priority": 33}); err != nil {
 			t.Fatal(err)
 		}
-		e.accExec(e.accOneJob(pi).ID)
-		if j := e.accOneJob(pi); j.HandlerType != "async-after" || j.Priority != 33 {
+		e.ExecJob(e.OneJob(pi).ID)
+		if j := e.OneJob(pi); j.HandlerType != "async-after" || j.Priority != 33 {
 			t.Errorf("after-job of task1: %s priority %d, want async-after with 33", j.HandlerType, j.Priority)
 		}
 
@@ -70,7 +71,7 @@ func TestExecutorPriorityExpressions(t *testing.T) {
 			{"beyond int64", map[string]any{"priority": 1e19}, []string{"${priority}", "out of the int64 range"}},
 		}
 		for _, tc := range bad {
-			before := len(e.accAllJobs())
+			before := len(e.AllJobs())
 			_, err := startBefore("task1", tc.vars)
 			if err == nil {
 				t.Errorf("%s: start succeeded, want a priority error", tc.name)
@@ -81,7 +82,7 @@ func TestExecutorPriorityExpressions(t *testing.T) {
 					t.Errorf("%s: error %q does not contain %q", tc.name, err, text)
 				}
 			}
-			if after := len(e.accAllJobs()); after != before {
+			if after := len(e.AllJobs()); after != before {
 				t.Errorf("%s: the failed start left %d jobs behind", tc.name, after-before)
 			}
 		}
@@ -94,7 +95,7 @@ func TestExecutorPriorityExpressions(t *testing.T) {
 // priority (or 0) again.
 func TestExecutorOverridingJobPriority(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deployFiles(prioDir+"asyncTaskProcess.bpmn20.xml", prioDir+"_needs-extra/jobPrioProcess.bpmn20.xml")
+		e.DeployFiles(harness.PrioDir+"asyncTaskProcess.bpmn20.xml", harness.PrioDir+"_needs-extra/jobPrioProcess.bpmn20.xml")
 		jobDef := func(key, activity, config string) *bpmnlite.JobDefinition {
 			t.Helper()
 			defs, err := e.Eng.ProcessDefinitions(e.Ctx, bpmnlite.DefinitionQuery{Key: key, LatestOnly: true})
@@ -113,7 +114,7 @@ func TestExecutorOverridingJobPriority(t *testing.T) {
 			t.Fatalf("no %s job definition at %s of %s", config, activity, key)
 			return nil
 		}
-		priority := func(pi string) int64 { t.Helper(); return e.accOneJob(pi).Priority }
+		priority := func(pi string) int64 { t.Helper(); return e.OneJob(pi).Priority }
 		override := func(jd *bpmnlite.JobDefinition) *int64 {
 			t.Helper()
 			jds, err := e.Eng.JobDefinitions(e.Ctx, jd.ProcessDefinitionID, jd.ActivityID)
@@ -182,23 +183,23 @@ func TestExecutorOverridingJobPriority(t *testing.T) {
 			t.Fatalf("%d job definitions at task2 (%v), want before and after", len(task2), err)
 		}
 		jd = jobDef("jobPrioProcess", "task2", "async-before")
-		old := e.accStartBefore("jobPrioProcess", "task2")
+		old := e.StartBefore("jobPrioProcess", "task2")
 		if err := e.Eng.SetOverridingJobPriority(e.Ctx, jd.ID, 62, false); err != nil {
 			t.Fatal(err)
 		}
-		if p := priority(e.accStartBefore("jobPrioProcess", "task2")); p != 62 || priority(old) != 5 {
+		if p := priority(e.StartBefore("jobPrioProcess", "task2")); p != 62 || priority(old) != 5 {
 			t.Fatalf("override 62: new job %d, existing %d; want 62 and 5", p, priority(old))
 		}
 		if err := e.Eng.SetOverridingJobPriority(e.Ctx, jd.ID, 72, true); err != nil {
 			t.Fatal(err)
 		}
-		if p := priority(e.accStartBefore("jobPrioProcess", "task2")); p != 72 || priority(old) != 72 {
+		if p := priority(e.StartBefore("jobPrioProcess", "task2")); p != 72 || priority(old) != 72 {
 			t.Fatalf("override 72 with cascade: new job %d, existing %d; want 72 for both", p, priority(old))
 		}
 		// The override belongs to the definition: another definition's
 		// task2 jobs are left alone, and a redeployment starts afresh.
-		e.deployFiles(prioDir + "_needs-extra/jobPrioProcess.bpmn20.xml")
-		if p := priority(e.accStartBefore("jobPrioProcess", "task2")); p != 5 || priority(old) != 72 {
+		e.DeployFiles(harness.PrioDir + "_needs-extra/jobPrioProcess.bpmn20.xml")
+		if p := priority(e.StartBefore("jobPrioProcess", "task2")); p != 5 || priority(old) != 72 {
 			t.Fatalf("after redeploying: new job %d, old %d; want 5 and 72", p, priority(old))
 		}
 		if err := e.Eng.ClearOverridingJobPriority(e.Ctx, jd.ID); err != nil {
@@ -240,19 +241,19 @@ func TestExecutorOverridingJobPriority(t *testing.T) {
 // empty job id is an error saying so.
 func TestExecutorSetJobPriority(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.deployFiles(prioDir + "asyncTaskProcess.bpmn20.xml")
+		e.DeployFiles(harness.PrioDir + "asyncTaskProcess.bpmn20.xml")
 		pi := e.Start("asyncTaskProcess", nil)
 		other := e.Start("asyncTaskProcess", nil)
-		j := e.accOneJob(pi)
+		j := e.OneJob(pi)
 		for _, v := range []int64{42, math.MaxInt64, math.MinInt64 + 1} {
 			if err := e.Eng.SetJobPriority(e.Ctx, j.ID, v); err != nil {
 				t.Fatal(err)
 			}
-			if p := e.accOneJob(pi).Priority; p != v {
+			if p := e.OneJob(pi).Priority; p != v {
 				t.Fatalf("priority %d, want %d", p, v)
 			}
 		}
-		if p := e.accOneJob(other).Priority; p != 0 {
+		if p := e.OneJob(other).Priority; p != 0 {
 			t.Fatalf("the other job's priority changed to %d", p)
 		}
 		err := e.Eng.SetJobPriority(e.Ctx, "nonExistingJob", 42)

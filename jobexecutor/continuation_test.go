@@ -1,4 +1,4 @@
-package bpmnlite_test
+package jobexecutor_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/bpmnlite/bpmnlite"
 	"github.com/bpmnlite/bpmnlite/internal/enginetest"
+	"github.com/bpmnlite/bpmnlite/internal/harness"
 )
 
 // Continuations: on PostgreSQL a job locks the jobs it creates in its own
@@ -60,9 +61,9 @@ func TestContinuationsRunChainsWithoutAcquisitions(t *testing.T) {
 		}))
 		const instances, steps = 10, 8
 		e.Deploy("chain", asyncChain("chain", "step", steps, true, 0))
-		pis := e.jeStartN("chain", instances)
+		pis := e.StartN("chain", instances)
 		count := &acquisitions{}
-		e.jeStart(bpmnlite.JobExecutorConfig{PoolSize: 4, Metrics: count})
+		e.StartExecutor(bpmnlite.JobExecutorConfig{PoolSize: 4, Metrics: count})
 		e.jeWaitEnded(pis, 30*time.Second)
 		if got := ran.Load(); got != instances*steps {
 			t.Fatalf("%d steps ran, want %d", got, instances*steps)
@@ -118,8 +119,8 @@ func TestContinuationsKeepExclusiveJobsApart(t *testing.T) {
 			}
 		}
 		e.Deploy("paths", enginetest.Process("paths", body.String()))
-		pis := e.jeStartN("paths", 10)
-		e.jeStart(bpmnlite.JobExecutorConfig{PoolSize: 8})
+		pis := e.StartN("paths", 10)
+		e.StartExecutor(bpmnlite.JobExecutorConfig{PoolSize: 8})
 		e.jeWaitEnded(pis, 60*time.Second)
 		if overlaps > 0 {
 			t.Fatalf("exclusive jobs of one instance overlapped %d times", overlaps)
@@ -135,8 +136,8 @@ func TestContinuationsRespectThePriorityRange(t *testing.T) {
 		e.Deploy("chain", asyncChain("chain", "step", 2, true, 10))
 		pi := e.Start("chain", nil)
 		low := int64(5)
-		e.jeStart(bpmnlite.JobExecutorConfig{PoolSize: 2, PriorityMax: &low})
-		waitFor(t, "the first step", 20*time.Second, func() bool {
+		e.StartExecutor(bpmnlite.JobExecutorConfig{PoolSize: 2, PriorityMax: &low})
+		harness.WaitFor(t, "the first step", 20*time.Second, func() bool {
 			js := e.Jobs(pi)
 			return len(js) == 1 && js[0].ActivityID == "s2"
 		})

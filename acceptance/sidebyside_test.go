@@ -1,4 +1,4 @@
-package bpmnlite_test
+package acceptance_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/bpmnlite/bpmnlite"
 	"github.com/bpmnlite/bpmnlite/internal/enginetest"
+	"github.com/bpmnlite/bpmnlite/internal/harness"
 )
 
 // Jobs run outside the single writer on SQLite files, as on PostgreSQL:
@@ -57,9 +58,9 @@ func TestSlowDelegatesRunSideBySide(t *testing.T) {
 			return nil
 		}))
 		e.Deploy("remote", oneAsyncCall("remote", "remote"))
-		pis := e.jeStartN("remote", n)
-		e.jeStart(bpmnlite.JobExecutorConfig{PoolSize: n, Clock: time.Now})
-		waitFor(t, "every instance at its user task", 60*time.Second, func() bool {
+		pis := e.StartN("remote", n)
+		e.StartExecutor(bpmnlite.JobExecutorConfig{PoolSize: n, Clock: time.Now})
+		harness.WaitFor(t, "every instance at its user task", 60*time.Second, func() bool {
 			for _, pi := range pis {
 				if e.TaskKeys(pi) != "review" {
 					return false
@@ -107,8 +108,8 @@ func TestConflictingJobFlushRunsAgain(t *testing.T) {
 		}))
 		e.Deploy("count", oneAsyncCall("count", "count"))
 		pi := e.Start("count", map[string]any{"count": 1})
-		m := &jeMetrics{}
-		e.jeStart(bpmnlite.JobExecutorConfig{PoolSize: 2, Metrics: m, Clock: time.Now})
+		m := &harness.Metrics{}
+		e.StartExecutor(bpmnlite.JobExecutorConfig{PoolSize: 2, Metrics: m, Clock: time.Now})
 		var release sync.Once
 		letGo := func() { release.Do(func() { close(proceed) }) }
 		t.Cleanup(letGo) // before the executor stops, on a failure too
@@ -125,7 +126,7 @@ func TestConflictingJobFlushRunsAgain(t *testing.T) {
 			t.Fatalf("set a variable while a job runs: %v", err)
 		}
 		letGo()
-		waitFor(t, "the instance at its user task", 30*time.Second, func() bool { return e.TaskKeys(pi) == "review" })
+		harness.WaitFor(t, "the instance at its user task", 30*time.Second, func() bool { return e.TaskKeys(pi) == "review" })
 		vars := e.VarsOf(pi)
 		if vars["count"] != int64(101) || vars["attempt"] != int64(2) {
 			t.Fatalf("variables %v: want count 101 (100 set meanwhile, then the job's second run) and attempt 2", vars)
@@ -133,12 +134,12 @@ func TestConflictingJobFlushRunsAgain(t *testing.T) {
 		if got := calls.Load(); got != 2 {
 			t.Fatalf("delegate called %d times, want 2 (a conflicting run, then one that commits)", got)
 		}
-		for _, l := range e.jeLog(bpmnlite.JobLogQuery{ProcessInstanceID: pi, Event: "failed"}) {
+		for _, l := range e.JobLog(bpmnlite.JobLogQuery{ProcessInstanceID: pi, Event: "failed"}) {
 			if !strings.Contains(l.Message, "without spending a retry") || l.Retries != 3 {
 				t.Fatalf("a failure besides the conflict, or a retry spent: %q, %d retries", l.Message, l.Retries)
 			}
 		}
-		if c := m.snapshot(); c.conflicts == 0 {
+		if c := m.Snapshot(); c.Conflicts == 0 {
 			t.Fatalf("no conflict counted: %+v", c)
 		}
 		jobs, err := e.Eng.Jobs(e.Ctx, bpmnlite.JobQuery{ProcessInstanceID: pi})

@@ -1,120 +1,29 @@
-package bpmnlite_test
+package acceptance_test
 
 // Acceptance tests on Camunda's own test BPMN files (the shared corpus in
-// ../shared/acceptance, read in place). Scenario tests are named after
+// ../shared/acceptance beside the module root, read in place). Scenario tests are named after
 // SCENARIOS.md (TestS01_..., TestS02_...) and check its numbers.
 
 import (
-	"context"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/bpmnlite/bpmnlite"
 	"github.com/bpmnlite/bpmnlite/bpmn"
+	"github.com/bpmnlite/bpmnlite/internal/harness"
 )
-
-// Delegate class names used by the corpus (SCENARIOS.md, last table).
-const (
-	clsAsyncService          = "org.camunda.bpm.engine.test.bpmn.async.AsyncService"
-	clsFailingAsyncService   = "org.camunda.bpm.engine.test.bpmn.async.FailingAsyncService"
-	clsJobExecutorFailing    = "org.camunda.bpm.engine.test.jobexecutor.FailingDelegate"
-	clsAlwaysFailing         = "org.camunda.bpm.engine.test.api.mgmt.AlwaysFailingDelegate"
-	clsMgmtFailing           = "org.camunda.bpm.engine.test.api.mgmt.FailingDelegate"
-	clsFailWithParameter     = "org.camunda.bpm.engine.test.api.mgmt.FailingDelegateWithFailParameter"
-	clsRuntimeFailing        = "org.camunda.bpm.engine.test.api.runtime.FailingDelegate"
-	clsMultiInstanceDelegate = "org.camunda.bpm.engine.test.bpmn.multiinstance.MultiInstanceDelegate"
-)
-
-// corpusDelegates are the Go versions of the corpus's Java delegates,
-// registered on one engine. Classes that do not exist in Camunda either
-// (cmd.FailingDelegate, this.class.does.not.Exist, ...) stay unregistered, so
-// that they fail when their job runs.
-type corpusDelegates struct {
-	mu         sync.Mutex
-	asyncCalls int // AsyncService invocations (Camunda's "invoked" flag is calls > 0)
-}
-
-func (d *corpusDelegates) calls() int {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.asyncCalls
-}
-
-// registerCorpusDelegates registers the corpus delegates on e's engine.
-func registerCorpusDelegates(e *env) *corpusDelegates {
-	d := &corpusDelegates{}
-	reg := func(name string, f func(ex *bpmnlite.Execution) error) {
-		e.Eng.RegisterDelegate(name, bpmnlite.DelegateFunc(func(_ context.Context, ex *bpmnlite.Execution) error { return f(ex) }))
-	}
-	reg(clsAsyncService, func(*bpmnlite.Execution) error {
-		d.mu.Lock()
-		defer d.mu.Unlock()
-		d.asyncCalls++
-		return nil
-	})
-	reg(clsFailingAsyncService, func(*bpmnlite.Execution) error { return errors.New("FailingAsyncService: expected failure") })
-	reg(clsJobExecutorFailing, func(*bpmnlite.Execution) error { return errors.New("Expected Exception") })
-	reg(clsAlwaysFailing, func(*bpmnlite.Execution) error { return errors.New("Expected exception") })
-	failIf := func(msg string) func(ex *bpmnlite.Execution) error {
-		return func(ex *bpmnlite.Execution) error {
-			v, _, err := ex.Variable("fail")
-			if err != nil {
-				return err
-			}
-			if v == true {
-				return errors.New(msg)
-			}
-			return nil
-		}
-	}
-	reg(clsMgmtFailing, failIf("Expected exception"))
-	reg(clsFailWithParameter, failIf("Expected exception"))
-	reg(clsRuntimeFailing, func(ex *bpmnlite.Execution) error {
-		v, _, err := ex.Variable("fail")
-		if err != nil || v == false {
-			return err
-		}
-		msg := "Expected_exception."
-		if m, ok, _ := ex.Variable("message"); ok && m != nil {
-			msg = fmt.Sprint(m)
-		}
-		return errors.New(msg)
-	})
-	reg(clsMultiInstanceDelegate, func(ex *bpmnlite.Execution) error {
-		r, _, err := ex.Variable("result")
-		if err != nil {
-			return err
-		}
-		factor := int64(2)
-		if item, ok, _ := ex.Variable("item"); ok && item != nil {
-			n, isInt := item.(int64)
-			if !isInt {
-				return fmt.Errorf("MultiInstanceDelegate: item is %T", item)
-			}
-			factor = n
-		}
-		n, ok := r.(int64)
-		if !ok {
-			return fmt.Errorf("MultiInstanceDelegate: result is %T", r)
-		}
-		return ex.SetVariable("result", n*factor)
-	})
-	return d
-}
 
 // corpusBPMN lists the BPMN files of the Camunda corpus, relative to
 // camunda/, core and _needs-extra alike.
 func corpusBPMN(t *testing.T) []string {
 	t.Helper()
-	root := corpus(t, "camunda")
+	root := harness.Corpus(t, "camunda")
 	var files []string
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -163,7 +72,7 @@ func TestAcceptanceDeployCorpus(t *testing.T) {
 				continue
 			}
 			failed++
-			_, err := e.Eng.DeployFiles(e.Ctx, rel, corpus(t, "camunda/"+rel))
+			_, err := e.Eng.DeployFiles(e.Ctx, rel, harness.Corpus(t, "camunda/"+rel))
 			var pe *bpmnlite.ParseError
 			if !errors.As(err, &pe) {
 				t.Errorf("%s: deploy gave %v, want a ParseError", rel, err)
@@ -200,7 +109,7 @@ func TestAcceptanceDeployCorpus(t *testing.T) {
 			if _, mustFail := mustNotDeploy[rel]; mustFail {
 				continue
 			}
-			d, err := e.Eng.DeployFiles(e.Ctx, rel, corpus(t, "camunda/"+rel))
+			d, err := e.Eng.DeployFiles(e.Ctx, rel, harness.Corpus(t, "camunda/"+rel))
 			if err != nil {
 				t.Errorf("%s: %v", rel, err)
 				continue
@@ -258,7 +167,7 @@ func plainStartVars(e *env) map[string]any {
 // corpus delegates registered and the variables its expressions need.
 func TestAcceptancePlainStart(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		registerCorpusDelegates(e)
+		e.RegisterCorpusDelegates()
 		started := 0
 		for _, rel := range corpusBPMN(t) {
 			if strings.Contains(rel, "_needs-extra/") {
@@ -267,7 +176,7 @@ func TestAcceptancePlainStart(t *testing.T) {
 			if _, mustFail := mustNotDeploy[rel]; mustFail {
 				continue
 			}
-			data, err := os.ReadFile(corpus(t, "camunda/"+rel))
+			data, err := os.ReadFile(harness.Corpus(t, "camunda/"+rel))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -277,7 +186,7 @@ func TestAcceptancePlainStart(t *testing.T) {
 			}
 			var paths []string
 			for _, p := range append([]string{rel}, companions[rel]...) {
-				paths = append(paths, corpus(t, "camunda/"+p))
+				paths = append(paths, harness.Corpus(t, "camunda/"+p))
 			}
 			d, err := e.Eng.DeployFiles(e.Ctx, rel, paths...)
 			if err != nil {
