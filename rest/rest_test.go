@@ -729,6 +729,13 @@ func TestRESTGolden(t *testing.T) {
 			call("DELETE", "/process-instance/"+late+"?deleteReason=gone", nil)
 			gets("/history/process-instance?finished=true", "/history/process-instance?state=ACTIVE&firstResult=10", "/history/activity-instance?processInstanceId="+dated, "/history/activity-instance?processInstanceId="+late+"&activityId=sign", "/history/task", "/history/task?finished=true&taskDeleteReason=completed&taskAssignee=ann")
 			call("POST", "/history/cleanup", nil)
+			deploy("onLarge", "large.bpmn", `<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" targetNamespace="t">
+  <process id="large" isExecutable="true">
+    <startEvent id="start"><conditionalEventDefinition><condition>${amount > 100}</condition></conditionalEventDefinition></startEvent>
+    <sequenceFlow id="f1" sourceRef="start" targetRef="end" /><endEvent id="end" />
+  </process>
+</definitions>`)
+			call("POST", "/condition", map[string]any{"variables": map[string]any{"amount": map[string]any{"value": 500, "type": "Integer"}}, "businessKey": "b-1"})
 
 			got := mask(out.String())
 			if *update {
