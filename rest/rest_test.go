@@ -779,3 +779,28 @@ func mask(s string) string {
 		return seen[id]
 	})
 }
+
+// A malformed query parameter is a 400 naming it, whatever the resource:
+// one parser reads them all from the query types' tags.
+func TestRESTMalformedParameters(t *testing.T) {
+	eachBackend(t, rest.Options{}, func(t *testing.T, a *api) {
+		for path, param := range map[string]string{
+			"/job?withException=yes":              "withException",
+			"/job/count?timers=2":                 "timers",
+			"/history/task?finished=perhaps":      "finished",
+			"/history/incident?open=x":            "open",
+			"/history/process-instance?finished=": "",
+			"/process-definition?latestVersion=y": "latestVersion",
+			"/task?maxPriority=1.5":               "maxPriority",
+			"/external-task?active=no":            "active",
+		} {
+			status, out := a.call("GET", path, nil)
+			switch {
+			case param == "" && status != http.StatusOK:
+				t.Errorf("%s: %d %v, want 200 (an empty parameter is no parameter)", path, status, out)
+			case param != "" && (status != http.StatusBadRequest || !strings.Contains(fmt.Sprint(field(out, "message")), param)):
+				t.Errorf("%s: %d %v, want 400 naming %s", path, status, out, param)
+			}
+		}
+	})
+}

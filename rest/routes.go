@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"strconv"
@@ -51,4 +52,51 @@ func page[T any](r *http.Request, all []T) []T {
 		all = all[:max]
 	}
 	return all
+}
+
+// queried runs the query q, its fields set from r's parameters (those its
+// tags name under key), with run.
+func queried[Q, T any](r *http.Request, key string, q Q, run func(context.Context, Q) ([]*T, error)) ([]*T, error) {
+	if err := bindQuery(r.URL.Query(), &q, key); err != nil {
+		return nil, err
+	}
+	return run(r.Context(), q)
+}
+
+// listRoutes registers GET path, a page of what list gives, and GET
+// path/count, how many it gives.
+func (h *Handler) listRoutes(path string, list func(*http.Request) ([]object, error)) {
+	h.handle("GET "+path, func(w http.ResponseWriter, r *http.Request) error {
+		out, err := list(r)
+		if err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusOK, page(r, out))
+		return nil
+	})
+	h.handle("GET "+path+"/count", func(w http.ResponseWriter, r *http.Request) error {
+		out, err := list(r)
+		if err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusOK, map[string]int{"count": len(out)})
+		return nil
+	})
+}
+
+// byIDRoute registers GET path/{id}: what list gives for the parameter
+// idParam set to the id, or a 404 with the message missing makes.
+func (h *Handler) byIDRoute(path, idParam string, list func(*http.Request) ([]object, error), missing func(id string) string) {
+	h.handle("GET "+path+"/{id}", func(w http.ResponseWriter, r *http.Request) error {
+		r.URL.RawQuery = idParam + "=" + r.PathValue("id")
+		out, err := list(r)
+		if err != nil {
+			return err
+		}
+		if len(out) == 0 {
+			return &notFound{missing(r.PathValue("id"))}
+		}
+		writeJSON(w, http.StatusOK, out[0])
+		return nil
+	})
 }
