@@ -39,14 +39,8 @@ func (h *Handler) deploymentRoutes() {
 		writeJSON(w, http.StatusOK, out)
 		return nil
 	})
-	h.handle("GET /deployment", func(w http.ResponseWriter, r *http.Request) error {
-		ds, err := h.eng.Deployments(r.Context())
-		if err != nil {
-			return err
-		}
-		writeJSON(w, http.StatusOK, deploymentJSON.list(page(r, ds)))
-		return nil
-	})
+	listRoutes(h, "/deployment", func(r *http.Request) ([]*bpmnlite.Deployment, error) { return h.eng.Deployments(r.Context()) },
+		deploymentJSON, 0)
 	h.handle("DELETE /deployment/{id}", func(w http.ResponseWriter, r *http.Request) error {
 		id := r.PathValue("id")
 		if err := h.eng.DeleteDeployment(r.Context(), id, r.URL.Query().Get("cascade") == "true"); err != nil {

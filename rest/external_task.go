@@ -80,22 +80,7 @@ func (h *Handler) externalTaskRoutes() {
 		}
 		return noContent(w)
 	})
-	h.handle("GET /external-task", func(w http.ResponseWriter, r *http.Request) error {
-		tasks, err := queried(r, "param", bpmnlite.ExternalTaskQuery{}, h.eng.ExternalTasks)
-		if err != nil {
-			return err
-		}
-		writeJSON(w, http.StatusOK, externalTaskJSON.list(page(r, tasks)))
-		return nil
-	})
-	h.handle("GET /external-task/count", func(w http.ResponseWriter, r *http.Request) error {
-		tasks, err := queried(r, "param", bpmnlite.ExternalTaskQuery{}, h.eng.ExternalTasks)
-		if err != nil {
-			return err
-		}
-		writeJSON(w, http.StatusOK, map[string]int{"count": len(tasks)})
-		return nil
-	})
+	listRoutes(h, "/external-task", query("param", bpmnlite.ExternalTaskQuery{}, h.eng.ExternalTasks), externalTaskJSON, withCount)
 	h.handle("GET /external-task/{id}", func(w http.ResponseWriter, r *http.Request) error {
 		t, err := h.externalTask(r)
 		if err != nil {
@@ -118,13 +103,7 @@ func (h *Handler) externalTaskRoutes() {
 func (h *Handler) externalTask(r *http.Request) (*bpmnlite.ExternalTask, error) {
 	id := r.PathValue("id")
 	ts, err := h.eng.ExternalTasks(r.Context(), bpmnlite.ExternalTaskQuery{ID: id})
-	if err != nil {
-		return nil, err
-	}
-	if len(ts) == 0 {
-		return nil, &notFound{"External task with id " + id + " does not exist"}
-	}
-	return ts[0], nil
+	return first(ts, err, "External task with id "+id+" does not exist")
 }
 
 // externalTaskError words an unknown task as Camunda does.

@@ -29,45 +29,21 @@ var (
 // historyRoutes: process instances, activity instances, user tasks and
 // incidents in history, and the history cleanup.
 func (h *Handler) historyRoutes() {
-	h.handle("GET /history/process-instance", func(w http.ResponseWriter, r *http.Request) error {
-		hs, err := queried(r, "param", bpmnlite.ProcessInstanceQuery{}, h.eng.ProcessInstances)
-		if err != nil {
-			return err
-		}
-		writeJSON(w, http.StatusOK, page(r, historicInstanceJSON.list(hs)))
-		return nil
-	})
-	h.handle("GET /history/activity-instance", func(w http.ResponseWriter, r *http.Request) error {
+	listRoutes(h, "/history/process-instance", query("param", bpmnlite.ProcessInstanceQuery{}, h.eng.ProcessInstances),
+		historicInstanceJSON, nullPastEnd)
+	listRoutes(h, "/history/activity-instance", func(r *http.Request) ([]*bpmnlite.HistoricActivityInstance, error) {
 		pi := r.URL.Query().Get("processInstanceId")
 		if pi == "" {
-			return badRequest("processInstanceId is required")
+			return nil, badRequest("processInstanceId is required")
 		}
 		hs, err := h.eng.ActivityHistory(r.Context(), pi)
-		if err != nil {
-			return err
-		}
 		if activity := r.URL.Query().Get("activityId"); activity != "" {
 			hs = slices.DeleteFunc(hs, func(a *bpmnlite.HistoricActivityInstance) bool { return a.ActivityID != activity })
 		}
-		writeJSON(w, http.StatusOK, page(r, historicActivityJSON.list(hs)))
-		return nil
-	})
-	h.handle("GET /history/task", func(w http.ResponseWriter, r *http.Request) error {
-		ts, err := queried(r, "param", bpmnlite.HistoricTaskQuery{}, h.eng.HistoricTasks)
-		if err != nil {
-			return err
-		}
-		writeJSON(w, http.StatusOK, historicTaskJSON.list(page(r, ts)))
-		return nil
-	})
-	h.handle("GET /history/incident", func(w http.ResponseWriter, r *http.Request) error {
-		ins, err := queried(r, "param", bpmnlite.HistoricIncidentQuery{}, h.eng.HistoricIncidents)
-		if err != nil {
-			return err
-		}
-		writeJSON(w, http.StatusOK, historicIncidentJSON.list(page(r, ins)))
-		return nil
-	})
+		return hs, err
+	}, historicActivityJSON, nullPastEnd)
+	listRoutes(h, "/history/task", query("param", bpmnlite.HistoricTaskQuery{}, h.eng.HistoricTasks), historicTaskJSON, 0)
+	listRoutes(h, "/history/incident", query("param", bpmnlite.HistoricIncidentQuery{}, h.eng.HistoricIncidents), historicIncidentJSON, 0)
 	// Camunda's cleanUpHistoryAsync: the cleanup job, due at once unless
 	// immediatelyDue=false.
 	h.handle("POST /history/cleanup", func(w http.ResponseWriter, r *http.Request) error {

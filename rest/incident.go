@@ -1,8 +1,6 @@
 package rest
 
 import (
-	"net/http"
-
 	"github.com/bpmnlite/bpmnlite"
 )
 
@@ -18,12 +16,5 @@ var incidentJSON = newShape[bpmnlite.Incident](incidentMembers + " incidentTimes
 
 // incidentRoutes: open incidents.
 func (h *Handler) incidentRoutes() {
-	h.handle("GET /incident", func(w http.ResponseWriter, r *http.Request) error {
-		ins, err := queried(r, "param", bpmnlite.IncidentQuery{}, h.eng.Incidents)
-		if err != nil {
-			return err
-		}
-		writeJSON(w, http.StatusOK, incidentJSON.list(page(r, ins)))
-		return nil
-	})
+	listRoutes(h, "/incident", query("param", bpmnlite.IncidentQuery{}, h.eng.Incidents), incidentJSON, 0)
 }

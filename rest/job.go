@@ -14,12 +14,9 @@ var jobJSON = newShape[bpmnlite.Job](`id jobDefinitionId? processInstanceId? pro
 
 // jobRoutes: jobs: queries, retries and execution by hand.
 func (h *Handler) jobRoutes() {
-	jobs := func(r *http.Request) ([]object, error) {
-		js, err := queried(r, "param", bpmnlite.JobQuery{}, h.eng.Jobs)
-		return jobJSON.list(js), err
-	}
-	h.listRoutes("/job", jobs)
-	h.byIDRoute("/job", "jobId", jobs, func(id string) string { return "Job with id " + id + " does not exist" })
+	jobs := query("param", bpmnlite.JobQuery{}, h.eng.Jobs)
+	listRoutes(h, "/job", jobs, jobJSON, withCount|nullPastEnd)
+	byIDRoute(h, "/job", "jobId", jobs, jobJSON, func(id string) string { return "Job with id " + id + " does not exist" })
 	jobError := func(r *http.Request, err error) error {
 		if isNotFound(err) {
 			return &notFound{"Job with id " + r.PathValue("id") + " does not exist"}

@@ -14,14 +14,7 @@ var definitionJSON = newShape[bpmnlite.ProcessDefinition](`id key category:"http
 
 // definitionRoutes: process definitions, and starting instances of them.
 func (h *Handler) definitionRoutes() {
-	h.handle("GET /process-definition", func(w http.ResponseWriter, r *http.Request) error {
-		ds, err := queried(r, "param", bpmnlite.DefinitionQuery{}, h.eng.ProcessDefinitions)
-		if err != nil {
-			return err
-		}
-		writeJSON(w, http.StatusOK, definitionJSON.list(page(r, ds)))
-		return nil
-	})
+	listRoutes(h, "/process-definition", query("param", bpmnlite.DefinitionQuery{}, h.eng.ProcessDefinitions), definitionJSON, 0)
 	h.handle("POST /process-definition/key/{key}/start", func(w http.ResponseWriter, r *http.Request) error {
 		return h.start(w, r, bpmnlite.StartRequest{Key: r.PathValue("key")})
 	})

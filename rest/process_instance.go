@@ -16,22 +16,14 @@ var instanceJSON = newShape[bpmnlite.HistoricProcessInstance](`id definitionId=P
 // instance is process instance id, from history.
 func (h *Handler) instance(r *http.Request, id string) (*bpmnlite.HistoricProcessInstance, error) {
 	hs, err := h.eng.ProcessInstances(r.Context(), bpmnlite.ProcessInstanceQuery{ID: id})
-	if err != nil {
-		return nil, err
-	}
-	if len(hs) == 0 {
-		return nil, &notFound{"Process instance with id " + id + " does not exist"}
-	}
-	return hs[0], nil
+	return first(hs, err, "Process instance with id "+id+" does not exist")
 }
 
 func (h *Handler) instanceRoutes() {
 	// Camunda's runtime query: the unfinished instances, some parameters
 	// named otherwise than in history (runtimeParam).
-	h.listRoutes("/process-instance", func(r *http.Request) ([]object, error) {
-		hs, err := queried(r, "runtimeParam", bpmnlite.ProcessInstanceQuery{Unfinished: true}, h.eng.ProcessInstances)
-		return instanceJSON.list(hs), err
-	})
+	listRoutes(h, "/process-instance", query("runtimeParam", bpmnlite.ProcessInstanceQuery{Unfinished: true}, h.eng.ProcessInstances),
+		instanceJSON, withCount|nullPastEnd)
 	h.handle("GET /process-instance/{id}", func(w http.ResponseWriter, r *http.Request) error {
 		p, err := h.instance(r, r.PathValue("id"))
 		if err != nil {

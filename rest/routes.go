@@ -54,49 +54,86 @@ func page[T any](r *http.Request, all []T) []T {
 	return all
 }
 
-// queried runs the query q, its fields set from r's parameters (those its
-// tags name under key), with run.
-func queried[Q, T any](r *http.Request, key string, q Q, run func(context.Context, Q) ([]*T, error)) ([]*T, error) {
-	if err := bindQuery(r.URL.Query(), &q, key); err != nil {
-		return nil, err
+// rows reads the rows a list request asks for.
+type rows[T any] func(r *http.Request) ([]*T, error)
+
+// query is the rows run finds for a query like q, its fields set from the
+// request's parameters that its tags name under key (see bindQuery).
+func query[Q, T any](key string, q Q, run func(context.Context, Q) ([]*T, error)) rows[T] {
+	return func(r *http.Request) ([]*T, error) {
+		q := q
+		if err := bindQuery(r.URL.Query(), &q, key); err != nil {
+			return nil, err
+		}
+		return run(r.Context(), q)
 	}
-	return run(r.Context(), q)
 }
 
-// listRoutes registers GET path, a page of what list gives, and GET
-// path/count, how many it gives.
-func (h *Handler) listRoutes(path string, list func(*http.Request) ([]object, error)) {
+// listing says what a list resource has besides GET path.
+type listing int
+
+const (
+	// withCount: GET path/count, how many rows there are.
+	withCount listing = 1 << iota
+	// nullPastEnd: a page past the end is null, not []. The job, task and
+	// process instance lists have always answered so (Camunda answers
+	// []); kept for the clients that have seen it.
+	nullPastEnd
+)
+
+// listRoutes registers GET path: the page of rows asked for (firstResult,
+// maxResults), in shape s; and what what adds.
+func listRoutes[T any](h *Handler, path string, list rows[T], s shape[T], what listing) {
 	h.handle("GET "+path, func(w http.ResponseWriter, r *http.Request) error {
-		out, err := list(r)
+		all, err := list(r)
 		if err != nil {
 			return err
 		}
-		writeJSON(w, http.StatusOK, page(r, out))
+		out := page(r, all)
+		if out == nil && what&nullPastEnd != 0 {
+			writeJSON(w, http.StatusOK, nil)
+			return nil
+		}
+		writeJSON(w, http.StatusOK, s.list(out))
 		return nil
 	})
+	if what&withCount == 0 {
+		return
+	}
 	h.handle("GET "+path+"/count", func(w http.ResponseWriter, r *http.Request) error {
-		out, err := list(r)
+		all, err := list(r)
 		if err != nil {
 			return err
 		}
-		writeJSON(w, http.StatusOK, map[string]int{"count": len(out)})
+		writeJSON(w, http.StatusOK, map[string]int{"count": len(all)})
 		return nil
 	})
 }
 
-// byIDRoute registers GET path/{id}: what list gives for the parameter
-// idParam set to the id, or a 404 with the message missing makes.
-func (h *Handler) byIDRoute(path, idParam string, list func(*http.Request) ([]object, error), missing func(id string) string) {
+// byIDRoute registers GET path/{id}: the row list gives for the parameter
+// idParam set to the id, in shape s, or a 404 with the message missing
+// makes.
+func byIDRoute[T any](h *Handler, path, idParam string, list rows[T], s shape[T], missing func(id string) string) {
 	h.handle("GET "+path+"/{id}", func(w http.ResponseWriter, r *http.Request) error {
 		r.URL.RawQuery = idParam + "=" + r.PathValue("id")
-		out, err := list(r)
+		all, err := list(r)
+		x, err := first(all, err, missing(r.PathValue("id")))
 		if err != nil {
 			return err
 		}
-		if len(out) == 0 {
-			return &notFound{missing(r.PathValue("id"))}
-		}
-		writeJSON(w, http.StatusOK, out[0])
+		writeJSON(w, http.StatusOK, s.of(x))
 		return nil
 	})
+}
+
+// first is the first of rows, or err, or a 404 with message missing when
+// there are none.
+func first[T any](rows []*T, err error, missing string) (*T, error) {
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, &notFound{missing}
+	}
+	return rows[0], nil
 }

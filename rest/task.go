@@ -15,12 +15,9 @@ var taskJSON = newShape[bpmnlite.Task](`id name? assignee? created=CreateTime du
 
 // taskRoutes: user tasks: queries, completion, claiming and assignment.
 func (h *Handler) taskRoutes() {
-	tasks := func(r *http.Request) ([]object, error) {
-		ts, err := queried(r, "param", bpmnlite.TaskQuery{}, h.eng.Tasks)
-		return taskJSON.list(ts), err
-	}
-	h.listRoutes("/task", tasks)
-	h.byIDRoute("/task", "taskId", tasks, func(id string) string { return "No matching task with id " + id })
+	tasks := query("param", bpmnlite.TaskQuery{}, h.eng.Tasks)
+	listRoutes(h, "/task", tasks, taskJSON, withCount|nullPastEnd)
+	byIDRoute(h, "/task", "taskId", tasks, taskJSON, func(id string) string { return "No matching task with id " + id })
 	taskError := func(r *http.Request, err error) error {
 		if isNotFound(err) {
 			return &notFound{"Cannot find task with id " + r.PathValue("id")}
