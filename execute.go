@@ -34,12 +34,8 @@ func (e *Engine) ExecuteDueJobs(ctx context.Context, max int) (int, error) {
 func (e *Engine) drain(ctx context.Context, max int, dueOnly bool) (int, error) {
 	ok, runs := 0, 0
 	for runs < max {
-		f := persistence.JobFilter{WithRetriesLeft: true, DueFirst: true}
-		if dueOnly {
-			now := e.Now()
-			f.DueAt = &now
-		}
-		jobs, err := persistence.List(ctx, e.db, f.Query())
+		f := persistence.JobFilter{WithRetriesLeft: true, DueFirst: true, Executable: dueOnly}
+		jobs, err := persistence.List(ctx, e.db, f.At(e.Now()))
 		if err != nil {
 			return ok, err
 		}

@@ -7,13 +7,11 @@ import (
 	"github.com/bpmnlite/bpmnlite/persistence"
 )
 
+// The query types are the persistence filters: each field is declared
+// once, with its SQL condition and its REST parameter (persistence/filters.go).
+
 // DefinitionQuery filters process definitions; empty fields match all.
-type DefinitionQuery struct {
-	ID, Key, DeploymentID string
-	Version               int // 0: any
-	LatestOnly            bool
-	VersionTag            string // camunda:versionTag
-}
+type DefinitionQuery = persistence.DefinitionFilter
 
 // Deployments lists the deployments, oldest first (without their definitions).
 func (e *Engine) Deployments(ctx context.Context) ([]*Deployment, error) {
@@ -25,50 +23,30 @@ func (e *Engine) Deployments(ctx context.Context) ([]*Deployment, error) {
 
 // ProcessDefinitions lists process definitions by key and version.
 func (e *Engine) ProcessDefinitions(ctx context.Context, q DefinitionQuery) ([]*ProcessDefinition, error) {
-	rows, err := persistence.List(ctx, e.db, persistence.DefinitionFilter(q).Query())
+	rows, err := persistence.List(ctx, e.db, q.Query())
 	return copies(rows, func(r persistence.ProcessDefinition) ProcessDefinition { return ProcessDefinition(r) }), err
 }
 
 // TaskQuery filters user tasks; empty fields match all.
-type TaskQuery struct {
-	ID, ProcessInstanceID, TaskDefinitionKey, Assignee string
-	// CandidateGroup and CandidateUser match one entry of the
-	// comma-separated candidate groups or users, exactly.
-	CandidateGroup, CandidateUser string
-	// DueBefore, DueAfter, FollowUpBefore, FollowUpAfter: strictly before
-	// or after the time; WithoutDueDate: tasks without one.
-	DueBefore, DueAfter, FollowUpBefore, FollowUpAfter *time.Time
-	WithoutDueDate                                     bool
-	// Priority matches exactly; MinPriority and MaxPriority bound it.
-	Priority, MinPriority, MaxPriority *int
-}
+type TaskQuery = persistence.TaskFilter
 
 // Tasks lists open user tasks, oldest first.
 func (e *Engine) Tasks(ctx context.Context, q TaskQuery) ([]*Task, error) {
-	rows, err := persistence.List(ctx, e.db, persistence.TaskFilter(q).Query())
+	rows, err := persistence.List(ctx, e.db, q.Query())
 	return copies(rows, func(r persistence.Task) Task { return Task(r) }), err
 }
 
 // HistoricTaskQuery filters user tasks in history; zero fields match all.
-type HistoricTaskQuery struct {
-	ID, ProcessInstanceID, ProcessDefinitionKey, TaskDefinitionKey, Assignee string
-	// Finished: ended tasks; Unfinished: open ones.
-	Finished, Unfinished bool
-	// DeleteReason: TaskCompleted or TaskDeleted (cancelled with its
-	// activity or instance).
-	DeleteReason string
-}
+type HistoricTaskQuery = persistence.HistoricTaskFilter
 
 // HistoricTasks lists user tasks, open and ended, from history (written
 // unless Config.NoHistory), oldest first.
 func (e *Engine) HistoricTasks(ctx context.Context, q HistoricTaskQuery) ([]*HistoricTask, error) {
-	return persistence.List(ctx, e.db, persistence.HistoricTaskFilter(q).Query())
+	return persistence.List(ctx, e.db, q.Query())
 }
 
 // ExecutionQuery filters executions; empty fields match all.
-type ExecutionQuery struct {
-	ID, ProcessInstanceID, ActivityID, ProcessDefinitionID string
-}
+type ExecutionQuery = persistence.ExecutionFilter
 
 // Executions lists executions: the process instances (which run their path
 // themselves while it has no concurrency), their concurrent paths and the
@@ -81,21 +59,17 @@ type ExecutionQuery struct {
 // the one running an input/output-mapped task, each inner instance of a
 // multi-instance one, the paths waiting at a parallel join.
 func (e *Engine) Executions(ctx context.Context, q ExecutionQuery) ([]*ExecutionRow, error) {
-	rows, err := persistence.List(ctx, e.db, persistence.ExecutionFilter(q).Query())
+	rows, err := persistence.List(ctx, e.db, q.Query())
 	return copies(rows, func(r persistence.Execution) ExecutionRow { return ExecutionRow(r) }), err
 }
 
 // ProcessInstanceQuery filters process instances in history; empty fields
 // match all.
-type ProcessInstanceQuery struct {
-	ID, ProcessDefinitionKey, ProcessDefinitionID, BusinessKey string
-	// State: "" for all, or StateActive, StateCompleted, ...
-	State string
-}
+type ProcessInstanceQuery = persistence.HistoricInstanceFilter
 
 // ProcessInstances lists process instances, running and ended, from history.
 func (e *Engine) ProcessInstances(ctx context.Context, q ProcessInstanceQuery) ([]*HistoricProcessInstance, error) {
-	rows, err := persistence.List(ctx, e.db, persistence.HistoricInstanceFilter(q).Query())
+	rows, err := persistence.List(ctx, e.db, q.Query())
 	return copies(rows, func(r persistence.HistoricProcessInstance) HistoricProcessInstance { return HistoricProcessInstance(r) }), err
 }
 
@@ -109,43 +83,12 @@ func (e *Engine) ActivityHistory(ctx context.Context, processInstanceID string) 
 }
 
 // JobQuery filters jobs; zero fields match all.
-type JobQuery struct {
-	ID, ProcessInstanceID, ProcessDefinitionID, ProcessDefinitionKey string
-	// RootProcessInstanceID: the jobs of a process instance and of the
-	// instances its call activities started.
-	RootProcessInstanceID       string
-	ActivityID, JobDefinitionID string
-	Type                        string // "message" (async) or "timer"
-	DueBefore, DueAfter         *time.Time
-	WithException               bool // jobs that failed at least once
-	WithRetriesLeft             bool
-	NoRetriesLeft               bool
-	// Executable: retries left, due at the engine clock's time, active.
-	Executable  bool
-	Locked      bool // held by a job executor (lock not expired)
-	Suspended   bool
-	Active      bool
-	PriorityMin *int64
-	PriorityMax *int64
-}
+// Executable and Locked are judged at the engine clock's time.
+type JobQuery = persistence.JobFilter
 
 // Jobs lists jobs (asynchronous continuations and timers), oldest first.
 func (e *Engine) Jobs(ctx context.Context, q JobQuery) ([]*Job, error) {
-	f := persistence.JobFilter{
-		ID: q.ID, ProcessInstanceID: q.ProcessInstanceID, RootProcessInstanceID: q.RootProcessInstanceID, ProcessDefinitionID: q.ProcessDefinitionID,
-		ProcessDefinitionKey: q.ProcessDefinitionKey, ActivityID: q.ActivityID, JobDefinitionID: q.JobDefinitionID,
-		Type: q.Type, DueBefore: q.DueBefore, DueAfter: q.DueAfter, WithException: q.WithException,
-		WithRetriesLeft: q.WithRetriesLeft, NoRetriesLeft: q.NoRetriesLeft, Suspended: q.Suspended, Active: q.Active,
-		PriorityMin: q.PriorityMin, PriorityMax: q.PriorityMax,
-	}
-	now := e.Now()
-	if q.Executable {
-		f.DueAt = &now
-	}
-	if q.Locked {
-		f.LockedAt = &now
-	}
-	rows, err := persistence.List(ctx, e.db, f.Query())
+	rows, err := persistence.List(ctx, e.db, q.At(e.Now()))
 	return copies(rows, func(r persistence.Job) Job { return Job(r) }), err
 }
 
@@ -164,68 +107,42 @@ func (e *Engine) EventSubscriptions(ctx context.Context, processInstanceID strin
 }
 
 // ExternalTaskQuery filters external tasks; zero fields match all.
-type ExternalTaskQuery struct {
-	ID, Topic, WorkerID, ProcessInstanceID, ProcessDefinitionID, ActivityID string
-	// Locked: the lock holds now (the engine clock); NotLocked: it does not.
-	Locked, NotLocked bool
-	// WithRetriesLeft: retries unset or above 0; NoRetriesLeft: 0 (an incident).
-	WithRetriesLeft, NoRetriesLeft bool
-	Suspended, Active              bool
-}
-
-func (q ExternalTaskQuery) filter(now time.Time) persistence.ExternalTaskFilter {
-	return persistence.ExternalTaskFilter{ID: q.ID, Topic: q.Topic, WorkerID: q.WorkerID,
-		ProcessInstanceID: q.ProcessInstanceID, ProcessDefinitionID: q.ProcessDefinitionID, ActivityID: q.ActivityID,
-		Locked: q.Locked, NotLocked: q.NotLocked, Now: now.UTC(),
-		WithRetriesLeft: q.WithRetriesLeft, NoRetriesLeft: q.NoRetriesLeft, Suspended: q.Suspended, Active: q.Active}
-}
+// Locked and NotLocked are judged at the engine clock's time.
+type ExternalTaskQuery = persistence.ExternalTaskFilter
 
 // ExternalTasks lists external tasks, oldest first.
 func (e *Engine) ExternalTasks(ctx context.Context, q ExternalTaskQuery) ([]*ExternalTask, error) {
-	rows, err := persistence.List(ctx, e.db, q.filter(e.Now()).Query())
+	rows, err := persistence.List(ctx, e.db, q.At(e.Now()))
 	return copies(rows, func(r persistence.ExternalTask) ExternalTask { return ExternalTask(r) }), err
 }
 
 // IncidentQuery filters incidents; empty fields match all.
-type IncidentQuery struct {
-	ID, ProcessInstanceID, ProcessDefinitionID, ActivityID, Type string
-	// Configuration is the failed job's (or external task's) id.
-	Configuration   string
-	JobDefinitionID string
-}
+type IncidentQuery = persistence.IncidentFilter
 
 // Incidents lists open incidents, oldest first.
 func (e *Engine) Incidents(ctx context.Context, q IncidentQuery) ([]*Incident, error) {
-	rows, err := persistence.List(ctx, e.db, persistence.IncidentFilter(q).Query())
+	rows, err := persistence.List(ctx, e.db, q.Query())
 	return copies(rows, func(r persistence.Incident) Incident { return Incident(r) }), err
 }
 
 // HistoricIncidentQuery filters incidents in history; empty fields match all.
-type HistoricIncidentQuery struct {
-	IncidentQuery
-	// State: IncidentOpen, IncidentResolved (its job succeeded or got
-	// retries) or IncidentDeleted (with its job or instance).
-	State string
-}
+type HistoricIncidentQuery = persistence.HistoricIncidentFilter
 
 // HistoricIncidents lists incidents, open and ended, from history (written
 // unless Config.NoHistory), oldest first.
 func (e *Engine) HistoricIncidents(ctx context.Context, q HistoricIncidentQuery) ([]*HistoricIncident, error) {
-	f := persistence.HistoricIncidentFilter{IncidentFilter: persistence.IncidentFilter(q.IncidentQuery), State: q.State}
-	return persistence.List(ctx, e.db, f.Query())
+	return persistence.List(ctx, e.db, q.Query())
 }
 
 // JobLogQuery filters the job log; empty fields match all. ProcessInstanceID
 // finds the instance's jobs by their creation entries: the entries of a job
 // created while history was off are not found by instance.
-type JobLogQuery struct {
-	JobID, ProcessInstanceID, JobDefinitionID, Event string
-}
+type JobLogQuery = persistence.JobLogFilter
 
 // JobLog lists job events (created, locked, failed, succeeded, deleted) in
 // the order they happened. It is written when history is on.
 func (e *Engine) JobLog(ctx context.Context, q JobLogQuery) ([]*JobLogEntry, error) {
-	rows, err := persistence.List(ctx, e.db, persistence.JobLogFilter(q).Query())
+	rows, err := persistence.List(ctx, e.db, q.Query())
 	return copies(rows, func(r persistence.JobLogEntry) JobLogEntry { return JobLogEntry(r) }), err
 }
 

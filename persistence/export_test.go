@@ -16,3 +16,8 @@ func SelectWhere(ctx context.Context, tx Tx, table *Table, where string, args ..
 func SelectAs[T Entity](ctx context.Context, tx Tx, where string, args ...any) ([]T, error) {
 	return Select(ctx, tx, newQuery[T](where, args...))
 }
+
+// Run runs q and drops its rows: whether the database takes its SQL.
+func (q Query[T]) Run(ctx context.Context, tx Tx) error {
+	return scanAll(ctx, tx, q.Table(), q.columns, q.where, q.args, func(Entity) error { return nil })
+}

@@ -1,178 +1,84 @@
 package persistence
 
 import (
-	"fmt"
 	"strings"
 	"time"
 )
 
-// Filters of the public list queries: each turns into one Query; zero fields
-// match all.
-
-// conditions builds a WHERE clause with numbered arguments.
-type conditions struct {
-	terms []string
-	args  []any
-}
-
-// eq adds "column = value" when value is set.
-func (c *conditions) eq(column, value string) {
-	if value != "" {
-		c.arg(column+" = $%d", value)
-	}
-}
-
-// arg adds a condition with one argument; format has one %d for its number.
-func (c *conditions) arg(format string, v any) {
-	c.args = append(c.args, v)
-	c.terms = append(c.terms, fmt.Sprintf(format, len(c.args)))
-}
-
-func (c *conditions) term(t string) { c.terms = append(c.terms, t) }
-
-// before and after add column < t and column > t when t is set.
-func (c *conditions) before(column string, t *time.Time) {
-	if t != nil {
-		c.arg(column+" < $%d", t.UTC())
-	}
-}
-
-func (c *conditions) after(column string, t *time.Time) {
-	if t != nil {
-		c.arg(column+" > $%d", t.UTC())
-	}
-}
-
-func query[T Entity](c *conditions, order string) Query[T] {
-	s := ""
-	if len(c.terms) > 0 {
-		s = "WHERE " + strings.Join(c.terms, " AND ")
-	}
-	if order != "" {
-		s += " ORDER BY " + order
-	}
-	return newQuery[T](s, c.args...)
-}
+// Filters of the public list queries (the root package's query types are
+// these): each field declares its condition and its REST parameter in tags
+// (see filter.go), and each filter turns into one Query; zero fields match
+// all. Adding a filter is adding a field.
 
 // DefinitionFilter selects process definitions, by key and version.
 type DefinitionFilter struct {
-	ID, Key, DeploymentID string
-	Version               int // 0: any
-	LatestOnly            bool
-	VersionTag            string // camunda:versionTag
+	ID           string `where:"id" param:"processDefinitionId"`
+	Key          string `where:"key" param:"key"`
+	DeploymentID string `where:"deployment_id" param:"deploymentId"`
+	Version      int    `where:"version"` // 0: any
+	LatestOnly   bool   `where:"version = (SELECT MAX(d2.version) FROM process_definition d2 WHERE d2.key = process_definition.key)" param:"latestVersion"`
+	VersionTag   string `where:"version_tag"` // camunda:versionTag
 }
 
 func (f DefinitionFilter) Query() Query[*ProcessDefinition] {
-	c := &conditions{}
-	c.eq("id", f.ID)
-	c.eq("key", f.Key)
-	if f.Version > 0 {
-		c.arg("version = $%d", f.Version)
-	}
-	c.eq("deployment_id", f.DeploymentID)
-	c.eq("version_tag", f.VersionTag)
-	if f.LatestOnly {
-		c.term("version = (SELECT MAX(d2.version) FROM process_definition d2 WHERE d2.key = process_definition.key)")
-	}
-	return query[*ProcessDefinition](c, "key, version")
+	return filterQuery[*ProcessDefinition](f, time.Time{}, "key, version")
 }
 
 // TaskFilter selects user tasks, oldest first.
 type TaskFilter struct {
-	ID, ProcessInstanceID, TaskDefinitionKey, Assignee string
+	ID                string `where:"id" param:"taskId"`
+	ProcessInstanceID string `where:"process_instance_id" param:"processInstanceId"`
+	TaskDefinitionKey string `where:"task_definition_key" param:"taskDefinitionKey"`
+	Assignee          string `where:"assignee" param:"assignee"`
 	// CandidateGroup and CandidateUser match one entry of the
 	// comma-separated candidate groups or users, exactly.
-	CandidateGroup, CandidateUser string
+	CandidateGroup string `where:"candidate_groups member" param:"candidateGroup"`
+	CandidateUser  string `where:"candidate_users member" param:"candidateUser"`
 	// DueBefore, DueAfter, FollowUpBefore, FollowUpAfter: strictly before
 	// or after the time; WithoutDueDate: tasks without one.
-	DueBefore, DueAfter, FollowUpBefore, FollowUpAfter *time.Time
-	WithoutDueDate                                     bool
+	DueBefore      *time.Time `where:"due_date <" param:"dueBefore"`
+	DueAfter       *time.Time `where:"due_date >" param:"dueAfter"`
+	FollowUpBefore *time.Time `where:"follow_up_date <" param:"followUpBefore"`
+	FollowUpAfter  *time.Time `where:"follow_up_date >" param:"followUpAfter"`
+	WithoutDueDate bool       `where:"due_date IS NULL" param:"withoutDueDate"`
 	// Priority matches exactly; MinPriority and MaxPriority bound it.
-	Priority, MinPriority, MaxPriority *int
+	Priority    *int `where:"priority" param:"priority"`
+	MinPriority *int `where:"priority >=" param:"minPriority"`
+	MaxPriority *int `where:"priority <=" param:"maxPriority"`
 }
 
 func (f TaskFilter) Query() Query[*Task] {
-	c := &conditions{}
-	c.eq("id", f.ID)
-	c.eq("process_instance_id", f.ProcessInstanceID)
-	c.eq("task_definition_key", f.TaskDefinitionKey)
-	c.eq("assignee", f.Assignee)
-	if f.CandidateGroup != "" {
-		c.arg("(',' || candidate_groups || ',') LIKE $%d ESCAPE '\\'", "%,"+escapeLike(f.CandidateGroup)+",%")
-	}
-	if f.CandidateUser != "" {
-		c.arg("(',' || candidate_users || ',') LIKE $%d ESCAPE '\\'", "%,"+escapeLike(f.CandidateUser)+",%")
-	}
-	c.before("due_date", f.DueBefore)
-	c.after("due_date", f.DueAfter)
-	c.before("follow_up_date", f.FollowUpBefore)
-	c.after("follow_up_date", f.FollowUpAfter)
-	if f.WithoutDueDate {
-		c.term("due_date IS NULL")
-	}
-	if f.Priority != nil {
-		c.arg("priority = $%d", *f.Priority)
-	}
-	if f.MinPriority != nil {
-		c.arg("priority >= $%d", *f.MinPriority)
-	}
-	if f.MaxPriority != nil {
-		c.arg("priority <= $%d", *f.MaxPriority)
-	}
-	return query[*Task](c, "create_time, id")
+	return filterQuery[*Task](f, time.Time{}, "create_time, id")
 }
 
 // HistoricTaskFilter selects user tasks in history, in the order they
 // were created.
 type HistoricTaskFilter struct {
-	ID, ProcessInstanceID, ProcessDefinitionKey, TaskDefinitionKey, Assignee string
+	ID                   string `where:"id" param:"taskId"`
+	ProcessInstanceID    string `where:"process_instance_id" param:"processInstanceId"`
+	ProcessDefinitionKey string `where:"process_definition_key" param:"processDefinitionKey"`
+	TaskDefinitionKey    string `where:"task_definition_key" param:"taskDefinitionKey"`
+	Assignee             string `where:"assignee" param:"taskAssignee"`
 	// Finished: ended tasks; Unfinished: open ones.
-	Finished, Unfinished bool
-	// DeleteReason: TaskCompleted or TaskDeleted.
-	DeleteReason string
+	Finished   bool `where:"end_time IS NOT NULL" param:"finished"`
+	Unfinished bool `where:"end_time IS NULL" param:"unfinished"`
+	// DeleteReason: TaskCompleted or TaskDeleted (cancelled with its
+	// activity or instance).
+	DeleteReason string `where:"delete_reason" param:"taskDeleteReason"`
 }
 
 func (f HistoricTaskFilter) Query() Query[*HistoricTask] {
-	c := &conditions{}
-	c.eq("id", f.ID)
-	c.eq("process_instance_id", f.ProcessInstanceID)
-	c.eq("process_definition_key", f.ProcessDefinitionKey)
-	c.eq("task_definition_key", f.TaskDefinitionKey)
-	c.eq("assignee", f.Assignee)
-	c.eq("delete_reason", f.DeleteReason)
-	if f.Finished {
-		c.term("end_time IS NOT NULL")
-	}
-	if f.Unfinished {
-		c.term("end_time IS NULL")
-	}
-	return query[*HistoricTask](c, "start_time, id")
-}
-
-// HistoricIncidentFilter selects incidents in history, in the order they
-// were raised.
-type HistoricIncidentFilter struct {
-	IncidentFilter
-	// State: IncidentOpen, IncidentResolved or IncidentDeleted.
-	State string
-}
-
-func (f HistoricIncidentFilter) Query() Query[*HistoricIncident] {
-	c := f.conditions()
-	c.eq("state", f.State)
-	return query[*HistoricIncident](c, "create_time, id")
-}
-
-// escapeLike makes s match itself only in a LIKE pattern with ESCAPE '\'.
-func escapeLike(s string) string {
-	return strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(s)
+	return filterQuery[*HistoricTask](f, time.Time{}, "start_time, id")
 }
 
 // ExecutionFilter selects executions, in the order they started, as
 // Camunda shows them: an execution with a child execution is at no
 // activity (see executionHasChild).
 type ExecutionFilter struct {
-	ID, ProcessInstanceID, ActivityID, ProcessDefinitionID string
+	ID                  string `where:"id"`
+	ProcessInstanceID   string `where:"process_instance_id"`
+	ActivityID          string `where:"activity_id = ? AND NOT {executionHasChild}"`
+	ProcessDefinitionID string `where:"process_definition_id"`
 }
 
 // executionHasChild holds for an execution some child runs in: a path
@@ -199,215 +105,171 @@ var shownExecutionColumns = func() string {
 }()
 
 func (f ExecutionFilter) Query() Query[*Execution] {
-	c := &conditions{}
-	c.eq("id", f.ID)
-	c.eq("process_instance_id", f.ProcessInstanceID)
-	if f.ActivityID != "" {
-		c.arg("activity_id = $%d AND NOT "+executionHasChild, f.ActivityID)
-	}
-	c.eq("process_definition_id", f.ProcessDefinitionID)
-	q := query[*Execution](c, "start_time, id")
+	q := filterQuery[*Execution](f, time.Time{}, "start_time, id")
 	q.columns = shownExecutionColumns
 	return q
 }
 
 // HistoricInstanceFilter selects process instances in history, in the
-// order they started.
+// order they started. Camunda's runtime process instance resource names
+// some fields otherwise (runtimeParam).
 type HistoricInstanceFilter struct {
-	ID, ProcessDefinitionKey, ProcessDefinitionID, BusinessKey, State string
+	ID                   string `where:"id" param:"processInstanceId" runtimeParam:"processInstanceIds"`
+	ProcessDefinitionKey string `where:"process_definition_key" param:"processDefinitionKey" runtimeParam:"processDefinitionKey"`
+	ProcessDefinitionID  string `where:"process_definition_id" param:"processDefinitionId" runtimeParam:"processDefinitionId"`
+	BusinessKey          string `where:"business_key" param:"processInstanceBusinessKey" runtimeParam:"businessKey"`
+	// State: "" for all, or StateActive, StateCompleted, ...
+	State string `where:"state" param:"state"`
+	// Finished: ended instances; Unfinished: running ones.
+	Finished   bool `where:"end_time IS NOT NULL" param:"finished"`
+	Unfinished bool `where:"end_time IS NULL" param:"unfinished"`
 }
 
 func (f HistoricInstanceFilter) Query() Query[*HistoricProcessInstance] {
-	c := &conditions{}
-	c.eq("id", f.ID)
-	c.eq("process_definition_key", f.ProcessDefinitionKey)
-	c.eq("process_definition_id", f.ProcessDefinitionID)
-	c.eq("business_key", f.BusinessKey)
-	c.eq("state", f.State)
-	return query[*HistoricProcessInstance](c, "start_time, id")
+	return filterQuery[*HistoricProcessInstance](f, time.Time{}, "start_time, id")
 }
 
 // ActivityInstancesOf are the activity instances of a process instance in
 // the order they started: the path it took.
 func ActivityInstancesOf(processInstanceID string) Query[*HistoricActivityInstance] {
-	c := &conditions{}
-	c.eq("process_instance_id", processInstanceID)
-	return query[*HistoricActivityInstance](c, "start_time, id")
+	return newQuery[*HistoricActivityInstance]("WHERE process_instance_id = $1 ORDER BY start_time, id", processInstanceID)
 }
 
 // JobFilter selects jobs, oldest first.
 type JobFilter struct {
-	ID, ProcessInstanceID, ProcessDefinitionID, ProcessDefinitionKey string
-	RootProcessInstanceID                                            string
-	ActivityID, JobDefinitionID, Type                                string
-	DueBefore, DueAfter                                              *time.Time
-	WithException, WithRetriesLeft, NoRetriesLeft                    bool
-	// DueAt, when set, keeps the jobs that could run at that time: retries
-	// left, due, active.
-	DueAt *time.Time
-	// LockedAt, when set, keeps the jobs whose lock still holds at that time.
-	LockedAt          *time.Time
-	Suspended, Active bool
-	PriorityMin       *int64
-	PriorityMax       *int64
+	ID                   string `where:"id" param:"jobId"`
+	ProcessInstanceID    string `where:"process_instance_id" param:"processInstanceId"`
+	ProcessDefinitionID  string `where:"process_definition_id" param:"processDefinitionId"`
+	ProcessDefinitionKey string `where:"process_definition_key" param:"processDefinitionKey"`
+	// RootProcessInstanceID: the jobs of a process instance and of the
+	// instances its call activities started.
+	RootProcessInstanceID string `where:"root_process_instance_id"`
+	ActivityID            string `where:"activity_id" param:"activityId"`
+	JobDefinitionID       string `where:"job_definition_id" param:"jobDefinitionId"`
+	// Type: "message" (async) or "timer".
+	Type            string     `where:"type" param:"timers=timer|messages=message"`
+	DueBefore       *time.Time `where:"due_date <"`
+	DueAfter        *time.Time `where:"due_date >"`
+	WithException   bool       `where:"exception_message IS NOT NULL" param:"withException"` // jobs that failed at least once
+	WithRetriesLeft bool       `where:"retries > 0" param:"withRetriesLeft"`
+	NoRetriesLeft   bool       `where:"retries = 0" param:"noRetriesLeft"`
+	// Executable: retries left, due at the time the query is judged at
+	// (the engine clock's), active.
+	Executable bool `where:"retries > 0 AND (due_date IS NULL OR due_date <= @now) AND suspension = 1" param:"executable"`
+	// Locked: held by a job executor (the lock holds at that time).
+	Locked      bool   `where:"lock_owner IS NOT NULL AND lock_expiration > @now"`
+	Suspended   bool   `where:"suspension = 2"`
+	Active      bool   `where:"suspension = 1"`
+	PriorityMin *int64 `where:"priority >="`
+	PriorityMax *int64 `where:"priority <="`
 	// DueFirst orders by due date, then creation: the order in
 	// which a test runs jobs by hand.
 	DueFirst bool
 }
 
-func (f JobFilter) Query() Query[*Job] {
-	c := &conditions{}
-	c.eq("id", f.ID)
-	c.eq("process_instance_id", f.ProcessInstanceID)
-	c.eq("root_process_instance_id", f.RootProcessInstanceID)
-	c.eq("process_definition_id", f.ProcessDefinitionID)
-	c.eq("process_definition_key", f.ProcessDefinitionKey)
-	c.eq("activity_id", f.ActivityID)
-	c.eq("job_definition_id", f.JobDefinitionID)
-	c.eq("type", f.Type)
-	if f.DueBefore != nil {
-		c.arg("due_date < $%d", f.DueBefore.UTC())
-	}
-	if f.DueAfter != nil {
-		c.arg("due_date > $%d", f.DueAfter.UTC())
-	}
-	if f.WithException {
-		c.term("exception_message IS NOT NULL")
-	}
-	if f.WithRetriesLeft {
-		c.term("retries > 0")
-	}
-	if f.NoRetriesLeft {
-		c.term("retries = 0")
-	}
-	if f.DueAt != nil {
-		c.term("retries > 0")
-		c.arg("(due_date IS NULL OR due_date <= $%d)", f.DueAt.UTC())
-		c.arg("suspension = $%d", Active)
-	}
-	if f.LockedAt != nil {
-		c.arg("lock_owner IS NOT NULL AND lock_expiration > $%d", f.LockedAt.UTC())
-	}
-	if f.Suspended {
-		c.arg("suspension = $%d", Suspended)
-	}
-	if f.Active {
-		c.arg("suspension = $%d", Active)
-	}
-	if f.PriorityMin != nil {
-		c.arg("priority >= $%d", *f.PriorityMin)
-	}
-	if f.PriorityMax != nil {
-		c.arg("priority <= $%d", *f.PriorityMax)
-	}
+// At is the filter's query with Executable and Locked judged at now.
+func (f JobFilter) At(now time.Time) Query[*Job] {
 	order := "create_time, id"
 	if f.DueFirst {
 		order = "due_date, create_time, id"
 	}
-	return query[*Job](c, order)
+	return filterQuery[*Job](f, now, order)
 }
+
+// Query is the filter's query judged at the wall clock's time.
+func (f JobFilter) Query() Query[*Job] { return f.At(time.Now()) }
 
 // JobDefinitionFilter selects job definitions.
 type JobDefinitionFilter struct {
-	ProcessDefinitionID, ActivityID string
+	ProcessDefinitionID string `where:"process_definition_id"`
+	ActivityID          string `where:"activity_id"`
 }
 
 func (f JobDefinitionFilter) Query() Query[*JobDefinition] {
-	c := &conditions{}
-	c.eq("process_definition_id", f.ProcessDefinitionID)
-	c.eq("activity_id", f.ActivityID)
-	return query[*JobDefinition](c, "activity_id, job_configuration")
+	return filterQuery[*JobDefinition](f, time.Time{}, "activity_id, job_configuration")
 }
 
 // SubscriptionFilter selects message and signal subscriptions, oldest first.
 type SubscriptionFilter struct {
-	ProcessInstanceID string
+	ProcessInstanceID string `where:"process_instance_id"`
 }
 
 func (f SubscriptionFilter) Query() Query[*EventSubscription] {
-	c := &conditions{}
-	c.eq("process_instance_id", f.ProcessInstanceID)
-	return query[*EventSubscription](c, "created, id")
+	return filterQuery[*EventSubscription](f, time.Time{}, "created, id")
 }
 
 // ExternalTaskFilter selects external tasks, oldest first.
 type ExternalTaskFilter struct {
-	ID, Topic, WorkerID, ProcessInstanceID, ProcessDefinitionID, ActivityID string
-	// Locked and NotLocked select tasks whose lock holds, or does not, at Now.
-	Locked, NotLocked bool
-	Now               time.Time
-	// WithRetriesLeft: retries unset or above 0; NoRetriesLeft: 0.
-	WithRetriesLeft, NoRetriesLeft bool
-	Suspended, Active              bool
+	ID                  string `where:"id" param:"externalTaskId"`
+	Topic               string `where:"topic" param:"topicName"`
+	WorkerID            string `where:"worker_id" param:"workerId"`
+	ProcessInstanceID   string `where:"process_instance_id" param:"processInstanceId"`
+	ProcessDefinitionID string `where:"process_definition_id" param:"processDefinitionId"`
+	ActivityID          string `where:"activity_id" param:"activityId"`
+	// Locked: the lock holds at the time the query is judged at (the
+	// engine clock's); NotLocked: it does not.
+	Locked    bool `where:"lock_expiration > @now" param:"locked"`
+	NotLocked bool `where:"(lock_expiration IS NULL OR lock_expiration <= @now)" param:"notLocked"`
+	// WithRetriesLeft: retries unset or above 0; NoRetriesLeft: 0 (an incident).
+	WithRetriesLeft bool `where:"(retries IS NULL OR retries > 0)" param:"withRetriesLeft"`
+	NoRetriesLeft   bool `where:"retries = 0" param:"noRetriesLeft"`
+	Suspended       bool `where:"suspension = 2" param:"suspended"`
+	Active          bool `where:"suspension = 1" param:"active"`
 }
 
-func (f ExternalTaskFilter) Query() Query[*ExternalTask] {
-	c := &conditions{}
-	c.eq("id", f.ID)
-	c.eq("topic", f.Topic)
-	c.eq("worker_id", f.WorkerID)
-	c.eq("process_instance_id", f.ProcessInstanceID)
-	c.eq("process_definition_id", f.ProcessDefinitionID)
-	c.eq("activity_id", f.ActivityID)
-	if f.Locked {
-		c.arg("lock_expiration > $%d", f.Now)
-	}
-	if f.NotLocked {
-		c.arg("(lock_expiration IS NULL OR lock_expiration <= $%d)", f.Now)
-	}
-	if f.WithRetriesLeft {
-		c.term("(retries IS NULL OR retries > 0)")
-	}
-	if f.NoRetriesLeft {
-		c.term("retries = 0")
-	}
-	if f.Suspended {
-		c.term("suspension = 2")
-	}
-	if f.Active {
-		c.term("suspension = 1")
-	}
-	return query[*ExternalTask](c, "create_time, id")
+// At is the filter's query with Locked and NotLocked judged at now.
+func (f ExternalTaskFilter) At(now time.Time) Query[*ExternalTask] {
+	return filterQuery[*ExternalTask](f, now, "create_time, id")
 }
 
-// IncidentFilter selects open incidents, oldest first.
+// Query is the filter's query judged at the wall clock's time.
+func (f ExternalTaskFilter) Query() Query[*ExternalTask] { return f.At(time.Now()) }
+
+// IncidentFilter selects open incidents, oldest first. Its fields are
+// columns incident and hist_incident share.
 type IncidentFilter struct {
-	ID, ProcessInstanceID, ProcessDefinitionID, ActivityID, Type string
-	Configuration, JobDefinitionID                               string
+	ID                  string `where:"id" param:"incidentId"`
+	ProcessInstanceID   string `where:"process_instance_id" param:"processInstanceId"`
+	ProcessDefinitionID string `where:"process_definition_id" param:"processDefinitionId"`
+	ActivityID          string `where:"activity_id" param:"activityId"`
+	Type                string `where:"type" param:"incidentType"`
+	// Configuration is the failed job's (or external task's) id.
+	Configuration   string `where:"configuration" param:"configuration"`
+	JobDefinitionID string `where:"job_definition_id" param:"jobDefinitionId"`
 }
 
 func (f IncidentFilter) Query() Query[*Incident] {
-	return query[*Incident](f.conditions(), "timestamp, id")
+	return filterQuery[*Incident](f, time.Time{}, "timestamp, id")
 }
 
-// conditions are the filter's, on the columns incident and hist_incident share.
-func (f IncidentFilter) conditions() *conditions {
-	c := &conditions{}
-	c.eq("id", f.ID)
-	c.eq("process_instance_id", f.ProcessInstanceID)
-	c.eq("process_definition_id", f.ProcessDefinitionID)
-	c.eq("activity_id", f.ActivityID)
-	c.eq("type", f.Type)
-	c.eq("configuration", f.Configuration)
-	c.eq("job_definition_id", f.JobDefinitionID)
-	return c
+// HistoricIncidentFilter selects incidents in history, in the order they
+// were raised.
+type HistoricIncidentFilter struct {
+	IncidentQuery
+	// State: IncidentOpen, IncidentResolved (its job succeeded or got
+	// retries) or IncidentDeleted (with its job or instance).
+	State string `where:"state" param:"deleted=deleted|resolved=resolved|open=open"`
+}
+
+// IncidentQuery is IncidentFilter by the name the public
+// HistoricIncidentQuery has always embedded it under.
+type IncidentQuery = IncidentFilter
+
+func (f HistoricIncidentFilter) Query() Query[*HistoricIncident] {
+	return filterQuery[*HistoricIncident](f, time.Time{}, "create_time, id")
 }
 
 // JobLogFilter selects job log entries in the order they were written.
+// ProcessInstanceID finds the instance's jobs by their creation entries,
+// the only ones indexed by instance (job_log_created_process_instance;
+// the literal event lets SQLite use that partial index).
 type JobLogFilter struct {
-	JobID, ProcessInstanceID, JobDefinitionID, Event string
+	JobID             string `where:"job_id"`
+	ProcessInstanceID string `where:"job_id IN (SELECT job_id FROM job_log WHERE process_instance_id = ? AND event = {jobLogCreated})"`
+	JobDefinitionID   string `where:"job_definition_id"`
+	Event             string `where:"event"`
 }
 
 func (f JobLogFilter) Query() Query[*JobLogEntry] {
-	c := &conditions{}
-	c.eq("job_id", f.JobID)
-	if f.ProcessInstanceID != "" {
-		// Only creation entries are indexed by process instance
-		// (job_log_created_process_instance); the literal lets SQLite use
-		// that partial index.
-		c.arg("job_id IN (SELECT job_id FROM job_log WHERE process_instance_id = $%d AND event = '"+JobLogCreated+"')", f.ProcessInstanceID)
-	}
-	c.eq("job_definition_id", f.JobDefinitionID)
-	c.eq("event", f.Event)
-	return query[*JobLogEntry](c, "timestamp, id")
+	return filterQuery[*JobLogEntry](f, time.Time{}, "timestamp, id")
 }

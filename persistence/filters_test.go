@@ -1,6 +1,8 @@
 package persistence_test
 
 import (
+	"context"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -44,14 +46,14 @@ func TestJobFilter(t *testing.T) {
 			{"with exception", persistence.JobFilter{WithException: true}, "c"},
 			{"no retries left", persistence.JobFilter{NoRetriesLeft: true}, "c"},
 			{"retries left", persistence.JobFilter{WithRetriesLeft: true}, "a b d e f"},
-			{"due now: retries, due, active", persistence.JobFilter{DueAt: &now}, "a e f"},
-			{"locked now", persistence.JobFilter{LockedAt: &now}, "e"},
+			{"due now: retries, due, active", persistence.JobFilter{Executable: true}, "a e f"},
+			{"locked now", persistence.JobFilter{Locked: true}, "e"},
 			{"suspended", persistence.JobFilter{Suspended: true}, "d"},
 			{"active", persistence.JobFilter{Active: true}, "a b c e f"},
 			{"priority range", persistence.JobFilter{PriorityMin: ptr(int64(1)), PriorityMax: ptr(int64(10))}, "a"},
 			{"instance", persistence.JobFilter{ProcessInstanceID: "pi-b"}, "b"},
 		} {
-			got, err := persistence.Select(t.Context(), tx, c.filter.Query())
+			got, err := persistence.Select(t.Context(), tx, c.filter.At(now))
 			if err != nil {
 				t.Fatalf("%s: %v", c.name, err)
 			}
@@ -100,4 +102,46 @@ func TestTaskFilterCandidateGroup(t *testing.T) {
 			t.Errorf("candidate group accounting: tasks %v, want a b", s)
 		}
 	})
+}
+
+// Every filter field's condition is SQL both backends run: each filter with
+// all its fields set (strings to "x", times to now, numbers to 1, flags on).
+func TestFilterConditionsRun(t *testing.T) {
+	testdb.Run(t, func(t *testing.T, db persistence.DB) {
+		tx := begin(t, db)
+		for _, f := range []any{&persistence.DefinitionFilter{}, &persistence.TaskFilter{}, &persistence.HistoricTaskFilter{},
+			&persistence.ExecutionFilter{}, &persistence.HistoricInstanceFilter{}, &persistence.JobFilter{}, &persistence.JobDefinitionFilter{},
+			&persistence.SubscriptionFilter{}, &persistence.ExternalTaskFilter{}, &persistence.IncidentFilter{},
+			&persistence.HistoricIncidentFilter{}, &persistence.JobLogFilter{}} {
+			fillFilter(f, acqNow)
+			q := reflect.ValueOf(f).Elem().MethodByName("Query").Call(nil)[0].Interface().(interface {
+				Run(context.Context, persistence.Tx) error
+			})
+			if err := q.Run(t.Context(), tx); err != nil {
+				t.Errorf("%T with every field set: %v", f, err)
+			}
+		}
+	})
+}
+
+// fillFilter sets every field of *filter, embedded ones too.
+func fillFilter(filter any, now time.Time) {
+	v := reflect.ValueOf(filter).Elem()
+	for _, f := range reflect.VisibleFields(v.Type()) {
+		fv := v.FieldByIndex(f.Index)
+		switch p := fv.Addr().Interface().(type) {
+		case *string:
+			*p = "x"
+		case *bool:
+			*p = true
+		case *int:
+			*p = 1
+		case **int:
+			*p = ptr(1)
+		case **int64:
+			*p = ptr(int64(1))
+		case **time.Time:
+			*p = &now
+		}
+	}
 }

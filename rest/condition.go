@@ -32,13 +32,13 @@ func (h *Handler) conditionRoutes() {
 		if err != nil {
 			return err
 		}
-		out := []instanceDto{}
+		out := []object{}
 		for _, id := range ids {
-			in, err := h.instance(r, id)
+			p, err := h.instance(r, id)
 			if err != nil {
 				return err
 			}
-			out = append(out, in)
+			out = append(out, instanceJSON.of(p))
 		}
 		writeJSON(w, http.StatusOK, out)
 		return nil

@@ -8,15 +8,10 @@ import (
 
 // The deployment resource: create (multipart), list, delete.
 
-type deploymentDto struct {
-	ID                         string                   `json:"id"`
-	Name                       *string                  `json:"name"`
-	Source                     *string                  `json:"source"`
-	DeploymentTime             string                   `json:"deploymentTime"`
-	TenantID                   *string                  `json:"tenantId"`
-	Links                      []any                    `json:"links"`
-	DeployedProcessDefinitions map[string]definitionDto `json:"deployedProcessDefinitions"`
-}
+// deploymentJSON is a deployment as Camunda's REST API shows it; its
+// definitions are set when it is created.
+var deploymentJSON = newShape[bpmnlite.Deployment](`id name? source? deploymentTime=DeployTime tenantId:null links:[]
+	deployedProcessDefinitions:null`)
 
 func (h *Handler) deploymentRoutes() {
 	h.handle("POST /deployment/create", func(w http.ResponseWriter, r *http.Request) error {
@@ -33,28 +28,19 @@ func (h *Handler) deploymentRoutes() {
 		if err != nil {
 			return badRequest("%v", err)
 		}
-		out := deploymentOut(d)
+		out := deploymentJSON.of(d)
 		if !d.Unchanged { // null when duplicate filtering deployed nothing, as Camunda
-			out.DeployedProcessDefinitions = map[string]definitionDto{}
+			defs := map[string]object{}
 			for _, pd := range d.Definitions {
-				out.DeployedProcessDefinitions[pd.ID] = definitionOut(pd)
+				defs[pd.ID] = definitionJSON.of(pd)
 			}
+			out.set("deployedProcessDefinitions", defs)
 		}
 		writeJSON(w, http.StatusOK, out)
 		return nil
 	})
-	h.handle("GET /deployment", func(w http.ResponseWriter, r *http.Request) error {
-		ds, err := h.eng.Deployments(r.Context())
-		if err != nil {
-			return err
-		}
-		out := []deploymentDto{}
-		for _, d := range page(r, ds) {
-			out = append(out, deploymentOut(d))
-		}
-		writeJSON(w, http.StatusOK, out)
-		return nil
-	})
+	listRoutes(h, "/deployment", func(r *http.Request) ([]*bpmnlite.Deployment, error) { return h.eng.Deployments(r.Context()) },
+		deploymentJSON, 0)
 	h.handle("DELETE /deployment/{id}", func(w http.ResponseWriter, r *http.Request) error {
 		id := r.PathValue("id")
 		if err := h.eng.DeleteDeployment(r.Context(), id, r.URL.Query().Get("cascade") == "true"); err != nil {
@@ -65,8 +51,4 @@ func (h *Handler) deploymentRoutes() {
 		}
 		return noContent(w)
 	})
-}
-
-func deploymentOut(d *bpmnlite.Deployment) deploymentDto {
-	return deploymentDto{ID: d.ID, Name: optString(d.Name), Source: optString(d.Source), DeploymentTime: formatTime(d.DeployTime), Links: []any{}}
 }

@@ -2,7 +2,6 @@ package rest
 
 import (
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/bpmnlite/bpmnlite"
@@ -31,50 +30,17 @@ type fetchDto struct {
 	Topics               []fetchTopicDto `json:"topics"`
 }
 
-// externalTaskDto is an external task as GET /external-task gives it.
-type externalTaskDto struct {
-	ActivityID           string  `json:"activityId"`
-	ActivityInstanceID   string  `json:"activityInstanceId"`
-	ErrorMessage         *string `json:"errorMessage"`
-	ExecutionID          string  `json:"executionId"`
-	ID                   string  `json:"id"`
-	LockExpirationTime   *string `json:"lockExpirationTime"`
-	ProcessDefinitionID  string  `json:"processDefinitionId"`
-	ProcessDefinitionKey string  `json:"processDefinitionKey"`
-	ProcessInstanceID    string  `json:"processInstanceId"`
-	Retries              *int    `json:"retries"`
-	Suspended            bool    `json:"suspended"`
-	WorkerID             *string `json:"workerId"`
-	TopicName            string  `json:"topicName"`
-	TenantID             *string `json:"tenantId"`
-	Priority             int64   `json:"priority"`
-	BusinessKey          *string `json:"businessKey"`
-}
+// externalTaskMembers are the members of an external task as GET
+// /external-task gives it; a fetched task has its variables too
+// (lockedTaskJSON).
+const externalTaskMembers = `activityId activityInstanceId errorMessage? executionId id lockExpirationTime=LockExpiration
+	processDefinitionId processDefinitionKey processInstanceId retries suspended() workerId? topicName=Topic tenantId:null
+	priority businessKey?`
 
-// lockedTaskDto is a fetched task, with its variables.
-type lockedTaskDto struct {
-	externalTaskDto
-	ErrorDetails        *string               `json:"errorDetails"`
-	Variables           map[string]TypedValue `json:"variables"`
-	ExtensionProperties map[string]string     `json:"extensionProperties"`
-}
-
-func optString(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
-}
-
-func externalTaskOut(t *bpmnlite.ExternalTask) externalTaskDto {
-	return externalTaskDto{
-		ActivityID: t.ActivityID, ActivityInstanceID: t.ActivityInstanceID, ErrorMessage: optString(t.ErrorMessage),
-		ExecutionID: t.ExecutionID, ID: t.ID, LockExpirationTime: formatTimePtr(t.LockExpiration),
-		ProcessDefinitionID: t.ProcessDefinitionID, ProcessDefinitionKey: t.ProcessDefinitionKey,
-		ProcessInstanceID: t.ProcessInstanceID, Retries: t.Retries, Suspended: t.Suspension == 2,
-		WorkerID: optString(t.WorkerID), TopicName: t.Topic, Priority: t.Priority, BusinessKey: optString(t.BusinessKey),
-	}
-}
+var (
+	externalTaskJSON = newShape[bpmnlite.ExternalTask](externalTaskMembers)
+	lockedTaskJSON   = newShape[bpmnlite.LockedExternalTask](externalTaskMembers + " errorDetails? variables() extensionProperties=Headers")
+)
 
 func (h *Handler) externalTaskRoutes() {
 	h.handle("POST /external-task/fetchAndLock", h.fetchAndLock)
@@ -114,32 +80,13 @@ func (h *Handler) externalTaskRoutes() {
 		}
 		return noContent(w)
 	})
-	h.handle("GET /external-task", func(w http.ResponseWriter, r *http.Request) error {
-		tasks, err := h.queryExternalTasks(r)
-		if err != nil {
-			return err
-		}
-		out := []externalTaskDto{}
-		for _, t := range page(r, tasks) {
-			out = append(out, externalTaskOut(t))
-		}
-		writeJSON(w, http.StatusOK, out)
-		return nil
-	})
-	h.handle("GET /external-task/count", func(w http.ResponseWriter, r *http.Request) error {
-		tasks, err := h.queryExternalTasks(r)
-		if err != nil {
-			return err
-		}
-		writeJSON(w, http.StatusOK, map[string]int{"count": len(tasks)})
-		return nil
-	})
+	listRoutes(h, "/external-task", query("param", bpmnlite.ExternalTaskQuery{}, h.eng.ExternalTasks), externalTaskJSON, withCount)
 	h.handle("GET /external-task/{id}", func(w http.ResponseWriter, r *http.Request) error {
 		t, err := h.externalTask(r)
 		if err != nil {
 			return err
 		}
-		writeJSON(w, http.StatusOK, externalTaskOut(t))
+		writeJSON(w, http.StatusOK, externalTaskJSON.of(t))
 		return nil
 	})
 	h.handle("GET /external-task/{id}/errorDetails", func(w http.ResponseWriter, r *http.Request) error {
@@ -156,13 +103,7 @@ func (h *Handler) externalTaskRoutes() {
 func (h *Handler) externalTask(r *http.Request) (*bpmnlite.ExternalTask, error) {
 	id := r.PathValue("id")
 	ts, err := h.eng.ExternalTasks(r.Context(), bpmnlite.ExternalTaskQuery{ID: id})
-	if err != nil {
-		return nil, err
-	}
-	if len(ts) == 0 {
-		return nil, &notFound{"External task with id " + id + " does not exist"}
-	}
-	return ts[0], nil
+	return first(ts, err, "External task with id "+id+" does not exist")
 }
 
 // externalTaskError words an unknown task as Camunda does.
@@ -210,20 +151,17 @@ func (h *Handler) fetchAndLock(w http.ResponseWriter, r *http.Request) error {
 		}
 		req.Topics = append(req.Topics, ft)
 	}
-	out := []lockedTaskDto{}
+	var tasks []*bpmnlite.LockedExternalTask
 	if req.MaxTasks > 0 && len(req.Topics) > 0 {
-		tasks, err := h.eng.FetchAndLock(r.Context(), req)
-		if err != nil {
+		var err error
+		if tasks, err = h.eng.FetchAndLock(r.Context(), req); err != nil {
 			if r.Context().Err() != nil {
 				return nil // the client went away while waiting
 			}
 			return err
 		}
-		for _, t := range tasks {
-			out = append(out, lockedTaskDto{externalTaskOut(&t.ExternalTask), optString(t.ErrorDetails),
-				EncodeVariables(t.Variables), t.Headers})
-		}
 	}
+	out := lockedTaskJSON.list(tasks)
 	writeJSON(w, http.StatusOK, out)
 	return nil
 }
@@ -328,30 +266,4 @@ func (h *Handler) lockExternalTask(w http.ResponseWriter, r *http.Request) error
 		return h.externalTaskError(r, err)
 	}
 	return noContent(w)
-}
-
-func (h *Handler) queryExternalTasks(r *http.Request) ([]*bpmnlite.ExternalTask, error) {
-	q := r.URL.Query()
-	flag := func(name string) (bool, error) {
-		v := q.Get(name)
-		if v == "" {
-			return false, nil
-		}
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			return false, badRequest("query parameter %s: %q is not a boolean", name, v)
-		}
-		return b, nil
-	}
-	et := bpmnlite.ExternalTaskQuery{ID: q.Get("externalTaskId"), Topic: q.Get("topicName"), WorkerID: q.Get("workerId"),
-		ProcessInstanceID: q.Get("processInstanceId"), ProcessDefinitionID: q.Get("processDefinitionId"), ActivityID: q.Get("activityId")}
-	for name, dst := range map[string]*bool{"locked": &et.Locked, "notLocked": &et.NotLocked, "withRetriesLeft": &et.WithRetriesLeft,
-		"noRetriesLeft": &et.NoRetriesLeft, "suspended": &et.Suspended, "active": &et.Active} {
-		b, err := flag(name)
-		if err != nil {
-			return nil, err
-		}
-		*dst = b
-	}
-	return h.eng.ExternalTasks(r.Context(), et)
 }

@@ -8,44 +8,13 @@ import (
 
 // The process definition resource: queries and starting instances.
 
-type definitionDto struct {
-	ID                  string  `json:"id"`
-	Key                 string  `json:"key"`
-	Category            string  `json:"category"`
-	Description         *string `json:"description"`
-	Name                *string `json:"name"`
-	Version             int     `json:"version"`
-	Resource            string  `json:"resource"`
-	DeploymentID        string  `json:"deploymentId"`
-	Diagram             *string `json:"diagram"`
-	Suspended           bool    `json:"suspended"`
-	TenantID            *string `json:"tenantId"`
-	VersionTag          *string `json:"versionTag"`
-	StartableInTasklist bool    `json:"startableInTasklist"`
-}
-
-func definitionOut(d *bpmnlite.ProcessDefinition) definitionDto {
-	return definitionDto{ID: d.ID, Key: d.Key, Category: "http://bpmn.io/schema/bpmn", Name: optString(d.Name),
-		Version: d.Version, Resource: d.ResourceName, DeploymentID: d.DeploymentID, Suspended: d.Suspension == 2,
-		VersionTag: optString(d.VersionTag), StartableInTasklist: true}
-}
+// definitionJSON is a process definition as Camunda's REST API shows it.
+var definitionJSON = newShape[bpmnlite.ProcessDefinition](`id key category:"http://bpmn.io/schema/bpmn" description:null name?
+	version resource=ResourceName deploymentId diagram:null suspended() tenantId:null versionTag? startableInTasklist:true`)
 
 // definitionRoutes: process definitions, and starting instances of them.
 func (h *Handler) definitionRoutes() {
-	h.handle("GET /process-definition", func(w http.ResponseWriter, r *http.Request) error {
-		q := r.URL.Query()
-		ds, err := h.eng.ProcessDefinitions(r.Context(), bpmnlite.DefinitionQuery{ID: q.Get("processDefinitionId"),
-			Key: q.Get("key"), DeploymentID: q.Get("deploymentId"), LatestOnly: q.Get("latestVersion") == "true"})
-		if err != nil {
-			return err
-		}
-		out := []definitionDto{}
-		for _, d := range page(r, ds) {
-			out = append(out, definitionOut(d))
-		}
-		writeJSON(w, http.StatusOK, out)
-		return nil
-	})
+	listRoutes(h, "/process-definition", query("param", bpmnlite.DefinitionQuery{}, h.eng.ProcessDefinitions), definitionJSON, 0)
 	h.handle("POST /process-definition/key/{key}/start", func(w http.ResponseWriter, r *http.Request) error {
 		return h.start(w, r, bpmnlite.StartRequest{Key: r.PathValue("key")})
 	})
@@ -75,18 +44,14 @@ func (h *Handler) start(w http.ResponseWriter, r *http.Request, req bpmnlite.Sta
 		}
 		return err
 	}
-	out, err := h.instance(r, id)
+	p, err := h.instance(r, id)
 	if err != nil {
 		return err
 	}
+	out := instanceJSON.of(p)
 	if body.WithVariablesInReturn {
-		vars, err := h.eng.Variables(r.Context(), id)
-		if err == nil {
-			writeJSON(w, http.StatusOK, struct {
-				instanceDto
-				Variables map[string]TypedValue `json:"variables"`
-			}{out, EncodeVariables(vars)})
-			return nil
+		if vars, err := h.eng.Variables(r.Context(), id); err == nil {
+			out = append(out, member[any]{"variables", EncodeVariables(vars)})
 		}
 	}
 	writeJSON(w, http.StatusOK, out)

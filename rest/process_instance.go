@@ -8,74 +8,31 @@ import (
 
 // The process instance resource: queries, deletion and variables.
 
-type instanceDto struct {
-	ID             string  `json:"id"`
-	DefinitionID   string  `json:"definitionId"`
-	BusinessKey    *string `json:"businessKey"`
-	CaseInstanceID *string `json:"caseInstanceId"`
-	Ended          bool    `json:"ended"`
-	Suspended      bool    `json:"suspended"`
-	TenantID       *string `json:"tenantId"`
-	Links          []any   `json:"links"`
-}
+// instanceJSON is a process instance as Camunda's REST API shows it, read
+// from history.
+var instanceJSON = newShape[bpmnlite.HistoricProcessInstance](`id definitionId=ProcessDefinitionID businessKey?
+	caseInstanceId:null ended() suspended=stateSuspended() tenantId:null links:[]`)
 
-// instance describes process instance id; an ended one has ended set.
-func (h *Handler) instance(r *http.Request, id string) (instanceDto, error) {
+// instance is process instance id, from history.
+func (h *Handler) instance(r *http.Request, id string) (*bpmnlite.HistoricProcessInstance, error) {
 	hs, err := h.eng.ProcessInstances(r.Context(), bpmnlite.ProcessInstanceQuery{ID: id})
-	if err != nil {
-		return instanceDto{}, err
-	}
-	if len(hs) == 0 {
-		return instanceDto{}, &notFound{"Process instance with id " + id + " does not exist"}
-	}
-	p := hs[0]
-	return instanceDto{ID: p.ID, DefinitionID: p.ProcessDefinitionID, BusinessKey: optString(p.BusinessKey),
-		Ended: p.EndTime != nil, Suspended: p.State == "SUSPENDED", Links: []any{}}, nil
+	return first(hs, err, "Process instance with id "+id+" does not exist")
 }
 
 func (h *Handler) instanceRoutes() {
-	list := func(r *http.Request) ([]instanceDto, error) {
-		q := r.URL.Query()
-		hs, err := h.eng.ProcessInstances(r.Context(), bpmnlite.ProcessInstanceQuery{ID: q.Get("processInstanceIds"),
-			ProcessDefinitionKey: q.Get("processDefinitionKey"), ProcessDefinitionID: q.Get("processDefinitionId"),
-			BusinessKey: q.Get("businessKey")})
-		if err != nil {
-			return nil, err
-		}
-		out := []instanceDto{}
-		for _, p := range hs {
-			if p.EndTime == nil {
-				out = append(out, instanceDto{ID: p.ID, DefinitionID: p.ProcessDefinitionID, BusinessKey: optString(p.BusinessKey),
-					Suspended: p.State == "SUSPENDED", Links: []any{}})
-			}
-		}
-		return out, nil
-	}
-	h.handle("GET /process-instance", func(w http.ResponseWriter, r *http.Request) error {
-		out, err := list(r)
-		if err != nil {
-			return err
-		}
-		writeJSON(w, http.StatusOK, page(r, out))
-		return nil
-	})
-	h.handle("GET /process-instance/count", func(w http.ResponseWriter, r *http.Request) error {
-		out, err := list(r)
-		if err != nil {
-			return err
-		}
-		writeJSON(w, http.StatusOK, map[string]int{"count": len(out)})
-		return nil
-	})
+	// Camunda's runtime query: the unfinished instances, some parameters
+	// named otherwise than in history (runtimeParam).
+	listRoutes(h, "/process-instance", query("runtimeParam", bpmnlite.ProcessInstanceQuery{Unfinished: true}, h.eng.ProcessInstances),
+		instanceJSON, withCount|nullPastEnd)
 	h.handle("GET /process-instance/{id}", func(w http.ResponseWriter, r *http.Request) error {
-		out, err := h.instance(r, r.PathValue("id"))
+		p, err := h.instance(r, r.PathValue("id"))
 		if err != nil {
 			return err
 		}
-		if out.Ended {
-			return &notFound{"Process instance with id " + out.ID + " does not exist"}
+		if p.EndTime != nil {
+			return &notFound{"Process instance with id " + p.ID + " does not exist"}
 		}
-		writeJSON(w, http.StatusOK, out)
+		writeJSON(w, http.StatusOK, instanceJSON.of(p))
 		return nil
 	})
 	h.handle("DELETE /process-instance/{id}", func(w http.ResponseWriter, r *http.Request) error {

@@ -5,12 +5,16 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -616,6 +620,190 @@ func TestRESTCondition(t *testing.T) {
 		body["variables"] = map[string]any{"other": map[string]any{"value": 5, "type": "Integer"}}
 		if out, _ := a.ok(http.StatusOK, "POST", "/condition", body).([]any); len(out) != 0 {
 			t.Fatalf("a condition on a missing variable started %v", out)
+		}
+	})
+}
+
+var update = flag.Bool("update", false, "rewrite rest/testdata/golden.txt")
+
+const goldenFile = "testdata/golden.txt"
+
+// TestRESTGolden pins every resource's wire format byte for byte: the
+// bodies of a scenario's requests, ids and the varying instants masked,
+// against rest/testdata/golden.txt (go test ./rest -run Golden -update
+// rewrites it). The clock stands still between the steps.
+func TestRESTGolden(t *testing.T) {
+	for _, b := range testdb.Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			var mu sync.Mutex
+			now := time.Date(2025, 3, 4, 5, 6, 7, 890_000_000, time.UTC)
+			clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+			step := func() { mu.Lock(); now = now.Add(time.Second); mu.Unlock() }
+			eng, err := bpmnlite.Open(t.Context(), bpmnlite.Config{Database: b.URL, Schema: b.Options.Schema, HistoryLevel: bpmnlite.HistoryFull,
+				Logger: slog.New(slog.DiscardHandler), Clock: clock})
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv := httptest.NewServer(rest.New(eng, rest.Options{}))
+			t.Cleanup(func() {
+				eng.AnswerWaitingFetches()
+				srv.Close()
+				_ = eng.Close()
+			})
+			eng.RegisterDelegate("boom", bpmnlite.DelegateFunc(func(context.Context, *bpmnlite.Execution) error {
+				return errors.New("card <declined> & \"refused\"")
+			}))
+			base := srv.URL + "/engine-rest"
+			var out bytes.Buffer
+			raw := func(method, path string, body io.Reader, contentType string) []byte {
+				t.Helper()
+				req, err := http.NewRequestWithContext(t.Context(), method, base+path, body)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if body != nil {
+					req.Header.Set("Content-Type", contentType)
+				}
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer resp.Body.Close()
+				got, _ := io.ReadAll(resp.Body)
+				fmt.Fprintf(&out, "%s %s\n%d %s\n%s\n", method, path, resp.StatusCode, resp.Header.Get("Content-Type"), got)
+				step()
+				return got
+			}
+			call := func(method, path string, body any) any {
+				t.Helper()
+				var rd io.Reader
+				if body != nil {
+					j, _ := json.Marshal(body)
+					rd = bytes.NewReader(j)
+				}
+				var v any
+				_ = json.Unmarshal(raw(method, path, rd, "application/json"), &v)
+				return v
+			}
+			gets := func(paths ...string) {
+				for _, p := range paths {
+					call("GET", p, nil)
+				}
+			}
+			deploy := func(name, file, xml string) {
+				d := deployment(name, map[string]string{file: xml})
+				raw("POST", "/deployment/create", d.buf, d.contentType)
+			}
+			deploy("dated", "dated.bpmn", datedTask)
+			deploy("dated", "dated.bpmn", datedTask) // unchanged: no definitions
+			deploy("billing", "charge.bpmn", oneExternalTask)
+			gets("/deployment", "/process-definition", "/process-definition?key=charge&latestVersion=true")
+			vars := map[string]any{"due": map[string]any{"value": "2029-01-01T00:00:00Z", "type": "String"}, "prio": map[string]any{"value": 80, "type": "Integer"}}
+			dated := field(call("POST", "/process-definition/key/dated/start", map[string]any{"variables": vars, "businessKey": "order-1"}), "id").(string)
+			vars["due"] = map[string]any{"value": "2031-01-01T00:00:00Z", "type": "String"}
+			late := field(call("POST", "/process-definition/key/dated/start", map[string]any{"variables": vars, "withVariablesInReturn": true}), "id").(string)
+			charge := field(call("POST", "/process-definition/key/charge/start", map[string]any{"businessKey": "bk"}), "id").(string)
+			gets("/process-instance", "/process-instance?businessKey=order-1", "/process-instance?processInstanceIds="+late, "/process-instance/count", "/process-instance/"+dated, "/process-instance?firstResult=10")
+
+			tasks, _ := call("GET", "/task", nil).([]any)
+			task := field(tasks[0], "id").(string)
+			call("POST", "/task/"+task+"/claim", map[string]any{"userId": "ann"})
+			gets("/task/"+task, "/task?assignee=ann&dueBefore=2030-01-01T00:00:00.000%2B0000&minPriority=1&maxPriority=100&priority=80", "/task/count?candidateGroup=x", "/task?dueBefore=tomorrow", "/task?priority=high", "/task?firstResult=10")
+			call("POST", "/task/"+task+"/complete", map[string]any{})
+
+			gets("/external-task", "/external-task?locked=true", "/external-task?locked=maybe", "/external-task/count?topicName=charge&notLocked=true")
+			call("POST", "/external-task/fetchAndLock", map[string]any{"workerId": "w1", "maxTasks": 5,
+				"topics": []any{map[string]any{"topicName": "charge", "lockDuration": 60000}}})
+			ets, _ := call("GET", "/external-task?workerId=w1&processInstanceId="+charge, nil).([]any)
+			et := field(ets[0], "id").(string)
+			call("POST", "/external-task/"+et+"/failure", map[string]any{"workerId": "w1", "errorMessage": "down", "errorDetails": "trace", "retries": 0})
+			gets("/external-task/"+et, "/external-task?noRetriesLeft=true&firstResult=10")
+
+			jobs, _ := call("GET", "/job?processInstanceId="+dated, nil).([]any)
+			job := field(jobs[0], "id").(string)
+			for range 3 {
+				call("POST", "/job/"+job+"/execute", nil)
+			}
+			gets("/job/"+job, "/job?withException=true&noRetriesLeft=true&messages=true", "/job/count?timers=true", "/job?executable=true&firstResult=10", "/incident", "/incident?incidentType=failedJob&firstResult=10", "/history/incident?open=true")
+			call("PUT", "/job/"+job+"/retries", map[string]any{"retries": 1})
+			call("GET", "/history/incident?resolved=true&processInstanceId="+dated, nil)
+
+			gets("/history/process-instance", "/history/process-instance?unfinished=true&processDefinitionKey=dated")
+			call("DELETE", "/process-instance/"+late+"?deleteReason=gone", nil)
+			gets("/history/process-instance?finished=true", "/history/process-instance?state=ACTIVE&firstResult=10", "/history/activity-instance?processInstanceId="+dated, "/history/activity-instance?processInstanceId="+late+"&activityId=sign", "/history/task", "/history/task?finished=true&taskDeleteReason=completed&taskAssignee=ann")
+			call("POST", "/history/cleanup", nil)
+			deploy("onLarge", "large.bpmn", `<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" targetNamespace="t">
+  <process id="large" isExecutable="true">
+    <startEvent id="start"><conditionalEventDefinition><condition>${amount > 100}</condition></conditionalEventDefinition></startEvent>
+    <sequenceFlow id="f1" sourceRef="start" targetRef="end" /><endEvent id="end" />
+  </process>
+</definitions>`)
+			call("POST", "/condition", map[string]any{"variables": map[string]any{"amount": map[string]any{"value": 500, "type": "Integer"}}, "businessKey": "b-1"})
+
+			got := mask(out.String())
+			if *update {
+				if err := os.WriteFile(goldenFile, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(goldenFile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != string(want) {
+				gl, wl := strings.Split(got, "\n"), strings.Split(string(want), "\n")
+				for i := range max(len(gl), len(wl)) {
+					g, w := "", ""
+					if i < len(gl) {
+						g = gl[i]
+					}
+					if i < len(wl) {
+						w = wl[i]
+					}
+					if g != w {
+						t.Fatalf("%s differs at line %d:\n got: %s\nwant: %s", goldenFile, i+1, g, w)
+					}
+				}
+			}
+		})
+	}
+}
+
+var uuidPattern = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+
+// mask numbers the ids in the order they first appear.
+func mask(s string) string {
+	seen := map[string]string{}
+	return uuidPattern.ReplaceAllStringFunc(s, func(id string) string {
+		if _, ok := seen[id]; !ok {
+			seen[id] = "<id" + strconv.Itoa(len(seen)+1) + ">"
+		}
+		return seen[id]
+	})
+}
+
+// A malformed query parameter is a 400 naming it, whatever the resource:
+// one parser reads them all from the query types' tags.
+func TestRESTMalformedParameters(t *testing.T) {
+	eachBackend(t, rest.Options{}, func(t *testing.T, a *api) {
+		for path, param := range map[string]string{
+			"/job?withException=yes":              "withException",
+			"/job/count?timers=2":                 "timers",
+			"/history/task?finished=perhaps":      "finished",
+			"/history/incident?open=x":            "open",
+			"/history/process-instance?finished=": "",
+			"/process-definition?latestVersion=y": "latestVersion",
+			"/task?maxPriority=1.5":               "maxPriority",
+			"/external-task?active=no":            "active",
+		} {
+			status, out := a.call("GET", path, nil)
+			switch {
+			case param == "" && status != http.StatusOK:
+				t.Errorf("%s: %d %v, want 200 (an empty parameter is no parameter)", path, status, out)
+			case param != "" && (status != http.StatusBadRequest || !strings.Contains(fmt.Sprint(field(out, "message")), param)):
+				t.Errorf("%s: %d %v, want 400 naming %s", path, status, out, param)
+			}
 		}
 	})
 }

@@ -9,75 +9,15 @@ import (
 
 // The task resource: user tasks.
 
-type taskDto struct {
-	ID                  string  `json:"id"`
-	Name                *string `json:"name"`
-	Assignee            *string `json:"assignee"`
-	Created             string  `json:"created"`
-	Due                 *string `json:"due"`
-	FollowUp            *string `json:"followUp"`
-	FormKey             *string `json:"formKey"`
-	ExecutionID         string  `json:"executionId"`
-	ProcessDefinitionID string  `json:"processDefinitionId"`
-	ProcessInstanceID   string  `json:"processInstanceId"`
-	TaskDefinitionKey   string  `json:"taskDefinitionKey"`
-	Priority            int     `json:"priority"`
-	Suspended           bool    `json:"suspended"`
-	TenantID            *string `json:"tenantId"`
-}
+// taskJSON is a user task as Camunda's REST API shows it.
+var taskJSON = newShape[bpmnlite.Task](`id name? assignee? created=CreateTime due=DueDate followUp=FollowUpDate formKey?
+	executionId processDefinitionId processInstanceId taskDefinitionKey priority suspended() tenantId:null`)
 
 // taskRoutes: user tasks: queries, completion, claiming and assignment.
 func (h *Handler) taskRoutes() {
-	tasks := func(r *http.Request) ([]taskDto, error) {
-		q := r.URL.Query()
-		tq := bpmnlite.TaskQuery{ID: q.Get("taskId"), ProcessInstanceID: q.Get("processInstanceId"),
-			TaskDefinitionKey: q.Get("taskDefinitionKey"), Assignee: q.Get("assignee"), CandidateGroup: q.Get("candidateGroup"),
-			CandidateUser: q.Get("candidateUser"), WithoutDueDate: q.Get("withoutDueDate") == "true"}
-		p := params{q: q}
-		tq.DueBefore, tq.DueAfter = p.time("dueBefore"), p.time("dueAfter")
-		tq.FollowUpBefore, tq.FollowUpAfter = p.time("followUpBefore"), p.time("followUpAfter")
-		tq.Priority, tq.MinPriority, tq.MaxPriority = p.int("priority"), p.int("minPriority"), p.int("maxPriority")
-		if p.err != nil {
-			return nil, p.err
-		}
-		ts, err := h.eng.Tasks(r.Context(), tq)
-		out := []taskDto{}
-		for _, t := range ts {
-			out = append(out, taskDto{ID: t.ID, Name: optString(t.Name), Assignee: optString(t.Assignee), Created: formatTime(t.CreateTime),
-				Due: formatTimePtr(t.DueDate), FollowUp: formatTimePtr(t.FollowUpDate), FormKey: optString(t.FormKey),
-				ExecutionID: t.ExecutionID, ProcessDefinitionID: t.ProcessDefinitionID,
-				ProcessInstanceID: t.ProcessInstanceID, TaskDefinitionKey: t.TaskDefinitionKey, Priority: t.Priority, Suspended: t.Suspension == 2})
-		}
-		return out, err
-	}
-	h.handle("GET /task", func(w http.ResponseWriter, r *http.Request) error {
-		out, err := tasks(r)
-		if err != nil {
-			return err
-		}
-		writeJSON(w, http.StatusOK, page(r, out))
-		return nil
-	})
-	h.handle("GET /task/count", func(w http.ResponseWriter, r *http.Request) error {
-		out, err := tasks(r)
-		if err != nil {
-			return err
-		}
-		writeJSON(w, http.StatusOK, map[string]int{"count": len(out)})
-		return nil
-	})
-	h.handle("GET /task/{id}", func(w http.ResponseWriter, r *http.Request) error {
-		r.URL.RawQuery = "taskId=" + r.PathValue("id")
-		out, err := tasks(r)
-		if err != nil {
-			return err
-		}
-		if len(out) == 0 {
-			return &notFound{"No matching task with id " + r.PathValue("id")}
-		}
-		writeJSON(w, http.StatusOK, out[0])
-		return nil
-	})
+	tasks := query("param", bpmnlite.TaskQuery{}, h.eng.Tasks)
+	listRoutes(h, "/task", tasks, taskJSON, withCount|nullPastEnd)
+	byIDRoute(h, "/task", "taskId", tasks, taskJSON, func(id string) string { return "No matching task with id " + id })
 	taskError := func(r *http.Request, err error) error {
 		if isNotFound(err) {
 			return &notFound{"Cannot find task with id " + r.PathValue("id")}

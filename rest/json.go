@@ -1,0 +1,185 @@
+package rest
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/bpmnlite/bpmnlite"
+)
+
+// A resource's JSON is declared once, as a shape: its members in Camunda's
+// order, each read from the public model. A shape's spec lists them,
+// separated by white space:
+//
+//	name              the model's field of that name (processInstanceId:
+//	                  ProcessInstanceID); times in Camunda's format, a nil
+//	                  pointer as null
+//	name=Field        the model's field Field
+//	name?, name=F?    the same, its zero value ("", 0) as null
+//	name:JSON         a constant (null, [], true, "text")
+//	name()            computed by the function of that name in computed
+//	name=fn()         computed by the function fn
+//
+// A field missing from the model is caught when the shape is made (at
+// init), not when a response is written.
+type shape[T any] []member[func(reflect.Value) any]
+
+// member is one name of a JSON object and its value (or what makes it).
+type member[V any] struct {
+	name  string
+	value V
+}
+
+// object is a JSON object with its members in order.
+type object []member[any]
+
+func (o object) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, m := range o {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		name, _ := json.Marshal(m.name)
+		b.Write(name)
+		b.WriteByte(':')
+		v, err := json.Marshal(m.value)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// set replaces the value of member name.
+func (o object) set(name string, value any) object {
+	for i := range o {
+		if o[i].name == name {
+			o[i].value = value
+		}
+	}
+	return o
+}
+
+// computed are the members no single field holds.
+var computed = map[string]func(v reflect.Value) any{
+	"suspended": func(v reflect.Value) any { return v.FieldByName("Suspension").Int() == 2 },
+	"stateSuspended": func(v reflect.Value) any {
+		return v.FieldByName("State").String() == "SUSPENDED"
+	},
+	"ended": func(v reflect.Value) any { return !v.FieldByName("EndTime").IsNil() },
+	"duration": func(v reflect.Value) any {
+		return duration(v.FieldByName("StartTime").Interface().(time.Time), v.FieldByName("EndTime").Interface().(*time.Time))
+	},
+	"open":     stateIs(bpmnlite.IncidentOpen),
+	"deleted":  stateIs(bpmnlite.IncidentDeleted),
+	"resolved": stateIs(bpmnlite.IncidentResolved),
+	"variables": func(v reflect.Value) any {
+		return EncodeVariables(v.FieldByName("Variables").Interface().(map[string]any))
+	},
+}
+
+func stateIs(state string) func(reflect.Value) any {
+	return func(v reflect.Value) any { return v.FieldByName("State").String() == state }
+}
+
+func duration(start time.Time, end *time.Time) *int64 {
+	if end == nil {
+		return nil
+	}
+	ms := end.Sub(start).Milliseconds()
+	return &ms
+}
+
+// newShape makes the shape spec declares for T; a spec it cannot read
+// panics.
+func newShape[T any](spec string) shape[T] {
+	t := reflect.TypeFor[T]()
+	var s shape[T]
+	for _, word := range strings.Fields(spec) {
+		m, err := shapeMember(t, word)
+		if err != nil {
+			panic(fmt.Sprintf("rest: shape of %s: %q: %v", t.Name(), word, err))
+		}
+		s = append(s, m)
+	}
+	return s
+}
+
+func shapeMember(t reflect.Type, word string) (member[func(reflect.Value) any], error) {
+	if name, raw, ok := strings.Cut(word, ":"); ok {
+		var c any
+		if err := json.Unmarshal([]byte(raw), &c); err != nil {
+			return member[func(reflect.Value) any]{}, err
+		}
+		return member[func(reflect.Value) any]{name, func(reflect.Value) any { return c }}, nil
+	}
+	name, source, renamed := strings.Cut(word, "=")
+	if !renamed {
+		source = name
+	}
+	if fn, ok := strings.CutSuffix(source, "()"); ok {
+		name = strings.TrimSuffix(name, "()")
+		f := computed[fn]
+		if f == nil {
+			return member[func(reflect.Value) any]{}, fmt.Errorf("no computed member %s", fn)
+		}
+		return member[func(reflect.Value) any]{name, f}, nil
+	}
+	source, nullIfZero := strings.CutSuffix(source, "?")
+	name = strings.TrimSuffix(name, "?")
+	if !renamed {
+		source = strings.ToUpper(source[:1]) + source[1:]
+		if base, ok := strings.CutSuffix(source, "Id"); ok {
+			source = base + "ID"
+		}
+	}
+	f, ok := t.FieldByName(source)
+	if !ok {
+		return member[func(reflect.Value) any]{}, fmt.Errorf("%s has no field %s", t.Name(), source)
+	}
+	index := f.Index
+	read := func(v reflect.Value) reflect.Value { return v.FieldByIndex(index) }
+	var value func(reflect.Value) any
+	switch {
+	case f.Type == reflect.TypeFor[time.Time]():
+		value = func(v reflect.Value) any { return formatTime(read(v).Interface().(time.Time)) }
+	case f.Type == reflect.TypeFor[*time.Time]():
+		value = func(v reflect.Value) any { return formatTimePtr(read(v).Interface().(*time.Time)) }
+	case nullIfZero:
+		value = func(v reflect.Value) any {
+			if fv := read(v); !fv.IsZero() {
+				return fv.Interface()
+			}
+			return nil
+		}
+	default:
+		value = func(v reflect.Value) any { return read(v).Interface() }
+	}
+	return member[func(reflect.Value) any]{name, value}, nil
+}
+
+// of is x in the shape.
+func (s shape[T]) of(x *T) object {
+	v := reflect.ValueOf(x).Elem()
+	o := make(object, len(s))
+	for i, m := range s {
+		o[i] = member[any]{m.name, m.value(v)}
+	}
+	return o
+}
+
+// list is xs in the shape: [] when there are none.
+func (s shape[T]) list(xs []*T) []object {
+	out := []object{}
+	for _, x := range xs {
+		out = append(out, s.of(x))
+	}
+	return out
+}
