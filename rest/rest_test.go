@@ -639,8 +639,12 @@ func TestRESTGolden(t *testing.T) {
 			now := time.Date(2025, 3, 4, 5, 6, 7, 890_000_000, time.UTC)
 			clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
 			step := func() { mu.Lock(); now = now.Add(time.Second); mu.Unlock() }
-			eng, err := bpmnlite.Open(t.Context(), bpmnlite.Config{Database: b.URL, Schema: b.Options.Schema, HistoryLevel: bpmnlite.HistoryFull,
-				Logger: slog.New(slog.DiscardHandler), Clock: clock})
+			eng, err := bpmnlite.Open(t.Context(), bpmnlite.Config{
+				Database: bpmnlite.DatabaseConfig{URL: b.URL, Schema: b.Options.Schema},
+				History:  bpmnlite.HistoryConfig{Level: bpmnlite.HistoryFull},
+				Logger:   slog.New(slog.DiscardHandler),
+				Clock:    clock,
+			})
 			if err != nil {
 				t.Fatal(err)
 			}
