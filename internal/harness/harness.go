@@ -38,8 +38,7 @@ type Env struct {
 }
 
 // DB returns a handle of its own on the engine's database, for reading
-// rows the public API does not show (the engine's handle is the root
-// package's own).
+// rows the public API does not show (Store gives the engine's own handle).
 func (e *Env) DB() persistence.DB {
 	if e.db == nil {
 		e.db = e.backend.Open(e.T)
@@ -312,8 +311,8 @@ func (r *Recorder) String() string {
 	return strings.Join(r.events, " ")
 }
 
-// CountRows runs a COUNT query on db (Env.DB, or an engine's database in
-// the root package's tests).
+// CountRows runs a COUNT query on db (Env.DB, or an engine's own handle,
+// Store).
 func CountRows(t testing.TB, db persistence.DB, query string) int {
 	t.Helper()
 	ctx := t.Context()
