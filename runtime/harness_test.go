@@ -8,8 +8,25 @@ import (
 
 	"github.com/bpmnlite/bpmnlite/config"
 	"github.com/bpmnlite/bpmnlite/internal/enginetest"
+	"github.com/bpmnlite/bpmnlite/internal/harness"
 	"github.com/bpmnlite/bpmnlite/persistence"
 	"github.com/bpmnlite/bpmnlite/runtime"
+)
+
+// env is the engine harness (internal/harness) with the element behaviour
+// tests' own helpers as methods: those tests run the elements through the
+// root package's public API, on each backend.
+type env struct{ *harness.Env }
+
+// eachBackend runs a test on each backend with a fake clock;
+// eachBackendRealTime with the wall clock, for the tests that let the job
+// executor run by itself; openEnv opens an engine on one backend. wantEq
+// reports an error when got is not deeply equal to want.
+var (
+	eachBackend         = harness.EachBackendAs[env]
+	eachBackendRealTime = harness.EachBackendRealTimeAs[env]
+	openEnv             = harness.OpenAs[env]
+	wantEq              = harness.WantEq
 )
 
 // rig is a runtime engine on one test database, with its clock.

@@ -1,9 +1,13 @@
 // Package harness is the engine harness of the project's own tests: one
 // engine of the public API on one backend with a fake clock, and the
 // helpers the tests of several packages share (the root's public-API
-// tests, the runtime's behaviour tests run through the public API). Every
+// tests, the runtime's element behaviour tests, the job executor's and
+// cluster tests, the acceptance replays of Camunda's tests): the
+// acceptance corpus (corpus.go), the job executor and engines side by
+// side (executor.go), reads through the public API (helpers.go). Every
 // test that needs storage runs on SQLite and, when configured, PostgreSQL
-// (EachBackend). It is imported by tests only.
+// (EachBackend, or EachBackendAs for a package's own wrapper of Env). It is
+// imported by tests only.
 package harness
 
 import (
@@ -34,8 +38,7 @@ type Env struct {
 }
 
 // DB returns a handle of its own on the engine's database, for reading
-// rows the public API does not show (the engine's handle is the root
-// package's own).
+// rows the public API does not show (Store gives the engine's own handle).
 func (e *Env) DB() persistence.DB {
 	if e.db == nil {
 		e.db = e.backend.Open(e.T)
@@ -308,8 +311,8 @@ func (r *Recorder) String() string {
 	return strings.Join(r.events, " ")
 }
 
-// CountRows runs a COUNT query on db (Env.DB, or an engine's database in
-// the root package's tests).
+// CountRows runs a COUNT query on db (Env.DB, or an engine's own handle,
+// Store).
 func CountRows(t testing.TB, db persistence.DB, query string) int {
 	t.Helper()
 	ctx := t.Context()

@@ -1,4 +1,4 @@
-package bpmnlite_test
+package runtime_test
 
 // Behaviour of each BPMN element and Camunda attribute the engine supports,
 // with Camunda 7 semantics, on every backend. This file: the XML helpers,

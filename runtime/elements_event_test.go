@@ -1,4 +1,4 @@
-package bpmnlite_test
+package runtime_test
 
 // Intermediate catch and throw events, boundary events, message start events.
 

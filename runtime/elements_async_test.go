@@ -1,4 +1,4 @@
-package bpmnlite_test
+package runtime_test
 
 // Asynchronous continuations, job attributes, execution listeners and
 // starting before an activity.
