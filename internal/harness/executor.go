@@ -138,11 +138,7 @@ func (e *Env) StartExecutor(cfg bpmnlite.JobExecutorConfig) *jobexecutor.Executo
 // JobLog returns the job log entries matching q.
 func (e *Env) JobLog(q bpmnlite.JobLogQuery) []*bpmnlite.JobLogEntry {
 	e.T.Helper()
-	l, err := e.Eng.JobLog(e.Ctx, q)
-	if err != nil {
-		e.T.Fatalf("job log: %v", err)
-	}
-	return l
+	return must(e.Eng.JobLog(e.Ctx, q))(e.T, "job log")
 }
 
 // StartN starts n instances of key.

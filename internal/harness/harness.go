@@ -92,31 +92,19 @@ func open(t *testing.T, b testdb.Backend, cfg bpmnlite.Config, clock *enginetest
 // Deploy deploys BPMN XML given inline; it fails the test on error.
 func (e *Env) Deploy(name, xml string) *bpmnlite.Deployment {
 	e.T.Helper()
-	d, err := e.Eng.Deploy(e.Ctx, bpmnlite.DeployRequest{Name: name, Resources: []bpmnlite.Resource{{Name: name + ".bpmn", Bytes: []byte(xml)}}})
-	if err != nil {
-		e.T.Fatalf("deploy %s: %v", name, err)
-	}
-	return d
+	return must(e.Eng.Deploy(e.Ctx, bpmnlite.DeployRequest{Name: name, Resources: []bpmnlite.Resource{{Name: name + ".bpmn", Bytes: []byte(xml)}}}))(e.T, "deploy %s", name)
 }
 
 // Start starts an instance of the latest version of key.
 func (e *Env) Start(key string, vars map[string]any) string {
 	e.T.Helper()
-	id, err := e.Eng.Start(e.Ctx, bpmnlite.StartRequest{Key: key, Variables: vars})
-	if err != nil {
-		e.T.Fatalf("start %s: %v", key, err)
-	}
-	return id
+	return must(e.Eng.Start(e.Ctx, bpmnlite.StartRequest{Key: key, Variables: vars}))(e.T, "start %s", key)
 }
 
 // Tasks returns pi's open user tasks.
 func (e *Env) Tasks(pi string) []*bpmnlite.Task {
 	e.T.Helper()
-	ts, err := e.Eng.Tasks(e.Ctx, bpmnlite.TaskQuery{ProcessInstanceID: pi})
-	if err != nil {
-		e.T.Fatalf("tasks: %v", err)
-	}
-	return ts
+	return must(e.Eng.Tasks(e.Ctx, bpmnlite.TaskQuery{ProcessInstanceID: pi}))(e.T, "tasks")
 }
 
 // TaskKeys returns the activity ids of pi's open tasks, sorted.
@@ -174,31 +162,19 @@ func (e *Env) Path(pi string) string {
 // Jobs returns pi's jobs.
 func (e *Env) Jobs(pi string) []*bpmnlite.Job {
 	e.T.Helper()
-	js, err := e.Eng.Jobs(e.Ctx, bpmnlite.JobQuery{ProcessInstanceID: pi})
-	if err != nil {
-		e.T.Fatalf("jobs: %v", err)
-	}
-	return js
+	return must(e.Eng.Jobs(e.Ctx, bpmnlite.JobQuery{ProcessInstanceID: pi}))(e.T, "jobs")
 }
 
 // Executions returns the executions of pi at activity (all with "").
 func (e *Env) Executions(pi, activity string) []*bpmnlite.ExecutionRow {
 	e.T.Helper()
-	xs, err := e.Eng.Executions(e.Ctx, bpmnlite.ExecutionQuery{ProcessInstanceID: pi, ActivityID: activity})
-	if err != nil {
-		e.T.Fatalf("executions: %v", err)
-	}
-	return xs
+	return must(e.Eng.Executions(e.Ctx, bpmnlite.ExecutionQuery{ProcessInstanceID: pi, ActivityID: activity}))(e.T, "executions")
 }
 
 // Drain runs available jobs until none is left or max ran.
 func (e *Env) Drain(max int) int {
 	e.T.Helper()
-	n, err := e.Eng.ExecuteAvailableJobs(e.Ctx, max)
-	if err != nil {
-		e.T.Fatalf("drain jobs: %v", err)
-	}
-	return n
+	return must(e.Eng.ExecuteAvailableJobs(e.Ctx, max))(e.T, "drain jobs")
 }
 
 // For returns e for subtest t: the same engine, failures reported to t
@@ -213,31 +189,19 @@ func (e *Env) For(t *testing.T) *Env {
 // VarsOf returns the variables visible from execution (or instance) id.
 func (e *Env) VarsOf(id string) map[string]any {
 	e.T.Helper()
-	vars, err := e.Eng.Variables(e.Ctx, id)
-	if err != nil {
-		e.T.Fatalf("variables of %s: %v", id, err)
-	}
-	return vars
+	return must(e.Eng.Variables(e.Ctx, id))(e.T, "variables of %s", id)
 }
 
 // SubsOf returns pi's event subscriptions.
 func (e *Env) SubsOf(pi string) []*bpmnlite.EventSubscription {
 	e.T.Helper()
-	subs, err := e.Eng.EventSubscriptions(e.Ctx, pi)
-	if err != nil {
-		e.T.Fatalf("event subscriptions: %v", err)
-	}
-	return subs
+	return must(e.Eng.EventSubscriptions(e.Ctx, pi))(e.T, "event subscriptions")
 }
 
 // HistoryOf returns pi's activity history.
 func (e *Env) HistoryOf(pi string) []*bpmnlite.HistoricActivityInstance {
 	e.T.Helper()
-	hs, err := e.Eng.ActivityHistory(e.Ctx, pi)
-	if err != nil {
-		e.T.Fatalf("history: %v", err)
-	}
-	return hs
+	return must(e.Eng.ActivityHistory(e.Ctx, pi))(e.T, "history")
 }
 
 // HistoryAt returns the history rows of pi at activity.
@@ -255,11 +219,7 @@ func (e *Env) HistoryAt(pi, activity string) []*bpmnlite.HistoricActivityInstanc
 // Fetch fetches and locks up to max external tasks of topics for worker.
 func (e *Env) Fetch(worker string, max int, topics ...bpmnlite.FetchTopic) []*bpmnlite.LockedExternalTask {
 	e.T.Helper()
-	got, err := e.Eng.FetchAndLock(e.Ctx, bpmnlite.FetchRequest{WorkerID: worker, MaxTasks: max, Topics: topics})
-	if err != nil {
-		e.T.Fatalf("fetch and lock: %v", err)
-	}
-	return got
+	return must(e.Eng.FetchAndLock(e.Ctx, bpmnlite.FetchRequest{WorkerID: worker, MaxTasks: max, Topics: topics}))(e.T, "fetch and lock")
 }
 
 // Signal throws signal name.

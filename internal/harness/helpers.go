@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/bpmnlite/bpmnlite"
+	"github.com/bpmnlite/bpmnlite/internal/enginetest"
 	"github.com/bpmnlite/bpmnlite/internal/testdb"
 )
 
@@ -40,11 +41,7 @@ func OpenAs[E ~struct{ *Env }](t *testing.T, b testdb.Backend, cfg bpmnlite.Conf
 // AllJobs returns every job of the engine.
 func (e *Env) AllJobs() []*bpmnlite.Job {
 	e.T.Helper()
-	js, err := e.Eng.Jobs(e.Ctx, bpmnlite.JobQuery{})
-	if err != nil {
-		e.T.Fatalf("jobs: %v", err)
-	}
-	return js
+	return must(e.Eng.Jobs(e.Ctx, bpmnlite.JobQuery{}))(e.T, "jobs")
 }
 
 // OneJob returns pi's only job, failing the test when it has another number.
@@ -88,11 +85,7 @@ func (e *Env) Var(pi, name string) any {
 // Instances returns the running and ended instances of a process key.
 func (e *Env) Instances(key string) []*bpmnlite.HistoricProcessInstance {
 	e.T.Helper()
-	ps, err := e.Eng.ProcessInstances(e.Ctx, bpmnlite.ProcessInstanceQuery{ProcessDefinitionKey: key})
-	if err != nil {
-		e.T.Fatalf("process instances: %v", err)
-	}
-	return ps
+	return must(e.Eng.ProcessInstances(e.Ctx, bpmnlite.ProcessInstanceQuery{ProcessDefinitionKey: key}))(e.T, "process instances")
 }
 
 // JobList shows jobs for failure messages.
@@ -117,11 +110,7 @@ func ExecList(xs []*bpmnlite.ExecutionRow) string {
 // before X" of the priority tests).
 func (e *Env) StartBefore(key, activity string) string {
 	e.T.Helper()
-	pi, err := e.Eng.Start(e.Ctx, bpmnlite.StartRequest{Key: key, StartBefore: activity})
-	if err != nil {
-		e.T.Fatalf("start %s before %s: %v", key, activity, err)
-	}
-	return pi
+	return must(e.Eng.Start(e.Ctx, bpmnlite.StartRequest{Key: key, StartBefore: activity}))(e.T, "start %s before %s", key, activity)
 }
 
 // ExecAt returns the only execution of pi at activity.
@@ -207,14 +196,18 @@ func SetVars(vars map[string]any) bpmnlite.Delegate {
 
 // UserTaskProcess is process "p": a user task "work", then a service task
 // "after" of delegate "after".
-const UserTaskProcess = `<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:camunda="http://camunda.org/schema/1.0/bpmn" targetNamespace="t">
-  <process id="p" isExecutable="true">
-    <startEvent id="start" />
-    <sequenceFlow id="f1" sourceRef="start" targetRef="work" />
-    <userTask id="work" name="Work" />
-    <sequenceFlow id="f2" sourceRef="work" targetRef="after" />
-    <serviceTask id="after" camunda:class="after" />
-    <sequenceFlow id="f3" sourceRef="after" targetRef="end" />
-    <endEvent id="end" />
-  </process>
-</definitions>`
+var UserTaskProcess = enginetest.Defs(enginetest.Executable("p",
+	`<startEvent id="start"/><userTask id="work" name="Work"/><serviceTask id="after" camunda:class="after"/><endEvent id="end"/>`,
+	enginetest.Chain("start", "work", "after", "end")))
+
+// must returns v, or fails the test with what went wrong (format and args
+// name what was done, err follows).
+func must[T any](v T, err error) func(t testing.TB, format string, args ...any) T {
+	return func(t testing.TB, format string, args ...any) T {
+		t.Helper()
+		if err != nil {
+			t.Fatalf(format+": %v", append(args, err)...)
+		}
+		return v
+	}
+}
