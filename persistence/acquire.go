@@ -153,7 +153,7 @@ func scanEntities[T Entity](rows Rows, what string, newEntity func() T) ([]T, er
 	var out []T
 	for rows.Next() {
 		e := newEntity()
-		if err := rows.Scan(e.Targets()...); err != nil {
+		if err := rows.Scan(Targets(e)...); err != nil {
 			return nil, fmt.Errorf("%s: %w", what, err)
 		}
 		out = append(out, e)

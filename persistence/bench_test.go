@@ -65,3 +65,32 @@ func command(ctx context.Context, db persistence.DB, n int64) error {
 	}
 	return tx.Commit(ctx)
 }
+
+// The column values and scan targets of a row: every insert and update
+// binds the values, every row read scans into the targets (job
+// acquisition reads Job rows), so they are on the hot path.
+var benchSink []any
+
+func BenchmarkValues(b *testing.B) {
+	for _, tab := range []*persistence.Table{persistence.JobTable, persistence.ExecutionTable} {
+		e := samples[tab].full()
+		b.Run(tab.EntityName, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				benchSink = persistence.Values(e)
+			}
+		})
+	}
+}
+
+func BenchmarkTargets(b *testing.B) {
+	for _, tab := range []*persistence.Table{persistence.JobTable, persistence.ExecutionTable} {
+		e := tab.New()
+		b.Run(tab.EntityName, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				benchSink = persistence.Targets(e)
+			}
+		})
+	}
+}

@@ -3,20 +3,21 @@ package persistence
 import (
 	"sync"
 	"time"
+	"unsafe"
 )
 
 // Entity is a row of one of the engine's tables. Every entity has a string
 // id; mutable entities carry a revision for optimistic locking (Rev starts at
-// 1 on insert and is bumped by every update).
+// 1 on insert and is bumped by every update). An entity type is a struct
+// whose fields are its columns (see record.go), with a row method that
+// names its table; the table, id, revision, values and scan targets of an
+// entity are derived from the declaration (TableOf, EntityID, Revision,
+// SetRevision, Values, Targets). A type that embeds an entity is that
+// entity (its row method is promoted).
 type Entity interface {
-	Table() *Table
-	EntityID() string
-	Revision() int
-	SetRevision(int)
-	// Values returns the column values in Table().Columns order.
-	Values() []any
-	// Targets returns pointers to the fields in Table().Columns order, for Scan.
-	Targets() []any
+	// row returns the entity's table and its address. It must not
+	// dereference its receiver: TableOf is called on nil pointers.
+	row() (*Table, unsafe.Pointer)
 }
 
 // Table describes a table: its name and its columns. The first column is
@@ -36,6 +37,9 @@ type Table struct {
 	// New returns an empty entity of this table, for scanning.
 	New func() Entity
 
+	fields []field // Columns' places in the entity
+	revOff uintptr // the rev field's offset (mutable tables)
+
 	sqlOnce sync.Once
 	sql     tableSQL
 }
@@ -54,6 +58,8 @@ type Deployment struct {
 	DeployTime time.Time
 }
 
+func (e *Deployment) row() (*Table, unsafe.Pointer) { return DeploymentTable, unsafe.Pointer(e) }
+
 // Resource is one deployed file, kept as it was given.
 type Resource struct {
 	ID           string
@@ -62,6 +68,8 @@ type Resource struct {
 	Bytes        []byte
 	Hash         string // hex SHA-256 of Bytes, to skip unchanged resources
 }
+
+func (e *Resource) row() (*Table, unsafe.Pointer) { return ResourceTable, unsafe.Pointer(e) }
 
 // ProcessDefinition is one version of a process.
 type ProcessDefinition struct {
@@ -82,6 +90,10 @@ type ProcessDefinition struct {
 	// camunda:candidateStarterGroups and candidateStarterUsers, as written.
 	CandidateStarterGroups string
 	CandidateStarterUsers  string
+}
+
+func (e *ProcessDefinition) row() (*Table, unsafe.Pointer) {
+	return ProcessDefinitionTable, unsafe.Pointer(e)
 }
 
 // Execution is a node of an instance's execution tree. The process instance
@@ -112,6 +124,8 @@ type Execution struct {
 	RootProcessInstanceID string
 }
 
+func (e *Execution) row() (*Table, unsafe.Pointer) { return ExecutionTable, unsafe.Pointer(e) }
+
 // Variable types stored in the Type column.
 const (
 	VarNull    = "null"
@@ -133,12 +147,14 @@ type Variable struct {
 	ExecutionID       string
 	ProcessInstanceID string
 	TaskID            string
-	Text              string    // string, json
-	Long              int64     // long, boolean (0/1)
-	Double            float64   // double
-	Time              time.Time // date
-	Bytes             []byte    // bytes
+	Text              string    `db:"text_value"`   // string, json
+	Long              int64     `db:"long_value"`   // long, boolean (0/1)
+	Double            float64   `db:"double_value"` // double
+	Time              time.Time `db:"time_value"`   // date
+	Bytes             []byte    `db:"bytes_value"`  // bytes
 }
+
+func (e *Variable) row() (*Table, unsafe.Pointer) { return VariableTable, unsafe.Pointer(e) }
 
 // Task is a user task waiting for completion.
 type Task struct {
@@ -159,6 +175,8 @@ type Task struct {
 	FollowUpDate        *time.Time
 	FormKey             string // camunda:formKey or camunda:formRef, as written
 }
+
+func (e *Task) row() (*Table, unsafe.Pointer) { return TaskTable, unsafe.Pointer(e) }
 
 // Event subscription types.
 const (
@@ -195,6 +213,10 @@ type EventSubscription struct {
 	ProcessDefinitionID string
 	Configuration       string
 	Created             time.Time
+}
+
+func (e *EventSubscription) row() (*Table, unsafe.Pointer) {
+	return EventSubscriptionTable, unsafe.Pointer(e)
 }
 
 // Job types.
@@ -255,6 +277,8 @@ type Job struct {
 	RootProcessInstanceID string
 }
 
+func (e *Job) row() (*Table, unsafe.Pointer) { return JobTable, unsafe.Pointer(e) }
+
 // JobDefinition is created at deployment for each job-producing declaration
 // (process definition, activity, job kind).
 type JobDefinition struct {
@@ -268,6 +292,8 @@ type JobDefinition struct {
 	OverridingPriority   *int64
 	Suspension           int
 }
+
+func (e *JobDefinition) row() (*Table, unsafe.Pointer) { return JobDefinitionTable, unsafe.Pointer(e) }
 
 // ExternalTask is a service task with camunda:type="external" waiting for a
 // worker.
@@ -292,6 +318,8 @@ type ExternalTask struct {
 	CreateTime           time.Time
 }
 
+func (e *ExternalTask) row() (*Table, unsafe.Pointer) { return ExternalTaskTable, unsafe.Pointer(e) }
+
 // Incident types.
 const (
 	IncidentFailedJob          = "failedJob"
@@ -315,6 +343,8 @@ type Incident struct {
 	JobDefinitionID     string
 	FailedActivityID    string // the activity where the failure happened
 }
+
+func (e *Incident) row() (*Table, unsafe.Pointer) { return IncidentTable, unsafe.Pointer(e) }
 
 // Process instance states in history.
 const (
@@ -342,6 +372,10 @@ type HistoricProcessInstance struct {
 	// RemovalTime: when the history cleanup may remove the instance's
 	// history (set when its root instance ends, if a time to live applies).
 	RemovalTime *time.Time
+}
+
+func (e *HistoricProcessInstance) row() (*Table, unsafe.Pointer) {
+	return HistoricProcessInstanceTable, unsafe.Pointer(e)
 }
 
 // Incident states in history.
@@ -373,6 +407,10 @@ type HistoricIncident struct {
 	JobDefinitionID     string
 }
 
+func (e *HistoricIncident) row() (*Table, unsafe.Pointer) {
+	return HistoricIncidentTable, unsafe.Pointer(e)
+}
+
 // HistoricTask is a user task in history, open or ended.
 type HistoricTask struct {
 	ID                   string // the task's id
@@ -392,6 +430,8 @@ type HistoricTask struct {
 	EndTime              *time.Time
 	DeleteReason         string // TaskCompleted or TaskDeleted once ended
 }
+
+func (e *HistoricTask) row() (*Table, unsafe.Pointer) { return HistoricTaskTable, unsafe.Pointer(e) }
 
 // Why a historic task ended.
 const (
@@ -413,6 +453,8 @@ type JobExecutorInfo struct {
 	Heartbeat       time.Time
 }
 
+func (e *JobExecutorInfo) row() (*Table, unsafe.Pointer) { return JobExecutorTable, unsafe.Pointer(e) }
+
 // HistoricVariable is a process variable as it was when its instance
 // ended.
 type HistoricVariable struct{ Variable }
@@ -433,6 +475,14 @@ type HistoricActivityInstance struct {
 	Canceled                 bool
 	CalledProcessInstanceID  string
 	TaskID                   string
+}
+
+func (e *HistoricVariable) row() (*Table, unsafe.Pointer) {
+	return HistoricVariableTable, unsafe.Pointer(e)
+}
+
+func (e *HistoricActivityInstance) row() (*Table, unsafe.Pointer) {
+	return HistoricActivityInstanceTable, unsafe.Pointer(e)
 }
 
 // Job log events.
@@ -461,3 +511,5 @@ type JobLogEntry struct {
 	// reports began (nil for other events).
 	ExecutionStart *time.Time
 }
+
+func (e *JobLogEntry) row() (*Table, unsafe.Pointer) { return JobLogTable, unsafe.Pointer(e) }
