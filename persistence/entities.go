@@ -71,7 +71,8 @@ type Resource struct {
 
 func (e *Resource) row() (*Table, unsafe.Pointer) { return ResourceTable, unsafe.Pointer(e) }
 
-// ProcessDefinition is one version of a process.
+// ProcessDefinition is one deployed version of a process (the public
+// bpmnlite.ProcessDefinition).
 type ProcessDefinition struct {
 	ID           string // key:version:uuid
 	Rev          int
@@ -80,11 +81,11 @@ type ProcessDefinition struct {
 	Name         string
 	DeploymentID string
 	ResourceName string
-	Suspension   int
+	Suspension   int // Active or Suspended
 	HasStartForm bool
 	VersionTag   string
 	// HistoryTimeToLive is camunda:historyTimeToLive in days; nil: the
-	// engine's default.
+	// engine's default (bpmnlite.Config.HistoryTimeToLive).
 	HistoryTimeToLive *int
 	// CandidateStarterGroups and CandidateStarterUsers are the process's
 	// camunda:candidateStarterGroups and candidateStarterUsers, as written.
@@ -96,25 +97,29 @@ func (e *ProcessDefinition) row() (*Table, unsafe.Pointer) {
 	return ProcessDefinitionTable, unsafe.Pointer(e)
 }
 
-// Execution is a node of an instance's execution tree. The process instance
-// is the root execution (ID == ProcessInstanceID); a token at an activity is
-// an execution whose ActivityID names it; subprocess and multi-instance
-// bodies are scope executions with children.
+// Execution is a node of an instance's execution tree (the public
+// bpmnlite.ExecutionRow): the process instance, which is the root
+// execution (ID == ProcessInstanceID) and runs the instance's path itself
+// while there is no concurrency; a concurrent path (IsConcurrent); or the
+// scope execution of an embedded subprocess, a multi-instance body or an
+// activity with input/output mappings (IsScope), with children.
 type Execution struct {
 	ID                  string
 	Rev                 int
 	ProcessInstanceID   string
 	ParentID            string // "" for the process instance
 	ProcessDefinitionID string
-	ActivityID          string // current activity; "" when none
-	ActivityInstanceID  string
-	BusinessKey         string // on the process instance only
-	SuperExecutionID    string // call activity execution in the calling instance
-	IsActive            bool
-	IsScope             bool
-	IsConcurrent        bool
-	IsEventScope        bool
-	Suspension          int
+	// ActivityID is where the path is; "" when nowhere or when a child
+	// execution runs in it.
+	ActivityID         string
+	ActivityInstanceID string
+	BusinessKey        string // on the process instance only
+	SuperExecutionID   string // the calling call activity's execution, in the calling instance
+	IsActive           bool
+	IsScope            bool
+	IsConcurrent       bool
+	IsEventScope       bool
+	Suspension         int
 	// TransitionID: the sequence flow an async-after continuation will take,
 	// or a flow being waited on at a join.
 	TransitionID string
@@ -156,7 +161,8 @@ type Variable struct {
 
 func (e *Variable) row() (*Table, unsafe.Pointer) { return VariableTable, unsafe.Pointer(e) }
 
-// Task is a user task waiting for completion.
+// Task is an open user task, waiting for completion (the public
+// bpmnlite.Task).
 type Task struct {
 	ID                  string
 	Rev                 int
@@ -201,11 +207,12 @@ const EventSubprocessTrigger = "event-subprocess"
 
 // EventSubscription is a wait for a message or signal: by an execution
 // (catch events, receive tasks, boundary events) or by a process definition
-// (message and signal start events, ExecutionID "").
+// (message and signal start events, ExecutionID "") (the public
+// bpmnlite.EventSubscription).
 type EventSubscription struct {
 	ID                  string
 	Rev                 int
-	EventType           string
+	EventType           string // SubscriptionMessage, SubscriptionSignal, ...
 	EventName           string
 	ExecutionID         string
 	ProcessInstanceID   string
@@ -241,11 +248,11 @@ const (
 )
 
 // Job is a unit of work for the job executor: an asynchronous continuation or
-// a timer.
+// a timer (the public bpmnlite.Job).
 type Job struct {
 	ID                   string
 	Rev                  int
-	Type                 string // JobMessage or JobTimer
+	Type                 string // JobMessage or JobTimer (bpmnlite.JobTypeMessage, JobTypeTimer)
 	LockOwner            string
 	LockExpiration       *time.Time
 	Exclusive            bool
@@ -260,27 +267,31 @@ type Job struct {
 	ExceptionMessage     string
 	ExceptionStack       string
 	DueDate              *time.Time // nil: due at once
-	Repeat               string     // remaining cycle of a repeating timer
-	HandlerType          string
-	HandlerConfig        string
-	Priority             int64
-	Suspension           int
-	CreateTime           time.Time
-	// FailedAttempts counts acquisitions whose lock expired without a result
-	// (poison jobs) and failures, for the job log.
+	// Repeat is a repeating timer's remaining cycle as stored (Camunda's
+	// form: "R5/2026-11-27T10:00:00/PT1H").
+	Repeat        string
+	HandlerType   string
+	HandlerConfig string
+	Priority      int64
+	Suspension    int
+	CreateTime    time.Time
+	// FailedAttempts counts the runs that ended without a result because
+	// the node running the job died or its lock expired (poison jobs).
 	FailedAttempts int
 	// FailedActivityID is the activity where the last failure happened: not
 	// the job's own when the job ran several activities in its transaction.
 	FailedActivityID string
-	// RootProcessInstanceID is the top of the job's call hierarchy, for
-	// exclusive acquisition across process hierarchies.
+	// RootProcessInstanceID is the top of the job's call hierarchy (for
+	// exclusive acquisition across process hierarchies).
 	RootProcessInstanceID string
 }
 
 func (e *Job) row() (*Table, unsafe.Pointer) { return JobTable, unsafe.Pointer(e) }
 
-// JobDefinition is created at deployment for each job-producing declaration
-// (process definition, activity, job kind).
+// JobDefinition describes the jobs one activity creates: an asynchronous
+// continuation before or after it, or its timer. Deployment creates one
+// for each job-producing declaration (process definition, activity, job
+// kind) (the public bpmnlite.JobDefinition).
 type JobDefinition struct {
 	ID                   string
 	Rev                  int
@@ -288,7 +299,7 @@ type JobDefinition struct {
 	ProcessDefinitionKey string
 	ActivityID           string
 	JobType              string // JobMessage or JobTimer
-	JobConfiguration     string // async-before, async-after, or "DATE: ..." etc. for timers
+	JobConfiguration     string // async-before, async-after, or the timer ("DATE: ...", ...)
 	OverridingPriority   *int64
 	Suspension           int
 }
@@ -296,7 +307,7 @@ type JobDefinition struct {
 func (e *JobDefinition) row() (*Table, unsafe.Pointer) { return JobDefinitionTable, unsafe.Pointer(e) }
 
 // ExternalTask is a service task with camunda:type="external" waiting for a
-// worker.
+// worker (the public bpmnlite.ExternalTask).
 type ExternalTask struct {
 	ID                   string
 	Rev                  int
@@ -326,11 +337,13 @@ const (
 	IncidentFailedExternalTask = "failedExternalTask"
 )
 
-// Incident records a job or external task that ran out of retries.
+// Incident records a job or external task that ran out of retries, and
+// the incidents it caused in the calling process instances (the public
+// bpmnlite.Incident).
 type Incident struct {
 	ID                  string
 	Rev                 int
-	Type                string
+	Type                string // IncidentFailedJob, IncidentFailedExternalTask
 	Timestamp           time.Time
 	Message             string
 	ExecutionID         string
@@ -339,7 +352,7 @@ type Incident struct {
 	ProcessDefinitionID string
 	CauseIncidentID     string
 	RootCauseIncidentID string
-	Configuration       string // the job or external task id
+	Configuration       string // the job's or external task's id
 	JobDefinitionID     string
 	FailedActivityID    string // the activity where the failure happened
 }
@@ -354,16 +367,18 @@ const (
 	StateExternallyTerminated = "EXTERNALLY_TERMINATED"
 )
 
-// HistoricProcessInstance records an instance's start, end and state.
+// HistoricProcessInstance records an instance's start, end and state: a
+// process instance in history, running or ended (the public
+// bpmnlite.HistoricProcessInstance).
 type HistoricProcessInstance struct {
-	ID                     string // = process instance id
+	ID                     string // the process instance id
 	Rev                    int
 	ProcessDefinitionID    string
 	ProcessDefinitionKey   string
 	BusinessKey            string
 	StartTime              time.Time
 	EndTime                *time.Time
-	State                  string
+	State                  string // StateActive, StateCompleted, ...
 	StartActivityID        string
 	EndActivityID          string
 	DeleteReason           string
@@ -459,7 +474,9 @@ func (e *JobExecutorInfo) row() (*Table, unsafe.Pointer) { return JobExecutorTab
 // ended.
 type HistoricVariable struct{ Variable }
 
-// HistoricActivityInstance records one pass through an activity.
+// HistoricActivityInstance records one pass through an activity: an
+// activity instance in history (the public
+// bpmnlite.HistoricActivityInstance).
 type HistoricActivityInstance struct {
 	ID                       string
 	Rev                      int
@@ -494,7 +511,8 @@ const (
 	JobLogDeleted   = "deleted"
 )
 
-// JobLogEntry is one event in a job's life, kept as history.
+// JobLogEntry is one event in a job's life, kept as history (the public
+// bpmnlite.JobLogEntry).
 type JobLogEntry struct {
 	ID                string
 	JobID             string
