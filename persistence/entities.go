@@ -17,8 +17,11 @@ import (
 type Entity interface {
 	// row returns the entity's table and its address. It must not
 	// dereference its receiver: TableOf is called on nil pointers.
-	row() (*Table, unsafe.Pointer)
+	row() (*Table, addr)
 }
+
+// addr is an entity's address, which its table's field offsets apply to.
+type addr = unsafe.Pointer
 
 // Table describes a table: its name and its columns. The first column is
 // always id; on mutable tables the second is rev. Immutable tables (Deployment,
@@ -58,8 +61,6 @@ type Deployment struct {
 	DeployTime time.Time
 }
 
-func (e *Deployment) row() (*Table, unsafe.Pointer) { return DeploymentTable, unsafe.Pointer(e) }
-
 // Resource is one deployed file, kept as it was given.
 type Resource struct {
 	ID           string
@@ -68,8 +69,6 @@ type Resource struct {
 	Bytes        []byte
 	Hash         string // hex SHA-256 of Bytes, to skip unchanged resources
 }
-
-func (e *Resource) row() (*Table, unsafe.Pointer) { return ResourceTable, unsafe.Pointer(e) }
 
 // ProcessDefinition is one deployed version of a process (the public
 // bpmnlite.ProcessDefinition).
@@ -91,10 +90,6 @@ type ProcessDefinition struct {
 	// camunda:candidateStarterGroups and candidateStarterUsers, as written.
 	CandidateStarterGroups string
 	CandidateStarterUsers  string
-}
-
-func (e *ProcessDefinition) row() (*Table, unsafe.Pointer) {
-	return ProcessDefinitionTable, unsafe.Pointer(e)
 }
 
 // Execution is a node of an instance's execution tree (the public
@@ -129,8 +124,6 @@ type Execution struct {
 	RootProcessInstanceID string
 }
 
-func (e *Execution) row() (*Table, unsafe.Pointer) { return ExecutionTable, unsafe.Pointer(e) }
-
 // Variable types stored in the Type column.
 const (
 	VarNull    = "null"
@@ -159,8 +152,6 @@ type Variable struct {
 	Bytes             []byte    `db:"bytes_value"`  // bytes
 }
 
-func (e *Variable) row() (*Table, unsafe.Pointer) { return VariableTable, unsafe.Pointer(e) }
-
 // Task is an open user task, waiting for completion (the public
 // bpmnlite.Task).
 type Task struct {
@@ -181,8 +172,6 @@ type Task struct {
 	FollowUpDate        *time.Time
 	FormKey             string // camunda:formKey or camunda:formRef, as written
 }
-
-func (e *Task) row() (*Table, unsafe.Pointer) { return TaskTable, unsafe.Pointer(e) }
 
 // Event subscription types.
 const (
@@ -220,10 +209,6 @@ type EventSubscription struct {
 	ProcessDefinitionID string
 	Configuration       string
 	Created             time.Time
-}
-
-func (e *EventSubscription) row() (*Table, unsafe.Pointer) {
-	return EventSubscriptionTable, unsafe.Pointer(e)
 }
 
 // Job types.
@@ -286,8 +271,6 @@ type Job struct {
 	RootProcessInstanceID string
 }
 
-func (e *Job) row() (*Table, unsafe.Pointer) { return JobTable, unsafe.Pointer(e) }
-
 // JobDefinition describes the jobs one activity creates: an asynchronous
 // continuation before or after it, or its timer. Deployment creates one
 // for each job-producing declaration (process definition, activity, job
@@ -303,8 +286,6 @@ type JobDefinition struct {
 	OverridingPriority   *int64
 	Suspension           int
 }
-
-func (e *JobDefinition) row() (*Table, unsafe.Pointer) { return JobDefinitionTable, unsafe.Pointer(e) }
 
 // ExternalTask is a service task with camunda:type="external" waiting for a
 // worker (the public bpmnlite.ExternalTask).
@@ -328,8 +309,6 @@ type ExternalTask struct {
 	BusinessKey          string
 	CreateTime           time.Time
 }
-
-func (e *ExternalTask) row() (*Table, unsafe.Pointer) { return ExternalTaskTable, unsafe.Pointer(e) }
 
 // Incident types.
 const (
@@ -356,8 +335,6 @@ type Incident struct {
 	JobDefinitionID     string
 	FailedActivityID    string // the activity where the failure happened
 }
-
-func (e *Incident) row() (*Table, unsafe.Pointer) { return IncidentTable, unsafe.Pointer(e) }
 
 // Process instance states in history.
 const (
@@ -389,10 +366,6 @@ type HistoricProcessInstance struct {
 	RemovalTime *time.Time
 }
 
-func (e *HistoricProcessInstance) row() (*Table, unsafe.Pointer) {
-	return HistoricProcessInstanceTable, unsafe.Pointer(e)
-}
-
 // Incident states in history.
 const (
 	IncidentOpen     = "open"
@@ -422,10 +395,6 @@ type HistoricIncident struct {
 	JobDefinitionID     string
 }
 
-func (e *HistoricIncident) row() (*Table, unsafe.Pointer) {
-	return HistoricIncidentTable, unsafe.Pointer(e)
-}
-
 // HistoricTask is a user task in history, open or ended.
 type HistoricTask struct {
 	ID                   string // the task's id
@@ -446,8 +415,6 @@ type HistoricTask struct {
 	DeleteReason         string // TaskCompleted or TaskDeleted once ended
 }
 
-func (e *HistoricTask) row() (*Table, unsafe.Pointer) { return HistoricTaskTable, unsafe.Pointer(e) }
-
 // Why a historic task ended.
 const (
 	TaskCompleted = "completed"
@@ -467,8 +434,6 @@ type JobExecutorInfo struct {
 	Inflight        int // jobs acquired and not finished
 	Heartbeat       time.Time
 }
-
-func (e *JobExecutorInfo) row() (*Table, unsafe.Pointer) { return JobExecutorTable, unsafe.Pointer(e) }
 
 // HistoricVariable is a process variable as it was when its instance
 // ended.
@@ -492,14 +457,6 @@ type HistoricActivityInstance struct {
 	Canceled                 bool
 	CalledProcessInstanceID  string
 	TaskID                   string
-}
-
-func (e *HistoricVariable) row() (*Table, unsafe.Pointer) {
-	return HistoricVariableTable, unsafe.Pointer(e)
-}
-
-func (e *HistoricActivityInstance) row() (*Table, unsafe.Pointer) {
-	return HistoricActivityInstanceTable, unsafe.Pointer(e)
 }
 
 // Job log events.
@@ -529,5 +486,3 @@ type JobLogEntry struct {
 	// reports began (nil for other events).
 	ExecutionStart *time.Time
 }
-
-func (e *JobLogEntry) row() (*Table, unsafe.Pointer) { return JobLogTable, unsafe.Pointer(e) }

@@ -27,28 +27,81 @@ const (
 )
 
 // The engine's tables. Each entity's fields are its table's columns (see
-// record.go), and its row method (beside it in entities.go) names its
-// table; a table without a rev column is immutable.
-var (
-	DeploymentTable               = newTable[Deployment]("deployment", orderDeployment)
-	ResourceTable                 = newTable[Resource]("resource", orderResource)
-	ProcessDefinitionTable        = newTable[ProcessDefinition]("process_definition", orderProcessDefinition)
-	JobDefinitionTable            = newTable[JobDefinition]("job_definition", orderJobDefinition)
-	ExecutionTable                = newTable[Execution]("execution", orderExecution)
-	VariableTable                 = newTable[Variable]("variable", orderRuntime)
-	TaskTable                     = newTable[Task]("task", orderRuntime)
-	EventSubscriptionTable        = newTable[EventSubscription]("event_subscription", orderRuntime)
-	ExternalTaskTable             = newTable[ExternalTask]("external_task", orderRuntime)
-	JobTable                      = newTable[Job]("job", orderRuntime)
-	IncidentTable                 = newTable[Incident]("incident", orderRuntime)
-	HistoricProcessInstanceTable  = newTable[HistoricProcessInstance]("hist_process_instance", orderHistory)
-	HistoricActivityInstanceTable = newTable[HistoricActivityInstance]("hist_activity_instance", orderHistory)
-	HistoricVariableTable         = newTable[HistoricVariable]("hist_variable", orderHistory)
-	HistoricTaskTable             = newTable[HistoricTask]("hist_task", orderHistory)
-	HistoricIncidentTable         = newTable[HistoricIncident]("hist_incident", orderHistory)
-	JobExecutorTable              = newTable[JobExecutorInfo]("job_executor", orderHistory)
-	JobLogTable                   = newTable[JobLogEntry]("job_log", orderHistory)
-)
+// record.go), and its row method ties it to its table; a table without a
+// rev column is immutable.
+var DeploymentTable = newTable[Deployment]("deployment", orderDeployment)
+
+func (e *Deployment) row() (*Table, addr) { return DeploymentTable, addr(e) }
+
+var ResourceTable = newTable[Resource]("resource", orderResource)
+
+func (e *Resource) row() (*Table, addr) { return ResourceTable, addr(e) }
+
+var ProcessDefinitionTable = newTable[ProcessDefinition]("process_definition", orderProcessDefinition)
+
+func (e *ProcessDefinition) row() (*Table, addr) { return ProcessDefinitionTable, addr(e) }
+
+var JobDefinitionTable = newTable[JobDefinition]("job_definition", orderJobDefinition)
+
+func (e *JobDefinition) row() (*Table, addr) { return JobDefinitionTable, addr(e) }
+
+var ExecutionTable = newTable[Execution]("execution", orderExecution)
+
+func (e *Execution) row() (*Table, addr) { return ExecutionTable, addr(e) }
+
+var VariableTable = newTable[Variable]("variable", orderRuntime)
+
+func (e *Variable) row() (*Table, addr) { return VariableTable, addr(e) }
+
+var TaskTable = newTable[Task]("task", orderRuntime)
+
+func (e *Task) row() (*Table, addr) { return TaskTable, addr(e) }
+
+var EventSubscriptionTable = newTable[EventSubscription]("event_subscription", orderRuntime)
+
+func (e *EventSubscription) row() (*Table, addr) { return EventSubscriptionTable, addr(e) }
+
+var ExternalTaskTable = newTable[ExternalTask]("external_task", orderRuntime)
+
+func (e *ExternalTask) row() (*Table, addr) { return ExternalTaskTable, addr(e) }
+
+var JobTable = newTable[Job]("job", orderRuntime)
+
+func (e *Job) row() (*Table, addr) { return JobTable, addr(e) }
+
+var IncidentTable = newTable[Incident]("incident", orderRuntime)
+
+func (e *Incident) row() (*Table, addr) { return IncidentTable, addr(e) }
+
+var HistoricProcessInstanceTable = newTable[HistoricProcessInstance]("hist_process_instance", orderHistory)
+
+func (e *HistoricProcessInstance) row() (*Table, addr) { return HistoricProcessInstanceTable, addr(e) }
+
+var HistoricActivityInstanceTable = newTable[HistoricActivityInstance]("hist_activity_instance", orderHistory)
+
+func (e *HistoricActivityInstance) row() (*Table, addr) {
+	return HistoricActivityInstanceTable, addr(e)
+}
+
+var HistoricVariableTable = newTable[HistoricVariable]("hist_variable", orderHistory)
+
+func (e *HistoricVariable) row() (*Table, addr) { return HistoricVariableTable, addr(e) }
+
+var HistoricTaskTable = newTable[HistoricTask]("hist_task", orderHistory)
+
+func (e *HistoricTask) row() (*Table, addr) { return HistoricTaskTable, addr(e) }
+
+var HistoricIncidentTable = newTable[HistoricIncident]("hist_incident", orderHistory)
+
+func (e *HistoricIncident) row() (*Table, addr) { return HistoricIncidentTable, addr(e) }
+
+var JobExecutorTable = newTable[JobExecutorInfo]("job_executor", orderHistory)
+
+func (e *JobExecutorInfo) row() (*Table, addr) { return JobExecutorTable, addr(e) }
+
+var JobLogTable = newTable[JobLogEntry]("job_log", orderHistory)
+
+func (e *JobLogEntry) row() (*Table, addr) { return JobLogTable, addr(e) }
 
 // Tables returns every table of the schema in flush (insert) order.
 func Tables() []*Table {
