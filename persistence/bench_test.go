@@ -94,3 +94,29 @@ func BenchmarkTargets(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkScanJobs reads 100 jobs with every column set from an SQLite
+// database in memory: the row reads of job acquisition, end to end.
+func BenchmarkScanJobs(b *testing.B) {
+	db := testdb.Backend{Name: "sqlite", Dialect: persistence.SQLite, URL: ":memory:"}.Open(b)
+	ctx := context.Background()
+	tx, err := db.Begin(ctx, false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	for i := range 100 {
+		j := samples[persistence.JobTable].full().(*persistence.Job)
+		j.ID = fmt.Sprint("j", i)
+		if err := persistence.Insert(ctx, tx, j); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		rows, err := persistence.SelectWhere(ctx, tx, persistence.JobTable, "ORDER BY id")
+		if err != nil || len(rows) != 100 {
+			b.Fatal(err, len(rows))
+		}
+	}
+}

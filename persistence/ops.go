@@ -164,9 +164,10 @@ func scanAll(ctx context.Context, tx Tx, table *Table, columns, where string, ar
 		return fmt.Errorf("select %s %s: %w", table.Name, where, err)
 	}
 	defer rows.Close()
+	var targets []any
 	for rows.Next() {
 		e := table.New()
-		if err := rows.Scan(Targets(e)...); err != nil {
+		if err := scanRow(rows, e, &targets); err != nil {
 			return fmt.Errorf("select %s %s: %w", table.Name, where, err)
 		}
 		if err := add(e); err != nil {

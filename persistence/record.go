@@ -10,7 +10,8 @@ import (
 )
 
 // A record is declared once: an entity struct whose fields are its
-// columns, in column order, and a newTable line naming its table. A
+// columns, in column order, and in tables.go its table's newTable line
+// with the one-line row method that ties the struct to the table. A
 // field's column is its name in snake case, an initialism as one word
 // (ProcessInstanceID: process_instance_id), unless a db tag names it
 // (Variable's value columns are suffixed _value because text, long,
@@ -22,9 +23,9 @@ import (
 // (Targets), the id and the revision.
 //
 // Values and Targets run on every insert, update and row read, so they use
-// no reflection per call: each column is a field offset and a kind found
-// at init, and the accessors reach the field by pointer arithmetic from
-// the entity's address. This is safe as long as the offset and the kind
+// no reflection per call: each column is a field offset, a kind and a
+// pointer type found at init, and the accessors reach the field by
+// pointer arithmetic from the entity's address. This is safe as long as the offset and the kind
 // come from the entity's own type: the address and the table come together
 // from the entity's row method, so an entity is always read with its own
 // table's offsets.
@@ -62,8 +63,9 @@ var colKinds = map[reflect.Type]colKind{
 
 // field is a column's place in its entity.
 type field struct {
-	off  uintptr // from the start of the entity struct
-	kind colKind
+	off     uintptr        // from the start of the entity struct
+	ptrType unsafe.Pointer // the type word of a pointer to the field (targets)
+	kind    colKind
 }
 
 // allTables collects the tables as newTable declares them.
@@ -97,6 +99,7 @@ func newTable[T any, P interface {
 	} else {
 		t.Immutable = true
 	}
+	t.checkTargets(reflect.New(typ))
 	allTables = append(allTables, t)
 	return t
 }
@@ -125,7 +128,8 @@ func (t *Table) declare(typ reflect.Type, base uintptr) {
 			kind = colID
 		}
 		t.Columns = append(t.Columns, col)
-		t.fields = append(t.fields, field{off: base + f.Offset, kind: kind})
+		t.fields = append(t.fields, field{off: base + f.Offset, kind: kind,
+			ptrType: typeWord(reflect.New(f.Type).Interface())})
 	}
 }
 
@@ -167,7 +171,18 @@ func Values(e Entity) []any {
 // Rows.Scan.
 func Targets(e Entity) []any {
 	t, p := e.row()
-	return t.targets(p)
+	return t.targets(make([]any, len(t.fields)), p)
+}
+
+// scanRow scans the current row of rows into e. The targets go in *buf,
+// which a loop reading row after row reuses.
+func scanRow(rows Rows, e Entity, buf *[]any) error {
+	t, p := e.row()
+	if cap(*buf) < len(t.fields) {
+		*buf = make([]any, len(t.fields))
+	}
+	*buf = t.targets((*buf)[:len(t.fields)], p)
+	return rows.Scan(*buf...)
 }
 
 // EntityID returns e's id.
@@ -229,33 +244,46 @@ func (t *Table) values(p unsafe.Pointer) []any {
 	return out
 }
 
-// targets points at the columns of the entity at p (of t's type).
-func (t *Table) targets(p unsafe.Pointer) []any {
-	out := make([]any, len(t.fields))
-	for i, f := range t.fields {
-		at := unsafe.Add(p, f.off)
-		switch f.kind {
-		case colID, colString:
-			out[i] = (*string)(at)
-		case colBytes:
-			out[i] = (*[]byte)(at)
-		case colInt:
-			out[i] = (*int)(at)
-		case colInt64:
-			out[i] = (*int64)(at)
-		case colFloat64:
-			out[i] = (*float64)(at)
-		case colBool:
-			out[i] = (*bool)(at)
-		case colTime:
-			out[i] = (*time.Time)(at)
-		case colTimePtr:
-			out[i] = (**time.Time)(at)
-		case colIntPtr:
-			out[i] = (**int)(at)
-		case colInt64Ptr:
-			out[i] = (**int64)(at)
-		}
+// targets points out, as long as t's columns, at the columns of the
+// entity at p (of t's type). It is on the path of every row read, so it
+// builds each interface value directly, without a type switch: the type
+// word is the field's pointer type, cached at init, and the data word the
+// field's address. newTable checks once per table (checkTargets) that the
+// result is what a typed conversion such as any(&e.ID) gives.
+func (t *Table) targets(out []any, p unsafe.Pointer) []any {
+	fields := t.fields[:len(out)]
+	for i := range fields {
+		f := &fields[i]
+		*(*eface)(unsafe.Pointer(&out[i])) = eface{typ: f.ptrType, data: unsafe.Add(p, f.off)}
 	}
 	return out
+}
+
+// eface is the layout of an interface value, as the runtime has it (and
+// as reflect and the runtime's own conversions assume): its dynamic type,
+// then its data word, which for a pointer type is the pointer itself.
+type eface struct {
+	typ  unsafe.Pointer
+	data unsafe.Pointer
+}
+
+// typeWord returns the dynamic type word of v.
+func typeWord(v any) unsafe.Pointer { return (*eface)(unsafe.Pointer(&v)).typ }
+
+// checkTargets verifies that the targets of a new entity point at its
+// fields with their pointer types: it panics at init if the interface
+// layout that targets relies on ever changes.
+func (t *Table) checkTargets(e reflect.Value) {
+	for i, target := range t.targets(make([]any, len(t.fields)), e.UnsafePointer()) {
+		f := t.fields[i]
+		want := f.kind
+		if want == colID {
+			want = colString // the id is a string field
+		}
+		tv := reflect.ValueOf(target)
+		if tv.Kind() != reflect.Pointer || colKinds[tv.Type().Elem()] != want ||
+			tv.UnsafePointer() != unsafe.Add(e.UnsafePointer(), f.off) {
+			panic(fmt.Sprintf("persistence: %s: scan target %d is not the field of column %s", e.Type(), i, t.Columns[i]))
+		}
+	}
 }
