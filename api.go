@@ -28,9 +28,10 @@ func (e *Engine) Deploy(ctx context.Context, req DeployRequest) (*Deployment, er
 	if err != nil {
 		return nil, err
 	}
-	out := deploymentOf(&d.Deployment, d.Definitions)
+	out := deploymentOf(d.Deployment)
+	out.Definitions = copies(d.Definitions, func(p ProcessDefinition) ProcessDefinition { return p })
 	out.Skipped, out.Warnings, out.Unchanged = d.Skipped, d.Warnings, d.Unchanged
-	return out, nil
+	return &out, nil
 }
 
 // DeployFiles deploys BPMN files from disk under one deployment name. Files

@@ -16,9 +16,7 @@ type DefinitionQuery = persistence.DefinitionFilter
 // Deployments lists the deployments, oldest first (without their definitions).
 func (e *Engine) Deployments(ctx context.Context) ([]*Deployment, error) {
 	rows, err := persistence.List(ctx, e.db, persistence.AllDeployments())
-	return copies(rows, func(r persistence.Deployment) Deployment {
-		return Deployment{ID: r.ID, Name: r.Name, Source: r.Source, DeployTime: r.DeployTime}
-	}), err
+	return copies(rows, deploymentOf), err
 }
 
 // ProcessDefinitions lists process definitions by key and version.

@@ -151,9 +151,10 @@ func scanJobs(rows Rows) ([]*Job, error) {
 func scanEntities[T Entity](rows Rows, what string, newEntity func() T) ([]T, error) {
 	defer rows.Close()
 	var out []T
+	var targets []any
 	for rows.Next() {
 		e := newEntity()
-		if err := rows.Scan(e.Targets()...); err != nil {
+		if err := scanRow(rows, e, &targets); err != nil {
 			return nil, fmt.Errorf("%s: %w", what, err)
 		}
 		out = append(out, e)

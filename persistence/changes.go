@@ -11,7 +11,7 @@ import (
 // Snapshot returns e's column values as a copy that later changes to e do
 // not reach, for Op.Loaded.
 func Snapshot(e Entity) []any {
-	vs := e.Values()
+	vs := Values(e)
 	for i, v := range vs {
 		vs[i] = frozen(v)
 	}
@@ -55,8 +55,8 @@ func sameValue(a, b any) bool {
 // is not free: SQLite rewrites the index entries of every column named in
 // SET, and PostgreSQL binds and compares them all.
 func changedUpdate(e Entity, loaded []any) (Stmt, bool) {
-	t := e.Table()
-	values := e.Values()
+	t := TableOf(e)
+	values := Values(e)
 	if len(loaded) != len(values) || len(values) > 66 {
 		return Stmt{}, false
 	}

@@ -2,9 +2,11 @@
 // every SQL statement of the engine, for two backends: embedded SQLite
 // (modernc.org/sqlite, pure Go; the default) and PostgreSQL (pgx/v5).
 //
-// Upper layers work on entities (entities.go) and never write SQL: they
-// insert, update (optimistic lock on rev) and delete entities through a
-// flush (ops.go), read them by id or through named queries and filters
+// Upper layers work on entities (entities.go: each a struct whose fields
+// are its table's columns, from which record.go derives the statements,
+// the values bound and the scan targets) and never write SQL: they insert,
+// update (optimistic lock on rev) and delete entities through a flush
+// (ops.go), read them by id or through named queries and filters
 // (queries.go, filters.go), and call named operations for the rest
 // (acquire.go, locks.go). What the backends do differently is written once
 // per backend (dialect.go) and shown to upper layers as Capabilities.

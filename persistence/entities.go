@@ -3,21 +3,25 @@ package persistence
 import (
 	"sync"
 	"time"
+	"unsafe"
 )
 
 // Entity is a row of one of the engine's tables. Every entity has a string
 // id; mutable entities carry a revision for optimistic locking (Rev starts at
-// 1 on insert and is bumped by every update).
+// 1 on insert and is bumped by every update). An entity type is a struct
+// whose fields are its columns (see record.go), with a row method that
+// names its table; the table, id, revision, values and scan targets of an
+// entity are derived from the declaration (TableOf, EntityID, Revision,
+// SetRevision, Values, Targets). A type that embeds an entity is that
+// entity (its row method is promoted).
 type Entity interface {
-	Table() *Table
-	EntityID() string
-	Revision() int
-	SetRevision(int)
-	// Values returns the column values in Table().Columns order.
-	Values() []any
-	// Targets returns pointers to the fields in Table().Columns order, for Scan.
-	Targets() []any
+	// row returns the entity's table and its address. It must not
+	// dereference its receiver: TableOf is called on nil pointers.
+	row() (*Table, addr)
 }
+
+// addr is an entity's address, which its table's field offsets apply to.
+type addr = unsafe.Pointer
 
 // Table describes a table: its name and its columns. The first column is
 // always id; on mutable tables the second is rev. Immutable tables (Deployment,
@@ -35,6 +39,9 @@ type Table struct {
 	Immutable bool
 	// New returns an empty entity of this table, for scanning.
 	New func() Entity
+
+	fields []field // Columns' places in the entity
+	revOff uintptr // the rev field's offset (mutable tables)
 
 	sqlOnce sync.Once
 	sql     tableSQL
@@ -63,7 +70,8 @@ type Resource struct {
 	Hash         string // hex SHA-256 of Bytes, to skip unchanged resources
 }
 
-// ProcessDefinition is one version of a process.
+// ProcessDefinition is one deployed version of a process (the public
+// bpmnlite.ProcessDefinition).
 type ProcessDefinition struct {
 	ID           string // key:version:uuid
 	Rev          int
@@ -72,11 +80,11 @@ type ProcessDefinition struct {
 	Name         string
 	DeploymentID string
 	ResourceName string
-	Suspension   int
+	Suspension   int // Active or Suspended
 	HasStartForm bool
 	VersionTag   string
 	// HistoryTimeToLive is camunda:historyTimeToLive in days; nil: the
-	// engine's default.
+	// engine's default (bpmnlite.Config.HistoryTimeToLive).
 	HistoryTimeToLive *int
 	// CandidateStarterGroups and CandidateStarterUsers are the process's
 	// camunda:candidateStarterGroups and candidateStarterUsers, as written.
@@ -84,25 +92,29 @@ type ProcessDefinition struct {
 	CandidateStarterUsers  string
 }
 
-// Execution is a node of an instance's execution tree. The process instance
-// is the root execution (ID == ProcessInstanceID); a token at an activity is
-// an execution whose ActivityID names it; subprocess and multi-instance
-// bodies are scope executions with children.
+// Execution is a node of an instance's execution tree (the public
+// bpmnlite.ExecutionRow): the process instance, which is the root
+// execution (ID == ProcessInstanceID) and runs the instance's path itself
+// while there is no concurrency; a concurrent path (IsConcurrent); or the
+// scope execution of an embedded subprocess, a multi-instance body or an
+// activity with input/output mappings (IsScope), with children.
 type Execution struct {
 	ID                  string
 	Rev                 int
 	ProcessInstanceID   string
 	ParentID            string // "" for the process instance
 	ProcessDefinitionID string
-	ActivityID          string // current activity; "" when none
-	ActivityInstanceID  string
-	BusinessKey         string // on the process instance only
-	SuperExecutionID    string // call activity execution in the calling instance
-	IsActive            bool
-	IsScope             bool
-	IsConcurrent        bool
-	IsEventScope        bool
-	Suspension          int
+	// ActivityID is where the path is; "" when nowhere or when a child
+	// execution runs in it.
+	ActivityID         string
+	ActivityInstanceID string
+	BusinessKey        string // on the process instance only
+	SuperExecutionID   string // the calling call activity's execution, in the calling instance
+	IsActive           bool
+	IsScope            bool
+	IsConcurrent       bool
+	IsEventScope       bool
+	Suspension         int
 	// TransitionID: the sequence flow an async-after continuation will take,
 	// or a flow being waited on at a join.
 	TransitionID string
@@ -133,14 +145,15 @@ type Variable struct {
 	ExecutionID       string
 	ProcessInstanceID string
 	TaskID            string
-	Text              string    // string, json
-	Long              int64     // long, boolean (0/1)
-	Double            float64   // double
-	Time              time.Time // date
-	Bytes             []byte    // bytes
+	Text              string    `db:"text_value"`   // string, json
+	Long              int64     `db:"long_value"`   // long, boolean (0/1)
+	Double            float64   `db:"double_value"` // double
+	Time              time.Time `db:"time_value"`   // date
+	Bytes             []byte    `db:"bytes_value"`  // bytes
 }
 
-// Task is a user task waiting for completion.
+// Task is an open user task, waiting for completion (the public
+// bpmnlite.Task).
 type Task struct {
 	ID                  string
 	Rev                 int
@@ -183,11 +196,12 @@ const EventSubprocessTrigger = "event-subprocess"
 
 // EventSubscription is a wait for a message or signal: by an execution
 // (catch events, receive tasks, boundary events) or by a process definition
-// (message and signal start events, ExecutionID "").
+// (message and signal start events, ExecutionID "") (the public
+// bpmnlite.EventSubscription).
 type EventSubscription struct {
 	ID                  string
 	Rev                 int
-	EventType           string
+	EventType           string // SubscriptionMessage, SubscriptionSignal, ...
 	EventName           string
 	ExecutionID         string
 	ProcessInstanceID   string
@@ -204,11 +218,11 @@ const (
 )
 
 // Job is a unit of work for the job executor: an asynchronous continuation or
-// a timer.
+// a timer (the public bpmnlite.Job).
 type Job struct {
 	ID                   string
 	Rev                  int
-	Type                 string // JobMessage or JobTimer
+	Type                 string // JobMessage or JobTimer (bpmnlite.JobTypeMessage, JobTypeTimer)
 	LockOwner            string
 	LockExpiration       *time.Time
 	Exclusive            bool
@@ -223,25 +237,29 @@ type Job struct {
 	ExceptionMessage     string
 	ExceptionStack       string
 	DueDate              *time.Time // nil: due at once
-	Repeat               string     // remaining cycle of a repeating timer
-	HandlerType          string     // declared by the runtime file that registers its handler
-	HandlerConfig        string
-	Priority             int64
-	Suspension           int
-	CreateTime           time.Time
-	// FailedAttempts counts acquisitions whose lock expired without a result
-	// (poison jobs) and failures, for the job log.
+	// Repeat is a repeating timer's remaining cycle as stored (Camunda's
+	// form: "R5/2026-11-27T10:00:00/PT1H").
+	Repeat        string
+	HandlerType   string // declared by the runtime file that registers its handler
+	HandlerConfig string
+	Priority      int64
+	Suspension    int
+	CreateTime    time.Time
+	// FailedAttempts counts the runs that ended without a result because
+	// the node running the job died or its lock expired (poison jobs).
 	FailedAttempts int
 	// FailedActivityID is the activity where the last failure happened: not
 	// the job's own when the job ran several activities in its transaction.
 	FailedActivityID string
-	// RootProcessInstanceID is the top of the job's call hierarchy, for
-	// exclusive acquisition across process hierarchies.
+	// RootProcessInstanceID is the top of the job's call hierarchy (for
+	// exclusive acquisition across process hierarchies).
 	RootProcessInstanceID string
 }
 
-// JobDefinition is created at deployment for each job-producing declaration
-// (process definition, activity, job kind).
+// JobDefinition describes the jobs one activity creates: an asynchronous
+// continuation before or after it, or its timer. Deployment creates one
+// for each job-producing declaration (process definition, activity, job
+// kind) (the public bpmnlite.JobDefinition).
 type JobDefinition struct {
 	ID                   string
 	Rev                  int
@@ -249,13 +267,13 @@ type JobDefinition struct {
 	ProcessDefinitionKey string
 	ActivityID           string
 	JobType              string // JobMessage or JobTimer
-	JobConfiguration     string // async-before, async-after, or "DATE: ..." etc. for timers
+	JobConfiguration     string // async-before, async-after, or the timer ("DATE: ...", ...)
 	OverridingPriority   *int64
 	Suspension           int
 }
 
 // ExternalTask is a service task with camunda:type="external" waiting for a
-// worker.
+// worker (the public bpmnlite.ExternalTask).
 type ExternalTask struct {
 	ID                   string
 	Rev                  int
@@ -283,11 +301,13 @@ const (
 	IncidentFailedExternalTask = "failedExternalTask"
 )
 
-// Incident records a job or external task that ran out of retries.
+// Incident records a job or external task that ran out of retries, and
+// the incidents it caused in the calling process instances (the public
+// bpmnlite.Incident).
 type Incident struct {
 	ID                  string
 	Rev                 int
-	Type                string
+	Type                string // IncidentFailedJob, IncidentFailedExternalTask
 	Timestamp           time.Time
 	Message             string
 	ExecutionID         string
@@ -296,7 +316,7 @@ type Incident struct {
 	ProcessDefinitionID string
 	CauseIncidentID     string
 	RootCauseIncidentID string
-	Configuration       string // the job or external task id
+	Configuration       string // the job's or external task's id
 	JobDefinitionID     string
 	FailedActivityID    string // the activity where the failure happened
 }
@@ -309,16 +329,18 @@ const (
 	StateExternallyTerminated = "EXTERNALLY_TERMINATED"
 )
 
-// HistoricProcessInstance records an instance's start, end and state.
+// HistoricProcessInstance records an instance's start, end and state: a
+// process instance in history, running or ended (the public
+// bpmnlite.HistoricProcessInstance).
 type HistoricProcessInstance struct {
-	ID                     string // = process instance id
+	ID                     string // the process instance id
 	Rev                    int
 	ProcessDefinitionID    string
 	ProcessDefinitionKey   string
 	BusinessKey            string
 	StartTime              time.Time
 	EndTime                *time.Time
-	State                  string
+	State                  string // StateActive, StateCompleted, ...
 	StartActivityID        string
 	EndActivityID          string
 	DeleteReason           string
@@ -402,7 +424,9 @@ type JobExecutorInfo struct {
 // ended.
 type HistoricVariable struct{ Variable }
 
-// HistoricActivityInstance records one pass through an activity.
+// HistoricActivityInstance records one pass through an activity: an
+// activity instance in history (the public
+// bpmnlite.HistoricActivityInstance).
 type HistoricActivityInstance struct {
 	ID                       string
 	Rev                      int
@@ -429,7 +453,8 @@ const (
 	JobLogDeleted   = "deleted"
 )
 
-// JobLogEntry is one event in a job's life, kept as history.
+// JobLogEntry is one event in a job's life, kept as history (the public
+// bpmnlite.JobLogEntry).
 type JobLogEntry struct {
 	ID                string
 	JobID             string

@@ -3,6 +3,7 @@ package persistence_test
 import (
 	"errors"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -325,7 +326,7 @@ func TestTableMetadata(t *testing.T) {
 		}
 		prev = tab.Order
 		e := s.full()
-		if e.Table() != tab || tab.New().Table() != tab {
+		if persistence.TableOf(e) != tab || persistence.TableOf(tab.New()) != tab {
 			t.Errorf("%s: entity and table disagree", tab.Name)
 		}
 		typ := reflect.TypeOf(e).Elem()
@@ -337,8 +338,8 @@ func TestTableMetadata(t *testing.T) {
 			// A row type of another table's layout (HistoricVariable).
 			typ, v = typ.Field(0).Type, v.Field(0)
 		}
-		if typ.NumField() != len(tab.Columns) || len(e.Values()) != len(tab.Columns) || len(e.Targets()) != len(tab.Columns) {
-			t.Errorf("%s: %d fields, %d columns, %d values, %d targets", tab.Name, typ.NumField(), len(tab.Columns), len(e.Values()), len(e.Targets()))
+		if typ.NumField() != len(tab.Columns) || len(persistence.Values(e)) != len(tab.Columns) || len(persistence.Targets(e)) != len(tab.Columns) {
+			t.Errorf("%s: %d fields, %d columns, %d values, %d targets", tab.Name, typ.NumField(), len(tab.Columns), len(persistence.Values(e)), len(persistence.Targets(e)))
 			continue
 		}
 		if tab.Columns[0] != "id" {
@@ -353,33 +354,103 @@ func TestTableMetadata(t *testing.T) {
 				t.Errorf("%s: full sample leaves %s zero", tab.Name, typ.Field(i).Name)
 			}
 		}
-		// Targets point into the entity in column order: the field named like
-		// the column (snake_case, with Variable's _value suffix) is the target.
-		for i, target := range e.Targets() {
+		// Targets point into the entity in column order. (The column names
+		// are checked against the schema by TestColumnsMatchSchema.)
+		for i, target := range persistence.Targets(e) {
 			if reflect.ValueOf(target).Pointer() != v.Field(i).Addr().Pointer() {
 				t.Errorf("%s: target %d is not field %s", tab.Name, i, typ.Field(i).Name)
-			}
-			col := strings.TrimSuffix(tab.Columns[i], "_value")
-			if snake(typ.Field(i).Name) != col {
-				t.Errorf("%s: column %d %q holds field %s", tab.Name, i, tab.Columns[i], typ.Field(i).Name)
 			}
 		}
 	}
 }
 
-func snake(s string) string {
-	var b strings.Builder
-	for i, r := range s {
-		if 'A' <= r && r <= 'Z' {
-			// "ID" at the end of a name is one word.
-			if i > 0 && !(r == 'D' && s[i-1] == 'I') {
-				b.WriteByte('_')
-			}
-			r += 'a' - 'A'
-		}
-		b.WriteRune(r)
+// TestValuesConventions checks the column conventions (tables.go) on the
+// values an insert binds: the id as it is, other empty strings and empty
+// bytes as NULL, nil pointers as typed nil pointers (NULL to both
+// backends), other values as they are.
+func TestValuesConventions(t *testing.T) {
+	due := at(1, 2)
+	cases := []struct {
+		e    persistence.Entity
+		want map[string]any
+	}{
+		{&persistence.Variable{Name: "n", Long: 300, Bytes: []byte{}}, map[string]any{
+			"id": "", "rev": 0, "name": "n", "type": nil, "task_id": nil, "text_value": nil,
+			"long_value": int64(300), "double_value": 0.0, "time_value": time.Time{}, "bytes_value": nil}},
+		{&persistence.Job{ID: "j", Rev: 2, Exclusive: true, DueDate: &due, Priority: -1}, map[string]any{
+			"id": "j", "rev": 2, "lock_owner": nil, "lock_expiration": (*time.Time)(nil), "exclusive": true,
+			"due_date": &due, "priority": int64(-1)}},
+		{&persistence.ProcessDefinition{HistoryTimeToLive: ptr(0)}, map[string]any{
+			"id": "", "history_time_to_live": ptr(0)}},
+		{&persistence.JobDefinition{}, map[string]any{"overriding_priority": (*int64)(nil)}},
+		{&persistence.Resource{Bytes: []byte("x")}, map[string]any{"bytes": []byte("x"), "hash": nil}},
 	}
-	return b.String()
+	for _, c := range cases {
+		tab := persistence.TableOf(c.e)
+		values := persistence.Values(c.e)
+		for col, want := range c.want {
+			i := slices.Index(tab.Columns, col)
+			if i < 0 {
+				t.Fatalf("%s has no column %s", tab.Name, col)
+			}
+			if got := values[i]; !reflect.DeepEqual(got, want) {
+				t.Errorf("%s.%s: value %#v, want %#v", tab.Name, col, got, want)
+			}
+		}
+	}
+}
+
+// TestColumnsMatchSchema checks each table's columns, derived from its
+// entity's fields, against the columns the migrations created, on both
+// backends: a field that names no column, or a column no field declares,
+// fails here rather than at the first insert.
+func TestColumnsMatchSchema(t *testing.T) {
+	testdb.Run(t, func(t *testing.T, db persistence.DB) {
+		for _, tab := range persistence.Tables() {
+			schema := schemaColumns(t, db, tab.Name)
+			for _, col := range tab.Columns {
+				if !slices.Contains(schema, col) {
+					t.Errorf("%s: %s declares column %s, which the migrations do not create", tab.Name, tab.EntityName, col)
+				}
+			}
+			for _, col := range schema {
+				if !slices.Contains(tab.Columns, col) {
+					t.Errorf("%s: no field of %s declares column %s", tab.Name, tab.EntityName, col)
+				}
+			}
+		}
+	})
+}
+
+// schemaColumns returns the columns of table as the database has them.
+func schemaColumns(t *testing.T, db persistence.DB, table string) []string {
+	ctx := t.Context()
+	tx, err := db.Begin(ctx, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	query := "SELECT name FROM pragma_table_info($1)"
+	if tx.Dialect() == persistence.Postgres {
+		query = "SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1"
+	}
+	rows, err := tx.Query(ctx, query, table)
+	if err != nil {
+		t.Fatalf("columns of %s: %v", table, err)
+	}
+	defer rows.Close()
+	var cols []string
+	for rows.Next() {
+		var col string
+		if err := rows.Scan(&col); err != nil {
+			t.Fatalf("columns of %s: %v", table, err)
+		}
+		cols = append(cols, col)
+	}
+	if err := rows.Err(); err != nil || len(cols) == 0 {
+		t.Fatalf("columns of %s: %v, %d columns", table, err, len(cols))
+	}
+	return cols
 }
 
 func TestRoundTrip(t *testing.T) {
@@ -397,17 +468,17 @@ func TestRoundTrip(t *testing.T) {
 				if err := persistence.Insert(ctx, tx, e); err != nil {
 					t.Fatalf("insert %s: %v", tab.Name, err)
 				}
-				if e.Revision() != 1 {
-					t.Errorf("%s: revision %d after insert, want 1", tab.Name, e.Revision())
+				if persistence.Revision(e) != 1 {
+					t.Errorf("%s: revision %d after insert, want 1", tab.Name, persistence.Revision(e))
 				}
-				got, err := persistence.Get(ctx, tx, tab, e.EntityID())
+				got, err := persistence.Get(ctx, tx, tab, persistence.EntityID(e))
 				if err != nil {
 					t.Fatalf("get %s: %v", tab.Name, err)
 				}
 				if !reflect.DeepEqual(got, e) {
 					t.Errorf("%s round trip:\n got %+v\nwant %+v", tab.Name, got, e)
 				}
-				sel, err := persistence.SelectWhere(ctx, tx, tab, "WHERE id = $1", e.EntityID())
+				sel, err := persistence.SelectWhere(ctx, tx, tab, "WHERE id = $1", persistence.EntityID(e))
 				if err != nil || len(sel) != 1 || !reflect.DeepEqual(sel[0], e) {
 					t.Errorf("select %s: %v %+v", tab.Name, err, sel)
 				}
@@ -423,7 +494,7 @@ func TestRoundTrip(t *testing.T) {
 					t.Errorf("update of immutable %s: %v", tab.Name, err)
 				}
 			} else {
-				e.SetRevision(1)
+				persistence.SetRevision(e, 1)
 				s.modify(e)
 				if reflect.DeepEqual(e, s.full()) {
 					t.Fatalf("%s: modify changed nothing", tab.Name)
@@ -431,10 +502,10 @@ func TestRoundTrip(t *testing.T) {
 				if err := persistence.Update(ctx, tx, e); err != nil {
 					t.Fatalf("update %s: %v", tab.Name, err)
 				}
-				if e.Revision() != 2 {
-					t.Errorf("%s: revision %d after update, want 2", tab.Name, e.Revision())
+				if persistence.Revision(e) != 2 {
+					t.Errorf("%s: revision %d after update, want 2", tab.Name, persistence.Revision(e))
 				}
-				got, err := persistence.Get(ctx, tx, tab, e.EntityID())
+				got, err := persistence.Get(ctx, tx, tab, persistence.EntityID(e))
 				if err != nil || !reflect.DeepEqual(got, e) {
 					t.Errorf("%s after update: %v\n got %+v\nwant %+v", tab.Name, err, got, e)
 				}
@@ -442,7 +513,7 @@ func TestRoundTrip(t *testing.T) {
 			if err := persistence.Delete(ctx, tx, e); err != nil {
 				t.Fatalf("delete %s: %v", tab.Name, err)
 			}
-			if _, err := persistence.Get(ctx, tx, tab, e.EntityID()); !errors.Is(err, persistence.ErrNotFound) {
+			if _, err := persistence.Get(ctx, tx, tab, persistence.EntityID(e)); !errors.Is(err, persistence.ErrNotFound) {
 				t.Errorf("get deleted %s: %v, want ErrNotFound", tab.Name, err)
 			}
 		}

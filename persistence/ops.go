@@ -59,32 +59,32 @@ func (e *OptimisticLockError) Error() string {
 func (e *OptimisticLockError) Unwrap() error { return ErrOptimisticLock }
 
 func lockError(kind OpKind, e Entity) error {
-	return &OptimisticLockError{Op: kind, Entity: e.Table().EntityName, ID: e.EntityID(), Rev: e.Revision()}
+	return &OptimisticLockError{Op: kind, Entity: TableOf(e).EntityName, ID: EntityID(e), Rev: Revision(e)}
 }
 
 // stmtFor builds the statement of one operation. An insert of an entity at
 // revision 0 starts it at 1.
 func stmtFor(kind OpKind, e Entity) (Stmt, error) {
-	t := e.Table()
+	t := TableOf(e)
 	s := t.statements()
 	switch kind {
 	case OpInsert:
-		if e.Revision() == 0 {
-			e.SetRevision(1)
+		if Revision(e) == 0 {
+			SetRevision(e, 1)
 		}
-		return Stmt{SQL: s.insert, Args: e.Values()}, nil
+		return Stmt{SQL: s.insert, Args: Values(e)}, nil
 	case OpUpdate:
 		if t.Immutable {
-			return Stmt{}, fmt.Errorf("update %s[%s]: %s is immutable", t.EntityName, e.EntityID(), t.EntityName)
+			return Stmt{}, fmt.Errorf("update %s[%s]: %s is immutable", t.EntityName, EntityID(e), t.EntityName)
 		}
-		return Stmt{SQL: s.update, Args: e.Values()}, nil
+		return Stmt{SQL: s.update, Args: Values(e)}, nil
 	case OpDelete:
 		if t.Immutable {
-			return Stmt{SQL: s.delete, Args: []any{e.EntityID()}}, nil
+			return Stmt{SQL: s.delete, Args: []any{EntityID(e)}}, nil
 		}
-		return Stmt{SQL: s.delete, Args: []any{e.EntityID(), e.Revision()}}, nil
+		return Stmt{SQL: s.delete, Args: []any{EntityID(e), Revision(e)}}, nil
 	}
-	return Stmt{}, fmt.Errorf("%s %s[%s]: unknown operation", kind, t.EntityName, e.EntityID())
+	return Stmt{}, fmt.Errorf("%s %s[%s]: unknown operation", kind, t.EntityName, EntityID(e))
 }
 
 // Insert inserts e (at revision 1 when its revision is 0).
@@ -94,7 +94,7 @@ func Insert(ctx context.Context, tx Tx, e Entity) error {
 		return err
 	}
 	if _, err := tx.Exec(ctx, st.SQL, st.Args...); err != nil {
-		return fmt.Errorf("insert %s[%s]: %w", e.Table().EntityName, e.EntityID(), err)
+		return fmt.Errorf("insert %s[%s]: %w", TableOf(e).EntityName, EntityID(e), err)
 	}
 	return nil
 }
@@ -118,13 +118,13 @@ func execChecked(ctx context.Context, tx Tx, kind OpKind, e Entity) error {
 	}
 	n, err := tx.Exec(ctx, st.SQL, st.Args...)
 	if err != nil {
-		return fmt.Errorf("%s %s[%s]: %w", kind, e.Table().EntityName, e.EntityID(), err)
+		return fmt.Errorf("%s %s[%s]: %w", kind, TableOf(e).EntityName, EntityID(e), err)
 	}
 	if n == 0 {
 		return lockError(kind, e)
 	}
 	if kind == OpUpdate {
-		e.SetRevision(e.Revision() + 1)
+		SetRevision(e, Revision(e)+1)
 	}
 	return nil
 }
@@ -143,7 +143,7 @@ func Get(ctx context.Context, tx Tx, table *Table, id string) (Entity, error) {
 		return nil, fmt.Errorf("%s[%s]: %w", table.EntityName, id, ErrNotFound)
 	}
 	e := table.New()
-	if err := rows.Scan(e.Targets()...); err != nil {
+	if err := rows.Scan(Targets(e)...); err != nil {
 		return nil, fmt.Errorf("get %s[%s]: %w", table.EntityName, id, err)
 	}
 	return e, nil
@@ -161,9 +161,10 @@ func scanAll(ctx context.Context, tx Tx, table *Table, columns, where string, ar
 		return fmt.Errorf("select %s %s: %w", table.Name, where, err)
 	}
 	defer rows.Close()
+	var targets []any
 	for rows.Next() {
 		e := table.New()
-		if err := rows.Scan(e.Targets()...); err != nil {
+		if err := scanRow(rows, e, &targets); err != nil {
 			return fmt.Errorf("select %s %s: %w", table.Name, where, err)
 		}
 		if err := add(e); err != nil {
@@ -177,10 +178,10 @@ func scanAll(ctx context.Context, tx Tx, table *Table, columns, where string, ar
 }
 
 // tableOf returns the table of entity type T, a pointer type such as
-// *Execution whose Table method does not dereference its receiver.
+// *Execution (whose row method does not dereference its receiver).
 func tableOf[T Entity]() *Table {
 	var zero T
-	return zero.Table()
+	return TableOf(zero)
 }
 
 // GetAs is Get for entity type T, e.g. GetAs[*Execution](ctx, tx, id).
@@ -214,7 +215,7 @@ func Flush(ctx context.Context, tx Tx, ops []Op, writes ...Write) error {
 	if err != nil {
 		if i := len(counts); i < len(first) {
 			op := sorted[first[i]]
-			return fmt.Errorf("flush: %s %s[%s]: %w", op.Kind, op.Entity.Table().EntityName, op.Entity.EntityID(), err)
+			return fmt.Errorf("flush: %s %s[%s]: %w", op.Kind, TableOf(op.Entity).EntityName, EntityID(op.Entity), err)
 		}
 		return fmt.Errorf("flush: %w", err)
 	}
@@ -229,7 +230,7 @@ func Flush(ctx context.Context, tx Tx, ops []Op, writes ...Write) error {
 	}
 	for _, op := range sorted {
 		if op.Kind == OpUpdate {
-			op.Entity.SetRevision(op.Entity.Revision() + 1)
+			SetRevision(op.Entity, Revision(op.Entity)+1)
 		}
 	}
 	return nil
@@ -242,7 +243,7 @@ func compareOps(a, b Op) int {
 	if a.Entity == nil || b.Entity == nil {
 		return 0 // reported when the statements are built
 	}
-	ta, tb := a.Entity.Table().Order, b.Entity.Table().Order
+	ta, tb := TableOf(a.Entity).Order, TableOf(b.Entity).Order
 	switch a.Kind {
 	case OpInsert:
 		return cmp.Compare(ta, tb)
@@ -252,7 +253,7 @@ func compareOps(a, b Op) int {
 	if c := cmp.Compare(ta, tb); c != 0 {
 		return c
 	}
-	return cmp.Compare(a.Entity.EntityID(), b.Entity.EntityID())
+	return cmp.Compare(EntityID(a.Entity), EntityID(b.Entity))
 }
 
 // FlushCommit writes ops and writes like Flush, then commits. On PostgreSQL
@@ -281,13 +282,13 @@ func FlushCommit(ctx context.Context, tx Tx, ops []Op, writes ...Write) error {
 			if errors.Is(err, ErrOptimisticLock) {
 				return fmt.Errorf("flush: %w", lockError(op.Kind, op.Entity))
 			}
-			return fmt.Errorf("flush: %s %s[%s]: %w", op.Kind, op.Entity.Table().EntityName, op.Entity.EntityID(), err)
+			return fmt.Errorf("flush: %s %s[%s]: %w", op.Kind, TableOf(op.Entity).EntityName, EntityID(op.Entity), err)
 		}
 		return fmt.Errorf("flush and commit: %w", err)
 	}
 	for _, op := range sorted {
 		if op.Kind == OpUpdate {
-			op.Entity.SetRevision(op.Entity.Revision() + 1)
+			SetRevision(op.Entity, Revision(op.Entity)+1)
 		}
 	}
 	return nil
@@ -314,8 +315,8 @@ func flushStatements(ops []Op, raw []Stmt, serverChecks bool) (sorted []Op, stmt
 		if err != nil {
 			return nil, nil, nil, fmt.Errorf("flush: %w", err)
 		}
-		if t := op.Entity.Table(); op.Kind == OpInsert && t.Immutable {
-			if n := len(stmts); rows > 0 && rows < maxInsertRows && sorted[first[n-1]].Entity.Table() == t {
+		if t := TableOf(op.Entity); op.Kind == OpInsert && t.Immutable {
+			if n := len(stmts); rows > 0 && rows < maxInsertRows && TableOf(sorted[first[n-1]].Entity) == t {
 				rows++
 				stmts[n-1] = Stmt{SQL: t.insertSQL(rows), Args: append(stmts[n-1].Args, st.Args...)}
 				continue
@@ -329,9 +330,9 @@ func flushStatements(ops []Op, raw []Stmt, serverChecks bool) (sorted []Op, stmt
 				st = changed
 			}
 		}
-		if serverChecks && op.Kind != OpInsert && !op.Entity.Table().Immutable {
+		if serverChecks && op.Kind != OpInsert && !TableOf(op.Entity).Immutable {
 			// WITH r AS (UPDATE ... RETURNING 1) SELECT bpmnlite_expect_row(count(*), 'Execution[id]') FROM r
-			what := fmt.Sprintf("%s[%s]", op.Entity.Table().EntityName, op.Entity.EntityID())
+			what := fmt.Sprintf("%s[%s]", TableOf(op.Entity).EntityName, EntityID(op.Entity))
 			st = Stmt{
 				SQL:  "WITH r AS (" + st.SQL + " RETURNING 1) SELECT bpmnlite_expect_row(count(*), $" + strconv.Itoa(len(st.Args)+1) + ") FROM r",
 				Args: append(st.Args, what),

@@ -240,7 +240,7 @@ func TestFlush(t *testing.T) {
 		if strings.Join(got, "\n") != strings.Join(want, "\n") {
 			t.Errorf("flush order:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 		}
-		if updated.Rev != 2 || v.Rev != 1 || dep.Revision() != 1 {
+		if updated.Rev != 2 || v.Rev != 1 || persistence.Revision(dep) != 1 {
 			t.Errorf("revisions: updated %d, v %d", updated.Rev, v.Rev)
 		}
 		for _, c := range []struct {

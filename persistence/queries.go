@@ -308,7 +308,7 @@ func ReportJobExecutor(info *JobExecutorInfo) Write {
 		" ON CONFLICT (id) DO UPDATE SET deployment_aware = excluded.deployment_aware, deployments = excluded.deployments,"+
 		" priority_min = excluded.priority_min, priority_max = excluded.priority_max, pool_size = excluded.pool_size,"+
 		" queue_size = excluded.queue_size, inflight = excluded.inflight, heartbeat = excluded.heartbeat",
-		info.Values()...)
+		Values(info)...)
 }
 
 // RemoveJobExecutor deletes a stopped executor's report.
@@ -400,7 +400,7 @@ func List[T Entity](ctx context.Context, db DB, q Query[T]) ([]T, error) {
 // cleanup job, which several nodes may schedule at once).
 func EnsureJob(j *Job) Write {
 	s := JobTable.statements()
-	return newWrite(s.insert+" ON CONFLICT (id) DO NOTHING", j.Values()...)
+	return newWrite(s.insert+" ON CONFLICT (id) DO NOTHING", Values(j)...)
 }
 
 // SetRemovalTime gives every process instance of a hierarchy (by its root

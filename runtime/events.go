@@ -70,8 +70,8 @@ func selectWithNew[T persistence.Entity](c *command, q persistence.Query[T], kee
 		return nil, err
 	}
 	var zero T
-	for _, e := range c.cc.Cached(zero.Table(), func(e persistence.Entity) bool { return keep(e.(T)) }) {
-		if !slices.ContainsFunc(rows, func(r T) bool { return r.EntityID() == e.EntityID() }) {
+	for _, e := range c.cc.Cached(persistence.TableOf(zero), func(e persistence.Entity) bool { return keep(e.(T)) }) {
+		if !slices.ContainsFunc(rows, func(r T) bool { return persistence.EntityID(r) == persistence.EntityID(e) }) {
 			rows = append(rows, e.(T))
 		}
 	}

@@ -54,7 +54,9 @@ type pendingOp struct {
 	entity persistence.Entity
 }
 
-func keyOf(e persistence.Entity) cacheKey { return cacheKey{e.Table(), e.EntityID()} }
+func keyOf(e persistence.Entity) cacheKey {
+	return cacheKey{persistence.TableOf(e), persistence.EntityID(e)}
+}
 
 // Run executes fn as one command in a new transaction: flush and commit when
 // fn returns nil, roll back otherwise. A panic in fn is turned into an error

@@ -129,7 +129,7 @@ func TestIdentityMap(t *testing.T) {
 			tmp := execution("temporary")
 			cc.Insert(tmp)
 			cc.Delete(tmp) // never written
-			cached := cc.Cached(persistence.ExecutionTable, func(e persistence.Entity) bool { return e.EntityID() == "new" })
+			cached := cc.Cached(persistence.ExecutionTable, func(e persistence.Entity) bool { return persistence.EntityID(e) == "new" })
 			if len(cached) != 1 || cached[0] != n {
 				t.Errorf("Cached found %d rows, want the inserted one", len(cached))
 			}
