@@ -23,12 +23,11 @@ import (
 // (Targets), the id and the revision.
 //
 // Values and Targets run on every insert, update and row read, so they use
-// no reflection per call: each column is a field offset, a kind and a
-// pointer type found at init, and the accessors reach the field by
-// pointer arithmetic from the entity's address. This is safe as long as the offset and the kind
-// come from the entity's own type: the address and the table come together
-// from the entity's row method, so an entity is always read with its own
-// table's offsets.
+// no reflection per call: each column is a field offset and a kind found
+// at init, and the accessors reach the field by pointer arithmetic from
+// the entity's address, typed by its kind. That is safe because the
+// address and the table come together from the entity's row method: an
+// entity is always read with its own type's offsets.
 
 // colKind is how a column's field is bound and scanned: one kind per Go
 // type that the backends convert (see Tx).
@@ -63,9 +62,8 @@ var colKinds = map[reflect.Type]colKind{
 
 // field is a column's place in its entity.
 type field struct {
-	off     uintptr        // from the start of the entity struct
-	ptrType unsafe.Pointer // the type word of a pointer to the field (targets)
-	kind    colKind
+	off  uintptr // from the start of the entity struct
+	kind colKind
 }
 
 // allTables collects the tables as newTable declares them.
@@ -99,7 +97,6 @@ func newTable[T any, P interface {
 	} else {
 		t.Immutable = true
 	}
-	t.checkTargets(reflect.New(typ))
 	allTables = append(allTables, t)
 	return t
 }
@@ -128,8 +125,7 @@ func (t *Table) declare(typ reflect.Type, base uintptr) {
 			kind = colID
 		}
 		t.Columns = append(t.Columns, col)
-		t.fields = append(t.fields, field{off: base + f.Offset, kind: kind,
-			ptrType: typeWord(reflect.New(f.Type).Interface())})
+		t.fields = append(t.fields, field{off: base + f.Offset, kind: kind})
 	}
 }
 
@@ -245,45 +241,33 @@ func (t *Table) values(p unsafe.Pointer) []any {
 }
 
 // targets points out, as long as t's columns, at the columns of the
-// entity at p (of t's type). It is on the path of every row read, so it
-// builds each interface value directly, without a type switch: the type
-// word is the field's pointer type, cached at init, and the data word the
-// field's address. newTable checks once per table (checkTargets) that the
-// result is what a typed conversion such as any(&e.ID) gives.
+// entity at p (of t's type).
 func (t *Table) targets(out []any, p unsafe.Pointer) []any {
 	fields := t.fields[:len(out)]
 	for i := range fields {
-		f := &fields[i]
-		*(*eface)(unsafe.Pointer(&out[i])) = eface{typ: f.ptrType, data: unsafe.Add(p, f.off)}
+		at := unsafe.Add(p, fields[i].off)
+		switch fields[i].kind {
+		case colID, colString:
+			out[i] = (*string)(at)
+		case colBytes:
+			out[i] = (*[]byte)(at)
+		case colInt:
+			out[i] = (*int)(at)
+		case colInt64:
+			out[i] = (*int64)(at)
+		case colFloat64:
+			out[i] = (*float64)(at)
+		case colBool:
+			out[i] = (*bool)(at)
+		case colTime:
+			out[i] = (*time.Time)(at)
+		case colTimePtr:
+			out[i] = (**time.Time)(at)
+		case colIntPtr:
+			out[i] = (**int)(at)
+		case colInt64Ptr:
+			out[i] = (**int64)(at)
+		}
 	}
 	return out
-}
-
-// eface is the layout of an interface value, as the runtime has it (and
-// as reflect and the runtime's own conversions assume): its dynamic type,
-// then its data word, which for a pointer type is the pointer itself.
-type eface struct {
-	typ  unsafe.Pointer
-	data unsafe.Pointer
-}
-
-// typeWord returns the dynamic type word of v.
-func typeWord(v any) unsafe.Pointer { return (*eface)(unsafe.Pointer(&v)).typ }
-
-// checkTargets verifies that the targets of a new entity point at its
-// fields with their pointer types: it panics at init if the interface
-// layout that targets relies on ever changes.
-func (t *Table) checkTargets(e reflect.Value) {
-	for i, target := range t.targets(make([]any, len(t.fields)), e.UnsafePointer()) {
-		f := t.fields[i]
-		want := f.kind
-		if want == colID {
-			want = colString // the id is a string field
-		}
-		tv := reflect.ValueOf(target)
-		if tv.Kind() != reflect.Pointer || colKinds[tv.Type().Elem()] != want ||
-			tv.UnsafePointer() != unsafe.Add(e.UnsafePointer(), f.off) {
-			panic(fmt.Sprintf("persistence: %s: scan target %d is not the field of column %s", e.Type(), i, t.Columns[i]))
-		}
-	}
 }
