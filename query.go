@@ -21,8 +21,7 @@ func (e *Engine) Deployments(ctx context.Context) ([]*Deployment, error) {
 
 // ProcessDefinitions lists process definitions by key and version.
 func (e *Engine) ProcessDefinitions(ctx context.Context, q DefinitionQuery) ([]*ProcessDefinition, error) {
-	rows, err := persistence.List(ctx, e.db, q.Query())
-	return copies(rows, func(r persistence.ProcessDefinition) ProcessDefinition { return ProcessDefinition(r) }), err
+	return persistence.List(ctx, e.db, q.Query())
 }
 
 // TaskQuery filters user tasks; empty fields match all.
@@ -30,15 +29,14 @@ type TaskQuery = persistence.TaskFilter
 
 // Tasks lists open user tasks, oldest first.
 func (e *Engine) Tasks(ctx context.Context, q TaskQuery) ([]*Task, error) {
-	rows, err := persistence.List(ctx, e.db, q.Query())
-	return copies(rows, func(r persistence.Task) Task { return Task(r) }), err
+	return persistence.List(ctx, e.db, q.Query())
 }
 
 // HistoricTaskQuery filters user tasks in history; zero fields match all.
 type HistoricTaskQuery = persistence.HistoricTaskFilter
 
 // HistoricTasks lists user tasks, open and ended, from history (written
-// unless Config.NoHistory), oldest first.
+// unless Config.History.Level is HistoryNone), oldest first.
 func (e *Engine) HistoricTasks(ctx context.Context, q HistoricTaskQuery) ([]*HistoricTask, error) {
 	return persistence.List(ctx, e.db, q.Query())
 }
@@ -57,8 +55,7 @@ type ExecutionQuery = persistence.ExecutionFilter
 // the one running an input/output-mapped task, each inner instance of a
 // multi-instance one, the paths waiting at a parallel join.
 func (e *Engine) Executions(ctx context.Context, q ExecutionQuery) ([]*ExecutionRow, error) {
-	rows, err := persistence.List(ctx, e.db, q.Query())
-	return copies(rows, func(r persistence.Execution) ExecutionRow { return ExecutionRow(r) }), err
+	return persistence.List(ctx, e.db, q.Query())
 }
 
 // ProcessInstanceQuery filters process instances in history; empty fields
@@ -67,17 +64,13 @@ type ProcessInstanceQuery = persistence.HistoricInstanceFilter
 
 // ProcessInstances lists process instances, running and ended, from history.
 func (e *Engine) ProcessInstances(ctx context.Context, q ProcessInstanceQuery) ([]*HistoricProcessInstance, error) {
-	rows, err := persistence.List(ctx, e.db, q.Query())
-	return copies(rows, func(r persistence.HistoricProcessInstance) HistoricProcessInstance { return HistoricProcessInstance(r) }), err
+	return persistence.List(ctx, e.db, q.Query())
 }
 
 // ActivityHistory lists the activity instances of a process instance in the
 // order they started: the path it took.
 func (e *Engine) ActivityHistory(ctx context.Context, processInstanceID string) ([]*HistoricActivityInstance, error) {
-	rows, err := persistence.List(ctx, e.db, persistence.ActivityInstancesOf(processInstanceID))
-	return copies(rows, func(r persistence.HistoricActivityInstance) HistoricActivityInstance {
-		return HistoricActivityInstance(r)
-	}), err
+	return persistence.List(ctx, e.db, persistence.ActivityInstancesOf(processInstanceID))
 }
 
 // JobQuery filters jobs; zero fields match all.
@@ -86,22 +79,19 @@ type JobQuery = persistence.JobFilter
 
 // Jobs lists jobs (asynchronous continuations and timers), oldest first.
 func (e *Engine) Jobs(ctx context.Context, q JobQuery) ([]*Job, error) {
-	rows, err := persistence.List(ctx, e.db, q.At(e.Now()))
-	return copies(rows, func(r persistence.Job) Job { return Job(r) }), err
+	return persistence.List(ctx, e.db, q.At(e.Now()))
 }
 
 // JobDefinitions lists the job definitions of a process definition (all
 // when empty), optionally of one activity.
 func (e *Engine) JobDefinitions(ctx context.Context, processDefinitionID, activityID string) ([]*JobDefinition, error) {
-	rows, err := persistence.List(ctx, e.db, persistence.JobDefinitionFilter{ProcessDefinitionID: processDefinitionID, ActivityID: activityID}.Query())
-	return copies(rows, func(r persistence.JobDefinition) JobDefinition { return JobDefinition(r) }), err
+	return persistence.List(ctx, e.db, persistence.JobDefinitionFilter{ProcessDefinitionID: processDefinitionID, ActivityID: activityID}.Query())
 }
 
 // EventSubscriptions lists message and signal subscriptions of a process
 // instance (or all, with "").
 func (e *Engine) EventSubscriptions(ctx context.Context, processInstanceID string) ([]*EventSubscription, error) {
-	rows, err := persistence.List(ctx, e.db, persistence.SubscriptionFilter{ProcessInstanceID: processInstanceID}.Query())
-	return copies(rows, func(r persistence.EventSubscription) EventSubscription { return EventSubscription(r) }), err
+	return persistence.List(ctx, e.db, persistence.SubscriptionFilter{ProcessInstanceID: processInstanceID}.Query())
 }
 
 // ExternalTaskQuery filters external tasks; zero fields match all.
@@ -110,8 +100,7 @@ type ExternalTaskQuery = persistence.ExternalTaskFilter
 
 // ExternalTasks lists external tasks, oldest first.
 func (e *Engine) ExternalTasks(ctx context.Context, q ExternalTaskQuery) ([]*ExternalTask, error) {
-	rows, err := persistence.List(ctx, e.db, q.At(e.Now()))
-	return copies(rows, func(r persistence.ExternalTask) ExternalTask { return ExternalTask(r) }), err
+	return persistence.List(ctx, e.db, q.At(e.Now()))
 }
 
 // IncidentQuery filters incidents; empty fields match all.
@@ -119,15 +108,14 @@ type IncidentQuery = persistence.IncidentFilter
 
 // Incidents lists open incidents, oldest first.
 func (e *Engine) Incidents(ctx context.Context, q IncidentQuery) ([]*Incident, error) {
-	rows, err := persistence.List(ctx, e.db, q.Query())
-	return copies(rows, func(r persistence.Incident) Incident { return Incident(r) }), err
+	return persistence.List(ctx, e.db, q.Query())
 }
 
 // HistoricIncidentQuery filters incidents in history; empty fields match all.
 type HistoricIncidentQuery = persistence.HistoricIncidentFilter
 
 // HistoricIncidents lists incidents, open and ended, from history (written
-// unless Config.NoHistory), oldest first.
+// unless Config.History.Level is HistoryNone), oldest first.
 func (e *Engine) HistoricIncidents(ctx context.Context, q HistoricIncidentQuery) ([]*HistoricIncident, error) {
 	return persistence.List(ctx, e.db, q.Query())
 }
@@ -140,8 +128,7 @@ type JobLogQuery = persistence.JobLogFilter
 // JobLog lists job events (created, locked, failed, succeeded, deleted) in
 // the order they happened. It is written when history is on.
 func (e *Engine) JobLog(ctx context.Context, q JobLogQuery) ([]*JobLogEntry, error) {
-	rows, err := persistence.List(ctx, e.db, q.Query())
-	return copies(rows, func(r persistence.JobLogEntry) JobLogEntry { return JobLogEntry(r) }), err
+	return persistence.List(ctx, e.db, q.Query())
 }
 
 // JobExecutorInfo is a running job executor's report: what it acquires
