@@ -41,11 +41,11 @@ type HistoricTask = persistence.HistoricTask
 
 // Job log events (JobLogEntry.Event).
 const (
-	JobLogCreated   = "created"
-	JobLogLocked    = "locked"
-	JobLogFailed    = "failed"
-	JobLogSucceeded = "succeeded"
-	JobLogDeleted   = "deleted"
+	JobLogCreated   = persistence.JobLogCreated   // "created"
+	JobLogLocked    = persistence.JobLogLocked    // "locked"
+	JobLogFailed    = persistence.JobLogFailed    // "failed"
+	JobLogSucceeded = persistence.JobLogSucceeded // "succeeded"
+	JobLogDeleted   = persistence.JobLogDeleted   // "deleted"
 )
 
 // Deployment is the result of a deployment: the stored deployment, the
