@@ -18,25 +18,26 @@ import (
 
 func (e *Core) job(cc *tx.Context, id string) (*persistence.Job, error) {
 	// The texts are Camunda's, which the acceptance corpus checks.
-	if id == "" {
-		return nil, errors.New("Job id must not be null")
-	}
-	ent, err := cc.Get(persistence.JobTable, id)
-	if err != nil {
-		return nil, fmt.Errorf("No job found with id '%s': %w", id, persistence.ErrNotFound)
-	}
-	return ent.(*persistence.Job), nil
+	return rowByID[*persistence.Job](cc, persistence.JobTable, id, "Job id must not be null", "No job found with id '%s'")
 }
 
 func (e *Core) jobDefinitionRow(cc *tx.Context, id string) (*persistence.JobDefinition, error) {
+	return rowByID[*persistence.JobDefinition](cc, persistence.JobDefinitionTable, id, "jobDefinitionId is null", "job definition with id '%s' does not exist")
+}
+
+// rowByID reads the row of table with id, failing with empty when id is
+// empty and with notFound (formatted with id, wrapping ErrNotFound) when
+// there is none.
+func rowByID[T persistence.Entity](cc *tx.Context, table *persistence.Table, id, empty, notFound string) (T, error) {
+	var zero T
 	if id == "" {
-		return nil, errors.New("jobDefinitionId is null")
+		return zero, errors.New(empty)
 	}
-	ent, err := cc.Get(persistence.JobDefinitionTable, id)
+	ent, err := cc.Get(table, id)
 	if err != nil {
-		return nil, fmt.Errorf("job definition with id '%s' does not exist: %w", id, persistence.ErrNotFound)
+		return zero, fmt.Errorf(notFound+": %w", id, persistence.ErrNotFound)
 	}
-	return ent.(*persistence.JobDefinition), nil
+	return ent.(T), nil
 }
 
 // SetJobRetries sets a job's retries. Retries above 0 resolve the job's
