@@ -66,7 +66,7 @@ var (
 	// first (completing the same task twice, two paths reaching a join).
 	// The command was rolled back; retry it if that makes sense.
 	ErrOptimisticLock = persistence.ErrOptimisticLock
-	// ErrSchema: Config.OpenExisting found no current bpmnlite schema.
+	// ErrSchema: Config.Database.OpenExisting found no current bpmnlite schema.
 	ErrSchema = persistence.ErrSchema
 	// ErrSuspended: the definition, instance or task is suspended.
 	ErrSuspended = runtime.ErrSuspended
@@ -81,7 +81,7 @@ var (
 	ErrNoConditionalStart = runtime.ErrNoConditionalStart
 	// ErrAmbiguous: a message for exactly one receiver matched several.
 	ErrAmbiguous = runtime.ErrAmbiguous
-	// ErrOperationLimit: a command ran Config.MaxOperations operations
+	// ErrOperationLimit: a command ran Config.Limits.MaxOperations operations
 	// without reaching a wait state (a *LoopError).
 	ErrOperationLimit = runtime.ErrOperationLimit
 	// ErrInvalidVariable: a variable's name or value cannot be stored so
@@ -89,7 +89,7 @@ var (
 	// UTF-8 text, NaN or infinite numbers, dates beyond the year 294275,
 	// values nested more than 1,000 levels deep, an empty name, a struct
 	// with no exported field (JSON would store it as {}), a value over
-	// Config.MaxVariableBytes.
+	// Config.Limits.MaxVariableBytes.
 	ErrInvalidVariable = runtime.ErrInvalidVariable
 	// ErrTransientConflict: a transient value was set where a stored
 	// variable of the same name is defined, or a stored value where a
@@ -123,7 +123,7 @@ type (
 	// BpmnError is returned by a delegate to throw a BPMN error, caught by
 	// an error boundary event.
 	BpmnError = runtime.BpmnError
-	// LoopError is a command stopped at Config.MaxOperations, with the
+	// LoopError is a command stopped at Config.Limits.MaxOperations, with the
 	// activities it kept entering.
 	LoopError = runtime.LoopError
 	// VariableError names a variable that cannot be stored, and why.

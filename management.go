@@ -40,7 +40,7 @@ func (e *Engine) SetJobRepeat(ctx context.Context, jobID, cycle string) error {
 }
 
 // CleanUpHistory removes one batch of history whose time to live has
-// passed (see Config.HistoryTimeToLive) and reports how many process
+// passed (see Config.History.TimeToLive) and reports how many process
 // instances' history it removed; the history cleanup job does the same in
 // the background.
 func (e *Engine) CleanUpHistory(ctx context.Context) (int, error) {

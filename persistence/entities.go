@@ -84,7 +84,7 @@ type ProcessDefinition struct {
 	HasStartForm bool
 	VersionTag   string
 	// HistoryTimeToLive is camunda:historyTimeToLive in days; nil: the
-	// engine's default (bpmnlite.Config.HistoryTimeToLive).
+	// engine's default (bpmnlite.Config.History.TimeToLive).
 	HistoryTimeToLive *int
 	// CandidateStarterGroups and CandidateStarterUsers are the process's
 	// camunda:candidateStarterGroups and candidateStarterUsers, as written.

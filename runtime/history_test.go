@@ -350,7 +350,7 @@ func TestHistoryTimeToLive(t *testing.T) {
 	})
 }
 
-// Config.HistoryTimeToLive applies to definitions without their own; the
+// Config.History.TimeToLive applies to definitions without their own; the
 // cleanup removes a batch at a time and runs again at once after a full one.
 func TestHistoryTimeToLiveDefaultAndBatches(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{History: bpmnlite.HistoryConfig{TimeToLive: time.Hour, CleanupBatchSize: 2}}, func(t *testing.T, e *env) {

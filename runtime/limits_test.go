@@ -223,7 +223,7 @@ var capped = enginetest.Defs(`<message id="m" name="m"/><signal id="s" name="s"/
 	<userTask id="wait"/><endEvent id="end"/>`,
 	enginetest.Chain("start", "work", "msg", "sig", "recv", "ext", "mapped", "wait", "end")))
 
-// Config.MaxVariableBytes bounds what one variable stores, on every path
+// Config.Limits.MaxVariableBytes bounds what one variable stores, on every path
 // a variable is written, transient ones too; the error names the variable,
 // its size and the limit, and the call changes nothing.
 func TestMaxVariableBytes(t *testing.T) {

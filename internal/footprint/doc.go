@@ -3,7 +3,7 @@
 //
 // [Of] walks a value through pointers, slices, maps, strings and
 // interfaces, counting each allocation once. The runtime's definition
-// cache (Config.DefinitionCacheBytes) sizes each parsed model with it.
+// cache (Config.Limits.DefinitionCacheBytes) sizes each parsed model with it.
 //
 // It uses reflection and the standard library only: no package of
 // bpmnlite, no database.
