@@ -81,10 +81,18 @@ func (s *stubFlags) Set(v string) error { *s = append(*s, v); return nil }
 
 // parseAnywhere parses flags that may come before, between or after the
 // positional arguments, which it returns.
+// parseFlags parses args with fs; an error says where the flags are listed.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		return fmt.Errorf("%s: %w (bpmnlite %s -h lists its flags)", fs.Name(), err, fs.Name())
+	}
+	return nil
+}
+
 func parseAnywhere(fs *flag.FlagSet, args []string) ([]string, error) {
 	var positional []string
 	for {
-		if err := fs.Parse(args); err != nil {
+		if err := parseFlags(fs, args); err != nil {
 			return nil, err
 		}
 		if fs.NArg() == 0 {
@@ -127,7 +135,7 @@ func runProcess(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	defer eng.Close()
-	registerDemoDelegates(eng, out)
+	registerDemoDelegates(eng, clock, out)
 	if *stubAll {
 		names, err := delegatesOf(files)
 		if err != nil {
@@ -153,12 +161,15 @@ func runProcess(ctx context.Context, args []string, out io.Writer) error {
 	if *key != "" {
 		start = *key
 	}
+	at := func() string { return clock.Now().Format(time.RFC3339) }
+	// Printed first: the delegates of the instance's first steps print as
+	// the start runs them.
+	fmt.Fprintf(out, "%s  starting %s (%s)\n", at(), start, eng.Dialect())
 	pi, err := eng.Start(ctx, bpmnlite.StartRequest{Key: start, Variables: vars})
 	if err != nil {
 		return err
 	}
-	at := func() string { return clock.Now().Format(time.RFC3339) }
-	fmt.Fprintf(out, "%s  started %s: instance %s (%s)\n", at(), start, pi, eng.Dialect())
+	fmt.Fprintf(out, "%s  started instance %s\n", at(), pi)
 	if err := drive(ctx, eng, clock, pi, *steps, out); err != nil {
 		return err
 	}
@@ -299,10 +310,10 @@ func delegatesOf(files []string) ([]string, error) {
 
 // registerDemoDelegates gives the example processes' delegates a demo body
 // that prints what it does.
-func registerDemoDelegates(eng *bpmnlite.Engine, out io.Writer) {
+func registerDemoDelegates(eng *bpmnlite.Engine, clock *enginetest.Clock, out io.Writer) {
 	say := func(name string, set map[string]any) bpmnlite.Delegate {
 		return bpmnlite.DelegateFunc(func(ctx context.Context, ex *bpmnlite.Execution) error {
-			fmt.Fprintf(out, "delegate %s at %s\n", name, ex.ActivityID())
+			fmt.Fprintf(out, "%s  demo delegate %s at %s sets %v\n", clock.Now().Format(time.RFC3339), name, ex.ActivityID(), set)
 			for k, v := range set {
 				if err := ex.SetVariable(k, v); err != nil {
 					return err

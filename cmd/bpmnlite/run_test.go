@@ -67,11 +67,58 @@ func TestRunDoesNotFireTimersEarly(t *testing.T) {
 	}
 }
 
+// Every command answers -h, -help and --help with its usage, flags and an
+// example, and succeeds (the flag package's "help requested" is an error).
 func TestHelp(t *testing.T) {
-	for _, args := range [][]string{{"--help"}, {"-h"}, {"run", "--help"}, {"serve", "-h"}, {"jobs", "--help"}, {"validate", "-h"}} {
+	for _, args := range [][]string{{"--help"}, {"-h"}, {"help"}} {
 		out, err := runCLI(t, args...)
 		if err != nil || !strings.Contains(out, "usage") {
 			t.Errorf("%v: %v\n%s", args, err, out)
 		}
+	}
+	for name := range commands {
+		for _, h := range []string{"-h", "-help", "--help"} {
+			out, err := runCLI(t, name, h)
+			if err != nil || !strings.Contains(out, "usage: bpmnlite "+name) {
+				t.Errorf("%s %s: %v\n%s", name, h, err, out)
+			}
+			if name != "version" && !strings.Contains(out, "example") {
+				t.Errorf("%s %s has no example:\n%s", name, h, out)
+			}
+		}
+		// A flag after the command's own (help given late) helps too.
+		if out, err := runCLI(t, name, "-db", "x.db", "--help"); err != nil || !strings.Contains(out, "usage: bpmnlite "+name) {
+			t.Errorf("%s -db x.db --help: %v\n%s", name, err, out)
+		}
+	}
+	if out, err := runCLI(t, "help", "retry"); err != nil || !strings.Contains(out, "--all-failed") {
+		t.Errorf("help retry: %v\n%s", err, out)
+	}
+}
+
+func TestVersion(t *testing.T) {
+	for _, arg := range []string{"version", "--version", "-version"} {
+		out, err := runCLI(t, arg)
+		if err != nil || !strings.HasPrefix(out, "bpmnlite ") || !strings.Contains(out, "go1.") {
+			t.Errorf("%s: %v\n%s", arg, err, out)
+		}
+	}
+}
+
+// What run prints is its own log, in order: the start comes before the
+// delegates the start runs, and every line but the report carries the
+// clock's time.
+func TestRunPrintsInOrder(t *testing.T) {
+	out, err := runCLI(t, "run", filepath.Join("..", "..", "examples", "processes", "order.bpmn"),
+		"-var", `customer={"name":"Ada","status":"VIP"}`, "-var", "quantity=2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	starting, delegate := strings.Index(out, "starting order"), strings.Index(out, "demo delegate checkStock")
+	if starting < 0 || delegate < starting {
+		t.Fatalf("the start is not printed before its delegates:\n%s", out)
+	}
+	if first := strings.SplitN(out, "\n", 2)[0]; !strings.Contains(first, "T") || !strings.Contains(first, "starting") {
+		t.Errorf("first line %q", first)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -22,12 +23,39 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
+const serveHelp = `usage: bpmnlite serve [flags] [FILE...]
+Deploys the files (unchanged ones make no new version), serves the REST API
+under /engine-rest and /metrics, and runs the job executor until SIGINT or
+SIGTERM. Service tasks that name Go delegates (camunda:class,
+camunda:delegateExpression) cannot run here: serve has no Go code of yours,
+and says so at start. Use external tasks (camunda:type="external") with a
+worker, or embed the engine in your Go program; bpmnlite run -stub-all runs
+such processes with no-op delegates.
+flags:
+  -db URL          SQLite file or postgres:// URL (default $BPMNLITE_DB, else bpmnlite.db)
+  -schema NAME     PostgreSQL schema (default $BPMNLITE_SCHEMA)
+  -pool N          job executor workers
+  -http ADDR       listen address (default 127.0.0.1:8080; "" for none)
+  -auth CRED       user:password or "Bearer TOKEN" (or $BPMNLITE_AUTH); required
+                   off loopback; neither part empty, a token of 16 characters or more
+  -log-level L     debug, info, warn or error; -log-format text|json
+  -max-deployment-bytes N    largest deployment over REST (16 MiB; 400 beyond)
+  -deployments-per-minute N  (60, 10 at once; 429 beyond)
+  -concurrent-deployments N  parsed at once (2; more wait)
+  -definition-cache-bytes N  parsed definitions kept (128 MiB)
+  -max-variable-bytes N      stored per variable (4 MiB; 400 beyond)
+example:
+  BPMNLITE_AUTH=demo:secret bpmnlite serve -db orders.db -http :8080 processes/*.bpmn
+  curl -u demo:secret -X POST -H 'Content-Type: application/json' -d '{}' \
+    http://localhost:8080/engine-rest/process-definition/key/order/start`
+
 // serve deploys the given files (skipping unchanged ones), serves the REST
 // API and runs the job executor until SIGINT or SIGTERM, then shuts down
 // gracefully: waiting long polls are answered, requests finish, running
 // jobs get 30 seconds.
 func serve(ctx context.Context, args []string, out io.Writer) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // errors name -h, which lists the flags
 	db := newDBFlags(fs, "bpmnlite.db")
 	pool := fs.Int("pool", 4, "job executor workers")
 	addr := fs.String("http", "127.0.0.1:8080", "address of the REST API (/engine-rest); empty: none")
@@ -40,7 +68,7 @@ func serve(ctx context.Context, args []string, out io.Writer) error {
 	debug := fs.Bool("debug", false, "log every acquisition cycle and job (the same as -log-level debug)")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	logFormat := fs.String("log-format", "text", "log format: text or json")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if err := rest.CheckAuth(*auth); err != nil {
@@ -95,6 +123,9 @@ func serve(ctx context.Context, args []string, out io.Writer) error {
 		}
 		for _, d := range dep.Definitions {
 			log.Info("deployed", "key", d.Key, "version", d.Version, "unchanged", dep.Unchanged)
+		}
+		if names, err := delegatesOf(fs.Args()); err == nil && len(names) > 0 {
+			log.Warn("the processes name Go delegates, which serve does not have: their service tasks and listeners will fail; use external tasks (camunda:type=\"external\") or embed the engine", "delegates", strings.Join(names, ", "))
 		}
 	}
 	if err := executor.Start(ctx); err != nil {

@@ -226,7 +226,8 @@ func TestServeLogFlags(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- serve(ctx, []string{"-db", filepath.Join(t.TempDir(), "log.db"), "-http", "127.0.0.1:0", "-log-format", "json", "-log-level", "debug"}, &log)
+		done <- serve(ctx, []string{"-db", filepath.Join(t.TempDir(), "log.db"), "-http", "127.0.0.1:0", "-log-format", "json", "-log-level", "debug",
+			filepath.Join("..", "..", "examples", "processes", "order.bpmn")}, &log)
 	}()
 	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(log.String(), "REST API listening"); time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
@@ -240,6 +241,10 @@ func TestServeLogFlags(t *testing.T) {
 	var first map[string]any
 	if err := json.Unmarshal([]byte(strings.SplitN(log.String(), "\n", 2)[0]), &first); err != nil || first["level"] == nil {
 		t.Errorf("want JSON log lines, got %q (%v)", strings.SplitN(log.String(), "\n", 2)[0], err)
+	}
+	// The example names Go delegates serve does not have: it says so.
+	if !strings.Contains(log.String(), `"level":"WARN"`) || !strings.Contains(log.String(), "checkStock") {
+		t.Errorf("want a warning naming the Go delegates of order.bpmn:\n%s", log.String())
 	}
 	if !strings.Contains(log.String(), `"level":"DEBUG"`) {
 		t.Errorf("want debug lines at -log-level debug:\n%s", log.String())
