@@ -5,6 +5,8 @@ import (
 	"log/slog"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/bpmnlite/bpmnlite/expression"
 )
 
@@ -19,6 +21,13 @@ type Config struct {
 	Clock func() time.Time
 	// Logger receives the engine's structured logs. Default slog.Default().
 	Logger *slog.Logger
+	// TracerProvider, when set, gets a span for every engine command
+	// (start, complete, correlate, signal, ...) and every job run, with the
+	// process, activity, instance and job they concern; delegates run under
+	// them (the span is in their context), so their own spans nest. Nil
+	// (the default): no spans, and no cost. Pass otel.GetTracerProvider()
+	// to use the process's global one.
+	TracerProvider trace.TracerProvider
 	// History is what the engine records of what ran, and for how long.
 	History History
 	// Jobs is how the engine creates jobs: priorities, retries, due dates.

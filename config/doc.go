@@ -5,5 +5,6 @@
 // the job executor all take these types; none copies them.
 //
 // It must stay a leaf: it imports nothing of the engine but the expression
-// package's limits, so that every other package may import it.
+// package's limits (and OpenTelemetry's trace API), so that every other
+// package may import it.
 package config

@@ -12,6 +12,9 @@ import (
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/propagation"
+
 	"github.com/bpmnlite/bpmnlite"
 )
 
@@ -178,6 +181,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, h.opt.MaxBodyBytes)
+	if r.Header.Get("traceparent") != "" {
+		// The caller's trace (W3C Trace Context, through the process's
+		// propagator): the engine's spans for this request continue it.
+		r = r.WithContext(otel.GetTextMapPropagator().Extract(r.Context(), propagation.HeaderCarrier(r.Header)))
+	}
 	h.mux.ServeHTTP(w, r)
 }
 

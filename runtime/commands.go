@@ -21,7 +21,9 @@ var (
 )
 
 // command runs fn as one command with runtime state, then drains the agenda.
-func (e *Core) command(ctx context.Context, t persistence.Tx, fn func(c *command) error) error {
+func (e *Core) command(ctx context.Context, t persistence.Tx, name string, fn func(c *command) error) (err error) {
+	ctx, end := e.startSpan(ctx, "bpmnlite."+name)
+	defer func() { end(err) }()
 	body := func(cc *tx.Context) error {
 		c := e.newCommand(cc)
 		if err := fn(c); err != nil && !errors.Is(err, errListenerThrew) {
@@ -73,7 +75,7 @@ type StartInstruction struct {
 // process instance id.
 func (e *Core) Start(ctx context.Context, t persistence.Tx, req StartRequest) (string, error) {
 	var id string
-	err := e.command(ctx, t, func(c *command) error {
+	err := e.command(ctx, t, "start", func(c *command) error {
 		var def *Definition
 		var err error
 		switch {
@@ -87,6 +89,12 @@ func (e *Core) Start(ctx context.Context, t persistence.Tx, req StartRequest) (s
 		if err != nil {
 			return err
 		}
+		started := func(in *instance) {
+			id = in.root.ID
+			if e.tracing() {
+				annotate(c.cc, attrDefinitionKey.String(def.Key), attrInstanceID.String(id))
+			}
+		}
 		instructions := req.Instructions
 		switch {
 		case req.StartBefore != "" && len(instructions) > 0:
@@ -98,7 +106,7 @@ func (e *Core) Start(ctx context.Context, t persistence.Tx, req StartRequest) (s
 			if err != nil {
 				return err
 			}
-			id = in.root.ID
+			started(in)
 			return nil
 		}
 		targets := make([]*bpmn.Activity, len(instructions))
@@ -116,7 +124,7 @@ func (e *Core) Start(ctx context.Context, t persistence.Tx, req StartRequest) (s
 				return err
 			}
 		}
-		id = in.root.ID
+		started(in)
 		return nil
 	})
 	if err != nil {
@@ -128,7 +136,7 @@ func (e *Core) Start(ctx context.Context, t persistence.Tx, req StartRequest) (s
 // Trigger continues an execution waiting at a receive task or catch event
 // (Camunda's runtimeService.signal(executionId)).
 func (e *Core) Trigger(ctx context.Context, t persistence.Tx, executionID string, vars map[string]any) error {
-	return e.command(ctx, t, func(c *command) error {
+	return e.command(ctx, t, "trigger", func(c *command) error {
 		x, err := c.execution(executionID)
 		if err != nil {
 			return err
@@ -150,7 +158,7 @@ func (e *Core) Trigger(ctx context.Context, t persistence.Tx, executionID string
 // SetVariables sets variables visible from an execution (local: in its own
 // scope). A process instance id is its root execution's id.
 func (e *Core) SetVariables(ctx context.Context, t persistence.Tx, executionID string, vars map[string]any, local bool) error {
-	return e.command(ctx, t, func(c *command) error {
+	return e.command(ctx, t, "set_variables", func(c *command) error {
 		x, err := c.execution(executionID)
 		if err != nil {
 			return err
@@ -162,7 +170,7 @@ func (e *Core) SetVariables(ctx context.Context, t persistence.Tx, executionID s
 // Variables returns the variables visible from an execution.
 func (e *Core) Variables(ctx context.Context, executionID string) (map[string]any, error) {
 	var out map[string]any
-	err := e.command(ctx, nil, func(c *command) error {
+	err := e.command(ctx, nil, "variables", func(c *command) error {
 		x, err := c.execution(executionID)
 		if errors.Is(err, persistence.ErrNotFound) {
 			return c.endedVariables(executionID, &out, err)
@@ -199,7 +207,7 @@ func (c *command) endedVariables(id string, out *map[string]any, notFound error)
 
 // DeleteProcessInstance cancels a running process instance.
 func (e *Core) DeleteProcessInstance(ctx context.Context, t persistence.Tx, id, reason string) error {
-	return e.command(ctx, t, func(c *command) error {
+	return e.command(ctx, t, "delete_process_instance", func(c *command) error {
 		in, err := c.loadInstance(id)
 		if err != nil {
 			return err

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/google/uuid"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/bpmnlite/bpmnlite/config"
 	"github.com/bpmnlite/bpmnlite/expression"
@@ -26,10 +27,12 @@ type Core struct {
 	// Config is the engine's configuration, defaults set.
 	Config config.Config
 
-	db    persistence.DB
-	cmd   *tx.Executor
-	clock tx.Clock
-	log   *slog.Logger
+	db  persistence.DB
+	cmd *tx.Executor
+	// tracer records spans; nil without Config.TracerProvider.
+	tracer trace.Tracer
+	clock  tx.Clock
+	log    *slog.Logger
 
 	// ID identifies this engine instance (process) among the nodes sharing
 	// a database, e.g. in job notifications.
@@ -66,7 +69,12 @@ func New(db persistence.DB, cfg config.Config) *Core {
 	cfg = cfg.WithDefaults()
 	clock, log := cfg.Clock, cfg.Logger
 	lifetime, stop := context.WithCancel(context.Background())
+	var tracer trace.Tracer
+	if cfg.TracerProvider != nil {
+		tracer = cfg.TracerProvider.Tracer(tracerName)
+	}
 	return &Core{
+		tracer:      tracer,
 		ID:          newID(),
 		jobChannel:  persistence.JobChannel(db),
 		extChannel:  persistence.ExternalTaskChannel(db),

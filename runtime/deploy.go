@@ -47,7 +47,9 @@ type Deployment struct {
 // version per process key, with job definitions, timer start jobs and
 // message start subscriptions; older versions' start timers and
 // subscriptions are removed.
-func (e *Core) Deploy(ctx context.Context, req DeployRequest) (*Deployment, error) {
+func (e *Core) Deploy(ctx context.Context, req DeployRequest) (_ *Deployment, err error) {
+	ctx, end := e.startSpan(ctx, "bpmnlite.deploy")
+	defer func() { end(err) }()
 	var all []parsedResource
 	var errs []error
 	for _, r := range req.Resources {
@@ -64,7 +66,7 @@ func (e *Core) Deploy(ctx context.Context, req DeployRequest) (*Deployment, erro
 	}
 	var out *Deployment
 	var created []*Definition
-	err := e.cmd.Run(ctx, func(cc *tx.Context) error {
+	err = e.cmd.Run(ctx, func(cc *tx.Context) error {
 		out, created = nil, nil
 		if req.SkipUnchanged && req.Name != "" {
 			prev, err := e.unchangedDeployment(cc, req.Name, all)

@@ -370,7 +370,7 @@ type ConditionEvaluation struct {
 // skipped; with none deployed it fails with ErrNoConditionalStart.
 func (e *Core) EvaluateStartConditions(ctx context.Context, t persistence.Tx, req ConditionEvaluation) ([]string, error) {
 	var started []string
-	err := e.command(ctx, t, func(c *command) error {
+	err := e.command(ctx, t, "evaluate_start_conditions", func(c *command) error {
 		started = nil
 		subs, err := tx.Read(c.cc, persistence.ConditionalStarts(req.ProcessDefinitionID))
 		if err != nil {

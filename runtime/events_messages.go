@@ -28,7 +28,10 @@ type CorrelateRequest struct {
 // of the process instances that received it.
 func (e *Core) Correlate(ctx context.Context, t persistence.Tx, req CorrelateRequest) ([]string, error) {
 	var ids []string
-	err := e.command(ctx, t, func(c *command) error {
+	err := e.command(ctx, t, "correlate", func(c *command) error {
+		if e.tracing() {
+			annotate(c.cc, attrMessageName.String(req.MessageName))
+		}
 		ids = nil
 		subs, err := tx.Select(c.cc, persistence.SubscriptionsTo(persistence.SubscriptionMessage, req.MessageName))
 		if err != nil {
@@ -121,7 +124,7 @@ func (c *command) correlates(s *persistence.EventSubscription, req CorrelateRequ
 
 // Signal broadcasts a signal to every execution waiting for it.
 func (e *Core) Signal(ctx context.Context, t persistence.Tx, name string, vars map[string]any) error {
-	return e.command(ctx, t, func(c *command) error { return c.throwSignal(name, vars) })
+	return e.command(ctx, t, "signal", func(c *command) error { return c.throwSignal(name, vars) })
 }
 
 // throwSignal triggers every subscription to the signal name. Rows this

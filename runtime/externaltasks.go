@@ -101,7 +101,7 @@ func (e *Core) FetchAndLock(ctx context.Context, t persistence.Tx, req FetchRequ
 
 func (e *Core) fetchAndLock(ctx context.Context, t persistence.Tx, req FetchRequest) ([]LockedTask, error) {
 	var out []LockedTask
-	err := e.command(ctx, t, func(c *command) error {
+	err := e.command(ctx, t, "fetch_and_lock", func(c *command) error {
 		now := c.cc.Now().UTC()
 		f := persistence.ExternalTaskFetch{Now: now, WorkerID: req.WorkerID, MaxTasks: req.MaxTasks, UsePriority: req.UsePriority}
 		byTopic := make(map[string]FetchTopic, len(req.Topics))
@@ -192,7 +192,7 @@ func (c *command) externalTask(id, workerID, what string) (*persistence.External
 // SetVariables, local ones on the task's execution, and the instance
 // continues to its next wait states in the same transaction.
 func (e *Core) CompleteExternalTask(ctx context.Context, t persistence.Tx, id, workerID string, vars, local map[string]any) error {
-	return e.command(ctx, t, func(c *command) error {
+	return e.command(ctx, t, "complete_external_task", func(c *command) error {
 		x, _, err := c.finishExternalTask(id, workerID, "External Task %s cannot be completed", vars)
 		if err != nil {
 			return err
@@ -246,7 +246,7 @@ func (e *Core) HandleExternalTaskFailure(ctx context.Context, t persistence.Tx, 
 	if f.Retries < 0 || f.RetryTimeout < 0 {
 		return fmt.Errorf("external task %q: retries and retry timeout must not be negative", id)
 	}
-	return e.command(ctx, t, func(c *command) error {
+	return e.command(ctx, t, "handle_external_task_failure", func(c *command) error {
 		task, err := c.externalTask(id, workerID, "Failure of External Task %s cannot be reported")
 		if err != nil {
 			return err
@@ -299,7 +299,7 @@ func (e *Core) HandleExternalTaskBpmnError(ctx context.Context, t persistence.Tx
 	if code == "" {
 		return fmt.Errorf("external task %q: an error code is required", id)
 	}
-	return e.command(ctx, t, func(c *command) error {
+	return e.command(ctx, t, "handle_external_task_bpmn_error", func(c *command) error {
 		x, task, err := c.finishExternalTask(id, workerID, "Bpmn error of External Task %s cannot be reported", vars)
 		if err != nil {
 			return err
@@ -318,7 +318,7 @@ func (e *Core) ExtendExternalTaskLock(ctx context.Context, t persistence.Tx, id,
 	if d <= 0 {
 		return fmt.Errorf("external task %q: the new lock duration must be positive", id)
 	}
-	return e.command(ctx, t, func(c *command) error {
+	return e.command(ctx, t, "extend_external_task_lock", func(c *command) error {
 		task, err := c.externalTask(id, workerID, "The lock of the External Task %s cannot be extended")
 		if err != nil {
 			return err
@@ -340,7 +340,7 @@ func (e *Core) LockExternalTask(ctx context.Context, t persistence.Tx, id, worke
 	if d <= 0 || workerID == "" {
 		return fmt.Errorf("external task %q: a worker id and a positive lock duration are required", id)
 	}
-	return e.command(ctx, t, func(c *command) error {
+	return e.command(ctx, t, "lock_external_task", func(c *command) error {
 		ent, err := c.cc.Get(persistence.ExternalTaskTable, id)
 		if err != nil {
 			return fmt.Errorf("external task %q: %w", id, err)
@@ -387,7 +387,7 @@ func (e *Core) SetExternalTaskPriority(ctx context.Context, t persistence.Tx, id
 
 // updateExternalTask changes task id in a command of its own.
 func (e *Core) updateExternalTask(ctx context.Context, t persistence.Tx, id string, change func(*command, *persistence.ExternalTask) error) error {
-	return e.command(ctx, t, func(c *command) error {
+	return e.command(ctx, t, "update_external_task", func(c *command) error {
 		ent, err := c.cc.Get(persistence.ExternalTaskTable, id)
 		if err != nil {
 			return fmt.Errorf("external task %q: %w", id, err)

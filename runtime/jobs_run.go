@@ -99,7 +99,9 @@ func (e *Core) RunAcquiredContinuing(ctx context.Context, j AcquiredJob, claim *
 	return e.execute(ctx, j.ID, j.Job, &j.Lock, claim)
 }
 
-func (e *Core) execute(ctx context.Context, jobID string, acquired *persistence.Job, lock *JobLock, claim *Claim) (*AcquiredJob, error) {
+func (e *Core) execute(ctx context.Context, jobID string, acquired *persistence.Job, lock *JobLock, claim *Claim) (_ *AcquiredJob, runErr error) {
+	ctx, end := e.startSpan(ctx, "bpmnlite.job")
+	defer func() { end(runErr) }()
 	var workErr error
 	var claimed *AcquiredJob
 	// Deferred: on SQLite the job's delegates run without the write lock,
@@ -117,6 +119,9 @@ func (e *Core) execute(ctx context.Context, jobID string, acquired *persistence.
 			return fmt.Errorf("job %q: %w", jobID, err)
 		}
 		job := ent.(*persistence.Job)
+		if e.tracing() {
+			annotate(cc, jobAttributes(job)...)
+		}
 		if err := lock.check(job); err != nil {
 			return err
 		}
@@ -130,6 +135,9 @@ func (e *Core) execute(ctx context.Context, jobID string, acquired *persistence.
 		return nil, &NotStoredError{JobID: jobID, Err: err}
 	}
 	e.logOutcome(jobID, workErr)
+	if e.tracing() {
+		annotate(ctx, attrJobOutcome.String(jobOutcome(workErr)))
+	}
 	return claimed, workErr
 }
 
@@ -267,8 +275,13 @@ func (e *Core) RunGroup(ctx context.Context, jobs []AcquiredJob, proceed func() 
 				errs[i] = err
 				continue
 			}
+			// Each job of the group has a span of its own, its delegates'
+			// parent: the transaction's context carries it while it runs.
+			end := e.groupJobSpan(cc, ctx, &j)
 			var err error
-			if _, errs[i], err = e.runBehindSavepoint(cc, &j, &a.Lock, false, nil); err != nil {
+			_, errs[i], err = e.runBehindSavepoint(cc, &j, &a.Lock, false, nil)
+			end(errs[i], err)
+			if err != nil {
 				if errs[i] == nil {
 					return err // the savepoint itself failed
 				}
@@ -299,6 +312,24 @@ func (e *Core) RunGroup(ctx context.Context, jobs []AcquiredJob, proceed func() 
 		}
 	}
 	return errs[:ran], ran, acquired
+}
+
+// groupJobSpan starts the span of a group's job j under the group's ctx
+// and makes it cc's context while the job runs; end records its outcome
+// and gives cc its context back.
+func (e *Core) groupJobSpan(cc *tx.Context, ctx context.Context, j *persistence.Job) (end func(workErr, err error)) {
+	if !e.tracing() {
+		return func(error, error) {}
+	}
+	jobCtx, endSpan := e.startSpan(ctx, "bpmnlite.job")
+	annotate(jobCtx, jobAttributes(j)...)
+	outer := cc.Context
+	cc.Context = jobCtx
+	return func(workErr, err error) {
+		cc.Context = outer
+		annotate(jobCtx, attrJobOutcome.String(jobOutcome(workErr)))
+		endSpan(errors.Join(workErr, err))
+	}
 }
 
 const acquireSavepoint = "bpmnlite_acquire"

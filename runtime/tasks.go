@@ -206,7 +206,10 @@ func (c *command) createExternalTask(x *execution, a *bpmn.Activity) error {
 // CompleteTask completes a user task, sets vars (visible from the task's
 // execution, created on the process instance when new) and continues.
 func (e *Core) CompleteTask(ctx context.Context, t persistence.Tx, taskID string, vars map[string]any) error {
-	return e.command(ctx, t, func(c *command) error {
+	return e.command(ctx, t, "complete_task", func(c *command) error {
+		if e.tracing() {
+			annotate(c.cc, attrTaskID.String(taskID))
+		}
 		ent, err := c.cc.Get(persistence.TaskTable, taskID)
 		if err != nil {
 			return fmt.Errorf("task %q: %w", taskID, err)
@@ -260,7 +263,7 @@ func (e *Core) SetTaskAssignee(ctx context.Context, t persistence.Tx, id, userID
 var ErrTaskClaimed = errors.New("task already claimed")
 
 func (e *Core) updateTask(ctx context.Context, t persistence.Tx, id string, change func(*persistence.Task) error) error {
-	return e.command(ctx, t, func(c *command) error {
+	return e.command(ctx, t, "update_task", func(c *command) error {
 		ent, err := c.cc.Get(persistence.TaskTable, id)
 		if err != nil {
 			return fmt.Errorf("task %q: %w", id, err)

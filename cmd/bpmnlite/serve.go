@@ -98,6 +98,19 @@ func serve(ctx context.Context, args []string, out io.Writer) error {
 	cfg.Logger = log
 	cfg.Limits.DefinitionCacheBytes = *cacheBytes
 	cfg.Limits.MaxVariableBytes = *varBytes
+	tp, shutdownTracing, err := tracingFromEnv(ctx)
+	if err != nil {
+		return fmt.Errorf("tracing (OTEL_* environment): %w", err)
+	}
+	defer func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = shutdownTracing(ctx)
+	}()
+	if tp != nil {
+		cfg.TracerProvider = tp
+		log.Info("tracing: spans go to the OTLP endpoint of the OTEL_* environment")
+	}
 	eng, err := bpmnlite.Open(ctx, cfg)
 	if err != nil {
 		return err

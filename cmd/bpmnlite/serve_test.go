@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"mime/multipart"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	goruntime "runtime"
@@ -433,5 +435,52 @@ func TestServeConcurrentLargeDeployments(t *testing.T) {
 	t.Logf("heap in use before %d MiB, peak %d MiB (+%d MiB)", before.HeapInuse>>20, peak.Load()>>20, grew>>20)
 	if grew > 400<<20 {
 		t.Errorf("the heap grew by %d MiB while deploying, want under 400 MiB", grew>>20)
+	}
+}
+
+// With OTEL_EXPORTER_OTLP_ENDPOINT set, serve sends the engine's spans over
+// OTLP/HTTP; a request carrying a W3C traceparent has its start span in the
+// caller's trace.
+func TestServeExportsTraces(t *testing.T) {
+	var mu sync.Mutex
+	var received [][]byte
+	collector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if r.URL.Path == "/v1/traces" {
+			mu.Lock()
+			received = append(received, body)
+			mu.Unlock()
+		}
+		w.Header().Set("Content-Type", "application/x-protobuf")
+	}))
+	defer collector.Close()
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", collector.URL)
+	t.Setenv("OTEL_EXPORTER_OTLP_COMPRESSION", "none")
+	t.Setenv("OTEL_SERVICE_NAME", "bpmnlite-test")
+
+	base, stop := startServe(t, filepath.Join(t.TempDir(), "traces.db"), "-auth", "demo:secret")
+	deployOverHTTP(t, base, map[string]string{"pay.bpmn": externalProcess})
+	const traceID = "4bf92f3577b34da6a3ce929d0e0e4736"
+	req, _ := http.NewRequest("POST", base+"/process-definition/key/pay/start", strings.NewReader(`{}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("traceparent", "00-"+traceID+"-00f067aa0ba902b7-01")
+	req.SetBasicAuth("demo", "secret")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("start: %s", resp.Status)
+	}
+	if err := stop(); err != nil { // the shutdown flushes the batch
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	all := bytes.Join(received, nil)
+	id, _ := hex.DecodeString(traceID)
+	if !bytes.Contains(all, []byte("bpmnlite.start")) || !bytes.Contains(all, id) || !bytes.Contains(all, []byte("bpmnlite-test")) {
+		t.Fatalf("the collector got %d requests without the start span in the caller's trace", len(received))
 	}
 }

@@ -1,0 +1,76 @@
+package runtime
+
+import (
+	"context"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/bpmnlite/bpmnlite/persistence"
+)
+
+// Tracing: a span per command and per job run when Config.TracerProvider
+// is set. Without one, e.tracer is nil and the helpers return at once:
+// callers guard the attributes they build with e.tracing(), so that an
+// engine without tracing allocates nothing for it.
+
+// tracerName names the engine's instrumentation.
+const tracerName = "github.com/bpmnlite/bpmnlite"
+
+// Attribute keys of the engine's spans.
+const (
+	attrDefinitionKey = attribute.Key("bpmn.process_definition_key")
+	attrInstanceID    = attribute.Key("bpmn.process_instance_id")
+	attrActivityID    = attribute.Key("bpmn.activity_id")
+	attrJobID         = attribute.Key("bpmnlite.job.id")
+	attrJobHandler    = attribute.Key("bpmnlite.job.handler")
+	attrJobRetries    = attribute.Key("bpmnlite.job.retries")
+	attrJobOutcome    = attribute.Key("bpmnlite.job.outcome")
+	attrTaskID        = attribute.Key("bpmnlite.task.id")
+	attrMessageName   = attribute.Key("bpmn.message_name")
+)
+
+// tracing reports whether the engine records spans.
+func (e *Core) tracing() bool { return e.tracer != nil }
+
+// startSpan starts span name under ctx; end records err (nil: success) and
+// ends it. Without tracing it returns ctx and a no-op.
+func (e *Core) startSpan(ctx context.Context, name string) (context.Context, func(err error)) {
+	if e.tracer == nil {
+		return ctx, func(error) {}
+	}
+	ctx, span := e.tracer.Start(ctx, name)
+	return ctx, func(err error) {
+		if err != nil {
+			span.RecordError(err)
+			span.SetStatus(codes.Error, err.Error())
+		}
+		span.End()
+	}
+}
+
+// annotate adds attributes to ctx's span; callers guard it with tracing().
+func annotate(ctx context.Context, attrs ...attribute.KeyValue) {
+	trace.SpanFromContext(ctx).SetAttributes(attrs...)
+}
+
+// jobAttributes are what a job's span says of it.
+func jobAttributes(j *persistence.Job) []attribute.KeyValue {
+	return []attribute.KeyValue{
+		attrJobID.String(j.ID), attrJobHandler.String(j.HandlerType), attrActivityID.String(j.ActivityID),
+		attrInstanceID.String(j.ProcessInstanceID), attrDefinitionKey.String(j.ProcessDefinitionKey),
+		attrJobRetries.Int(j.Retries), // left before this run
+	}
+}
+
+// jobOutcome names how a job run ended, for its span.
+func jobOutcome(workErr error) string {
+	switch {
+	case workErr == nil:
+		return "succeeded"
+	case persistence.IsConflict(workErr):
+		return "conflict"
+	}
+	return "failed"
+}
