@@ -178,6 +178,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		IntegrityCheck: d.SQLiteIntegrityCheck,
 		Existing:       d.OpenExisting,
 		Logger:         cfg.Logger,
+		TracerProvider: cfg.TracerProvider,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("bpmnlite: open %s: %w", redact(d.URL), err)

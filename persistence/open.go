@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"strings"
 	"time"
+
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Options configure Open.
@@ -34,6 +36,11 @@ type Options struct {
 	IntegrityCheck bool
 	// Logger receives migration and connection messages. Default: discarded.
 	Logger *slog.Logger
+	// TracerProvider, when set, gets a span per PostgreSQL statement and
+	// pipelined batch, a child of the span in the statement's context (the
+	// engine's command or job). Nil: none. SQLite's statements, in the
+	// engine's own process, are not traced.
+	TracerProvider trace.TracerProvider
 	// Existing opens only a database that is there and current: a missing
 	// SQLite file is an error (instead of a new file), and so is a schema
 	// that needs a migration (ErrSchema): tools that only read must not

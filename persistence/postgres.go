@@ -48,6 +48,9 @@ func openPostgres(ctx context.Context, url string, opts Options) (DB, error) {
 		// A startup parameter costs no extra round trip per connection.
 		cfg.ConnConfig.RuntimeParams["search_path"] = pgx.Identifier{opts.Schema}.Sanitize()
 	}
+	if opts.TracerProvider != nil {
+		cfg.ConnConfig.Tracer = &pgTracer{tracer: opts.TracerProvider.Tracer("github.com/bpmnlite/bpmnlite/persistence")}
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("persistence: connect to PostgreSQL: %w", err)

@@ -82,6 +82,16 @@ func TestTracing(t *testing.T) {
 		if got := seen.seen["check"]; len(got) != 1 || got[0].SpanID() != starts[0].SpanContext().SpanID() {
 			t.Errorf("the delegate of the start ran under %v, not the start's span %v", got, starts[0].SpanContext().SpanID())
 		}
+		// On PostgreSQL the start's statements are spans under it.
+		var statements int
+		for _, s := range rec.Ended() {
+			if attrs(s)["db.system.name"] == "postgresql" && s.Parent().SpanID() == starts[0].SpanContext().SpanID() {
+				statements++
+			}
+		}
+		if want := e.Eng.Dialect() == "postgres"; want != (statements > 0) {
+			t.Errorf("%s: %d statement spans under the start", e.Eng.Dialect(), statements)
+		}
 
 		e.StartExecutor(bpmnlite.JobExecutorConfig{})
 		harness.WaitFor(t, "the job ran", 10*time.Second, func() bool { return e.State(pi) == bpmnlite.StateCompleted })
