@@ -293,6 +293,9 @@ type ExternalTask struct {
 	Suspension           int
 	BusinessKey          string
 	CreateTime           time.Time
+	// TraceParent is the W3C traceparent of the span that created the task
+	// (empty when it ran in none): its worker continues that trace.
+	TraceParent string
 }
 
 // Incident types.

@@ -141,6 +141,10 @@ func (c *command) lockedTask(task *persistence.ExternalTask, tp FetchTopic) (Loc
 		return LockedTask{}, fmt.Errorf("external task %s: %w", task.ID, err)
 	}
 	lt := LockedTask{Task: task, Variables: map[string]any{}, Headers: map[string]string{}}
+	if task.TraceParent != "" {
+		// Beside the activity's own properties, which win on a clash.
+		lt.Headers[traceParentHeader] = task.TraceParent
+	}
 	if a := x.inst.def.Process.Activity(task.ActivityID); a != nil {
 		for _, p := range a.Properties {
 			lt.Headers[p.Name] = p.Value

@@ -199,6 +199,7 @@ func (c *command) createExternalTask(x *execution, a *bpmn.Activity) error {
 		Suspension:           persistence.Active,
 		BusinessKey:          x.inst.root.BusinessKey,
 		CreateTime:           c.cc.Now().UTC(),
+		TraceParent:          traceParent(c.cc),
 	})
 	return nil
 }

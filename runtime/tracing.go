@@ -5,6 +5,7 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/bpmnlite/bpmnlite/persistence"
@@ -73,4 +74,21 @@ func jobOutcome(workErr error) string {
 		return "conflict"
 	}
 	return "failed"
+}
+
+// traceParentHeader is the header (extension property) of a locked
+// external task that carries the trace of the step that created it.
+const traceParentHeader = "traceparent"
+
+// traceParent is ctx's span as a W3C traceparent, "" without one. It is
+// kept whether or not the engine traces itself: a caller's own span
+// reaches the worker too.
+func traceParent(ctx context.Context) string {
+	sc := trace.SpanContextFromContext(ctx)
+	if !sc.IsValid() {
+		return ""
+	}
+	carrier := propagation.MapCarrier{}
+	propagation.TraceContext{}.Inject(trace.ContextWithSpanContext(context.Background(), sc), carrier)
+	return carrier[traceParentHeader]
 }

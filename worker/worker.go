@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"sync"
 	"time"
+
+	"go.opentelemetry.io/otel/propagation"
 )
 
 // Task is a locked external task handed to a handler.
@@ -222,6 +224,15 @@ func (w *Worker) Run(ctx context.Context) error {
 	return nil
 }
 
+// withTrace continues in ctx the trace of the step that created t (its
+// traceparent header): spans the handler makes are that step's children.
+func withTrace(ctx context.Context, t *Task) context.Context {
+	if t.Headers["traceparent"] == "" {
+		return ctx
+	}
+	return propagation.TraceContext{}.Extract(ctx, propagation.MapCarrier(t.Headers))
+}
+
 // handle runs the handler of t with its lock extended and reports the outcome.
 func (w *Worker) handle(ctx context.Context, t *Task) {
 	w.mu.Lock()
@@ -247,7 +258,7 @@ func (w *Worker) handle(ctx context.Context, t *Task) {
 			}
 		}
 	}()
-	vars, err := w.run(hctx, s, t)
+	vars, err := w.run(withTrace(hctx, t), s, t)
 	cancel()
 	<-extended
 	report, done := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)

@@ -36,29 +36,42 @@ const process = `<?xml version="1.0" encoding="UTF-8"?>
 func TestWorker(t *testing.T) {
 	for _, b := range testdb.Backends(t) {
 		t.Run(b.Name, func(t *testing.T) {
-			eng, err := bpmnlite.Open(t.Context(), bpmnlite.Config{Database: bpmnlite.DatabaseConfig{URL: b.URL, Schema: b.Options.Schema}, Logger: slog.New(slog.DiscardHandler)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			srv := httptest.NewServer(rest.New(eng, rest.Options{Auth: "Bearer t0ken-t0ken-t0ken"}))
-			t.Cleanup(func() {
-				eng.AnswerWaitingFetches()
-				srv.Close()
-				_ = eng.Close()
-			})
-			if _, err := eng.Deploy(t.Context(), bpmnlite.DeployRequest{Name: "w", Resources: []bpmnlite.Resource{{Name: "charge.bpmn", Bytes: []byte(process)}}}); err != nil {
-				t.Fatal(err)
-			}
-			for _, tc := range []struct {
-				name    string
-				backend worker.Backend
-			}{
-				{"engine", worker.Engine(eng)},
-				{"http", worker.HTTP(srv.URL+"/engine-rest", worker.HTTPOptions{Authorization: "Bearer t0ken-t0ken-t0ken"})},
-			} {
+			eng, backends := servedEngine(t, bpmnlite.Config{Database: bpmnlite.DatabaseConfig{URL: b.URL, Schema: b.Options.Schema}})
+			for _, tc := range backends {
 				t.Run(tc.name, func(t *testing.T) { runWorker(t, eng, tc.backend) })
 			}
 		})
+	}
+}
+
+// namedBackend is one way a worker reaches the engine.
+type namedBackend struct {
+	name    string
+	backend worker.Backend
+}
+
+// servedEngine opens an engine with cfg, serves its REST API and deploys
+// the charge process; it returns the engine and the two ways a worker
+// reaches it: in-process and over HTTP.
+func servedEngine(t *testing.T, cfg bpmnlite.Config) (*bpmnlite.Engine, []namedBackend) {
+	t.Helper()
+	cfg.Logger = slog.New(slog.DiscardHandler)
+	eng, err := bpmnlite.Open(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(rest.New(eng, rest.Options{Auth: "Bearer t0ken-t0ken-t0ken"}))
+	t.Cleanup(func() {
+		eng.AnswerWaitingFetches()
+		srv.Close()
+		_ = eng.Close()
+	})
+	if _, err := eng.Deploy(t.Context(), bpmnlite.DeployRequest{Name: "w", Resources: []bpmnlite.Resource{{Name: "charge.bpmn", Bytes: []byte(process)}}}); err != nil {
+		t.Fatal(err)
+	}
+	return eng, []namedBackend{
+		{"engine", worker.Engine(eng)},
+		{"http", worker.HTTP(srv.URL+"/engine-rest", worker.HTTPOptions{Authorization: "Bearer t0ken-t0ken-t0ken"})},
 	}
 }
 
