@@ -168,7 +168,8 @@ var samples = map[*persistence.Table]sample{
 			return &persistence.ExternalTask{ID: "x1", Rev: 1, Topic: "pay", WorkerID: "w", LockExpiration: ptr(at(10, 1)),
 				Retries: ptr(0), ErrorMessage: "boom", ErrorDetails: "stack", ExecutionID: "e1", ProcessInstanceID: "pi",
 				ProcessDefinitionID: "p:1:x", ProcessDefinitionKey: "p", ActivityID: "ext", ActivityInstanceID: "ext:1",
-				Priority: 1 << 40, Suspension: persistence.Active, BusinessKey: "bk", CreateTime: at(10, 0)}
+				Priority: 1 << 40, Suspension: persistence.Active, BusinessKey: "bk", CreateTime: at(10, 0),
+				TraceParent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}
 		},
 		sparse: func() persistence.Entity {
 			return &persistence.ExternalTask{ID: "x2", Topic: "pay", Suspension: persistence.Active, CreateTime: at(10, 2)}

@@ -277,7 +277,7 @@ func (e *Core) RunGroup(ctx context.Context, jobs []AcquiredJob, proceed func() 
 			}
 			// Each job of the group has a span of its own, its delegates'
 			// parent: the transaction's context carries it while it runs.
-			end := e.groupJobSpan(cc, ctx, &j)
+			end := e.groupJobSpan(cc, &j)
 			var err error
 			_, errs[i], err = e.runBehindSavepoint(cc, &j, &a.Lock, false, nil)
 			end(errs[i], err)
@@ -314,16 +314,16 @@ func (e *Core) RunGroup(ctx context.Context, jobs []AcquiredJob, proceed func() 
 	return errs[:ran], ran, acquired
 }
 
-// groupJobSpan starts the span of a group's job j under the group's ctx
-// and makes it cc's context while the job runs; end records its outcome
-// and gives cc its context back.
-func (e *Core) groupJobSpan(cc *tx.Context, ctx context.Context, j *persistence.Job) (end func(workErr, err error)) {
+// groupJobSpan starts the span of a group's job j under the group
+// transaction's context and makes it that context while the job runs; end
+// records its outcome and gives the transaction its context back.
+func (e *Core) groupJobSpan(cc *tx.Context, j *persistence.Job) (end func(workErr, err error)) {
 	if !e.tracing() {
 		return func(error, error) {}
 	}
-	jobCtx, endSpan := e.startSpan(ctx, "bpmnlite.job")
-	annotate(jobCtx, jobAttributes(j)...)
 	outer := cc.Context
+	jobCtx, endSpan := e.startSpan(outer, "bpmnlite.job")
+	annotate(jobCtx, jobAttributes(j)...)
 	cc.Context = jobCtx
 	return func(workErr, err error) {
 		cc.Context = outer
