@@ -1,4 +1,4 @@
-package bpmnlite_test
+package tx_test
 
 import (
 	"context"
@@ -22,7 +22,7 @@ const approvalProcess = `
 // fn stores none of them; a command that fails inside is rolled back alone
 // and the others commit; a Tx used after InTx returned fails.
 func TestInTx(t *testing.T) {
-	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+	harness.EachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *harness.Env) {
 		e.Deploy("approval", enginetest.Process("approval", approvalProcess))
 		waiting := e.Start("approval", nil)
 		task := e.Tasks(waiting)[0].ID
@@ -81,7 +81,7 @@ func TestInTx(t *testing.T) {
 
 // A panic in fn rolls the transaction back and goes on up.
 func TestInTxPanic(t *testing.T) {
-	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+	harness.EachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *harness.Env) {
 		e.Deploy("approval", enginetest.Process("approval", approvalProcess))
 		var started string
 		func() {
@@ -107,7 +107,7 @@ func TestInTxPanic(t *testing.T) {
 // the executor is woken after the commit, not before it (when it would
 // find nothing and back off).
 func TestInTxWakesExecutorAfterCommit(t *testing.T) {
-	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+	harness.EachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *harness.Env) {
 		e.Eng.RegisterDelegate("work", bpmnlite.DelegateFunc(func(context.Context, *bpmnlite.Execution) error { return nil }))
 		e.Deploy("async", enginetest.AsyncService("async", "work", ""))
 		e.StartExecutor(bpmnlite.JobExecutorConfig{WaitTime: 10 * time.Second, MaxWait: time.Minute})
