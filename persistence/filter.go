@@ -135,7 +135,8 @@ func filterQuery[T Entity](filter any, now time.Time, order string) Query[T] {
 	return newQuery[T](s, args...)
 }
 
-// escapeLike makes s match itself only in a LIKE pattern with ESCAPE '\'.
-func escapeLike(s string) string {
-	return strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(s)
-}
+// likeEscaper makes a string match itself only in a LIKE pattern with
+// ESCAPE '\'.
+var likeEscaper = strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`)
+
+func escapeLike(s string) string { return likeEscaper.Replace(s) }

@@ -67,26 +67,32 @@ func (o object) set(name string, value any) object {
 	return o
 }
 
-// computed are the members no single field holds.
-var computed = map[string]func(v reflect.Value) any{
-	"suspended": func(v reflect.Value) any { return v.FieldByName("Suspension").Int() == 2 },
-	"stateSuspended": func(v reflect.Value) any {
-		return v.FieldByName("State").String() == "SUSPENDED"
-	},
-	"ended": func(v reflect.Value) any { return !v.FieldByName("EndTime").IsNil() },
-	"duration": func(v reflect.Value) any {
-		return duration(v.FieldByName("StartTime").Interface().(time.Time), v.FieldByName("EndTime").Interface().(*time.Time))
-	},
+// computed are the members no single field holds: each names the model's
+// fields it reads, found once when a shape is made, and makes its value
+// from them.
+var computed = map[string]computedMember{
+	"suspended":      {[]string{"Suspension"}, func(f []reflect.Value) any { return f[0].Int() == bpmnlite.SuspensionSuspended }},
+	"stateSuspended": {[]string{"State"}, func(f []reflect.Value) any { return f[0].String() == "SUSPENDED" }},
+	"ended":          {[]string{"EndTime"}, func(f []reflect.Value) any { return !f[0].IsNil() }},
+	"duration": {[]string{"StartTime", "EndTime"}, func(f []reflect.Value) any {
+		return duration(f[0].Interface().(time.Time), f[1].Interface().(*time.Time))
+	}},
 	"open":     stateIs(bpmnlite.IncidentOpen),
 	"deleted":  stateIs(bpmnlite.IncidentDeleted),
 	"resolved": stateIs(bpmnlite.IncidentResolved),
-	"variables": func(v reflect.Value) any {
-		return EncodeVariables(v.FieldByName("Variables").Interface().(map[string]any))
-	},
+	"variables": {[]string{"Variables"}, func(f []reflect.Value) any {
+		return EncodeVariables(f[0].Interface().(map[string]any))
+	}},
 }
 
-func stateIs(state string) func(reflect.Value) any {
-	return func(v reflect.Value) any { return v.FieldByName("State").String() == state }
+// computedMember is a member made from several fields.
+type computedMember struct {
+	fields []string
+	value  func(fields []reflect.Value) any
+}
+
+func stateIs(state string) computedMember {
+	return computedMember{[]string{"State"}, func(f []reflect.Value) any { return f[0].String() == state }}
 }
 
 func duration(start time.Time, end *time.Time) *int64 {
@@ -126,11 +132,25 @@ func shapeMember(t reflect.Type, word string) (member[func(reflect.Value) any], 
 	}
 	if fn, ok := strings.CutSuffix(source, "()"); ok {
 		name = strings.TrimSuffix(name, "()")
-		f := computed[fn]
-		if f == nil {
+		c, ok := computed[fn]
+		if !ok {
 			return member[func(reflect.Value) any]{}, fmt.Errorf("no computed member %s", fn)
 		}
-		return member[func(reflect.Value) any]{name, f}, nil
+		indexes := make([][]int, len(c.fields))
+		for i, field := range c.fields {
+			f, ok := t.FieldByName(field)
+			if !ok {
+				return member[func(reflect.Value) any]{}, fmt.Errorf("%s() reads %s, which %s does not have", fn, field, t.Name())
+			}
+			indexes[i] = f.Index
+		}
+		return member[func(reflect.Value) any]{name, func(v reflect.Value) any {
+			fields := make([]reflect.Value, len(indexes))
+			for i, index := range indexes {
+				fields[i] = v.FieldByIndex(index)
+			}
+			return c.value(fields)
+		}}, nil
 	}
 	source, nullIfZero := strings.CutSuffix(source, "?")
 	name = strings.TrimSuffix(name, "?")
