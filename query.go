@@ -2,6 +2,8 @@ package bpmnlite
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/bpmnlite/bpmnlite/persistence"
@@ -10,12 +12,38 @@ import (
 // The query types are the persistence filters: each field is declared
 // once, with its SQL condition and its REST parameter (persistence/filters.go).
 
+// ErrInvalidQuery is a query that cannot run: a sort key its type does not
+// know, a value that is no query type.
+var ErrInvalidQuery = persistence.ErrInvalidQuery
+
+// Page selects which rows of a list come back, and in which order: the
+// query types embed it. Its Sort keys are those SortKeys lists.
+type Page = persistence.Page
+
+// SortKey is one sorting criterion of a list.
+type SortKey = persistence.SortKey
+
+// SortKeys are the keys a query type sorts by (Camunda's sortBy values),
+// in order; none for a type without a Page.
+func SortKeys(query any) []string {
+	return slices.Sorted(maps.Keys(persistence.SortKeys(query)))
+}
+
+// Count is the number of rows query selects, its Page aside: query is a
+// value of one of the query types (TaskQuery, JobQuery, ...).
+func (e *Engine) Count(ctx context.Context, query any) (int, error) {
+	return persistence.CountFilter(ctx, e.db, query, e.Now())
+}
+
 // DefinitionQuery filters process definitions; empty fields match all.
 type DefinitionQuery = persistence.DefinitionFilter
 
-// Deployments lists the deployments, oldest first (without their definitions).
-func (e *Engine) Deployments(ctx context.Context) ([]*Deployment, error) {
-	rows, err := persistence.List(ctx, e.db, persistence.AllDeployments())
+// DeploymentQuery filters deployments; zero fields match all.
+type DeploymentQuery = persistence.DeploymentFilter
+
+// Deployments lists deployments, oldest first (without their definitions).
+func (e *Engine) Deployments(ctx context.Context, q DeploymentQuery) ([]*Deployment, error) {
+	rows, err := persistence.List(ctx, e.db, q.Query())
 	return copies(rows, deploymentOf), err
 }
 
@@ -64,6 +92,16 @@ type ProcessInstanceQuery = persistence.HistoricInstanceFilter
 
 // ProcessInstances lists process instances, running and ended, from history.
 func (e *Engine) ProcessInstances(ctx context.Context, q ProcessInstanceQuery) ([]*HistoricProcessInstance, error) {
+	return persistence.List(ctx, e.db, q.Query())
+}
+
+// HistoricActivityQuery filters activity instances in history; zero
+// fields match all.
+type HistoricActivityQuery = persistence.HistoricActivityFilter
+
+// HistoricActivityInstances lists activity instances from history, in the
+// order they started.
+func (e *Engine) HistoricActivityInstances(ctx context.Context, q HistoricActivityQuery) ([]*HistoricActivityInstance, error) {
 	return persistence.List(ctx, e.db, q.Query())
 }
 

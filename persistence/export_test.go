@@ -1,6 +1,9 @@
 package persistence
 
-import "context"
+import (
+	"context"
+	"reflect"
+)
 
 // SelectWhere and SelectAs let this package's external tests read rows with
 // conditions of their own; the engine reads through named queries only.
@@ -20,4 +23,17 @@ func SelectAs[T Entity](ctx context.Context, tx Tx, where string, args ...any) (
 // Run runs q and drops its rows: whether the database takes its SQL.
 func (q Query[T]) Run(ctx context.Context, tx Tx) error {
 	return scanAll(ctx, tx, q.Table(), q.columns, q.where, q.args, func(Entity) error { return nil })
+}
+
+func (q Query[T]) listed(ctx context.Context, db DB) error {
+	_, err := List(ctx, db, q)
+	return err
+}
+
+// ListFilter runs the query filter's Query method makes, for its error.
+func ListFilter(ctx context.Context, db DB, filter any) error {
+	q := reflect.ValueOf(filter).MethodByName("Query").Call(nil)[0]
+	return q.Interface().(interface {
+		listed(context.Context, DB) error
+	}).listed(ctx, db)
 }

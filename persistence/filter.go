@@ -1,9 +1,13 @@
 package persistence
 
 import (
+	"errors"
 	"fmt"
+	"maps"
+	"math"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -16,6 +20,9 @@ import (
 //	column            column = value
 //	column OP         column OP value, OP one of = < > <= >=
 //	column member     value is one entry of the comma-separated column
+//	                  (AND further conditions may follow)
+//	column in         column is one of the values (a []string field)
+//	column like       column LIKE value (the caller's % and _ are wildcards)
 //	expression        an SQL condition: ? stands for the value, @now for
 //	                  the time the query is judged at, {name} for a
 //	                  fragment below; a bool field's expression is the
@@ -31,6 +38,8 @@ import (
 var fragments = map[string]string{
 	"executionHasChild": executionHasChild,
 	"jobLogCreated":     "'" + JobLogCreated + "'",
+	// a sort key: when a definition's deployment was made
+	"definitionDeployTime": "(SELECT deploy_time FROM deployment WHERE deployment.id = process_definition.deployment_id)",
 }
 
 // condition is one field's compiled `where` tag.
@@ -71,8 +80,13 @@ func compileCondition(f reflect.StructField, tag string) (condition, error) {
 		c.sql = tag
 	case len(words) == 1:
 		c.sql = tag + " = ?"
-	case len(words) == 2 && words[1] == "member":
-		c.sql = "(',' || " + words[0] + " || ',') LIKE ? ESCAPE '\\'"
+	case len(words) == 2 && words[1] == "in" && f.Type == reflect.TypeFor[[]string]():
+		c.sql = words[0] + " IN (?)" // ? expands to one argument per value
+	case len(words) == 2 && words[1] == "like":
+		c.sql = words[0] + " LIKE ?"
+	case len(words) >= 2 && words[1] == "member":
+		// column member [AND more conditions]
+		c.sql = "(',' || " + words[0] + " || ',') LIKE ? ESCAPE '\\'" + strings.TrimPrefix(tag, words[0]+" member")
 		c.value = func(v reflect.Value) any { return "%," + escapeLike(v.String()) + ",%" }
 	case len(words) == 2 && slices.Contains([]string{"=", "<", ">", "<=", ">="}, words[1]):
 		c.sql = tag + " ?"
@@ -81,13 +95,19 @@ func compileCondition(f reflect.StructField, tag string) (condition, error) {
 	default:
 		return c, fmt.Errorf("where %q: want a column, a column and an operator, or an expression with ?", tag)
 	}
-	for name, sql := range fragments {
-		c.sql = strings.ReplaceAll(c.sql, "{"+name+"}", sql)
-	}
+	c.sql = withFragments(c.sql)
 	if strings.ContainsAny(c.sql, "{}") {
 		return c, fmt.Errorf("where %q: unknown fragment", tag)
 	}
 	return c, nil
+}
+
+// withFragments is sql with its {name}s replaced by their fragments.
+func withFragments(sql string) string {
+	for name, f := range fragments {
+		sql = strings.ReplaceAll(sql, "{"+name+"}", f)
+	}
+	return sql
 }
 
 // plainValue is the argument of a field: times in UTC, pointers followed.
@@ -117,7 +137,13 @@ func filterQuery[T Entity](filter any, now time.Time, order string) Query[T] {
 			continue
 		}
 		sql := c.sql
-		if strings.Contains(sql, "?") {
+		if fv.Kind() == reflect.Slice {
+			ps := make([]string, fv.Len())
+			for i := range ps {
+				ps[i] = arg(fv.Index(i).String())
+			}
+			sql = strings.ReplaceAll(sql, "?", strings.Join(ps, ", "))
+		} else if strings.Contains(sql, "?") {
 			sql = strings.ReplaceAll(sql, "?", arg(c.value(fv)))
 		}
 		if strings.Contains(sql, "@now") {
@@ -125,14 +151,105 @@ func filterQuery[T Entity](filter any, now time.Time, order string) Query[T] {
 		}
 		terms = append(terms, sql)
 	}
-	s := ""
+	conds := ""
 	if len(terms) > 0 {
-		s = "WHERE " + strings.Join(terms, " AND ")
+		conds = "WHERE " + strings.Join(terms, " AND ")
 	}
-	if order != "" {
-		s += " ORDER BY " + order
+	q := newQuery[T](conds, args...)
+	q.conds, q.filter = conds, true
+	page, sortable, ok := pageOf(v)
+	if !ok {
+		q.where += " ORDER BY " + order
+		return q
 	}
-	return newQuery[T](s, args...)
+	by, err := sortOrder(page.Sort, sortable, order)
+	if err != nil {
+		q.err = err
+		return q
+	}
+	q.where += " ORDER BY " + by
+	if page.MaxResults > 0 || page.FirstResult > 0 {
+		limit := strconv.Itoa(math.MaxInt64) // no LIMIT ALL in SQLite
+		if page.MaxResults > 0 {
+			limit = strconv.Itoa(page.MaxResults)
+		}
+		q.where += " LIMIT " + limit + " OFFSET " + strconv.Itoa(max(page.FirstResult, 0))
+	}
+	return q
+}
+
+// Page selects which rows of a list come back, and in which order. The
+// filters embed it; the embedded field's `sort` tag names the keys they
+// sort by (Camunda's sortBy values): a camelCase key sorts by its column
+// in snake case, key=column by the column named.
+type Page struct {
+	FirstResult int // the rows skipped
+	MaxResults  int // at most this many rows; 0: all
+	// Sort orders the rows, the first key first; the filter's own order
+	// breaks ties.
+	Sort []SortKey
+}
+
+// SortKey is one sorting criterion of a list.
+type SortKey struct {
+	By   string // a key the filter's sort tag names
+	Desc bool   // descending; nulls come first then, last when ascending
+}
+
+// ErrInvalidQuery is a query the filter cannot run: a sort key it does
+// not know.
+var ErrInvalidQuery = errors.New("invalid query")
+
+var sortKeysOf sync.Map // reflect.Type: map[string]string, key to column
+
+// pageOf is the Page filter v embeds and its sort keys (to columns).
+func pageOf(v reflect.Value) (Page, map[string]string, bool) {
+	if v.Kind() != reflect.Struct {
+		return Page{}, nil, false
+	}
+	f, ok := v.Type().FieldByName("Page")
+	if !ok || !f.Anonymous || f.Type != reflect.TypeFor[Page]() {
+		return Page{}, nil, false
+	}
+	keys, ok := sortKeysOf.Load(v.Type())
+	if !ok {
+		m := map[string]string{}
+		for _, k := range strings.Fields(f.Tag.Get("sort")) {
+			key, col, ok := strings.Cut(k, "=")
+			if !ok {
+				col = snakeCase(key)
+			}
+			m[key] = withFragments(col)
+		}
+		keys, _ = sortKeysOf.LoadOrStore(v.Type(), m)
+	}
+	return v.FieldByIndex(f.Index).Interface().(Page), keys.(map[string]string), true
+}
+
+// SortKeys are the keys filter (a filter type's value) sorts by, to
+// their columns; none when it embeds no Page.
+func SortKeys(filter any) map[string]string {
+	_, keys, _ := pageOf(reflect.Indirect(reflect.ValueOf(filter)))
+	return keys
+}
+
+// sortOrder is the ORDER BY list of keys, then the filter's own order.
+// Nulls sort as PostgreSQL sorts them (last ascending, first descending)
+// on both backends.
+func sortOrder(keys []SortKey, columns map[string]string, order string) (string, error) {
+	var by []string
+	for _, k := range keys {
+		col, ok := columns[k.By]
+		if !ok {
+			return "", fmt.Errorf("%w: cannot sort by %q (sort keys: %s)", ErrInvalidQuery, k.By, strings.Join(slices.Sorted(maps.Keys(columns)), ", "))
+		}
+		if k.Desc {
+			by = append(by, col+" DESC NULLS FIRST")
+		} else {
+			by = append(by, col+" ASC NULLS LAST")
+		}
+	}
+	return strings.Join(append(by, order), ", "), nil
 }
 
 // likeEscaper makes a string match itself only in a LIKE pattern with

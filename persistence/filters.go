@@ -10,8 +10,25 @@ import (
 // (see filter.go), and each filter turns into one Query; zero fields match
 // all. Adding a filter is adding a field.
 
+// DeploymentFilter selects deployments, oldest first.
+type DeploymentFilter struct {
+	Page          `sort:"id name deploymentTime=deploy_time"`
+	ID            string     `where:"id" param:"id"`
+	Name          string     `where:"name" param:"name"`
+	NameLike      string     `where:"name like" param:"nameLike"`
+	Source        string     `where:"source" param:"source"`
+	WithoutSource bool       `where:"COALESCE(source, '') = ''" param:"withoutSource"`
+	After         *time.Time `where:"deploy_time >" param:"after"`
+	Before        *time.Time `where:"deploy_time <" param:"before"`
+}
+
+func (f DeploymentFilter) Query() Query[*Deployment] {
+	return filterQuery[*Deployment](f, time.Time{}, "deploy_time, id")
+}
+
 // DefinitionFilter selects process definitions, by key and version.
 type DefinitionFilter struct {
+	Page         `sort:"key id name version deploymentId versionTag deployTime={definitionDeployTime}"`
 	ID           string `where:"id" param:"processDefinitionId"`
 	Key          string `where:"key" param:"key"`
 	DeploymentID string `where:"deployment_id" param:"deploymentId"`
@@ -26,14 +43,19 @@ func (f DefinitionFilter) Query() Query[*ProcessDefinition] {
 
 // TaskFilter selects user tasks, oldest first.
 type TaskFilter struct {
+	Page              `sort:"instanceId=process_instance_id dueDate executionId assignee created=create_time id name priority"`
 	ID                string `where:"id" param:"taskId"`
 	ProcessInstanceID string `where:"process_instance_id" param:"processInstanceId"`
 	TaskDefinitionKey string `where:"task_definition_key" param:"taskDefinitionKey"`
 	Assignee          string `where:"assignee" param:"assignee"`
 	// CandidateGroup and CandidateUser match one entry of the
-	// comma-separated candidate groups or users, exactly.
-	CandidateGroup string `where:"candidate_groups member" param:"candidateGroup"`
-	CandidateUser  string `where:"candidate_users member" param:"candidateUser"`
+	// comma-separated candidate groups or users, exactly, of a task no one
+	// is assigned to, as Camunda's candidate queries do, unless
+	// IncludeAssignedTasks.
+	CandidateGroup       string `where:"candidate_groups member" param:"candidateGroup"`
+	CandidateUser        string `where:"candidate_users member" param:"candidateUser"`
+	IncludeAssignedTasks bool   `param:"includeAssignedTasks"`
+	candidateUnassigned  bool   `where:"COALESCE(assignee, '') = ''"`
 	// DueBefore, DueAfter, FollowUpBefore, FollowUpAfter: strictly before
 	// or after the time; WithoutDueDate: tasks without one.
 	DueBefore      *time.Time `where:"due_date <" param:"dueBefore"`
@@ -48,12 +70,18 @@ type TaskFilter struct {
 }
 
 func (f TaskFilter) Query() Query[*Task] {
+	candidates := f.CandidateGroup != "" || f.CandidateUser != ""
+	if f.IncludeAssignedTasks && !candidates {
+		return invalidQuery[*Task]("IncludeAssignedTasks (includeAssignedTasks) needs a candidate group or user to include assigned tasks of")
+	}
+	f.candidateUnassigned = candidates && !f.IncludeAssignedTasks
 	return filterQuery[*Task](f, time.Time{}, "create_time, id")
 }
 
 // HistoricTaskFilter selects user tasks in history, in the order they
 // were created.
 type HistoricTaskFilter struct {
+	Page                 `sort:"taskId=id activityInstanceId processDefinitionId processInstanceId executionId duration=(end_time-start_time) endTime startTime taskName=name assignee dueDate followUpDate deleteReason taskDefinitionKey priority"`
 	ID                   string `where:"id" param:"taskId"`
 	ProcessInstanceID    string `where:"process_instance_id" param:"processInstanceId"`
 	ProcessDefinitionKey string `where:"process_definition_key" param:"processDefinitionKey"`
@@ -75,6 +103,7 @@ func (f HistoricTaskFilter) Query() Query[*HistoricTask] {
 // Camunda shows them: an execution with a child execution is at no
 // activity (see executionHasChild).
 type ExecutionFilter struct {
+	Page                `sort:"instanceId=process_instance_id definitionId=process_definition_id"`
 	ID                  string `where:"id"`
 	ProcessInstanceID   string `where:"process_instance_id"`
 	ActivityID          string `where:"activity_id = ? AND NOT {executionHasChild}"`
@@ -114,6 +143,7 @@ func (f ExecutionFilter) Query() Query[*Execution] {
 // order they started. Camunda's runtime process instance resource names
 // some fields otherwise (runtimeParam).
 type HistoricInstanceFilter struct {
+	Page                 `sort:"instanceId=id definitionId=process_definition_id definitionKey=process_definition_key businessKey startTime endTime duration=(end_time-start_time)"`
 	ID                   string `where:"id" param:"processInstanceId" runtimeParam:"processInstanceIds"`
 	ProcessDefinitionKey string `where:"process_definition_key" param:"processDefinitionKey" runtimeParam:"processDefinitionKey"`
 	ProcessDefinitionID  string `where:"process_definition_id" param:"processDefinitionId" runtimeParam:"processDefinitionId"`
@@ -129,6 +159,32 @@ func (f HistoricInstanceFilter) Query() Query[*HistoricProcessInstance] {
 	return filterQuery[*HistoricProcessInstance](f, time.Time{}, "start_time, id")
 }
 
+// HistoricActivityFilter selects activity instances in history, in the
+// order they started.
+type HistoricActivityFilter struct {
+	Page                `sort:"activityInstanceId=id instanceId=process_instance_id executionId activityId activityName activityType startTime endTime duration=(end_time-start_time) definitionId=process_definition_id"`
+	ID                  string `where:"id" param:"activityInstanceId"`
+	ProcessInstanceID   string `where:"process_instance_id" param:"processInstanceId"`
+	ProcessDefinitionID string `where:"process_definition_id" param:"processDefinitionId"`
+	ExecutionID         string `where:"execution_id" param:"executionId"`
+	ActivityID          string `where:"activity_id" param:"activityId"`
+	ActivityName        string `where:"activity_name" param:"activityName"`
+	ActivityType        string `where:"activity_type" param:"activityType"`
+	// Finished: ended activity instances; Unfinished: running ones;
+	// Canceled: those ended by a cancellation.
+	Finished       bool       `where:"end_time IS NOT NULL" param:"finished"`
+	Unfinished     bool       `where:"end_time IS NULL" param:"unfinished"`
+	Canceled       bool       `where:"canceled" param:"canceled"`
+	StartedBefore  *time.Time `where:"start_time <=" param:"startedBefore"`
+	StartedAfter   *time.Time `where:"start_time >=" param:"startedAfter"`
+	FinishedBefore *time.Time `where:"end_time <=" param:"finishedBefore"`
+	FinishedAfter  *time.Time `where:"end_time >=" param:"finishedAfter"`
+}
+
+func (f HistoricActivityFilter) Query() Query[*HistoricActivityInstance] {
+	return filterQuery[*HistoricActivityInstance](f, time.Time{}, "start_time, id")
+}
+
 // ActivityInstancesOf are the activity instances of a process instance in
 // the order they started: the path it took.
 func ActivityInstancesOf(processInstanceID string) Query[*HistoricActivityInstance] {
@@ -137,10 +193,12 @@ func ActivityInstancesOf(processInstanceID string) Query[*HistoricActivityInstan
 
 // JobFilter selects jobs, oldest first.
 type JobFilter struct {
-	ID                   string `where:"id" param:"jobId"`
-	ProcessInstanceID    string `where:"process_instance_id" param:"processInstanceId"`
-	ProcessDefinitionID  string `where:"process_definition_id" param:"processDefinitionId"`
-	ProcessDefinitionKey string `where:"process_definition_key" param:"processDefinitionKey"`
+	Page                 `sort:"jobId=id executionId processInstanceId processDefinitionId processDefinitionKey jobPriority=priority jobRetries=retries jobDueDate=due_date"`
+	ID                   string   `where:"id" param:"jobId"`
+	IDs                  []string `where:"id in" param:"jobIds"`
+	ProcessInstanceID    string   `where:"process_instance_id" param:"processInstanceId"`
+	ProcessDefinitionID  string   `where:"process_definition_id" param:"processDefinitionId"`
+	ProcessDefinitionKey string   `where:"process_definition_key" param:"processDefinitionKey"`
 	// RootProcessInstanceID: the jobs of a process instance and of the
 	// instances its call activities started.
 	RootProcessInstanceID string `where:"root_process_instance_id"`
@@ -181,6 +239,7 @@ func (f JobFilter) Query() Query[*Job] { return f.At(time.Now()) }
 
 // JobDefinitionFilter selects job definitions.
 type JobDefinitionFilter struct {
+	Page                `sort:"jobDefinitionId=id activityId processDefinitionId processDefinitionKey jobType jobConfiguration"`
 	ProcessDefinitionID string `where:"process_definition_id"`
 	ActivityID          string `where:"activity_id"`
 }
@@ -191,6 +250,7 @@ func (f JobDefinitionFilter) Query() Query[*JobDefinition] {
 
 // SubscriptionFilter selects message and signal subscriptions, oldest first.
 type SubscriptionFilter struct {
+	Page              `sort:"created"`
 	ProcessInstanceID string `where:"process_instance_id"`
 }
 
@@ -200,6 +260,7 @@ func (f SubscriptionFilter) Query() Query[*EventSubscription] {
 
 // ExternalTaskFilter selects external tasks, oldest first.
 type ExternalTaskFilter struct {
+	Page                `sort:"id lockExpirationTime=lock_expiration processInstanceId processDefinitionId processDefinitionKey taskPriority=priority"`
 	ID                  string `where:"id" param:"externalTaskId"`
 	Topic               string `where:"topic" param:"topicName"`
 	WorkerID            string `where:"worker_id" param:"workerId"`
@@ -228,6 +289,7 @@ func (f ExternalTaskFilter) Query() Query[*ExternalTask] { return f.At(time.Now(
 // IncidentFilter selects open incidents, oldest first. Its fields are
 // columns incident and hist_incident share.
 type IncidentFilter struct {
+	Page                `sort:"incidentId=id incidentMessage=message incidentTimestamp=timestamp incidentType=type executionId activityId processInstanceId processDefinitionId causeIncidentId rootCauseIncidentId configuration"`
 	ID                  string `where:"id" param:"incidentId"`
 	ProcessInstanceID   string `where:"process_instance_id" param:"processInstanceId"`
 	ProcessDefinitionID string `where:"process_definition_id" param:"processDefinitionId"`
@@ -245,6 +307,7 @@ func (f IncidentFilter) Query() Query[*Incident] {
 // HistoricIncidentFilter selects incidents in history, in the order they
 // were raised.
 type HistoricIncidentFilter struct {
+	Page `sort:"incidentId=id incidentMessage=message createTime endTime incidentType=type executionId activityId processInstanceId processDefinitionId causeIncidentId rootCauseIncidentId configuration incidentState=state"`
 	IncidentQuery
 	// State: IncidentOpen, IncidentResolved (its job succeeded or got
 	// retries) or IncidentDeleted (with its job or instance).
@@ -264,6 +327,7 @@ func (f HistoricIncidentFilter) Query() Query[*HistoricIncident] {
 // the only ones indexed by instance (job_log_created_process_instance;
 // the literal event lets SQLite use that partial index).
 type JobLogFilter struct {
+	Page              `sort:"timestamp jobId jobDefinitionId"`
 	JobID             string `where:"job_id"`
 	ProcessInstanceID string `where:"job_id IN (SELECT job_id FROM job_log WHERE process_instance_id = ? AND event = {jobLogCreated})"`
 	JobDefinitionID   string `where:"job_definition_id"`

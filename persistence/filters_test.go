@@ -2,6 +2,7 @@ package persistence_test
 
 import (
 	"context"
+	"errors"
 	"reflect"
 	"slices"
 	"strings"
@@ -109,7 +110,7 @@ func TestTaskFilterCandidateGroup(t *testing.T) {
 func TestFilterConditionsRun(t *testing.T) {
 	testdb.Run(t, func(t *testing.T, db persistence.DB) {
 		tx := begin(t, db)
-		for _, f := range []any{&persistence.DefinitionFilter{}, &persistence.TaskFilter{}, &persistence.HistoricTaskFilter{},
+		for _, f := range []any{&persistence.DeploymentFilter{}, &persistence.HistoricActivityFilter{}, &persistence.DefinitionFilter{}, &persistence.TaskFilter{}, &persistence.HistoricTaskFilter{},
 			&persistence.ExecutionFilter{}, &persistence.HistoricInstanceFilter{}, &persistence.JobFilter{}, &persistence.JobDefinitionFilter{},
 			&persistence.SubscriptionFilter{}, &persistence.ExternalTaskFilter{}, &persistence.IncidentFilter{},
 			&persistence.HistoricIncidentFilter{}, &persistence.JobLogFilter{}} {
@@ -128,8 +129,13 @@ func TestFilterConditionsRun(t *testing.T) {
 func fillFilter(filter any, now time.Time) {
 	v := reflect.ValueOf(filter).Elem()
 	for _, f := range reflect.VisibleFields(v.Type()) {
+		if !f.IsExported() {
+			continue
+		}
 		fv := v.FieldByIndex(f.Index)
 		switch p := fv.Addr().Interface().(type) {
+		case *[]string:
+			*p = []string{"x", "y"}
 		case *string:
 			*p = "x"
 		case *bool:
@@ -144,4 +150,81 @@ func fillFilter(filter any, now time.Time) {
 			*p = &now
 		}
 	}
+}
+
+// A filter's Page pages and sorts in the database, Count counts what the
+// filter selects whatever the page, and an unknown sort key is refused.
+func TestFilterPageSortCount(t *testing.T) {
+	testdb.Run(t, func(t *testing.T, db persistence.DB) {
+		tx := begin(t, db)
+		insertJobs(t, tx,
+			newJob("a", func(j *persistence.Job) { j.Priority = 5; j.CreateTime = acqNow }),
+			newJob("b", func(j *persistence.Job) { j.Priority = 50; j.CreateTime = acqNow.Add(time.Minute) }),
+			newJob("c", func(j *persistence.Job) { j.Priority = 20; j.CreateTime = acqNow.Add(2 * time.Minute) }),
+			newJob("d", func(j *persistence.Job) { j.Priority = 20; j.CreateTime = acqNow.Add(3 * time.Minute) }),
+		)
+		commit(t, tx)
+		for _, c := range []struct {
+			name   string
+			filter persistence.JobFilter
+			want   string
+		}{
+			{"in", persistence.JobFilter{IDs: []string{"d", "b", "x"}}, "b d"},
+			{"page", persistence.JobFilter{Page: persistence.Page{FirstResult: 1, MaxResults: 2}}, "b c"},
+			{"offset only", persistence.JobFilter{Page: persistence.Page{FirstResult: 3}}, "d"},
+			{"by priority, ties by creation", persistence.JobFilter{Page: persistence.Page{Sort: []persistence.SortKey{{By: "jobPriority"}}}}, "a c d b"},
+			{"by priority descending, paged", persistence.JobFilter{Page: persistence.Page{MaxResults: 2, Sort: []persistence.SortKey{{By: "jobPriority", Desc: true}}}}, "b c"},
+		} {
+			got, err := persistence.List(t.Context(), db, c.filter.Query())
+			if err != nil {
+				t.Fatalf("%s: %v", c.name, err)
+			}
+			if s := strings.Join(ids(got), " "); s != c.want {
+				t.Errorf("%s: got %q, want %q", c.name, s, c.want)
+			}
+			n, err := persistence.CountFilter(t.Context(), db, c.filter, acqNow)
+			wantN := len(strings.Fields(c.want))
+			if c.filter.IDs == nil {
+				wantN = 4 // the page aside
+			}
+			if err != nil || n != wantN {
+				t.Errorf("%s: count %d, %v; want %d", c.name, n, err, wantN)
+			}
+		}
+		bad := persistence.JobFilter{Page: persistence.Page{Sort: []persistence.SortKey{{By: "nope"}}}}
+		if _, err := persistence.List(t.Context(), db, bad.Query()); !errors.Is(err, persistence.ErrInvalidQuery) {
+			t.Errorf("unknown sort key: %v, want ErrInvalidQuery", err)
+		}
+		if _, err := persistence.CountFilter(t.Context(), db, 42, acqNow); !errors.Is(err, persistence.ErrInvalidQuery) {
+			t.Errorf("count of no filter: %v, want ErrInvalidQuery", err)
+		}
+	})
+}
+
+// Every sort key of every filter names a column (or expression) its
+// table can order by.
+func TestFilterSortKeysExist(t *testing.T) {
+	testdb.Run(t, func(t *testing.T, db persistence.DB) {
+		for _, f := range []any{
+			persistence.DeploymentFilter{}, persistence.DefinitionFilter{}, persistence.TaskFilter{}, persistence.HistoricTaskFilter{},
+			persistence.ExecutionFilter{}, persistence.HistoricInstanceFilter{}, persistence.HistoricActivityFilter{}, persistence.JobFilter{},
+			persistence.JobDefinitionFilter{}, persistence.SubscriptionFilter{}, persistence.ExternalTaskFilter{}, persistence.IncidentFilter{},
+			persistence.HistoricIncidentFilter{}, persistence.JobLogFilter{},
+		} {
+			keys := persistence.SortKeys(f)
+			if len(keys) == 0 {
+				t.Errorf("%T sorts by nothing", f)
+			}
+			for key := range keys {
+				v := reflect.New(reflect.TypeOf(f)).Elem()
+				v.FieldByName("Page").Set(reflect.ValueOf(persistence.Page{Sort: []persistence.SortKey{{By: key, Desc: true}}}))
+				if _, err := persistence.CountFilter(t.Context(), db, v.Interface(), acqNow); err != nil {
+					t.Errorf("%T count: %v", f, err)
+				}
+				if err := persistence.ListFilter(t.Context(), db, v.Interface()); err != nil {
+					t.Errorf("%T sorted by %s: %v", f, key, err)
+				}
+			}
+		}
+	})
 }

@@ -3,6 +3,7 @@ package persistence
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -17,10 +18,20 @@ type Query[T Entity] struct {
 	// columns, when set, replaces the table's column list: a read-only
 	// view of the rows (see ExecutionFilter), never cached or written back.
 	columns string
+	// conds, for a filter's query (filter set), is its WHERE clause alone:
+	// what Count counts.
+	conds  string
+	filter bool
+	err    error // a filter's invalid Page
 }
 
 func newQuery[T Entity](where string, args ...any) Query[T] {
 	return Query[T]{where: where, args: args}
+}
+
+// invalidQuery is a query that fails with ErrInvalidQuery and why.
+func invalidQuery[T Entity](why string) Query[T] {
+	return Query[T]{err: fmt.Errorf("%w: %s", ErrInvalidQuery, why), filter: true}
 }
 
 // Table is the table the query reads.
@@ -33,6 +44,9 @@ func (q Query[T]) String() string {
 
 // Select runs q in tx and returns its rows in the query's order.
 func Select[T Entity](ctx context.Context, tx Tx, q Query[T]) ([]T, error) {
+	if q.err != nil {
+		return nil, q.err
+	}
 	var out []T
 	err := scanAll(ctx, tx, q.Table(), q.columns, q.where, q.args, func(e Entity) error {
 		out = append(out, e.(T))
@@ -394,6 +408,66 @@ func List[T Entity](ctx context.Context, db DB, q Query[T]) ([]T, error) {
 	}
 	defer func() { _ = t.Rollback(context.WithoutCancel(ctx)) }()
 	return Select(ctx, t, q)
+}
+
+// counter is a filter's query, whatever its entity.
+type counter interface {
+	count(ctx context.Context, db DB) (int, error)
+}
+
+// CountFilter is the number of rows filter (a value of a filter type
+// above) selects, its Page aside, judged at now: what Count counts of the
+// query its At or Query method makes.
+func CountFilter(ctx context.Context, db DB, filter any, now time.Time) (int, error) {
+	v := reflect.ValueOf(filter)
+	var q []reflect.Value
+	if at := v.MethodByName("At"); at.IsValid() {
+		q = at.Call([]reflect.Value{reflect.ValueOf(now)})
+	} else if m := v.MethodByName("Query"); m.IsValid() && m.Type().NumIn() == 0 {
+		q = m.Call(nil)
+	}
+	if len(q) != 1 {
+		return 0, fmt.Errorf("%w: %T is no query type", ErrInvalidQuery, filter)
+	}
+	c, ok := q[0].Interface().(counter)
+	if !ok {
+		return 0, fmt.Errorf("%w: %T is no query type", ErrInvalidQuery, filter)
+	}
+	return c.count(ctx, db)
+}
+
+func (q Query[T]) count(ctx context.Context, db DB) (int, error) { return Count(ctx, db, q) }
+
+// Count is the number of rows filter query q selects (all of them, its
+// Page aside), read in a transaction of its own.
+func Count[T Entity](ctx context.Context, db DB, q Query[T]) (int, error) {
+	if q.err != nil {
+		return 0, q.err
+	}
+	if !q.filter {
+		return 0, fmt.Errorf("persistence: count of %s: not a filter's query", q)
+	}
+	t, err := db.Begin(ctx, true)
+	if err != nil {
+		return 0, err
+	}
+	defer func() { _ = t.Rollback(context.WithoutCancel(ctx)) }()
+	rows, err := t.Query(ctx, "SELECT count(*) FROM "+q.Table().Name+" "+q.conds, q.args...)
+	if err != nil {
+		return 0, fmt.Errorf("count %s: %w", q, err)
+	}
+	defer rows.Close()
+	var n int64
+	if rows.Next() {
+		err = rows.Scan(&n)
+	}
+	if err == nil {
+		err = rows.Err()
+	}
+	if err != nil {
+		return 0, fmt.Errorf("count %s: %w", q, err)
+	}
+	return int(n), nil
 }
 
 // EnsureJob inserts j unless a job with its id exists (the one history

@@ -39,8 +39,7 @@ func (h *Handler) deploymentRoutes() {
 		writeJSON(w, http.StatusOK, out)
 		return nil
 	})
-	listRoutes(h, "/deployment", func(r *http.Request) ([]*bpmnlite.Deployment, error) { return h.eng.Deployments(r.Context()) },
-		deploymentJSON, 0)
+	listRoutes(h, "/deployment", "param", bpmnlite.DeploymentQuery{}, h.eng.Deployments, deploymentJSON)
 	h.handle("DELETE /deployment/{id}", func(w http.ResponseWriter, r *http.Request) error {
 		id := r.PathValue("id")
 		if err := h.eng.DeleteDeployment(r.Context(), id, r.URL.Query().Get("cascade") == "true"); err != nil {
@@ -50,5 +49,5 @@ func (h *Handler) deploymentRoutes() {
 			return err
 		}
 		return noContent(w)
-	})
+	}, "cascade")
 }

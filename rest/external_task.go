@@ -80,7 +80,7 @@ func (h *Handler) externalTaskRoutes() {
 		}
 		return noContent(w)
 	})
-	listRoutes(h, "/external-task", query("param", bpmnlite.ExternalTaskQuery{}, h.eng.ExternalTasks), externalTaskJSON, withCount)
+	listRoutes(h, "/external-task", "param", bpmnlite.ExternalTaskQuery{}, h.eng.ExternalTasks, externalTaskJSON)
 	h.handle("GET /external-task/{id}", func(w http.ResponseWriter, r *http.Request) error {
 		t, err := h.externalTask(r)
 		if err != nil {

@@ -3,7 +3,6 @@ package rest
 import (
 	"errors"
 	"net/http"
-	"slices"
 
 	"github.com/bpmnlite/bpmnlite"
 )
@@ -29,21 +28,10 @@ var (
 // historyRoutes: process instances, activity instances, user tasks and
 // incidents in history, and the history cleanup.
 func (h *Handler) historyRoutes() {
-	listRoutes(h, "/history/process-instance", query("param", bpmnlite.ProcessInstanceQuery{}, h.eng.ProcessInstances),
-		historicInstanceJSON, nullPastEnd)
-	listRoutes(h, "/history/activity-instance", func(r *http.Request) ([]*bpmnlite.HistoricActivityInstance, error) {
-		pi := r.URL.Query().Get("processInstanceId")
-		if pi == "" {
-			return nil, badRequest("processInstanceId is required")
-		}
-		hs, err := h.eng.ActivityHistory(r.Context(), pi)
-		if activity := r.URL.Query().Get("activityId"); activity != "" {
-			hs = slices.DeleteFunc(hs, func(a *bpmnlite.HistoricActivityInstance) bool { return a.ActivityID != activity })
-		}
-		return hs, err
-	}, historicActivityJSON, nullPastEnd)
-	listRoutes(h, "/history/task", query("param", bpmnlite.HistoricTaskQuery{}, h.eng.HistoricTasks), historicTaskJSON, 0)
-	listRoutes(h, "/history/incident", query("param", bpmnlite.HistoricIncidentQuery{}, h.eng.HistoricIncidents), historicIncidentJSON, 0)
+	listRoutes(h, "/history/process-instance", "param", bpmnlite.ProcessInstanceQuery{}, h.eng.ProcessInstances, historicInstanceJSON)
+	listRoutes(h, "/history/activity-instance", "param", bpmnlite.HistoricActivityQuery{}, h.eng.HistoricActivityInstances, historicActivityJSON)
+	listRoutes(h, "/history/task", "param", bpmnlite.HistoricTaskQuery{}, h.eng.HistoricTasks, historicTaskJSON)
+	listRoutes(h, "/history/incident", "param", bpmnlite.HistoricIncidentQuery{}, h.eng.HistoricIncidents, historicIncidentJSON)
 	// Camunda's cleanUpHistoryAsync: the cleanup job, due at once unless
 	// immediatelyDue=false.
 	h.handle("POST /history/cleanup", func(w http.ResponseWriter, r *http.Request) error {
@@ -56,5 +44,5 @@ func (h *Handler) historyRoutes() {
 		}
 		writeJSON(w, http.StatusOK, jobJSON.of(js[0]))
 		return nil
-	})
+	}, "immediatelyDue")
 }

@@ -16,5 +16,5 @@ var incidentJSON = newShape[bpmnlite.Incident](incidentMembers + " incidentTimes
 
 // incidentRoutes: open incidents.
 func (h *Handler) incidentRoutes() {
-	listRoutes(h, "/incident", query("param", bpmnlite.IncidentQuery{}, h.eng.Incidents), incidentJSON, 0)
+	listRoutes(h, "/incident", "param", bpmnlite.IncidentQuery{}, h.eng.Incidents, incidentJSON)
 }

@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/bpmnlite/bpmnlite"
@@ -14,9 +15,11 @@ var jobJSON = newShape[bpmnlite.Job](`id jobDefinitionId? processInstanceId? pro
 
 // jobRoutes: jobs: queries, retries and execution by hand.
 func (h *Handler) jobRoutes() {
-	jobs := query("param", bpmnlite.JobQuery{}, h.eng.Jobs)
-	listRoutes(h, "/job", jobs, jobJSON, withCount|nullPastEnd)
-	byIDRoute(h, "/job", "jobId", jobs, jobJSON, func(id string) string { return "Job with id " + id + " does not exist" })
+	listRoutes(h, "/job", "param", bpmnlite.JobQuery{}, h.eng.Jobs, jobJSON)
+	byIDRoute(h, "/job", func(ctx context.Context, id string) ([]*bpmnlite.Job, error) {
+		return h.eng.Jobs(ctx, bpmnlite.JobQuery{ID: id})
+	},
+		jobJSON, func(id string) string { return "Job with id " + id + " does not exist" })
 	jobError := func(r *http.Request, err error) error {
 		if isNotFound(err) {
 			return &notFound{"Job with id " + r.PathValue("id") + " does not exist"}

@@ -3,23 +3,61 @@ package rest
 import (
 	"net/url"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/bpmnlite/bpmnlite"
 )
 
 // Query parameters. The public query types declare the REST parameter of
 // each field in a tag (see persistence/filters.go): bindQuery sets the
-// fields from the parameters given.
+// fields from the parameters given, and the Page a query type embeds from
+// firstResult, maxResults, sortBy and sortOrder.
+
+// pageParams are the parameters of a query type's Page.
+var pageParams = []string{"firstResult", "maxResults", "sortBy", "sortOrder"}
+
+// queryParams are the parameters query type t binds under key (see
+// bindQuery), its Page's included.
+func queryParams(t reflect.Type, key string) []string {
+	var names []string
+	for _, f := range reflect.VisibleFields(t) {
+		if f.Anonymous && f.Type == reflect.TypeFor[bpmnlite.Page]() {
+			names = append(names, pageParams...)
+		}
+		name, ok := f.Tag.Lookup(key)
+		if !ok || f.Anonymous {
+			continue
+		}
+		for _, choice := range strings.Split(name, "|") {
+			flag, _, _ := strings.Cut(choice, "=")
+			names = append(names, flag)
+		}
+	}
+	slices.Sort(names)
+	return slices.Compact(names)
+}
 
 // bindQuery sets the fields of *query from the parameters of q that their
 // key tags name (key "param", or "runtimeParam" where a resource names them
 // otherwise). A tag "a=x|b=y" names boolean parameters: the first true one
 // sets the field to its value. A malformed value is a 400 naming the
-// parameter.
-func bindQuery(q url.Values, query any, key string) error {
+// parameter. The Page, if query has one, takes firstResult, maxResults and
+// a sortBy among op's documented ones, with its sortOrder.
+func bindQuery(q url.Values, query any, key string, op *camundaOp) error {
 	v := reflect.ValueOf(query).Elem()
 	for _, f := range reflect.VisibleFields(v.Type()) {
+		if f.Anonymous && f.Type == reflect.TypeFor[bpmnlite.Page]() {
+			if len(f.Index) > 1 {
+				continue // an embedded filter's, shadowed by the outer one
+			}
+			if err := bindPage(q, v.FieldByIndex(f.Index).Addr().Interface().(*bpmnlite.Page), query, op); err != nil {
+				return err
+			}
+			continue
+		}
 		name, ok := f.Tag.Lookup(key)
 		if !ok || f.Anonymous {
 			continue
@@ -27,6 +65,50 @@ func bindQuery(q url.Values, query any, key string) error {
 		if err := setParam(q, name, v.FieldByIndex(f.Index)); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// bindPage sets p from the paging and sorting parameters of q, as
+// Camunda takes them: sortBy and sortOrder come together (several pairs
+// from a POST query's sorting).
+func bindPage(q url.Values, p *bpmnlite.Page, query any, op *camundaOp) error {
+	for _, name := range []string{"firstResult", "maxResults"} {
+		s := q.Get(name)
+		if s == "" {
+			continue
+		}
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 0 {
+			return badRequest("query parameter %s: %q is not a number of rows", name, s)
+		}
+		if name == "firstResult" {
+			p.FirstResult = n
+		} else {
+			p.MaxResults = n
+		}
+	}
+	bys, orders := q["sortBy"], q["sortOrder"]
+	if len(bys) == 0 && len(orders) == 0 {
+		return nil
+	}
+	if len(bys) != len(orders) {
+		return badRequest("Only a single sorting parameter specified. sortBy and sortOrder required")
+	}
+	keys := bpmnlite.SortKeys(query)
+	for i, by := range bys {
+		order := orders[i]
+		switch {
+		case by == "" || order == "":
+			return badRequest("Only a single sorting parameter specified. sortBy and sortOrder required")
+		case order != "asc" && order != "desc":
+			return badRequest("Cannot set query parameter 'sortOrder' to value '%s'", order)
+		case op != nil && !slices.Contains(op.sortBy, by):
+			return badRequest("Cannot set query parameter 'sortBy' to value '%s'", by)
+		case !slices.Contains(keys, by):
+			return badRequest("bpmnlite does not support sortBy=%s (it sorts by %s)", by, strings.Join(keys, ", "))
+		}
+		p.Sort = append(p.Sort, bpmnlite.SortKey{By: by, Desc: order == "desc"})
 	}
 	return nil
 }
@@ -53,6 +135,8 @@ func setParam(q url.Values, name string, dst reflect.Value) error {
 	switch dst.Interface().(type) {
 	case string:
 		dst.SetString(s)
+	case []string:
+		dst.Set(reflect.ValueOf(strings.Split(s, ",")))
 	case bool:
 		b, err := strconv.ParseBool(s)
 		if err != nil {

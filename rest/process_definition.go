@@ -14,7 +14,7 @@ var definitionJSON = newShape[bpmnlite.ProcessDefinition](`id key category:"http
 
 // definitionRoutes: process definitions, and starting instances of them.
 func (h *Handler) definitionRoutes() {
-	listRoutes(h, "/process-definition", query("param", bpmnlite.DefinitionQuery{}, h.eng.ProcessDefinitions), definitionJSON, 0)
+	listRoutes(h, "/process-definition", "param", bpmnlite.DefinitionQuery{}, h.eng.ProcessDefinitions, definitionJSON)
 	h.handle("POST /process-definition/key/{key}/start", func(w http.ResponseWriter, r *http.Request) error {
 		return h.start(w, r, bpmnlite.StartRequest{Key: r.PathValue("key")})
 	})

@@ -22,8 +22,7 @@ func (h *Handler) instance(r *http.Request, id string) (*bpmnlite.HistoricProces
 func (h *Handler) instanceRoutes() {
 	// Camunda's runtime query: the unfinished instances, some parameters
 	// named otherwise than in history (runtimeParam).
-	listRoutes(h, "/process-instance", query("runtimeParam", bpmnlite.ProcessInstanceQuery{Unfinished: true}, h.eng.ProcessInstances),
-		instanceJSON, withCount|nullPastEnd)
+	listRoutes(h, "/process-instance", "runtimeParam", bpmnlite.ProcessInstanceQuery{Unfinished: true}, h.eng.ProcessInstances, instanceJSON)
 	h.handle("GET /process-instance/{id}", func(w http.ResponseWriter, r *http.Request) error {
 		p, err := h.instance(r, r.PathValue("id"))
 		if err != nil {

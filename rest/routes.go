@@ -2,9 +2,14 @@ package rest
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
-	"strconv"
+	"net/url"
+	"reflect"
+	"slices"
+	"strings"
 
 	"github.com/bpmnlite/bpmnlite"
 )
@@ -37,86 +42,125 @@ func (h *Handler) routes() {
 
 func isNotFound(err error) bool { return errors.Is(err, bpmnlite.ErrNotFound) }
 
-// page applies firstResult and maxResults.
-func page[T any](r *http.Request, all []T) []T {
-	q := r.URL.Query()
-	first, _ := strconv.Atoi(q.Get("firstResult"))
-	if first < 0 || first >= len(all) {
-		if first > 0 {
-			return nil
+// listRoutes registers GET path: the rows list finds for the query the
+// request's parameters make of base (bound by their key tags, see
+// bindQuery), paged and sorted in the database, in shape s; and GET
+// path/count: how many rows the query selects. Where Camunda has them, the
+// POST forms too: the same parameters as a JSON body (lists as arrays,
+// sorting as "sorting": [{"sortBy", "sortOrder"}]), paging in the query.
+func listRoutes[Q, T any](h *Handler, path, key string, base Q, list func(context.Context, Q) ([]*T, error), s shape[T]) {
+	accepts := queryParams(reflect.TypeFor[Q](), key)
+	getOp := camundaAPI[opKey("GET", path)]
+	read := func(r *http.Request) (Q, error) {
+		q, params := base, r.URL.Query()
+		if r.Method == http.MethodPost {
+			body, err := readQueryBody(r, getOp, accepts)
+			if err != nil {
+				return q, err
+			}
+			for k, v := range body {
+				params[k] = v
+			}
 		}
-		first = 0
+		return q, bindQuery(params, &q, key, getOp)
 	}
-	all = all[first:]
-	if max, err := strconv.Atoi(q.Get("maxResults")); err == nil && max >= 0 && max < len(all) {
-		all = all[:max]
-	}
-	return all
-}
-
-// rows reads the rows a list request asks for.
-type rows[T any] func(r *http.Request) ([]*T, error)
-
-// query is the rows run finds for a query like q, its fields set from the
-// request's parameters that its tags name under key (see bindQuery).
-func query[Q, T any](key string, q Q, run func(context.Context, Q) ([]*T, error)) rows[T] {
-	return func(r *http.Request) ([]*T, error) {
-		q := q
-		if err := bindQuery(r.URL.Query(), &q, key); err != nil {
-			return nil, err
-		}
-		return run(r.Context(), q)
-	}
-}
-
-// listing says what a list resource has besides GET path.
-type listing int
-
-const (
-	// withCount: GET path/count, how many rows there are.
-	withCount listing = 1 << iota
-	// nullPastEnd: a page past the end is null, not []. The job, task and
-	// process instance lists have always answered so (Camunda answers
-	// []); kept for the clients that have seen it.
-	nullPastEnd
-)
-
-// listRoutes registers GET path: the page of rows asked for (firstResult,
-// maxResults), in shape s; and what what adds.
-func listRoutes[T any](h *Handler, path string, list rows[T], s shape[T], what listing) {
-	h.handle("GET "+path, func(w http.ResponseWriter, r *http.Request) error {
-		all, err := list(r)
+	rows := func(w http.ResponseWriter, r *http.Request) error {
+		q, err := read(r)
 		if err != nil {
 			return err
 		}
-		out := page(r, all)
-		if out == nil && what&nullPastEnd != 0 {
-			writeJSON(w, http.StatusOK, nil)
-			return nil
+		var rows []*T
+		if r.URL.Query().Get("maxResults") != "0" { // 0 rows asked for, as Camunda's listPage(first, 0)
+			if rows, err = list(r.Context(), q); err != nil {
+				return err
+			}
 		}
-		writeJSON(w, http.StatusOK, s.list(out))
+		writeJSON(w, http.StatusOK, s.list(rows))
 		return nil
-	})
-	if what&withCount == 0 {
-		return
 	}
-	h.handle("GET "+path+"/count", func(w http.ResponseWriter, r *http.Request) error {
-		all, err := list(r)
+	count := func(w http.ResponseWriter, r *http.Request) error {
+		q, err := read(r)
 		if err != nil {
 			return err
 		}
-		writeJSON(w, http.StatusOK, map[string]int{"count": len(all)})
+		n, err := h.eng.Count(r.Context(), q)
+		if err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusOK, map[string]int{"count": n})
 		return nil
-	})
+	}
+	h.handle("GET "+path, rows, accepts...)
+	h.handle("GET "+path+"/count", count, accepts...)
+	if camundaAPI[opKey("POST", path)] != nil {
+		h.handle("POST "+path, rows, "firstResult", "maxResults")
+		h.handle("POST "+path+"/count", count)
+	}
 }
 
-// byIDRoute registers GET path/{id}: the row list gives for the parameter
-// idParam set to the id, in shape s, or a 404 with the message missing
-// makes.
-func byIDRoute[T any](h *Handler, path, idParam string, list rows[T], s shape[T], missing func(id string) string) {
+// readQueryBody is the JSON body of a POST query as query parameters:
+// strings, numbers and booleans as written, arrays of them joined by
+// commas, sorting as sortBy and sortOrder pairs, other values (arrays of
+// objects such as variables) as their JSON text. A member Camunda
+// documents (as its GET form's parameter, op) that accepts lacks is a 400.
+func readQueryBody(r *http.Request, op *camundaOp, accepts []string) (url.Values, error) {
+	var body map[string]json.RawMessage
+	if err := readJSON(r, &body); err != nil {
+		return nil, err
+	}
+	out := url.Values{}
+	for name, raw := range body {
+		if string(raw) == "null" {
+			continue
+		}
+		if name == "sorting" {
+			var sorting []struct{ SortBy, SortOrder string }
+			if err := json.Unmarshal(raw, &sorting); err != nil {
+				return nil, badRequest("sorting: want an array of {\"sortBy\": ..., \"sortOrder\": ...}: %v", err)
+			}
+			for _, s := range sorting {
+				out.Add("sortBy", s.SortBy)
+				out.Add("sortOrder", s.SortOrder)
+			}
+			continue
+		}
+		if op != nil && op.params[name] && !slices.Contains(accepts, name) || slices.Contains(pageParams, name) {
+			return nil, badRequest("bpmnlite does not support the member %s of a POST query (Camunda's REST API has it; bpmnlite refuses it rather than ignore it)", name)
+		}
+		out.Set(name, queryValue(raw))
+	}
+	return out, nil
+}
+
+// queryValue is a JSON value as a query parameter's text.
+func queryValue(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var list []any
+	if json.Unmarshal(raw, &list) == nil {
+		texts := make([]string, len(list))
+		for i, x := range list {
+			switch x := x.(type) {
+			case string:
+				texts[i] = x
+			case float64, bool:
+				texts[i] = fmt.Sprint(x)
+			default:
+				return string(raw) // objects: the JSON itself
+			}
+		}
+		return strings.Join(texts, ",")
+	}
+	return string(raw) // numbers, booleans, objects
+}
+
+// byIDRoute registers GET path/{id}: the row find gives for the id, in
+// shape s, or a 404 with the message missing makes.
+func byIDRoute[T any](h *Handler, path string, find func(ctx context.Context, id string) ([]*T, error), s shape[T], missing func(id string) string) {
 	h.handle("GET "+path+"/{id}", func(w http.ResponseWriter, r *http.Request) error {
-		r.URL.RawQuery = idParam + "=" + r.PathValue("id")
-		all, err := list(r)
+		all, err := find(r.Context(), r.PathValue("id"))
 		x, err := first(all, err, missing(r.PathValue("id")))
 		if err != nil {
 			return err

@@ -56,6 +56,8 @@ type Handler struct {
 	opt  Options
 	mux  *http.ServeMux
 	auth func(*http.Request) bool
+	// served are the operations routed, in the order registered.
+	served []route
 	// deploys bound the deployments taken.
 	deploys *deployLimits
 }
@@ -189,14 +191,33 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.mux.ServeHTTP(w, r)
 }
 
-// handle registers fn for "METHOD /path" below the base path.
-func (h *Handler) handle(pattern string, fn func(w http.ResponseWriter, r *http.Request) error) {
+// handle registers fn for "METHOD /path" below the base path. accepts
+// are the query parameters fn honours: a request with another parameter
+// Camunda documents for the operation is refused (400).
+func (h *Handler) handle(pattern string, fn func(w http.ResponseWriter, r *http.Request) error, accepts ...string) {
 	method, path, _ := strings.Cut(pattern, " ")
+	op := camundaAPI[opKey(method, path)]
+	accepted := map[string]bool{}
+	for _, p := range accepts {
+		accepted[p] = true
+	}
+	h.served = append(h.served, route{method: method, path: path, op: op, accepts: accepts})
 	h.mux.HandleFunc(method+" "+h.opt.BasePath+path, func(w http.ResponseWriter, r *http.Request) {
-		if err := fn(w, r); err != nil {
+		err := refuseUnsupported(op, r.URL.Query(), accepted)
+		if err == nil {
+			err = fn(w, r)
+		}
+		if err != nil {
 			h.fail(w, r, err)
 		}
 	})
+}
+
+// route is one operation the handler serves.
+type route struct {
+	method, path string
+	op           *camundaOp // nil: not in Camunda's API
+	accepts      []string   // the query parameters it honours
 }
 
 // requestError is bad input: 400 with Camunda's InvalidRequestException.
@@ -232,7 +253,7 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 		writeError(w, http.StatusInternalServerError, se.typ, se.msg)
 	case errors.As(err, &req):
 		writeError(w, http.StatusBadRequest, "InvalidRequestException", req.msg)
-	case isRequestVariable(err):
+	case isRequestVariable(err), errors.Is(err, bpmnlite.ErrInvalidQuery):
 		writeError(w, http.StatusBadRequest, "InvalidRequestException", err.Error())
 	case errors.As(err, &nf):
 		writeError(w, http.StatusNotFound, "InvalidRequestException", nf.msg)

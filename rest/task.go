@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"context"
 	"errors"
 	"net/http"
 
@@ -15,9 +16,11 @@ var taskJSON = newShape[bpmnlite.Task](`id name? assignee? created=CreateTime du
 
 // taskRoutes: user tasks: queries, completion, claiming and assignment.
 func (h *Handler) taskRoutes() {
-	tasks := query("param", bpmnlite.TaskQuery{}, h.eng.Tasks)
-	listRoutes(h, "/task", tasks, taskJSON, withCount|nullPastEnd)
-	byIDRoute(h, "/task", "taskId", tasks, taskJSON, func(id string) string { return "No matching task with id " + id })
+	listRoutes(h, "/task", "param", bpmnlite.TaskQuery{}, h.eng.Tasks, taskJSON)
+	byIDRoute(h, "/task", func(ctx context.Context, id string) ([]*bpmnlite.Task, error) {
+		return h.eng.Tasks(ctx, bpmnlite.TaskQuery{ID: id})
+	},
+		taskJSON, func(id string) string { return "No matching task with id " + id })
 	taskError := func(r *http.Request, err error) error {
 		if isNotFound(err) {
 			return &notFound{"Cannot find task with id " + r.PathValue("id")}

@@ -360,6 +360,7 @@ func TestElementUserTaskAssignment(t *testing.T) {
 		query := func(q bpmnlite.TaskQuery) string {
 			t.Helper()
 			q.ProcessInstanceID = pi
+			q.IncludeAssignedTasks = q.CandidateGroup != "" || q.CandidateUser != "" // both tasks have an assignee
 			ts, err := e.Eng.Tasks(e.Ctx, q)
 			if err != nil {
 				t.Fatal(err)
@@ -381,6 +382,9 @@ func TestElementUserTaskAssignment(t *testing.T) {
 		wantEq(t, "group a% (no wildcard)", query(bpmnlite.TaskQuery{CandidateGroup: "a%"}), "")
 		wantEq(t, "user fozzie", query(bpmnlite.TaskQuery{CandidateUser: "fozzie"}), "fixed")
 		wantEq(t, "user fozz (a prefix)", query(bpmnlite.TaskQuery{CandidateUser: "fozz"}), "")
+		if ts, err := e.Eng.Tasks(e.Ctx, bpmnlite.TaskQuery{ProcessInstanceID: pi, CandidateGroup: "accounting"}); err != nil || len(ts) != 0 {
+			t.Errorf("candidate group of an assigned task, without IncludeAssignedTasks: %d tasks, %v; want none, as Camunda", len(ts), err)
+		}
 		for _, task := range e.Tasks(pi) {
 			if task.TaskDefinitionKey == "fixed" && (task.Name != "Fixed" || task.CandidateGroups != "management,accounting,a_b") {
 				t.Errorf("task fixed = %+v", task)

@@ -1,0 +1,556 @@
+package rest_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bpmnlite/bpmnlite"
+	"github.com/bpmnlite/bpmnlite/rest"
+)
+
+// The fixture of the parameter test: two processes, three instances, in
+// every state a list can tell apart.
+const (
+	fixtureReview = `<?xml version="1.0" encoding="UTF-8"?>
+<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:camunda="http://camunda.org/schema/1.0/bpmn" targetNamespace="t">
+  <process id="review" name="Review" isExecutable="true" camunda:versionTag="v1">
+    <startEvent id="start"/><sequenceFlow id="f1" sourceRef="start" targetRef="check"/>
+    <userTask id="check" name="Check the order" camunda:candidateGroups="sales" camunda:priority="70" camunda:dueDate="2030-06-01T00:00:00Z"/>
+    <sequenceFlow id="f2" sourceRef="check" targetRef="charge"/>
+    <serviceTask id="charge" camunda:asyncBefore="true" camunda:class="boom"/>
+    <sequenceFlow id="f3" sourceRef="charge" targetRef="end"/><endEvent id="end"/>
+  </process>
+</definitions>`
+	fixtureShip = `<?xml version="1.0" encoding="UTF-8"?>
+<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:camunda="http://camunda.org/schema/1.0/bpmn" targetNamespace="t">
+  <process id="ship" name="Ship" isExecutable="true">
+    <startEvent id="start"/><sequenceFlow id="f1" sourceRef="start" targetRef="pack"/>
+    <serviceTask id="pack" camunda:type="external" camunda:topic="packing"/>
+    <sequenceFlow id="f2" sourceRef="pack" targetRef="label"/>
+    <userTask id="label" name="Print the label" camunda:candidateUsers="carl"/>
+    <sequenceFlow id="f3" sourceRef="label" targetRef="end"/><endEvent id="end"/>
+  </process>
+</definitions>`
+)
+
+// fixture is what the parameter test's values refer to, as {name}.
+type fixture map[string]string
+
+// seedFixture deploys review (deployment "first") and ship ("second"),
+// starts review twice (order-1, order-2) and ship once (order-3):
+// order-1's task done by ann, its job failed into an incident; order-2's
+// task assigned to bob; order-3 at its external task, locked by worker w1.
+func seedFixture(t *testing.T, a *api) fixture {
+	a.eng.RegisterDelegate("boom", bpmnlite.DelegateFunc(func(context.Context, *bpmnlite.Execution) error {
+		return errors.New("card declined")
+	}))
+	fx := fixture{}
+	d1 := a.ok(http.StatusOK, "POST", "/deployment/create", deployment("first", map[string]string{"review.bpmn": fixtureReview}))
+	fx["deployment1"] = field(d1, "id").(string)
+	time.Sleep(5 * time.Millisecond) // deployment times apart
+	fx["between"] = time.Now().UTC().Format("2006-01-02T15:04:05.000-0700")
+	time.Sleep(5 * time.Millisecond)
+	d2 := a.ok(http.StatusOK, "POST", "/deployment/create", deployment("second", map[string]string{"ship.bpmn": fixtureShip}))
+	fx["deployment2"] = field(d2, "id").(string)
+	for k, d := range map[string]any{"review": d1, "ship": d2} {
+		for id := range field(d, "deployedProcessDefinitions").(map[string]any) {
+			fx["def-"+k] = id
+		}
+	}
+	start := func(key, bk string) string {
+		return field(a.ok(http.StatusOK, "POST", "/process-definition/key/"+key+"/start", map[string]any{"businessKey": bk}), "id").(string)
+	}
+	fx["pi1"], fx["pi2"], fx["pi3"] = start("review", "order-1"), start("review", "order-2"), start("ship", "order-3")
+	task := func(pi string) string {
+		ts := a.ok(http.StatusOK, "GET", "/task?processInstanceId="+pi, nil).([]any)
+		return field(ts[0], "id").(string)
+	}
+	fx["task1"], fx["task2"], fx["task3"] = task(fx["pi1"]), task(fx["pi2"]), ""
+	a.ok(http.StatusNoContent, "POST", "/task/"+fx["task1"]+"/claim", map[string]any{"userId": "ann"})
+	a.ok(http.StatusNoContent, "POST", "/task/"+fx["task1"]+"/complete", map[string]any{})
+	a.ok(http.StatusNoContent, "POST", "/task/"+fx["task2"]+"/claim", map[string]any{"userId": "bob"})
+	jobs := a.ok(http.StatusOK, "GET", "/job?processInstanceId="+fx["pi1"], nil).([]any)
+	fx["job1"], fx["jobdef1"] = field(jobs[0], "id").(string), field(jobs[0], "jobDefinitionId").(string)
+	for range 3 {
+		a.call("POST", "/job/"+fx["job1"]+"/execute", nil)
+	}
+	incs := a.ok(http.StatusOK, "GET", "/incident", nil).([]any)
+	fx["incident1"] = field(incs[0], "id").(string)
+	locked := a.ok(http.StatusOK, "POST", "/external-task/fetchAndLock", map[string]any{
+		"workerId": "w1", "maxTasks": 1, "topics": []any{map[string]any{"topicName": "packing", "lockDuration": 600000}},
+	}).([]any)
+	fx["ext3"] = field(locked[0], "id").(string)
+	return fx
+}
+
+// paramCase is one documented parameter given a value (and after an &
+// the other parameters it needs), and the ids of the rows that must come
+// back (by the {name}s of the fixture, in any order).
+type paramCase struct {
+	value string
+	want  string
+}
+
+// paramCases: for every GET list bpmnlite serves, a case for every
+// documented query parameter it honours. The test fails for an honoured
+// parameter without a case, so each one is proven to filter.
+var paramCases = map[string]map[string]paramCase{
+	"/deployment": {
+		"id":            {"{deployment1}", "deployment1"},
+		"name":          {"second", "deployment2"},
+		"nameLike":      {"fir%", "deployment1"},
+		"source":        {"nowhere", ""},
+		"withoutSource": {"true", "deployment1 deployment2"},
+		"after":         {"{between}", "deployment2"},
+		"before":        {"{between}", "deployment1"},
+	},
+	"/process-definition": {
+		"processDefinitionId": {"{def-ship}", "def-ship"},
+		"key":                 {"review", "def-review"},
+		"deploymentId":        {"{deployment2}", "def-ship"},
+		"latestVersion":       {"true", "def-review def-ship"},
+	},
+	"/process-instance": {
+		"processInstanceIds":   {"{pi2}", "pi2"},
+		"processDefinitionKey": {"ship", "pi3"},
+		"processDefinitionId":  {"{def-review}", "pi1 pi2"},
+		"businessKey":          {"order-2", "pi2"},
+	},
+	"/history/process-instance": {
+		"processInstanceId":          {"{pi3}", "pi3"},
+		"processDefinitionKey":       {"review", "pi1 pi2"},
+		"processDefinitionId":        {"{def-ship}", "pi3"},
+		"processInstanceBusinessKey": {"order-1", "pi1"},
+		"finished":                   {"true", ""},
+		"unfinished":                 {"true", "pi1 pi2 pi3"},
+	},
+	"/task": {
+		"taskId":               {"{task2}", "task2"},
+		"processInstanceId":    {"{pi2}", "task2"},
+		"taskDefinitionKey":    {"check", "task2"},
+		"assignee":             {"bob", "task2"},
+		"candidateGroup":       {"sales", ""}, // assigned: not a candidate's any more
+		"includeAssignedTasks": {"true&candidateGroup=sales", "task2"},
+
+		"candidateUser":  {"carl", ""},
+		"dueBefore":      {"2031-01-01T00:00:00.000+0000", "task2"},
+		"dueAfter":       {"2031-01-01T00:00:00.000+0000", ""},
+		"followUpBefore": {"2031-01-01T00:00:00.000+0000", ""},
+		"followUpAfter":  {"2000-01-01T00:00:00.000+0000", ""},
+		"withoutDueDate": {"true", ""},
+		"priority":       {"70", "task2"},
+		"minPriority":    {"60", "task2"},
+		"maxPriority":    {"60", ""},
+	},
+	"/history/task": {
+		"taskId":               {"{task1}", "task1"},
+		"processInstanceId":    {"{pi1}", "task1"},
+		"processDefinitionKey": {"review", "task1 task2"},
+		"taskDefinitionKey":    {"check", "task1 task2"},
+		"taskAssignee":         {"ann", "task1"},
+		"finished":             {"true", "task1"},
+		"unfinished":           {"true", "task2"},
+		"taskDeleteReason":     {"completed", "task1"},
+	},
+	"/job": {
+		"jobId":                {"{job1}", "job1"},
+		"jobIds":               {"{job1},nope", "job1"},
+		"processInstanceId":    {"{pi1}", "job1"},
+		"processDefinitionId":  {"{def-review}", "job1"},
+		"processDefinitionKey": {"ship", ""},
+		"activityId":           {"charge", "job1"},
+		"jobDefinitionId":      {"{jobdef1}", "job1"},
+		"withException":        {"true", "job1"},
+		"withRetriesLeft":      {"true", ""},
+		"noRetriesLeft":        {"true", "job1"},
+		"executable":           {"true", ""},
+		"timers":               {"true", ""},
+		"messages":             {"true", "job1"},
+	},
+	"/incident": {
+		"incidentId":          {"{incident1}", "incident1"},
+		"processInstanceId":   {"{pi2}", ""},
+		"processDefinitionId": {"{def-review}", "incident1"},
+		"activityId":          {"charge", "incident1"},
+		"incidentType":        {"failedJob", "incident1"},
+		"configuration":       {"{job1}", "incident1"},
+		"jobDefinitionId":     {"nope", ""},
+	},
+	"/history/incident": {
+		"incidentId":          {"{incident1}", "incident1"},
+		"processInstanceId":   {"{pi1}", "incident1"},
+		"processDefinitionId": {"{def-ship}", ""},
+		"activityId":          {"charge", "incident1"},
+		"incidentType":        {"failedExternalTask", ""},
+		"configuration":       {"{job1}", "incident1"},
+		"jobDefinitionId":     {"nope", ""},
+		"open":                {"true", "incident1"},
+		"resolved":            {"true", ""},
+		"deleted":             {"true", ""},
+	},
+	"/history/activity-instance": {
+		"activityInstanceId":  {"{act3pack}", "act3pack"},
+		"processInstanceId":   {"{pi3}", "act3start act3pack"},
+		"processDefinitionId": {"{def-ship}", "act3start act3pack"},
+		"executionId":         {"{pi2}", "act2start act2check"},
+		"activityId":          {"check", "act1check act2check"},
+		"activityName":        {"Check the order", "act1check act2check"},
+		"activityType":        {"serviceTask", "act3pack"},
+		"canceled":            {"true", ""},
+		"finished":            {"true", "act1start act1check act2start act3start"},
+		"unfinished":          {"true", "act2check act3pack"},
+		"startedBefore":       {"2000-01-01T00:00:00.000+0000", ""},
+		"startedAfter":        {"{between}", "act1start act1check act2start act2check act3start act3pack"},
+		"finishedBefore":      {"2000-01-01T00:00:00.000+0000", ""},
+		"finishedAfter":       {"{between}", "act1start act1check act2start act3start"},
+	},
+	"/external-task": {
+		"externalTaskId":      {"{ext3}", "ext3"},
+		"topicName":           {"packing", "ext3"},
+		"workerId":            {"w2", ""},
+		"processInstanceId":   {"{pi1}", ""},
+		"processDefinitionId": {"{def-ship}", "ext3"},
+		"activityId":          {"pack", "ext3"},
+		"locked":              {"true", "ext3"},
+		"notLocked":           {"true", ""},
+		"withRetriesLeft":     {"true", "ext3"},
+		"noRetriesLeft":       {"true", ""},
+		"suspended":           {"true", ""},
+		"active":              {"true", "ext3"},
+	},
+}
+
+// Every query parameter Camunda documents for a list bpmnlite serves
+// either filters as Camunda's does (a case above proves which rows come
+// back, in the list and in its count) or is refused with a 400 that names
+// it; none is silently ignored.
+func TestRESTDocumentedParameters(t *testing.T) {
+	eachBackend(t, rest.Options{}, func(t *testing.T, a *api) {
+		fx := seedFixture(t, a)
+		ids := idsOfFixture(t, a, fx)
+		expand := func(s string) string {
+			for k, v := range fx {
+				s = strings.ReplaceAll(s, "{"+k+"}", v)
+			}
+			return s
+		}
+		lists := 0
+		routes := rest.ServedRoutes(rest.New(a.eng, rest.Options{}))
+		hasPost := map[string]bool{}
+		for _, r := range routes {
+			if r.Method == "POST" {
+				hasPost[r.Path] = true
+			}
+		}
+		for _, r := range routes {
+			if r.Method != "GET" || r.Documented == nil || !r.Documented["maxResults"] {
+				continue // not a list
+			}
+			lists++
+			cases := paramCases[r.Path]
+			var documented []string
+			for p := range r.Documented {
+				documented = append(documented, p)
+			}
+			sort.Strings(documented)
+			for _, p := range documented {
+				if slices.Contains([]string{"firstResult", "maxResults", "sortBy", "sortOrder"}, p) {
+					continue // TestRESTPagingAndSorting
+				}
+				if !slices.Contains(r.Accepted, p) {
+					status, out := a.call("GET", r.Path+"?"+p+"=x", nil)
+					if status != http.StatusBadRequest || !strings.Contains(fmt.Sprint(field(out, "message")), p) {
+						t.Errorf("GET %s?%s=x (not supported): %d %v, want 400 naming it", r.Path, p, status, out)
+					}
+					if hasPost[r.Path] {
+						status, out := a.call("POST", r.Path, map[string]any{p: "x"})
+						if status != http.StatusBadRequest || !strings.Contains(fmt.Sprint(field(out, "message")), p) {
+							t.Errorf("POST %s {%s} (not supported): %d %v, want 400 naming it", r.Path, p, status, out)
+						}
+					}
+					continue
+				}
+				c, ok := cases[p]
+				if !ok {
+					t.Errorf("GET %s: parameter %s is honoured but has no case in paramCases", r.Path, p)
+					continue
+				}
+				value, with, _ := strings.Cut(c.value, "&")
+				path := r.Path + "?" + p + "=" + url.QueryEscape(expand(value))
+				if with != "" {
+					path += "&" + with
+				}
+				got := ids.of(a.ok(http.StatusOK, "GET", path, nil).([]any))
+				want := strings.Fields(c.want)
+				sort.Strings(want)
+				if !slices.Equal(got, want) {
+					t.Errorf("GET %s: got %v, want %v", path, got, want)
+				}
+				count := a.ok(http.StatusOK, "GET", strings.Replace(path, "?", "/count?", 1), nil)
+				if n := field(count, "count"); n != float64(len(want)) {
+					t.Errorf("GET %s count: %v, want %d", path, n, len(want))
+				}
+				if !hasPost[r.Path] {
+					continue
+				}
+				body := map[string]any{p: jsonValue(expand(value))}
+				if with != "" {
+					k, v, _ := strings.Cut(with, "=")
+					body[k] = jsonValue(v)
+				}
+				got = ids.of(a.ok(http.StatusOK, "POST", r.Path, body).([]any))
+				if !slices.Equal(got, want) {
+					t.Errorf("POST %s %v: got %v, want %v", r.Path, body, got, want)
+				}
+				if n := field(a.ok(http.StatusOK, "POST", r.Path+"/count", body), "count"); n != float64(len(want)) {
+					t.Errorf("POST %s/count %v: %v, want %d", r.Path, body, n, len(want))
+				}
+			}
+			for p := range cases {
+				if !slices.Contains(r.Accepted, p) {
+					t.Errorf("GET %s: case for %s, which it does not honour", r.Path, p)
+				}
+			}
+		}
+		if lists < len(paramCases) {
+			t.Errorf("%d lists served, %d with cases", lists, len(paramCases))
+		}
+	})
+}
+
+// jsonValue is a parameter's text as a POST query gives it: booleans and
+// numbers as such, comma-separated lists as arrays.
+func jsonValue(s string) any {
+	if b, err := strconv.ParseBool(s); err == nil {
+		return b
+	}
+	if n, err := strconv.Atoi(s); err == nil {
+		return n
+	}
+	if strings.Contains(s, ",") {
+		return strings.Split(s, ",")
+	}
+	return s
+}
+
+// fixtureIDs names the rows of the fixture by their {name}s.
+type fixtureIDs map[string]string
+
+// idsOfFixture names the fixture's rows, and its activity instances as
+// act<instance><activity> (added to fx).
+func idsOfFixture(t *testing.T, a *api, fx fixture) fixtureIDs {
+	ids := fixtureIDs{}
+	for k, v := range fx {
+		ids[v] = k
+	}
+	hist := a.ok(http.StatusOK, "GET", "/history/activity-instance", nil).([]any)
+	for _, h := range hist {
+		pi := ids[field(h, "processInstanceId").(string)]
+		name := "act" + strings.TrimPrefix(pi, "pi") + field(h, "activityId").(string)
+		ids[field(h, "id").(string)], fx[name] = name, field(h, "id").(string)
+	}
+	return ids
+}
+
+// of are the fixture names of rows, sorted; an unnamed row by its id.
+func (ids fixtureIDs) of(rows []any) []string {
+	out := []string{}
+	for _, r := range rows {
+		id := fmt.Sprint(field(r, "id"))
+		if name, ok := ids[id]; ok {
+			id = name
+		}
+		out = append(out, id)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// sortCases: for every sortBy value a list honours, the member of its rows
+// that value orders by; "-" for a value the rows do not show, whose
+// descending order must then be its ascending one reversed.
+var sortCases = map[string]map[string]string{
+	"/deployment":         {"id": "id", "name": "name", "deploymentTime": "deploymentTime"},
+	"/process-definition": {"key": "key", "id": "id", "name": "name", "version": "version", "deploymentId": "deploymentId", "versionTag": "versionTag", "deployTime": "-"},
+	"/process-instance":   {"instanceId": "id", "definitionId": "definitionId", "businessKey": "businessKey", "definitionKey": "definitionId"},
+	"/history/process-instance": {"instanceId": "id", "definitionId": "processDefinitionId", "definitionKey": "processDefinitionKey",
+		"businessKey": "businessKey", "startTime": "startTime", "endTime": "endTime", "duration": "durationInMillis"},
+	"/task": {"instanceId": "processInstanceId", "dueDate": "due", "executionId": "executionId", "assignee": "assignee",
+		"created": "created", "id": "id", "name": "name", "priority": "priority"},
+	"/history/task": {"taskId": "id", "activityInstanceId": "activityInstanceId", "processDefinitionId": "processDefinitionId",
+		"processInstanceId": "processInstanceId", "executionId": "executionId", "duration": "duration", "endTime": "endTime",
+		"startTime": "startTime", "taskName": "name", "assignee": "assignee", "dueDate": "due", "followUpDate": "followUp",
+		"deleteReason": "deleteReason", "taskDefinitionKey": "taskDefinitionKey", "priority": "priority"},
+	"/job": {"jobId": "id", "executionId": "executionId", "processInstanceId": "processInstanceId", "processDefinitionId": "processDefinitionId",
+		"processDefinitionKey": "processDefinitionKey", "jobPriority": "priority", "jobRetries": "retries", "jobDueDate": "dueDate"},
+	"/incident": {"incidentId": "id", "incidentMessage": "incidentMessage", "incidentTimestamp": "incidentTimestamp", "incidentType": "incidentType",
+		"executionId": "executionId", "activityId": "activityId", "processInstanceId": "processInstanceId", "processDefinitionId": "processDefinitionId",
+		"causeIncidentId": "causeIncidentId", "rootCauseIncidentId": "rootCauseIncidentId", "configuration": "configuration"},
+	"/history/incident": {"incidentId": "id", "incidentMessage": "incidentMessage", "createTime": "createTime", "endTime": "endTime",
+		"incidentType": "incidentType", "executionId": "executionId", "activityId": "activityId", "processInstanceId": "processInstanceId",
+		"processDefinitionId": "processDefinitionId", "causeIncidentId": "causeIncidentId", "rootCauseIncidentId": "rootCauseIncidentId",
+		"configuration": "configuration", "incidentState": "open"},
+	"/history/activity-instance": {"activityInstanceId": "id", "instanceId": "processInstanceId", "executionId": "executionId",
+		"activityId": "activityId", "activityName": "activityName", "activityType": "activityType", "startTime": "startTime",
+		"endTime": "endTime", "duration": "durationInMillis", "definitionId": "processDefinitionId"},
+	"/external-task": {"id": "id", "lockExpirationTime": "lockExpirationTime", "processInstanceId": "processInstanceId",
+		"processDefinitionId": "processDefinitionId", "processDefinitionKey": "processDefinitionKey", "taskPriority": "priority"},
+}
+
+// Every list pages (firstResult, maxResults) and sorts (each sortBy value
+// Camunda documents, both orders) in the database, or refuses a sortBy it
+// cannot sort by with a 400 naming it; counts ignore paging.
+func TestRESTPagingAndSorting(t *testing.T) {
+	eachBackend(t, rest.Options{}, func(t *testing.T, a *api) {
+		seedFixture(t, a)
+		hasPost := map[string]bool{}
+		for _, r := range rest.ServedRoutes(rest.New(a.eng, rest.Options{})) {
+			hasPost[r.Path] = hasPost[r.Path] || r.Method == "POST"
+		}
+		// Two of everything: a second failed job (and incident), open task
+		// and external task.
+		start := func(key, bk string) string {
+			return field(a.ok(http.StatusOK, "POST", "/process-definition/key/"+key+"/start", map[string]any{"businessKey": bk}), "id").(string)
+		}
+		pi := start("review", "order-4")
+		task := field(a.ok(http.StatusOK, "GET", "/task?processInstanceId="+pi, nil).([]any)[0], "id").(string)
+		a.ok(http.StatusNoContent, "POST", "/task/"+task+"/complete", map[string]any{})
+		job := field(a.ok(http.StatusOK, "GET", "/job?processInstanceId="+pi, nil).([]any)[0], "id").(string)
+		for range 3 {
+			a.call("POST", "/job/"+job+"/execute", nil)
+		}
+		start("review", "order-5")
+		start("ship", "order-6")
+		for _, r := range rest.ServedRoutes(rest.New(a.eng, rest.Options{})) {
+			if r.Method != "GET" || r.Documented == nil || !r.Documented["maxResults"] {
+				continue
+			}
+			all := a.ok(http.StatusOK, "GET", r.Path, nil).([]any)
+			if len(all) < 2 {
+				t.Errorf("GET %s: %d rows in the fixture, want at least 2 to page and sort", r.Path, len(all))
+				continue
+			}
+			page := a.ok(http.StatusOK, "GET", r.Path+"?firstResult=1&maxResults=1", nil).([]any)
+			if len(page) != 1 || field(page[0], "id") != field(all[1], "id") {
+				t.Errorf("GET %s?firstResult=1&maxResults=1: %v, want the second of %v", r.Path, page, all)
+			}
+			if rest := a.ok(http.StatusOK, "GET", r.Path+"?firstResult=1", nil).([]any); len(rest) != len(all)-1 {
+				t.Errorf("GET %s?firstResult=1: %d rows, want %d", r.Path, len(rest), len(all)-1)
+			}
+			if none := a.ok(http.StatusOK, "GET", r.Path+"?maxResults=0", nil).([]any); len(none) != 0 {
+				t.Errorf("GET %s?maxResults=0: %v, want []", r.Path, none)
+			}
+			if past := a.ok(http.StatusOK, "GET", r.Path+"?firstResult=1000", nil).([]any); len(past) != 0 {
+				t.Errorf("GET %s past the end: %v, want []", r.Path, past)
+			}
+			if n := field(a.ok(http.StatusOK, "GET", r.Path+"/count?firstResult=1&maxResults=1", nil), "count"); n != float64(len(all)) {
+				t.Errorf("GET %s/count with a page: %v, want %d", r.Path, n, len(all))
+			}
+			for _, bad := range []string{"?sortBy=" + r.SortBy[0], "?sortOrder=asc", "?sortBy=nope&sortOrder=asc", "?sortBy=" + r.SortBy[0] + "&sortOrder=up"} {
+				if status, _ := a.call("GET", r.Path+bad, nil); status != http.StatusBadRequest {
+					t.Errorf("GET %s%s: %d, want 400", r.Path, bad, status)
+				}
+			}
+			for _, by := range r.SortBy {
+				member, ok := sortCases[r.Path][by]
+				status, out := a.call("GET", r.Path+"?sortBy="+by+"&sortOrder=asc", nil)
+				switch {
+				case status == http.StatusBadRequest && !ok:
+					if !strings.Contains(fmt.Sprint(field(out, "message")), by) {
+						t.Errorf("GET %s?sortBy=%s: %v, want a message naming it", r.Path, by, out)
+					}
+					continue
+				case status != http.StatusOK || !ok:
+					t.Errorf("GET %s?sortBy=%s: %d %v (case in sortCases: %v)", r.Path, by, status, out, ok)
+					continue
+				}
+				desc := a.ok(http.StatusOK, "GET", r.Path+"?sortBy="+by+"&sortOrder=desc", nil).([]any)
+				if hasPost[r.Path] {
+					sorting := map[string]any{"sorting": []any{map[string]any{"sortBy": by, "sortOrder": "desc"}}}
+					posted := a.ok(http.StatusOK, "POST", r.Path+"?maxResults=100", sorting).([]any)
+					if !slices.Equal(idsInOrder(posted), idsInOrder(desc)) {
+						t.Errorf("POST %s sorting by %s desc: %v, want %v as GET", r.Path, by, idsInOrder(posted), idsInOrder(desc))
+					}
+				}
+				if member == "-" {
+					asc := idsInOrder(out.([]any))
+					if slices.Reverse(asc); !slices.Equal(asc, idsInOrder(desc)) {
+						t.Errorf("GET %s by %s: descending %v is not ascending reversed", r.Path, by, idsInOrder(desc))
+					}
+					continue
+				}
+				checkSorted(t, r.Path+" by "+by+" asc", out.([]any), member, false)
+				checkSorted(t, r.Path+" by "+by+" desc", desc, member, true)
+			}
+			for by := range sortCases[r.Path] {
+				if !slices.Contains(r.SortBy, by) {
+					t.Errorf("GET %s: sort case %s, which Camunda does not document", r.Path, by)
+				}
+			}
+		}
+	})
+}
+
+func idsInOrder(rows []any) []string {
+	var ids []string
+	for _, r := range rows {
+		ids = append(ids, fmt.Sprint(field(r, "id")))
+	}
+	return ids
+}
+
+// checkSorted fails unless rows are ordered by member: ascending with
+// nulls last, or descending with nulls first.
+func checkSorted(t *testing.T, what string, rows []any, member string, desc bool) {
+	t.Helper()
+	for i := 1; i < len(rows); i++ {
+		a, b := field(rows[i-1], member), field(rows[i], member)
+		if desc {
+			a, b = b, a
+		}
+		if c := compareJSON(a, b); c > 0 {
+			t.Errorf("%s: row %d (%v) before row %d (%v)", what, i-1, field(rows[i-1], member), i, field(rows[i], member))
+		}
+	}
+}
+
+// compareJSON orders two JSON values of one member: null after all.
+func compareJSON(a, b any) int {
+	switch {
+	case a == nil && b == nil:
+		return 0
+	case a == nil:
+		return 1
+	case b == nil:
+		return -1
+	}
+	switch x := a.(type) {
+	case float64:
+		y, _ := b.(float64)
+		return cmpOrdered(x, y)
+	case bool:
+		y, _ := b.(bool)
+		return cmpOrdered(fmt.Sprint(x), fmt.Sprint(y))
+	default:
+		return cmpOrdered(fmt.Sprint(a), fmt.Sprint(b))
+	}
+}
+
+func cmpOrdered[T int | float64 | string](a, b T) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
