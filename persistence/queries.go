@@ -199,11 +199,6 @@ func LatestDefinition(key, versionTag string) Query[*ProcessDefinition] {
 	return newQuery[*ProcessDefinition]("WHERE key = $1 ORDER BY version DESC LIMIT 1", key)
 }
 
-// AllDeployments are every deployment, oldest first.
-func AllDeployments() Query[*Deployment] {
-	return newQuery[*Deployment]("ORDER BY deploy_time, id")
-}
-
 // LatestDeploymentNamed is the latest deployment with name.
 func LatestDeploymentNamed(name string) Query[*Deployment] {
 	return newQuery[*Deployment]("WHERE name = $1 ORDER BY deploy_time DESC, id DESC LIMIT 1", name)
