@@ -171,6 +171,53 @@ type Task struct {
 	Suspension          int
 	FollowUpDate        *time.Time
 	FormKey             string // camunda:formKey or camunda:formRef, as written
+	Description         string
+	// Owner is who is responsible for the task; DelegationState is
+	// DelegationPending while the assignee it was delegated to works on it,
+	// DelegationResolved once they resolved it back to the owner, "" when
+	// never delegated.
+	Owner           string
+	DelegationState string
+	ParentTaskID    string
+	// LastUpdated: when the task was last changed (nil: never since created).
+	LastUpdated *time.Time
+	// ActivityInstanceID is the user task's activity instance ("" for a
+	// standalone task).
+	ActivityInstanceID string
+}
+
+// Delegation states of a task (Task.DelegationState), as Camunda's.
+const (
+	DelegationPending  = "PENDING"
+	DelegationResolved = "RESOLVED"
+)
+
+// TaskComment is a comment on a task, kept as history: it outlives the task.
+type TaskComment struct {
+	ID                    string
+	Rev                   int
+	TaskID                string
+	ProcessInstanceID     string
+	RootProcessInstanceID string
+	UserID                string
+	Time                  time.Time `db:"create_time"`
+	Message               string
+}
+
+// TaskAttachment is a file or link attached to a task, kept as history:
+// its content (uploaded) or its URL (a link).
+type TaskAttachment struct {
+	ID                    string
+	Rev                   int
+	TaskID                string
+	ProcessInstanceID     string
+	RootProcessInstanceID string
+	Name                  string
+	Description           string
+	Type                  string
+	URL                   string
+	Content               []byte
+	CreateTime            time.Time
 }
 
 // Event subscription types.
@@ -401,6 +448,9 @@ type HistoricTask struct {
 	StartTime            time.Time
 	EndTime              *time.Time
 	DeleteReason         string // TaskCompleted or TaskDeleted once ended
+	Description          string
+	Owner                string
+	ParentTaskID         string
 }
 
 // Why a historic task ended.

@@ -135,7 +135,9 @@ var samples = map[*persistence.Table]sample{
 			return &persistence.Task{ID: "t1", Rev: 1, Name: "Approve", ExecutionID: "e1", ProcessInstanceID: "pi",
 				ProcessDefinitionID: "p:1:x", TaskDefinitionKey: "approve", Assignee: "kermit", CandidateGroups: "a,b",
 				CandidateUsers: "c,d", Priority: 50, CreateTime: at(5, 1), DueDate: ptr(at(6, 2)), Suspension: persistence.Active,
-				FollowUpDate: ptr(at(6, 3)), FormKey: "embedded:app:forms/approve.html"}
+				FollowUpDate: ptr(at(6, 3)), FormKey: "embedded:app:forms/approve.html", Description: "Approve it",
+				Owner: "gonzo", DelegationState: persistence.DelegationPending, ParentTaskID: "t0", LastUpdated: ptr(at(6, 4)),
+				ActivityInstanceID: "approve:1"}
 		},
 		sparse: func() persistence.Entity {
 			return &persistence.Task{ID: "t2", CreateTime: at(5, 0), Suspension: persistence.Active}
@@ -146,6 +148,8 @@ var samples = map[*persistence.Table]sample{
 			x.TaskDefinitionKey, x.Assignee, x.CandidateGroups, x.CandidateUsers = "reject", "", "", "z"
 			x.Priority, x.CreateTime, x.DueDate, x.Suspension = -3, at(7, 7), nil, persistence.Suspended
 			x.FollowUpDate, x.FormKey = nil, ""
+			x.Description, x.Owner, x.DelegationState, x.ParentTaskID = "", "piggy", persistence.DelegationResolved, ""
+			x.LastUpdated, x.ActivityInstanceID = nil, ""
 		},
 	},
 	persistence.EventSubscriptionTable: {
@@ -247,11 +251,11 @@ var samples = map[*persistence.Table]sample{
 			return &persistence.HistoricTask{ID: "ht1", Rev: 1, Name: "Approve", ExecutionID: "e1", ProcessInstanceID: "pi",
 				ProcessDefinitionID: "p:1:x", ProcessDefinitionKey: "p", TaskDefinitionKey: "approve", ActivityInstanceID: "ai1",
 				Assignee: "kermit", Priority: 70, DueDate: ptr(at(21, 1)), FollowUpDate: ptr(at(21, 2)), StartTime: at(21, 0),
-				EndTime: ptr(at(22, 0)), DeleteReason: persistence.TaskCompleted}
+				EndTime: ptr(at(22, 0)), DeleteReason: persistence.TaskCompleted, Description: "Approve it", Owner: "gonzo",
+				ParentTaskID: "ht0"}
 		},
 		sparse: func() persistence.Entity {
-			return &persistence.HistoricTask{ID: "ht2", ProcessInstanceID: "pi", ProcessDefinitionID: "p:1:x",
-				TaskDefinitionKey: "approve", StartTime: at(21, 3)}
+			return &persistence.HistoricTask{ID: "ht2", StartTime: at(21, 3)} // a standalone task's
 		},
 		modify: func(e persistence.Entity) {
 			x := e.(*persistence.HistoricTask)
@@ -259,6 +263,30 @@ var samples = map[*persistence.Table]sample{
 			x.ProcessDefinitionKey, x.TaskDefinitionKey, x.ActivityInstanceID, x.Assignee = "q", "reject", "", ""
 			x.Priority, x.DueDate, x.FollowUpDate, x.StartTime = -1, nil, nil, at(23, 0)
 			x.EndTime, x.DeleteReason = nil, ""
+			x.Description, x.Owner, x.ParentTaskID = "", "piggy", "ht9"
+		},
+	},
+	persistence.TaskCommentTable: {
+		full: func() persistence.Entity {
+			return &persistence.TaskComment{ID: "c1", Rev: 1, TaskID: "t1", ProcessInstanceID: "pi", RootProcessInstanceID: "pi0",
+				UserID: "kermit", Time: at(26, 0), Message: "looks fine"}
+		},
+		sparse: func() persistence.Entity { return &persistence.TaskComment{ID: "c2", Time: at(26, 1)} },
+		modify: func(e persistence.Entity) {
+			x := e.(*persistence.TaskComment)
+			x.TaskID, x.ProcessInstanceID, x.RootProcessInstanceID, x.UserID, x.Time, x.Message = "t2", "", "", "", at(26, 2), "changed"
+		},
+	},
+	persistence.TaskAttachmentTable: {
+		full: func() persistence.Entity {
+			return &persistence.TaskAttachment{ID: "a1", Rev: 1, TaskID: "t1", ProcessInstanceID: "pi", RootProcessInstanceID: "pi0",
+				Name: "scan", Description: "the scan", Type: "application/pdf", URL: "http://x/y", Content: []byte{0, 1, 2},
+				CreateTime: at(27, 0)}
+		},
+		sparse: func() persistence.Entity { return &persistence.TaskAttachment{ID: "a2", CreateTime: at(27, 1)} },
+		modify: func(e persistence.Entity) {
+			x := e.(*persistence.TaskAttachment)
+			x.TaskID, x.Name, x.Description, x.Type, x.URL, x.Content, x.CreateTime = "", "n", "", "", "", []byte("x"), at(27, 2)
 		},
 	},
 	persistence.HistoricIncidentTable: {

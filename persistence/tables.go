@@ -95,6 +95,14 @@ var HistoricIncidentTable = newTable[HistoricIncident]("hist_incident", orderHis
 
 func (e *HistoricIncident) row() (*Table, addr) { return HistoricIncidentTable, addr(e) }
 
+var TaskCommentTable = newTable[TaskComment]("task_comment", orderHistory)
+
+func (e *TaskComment) row() (*Table, addr) { return TaskCommentTable, addr(e) }
+
+var TaskAttachmentTable = newTable[TaskAttachment]("task_attachment", orderHistory)
+
+func (e *TaskAttachment) row() (*Table, addr) { return TaskAttachmentTable, addr(e) }
+
 var JobExecutorTable = newTable[JobExecutorInfo]("job_executor", orderHistory)
 
 func (e *JobExecutorInfo) row() (*Table, addr) { return JobExecutorTable, addr(e) }
