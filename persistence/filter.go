@@ -40,6 +40,23 @@ var fragments = map[string]string{
 	"jobLogCreated":     "'" + JobLogCreated + "'",
 	// a sort key: when a definition's deployment was made
 	"definitionDeployTime": "(SELECT deploy_time FROM deployment WHERE deployment.id = process_definition.deployment_id)",
+	// a task's process instance and definition, to be closed by ")"
+	"taskInstance":   "process_instance_id IN (SELECT pi.id FROM execution pi WHERE pi.",
+	"taskDefinition": "process_definition_id IN (SELECT d.id FROM process_definition d WHERE d.",
+	// a task's candidate groups or users, one entry a row, to be followed
+	// by a condition on entry (see candidateEntries)
+	"candidateGroupEntries": candidateEntries("candidate_groups"),
+	"candidateUserEntries":  candidateEntries("candidate_users"),
+}
+
+// candidateEntries is a query of the entries of a task's comma-separated
+// column, one a row: "SELECT 1 ... WHERE entry", for a condition on the
+// entry to follow. It splits the list in SQL both backends run (PostgreSQL
+// has SQLite's instr from migration 0014).
+func candidateEntries(column string) string {
+	return "WITH RECURSIVE entries(entry, rest) AS (SELECT CAST(NULL AS TEXT), task." + column + " || ','" +
+		" UNION ALL SELECT substr(rest, 1, instr(rest, ',') - 1), substr(rest, instr(rest, ',') + 1) FROM entries WHERE rest <> '')" +
+		" SELECT 1 FROM entries WHERE entry"
 }
 
 // condition is one field's compiled `where` tag.

@@ -1,6 +1,7 @@
 package persistence
 
 import (
+	"slices"
 	"strings"
 	"time"
 )
@@ -41,41 +42,126 @@ func (f DefinitionFilter) Query() Query[*ProcessDefinition] {
 	return filterQuery[*ProcessDefinition](f, time.Time{}, "key, version")
 }
 
-// TaskFilter selects user tasks, oldest first.
+// TaskFilter selects user tasks, oldest first, as Camunda's task query
+// does: names and descriptions compare case-insensitively, *Like fields
+// are SQL LIKE patterns with the caller's % and _, *In fields are lists.
 type TaskFilter struct {
-	Page              `sort:"instanceId=process_instance_id dueDate executionId assignee created=create_time id name priority"`
-	ID                string `where:"id" param:"taskId"`
-	ProcessInstanceID string `where:"process_instance_id" param:"processInstanceId"`
-	TaskDefinitionKey string `where:"task_definition_key" param:"taskDefinitionKey"`
-	Assignee          string `where:"assignee" param:"assignee"`
-	// CandidateGroup and CandidateUser match one entry of the
-	// comma-separated candidate groups or users, exactly, of a task no one
-	// is assigned to, as Camunda's candidate queries do, unless
-	// IncludeAssignedTasks.
-	CandidateGroup       string `where:"candidate_groups member" param:"candidateGroup"`
-	CandidateUser        string `where:"candidate_users member" param:"candidateUser"`
-	IncludeAssignedTasks bool   `param:"includeAssignedTasks"`
-	candidateUnassigned  bool   `where:"COALESCE(assignee, '') = ''"`
-	// DueBefore, DueAfter, FollowUpBefore, FollowUpAfter: strictly before
-	// or after the time; WithoutDueDate: tasks without one.
-	DueBefore      *time.Time `where:"due_date <" param:"dueBefore"`
-	DueAfter       *time.Time `where:"due_date >" param:"dueAfter"`
-	FollowUpBefore *time.Time `where:"follow_up_date <" param:"followUpBefore"`
-	FollowUpAfter  *time.Time `where:"follow_up_date >" param:"followUpAfter"`
-	WithoutDueDate bool       `where:"due_date IS NULL" param:"withoutDueDate"`
+	Page                `sort:"instanceId=process_instance_id dueDate executionId assignee created=create_time lastUpdated description id name nameCaseInsensitive=LOWER(name) priority"`
+	ID                  string   `where:"id" param:"taskId"`
+	IDIn                []string `where:"id in" param:"taskIdIn"`
+	ProcessInstanceID   string   `where:"process_instance_id" param:"processInstanceId"`
+	ProcessInstanceIDIn []string `where:"process_instance_id in" param:"processInstanceIdIn"`
+	// The business key, definition key and name are the task's process
+	// instance's and process definition's.
+	ProcessInstanceBusinessKey     string   `where:"{taskInstance}business_key = ?)" param:"processInstanceBusinessKey"`
+	ProcessInstanceBusinessKeyIn   []string `where:"{taskInstance}business_key IN (?))" param:"processInstanceBusinessKeyIn"`
+	ProcessInstanceBusinessKeyLike string   `where:"{taskInstance}business_key LIKE ?)" param:"processInstanceBusinessKeyLike"`
+	ProcessDefinitionID            string   `where:"process_definition_id" param:"processDefinitionId"`
+	ProcessDefinitionKey           string   `where:"{taskDefinition}key = ?)" param:"processDefinitionKey"`
+	ProcessDefinitionKeyIn         []string `where:"{taskDefinition}key IN (?))" param:"processDefinitionKeyIn"`
+	ProcessDefinitionName          string   `where:"{taskDefinition}name = ?)" param:"processDefinitionName"`
+	ProcessDefinitionNameLike      string   `where:"{taskDefinition}name LIKE ?)" param:"processDefinitionNameLike"`
+	ExecutionID                    string   `where:"execution_id" param:"executionId"`
+	ActivityInstanceIDIn           []string `where:"activity_instance_id in" param:"activityInstanceIdIn"`
+	TaskDefinitionKey              string   `where:"task_definition_key" param:"taskDefinitionKey"`
+	TaskDefinitionKeyIn            []string `where:"task_definition_key in" param:"taskDefinitionKeyIn"`
+	TaskDefinitionKeyNotIn         []string `where:"task_definition_key NOT IN (?)" param:"taskDefinitionKeyNotIn"`
+	TaskDefinitionKeyLike          string   `where:"task_definition_key like" param:"taskDefinitionKeyLike"`
+	Name                           string   `where:"UPPER(name) = UPPER(?)" param:"name"`
+	NameNotEqual                   string   `where:"UPPER(name) <> UPPER(?)" param:"nameNotEqual"`
+	NameLike                       string   `where:"UPPER(name) LIKE UPPER(?)" param:"nameLike"`
+	NameNotLike                    string   `where:"UPPER(name) NOT LIKE UPPER(?)" param:"nameNotLike"`
+	Description                    string   `where:"UPPER(description) = UPPER(?)" param:"description"`
+	DescriptionLike                string   `where:"UPPER(description) LIKE UPPER(?)" param:"descriptionLike"`
+	ParentTaskID                   string   `where:"parent_task_id" param:"parentTaskId"`
+	// Assignee..., Owner: the task's assignee and owner; InvolvedUser:
+	// its assignee, owner or a candidate user.
+	Assignee      string   `where:"assignee" param:"assignee"`
+	AssigneeLike  string   `where:"assignee like" param:"assigneeLike"`
+	AssigneeIn    []string `where:"assignee in" param:"assigneeIn"`
+	AssigneeNotIn []string `where:"assignee NOT IN (?)" param:"assigneeNotIn"`
+	Assigned      bool     `where:"assignee IS NOT NULL" param:"assigned"`
+	Unassigned    bool     `where:"assignee IS NULL" param:"unassigned"`
+	Owner         string   `where:"owner" param:"owner"`
+	InvolvedUser  string   `where:"(assignee = ? OR owner = ? OR EXISTS ({candidateUserEntries} = ?))" param:"involvedUser"`
+	// DelegationState: DelegationPending or DelegationResolved (in any case).
+	DelegationState string `where:"delegation_state" param:"delegationState"`
+	// The candidate fields select tasks no one is assigned to, as Camunda's
+	// candidate queries do, unless IncludeAssignedTasks: CandidateGroup and
+	// CandidateUser by one entry of the task's candidate groups or users,
+	// CandidateGroups by any of several groups (CandidateGroup among them),
+	// CandidateGroupLike by a pattern one group matches.
+	CandidateGroup         string   `where:"candidate_groups member" param:"candidateGroup"`
+	CandidateGroups        []string `where:"EXISTS ({candidateGroupEntries} IN (?))" param:"candidateGroups"`
+	CandidateGroupLike     string   `where:"EXISTS ({candidateGroupEntries} LIKE ?)" param:"candidateGroupLike"`
+	CandidateUser          string   `where:"candidate_users member" param:"candidateUser"`
+	WithCandidateGroups    bool     `where:"candidate_groups IS NOT NULL" param:"withCandidateGroups"`
+	WithoutCandidateGroups bool     `where:"candidate_groups IS NULL" param:"withoutCandidateGroups"`
+	WithCandidateUsers     bool     `where:"candidate_users IS NOT NULL" param:"withCandidateUsers"`
+	WithoutCandidateUsers  bool     `where:"candidate_users IS NULL" param:"withoutCandidateUsers"`
+	IncludeAssignedTasks   bool     `param:"includeAssignedTasks"`
+	candidateUnassigned    bool     `where:"assignee IS NULL"`
+	// Due..., FollowUp..., Created...: exactly at, strictly before or
+	// after the time; WithoutDueDate: tasks without one;
+	// FollowUpBeforeOrNotExistent: before the time or without a follow-up
+	// date; UpdatedAfter: changed (or, never changed, created) after it.
+	DueDate                     *time.Time `where:"due_date" param:"dueDate"`
+	DueBefore                   *time.Time `where:"due_date <" param:"dueBefore"`
+	DueAfter                    *time.Time `where:"due_date >" param:"dueAfter"`
+	WithoutDueDate              bool       `where:"due_date IS NULL" param:"withoutDueDate"`
+	FollowUpDate                *time.Time `where:"follow_up_date" param:"followUpDate"`
+	FollowUpBefore              *time.Time `where:"follow_up_date <" param:"followUpBefore"`
+	FollowUpAfter               *time.Time `where:"follow_up_date >" param:"followUpAfter"`
+	FollowUpBeforeOrNotExistent *time.Time `where:"(follow_up_date IS NULL OR follow_up_date < ?)" param:"followUpBeforeOrNotExistent"`
+	CreatedOn                   *time.Time `where:"create_time" param:"createdOn"`
+	CreatedBefore               *time.Time `where:"create_time <" param:"createdBefore"`
+	CreatedAfter                *time.Time `where:"create_time >" param:"createdAfter"`
+	UpdatedAfter                *time.Time `where:"(last_updated > ? OR last_updated IS NULL AND create_time > ?)" param:"updatedAfter"`
 	// Priority matches exactly; MinPriority and MaxPriority bound it.
 	Priority    *int `where:"priority" param:"priority"`
 	MinPriority *int `where:"priority >=" param:"minPriority"`
 	MaxPriority *int `where:"priority <=" param:"maxPriority"`
+	Active      bool `where:"suspension = 1" param:"active"`
+	Suspended   bool `where:"suspension = 2" param:"suspended"`
 }
 
 func (f TaskFilter) Query() Query[*Task] {
-	candidates := f.CandidateGroup != "" || f.CandidateUser != ""
-	if f.IncludeAssignedTasks && !candidates {
-		return invalidQuery[*Task]("IncludeAssignedTasks (includeAssignedTasks) needs a candidate group or user to include assigned tasks of")
+	if why := f.invalid(); why != "" {
+		return invalidQuery[*Task](why)
 	}
-	f.candidateUnassigned = candidates && !f.IncludeAssignedTasks
+	if f.CandidateGroup != "" && len(f.CandidateGroups) > 0 {
+		// Camunda matches any of them
+		f.CandidateGroups, f.CandidateGroup = append(slices.Clip(f.CandidateGroups), f.CandidateGroup), ""
+	}
+	f.DelegationState = strings.ToUpper(f.DelegationState)
+	f.candidateUnassigned = f.candidates() && !f.IncludeAssignedTasks
 	return filterQuery[*Task](f, time.Time{}, "create_time, id")
+}
+
+// candidates reports whether f selects by candidates.
+func (f TaskFilter) candidates() bool {
+	return f.CandidateGroup != "" || len(f.CandidateGroups) > 0 || f.CandidateGroupLike != "" || f.CandidateUser != "" ||
+		f.WithCandidateGroups || f.WithoutCandidateGroups || f.WithCandidateUsers || f.WithoutCandidateUsers
+}
+
+// invalid is why f is not a query Camunda would run, or "".
+func (f TaskFilter) invalid() string {
+	groups := f.CandidateGroup != "" || len(f.CandidateGroups) > 0
+	switch {
+	case f.IncludeAssignedTasks && !f.candidates():
+		return "Invalid query usage: candidateUser, candidateGroup, candidateGroupLike, candidateGroupIn, withCandidateGroups, withoutCandidateGroups, withCandidateUsers, withoutCandidateUsers has to be called before 'includeAssignedTasks'."
+	case f.CandidateUser != "" && groups:
+		return "Invalid query usage: cannot set both candidateUser and candidateGroup"
+	case f.CandidateUser != "" && f.CandidateGroupLike != "":
+		return "Invalid query usage: cannot set both candidateGroupLike and candidateUser"
+	case f.CandidateGroupLike != "" && groups:
+		return "bpmnlite does not support candidateGroupLike together with candidateGroup or candidateGroups (Camunda matches either)"
+	case f.WithoutDueDate && (f.DueDate != nil || f.DueBefore != nil || f.DueAfter != nil):
+		return "Invalid query usage: cannot set both dueDate, dueBefore or dueAfter and withoutDueDate filters."
+	case f.DelegationState != "" && !slices.Contains([]string{DelegationPending, DelegationResolved}, strings.ToUpper(f.DelegationState)):
+		return "Valid values for property 'delegationState' are 'PENDING' or 'RESOLVED', but was '" + f.DelegationState + "'"
+	}
+	return ""
 }
 
 // HistoricTaskFilter selects user tasks in history, in the order they

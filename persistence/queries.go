@@ -265,11 +265,6 @@ func EndHistoricTask(id string, end time.Time, reason string) Write {
 	return newWrite("UPDATE hist_task SET end_time = $1, delete_reason = $2, rev = rev + 1 WHERE id = $3", end, reason, id)
 }
 
-// SetHistoricTaskAssignee keeps a user task's history record's assignee in step.
-func SetHistoricTaskAssignee(id, assignee string) Write {
-	return newWrite("UPDATE hist_task SET assignee = $1, rev = rev + 1 WHERE id = $2", nullStr(assignee), id)
-}
-
 // MovePath hands what a path owns from one execution of a process instance
 // to another (the execution tree's expansion and compaction): its jobs,
 // tasks, external tasks, event subscriptions, incidents and the instances
@@ -502,7 +497,7 @@ func RemoveHistory(processInstanceIDs []string) []Write {
 	}
 	list := "(" + in.String() + ")"
 	var ws []Write
-	for _, t := range []string{"hist_activity_instance", "hist_variable", "hist_task", "hist_incident"} {
+	for _, t := range []string{"hist_activity_instance", "hist_variable", "hist_task", "hist_incident", "task_comment", "task_attachment"} {
 		ws = append(ws, newWrite("DELETE FROM "+t+" WHERE process_instance_id IN "+list, args...))
 	}
 	// Job log entries carry the instance on their creation entry (indexed);

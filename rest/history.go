@@ -19,9 +19,9 @@ var (
 	historicActivityJSON = newShape[bpmnlite.HistoricActivityInstance](`id parentActivityInstanceId activityId activityName? activityType
 	processDefinitionId processInstanceId executionId taskId? calledProcessInstanceId? startTime endTime durationInMillis=duration()
 	canceled tenantId:null`)
-	historicTaskJSON = newShape[bpmnlite.HistoricTask](`id processDefinitionKey processDefinitionId processInstanceId executionId
-	activityInstanceId name? deleteReason? assignee? startTime endTime duration() taskDefinitionKey priority due=DueDate
-	followUp=FollowUpDate tenantId:null removalTime:null rootProcessInstanceId:null`)
+	historicTaskJSON = newShape[bpmnlite.HistoricTask](`id processDefinitionKey? processDefinitionId? processInstanceId? executionId?
+	activityInstanceId? name? description? deleteReason? owner? assignee? startTime endTime duration() taskDefinitionKey? priority
+	due=DueDate parentTaskId? followUp=FollowUpDate tenantId:null removalTime:null rootProcessInstanceId:null`)
 	historicIncidentJSON = newShape[bpmnlite.HistoricIncident](incidentMembers + " createTime endTime open() deleted() resolved()")
 )
 

@@ -89,6 +89,22 @@ func seedFixture(t *testing.T, a *api) fixture {
 		"workerId": "w1", "maxTasks": 1, "topics": []any{map[string]any{"topicName": "packing", "lockDuration": 600000}},
 	}).([]any)
 	fx["ext3"] = field(locked[0], "id").(string)
+	// Two standalone tasks, made last so that the other lists keep their
+	// rows: task4 with an owner, candidates and a follow-up date; task5,
+	// its subtask, delegated by erin to dave.
+	time.Sleep(2 * time.Millisecond) // task2's last update before task4's creation
+	fx["task4"], fx["task5"] = "fixture-task-4", "fixture-task-5"
+	a.ok(http.StatusNoContent, "POST", "/task/create", map[string]any{"id": fx["task4"], "name": "Call the customer",
+		"description": "Ask about the delay", "owner": "olga", "priority": 20, "followUp": "2031-01-01T00:00:00.000+0000"})
+	fx["created4"] = field(a.ok(http.StatusOK, "GET", "/task/"+fx["task4"], nil), "created").(string)
+	time.Sleep(2 * time.Millisecond) // updates and task5 after task4's creation
+	for _, link := range []map[string]any{{"groupId": "support"}, {"groupId": "sales-east"}, {"userId": "carl"}} {
+		link["type"] = "candidate"
+		a.ok(http.StatusNoContent, "POST", "/task/"+fx["task4"]+"/identity-links", link)
+	}
+	a.ok(http.StatusNoContent, "POST", "/task/create", map[string]any{"id": fx["task5"], "name": "Find the order",
+		"parentTaskId": fx["task4"], "assignee": "erin"})
+	a.ok(http.StatusNoContent, "POST", "/task/"+fx["task5"]+"/delegate", map[string]any{"userId": "dave"})
 	return fx
 }
 
@@ -135,21 +151,67 @@ var paramCases = map[string]map[string]paramCase{
 	},
 	"/task": {
 		"taskId":               {"{task2}", "task2"},
+		"taskIdIn":             {"{task2},{task5}", "task2 task5"},
 		"processInstanceId":    {"{pi2}", "task2"},
+		"processInstanceIdIn":  {"{pi2},{pi1}", "task2"},
 		"taskDefinitionKey":    {"check", "task2"},
 		"assignee":             {"bob", "task2"},
 		"candidateGroup":       {"sales", ""}, // assigned: not a candidate's any more
 		"includeAssignedTasks": {"true&candidateGroup=sales", "task2"},
 
-		"candidateUser":  {"carl", ""},
+		"processInstanceBusinessKey":     {"order-2", "task2"},
+		"processInstanceBusinessKeyIn":   {"order-1,order-2", "task2"},
+		"processInstanceBusinessKeyLike": {"order-%", "task2"},
+		"processDefinitionId":            {"{def-review}", "task2"},
+		"processDefinitionKey":           {"review", "task2"},
+		"processDefinitionKeyIn":         {"ship,review", "task2"},
+		"processDefinitionName":          {"Review", "task2"},
+		"processDefinitionNameLike":      {"Rev%", "task2"},
+		"executionId":                    {"{pi2}", "task2"},
+		"activityInstanceIdIn":           {"{act2check},nope", "task2"},
+		"assigneeLike":                   {"%o%", "task2"},
+		"assigneeIn":                     {"bob,dave", "task2 task5"},
+		"assigneeNotIn":                  {"bob", "task5"}, // no assignee: not in the list either, as SQL has it
+		"assigned":                       {"true", "task2 task5"},
+		"unassigned":                     {"true", "task4"},
+		"owner":                          {"olga", "task4"},
+		"involvedUser":                   {"carl", "task4"}, // a candidate user
+		"delegationState":                {"pending", "task5"},
+		"candidateGroups":                {"sales-east,nope", "task4"},
+		"candidateGroupLike":             {"sales%", "task4"},
+		"withCandidateGroups":            {"true", "task4"},
+		"withoutCandidateGroups":         {"true&includeAssignedTasks=true", "task5"},
+		"withCandidateUsers":             {"true", "task4"},
+		"withoutCandidateUsers":          {"true&includeAssignedTasks=true", "task2 task5"},
+		"taskDefinitionKeyIn":            {"check,label", "task2"},
+		"taskDefinitionKeyNotIn":         {"label", "task2"},
+		"taskDefinitionKeyLike":          {"ch%", "task2"},
+		"name":                           {"check the ORDER", "task2"},
+		"nameNotEqual":                   {"Check the order", "task4 task5"},
+		"nameLike":                       {"find%", "task5"},
+		"nameNotLike":                    {"%order%", "task4"},
+		"description":                    {"ask about the delay", "task4"},
+		"descriptionLike":                {"%DELAY", "task4"},
+		"parentTaskId":                   {"{task4}", "task5"},
+		"dueDate":                        {"2030-06-01T00:00:00.000+0000", "task2"},
+		"followUpDate":                   {"2031-01-01T00:00:00.000+0000", "task4"},
+		"followUpBeforeOrNotExistent":    {"2031-01-01T00:00:00.000+0000", "task2 task5"},
+		"createdOn":                      {"{created4}", "task4"},
+		"createdBefore":                  {"{created4}", "task2"},
+		"createdAfter":                   {"{created4}", "task5"},
+		"updatedAfter":                   {"{created4}", "task4 task5"},
+		"active":                         {"true", "task2 task4 task5"},
+		"suspended":                      {"true", ""},
+
+		"candidateUser":  {"carl", "task4"},
 		"dueBefore":      {"2031-01-01T00:00:00.000+0000", "task2"},
 		"dueAfter":       {"2031-01-01T00:00:00.000+0000", ""},
 		"followUpBefore": {"2031-01-01T00:00:00.000+0000", ""},
-		"followUpAfter":  {"2000-01-01T00:00:00.000+0000", ""},
-		"withoutDueDate": {"true", ""},
+		"followUpAfter":  {"2000-01-01T00:00:00.000+0000", "task4"},
+		"withoutDueDate": {"true", "task4 task5"},
 		"priority":       {"70", "task2"},
 		"minPriority":    {"60", "task2"},
-		"maxPriority":    {"60", ""},
+		"maxPriority":    {"60", "task4 task5"},
 	},
 	"/history/task": {
 		"taskId":               {"{task1}", "task1"},
@@ -158,7 +220,7 @@ var paramCases = map[string]map[string]paramCase{
 		"taskDefinitionKey":    {"check", "task1 task2"},
 		"taskAssignee":         {"ann", "task1"},
 		"finished":             {"true", "task1"},
-		"unfinished":           {"true", "task2"},
+		"unfinished":           {"true", "task2 task4 task5"},
 		"taskDeleteReason":     {"completed", "task1"},
 	},
 	"/job": {
@@ -385,7 +447,8 @@ var sortCases = map[string]map[string]string{
 	"/history/process-instance": {"instanceId": "id", "definitionId": "processDefinitionId", "definitionKey": "processDefinitionKey",
 		"businessKey": "businessKey", "startTime": "startTime", "endTime": "endTime", "duration": "durationInMillis"},
 	"/task": {"instanceId": "processInstanceId", "dueDate": "due", "executionId": "executionId", "assignee": "assignee",
-		"created": "created", "id": "id", "name": "name", "priority": "priority"},
+		"created": "created", "lastUpdated": "lastUpdated", "description": "description", "id": "id", "name": "name",
+		"nameCaseInsensitive": "name", "priority": "priority"},
 	"/history/task": {"taskId": "id", "activityInstanceId": "activityInstanceId", "processDefinitionId": "processDefinitionId",
 		"processInstanceId": "processInstanceId", "executionId": "executionId", "duration": "duration", "endTime": "endTime",
 		"startTime": "startTime", "taskName": "name", "assignee": "assignee", "dueDate": "due", "followUpDate": "followUp",

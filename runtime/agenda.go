@@ -36,6 +36,10 @@ type command struct {
 	// rescheduled: the running job set its own next due date, to be kept
 	// and run again instead of deleted (the history cleanup job).
 	rescheduled bool
+	// returnVars: the process variables the command returns (see
+	// CompleteTaskReturning); settled runs when its agenda is done.
+	returnVars *returnedVariables
+	settled    func() error
 	// listenedTask is the user task whose task listeners run.
 	listenedTask *persistence.Task
 	// cancelling counts the cancellations whose end listeners run now.

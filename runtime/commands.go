@@ -29,7 +29,10 @@ func (e *Core) command(ctx context.Context, t persistence.Tx, name string, fn fu
 		if err := fn(c); err != nil && !errors.Is(err, errListenerThrew) {
 			return err
 		}
-		return c.run()
+		if err := c.run(); err != nil || c.settled == nil {
+			return err
+		}
+		return c.settled()
 	}
 	if t != nil {
 		return e.quoting(e.cmd.RunIn(ctx, t, body))

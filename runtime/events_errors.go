@@ -85,36 +85,45 @@ func escalationVariable(s *execution, catch *bpmn.Activity, code string) error {
 // the throwing path; otherwise (non-interrupting, or not caught at all, as
 // in Camunda) the throwing path goes on.
 func (c *command) throwEscalation(x *execution, a *bpmn.Activity) error {
-	for s := x; s != nil; {
-		if b := boundaryAt(s, bpmn.EscalationEvent, a.EscalationCode); b != nil {
-			if err := escalationVariable(s, b, a.EscalationCode); err != nil {
-				return err
-			}
-			if err := c.triggerBoundary(s, b); err != nil || b.CancelActivity {
-				return err // interrupting: the throwing path was cancelled with the scope
-			}
-			break
-		}
-		if start := eventSubprocessAt(s, bpmn.EscalationEvent, a.EscalationCode, a); start != nil {
-			if err := escalationVariable(s, start, a.EscalationCode); err != nil {
-				return err
-			}
-			if err := c.startEventSubprocess(s, start); err != nil || start.CancelActivity {
-				return err
-			}
-			x = x.live() // when x ran on s, its path went to a concurrent child
-			break
-		}
-		next, _, err := c.above(s)
-		if err != nil {
-			return err
-		}
-		s = next
+	x, _, interrupted, err := c.propagateEscalation(x, a, a.EscalationCode)
+	if err != nil || interrupted {
+		return err // interrupting: the throwing path was cancelled with the scope
 	}
 	if a.Kind == bpmn.EndEvent {
 		return c.endToken(x, a)
 	}
 	return c.leave(x, a)
+}
+
+// propagateEscalation hands escalation code, thrown at x's activity
+// thrower, to the nearest escalation boundary event or event subprocess
+// for it, up the scopes and across call activities. It reports whether
+// one caught it and whether that cancelled the throwing path
+// (interrupted); live is the path that goes on otherwise.
+func (c *command) propagateEscalation(x *execution, thrower *bpmn.Activity, code string) (live *execution, caught, interrupted bool, err error) {
+	for s := x; s != nil; {
+		if b := boundaryAt(s, bpmn.EscalationEvent, code); b != nil {
+			if err := escalationVariable(s, b, code); err != nil {
+				return x, true, false, err
+			}
+			return x, true, b.CancelActivity, c.triggerBoundary(s, b)
+		}
+		if start := eventSubprocessAt(s, bpmn.EscalationEvent, code, thrower); start != nil {
+			if err := escalationVariable(s, start, code); err != nil {
+				return x, true, false, err
+			}
+			if err := c.startEventSubprocess(s, start); err != nil || start.CancelActivity {
+				return x, true, start.CancelActivity, err
+			}
+			return x.live(), true, false, nil // when x ran on s, its path went to a concurrent child
+		}
+		next, _, err := c.above(s)
+		if err != nil {
+			return x, false, false, err
+		}
+		s = next
+	}
+	return x, false, false, nil
 }
 
 // above returns the execution whose activity encloses s's: its parent or,

@@ -109,16 +109,21 @@ func (c *command) deleteIncidentsOfInstance(processInstanceID string) {
 	c.cc.Write(persistence.DeleteIncidentsOfInstance(processInstanceID))
 }
 
-// historyTaskStart records a new user task.
+// historyTaskStart records a new user task, waited on by x (nil for a
+// standalone task).
 func (c *command) historyTaskStart(t *persistence.Task, x *execution) {
 	if !c.e.history(config.HistoryActivity) {
 		return
 	}
 	h := &persistence.HistoricTask{
 		ID: t.ID, Rev: 1, Name: t.Name, ExecutionID: t.ExecutionID, ProcessInstanceID: t.ProcessInstanceID,
-		ProcessDefinitionID: t.ProcessDefinitionID, ProcessDefinitionKey: x.inst.def.Key,
-		TaskDefinitionKey: t.TaskDefinitionKey, ActivityInstanceID: x.ActivityInstanceID, Assignee: t.Assignee,
-		Priority: t.Priority, DueDate: t.DueDate, FollowUpDate: t.FollowUpDate, StartTime: t.CreateTime,
+		ProcessDefinitionID: t.ProcessDefinitionID, TaskDefinitionKey: t.TaskDefinitionKey,
+		ActivityInstanceID: t.ActivityInstanceID, Assignee: t.Assignee, Priority: t.Priority, DueDate: t.DueDate,
+		FollowUpDate: t.FollowUpDate, StartTime: t.CreateTime, Description: t.Description, Owner: t.Owner,
+		ParentTaskID: t.ParentTaskID,
+	}
+	if x != nil { // nil: a standalone task's
+		h.ProcessDefinitionKey = x.inst.def.Key
 	}
 	c.cc.Insert(h)
 	if c.historicTasks == nil {

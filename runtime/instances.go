@@ -131,6 +131,9 @@ func (c *command) endInstance(in *instance, state, reason string) error {
 	}
 	c.historyInstanceEnd(in, state, reason, in.lastEnd)
 	c.ended++
+	if err := c.keepEndVariables(in); err != nil {
+		return err
+	}
 	c.archiveVariables(in)
 	c.deleteIncidentsOfInstance(root.ID)
 	c.e.log.Debug("process instance ended", "instance", root.ID, "definition", in.def.ID, "state", state)
@@ -159,6 +162,9 @@ func (c *command) deleteInstance(in *instance, reason, state string) error {
 	}
 	c.historyInstanceEnd(in, state, reason, "")
 	c.ended++
+	if err := c.keepEndVariables(in); err != nil {
+		return err
+	}
 	c.archiveVariables(in)
 	c.deleteIncidentsOfInstance(root.ID)
 	return c.removeExecution(root)

@@ -59,8 +59,9 @@ func (c *command) createTask(x *execution, a *bpmn.Activity) error {
 		ProcessDefinitionID: x.ProcessDefinitionID,
 		TaskDefinitionKey:   a.ID,
 		Priority:            50,
-		CreateTime:          c.cc.Now().UTC(),
+		CreateTime:          taskCreateTime(c),
 		Suspension:          persistence.Active,
+		ActivityInstanceID:  x.ActivityInstanceID,
 	}
 	var err error
 	if t.Assignee, err = c.text(x, u.Assignee); err != nil {
@@ -111,6 +112,10 @@ func (c *command) createTask(x *execution, a *bpmn.Activity) error {
 	c.historyTaskStart(t, x)
 	return nil
 }
+
+// taskCreateTime is now to the millisecond, as Camunda's REST API shows
+// times: a task's creation time as shown finds it (createdOn).
+func taskCreateTime(c *command) time.Time { return c.cc.Now().UTC().Truncate(time.Millisecond) }
 
 // taskDate evaluates a user task's due or follow-up date: nil when src is
 // empty or gives nil; a time; an ISO 8601 date; or an ISO 8601 duration
@@ -205,9 +210,26 @@ func (c *command) createExternalTask(x *execution, a *bpmn.Activity) error {
 }
 
 // CompleteTask completes a user task, sets vars (visible from the task's
-// execution, created on the process instance when new) and continues.
+// execution, created on the process instance when new) and continues. A
+// standalone task just ends; it takes no variables.
 func (e *Core) CompleteTask(ctx context.Context, t persistence.Tx, taskID string, vars map[string]any) error {
-	return e.command(ctx, t, "complete_task", func(c *command) error {
+	_, err := e.completeTask(ctx, t, taskID, vars, false)
+	return err
+}
+
+// CompleteTaskReturning is CompleteTask returning the variables of the
+// task's process instance once the instance went on (as it ended, if it
+// did), as Camunda's completeWithVariablesInReturn.
+func (e *Core) CompleteTaskReturning(ctx context.Context, t persistence.Tx, taskID string, vars map[string]any) (map[string]any, error) {
+	return e.completeTask(ctx, t, taskID, vars, true)
+}
+
+// ErrDelegated: the task was delegated and must be resolved, not completed.
+var ErrDelegated = errors.New("A delegated task cannot be completed, but should be resolved instead.")
+
+func (e *Core) completeTask(ctx context.Context, t persistence.Tx, taskID string, vars map[string]any, returning bool) (map[string]any, error) {
+	var returned *returnedVariables
+	err := e.command(ctx, t, "complete_task", func(c *command) error {
 		if e.tracing() {
 			annotate(c.cc, attrTaskID.String(taskID))
 		}
@@ -216,12 +238,39 @@ func (e *Core) CompleteTask(ctx context.Context, t persistence.Tx, taskID string
 			return fmt.Errorf("task %q: %w", taskID, err)
 		}
 		task := ent.(*persistence.Task)
-		if task.Suspension == persistence.Suspended {
+		switch {
+		case task.Suspension == persistence.Suspended:
 			return fmt.Errorf("task %q: %w", taskID, ErrSuspended)
+		case task.DelegationState == persistence.DelegationPending:
+			return ErrDelegated
+		case task.ExecutionID == "":
+			if len(vars) > 0 {
+				return refuse("bpmnlite does not keep variables of standalone tasks: task '%s' belongs to no process", taskID)
+			}
+			if returning {
+				returned = &returnedVariables{vars: map[string]any{}}
+			}
+			c.cc.Delete(task)
+			c.historyTaskEnd(task, persistence.TaskCompleted)
+			return nil
 		}
 		x, err := c.execution(task.ExecutionID)
 		if err != nil {
 			return err
+		}
+		if returning {
+			returned = &returnedVariables{instanceID: x.inst.root.ID}
+			c.returnVars = returned
+			c.settled = func() error {
+				if returned.vars != nil || x.inst.root.removed {
+					return nil
+				}
+				if err := x.inst.loadVariables(); err != nil {
+					return err
+				}
+				returned.vars = map[string]any{}
+				return x.inst.decodeScope(x.inst.root.ID, returned.vars, false)
+			}
 		}
 		if err := x.setVariables(vars, false); err != nil {
 			return err
@@ -238,14 +287,21 @@ func (e *Core) CompleteTask(ctx context.Context, t persistence.Tx, taskID string
 		x.IsActive = true
 		return c.leave(x, a)
 	})
+	if err != nil || returned == nil {
+		return nil, err
+	}
+	if returned.vars == nil {
+		returned.vars = map[string]any{}
+	}
+	return returned.vars, nil
 }
 
 // ClaimTask makes userID the assignee of task id, unless another user
-// already has it (ErrTaskClaimed).
+// already has it (ErrTaskClaimed); userID "" unclaims it, as in Camunda.
 func (e *Core) ClaimTask(ctx context.Context, t persistence.Tx, id, userID string) error {
 	return e.updateTask(ctx, t, id, func(task *persistence.Task) error {
-		if task.Assignee != "" && task.Assignee != userID {
-			return fmt.Errorf("Cannot claim task '%s': task is already claimed by someone else: %w", id, ErrTaskClaimed)
+		if userID != "" && task.Assignee != "" && task.Assignee != userID {
+			return &taskClaimed{id}
 		}
 		task.Assignee = userID
 		return nil
@@ -263,7 +319,18 @@ func (e *Core) SetTaskAssignee(ctx context.Context, t persistence.Tx, id, userID
 // ErrTaskClaimed: the task is assigned to another user.
 var ErrTaskClaimed = errors.New("task already claimed")
 
-func (e *Core) updateTask(ctx context.Context, t persistence.Tx, id string, change func(*persistence.Task) error) error {
+// taskClaimed is ErrTaskClaimed with Camunda's message.
+type taskClaimed struct{ id string }
+
+func (e *taskClaimed) Error() string {
+	return "Task '" + e.id + "' is already claimed by someone else."
+}
+func (e *taskClaimed) Unwrap() error { return ErrTaskClaimed }
+
+// updateTask changes task id and records when: its assignment listeners
+// run when its assignee changes, its history record follows; vars (at most
+// one map) are set as completing the task would set them.
+func (e *Core) updateTask(ctx context.Context, t persistence.Tx, id string, change func(*persistence.Task) error, vars ...map[string]any) error {
 	return e.command(ctx, t, "update_task", func(c *command) error {
 		ent, err := c.cc.Get(persistence.TaskTable, id)
 		if err != nil {
@@ -274,20 +341,32 @@ func (e *Core) updateTask(ctx context.Context, t persistence.Tx, id string, chan
 		if err := change(task); err != nil {
 			return err
 		}
-		if task.Assignee != before && task.Assignee != "" {
-			x, err := c.execution(task.ExecutionID)
-			if err != nil {
+		var x *execution
+		if task.ExecutionID != "" {
+			if x, err = c.execution(task.ExecutionID); err != nil {
 				return err
 			}
+		}
+		for _, vs := range vars {
+			if x == nil && len(vs) > 0 {
+				return refuse("bpmnlite does not keep variables of standalone tasks: task '%s' belongs to no process", id)
+			}
+			if err := x.setVariables(vs, false); err != nil {
+				return err
+			}
+		}
+		if task.Assignee != before && task.Assignee != "" && x != nil {
 			if a := x.activity(); a != nil {
 				if err := c.fireTaskListeners(x, a, task, "assignment"); err != nil {
 					return err
 				}
 			}
 		}
+		now := c.cc.Now().UTC()
+		task.LastUpdated = &now
 		c.cc.Update(task)
 		if c.e.history(config.HistoryActivity) {
-			c.cc.Write(persistence.SetHistoricTaskAssignee(task.ID, task.Assignee))
+			c.cc.Write(persistence.SyncHistoricTask(task))
 		}
 		return nil
 	})

@@ -1,0 +1,76 @@
+package persistence
+
+import (
+	"context"
+	"fmt"
+)
+
+// Queries and writes of the task resource: subtasks, comments,
+// attachments, and the history record kept in step with its task.
+
+// SubtasksOf are the tasks whose parent is task parentID.
+func SubtasksOf(parentID string) Query[*Task] {
+	return newQuery[*Task]("WHERE parent_task_id = $1 ORDER BY create_time, id", parentID)
+}
+
+// CommentsOfTask are the comments on task taskID, newest first (as Camunda
+// lists them).
+func CommentsOfTask(taskID string) Query[*TaskComment] {
+	return newQuery[*TaskComment]("WHERE task_id = $1 ORDER BY create_time DESC, id DESC", taskID)
+}
+
+// AttachmentsOfTask are the attachments of task taskID, oldest first.
+func AttachmentsOfTask(taskID string) Query[*TaskAttachment] {
+	return newQuery[*TaskAttachment]("WHERE task_id = $1 ORDER BY create_time, id", taskID)
+}
+
+// SyncHistoricTask writes what may change of an open task to its history
+// record.
+func SyncHistoricTask(t *Task) Write {
+	return newWrite("UPDATE hist_task SET name = $1, assignee = $2, owner = $3, description = $4, priority = $5, due_date = $6, "+
+		"follow_up_date = $7, parent_task_id = $8, rev = rev + 1 WHERE id = $9",
+		nullStr(t.Name), nullStr(t.Assignee), nullStr(t.Owner), nullStr(t.Description), t.Priority, t.DueDate,
+		t.FollowUpDate, nullStr(t.ParentTaskID), t.ID)
+}
+
+// DeleteVariablesOfTask deletes the variables of task taskID.
+func DeleteVariablesOfTask(taskID string) Write {
+	return newWrite("DELETE FROM variable WHERE task_id = $1", taskID)
+}
+
+// GroupTaskCount is how many unassigned tasks one candidate group has
+// (Group "": the tasks without a candidate group).
+type GroupTaskCount struct {
+	Group string
+	Count int
+}
+
+// TaskCountByCandidateGroup counts the unassigned tasks of each candidate
+// group, in the order of the groups' names, the tasks without one last.
+func TaskCountByCandidateGroup(ctx context.Context, db DB) ([]GroupTaskCount, error) {
+	t, err := db.Begin(ctx, true)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = t.Rollback(context.WithoutCancel(ctx)) }()
+	rows, err := t.Query(ctx, `WITH RECURSIVE entries(task_id, entry, rest) AS (
+		SELECT id, CAST(NULL AS TEXT), COALESCE(candidate_groups, '') || ',' FROM task WHERE assignee IS NULL
+		UNION ALL SELECT task_id, substr(rest, 1, instr(rest, ',') - 1), substr(rest, instr(rest, ',') + 1) FROM entries WHERE rest <> '')
+		SELECT NULLIF(entry, ''), count(DISTINCT task_id) FROM entries WHERE entry IS NOT NULL
+		GROUP BY NULLIF(entry, '') ORDER BY NULLIF(entry, '') ASC NULLS LAST`)
+	if err != nil {
+		return nil, fmt.Errorf("task count by candidate group: %w", err)
+	}
+	defer rows.Close()
+	var out []GroupTaskCount
+	for rows.Next() {
+		var c GroupTaskCount
+		var n int64
+		if err := rows.Scan(&c.Group, &n); err != nil {
+			return nil, fmt.Errorf("task count by candidate group: %w", err)
+		}
+		c.Count = int(n)
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
