@@ -11,8 +11,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/bpmnlite/bpmnlite"
+	"github.com/bpmnlite/bpmnlite/internal/harness"
 	"github.com/bpmnlite/bpmnlite/internal/testdb"
 	"github.com/bpmnlite/bpmnlite/rest"
 )
@@ -521,4 +523,49 @@ func equalJSON(a, b any) bool {
 	x, _ := json.Marshal(a)
 	y, _ := json.Marshal(b)
 	return bytes.Equal(x, y)
+}
+
+// An update that loses to a concurrent change of the same task answers
+// 409 OptimisticLockingException: here the task is completed in a
+// transaction that commits while the update waits for its row.
+func TestRESTTaskConcurrentUpdate(t *testing.T) {
+	b := testdb.Postgres(t)
+	eng, err := bpmnlite.Open(t.Context(), bpmnlite.Config{
+		Database: bpmnlite.DatabaseConfig{URL: b.URL, Schema: b.Options.Schema},
+		Logger:   slog.New(slog.DiscardHandler),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(rest.New(eng, rest.Options{}))
+	defer func() { srv.Close(); _ = eng.Close() }()
+	a := &api{t: t, eng: eng, url: srv.URL + "/engine-rest"}
+	_, task := startApproval(t, a, nil)
+
+	pool := harness.CallerPool(t, b)
+	tx, err := pool.Begin(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback(t.Context()) }()
+	if err := eng.CompleteTaskTx(t.Context(), tx, task, nil); err != nil {
+		t.Fatal(err)
+	}
+	type reply struct {
+		status int
+		out    any
+	}
+	done := make(chan reply, 1)
+	go func() {
+		status, out := a.call("PUT", "/task/"+task, map[string]any{"name": "renamed"})
+		done <- reply{status, out}
+	}()
+	time.Sleep(300 * time.Millisecond) // the update waits for the task's row
+	if err := tx.Commit(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	got := <-done
+	if got.status != http.StatusConflict || field(got.out, "type") != "OptimisticLockingException" {
+		t.Errorf("update of a task completed meanwhile: %d %v, want 409 OptimisticLockingException", got.status, got.out)
+	}
 }
