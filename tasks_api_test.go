@@ -138,6 +138,22 @@ func TestTaskDelegation(t *testing.T) {
 		if task.Assignee != "ann" || task.DelegationState != bpmnlite.DelegationResolved || e.Var(pi, "checked") != true {
 			t.Errorf("resolved: %+v, checked=%v", task, e.Var(pi, "checked"))
 		}
+		if err := e.Eng.SuspendProcessInstance(e.Ctx, pi); err != nil {
+			t.Fatal(err)
+		}
+		for what, err := range map[string]error{
+			"claim":    e.Eng.ClaimTask(e.Ctx, id, "bob"),
+			"delegate": e.Eng.DelegateTask(e.Ctx, id, "bob"),
+			"update":   e.Eng.UpdateTask(e.Ctx, id, bpmnlite.TaskFields{Name: "x"}),
+			"link":     e.Eng.AddTaskIdentityLink(e.Ctx, id, bpmnlite.IdentityLink{GroupID: "g", Type: bpmnlite.IdentityLinkCandidate}),
+		} {
+			if !errors.Is(err, bpmnlite.ErrSuspended) {
+				t.Errorf("%s of a suspended task: %v, want ErrSuspended", what, err)
+			}
+		}
+		if err := e.Eng.ActivateProcessInstance(e.Ctx, pi); err != nil {
+			t.Fatal(err)
+		}
 		e.Complete(pi, "review", nil)
 	})
 }

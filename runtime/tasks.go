@@ -327,7 +327,7 @@ func (e *taskClaimed) Error() string {
 }
 func (e *taskClaimed) Unwrap() error { return ErrTaskClaimed }
 
-// updateTask changes task id and records when: its assignment listeners
+// updateTask changes task id, unless suspended, and records when: its assignment listeners
 // run when its assignee changes, its history record follows; vars (at most
 // one map) are set as completing the task would set them.
 func (e *Core) updateTask(ctx context.Context, t persistence.Tx, id string, change func(*persistence.Task) error, vars ...map[string]any) error {
@@ -337,6 +337,9 @@ func (e *Core) updateTask(ctx context.Context, t persistence.Tx, id string, chan
 			return fmt.Errorf("task %q: %w", id, err)
 		}
 		task := ent.(*persistence.Task)
+		if task.Suspension == persistence.Suspended { // as Camunda's setters
+			return &camundaError{ErrSuspended, fmt.Sprintf("task with id '%s' is suspended.", id)}
+		}
 		before := task.Assignee
 		if err := change(task); err != nil {
 			return err
