@@ -123,6 +123,14 @@ type TaskFilter struct {
 	MaxPriority *int `where:"priority <=" param:"maxPriority"`
 	Active      bool `where:"suspension = 1" param:"active"`
 	Suspended   bool `where:"suspension = 2" param:"suspended"`
+	// Due, FollowUp and Created are the older names Camunda still takes
+	// for DueDate, FollowUpDate and CreatedOn.
+	Due      *time.Time `where:"due_date" param:"due"`
+	FollowUp *time.Time `where:"follow_up_date" param:"followUp"`
+	Created  *time.Time `where:"create_time" param:"created"`
+	// OrQueries (a POST query's disjunctions, as JSON) are not supported:
+	// a query with them is refused rather than run without them.
+	OrQueries string `param:"orQueries"`
 }
 
 func (f TaskFilter) Query() Query[*Task] {
@@ -156,7 +164,9 @@ func (f TaskFilter) invalid() string {
 		return "Invalid query usage: cannot set both candidateGroupLike and candidateUser"
 	case f.CandidateGroupLike != "" && groups:
 		return "bpmnlite does not support candidateGroupLike together with candidateGroup or candidateGroups (Camunda matches either)"
-	case f.WithoutDueDate && (f.DueDate != nil || f.DueBefore != nil || f.DueAfter != nil):
+	case f.OrQueries != "":
+		return "bpmnlite does not support orQueries in a task query"
+	case f.WithoutDueDate && (f.DueDate != nil || f.Due != nil || f.DueBefore != nil || f.DueAfter != nil):
 		return "Invalid query usage: cannot set both dueDate, dueBefore or dueAfter and withoutDueDate filters."
 	case f.DelegationState != "" && !slices.Contains([]string{DelegationPending, DelegationResolved}, strings.ToUpper(f.DelegationState)):
 		return "Valid values for property 'delegationState' are 'PENDING' or 'RESOLVED', but was '" + f.DelegationState + "'"

@@ -150,6 +150,26 @@ func TestRESTStandaloneTasks(t *testing.T) {
 	})
 }
 
+// The older parameter names Camunda still takes filter as the new ones;
+// orQueries, which bpmnlite cannot run, are refused, not ignored.
+func TestRESTTaskQueryAliases(t *testing.T) {
+	eachBackend(t, rest.Options{}, func(t *testing.T, a *api) {
+		a.ok(http.StatusNoContent, "POST", "/task/create", map[string]any{"id": "due", "due": "2030-01-01T00:00:00.000+0000", "followUp": "2029-01-01T00:00:00.000+0000"})
+		time.Sleep(2 * time.Millisecond) // created a millisecond apart
+		a.ok(http.StatusNoContent, "POST", "/task/create", map[string]any{"id": "other"})
+		created := field(a.ok(http.StatusOK, "GET", "/task/due", nil), "created").(string)
+		for _, q := range []string{"due=2030-01-01T00:00:00.000%2B0000", "followUp=2029-01-01T00:00:00.000%2B0000", "created=" + strings.ReplaceAll(created, "+", "%2B")} {
+			if got := a.ok(http.StatusOK, "GET", "/task?"+q, nil).([]any); len(got) != 1 || field(got[0], "id") != "due" {
+				t.Errorf("GET /task?%s: %v, want task due", q, got)
+			}
+		}
+		status, out := a.call("POST", "/task", map[string]any{"orQueries": []any{map[string]any{"name": "x"}}})
+		if status != http.StatusBadRequest || !strings.Contains(field(out, "message").(string), "orQueries") {
+			t.Errorf("POST /task with orQueries: %d %v, want 400 naming them", status, out)
+		}
+	})
+}
+
 func TestRESTTaskAssignmentAndDelegation(t *testing.T) {
 	eachBackend(t, rest.Options{}, func(t *testing.T, a *api) {
 		pi, task := startApproval(t, a, nil)
