@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/bpmnlite/bpmnlite"
 	"github.com/bpmnlite/bpmnlite/internal/enginetest"
@@ -236,6 +237,38 @@ func TestTaskCommentsAndAttachments(t *testing.T) {
 		attachments, _ := e.Eng.TaskAttachments(e.Ctx, id)
 		if len(comments) != 1 || len(attachments) != 1 || string(attachments[0].Content) != "data" {
 			t.Errorf("after the task: comments %v, attachments %v", comments, attachments)
+		}
+	})
+}
+
+// The history cleanup removes a task's comments and attachments with the
+// task's history.
+func TestTaskCommentsRemovedWithHistory(t *testing.T) {
+	harness.EachBackend(t, bpmnlite.Config{History: bpmnlite.HistoryConfig{TimeToLive: time.Hour}}, func(t *testing.T, e *harness.Env) {
+		e.Eng.RegisterDelegate("after", bpmnlite.DelegateFunc(func(context.Context, *bpmnlite.Execution) error { return nil }))
+		e.Deploy("p", harness.UserTaskProcess)
+		pi := e.Start("p", nil)
+		id := e.Tasks(pi)[0].ID
+		if _, err := e.Eng.AddTaskComment(e.Ctx, id, pi, "", "note"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.Eng.AddTaskAttachment(e.Ctx, id, bpmnlite.TaskAttachment{URL: "https://example.com"}); err != nil {
+			t.Fatal(err)
+		}
+		standalone, _ := e.Eng.CreateTask(e.Ctx, "", bpmnlite.TaskFields{})
+		if _, err := e.Eng.AddTaskComment(e.Ctx, standalone, "", "", "kept"); err != nil {
+			t.Fatal(err)
+		}
+		e.Complete(pi, "work", nil)
+		e.Clock.Add(2 * time.Hour)
+		if n, err := e.Eng.CleanUpHistory(e.Ctx); err != nil || n != 1 {
+			t.Fatalf("CleanUpHistory: %d %v", n, err)
+		}
+		comments, _ := e.Eng.TaskComments(e.Ctx, id)
+		attachments, _ := e.Eng.TaskAttachments(e.Ctx, id)
+		kept, _ := e.Eng.TaskComments(e.Ctx, standalone)
+		if len(comments) != 0 || len(attachments) != 0 || len(kept) != 1 {
+			t.Errorf("after the cleanup: comments %v, attachments %v; the standalone task's %v", comments, attachments, kept)
 		}
 	})
 }

@@ -481,7 +481,8 @@ func ExpiredHistory(now time.Time, limit int) Query[*HistoricProcessInstance] {
 }
 
 // RemoveHistory deletes the history of the given process instances: their
-// activity instances, variables, tasks, incidents, job log and themselves.
+// activity instances, variables, tasks (with their comments and
+// attachments), incidents, job log and themselves.
 func RemoveHistory(processInstanceIDs []string) []Write {
 	if len(processInstanceIDs) == 0 {
 		return nil
@@ -497,7 +498,11 @@ func RemoveHistory(processInstanceIDs []string) []Write {
 	}
 	list := "(" + in.String() + ")"
 	var ws []Write
-	for _, t := range []string{"hist_activity_instance", "hist_variable", "hist_task", "hist_incident", "task_comment", "task_attachment"} {
+	// The comments and attachments of their tasks go before the tasks.
+	for _, t := range []string{"task_comment", "task_attachment"} {
+		ws = append(ws, newWrite("DELETE FROM "+t+" WHERE task_id IN (SELECT id FROM hist_task WHERE process_instance_id IN "+list+")", args...))
+	}
+	for _, t := range []string{"hist_activity_instance", "hist_variable", "hist_task", "hist_incident"} {
 		ws = append(ws, newWrite("DELETE FROM "+t+" WHERE process_instance_id IN "+list, args...))
 	}
 	// Job log entries carry the instance on their creation entry (indexed);
