@@ -25,10 +25,7 @@ var taskJSON = newShape[bpmnlite.Task](`id name? assignee? created=CreateTime du
 // taskRoutes registers the task resource.
 func (h *Handler) taskRoutes() {
 	listRoutes(h, "/task", "param", bpmnlite.TaskQuery{}, h.eng.Tasks, taskJSON)
-	byIDRoute(h, "/task", func(ctx context.Context, id string) ([]*bpmnlite.Task, error) {
-		return h.eng.Tasks(ctx, bpmnlite.TaskQuery{ID: id})
-	},
-		taskJSON, noMatchingTask)
+	h.handle("GET /task/{id}", h.getTask)
 	h.handle("POST /task/create", h.createTask)
 	h.handle("PUT /task/{id}", h.updateTask)
 	h.handle("DELETE /task/{id}", func(w http.ResponseWriter, r *http.Request) error {
@@ -96,6 +93,38 @@ func (h *Handler) taskRoutes() {
 }
 
 func noMatchingTask(id string) string { return "No matching task with id " + id }
+
+// getTask answers GET /task/{id}; withCommentAttachmentInfo adds whether
+// the task has comments and attachments, as Camunda's query parameter
+// (which its API reference leaves out) does.
+func (h *Handler) getTask(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	for _, p := range []string{"withTaskVariablesInReturn", "withTaskLocalVariablesInReturn"} {
+		if q.Get(p) == "true" {
+			return badRequest("bpmnlite does not support the query parameter %s of GET /task/{id} (Camunda's REST API has it; bpmnlite refuses it rather than ignore it)", p)
+		}
+	}
+	ctx, id := r.Context(), r.PathValue("id")
+	tasks, err := h.eng.Tasks(ctx, bpmnlite.TaskQuery{ID: id})
+	task, err := first(tasks, err, noMatchingTask(id))
+	if err != nil {
+		return err
+	}
+	out := taskJSON.of(task)
+	if q.Get("withCommentAttachmentInfo") == "true" {
+		attachments, err := h.eng.TaskAttachments(ctx, id)
+		if err != nil {
+			return err
+		}
+		comments, err := h.eng.TaskComments(ctx, id)
+		if err != nil {
+			return err
+		}
+		out = append(out, member[any]{"attachment", len(attachments) > 0}, member[any]{"comment", len(comments) > 0})
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
 
 // taskError is err of an operation on task r's {id} as Camunda reports it:
 // an unknown task 404, an operation it refuses 400 (its message after

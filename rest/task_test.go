@@ -357,8 +357,15 @@ func TestRESTTaskComments(t *testing.T) {
 		if got := a.ok(http.StatusOK, "GET", path+"/"+field(first, "id").(string), nil); field(got, "message") != "first, corrected" {
 			t.Errorf("updated comment: %v", got)
 		}
-		if got := a.ok(http.StatusOK, "GET", "/task/"+task, nil); field(got, "lastUpdated") == nil {
-			t.Errorf("a comment updates its task: %v", got)
+		if got := a.ok(http.StatusOK, "GET", "/task/"+task+"?withCommentAttachmentInfo=true", nil); field(got, "lastUpdated") == nil ||
+			field(got, "comment") != true || field(got, "attachment") != false {
+			t.Errorf("a task with comments: %v", got)
+		}
+		if got := a.ok(http.StatusOK, "GET", "/task/"+task, nil); field(got, "comment") != nil {
+			t.Errorf("a task without withCommentAttachmentInfo: %v", got)
+		}
+		if status, _ := a.call("GET", "/task/"+task+"?withTaskVariablesInReturn=true", nil); status != http.StatusBadRequest {
+			t.Errorf("GET /task/{id}?withTaskVariablesInReturn=true: %d, want 400", status)
 		}
 		wantError(t, a, http.StatusNotFound, "InvalidRequestException", "Task comment with id nope does not exist for task id '"+task+"'.", "GET", path+"/nope", nil)
 		wantError(t, a, http.StatusBadRequest, "InvalidRequestException", "No comment exists with commentId: nope and taskId: "+task,
