@@ -3,6 +3,7 @@ package bpmnlite_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -269,6 +270,39 @@ func TestTaskCommentsRemovedWithHistory(t *testing.T) {
 		kept, _ := e.Eng.TaskComments(e.Ctx, standalone)
 		if len(comments) != 0 || len(attachments) != 0 || len(kept) != 1 {
 			t.Errorf("after the cleanup: comments %v, attachments %v; the standalone task's %v", comments, attachments, kept)
+		}
+	})
+}
+
+// A user task's update listeners run when it changes (before its
+// assignment listeners), as Camunda's update event.
+func TestTaskUpdateListeners(t *testing.T) {
+	harness.EachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *harness.Env) {
+		var events []string
+		for _, event := range []string{"update", "assignment"} {
+			e.Eng.RegisterDelegate(event, bpmnlite.DelegateFunc(func(_ context.Context, x *bpmnlite.Execution) error {
+				events = append(events, event+":"+x.TaskAssignee())
+				return nil
+			}))
+		}
+		e.Deploy("listened", enginetest.Defs(enginetest.Executable("listened",
+			`<startEvent id="start"/><userTask id="work"><extensionElements>
+			<camunda:taskListener event="update" class="update"/><camunda:taskListener event="assignment" class="assignment"/>
+			</extensionElements></userTask><endEvent id="end"/>`, enginetest.Chain("start", "work", "end"))))
+		pi := e.Start("listened", nil)
+		id := e.Tasks(pi)[0].ID
+		must := func(err error) {
+			t.Helper()
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		must(e.Eng.SetTaskOwner(e.Ctx, id, "olga"))
+		must(e.Eng.ClaimTask(e.Ctx, id, "ann"))
+		_, err := e.Eng.AddTaskComment(e.Ctx, id, "", "", "note")
+		must(err)
+		if want := []string{"update:", "update:ann", "assignment:ann", "update:ann"}; !slices.Equal(events, want) {
+			t.Errorf("listeners ran: %v, want %v", events, want)
 		}
 	})
 }

@@ -489,12 +489,12 @@ func (p *parser) taskListeners(s site, ext []*etree.Element) []Listener {
 		}
 		l := p.listener(s, c)
 		switch l.Event {
-		case "create", "assignment", "complete", "delete":
+		case "create", "assignment", "update", "complete", "delete":
 			out = append(out, l)
-		case "update", "timeout":
-			p.errorf(p.at(s, c), "taskListener event '%s' is not supported (create, assignment, complete and delete are)", l.Event)
+		case "timeout":
+			p.errorf(p.at(s, c), "taskListener event '%s' is not supported (create, assignment, update, complete and delete are)", l.Event)
 		default:
-			p.errorf(p.at(s, c), "taskListener event must be create, assignment, complete or delete, not '%s'", l.Event)
+			p.errorf(p.at(s, c), "taskListener event must be create, assignment, update, complete or delete, not '%s'", l.Event)
 		}
 	}
 	return out

@@ -352,7 +352,7 @@ type UserTaskInfo struct {
 	Priority        string
 	FormKey         string
 	// TaskListeners are camunda:taskListener (create, assignment,
-	// complete, delete).
+	// update, complete, delete).
 	TaskListeners []Listener
 }
 

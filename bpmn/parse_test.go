@@ -840,7 +840,7 @@ func TestFields(t *testing.T) {
 	findProblem(t, probs, "x", "camunda:field 'two' needs exactly one value")
 }
 
-// camunda:taskListener on user tasks: the four events bpmnlite runs; the
+// camunda:taskListener on user tasks: the five events bpmnlite runs; the
 // others are problems naming what is supported.
 func TestTaskListenerParsing(t *testing.T) {
 	d := mustParse(t, simple(`<userTask id="x"><extensionElements>
@@ -855,7 +855,7 @@ func TestTaskListenerParsing(t *testing.T) {
   <camunda:taskListener event="timeout" class="C"/>
   <camunda:taskListener event="create"/>
 </extensionElements></userTask>`))
-	findProblem(t, probs, "x", "taskListener event 'timeout' is not supported (create, assignment, complete and delete are)")
+	findProblem(t, probs, "x", "taskListener event 'timeout' is not supported (create, assignment, update, complete and delete are)")
 	findProblem(t, probs, "x", "Element 'class', 'expression' or 'delegateExpression' is mandatory on taskListener")
 }
 

@@ -431,8 +431,8 @@ func (c *command) taskOrHistory(id string) (root string, err error) {
 }
 
 // touchTask records that open task id changed (its comments or
-// attachments), as Camunda's update event does; a task in history only
-// is left as it is.
+// attachments), as Camunda's update event does (see taskUpdated); a task
+// in history only is left as it is.
 func (c *command) touchTask(id string) error {
 	ent, err := c.cc.Get(persistence.TaskTable, id)
 	if errors.Is(err, persistence.ErrNotFound) {
@@ -442,10 +442,7 @@ func (c *command) touchTask(id string) error {
 		return err
 	}
 	task := ent.(*persistence.Task)
-	now := c.cc.Now().UTC()
-	task.LastUpdated = &now
-	c.cc.Update(task)
-	return nil
+	return c.taskUpdated(task, task.Assignee)
 }
 
 // UpdateTaskComment changes the message of comment commentID of task id.

@@ -327,9 +327,39 @@ func (e *taskClaimed) Error() string {
 }
 func (e *taskClaimed) Unwrap() error { return ErrTaskClaimed }
 
-// updateTask changes task id, unless suspended, and records when: its assignment listeners
-// run when its assignee changes, its history record follows; vars (at most
-// one map) are set as completing the task would set them.
+// taskUpdated records a change of task (its assignee was before), as
+// Camunda's update event: a user task's update listeners run, then its
+// assignment listeners if the assignee changed; the task keeps when, its
+// history record follows.
+func (c *command) taskUpdated(task *persistence.Task, before string) error {
+	if task.ExecutionID != "" {
+		x, err := c.execution(task.ExecutionID)
+		if err != nil {
+			return err
+		}
+		if a := x.activity(); a != nil {
+			if err := c.fireTaskListeners(x, a, task, "update"); err != nil {
+				return err
+			}
+			if task.Assignee != before && task.Assignee != "" {
+				if err := c.fireTaskListeners(x, a, task, "assignment"); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	now := c.cc.Now().UTC()
+	task.LastUpdated = &now
+	c.cc.Update(task)
+	if c.e.history(config.HistoryActivity) {
+		c.cc.Write(persistence.SyncHistoricTask(task))
+	}
+	return nil
+}
+
+// updateTask changes task id, unless suspended, and records the change
+// (taskUpdated); vars (at most one map) are set as completing the task
+// would set them.
 func (e *Core) updateTask(ctx context.Context, t persistence.Tx, id string, change func(*persistence.Task) error, vars ...map[string]any) error {
 	return e.command(ctx, t, "update_task", func(c *command) error {
 		ent, err := c.cc.Get(persistence.TaskTable, id)
@@ -344,33 +374,19 @@ func (e *Core) updateTask(ctx context.Context, t persistence.Tx, id string, chan
 		if err := change(task); err != nil {
 			return err
 		}
-		var x *execution
 		if task.ExecutionID != "" {
-			if x, err = c.execution(task.ExecutionID); err != nil {
-				return err
-			}
-		}
-		for _, vs := range vars {
-			if x == nil && len(vs) > 0 {
-				return refuse("bpmnlite does not keep variables of standalone tasks: task '%s' belongs to no process", id)
-			}
-			if err := x.setVariables(vs, false); err != nil {
-				return err
-			}
-		}
-		if task.Assignee != before && task.Assignee != "" && x != nil {
-			if a := x.activity(); a != nil {
-				if err := c.fireTaskListeners(x, a, task, "assignment"); err != nil {
+			for _, vs := range vars {
+				x, err := c.execution(task.ExecutionID)
+				if err != nil {
+					return err
+				}
+				if err := x.setVariables(vs, false); err != nil {
 					return err
 				}
 			}
+		} else if len(vars) > 0 && len(vars[0]) > 0 {
+			return refuse("bpmnlite does not keep variables of standalone tasks: task '%s' belongs to no process", id)
 		}
-		now := c.cc.Now().UTC()
-		task.LastUpdated = &now
-		c.cc.Update(task)
-		if c.e.history(config.HistoryActivity) {
-			c.cc.Write(persistence.SyncHistoricTask(task))
-		}
-		return nil
+		return c.taskUpdated(task, before)
 	})
 }
