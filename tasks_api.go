@@ -244,3 +244,9 @@ func (e *Engine) TaskDeployedForm(ctx context.Context, id string) (name string, 
 	}
 	return name, res[0].Bytes, nil
 }
+
+// TasksWithCommentsAndAttachments tells which of the tasks ids have
+// comments and which have attachments.
+func (e *Engine) TasksWithCommentsAndAttachments(ctx context.Context, ids []string) (comments, attachments map[string]bool, err error) {
+	return persistence.TasksWithCommentsAndAttachments(ctx, e.db, ids)
+}

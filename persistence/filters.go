@@ -128,6 +128,9 @@ type TaskFilter struct {
 	Due      *time.Time `where:"due_date" param:"due"`
 	FollowUp *time.Time `where:"follow_up_date" param:"followUp"`
 	Created  *time.Time `where:"create_time" param:"created"`
+	// WithCommentAttachmentInfo selects nothing: it asks the REST API to
+	// tell whether each task has comments and attachments.
+	WithCommentAttachmentInfo bool `param:"withCommentAttachmentInfo"`
 	// OrQueries (a POST query's disjunctions, as JSON) are not supported:
 	// a query with them is refused rather than run without them.
 	OrQueries string `param:"orQueries"`

@@ -3,6 +3,8 @@ package persistence
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
 )
 
 // Queries and writes of the task resource: subtasks, comments,
@@ -73,4 +75,43 @@ func TaskCountByCandidateGroup(ctx context.Context, db DB) ([]GroupTaskCount, er
 		out = append(out, c)
 	}
 	return out, rows.Err()
+}
+
+// TasksWithCommentsAndAttachments tells which of tasks ids have comments
+// and which have attachments.
+func TasksWithCommentsAndAttachments(ctx context.Context, db DB, ids []string) (comments, attachments map[string]bool, err error) {
+	comments, attachments = map[string]bool{}, map[string]bool{}
+	if len(ids) == 0 {
+		return comments, attachments, nil
+	}
+	t, err := db.Begin(ctx, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer func() { _ = t.Rollback(context.WithoutCancel(ctx)) }()
+	in := make([]string, len(ids))
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		in[i], args[i] = "$"+strconv.Itoa(i+1), id
+	}
+	for table, has := range map[string]map[string]bool{"task_comment": comments, "task_attachment": attachments} {
+		rows, err := t.Query(ctx, "SELECT DISTINCT task_id FROM "+table+" WHERE task_id IN ("+strings.Join(in, ", ")+")", args...)
+		if err != nil {
+			return nil, nil, fmt.Errorf("tasks with comments and attachments: %w", err)
+		}
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				rows.Close()
+				return nil, nil, err
+			}
+			has[id] = true
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	return comments, attachments, nil
 }

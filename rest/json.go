@@ -20,6 +20,8 @@ import (
 //	                  pointer as null
 //	name=Field        the model's field Field
 //	name?, name=F?    the same, its zero value ("", 0) as null
+//	name!, name=F!    a pointer field's value; the member is left out
+//	                  when the pointer is nil
 //	name:JSON         a constant (null, [], true, "text")
 //	name()            computed by the function of that name in computed
 //	name=fn()         computed by the function fn
@@ -40,10 +42,15 @@ type object []member[any]
 func (o object) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteByte('{')
-	for i, m := range o {
-		if i > 0 {
+	first := true
+	for _, m := range o {
+		if _, ok := m.value.(omitted); ok {
+			continue
+		}
+		if !first {
 			b.WriteByte(',')
 		}
+		first = false
 		name, _ := json.Marshal(m.name)
 		b.Write(name)
 		b.WriteByte(':')
@@ -56,6 +63,9 @@ func (o object) MarshalJSON() ([]byte, error) {
 	b.WriteByte('}')
 	return b.Bytes(), nil
 }
+
+// omitted is the value of a member left out of its object.
+type omitted struct{}
 
 // set replaces the value of member name.
 func (o object) set(name string, value any) object {
@@ -153,7 +163,8 @@ func shapeMember(t reflect.Type, word string) (member[func(reflect.Value) any], 
 		}}, nil
 	}
 	source, nullIfZero := strings.CutSuffix(source, "?")
-	name = strings.TrimSuffix(name, "?")
+	source, omitIfNil := strings.CutSuffix(source, "!")
+	name = strings.TrimSuffix(strings.TrimSuffix(name, "?"), "!")
 	if !renamed {
 		source = strings.ToUpper(source[:1]) + source[1:]
 		if base, ok := strings.CutSuffix(source, "Id"); ok {
@@ -172,6 +183,16 @@ func shapeMember(t reflect.Type, word string) (member[func(reflect.Value) any], 
 		value = func(v reflect.Value) any { return formatTime(read(v).Interface().(time.Time)) }
 	case f.Type == reflect.TypeFor[*time.Time]():
 		value = func(v reflect.Value) any { return formatTimePtr(read(v).Interface().(*time.Time)) }
+	case omitIfNil:
+		if f.Type.Kind() != reflect.Pointer {
+			return member[func(reflect.Value) any]{}, fmt.Errorf("%s! needs a pointer field", source)
+		}
+		value = func(v reflect.Value) any {
+			if fv := read(v); !fv.IsNil() {
+				return fv.Elem().Interface()
+			}
+			return omitted{}
+		}
 	case nullIfZero:
 		value = func(v reflect.Value) any {
 			if fv := read(v); !fv.IsZero() {

@@ -201,6 +201,7 @@ var paramCases = map[string]map[string]paramCase{
 		"createdAfter":                   {"{created4}", "task5"},
 		"updatedAfter":                   {"{created4}", "task4 task5"},
 		"active":                         {"true", "task2 task4 task5"},
+		"withCommentAttachmentInfo":      {"true", "task2 task4 task5"}, // selects all, shows more (TestRESTTaskComments)
 		"suspended":                      {"true", ""},
 
 		"candidateUser":  {"carl", "task4"},

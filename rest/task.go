@@ -16,15 +16,49 @@ import (
 // errors and escalations, forms, and the candidate group report. Comments
 // and attachments are in task_comment.go and task_attachment.go.
 
-// taskJSON is a task as Camunda's REST API shows it (TaskDto).
-var taskJSON = newShape[bpmnlite.Task](`id name? assignee? created=CreateTime due=DueDate followUp=FollowUpDate lastUpdated
+// taskJSON is a task as Camunda's REST API shows it (TaskDto), with
+// whether it has attachments and comments when asked
+// (withCommentAttachmentInfo).
+var taskJSON = newShape[taskView](`id name? assignee? created=CreateTime due=DueDate followUp=FollowUpDate lastUpdated
 	delegationState? description? executionId? owner? parentTaskId? priority processDefinitionId? processInstanceId?
 	taskDefinitionKey? caseExecutionId:null caseInstanceId:null caseDefinitionId:null suspended() formKey?
-	camundaFormRef:null tenantId:null`)
+	camundaFormRef:null tenantId:null attachment! comment!`)
+
+// taskView is a task as the REST API shows it.
+type taskView struct {
+	*bpmnlite.Task
+	Attachment, Comment *bool // nil unless asked for
+}
+
+// taskViews are the tasks q selects, with whether they have attachments
+// and comments if q asks.
+func (h *Handler) taskViews(ctx context.Context, q bpmnlite.TaskQuery) ([]*taskView, error) {
+	tasks, err := h.eng.Tasks(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	views := make([]*taskView, len(tasks))
+	ids := make([]string, len(tasks))
+	for i, t := range tasks {
+		views[i], ids[i] = &taskView{Task: t}, t.ID
+	}
+	if !q.WithCommentAttachmentInfo {
+		return views, nil
+	}
+	comments, attachments, err := h.eng.TasksWithCommentsAndAttachments(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	for _, v := range views {
+		hasAttachment, hasComment := attachments[v.ID], comments[v.ID]
+		v.Attachment, v.Comment = &hasAttachment, &hasComment
+	}
+	return views, nil
+}
 
 // taskRoutes registers the task resource.
 func (h *Handler) taskRoutes() {
-	listRoutes(h, "/task", "param", bpmnlite.TaskQuery{}, h.eng.Tasks, taskJSON)
+	listRoutes(h, "/task", "param", bpmnlite.TaskQuery{}, h.taskViews, taskJSON)
 	h.handle("GET /task/{id}", h.getTask)
 	h.handle("POST /task/create", h.createTask)
 	h.handle("PUT /task/{id}", h.updateTask)
@@ -95,7 +129,7 @@ func (h *Handler) taskRoutes() {
 func noMatchingTask(id string) string { return "No matching task with id " + id }
 
 // getTask answers GET /task/{id}; withCommentAttachmentInfo adds whether
-// the task has comments and attachments, as Camunda's query parameter
+// the task has attachments and comments, as Camunda's query parameter
 // (which its API reference leaves out) does.
 func (h *Handler) getTask(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
@@ -104,25 +138,13 @@ func (h *Handler) getTask(w http.ResponseWriter, r *http.Request) error {
 			return badRequest("bpmnlite does not support the query parameter %s of GET /task/{id} (Camunda's REST API has it; bpmnlite refuses it rather than ignore it)", p)
 		}
 	}
-	ctx, id := r.Context(), r.PathValue("id")
-	tasks, err := h.eng.Tasks(ctx, bpmnlite.TaskQuery{ID: id})
-	task, err := first(tasks, err, noMatchingTask(id))
+	id := r.PathValue("id")
+	views, err := h.taskViews(r.Context(), bpmnlite.TaskQuery{ID: id, WithCommentAttachmentInfo: q.Get("withCommentAttachmentInfo") == "true"})
+	view, err := first(views, err, noMatchingTask(id))
 	if err != nil {
 		return err
 	}
-	out := taskJSON.of(task)
-	if q.Get("withCommentAttachmentInfo") == "true" {
-		attachments, err := h.eng.TaskAttachments(ctx, id)
-		if err != nil {
-			return err
-		}
-		comments, err := h.eng.TaskComments(ctx, id)
-		if err != nil {
-			return err
-		}
-		out = append(out, member[any]{"attachment", len(attachments) > 0}, member[any]{"comment", len(comments) > 0})
-	}
-	writeJSON(w, http.StatusOK, out)
+	writeJSON(w, http.StatusOK, taskJSON.of(view))
 	return nil
 }
 

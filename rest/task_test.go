@@ -364,6 +364,13 @@ func TestRESTTaskComments(t *testing.T) {
 		if got := a.ok(http.StatusOK, "GET", "/task/"+task, nil); field(got, "comment") != nil {
 			t.Errorf("a task without withCommentAttachmentInfo: %v", got)
 		}
+		for _, q := range []string{"GET /task?withCommentAttachmentInfo=true&processInstanceId=" + pi, "POST /task"} {
+			method, path, _ := strings.Cut(q, " ")
+			list := a.ok(http.StatusOK, method, path, map[string]any{"withCommentAttachmentInfo": true, "processInstanceId": pi}).([]any)
+			if len(list) != 1 || field(list[0], "comment") != true || field(list[0], "attachment") != false {
+				t.Errorf("%s with comment and attachment info: %v", q, list)
+			}
+		}
 		if status, _ := a.call("GET", "/task/"+task+"?withTaskVariablesInReturn=true", nil); status != http.StatusBadRequest {
 			t.Errorf("GET /task/{id}?withTaskVariablesInReturn=true: %d, want 400", status)
 		}
