@@ -29,10 +29,16 @@ func newQuery[T Entity](where string, args ...any) Query[T] {
 	return Query[T]{where: where, args: args}
 }
 
-// invalidQuery is a query that fails with ErrInvalidQuery and why.
+// invalidQuery is a query that fails with ErrInvalidQuery, its message
+// why alone (Camunda's words, as the REST API shows them).
 func invalidQuery[T Entity](why string) Query[T] {
-	return Query[T]{err: fmt.Errorf("%w: %s", ErrInvalidQuery, why), filter: true}
+	return Query[T]{err: invalidQueryError(why), filter: true}
 }
+
+type invalidQueryError string
+
+func (e invalidQueryError) Error() string { return string(e) }
+func (e invalidQueryError) Unwrap() error { return ErrInvalidQuery }
 
 // Table is the table the query reads.
 func (q Query[T]) Table() *Table { return tableOf[T]() }

@@ -151,8 +151,9 @@ func TestRESTStandaloneTasks(t *testing.T) {
 }
 
 // The older parameter names Camunda still takes filter as the new ones;
-// orQueries, which bpmnlite cannot run, are refused, not ignored.
-func TestRESTTaskQueryAliases(t *testing.T) {
+// orQueries, which bpmnlite cannot run, are refused, not ignored, as are
+// the combinations of parameters Camunda refuses.
+func TestRESTTaskQueryRules(t *testing.T) {
 	eachBackend(t, rest.Options{}, func(t *testing.T, a *api) {
 		a.ok(http.StatusNoContent, "POST", "/task/create", map[string]any{"id": "due", "due": "2030-01-01T00:00:00.000+0000", "followUp": "2029-01-01T00:00:00.000+0000"})
 		time.Sleep(2 * time.Millisecond) // created a millisecond apart
@@ -166,6 +167,18 @@ func TestRESTTaskQueryAliases(t *testing.T) {
 		status, out := a.call("POST", "/task", map[string]any{"orQueries": []any{map[string]any{"name": "x"}}})
 		if status != http.StatusBadRequest || !strings.Contains(field(out, "message").(string), "orQueries") {
 			t.Errorf("POST /task with orQueries: %d %v, want 400 naming them", status, out)
+		}
+		// Combinations Camunda refuses.
+		for query, message := range map[string]string{
+			"candidateUser=a&candidateGroup=b":         "Invalid query usage: cannot set both candidateUser and candidateGroup",
+			"candidateUser=a&candidateGroupLike=b":     "Invalid query usage: cannot set both candidateGroupLike and candidateUser",
+			"withoutDueDate=true&dueBefore=" + created: "Invalid query usage: cannot set both dueDate, dueBefore or dueAfter and withoutDueDate filters.",
+			"delegationState=later":                    "Valid values for property 'delegationState' are 'PENDING' or 'RESOLVED', but was 'later'",
+			"includeAssignedTasks=true":                "Invalid query usage: candidateUser, candidateGroup, candidateGroupLike, candidateGroupIn, withCandidateGroups, withoutCandidateGroups, withCandidateUsers, withoutCandidateUsers has to be called before 'includeAssignedTasks'.",
+		} {
+			query = strings.ReplaceAll(query, "+", "%2B")
+			wantError(t, a, http.StatusBadRequest, "InvalidRequestException", message, "GET", "/task?"+query, nil)
+			wantError(t, a, http.StatusBadRequest, "InvalidRequestException", message, "GET", "/task/count?"+query, nil)
 		}
 	})
 }
