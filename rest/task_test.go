@@ -405,6 +405,8 @@ func TestRESTTaskComments(t *testing.T) {
 		}
 		a.ok(http.StatusOK, "POST", path+"/create", map[string]any{"message": "afterwards"})
 		wantError(t, a, http.StatusBadRequest, "InvalidRequestException", "No task exists with taskId: "+task, "DELETE", path, nil)
+		wantError(t, a, http.StatusBadRequest, "InvalidRequestException", "No task exists with taskId: "+task,
+			"PUT", path, map[string]any{"id": field(first, "id"), "message": "too late"})
 
 		archive := openTasks(t, a, pi)[0]
 		for _, m := range []string{"one", "two"} {

@@ -445,12 +445,16 @@ func (c *command) touchTask(id string) error {
 	return c.taskUpdated(task, task.Assignee)
 }
 
-// UpdateTaskComment changes the message of comment commentID of task id.
+// UpdateTaskComment changes the message of comment commentID of open task
+// id.
 func (e *Core) UpdateTaskComment(ctx context.Context, t persistence.Tx, id, commentID, message string) error {
 	return e.command(ctx, t, "update_task_comment", func(c *command) error {
 		comment, err := taskChild(c, persistence.TaskCommentTable, id, commentID, func(x *persistence.TaskComment) string { return x.TaskID })
 		if err != nil {
 			return refuse("No comment exists with commentId: %s and taskId: %s", commentID, id)
+		}
+		if _, err := c.cc.Get(persistence.TaskTable, id); err != nil {
+			return refuse("No task exists with taskId: %s", id) // ended: its comments stay as they are
 		}
 		comment.Message = message
 		c.cc.Update(comment)
