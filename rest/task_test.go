@@ -143,6 +143,8 @@ func TestRESTStandaloneTasks(t *testing.T) {
 			}
 		}
 		a.ok(http.StatusNoContent, "DELETE", "/task/nope", nil) // as Camunda: nothing to delete is no error
+		wantError(t, a, http.StatusBadRequest, "InvalidRequestException", "Could not save task: Cannot create task: a task with id 'done' already exists",
+			"POST", "/task/create", map[string]any{"id": "done"}) // in history only
 
 		_, task := startApproval(t, a, nil)
 		wantError(t, a, http.StatusBadRequest, "InvalidRequestException", "Could not delete task: The task cannot be deleted because is part of a running process",
@@ -213,6 +215,15 @@ func TestRESTTaskAssignmentAndDelegation(t *testing.T) {
 		}
 		if h := a.ok(http.StatusOK, "GET", "/history/task?taskId="+task, nil).([]any); field(h[0], "assignee") != "bob" || field(h[0], "owner") != "ann" {
 			t.Errorf("history follows the task: %v", h)
+		}
+		if err := a.eng.SuspendProcessInstance(t.Context(), pi); err != nil {
+			t.Fatal(err)
+		}
+		for _, op := range []string{"claim", "delegate", "complete"} {
+			wantError(t, a, http.StatusBadRequest, "BadUserRequestException", "task with id '"+task+"' is suspended.", "POST", "/task/"+task+"/"+op, map[string]any{"userId": "x"})
+		}
+		if status, _ := a.call("PUT", "/task/"+task, map[string]any{"name": "x"}); status != http.StatusBadRequest {
+			t.Errorf("PUT of a suspended task: %d, want 400", status)
 		}
 		for _, op := range []string{"claim", "unclaim", "assignee", "delegate", "resolve", "complete", "submit-form"} {
 			wantError(t, a, http.StatusNotFound, "InvalidRequestException", "Cannot find task with id nope", "POST", "/task/nope/"+op, map[string]any{"userId": "x"})

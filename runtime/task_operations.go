@@ -63,10 +63,12 @@ func (e *Core) CreateTask(ctx context.Context, t persistence.Tx, id string, f Ta
 		id = newID()
 	}
 	err := e.command(ctx, t, "create_task", func(c *command) error {
-		if _, err := c.cc.Get(persistence.TaskTable, id); err == nil {
-			return refuse("Cannot create task: a task with id '%s' already exists", id)
-		} else if !errors.Is(err, persistence.ErrNotFound) {
-			return err
+		for _, table := range []*persistence.Table{persistence.TaskTable, persistence.HistoricTaskTable} {
+			if _, err := c.cc.Get(table, id); err == nil {
+				return refuse("Cannot create task: a task with id '%s' already exists", id)
+			} else if !errors.Is(err, persistence.ErrNotFound) {
+				return err
+			}
 		}
 		if err := c.ensureParentTaskActive(f.ParentTaskID); err != nil {
 			return err
@@ -93,7 +95,7 @@ func (c *command) ensureParentTaskActive(parentID string) error {
 		return err
 	}
 	if ent.(*persistence.Task).Suspension == persistence.Suspended {
-		return fmt.Errorf("parent task '%s': %w", parentID, ErrSuspended)
+		return &camundaError{ErrSuspended, fmt.Sprintf("parent task with id '%s' is suspended.", parentID)}
 	}
 	return nil
 }
@@ -354,7 +356,7 @@ func (c *command) throwingTask(id string, vars map[string]any) (*execution, *per
 	task := ent.(*persistence.Task)
 	switch {
 	case task.Suspension == persistence.Suspended:
-		return nil, nil, fmt.Errorf("task '%s' is suspended: %w", id, ErrSuspended)
+		return nil, nil, taskSuspended(id)
 	case task.ExecutionID == "":
 		return nil, nil, refuse("Task '%s' is a standalone task: it belongs to no process that could catch what it throws", id)
 	}

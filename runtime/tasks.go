@@ -240,7 +240,7 @@ func (e *Core) completeTask(ctx context.Context, t persistence.Tx, taskID string
 		task := ent.(*persistence.Task)
 		switch {
 		case task.Suspension == persistence.Suspended:
-			return fmt.Errorf("task %q: %w", taskID, ErrSuspended)
+			return taskSuspended(taskID)
 		case task.DelegationState == persistence.DelegationPending:
 			return ErrDelegated
 		case task.ExecutionID == "":
@@ -316,6 +316,11 @@ func (e *Core) SetTaskAssignee(ctx context.Context, t persistence.Tx, id, userID
 	})
 }
 
+// taskSuspended is ErrSuspended for task id, in Camunda's words.
+func taskSuspended(id string) error {
+	return &camundaError{ErrSuspended, fmt.Sprintf("task with id '%s' is suspended.", id)}
+}
+
 // ErrTaskClaimed: the task is assigned to another user.
 var ErrTaskClaimed = errors.New("task already claimed")
 
@@ -368,7 +373,7 @@ func (e *Core) updateTask(ctx context.Context, t persistence.Tx, id string, chan
 		}
 		task := ent.(*persistence.Task)
 		if task.Suspension == persistence.Suspended { // as Camunda's setters
-			return &camundaError{ErrSuspended, fmt.Sprintf("task with id '%s' is suspended.", id)}
+			return taskSuspended(id)
 		}
 		before := task.Assignee
 		if err := change(task); err != nil {
