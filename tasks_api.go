@@ -104,18 +104,26 @@ func (e *Engine) CompleteTaskReturning(ctx context.Context, id string, vars map[
 	return e.rt.CompleteTaskReturning(ctx, nil, id, vars)
 }
 
+// SubmitTaskForm submits task id's form with vars, as Camunda's form
+// service: it completes the task, or resolves it if it was delegated
+// (DelegationPending). With returning, it returns the variables of the
+// task's process instance as CompleteTaskReturning does.
+func (e *Engine) SubmitTaskForm(ctx context.Context, id string, vars map[string]any, returning bool) (map[string]any, error) {
+	return e.rt.SubmitTaskForm(ctx, nil, id, vars, returning)
+}
+
 // TaskIdentityLinks are the candidate groups and users of task id, then
 // its assignee and owner.
 func (e *Engine) TaskIdentityLinks(ctx context.Context, id string) ([]IdentityLink, error) {
-	task, err := e.task(ctx, id)
+	task, err := e.Task(ctx, id)
 	if err != nil {
 		return nil, err
 	}
 	return runtime.TaskIdentityLinks(task), nil
 }
 
-// task is open task id (ErrNotFound).
-func (e *Engine) task(ctx context.Context, id string) (*Task, error) {
+// Task is open task id (ErrNotFound when there is none).
+func (e *Engine) Task(ctx context.Context, id string) (*Task, error) {
 	tasks, err := e.Tasks(ctx, TaskQuery{ID: id})
 	if err != nil {
 		return nil, err
@@ -216,7 +224,7 @@ func (e *Engine) HistoricTaskExists(ctx context.Context, id string) (bool, error
 // that references no deployed form, is ErrNotValid; a resource the
 // deployment lacks, ErrNotFound.
 func (e *Engine) TaskDeployedForm(ctx context.Context, id string) (name string, content []byte, err error) {
-	task, err := e.task(ctx, id)
+	task, err := e.Task(ctx, id)
 	if err != nil {
 		return "", nil, err
 	}

@@ -63,10 +63,7 @@ func (h *Handler) taskRoutes() {
 	h.handle("POST /task/create", h.createTask)
 	h.handle("PUT /task/{id}", h.updateTask)
 	h.handle("DELETE /task/{id}", func(w http.ResponseWriter, r *http.Request) error {
-		if err := h.eng.DeleteTask(r.Context(), r.PathValue("id")); err != nil {
-			return taskError(r, "Could not delete task: ", err)
-		}
-		return noContent(w)
+		return taskDone(w, r, "Could not delete task: ", h.eng.DeleteTask(r.Context(), r.PathValue("id")))
 	})
 	h.handle("POST /task/{id}/complete", h.completeTask("Cannot complete task %s: ", false))
 	h.handle("POST /task/{id}/submit-form", h.completeTask("Cannot submit task form %s: ", true))
@@ -78,19 +75,13 @@ func (h *Handler) taskRoutes() {
 		if err != nil {
 			return err
 		}
-		if err := h.eng.ResolveTask(r.Context(), r.PathValue("id"), vars); err != nil {
-			return taskError(r, "Cannot resolve task "+r.PathValue("id")+": ", err)
-		}
-		return noContent(w)
+		return taskDone(w, r, "Cannot resolve task "+r.PathValue("id")+": ", h.eng.ResolveTask(r.Context(), r.PathValue("id"), vars))
 	})
 	h.handle("POST /task/{id}/claim", h.assign(h.eng.ClaimTask))
 	h.handle("POST /task/{id}/assignee", h.assign(h.eng.SetTaskAssignee))
 	h.handle("POST /task/{id}/delegate", h.assign(h.eng.DelegateTask))
 	h.handle("POST /task/{id}/unclaim", func(w http.ResponseWriter, r *http.Request) error {
-		if err := h.eng.SetTaskAssignee(r.Context(), r.PathValue("id"), ""); err != nil {
-			return taskError(r, "", err)
-		}
-		return noContent(w)
+		return taskDone(w, r, "", h.eng.SetTaskAssignee(r.Context(), r.PathValue("id"), ""))
 	})
 	h.handle("POST /task/{id}/bpmnError", func(w http.ResponseWriter, r *http.Request) error {
 		var body struct {
@@ -115,7 +106,7 @@ func (h *Handler) taskRoutes() {
 		}
 		err = h.eng.HandleTaskEscalation(r.Context(), r.PathValue("id"), body.EscalationCode, vars)
 		if errors.Is(err, bpmnlite.ErrUncaughtEscalation) {
-			return &serverError{typ: "ProcessEngineException", msg: strings.TrimSuffix(err.Error(), ": "+bpmnlite.ErrUncaughtEscalation.Error())}
+			return &serverError{typ: "ProcessEngineException", msg: err.Error()}
 		}
 		return taskDone(w, r, "", err)
 	})
@@ -196,56 +187,21 @@ func (h *Handler) completeTask(prefix string, submit bool) func(w http.ResponseW
 		}
 		ctx, id := r.Context(), r.PathValue("id")
 		prefix := fmt.Sprintf(prefix, id)
-		if submit {
-			task, err := firstOf(h.eng.Tasks(ctx, bpmnlite.TaskQuery{ID: id}))
-			if err != nil {
-				return taskError(r, prefix, err)
-			}
-			if task.DelegationState == bpmnlite.DelegationPending {
-				if err := h.eng.ResolveTask(ctx, id, vars); err != nil {
-					return taskError(r, prefix, err)
-				}
-				return h.variablesInReturn(w, r, task, body.WithVariablesInReturn)
-			}
+		var out map[string]any
+		switch {
+		case submit:
+			out, err = h.eng.SubmitTaskForm(ctx, id, vars, body.WithVariablesInReturn)
+		case body.WithVariablesInReturn:
+			out, err = h.eng.CompleteTaskReturning(ctx, id, vars)
+		default:
+			err = h.eng.CompleteTask(ctx, id, vars)
 		}
-		if !body.WithVariablesInReturn {
-			return taskDone(w, r, prefix, h.eng.CompleteTask(ctx, id, vars))
-		}
-		out, err := h.eng.CompleteTaskReturning(ctx, id, vars)
-		if err != nil {
-			return taskError(r, prefix, err)
+		if err != nil || !body.WithVariablesInReturn {
+			return taskDone(w, r, prefix, err)
 		}
 		writeJSON(w, http.StatusOK, EncodeVariables(out))
 		return nil
 	}
-}
-
-// variablesInReturn answers a resolved form submission: 204, or the
-// variables of the task's process instance.
-func (h *Handler) variablesInReturn(w http.ResponseWriter, r *http.Request, task *bpmnlite.Task, with bool) error {
-	if !with {
-		return noContent(w)
-	}
-	vars := map[string]any{}
-	if task.ProcessInstanceID != "" {
-		var err error
-		if vars, err = h.eng.Variables(r.Context(), task.ProcessInstanceID); err != nil {
-			return err
-		}
-	}
-	writeJSON(w, http.StatusOK, EncodeVariables(vars))
-	return nil
-}
-
-// firstOf is the first of rows, or ErrNotFound.
-func firstOf[T any](rows []*T, err error) (*T, error) {
-	if err == nil && len(rows) == 0 {
-		err = bpmnlite.ErrNotFound
-	}
-	if err != nil {
-		return nil, err
-	}
-	return rows[0], nil
 }
 
 // assign answers a {"userId": ...} body with set (claim, assignee,

@@ -3,8 +3,6 @@ package rest
 import (
 	"net/http"
 	"strings"
-
-	"github.com/bpmnlite/bpmnlite"
 )
 
 // Task forms: bpmnlite keeps a user task's camunda:formKey (or formRef)
@@ -15,7 +13,7 @@ import (
 func (h *Handler) taskFormRoutes() {
 	h.handle("GET /task/{id}/form", func(w http.ResponseWriter, r *http.Request) error {
 		id := r.PathValue("id")
-		task, err := firstOf(h.eng.Tasks(r.Context(), bpmnlite.TaskQuery{ID: id}))
+		task, err := h.eng.Task(r.Context(), id)
 		if err != nil {
 			return taskError(r, "", err)
 		}
@@ -46,7 +44,7 @@ func (h *Handler) taskFormRoutes() {
 		return err
 	})
 	h.handle("GET /task/{id}/rendered-form", func(w http.ResponseWriter, r *http.Request) error {
-		if _, err := firstOf(h.eng.Tasks(r.Context(), bpmnlite.TaskQuery{ID: r.PathValue("id")})); err != nil {
+		if _, err := h.eng.Task(r.Context(), r.PathValue("id")); err != nil {
 			return taskError(r, "", err)
 		}
 		return &notFound{"No matching rendered form for task with the id " + r.PathValue("id") + " found."}

@@ -148,10 +148,14 @@ func (e *Core) DelegateTask(ctx context.Context, t persistence.Tx, id, userID st
 // vars set as completing it would set them.
 func (e *Core) ResolveTask(ctx context.Context, t persistence.Tx, id string, vars map[string]any) error {
 	return e.updateTask(ctx, t, id, func(task *persistence.Task) error {
-		task.DelegationState = persistence.DelegationResolved
-		task.Assignee = task.Owner
+		resolve(task)
 		return nil
 	}, vars)
+}
+
+// resolve hands a delegated task back to its owner.
+func resolve(task *persistence.Task) {
+	task.DelegationState, task.Assignee = persistence.DelegationResolved, task.Owner
 }
 
 // DeleteTask deletes standalone task id and its standalone subtasks; its
@@ -339,8 +343,8 @@ func (e *Core) HandleTaskEscalation(ctx context.Context, t persistence.Tx, id, c
 		}
 		_, caught, _, err := c.propagateEscalation(x, x.activity(), code)
 		if err == nil && !caught {
-			err = fmt.Errorf("Execution with id '%s' throws an escalation event with escalationCode '%s', but no escalation handler was defined. : %w",
-				x.ActivityID, code, ErrUncaughtEscalation)
+			err = &camundaError{ErrUncaughtEscalation, fmt.Sprintf(
+				"Execution with id '%s' throws an escalation event with escalationCode '%s', but no escalation handler was defined. ", x.ActivityID, code)}
 		}
 		return err
 	})
@@ -381,6 +385,25 @@ func (c *command) keepEndVariables(in *instance) error {
 	}
 	c.returnVars.vars = map[string]any{}
 	return in.decodeScope(in.root.ID, c.returnVars.vars, false)
+}
+
+// returnVariablesOf makes the command return the variables of instance
+// in: as it ends (keepEndVariables), or as they are once the command's
+// agenda is done.
+func (c *command) returnVariablesOf(in *instance) *returnedVariables {
+	returned := &returnedVariables{instanceID: in.root.ID}
+	c.returnVars = returned
+	c.settled = func() error {
+		if returned.vars != nil || in.root.removed {
+			return nil
+		}
+		if err := in.loadVariables(); err != nil {
+			return err
+		}
+		returned.vars = map[string]any{}
+		return in.decodeScope(in.root.ID, returned.vars, false)
+	}
+	return returned
 }
 
 // returnedVariables are the process variables a command returns: those of

@@ -213,7 +213,7 @@ func (c *command) createExternalTask(x *execution, a *bpmn.Activity) error {
 // execution, created on the process instance when new) and continues. A
 // standalone task just ends; it takes no variables.
 func (e *Core) CompleteTask(ctx context.Context, t persistence.Tx, taskID string, vars map[string]any) error {
-	_, err := e.completeTask(ctx, t, taskID, vars, false)
+	_, err := e.completeTask(ctx, t, taskID, vars, false, false)
 	return err
 }
 
@@ -221,13 +221,21 @@ func (e *Core) CompleteTask(ctx context.Context, t persistence.Tx, taskID string
 // task's process instance once the instance went on (as it ended, if it
 // did), as Camunda's completeWithVariablesInReturn.
 func (e *Core) CompleteTaskReturning(ctx context.Context, t persistence.Tx, taskID string, vars map[string]any) (map[string]any, error) {
-	return e.completeTask(ctx, t, taskID, vars, true)
+	return e.completeTask(ctx, t, taskID, vars, false, true)
+}
+
+// SubmitTaskForm is CompleteTask (CompleteTaskReturning with returning),
+// except that a delegated task is resolved, as Camunda's form submission
+// does.
+func (e *Core) SubmitTaskForm(ctx context.Context, t persistence.Tx, taskID string, vars map[string]any, returning bool) (map[string]any, error) {
+	return e.completeTask(ctx, t, taskID, vars, true, returning)
 }
 
 // ErrDelegated: the task was delegated and must be resolved, not completed.
 var ErrDelegated = errors.New("A delegated task cannot be completed, but should be resolved instead.")
 
-func (e *Core) completeTask(ctx context.Context, t persistence.Tx, taskID string, vars map[string]any, returning bool) (map[string]any, error) {
+// completeTask completes task taskID (submit: resolves it if delegated).
+func (e *Core) completeTask(ctx context.Context, t persistence.Tx, taskID string, vars map[string]any, submit, returning bool) (map[string]any, error) {
 	var returned *returnedVariables
 	err := e.command(ctx, t, "complete_task", func(c *command) error {
 		if e.tracing() {
@@ -241,39 +249,37 @@ func (e *Core) completeTask(ctx context.Context, t persistence.Tx, taskID string
 		switch {
 		case task.Suspension == persistence.Suspended:
 			return taskSuspended(taskID)
-		case task.DelegationState == persistence.DelegationPending:
+		case task.DelegationState == persistence.DelegationPending && !submit:
 			return ErrDelegated
-		case task.ExecutionID == "":
+		}
+		var x *execution
+		if task.ExecutionID != "" {
+			if x, err = c.execution(task.ExecutionID); err != nil {
+				return err
+			}
+			if returning {
+				returned = c.returnVariablesOf(x.inst)
+			}
+			if err := x.setVariables(vars, false); err != nil {
+				return err
+			}
+		} else {
 			if len(vars) > 0 {
 				return refuse("bpmnlite does not keep variables of standalone tasks: task '%s' belongs to no process", taskID)
 			}
 			if returning {
 				returned = &returnedVariables{vars: map[string]any{}}
 			}
+		}
+		if task.DelegationState == persistence.DelegationPending { // submitted: resolved
+			before := task.Assignee
+			resolve(task)
+			return c.taskUpdated(task, before)
+		}
+		if x == nil {
 			c.cc.Delete(task)
 			c.historyTaskEnd(task, persistence.TaskCompleted)
 			return nil
-		}
-		x, err := c.execution(task.ExecutionID)
-		if err != nil {
-			return err
-		}
-		if returning {
-			returned = &returnedVariables{instanceID: x.inst.root.ID}
-			c.returnVars = returned
-			c.settled = func() error {
-				if returned.vars != nil || x.inst.root.removed {
-					return nil
-				}
-				if err := x.inst.loadVariables(); err != nil {
-					return err
-				}
-				returned.vars = map[string]any{}
-				return x.inst.decodeScope(x.inst.root.ID, returned.vars, false)
-			}
-		}
-		if err := x.setVariables(vars, false); err != nil {
-			return err
 		}
 		a := x.activity()
 		if a == nil {
