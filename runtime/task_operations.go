@@ -316,14 +316,14 @@ func (e *Core) HandleTaskBpmnError(ctx context.Context, t persistence.Tx, id, co
 			return err
 		}
 		source := fmt.Sprintf("user task '%s'", task.TaskDefinitionKey)
-		if err := c.throwError(x, code, message, source); err != nil {
-			return err
+		c.settled = func() error {
+			if !c.cc.IsDeleted(task) { // uncaught: the path ended without it
+				c.cc.Delete(task)
+				c.historyTaskEnd(task, persistence.TaskDeleted)
+			}
+			return nil
 		}
-		if !c.cc.IsDeleted(task) { // uncaught: the path ended without it
-			c.cc.Delete(task)
-			c.historyTaskEnd(task, persistence.TaskDeleted)
-		}
-		return nil
+		return c.throwError(x, code, message, source)
 	})
 }
 
