@@ -252,10 +252,12 @@ func (e *Core) DeleteTaskIdentityLink(ctx context.Context, t persistence.Tx, id 
 
 func (e *Core) changeIdentityLink(ctx context.Context, t persistence.Tx, id string, l IdentityLink, add bool) error {
 	switch {
-	case (l.UserID == "") == (l.GroupID == ""):
+	case l.UserID != "" && l.GroupID != "":
 		return refuse("Identity Link requires userId or groupId, but not both.")
+	case l.UserID == "" && l.GroupID == "":
+		return refuse("userId and groupId cannot both be null")
 	case l.Type == "":
-		return refuse("type is null")
+		return refuse("type is required when adding a new task identity link")
 	case (l.Type == IdentityLinkAssignee || l.Type == IdentityLinkOwner) && l.GroupID != "":
 		return refuse("Incompatible usage: cannot use type '%s' together with a groupId", l.Type)
 	case strings.Contains(l.UserID+l.GroupID, ","):
