@@ -61,6 +61,7 @@ func candidateEntries(column string) string {
 
 // condition is one field's compiled `where` tag.
 type condition struct {
+	name  string // the field's REST parameter, or its name
 	index []int  // the field, through embedded structs
 	sql   string // with ? for the value, @now for the time
 	value func(reflect.Value) any
@@ -90,7 +91,10 @@ func filterConditions(t reflect.Type) []condition {
 }
 
 func compileCondition(f reflect.StructField, tag string) (condition, error) {
-	c := condition{index: f.Index, value: plainValue}
+	c := condition{name: f.Name, index: f.Index, value: plainValue}
+	if param, ok := f.Tag.Lookup("param"); ok && !strings.Contains(param, "=") {
+		c.name = param
+	}
 	words := strings.Fields(tag)
 	switch {
 	case f.Type.Kind() == reflect.Bool:
@@ -127,6 +131,22 @@ func withFragments(sql string) string {
 	return sql
 }
 
+// storableValue reports whether a string or []string field's text is
+// text the database stores (StorableText).
+func storableValue(v reflect.Value) bool {
+	switch {
+	case v.Kind() == reflect.String:
+		return StorableText(v.String())
+	case v.Kind() == reflect.Slice && v.Type().Elem().Kind() == reflect.String:
+		for i := range v.Len() {
+			if !StorableText(v.Index(i).String()) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // plainValue is the argument of a field: times in UTC, pointers followed.
 func plainValue(v reflect.Value) any {
 	if v.Kind() == reflect.Pointer {
@@ -148,10 +168,14 @@ func filterQuery[T Entity](filter any, now time.Time, order string) Query[T] {
 		args = append(args, a)
 		return fmt.Sprintf("$%d", len(args))
 	}
+	var badText string
 	for _, c := range filterConditions(v.Type()) {
 		fv := v.FieldByIndex(c.index)
 		if fv.IsZero() {
 			continue
+		}
+		if !storableValue(fv) {
+			badText = c.name
 		}
 		sql := c.sql
 		if fv.Kind() == reflect.Slice {
@@ -174,6 +198,10 @@ func filterQuery[T Entity](filter any, now time.Time, order string) Query[T] {
 	}
 	q := newQuery[T](conds, args...)
 	q.conds, q.filter = conds, true
+	if badText != "" { // no row has it; PostgreSQL would refuse to look
+		q.err = invalidQueryError(badText + ": not text the database stores (a NUL character, or bytes that are not UTF-8)")
+		return q
+	}
 	page, sortable, ok := pageOf(v)
 	if !ok {
 		q.where += " ORDER BY " + order

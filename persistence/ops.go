@@ -131,6 +131,9 @@ func execChecked(ctx context.Context, tx Tx, kind OpKind, e Entity) error {
 
 // Get reads the row of table with that id; ErrNotFound when there is none.
 func Get(ctx context.Context, tx Tx, table *Table, id string) (Entity, error) {
+	if !StorableText(id) { // no row has it; PostgreSQL would refuse to look
+		return nil, fmt.Errorf("%s[%q]: %w", table.EntityName, id, ErrNotFound)
+	}
 	rows, err := tx.Query(ctx, table.statements().get, id)
 	if err != nil {
 		return nil, fmt.Errorf("get %s[%s]: %w", table.EntityName, id, err)

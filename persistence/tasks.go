@@ -5,10 +5,17 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Queries and writes of the task resource: subtasks, comments,
 // attachments, and the history record kept in step with its task.
+
+// StorableText reports whether both backends store s and read it back
+// equal: UTF-8 without NUL (PostgreSQL refuses both).
+func StorableText(s string) bool {
+	return strings.IndexByte(s, 0) < 0 && utf8.ValidString(s)
+}
 
 // SubtasksOf are the tasks whose parent is task parentID.
 func SubtasksOf(parentID string) Query[*Task] {

@@ -80,7 +80,7 @@ func (h *Handler) taskAttachmentRoutes() {
 		}
 		created, err := h.eng.AddTaskAttachment(r.Context(), r.PathValue("id"), a)
 		if err != nil {
-			return err
+			return taskError(r, "", err)
 		}
 		writeJSON(w, http.StatusOK, attachmentJSON.of(created).set("links", selfLink(r, h.opt.BasePath, "/task/"+created.TaskID+"/attachment/"+created.ID)))
 		return nil

@@ -60,7 +60,7 @@ func (h *Handler) taskCommentRoutes() {
 		}
 		comment, err := h.eng.AddTaskComment(r.Context(), r.PathValue("id"), body.ProcessInstanceID, "", *body.Message)
 		if err != nil {
-			return err
+			return taskError(r, "", err)
 		}
 		writeJSON(w, http.StatusOK, commentJSON.of(comment).set("links", selfLink(r, h.opt.BasePath, "/task/"+comment.TaskID+"/comment/"+comment.ID)))
 		return nil

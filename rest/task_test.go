@@ -629,3 +629,35 @@ func TestRESTTaskConcurrentUpdate(t *testing.T) {
 		t.Errorf("update of a task completed meanwhile: %d %v, want 409 OptimisticLockingException", got.status, got.out)
 	}
 }
+
+// Text the database cannot store (NUL, bytes that are not UTF-8) is bad
+// input, 400, wherever it comes: parameters, ids, bodies.
+func TestRESTTaskBadText(t *testing.T) {
+	eachBackend(t, rest.Options{}, func(t *testing.T, a *api) {
+		a.ok(http.StatusNoContent, "POST", "/task/create", map[string]any{"id": "t"})
+		for _, path := range []string{"/task?name=a%00b", "/task/count?taskIdIn=a,b%ff", "/history/task?taskId=%00"} {
+			if status, out := a.call("GET", path, nil); status != http.StatusBadRequest {
+				t.Errorf("GET %s: %d %v, want 400", path, status, out)
+			}
+		}
+		wantError(t, a, http.StatusBadRequest, "InvalidRequestException", "taskId: not text the database stores (a NUL character, or bytes that are not UTF-8)",
+			"GET", "/task/a%00b", nil)
+		wantError(t, a, http.StatusNotFound, "InvalidRequestException", "Cannot find task with id a\x00b", "POST", "/task/a%00b/claim", map[string]any{"userId": "x"})
+		for _, c := range []struct {
+			method, path string
+			body         any
+		}{
+			{"POST", "/task/create", map[string]any{"name": "a\x00b"}},
+			{"POST", "/task/create", map[string]any{"id": "a\x00b"}},
+			{"PUT", "/task/t", map[string]any{"description": "a\x00b"}},
+			{"POST", "/task/t/claim", map[string]any{"userId": "a\x00b"}},
+			{"POST", "/task/t/identity-links", map[string]any{"groupId": "a\x00b", "type": "candidate"}},
+			{"POST", "/task/t/comment/create", map[string]any{"message": "a\x00b"}},
+			{"POST", "/task/t/attachment/create", upload(map[string]string{"url": "a\x00b"})},
+		} {
+			if status, out := a.call(c.method, c.path, c.body); status != http.StatusBadRequest {
+				t.Errorf("%s %s with a NUL: %d %v, want 400", c.method, c.path, status, out)
+			}
+		}
+	})
+}

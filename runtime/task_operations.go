@@ -56,6 +56,25 @@ func NotFoundf(format string, args ...any) error {
 
 func refuse(format string, args ...any) error { return NotValidf(format, args...) }
 
+// checkTexts refuses (ErrNotValid) text a task operation would store that
+// the database cannot (see checkText); named are pairs of a member's name
+// and its text.
+func checkTexts(named ...string) error {
+	for i := 0; i+1 < len(named); i += 2 {
+		if why := checkText(named[i], named[i+1]); why != "" {
+			return refuse("%s", why)
+		}
+	}
+	return nil
+}
+
+// checkTaskTexts is checkTexts of the texts of task.
+func checkTaskTexts(task *persistence.Task) error {
+	return checkTexts("id", task.ID, "name", task.Name, "description", task.Description, "assignee", task.Assignee,
+		"owner", task.Owner, "parentTaskId", task.ParentTaskID, "candidate groups", task.CandidateGroups,
+		"candidate users", task.CandidateUsers)
+}
+
 // CreateTask creates a standalone task with id (a new one when "") and
 // returns its id.
 func (e *Core) CreateTask(ctx context.Context, t persistence.Tx, id string, f TaskFields) (string, error) {
@@ -75,6 +94,9 @@ func (e *Core) CreateTask(ctx context.Context, t persistence.Tx, id string, f Ta
 		}
 		task := &persistence.Task{ID: id, Rev: 1, CreateTime: taskCreateTime(c), Suspension: persistence.Active}
 		setTaskFields(task, f)
+		if err := checkTaskTexts(task); err != nil {
+			return err
+		}
 		c.cc.Insert(task)
 		c.historyTaskStart(task, nil)
 		return nil
@@ -312,6 +334,9 @@ func (e *Core) HandleTaskBpmnError(ctx context.Context, t persistence.Tx, id, co
 	if code == "" {
 		return refuse("errorCode is empty")
 	}
+	if err := checkTexts("errorCode", code, "errorMessage", message); err != nil {
+		return err
+	}
 	return e.command(ctx, t, "handle_task_bpmn_error", func(c *command) error {
 		x, task, err := c.throwingTask(id, vars)
 		if err != nil {
@@ -337,6 +362,9 @@ func (e *Core) HandleTaskBpmnError(ctx context.Context, t persistence.Tx, id, co
 func (e *Core) HandleTaskEscalation(ctx context.Context, t persistence.Tx, id, code string, vars map[string]any) error {
 	if code == "" {
 		return refuse("escalationCode is empty")
+	}
+	if err := checkTexts("escalationCode", code); err != nil {
+		return err
 	}
 	return e.command(ctx, t, "handle_task_escalation", func(c *command) error {
 		x, _, err := c.throwingTask(id, vars)
@@ -418,6 +446,9 @@ type returnedVariables struct {
 // AddTaskComment adds a comment by userID to task id (an open task or one
 // in history) for processInstanceID (may be ""), and returns it.
 func (e *Core) AddTaskComment(ctx context.Context, t persistence.Tx, id, processInstanceID, userID, message string) (*persistence.TaskComment, error) {
+	if err := checkTexts("message", message, "processInstanceId", processInstanceID, "userId", userID); err != nil {
+		return nil, err
+	}
 	var comment *persistence.TaskComment
 	err := e.command(ctx, t, "add_task_comment", func(c *command) error {
 		root, err := c.taskOrHistory(id)
@@ -475,6 +506,9 @@ func (c *command) touchTask(id string) error {
 // UpdateTaskComment changes the message of comment commentID of open task
 // id.
 func (e *Core) UpdateTaskComment(ctx context.Context, t persistence.Tx, id, commentID, message string) error {
+	if err := checkTexts("message", message); err != nil {
+		return err
+	}
 	return e.command(ctx, t, "update_task_comment", func(c *command) error {
 		comment, err := taskChild(c, persistence.TaskCommentTable, id, commentID, func(x *persistence.TaskComment) string { return x.TaskID })
 		if err != nil {
@@ -528,6 +562,9 @@ func taskChild[T persistence.Entity](c *command, table *persistence.Table, id, c
 // AddTaskAttachment attaches a to task id (an open task or one in history)
 // and returns it with its id and time.
 func (e *Core) AddTaskAttachment(ctx context.Context, t persistence.Tx, id string, a persistence.TaskAttachment) (*persistence.TaskAttachment, error) {
+	if err := checkTexts("attachment-name", a.Name, "attachment-description", a.Description, "attachment-type", a.Type, "url", a.URL); err != nil {
+		return nil, err
+	}
 	err := e.command(ctx, t, "add_task_attachment", func(c *command) error {
 		root, err := c.taskOrHistory(id)
 		if err != nil {

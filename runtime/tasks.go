@@ -385,6 +385,9 @@ func (e *Core) updateTask(ctx context.Context, t persistence.Tx, id string, chan
 		if err := change(task); err != nil {
 			return err
 		}
+		if err := checkTaskTexts(task); err != nil {
+			return err
+		}
 		if task.ExecutionID != "" {
 			for _, vs := range vars {
 				x, err := c.execution(task.ExecutionID)
