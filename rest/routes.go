@@ -24,6 +24,7 @@ func (h *Handler) routes() {
 		writeJSON(w, http.StatusOK, map[string]string{"version": Version})
 		return nil
 	})
+	h.engineRoutes()
 	h.deploymentRoutes()
 	h.definitionRoutes()
 	h.instanceRoutes()
@@ -35,9 +36,8 @@ func (h *Handler) routes() {
 	h.jobRoutes()
 	h.incidentRoutes()
 	h.historyRoutes()
-	h.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, "NotFoundException", "no resource at "+r.Method+" "+r.URL.Path)
-	})
+	h.openAPIRoute()
+	h.mux.HandleFunc("/", h.notServed)
 }
 
 func isNotFound(err error) bool { return errors.Is(err, bpmnlite.ErrNotFound) }

@@ -188,7 +188,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// propagator): the engine's spans for this request continue it.
 		r = r.WithContext(otel.GetTextMapPropagator().Extract(r.Context(), propagation.HeaderCarrier(r.Header)))
 	}
-	h.mux.ServeHTTP(w, r)
+	if h.namedEngine(w, r) {
+		h.mux.ServeHTTP(w, r)
+	}
 }
 
 // handle registers fn for "METHOD /path" below the base path. accepts
