@@ -22,6 +22,7 @@ import (
 //	column member     value is one entry of the comma-separated column
 //	                  (AND further conditions may follow)
 //	column in         column is one of the values (a []string field)
+//	column not in     column is none of them
 //	column like       column LIKE value (the caller's % and _ are wildcards)
 //	expression        an SQL condition: ? stands for the value, @now for
 //	                  the time the query is judged at, {name} for a
@@ -38,6 +39,8 @@ import (
 var fragments = map[string]string{
 	"executionHasChild": executionHasChild,
 	"jobLogCreated":     "'" + JobLogCreated + "'",
+	// the definition key of an execution's definition
+	"definitionKeyOfExecution": "(SELECT key FROM process_definition WHERE process_definition.id = execution.process_definition_id)",
 	// a sort key: when a definition's deployment was made
 	"definitionDeployTime": "(SELECT deploy_time FROM deployment WHERE deployment.id = process_definition.deployment_id)",
 }
@@ -82,6 +85,8 @@ func compileCondition(f reflect.StructField, tag string) (condition, error) {
 		c.sql = tag + " = ?"
 	case len(words) == 2 && words[1] == "in" && f.Type == reflect.TypeFor[[]string]():
 		c.sql = words[0] + " IN (?)" // ? expands to one argument per value
+	case len(words) == 3 && words[1] == "not" && words[2] == "in" && f.Type == reflect.TypeFor[[]string]():
+		c.sql = words[0] + " NOT IN (?)"
 	case len(words) == 2 && words[1] == "like":
 		c.sql = words[0] + " LIKE ?"
 	case len(words) >= 2 && words[1] == "member":
@@ -137,7 +142,7 @@ func filterQuery[T Entity](filter any, now time.Time, order string) Query[T] {
 			continue
 		}
 		sql := c.sql
-		if fv.Kind() == reflect.Slice {
+		if fv.Kind() == reflect.Slice { // a list: ? is one argument per value
 			ps := make([]string, fv.Len())
 			for i := range ps {
 				ps[i] = arg(fv.Index(i).String())

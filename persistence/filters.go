@@ -139,6 +139,48 @@ func (f ExecutionFilter) Query() Query[*Execution] {
 	return q
 }
 
+// InstanceFilter selects running process instances (root executions of
+// the runtime tables, whatever the history level), in the order they
+// started, by Camunda's runtime process instance query.
+type InstanceFilter struct {
+	Page                  `sort:"instanceId=id definitionId=process_definition_id definitionKey={definitionKeyOfExecution} businessKey"`
+	IDs                   []string `where:"id in" param:"processInstanceIds"`
+	BusinessKey           string   `where:"business_key" param:"businessKey"`
+	BusinessKeyLike       string   `where:"business_key like" param:"businessKeyLike"`
+	ProcessDefinitionID   string   `where:"process_definition_id" param:"processDefinitionId"`
+	ProcessDefinitionKey  string   `where:"process_definition_id IN (SELECT id FROM process_definition WHERE key = ?)" param:"processDefinitionKey"`
+	ProcessDefinitionKeys []string `where:"{definitionKeyOfExecution} in" param:"processDefinitionKeyIn"`
+	// ProcessDefinitionKeyNotIn: instances of other definitions than these.
+	ProcessDefinitionKeyNotIn []string `where:"{definitionKeyOfExecution} not in" param:"processDefinitionKeyNotIn"`
+	DeploymentID              string   `where:"process_definition_id IN (SELECT id FROM process_definition WHERE deployment_id = ?)" param:"deploymentId"`
+	// SuperProcessInstance: the instances a call activity of this
+	// instance started; SubProcessInstance: the instance that started this
+	// one.
+	SuperProcessInstance string `where:"super_execution_id IN (SELECT id FROM execution WHERE process_instance_id = ?)" param:"superProcessInstance"`
+	SubProcessInstance   string `where:"id IN (SELECT s.process_instance_id FROM execution s WHERE s.id = (SELECT super_execution_id FROM execution c WHERE c.id = ? AND c.parent_id IS NULL))" param:"subProcessInstance"`
+	Active               bool   `where:"suspension = 1" param:"active"`
+	Suspended            bool   `where:"suspension = 2" param:"suspended"`
+	WithIncident         bool   `where:"id IN (SELECT process_instance_id FROM incident)" param:"withIncident"`
+	IncidentID           string `where:"id IN (SELECT process_instance_id FROM incident WHERE id = ?)" param:"incidentId"`
+	IncidentType         string `where:"id IN (SELECT process_instance_id FROM incident WHERE type = ?)" param:"incidentType"`
+	IncidentMessage      string `where:"id IN (SELECT process_instance_id FROM incident WHERE message = ?)" param:"incidentMessage"`
+	IncidentMessageLike  string `where:"id IN (SELECT process_instance_id FROM incident WHERE message LIKE ?)" param:"incidentMessageLike"`
+	// ActivityIDs: instances with an execution at one of these activities
+	// (Camunda's view: see executionHasChild).
+	ActivityIDs []string `where:"id IN (SELECT e.process_instance_id FROM execution e WHERE e.activity_id IN (?) AND NOT EXISTS (SELECT 1 FROM execution ch WHERE ch.parent_id = e.id AND NOT ch.is_event_scope))" param:"activityIdIn"`
+	// RootProcessInstances: instances no call activity started;
+	// LeafProcessInstances: instances that started none.
+	RootProcessInstances  bool   `where:"COALESCE(super_execution_id, '') = ''" param:"rootProcessInstances"`
+	LeafProcessInstances  bool   `where:"NOT EXISTS (SELECT 1 FROM execution sub WHERE sub.super_execution_id IN (SELECT id FROM execution x WHERE x.process_instance_id = execution.id))" param:"leafProcessInstances"`
+	RootProcessInstanceID string `where:"root_process_instance_id" param:"rootProcessInstanceId"`
+	root                  bool   `where:"parent_id IS NULL"`
+}
+
+func (f InstanceFilter) Query() Query[*Execution] {
+	f.root = true
+	return filterQuery[*Execution](f, time.Time{}, "start_time, id")
+}
+
 // HistoricInstanceFilter selects process instances in history, in the
 // order they started. Camunda's runtime process instance resource names
 // some fields otherwise (runtimeParam).

@@ -110,7 +110,7 @@ func TestTaskFilterCandidateGroup(t *testing.T) {
 func TestFilterConditionsRun(t *testing.T) {
 	testdb.Run(t, func(t *testing.T, db persistence.DB) {
 		tx := begin(t, db)
-		for _, f := range []any{&persistence.DeploymentFilter{}, &persistence.HistoricActivityFilter{}, &persistence.DefinitionFilter{}, &persistence.TaskFilter{}, &persistence.HistoricTaskFilter{},
+		for _, f := range []any{&persistence.InstanceFilter{}, &persistence.DeploymentFilter{}, &persistence.HistoricActivityFilter{}, &persistence.DefinitionFilter{}, &persistence.TaskFilter{}, &persistence.HistoricTaskFilter{},
 			&persistence.ExecutionFilter{}, &persistence.HistoricInstanceFilter{}, &persistence.JobFilter{}, &persistence.JobDefinitionFilter{},
 			&persistence.SubscriptionFilter{}, &persistence.ExternalTaskFilter{}, &persistence.IncidentFilter{},
 			&persistence.HistoricIncidentFilter{}, &persistence.JobLogFilter{}} {
@@ -206,7 +206,7 @@ func TestFilterPageSortCount(t *testing.T) {
 func TestFilterSortKeysExist(t *testing.T) {
 	testdb.Run(t, func(t *testing.T, db persistence.DB) {
 		for _, f := range []any{
-			persistence.DeploymentFilter{}, persistence.DefinitionFilter{}, persistence.TaskFilter{}, persistence.HistoricTaskFilter{},
+			persistence.InstanceFilter{}, persistence.DeploymentFilter{}, persistence.DefinitionFilter{}, persistence.TaskFilter{}, persistence.HistoricTaskFilter{},
 			persistence.ExecutionFilter{}, persistence.HistoricInstanceFilter{}, persistence.HistoricActivityFilter{}, persistence.JobFilter{},
 			persistence.JobDefinitionFilter{}, persistence.SubscriptionFilter{}, persistence.ExternalTaskFilter{}, persistence.IncidentFilter{},
 			persistence.HistoricIncidentFilter{}, persistence.JobLogFilter{},

@@ -84,7 +84,7 @@ func seedFixture(t *testing.T, a *api) fixture {
 		a.call("POST", "/job/"+fx["job1"]+"/execute", nil)
 	}
 	incs := a.ok(http.StatusOK, "GET", "/incident", nil).([]any)
-	fx["incident1"] = field(incs[0], "id").(string)
+	fx["incident1"], fx["incidentMessage1"] = field(incs[0], "id").(string), field(incs[0], "incidentMessage").(string)
 	locked := a.ok(http.StatusOK, "POST", "/external-task/fetchAndLock", map[string]any{
 		"workerId": "w1", "maxTasks": 1, "topics": []any{map[string]any{"topicName": "packing", "lockDuration": 600000}},
 	}).([]any)
@@ -120,10 +120,27 @@ var paramCases = map[string]map[string]paramCase{
 		"latestVersion":       {"true", "def-review def-ship"},
 	},
 	"/process-instance": {
-		"processInstanceIds":   {"{pi2}", "pi2"},
-		"processDefinitionKey": {"ship", "pi3"},
-		"processDefinitionId":  {"{def-review}", "pi1 pi2"},
-		"businessKey":          {"order-2", "pi2"},
+		"processInstanceIds":        {"{pi2},{pi3}", "pi2 pi3"},
+		"processDefinitionKey":      {"ship", "pi3"},
+		"processDefinitionId":       {"{def-review}", "pi1 pi2"},
+		"businessKey":               {"order-2", "pi2"},
+		"businessKeyLike":           {"%-2", "pi2"},
+		"processDefinitionKeyIn":    {"ship,other", "pi3"},
+		"processDefinitionKeyNotIn": {"ship", "pi1 pi2"},
+		"deploymentId":              {"{deployment2}", "pi3"},
+		"superProcessInstance":      {"{pi1}", ""},
+		"subProcessInstance":        {"{pi1}", ""},
+		"active":                    {"true", "pi1 pi2 pi3"},
+		"suspended":                 {"true", ""},
+		"withIncident":              {"true", "pi1"},
+		"incidentId":                {"{incident1}", "pi1"},
+		"incidentType":              {"failedJob", "pi1"},
+		"incidentMessage":           {"{incidentMessage1}", "pi1"},
+		"incidentMessageLike":       {"%declined%", "pi1"},
+		"activityIdIn":              {"check,pack", "pi2 pi3"},
+		"rootProcessInstances":      {"true", "pi1 pi2 pi3"},
+		"leafProcessInstances":      {"true", "pi1 pi2 pi3"},
+		"rootProcessInstanceId":     {"{pi2}", "pi2"},
 	},
 	"/history/process-instance": {
 		"processInstanceId":          {"{pi3}", "pi3"},
@@ -377,7 +394,8 @@ func (ids fixtureIDs) of(rows []any) []string {
 
 // sortCases: for every sortBy value a list honours, the member of its rows
 // that value orders by; "-" for a value the rows do not show, whose
-// descending order must then be its ascending one reversed.
+// descending order must then be its ascending one reversed (the fixture
+// gives them distinct values).
 var sortCases = map[string]map[string]string{
 	"/deployment":         {"id": "id", "name": "name", "deploymentTime": "deploymentTime"},
 	"/process-definition": {"key": "key", "id": "id", "name": "name", "version": "version", "deploymentId": "deploymentId", "versionTag": "versionTag", "deployTime": "-"},

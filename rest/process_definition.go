@@ -44,11 +44,17 @@ func (h *Handler) start(w http.ResponseWriter, r *http.Request, req bpmnlite.Sta
 		}
 		return err
 	}
-	p, err := h.instance(r, id)
+	defID := req.DefinitionID
+	if defID == "" { // the version started, unless one was deployed since
+		defs, err := h.eng.ProcessDefinitions(r.Context(), bpmnlite.DefinitionQuery{Key: req.Key, LatestOnly: true})
+		if err == nil && len(defs) == 1 {
+			defID = defs[0].ID
+		}
+	}
+	out, err := h.instanceView(r, id, endedInstance(id, defID, req.BusinessKey))
 	if err != nil {
 		return err
 	}
-	out := instanceJSON.of(p)
 	if body.WithVariablesInReturn {
 		if vars, err := h.eng.Variables(r.Context(), id); err == nil {
 			out = append(out, member[any]{"variables", EncodeVariables(vars)})

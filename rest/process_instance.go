@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"errors"
 	"net/http"
 
 	"github.com/bpmnlite/bpmnlite"
@@ -8,28 +9,54 @@ import (
 
 // The process instance resource: queries, deletion and variables.
 
-// instanceJSON is a process instance as Camunda's REST API shows it, read
-// from history.
-var instanceJSON = newShape[bpmnlite.HistoricProcessInstance](`id definitionId=ProcessDefinitionID businessKey?
-	caseInstanceId:null ended() suspended=stateSuspended() tenantId:null links:[]`)
+// instanceJSON is a running process instance as Camunda's REST API shows
+// it; endedInstanceJSON one that has ended, from history.
+var (
+	instanceJSON = newShape[bpmnlite.ExecutionRow](`id definitionId=ProcessDefinitionID businessKey?
+	caseInstanceId:null ended:false suspended() tenantId:null links:[]`)
+	endedInstanceJSON = newShape[bpmnlite.HistoricProcessInstance](`id definitionId=ProcessDefinitionID businessKey?
+	caseInstanceId:null ended:true suspended:false tenantId:null links:[]`)
+)
 
-// instance is process instance id, from history.
-func (h *Handler) instance(r *http.Request, id string) (*bpmnlite.HistoricProcessInstance, error) {
+// runningInstance is process instance id, if it runs.
+func (h *Handler) runningInstance(r *http.Request, id string) (*bpmnlite.ExecutionRow, error) {
+	ps, err := h.eng.Instances(r.Context(), bpmnlite.InstanceQuery{IDs: []string{id}})
+	return first(ps, err, "Process instance with id "+id+" does not exist")
+}
+
+// endedInstance is an ended instance history keeps nothing of, as far as
+// the command that ran it knows it.
+func endedInstance(id, definitionID, businessKey string) object {
+	return endedInstanceJSON.of(&bpmnlite.HistoricProcessInstance{ID: id, ProcessDefinitionID: definitionID, BusinessKey: businessKey})
+}
+
+// instanceView is process instance id as a command that started or moved
+// it answers: running, or ended (from history, or with what the caller
+// knows of it where history keeps nothing).
+func (h *Handler) instanceView(r *http.Request, id string, ended object) (object, error) {
+	p, err := h.runningInstance(r, id)
+	if err == nil {
+		return instanceJSON.of(p), nil
+	}
+	var nf *notFound
+	if !errors.As(err, &nf) {
+		return nil, err
+	}
 	hs, err := h.eng.ProcessInstances(r.Context(), bpmnlite.ProcessInstanceQuery{ID: id})
-	return first(hs, err, "Process instance with id "+id+" does not exist")
+	if err != nil || len(hs) == 0 {
+		return ended, err
+	}
+	return endedInstanceJSON.of(hs[0]), nil
 }
 
 func (h *Handler) instanceRoutes() {
 	// Camunda's runtime query: the unfinished instances, some parameters
 	// named otherwise than in history (runtimeParam).
-	listRoutes(h, "/process-instance", "runtimeParam", bpmnlite.ProcessInstanceQuery{Unfinished: true}, h.eng.ProcessInstances, instanceJSON)
+	listRoutes(h, "/process-instance", "param", bpmnlite.InstanceQuery{}, h.eng.Instances, instanceJSON)
 	h.handle("GET /process-instance/{id}", func(w http.ResponseWriter, r *http.Request) error {
-		p, err := h.instance(r, r.PathValue("id"))
+		p, err := h.runningInstance(r, r.PathValue("id"))
 		if err != nil {
 			return err
-		}
-		if p.EndTime != nil {
-			return &notFound{"Process instance with id " + p.ID + " does not exist"}
 		}
 		writeJSON(w, http.StatusOK, instanceJSON.of(p))
 		return nil
