@@ -134,6 +134,13 @@ func (e *Engine) ActivateProcessInstance(ctx context.Context, id string) error {
 	return e.rt.SuspendProcessInstance(ctx, id, false)
 }
 
+// SetProcessInstancesSuspended suspends (suspended true) or activates
+// process instances in one transaction; an unknown id (ErrNotFound)
+// changes none of them.
+func (e *Engine) SetProcessInstancesSuspended(ctx context.Context, ids []string, suspended bool) error {
+	return e.rt.SuspendProcessInstances(ctx, ids, suspended)
+}
+
 // ResolveIncident resolves an incident; a failed job gets one retry.
 func (e *Engine) ResolveIncident(ctx context.Context, id string) error {
 	return e.rt.ResolveIncident(ctx, id)

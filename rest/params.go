@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"encoding/json"
 	"net/url"
 	"reflect"
 	"slices"
@@ -67,6 +68,18 @@ func bindQuery(q url.Values, query any, key string, op *camundaOp) error {
 		}
 	}
 	return nil
+}
+
+// bindJSONQuery sets *query (whose filter tags name parameters under key
+// "param") from a query object a body member holds, as the POST form of
+// list path takes it.
+func bindJSONQuery(body map[string]json.RawMessage, query any, path string) error {
+	op := camundaAPI[opKey("GET", path)]
+	params, err := jsonQuery(body, op, queryParams(reflect.TypeOf(query).Elem(), "param"))
+	if err != nil {
+		return err
+	}
+	return bindQuery(params, query, "param", op)
 }
 
 // bindPage sets p from the paging and sorting parameters of q, as

@@ -1,8 +1,11 @@
 package rest
 
 import (
+	"encoding/json"
 	"errors"
 	"net/http"
+	"reflect"
+	"slices"
 
 	"github.com/bpmnlite/bpmnlite"
 )
@@ -22,6 +25,78 @@ var (
 func (h *Handler) runningInstance(r *http.Request, id string) (*bpmnlite.ExecutionRow, error) {
 	ps, err := h.eng.Instances(r.Context(), bpmnlite.InstanceQuery{IDs: []string{id}})
 	return first(ps, err, "Process instance with id "+id+" does not exist")
+}
+
+// instancesToSuspend reads PUT /process-instance/suspended: the instances
+// of one definition (by id or key), or those listed, or those queries
+// select; and whether to suspend them.
+func (h *Handler) instancesToSuspend(r *http.Request) ([]string, bool, error) {
+	var body struct {
+		Suspended                        *bool                      `json:"suspended"`
+		ProcessDefinitionID              string                     `json:"processDefinitionId"`
+		ProcessDefinitionKey             string                     `json:"processDefinitionKey"`
+		ProcessDefinitionTenantID        *string                    `json:"processDefinitionTenantId"`
+		ProcessDefinitionWithoutTenantID bool                       `json:"processDefinitionWithoutTenantId"`
+		ProcessInstanceIDs               []string                   `json:"processInstanceIds"`
+		ProcessInstanceQuery             map[string]json.RawMessage `json:"processInstanceQuery"`
+		HistoricProcessInstanceQuery     map[string]json.RawMessage `json:"historicProcessInstanceQuery"`
+	}
+	if err := readJSON(r, &body); err != nil {
+		return nil, false, err
+	}
+	switch {
+	case body.Suspended == nil:
+		return nil, false, badRequest("suspended (true or false) is required")
+	case body.ProcessDefinitionTenantID != nil || body.ProcessDefinitionWithoutTenantID:
+		return nil, false, badRequest("bpmnlite does not support processDefinitionTenantId or processDefinitionWithoutTenantId here")
+	case body.ProcessDefinitionID != "" && body.ProcessDefinitionKey != "":
+		return nil, false, badRequest("Only one of processDefinitionId or processDefinitionKey should be set to update the suspension state.")
+	}
+	byDefinition := body.ProcessDefinitionID != "" || body.ProcessDefinitionKey != ""
+	byGroup := body.ProcessInstanceIDs != nil || body.ProcessInstanceQuery != nil || body.HistoricProcessInstanceQuery != nil
+	if byDefinition == byGroup {
+		return nil, false, badRequest("Either processDefinitionId, processDefinitionKey, or processInstanceIds, processInstanceQuery, historicProcessInstanceQuery must be set to update the suspension state.")
+	}
+	if byDefinition {
+		ps, err := h.eng.Instances(r.Context(), bpmnlite.InstanceQuery{ProcessDefinitionID: body.ProcessDefinitionID, ProcessDefinitionKey: body.ProcessDefinitionKey})
+		return instanceIDs(ps), *body.Suspended, err
+	}
+	ids := slices.Clone(body.ProcessInstanceIDs)
+	if body.ProcessInstanceQuery != nil {
+		q := bpmnlite.InstanceQuery{}
+		if err := bindJSONQuery(body.ProcessInstanceQuery, &q, "/process-instance"); err != nil {
+			return nil, false, err
+		}
+		ps, err := h.eng.Instances(r.Context(), q)
+		if err != nil {
+			return nil, false, err
+		}
+		ids = append(ids, instanceIDs(ps)...)
+	}
+	if body.HistoricProcessInstanceQuery != nil {
+		q := bpmnlite.ProcessInstanceQuery{}
+		if err := bindJSONQuery(body.HistoricProcessInstanceQuery, &q, "/history/process-instance"); err != nil {
+			return nil, false, err
+		}
+		q.Unfinished = true // only running instances can be suspended
+		hs, err := h.eng.ProcessInstances(r.Context(), q)
+		if err != nil {
+			return nil, false, err
+		}
+		for _, p := range hs {
+			ids = append(ids, p.ID)
+		}
+	}
+	slices.Sort(ids)
+	return slices.Compact(ids), *body.Suspended, nil
+}
+
+func instanceIDs(ps []*bpmnlite.ExecutionRow) []string {
+	ids := make([]string, len(ps))
+	for i, p := range ps {
+		ids[i] = p.ID
+	}
+	return ids
 }
 
 // endedInstance is an ended instance history keeps nothing of, as far as
@@ -62,10 +137,57 @@ func (h *Handler) instanceRoutes() {
 		return nil
 	})
 	h.handle("DELETE /process-instance/{id}", func(w http.ResponseWriter, r *http.Request) error {
-		id := r.PathValue("id")
-		if err := h.eng.DeleteProcessInstance(r.Context(), id, r.URL.Query().Get("deleteReason")); err != nil {
+		id, q := r.PathValue("id"), r.URL.Query()
+		opt := bpmnlite.DeleteOptions{Reason: q.Get("deleteReason")}
+		// skipIoMappings: a deletion runs no output mappings either way
+		// (the instance's variables go with it), so both values are honoured.
+		for name, flag := range map[string]*bool{"skipCustomListeners": &opt.SkipCustomListeners, "skipSubprocesses": &opt.SkipSubprocesses} {
+			if err := setParam(q, name, reflect.ValueOf(flag).Elem()); err != nil {
+				return err
+			}
+		}
+		failIfMissing := true
+		if err := setParam(q, "failIfNotExists", reflect.ValueOf(&failIfMissing).Elem()); err != nil {
+			return err
+		}
+		if err := h.eng.DeleteProcessInstanceWith(r.Context(), id, opt); err != nil {
+			if isNotFound(err) && !failIfMissing {
+				return noContent(w)
+			}
 			if isNotFound(err) {
 				return &notFound{"Process instance with id " + id + " does not exist"}
+			}
+			return err
+		}
+		return noContent(w)
+	}, "skipCustomListeners", "skipIoMappings", "skipSubprocesses", "failIfNotExists")
+	h.handle("PUT /process-instance/{id}/suspended", func(w http.ResponseWriter, r *http.Request) error {
+		var body struct {
+			Suspended *bool `json:"suspended"`
+		}
+		if err := readJSON(r, &body); err != nil {
+			return err
+		}
+		if body.Suspended == nil {
+			return badRequest("suspended (true or false) is required")
+		}
+		id := r.PathValue("id")
+		if err := h.eng.SetProcessInstancesSuspended(r.Context(), []string{id}, *body.Suspended); err != nil {
+			if isNotFound(err) {
+				return &notFound{"Process instance with id " + id + " does not exist"}
+			}
+			return err
+		}
+		return noContent(w)
+	})
+	h.handle("PUT /process-instance/suspended", func(w http.ResponseWriter, r *http.Request) error {
+		ids, suspended, err := h.instancesToSuspend(r)
+		if err != nil {
+			return err
+		}
+		if err := h.eng.SetProcessInstancesSuspended(r.Context(), ids, suspended); err != nil {
+			if isNotFound(err) {
+				return badRequest("%v", err)
 			}
 			return err
 		}

@@ -108,6 +108,12 @@ func readQueryBody(r *http.Request, op *camundaOp, accepts []string) (url.Values
 	if err := readJSON(r, &body); err != nil {
 		return nil, err
 	}
+	return jsonQuery(body, op, accepts)
+}
+
+// jsonQuery is a JSON query object (a POST query's body, or a query a
+// body member holds) as query parameters: see readQueryBody.
+func jsonQuery(body map[string]json.RawMessage, op *camundaOp, accepts []string) (url.Values, error) {
 	out := url.Values{}
 	for name, raw := range body {
 		if string(raw) == "null" {

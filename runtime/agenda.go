@@ -40,6 +40,9 @@ type command struct {
 	listenedTask *persistence.Task
 	// cancelling counts the cancellations whose end listeners run now.
 	cancelling int
+	// skipCustomListeners, skipSubprocesses: a deletion's options (see
+	// DeleteOptions).
+	skipCustomListeners, skipSubprocesses bool
 	// varChanges and freshConditions are what conditional events are
 	// evaluated for at the next save point or when the agenda drains
 	// (events_conditional.go): the variable changes, and the subscriptions

@@ -205,8 +205,20 @@ func (c *command) endedVariables(id string, out *map[string]any, notFound error)
 	return nil
 }
 
+// DeleteOptions say how a process instance is deleted, as Camunda's
+// deleteProcessInstance does.
+type DeleteOptions struct {
+	Reason string
+	// SkipCustomListeners: the execution and task listeners of the
+	// cancelled activities and of the process do not run.
+	SkipCustomListeners bool
+	// SkipSubprocesses: the instances its call activities started keep
+	// running, on their own, instead of being deleted with it.
+	SkipSubprocesses bool
+}
+
 // DeleteProcessInstance cancels a running process instance.
-func (e *Core) DeleteProcessInstance(ctx context.Context, t persistence.Tx, id, reason string) error {
+func (e *Core) DeleteProcessInstance(ctx context.Context, t persistence.Tx, id string, opt DeleteOptions) error {
 	return e.command(ctx, t, "delete_process_instance", func(c *command) error {
 		in, err := c.loadInstance(id)
 		if err != nil {
@@ -215,6 +227,7 @@ func (e *Core) DeleteProcessInstance(ctx context.Context, t persistence.Tx, id, 
 		if in.root.SuperExecutionID != "" {
 			return fmt.Errorf("process instance %s was started by a call activity; delete the calling instance", id)
 		}
-		return c.deleteInstance(in, reason, persistence.StateExternallyTerminated)
+		c.skipCustomListeners, c.skipSubprocesses = opt.SkipCustomListeners, opt.SkipSubprocesses
+		return c.deleteInstance(in, opt.Reason, persistence.StateExternallyTerminated)
 	})
 }

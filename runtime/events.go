@@ -129,6 +129,11 @@ func (c *command) cancelWaits(x *execution, reason string) error {
 			return err
 		}
 		for _, s := range subs {
+			if c.skipSubprocesses { // it runs on, as an instance of its own
+				s.SuperExecutionID = ""
+				c.cc.Update(s)
+				continue
+			}
 			in, err := c.loadInstance(s.ProcessInstanceID)
 			if err != nil {
 				return err

@@ -95,6 +95,19 @@ func (e *Core) SuspendProcessInstance(ctx context.Context, id string, suspend bo
 	return e.cmd.Run(ctx, func(cc *tx.Context) error { return e.suspendInstance(cc, id, suspend) })
 }
 
+// SuspendProcessInstances suspends (or activates) process instances, all
+// in one transaction: an unknown id changes none of them.
+func (e *Core) SuspendProcessInstances(ctx context.Context, ids []string, suspend bool) error {
+	return e.cmd.Run(ctx, func(cc *tx.Context) error {
+		for _, id := range ids {
+			if err := e.suspendInstance(cc, id, suspend); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
 func (e *Core) suspendInstance(cc *tx.Context, id string, suspend bool) error {
 	execs, err := tx.Select(cc, persistence.ExecutionsOfInstance(id))
 	if err != nil {
