@@ -161,6 +161,18 @@ func (h *Handler) instanceRoutes() {
 		}
 		return noContent(w)
 	}, "skipCustomListeners", "skipIoMappings", "skipSubprocesses", "failIfNotExists")
+	h.handle("GET /process-instance/{id}/activity-instances", func(w http.ResponseWriter, r *http.Request) error {
+		id := r.PathValue("id")
+		tree, err := h.eng.ActivityInstances(r.Context(), id)
+		if isNotFound(err) {
+			return &notFound{"Process instance with id " + id + " does not exist"}
+		}
+		if err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusOK, activityInstanceJSON(tree))
+		return nil
+	})
 	h.handle("PUT /process-instance/{id}/suspended", func(w http.ResponseWriter, r *http.Request) error {
 		var body struct {
 			Suspended *bool `json:"suspended"`
@@ -229,4 +241,55 @@ func (h *Handler) instanceRoutes() {
 		}
 		return noContent(w)
 	})
+}
+
+// activityInstanceJSON is an activity instance tree as Camunda's
+// ActivityInstanceDto shows it.
+func activityInstanceJSON(a *bpmnlite.ActivityInstance) object {
+	children := []object{}
+	for _, c := range a.Children {
+		children = append(children, activityInstanceJSON(c))
+	}
+	transitions := []object{}
+	for _, t := range a.Transitions {
+		transitions = append(transitions, object{
+			{"id", t.ID}, {"parentActivityInstanceId", t.ParentActivityInstanceID}, {"processInstanceId", t.ProcessInstanceID},
+			{"processDefinitionId", t.ProcessDefinitionID}, {"activityId", t.ActivityID}, {"activityName", nullable(t.ActivityName)},
+			{"activityType", t.ActivityType}, {"executionId", t.ExecutionID}, {"targetActivityId", t.ActivityID},
+			{"incidentIds", nonNil(t.IncidentIDs)}, {"incidents", incidentRefs(t.IncidentIDs, t.ActivityID)},
+		})
+	}
+	var parent any
+	if a.ParentActivityInstanceID != "" {
+		parent = a.ParentActivityInstanceID
+	}
+	return object{
+		{"id", a.ID}, {"parentActivityInstanceId", parent}, {"activityId", a.ActivityID}, {"activityType", a.ActivityType},
+		{"processInstanceId", a.ProcessInstanceID}, {"processDefinitionId", a.ProcessDefinitionID},
+		{"childActivityInstances", children}, {"childTransitionInstances", transitions}, {"executionIds", nonNil(a.ExecutionIDs)},
+		{"activityName", nullable(a.ActivityName)}, {"incidentIds", nonNil(a.IncidentIDs)}, {"incidents", incidentRefs(a.IncidentIDs, a.ActivityID)},
+		{"name", nullable(a.ActivityName)},
+	}
+}
+
+func incidentRefs(ids []string, activityID string) []object {
+	out := []object{}
+	for _, id := range ids {
+		out = append(out, object{{"id", id}, {"activityId", activityID}})
+	}
+	return out
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func nullable(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
 }

@@ -2,7 +2,11 @@ package rest_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net/http"
+	"sort"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -125,4 +129,106 @@ func TestRESTSuspendProcessInstances(t *testing.T) {
 			t.Errorf("a refused request changed something: %d suspended, want 3", n)
 		}
 	})
+}
+
+const treeProcess = `<?xml version="1.0" encoding="UTF-8"?>
+<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:camunda="http://camunda.org/schema/1.0/bpmn" targetNamespace="t">
+  <process id="tree" name="Tree" isExecutable="true">
+    <startEvent id="start"/><sequenceFlow id="f0" sourceRef="start" targetRef="fork"/>
+    <parallelGateway id="fork"/>
+    <sequenceFlow id="f1" sourceRef="fork" targetRef="sub"/>
+    <subProcess id="sub" name="Sub">
+      <startEvent id="substart"/><sequenceFlow id="s1" sourceRef="substart" targetRef="inner"/>
+      <userTask id="inner" name="Inner"/><sequenceFlow id="s2" sourceRef="inner" targetRef="subend"/><endEvent id="subend"/>
+    </subProcess>
+    <sequenceFlow id="f2" sourceRef="fork" targetRef="review"/>
+    <userTask id="review" name="Review">
+      <multiInstanceLoopCharacteristics><loopCardinality>2</loopCardinality></multiInstanceLoopCharacteristics>
+    </userTask>
+    <sequenceFlow id="f3" sourceRef="fork" targetRef="later"/>
+    <userTask id="later" camunda:asyncBefore="true"/>
+    <sequenceFlow id="f4" sourceRef="fork" targetRef="mapped"/>
+    <userTask id="mapped">
+      <extensionElements><camunda:inputOutput><camunda:inputParameter name="x">1</camunda:inputParameter></camunda:inputOutput></extensionElements>
+    </userTask>
+  </process>
+</definitions>`
+
+// GET /process-instance/{id}/activity-instances: the tree of activity
+// instances, as Camunda's: subprocess and multi-instance body instances
+// hold theirs, an async-before wait is a transition instance, every id
+// is the one history and tasks name.
+func TestRESTActivityInstanceTree(t *testing.T) {
+	eachBackend(t, rest.Options{}, func(t *testing.T, a *api) {
+		a.ok(http.StatusOK, "POST", "/deployment/create", deployment("tree", map[string]string{"tree.bpmn": treeProcess}))
+		pi := field(a.ok(http.StatusOK, "POST", "/process-definition/key/tree/start", map[string]any{}), "id").(string)
+		tree := a.ok(http.StatusOK, "GET", "/process-instance/"+pi+"/activity-instances", nil)
+		if field(tree, "id") != pi || field(tree, "activityType") != "processDefinition" || field(tree, "parentActivityInstanceId") != nil ||
+			field(tree, "name") != "Tree" {
+			t.Errorf("root %v", tree)
+		}
+		if got, want := treeShape(tree), "tree(processDefinition)[mapped(userTask) review#multiInstanceBody(multiInstanceBody)[review(userTask) review(userTask)] sub(subProcess)[inner(userTask)] ~later]"; got != want {
+			t.Errorf("tree\n got %s\nwant %s", got, want)
+		}
+		// The ids are those the rest of the API names: tasks' activity instances.
+		acts := a.ok(http.StatusOK, "GET", "/history/activity-instance?processInstanceId="+pi+"&activityId=inner", nil).([]any)
+		var inner any
+		walkTree(tree, func(n any) {
+			if field(n, "activityId") == "inner" {
+				inner = n
+			}
+		})
+		if len(acts) != 1 || inner == nil || field(inner, "id") != field(acts[0], "id") {
+			t.Errorf("inner's activity instance: tree %v, history %v", inner, acts)
+		}
+		a.ok(http.StatusNotFound, "GET", "/process-instance/nope/activity-instances", nil)
+
+		// A failed async-before job: a transition instance with its incident.
+		a.eng.RegisterDelegate("boom", bpmnlite.DelegateFunc(func(context.Context, *bpmnlite.Execution) error {
+			return errors.New("card declined")
+		}))
+		a.ok(http.StatusOK, "POST", "/deployment/create", deployment("review", map[string]string{"review.bpmn": reviewThenCharge}))
+		pi = field(a.ok(http.StatusOK, "POST", "/process-definition/key/review/start", map[string]any{}), "id").(string)
+		task := field(a.ok(http.StatusOK, "GET", "/task?processInstanceId="+pi, nil).([]any)[0], "id").(string)
+		a.ok(http.StatusNoContent, "POST", "/task/"+task+"/complete", map[string]any{})
+		job := field(a.ok(http.StatusOK, "GET", "/job?processInstanceId="+pi, nil).([]any)[0], "id").(string)
+		for range 3 {
+			a.call("POST", "/job/"+job+"/execute", nil)
+		}
+		incident := field(a.ok(http.StatusOK, "GET", "/incident?processInstanceId="+pi, nil).([]any)[0], "id")
+		tree = a.ok(http.StatusOK, "GET", "/process-instance/"+pi+"/activity-instances", nil)
+		trs := field(tree, "childTransitionInstances").([]any)
+		if len(trs) != 1 || field(trs[0], "activityId") != "charge" || fmt.Sprint(field(trs[0], "incidentIds")) != fmt.Sprint([]any{incident}) {
+			t.Errorf("transition with incident %v: %v", incident, trs)
+		}
+	})
+}
+
+// treeShape writes an activity instance tree as
+// activityId(type)[children ~transitions], children in id order.
+func treeShape(n any) string {
+	id := field(n, "activityId").(string)
+	if field(n, "activityType") == "processDefinition" {
+		id = strings.SplitN(id, ":", 2)[0]
+	}
+	s := id + "(" + field(n, "activityType").(string) + ")"
+	var parts []string
+	for _, c := range field(n, "childActivityInstances").([]any) {
+		parts = append(parts, treeShape(c))
+	}
+	sort.Strings(parts)
+	for _, tr := range field(n, "childTransitionInstances").([]any) {
+		parts = append(parts, "~"+field(tr, "activityId").(string))
+	}
+	if len(parts) > 0 {
+		s += "[" + strings.Join(parts, " ") + "]"
+	}
+	return s
+}
+
+func walkTree(n any, f func(any)) {
+	f(n)
+	for _, c := range field(n, "childActivityInstances").([]any) {
+		walkTree(c, f)
+	}
 }

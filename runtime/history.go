@@ -15,7 +15,7 @@ func (c *command) historyStart(x *execution, id string, a *bpmn.Activity) {
 		x.ActivityInstanceID = id + ":" + newID()
 		return
 	}
-	typ := string(a.Kind)
+	typ := activityType(a)
 	if id != a.ID {
 		typ = "multiInstanceBody"
 	}
