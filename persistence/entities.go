@@ -474,3 +474,14 @@ type JobLogEntry struct {
 	// reports began (nil for other events).
 	ExecutionStart *time.Time
 }
+
+// MeterLog is one report of an engine's meter: how much a counter (one of
+// Camunda's metric names, e.g. activity-instance-start) grew since the
+// reporter's previous report.
+type MeterLog struct {
+	ID        string
+	Name      string
+	Reporter  string
+	Value     int64
+	Timestamp time.Time
+}

@@ -297,6 +297,14 @@ var samples = map[*persistence.Table]sample{
 			x.EndTime, x.Canceled, x.CalledProcessInstanceID, x.TaskID = nil, false, "", ""
 		},
 	},
+	persistence.MeterLogTable: {
+		full: func() persistence.Entity {
+			return &persistence.MeterLog{ID: "m1", Name: "job-successful", Reporter: "host$default", Value: 42, Timestamp: at(24, 0)}
+		},
+		sparse: func() persistence.Entity {
+			return &persistence.MeterLog{ID: "m2", Name: "job-failed", Timestamp: at(24, 1)}
+		},
+	},
 	persistence.JobLogTable: {
 		full: func() persistence.Entity {
 			return &persistence.JobLogEntry{ID: "l1", JobID: "j1", Event: "failed", Timestamp: at(23, 1), LockOwner: "node1",

@@ -379,3 +379,15 @@ type JobLogFilter struct {
 func (f JobLogFilter) Query() Query[*JobLogEntry] {
 	return filterQuery[*JobLogEntry](f, time.Time{}, "timestamp, id")
 }
+
+// MeterLogFilter selects meter reports, oldest first.
+type MeterLogFilter struct {
+	Name      string     `where:"name" param:"name"`
+	Reporter  string     `where:"reporter" param:"reporter"`
+	StartDate *time.Time `where:"timestamp >=" param:"startDate"`
+	EndDate   *time.Time `where:"timestamp <" param:"endDate"`
+}
+
+func (f MeterLogFilter) Query() Query[*MeterLog] {
+	return filterQuery[*MeterLog](f, time.Time{}, "timestamp, id")
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -436,20 +437,35 @@ func (q Query[T]) count(ctx context.Context, db DB) (int, error) { return Count(
 // Count is the number of rows filter query q selects (all of them, its
 // Page aside), read in a transaction of its own.
 func Count[T Entity](ctx context.Context, db DB, q Query[T]) (int, error) {
+	n, err := aggregate(ctx, db, q, "count(*)")
+	return int(n), err
+}
+
+// Sum is the sum of an integer column over the rows filter query q
+// selects (0 for none), read in a transaction of its own.
+func Sum[T Entity](ctx context.Context, db DB, q Query[T], column string) (int64, error) {
+	if !slices.Contains(q.Table().Columns, column) {
+		return 0, fmt.Errorf("persistence: sum of %s: no column %s", q.Table().Name, column)
+	}
+	return aggregate(ctx, db, q, "COALESCE(SUM("+column+"), 0)")
+}
+
+// aggregate is the integer value of expr over the rows of filter query q.
+func aggregate[T Entity](ctx context.Context, db DB, q Query[T], expr string) (int64, error) {
 	if q.err != nil {
 		return 0, q.err
 	}
 	if !q.filter {
-		return 0, fmt.Errorf("persistence: count of %s: not a filter's query", q)
+		return 0, fmt.Errorf("persistence: %s of %s: not a filter's query", expr, q)
 	}
 	t, err := db.Begin(ctx, true)
 	if err != nil {
 		return 0, err
 	}
 	defer func() { _ = t.Rollback(context.WithoutCancel(ctx)) }()
-	rows, err := t.Query(ctx, "SELECT count(*) FROM "+q.Table().Name+" "+q.conds, q.args...)
+	rows, err := t.Query(ctx, "SELECT "+expr+" FROM "+q.Table().Name+" "+q.conds, q.args...)
 	if err != nil {
-		return 0, fmt.Errorf("count %s: %w", q, err)
+		return 0, fmt.Errorf("%s of %s: %w", expr, q, err)
 	}
 	defer rows.Close()
 	var n int64
@@ -460,9 +476,9 @@ func Count[T Entity](ctx context.Context, db DB, q Query[T]) (int, error) {
 		err = rows.Err()
 	}
 	if err != nil {
-		return 0, fmt.Errorf("count %s: %w", q, err)
+		return 0, fmt.Errorf("%s of %s: %w", expr, q, err)
 	}
-	return int(n), nil
+	return n, nil
 }
 
 // EnsureJob inserts j unless a job with its id exists (the one history

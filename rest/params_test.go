@@ -246,6 +246,12 @@ var paramCases = map[string]map[string]paramCase{
 	},
 }
 
+// isRowList reports whether route r is a list of rows with ids, which the
+// tests below cover; /metrics lists intervals (TestRESTMetrics).
+func isRowList(r rest.ServedRoute) bool {
+	return r.Method == "GET" && r.Documented != nil && r.Documented["maxResults"] && r.Path != "/metrics"
+}
+
 // Every query parameter Camunda documents for a list bpmnlite serves
 // either filters as Camunda's does (a case above proves which rows come
 // back, in the list and in its count) or is refused with a 400 that names
@@ -269,8 +275,8 @@ func TestRESTDocumentedParameters(t *testing.T) {
 			}
 		}
 		for _, r := range routes {
-			if r.Method != "GET" || r.Documented == nil || !r.Documented["maxResults"] {
-				continue // not a list
+			if !isRowList(r) {
+				continue
 			}
 			lists++
 			cases := paramCases[r.Path]
@@ -449,7 +455,7 @@ func TestRESTPagingAndSorting(t *testing.T) {
 		start("review", "order-5")
 		start("ship", "order-6")
 		for _, r := range rest.ServedRoutes(rest.New(a.eng, rest.Options{})) {
-			if r.Method != "GET" || r.Documented == nil || !r.Documented["maxResults"] {
+			if !isRowList(r) {
 				continue
 			}
 			all := a.ok(http.StatusOK, "GET", r.Path, nil).([]any)

@@ -36,6 +36,7 @@ func (h *Handler) routes() {
 	h.jobRoutes()
 	h.incidentRoutes()
 	h.historyRoutes()
+	h.metricsRoutes()
 	h.openAPIRoute()
 	h.mux.HandleFunc("/", h.notServed)
 }

@@ -31,8 +31,10 @@ type command struct {
 	current       string                                           // the activity entered last: where a failure happened
 	// wakesFetches: the command makes external tasks fetchable (see externalTasksReady).
 	wakesFetches bool
-	// started, ended: process instances, counted in the engine's Stats at commit.
-	started, ended int64
+	// started, ended: process instances, counted in the engine's Stats at
+	// commit; rootStarted, activityStarts, activityEnds: meters.
+	started, ended                            int64
+	rootStarted, activityStarts, activityEnds int64
 	// rescheduled: the running job set its own next due date, to be kept
 	// and run again instead of deleted (the history cleanup job).
 	rescheduled bool
@@ -322,6 +324,9 @@ func (c *command) newInstance(def *Definition, businessKey, superExecutionID str
 	}
 	c.cc.Insert(root)
 	c.started++
+	if superExecutionID == "" {
+		c.rootStarted++
+	}
 	in := &instance{c: c, def: def, execs: map[string]*execution{}, vars: map[string]map[string]*persistence.Variable{}, varsLoaded: true}
 	in.root = &execution{Execution: root, inst: in}
 	in.execs[id] = in.root

@@ -11,6 +11,7 @@ import (
 // historyStart records that x entered activity id (a's id, or its
 // multi-instance body's).
 func (c *command) historyStart(x *execution, id string, a *bpmn.Activity) {
+	c.activityStarts++
 	if !c.e.history(config.HistoryActivity) {
 		x.ActivityInstanceID = id + ":" + newID()
 		return
@@ -43,6 +44,9 @@ func (c *command) historyStart(x *execution, id string, a *bpmn.Activity) {
 func (c *command) historyEnd(x *execution, canceled bool) {
 	id := x.ActivityInstanceID
 	x.ActivityInstanceID = ""
+	if id != "" {
+		c.activityEnds++
+	}
 	if !c.e.history(config.HistoryActivity) || id == "" {
 		return
 	}

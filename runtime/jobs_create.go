@@ -204,6 +204,9 @@ func (c *command) committed() {
 	if c.ended > 0 {
 		c.e.counts.ended.Add(c.ended)
 	}
+	c.e.meters.add(MeterRootInstanceStart, c.rootStarted)
+	c.e.meters.add(MeterActivityInstanceStart, c.activityStarts)
+	c.e.meters.add(MeterActivityInstanceEnd, c.activityEnds)
 	c.notifyJobs()
 }
 

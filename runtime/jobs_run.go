@@ -349,6 +349,7 @@ func (e *Core) acquireInGroup(cc *tx.Context, p persistence.AcquireParams, got f
 		return
 	}
 	e.log.Debug("jobs acquired in a group's transaction", "count", len(jobs))
+	e.countAcquisition(len(jobs))
 	locked := withLocks(jobs, p.LockOwner)
 	cc.AfterCommit(func() { got(locked) })
 }
