@@ -167,7 +167,7 @@ func filterQuery[T Entity](filter any, now time.Time, order string) Query[T] {
 		q.where += " ORDER BY " + order
 		return q
 	}
-	by, err := sortOrder(page.Sort, sortable, order)
+	by, err := sortOrder(tableOf[T](), page.Sort, sortable, order)
 	if err != nil {
 		q.err = err
 		return q
@@ -238,23 +238,38 @@ func SortKeys(filter any) map[string]string {
 	return keys
 }
 
-// sortOrder is the ORDER BY list of keys, then the filter's own order.
-// Nulls sort as PostgreSQL sorts them (last ascending, first descending)
-// on both backends.
-func sortOrder(keys []SortKey, columns map[string]string, order string) (string, error) {
-	var by []string
-	for _, k := range keys {
+// sortOrder is the ORDER BY list of keys, then the filter's own order in
+// the first key's direction (so that an index on a key and the order's
+// columns serves both directions). Nulls sort as PostgreSQL sorts them
+// (last ascending, first descending) on both backends; a column that is
+// never NULL says nothing of them, which leaves SQLite free to use an
+// index for the order.
+func sortOrder(t *Table, keys []SortKey, columns map[string]string, order string) (string, error) {
+	var by, cols []string
+	dir := ""
+	for i, k := range keys {
 		col, ok := columns[k.By]
 		if !ok {
 			return "", fmt.Errorf("%w: cannot sort by %q (sort keys: %s)", ErrInvalidQuery, k.By, strings.Join(slices.Sorted(maps.Keys(columns)), ", "))
 		}
+		d, nulls := " ASC", " NULLS LAST"
 		if k.Desc {
-			by = append(by, col+" DESC NULLS FIRST")
-		} else {
-			by = append(by, col+" ASC NULLS LAST")
+			d, nulls = " DESC", " NULLS FIRST"
+		}
+		if t.neverNull(col) {
+			nulls = ""
+		}
+		if i == 0 && k.Desc {
+			dir = " DESC"
+		}
+		by, cols = append(by, col+d+nulls), append(cols, col)
+	}
+	for _, col := range strings.Split(order, ",") {
+		if col = strings.TrimSpace(col); !slices.Contains(cols, col) {
+			by = append(by, col+dir)
 		}
 	}
-	return strings.Join(append(by, order), ", "), nil
+	return strings.Join(by, ", "), nil
 }
 
 // likeEscaper makes a string match itself only in a LIKE pattern with

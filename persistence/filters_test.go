@@ -173,7 +173,7 @@ func TestFilterPageSortCount(t *testing.T) {
 			{"page", persistence.JobFilter{Page: persistence.Page{FirstResult: 1, MaxResults: 2}}, "b c"},
 			{"offset only", persistence.JobFilter{Page: persistence.Page{FirstResult: 3}}, "d"},
 			{"by priority, ties by creation", persistence.JobFilter{Page: persistence.Page{Sort: []persistence.SortKey{{By: "jobPriority"}}}}, "a c d b"},
-			{"by priority descending, paged", persistence.JobFilter{Page: persistence.Page{MaxResults: 2, Sort: []persistence.SortKey{{By: "jobPriority", Desc: true}}}}, "b c"},
+			{"by priority descending, paged, ties by creation descending", persistence.JobFilter{Page: persistence.Page{MaxResults: 2, Sort: []persistence.SortKey{{By: "jobPriority", Desc: true}}}}, "b d"},
 		} {
 			got, err := persistence.List(t.Context(), db, c.filter.Query())
 			if err != nil {
