@@ -248,6 +248,10 @@ type Job struct {
 	// FailedAttempts counts the runs that ended without a result because
 	// the node running the job died or its lock expired (poison jobs).
 	FailedAttempts int
+	// Failures counts the runs that failed and recorded their failure
+	// (whatever the retries were set to since): with FailedAttempts, the
+	// runs before the next one.
+	Failures int
 	// FailedActivityID is the activity where the last failure happened: not
 	// the job's own when the job ran several activities in its transaction.
 	FailedActivityID string

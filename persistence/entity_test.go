@@ -189,7 +189,7 @@ var samples = map[*persistence.Table]sample{
 				ProcessDefinitionKey: "p", JobDefinitionID: "jd1", DeploymentID: "d1", ActivityID: "timer", Retries: 3,
 				ExceptionMessage: "failed", ExceptionStack: "at x", DueDate: ptr(at(13, 2)), Repeat: "R2/PT1M",
 				HandlerType: "timer-intermediate-transition", HandlerConfig: "cfg", Priority: -(1 << 40),
-				Suspension: persistence.Active, CreateTime: at(12, 0), FailedAttempts: 2, FailedActivityID: "after",
+				Suspension: persistence.Active, CreateTime: at(12, 0), FailedAttempts: 2, Failures: 4, FailedActivityID: "after",
 				RootProcessInstanceID: "root"}
 		},
 		sparse: func() persistence.Entity {

@@ -58,6 +58,7 @@ func (e *Core) recordFailure(cc *tx.Context, jobID string, lock *JobLock, workEr
 	if job.Retries > 0 {
 		job.Retries--
 	}
+	job.Failures++
 	message, activityID := failureOf(workErr, failedAt)
 	job.ExceptionMessage = truncate(message, 4000)
 	job.FailedActivityID = activityID

@@ -133,8 +133,19 @@ func TestTracingFailedJob(t *testing.T) {
 		if len(jobs) != 1 {
 			t.Fatalf("%d job spans", len(jobs))
 		}
-		if a := attrs(jobs[0]); a["bpmnlite.job.outcome"] != "failed" || a["bpmnlite.job.id"] != job.ID || a["bpmnlite.job.retries"] != "3" {
+		if a := attrs(jobs[0]); a["bpmnlite.job.outcome"] != "failed" || a["bpmnlite.job.id"] != job.ID || a["bpmnlite.job.retries"] != "3" ||
+			a["bpmnlite.job.attempt"] != "1" {
 			t.Errorf("failed job span attributes %v", a)
+		}
+		// The next run is the second attempt, retries set by hand or not.
+		if err := e.Eng.SetJobRetries(e.Ctx, job.ID, 5); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.Eng.ExecuteJob(e.Ctx, job.ID); err == nil {
+			t.Fatal("the job did not fail")
+		}
+		if jobs = spansNamed(rec, "bpmnlite.job"); len(jobs) != 2 || attrs(jobs[1])["bpmnlite.job.attempt"] != "2" || attrs(jobs[1])["bpmnlite.job.retries"] != "5" {
+			t.Errorf("second run's span: %d spans, last %v", len(jobs), attrs(jobs[len(jobs)-1]))
 		}
 		if st := jobs[0].Status(); st.Code.String() != "Error" || st.Description == "" {
 			t.Errorf("failed job span status %v", st)
