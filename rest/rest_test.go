@@ -319,7 +319,7 @@ func TestRESTExternalTasks(t *testing.T) {
 		}
 		fetch := func(worker string, extra map[string]any) []any {
 			body := map[string]any{"workerId": worker, "maxTasks": 5,
-				"topics": []any{map[string]any{"topicName": "charge", "lockDuration": 60000, "variables": []string{"amount"}}}}
+				"topics": []any{map[string]any{"topicName": "charge", "lockDuration": 60000, "variables": []string{"amount"}, "includeExtensionProperties": true}}}
 			for k, v := range extra {
 				body[k] = v
 			}

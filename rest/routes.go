@@ -33,7 +33,10 @@ func (h *Handler) routes() {
 	h.taskRoutes()
 	h.externalTaskRoutes()
 	h.jobRoutes()
+	h.jobDefinitionRoutes()
 	h.incidentRoutes()
+	h.executionRoutes()
+	h.eventSubscriptionRoutes()
 	h.historyRoutes()
 	h.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "NotFoundException", "no resource at "+r.Method+" "+r.URL.Path)
@@ -108,6 +111,12 @@ func readQueryBody(r *http.Request, op *camundaOp, accepts []string) (url.Values
 	if err := readJSON(r, &body); err != nil {
 		return nil, err
 	}
+	return queryBodyValues(body, op, accepts)
+}
+
+// queryBodyValues is a decoded POST query body as query parameters (see
+// readQueryBody).
+func queryBodyValues(body map[string]json.RawMessage, op *camundaOp, accepts []string) (url.Values, error) {
 	out := url.Values{}
 	for name, raw := range body {
 		if string(raw) == "null" {
