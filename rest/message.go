@@ -112,9 +112,15 @@ func (h *Handler) messageRoutes() {
 // execution that received the message, or the instance a message start
 // event started, with the variables visible there when withVariables.
 func (h *Handler) correlationResult(ctx context.Context, c bpmnlite.Correlation, withVariables bool) (object, error) {
-	res := object{{"resultType", "Execution"}, {"execution", correlatedExecutionJSON.of(&c)}, {"processInstance", nil}}
+	// ended: the delivery ran the execution (or the new instance) to its end.
+	xs, err := h.eng.Executions(ctx, bpmnlite.ExecutionQuery{ID: c.ExecutionID})
+	if err != nil {
+		return nil, err
+	}
+	ended := len(xs) == 0
+	res := object{{"resultType", "Execution"}, {"execution", correlatedExecutionJSON.of(&c).set("ended", ended)}, {"processInstance", nil}}
 	if c.StartedInstance {
-		res = object{{"resultType", "ProcessDefinition"}, {"execution", nil}, {"processInstance", startedInstanceJSON.of(&c)}}
+		res = object{{"resultType", "ProcessDefinition"}, {"execution", nil}, {"processInstance", startedInstanceJSON.of(&c).set("ended", ended)}}
 	}
 	if !withVariables {
 		return res, nil
