@@ -137,7 +137,7 @@ func (h *Handler) jobRoutes() {
 			return err
 		}
 		if j.ExceptionStack == "" {
-			return &notFound{"Job with id " + id + " has no exception stacktrace"}
+			return noContent(w) // Camunda's null stack trace
 		}
 		w.Header().Set("Content-Type", "text/plain")
 		_, err = w.Write([]byte(j.ExceptionStack))

@@ -54,10 +54,13 @@ func TestRESTJobOperations(t *testing.T) {
 			t.Errorf("GET %s/stacktrace: %d %q %q", job, status, ct, text)
 		}
 		wantError(t, a, http.StatusNotFound, "InvalidRequestException", "nope", "GET", "/job/nope/stacktrace", nil)
+		if status, _, text := rawGet(t, a, timer+"/stacktrace"); status != http.StatusNoContent || text != "" {
+			t.Errorf("stack trace of a job that never failed: %d %q, want 204", status, text)
+		}
 
 		// Due dates: set, moved back by recalculation from the timer's
 		// definition (an hour after creation), refused for a job that is no timer.
-		a.ok(http.StatusNoContent, "PUT", timer+"/duedate", map[string]any{"duedate": "2099-01-01T00:00:00.000+0000"})
+		a.ok(http.StatusNoContent, "PUT", timer+"/duedate", map[string]any{"duedate": "2099-01-01T00:00:00.000+0000", "cascade": true})
 		if due := field(a.ok(http.StatusOK, "GET", timer, nil), "dueDate"); due != "2099-01-01T00:00:00.000+0000" {
 			t.Errorf("due date set: %v", due)
 		}
@@ -100,6 +103,18 @@ func TestRESTJobOperations(t *testing.T) {
 		// Batches are refused, naming what works instead.
 		wantError(t, a, http.StatusBadRequest, "InvalidRequestException", "batches", "POST", "/job/retries", map[string]any{"retries": 1, "jobIds": []string{fx["job1"]}})
 		wantError(t, a, http.StatusBadRequest, "InvalidRequestException", "dueDate", "PUT", job+"/retries", map[string]any{"retries": 1, "dueDate": "2099-01-01T00:00:00.000+0000"})
+
+		// A cascading change moves a cycle with a start date; a cron
+		// cycle cannot move.
+		a.ok(http.StatusOK, "POST", "/deployment/create", deployment("cycles", map[string]string{"cycles.bpmn": timerCycles}))
+		for key, want := range map[string]int{"hourly": http.StatusNoContent, "cron": http.StatusBadRequest} {
+			defs := a.ok(http.StatusOK, "GET", "/process-definition?key="+key, nil).([]any)
+			jobs := a.ok(http.StatusOK, "GET", "/job?processDefinitionId="+field(defs[0], "id").(string), nil).([]any)
+			status, out := a.call("PUT", "/job/"+field(jobs[0], "id").(string)+"/duedate", map[string]any{"duedate": "2099-01-01T00:00:00.000+0000", "cascade": true})
+			if status != want || want == http.StatusBadRequest && !strings.Contains(fmt.Sprint(field(out, "message")), "cannot cascade") {
+				t.Errorf("cascading due date of the %s timer: %d %v, want %d", key, status, out, want)
+			}
+		}
 
 		// Deletion.
 		a.ok(http.StatusNoContent, "DELETE", timer, nil)
@@ -262,6 +277,18 @@ func TestRESTSignalToOneExecution(t *testing.T) {
 		}
 	})
 }
+
+const timerCycles = `<?xml version="1.0" encoding="UTF-8"?>
+<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" targetNamespace="t">
+  <process id="hourly" isExecutable="true">
+    <startEvent id="start"><timerEventDefinition><timeCycle>R3/PT1H</timeCycle></timerEventDefinition></startEvent>
+    <sequenceFlow id="f1" sourceRef="start" targetRef="end"/><endEvent id="end"/>
+  </process>
+  <process id="cron" isExecutable="true">
+    <startEvent id="start2"><timerEventDefinition><timeCycle>0 0 * * * ?</timeCycle></timerEventDefinition></startEvent>
+    <sequenceFlow id="f2" sourceRef="start2" targetRef="end2"/><endEvent id="end2"/>
+  </process>
+</definitions>`
 
 const messageStart = `<?xml version="1.0" encoding="UTF-8"?>
 <definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" targetNamespace="t">
