@@ -1,6 +1,7 @@
 package rest_test
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -8,7 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/bpmnlite/bpmnlite"
+	"github.com/bpmnlite/bpmnlite/internal/testdb"
 	"github.com/bpmnlite/bpmnlite/rest"
 )
 
@@ -405,4 +409,59 @@ func TestRESTFetchExtensionProperties(t *testing.T) {
 
 func historicIncident(id string) bpmnlite.HistoricIncidentQuery {
 	return bpmnlite.HistoricIncidentQuery{IncidentQuery: bpmnlite.IncidentQuery{ID: id}}
+}
+
+// An update that another transaction's committed change overtook is a 409
+// OptimisticLockingException, and changes nothing. PostgreSQL only: SQLite
+// runs one writer at a time, so there commands never overlap.
+func TestRESTConcurrentUpdateConflict(t *testing.T) {
+	b := testdb.Postgres(t)
+	a := newAPI(t, b, rest.Options{})
+	fx := seedFixture(t, a)
+	conn, err := pgx.Connect(t.Context(), b.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(t.Context(), "SET search_path TO "+pgx.Identifier{b.Options.Schema}.Sanitize()); err != nil {
+		t.Fatal(err)
+	}
+	// Another transaction changes the job and holds its row until the
+	// REST update, which read the row before, waits on it.
+	other, err := conn.Begin(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.Exec(t.Context(), "UPDATE job SET priority = 9, rev = rev + 1 WHERE id = $1", fx["jobtimer"]); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	var status int
+	var out any
+	go func() {
+		defer close(done)
+		status, out = a.call("PUT", "/job/"+fx["jobtimer"]+"/priority", map[string]any{"priority": 42})
+	}()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		var waiting int
+		if err := other.QueryRow(t.Context(), "SELECT count(*) FROM pg_stat_activity WHERE pg_backend_pid() = ANY(pg_blocking_pids(pid))").Scan(&waiting); err != nil {
+			t.Fatal(err)
+		}
+		if waiting > 0 {
+			break // the REST update waits on this transaction
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the REST update never waited on the row")
+		}
+	}
+	if err := other.Commit(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	if status != http.StatusConflict || field(out, "type") != "OptimisticLockingException" {
+		t.Errorf("overtaken update: %d %v, want 409 OptimisticLockingException", status, out)
+	}
+	if p := field(a.ok(http.StatusOK, "GET", "/job/"+fx["jobtimer"], nil), "priority"); p != float64(9) {
+		t.Errorf("priority %v, want the other transaction's 9", p)
+	}
 }
