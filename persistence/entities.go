@@ -326,6 +326,7 @@ type Incident struct {
 	Configuration       string // the job's or external task's id
 	JobDefinitionID     string
 	FailedActivityID    string // the activity where the failure happened
+	Annotation          string // a note of an operator's (Camunda's incident annotation)
 }
 
 // Process instance states in history.
@@ -385,6 +386,7 @@ type HistoricIncident struct {
 	RootCauseIncidentID string
 	Configuration       string
 	JobDefinitionID     string
+	Annotation          string // the open incident's annotation, kept in step
 }
 
 // HistoricTask is a user task in history, open or ended.

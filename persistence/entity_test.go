@@ -212,7 +212,7 @@ var samples = map[*persistence.Table]sample{
 			return &persistence.Incident{ID: "i1", Rev: 1, Type: persistence.IncidentFailedJob, Timestamp: at(15, 1),
 				Message: "no retries", ExecutionID: "e1", ActivityID: "a", ProcessInstanceID: "pi",
 				ProcessDefinitionID: "p:1:x", CauseIncidentID: "i0", RootCauseIncidentID: "i00", Configuration: "j1",
-				JobDefinitionID: "jd1", FailedActivityID: "after"}
+				JobDefinitionID: "jd1", FailedActivityID: "after", Annotation: "looked at"}
 		},
 		sparse: func() persistence.Entity {
 			return &persistence.Incident{ID: "i2", Type: persistence.IncidentFailedExternalTask, Timestamp: at(15, 2)}
@@ -222,6 +222,7 @@ var samples = map[*persistence.Table]sample{
 			x.Type, x.Timestamp, x.Message, x.ExecutionID = persistence.IncidentFailedExternalTask, at(16, 0), "", "e2"
 			x.ActivityID, x.ProcessInstanceID, x.ProcessDefinitionID, x.CauseIncidentID = "b", "pi2", "", ""
 			x.RootCauseIncidentID, x.Configuration, x.JobDefinitionID, x.FailedActivityID = "", "x1", "", "b"
+			x.Annotation = ""
 		},
 	},
 	persistence.HistoricProcessInstanceTable: {
@@ -266,7 +267,7 @@ var samples = map[*persistence.Table]sample{
 			return &persistence.HistoricIncident{ID: "hi1", Rev: 1, Type: persistence.IncidentFailedJob, CreateTime: at(24, 1),
 				EndTime: ptr(at(24, 2)), State: persistence.IncidentResolved, Message: "boom", ExecutionID: "e1",
 				ActivityID: "a", FailedActivityID: "b", ProcessInstanceID: "pi", ProcessDefinitionID: "p:1:x",
-				CauseIncidentID: "hi0", RootCauseIncidentID: "hi00", Configuration: "j1", JobDefinitionID: "jd1"}
+				CauseIncidentID: "hi0", RootCauseIncidentID: "hi00", Configuration: "j1", JobDefinitionID: "jd1", Annotation: "looked at"}
 		},
 		sparse: func() persistence.Entity {
 			return &persistence.HistoricIncident{ID: "hi2", Type: persistence.IncidentFailedExternalTask, CreateTime: at(24, 3),
@@ -277,7 +278,7 @@ var samples = map[*persistence.Table]sample{
 			x.Type, x.CreateTime, x.EndTime, x.State = persistence.IncidentFailedExternalTask, at(25, 0), nil, persistence.IncidentDeleted
 			x.Message, x.ExecutionID, x.ActivityID, x.FailedActivityID = "", "", "c", ""
 			x.ProcessInstanceID, x.ProcessDefinitionID, x.CauseIncidentID, x.RootCauseIncidentID = "pi2", "", "", ""
-			x.Configuration, x.JobDefinitionID = "x1", ""
+			x.Configuration, x.JobDefinitionID, x.Annotation = "x1", "", "checked"
 		},
 	},
 	persistence.HistoricActivityInstanceTable: {

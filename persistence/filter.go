@@ -24,6 +24,7 @@ import (
 //	column in         column is one of the values (a []string field)
 //	column not in     column is none of them
 //	column like       column LIKE value (the caller's % and _ are wildcards)
+//	column bounds     column > or < each bound (a []TimeBound field)
 //	expression        an SQL condition: ? stands for the value, @now for
 //	                  the time the query is judged at, {name} for a
 //	                  fragment below; a bool field's expression is the
@@ -39,8 +40,8 @@ import (
 var fragments = map[string]string{
 	"executionHasChild": executionHasChild,
 	"jobLogCreated":     "'" + JobLogCreated + "'",
-	// the definition key of an execution's definition
-	"definitionKeyOfExecution": "(SELECT key FROM process_definition WHERE process_definition.id = execution.process_definition_id)",
+	// the key of a row's process definition
+	"definitionKey": "(SELECT pd.key FROM process_definition pd WHERE pd.id = process_definition_id)",
 	// a sort key: when a definition's deployment was made
 	"definitionDeployTime": "(SELECT deploy_time FROM deployment WHERE deployment.id = process_definition.deployment_id)",
 }
@@ -87,6 +88,8 @@ func compileCondition(f reflect.StructField, tag string) (condition, error) {
 		c.sql = words[0] + " IN (?)" // ? expands to one argument per value
 	case len(words) == 3 && words[1] == "not" && words[2] == "in" && f.Type == reflect.TypeFor[[]string]():
 		c.sql = words[0] + " NOT IN (?)"
+	case len(words) == 2 && words[1] == "bounds" && f.Type == reflect.TypeFor[[]TimeBound]():
+		c.sql = words[0] + " ?" // ? is each bound's operator and value
 	case len(words) == 2 && words[1] == "like":
 		c.sql = words[0] + " LIKE ?"
 	case len(words) >= 2 && words[1] == "member":
@@ -142,7 +145,14 @@ func filterQuery[T Entity](filter any, now time.Time, order string) Query[T] {
 			continue
 		}
 		sql := c.sql
-		if fv.Kind() == reflect.Slice { // a list: ? is one argument per value
+		if fv.Type() == reflect.TypeFor[[]TimeBound]() {
+			bounds := fv.Interface().([]TimeBound)
+			ps := make([]string, len(bounds))
+			for i, b := range bounds {
+				ps[i] = strings.Replace(sql, "?", b.operator()+" "+arg(b.Time.UTC()), 1)
+			}
+			sql = strings.Join(ps, " AND ")
+		} else if fv.Kind() == reflect.Slice { // a list: ? is one argument per value
 			ps := make([]string, fv.Len())
 			for i := range ps {
 				ps[i] = arg(fv.Index(i).String())
@@ -181,6 +191,21 @@ func filterQuery[T Entity](filter any, now time.Time, order string) Query[T] {
 		q.where += " LIMIT " + limit + " OFFSET " + strconv.Itoa(max(page.FirstResult, 0))
 	}
 	return q
+}
+
+// TimeBound is one bound of a time column, Camunda's gt_ and lt_ forms
+// of dueDates and createTimes: the column after (or before) Time,
+// strictly.
+type TimeBound struct {
+	After bool // after Time; false: before it
+	Time  time.Time
+}
+
+func (b TimeBound) operator() string {
+	if b.After {
+		return ">"
+	}
+	return "<"
 }
 
 // Page selects which rows of a list come back, and in which order. The

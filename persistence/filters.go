@@ -103,11 +103,27 @@ func (f HistoricTaskFilter) Query() Query[*HistoricTask] {
 // Camunda shows them: an execution with a child execution is at no
 // activity (see executionHasChild).
 type ExecutionFilter struct {
-	Page                `sort:"instanceId=process_instance_id definitionId=process_definition_id"`
-	ID                  string `where:"id"`
-	ProcessInstanceID   string `where:"process_instance_id"`
-	ActivityID          string `where:"activity_id = ? AND NOT {executionHasChild}"`
-	ProcessDefinitionID string `where:"process_definition_id"`
+	Page                 `sort:"instanceId=process_instance_id definitionId=process_definition_id definitionKey={definitionKey}"`
+	ID                   string `where:"id"`
+	ProcessInstanceID    string `where:"process_instance_id" param:"processInstanceId"`
+	ActivityID           string `where:"activity_id = ? AND NOT {executionHasChild}" param:"activityId"`
+	ProcessDefinitionID  string `where:"process_definition_id" param:"processDefinitionId"`
+	ProcessDefinitionKey string `where:"{definitionKey} = ?" param:"processDefinitionKey"`
+	// BusinessKey: the executions of the process instance with this
+	// business key.
+	BusinessKey string `where:"process_instance_id IN (SELECT pi.id FROM execution pi WHERE pi.business_key = ?)" param:"businessKey"`
+	// SignalSubscription and MessageSubscription: executions waiting for
+	// the signal or message of this name.
+	SignalSubscription  string `where:"EXISTS (SELECT 1 FROM event_subscription s WHERE s.execution_id = execution.id AND s.event_type = 'signal' AND s.event_name = ?)" param:"signalEventSubscriptionName"`
+	MessageSubscription string `where:"EXISTS (SELECT 1 FROM event_subscription s WHERE s.execution_id = execution.id AND s.event_type = 'message' AND s.event_name = ?)" param:"messageEventSubscriptionName"`
+	Active              bool   `where:"suspension = 1" param:"active"`
+	Suspended           bool   `where:"suspension = 2" param:"suspended"`
+	// IncidentID, IncidentType, IncidentMessage(Like): executions with
+	// such an open incident.
+	IncidentID          string `where:"EXISTS (SELECT 1 FROM incident i WHERE i.execution_id = execution.id AND i.id = ?)" param:"incidentId"`
+	IncidentType        string `where:"EXISTS (SELECT 1 FROM incident i WHERE i.execution_id = execution.id AND i.type = ?)" param:"incidentType"`
+	IncidentMessage     string `where:"EXISTS (SELECT 1 FROM incident i WHERE i.execution_id = execution.id AND i.message = ?)" param:"incidentMessage"`
+	IncidentMessageLike string `where:"EXISTS (SELECT 1 FROM incident i WHERE i.execution_id = execution.id AND i.message LIKE ?)" param:"incidentMessageLike"`
 }
 
 // executionHasChild holds for an execution some child runs in: a path
@@ -143,15 +159,15 @@ func (f ExecutionFilter) Query() Query[*Execution] {
 // the runtime tables, whatever the history level), in the order they
 // started, by Camunda's runtime process instance query.
 type InstanceFilter struct {
-	Page                  `sort:"instanceId=id definitionId=process_definition_id definitionKey={definitionKeyOfExecution} businessKey"`
+	Page                  `sort:"instanceId=id definitionId=process_definition_id definitionKey={definitionKey} businessKey"`
 	IDs                   []string `where:"id in" param:"processInstanceIds"`
 	BusinessKey           string   `where:"business_key" param:"businessKey"`
 	BusinessKeyLike       string   `where:"business_key like" param:"businessKeyLike"`
 	ProcessDefinitionID   string   `where:"process_definition_id" param:"processDefinitionId"`
 	ProcessDefinitionKey  string   `where:"process_definition_id IN (SELECT id FROM process_definition WHERE key = ?)" param:"processDefinitionKey"`
-	ProcessDefinitionKeys []string `where:"{definitionKeyOfExecution} in" param:"processDefinitionKeyIn"`
+	ProcessDefinitionKeys []string `where:"{definitionKey} in" param:"processDefinitionKeyIn"`
 	// ProcessDefinitionKeyNotIn: instances of other definitions than these.
-	ProcessDefinitionKeyNotIn []string `where:"{definitionKeyOfExecution} not in" param:"processDefinitionKeyNotIn"`
+	ProcessDefinitionKeyNotIn []string `where:"{definitionKey} not in" param:"processDefinitionKeyNotIn"`
 	DeploymentID              string   `where:"process_definition_id IN (SELECT id FROM process_definition WHERE deployment_id = ?)" param:"deploymentId"`
 	// SuperProcessInstance: the instances a call activity of this
 	// instance started; SubProcessInstance: the instance that started this
@@ -239,6 +255,8 @@ type JobFilter struct {
 	ID                   string   `where:"id" param:"jobId"`
 	IDs                  []string `where:"id in" param:"jobIds"`
 	ProcessInstanceID    string   `where:"process_instance_id" param:"processInstanceId"`
+	ProcessInstanceIDs   []string `where:"process_instance_id in" param:"processInstanceIds"`
+	ExecutionID          string   `where:"execution_id" param:"executionId"`
 	ProcessDefinitionID  string   `where:"process_definition_id" param:"processDefinitionId"`
 	ProcessDefinitionKey string   `where:"process_definition_key" param:"processDefinitionKey"`
 	// RootProcessInstanceID: the jobs of a process instance and of the
@@ -247,21 +265,26 @@ type JobFilter struct {
 	ActivityID            string `where:"activity_id" param:"activityId"`
 	JobDefinitionID       string `where:"job_definition_id" param:"jobDefinitionId"`
 	// Type: "message" (async) or "timer".
-	Type            string     `where:"type" param:"timers=timer|messages=message"`
-	DueBefore       *time.Time `where:"due_date <"`
-	DueAfter        *time.Time `where:"due_date >"`
-	WithException   bool       `where:"exception_message IS NOT NULL" param:"withException"` // jobs that failed at least once
-	WithRetriesLeft bool       `where:"retries > 0" param:"withRetriesLeft"`
-	NoRetriesLeft   bool       `where:"retries = 0" param:"noRetriesLeft"`
+	Type      string     `where:"type" param:"timers=timer|messages=message"`
+	DueBefore *time.Time `where:"due_date <"`
+	DueAfter  *time.Time `where:"due_date >"`
+	// DueDates and CreateTimes bound the due date and creation time.
+	DueDates         []TimeBound `where:"due_date bounds" param:"dueDates"`
+	CreateTimes      []TimeBound `where:"create_time bounds" param:"createTimes"`
+	WithException    bool        `where:"exception_message IS NOT NULL" param:"withException"` // jobs that failed at least once
+	ExceptionMessage string      `where:"exception_message" param:"exceptionMessage"`
+	FailedActivityID string      `where:"failed_activity_id" param:"failedActivityId"`
+	WithRetriesLeft  bool        `where:"retries > 0" param:"withRetriesLeft"`
+	NoRetriesLeft    bool        `where:"retries = 0" param:"noRetriesLeft"`
 	// Executable: retries left, due at the time the query is judged at
 	// (the engine clock's), active.
 	Executable bool `where:"retries > 0 AND (due_date IS NULL OR due_date <= @now) AND suspension = 1" param:"executable"`
 	// Locked: held by a job executor (the lock holds at that time).
-	Locked      bool   `where:"lock_owner IS NOT NULL AND lock_expiration > @now"`
-	Suspended   bool   `where:"suspension = 2"`
-	Active      bool   `where:"suspension = 1"`
-	PriorityMin *int64 `where:"priority >="`
-	PriorityMax *int64 `where:"priority <="`
+	Locked      bool   `where:"lock_owner IS NOT NULL AND lock_expiration > @now" param:"acquired"`
+	Suspended   bool   `where:"suspension = 2" param:"suspended"`
+	Active      bool   `where:"suspension = 1" param:"active"`
+	PriorityMin *int64 `where:"priority >=" param:"priorityHigherThanOrEquals"`
+	PriorityMax *int64 `where:"priority <=" param:"priorityLowerThanOrEquals"`
 	// DueFirst orders by due date, then creation: the order in
 	// which a test runs jobs by hand.
 	DueFirst bool
@@ -281,19 +304,36 @@ func (f JobFilter) Query() Query[*Job] { return f.At(time.Now()) }
 
 // JobDefinitionFilter selects job definitions.
 type JobDefinitionFilter struct {
-	Page                `sort:"jobDefinitionId=id activityId processDefinitionId processDefinitionKey jobType jobConfiguration"`
-	ProcessDefinitionID string `where:"process_definition_id"`
-	ActivityID          string `where:"activity_id"`
+	Page                 `sort:"jobDefinitionId=id activityId processDefinitionId processDefinitionKey jobType jobConfiguration"`
+	ID                   string   `where:"id" param:"jobDefinitionId"`
+	ProcessDefinitionID  string   `where:"process_definition_id" param:"processDefinitionId"`
+	ProcessDefinitionKey string   `where:"process_definition_key" param:"processDefinitionKey"`
+	ActivityID           string   `where:"activity_id"`
+	ActivityIDs          []string `where:"activity_id in" param:"activityIdIn"`
+	// JobConfiguration: async-before, async-after, or the timer
+	// ("DATE: ...", "DURATION: ...", "CYCLE: ...").
+	JobConfiguration          string `where:"job_configuration" param:"jobConfiguration"`
+	Active                    bool   `where:"suspension = 1" param:"active"`
+	Suspended                 bool   `where:"suspension = 2" param:"suspended"`
+	WithOverridingJobPriority bool   `where:"overriding_priority IS NOT NULL" param:"withOverridingJobPriority"`
 }
 
 func (f JobDefinitionFilter) Query() Query[*JobDefinition] {
-	return filterQuery[*JobDefinition](f, time.Time{}, "activity_id, job_configuration")
+	return filterQuery[*JobDefinition](f, time.Time{}, "activity_id, job_configuration, id")
 }
 
 // SubscriptionFilter selects message and signal subscriptions, oldest first.
 type SubscriptionFilter struct {
 	Page              `sort:"created"`
-	ProcessInstanceID string `where:"process_instance_id"`
+	ID                string `where:"id" param:"eventSubscriptionId"`
+	EventName         string `where:"event_name" param:"eventName"`
+	EventType         string `where:"event_type" param:"eventType"` // SubscriptionMessage, ...
+	ExecutionID       string `where:"execution_id" param:"executionId"`
+	ProcessInstanceID string `where:"process_instance_id" param:"processInstanceId"`
+	ActivityID        string `where:"activity_id" param:"activityId"`
+	// WithoutTimers leaves out the subscriptions that mirror timer jobs,
+	// which Camunda does not have.
+	WithoutTimers bool `where:"event_type <> 'timer'"`
 }
 
 func (f SubscriptionFilter) Query() Query[*EventSubscription] {
@@ -302,13 +342,26 @@ func (f SubscriptionFilter) Query() Query[*EventSubscription] {
 
 // ExternalTaskFilter selects external tasks, oldest first.
 type ExternalTaskFilter struct {
-	Page                `sort:"id lockExpirationTime=lock_expiration processInstanceId processDefinitionId processDefinitionKey taskPriority=priority"`
-	ID                  string `where:"id" param:"externalTaskId"`
-	Topic               string `where:"topic" param:"topicName"`
-	WorkerID            string `where:"worker_id" param:"workerId"`
-	ProcessInstanceID   string `where:"process_instance_id" param:"processInstanceId"`
-	ProcessDefinitionID string `where:"process_definition_id" param:"processDefinitionId"`
-	ActivityID          string `where:"activity_id" param:"activityId"`
+	Page                  `sort:"id lockExpirationTime=lock_expiration processInstanceId processDefinitionId processDefinitionKey taskPriority=priority"`
+	ID                    string   `where:"id" param:"externalTaskId"`
+	IDs                   []string `where:"id in" param:"externalTaskIdIn"`
+	Topic                 string   `where:"topic" param:"topicName"`
+	WorkerID              string   `where:"worker_id" param:"workerId"`
+	ExecutionID           string   `where:"execution_id" param:"executionId"`
+	ProcessInstanceID     string   `where:"process_instance_id" param:"processInstanceId"`
+	ProcessInstanceIDs    []string `where:"process_instance_id in" param:"processInstanceIdIn"`
+	ProcessDefinitionID   string   `where:"process_definition_id" param:"processDefinitionId"`
+	ProcessDefinitionKey  string   `where:"process_definition_key" param:"processDefinitionKey"`
+	ProcessDefinitionKeys []string `where:"process_definition_key in" param:"processDefinitionKeyIn"`
+	// ProcessDefinitionName(Like): the name of the task's process definition.
+	ProcessDefinitionName     string     `where:"process_definition_id IN (SELECT pd.id FROM process_definition pd WHERE pd.name = ?)" param:"processDefinitionName"`
+	ProcessDefinitionNameLike string     `where:"process_definition_id IN (SELECT pd.id FROM process_definition pd WHERE pd.name LIKE ?)" param:"processDefinitionNameLike"`
+	ActivityID                string     `where:"activity_id" param:"activityId"`
+	ActivityIDs               []string   `where:"activity_id in" param:"activityIdIn"`
+	LockExpirationBefore      *time.Time `where:"lock_expiration <" param:"lockExpirationBefore"`
+	LockExpirationAfter       *time.Time `where:"lock_expiration >" param:"lockExpirationAfter"`
+	PriorityMin               *int64     `where:"priority >=" param:"priorityHigherThanOrEquals"`
+	PriorityMax               *int64     `where:"priority <=" param:"priorityLowerThanOrEquals"`
 	// Locked: the lock holds at the time the query is judged at (the
 	// engine clock's); NotLocked: it does not.
 	Locked    bool `where:"lock_expiration > @now" param:"locked"`
@@ -340,6 +393,19 @@ type IncidentFilter struct {
 	// Configuration is the failed job's (or external task's) id.
 	Configuration   string `where:"configuration" param:"configuration"`
 	JobDefinitionID string `where:"job_definition_id" param:"jobDefinitionId"`
+	// The filters below are Camunda's, for runtime and historic incidents alike.
+	JobDefinitionIDs      []string `where:"job_definition_id in" param:"jobDefinitionIdIn"`
+	Message               string   `where:"message" param:"incidentMessage"`
+	MessageLike           string   `where:"message like" param:"incidentMessageLike"`
+	ProcessDefinitionKeys []string `where:"{definitionKey} IN (?)" param:"processDefinitionKeyIn"`
+	ExecutionID           string   `where:"execution_id" param:"executionId"`
+	FailedActivityID      string   `where:"failed_activity_id" param:"failedActivityId"`
+	CauseIncidentID       string   `where:"cause_incident_id" param:"causeIncidentId"`
+	RootCauseIncidentID   string   `where:"root_cause_incident_id" param:"rootCauseIncidentId"`
+	// TimestampBefore and TimestampAfter: raised strictly before or after;
+	// open incidents only (history has its own create time filters).
+	TimestampBefore *time.Time `where:"timestamp <" param:"incidentTimestampBefore"`
+	TimestampAfter  *time.Time `where:"timestamp >" param:"incidentTimestampAfter"`
 }
 
 func (f IncidentFilter) Query() Query[*Incident] {
@@ -361,6 +427,9 @@ type HistoricIncidentFilter struct {
 type IncidentQuery = IncidentFilter
 
 func (f HistoricIncidentFilter) Query() Query[*HistoricIncident] {
+	if f.TimestampBefore != nil || f.TimestampAfter != nil {
+		return invalidQuery[*HistoricIncident]("TimestampBefore and TimestampAfter filter open incidents; history has create times")
+	}
 	return filterQuery[*HistoricIncident](f, time.Time{}, "create_time, id")
 }
 

@@ -2,6 +2,7 @@ package rest
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/url"
 	"reflect"
 	"slices"
@@ -156,6 +157,12 @@ func setParam(q url.Values, name string, dst reflect.Value) error {
 			return badRequest("query parameter %s: %q is not a boolean", name, s)
 		}
 		dst.SetBool(b)
+	case []bpmnlite.TimeBound:
+		bounds, err := parseTimeBounds(s)
+		if err != nil {
+			return badRequest("%s: %v", name, err)
+		}
+		dst.Set(reflect.ValueOf(bounds))
 	case *time.Time:
 		t, err := parseTime(s)
 		if err != nil {
@@ -174,4 +181,22 @@ func setParam(q url.Values, name string, dst reflect.Value) error {
 		panic("rest: no parameter of type " + dst.Type().String())
 	}
 	return nil
+}
+
+// parseTimeBounds reads Camunda's list of time bounds, as dueDates and
+// createTimes take them: gt_<date> and lt_<date>, separated by commas.
+func parseTimeBounds(s string) ([]bpmnlite.TimeBound, error) {
+	var bounds []bpmnlite.TimeBound
+	for _, b := range strings.Split(s, ",") {
+		op, date, _ := strings.Cut(b, "_")
+		if op != "gt" && op != "lt" {
+			return nil, fmt.Errorf("%q: want gt_<date> or lt_<date>", b)
+		}
+		t, err := parseTime(date)
+		if err != nil {
+			return nil, err
+		}
+		bounds = append(bounds, bpmnlite.TimeBound{After: op == "gt", Time: t})
+	}
+	return bounds, nil
 }

@@ -40,6 +40,22 @@ const (
     <sequenceFlow id="f3" sourceRef="label" targetRef="end"/><endEvent id="end"/>
   </process>
 </definitions>`
+	fixtureWait = `<?xml version="1.0" encoding="UTF-8"?>
+<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:camunda="http://camunda.org/schema/1.0/bpmn" targetNamespace="t">
+  <message id="m" name="go"/><signal id="s" name="stop"/>
+  <process id="wait" name="Wait" isExecutable="true">
+    <startEvent id="start"/><sequenceFlow id="f1" sourceRef="start" targetRef="gw"/>
+    <eventBasedGateway id="gw"/>
+    <sequenceFlow id="f2" sourceRef="gw" targetRef="go"/>
+    <intermediateCatchEvent id="go"><messageEventDefinition messageRef="m"/></intermediateCatchEvent>
+    <sequenceFlow id="f3" sourceRef="gw" targetRef="stop"/>
+    <intermediateCatchEvent id="stop"><signalEventDefinition signalRef="s"/></intermediateCatchEvent>
+    <sequenceFlow id="f4" sourceRef="gw" targetRef="later"/>
+    <intermediateCatchEvent id="later"><timerEventDefinition><timeDuration>PT1H</timeDuration></timerEventDefinition></intermediateCatchEvent>
+    <sequenceFlow id="f5" sourceRef="go" targetRef="end"/><sequenceFlow id="f6" sourceRef="stop" targetRef="end"/>
+    <sequenceFlow id="f7" sourceRef="later" targetRef="end"/><endEvent id="end"/>
+  </process>
+</definitions>`
 )
 
 // fixture is what the parameter test's values refer to, as {name}.
@@ -89,7 +105,35 @@ func seedFixture(t *testing.T, a *api) fixture {
 		"workerId": "w1", "maxTasks": 1, "topics": []any{map[string]any{"topicName": "packing", "lockDuration": 600000}},
 	}).([]any)
 	fx["ext3"] = field(locked[0], "id").(string)
+	seedWaitFixture(t, a, fx)
 	return fx
+}
+
+// seedWaitFixture deploys wait ("third") and starts it (order-7, pi4): at
+// its event-based gateway, subscribed to message go and signal stop, its
+// timer job (jobtimer) due in an hour; an incident raised by hand on it
+// (incident2, of type custom).
+func seedWaitFixture(t *testing.T, a *api, fx fixture) {
+	time.Sleep(5 * time.Millisecond) // the first jobs and incidents apart
+	fx["beforeWait"] = time.Now().UTC().Format("2006-01-02T15:04:05.000-0700")
+	fx["halfHour"] = time.Now().Add(30 * time.Minute).UTC().Format("2006-01-02T15:04:05.000-0700")
+	fx["message1"] = field(a.ok(http.StatusOK, "GET", "/job/"+fx["job1"], nil), "exceptionMessage").(string)
+	time.Sleep(5 * time.Millisecond)
+	d := a.ok(http.StatusOK, "POST", "/deployment/create", deployment("third", map[string]string{"wait.bpmn": fixtureWait}))
+	fx["deployment3"] = field(d, "id").(string)
+	for id := range field(d, "deployedProcessDefinitions").(map[string]any) {
+		fx["def-wait"] = id
+	}
+	fx["pi4"] = field(a.ok(http.StatusOK, "POST", "/process-definition/key/wait/start", map[string]any{"businessKey": "order-7"}), "id").(string)
+	timer := a.ok(http.StatusOK, "GET", "/job?processInstanceId="+fx["pi4"], nil).([]any)
+	fx["jobtimer"], fx["jobdeftimer"] = field(timer[0], "id").(string), field(timer[0], "jobDefinitionId").(string)
+	for _, name := range []string{"go", "stop"} {
+		subs := a.ok(http.StatusOK, "GET", "/event-subscription?eventName="+name, nil).([]any)
+		fx["sub-"+name] = field(subs[0], "id").(string)
+	}
+	in := a.ok(http.StatusOK, "POST", "/execution/"+fx["pi4"]+"/create-incident",
+		map[string]any{"incidentType": "custom", "configuration": "cfg", "message": "manual check"})
+	fx["incident2"] = field(in, "id").(string)
 }
 
 // paramCase is one documented parameter given a value (and after an &
@@ -109,15 +153,15 @@ var paramCases = map[string]map[string]paramCase{
 		"name":          {"second", "deployment2"},
 		"nameLike":      {"fir%", "deployment1"},
 		"source":        {"nowhere", ""},
-		"withoutSource": {"true", "deployment1 deployment2"},
-		"after":         {"{between}", "deployment2"},
+		"withoutSource": {"true", "deployment1 deployment2 deployment3"},
+		"after":         {"{between}", "deployment2 deployment3"},
 		"before":        {"{between}", "deployment1"},
 	},
 	"/process-definition": {
 		"processDefinitionId": {"{def-ship}", "def-ship"},
 		"key":                 {"review", "def-review"},
 		"deploymentId":        {"{deployment2}", "def-ship"},
-		"latestVersion":       {"true", "def-review def-ship"},
+		"latestVersion":       {"true", "def-review def-ship def-wait"},
 	},
 	"/process-instance": {
 		"processInstanceIds":        {"{pi2},{pi3}", "pi2 pi3"},
@@ -126,20 +170,20 @@ var paramCases = map[string]map[string]paramCase{
 		"businessKey":               {"order-2", "pi2"},
 		"businessKeyLike":           {"%-2", "pi2"},
 		"processDefinitionKeyIn":    {"ship,other", "pi3"},
-		"processDefinitionKeyNotIn": {"ship", "pi1 pi2"},
+		"processDefinitionKeyNotIn": {"ship", "pi1 pi2 pi4"},
 		"deploymentId":              {"{deployment2}", "pi3"},
 		"superProcessInstance":      {"{pi1}", ""},
 		"subProcessInstance":        {"{pi1}", ""},
-		"active":                    {"true", "pi1 pi2 pi3"},
+		"active":                    {"true", "pi1 pi2 pi3 pi4"},
 		"suspended":                 {"true", ""},
-		"withIncident":              {"true", "pi1"},
+		"withIncident":              {"true", "pi1 pi4"},
 		"incidentId":                {"{incident1}", "pi1"},
 		"incidentType":              {"failedJob", "pi1"},
 		"incidentMessage":           {"{incidentMessage1}", "pi1"},
 		"incidentMessageLike":       {"%declined%", "pi1"},
 		"activityIdIn":              {"check,pack", "pi2 pi3"},
-		"rootProcessInstances":      {"true", "pi1 pi2 pi3"},
-		"leafProcessInstances":      {"true", "pi1 pi2 pi3"},
+		"rootProcessInstances":      {"true", "pi1 pi2 pi3 pi4"},
+		"leafProcessInstances":      {"true", "pi1 pi2 pi3 pi4"},
 		"rootProcessInstanceId":     {"{pi2}", "pi2"},
 	},
 	"/history/process-instance": {
@@ -148,7 +192,7 @@ var paramCases = map[string]map[string]paramCase{
 		"processDefinitionId":        {"{def-ship}", "pi3"},
 		"processInstanceBusinessKey": {"order-1", "pi1"},
 		"finished":                   {"true", ""},
-		"unfinished":                 {"true", "pi1 pi2 pi3"},
+		"unfinished":                 {"true", "pi1 pi2 pi3 pi4"},
 	},
 	"/task": {
 		"taskId":               {"{task2}", "task2"},
@@ -187,11 +231,56 @@ var paramCases = map[string]map[string]paramCase{
 		"activityId":           {"charge", "job1"},
 		"jobDefinitionId":      {"{jobdef1}", "job1"},
 		"withException":        {"true", "job1"},
-		"withRetriesLeft":      {"true", ""},
+		"withRetriesLeft":      {"true", "jobtimer"},
 		"noRetriesLeft":        {"true", "job1"},
 		"executable":           {"true", ""},
-		"timers":               {"true", ""},
+		"timers":               {"true", "jobtimer"},
 		"messages":             {"true", "job1"},
+
+		"processInstanceIds":         {"{pi1},{pi4}", "job1 jobtimer"},
+		"executionId":                {"{pi4}", "jobtimer"},
+		"dueDates":                   {"gt_{halfHour},lt_2100-01-01T00:00:00.000+0000", "jobtimer"},
+		"createTimes":                {"lt_{beforeWait}", "job1"},
+		"exceptionMessage":           {"{message1}", "job1"},
+		"failedActivityId":           {"charge", "job1"},
+		"priorityHigherThanOrEquals": {"5", ""},
+		"priorityLowerThanOrEquals":  {"10", "job1 jobtimer"},
+		"acquired":                   {"true", ""},
+		"active":                     {"true", "job1 jobtimer"},
+		"suspended":                  {"true", ""},
+	},
+	"/job-definition": {
+		"jobDefinitionId":           {"{jobdef1}", "jobdef1"},
+		"activityIdIn":              {"charge,later", "jobdef1 jobdeftimer"},
+		"processDefinitionId":       {"{def-wait}", "jobdeftimer"},
+		"processDefinitionKey":      {"review", "jobdef1"},
+		"jobConfiguration":          {"async-before", "jobdef1"},
+		"active":                    {"true", "jobdef1 jobdeftimer"},
+		"suspended":                 {"true", ""},
+		"withOverridingJobPriority": {"true", ""},
+	},
+	"/execution": {
+		"processInstanceId":            {"{pi4}", "pi4"},
+		"activityId":                   {"pack", "pi3"},
+		"businessKey":                  {"order-2", "pi2"},
+		"processDefinitionId":          {"{def-ship}", "pi3"},
+		"processDefinitionKey":         {"review", "pi1 pi2"},
+		"signalEventSubscriptionName":  {"stop", "pi4"},
+		"messageEventSubscriptionName": {"go", "pi4"},
+		"active":                       {"true", "pi1 pi2 pi3 pi4"},
+		"suspended":                    {"true", ""},
+		"incidentId":                   {"{incident2}", "pi4"},
+		"incidentType":                 {"failedJob", "pi1"},
+		"incidentMessage":              {"manual check", "pi4"},
+		"incidentMessageLike":          {"manual%", "pi4"},
+	},
+	"/event-subscription": {
+		"eventSubscriptionId": {"{sub-go}", "sub-go"},
+		"eventName":           {"stop", "sub-stop"},
+		"eventType":           {"message", "sub-go"},
+		"executionId":         {"{pi4}", "sub-go sub-stop"},
+		"processInstanceId":   {"{pi4}", "sub-go sub-stop"},
+		"activityId":          {"stop", "sub-stop"},
 	},
 	"/incident": {
 		"incidentId":          {"{incident1}", "incident1"},
@@ -201,6 +290,17 @@ var paramCases = map[string]map[string]paramCase{
 		"incidentType":        {"failedJob", "incident1"},
 		"configuration":       {"{job1}", "incident1"},
 		"jobDefinitionId":     {"nope", ""},
+
+		"incidentMessage":         {"manual check", "incident2"},
+		"incidentMessageLike":     {"manual%", "incident2"},
+		"processDefinitionKeyIn":  {"review,nope", "incident1"},
+		"executionId":             {"{pi4}", "incident2"},
+		"incidentTimestampBefore": {"{beforeWait}", "incident1"},
+		"incidentTimestampAfter":  {"{beforeWait}", "incident2"},
+		"failedActivityId":        {"charge", "incident1"},
+		"causeIncidentId":         {"{incident2}", "incident2"},
+		"rootCauseIncidentId":     {"{incident1}", "incident1"},
+		"jobDefinitionIdIn":       {"{jobdef1},nope", "incident1"},
 	},
 	"/history/incident": {
 		"incidentId":          {"{incident1}", "incident1"},
@@ -210,9 +310,18 @@ var paramCases = map[string]map[string]paramCase{
 		"incidentType":        {"failedExternalTask", ""},
 		"configuration":       {"{job1}", "incident1"},
 		"jobDefinitionId":     {"nope", ""},
-		"open":                {"true", "incident1"},
+		"open":                {"true", "incident1 incident2"},
 		"resolved":            {"true", ""},
 		"deleted":             {"true", ""},
+
+		"incidentMessage":        {"manual check", "incident2"},
+		"incidentMessageLike":    {"manual%", "incident2"},
+		"processDefinitionKeyIn": {"wait", "incident2"},
+		"executionId":            {"{pi1}", "incident1"},
+		"failedActivityId":       {"charge", "incident1"},
+		"causeIncidentId":        {"{incident1}", "incident1"},
+		"rootCauseIncidentId":    {"{incident2}", "incident2"},
+		"jobDefinitionIdIn":      {"{jobdef1}", "incident1"},
 	},
 	"/history/activity-instance": {
 		"activityInstanceId":  {"{act3pack}", "act3pack"},
@@ -223,12 +332,12 @@ var paramCases = map[string]map[string]paramCase{
 		"activityName":        {"Check the order", "act1check act2check"},
 		"activityType":        {"serviceTask", "act3pack"},
 		"canceled":            {"true", ""},
-		"finished":            {"true", "act1start act1check act2start act3start"},
-		"unfinished":          {"true", "act2check act3pack"},
+		"finished":            {"true", "act1start act1check act2start act3start act4start"},
+		"unfinished":          {"true", "act2check act3pack act4gw"},
 		"startedBefore":       {"2000-01-01T00:00:00.000+0000", ""},
-		"startedAfter":        {"{between}", "act1start act1check act2start act2check act3start act3pack"},
+		"startedAfter":        {"{between}", "act1start act1check act2start act2check act3start act3pack act4start act4gw"},
 		"finishedBefore":      {"2000-01-01T00:00:00.000+0000", ""},
-		"finishedAfter":       {"{between}", "act1start act1check act2start act3start"},
+		"finishedAfter":       {"{between}", "act1start act1check act2start act3start act4start"},
 	},
 	"/external-task": {
 		"externalTaskId":      {"{ext3}", "ext3"},
@@ -243,6 +352,19 @@ var paramCases = map[string]map[string]paramCase{
 		"noRetriesLeft":       {"true", ""},
 		"suspended":           {"true", ""},
 		"active":              {"true", "ext3"},
+
+		"externalTaskIdIn":           {"{ext3},nope", "ext3"},
+		"executionId":                {"{pi3}", "ext3"},
+		"processInstanceIdIn":        {"{pi1},{pi3}", "ext3"},
+		"processDefinitionKey":       {"ship", "ext3"},
+		"processDefinitionKeyIn":     {"review,wait", ""},
+		"processDefinitionName":      {"Ship", "ext3"},
+		"processDefinitionNameLike":  {"Sh%", "ext3"},
+		"activityIdIn":               {"pack,x", "ext3"},
+		"lockExpirationBefore":       {"{halfHour}", "ext3"},
+		"lockExpirationAfter":        {"{halfHour}", ""},
+		"priorityHigherThanOrEquals": {"5", ""},
+		"priorityLowerThanOrEquals":  {"10", "ext3"},
 	},
 }
 
@@ -426,6 +548,11 @@ var sortCases = map[string]map[string]string{
 	"/history/activity-instance": {"activityInstanceId": "id", "instanceId": "processInstanceId", "executionId": "executionId",
 		"activityId": "activityId", "activityName": "activityName", "activityType": "activityType", "startTime": "startTime",
 		"endTime": "endTime", "duration": "durationInMillis", "definitionId": "processDefinitionId"},
+	"/job-definition": {"jobDefinitionId": "id", "activityId": "activityId", "processDefinitionId": "processDefinitionId",
+		"processDefinitionKey": "processDefinitionKey", "jobType": "jobType", "jobConfiguration": "jobConfiguration"},
+	"/execution": {"instanceId": "processInstanceId", "definitionId": "processInstanceId>/history/process-instance?processInstanceId={}>processDefinitionId",
+		"definitionKey": "processInstanceId>/history/process-instance?processInstanceId={}>processDefinitionKey"},
+	"/event-subscription": {"created": "createdDate"},
 	"/external-task": {"id": "id", "lockExpirationTime": "lockExpirationTime", "processInstanceId": "processInstanceId",
 		"processDefinitionId": "processDefinitionId", "processDefinitionKey": "processDefinitionKey", "taskPriority": "priority"},
 }
@@ -512,7 +639,14 @@ func TestRESTPagingAndSorting(t *testing.T) {
 					}
 					continue
 				}
-				checkSorted(t, r.Path+" by "+by+" asc", out.([]any), member, false)
+				asc := out.([]any)
+				if via, path, ok := strings.Cut(member, ">"); ok {
+					// A member the rows do not show, read where another
+					// resource shows it: member>path with {}>its member.
+					path, member, _ = strings.Cut(path, ">")
+					asc, desc = lookUp(a, asc, via, path), lookUp(a, desc, via, path)
+				}
+				checkSorted(t, r.Path+" by "+by+" asc", asc, member, false)
 				checkSorted(t, r.Path+" by "+by+" desc", desc, member, true)
 			}
 			for by := range sortCases[r.Path] {
@@ -522,6 +656,19 @@ func TestRESTPagingAndSorting(t *testing.T) {
 			}
 		}
 	})
+}
+
+// lookUp is, for each row, the object GET path gives with {} the row's
+// member via (of a list, the first).
+func lookUp(a *api, rows []any, via, path string) []any {
+	out := make([]any, len(rows))
+	for i, r := range rows {
+		out[i] = a.ok(http.StatusOK, "GET", strings.Replace(path, "{}", fmt.Sprint(field(r, via)), 1), nil)
+		if list, ok := out[i].([]any); ok && len(list) > 0 {
+			out[i] = list[0]
+		}
+	}
+	return out
 }
 
 func idsInOrder(rows []any) []string {

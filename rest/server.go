@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/json"
@@ -222,13 +223,14 @@ type route struct {
 	accepts      []string   // the query parameters it honours
 }
 
-// requestError is bad input: 400 with Camunda's InvalidRequestException.
-type requestError struct{ msg string }
+// requestError is bad input: 400 with Camunda's InvalidRequestException,
+// or the exception type typ names.
+type requestError struct{ msg, typ string }
 
 func (e *requestError) Error() string { return e.msg }
 
 func badRequest(format string, args ...any) error {
-	return &requestError{fmt.Sprintf(format, args...)}
+	return &requestError{msg: fmt.Sprintf(format, args...)}
 }
 
 // notFound is an unknown id where Camunda answers 404.
@@ -254,7 +256,7 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	case errors.As(err, &se):
 		writeError(w, http.StatusInternalServerError, se.typ, se.msg)
 	case errors.As(err, &req):
-		writeError(w, http.StatusBadRequest, "InvalidRequestException", req.msg)
+		writeError(w, http.StatusBadRequest, cmp.Or(req.typ, "InvalidRequestException"), req.msg)
 	case isRequestVariable(err), errors.Is(err, bpmnlite.ErrInvalidQuery):
 		writeError(w, http.StatusBadRequest, "InvalidRequestException", err.Error())
 	case errors.As(err, &nf):

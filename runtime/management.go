@@ -153,8 +153,8 @@ func (e *Core) ResolveIncident(ctx context.Context, id string) error {
 				return e.setRetries(cc, j, 1)
 			}
 		}
-		e.deleteIncident(cc, in, persistence.IncidentResolved)
-		return nil
+		// With the incidents it caused in calling instances.
+		return e.endIncidents(cc, persistence.IncidentFilter{ID: in.ID}.Query(), persistence.IncidentResolved)
 	})
 }
 
