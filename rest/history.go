@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"context"
 	"errors"
 	"net/http"
 
@@ -15,7 +16,8 @@ import (
 // them.
 var (
 	historicInstanceJSON = newShape[bpmnlite.HistoricProcessInstance](`id businessKey? processDefinitionId processDefinitionKey
-	startTime endTime durationInMillis=duration() startActivityId endActivityId? deleteReason? superProcessInstanceId? state tenantId:null`)
+	startTime endTime durationInMillis=duration() startActivityId endActivityId? deleteReason? superProcessInstanceId? state tenantId:null
+	removalTime rootProcessInstanceId?`)
 	historicActivityJSON = newShape[bpmnlite.HistoricActivityInstance](`id parentActivityInstanceId activityId activityName? activityType
 	processDefinitionId processInstanceId executionId taskId? calledProcessInstanceId? startTime endTime durationInMillis=duration()
 	canceled tenantId:null`)
@@ -28,8 +30,11 @@ var (
 // historyRoutes: process instances, activity instances, user tasks and
 // incidents in history, and the history cleanup.
 func (h *Handler) historyRoutes() {
-	listRoutes(h, "/history/process-instance", "param", bpmnlite.ProcessInstanceQuery{}, h.eng.ProcessInstances, historicInstanceJSON)
+	h.historicInstanceRoutes()
 	listRoutes(h, "/history/activity-instance", "param", bpmnlite.HistoricActivityQuery{}, h.eng.HistoricActivityInstances, historicActivityJSON)
+	byIDRoute(h, "/history/activity-instance", func(ctx context.Context, id string) ([]*bpmnlite.HistoricActivityInstance, error) {
+		return h.eng.HistoricActivityInstances(ctx, bpmnlite.HistoricActivityQuery{ID: id})
+	}, historicActivityJSON, func(id string) string { return "Historic activity instance with id '" + id + "' does not exist" })
 	listRoutes(h, "/history/task", "param", bpmnlite.HistoricTaskQuery{}, h.eng.HistoricTasks, historicTaskJSON)
 	listRoutes(h, "/history/incident", "param", bpmnlite.HistoricIncidentQuery{}, h.eng.HistoricIncidents, historicIncidentJSON)
 	// Camunda's cleanUpHistoryAsync: the cleanup job, due at once unless

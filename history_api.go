@@ -1,0 +1,46 @@
+package bpmnlite
+
+import (
+	"context"
+
+	"github.com/bpmnlite/bpmnlite/persistence"
+	"github.com/bpmnlite/bpmnlite/runtime"
+)
+
+// The history as Camunda's history service has it: process instances with
+// every filter of Camunda's HistoricProcessInstanceQuery, and the deletion
+// of ended instances' history.
+
+// HistoricProcessInstanceQuery filters process instances in history as
+// Camunda's HistoricProcessInstanceQuery does; zero fields match all. At
+// most one of its states (Active, Suspended, Completed, ...) may be set.
+type HistoricProcessInstanceQuery = persistence.HistoricProcessInstanceFilter
+
+// StateSuspended is the state history shows for a running process instance
+// that is suspended.
+const StateSuspended = persistence.StateSuspended
+
+// HistoricProcessInstances lists process instances, running and ended,
+// from history, in the order they started; a suspended running instance
+// shows the state StateSuspended.
+func (e *Engine) HistoricProcessInstances(ctx context.Context, q HistoricProcessInstanceQuery) ([]*HistoricProcessInstance, error) {
+	return persistence.List(ctx, e.db, q.Query())
+}
+
+// ErrStillRunning: the history of a running process instance cannot be
+// deleted.
+var ErrStillRunning = runtime.ErrStillRunning
+
+// DeleteHistoricProcessInstance removes the history of an ended process
+// instance (its activity instances, tasks, variables, incidents and job
+// log with it). A missing instance is an ErrNotFound unless ifExists; a
+// running one is an ErrStillRunning.
+func (e *Engine) DeleteHistoricProcessInstance(ctx context.Context, id string, ifExists bool) error {
+	return e.rt.DeleteHistoricProcessInstance(ctx, id, ifExists)
+}
+
+// DeleteHistoricVariables removes the variables history keeps of a process
+// instance; a missing instance is an ErrNotFound.
+func (e *Engine) DeleteHistoricVariables(ctx context.Context, processInstanceID string) error {
+	return e.rt.DeleteHistoricVariables(ctx, processInstanceID)
+}

@@ -1,0 +1,134 @@
+package persistence
+
+import (
+	"strings"
+	"time"
+)
+
+// Filters of the history's lists as Camunda's REST API has them. Their
+// conditions on other tables are subqueries (EXISTS or IN), so that a row
+// matches once however many rows of the other table match.
+
+func init() {
+	for name, sql := range map[string]string{
+		// the historic process instance's definition, for sorting
+		"definitionName": "(SELECT name FROM process_definition WHERE process_definition.id = hist_process_instance.process_definition_id)",
+		// the historic incident's definition key, for sorting
+		"incidentDefinitionKey": "(SELECT key FROM process_definition WHERE process_definition.id = hist_incident.process_definition_id)",
+		// an incident of the historic process instance
+		"instanceIncident": "EXISTS (SELECT 1 FROM hist_incident inc WHERE inc.process_instance_id = hist_process_instance.id AND ",
+		// an activity instance of the historic process instance
+		"instanceActivity":  "EXISTS (SELECT 1 FROM hist_activity_instance act WHERE act.process_instance_id = hist_process_instance.id AND ",
+		"instanceSuspended": instanceSuspended,
+		// the historic task's process instance
+		"taskInstance": "process_instance_id IN (SELECT id FROM hist_process_instance WHERE ",
+	} {
+		fragments[name] = sql
+	}
+}
+
+// HistoricProcessInstanceFilter selects process instances in history as
+// Camunda's history resource does, in the order they started. Conditions
+// on incidents and activity instances each hold for some incident or
+// activity instance of the instance (Camunda's join makes several
+// incident conditions hold for one incident together).
+type HistoricProcessInstanceFilter struct {
+	Page                      `sort:"instanceId=id definitionId=process_definition_id definitionKey=process_definition_key definitionName={definitionName} businessKey startTime endTime duration=(end_time-start_time)"`
+	ID                        string     `where:"id" param:"processInstanceId"`
+	IDs                       []string   `where:"id in" param:"processInstanceIds"`
+	IDNotIn                   []string   `where:"id NOT IN (?)" param:"processInstanceIdNotIn"`
+	ProcessDefinitionID       string     `where:"process_definition_id" param:"processDefinitionId"`
+	ProcessDefinitionKey      string     `where:"process_definition_key" param:"processDefinitionKey"`
+	ProcessDefinitionKeyIn    []string   `where:"process_definition_key in" param:"processDefinitionKeyIn"`
+	ProcessDefinitionKeyNotIn []string   `where:"process_definition_key NOT IN (?)" param:"processDefinitionKeyNotIn"`
+	ProcessDefinitionName     string     `where:"process_definition_id IN (SELECT id FROM process_definition WHERE name = ?)" param:"processDefinitionName"`
+	ProcessDefinitionNameLike string     `where:"process_definition_id IN (SELECT id FROM process_definition WHERE name LIKE ?)" param:"processDefinitionNameLike"`
+	BusinessKey               string     `where:"business_key" param:"processInstanceBusinessKey"`
+	BusinessKeyIn             []string   `where:"business_key in" param:"processInstanceBusinessKeyIn"`
+	BusinessKeyLike           string     `where:"business_key like" param:"processInstanceBusinessKeyLike"`
+	RootProcessInstances      bool       `where:"super_process_instance_id IS NULL" param:"rootProcessInstances"`
+	RootProcessInstanceID     string     `where:"root_process_instance_id" param:"rootProcessInstanceId"`
+	SuperProcessInstanceID    string     `where:"super_process_instance_id" param:"superProcessInstanceId"`
+	SubProcessInstanceID      string     `where:"id = (SELECT super_process_instance_id FROM hist_process_instance sub WHERE sub.id = ?)" param:"subProcessInstanceId"`
+	Finished                  bool       `where:"end_time IS NOT NULL" param:"finished"`
+	Unfinished                bool       `where:"end_time IS NULL" param:"unfinished"`
+	StartedBefore             *time.Time `where:"start_time <=" param:"startedBefore"`
+	StartedAfter              *time.Time `where:"start_time >=" param:"startedAfter"`
+	FinishedBefore            *time.Time `where:"end_time <=" param:"finishedBefore"`
+	FinishedAfter             *time.Time `where:"end_time >=" param:"finishedAfter"`
+	// Incidents, open or ended, of the instance.
+	WithIncidents       bool     `where:"{instanceIncident} TRUE)" param:"withIncidents"`
+	WithRootIncidents   bool     `where:"{instanceIncident} inc.id = inc.root_cause_incident_id)" param:"withRootIncidents"`
+	IncidentIDIn        []string `where:"{instanceIncident} inc.id IN (?))" param:"incidentIdIn"`
+	IncidentType        string   `where:"{instanceIncident} inc.type = ?)" param:"incidentType"`
+	IncidentMessage     string   `where:"{instanceIncident} inc.message = ?)" param:"incidentMessage"`
+	IncidentMessageLike string   `where:"{instanceIncident} inc.message LIKE ?)" param:"incidentMessageLike"`
+	// IncidentStatus: "open" (not ended) or "resolved" (ended); another
+	// value asks for any incident, as in Camunda.
+	IncidentStatus string `where:"{instanceIncident} CASE ? WHEN 'open' THEN inc.end_time IS NULL WHEN 'resolved' THEN inc.end_time IS NOT NULL ELSE TRUE END)" param:"incidentStatus"`
+	// Activity instances of the instance.
+	ExecutedActivityAfter  *time.Time `where:"{instanceActivity} (act.start_time >= ? OR act.end_time >= ?))" param:"executedActivityAfter"`
+	ExecutedActivityBefore *time.Time `where:"{instanceActivity} (act.start_time <= ? OR act.end_time <= ?))" param:"executedActivityBefore"`
+	ExecutedActivityIDIn   []string   `where:"{instanceActivity} act.end_time IS NOT NULL AND act.activity_id IN (?))" param:"executedActivityIdIn"`
+	ActiveActivityIDIn     []string   `where:"{instanceActivity} act.end_time IS NULL AND act.activity_id IN (?))" param:"activeActivityIdIn"`
+	// ActivityIDIn: an execution of the running instance is at one of the
+	// activities (Camunda's runtime execution join).
+	ActivityIDIn []string `where:"EXISTS (SELECT 1 FROM execution WHERE execution.process_instance_id = hist_process_instance.id AND NOT execution.is_event_scope AND execution.activity_id IN (?) AND NOT {executionHasChild})" param:"activityIdIn"`
+	// ExecutedJobAfter, ExecutedJobBefore: a job of the instance has a job
+	// log entry (created, failed, succeeded, deleted) in the time; its jobs
+	// are found by their creation entries (indexed by instance).
+	ExecutedJobAfter  *time.Time `where:"EXISTS (SELECT 1 FROM job_log c JOIN job_log j ON j.job_id = c.job_id WHERE c.process_instance_id = hist_process_instance.id AND c.event = {jobLogCreated} AND j.event <> 'locked' AND j.timestamp >= ?)" param:"executedJobAfter"`
+	ExecutedJobBefore *time.Time `where:"EXISTS (SELECT 1 FROM job_log c JOIN job_log j ON j.job_id = c.job_id WHERE c.process_instance_id = hist_process_instance.id AND c.event = {jobLogCreated} AND j.event <> 'locked' AND j.timestamp <= ?)" param:"executedJobBefore"`
+	// WithJobsRetrying: a job of the instance failed and has retries left.
+	WithJobsRetrying bool `where:"EXISTS (SELECT 1 FROM job WHERE job.process_instance_id = hist_process_instance.id AND job.retries > 0 AND job.exception_message IS NOT NULL)" param:"withJobsRetrying"`
+	// The states, at most one of them: Active and Suspended are running
+	// instances as their runtime suspension has them.
+	Active               bool `where:"state = 'ACTIVE' AND NOT {instanceSuspended}" param:"active"`
+	Suspended            bool `where:"state = 'ACTIVE' AND {instanceSuspended}" param:"suspended"`
+	Completed            bool `where:"state = 'COMPLETED'" param:"completed"`
+	ExternallyTerminated bool `where:"state = 'EXTERNALLY_TERMINATED'" param:"externallyTerminated"`
+	InternallyTerminated bool `where:"state = 'INTERNALLY_TERMINATED'" param:"internallyTerminated"`
+}
+
+// instanceSuspended holds for a historic process instance whose running
+// instance is suspended.
+const instanceSuspended = "EXISTS (SELECT 1 FROM execution WHERE execution.id = hist_process_instance.id AND execution.suspension = 2)"
+
+// StateSuspended is the state history shows for a running instance that is
+// suspended.
+const StateSuspended = "SUSPENDED"
+
+// historicInstanceColumns is the hist_process_instance column list with
+// the state of a suspended running instance as SUSPENDED, as Camunda's
+// history has it.
+var historicInstanceColumns = func() string {
+	cols := make([]string, len(HistoricProcessInstanceTable.Columns))
+	for i, col := range HistoricProcessInstanceTable.Columns {
+		cols[i] = col
+		if col == "state" {
+			cols[i] = "CASE WHEN state = 'ACTIVE' AND " + instanceSuspended + " THEN '" + StateSuspended + "' ELSE state END"
+		}
+	}
+	return strings.Join(cols, ", ")
+}()
+
+func (f HistoricProcessInstanceFilter) Query() Query[*HistoricProcessInstance] {
+	states := 0
+	for _, on := range []bool{f.Active, f.Suspended, f.Completed, f.ExternallyTerminated, f.InternallyTerminated} {
+		if on {
+			states++
+		}
+	}
+	if states > 1 {
+		return invalidQuery[*HistoricProcessInstance]("Already querying for historic process instance with another state")
+	}
+	q := filterQuery[*HistoricProcessInstance](f, time.Time{}, "start_time, id")
+	q.columns = historicInstanceColumns
+	return q
+}
+
+// RemoveHistoricVariables deletes the variables history keeps of a process
+// instance.
+func RemoveHistoricVariables(processInstanceID string) []Write {
+	return []Write{newWrite("DELETE FROM hist_variable WHERE process_instance_id = $1", processInstanceID)}
+}
