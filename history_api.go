@@ -44,3 +44,26 @@ func (e *Engine) DeleteHistoricProcessInstance(ctx context.Context, id string, i
 func (e *Engine) DeleteHistoricVariables(ctx context.Context, processInstanceID string) error {
 	return e.rt.DeleteHistoricVariables(ctx, processInstanceID)
 }
+
+// ExternalTaskLogEntry is one event of an external task's life in history:
+// created, failed (a worker's failure, with its error), succeeded or
+// deleted (with its activity or instance, or by a BPMN error).
+type ExternalTaskLogEntry = persistence.ExternalTaskLogEntry
+
+// External task log events (ExternalTaskLogEntry.Event).
+const (
+	ExternalTaskLogCreated   = persistence.ExternalTaskLogCreated
+	ExternalTaskLogFailed    = persistence.ExternalTaskLogFailed
+	ExternalTaskLogSucceeded = persistence.ExternalTaskLogSucceeded
+	ExternalTaskLogDeleted   = persistence.ExternalTaskLogDeleted
+)
+
+// ExternalTaskLogQuery filters the external task log; zero fields match
+// all.
+type ExternalTaskLogQuery = persistence.ExternalTaskLogFilter
+
+// ExternalTaskLog lists external task events in the order they happened.
+// It is written at history level HistoryFull.
+func (e *Engine) ExternalTaskLog(ctx context.Context, q ExternalTaskLogQuery) ([]*ExternalTaskLogEntry, error) {
+	return persistence.List(ctx, e.db, q.Query())
+}

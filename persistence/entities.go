@@ -473,4 +473,13 @@ type JobLogEntry struct {
 	// ExecutionStart is when the run that a succeeded or failed entry
 	// reports began (nil for other events).
 	ExecutionStart *time.Time
+	// The job's, as Camunda's job log has them.
+	ExecutionID           string
+	ProcessDefinitionID   string
+	ProcessDefinitionKey  string
+	DeploymentID          string
+	RootProcessInstanceID string
+	JobDueDate            *time.Time
+	FailedActivityID      string
+	ExceptionStack        string // on a failed entry
 }

@@ -301,10 +301,23 @@ var samples = map[*persistence.Table]sample{
 		full: func() persistence.Entity {
 			return &persistence.JobLogEntry{ID: "l1", JobID: "j1", Event: "failed", Timestamp: at(23, 1), LockOwner: "node1",
 				Retries: 2, Message: "boom", JobDefinitionID: "jd1", ActivityID: "a", ProcessInstanceID: "pi", Priority: 7,
-				ExecutionStart: ptr(at(23, 0))}
+				ExecutionStart: ptr(at(23, 0)), ExecutionID: "e1", ProcessDefinitionID: "p:1:x", ProcessDefinitionKey: "p",
+				DeploymentID: "d1", RootProcessInstanceID: "root", JobDueDate: ptr(at(22, 0)), FailedActivityID: "b",
+				ExceptionStack: "boom\n\tat a"}
 		},
 		sparse: func() persistence.Entity {
 			return &persistence.JobLogEntry{ID: "l2", JobID: "j1", Event: "created", Timestamp: at(23, 2)}
+		},
+	},
+	persistence.ExternalTaskLogTable: {
+		full: func() persistence.Entity {
+			return &persistence.ExternalTaskLogEntry{ID: "el1", ExternalTaskID: "et1", Event: "failed", Timestamp: at(24, 1),
+				Topic: "pack", WorkerID: "w1", Priority: 3, Retries: ptr(2), ErrorMessage: "no box", ErrorDetails: "details",
+				ActivityID: "a", ActivityInstanceID: "a:1", ExecutionID: "e1", ProcessInstanceID: "pi",
+				ProcessDefinitionID: "p:1:x", ProcessDefinitionKey: "p"}
+		},
+		sparse: func() persistence.Entity {
+			return &persistence.ExternalTaskLogEntry{ID: "el2", ExternalTaskID: "et1", Event: "created", Timestamp: at(24, 2)}
 		},
 	},
 }

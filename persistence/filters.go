@@ -376,11 +376,28 @@ func (f HistoricIncidentFilter) Query() Query[*HistoricIncident] {
 // the only ones indexed by instance (job_log_created_process_instance;
 // the literal event lets SQLite use that partial index).
 type JobLogFilter struct {
-	Page              `sort:"timestamp jobId jobDefinitionId"`
-	JobID             string `where:"job_id"`
-	ProcessInstanceID string `where:"job_id IN (SELECT job_id FROM job_log WHERE process_instance_id = ? AND event = {jobLogCreated})"`
-	JobDefinitionID   string `where:"job_definition_id"`
-	Event             string `where:"event"`
+	Page              `sort:"timestamp jobId jobDefinitionId jobDueDate jobRetries=retries jobPriority=priority activityId executionId processInstanceId processDefinitionId processDefinitionKey deploymentId occurrence=id"`
+	JobID             string `where:"job_id" param:"jobId"`
+	ProcessInstanceID string `where:"job_id IN (SELECT job_id FROM job_log WHERE process_instance_id = ? AND event = {jobLogCreated})" param:"processInstanceId"`
+	JobDefinitionID   string `where:"job_definition_id" param:"jobDefinitionId"`
+	// Event: JobLogCreated, ... As Camunda's, the last of its REST flags
+	// given wins.
+	Event string `where:"event" param:"deletionLog=deleted|successLog=succeeded|failureLog=failed|creationLog=created"`
+
+	ID                         string   `where:"id" param:"logId"`
+	ExceptionMessage           string   `where:"message" param:"jobExceptionMessage"`
+	JobDefinitionConfiguration string   `where:"job_definition_id IN (SELECT id FROM job_definition WHERE job_configuration = ?)" param:"jobDefinitionConfiguration"`
+	ActivityIDs                []string `where:"activity_id in" param:"activityIdIn"`
+	FailedActivityIDs          []string `where:"failed_activity_id in" param:"failedActivityIdIn"`
+	ExecutionIDs               []string `where:"execution_id in" param:"executionIdIn"`
+	ProcessDefinitionID        string   `where:"process_definition_id" param:"processDefinitionId"`
+	ProcessDefinitionKey       string   `where:"process_definition_key" param:"processDefinitionKey"`
+	DeploymentID               string   `where:"deployment_id" param:"deploymentId"`
+	PriorityAtMost             *int64   `where:"priority <=" param:"jobPriorityLowerThanOrEquals"`
+	PriorityAtLeast            *int64   `where:"priority >=" param:"jobPriorityHigherThanOrEquals"`
+	// SkipLocked leaves out the entries of jobs being locked by a job
+	// executor, which Camunda's job log does not have.
+	SkipLocked bool `where:"event <> 'locked'"`
 }
 
 func (f JobLogFilter) Query() Query[*JobLogEntry] {

@@ -132,3 +132,29 @@ func (f HistoricProcessInstanceFilter) Query() Query[*HistoricProcessInstance] {
 func RemoveHistoricVariables(processInstanceID string) []Write {
 	return []Write{newWrite("DELETE FROM hist_variable WHERE process_instance_id = $1", processInstanceID)}
 }
+
+// ExternalTaskLogFilter selects external task log entries in the order
+// they were written.
+type ExternalTaskLogFilter struct {
+	Page                 `sort:"timestamp externalTaskId topicName=topic workerId retries priority activityId activityInstanceId executionId processInstanceId processDefinitionId processDefinitionKey"`
+	ID                   string   `where:"id" param:"logId"`
+	ExternalTaskID       string   `where:"external_task_id" param:"externalTaskId"`
+	Topic                string   `where:"topic" param:"topicName"`
+	WorkerID             string   `where:"worker_id" param:"workerId"`
+	ErrorMessage         string   `where:"error_message" param:"errorMessage"`
+	ActivityIDs          []string `where:"activity_id in" param:"activityIdIn"`
+	ActivityInstanceIDs  []string `where:"activity_instance_id in" param:"activityInstanceIdIn"`
+	ExecutionIDs         []string `where:"execution_id in" param:"executionIdIn"`
+	ProcessInstanceID    string   `where:"process_instance_id" param:"processInstanceId"`
+	ProcessDefinitionID  string   `where:"process_definition_id" param:"processDefinitionId"`
+	ProcessDefinitionKey string   `where:"process_definition_key" param:"processDefinitionKey"`
+	PriorityAtMost       *int64   `where:"priority <=" param:"priorityLowerThanOrEquals"`
+	PriorityAtLeast      *int64   `where:"priority >=" param:"priorityHigherThanOrEquals"`
+	// Event: ExternalTaskLogCreated, ... As Camunda's, the last of its
+	// REST flags given wins.
+	Event string `where:"event" param:"deletionLog=deleted|successLog=succeeded|failureLog=failed|creationLog=created"`
+}
+
+func (f ExternalTaskLogFilter) Query() Query[*ExternalTaskLogEntry] {
+	return filterQuery[*ExternalTaskLogEntry](f, time.Time{}, "timestamp, id")
+}

@@ -37,6 +37,7 @@ func (h *Handler) historyRoutes() {
 	}, historicActivityJSON, func(id string) string { return "Historic activity instance with id '" + id + "' does not exist" })
 	listRoutes(h, "/history/task", "param", bpmnlite.HistoricTaskQuery{}, h.eng.HistoricTasks, historicTaskJSON)
 	listRoutes(h, "/history/incident", "param", bpmnlite.HistoricIncidentQuery{}, h.eng.HistoricIncidents, historicIncidentJSON)
+	h.historyLogRoutes()
 	// Camunda's cleanUpHistoryAsync: the cleanup job, due at once unless
 	// immediatelyDue=false.
 	h.handle("POST /history/cleanup", func(w http.ResponseWriter, r *http.Request) error {

@@ -1,6 +1,7 @@
 package rest_test
 
 import (
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -97,5 +98,94 @@ func TestRESTHistoricProcessInstance(t *testing.T) {
 			t.Errorf("GET /history/activity-instance/%s: %v", fx["act2check"], act)
 		}
 		a.wantError(http.StatusNotFound, "GET", "/history/activity-instance/nope", nil, "Historic activity instance with id 'nope' does not exist")
+	})
+}
+
+// text GETs path and returns the status and the body of a text reply.
+func (a *api) text(path string) (int, string) {
+	a.t.Helper()
+	req, _ := http.NewRequestWithContext(a.t.Context(), "GET", a.url+path, nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode == http.StatusOK && resp.Header.Get("Content-Type") != "text/plain" {
+		a.t.Errorf("GET %s: Content-Type %q, want text/plain", path, resp.Header.Get("Content-Type"))
+	}
+	return resp.StatusCode, string(b)
+}
+
+// The job log and the external task log: entries by id, the failure's
+// stack trace and error details, and the external task's events as a
+// worker fails and completes it and as its instance is deleted.
+func TestRESTHistoryLogs(t *testing.T) {
+	eachBackend(t, rest.Options{}, func(t *testing.T, a *api) {
+		fx := seedFixture(t, a)
+		idsOfFixture(t, a, fx)
+
+		failed := a.ok(http.StatusOK, "GET", "/history/job-log/"+fx["jlfailed1"], nil)
+		if field(failed, "jobExceptionMessage") != "card declined" || field(failed, "failureLog") != true || field(failed, "creationLog") != false ||
+			field(failed, "failedActivityId") != "charge" || field(failed, "deploymentId") != fx["deployment1"] || field(failed, "processDefinitionKey") != "review" {
+			t.Errorf("failure entry: %v", failed)
+		}
+		if status, stack := a.text("/history/job-log/" + fx["jlfailed1"] + "/stacktrace"); status != http.StatusOK || !strings.Contains(stack, "card declined") {
+			t.Errorf("stack trace of a failure: %d %q", status, stack)
+		}
+		if status, body := a.text("/history/job-log/" + fx["jlcreated"] + "/stacktrace"); status != http.StatusNoContent || body != "" {
+			t.Errorf("stack trace of a creation: %d %q, want 204", status, body)
+		}
+		a.wantError(http.StatusNotFound, "GET", "/history/job-log/nope", nil, "Historic job log with id nope does not exist")
+		a.wantError(http.StatusNotFound, "GET", "/history/job-log/nope/stacktrace", nil, "No historic job log found with id nope")
+		a.wantError(http.StatusBadRequest, "GET", "/history/job-log?hostname=x", nil, "hostname")
+		a.wantError(http.StatusBadRequest, "GET", "/history/job-log?jobPriorityLowerThanOrEquals=high", nil, "jobPriorityLowerThanOrEquals")
+
+		// The external task fails, is fetched again and completed.
+		a.ok(http.StatusNoContent, "POST", "/external-task/"+fx["ext3"]+"/failure", map[string]any{
+			"workerId": "w1", "errorMessage": "no box", "errorDetails": "out of boxes", "retries": 1, "retryTimeout": 0})
+		logs := a.ok(http.StatusOK, "GET", "/history/external-task-log?failureLog=true", nil).([]any)
+		if len(logs) != 1 || field(logs[0], "errorMessage") != "no box" || field(logs[0], "retries") != 1.0 ||
+			field(logs[0], "workerId") != "w1" || field(logs[0], "externalTaskId") != fx["ext3"] {
+			t.Fatalf("failure entries: %v", logs)
+		}
+		failure := field(logs[0], "id").(string)
+		if status, details := a.text("/history/external-task-log/" + failure + "/error-details"); status != http.StatusOK || details != "out of boxes" {
+			t.Errorf("error details of the failure: %d %q", status, details)
+		}
+		if status, _ := a.text("/history/external-task-log/" + fx["etl3created"] + "/error-details"); status != http.StatusNoContent {
+			t.Errorf("error details of the creation: %d, want 204", status)
+		}
+		a.wantError(http.StatusNotFound, "GET", "/history/external-task-log/nope/error-details", nil, "No historic external task log found with id nope")
+		a.wantError(http.StatusNotFound, "GET", "/history/external-task-log/nope", nil, "Historic external task log with id nope does not exist")
+		if got := a.ok(http.StatusOK, "GET", "/history/external-task-log/"+failure, nil); field(got, "failureLog") != true || field(got, "topicName") != "packing" {
+			t.Errorf("GET the failure entry: %v", got)
+		}
+		a.ok(http.StatusOK, "POST", "/external-task/fetchAndLock", map[string]any{
+			"workerId": "w1", "maxTasks": 1, "topics": []any{map[string]any{"topicName": "packing", "lockDuration": 600000}}})
+		a.ok(http.StatusNoContent, "POST", "/external-task/"+fx["ext3"]+"/complete", map[string]any{"workerId": "w1"})
+		if n := field(a.ok(http.StatusOK, "GET", "/history/external-task-log/count?successLog=true&externalTaskId="+fx["ext3"], nil), "count"); n != 1.0 {
+			t.Errorf("success entries: %v, want 1", n)
+		}
+
+		// A deleted instance's external task is logged deleted.
+		pi := field(a.ok(http.StatusOK, "POST", "/process-definition/key/ship/start", map[string]any{}), "id").(string)
+		a.ok(http.StatusNoContent, "DELETE", "/process-instance/"+pi, nil)
+		deleted := a.ok(http.StatusOK, "POST", "/history/external-task-log", map[string]any{"processInstanceId": pi, "deletionLog": true}).([]any)
+		if len(deleted) != 1 || field(deleted[0], "activityId") != "pack" {
+			t.Errorf("deletion entries of the deleted instance: %v", deleted)
+		}
+		events := a.ok(http.StatusOK, "GET", "/history/external-task-log?processInstanceId="+fx["pi3"]+"&sortBy=timestamp&sortOrder=asc", nil).([]any)
+		var seq []string
+		for _, e := range events {
+			for _, flag := range []string{"creationLog", "failureLog", "successLog", "deletionLog"} {
+				if field(e, flag) == true {
+					seq = append(seq, flag)
+				}
+			}
+		}
+		if strings.Join(seq, " ") != "creationLog failureLog successLog" {
+			t.Errorf("events of the external task: %v", seq)
+		}
 	})
 }

@@ -292,6 +292,45 @@ var paramCases = map[string]map[string]paramCase{
 		"finishedAfter":       {"{between}", "act1start act1check act2start act3start"},
 		"taskAssignee":        {"bob", "act2check"},
 	},
+	"/history/job-log": {
+		"logId":                         {"{jlfailed2}", "jlfailed2"},
+		"jobId":                         {"{job1}", "jlcreated jlfailed1 jlfailed2 jlfailed3"},
+		"jobExceptionMessage":           {"card declined", "jlfailed1 jlfailed2 jlfailed3"},
+		"jobDefinitionId":               {"{jobdef1}", "jlcreated jlfailed1 jlfailed2 jlfailed3"},
+		"jobDefinitionConfiguration":    {"async-before", "jlcreated jlfailed1 jlfailed2 jlfailed3"},
+		"activityIdIn":                  {"charge,nope", "jlcreated jlfailed1 jlfailed2 jlfailed3"},
+		"failedActivityIdIn":            {"charge,nope", "jlfailed1 jlfailed2 jlfailed3"},
+		"executionIdIn":                 {"{pi1},nope", "jlcreated jlfailed1 jlfailed2 jlfailed3"},
+		"processInstanceId":             {"{pi1}", "jlcreated jlfailed1 jlfailed2 jlfailed3"},
+		"processDefinitionId":           {"{def-ship}", ""},
+		"processDefinitionKey":          {"review", "jlcreated jlfailed1 jlfailed2 jlfailed3"},
+		"deploymentId":                  {"{deployment2}", ""},
+		"jobPriorityLowerThanOrEquals":  {"5", "jlcreated jlfailed1 jlfailed2 jlfailed3"},
+		"jobPriorityHigherThanOrEquals": {"2", ""},
+		"creationLog":                   {"true", "jlcreated"},
+		"failureLog":                    {"true", "jlfailed1 jlfailed2 jlfailed3"},
+		"successLog":                    {"true", ""},
+		"deletionLog":                   {"true", ""},
+	},
+	"/history/external-task-log": {
+		"logId":                      {"{etl3created}", "etl3created"},
+		"externalTaskId":             {"{ext3}", "etl3created"},
+		"topicName":                  {"packing", "etl3created"},
+		"workerId":                   {"w1", ""},
+		"errorMessage":               {"card declined", ""},
+		"activityIdIn":               {"pack,nope", "etl3created"},
+		"activityInstanceIdIn":       {"{act3pack}", "etl3created"},
+		"executionIdIn":              {"{pi3}", "etl3created"},
+		"processInstanceId":          {"{pi1}", ""},
+		"processDefinitionId":        {"{def-ship}", "etl3created"},
+		"processDefinitionKey":       {"review", ""},
+		"priorityLowerThanOrEquals":  {"5", "etl3created"},
+		"priorityHigherThanOrEquals": {"2", ""},
+		"creationLog":                {"true", "etl3created"},
+		"failureLog":                 {"true", ""},
+		"successLog":                 {"true", ""},
+		"deletionLog":                {"true", ""},
+	},
 	"/external-task": {
 		"externalTaskId":      {"{ext3}", "ext3"},
 		"topicName":           {"packing", "ext3"},
@@ -437,6 +476,21 @@ func idsOfFixture(t *testing.T, a *api, fx fixture) fixtureIDs {
 		name := "act" + strings.TrimPrefix(pi, "pi") + field(h, "activityId").(string)
 		ids[field(h, "id").(string)], fx[name] = name, field(h, "id").(string)
 	}
+	// The job log: jlcreated, jlfailed1, ...; the external task log:
+	// etl<instance><event>.
+	failed := 0
+	for _, l := range a.ok(http.StatusOK, "GET", "/history/job-log", nil).([]any) {
+		name := "jlcreated"
+		if field(l, "failureLog") == true {
+			failed++
+			name = "jlfailed" + strconv.Itoa(failed)
+		}
+		ids[field(l, "id").(string)], fx[name] = name, field(l, "id").(string)
+	}
+	for _, l := range a.ok(http.StatusOK, "GET", "/history/external-task-log", nil).([]any) {
+		name := "etl" + strings.TrimPrefix(ids[field(l, "processInstanceId").(string)], "pi") + "created"
+		ids[field(l, "id").(string)], fx[name] = name, field(l, "id").(string)
+	}
 	return ids
 }
 
@@ -482,6 +536,14 @@ var sortCases = map[string]map[string]string{
 	"/history/activity-instance": {"activityInstanceId": "id", "instanceId": "processInstanceId", "executionId": "executionId",
 		"activityId": "activityId", "activityName": "activityName", "activityType": "activityType", "startTime": "startTime",
 		"endTime": "endTime", "duration": "durationInMillis", "definitionId": "processDefinitionId"},
+	"/history/job-log": {"timestamp": "timestamp", "jobId": "jobId", "jobDefinitionId": "jobDefinitionId", "jobDueDate": "jobDueDate",
+		"jobRetries": "jobRetries", "jobPriority": "jobPriority", "activityId": "activityId", "executionId": "executionId",
+		"processInstanceId": "processInstanceId", "processDefinitionId": "processDefinitionId", "processDefinitionKey": "processDefinitionKey",
+		"deploymentId": "deploymentId", "occurrence": "-"},
+	"/history/external-task-log": {"timestamp": "timestamp", "externalTaskId": "externalTaskId", "topicName": "topicName", "workerId": "workerId",
+		"retries": "retries", "priority": "priority", "activityId": "activityId", "activityInstanceId": "activityInstanceId",
+		"executionId": "executionId", "processInstanceId": "processInstanceId", "processDefinitionId": "processDefinitionId",
+		"processDefinitionKey": "processDefinitionKey"},
 	"/external-task": {"id": "id", "lockExpirationTime": "lockExpirationTime", "processInstanceId": "processInstanceId",
 		"processDefinitionId": "processDefinitionId", "processDefinitionKey": "processDefinitionKey", "taskPriority": "priority"},
 }

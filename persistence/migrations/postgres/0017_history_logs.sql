@@ -1,0 +1,34 @@
+-- The job log as Camunda's history shows it: each entry carries the job's
+-- execution, definition, deployment, due date, the activity where it
+-- failed and, on a failure entry, the stack trace.
+ALTER TABLE job_log ADD COLUMN execution_id text;
+ALTER TABLE job_log ADD COLUMN process_definition_id text;
+ALTER TABLE job_log ADD COLUMN process_definition_key text;
+ALTER TABLE job_log ADD COLUMN deployment_id text;
+ALTER TABLE job_log ADD COLUMN root_process_instance_id text;
+ALTER TABLE job_log ADD COLUMN job_due_date timestamptz;
+ALTER TABLE job_log ADD COLUMN failed_activity_id text;
+ALTER TABLE job_log ADD COLUMN exception_stack text;
+
+-- The external task log: an entry when an external task is created, fails,
+-- succeeds or is deleted, as Camunda's ACT_HI_EXT_TASK_LOG.
+CREATE TABLE external_task_log (
+    id                     text PRIMARY KEY,
+    external_task_id       text NOT NULL,
+    event                  text NOT NULL,
+    timestamp              timestamptz NOT NULL,
+    topic                  text,
+    worker_id              text,
+    priority               bigint NOT NULL,
+    retries                integer,
+    error_message          text,
+    error_details          text,
+    activity_id            text,
+    activity_instance_id   text,
+    execution_id           text,
+    process_instance_id    text,
+    process_definition_id  text,
+    process_definition_key text
+);
+CREATE INDEX external_task_log_task ON external_task_log (external_task_id);
+CREATE INDEX external_task_log_process_instance ON external_task_log (process_instance_id);

@@ -1,0 +1,34 @@
+-- The job log as Camunda's history shows it: each entry carries the job's
+-- execution, definition, deployment, due date, the activity where it
+-- failed and, on a failure entry, the stack trace.
+ALTER TABLE job_log ADD COLUMN execution_id TEXT;
+ALTER TABLE job_log ADD COLUMN process_definition_id TEXT;
+ALTER TABLE job_log ADD COLUMN process_definition_key TEXT;
+ALTER TABLE job_log ADD COLUMN deployment_id TEXT;
+ALTER TABLE job_log ADD COLUMN root_process_instance_id TEXT;
+ALTER TABLE job_log ADD COLUMN job_due_date INTEGER;
+ALTER TABLE job_log ADD COLUMN failed_activity_id TEXT;
+ALTER TABLE job_log ADD COLUMN exception_stack TEXT;
+
+-- The external task log: an entry when an external task is created, fails,
+-- succeeds or is deleted, as Camunda's ACT_HI_EXT_TASK_LOG.
+CREATE TABLE external_task_log (
+    id                     TEXT PRIMARY KEY,
+    external_task_id       TEXT NOT NULL,
+    event                  TEXT NOT NULL,
+    timestamp              INTEGER NOT NULL,
+    topic                  TEXT,
+    worker_id              TEXT,
+    priority               INTEGER NOT NULL,
+    retries                INTEGER,
+    error_message          TEXT,
+    error_details          TEXT,
+    activity_id            TEXT,
+    activity_instance_id   TEXT,
+    execution_id           TEXT,
+    process_instance_id    TEXT,
+    process_definition_id  TEXT,
+    process_definition_key TEXT
+) STRICT;
+CREATE INDEX external_task_log_task ON external_task_log (external_task_id);
+CREATE INDEX external_task_log_process_instance ON external_task_log (process_instance_id);
