@@ -52,7 +52,9 @@ func (h *Handler) historyLogRoutes() {
 	listRoutes(h, "/history/external-task-log", "param", bpmnlite.ExternalTaskLogQuery{}, h.eng.ExternalTaskLog, externalTaskLogJSON)
 	byIDRoute(h, "/history/external-task-log", taskLogByID, externalTaskLogJSON, func(id string) string { return "Historic external task log with id " + id + " does not exist" })
 	textRoute(h, "/history/external-task-log/{id}/error-details", taskLogByID, func(l *bpmnlite.ExternalTaskLogEntry) string { return l.ErrorDetails },
-		func(id string) string { return "No historic external task log found with id " + id + ": historicExternalTaskLog is null" })
+		func(id string) string {
+			return "No historic external task log found with id " + id + ": historicExternalTaskLog is null"
+		})
 }
 
 // textRoute registers GET path: the text of the row find gives for the
