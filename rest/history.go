@@ -51,4 +51,30 @@ func (h *Handler) historyRoutes() {
 		writeJSON(w, http.StatusOK, jobJSON.of(js[0]))
 		return nil
 	}, "immediatelyDue")
+	// The one cleanup job, alone and as a list (Camunda may run several),
+	// 404 while there is none; Camunda's RestException.
+	cleanupJob := func(w http.ResponseWriter, r *http.Request, answer func(*bpmnlite.Job) any, missing string) error {
+		js, err := h.eng.Jobs(r.Context(), bpmnlite.JobQuery{ID: bpmnlite.HistoryCleanupJobID})
+		if err != nil {
+			return err
+		}
+		if len(js) == 0 {
+			writeError(w, http.StatusNotFound, "RestException", missing)
+			return nil
+		}
+		writeJSON(w, http.StatusOK, answer(js[0]))
+		return nil
+	}
+	h.handle("GET /history/cleanup/job", func(w http.ResponseWriter, r *http.Request) error {
+		return cleanupJob(w, r, func(j *bpmnlite.Job) any { return jobJSON.of(j) }, "History cleanup job does not exist")
+	})
+	h.handle("GET /history/cleanup/jobs", func(w http.ResponseWriter, r *http.Request) error {
+		return cleanupJob(w, r, func(j *bpmnlite.Job) any { return jobJSON.list([]*bpmnlite.Job{j}) }, "History cleanup jobs are empty")
+	})
+	// bpmnlite's cleanup has no batch window: it runs whenever its job is
+	// due, and is always enabled.
+	h.handle("GET /history/cleanup/configuration", func(w http.ResponseWriter, r *http.Request) error {
+		writeJSON(w, http.StatusOK, map[string]any{"batchWindowStartTime": nil, "batchWindowEndTime": nil, "enabled": true})
+		return nil
+	})
 }

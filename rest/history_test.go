@@ -189,3 +189,26 @@ func TestRESTHistoryLogs(t *testing.T) {
 		}
 	})
 }
+
+// The history cleanup job, its list form and the cleanup configuration.
+func TestRESTHistoryCleanupJob(t *testing.T) {
+	eachBackend(t, rest.Options{}, func(t *testing.T, a *api) {
+		status, out := a.call("GET", "/history/cleanup/job", nil)
+		if status != http.StatusNotFound || field(out, "type") != "RestException" || field(out, "message") != "History cleanup job does not exist" {
+			t.Errorf("cleanup job before any: %d %v", status, out)
+		}
+		a.wantError(http.StatusNotFound, "GET", "/history/cleanup/jobs", nil, "History cleanup jobs are empty")
+		scheduled := a.ok(http.StatusOK, "POST", "/history/cleanup?immediatelyDue=false", nil)
+		job := a.ok(http.StatusOK, "GET", "/history/cleanup/job", nil)
+		if field(job, "id") != field(scheduled, "id") {
+			t.Errorf("cleanup job %v, scheduled %v", job, scheduled)
+		}
+		if jobs := a.ok(http.StatusOK, "GET", "/history/cleanup/jobs", nil).([]any); len(jobs) != 1 || field(jobs[0], "id") != field(job, "id") {
+			t.Errorf("cleanup jobs: %v", jobs)
+		}
+		conf := a.ok(http.StatusOK, "GET", "/history/cleanup/configuration", nil)
+		if field(conf, "enabled") != true || field(conf, "batchWindowStartTime") != nil {
+			t.Errorf("cleanup configuration: %v", conf)
+		}
+	})
+}
