@@ -67,3 +67,32 @@ type ExternalTaskLogQuery = persistence.ExternalTaskLogFilter
 func (e *Engine) ExternalTaskLog(ctx context.Context, q ExternalTaskLogQuery) ([]*ExternalTaskLogEntry, error) {
 	return persistence.List(ctx, e.db, q.Query())
 }
+
+// CleanableReportQuery selects the process definitions of the cleanable
+// process instance report; zero fields select all.
+type CleanableReportQuery = persistence.CleanableReportFilter
+
+// CleanableReportRow is one process definition in the cleanable process
+// instance report: its finished instances, and those whose history the
+// cleanup may remove now.
+type CleanableReportRow = persistence.CleanableReportRow
+
+// CleanableProcessInstanceReport counts, per process definition q selects,
+// the finished process instances and those whose removal time has come.
+func (e *Engine) CleanableProcessInstanceReport(ctx context.Context, q CleanableReportQuery) ([]*CleanableReportRow, error) {
+	return persistence.CleanableReport(ctx, e.db, q, e.Now())
+}
+
+// HistoricActivityStatisticsQuery asks for the statistics of a process
+// definition's activities in history.
+type HistoricActivityStatisticsQuery = persistence.HistoricActivityStatisticsQuery
+
+// HistoricActivityStatistics is what history holds of one activity: its
+// running, finished and canceled instances and its incidents by state.
+type HistoricActivityStatistics = persistence.HistoricActivityStatistics
+
+// HistoricActivityStatistics lists, per activity of a process definition
+// that history has instances (or incidents) of, what q asks for.
+func (e *Engine) HistoricActivityStatistics(ctx context.Context, q HistoricActivityStatisticsQuery) ([]*HistoricActivityStatistics, error) {
+	return persistence.ActivityStatistics(ctx, e.db, q)
+}

@@ -1,6 +1,7 @@
 package rest_test
 
 import (
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -209,6 +210,70 @@ func TestRESTHistoryCleanupJob(t *testing.T) {
 		conf := a.ok(http.StatusOK, "GET", "/history/cleanup/configuration", nil)
 		if field(conf, "enabled") != true || field(conf, "batchWindowStartTime") != nil {
 			t.Errorf("cleanup configuration: %v", conf)
+		}
+	})
+}
+
+// fixtureKept ends at once; its history may be removed as soon as it ends.
+const fixtureKept = `<?xml version="1.0" encoding="UTF-8"?>
+<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:camunda="http://camunda.org/schema/1.0/bpmn" targetNamespace="t">
+  <process id="brief" name="Brief" isExecutable="true" camunda:historyTimeToLive="0">
+    <startEvent id="start"/><sequenceFlow id="f1" sourceRef="start" targetRef="end"/><endEvent id="end"/>
+  </process>
+</definitions>`
+
+// The cleanable process instance report counts finished instances and
+// those whose removal time has come; the activity statistics count an
+// activity's running, finished and canceled instances and its incidents.
+func TestRESTHistoryReports(t *testing.T) {
+	eachBackend(t, rest.Options{}, func(t *testing.T, a *api) {
+		fx := seedFixture(t, a)
+		a.ok(http.StatusOK, "POST", "/deployment/create", deployment("brief", map[string]string{"brief.bpmn": fixtureKept}))
+		for range 2 {
+			a.ok(http.StatusOK, "POST", "/process-definition/key/brief/start", map[string]any{})
+		}
+		const report = "/history/process-definition/cleanable-process-instance-report"
+		rows := a.ok(http.StatusOK, "GET", report+"?compact=true", nil).([]any)
+		if len(rows) != 1 || field(rows[0], "processDefinitionKey") != "brief" || field(rows[0], "finishedProcessInstanceCount") != 2.0 ||
+			field(rows[0], "cleanableProcessInstanceCount") != 2.0 || field(rows[0], "historyTimeToLive") != 0.0 ||
+			field(rows[0], "processDefinitionName") != "Brief" || field(rows[0], "processDefinitionVersion") != 1.0 {
+			t.Errorf("compact report: %v", rows)
+		}
+		if n := field(a.ok(http.StatusOK, "GET", report+"/count", nil), "count"); n != 3.0 {
+			t.Errorf("report count: %v, want 3 definitions", n)
+		}
+		byFinished := a.ok(http.StatusOK, "GET", report+"?sortBy=finished&sortOrder=desc", nil).([]any)
+		if len(byFinished) != 3 || field(byFinished[0], "processDefinitionKey") != "brief" || field(byFinished[1], "cleanableProcessInstanceCount") != 0.0 {
+			t.Errorf("report by finished: %v", byFinished)
+		}
+		a.wantError(http.StatusBadRequest, "GET", report+"?tenantIdIn=a", nil, "tenantIdIn")
+
+		stats := "/history/process-definition/" + fx["def-review"] + "/statistics"
+		got := func(query string) string {
+			var out []string
+			for _, s := range a.ok(http.StatusOK, "GET", stats+query, nil).([]any) {
+				out = append(out, fmt.Sprintf("%v:%v/%v/%v/%v", field(s, "id"), field(s, "instances"), field(s, "finished"), field(s, "canceled"), field(s, "openIncidents")))
+			}
+			return strings.Join(out, " ")
+		}
+		for query, want := range map[string]string{
+			"":               "check:1/0/0/0",
+			"?finished=true": "check:1/1/0/0 start:0/2/0/0",
+			"?finished=true&sortBy=activityId&sortOrder=desc": "start:0/2/0/0 check:1/1/0/0",
+			"?incidents=true": "charge:0/0/0/1 check:1/0/0/0",
+			"?finished=true&canceled=true&processInstanceIdIn=" + fx["pi1"]: "check:0/1/0/0 start:0/1/0/0",
+			"?finished=true&startedAfter=2100-01-01T00:00:00.000%2B0000":      "",
+			"?finished=true&startedBefore=2100-01-01T00:00:00.000%2B0000":     "check:1/1/0/0 start:0/2/0/0",
+		} {
+			if g := got(query); g != want {
+				t.Errorf("statistics%s: %q, want %q", query, g, want)
+			}
+		}
+		a.wantError(http.StatusBadRequest, "GET", stats+"?sortBy=nope&sortOrder=asc", nil, "sortBy")
+		a.wantError(http.StatusBadRequest, "GET", stats+"?completeScope=true", nil, "completeScope")
+		a.wantError(http.StatusBadRequest, "GET", stats+"?finished=often", nil, "finished")
+		if none := a.ok(http.StatusOK, "GET", "/history/process-definition/nope/statistics", nil).([]any); len(none) != 0 {
+			t.Errorf("statistics of an unknown definition: %v", none)
 		}
 	})
 }
