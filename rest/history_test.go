@@ -262,8 +262,8 @@ func TestRESTHistoryReports(t *testing.T) {
 			"?finished=true&sortBy=activityId&sortOrder=desc": "start:0/2/0/0 check:1/1/0/0",
 			"?incidents=true": "charge:0/0/0/1 check:1/0/0/0",
 			"?finished=true&canceled=true&processInstanceIdIn=" + fx["pi1"]: "check:0/1/0/0 start:0/1/0/0",
-			"?finished=true&startedAfter=2100-01-01T00:00:00.000%2B0000":      "",
-			"?finished=true&startedBefore=2100-01-01T00:00:00.000%2B0000":     "check:1/1/0/0 start:0/2/0/0",
+			"?finished=true&startedAfter=2100-01-01T00:00:00.000%2B0000":    "",
+			"?finished=true&startedBefore=2100-01-01T00:00:00.000%2B0000":   "check:1/1/0/0 start:0/2/0/0",
 		} {
 			if g := got(query); g != want {
 				t.Errorf("statistics%s: %q, want %q", query, g, want)
