@@ -96,3 +96,20 @@ type HistoricActivityStatistics = persistence.HistoricActivityStatistics
 func (e *Engine) HistoricActivityStatistics(ctx context.Context, q HistoricActivityStatisticsQuery) ([]*HistoricActivityStatistics, error) {
 	return persistence.ActivityStatistics(ctx, e.db, q)
 }
+
+// HistoricDetail is a value a variable was given, kept as history at
+// history level HistoryFull (Camunda's historic variable update); its
+// value is DetailValue's.
+type HistoricDetail = persistence.HistoricDetail
+
+// HistoricDetailQuery filters historic details; zero fields match all.
+type HistoricDetailQuery = persistence.HistoricDetailFilter
+
+// HistoricDetails lists the values variables were given, in the order they
+// were given.
+func (e *Engine) HistoricDetails(ctx context.Context, q HistoricDetailQuery) ([]*HistoricDetail, error) {
+	return persistence.List(ctx, e.db, q.Query())
+}
+
+// DetailValue is the value a historic detail records.
+func DetailValue(d *HistoricDetail) (any, error) { return runtime.DecodeVariable(d.Value()) }

@@ -309,6 +309,21 @@ var samples = map[*persistence.Table]sample{
 			return &persistence.JobLogEntry{ID: "l2", JobID: "j1", Event: "created", Timestamp: at(23, 2)}
 		},
 	},
+	persistence.HistoricDetailTable: {
+		full: func() persistence.Entity {
+			return &persistence.HistoricDetail{ID: "hd1", Rev: 1, Name: "amount", Type: "long",
+				ExecutionID: "e1", ProcessInstanceID: "pi", TaskID: "t1", Text: "x", Long: 5, Double: 1.5, ValueTime: at(25, 0), Bytes: []byte{1},
+				VariableInstanceID: "v1", ProcessDefinitionID: "p:1:x", ProcessDefinitionKey: "p", ActivityInstanceID: "a:1",
+				Time: at(25, 1), Revision: 2, Initial: true}
+		},
+		sparse: func() persistence.Entity {
+			return &persistence.HistoricDetail{ID: "hd2", Name: "n", Type: "null", Time: at(25, 2)}
+		},
+		modify: func(e persistence.Entity) {
+			d := e.(*persistence.HistoricDetail)
+			d.Long, d.Revision, d.Initial = 6, 3, false
+		},
+	},
 	persistence.ExternalTaskLogTable: {
 		full: func() persistence.Entity {
 			return &persistence.ExternalTaskLogEntry{ID: "el1", ExternalTaskID: "et1", Event: "failed", Timestamp: at(24, 1),

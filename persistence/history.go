@@ -51,3 +51,46 @@ func ExternalTaskLogOf(id string, task *ExternalTask, event string, now time.Tim
 	}
 	return l
 }
+
+// HistoricDetail is a value a variable was given, kept as history (at
+// history level full): Camunda's historic variable update. Its value
+// columns are a Variable's (see Value).
+type HistoricDetail struct {
+	ID                   string // the detail's own
+	Rev                  int
+	Name                 string
+	Type                 string
+	ExecutionID          string
+	ProcessInstanceID    string
+	TaskID               string
+	Text                 string    `db:"text_value"`
+	Long                 int64     `db:"long_value"`
+	Double               float64   `db:"double_value"`
+	ValueTime            time.Time `db:"time_value"`
+	Bytes                []byte    `db:"bytes_value"`
+	VariableInstanceID   string    // the variable's id
+	ProcessDefinitionID  string
+	ProcessDefinitionKey string
+	ActivityInstanceID   string // of the variable's execution when set
+	Time                 time.Time
+	Revision             int  // the variable's writes before this one
+	Initial              bool // set as the process instance started
+}
+
+var HistoricDetailTable = newTable[HistoricDetail]("hist_detail", orderHistory)
+
+func (e *HistoricDetail) row() (*Table, addr) { return HistoricDetailTable, addr(e) }
+
+// DetailOf is the detail of the value variable r was just given.
+func DetailOf(id string, r *Variable, at time.Time) *HistoricDetail {
+	return &HistoricDetail{ID: id, Rev: 1, Name: r.Name, Type: r.Type, ExecutionID: r.ExecutionID,
+		ProcessInstanceID: r.ProcessInstanceID, TaskID: r.TaskID, Text: r.Text, Long: r.Long, Double: r.Double,
+		ValueTime: r.Time, Bytes: r.Bytes, VariableInstanceID: r.ID, Time: at}
+}
+
+// Value is the detail's value as a variable of its name holds it.
+func (d *HistoricDetail) Value() *Variable {
+	return &Variable{ID: d.VariableInstanceID, Name: d.Name, Type: d.Type, ExecutionID: d.ExecutionID,
+		ProcessInstanceID: d.ProcessInstanceID, TaskID: d.TaskID, Text: d.Text, Long: d.Long, Double: d.Double,
+		Time: d.ValueTime, Bytes: d.Bytes}
+}

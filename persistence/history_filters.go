@@ -128,9 +128,10 @@ func (f HistoricProcessInstanceFilter) Query() Query[*HistoricProcessInstance] {
 }
 
 // RemoveHistoricVariables deletes the variables history keeps of a process
-// instance.
+// instance, and their updates.
 func RemoveHistoricVariables(processInstanceID string) []Write {
-	return []Write{newWrite("DELETE FROM hist_variable WHERE process_instance_id = $1", processInstanceID)}
+	return []Write{newWrite("DELETE FROM hist_variable WHERE process_instance_id = $1", processInstanceID),
+		newWrite("DELETE FROM hist_detail WHERE process_instance_id = $1", processInstanceID)}
 }
 
 // ExternalTaskLogFilter selects external task log entries in the order
@@ -157,4 +158,37 @@ type ExternalTaskLogFilter struct {
 
 func (f ExternalTaskLogFilter) Query() Query[*ExternalTaskLogEntry] {
 	return filterQuery[*ExternalTaskLogEntry](f, time.Time{}, "timestamp, id")
+}
+
+// HistoricDetailFilter selects historic details (variable updates) in the
+// order they were written. TaskID, when set, overrides ExcludeTaskDetails,
+// as in Camunda.
+type HistoricDetailFilter struct {
+	Page               `sort:"processInstanceId variableName=name variableType=type variableRevision=revision time occurrence=id"`
+	ID                 string     `where:"id"`
+	ProcessInstanceID  string     `where:"process_instance_id" param:"processInstanceId"`
+	ProcessInstanceIDs []string   `where:"process_instance_id in" param:"processInstanceIdIn"`
+	ExecutionID        string     `where:"execution_id" param:"executionId"`
+	TaskID             string     `where:"task_id" param:"taskId"`
+	ActivityInstanceID string     `where:"activity_instance_id" param:"activityInstanceId"`
+	VariableInstanceID string     `where:"variable_instance_id" param:"variableInstanceId"`
+	VariableNameLike   string     `where:"UPPER(name) LIKE UPPER(?)" param:"variableNameLike"`
+	ExcludeTaskDetails bool       `where:"task_id IS NULL" param:"excludeTaskDetails"`
+	Initial            bool       `where:"initial" param:"initial"`
+	OccurredBefore     *time.Time `where:"time <=" param:"occurredBefore"`
+	OccurredAfter      *time.Time `where:"time >=" param:"occurredAfter"`
+	// VariableUpdates: only variable updates, which all details are;
+	// FormFields: only submitted form fields, which none are.
+	VariableUpdates bool `where:"TRUE" param:"variableUpdates"`
+	FormFields      bool `where:"FALSE" param:"formFields"`
+	// DeserializeValues changes nothing: values are stored as they are
+	// read (no serialized objects).
+	DeserializeValues bool `param:"deserializeValues"`
+}
+
+func (f HistoricDetailFilter) Query() Query[*HistoricDetail] {
+	if f.TaskID != "" {
+		f.ExcludeTaskDetails = false
+	}
+	return filterQuery[*HistoricDetail](f, time.Time{}, "time, id")
 }

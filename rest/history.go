@@ -39,6 +39,7 @@ func (h *Handler) historyRoutes() {
 	listRoutes(h, "/history/incident", "param", bpmnlite.HistoricIncidentQuery{}, h.eng.HistoricIncidents, historicIncidentJSON)
 	h.historyLogRoutes()
 	h.historyReportRoutes()
+	h.historicDetailRoutes()
 	// Camunda's cleanUpHistoryAsync: the cleanup job, due at once unless
 	// immediatelyDue=false.
 	h.handle("POST /history/cleanup", func(w http.ResponseWriter, r *http.Request) error {

@@ -277,3 +277,53 @@ func TestRESTHistoryReports(t *testing.T) {
 		}
 	})
 }
+
+// Historic details: each value a variable was given, by id with its typed
+// value, binary data, the start variables marked initial, and removed with
+// the instance's historic variables.
+func TestRESTHistoricDetail(t *testing.T) {
+	eachBackend(t, rest.Options{}, func(t *testing.T, a *api) {
+		fx := seedFixture(t, a)
+		idsOfFixture(t, a, fx)
+		got := a.ok(http.StatusOK, "GET", "/history/detail/"+fx["det-amount1"], nil)
+		if field(got, "type") != "variableUpdate" || field(got, "variableName") != "amount" || field(got, "value") != 7.0 ||
+			field(got, "variableType") != "Integer" || field(got, "revision") != 1.0 || field(got, "initial") != false ||
+			field(got, "variableInstanceId") != fx["var-amount"] || field(got, "processInstanceId") != fx["pi2"] ||
+			field(got, "processDefinitionKey") != "review" {
+			t.Errorf("GET /history/detail/%s: %v", fx["det-amount1"], got)
+		}
+		a.wantError(http.StatusNotFound, "GET", "/history/detail/nope", nil, "Historic detail with Id 'nope' does not exist.")
+		a.wantError(http.StatusNotFound, "GET", "/history/detail/nope/data", nil, "Historic detail with Id 'nope' does not exist.")
+		a.wantError(http.StatusBadRequest, "GET", "/history/detail/"+fx["det-note0"]+"/data", nil, "is not a binary value")
+		a.wantError(http.StatusBadRequest, "GET", "/history/detail?userOperationId=x", nil, "userOperationId")
+
+		a.ok(http.StatusOK, "POST", "/deployment/create", deployment("quick", map[string]string{"quick.bpmn": fixtureQuick}))
+		done := field(a.ok(http.StatusOK, "POST", "/process-definition/key/quick/start", map[string]any{
+			"variables": map[string]any{
+				"blob":  map[string]any{"value": "AQID", "type": "Bytes"},
+				"count": map[string]any{"value": 1, "type": "Integer"},
+			},
+		}), "id").(string)
+		initial := a.ok(http.StatusOK, "GET", "/history/detail?initial=true&sortBy=variableName&sortOrder=asc", nil).([]any)
+		if len(initial) != 2 || field(initial[0], "variableName") != "blob" || field(initial[0], "variableType") != "Bytes" || field(initial[1], "initial") != true {
+			t.Fatalf("initial details: %v", initial)
+		}
+		req, _ := http.NewRequestWithContext(t.Context(), "GET", a.url+"/history/detail/"+field(initial[0], "id").(string)+"/data", nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "application/octet-stream" || string(data) != "\x01\x02\x03" {
+			t.Errorf("binary data: %d %q %q", resp.StatusCode, resp.Header.Get("Content-Type"), data)
+		}
+		a.ok(http.StatusNoContent, "DELETE", "/history/process-instance/"+done+"/variable-instances", nil)
+		if n := field(a.ok(http.StatusOK, "GET", "/history/detail/count?processInstanceId="+done, nil), "count"); n != 0.0 {
+			t.Errorf("details after deleting the historic variables: %v", n)
+		}
+		if n := field(a.ok(http.StatusOK, "GET", "/history/detail/count", nil), "count"); n != 3.0 {
+			t.Errorf("the other instance's details: %v, want 3", n)
+		}
+	})
+}

@@ -89,6 +89,13 @@ func seedFixture(t *testing.T, a *api) fixture {
 		"workerId": "w1", "maxTasks": 1, "topics": []any{map[string]any{"topicName": "packing", "lockDuration": 600000}},
 	}).([]any)
 	fx["ext3"] = field(locked[0], "id").(string)
+	// order-2's variables: amount set twice, note once.
+	for _, vars := range []map[string]any{
+		{"amount": map[string]any{"value": 5, "type": "Integer"}, "note": map[string]any{"value": "rush", "type": "String"}},
+		{"amount": map[string]any{"value": 7, "type": "Integer"}},
+	} {
+		a.ok(http.StatusNoContent, "POST", "/process-instance/"+fx["pi2"]+"/variables", map[string]any{"modifications": vars})
+	}
 	return fx
 }
 
@@ -331,6 +338,22 @@ var paramCases = map[string]map[string]paramCase{
 		"successLog":                 {"true", ""},
 		"deletionLog":                {"true", ""},
 	},
+	"/history/detail": {
+		"processInstanceId":   {"{pi2}", "det-amount0 det-amount1 det-note0"},
+		"processInstanceIdIn": {"{pi1},{pi3}", ""},
+		"executionId":         {"{pi2}", "det-amount0 det-amount1 det-note0"},
+		"taskId":              {"{task2}", ""},
+		"activityInstanceId":  {"{act2check}", "det-amount0 det-amount1 det-note0"},
+		"variableInstanceId":  {"{var-amount}", "det-amount0 det-amount1"},
+		"variableNameLike":    {"AM%", "det-amount0 det-amount1"},
+		"excludeTaskDetails":  {"true", "det-amount0 det-amount1 det-note0"},
+		"initial":             {"true", ""},
+		"occurredBefore":      {"2000-01-01T00:00:00.000+0000", ""},
+		"occurredAfter":       {"{between}", "det-amount0 det-amount1 det-note0"},
+		"variableUpdates":     {"true", "det-amount0 det-amount1 det-note0"},
+		"formFields":          {"true", ""},
+		"deserializeValues":   {"false", "det-amount0 det-amount1 det-note0"},
+	},
 	"/history/process-definition/cleanable-process-instance-report": {
 		"processDefinitionIdIn":  {"{def-ship},nope", "def-ship"},
 		"processDefinitionKeyIn": {"review", "def-review"},
@@ -492,6 +515,11 @@ func idsOfFixture(t *testing.T, a *api, fx fixture) fixtureIDs {
 		}
 		ids[field(l, "id").(string)], fx[name] = name, field(l, "id").(string)
 	}
+	for _, d := range a.ok(http.StatusOK, "GET", "/history/detail", nil).([]any) {
+		name := fmt.Sprintf("det-%v%v", field(d, "variableName"), field(d, "revision"))
+		ids[field(d, "id").(string)], fx[name] = name, field(d, "id").(string)
+		fx[fmt.Sprintf("var-%v", field(d, "variableName"))] = field(d, "variableInstanceId").(string)
+	}
 	for _, l := range a.ok(http.StatusOK, "GET", "/history/external-task-log", nil).([]any) {
 		name := "etl" + strings.TrimPrefix(ids[field(l, "processInstanceId").(string)], "pi") + "created"
 		ids[field(l, "id").(string)], fx[name] = name, field(l, "id").(string)
@@ -550,6 +578,8 @@ var sortCases = map[string]map[string]string{
 		"executionId": "executionId", "processInstanceId": "processInstanceId", "processDefinitionId": "processDefinitionId",
 		"processDefinitionKey": "processDefinitionKey"},
 	"/history/process-definition/cleanable-process-instance-report": {"finished": "finishedProcessInstanceCount"},
+	"/history/detail": {"processInstanceId": "processInstanceId", "variableName": "variableName", "variableType": "variableType",
+		"variableRevision": "revision", "time": "time", "occurrence": "-"},
 	"/external-task": {"id": "id", "lockExpirationTime": "lockExpirationTime", "processInstanceId": "processInstanceId",
 		"processDefinitionId": "processDefinitionId", "processDefinitionKey": "processDefinitionKey", "taskPriority": "priority"},
 }

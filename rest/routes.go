@@ -48,7 +48,7 @@ func isNotFound(err error) bool { return errors.Is(err, bpmnlite.ErrNotFound) }
 // path/count: how many rows the query selects. Where Camunda has them, the
 // POST forms too: the same parameters as a JSON body (lists as arrays,
 // sorting as "sorting": [{"sortBy", "sortOrder"}]), paging in the query.
-func listRoutes[Q, T any](h *Handler, path, key string, base Q, list func(context.Context, Q) ([]*T, error), s shape[T]) {
+func listRoutes[Q, T any](h *Handler, path, key string, base Q, list func(context.Context, Q) ([]*T, error), s listJSON[T]) {
 	accepts := queryParams(reflect.TypeFor[Q](), key)
 	getOp := camundaAPI[opKey("GET", path)]
 	read := func(r *http.Request) (Q, error) {

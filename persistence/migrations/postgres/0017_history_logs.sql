@@ -32,3 +32,27 @@ CREATE TABLE external_task_log (
 );
 CREATE INDEX external_task_log_task ON external_task_log (external_task_id);
 CREATE INDEX external_task_log_process_instance ON external_task_log (process_instance_id);
+
+-- The values variables were given (Camunda's historic variable updates).
+CREATE TABLE hist_detail (
+    id                     text PRIMARY KEY,
+    rev                    integer NOT NULL,
+    name                   text NOT NULL,
+    type                   text NOT NULL,
+    execution_id           text,
+    process_instance_id    text,
+    task_id                text,
+    text_value             text,
+    long_value             bigint NOT NULL,
+    double_value           double precision NOT NULL,
+    time_value             timestamptz NOT NULL,
+    bytes_value            bytea,
+    variable_instance_id   text,
+    process_definition_id  text,
+    process_definition_key text,
+    activity_instance_id   text,
+    time                   timestamptz NOT NULL,
+    revision               integer NOT NULL,
+    initial                boolean NOT NULL
+);
+CREATE INDEX hist_detail_process_instance ON hist_detail (process_instance_id);

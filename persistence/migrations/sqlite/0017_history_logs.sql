@@ -32,3 +32,27 @@ CREATE TABLE external_task_log (
 ) STRICT;
 CREATE INDEX external_task_log_task ON external_task_log (external_task_id);
 CREATE INDEX external_task_log_process_instance ON external_task_log (process_instance_id);
+
+-- The values variables were given (Camunda's historic variable updates).
+CREATE TABLE hist_detail (
+    id                     TEXT PRIMARY KEY,
+    rev                    INTEGER NOT NULL,
+    name                   TEXT NOT NULL,
+    type                   TEXT NOT NULL,
+    execution_id           TEXT,
+    process_instance_id    TEXT,
+    task_id                TEXT,
+    text_value             TEXT,
+    long_value             INTEGER NOT NULL,
+    double_value           REAL NOT NULL,
+    time_value             INTEGER NOT NULL,
+    bytes_value            BLOB,
+    variable_instance_id   TEXT,
+    process_definition_id  TEXT,
+    process_definition_key TEXT,
+    activity_instance_id   TEXT,
+    time                   INTEGER NOT NULL,
+    revision               INTEGER NOT NULL,
+    initial                INTEGER NOT NULL
+) STRICT;
+CREATE INDEX hist_detail_process_instance ON hist_detail (process_instance_id);

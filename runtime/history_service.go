@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/bpmnlite/bpmnlite/config"
 	"github.com/bpmnlite/bpmnlite/persistence"
 	"github.com/bpmnlite/bpmnlite/tx"
 )
@@ -54,3 +55,24 @@ func (e *Core) historicInstance(cc *tx.Context, id string) (*persistence.Histori
 	}
 	return h.(*persistence.HistoricProcessInstance), nil
 }
+
+// historyVariableUpdate records the value variable r of x's scope was
+// just given, created or updated (at history level full): Camunda's
+// historic variable update.
+func (x *execution) historyVariableUpdate(r *persistence.Variable, created bool) {
+	c := x.inst.c
+	if !c.e.history(config.HistoryFull) {
+		return
+	}
+	d := persistence.DetailOf(newID(), r, c.cc.Now().UTC())
+	d.ProcessDefinitionID, d.ProcessDefinitionKey, d.ActivityInstanceID = x.ProcessDefinitionID, x.inst.def.Key, x.ActivityInstanceID
+	d.Initial = c.initialVars == x.ID
+	if !created {
+		d.Revision = r.Rev // the writes before this one
+	}
+	c.cc.Insert(d)
+}
+
+// DecodeVariable is the value a stored variable (or a historic detail's)
+// holds.
+func DecodeVariable(r *persistence.Variable) (any, error) { return decodeVariable(r) }
