@@ -401,6 +401,10 @@ type HistoricTask struct {
 	StartTime            time.Time
 	EndTime              *time.Time
 	DeleteReason         string // TaskCompleted or TaskDeleted once ended
+	// CandidateGroups and CandidateUsers: the task's when it was created,
+	// comma-separated.
+	CandidateGroups string
+	CandidateUsers  string
 }
 
 // Why a historic task ended.

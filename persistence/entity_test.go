@@ -247,7 +247,7 @@ var samples = map[*persistence.Table]sample{
 			return &persistence.HistoricTask{ID: "ht1", Rev: 1, Name: "Approve", ExecutionID: "e1", ProcessInstanceID: "pi",
 				ProcessDefinitionID: "p:1:x", ProcessDefinitionKey: "p", TaskDefinitionKey: "approve", ActivityInstanceID: "ai1",
 				Assignee: "kermit", Priority: 70, DueDate: ptr(at(21, 1)), FollowUpDate: ptr(at(21, 2)), StartTime: at(21, 0),
-				EndTime: ptr(at(22, 0)), DeleteReason: persistence.TaskCompleted}
+				EndTime: ptr(at(22, 0)), DeleteReason: persistence.TaskCompleted, CandidateGroups: "sales,support", CandidateUsers: "carl"}
 		},
 		sparse: func() persistence.Entity {
 			return &persistence.HistoricTask{ID: "ht2", ProcessInstanceID: "pi", ProcessDefinitionID: "p:1:x",

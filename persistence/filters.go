@@ -126,6 +126,12 @@ type HistoricTaskFilter struct {
 	StartedAfter   *time.Time `where:"start_time >=" param:"startedAfter"`
 	FinishedBefore *time.Time `where:"end_time <=" param:"finishedBefore"`
 	FinishedAfter  *time.Time `where:"end_time >=" param:"finishedAfter"`
+	// The candidates the task had when it was created.
+	HadCandidateUser       string `where:"candidate_users member" param:"taskHadCandidateUser"`
+	HadCandidateGroup      string `where:"candidate_groups member" param:"taskHadCandidateGroup"`
+	InvolvedGroup          string `where:"candidate_groups member" param:"taskInvolvedGroup"`
+	WithCandidateGroups    bool   `where:"candidate_groups IS NOT NULL" param:"withCandidateGroups"`
+	WithoutCandidateGroups bool   `where:"candidate_groups IS NULL" param:"withoutCandidateGroups"`
 }
 
 func (f HistoricTaskFilter) Query() Query[*HistoricTask] {

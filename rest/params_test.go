@@ -232,6 +232,11 @@ var paramCases = map[string]map[string]paramCase{
 		"taskPriority":                   {"70", "task1 task2"},
 		"assigned":                       {"true", "task1 task2"},
 		"unassigned":                     {"true", ""},
+		"taskHadCandidateGroup":          {"sales", "task1 task2"},
+		"taskHadCandidateUser":           {"carl", ""},
+		"taskInvolvedGroup":              {"sales", "task1 task2"},
+		"withCandidateGroups":            {"true", "task1 task2"},
+		"withoutCandidateGroups":         {"true", ""},
 	},
 	"/job": {
 		"jobId":                {"{job1}", "job1"},

@@ -119,6 +119,7 @@ func (c *command) historyTaskStart(t *persistence.Task, x *execution) {
 		ProcessDefinitionID: t.ProcessDefinitionID, ProcessDefinitionKey: x.inst.def.Key,
 		TaskDefinitionKey: t.TaskDefinitionKey, ActivityInstanceID: x.ActivityInstanceID, Assignee: t.Assignee,
 		Priority: t.Priority, DueDate: t.DueDate, FollowUpDate: t.FollowUpDate, StartTime: t.CreateTime,
+		CandidateGroups: t.CandidateGroups, CandidateUsers: t.CandidateUsers,
 	}
 	c.cc.Insert(h)
 	if c.historicTasks == nil {

@@ -56,3 +56,8 @@ CREATE TABLE hist_detail (
     initial                boolean NOT NULL
 );
 CREATE INDEX hist_detail_process_instance ON hist_detail (process_instance_id);
+
+-- A historic task's candidates as it was created, for the history's
+-- candidate filters.
+ALTER TABLE hist_task ADD COLUMN candidate_groups text;
+ALTER TABLE hist_task ADD COLUMN candidate_users text;
