@@ -113,3 +113,43 @@ func (e *Engine) HistoricDetails(ctx context.Context, q HistoricDetailQuery) ([]
 
 // DetailValue is the value a historic detail records.
 func DetailValue(d *HistoricDetail) (any, error) { return runtime.DecodeVariable(d.Value()) }
+
+// DurationReportRow is one period of a duration report: the shortest,
+// longest and average duration in milliseconds.
+type DurationReportRow = persistence.DurationReportRow
+
+// Period units of duration reports.
+const (
+	PeriodMonth   = persistence.PeriodMonth
+	PeriodQuarter = persistence.PeriodQuarter
+)
+
+// InstanceDurationQuery selects the finished process instances of the
+// process instance duration report.
+type InstanceDurationQuery = persistence.InstanceDurationFilter
+
+// ProcessInstanceDurationReport reports the durations of the finished
+// process instances q selects by the month or quarter (unit, of any year,
+// in UTC) they started in.
+func (e *Engine) ProcessInstanceDurationReport(ctx context.Context, q InstanceDurationQuery, unit string) ([]*DurationReportRow, error) {
+	return persistence.InstanceDurationReport(ctx, e.db, q, unit)
+}
+
+// TaskReportQuery selects the completed user tasks of the task reports.
+type TaskReportQuery = persistence.TaskReportFilter
+
+// TaskCountRow is one group of the task count report.
+type TaskCountRow = persistence.TaskCountRow
+
+// TaskDurationReport reports the durations of the completed user tasks q
+// selects by the month or quarter (unit) they were completed in.
+func (e *Engine) TaskDurationReport(ctx context.Context, q TaskReportQuery, unit string) ([]*DurationReportRow, error) {
+	return persistence.TaskDurationReport(ctx, e.db, q, unit)
+}
+
+// TaskCountReport counts the completed user tasks q selects by task name
+// and process definition, or by process definition alone (byDefinition);
+// each group names its key's latest definition.
+func (e *Engine) TaskCountReport(ctx context.Context, q TaskReportQuery, byDefinition bool) ([]*TaskCountRow, error) {
+	return persistence.TaskCountReport(ctx, e.db, q, byDefinition)
+}

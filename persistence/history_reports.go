@@ -215,3 +215,134 @@ func readRows(ctx context.Context, db DB, sql string, args []any, scan func(Rows
 	}
 	return rows.Err()
 }
+
+// DurationReportRow is one period of a duration report: the shortest,
+// longest and average duration, in milliseconds, of what ended (process
+// instances: started) in it. Period is the month (1-12) or quarter (1-4),
+// of any year, in UTC.
+type DurationReportRow struct {
+	Period     int
+	PeriodUnit string // "MONTH" or "QUARTER"
+	Minimum    int64
+	Maximum    int64
+	Average    int64
+}
+
+// Period units of duration reports.
+const (
+	PeriodMonth   = "MONTH"
+	PeriodQuarter = "QUARTER"
+)
+
+// InstanceDurationFilter selects the finished process instances of a
+// process instance duration report.
+type InstanceDurationFilter struct {
+	ProcessDefinitionIDs  []string   `where:"process_definition_id in" param:"processDefinitionIdIn"`
+	ProcessDefinitionKeys []string   `where:"process_definition_key in" param:"processDefinitionKeyIn"`
+	StartedBefore         *time.Time `where:"start_time <=" param:"startedBefore"`
+	StartedAfter          *time.Time `where:"start_time >=" param:"startedAfter"`
+	finished              bool       `where:"end_time IS NOT NULL"`
+}
+
+// TaskReportFilter selects the completed user tasks of a task report.
+type TaskReportFilter struct {
+	CompletedBefore *time.Time `where:"end_time <=" param:"completedBefore"`
+	CompletedAfter  *time.Time `where:"end_time >=" param:"completedAfter"`
+	finished        bool       `where:"end_time IS NOT NULL"`
+}
+
+// InstanceDurationReport is the duration report of the finished process
+// instances f selects, by the period (unit) they started in.
+func InstanceDurationReport(ctx context.Context, db DB, f InstanceDurationFilter, unit string) ([]*DurationReportRow, error) {
+	f.finished = true
+	return durationReport(ctx, db, filterQuery[*HistoricProcessInstance](f, time.Time{}, "id"), unit, false)
+}
+
+// TaskDurationReport is the duration report of the completed user tasks f
+// selects, by the period (unit) they were completed in.
+func TaskDurationReport(ctx context.Context, db DB, f TaskReportFilter, unit string) ([]*DurationReportRow, error) {
+	f.finished = true
+	return durationReport(ctx, db, filterQuery[*HistoricTask](f, time.Time{}, "id"), unit, true)
+}
+
+// durationReport aggregates the start and end times of the rows q selects
+// by period, of their end or start, as they stream by.
+func durationReport[T Entity](ctx context.Context, db DB, q Query[T], unit string, byEnd bool) ([]*DurationReportRow, error) {
+	if unit != PeriodMonth && unit != PeriodQuarter {
+		return nil, fmt.Errorf("%w: period unit %q (want %s or %s)", ErrInvalidQuery, unit, PeriodMonth, PeriodQuarter)
+	}
+	type agg struct{ min, max, sum, n int64 }
+	periods := map[int]*agg{}
+	err := readRows(ctx, db, "SELECT start_time, end_time FROM "+q.Table().Name+" "+q.where, q.args, func(rows Rows) error {
+		var start, end time.Time
+		if err := rows.Scan(&start, &end); err != nil {
+			return err
+		}
+		at := start
+		if byEnd {
+			at = end
+		}
+		p := int(at.UTC().Month())
+		if unit == PeriodQuarter {
+			p = (p + 2) / 3
+		}
+		d := end.Sub(start).Milliseconds()
+		a := periods[p]
+		if a == nil {
+			a = &agg{min: d, max: d}
+			periods[p] = a
+		}
+		a.min, a.max, a.sum, a.n = min(a.min, d), max(a.max, d), a.sum+d, a.n+1
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*DurationReportRow, 0, len(periods))
+	for p, a := range periods {
+		out = append(out, &DurationReportRow{Period: p, PeriodUnit: unit, Minimum: a.min, Maximum: a.max, Average: a.sum / a.n})
+	}
+	slices.SortFunc(out, func(a, b *DurationReportRow) int { return cmp.Compare(a.Period, b.Period) })
+	return out, nil
+}
+
+// TaskCountRow is one group of the task count report: completed user
+// tasks of one name (unless grouped by process definition) of one process
+// definition key, with that key's latest definition.
+type TaskCountRow struct {
+	TaskName              string
+	Count                 int
+	ProcessDefinitionKey  string
+	ProcessDefinitionID   string
+	ProcessDefinitionName string
+}
+
+// TaskCountReport counts the completed user tasks f selects by task name
+// and process definition key, or by key alone (byDefinition), as
+// Camunda's count report orders them.
+func TaskCountReport(ctx context.Context, db DB, f TaskReportFilter, byDefinition bool) ([]*TaskCountRow, error) {
+	f.finished = true
+	q := filterQuery[*HistoricTask](f, time.Time{}, "id")
+	where, _, _ := strings.Cut(q.where, " ORDER BY ")
+	name, group, order := "t.name", "t.name, ", "t.name ASC, count(*) DESC"
+	if byDefinition {
+		name, group, order = "''", "", "d.name ASC, t.process_definition_key ASC, count(*) DESC"
+	} else {
+		where += " AND t.name IS NOT NULL"
+	}
+	sql := "SELECT " + name + ", count(*), t.process_definition_key, d.id, d.name FROM hist_task t JOIN process_definition d ON d.key = t.process_definition_key" +
+		" AND d.version = (SELECT MAX(d2.version) FROM process_definition d2 WHERE d2.key = d.key) " + where +
+		" GROUP BY " + group + "t.process_definition_key, d.id, d.name ORDER BY " + order
+	var out []*TaskCountRow
+	err := readRows(ctx, db, sql, q.args, func(rows Rows) error {
+		r := &TaskCountRow{}
+		var n int64
+		if err := rows.Scan(&r.TaskName, &n, &r.ProcessDefinitionKey, &r.ProcessDefinitionID, &r.ProcessDefinitionName); err != nil {
+			return err
+		}
+		r.Count = int(n)
+		out = append(out, r)
+		return nil
+	})
+	return out, err
+}

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/bpmnlite/bpmnlite/rest"
 )
@@ -325,5 +326,61 @@ func TestRESTHistoricDetail(t *testing.T) {
 		if n := field(a.ok(http.StatusOK, "GET", "/history/detail/count", nil), "count"); n != 3.0 {
 			t.Errorf("the other instance's details: %v, want 3", n)
 		}
+	})
+}
+
+// The duration reports of process instances and tasks, and the task count
+// report, with Camunda's errors for a missing or wrong report type or
+// period unit.
+func TestRESTHistoryDurationReports(t *testing.T) {
+	eachBackend(t, rest.Options{}, func(t *testing.T, a *api) {
+		fx := seedFixture(t, a)
+		a.ok(http.StatusOK, "POST", "/deployment/create", deployment("quick", map[string]string{"quick.bpmn": fixtureQuick}))
+		for range 2 {
+			a.ok(http.StatusOK, "POST", "/process-definition/key/quick/start", map[string]any{})
+		}
+		month := int(time.Now().UTC().Month())
+		const instances = "/history/process-instance/report?reportType=duration"
+		rows := a.ok(http.StatusOK, "GET", instances+"&periodUnit=month", nil).([]any)
+		if len(rows) != 1 || field(rows[0], "period") != float64(month) || field(rows[0], "periodUnit") != "MONTH" ||
+			field(rows[0], "minimum").(float64) > field(rows[0], "maximum").(float64) {
+			t.Errorf("instance duration report by month: %v", rows)
+		}
+		rows = a.ok(http.StatusOK, "GET", instances+"&periodUnit=quarter&processDefinitionKeyIn=quick,review", nil).([]any)
+		if len(rows) != 1 || field(rows[0], "period") != float64((month+2)/3) || field(rows[0], "periodUnit") != "QUARTER" {
+			t.Errorf("instance duration report by quarter: %v", rows)
+		}
+		if rows := a.ok(http.StatusOK, "GET", instances+"&periodUnit=month&processDefinitionIdIn="+fx["def-review"], nil).([]any); len(rows) != 0 {
+			t.Errorf("report of a definition without finished instances: %v", rows)
+		}
+		a.wantError(http.StatusBadRequest, "GET", "/history/process-instance/report?periodUnit=month", nil, "Unknown report type null")
+		a.wantError(http.StatusBadRequest, "GET", "/history/process-instance/report?reportType=count", nil, "Unknown report type count")
+		a.wantError(http.StatusBadRequest, "GET", "/history/process-instance/report?reportType=sum", nil, "reportType parameter has invalid value: sum")
+		a.wantError(http.StatusBadRequest, "GET", instances, nil, "periodUnit is null")
+		a.wantError(http.StatusBadRequest, "GET", instances+"&periodUnit=week", nil, "periodUnit")
+		if status, _ := a.call("GET", instances+"&periodUnit=month", nil, "Accept", "text/csv"); status != http.StatusNotAcceptable {
+			t.Errorf("CSV report: %d, want 406", status)
+		}
+
+		const tasks = "/history/task/report"
+		counts := a.ok(http.StatusOK, "GET", tasks+"?reportType=count", nil).([]any)
+		if len(counts) != 1 || field(counts[0], "taskName") != "Check the order" || field(counts[0], "count") != 1.0 ||
+			field(counts[0], "processDefinitionId") != fx["def-review"] || field(counts[0], "processDefinitionName") != "Review" {
+			t.Errorf("task count report: %v", counts)
+		}
+		counts = a.ok(http.StatusOK, "GET", tasks+"?reportType=count&groupBy=processDefinition", nil).([]any)
+		if len(counts) != 1 || field(counts[0], "taskName") != nil || field(counts[0], "processDefinitionKey") != "review" {
+			t.Errorf("task count report by definition: %v", counts)
+		}
+		if counts := a.ok(http.StatusOK, "GET", tasks+"?reportType=count&completedBefore=2000-01-01T00:00:00.000%2B0000", nil).([]any); len(counts) != 0 {
+			t.Errorf("tasks completed before 2000: %v", counts)
+		}
+		rows = a.ok(http.StatusOK, "GET", tasks+"?reportType=duration&periodUnit=month", nil).([]any)
+		if len(rows) != 1 || field(rows[0], "period") != float64(month) {
+			t.Errorf("task duration report: %v", rows)
+		}
+		a.wantError(http.StatusBadRequest, "GET", tasks, nil, "Parameter reportType is not set.")
+		a.wantError(http.StatusBadRequest, "GET", tasks+"?reportType=count&groupBy=user", nil, "groupBy parameter has invalid value: user")
+		a.wantError(http.StatusBadRequest, "GET", tasks+"?reportType=duration", nil, "periodUnit is null")
 	})
 }
