@@ -352,6 +352,9 @@ type HistoricProcessInstance struct {
 	// RemovalTime: when the history cleanup may remove the instance's
 	// history (set when its root instance ends, if a time to live applies).
 	RemovalTime *time.Time
+	// The definition's name and version, as Camunda's history shows them.
+	ProcessDefinitionName    string
+	ProcessDefinitionVersion int
 }
 
 // Incident states in history.

@@ -11,10 +11,10 @@ import (
 
 func init() {
 	for name, sql := range map[string]string{
-		// the historic process instance's definition, for sorting
-		"definitionName": "(SELECT name FROM process_definition WHERE process_definition.id = hist_process_instance.process_definition_id)",
 		// the historic incident's definition key, for sorting
 		"incidentDefinitionKey": "(SELECT key FROM process_definition WHERE process_definition.id = hist_incident.process_definition_id)",
+		// Camunda's order of incident states
+		"incidentStateCode": "(CASE state WHEN 'open' THEN 0 WHEN 'deleted' THEN 1 ELSE 2 END)",
 		// an incident of the historic process instance
 		"instanceIncident": "EXISTS (SELECT 1 FROM hist_incident inc WHERE inc.process_instance_id = hist_process_instance.id AND ",
 		// an activity instance of the historic process instance
@@ -33,7 +33,7 @@ func init() {
 // activity instance of the instance (Camunda's join makes several
 // incident conditions hold for one incident together).
 type HistoricProcessInstanceFilter struct {
-	Page                      `sort:"instanceId=id definitionId=process_definition_id definitionKey=process_definition_key definitionName={definitionName} businessKey startTime endTime duration=(end_time-start_time)"`
+	Page                      `sort:"instanceId=id definitionId=process_definition_id definitionKey=process_definition_key definitionName=process_definition_name definitionVersion=process_definition_version businessKey startTime endTime duration=(end_time-start_time)"`
 	ID                        string     `where:"id" param:"processInstanceId"`
 	IDs                       []string   `where:"id in" param:"processInstanceIds"`
 	IDNotIn                   []string   `where:"id NOT IN (?)" param:"processInstanceIdNotIn"`
@@ -41,8 +41,8 @@ type HistoricProcessInstanceFilter struct {
 	ProcessDefinitionKey      string     `where:"process_definition_key" param:"processDefinitionKey"`
 	ProcessDefinitionKeyIn    []string   `where:"process_definition_key in" param:"processDefinitionKeyIn"`
 	ProcessDefinitionKeyNotIn []string   `where:"process_definition_key NOT IN (?)" param:"processDefinitionKeyNotIn"`
-	ProcessDefinitionName     string     `where:"process_definition_id IN (SELECT id FROM process_definition WHERE name = ?)" param:"processDefinitionName"`
-	ProcessDefinitionNameLike string     `where:"process_definition_id IN (SELECT id FROM process_definition WHERE name LIKE ?)" param:"processDefinitionNameLike"`
+	ProcessDefinitionName     string     `where:"process_definition_name" param:"processDefinitionName"`
+	ProcessDefinitionNameLike string     `where:"process_definition_name like" param:"processDefinitionNameLike"`
 	BusinessKey               string     `where:"business_key" param:"processInstanceBusinessKey"`
 	BusinessKeyIn             []string   `where:"business_key in" param:"processInstanceBusinessKeyIn"`
 	BusinessKeyLike           string     `where:"business_key like" param:"processInstanceBusinessKeyLike"`

@@ -555,7 +555,7 @@ var sortCases = map[string]map[string]string{
 	"/process-instance":   {"instanceId": "id", "definitionId": "definitionId", "businessKey": "businessKey", "definitionKey": "definitionId"},
 	"/history/process-instance": {"instanceId": "id", "definitionId": "processDefinitionId", "definitionKey": "processDefinitionKey",
 		"businessKey": "businessKey", "startTime": "startTime", "endTime": "endTime", "duration": "durationInMillis",
-		"definitionName": "processDefinitionKey"},
+		"definitionName": "processDefinitionName", "definitionVersion": "processDefinitionVersion"},
 	"/task": {"instanceId": "processInstanceId", "dueDate": "due", "executionId": "executionId", "assignee": "assignee",
 		"created": "created", "id": "id", "name": "name", "priority": "priority"},
 	"/history/task": {"taskId": "id", "activityInstanceId": "activityInstanceId", "processDefinitionId": "processDefinitionId",

@@ -70,16 +70,18 @@ func (c *command) historyInstanceStart(in *instance, startActivity string) {
 		}
 	}
 	h := &persistence.HistoricProcessInstance{
-		ID:                     in.root.ID,
-		Rev:                    1,
-		ProcessDefinitionID:    in.def.ID,
-		ProcessDefinitionKey:   in.def.Key,
-		BusinessKey:            in.root.BusinessKey,
-		StartTime:              in.root.StartTime,
-		State:                  persistence.StateActive,
-		StartActivityID:        startActivity,
-		SuperProcessInstanceID: super,
-		RootProcessInstanceID:  cmp.Or(in.root.RootProcessInstanceID, in.root.ID),
+		ID:                       in.root.ID,
+		Rev:                      1,
+		ProcessDefinitionID:      in.def.ID,
+		ProcessDefinitionKey:     in.def.Key,
+		BusinessKey:              in.root.BusinessKey,
+		StartTime:                in.root.StartTime,
+		State:                    persistence.StateActive,
+		StartActivityID:          startActivity,
+		SuperProcessInstanceID:   super,
+		RootProcessInstanceID:    cmp.Or(in.root.RootProcessInstanceID, in.root.ID),
+		ProcessDefinitionName:    in.def.Name,
+		ProcessDefinitionVersion: in.def.Version,
 	}
 	c.cc.Insert(h)
 	in.history = h

@@ -61,3 +61,12 @@ CREATE INDEX hist_detail_process_instance ON hist_detail (process_instance_id);
 -- candidate filters.
 ALTER TABLE hist_task ADD COLUMN candidate_groups text;
 ALTER TABLE hist_task ADD COLUMN candidate_users text;
+
+-- A historic process instance's definition name and version, as Camunda's
+-- history shows and sorts them; instances before this migration take
+-- their definition's, while it is deployed.
+ALTER TABLE hist_process_instance ADD COLUMN process_definition_name text;
+ALTER TABLE hist_process_instance ADD COLUMN process_definition_version integer NOT NULL DEFAULT 0;
+UPDATE hist_process_instance SET
+    process_definition_name = (SELECT name FROM process_definition WHERE process_definition.id = hist_process_instance.process_definition_id),
+    process_definition_version = COALESCE((SELECT version FROM process_definition WHERE process_definition.id = hist_process_instance.process_definition_id), 0);
