@@ -62,6 +62,7 @@ func TestRESTHistoricProcessInstance(t *testing.T) {
 		a.wantError(http.StatusBadRequest, "GET", "/history/process-instance?active=true&completed=true", nil, "Already querying for historic process instance with another state")
 		a.wantError(http.StatusBadRequest, "GET", "/history/process-instance?startedAfter=yesterday", nil, "startedAfter")
 		a.wantError(http.StatusBadRequest, "GET", "/history/process-instance?variables=x_eq_1", nil, "variables")
+		a.wantError(http.StatusBadRequest, "POST", "/history/process-instance", map[string]any{"orQueries": []any{map[string]any{"completed": true}}}, "orQueries")
 
 		// Deleting: a running instance's history stays (404, as Camunda).
 		a.wantError(http.StatusNotFound, "DELETE", "/history/process-instance/"+fx["pi1"], nil, "Historic process instance with id "+fx["pi1"]+" does not exist")

@@ -124,7 +124,9 @@ func readQueryBody(r *http.Request, op *camundaOp, accepts []string) (url.Values
 			}
 			continue
 		}
-		if op != nil && op.params[name] && !slices.Contains(accepts, name) || slices.Contains(pageParams, name) {
+		// orQueries: Camunda's alternatives of a task or history query,
+		// which bpmnlite's queries do not have.
+		if op != nil && op.params[name] && !slices.Contains(accepts, name) || slices.Contains(pageParams, name) || name == "orQueries" {
 			return nil, badRequest("bpmnlite does not support the member %s of a POST query (Camunda's REST API has it; bpmnlite refuses it rather than ignore it)", name)
 		}
 		out.Set(name, queryValue(raw))
