@@ -24,7 +24,11 @@ const StateSuspended = persistence.StateSuspended
 // from history, in the order they started; a suspended running instance
 // shows the state StateSuspended.
 func (e *Engine) HistoricProcessInstances(ctx context.Context, q HistoricProcessInstanceQuery) ([]*HistoricProcessInstance, error) {
-	return persistence.List(ctx, e.db, q.Query())
+	rows, err := persistence.List(ctx, e.db, q.Query())
+	if err != nil {
+		return nil, err
+	}
+	return rows, persistence.MarkSuspended(ctx, e.db, rows)
 }
 
 // ErrStillRunning: the history of a running process instance cannot be

@@ -1,6 +1,10 @@
 package persistence
 
 import (
+	"context"
+	"maps"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -98,20 +102,6 @@ const instanceSuspended = "EXISTS (SELECT 1 FROM execution WHERE execution.id = 
 // suspended.
 const StateSuspended = "SUSPENDED"
 
-// historicInstanceColumns is the hist_process_instance column list with
-// the state of a suspended running instance as SUSPENDED, as Camunda's
-// history has it.
-var historicInstanceColumns = func() string {
-	cols := make([]string, len(HistoricProcessInstanceTable.Columns))
-	for i, col := range HistoricProcessInstanceTable.Columns {
-		cols[i] = col
-		if col == "state" {
-			cols[i] = "CASE WHEN state = 'ACTIVE' AND " + instanceSuspended + " THEN '" + StateSuspended + "' ELSE state END"
-		}
-	}
-	return strings.Join(cols, ", ")
-}()
-
 func (f HistoricProcessInstanceFilter) Query() Query[*HistoricProcessInstance] {
 	states := 0
 	for _, on := range []bool{f.Active, f.Suspended, f.Completed, f.ExternallyTerminated, f.InternallyTerminated} {
@@ -122,9 +112,38 @@ func (f HistoricProcessInstanceFilter) Query() Query[*HistoricProcessInstance] {
 	if states > 1 {
 		return invalidQuery[*HistoricProcessInstance]("Already querying for historic process instance with another state")
 	}
-	q := filterQuery[*HistoricProcessInstance](f, time.Time{}, "start_time, id")
-	q.columns = historicInstanceColumns
-	return q
+	return filterQuery[*HistoricProcessInstance](f, time.Time{}, "start_time, id")
+}
+
+// MarkSuspended shows the running instances among rows that are
+// suspended as StateSuspended, as Camunda's history does: one read per
+// 500 rows listed, not a subquery for every row sorted.
+func MarkSuspended(ctx context.Context, db DB, rows []*HistoricProcessInstance) error {
+	byID := map[string]*HistoricProcessInstance{}
+	for _, h := range rows {
+		if h.State == StateActive {
+			byID[h.ID] = h
+		}
+	}
+	ids := slices.Sorted(maps.Keys(byID))
+	for chunk := range slices.Chunk(ids, 500) {
+		ps, args := make([]string, len(chunk)), make([]any, len(chunk))
+		for i, id := range chunk {
+			ps[i], args[i] = "$"+strconv.Itoa(i+1), id
+		}
+		err := readRows(ctx, db, "SELECT id FROM execution WHERE suspension = 2 AND id IN ("+strings.Join(ps, ", ")+")", args, func(r Rows) error {
+			var id string
+			if err := r.Scan(&id); err != nil {
+				return err
+			}
+			byID[id].State = StateSuspended
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // RemoveHistoricVariables deletes the variables history keeps of a process
