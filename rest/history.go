@@ -9,7 +9,9 @@ import (
 )
 
 // The history resources: process instances, activity instances, user
-// tasks and incidents, and the history cleanup.
+// tasks and incidents, and the history cleanup; the logs
+// (history_logs.go), details (history_detail.go) and reports
+// (history_reports.go) have files of their own.
 
 // historicInstanceJSON, historicActivityJSON, historicTaskJSON and
 // historicIncidentJSON are the history's rows as Camunda's REST API shows
@@ -29,8 +31,7 @@ var (
 	historicIncidentJSON = newShape[bpmnlite.HistoricIncident](incidentMembers + " createTime endTime open() deleted() resolved()")
 )
 
-// historyRoutes: process instances, activity instances, user tasks and
-// incidents in history, and the history cleanup.
+// historyRoutes: every history resource bpmnlite serves.
 func (h *Handler) historyRoutes() {
 	h.historicInstanceRoutes()
 	listRoutes(h, "/history/activity-instance", "param", bpmnlite.HistoricActivityQuery{}, h.eng.HistoricActivityInstances, historicActivityJSON)
