@@ -199,9 +199,10 @@ func (f HistoricInstanceFilter) Query() Query[*HistoricProcessInstance] {
 }
 
 // HistoricActivityFilter selects activity instances in history, in the
-// order they started.
+// order they started. Camunda's occurrence (a sequence counter) sorts by
+// id: ids are time-ordered (UUIDv7), in the order rows were written.
 type HistoricActivityFilter struct {
-	Page                `sort:"activityInstanceId=id instanceId=process_instance_id executionId activityId activityName activityType startTime endTime duration=(end_time-start_time) definitionId=process_definition_id"`
+	Page                `sort:"activityInstanceId=id instanceId=process_instance_id executionId activityId activityName activityType startTime endTime duration=(end_time-start_time) definitionId=process_definition_id occurrence=id"`
 	ID                  string `where:"id" param:"activityInstanceId"`
 	ProcessInstanceID   string `where:"process_instance_id" param:"processInstanceId"`
 	ProcessDefinitionID string `where:"process_definition_id" param:"processDefinitionId"`
@@ -377,7 +378,8 @@ func (f HistoricIncidentFilter) Query() Query[*HistoricIncident] {
 	return filterQuery[*HistoricIncident](f, time.Time{}, "create_time, id")
 }
 
-// JobLogFilter selects job log entries in the order they were written.
+// JobLogFilter selects job log entries in the order they were written
+// (occurrence sorts by their time-ordered ids).
 // ProcessInstanceID finds the instance's jobs by their creation entries,
 // the only ones indexed by instance (job_log_created_process_instance;
 // the literal event lets SQLite use that partial index).

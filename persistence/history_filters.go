@@ -180,7 +180,7 @@ func (f ExternalTaskLogFilter) Query() Query[*ExternalTaskLogEntry] {
 }
 
 // HistoricDetailFilter selects historic details (variable updates) in the
-// order they were written. TaskID, when set, overrides ExcludeTaskDetails,
+// order they were written (occurrence sorts by their time-ordered ids). TaskID, when set, overrides ExcludeTaskDetails,
 // as in Camunda.
 type HistoricDetailFilter struct {
 	Page               `sort:"processInstanceId variableName=name variableType=type variableRevision=revision time occurrence=id"`

@@ -573,7 +573,7 @@ var sortCases = map[string]map[string]string{
 		"configuration": "configuration", "incidentState": "open", "processDefinitionKey": "processDefinitionId"},
 	"/history/activity-instance": {"activityInstanceId": "id", "instanceId": "processInstanceId", "executionId": "executionId",
 		"activityId": "activityId", "activityName": "activityName", "activityType": "activityType", "startTime": "startTime",
-		"endTime": "endTime", "duration": "durationInMillis", "definitionId": "processDefinitionId"},
+		"endTime": "endTime", "duration": "durationInMillis", "definitionId": "processDefinitionId", "occurrence": "-"},
 	"/history/job-log": {"timestamp": "timestamp", "jobId": "jobId", "jobDefinitionId": "jobDefinitionId", "jobDueDate": "jobDueDate",
 		"jobRetries": "jobRetries", "jobPriority": "jobPriority", "activityId": "activityId", "executionId": "executionId",
 		"processInstanceId": "processInstanceId", "processDefinitionId": "processDefinitionId", "processDefinitionKey": "processDefinitionKey",
