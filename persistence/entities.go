@@ -357,6 +357,9 @@ type HistoricProcessInstance struct {
 	// RemovalTime: when the history cleanup may remove the instance's
 	// history (set when its root instance ends, if a time to live applies).
 	RemovalTime *time.Time
+	// The definition's name and version, as Camunda's history shows them.
+	ProcessDefinitionName    string
+	ProcessDefinitionVersion int
 }
 
 // Incident states in history.
@@ -407,6 +410,10 @@ type HistoricTask struct {
 	StartTime            time.Time
 	EndTime              *time.Time
 	DeleteReason         string // TaskCompleted or TaskDeleted once ended
+	// CandidateGroups and CandidateUsers: the task's when it was created,
+	// comma-separated.
+	CandidateGroups string
+	CandidateUsers  string
 }
 
 // Why a historic task ended.
@@ -479,6 +486,15 @@ type JobLogEntry struct {
 	// ExecutionStart is when the run that a succeeded or failed entry
 	// reports began (nil for other events).
 	ExecutionStart *time.Time
+	// The job's, as Camunda's job log has them.
+	ExecutionID           string
+	ProcessDefinitionID   string
+	ProcessDefinitionKey  string
+	DeploymentID          string
+	RootProcessInstanceID string
+	JobDueDate            *time.Time
+	FailedActivityID      string
+	ExceptionStack        string // on a failed entry
 }
 
 // MeterLog is one report of an engine's meter: how much a counter (one of

@@ -230,7 +230,7 @@ var samples = map[*persistence.Table]sample{
 			return &persistence.HistoricProcessInstance{ID: "pi", Rev: 1, ProcessDefinitionID: "p:1:x", ProcessDefinitionKey: "p",
 				BusinessKey: "bk", StartTime: at(17, 1), EndTime: ptr(at(18, 2)), State: persistence.StateCompleted,
 				StartActivityID: "start", EndActivityID: "end", DeleteReason: "because", SuperProcessInstanceID: "super",
-				RootProcessInstanceID: "root", RemovalTime: ptr(at(20, 1))}
+				RootProcessInstanceID: "root", RemovalTime: ptr(at(20, 1)), ProcessDefinitionName: "P", ProcessDefinitionVersion: 3}
 		},
 		sparse: func() persistence.Entity {
 			return &persistence.HistoricProcessInstance{ID: "pi2", ProcessDefinitionID: "p:1:x", StartTime: at(17, 0),
@@ -248,7 +248,7 @@ var samples = map[*persistence.Table]sample{
 			return &persistence.HistoricTask{ID: "ht1", Rev: 1, Name: "Approve", ExecutionID: "e1", ProcessInstanceID: "pi",
 				ProcessDefinitionID: "p:1:x", ProcessDefinitionKey: "p", TaskDefinitionKey: "approve", ActivityInstanceID: "ai1",
 				Assignee: "kermit", Priority: 70, DueDate: ptr(at(21, 1)), FollowUpDate: ptr(at(21, 2)), StartTime: at(21, 0),
-				EndTime: ptr(at(22, 0)), DeleteReason: persistence.TaskCompleted}
+				EndTime: ptr(at(22, 0)), DeleteReason: persistence.TaskCompleted, CandidateGroups: "sales,support", CandidateUsers: "carl"}
 		},
 		sparse: func() persistence.Entity {
 			return &persistence.HistoricTask{ID: "ht2", ProcessInstanceID: "pi", ProcessDefinitionID: "p:1:x",
@@ -310,10 +310,38 @@ var samples = map[*persistence.Table]sample{
 		full: func() persistence.Entity {
 			return &persistence.JobLogEntry{ID: "l1", JobID: "j1", Event: "failed", Timestamp: at(23, 1), LockOwner: "node1",
 				Retries: 2, Message: "boom", JobDefinitionID: "jd1", ActivityID: "a", ProcessInstanceID: "pi", Priority: 7,
-				ExecutionStart: ptr(at(23, 0))}
+				ExecutionStart: ptr(at(23, 0)), ExecutionID: "e1", ProcessDefinitionID: "p:1:x", ProcessDefinitionKey: "p",
+				DeploymentID: "d1", RootProcessInstanceID: "root", JobDueDate: ptr(at(22, 0)), FailedActivityID: "b",
+				ExceptionStack: "boom\n\tat a"}
 		},
 		sparse: func() persistence.Entity {
 			return &persistence.JobLogEntry{ID: "l2", JobID: "j1", Event: "created", Timestamp: at(23, 2)}
+		},
+	},
+	persistence.HistoricDetailTable: {
+		full: func() persistence.Entity {
+			return &persistence.HistoricDetail{ID: "hd1", Rev: 1, Name: "amount", Type: "long",
+				ExecutionID: "e1", ProcessInstanceID: "pi", TaskID: "t1", Text: "x", Long: 5, Double: 1.5, ValueTime: at(25, 0), Bytes: []byte{1},
+				VariableInstanceID: "v1", ProcessDefinitionID: "p:1:x", ProcessDefinitionKey: "p", ActivityInstanceID: "a:1",
+				Time: at(25, 1), Revision: 2, Initial: true}
+		},
+		sparse: func() persistence.Entity {
+			return &persistence.HistoricDetail{ID: "hd2", Name: "n", Type: "null", Time: at(25, 2)}
+		},
+		modify: func(e persistence.Entity) {
+			d := e.(*persistence.HistoricDetail)
+			d.Long, d.Revision, d.Initial = 6, 3, false
+		},
+	},
+	persistence.ExternalTaskLogTable: {
+		full: func() persistence.Entity {
+			return &persistence.ExternalTaskLogEntry{ID: "el1", ExternalTaskID: "et1", Event: "failed", Timestamp: at(24, 1),
+				Topic: "pack", WorkerID: "w1", Priority: 3, Retries: ptr(2), ErrorMessage: "no box", ErrorDetails: "details",
+				ActivityID: "a", ActivityInstanceID: "a:1", ExecutionID: "e1", ProcessInstanceID: "pi",
+				ProcessDefinitionID: "p:1:x", ProcessDefinitionKey: "p"}
+		},
+		sparse: func() persistence.Entity {
+			return &persistence.ExternalTaskLogEntry{ID: "el2", ExternalTaskID: "et1", Event: "created", Timestamp: at(24, 2)}
 		},
 	},
 }

@@ -93,6 +93,45 @@ type HistoricTaskFilter struct {
 	// DeleteReason: TaskCompleted or TaskDeleted (cancelled with its
 	// activity or instance).
 	DeleteReason string `where:"delete_reason" param:"taskDeleteReason"`
+
+	DeleteReasonLike    string   `where:"delete_reason like" param:"taskDeleteReasonLike"`
+	AssigneeLike        string   `where:"assignee like" param:"taskAssigneeLike"`
+	ProcessDefinitionID string   `where:"process_definition_id" param:"processDefinitionId"`
+	ExecutionID         string   `where:"execution_id" param:"executionId"`
+	ActivityInstanceIDs []string `where:"activity_instance_id in" param:"activityInstanceIdIn"`
+	TaskDefinitionKeys  []string `where:"task_definition_key in" param:"taskDefinitionKeyIn"`
+	// TaskName and TaskNameLike ignore case, as Camunda's.
+	TaskName              string `where:"UPPER(name) = UPPER(?)" param:"taskName"`
+	TaskNameLike          string `where:"UPPER(name) LIKE UPPER(?)" param:"taskNameLike"`
+	ProcessDefinitionName string `where:"process_definition_id IN (SELECT id FROM process_definition WHERE name = ?)" param:"processDefinitionName"`
+	// Of the task's process instance in history.
+	RootProcessInstanceID string   `where:"{taskInstance} root_process_instance_id = ?)" param:"rootProcessInstanceId"`
+	BusinessKey           string   `where:"{taskInstance} business_key = ?)" param:"processInstanceBusinessKey"`
+	BusinessKeyIn         []string `where:"{taskInstance} business_key IN (?))" param:"processInstanceBusinessKeyIn"`
+	BusinessKeyLike       string   `where:"{taskInstance} business_key LIKE ?)" param:"processInstanceBusinessKeyLike"`
+	ProcessFinished       bool     `where:"{taskInstance} end_time IS NOT NULL)" param:"processFinished"`
+	ProcessUnfinished     bool     `where:"{taskInstance} end_time IS NULL)" param:"processUnfinished"`
+	Priority              *int     `where:"priority" param:"taskPriority"`
+	Assigned              bool     `where:"assignee IS NOT NULL" param:"assigned"`
+	Unassigned            bool     `where:"assignee IS NULL" param:"unassigned"`
+	// The due and follow-up dates: only tasks that have one match.
+	DueDate        *time.Time `where:"due_date" param:"taskDueDate"`
+	DueBefore      *time.Time `where:"due_date <" param:"taskDueDateBefore"`
+	DueAfter       *time.Time `where:"due_date >" param:"taskDueDateAfter"`
+	WithoutDueDate bool       `where:"due_date IS NULL" param:"withoutTaskDueDate"`
+	FollowUpDate   *time.Time `where:"follow_up_date" param:"taskFollowUpDate"`
+	FollowUpBefore *time.Time `where:"follow_up_date <" param:"taskFollowUpDateBefore"`
+	FollowUpAfter  *time.Time `where:"follow_up_date >" param:"taskFollowUpDateAfter"`
+	StartedBefore  *time.Time `where:"start_time <=" param:"startedBefore"`
+	StartedAfter   *time.Time `where:"start_time >=" param:"startedAfter"`
+	FinishedBefore *time.Time `where:"end_time <=" param:"finishedBefore"`
+	FinishedAfter  *time.Time `where:"end_time >=" param:"finishedAfter"`
+	// The candidates the task had when it was created.
+	HadCandidateUser       string `where:"candidate_users member" param:"taskHadCandidateUser"`
+	HadCandidateGroup      string `where:"candidate_groups member" param:"taskHadCandidateGroup"`
+	InvolvedGroup          string `where:"candidate_groups member" param:"taskInvolvedGroup"`
+	WithCandidateGroups    bool   `where:"candidate_groups IS NOT NULL" param:"withCandidateGroups"`
+	WithoutCandidateGroups bool   `where:"candidate_groups IS NULL" param:"withoutCandidateGroups"`
 }
 
 func (f HistoricTaskFilter) Query() Query[*HistoricTask] {
@@ -218,9 +257,10 @@ func (f HistoricInstanceFilter) Query() Query[*HistoricProcessInstance] {
 }
 
 // HistoricActivityFilter selects activity instances in history, in the
-// order they started.
+// order they started. Camunda's occurrence (a sequence counter) sorts by
+// id: ids are time-ordered (UUIDv7), in the order rows were written.
 type HistoricActivityFilter struct {
-	Page                `sort:"activityInstanceId=id instanceId=process_instance_id executionId activityId activityName activityType startTime endTime duration=(end_time-start_time) definitionId=process_definition_id"`
+	Page                `sort:"activityInstanceId=id instanceId=process_instance_id executionId activityId activityName activityType startTime endTime duration=(end_time-start_time) definitionId=process_definition_id occurrence=id"`
 	ID                  string `where:"id" param:"activityInstanceId"`
 	ProcessInstanceID   string `where:"process_instance_id" param:"processInstanceId"`
 	ProcessDefinitionID string `where:"process_definition_id" param:"processDefinitionId"`
@@ -237,6 +277,8 @@ type HistoricActivityFilter struct {
 	StartedAfter   *time.Time `where:"start_time >=" param:"startedAfter"`
 	FinishedBefore *time.Time `where:"end_time <=" param:"finishedBefore"`
 	FinishedAfter  *time.Time `where:"end_time >=" param:"finishedAfter"`
+	// TaskAssignee: the user task instance's task is assigned to the user.
+	TaskAssignee string `where:"task_id IN (SELECT id FROM hist_task WHERE assignee = ?)" param:"taskAssignee"`
 }
 
 func (f HistoricActivityFilter) Query() Query[*HistoricActivityInstance] {
@@ -415,11 +457,25 @@ func (f IncidentFilter) Query() Query[*Incident] {
 // HistoricIncidentFilter selects incidents in history, in the order they
 // were raised.
 type HistoricIncidentFilter struct {
-	Page `sort:"incidentId=id incidentMessage=message createTime endTime incidentType=type executionId activityId processInstanceId processDefinitionId causeIncidentId rootCauseIncidentId configuration incidentState=state"`
+	Page `sort:"incidentId=id incidentMessage=message createTime endTime incidentType=type executionId activityId processInstanceId processDefinitionId processDefinitionKey={incidentDefinitionKey} causeIncidentId rootCauseIncidentId configuration incidentState={incidentStateCode}"`
 	IncidentQuery
 	// State: IncidentOpen, IncidentResolved (its job succeeded or got
 	// retries) or IncidentDeleted (with its job or instance).
 	State string `where:"state" param:"deleted=deleted|resolved=resolved|open=open"`
+
+	IncidentMessage       string     `where:"message" param:"incidentMessage"`
+	IncidentMessageLike   string     `where:"message like" param:"incidentMessageLike"`
+	ProcessDefinitionKey  string     `where:"{incidentDefinitionKey} = ?" param:"processDefinitionKey"`
+	ProcessDefinitionKeys []string   `where:"{incidentDefinitionKey} IN (?)" param:"processDefinitionKeyIn"`
+	ExecutionID           string     `where:"execution_id" param:"executionId"`
+	FailedActivityID      string     `where:"failed_activity_id" param:"failedActivityId"`
+	CauseIncidentID       string     `where:"cause_incident_id" param:"causeIncidentId"`
+	RootCauseIncidentID   string     `where:"root_cause_incident_id" param:"rootCauseIncidentId"`
+	JobDefinitionIDs      []string   `where:"job_definition_id in" param:"jobDefinitionIdIn"`
+	CreateTimeBefore      *time.Time `where:"create_time <" param:"createTimeBefore"`
+	CreateTimeAfter       *time.Time `where:"create_time >" param:"createTimeAfter"`
+	EndTimeBefore         *time.Time `where:"end_time <" param:"endTimeBefore"`
+	EndTimeAfter          *time.Time `where:"end_time >" param:"endTimeAfter"`
 }
 
 // IncidentQuery is IncidentFilter by the name the public
@@ -433,16 +489,34 @@ func (f HistoricIncidentFilter) Query() Query[*HistoricIncident] {
 	return filterQuery[*HistoricIncident](f, time.Time{}, "create_time, id")
 }
 
-// JobLogFilter selects job log entries in the order they were written.
+// JobLogFilter selects job log entries in the order they were written
+// (occurrence sorts by their time-ordered ids).
 // ProcessInstanceID finds the instance's jobs by their creation entries,
 // the only ones indexed by instance (job_log_created_process_instance;
 // the literal event lets SQLite use that partial index).
 type JobLogFilter struct {
-	Page              `sort:"timestamp jobId jobDefinitionId"`
-	JobID             string `where:"job_id"`
-	ProcessInstanceID string `where:"job_id IN (SELECT job_id FROM job_log WHERE process_instance_id = ? AND event = {jobLogCreated})"`
-	JobDefinitionID   string `where:"job_definition_id"`
-	Event             string `where:"event"`
+	Page              `sort:"timestamp jobId jobDefinitionId jobDueDate jobRetries=retries jobPriority=priority activityId executionId processInstanceId processDefinitionId processDefinitionKey deploymentId occurrence=id"`
+	JobID             string `where:"job_id" param:"jobId"`
+	ProcessInstanceID string `where:"job_id IN (SELECT job_id FROM job_log WHERE process_instance_id = ? AND event = {jobLogCreated})" param:"processInstanceId"`
+	JobDefinitionID   string `where:"job_definition_id" param:"jobDefinitionId"`
+	// Event: JobLogCreated, ... As Camunda's, the last of its REST flags
+	// given wins.
+	Event string `where:"event" param:"deletionLog=deleted|successLog=succeeded|failureLog=failed|creationLog=created"`
+
+	ID                         string   `where:"id" param:"logId"`
+	ExceptionMessage           string   `where:"message" param:"jobExceptionMessage"`
+	JobDefinitionConfiguration string   `where:"job_definition_id IN (SELECT id FROM job_definition WHERE job_configuration = ?)" param:"jobDefinitionConfiguration"`
+	ActivityIDs                []string `where:"activity_id in" param:"activityIdIn"`
+	FailedActivityIDs          []string `where:"failed_activity_id in" param:"failedActivityIdIn"`
+	ExecutionIDs               []string `where:"execution_id in" param:"executionIdIn"`
+	ProcessDefinitionID        string   `where:"process_definition_id" param:"processDefinitionId"`
+	ProcessDefinitionKey       string   `where:"process_definition_key" param:"processDefinitionKey"`
+	DeploymentID               string   `where:"deployment_id" param:"deploymentId"`
+	PriorityAtMost             *int64   `where:"priority <=" param:"jobPriorityLowerThanOrEquals"`
+	PriorityAtLeast            *int64   `where:"priority >=" param:"jobPriorityHigherThanOrEquals"`
+	// SkipLocked leaves out the entries of jobs being locked by a job
+	// executor, which Camunda's job log does not have.
+	SkipLocked bool `where:"event <> 'locked'"`
 }
 
 func (f JobLogFilter) Query() Query[*JobLogEntry] {

@@ -518,7 +518,7 @@ func RemoveHistory(processInstanceIDs []string) []Write {
 	}
 	list := "(" + in.String() + ")"
 	var ws []Write
-	for _, t := range []string{"hist_activity_instance", "hist_variable", "hist_task", "hist_incident"} {
+	for _, t := range []string{"hist_activity_instance", "hist_variable", "hist_task", "hist_incident", "external_task_log", "hist_detail"} {
 		ws = append(ws, newWrite("DELETE FROM "+t+" WHERE process_instance_id IN "+list, args...))
 	}
 	// Job log entries carry the instance on their creation entry (indexed);

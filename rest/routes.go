@@ -52,7 +52,7 @@ func isNotFound(err error) bool { return errors.Is(err, bpmnlite.ErrNotFound) }
 // path/count: how many rows the query selects. Where Camunda has them, the
 // POST forms too: the same parameters as a JSON body (lists as arrays,
 // sorting as "sorting": [{"sortBy", "sortOrder"}]), paging in the query.
-func listRoutes[Q, T any](h *Handler, path, key string, base Q, list func(context.Context, Q) ([]*T, error), s shape[T]) {
+func listRoutes[Q, T any](h *Handler, path, key string, base Q, list func(context.Context, Q) ([]*T, error), s listJSON[T]) {
 	accepts := queryParams(reflect.TypeFor[Q](), key)
 	getOp := camundaAPI[opKey("GET", path)]
 	read := func(r *http.Request) (Q, error) {
@@ -134,7 +134,9 @@ func jsonQuery(body map[string]json.RawMessage, op *camundaOp, accepts []string)
 			}
 			continue
 		}
-		if op != nil && op.params[name] && !slices.Contains(accepts, name) || slices.Contains(pageParams, name) {
+		// orQueries: Camunda's alternatives of a task or history query,
+		// which bpmnlite's queries do not have.
+		if op != nil && op.params[name] && !slices.Contains(accepts, name) || slices.Contains(pageParams, name) || name == "orQueries" {
 			return nil, badRequest("bpmnlite does not support the member %s of a POST query (Camunda's REST API has it; bpmnlite refuses it rather than ignore it)", name)
 		}
 		out.Set(name, queryValue(raw))

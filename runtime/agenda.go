@@ -22,6 +22,7 @@ type command struct {
 	jobDue        []*persistence.Job
 	history       map[string]*persistence.HistoricActivityInstance // inserted by this command
 	historicTasks map[string]*persistence.HistoricTask             // inserted by this command
+	initialVars   string                                           // the instance whose start variables are being set (history: initial)
 	startDef      *Definition                                      // definition of a timer start job being created or run
 	defs          map[string]*Definition                           // the definitions the command uses, by id (definition)
 	running       *persistence.Job                                 // the job this command runs, deleted by its runner

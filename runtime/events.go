@@ -118,6 +118,7 @@ func (c *command) cancelWaits(x *execution, reason string) error {
 			}
 			for _, t := range ets {
 				c.cc.Delete(t)
+				c.logExternalTask(t, persistence.ExternalTaskLogDeleted)
 				if err := c.e.endIncidents(c.cc, persistence.IncidentsOfExternalTask(t.ID), persistence.IncidentDeleted); err != nil {
 					return err
 				}

@@ -74,16 +74,18 @@ func (c *command) historyInstanceStart(in *instance, startActivity string) {
 		}
 	}
 	h := &persistence.HistoricProcessInstance{
-		ID:                     in.root.ID,
-		Rev:                    1,
-		ProcessDefinitionID:    in.def.ID,
-		ProcessDefinitionKey:   in.def.Key,
-		BusinessKey:            in.root.BusinessKey,
-		StartTime:              in.root.StartTime,
-		State:                  persistence.StateActive,
-		StartActivityID:        startActivity,
-		SuperProcessInstanceID: super,
-		RootProcessInstanceID:  cmp.Or(in.root.RootProcessInstanceID, in.root.ID),
+		ID:                       in.root.ID,
+		Rev:                      1,
+		ProcessDefinitionID:      in.def.ID,
+		ProcessDefinitionKey:     in.def.Key,
+		BusinessKey:              in.root.BusinessKey,
+		StartTime:                in.root.StartTime,
+		State:                    persistence.StateActive,
+		StartActivityID:          startActivity,
+		SuperProcessInstanceID:   super,
+		RootProcessInstanceID:    cmp.Or(in.root.RootProcessInstanceID, in.root.ID),
+		ProcessDefinitionName:    in.def.Name,
+		ProcessDefinitionVersion: in.def.Version,
 	}
 	c.cc.Insert(h)
 	in.history = h
@@ -123,6 +125,7 @@ func (c *command) historyTaskStart(t *persistence.Task, x *execution) {
 		ProcessDefinitionID: t.ProcessDefinitionID, ProcessDefinitionKey: x.inst.def.Key,
 		TaskDefinitionKey: t.TaskDefinitionKey, ActivityInstanceID: x.ActivityInstanceID, Assignee: t.Assignee,
 		Priority: t.Priority, DueDate: t.DueDate, FollowUpDate: t.FollowUpDate, StartTime: t.CreateTime,
+		CandidateGroups: t.CandidateGroups, CandidateUsers: t.CandidateUsers,
 	}
 	c.cc.Insert(h)
 	if c.historicTasks == nil {

@@ -281,20 +281,31 @@ func (e *Core) logJob(cc *tx.Context, j *persistence.Job, event, message string,
 	if !e.history(config.HistoryFull) {
 		return
 	}
-	cc.Insert(&persistence.JobLogEntry{
-		ID:                newID(),
-		JobID:             j.ID,
-		Event:             event,
-		Timestamp:         cc.Now().UTC(),
-		LockOwner:         j.LockOwner,
-		Retries:           j.Retries,
-		Message:           message,
-		JobDefinitionID:   j.JobDefinitionID,
-		ActivityID:        j.ActivityID,
-		ProcessInstanceID: j.ProcessInstanceID,
-		Priority:          j.Priority,
-		ExecutionStart:    start,
-	})
+	entry := &persistence.JobLogEntry{
+		ID:                    newID(),
+		JobID:                 j.ID,
+		Event:                 event,
+		Timestamp:             cc.Now().UTC(),
+		LockOwner:             j.LockOwner,
+		Retries:               j.Retries,
+		Message:               message,
+		JobDefinitionID:       j.JobDefinitionID,
+		ActivityID:            j.ActivityID,
+		ProcessInstanceID:     j.ProcessInstanceID,
+		Priority:              j.Priority,
+		ExecutionStart:        start,
+		ExecutionID:           j.ExecutionID,
+		ProcessDefinitionID:   j.ProcessDefinitionID,
+		ProcessDefinitionKey:  j.ProcessDefinitionKey,
+		DeploymentID:          j.DeploymentID,
+		RootProcessInstanceID: j.RootProcessInstanceID,
+		JobDueDate:            copyTime(j.DueDate),
+		FailedActivityID:      j.FailedActivityID,
+	}
+	if event == persistence.JobLogFailed {
+		entry.ExceptionStack = j.ExceptionStack
+	}
+	cc.Insert(entry)
 }
 
 func stack() string { return string(debug.Stack()) }

@@ -185,7 +185,7 @@ func (c *command) createExternalTask(x *execution, a *bpmn.Activity) error {
 		return failAt(a, "topic: %w", err)
 	}
 	c.externalTasksReady()
-	c.cc.Insert(&persistence.ExternalTask{
+	task := &persistence.ExternalTask{
 		ID:                   newID(),
 		Rev:                  1,
 		Topic:                topic,
@@ -200,7 +200,9 @@ func (c *command) createExternalTask(x *execution, a *bpmn.Activity) error {
 		BusinessKey:          x.inst.root.BusinessKey,
 		CreateTime:           c.cc.Now().UTC(),
 		TraceParent:          traceParent(c.cc),
-	})
+	}
+	c.cc.Insert(task)
+	c.logExternalTask(task, persistence.ExternalTaskLogCreated)
 	return nil
 }
 
