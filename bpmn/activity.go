@@ -122,6 +122,8 @@ func (p *parser) parseActivity(st *procState, sc *scopeState, e *etree.Element, 
 		}
 		u.TaskListeners = p.taskListeners(s, ext)
 		a.User = u
+	case StartEvent:
+		a.StartFormKey, a.StartFormRef = camundaValue(e, "formKey"), camundaValue(e, "formRef")
 	case ReceiveTask:
 		if ref := attrValue(e, "messageRef"); ref != "" {
 			a.MessageName = p.messageName(s, ref)

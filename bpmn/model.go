@@ -245,6 +245,10 @@ type Activity struct {
 	Process *Process
 	Parent  *Activity // enclosing subprocess; nil at process level
 
+	// StartFormKey and StartFormRef are a start event's camunda:formKey
+	// and camunda:formRef, as written.
+	StartFormKey, StartFormRef string
+
 	// Content of a subprocess.
 	Activities []*Activity
 	Flows      []*SequenceFlow

@@ -59,6 +59,8 @@ type Deployment struct {
 	Name       string
 	Source     string
 	DeployTime time.Time
+	// TenantID: the tenant the deployment was made for ("": none).
+	TenantID string
 }
 
 // Resource is one deployed file, kept as it was given.
@@ -90,6 +92,8 @@ type ProcessDefinition struct {
 	// camunda:candidateStarterGroups and candidateStarterUsers, as written.
 	CandidateStarterGroups string
 	CandidateStarterUsers  string
+	// TenantID is its deployment's tenant ("": none).
+	TenantID string
 }
 
 // Execution is a node of an instance's execution tree (the public
@@ -122,6 +126,8 @@ type Execution struct {
 	// RootProcessInstanceID is the top of the instance's call hierarchy
 	// (itself unless a call activity started it); on the process instance only.
 	RootProcessInstanceID string
+	// TenantID is its process definition's tenant ("": none).
+	TenantID string
 }
 
 // Variable types stored in the Type column.
@@ -171,6 +177,8 @@ type Task struct {
 	Suspension          int
 	FollowUpDate        *time.Time
 	FormKey             string // camunda:formKey or camunda:formRef, as written
+	// TenantID is its process definition's tenant ("": none).
+	TenantID string
 }
 
 // Event subscription types.
@@ -254,6 +262,8 @@ type Job struct {
 	// RootProcessInstanceID is the top of the job's call hierarchy (for
 	// exclusive acquisition across process hierarchies).
 	RootProcessInstanceID string
+	// TenantID is its process definition's tenant ("": none).
+	TenantID string
 }
 
 // JobDefinition describes the jobs one activity creates: an asynchronous
@@ -296,6 +306,8 @@ type ExternalTask struct {
 	// TraceParent is the W3C traceparent of the span that created the task
 	// (empty when it ran in none): its worker continues that trace.
 	TraceParent string
+	// TenantID is its process definition's tenant ("": none).
+	TenantID string
 }
 
 // Incident types.
@@ -352,6 +364,8 @@ type HistoricProcessInstance struct {
 	// RemovalTime: when the history cleanup may remove the instance's
 	// history (set when its root instance ends, if a time to live applies).
 	RemovalTime *time.Time
+	// TenantID is its process definition's tenant ("": none).
+	TenantID string
 }
 
 // Incident states in history.
@@ -401,6 +415,8 @@ type HistoricTask struct {
 	StartTime            time.Time
 	EndTime              *time.Time
 	DeleteReason         string // TaskCompleted or TaskDeleted once ended
+	// TenantID is its process definition's tenant ("": none).
+	TenantID string
 }
 
 // Why a historic task ended.

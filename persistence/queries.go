@@ -191,22 +191,24 @@ func DefinitionsOfDeployment(deploymentID string) Query[*ProcessDefinition] {
 }
 
 // LatestDefinition is the latest version of the process definition with
-// key and, when versionTag is set, that version tag.
-func LatestDefinition(key, versionTag string) Query[*ProcessDefinition] {
+// key of tenant ("": of no tenant) and, when versionTag is set, that
+// version tag.
+func LatestDefinition(key, tenant, versionTag string) Query[*ProcessDefinition] {
 	if versionTag != "" {
-		return newQuery[*ProcessDefinition]("WHERE key = $1 AND version_tag = $2 ORDER BY version DESC LIMIT 1", key, versionTag)
+		return newQuery[*ProcessDefinition]("WHERE key = $1 AND COALESCE(tenant_id, '') = $2 AND version_tag = $3 ORDER BY version DESC LIMIT 1", key, tenant, versionTag)
 	}
-	return newQuery[*ProcessDefinition]("WHERE key = $1 ORDER BY version DESC LIMIT 1", key)
+	return newQuery[*ProcessDefinition]("WHERE key = $1 AND COALESCE(tenant_id, '') = $2 ORDER BY version DESC LIMIT 1", key, tenant)
 }
 
-// LatestDeploymentNamed is the latest deployment with name.
-func LatestDeploymentNamed(name string) Query[*Deployment] {
-	return newQuery[*Deployment]("WHERE name = $1 ORDER BY deploy_time DESC, id DESC LIMIT 1", name)
+// LatestDeploymentNamed is the latest deployment with name of tenant ("":
+// of no tenant).
+func LatestDeploymentNamed(name, tenant string) Query[*Deployment] {
+	return newQuery[*Deployment]("WHERE name = $1 AND COALESCE(tenant_id, '') = $2 ORDER BY deploy_time DESC, id DESC LIMIT 1", name, tenant)
 }
 
 // ResourcesOfDeployment are the files of a deployment.
 func ResourcesOfDeployment(deploymentID string) Query[*Resource] {
-	return newQuery[*Resource]("WHERE deployment_id = $1", deploymentID)
+	return newQuery[*Resource]("WHERE deployment_id = $1 ORDER BY id", deploymentID)
 }
 
 // ResourceNamed is one file of a deployment.

@@ -15,13 +15,13 @@ import (
 // them.
 var (
 	historicInstanceJSON = newShape[bpmnlite.HistoricProcessInstance](`id businessKey? processDefinitionId processDefinitionKey
-	startTime endTime durationInMillis=duration() startActivityId endActivityId? deleteReason? superProcessInstanceId? state tenantId:null`)
+	startTime endTime durationInMillis=duration() startActivityId endActivityId? deleteReason? superProcessInstanceId? state tenantId?`)
 	historicActivityJSON = newShape[bpmnlite.HistoricActivityInstance](`id parentActivityInstanceId activityId activityName? activityType
 	processDefinitionId processInstanceId executionId taskId? calledProcessInstanceId? startTime endTime durationInMillis=duration()
 	canceled tenantId:null`)
 	historicTaskJSON = newShape[bpmnlite.HistoricTask](`id processDefinitionKey processDefinitionId processInstanceId executionId
 	activityInstanceId name? deleteReason? assignee? startTime endTime duration() taskDefinitionKey priority due=DueDate
-	followUp=FollowUpDate tenantId:null removalTime:null rootProcessInstanceId:null`)
+	followUp=FollowUpDate tenantId? removalTime:null rootProcessInstanceId:null`)
 	historicIncidentJSON = newShape[bpmnlite.HistoricIncident](incidentMembers + " createTime endTime open() deleted() resolved()")
 )
 

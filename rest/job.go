@@ -11,7 +11,7 @@ import (
 
 // jobJSON is a job as Camunda's REST API shows it.
 var jobJSON = newShape[bpmnlite.Job](`id jobDefinitionId? processInstanceId? processDefinitionId processDefinitionKey
-	executionId? exceptionMessage? failedActivityId? retries dueDate suspended() priority tenantId:null createTime`)
+	executionId? exceptionMessage? failedActivityId? retries dueDate suspended() priority tenantId? createTime`)
 
 // jobRoutes: jobs: queries, retries and execution by hand.
 func (h *Handler) jobRoutes() {

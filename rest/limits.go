@@ -111,8 +111,14 @@ func (l *deployLimits) readDeployment(w http.ResponseWriter, r *http.Request) (b
 			req.Name = v
 		case "deployment-source":
 			req.Source = v
+		case "tenant-id":
+			req.TenantID = v
 		case "enable-duplicate-filtering", "deploy-changed-only":
 			req.SkipUnchanged = req.SkipUnchanged || v == "true"
+		case "deployment-activation-time":
+			if v != "" {
+				return req, badRequest("bpmnlite does not support deployment-activation-time: its definitions are active when deployed")
+			}
 		}
 	}
 	if len(req.Resources) == 0 {

@@ -89,6 +89,13 @@ func seedFixture(t *testing.T, a *api) fixture {
 		"workerId": "w1", "maxTasks": 1, "topics": []any{map[string]any{"topicName": "packing", "lockDuration": 600000}},
 	}).([]any)
 	fx["ext3"] = field(locked[0], "id").(string)
+	// Tenant acme deploys review too: its own version 1, no instances.
+	d3 := a.ok(http.StatusOK, "POST", "/deployment/create", tenantDeployment("third", "acme", map[string]string{"review.bpmn": fixtureReview}))
+	fx["deployment3"] = field(d3, "id").(string)
+	fx["deployment1Time"] = field(d1, "deploymentTime").(string)
+	for id := range field(d3, "deployedProcessDefinitions").(map[string]any) {
+		fx["def-review-acme"] = id
+	}
 	return fx
 }
 
@@ -105,19 +112,44 @@ type paramCase struct {
 // parameter without a case, so each one is proven to filter.
 var paramCases = map[string]map[string]paramCase{
 	"/deployment": {
-		"id":            {"{deployment1}", "deployment1"},
-		"name":          {"second", "deployment2"},
-		"nameLike":      {"fir%", "deployment1"},
-		"source":        {"nowhere", ""},
-		"withoutSource": {"true", "deployment1 deployment2"},
-		"after":         {"{between}", "deployment2"},
-		"before":        {"{between}", "deployment1"},
+		"id":                                {"{deployment1}", "deployment1"},
+		"name":                              {"second", "deployment2"},
+		"nameLike":                          {"fir%", "deployment1"},
+		"source":                            {"nowhere", ""},
+		"withoutSource":                     {"true", "deployment1 deployment2 deployment3"},
+		"after":                             {"{between}", "deployment2 deployment3"},
+		"before":                            {"{between}", "deployment1"},
+		"tenantIdIn":                        {"acme,other", "deployment3"},
+		"withoutTenantId":                   {"true", "deployment1 deployment2"},
+		"includeDeploymentsWithoutTenantId": {"true&tenantIdIn=acme", "deployment1 deployment2 deployment3"},
 	},
 	"/process-definition": {
-		"processDefinitionId": {"{def-ship}", "def-ship"},
-		"key":                 {"review", "def-review"},
-		"deploymentId":        {"{deployment2}", "def-ship"},
-		"latestVersion":       {"true", "def-review def-ship"},
+		"processDefinitionId":   {"{def-ship}", "def-ship"},
+		"processDefinitionIdIn": {"{def-ship},{def-review}", "def-ship def-review"},
+		"key":                   {"review", "def-review def-review-acme"},
+		"keysIn":                {"ship,nope", "def-ship"},
+		"keyLike":               {"rev%", "def-review def-review-acme"},
+		"name":                  {"Ship", "def-ship"},
+		"nameLike":              {"Rev%", "def-review def-review-acme"},
+		"deploymentId":          {"{deployment2}", "def-ship"},
+		"deployedAfter":         {"{between}", "def-ship def-review-acme"},
+		"deployedAt":            {"{deployment1Time}", "def-review"},
+		"version":               {"2", ""},
+		"latestVersion":         {"true", "def-review def-ship def-review-acme"},
+		"resourceName":          {"ship.bpmn", "def-ship"},
+		"resourceNameLike":      {"%view.bpmn", "def-review def-review-acme"},
+		"versionTag":            {"v1", "def-review def-review-acme"},
+		"versionTagLike":        {"v%", "def-review def-review-acme"},
+		"withoutVersionTag":     {"true", "def-ship"},
+		"suspended":             {"true", ""},
+		"active":                {"true&key=ship", "def-ship"},
+		"incidentId":            {"{incident1}", "def-review"},
+		"incidentType":          {"failedJob", "def-review"},
+		"incidentMessage":       {"card declined", "def-review"},
+		"incidentMessageLike":   {"%declined", "def-review"},
+		"tenantIdIn":            {"acme", "def-review-acme"},
+		"withoutTenantId":       {"true", "def-review def-ship"},
+		"includeProcessDefinitionsWithoutTenantId": {"true&tenantIdIn=acme", "def-review def-ship def-review-acme"},
 	},
 	"/process-instance": {
 		"processInstanceIds":   {"{pi2}", "pi2"},
@@ -379,7 +411,7 @@ func (ids fixtureIDs) of(rows []any) []string {
 // that value orders by; "-" for a value the rows do not show, whose
 // descending order must then be its ascending one reversed.
 var sortCases = map[string]map[string]string{
-	"/deployment":         {"id": "id", "name": "name", "deploymentTime": "deploymentTime"},
+	"/deployment":         {"id": "id", "name": "name", "deploymentTime": "deploymentTime", "tenantId": "tenantId"},
 	"/process-definition": {"key": "key", "id": "id", "name": "name", "version": "version", "deploymentId": "deploymentId", "versionTag": "versionTag", "deployTime": "-"},
 	"/process-instance":   {"instanceId": "id", "definitionId": "definitionId", "businessKey": "businessKey", "definitionKey": "definitionId"},
 	"/history/process-instance": {"instanceId": "id", "definitionId": "processDefinitionId", "definitionKey": "processDefinitionKey",

@@ -11,7 +11,7 @@ import (
 // instanceJSON is a process instance as Camunda's REST API shows it, read
 // from history.
 var instanceJSON = newShape[bpmnlite.HistoricProcessInstance](`id definitionId=ProcessDefinitionID businessKey?
-	caseInstanceId:null ended() suspended=stateSuspended() tenantId:null links:[]`)
+	caseInstanceId:null ended() suspended=stateSuspended() tenantId? links:[]`)
 
 // instance is process instance id, from history.
 func (h *Handler) instance(r *http.Request, id string) (*bpmnlite.HistoricProcessInstance, error) {

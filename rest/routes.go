@@ -35,9 +35,12 @@ func (h *Handler) routes() {
 	h.jobRoutes()
 	h.incidentRoutes()
 	h.historyRoutes()
-	h.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, "NotFoundException", "no resource at "+r.Method+" "+r.URL.Path)
-	})
+	h.mux.HandleFunc("/", noResource)
+}
+
+// noResource answers a path nothing is routed at.
+func noResource(w http.ResponseWriter, r *http.Request) {
+	writeError(w, http.StatusNotFound, "NotFoundException", "no resource at "+r.Method+" "+r.URL.Path)
 }
 
 func isNotFound(err error) bool { return errors.Is(err, bpmnlite.ErrNotFound) }

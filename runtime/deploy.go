@@ -5,6 +5,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"path"
+	"strings"
 
 	"github.com/bpmnlite/bpmnlite/bpmn"
 	"github.com/bpmnlite/bpmnlite/config"
@@ -23,11 +25,15 @@ type Resource struct {
 
 // DeployRequest describes a deployment.
 type DeployRequest struct {
-	Name      string
-	Source    string
+	Name   string
+	Source string
+	// TenantID is the tenant the deployment is made for: its definitions
+	// and what they create carry it; versions count per key and tenant.
+	TenantID  string
 	Resources []Resource
-	// SkipUnchanged returns the previous deployment of the same name when
-	// every resource is byte-identical to the one deployed last.
+	// SkipUnchanged returns the previous deployment of the same name (and
+	// tenant) when every resource is byte-identical to the one deployed
+	// last.
 	SkipUnchanged bool
 	// ForceExecutable deploys processes even when isExecutable is false or missing.
 	ForceExecutable bool
@@ -53,12 +59,16 @@ func (e *Core) Deploy(ctx context.Context, req DeployRequest) (_ *Deployment, er
 	var all []parsedResource
 	var errs []error
 	for _, r := range req.Resources {
+		sum := sha256.Sum256(r.Bytes)
+		if !IsProcessModel(r.Name) {
+			all = append(all, parsedResource{r, nil, hex.EncodeToString(sum[:])})
+			continue
+		}
 		m, err := bpmn.Parse(r.Bytes, bpmn.ParseOptions{File: r.Name, ForceExecutable: req.ForceExecutable, CheckExpression: e.CheckExpression, MaxBytes: e.Config.Limits.MaxResourceBytes, MaxQuoted: e.Config.Limits.MaxQuotedSource})
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		sum := sha256.Sum256(r.Bytes)
 		all = append(all, parsedResource{r, m, hex.EncodeToString(sum[:])})
 	}
 	if len(errs) > 0 {
@@ -69,18 +79,21 @@ func (e *Core) Deploy(ctx context.Context, req DeployRequest) (_ *Deployment, er
 	err = e.cmd.Run(ctx, func(cc *tx.Context) error {
 		out, created = nil, nil
 		if req.SkipUnchanged && req.Name != "" {
-			prev, err := e.unchangedDeployment(cc, req.Name, all)
+			prev, err := e.unchangedDeployment(cc, req.Name, req.TenantID, all)
 			if err != nil || prev != nil {
 				out = prev
 				return err
 			}
 		}
 		now := cc.Now().UTC()
-		d := &persistence.Deployment{ID: newID(), Name: req.Name, Source: req.Source, DeployTime: now}
+		d := &persistence.Deployment{ID: newID(), Name: req.Name, Source: req.Source, DeployTime: now, TenantID: req.TenantID}
 		cc.Insert(d)
 		out = &Deployment{Deployment: *d}
 		for _, p := range all {
 			cc.Insert(&persistence.Resource{ID: newID(), DeploymentID: d.ID, Name: p.res.Name, Bytes: p.res.Bytes, Hash: p.hash})
+			if p.model == nil {
+				continue // kept as it is: a form, a decision table, a script, an image
+			}
 			out.Skipped = append(out.Skipped, p.model.Skipped...)
 			out.Warnings = append(out.Warnings, p.model.Warnings...)
 			for _, proc := range p.model.Processes {
@@ -115,15 +128,37 @@ func (e *Core) Deploy(ctx context.Context, req DeployRequest) (_ *Deployment, er
 
 type parsedResource struct {
 	res   Resource
-	model *bpmn.Definitions
+	model *bpmn.Definitions // nil: not a process model
 	hash  string
 }
 
-// unchangedDeployment returns the latest deployment named name when its
-// resources are exactly the given ones, byte for byte.
-func (e *Core) unchangedDeployment(cc *tx.Context, name string, all []parsedResource) (*Deployment, error) {
+// IsProcessModel reports whether a deployment's resource of this name is
+// parsed as BPMN: *.bpmn, *.bpmn20.xml, other *.xml files but Camunda's
+// DMN and CMMN ones, and names without an extension. Others (forms,
+// decision tables, HTML, scripts, images) are kept as they are, as
+// Camunda keeps the resources no deployer of its claims.
+func IsProcessModel(name string) bool {
+	name = strings.ToLower(path.Base(name))
+	ext := path.Ext(name)
+	switch {
+	case ext == ".bpmn", ext == "":
+		return true
+	case ext != ".xml":
+		return false
+	}
+	for _, other := range []string{".dmn11.xml", ".dmn.xml", ".cmmn11.xml", ".cmmn10.xml", ".cmmn.xml"} {
+		if strings.HasSuffix(name, other) {
+			return false
+		}
+	}
+	return true
+}
+
+// unchangedDeployment returns the latest deployment named name of tenant
+// when its resources are exactly the given ones, byte for byte.
+func (e *Core) unchangedDeployment(cc *tx.Context, name, tenant string, all []parsedResource) (*Deployment, error) {
 	// Ids are time-ordered: they break ties between equal deploy times.
-	deps, err := tx.Read(cc, persistence.LatestDeploymentNamed(name))
+	deps, err := tx.Read(cc, persistence.LatestDeploymentNamed(name, tenant))
 	if err != nil || len(deps) == 0 {
 		return nil, err
 	}
@@ -172,7 +207,7 @@ func (m *MultiError) Error() string {
 func (m *MultiError) Unwrap() []error { return m.Errors }
 
 func (e *Core) deployProcess(cc *tx.Context, d *persistence.Deployment, resource string, model *bpmn.Definitions, proc *bpmn.Process) (*Definition, error) {
-	prev, err := e.latestDefinitionRow(cc, proc.ID)
+	prev, err := e.latestDefinitionRow(cc, proc.ID, d.TenantID)
 	if err != nil {
 		return nil, err
 	}
@@ -198,6 +233,10 @@ func (e *Core) deployProcess(cc *tx.Context, d *persistence.Deployment, resource
 		HistoryTimeToLive:      proc.HistoryTimeToLive,
 		CandidateStarterGroups: proc.CandidateStarterGroups,
 		CandidateStarterUsers:  proc.CandidateStarterUsers,
+		TenantID:               d.TenantID,
+	}
+	if s := proc.NoneStartEvent(); s != nil {
+		pd.HasStartForm = s.StartFormKey != "" || s.StartFormRef != ""
 	}
 	cc.Insert(pd)
 	if pd.HistoryTimeToLive != nil && e.history(config.HistoryActivity) {
@@ -211,8 +250,8 @@ func (e *Core) deployProcess(cc *tx.Context, d *persistence.Deployment, resource
 	return def, nil
 }
 
-func (e *Core) latestDefinitionRow(cc *tx.Context, key string) (*persistence.ProcessDefinition, error) {
-	rows, err := tx.Read(cc, persistence.LatestDefinition(key, ""))
+func (e *Core) latestDefinitionRow(cc *tx.Context, key, tenant string) (*persistence.ProcessDefinition, error) {
+	rows, err := tx.Read(cc, persistence.LatestDefinition(key, tenant, ""))
 	if err != nil || len(rows) == 0 {
 		return nil, err
 	}
@@ -287,14 +326,44 @@ func (c *command) keepDefinition(d *Definition) {
 	c.defs[d.ID] = d
 }
 
-// latestDefinition returns the newest version of the process with key and,
-// when versionTag is set, that camunda:versionTag.
-func (c *command) latestDefinition(key, versionTag string) (*Definition, error) {
+// latestDefinition returns the newest version of the process with key of
+// tenant ("": of no tenant) and, when versionTag is set, that
+// camunda:versionTag.
+func (c *command) latestDefinition(key, tenant, versionTag string) (*Definition, error) {
 	which := ""
-	if versionTag != "" {
-		which = fmt.Sprintf(" and version tag %q", versionTag)
+	if tenant != "" {
+		which = fmt.Sprintf(" of tenant %q", tenant)
 	}
-	return c.definitionFrom(persistence.LatestDefinition(key, versionTag), key, which)
+	if versionTag != "" {
+		which += fmt.Sprintf(" and version tag %q", versionTag)
+	}
+	return c.definitionFrom(persistence.LatestDefinition(key, tenant, versionTag), key, which)
+}
+
+// latestDefinitionOfAnyTenant is latestDefinition of the one tenant (or
+// none) that has process key; a key that several tenants have is
+// ambiguous, as Camunda's findLatestProcessDefinitionByKey finds it.
+func (c *command) latestDefinitionOfAnyTenant(key, versionTag string) (*Definition, error) {
+	latest, err := tx.Read(c.cc, persistence.DefinitionFilter{Key: key, LatestOnly: true}.Query())
+	if err != nil {
+		return nil, err
+	}
+	if len(latest) > 1 {
+		return nil, &AmbiguousKeyError{Key: key}
+	}
+	tenant := ""
+	if len(latest) == 1 {
+		tenant = latest[0].TenantID
+	}
+	return c.latestDefinition(key, tenant, versionTag)
+}
+
+// AmbiguousKeyError is a process definition key several tenants have,
+// asked for without a tenant.
+type AmbiguousKeyError struct{ Key string }
+
+func (e *AmbiguousKeyError) Error() string {
+	return fmt.Sprintf("ENGINE-03070 Cannot resolve a unique process definition for key '%s' because it exists for multiple tenants.", e.Key)
 }
 
 // definitionFrom returns the latest of the versions of process key that q

@@ -80,6 +80,7 @@ func (c *command) historyInstanceStart(in *instance, startActivity string) {
 		StartActivityID:        startActivity,
 		SuperProcessInstanceID: super,
 		RootProcessInstanceID:  cmp.Or(in.root.RootProcessInstanceID, in.root.ID),
+		TenantID:               in.def.TenantID,
 	}
 	c.cc.Insert(h)
 	in.history = h
@@ -119,6 +120,7 @@ func (c *command) historyTaskStart(t *persistence.Task, x *execution) {
 		ProcessDefinitionID: t.ProcessDefinitionID, ProcessDefinitionKey: x.inst.def.Key,
 		TaskDefinitionKey: t.TaskDefinitionKey, ActivityInstanceID: x.ActivityInstanceID, Assignee: t.Assignee,
 		Priority: t.Priority, DueDate: t.DueDate, FollowUpDate: t.FollowUpDate, StartTime: t.CreateTime,
+		TenantID: t.TenantID,
 	}
 	c.cc.Insert(h)
 	if c.historicTasks == nil {

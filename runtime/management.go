@@ -181,24 +181,9 @@ func (e *Core) DeleteDeployment(ctx context.Context, id string, cascade bool) er
 		c := e.newCommand(cc)
 		for _, pd := range defs {
 			defIDs = append(defIDs, pd.ID)
-			roots, err := tx.Select(cc, persistence.InstancesOfDefinition(pd.ID))
-			if err != nil {
+			if err := c.deleteDefinition(pd, cascade, "deployment deleted"); err != nil {
 				return err
 			}
-			if len(roots) > 0 && !cascade {
-				return fmt.Errorf("deployment %s: process definition %s has %d running instances; delete with cascade to remove them", id, pd.ID, len(roots))
-			}
-			for _, r := range roots {
-				in, err := c.loadInstance(r.ID)
-				if err != nil {
-					return err
-				}
-				if err := c.deleteInstance(in, "deployment deleted", persistence.StateExternallyTerminated); err != nil {
-					return err
-				}
-			}
-			cc.Write(persistence.DeleteDefinitionRows(pd.ID)...)
-			cc.Delete(pd)
 		}
 		if err := c.run(); err != nil {
 			return err

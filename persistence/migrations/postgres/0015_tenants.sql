@@ -1,0 +1,16 @@
+-- Tenancy, minimally: the tenant a deployment was made for, carried to its
+-- process definitions and to what they create (instances, tasks, jobs,
+-- external tasks, their history). NULL: no tenant.
+ALTER TABLE deployment ADD COLUMN tenant_id text;
+ALTER TABLE process_definition ADD COLUMN tenant_id text;
+ALTER TABLE execution ADD COLUMN tenant_id text;
+ALTER TABLE hist_process_instance ADD COLUMN tenant_id text;
+ALTER TABLE task ADD COLUMN tenant_id text;
+ALTER TABLE hist_task ADD COLUMN tenant_id text;
+ALTER TABLE job ADD COLUMN tenant_id text;
+ALTER TABLE external_task ADD COLUMN tenant_id text;
+
+-- Versions count per key and tenant: two tenants each have version 1 of a key.
+ALTER TABLE process_definition DROP CONSTRAINT process_definition_key_version_key;
+-- Serves lookups by key (and latest version by key and tenant).
+CREATE UNIQUE INDEX process_definition_key_tenant_version ON process_definition (key, COALESCE(tenant_id, ''), version);
