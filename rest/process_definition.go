@@ -19,7 +19,7 @@ import (
 
 // definitionJSON is a process definition as Camunda's REST API shows it.
 var definitionJSON = newShape[bpmnlite.ProcessDefinition](`id key category:"http://bpmn.io/schema/bpmn" description:null name?
-	version resource=ResourceName deploymentId diagram:null suspended() tenantId? versionTag? startableInTasklist:true`)
+	version resource=ResourceName deploymentId diagram:null suspended() tenantId? versionTag? historyTimeToLive startableInTasklist:true`)
 
 // definitionRef is one way a path names a process definition.
 type definitionRef struct {
