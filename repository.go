@@ -3,8 +3,12 @@ package bpmnlite
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/bpmnlite/bpmnlite/bpmn"
+	"github.com/bpmnlite/bpmnlite/expression"
 	"github.com/bpmnlite/bpmnlite/persistence"
 	"github.com/bpmnlite/bpmnlite/runtime"
 )
@@ -79,19 +83,91 @@ func (e *Engine) StartForm(ctx context.Context, definitionID string) (StartForm,
 	if err != nil || !pd.HasStartForm {
 		return StartForm{}, err
 	}
-	b, err := e.ProcessModel(ctx, definitionID)
+	_, proc, err := e.processOf(ctx, definitionID)
 	if err != nil {
 		return StartForm{}, err
 	}
-	model, err := bpmn.Parse(b, bpmn.ParseOptions{File: pd.ResourceName, ForceExecutable: true})
-	if err != nil {
-		return StartForm{}, err
-	}
-	if p := model.Process(pd.Key); p != nil && p.NoneStartEvent() != nil {
-		s := p.NoneStartEvent()
+	if s := proc.NoneStartEvent(); s != nil {
 		return StartForm{Key: s.StartFormKey, Ref: s.StartFormRef}, nil
 	}
 	return StartForm{}, nil
+}
+
+// CalledProcessDefinition is a process definition a call activity of
+// another calls statically (its key and version binding constants).
+type CalledProcessDefinition struct {
+	*ProcessDefinition
+	CallingProcessDefinitionID string
+	CalledFromActivityIDs      []string // the calling call activities, in the model's order
+}
+
+// StaticCalledProcessDefinitions are the process definitions the call
+// activities of a process definition call (at any depth) whose called
+// element and version are constants, resolved as the call would be now
+// (binding, the caller's tenant), as Camunda's
+// getStaticCalledProcessDefinitions; those not deployed are left out.
+func (e *Engine) StaticCalledProcessDefinitions(ctx context.Context, definitionID string) ([]*CalledProcessDefinition, error) {
+	pd, proc, err := e.processOf(ctx, definitionID)
+	if err != nil {
+		return nil, err
+	}
+	var out []*CalledProcessDefinition
+	for _, a := range proc.AllActivities() {
+		call := a.Call
+		if call == nil || expression.IsExpression(call.CalledElement) || expression.IsExpression(call.CalledVersion) || expression.IsExpression(call.CalledVersionTag) {
+			continue
+		}
+		q := DefinitionQuery{Key: call.CalledElement, Tenants: persistence.OfTenant(pd.TenantID)}
+		q.Sort = []SortKey{{By: "version", Desc: true}}
+		switch call.CalledBinding {
+		case "deployment":
+			q.DeploymentID = pd.DeploymentID
+		case "version":
+			v, err := strconv.Atoi(strings.TrimSpace(call.CalledVersion))
+			if err != nil {
+				continue
+			}
+			q.Version = &v
+		case "versionTag":
+			q.VersionTag = call.CalledVersionTag
+		}
+		called, err := e.ProcessDefinitions(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		if len(called) == 0 {
+			continue
+		}
+		i := slices.IndexFunc(out, func(c *CalledProcessDefinition) bool { return c.ID == called[0].ID })
+		if i < 0 {
+			out = append(out, &CalledProcessDefinition{ProcessDefinition: called[0], CallingProcessDefinitionID: pd.ID})
+			i = len(out) - 1
+		}
+		out[i].CalledFromActivityIDs = append(out[i].CalledFromActivityIDs, a.ID)
+	}
+	return out, nil
+}
+
+// processOf is a process definition and its process, parsed from the
+// deployed model.
+func (e *Engine) processOf(ctx context.Context, definitionID string) (*ProcessDefinition, *bpmn.Process, error) {
+	pd, err := e.ProcessDefinition(ctx, definitionID)
+	if err != nil {
+		return nil, nil, err
+	}
+	b, err := e.ProcessModel(ctx, definitionID)
+	if err != nil {
+		return nil, nil, err
+	}
+	model, err := bpmn.Parse(b, bpmn.ParseOptions{File: pd.ResourceName, ForceExecutable: true})
+	if err != nil {
+		return nil, nil, err
+	}
+	proc := model.Process(pd.Key)
+	if proc == nil {
+		return nil, nil, fmt.Errorf("process %q not found in resource %q", pd.Key, pd.ResourceName)
+	}
+	return pd, proc, nil
 }
 
 // StartForm is a start event's form: camunda:formKey or camunda:formRef.

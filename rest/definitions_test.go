@@ -66,6 +66,27 @@ const orderProcess = `<?xml version="1.0" encoding="UTF-8"?>
   </process>
 </definitions>`
 
+// callerProcess calls order (latest, twice), order at version 1 (by
+// version) and processes it cannot resolve statically.
+const callerProcess = `<?xml version="1.0" encoding="UTF-8"?>
+<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:camunda="http://camunda.org/schema/1.0/bpmn" targetNamespace="t">
+  <process id="caller" isExecutable="true">
+    <startEvent id="start"/><sequenceFlow id="f1" sourceRef="start" targetRef="first"/>
+    <callActivity id="first" calledElement="order"/><sequenceFlow id="f2" sourceRef="first" targetRef="sub"/>
+    <subProcess id="sub">
+      <startEvent id="s2"/><sequenceFlow id="f3" sourceRef="s2" targetRef="again"/>
+      <callActivity id="again" calledElement="order"/><sequenceFlow id="f4" sourceRef="again" targetRef="dynamic"/>
+      <callActivity id="dynamic" calledElement="${which}"/><sequenceFlow id="f5" sourceRef="dynamic" targetRef="e2"/>
+      <endEvent id="e2"/>
+    </subProcess>
+    <sequenceFlow id="f6" sourceRef="sub" targetRef="missing"/>
+    <callActivity id="missing" calledElement="nowhere"/><sequenceFlow id="f7" sourceRef="missing" targetRef="v1"/>
+    <callActivity id="v1" calledElement="order" camunda:calledElementBinding="version" camunda:calledElementVersion="1"/>
+    <sequenceFlow id="f8" sourceRef="v1" targetRef="end"/>
+    <endEvent id="end"/>
+  </process>
+</definitions>`
+
 const startForm = `{"id": "startForm", "components": []}`
 
 // The deployment resource: files of any kind kept and served, get,
@@ -241,6 +262,11 @@ func TestRESTTenants(t *testing.T) {
 			t.Errorf("after deleting beta's: %v definitions of order, want 2", n)
 		}
 		a.wantError(http.StatusNotFound, "No process definition found with key 'order'", "DELETE", "/process-definition/key/order/tenant-id/beta", nil)
+		// By key alone: every tenant's, as Camunda.
+		a.ok(http.StatusNoContent, "DELETE", "/process-definition/key/order?cascade=true", nil)
+		if n := field(a.ok(http.StatusOK, "GET", "/process-definition/count?key=order", nil), "count"); n != float64(0) {
+			t.Errorf("after deleting by key: %v definitions of order, want 0", n)
+		}
 	})
 }
 
@@ -350,7 +376,8 @@ func TestRESTProcessDefinitionGroup(t *testing.T) {
 		a.wantError(http.StatusBadRequest, "suspended", "POST", "/process-definition/"+id+"/start", nil)
 		a.wantError(http.StatusBadRequest, "executionDate", "PUT", "/process-definition/"+id+"/suspended", map[string]any{"suspended": false, "executionDate": "2030-01-01T00:00:00.000+0000"})
 		a.wantError(http.StatusBadRequest, "Only processDefinitionKey can be set", "PUT", "/process-definition/suspended", map[string]any{"processDefinitionId": id, "suspended": false})
-		a.wantError(http.StatusNotFound, "No process definition found for key 'nope'", "PUT", "/process-definition/suspended", map[string]any{"processDefinitionKey": "nope", "suspended": false})
+		a.ok(http.StatusNoContent, "PUT", "/process-definition/suspended", map[string]any{"processDefinitionKey": "nope", "suspended": true})
+		a.wantError(http.StatusBadRequest, "processDefinitionKey", "PUT", "/process-definition/suspended", map[string]any{"suspended": true})
 		a.ok(http.StatusNoContent, "PUT", "/process-definition/suspended", map[string]any{"processDefinitionKey": "order", "suspended": false})
 		if got := a.ok(http.StatusOK, "GET", "/process-definition/"+id, nil); field(got, "suspended") != false {
 			t.Errorf("activated by key: %v", got)
@@ -383,6 +410,20 @@ func TestRESTProcessDefinitionGroup(t *testing.T) {
 			t.Errorf("startForm of a start event without a form: %v", f)
 		}
 		a.wantError(http.StatusBadRequest, "The form key 'embedded:app:forms/start.html' does not reference a deployed form.", "GET", "/process-definition/key/app/deployed-start-form", nil)
+
+		// The definitions a caller's call activities call statically.
+		c := a.ok(http.StatusOK, "POST", "/deployment/create", deployment("caller", map[string]string{"caller.bpmn": callerProcess}))
+		var caller string
+		for k := range field(c, "deployedProcessDefinitions").(map[string]any) {
+			caller = k
+		}
+		called := a.ok(http.StatusOK, "GET", "/process-definition/"+caller+"/static-called-process-definitions", nil).([]any)
+		if len(called) != 2 || field(called[0], "id") != id2 || fmt.Sprint(field(called[0], "calledFromActivityIds")) != "[first again]" ||
+			field(called[0], "callingProcessDefinitionId") != caller || field(called[0], "key") != "order" ||
+			field(called[1], "id") != id || fmt.Sprint(field(called[1], "calledFromActivityIds")) != "[v1]" {
+			t.Errorf("static called definitions: %v, want order %s from first and again, %s from v1", called, id2, id)
+		}
+		a.wantError(http.StatusNotFound, "No matching definition with id nope", "GET", "/process-definition/nope/static-called-process-definitions", nil)
 
 		// Delete: running instances need cascade.
 		a.wantError(http.StatusInternalServerError, "Process definition with id: "+id+" can't be deleted, because there are 3 dependent process instances.", "DELETE", "/process-definition/"+id, nil)

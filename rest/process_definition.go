@@ -17,9 +17,18 @@ import (
 // latest version of no tenant) and by key and tenant, as Camunda names
 // them.
 
-// definitionJSON is a process definition as Camunda's REST API shows it.
-var definitionJSON = newShape[bpmnlite.ProcessDefinition](`id key category:"http://bpmn.io/schema/bpmn" description:null name?
-	version resource=ResourceName deploymentId diagram:null suspended() tenantId? versionTag? historyTimeToLive startableInTasklist:true`)
+// definitionMembers are a process definition's members in Camunda's REST
+// API.
+const definitionMembers = `id key category:"http://bpmn.io/schema/bpmn" description:null name?
+	version resource=ResourceName deploymentId diagram:null suspended() tenantId? versionTag? historyTimeToLive startableInTasklist:true`
+
+var (
+	// definitionJSON is a process definition as Camunda's REST API shows it.
+	definitionJSON = newShape[bpmnlite.ProcessDefinition](definitionMembers)
+	// calledDefinitionJSON is a definition a call activity calls.
+	calledDefinitionJSON = newShape[bpmnlite.CalledProcessDefinition](definitionMembers +
+		" calledFromActivityIds=CalledFromActivityIDs callingProcessDefinitionId=CallingProcessDefinitionID")
+)
 
 // definitionRef is one way a path names a process definition.
 type definitionRef struct {
@@ -70,8 +79,11 @@ func latestByKey(h *Handler, r *http.Request) (*bpmnlite.ProcessDefinition, erro
 	return first(pds, err, fmt.Sprintf("No matching process definition with key: %s and %s", q.Key, which))
 }
 
+// allOfKey are the definitions of the path's key: of its tenant, or of
+// every tenant when it names none (Camunda's deletion by key).
 func allOfKey(h *Handler, r *http.Request) ([]*bpmnlite.ProcessDefinition, error) {
 	q, _ := keyQuery(r)
+	q.WithoutTenantID = false
 	pds, err := h.eng.ProcessDefinitions(r.Context(), q)
 	if err == nil && len(pds) == 0 {
 		return nil, &notFound{"No process definition found with key '" + q.Key + "': processDefinitions is empty"}
@@ -160,6 +172,18 @@ func (h *Handler) definitionRoutes() {
 			return h.deleteDefinitions(w, r, ref)
 		}, "cascade", "skipCustomListeners", "skipIoMappings")
 	}
+	byIDGets["static-called-process-definitions"] = h.operation("GET /process-definition/{id}/static-called-process-definitions", func(w http.ResponseWriter, r *http.Request) error {
+		pd, err := definitionByID(h, r)
+		if err != nil {
+			return err
+		}
+		called, err := h.eng.StaticCalledProcessDefinitions(r.Context(), pd.ID)
+		if err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusOK, calledDefinitionJSON.list(called))
+		return nil
+	})
 	h.mux.HandleFunc("GET "+h.opt.BasePath+"/process-definition/{id}/{sub}", func(w http.ResponseWriter, r *http.Request) {
 		sub := r.PathValue("sub")
 		if r.PathValue("id") == "key" {
@@ -536,7 +560,8 @@ func (h *Handler) suspendDefinition(w http.ResponseWriter, r *http.Request, pd *
 }
 
 // suspendDefinitionsByKey suspends or activates every version of a key
-// (of a tenant, or of none), as Camunda's PUT /process-definition/suspended.
+// (of a tenant, of none, or of all when neither is given), as Camunda's
+// PUT /process-definition/suspended.
 func (h *Handler) suspendDefinitionsByKey(w http.ResponseWriter, r *http.Request) error {
 	body, err := readSuspension(r)
 	switch {
@@ -556,9 +581,7 @@ func (h *Handler) suspendDefinitionsByKey(w http.ResponseWriter, r *http.Request
 	if err != nil {
 		return err
 	}
-	if len(pds) == 0 {
-		return &notFound{"No process definition found for key '" + body.ProcessDefinitionKey + "'"}
-	}
+	// none of the key: nothing changes, as Camunda's update by key
 	if err := h.setSuspended(r, pds, body); err != nil {
 		return err
 	}
