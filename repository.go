@@ -79,16 +79,12 @@ func (e *Engine) ProcessModel(ctx context.Context, definitionID string) ([]byte,
 // StartForm is the form of a process definition's none start event:
 // its camunda:formKey and camunda:formRef as written ("" when absent).
 func (e *Engine) StartForm(ctx context.Context, definitionID string) (StartForm, error) {
-	pd, err := e.ProcessDefinition(ctx, definitionID)
-	if err != nil || !pd.HasStartForm {
-		return StartForm{}, err
-	}
 	_, proc, err := e.processOf(ctx, definitionID)
 	if err != nil {
 		return StartForm{}, err
 	}
 	if s := proc.NoneStartEvent(); s != nil {
-		return StartForm{Key: s.StartFormKey, Ref: s.StartFormRef}, nil
+		return StartForm{Key: s.StartFormKey, Ref: s.StartFormRef, Fields: s.StartFormFields}, nil
 	}
 	return StartForm{}, nil
 }
@@ -170,8 +166,15 @@ func (e *Engine) processOf(ctx context.Context, definitionID string) (*ProcessDe
 	return pd, proc, nil
 }
 
-// StartForm is a start event's form: camunda:formKey or camunda:formRef.
-type StartForm struct{ Key, Ref string }
+// StartForm is a start event's form: camunda:formKey or camunda:formRef,
+// and its camunda:formData fields.
+type StartForm struct {
+	Key, Ref string
+	Fields   []FormField
+}
+
+// FormField is a camunda:formField of a start event.
+type FormField = bpmn.FormField
 
 // DeleteProcessDefinitions deletes process definitions with their job
 // definitions, start timers and start subscriptions; running instances

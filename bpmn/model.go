@@ -246,8 +246,11 @@ type Activity struct {
 	Parent  *Activity // enclosing subprocess; nil at process level
 
 	// StartFormKey and StartFormRef are a start event's camunda:formKey
-	// and camunda:formRef, as written.
+	// and camunda:formRef, as written; StartFormFields its
+	// camunda:formData fields (which bpmnlite neither renders nor
+	// validates).
 	StartFormKey, StartFormRef string
+	StartFormFields            []FormField
 
 	// Content of a subprocess.
 	Activities []*Activity
@@ -358,6 +361,14 @@ type UserTaskInfo struct {
 	// TaskListeners are camunda:taskListener (create, assignment,
 	// complete, delete).
 	TaskListeners []Listener
+}
+
+// FormField is a camunda:formField: its id (the variable), type
+// (string, long, boolean, date, enum, or a custom one) and default value
+// as written; Validated when it has camunda:validation constraints.
+type FormField struct {
+	ID, Type, DefaultValue string
+	Validated              bool
 }
 
 // CallInfo is what a call activity adds to an activity. CalledBinding

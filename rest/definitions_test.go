@@ -87,6 +87,23 @@ const callerProcess = `<?xml version="1.0" encoding="UTF-8"?>
   </process>
 </definitions>`
 
+// fieldsProcess has a generated start form.
+const fieldsProcess = `<?xml version="1.0" encoding="UTF-8"?>
+<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:camunda="http://camunda.org/schema/1.0/bpmn" targetNamespace="t">
+  <process id="fields" isExecutable="true">
+    <startEvent id="start">
+      <extensionElements><camunda:formData>
+        <camunda:formField id="amount" type="long" defaultValue="5"/>
+        <camunda:formField id="approved" type="boolean" defaultValue="true"/>
+        <camunda:formField id="note" type="string"/>
+        <camunda:formField id="due" type="date" defaultValue="31/12/2030"/>
+        <camunda:formField id="checked" type="string"><camunda:validation><camunda:constraint name="required"/></camunda:validation></camunda:formField>
+      </camunda:formData></extensionElements>
+    </startEvent>
+    <sequenceFlow id="f1" sourceRef="start" targetRef="end"/><endEvent id="end"/>
+  </process>
+</definitions>`
+
 const startForm = `{"id": "startForm", "components": []}`
 
 // The deployment resource: files of any kind kept and served, get,
@@ -424,6 +441,25 @@ func TestRESTProcessDefinitionGroup(t *testing.T) {
 			t.Errorf("static called definitions: %v, want order %s from first and again, %s from v1", called, id2, id)
 		}
 		a.wantError(http.StatusNotFound, "No matching definition with id nope", "GET", "/process-definition/nope/static-called-process-definitions", nil)
+
+		// Generated forms: their fields' default values, typed.
+		a.ok(http.StatusOK, "POST", "/deployment/create", deployment("generated", map[string]string{"fields.bpmn": fieldsProcess}))
+		vars := a.ok(http.StatusOK, "GET", "/process-definition/key/fields/form-variables", nil)
+		want := map[string]string{"amount": "Long 5", "approved": "Boolean true", "note": "String <nil>", "due": "Date 2030-12-31T00:00:00.000+0000", "checked": "String <nil>"}
+		for name, tv := range want {
+			if got := fmt.Sprint(field(vars, name, "type"), " ", field(vars, name, "value")); got != tv {
+				t.Errorf("form variable %s: %s, want %s", name, got, tv)
+			}
+		}
+		if only := a.ok(http.StatusOK, "GET", "/process-definition/key/fields/form-variables?variableNames=amount,nope", nil).(map[string]any); len(only) != 1 || only["amount"] == nil {
+			t.Errorf("form variables by name: %v", only)
+		}
+		if empty := a.ok(http.StatusOK, "GET", "/process-definition/key/charge/form-variables", nil).(map[string]any); len(empty) != 0 {
+			t.Errorf("form variables without a form: %v", empty)
+		}
+		a.wantError(http.StatusBadRequest, "does not render generated forms", "GET", "/process-definition/key/fields/rendered-form", nil)
+		a.wantError(http.StatusNotFound, "No matching rendered start form for process definition with the id", "GET", "/process-definition/key/charge/rendered-form", nil)
+		a.wantError(http.StatusBadRequest, "checked has camunda:validation constraints", "POST", "/process-definition/key/fields/submit-form", map[string]any{})
 
 		// Delete: running instances need cascade.
 		a.wantError(http.StatusInternalServerError, "Process definition with id: "+id+" can't be deleted, because there are 3 dependent process instances.", "DELETE", "/process-definition/"+id, nil)

@@ -2,11 +2,14 @@ package rest
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/bpmnlite/bpmnlite"
 )
@@ -116,6 +119,17 @@ var definitionOps = []definitionOp{
 	{"GET", "/statistics", (*Handler).activityStatistics, []string{"failedJobs", "incidents", "incidentsForType"}},
 	{"GET", "/startForm", (*Handler).startForm, nil},
 	{"GET", "/deployed-start-form", (*Handler).deployedStartForm, nil},
+	{"GET", "/form-variables", (*Handler).startFormVariables, []string{"variableNames", "deserializeValues"}},
+	{"GET", "/rendered-form", func(h *Handler, w http.ResponseWriter, r *http.Request, pd *bpmnlite.ProcessDefinition) error {
+		f, err := h.eng.StartForm(r.Context(), pd.ID)
+		if err != nil {
+			return err
+		}
+		if len(f.Fields) > 0 {
+			return badRequest("bpmnlite does not render generated forms (camunda:formData): render the form from GET .../form-variables")
+		}
+		return &notFound{"No matching rendered start form for process definition with the id " + pd.ID + " found."}
+	}, nil},
 	{"POST", "/start", (*Handler).start, nil},
 	{"POST", "/submit-form", (*Handler).submitForm, nil},
 	{"PUT", "/suspended", (*Handler).suspendDefinition, nil},
@@ -401,6 +415,63 @@ func (h *Handler) deployedStartForm(w http.ResponseWriter, r *http.Request, pd *
 	return nil
 }
 
+// startFormVariables answers the start form's fields (camunda:formData)
+// with their default values, typed by their form types, as Camunda's
+// start form variables (variableNames: only these).
+func (h *Handler) startFormVariables(w http.ResponseWriter, r *http.Request, pd *bpmnlite.ProcessDefinition) error {
+	f, err := h.eng.StartForm(r.Context(), pd.ID)
+	if err != nil {
+		return err
+	}
+	var names []string
+	if s := r.URL.Query().Get("variableNames"); s != "" {
+		names = strings.Split(s, ",")
+	}
+	out := map[string]TypedValue{}
+	for _, field := range f.Fields {
+		if names != nil && !slices.Contains(names, field.ID) {
+			continue
+		}
+		v, err := formFieldValue(field)
+		if err != nil {
+			return err
+		}
+		out[field.ID] = v
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// formFieldValue is a form field's default value as a typed variable.
+func formFieldValue(f bpmnlite.FormField) (TypedValue, error) {
+	types := map[string]string{"": "String", "string": "String", "enum": "String", "long": "Long", "boolean": "Boolean", "date": "Date"}
+	typ, ok := types[f.Type]
+	switch {
+	case !ok:
+		return TypedValue{}, badRequest("form field %s: bpmnlite has no form field type %q", f.ID, f.Type)
+	case strings.Contains(f.DefaultValue, "${") || strings.Contains(f.DefaultValue, "#{"):
+		return TypedValue{}, badRequest("form field %s: bpmnlite does not evaluate the default value expression %s", f.ID, f.DefaultValue)
+	case f.DefaultValue == "":
+		return TypedValue{Value: json.RawMessage("null"), Type: typ, ValueInfo: map[string]any{}}, nil
+	}
+	var v any = f.DefaultValue
+	var err error
+	switch typ {
+	case "Long":
+		v, err = strconv.ParseInt(f.DefaultValue, 10, 64)
+	case "Boolean":
+		v, err = strconv.ParseBool(f.DefaultValue)
+	case "Date":
+		v, err = time.Parse("02/01/2006", f.DefaultValue)
+	}
+	if err != nil {
+		return TypedValue{}, badRequest("form field %s: default value %q is not a %s", f.ID, f.DefaultValue, f.Type)
+	}
+	tv := encodeValue(v)
+	tv.Type = typ // a small long is still a Long
+	return tv, nil
+}
+
 // startBody is Camunda's StartProcessInstanceDto.
 type startBody struct {
 	Variables             map[string]TypedValue `json:"variables"`
@@ -487,8 +558,8 @@ func (h *Handler) start(w http.ResponseWriter, r *http.Request, pd *bpmnlite.Pro
 }
 
 // submitForm starts an instance with the form's variables and business
-// key, as Camunda's start form submission (bpmnlite reads no
-// camunda:formData, so there are no form fields to validate).
+// key, as Camunda's start form submission; a form whose fields have
+// validation constraints is refused, as bpmnlite does not check them.
 func (h *Handler) submitForm(w http.ResponseWriter, r *http.Request, pd *bpmnlite.ProcessDefinition) error {
 	var body struct {
 		Variables   map[string]TypedValue `json:"variables"`
@@ -496,6 +567,15 @@ func (h *Handler) submitForm(w http.ResponseWriter, r *http.Request, pd *bpmnlit
 	}
 	if err := readJSON(r, &body); err != nil {
 		return err
+	}
+	f, err := h.eng.StartForm(r.Context(), pd.ID)
+	if err != nil {
+		return err
+	}
+	for _, field := range f.Fields {
+		if field.Validated {
+			return badRequest("bpmnlite does not validate form fields: the start form's field %s has camunda:validation constraints", field.ID)
+		}
 	}
 	vars, err := DecodeVariables(body.Variables)
 	if err != nil {
