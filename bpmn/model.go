@@ -131,6 +131,8 @@ type Process struct {
 	JobPriority  string // camunda:jobPriority: constant or expression; "" when absent
 	TaskPriority string // camunda:taskPriority, for external tasks
 	VersionTag   string // camunda:versionTag
+	// NotStartableInTasklist: camunda:isStartableInTasklist="false".
+	NotStartableInTasklist bool
 	// CandidateStarterGroups and CandidateStarterUsers are
 	// camunda:candidateStarterGroups and candidateStarterUsers, as written.
 	CandidateStarterGroups, CandidateStarterUsers string

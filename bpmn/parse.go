@@ -408,6 +408,7 @@ func (p *parser) parseProcess(e *etree.Element) {
 	proc.JobPriority = p.priority(s, e, "jobPriority")
 	proc.TaskPriority = p.priority(s, e, "taskPriority")
 	proc.VersionTag = strings.TrimSpace(camundaValue(e, "versionTag"))
+	proc.NotStartableInTasklist = strings.TrimSpace(camundaValue(e, "isStartableInTasklist")) == "false"
 	proc.CandidateStarterGroups = strings.TrimSpace(camundaValue(e, "candidateStarterGroups"))
 	proc.CandidateStarterUsers = strings.TrimSpace(camundaValue(e, "candidateStarterUsers"))
 	proc.HistoryTimeToLive = p.historyTimeToLive(s, e)

@@ -94,6 +94,8 @@ type ProcessDefinition struct {
 	CandidateStarterUsers  string
 	// TenantID is its deployment's tenant ("": none).
 	TenantID string
+	// StartableInTasklist is camunda:isStartableInTasklist (default true).
+	StartableInTasklist bool
 }
 
 // Execution is a node of an instance's execution tree (the public

@@ -88,6 +88,9 @@ type DefinitionFilter struct {
 	WithoutVersionTag bool   `where:"version_tag IS NULL" param:"withoutVersionTag"`
 	Suspended         bool   `where:"suspension = 2" param:"suspended"`
 	Active            bool   `where:"suspension = 1" param:"active"`
+	// camunda:isStartableInTasklist true or false
+	StartableInTasklist    bool `where:"startable_in_tasklist" param:"startableInTasklist"`
+	NotStartableInTasklist bool `where:"NOT startable_in_tasklist" param:"notStartableInTasklist"`
 	// IncidentID, IncidentType, IncidentMessage(Like): definitions with an
 	// open incident of that id, type or message.
 	IncidentID          string `where:"EXISTS (SELECT 1 FROM incident i WHERE i.process_definition_id = process_definition.id AND i.id = ?)" param:"incidentId"`

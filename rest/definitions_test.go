@@ -17,10 +17,16 @@ import (
 
 // tenantDeployment is a deployment's multipart body for tenant.
 func tenantDeployment(name, tenant string, files map[string]string) multipartBody {
+	return deploymentForm(map[string]string{"deployment-name": name, "tenant-id": tenant}, files)
+}
+
+// deploymentForm is a deployment's multipart body with form fields.
+func deploymentForm(fields, files map[string]string) multipartBody {
 	buf := &bytes.Buffer{}
 	w := multipart.NewWriter(buf)
-	_ = w.WriteField("deployment-name", name)
-	_ = w.WriteField("tenant-id", tenant)
+	for k, v := range fields {
+		_ = w.WriteField(k, v)
+	}
 	for fname, content := range files {
 		fw, _ := w.CreateFormFile(fname, fname)
 		_, _ = fw.Write([]byte(content))
@@ -195,15 +201,23 @@ func TestRESTDeploymentGroup(t *testing.T) {
 		a.ok(http.StatusNoContent, "DELETE", "/deployment/"+latest+"?cascade=true&skipIoMappings=false", nil)
 		a.wantError(http.StatusNotFound, "Deployment with id '"+latest+"' do not exist", "DELETE", "/deployment/"+latest, nil)
 
-		a.wantError(http.StatusBadRequest, "deployment-activation-time", "POST", "/deployment/create", func() multipartBody {
-			buf := &bytes.Buffer{}
-			w := multipart.NewWriter(buf)
-			_ = w.WriteField("deployment-activation-time", "2030-01-01T00:00:00.000+0000")
-			fw, _ := w.CreateFormFile("order.bpmn", "order.bpmn")
-			_, _ = fw.Write([]byte(orderProcess))
-			_ = w.Close()
-			return multipartBody{buf, w.FormDataContentType()}
-		}())
+		a.wantError(http.StatusBadRequest, "deployment-activation-time", "POST", "/deployment/create",
+			deploymentForm(map[string]string{"deployment-activation-time": "2030-01-01T00:00:00.000+0000"}, map[string]string{"order.bpmn": orderProcess}))
+
+		// Duplicate filtering compares with the deployments of the same
+		// name and tenant.
+		files := map[string]string{"order.bpmn": orderProcess, "start.form": startForm}
+		dup := func(tenant string) any {
+			return a.ok(http.StatusOK, "POST", "/deployment/create", deploymentForm(map[string]string{
+				"deployment-name": "dup", "tenant-id": tenant, "deploy-changed-only": "true"}, files))
+		}
+		first, same, other := dup("acme"), dup("acme"), dup("beta")
+		if field(same, "id") != field(first, "id") || field(same, "deployedProcessDefinitions") != nil {
+			t.Errorf("unchanged deployment of acme: %v, want %v again with nothing deployed", same, field(first, "id"))
+		}
+		if field(other, "id") == field(first, "id") || field(other, "tenantId") != "beta" || field(other, "deployedProcessDefinitions") == nil {
+			t.Errorf("the same files for beta: %v, want a new deployment", other)
+		}
 	})
 }
 

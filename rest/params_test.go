@@ -89,8 +89,10 @@ func seedFixture(t *testing.T, a *api) fixture {
 		"workerId": "w1", "maxTasks": 1, "topics": []any{map[string]any{"topicName": "packing", "lockDuration": 600000}},
 	}).([]any)
 	fx["ext3"] = field(locked[0], "id").(string)
-	// Tenant acme deploys review too: its own version 1, no instances.
-	d3 := a.ok(http.StatusOK, "POST", "/deployment/create", tenantDeployment("third", "acme", map[string]string{"review.bpmn": fixtureReview}))
+	// Tenant acme deploys review too: its own version 1, no instances, not
+	// startable in the tasklist.
+	d3 := a.ok(http.StatusOK, "POST", "/deployment/create", tenantDeployment("third", "acme", map[string]string{
+		"review.bpmn": strings.Replace(fixtureReview, `camunda:versionTag="v1"`, `camunda:versionTag="v1" camunda:isStartableInTasklist="false"`, 1)}))
 	fx["deployment3"] = field(d3, "id").(string)
 	fx["deployment1Time"] = field(d1, "deploymentTime").(string)
 	for id := range field(d3, "deployedProcessDefinitions").(map[string]any) {
@@ -124,31 +126,33 @@ var paramCases = map[string]map[string]paramCase{
 		"includeDeploymentsWithoutTenantId": {"true&tenantIdIn=acme", "deployment1 deployment2 deployment3"},
 	},
 	"/process-definition": {
-		"processDefinitionId":   {"{def-ship}", "def-ship"},
-		"processDefinitionIdIn": {"{def-ship},{def-review}", "def-ship def-review"},
-		"key":                   {"review", "def-review def-review-acme"},
-		"keysIn":                {"ship,nope", "def-ship"},
-		"keyLike":               {"rev%", "def-review def-review-acme"},
-		"name":                  {"Ship", "def-ship"},
-		"nameLike":              {"Rev%", "def-review def-review-acme"},
-		"deploymentId":          {"{deployment2}", "def-ship"},
-		"deployedAfter":         {"{between}", "def-ship def-review-acme"},
-		"deployedAt":            {"{deployment1Time}", "def-review"},
-		"version":               {"2", ""},
-		"latestVersion":         {"true", "def-review def-ship def-review-acme"},
-		"resourceName":          {"ship.bpmn", "def-ship"},
-		"resourceNameLike":      {"%view.bpmn", "def-review def-review-acme"},
-		"versionTag":            {"v1", "def-review def-review-acme"},
-		"versionTagLike":        {"v%", "def-review def-review-acme"},
-		"withoutVersionTag":     {"true", "def-ship"},
-		"suspended":             {"true", ""},
-		"active":                {"true&key=ship", "def-ship"},
-		"incidentId":            {"{incident1}", "def-review"},
-		"incidentType":          {"failedJob", "def-review"},
-		"incidentMessage":       {"card declined", "def-review"},
-		"incidentMessageLike":   {"%declined", "def-review"},
-		"tenantIdIn":            {"acme", "def-review-acme"},
-		"withoutTenantId":       {"true", "def-review def-ship"},
+		"processDefinitionId":    {"{def-ship}", "def-ship"},
+		"processDefinitionIdIn":  {"{def-ship},{def-review}", "def-ship def-review"},
+		"key":                    {"review", "def-review def-review-acme"},
+		"keysIn":                 {"ship,nope", "def-ship"},
+		"keyLike":                {"rev%", "def-review def-review-acme"},
+		"name":                   {"Ship", "def-ship"},
+		"nameLike":               {"Rev%", "def-review def-review-acme"},
+		"deploymentId":           {"{deployment2}", "def-ship"},
+		"deployedAfter":          {"{between}", "def-ship def-review-acme"},
+		"deployedAt":             {"{deployment1Time}", "def-review"},
+		"version":                {"2", ""},
+		"latestVersion":          {"true", "def-review def-ship def-review-acme"},
+		"resourceName":           {"ship.bpmn", "def-ship"},
+		"resourceNameLike":       {"%view.bpmn", "def-review def-review-acme"},
+		"versionTag":             {"v1", "def-review def-review-acme"},
+		"versionTagLike":         {"v%", "def-review def-review-acme"},
+		"withoutVersionTag":      {"true", "def-ship"},
+		"suspended":              {"true", ""},
+		"startableInTasklist":    {"true", "def-review def-ship"},
+		"notStartableInTasklist": {"true", "def-review-acme"},
+		"active":                 {"true&key=ship", "def-ship"},
+		"incidentId":             {"{incident1}", "def-review"},
+		"incidentType":           {"failedJob", "def-review"},
+		"incidentMessage":        {"card declined", "def-review"},
+		"incidentMessageLike":    {"%declined", "def-review"},
+		"tenantIdIn":             {"acme", "def-review-acme"},
+		"withoutTenantId":        {"true", "def-review def-ship"},
 		"includeProcessDefinitionsWithoutTenantId": {"true&tenantIdIn=acme", "def-review def-ship def-review-acme"},
 	},
 	"/process-instance": {

@@ -23,7 +23,7 @@ import (
 // definitionMembers are a process definition's members in Camunda's REST
 // API.
 const definitionMembers = `id key category:"http://bpmn.io/schema/bpmn" description:null name?
-	version resource=ResourceName deploymentId diagram:null suspended() tenantId? versionTag? historyTimeToLive startableInTasklist:true`
+	version resource=ResourceName deploymentId diagram:null suspended() tenantId? versionTag? historyTimeToLive startableInTasklist`
 
 var (
 	// definitionJSON is a process definition as Camunda's REST API shows it.

@@ -234,6 +234,7 @@ func (e *Core) deployProcess(cc *tx.Context, d *persistence.Deployment, resource
 		CandidateStarterGroups: proc.CandidateStarterGroups,
 		CandidateStarterUsers:  proc.CandidateStarterUsers,
 		TenantID:               d.TenantID,
+		StartableInTasklist:    !proc.NotStartableInTasklist,
 	}
 	if s := proc.NoneStartEvent(); s != nil {
 		pd.HasStartForm = s.StartFormKey != "" || s.StartFormRef != ""

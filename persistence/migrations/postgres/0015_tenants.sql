@@ -3,6 +3,8 @@
 -- external tasks, their history). NULL: no tenant.
 ALTER TABLE deployment ADD COLUMN tenant_id text;
 ALTER TABLE process_definition ADD COLUMN tenant_id text;
+-- camunda:isStartableInTasklist
+ALTER TABLE process_definition ADD COLUMN startable_in_tasklist boolean NOT NULL DEFAULT true;
 ALTER TABLE execution ADD COLUMN tenant_id text;
 ALTER TABLE hist_process_instance ADD COLUMN tenant_id text;
 ALTER TABLE task ADD COLUMN tenant_id text;

@@ -11,7 +11,9 @@ ALTER TABLE external_task ADD COLUMN tenant_id TEXT;
 
 -- Versions count per key and tenant: two tenants each have version 1 of a
 -- key. SQLite cannot drop the table's UNIQUE (key, version), so the table
--- is made again with the key's uniqueness per tenant.
+-- is made again with the key's uniqueness per tenant, and with
+-- startable_in_tasklist (camunda:isStartableInTasklist; true for the
+-- definitions deployed before).
 CREATE TABLE process_definition_tenanted (
     id                       TEXT PRIMARY KEY,
     rev                      INTEGER NOT NULL,
@@ -26,7 +28,8 @@ CREATE TABLE process_definition_tenanted (
     history_time_to_live     INTEGER,
     candidate_starter_groups TEXT,
     candidate_starter_users  TEXT,
-    tenant_id                TEXT
+    tenant_id                TEXT,
+    startable_in_tasklist    INTEGER NOT NULL DEFAULT 1
 ) STRICT;
 INSERT INTO process_definition_tenanted (id, rev, key, version, name, deployment_id, resource_name, suspension,
     has_start_form, version_tag, history_time_to_live, candidate_starter_groups, candidate_starter_users)
