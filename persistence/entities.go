@@ -96,6 +96,9 @@ type ProcessDefinition struct {
 	TenantID string
 	// StartableInTasklist is camunda:isStartableInTasklist (default true).
 	StartableInTasklist bool
+	// DiagramResourceName is the image of the process deployed beside its
+	// model ("" when none; see runtime.DiagramResourceName).
+	DiagramResourceName string
 }
 
 // Execution is a node of an instance's execution tree (the public

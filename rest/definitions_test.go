@@ -428,8 +428,12 @@ func TestRESTProcessDefinitionGroup(t *testing.T) {
 		for k := range field(d2, "deployedProcessDefinitions").(map[string]any) {
 			id2 = k
 		}
-		if status, ct, _, body := a.raw("/process-definition/key/order/diagram"); status != http.StatusOK || ct != "image/png" || string(body) != "PNG" {
-			t.Errorf("diagram: %d %q %q", status, ct, body)
+		if status, ct, cd, body := a.raw("/process-definition/key/order/diagram"); status != http.StatusOK || ct != "image/png" || string(body) != "PNG" ||
+			!strings.Contains(cd, "filename=order.png") {
+			t.Errorf("diagram: %d %q %q %q", status, ct, cd, body)
+		}
+		if got := a.ok(http.StatusOK, "GET", "/process-definition/"+id2, nil); field(got, "diagram") != "order.png" {
+			t.Errorf("definition with a diagram: %v", got)
 		}
 		a.wantError(http.StatusNotFound, "The form with the resource name 'start.form' cannot be found in deployment with id "+field(d2, "id").(string), "GET", "/process-definition/"+id2+"/deployed-start-form", nil)
 

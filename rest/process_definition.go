@@ -23,7 +23,7 @@ import (
 // definitionMembers are a process definition's members in Camunda's REST
 // API.
 const definitionMembers = `id key category:"http://bpmn.io/schema/bpmn" description:null name?
-	version resource=ResourceName deploymentId diagram:null suspended() tenantId? versionTag? historyTimeToLive startableInTasklist`
+	version resource=ResourceName deploymentId diagram=DiagramResourceName? suspended() tenantId? versionTag? historyTimeToLive startableInTasklist`
 
 var (
 	// definitionJSON is a process definition as Camunda's REST API shows it.
@@ -316,31 +316,22 @@ func (h *Handler) activityStatistics(w http.ResponseWriter, r *http.Request, pd 
 	return nil
 }
 
-// diagramSuffixes are the image files Camunda takes as a process's
-// diagram, beside its model: name.key.png, then name.png (and the others).
-var diagramSuffixes = []string{"png", "jpg", "gif", "svg"}
-
 // definitionDiagram answers with the diagram image deployed with the
 // definition's model, or 204 when there is none, as Camunda.
 func (h *Handler) definitionDiagram(w http.ResponseWriter, r *http.Request, pd *bpmnlite.ProcessDefinition) error {
+	if pd.DiagramResourceName == "" {
+		return noContent(w)
+	}
 	rs, err := h.eng.DeploymentResources(r.Context(), pd.DeploymentID)
 	if err != nil {
 		return err
 	}
-	base := strings.TrimSuffix(strings.TrimSuffix(pd.ResourceName, ".bpmn20.xml"), ".bpmn")
-	var candidates []string
-	for _, stem := range []string{base + "." + pd.Key, base} {
-		for _, ext := range diagramSuffixes {
-			candidates = append(candidates, stem+"."+ext)
-		}
+	i := slices.IndexFunc(rs, func(res *bpmnlite.DeploymentResource) bool { return res.Name == pd.DiagramResourceName })
+	if i < 0 {
+		return noContent(w)
 	}
-	for _, name := range candidates {
-		if i := slices.IndexFunc(rs, func(res *bpmnlite.DeploymentResource) bool { return res.Name == name }); i >= 0 {
-			writeFile(w, name, diagramMediaType(name), rs[i].Bytes)
-			return nil
-		}
-	}
-	return noContent(w)
+	writeFile(w, pd.DiagramResourceName, diagramMediaType(pd.DiagramResourceName), rs[i].Bytes)
+	return nil
 }
 
 // diagramMediaType is Camunda's content type of a diagram file.

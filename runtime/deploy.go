@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/bpmnlite/bpmnlite/bpmn"
@@ -89,6 +90,10 @@ func (e *Core) Deploy(ctx context.Context, req DeployRequest) (_ *Deployment, er
 		d := &persistence.Deployment{ID: newID(), Name: req.Name, Source: req.Source, DeployTime: now, TenantID: req.TenantID}
 		cc.Insert(d)
 		out = &Deployment{Deployment: *d}
+		names := make([]string, len(all))
+		for i, p := range all {
+			names[i] = p.res.Name
+		}
 		for _, p := range all {
 			cc.Insert(&persistence.Resource{ID: newID(), DeploymentID: d.ID, Name: p.res.Name, Bytes: p.res.Bytes, Hash: p.hash})
 			if p.model == nil {
@@ -97,7 +102,7 @@ func (e *Core) Deploy(ctx context.Context, req DeployRequest) (_ *Deployment, er
 			out.Skipped = append(out.Skipped, p.model.Skipped...)
 			out.Warnings = append(out.Warnings, p.model.Warnings...)
 			for _, proc := range p.model.Processes {
-				def, err := e.deployProcess(cc, d, p.res.Name, p.model, proc)
+				def, err := e.deployProcess(cc, d, p.res.Name, names, p.model, proc)
 				if err != nil {
 					return err
 				}
@@ -206,7 +211,23 @@ func (m *MultiError) Error() string {
 // Unwrap returns the errors, for errors.Is and errors.As.
 func (m *MultiError) Unwrap() []error { return m.Errors }
 
-func (e *Core) deployProcess(cc *tx.Context, d *persistence.Deployment, resource string, model *bpmn.Definitions, proc *bpmn.Process) (*Definition, error) {
+// DiagramResourceName is the resource of a deployment (names) that is
+// the diagram image of process key deployed from model, as Camunda finds
+// it: model.key.png, then model.png (model without .bpmn or .bpmn20.xml),
+// then the same with jpg, gif and svg; "" when there is none.
+func DiagramResourceName(model, key string, names []string) string {
+	base := strings.TrimSuffix(strings.TrimSuffix(model, ".bpmn20.xml"), ".bpmn")
+	for _, ext := range []string{"png", "jpg", "gif", "svg"} {
+		for _, name := range []string{base + "." + key + "." + ext, base + "." + ext} {
+			if slices.Contains(names, name) {
+				return name
+			}
+		}
+	}
+	return ""
+}
+
+func (e *Core) deployProcess(cc *tx.Context, d *persistence.Deployment, resource string, names []string, model *bpmn.Definitions, proc *bpmn.Process) (*Definition, error) {
 	prev, err := e.latestDefinitionRow(cc, proc.ID, d.TenantID)
 	if err != nil {
 		return nil, err
@@ -235,6 +256,7 @@ func (e *Core) deployProcess(cc *tx.Context, d *persistence.Deployment, resource
 		CandidateStarterUsers:  proc.CandidateStarterUsers,
 		TenantID:               d.TenantID,
 		StartableInTasklist:    !proc.NotStartableInTasklist,
+		DiagramResourceName:    DiagramResourceName(resource, proc.ID, names),
 	}
 	if s := proc.NoneStartEvent(); s != nil {
 		pd.HasStartForm = s.StartFormKey != "" || s.StartFormRef != ""
