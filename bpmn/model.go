@@ -73,8 +73,11 @@ func (t EventType) String() string {
 
 // Definitions is the parsed content of one BPMN file.
 type Definitions struct {
-	File      string
-	Processes []*Process // executable processes, in document order
+	File string
+	// TargetNamespace is the definitions' targetNamespace (Camunda's
+	// category of their process definitions).
+	TargetNamespace string
+	Processes       []*Process // executable processes, in document order
 	// Skipped lists processes that are not executable (isExecutable="false"
 	// or missing, or a process without flow elements); they are not deployed.
 	Skipped     []SkippedProcess

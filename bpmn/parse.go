@@ -273,6 +273,7 @@ func (p *parser) parseDefinitions(root *etree.Element) {
 		return
 	}
 	p.collectIDs(root)
+	p.defs.TargetNamespace = attrValue(root, "targetNamespace")
 
 	// Root elements first: events refer to messages declared anywhere.
 	for _, c := range bpmnChildren(root) {

@@ -96,6 +96,8 @@ type ProcessDefinition struct {
 	TenantID string
 	// StartableInTasklist is camunda:isStartableInTasklist (default true).
 	StartableInTasklist bool
+	// Category is the targetNamespace of the model's definitions.
+	Category string
 	// DiagramResourceName is the image of the process deployed beside its
 	// model ("" when none; see runtime.DiagramResourceName).
 	DiagramResourceName string

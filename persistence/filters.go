@@ -63,12 +63,14 @@ func OfTenant(tenant string) Tenants {
 
 // DefinitionFilter selects process definitions, by key and version.
 type DefinitionFilter struct {
-	Page             `sort:"key id name version deploymentId versionTag deployTime={definitionDeployTime}"`
+	Page             `sort:"category key id name version deploymentId versionTag deployTime={definitionDeployTime}"`
 	ID               string   `where:"id" param:"processDefinitionId"`
 	IDs              []string `where:"id in" param:"processDefinitionIdIn"`
 	Key              string   `where:"key" param:"key"`
 	Keys             []string `where:"key in" param:"keysIn"`
 	KeyLike          string   `where:"key like" param:"keyLike"`
+	Category         string   `where:"category" param:"category"`
+	CategoryLike     string   `where:"category like" param:"categoryLike"`
 	Name             string   `where:"name" param:"name"`
 	NameLike         string   `where:"name like" param:"nameLike"`
 	DeploymentID     string   `where:"deployment_id" param:"deploymentId"`

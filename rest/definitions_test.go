@@ -385,6 +385,10 @@ func TestRESTProcessDefinitionGroup(t *testing.T) {
 			t.Errorf("statistics of incidents of another type: %v", other)
 		}
 		a.wantError(http.StatusBadRequest, "Only one of the query parameter incidents or incidentsForType can be set.", "GET", "/process-definition/statistics?incidents=true&incidentsForType=failedJob", nil)
+		a.wantError(http.StatusBadRequest, "Only one of the query parameter incidents or rootIncidents can be set.", "GET", "/process-definition/statistics?incidents=true&rootIncidents=true", nil)
+		if root := a.ok(http.StatusOK, "GET", "/process-definition/statistics?rootIncidents=true", nil).([]any); fmt.Sprint(field(root[0], "incidents")) != "[map[incidentCount:1 incidentType:failedJob]]" {
+			t.Errorf("statistics of root incidents: %v", root)
+		}
 		acts := a.ok(http.StatusOK, "GET", "/process-definition/"+id+"/statistics?failedJobs=true&incidentsForType=failedJob", nil).([]any)
 		byActivity := map[string]string{}
 		for _, s := range acts {

@@ -90,9 +90,10 @@ func seedFixture(t *testing.T, a *api) fixture {
 	}).([]any)
 	fx["ext3"] = field(locked[0], "id").(string)
 	// Tenant acme deploys review too: its own version 1, no instances, not
-	// startable in the tasklist.
+	// startable in the tasklist, another category (targetNamespace).
 	d3 := a.ok(http.StatusOK, "POST", "/deployment/create", tenantDeployment("third", "acme", map[string]string{
-		"review.bpmn": strings.Replace(fixtureReview, `camunda:versionTag="v1"`, `camunda:versionTag="v1" camunda:isStartableInTasklist="false"`, 1)}))
+		"review.bpmn": strings.NewReplacer(`camunda:versionTag="v1"`, `camunda:versionTag="v1" camunda:isStartableInTasklist="false"`,
+			`targetNamespace="t"`, `targetNamespace="acme"`).Replace(fixtureReview)}))
 	fx["deployment3"] = field(d3, "id").(string)
 	fx["deployment1Time"] = field(d1, "deploymentTime").(string)
 	for id := range field(d3, "deployedProcessDefinitions").(map[string]any) {
@@ -132,6 +133,8 @@ var paramCases = map[string]map[string]paramCase{
 		"keysIn":                 {"ship,nope", "def-ship"},
 		"keyLike":                {"rev%", "def-review def-review-acme"},
 		"name":                   {"Ship", "def-ship"},
+		"category":               {"acme", "def-review-acme"},
+		"categoryLike":           {"a%", "def-review-acme"},
 		"nameLike":               {"Rev%", "def-review def-review-acme"},
 		"deploymentId":           {"{deployment2}", "def-ship"},
 		"deployedAfter":          {"{between}", "def-ship def-review-acme"},
@@ -416,7 +419,7 @@ func (ids fixtureIDs) of(rows []any) []string {
 // descending order must then be its ascending one reversed.
 var sortCases = map[string]map[string]string{
 	"/deployment":         {"id": "id", "name": "name", "deploymentTime": "deploymentTime", "tenantId": "tenantId"},
-	"/process-definition": {"key": "key", "id": "id", "name": "name", "version": "version", "deploymentId": "deploymentId", "versionTag": "versionTag", "deployTime": "-"},
+	"/process-definition": {"category": "category", "key": "key", "id": "id", "name": "name", "version": "version", "deploymentId": "deploymentId", "versionTag": "versionTag", "deployTime": "-"},
 	"/process-instance":   {"instanceId": "id", "definitionId": "definitionId", "businessKey": "businessKey", "definitionKey": "definitionId"},
 	"/history/process-instance": {"instanceId": "id", "definitionId": "processDefinitionId", "definitionKey": "processDefinitionKey",
 		"businessKey": "businessKey", "startTime": "startTime", "endTime": "endTime", "duration": "durationInMillis"},

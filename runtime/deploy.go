@@ -257,6 +257,7 @@ func (e *Core) deployProcess(cc *tx.Context, d *persistence.Deployment, resource
 		TenantID:               d.TenantID,
 		StartableInTasklist:    !proc.NotStartableInTasklist,
 		DiagramResourceName:    DiagramResourceName(resource, proc.ID, names),
+		Category:               model.TargetNamespace,
 	}
 	if s := proc.NoneStartEvent(); s != nil {
 		pd.HasStartForm = s.StartFormKey != "" || s.StartFormRef != ""

@@ -7,6 +7,8 @@ ALTER TABLE process_definition ADD COLUMN tenant_id text;
 ALTER TABLE process_definition ADD COLUMN startable_in_tasklist boolean NOT NULL DEFAULT true;
 -- the process's diagram image deployed beside its model
 ALTER TABLE process_definition ADD COLUMN diagram_resource_name text;
+-- the model's targetNamespace (Camunda's category)
+ALTER TABLE process_definition ADD COLUMN category text;
 ALTER TABLE execution ADD COLUMN tenant_id text;
 ALTER TABLE hist_process_instance ADD COLUMN tenant_id text;
 ALTER TABLE task ADD COLUMN tenant_id text;

@@ -13,8 +13,9 @@ ALTER TABLE external_task ADD COLUMN tenant_id TEXT;
 -- key. SQLite cannot drop the table's UNIQUE (key, version), so the table
 -- is made again with the key's uniqueness per tenant, and with
 -- startable_in_tasklist (camunda:isStartableInTasklist; true for the
--- definitions deployed before) and the name of the process's diagram
--- image deployed beside its model.
+-- definitions deployed before), the name of the process's diagram image
+-- deployed beside its model and the model's targetNamespace (Camunda's
+-- category; unknown for the definitions deployed before).
 CREATE TABLE process_definition_tenanted (
     id                       TEXT PRIMARY KEY,
     rev                      INTEGER NOT NULL,
@@ -31,7 +32,8 @@ CREATE TABLE process_definition_tenanted (
     candidate_starter_users  TEXT,
     tenant_id                TEXT,
     startable_in_tasklist    INTEGER NOT NULL DEFAULT 1,
-    diagram_resource_name    TEXT
+    diagram_resource_name    TEXT,
+    category                 TEXT
 ) STRICT;
 INSERT INTO process_definition_tenanted (id, rev, key, version, name, deployment_id, resource_name, suspension,
     has_start_form, version_tag, history_time_to_live, candidate_starter_groups, candidate_starter_users)
