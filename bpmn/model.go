@@ -134,6 +134,8 @@ type Process struct {
 	JobPriority  string // camunda:jobPriority: constant or expression; "" when absent
 	TaskPriority string // camunda:taskPriority, for external tasks
 	VersionTag   string // camunda:versionTag
+	// Documentation is the text of the process's documentation elements.
+	Documentation string
 	// NotStartableInTasklist: camunda:isStartableInTasklist="false".
 	NotStartableInTasklist bool
 	// CandidateStarterGroups and CandidateStarterUsers are

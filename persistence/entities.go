@@ -98,6 +98,8 @@ type ProcessDefinition struct {
 	StartableInTasklist bool
 	// Category is the targetNamespace of the model's definitions.
 	Category string
+	// Description is the process's documentation.
+	Description string
 	// DiagramResourceName is the image of the process deployed beside its
 	// model ("" when none; see runtime.DiagramResourceName).
 	DiagramResourceName string

@@ -43,7 +43,7 @@ var samples = map[*persistence.Table]sample{
 	},
 	persistence.ProcessDefinitionTable: {
 		full: func() persistence.Entity {
-			return &persistence.ProcessDefinition{Category: "http://example.com/p", DiagramResourceName: "p.png", StartableInTasklist: true, TenantID: "acme", ID: "p:1:x", Rev: 1, Key: "p", Version: 1, Name: "P", DeploymentID: "d1",
+			return &persistence.ProcessDefinition{Description: "Orders", Category: "http://example.com/p", DiagramResourceName: "p.png", StartableInTasklist: true, TenantID: "acme", ID: "p:1:x", Rev: 1, Key: "p", Version: 1, Name: "P", DeploymentID: "d1",
 				ResourceName: "a.bpmn", Suspension: persistence.Active, HasStartForm: true, VersionTag: "v1", HistoryTimeToLive: ptr(30),
 				CandidateStarterGroups: "sales,management", CandidateStarterUsers: "kermit"}
 		},

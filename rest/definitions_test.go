@@ -60,6 +60,7 @@ func (a *api) wantError(status int, msg, method, path string, body any) {
 const orderProcess = `<?xml version="1.0" encoding="UTF-8"?>
 <definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:camunda="http://camunda.org/schema/1.0/bpmn" targetNamespace="t">
   <process id="order" name="Order" isExecutable="true">
+    <documentation>Orders to approve</documentation>
     <startEvent id="start" camunda:formKey="camunda-forms:deployment:start.form"/>
     <sequenceFlow id="f1" sourceRef="start" targetRef="approve"/>
     <userTask id="approve"/>
@@ -313,7 +314,8 @@ func TestRESTProcessDefinitionGroup(t *testing.T) {
 		for k := range field(d, "deployedProcessDefinitions").(map[string]any) {
 			id = k
 		}
-		if got := a.ok(http.StatusOK, "GET", "/process-definition/"+id, nil); field(got, "key") != "order" || field(got, "historyTimeToLive") != nil {
+		if got := a.ok(http.StatusOK, "GET", "/process-definition/"+id, nil); field(got, "key") != "order" || field(got, "historyTimeToLive") != nil ||
+			field(got, "description") != "Orders to approve" || field(got, "category") != "t" {
 			t.Errorf("GET by id: %v", got)
 		}
 		a.wantError(http.StatusNotFound, "No matching definition with id nope", "GET", "/process-definition/nope", nil)

@@ -22,7 +22,7 @@ import (
 
 // definitionMembers are a process definition's members in Camunda's REST
 // API.
-const definitionMembers = `id key category? description:null name?
+const definitionMembers = `id key category? description? name?
 	version resource=ResourceName deploymentId diagram=DiagramResourceName? suspended() tenantId? versionTag? historyTimeToLive startableInTasklist`
 
 var (

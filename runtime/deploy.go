@@ -258,6 +258,7 @@ func (e *Core) deployProcess(cc *tx.Context, d *persistence.Deployment, resource
 		StartableInTasklist:    !proc.NotStartableInTasklist,
 		DiagramResourceName:    DiagramResourceName(resource, proc.ID, names),
 		Category:               model.TargetNamespace,
+		Description:            proc.Documentation,
 	}
 	if s := proc.NoneStartEvent(); s != nil {
 		pd.HasStartForm = s.StartFormKey != "" || s.StartFormRef != ""

@@ -9,6 +9,8 @@ ALTER TABLE process_definition ADD COLUMN startable_in_tasklist boolean NOT NULL
 ALTER TABLE process_definition ADD COLUMN diagram_resource_name text;
 -- the model's targetNamespace (Camunda's category)
 ALTER TABLE process_definition ADD COLUMN category text;
+-- the process's documentation (Camunda's description)
+ALTER TABLE process_definition ADD COLUMN description text;
 ALTER TABLE execution ADD COLUMN tenant_id text;
 ALTER TABLE hist_process_instance ADD COLUMN tenant_id text;
 ALTER TABLE task ADD COLUMN tenant_id text;

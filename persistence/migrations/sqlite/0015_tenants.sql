@@ -14,8 +14,9 @@ ALTER TABLE external_task ADD COLUMN tenant_id TEXT;
 -- is made again with the key's uniqueness per tenant, and with
 -- startable_in_tasklist (camunda:isStartableInTasklist; true for the
 -- definitions deployed before), the name of the process's diagram image
--- deployed beside its model and the model's targetNamespace (Camunda's
--- category; unknown for the definitions deployed before).
+-- deployed beside its model, the model's targetNamespace (Camunda's
+-- category) and the process's documentation (its description), unknown
+-- for the definitions deployed before.
 CREATE TABLE process_definition_tenanted (
     id                       TEXT PRIMARY KEY,
     rev                      INTEGER NOT NULL,
@@ -33,7 +34,8 @@ CREATE TABLE process_definition_tenanted (
     tenant_id                TEXT,
     startable_in_tasklist    INTEGER NOT NULL DEFAULT 1,
     diagram_resource_name    TEXT,
-    category                 TEXT
+    category                 TEXT,
+    description              TEXT
 ) STRICT;
 INSERT INTO process_definition_tenanted (id, rev, key, version, name, deployment_id, resource_name, suspension,
     has_start_form, version_tag, history_time_to_live, candidate_starter_groups, candidate_starter_users)
