@@ -200,10 +200,23 @@ func LatestDefinition(key, tenant, versionTag string) Query[*ProcessDefinition] 
 	return newQuery[*ProcessDefinition]("WHERE key = $1 AND COALESCE(tenant_id, '') = $2 ORDER BY version DESC LIMIT 1", key, tenant)
 }
 
-// LatestDeploymentNamed is the latest deployment with name of tenant ("":
-// of no tenant).
-func LatestDeploymentNamed(name, tenant string) Query[*Deployment] {
-	return newQuery[*Deployment]("WHERE name = $1 AND COALESCE(tenant_id, '') = $2 ORDER BY deploy_time DESC, id DESC LIMIT 1", name, tenant)
+// LatestResourcesNamed are, of each of the resource names, the one of the
+// latest deployment named deployment with source and tenant ("": none)
+// that has it: what Camunda's duplicate filtering compares with.
+func LatestResourcesNamed(deployment, source, tenant string, names []string) Query[*Resource] {
+	args := []any{deployment, source, tenant}
+	marks := make([]string, len(names))
+	for i, n := range names {
+		args = append(args, n)
+		marks[i] = "$" + strconv.Itoa(len(args))
+	}
+	return newQuery[*Resource](`WHERE name IN (`+strings.Join(marks, ", ")+`)
+		AND deployment_id IN (SELECT id FROM deployment WHERE name = $1 AND COALESCE(source, '') = $2 AND COALESCE(tenant_id, '') = $3)
+		AND NOT EXISTS (SELECT 1 FROM resource r2, deployment d2, deployment d1
+			WHERE r2.name = resource.name AND d2.id = r2.deployment_id AND d1.id = resource.deployment_id
+			AND d2.name = $1 AND COALESCE(d2.source, '') = $2 AND COALESCE(d2.tenant_id, '') = $3
+			AND (d2.deploy_time > d1.deploy_time OR d2.deploy_time = d1.deploy_time AND d2.id > d1.id))
+		ORDER BY name`, args...)
 }
 
 // ResourcesOfDeployment are the files of a deployment.

@@ -219,6 +219,20 @@ func TestRESTDeploymentGroup(t *testing.T) {
 		if field(other, "id") == field(first, "id") || field(other, "tenantId") != "beta" || field(other, "deployedProcessDefinitions") == nil {
 			t.Errorf("the same files for beta: %v, want a new deployment", other)
 		}
+		// deploy-changed-only deploys the changed files only; a file left
+		// out is no change.
+		files["start.form"] = `{"id": "startForm", "components": [{}]}`
+		changed := dup("acme")
+		if field(changed, "deployedProcessDefinitions") != nil {
+			t.Errorf("only the form changed: %v, want no definitions deployed", changed)
+		}
+		if rs := a.ok(http.StatusOK, "GET", "/deployment/"+field(changed, "id").(string)+"/resources", nil).([]any); len(rs) != 1 || field(rs[0], "name") != "start.form" {
+			t.Errorf("resources deployed with deploy-changed-only: %v, want start.form alone", rs)
+		}
+		delete(files, "start.form")
+		if again := dup("acme"); field(again, "id") != field(first, "id") {
+			t.Errorf("order.bpmn alone, unchanged: %v, want the deployment of its latest version %v", again, field(first, "id"))
+		}
 	})
 }
 

@@ -113,8 +113,11 @@ func (l *deployLimits) readDeployment(w http.ResponseWriter, r *http.Request) (b
 			req.Source = v
 		case "tenant-id":
 			req.TenantID = v
-		case "enable-duplicate-filtering", "deploy-changed-only":
+		case "enable-duplicate-filtering":
 			req.SkipUnchanged = req.SkipUnchanged || v == "true"
+		case "deploy-changed-only":
+			req.ChangedOnly = v == "true"
+			req.SkipUnchanged = req.SkipUnchanged || req.ChangedOnly
 		case "deployment-activation-time":
 			if v != "" {
 				return req, badRequest("bpmnlite does not support deployment-activation-time: its definitions are active when deployed")

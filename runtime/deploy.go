@@ -32,10 +32,14 @@ type DeployRequest struct {
 	// and what they create carry it; versions count per key and tenant.
 	TenantID  string
 	Resources []Resource
-	// SkipUnchanged returns the previous deployment of the same name (and
-	// tenant) when every resource is byte-identical to the one deployed
-	// last.
+	// SkipUnchanged is Camunda's duplicate filtering: each resource is
+	// compared with the latest one of its name among the deployments of
+	// the same name, source and tenant; when none is new or changed, the
+	// deployment of the latest of them is returned (Unchanged) and nothing
+	// is deployed. ChangedOnly, with it, deploys the new and changed
+	// resources only (Camunda's deploy-changed-only).
 	SkipUnchanged bool
+	ChangedOnly   bool
 	// ForceExecutable deploys processes even when isExecutable is false or missing.
 	ForceExecutable bool
 }
@@ -79,10 +83,10 @@ func (e *Core) Deploy(ctx context.Context, req DeployRequest) (_ *Deployment, er
 	var created []*Definition
 	err = e.cmd.Run(ctx, func(cc *tx.Context) error {
 		out, created = nil, nil
+		deploy := all
 		if req.SkipUnchanged && req.Name != "" {
-			prev, err := e.unchangedDeployment(cc, req.Name, req.TenantID, all)
-			if err != nil || prev != nil {
-				out = prev
+			var err error
+			if deploy, out, err = e.filterDuplicates(cc, req, all); err != nil || out != nil {
 				return err
 			}
 		}
@@ -90,11 +94,11 @@ func (e *Core) Deploy(ctx context.Context, req DeployRequest) (_ *Deployment, er
 		d := &persistence.Deployment{ID: newID(), Name: req.Name, Source: req.Source, DeployTime: now, TenantID: req.TenantID}
 		cc.Insert(d)
 		out = &Deployment{Deployment: *d}
-		names := make([]string, len(all))
-		for i, p := range all {
+		names := make([]string, len(deploy))
+		for i, p := range deploy {
 			names[i] = p.res.Name
 		}
-		for _, p := range all {
+		for _, p := range deploy {
 			cc.Insert(&persistence.Resource{ID: newID(), DeploymentID: d.ID, Name: p.res.Name, Bytes: p.res.Bytes, Hash: p.hash})
 			if p.model == nil {
 				continue // kept as it is: a form, a decision table, a script, an image
@@ -159,32 +163,59 @@ func IsProcessModel(name string) bool {
 	return true
 }
 
-// unchangedDeployment returns the latest deployment named name of tenant
-// when its resources are exactly the given ones, byte for byte.
-func (e *Core) unchangedDeployment(cc *tx.Context, name, tenant string, all []parsedResource) (*Deployment, error) {
-	// Ids are time-ordered: they break ties between equal deploy times.
-	deps, err := tx.Read(cc, persistence.LatestDeploymentNamed(name, tenant))
-	if err != nil || len(deps) == 0 {
-		return nil, err
+// filterDuplicates is Camunda's duplicate filtering of req: each resource
+// is compared with the latest one of its name among the deployments of
+// req's name, source and tenant. None new or changed: the deployment of
+// the latest of them, unchanged. Else all resources are deployed, or with
+// ChangedOnly those new or changed.
+func (e *Core) filterDuplicates(cc *tx.Context, req DeployRequest, all []parsedResource) ([]parsedResource, *Deployment, error) {
+	names := make([]string, len(all))
+	for i, p := range all {
+		names[i] = p.res.Name
 	}
-	res, err := tx.Read(cc, persistence.ResourcesOfDeployment(deps[0].ID))
-	if err != nil || len(res) != len(all) {
-		return nil, err
+	latest, err := tx.Read(cc, persistence.LatestResourcesNamed(req.Name, req.Source, req.TenantID, names))
+	if err != nil {
+		return nil, nil, err
 	}
-	hashes := make(map[string]string, len(res))
-	for _, r := range res {
+	hashes := make(map[string]string, len(latest))
+	for _, r := range latest {
 		hashes[r.Name] = r.Hash
 	}
+	var changed []parsedResource
 	for _, p := range all {
-		if hashes[p.res.Name] != p.hash {
-			return nil, nil
+		if h, ok := hashes[p.res.Name]; !ok || h != p.hash {
+			changed = append(changed, p)
 		}
 	}
-	defs, err := tx.Read(cc, persistence.DefinitionsOfDeployment(deps[0].ID))
+	switch {
+	case len(changed) == 0:
+		prev, err := e.newestDeployment(cc, latest)
+		return nil, prev, err
+	case req.ChangedOnly:
+		return changed, nil, nil
+	}
+	return all, nil, nil
+}
+
+// newestDeployment is the newest of the deployments of resources rs, as
+// an unchanged deployment with its definitions.
+func (e *Core) newestDeployment(cc *tx.Context, rs []*persistence.Resource) (*Deployment, error) {
+	var newest *persistence.Deployment
+	for _, r := range rs {
+		ent, err := cc.Get(persistence.DeploymentTable, r.DeploymentID)
+		if err != nil {
+			return nil, err
+		}
+		d := ent.(*persistence.Deployment)
+		if newest == nil || d.DeployTime.After(newest.DeployTime) || d.DeployTime.Equal(newest.DeployTime) && d.ID > newest.ID {
+			newest = d
+		}
+	}
+	defs, err := tx.Read(cc, persistence.DefinitionsOfDeployment(newest.ID))
 	if err != nil {
 		return nil, err
 	}
-	return &Deployment{Deployment: *deps[0], Definitions: defs, Unchanged: true}, nil
+	return &Deployment{Deployment: *newest, Definitions: defs, Unchanged: true}, nil
 }
 
 func joinErrors(errs []error) error {
