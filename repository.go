@@ -176,6 +176,13 @@ type StartForm struct {
 // FormField is a camunda:formField of a start event.
 type FormField = bpmn.FormField
 
+// SuspendProcessDefinitions suspends (suspend) or activates process
+// definitions at once, all or none, as SuspendProcessDefinition and
+// ActivateProcessDefinition do one.
+func (e *Engine) SuspendProcessDefinitions(ctx context.Context, ids []string, suspend, includeInstances bool) error {
+	return e.rt.SuspendProcessDefinitions(ctx, ids, suspend, includeInstances)
+}
+
 // DeleteProcessDefinitions deletes process definitions with their job
 // definitions, start timers and start subscriptions; running instances
 // make it fail (ErrHasInstances) unless cascade deletes them (their end

@@ -424,7 +424,7 @@ func TestRESTProcessDefinitionGroup(t *testing.T) {
 		if got := a.ok(http.StatusOK, "GET", "/task?processInstanceId="+field(submitted, "id").(string), nil).([]any); field(got[0], "suspended") != true {
 			t.Errorf("task of a definition suspended with its instances: %v", got)
 		}
-		a.wantError(http.StatusBadRequest, "suspended", "POST", "/process-definition/"+id+"/start", nil)
+		a.wantError(http.StatusInternalServerError, "Cannot instantiate process definition "+id+":", "POST", "/process-definition/"+id+"/start", nil)
 		a.wantError(http.StatusBadRequest, "executionDate", "PUT", "/process-definition/"+id+"/suspended", map[string]any{"suspended": false, "executionDate": "2030-01-01T00:00:00.000+0000"})
 		a.wantError(http.StatusBadRequest, "Only processDefinitionKey can be set", "PUT", "/process-definition/suspended", map[string]any{"processDefinitionId": id, "suspended": false})
 		a.ok(http.StatusNoContent, "PUT", "/process-definition/suspended", map[string]any{"processDefinitionKey": "nope", "suspended": true})

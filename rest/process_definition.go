@@ -233,11 +233,7 @@ func (h *Handler) deleteDefinitions(w http.ResponseWriter, r *http.Request, ref 
 	if err != nil {
 		return err
 	}
-	ids := make([]string, len(pds))
-	for i, pd := range pds {
-		ids[i] = pd.ID
-	}
-	if err := h.eng.DeleteProcessDefinitions(r.Context(), ids, cascade); err != nil {
+	if err := h.eng.DeleteProcessDefinitions(r.Context(), definitionIDs(pds), cascade); err != nil {
 		return engineError(err)
 	}
 	return noContent(w)
@@ -577,10 +573,14 @@ func (h *Handler) submitForm(w http.ResponseWriter, r *http.Request, pd *bpmnlit
 
 func (h *Handler) startInstance(w http.ResponseWriter, r *http.Request, req bpmnlite.StartRequest, withVariables bool) error {
 	id, err := h.eng.Start(r.Context(), req)
-	if err != nil {
-		if isNotFound(err) {
-			return &notFound{"Cannot instantiate process definition " + req.DefinitionID + ": " + err.Error()}
-		}
+	switch {
+	case isNotFound(err):
+		return &notFound{"Cannot instantiate process definition " + req.DefinitionID + ": " + err.Error()}
+	case err != nil && !isRequestVariable(err):
+		// the engine's refusal (a suspended definition) or failure, as
+		// Camunda reports a ProcessEngineException of a start
+		return &serverError{"RestException", "Cannot instantiate process definition " + req.DefinitionID + ": " + err.Error()}
+	case err != nil:
 		return err
 	}
 	p, err := h.instance(r, id)
@@ -660,14 +660,13 @@ func (h *Handler) suspendDefinitionsByKey(w http.ResponseWriter, r *http.Request
 }
 
 func (h *Handler) setSuspended(r *http.Request, pds []*bpmnlite.ProcessDefinition, body suspensionBody) error {
-	for _, pd := range pds {
-		change := h.eng.ActivateProcessDefinition
-		if body.Suspended {
-			change = h.eng.SuspendProcessDefinition
-		}
-		if err := change(r.Context(), pd.ID, body.IncludeProcessInstances); err != nil {
-			return err
-		}
+	return h.eng.SuspendProcessDefinitions(r.Context(), definitionIDs(pds), body.Suspended, body.IncludeProcessInstances)
+}
+
+func definitionIDs(pds []*bpmnlite.ProcessDefinition) []string {
+	ids := make([]string, len(pds))
+	for i, pd := range pds {
+		ids[i] = pd.ID
 	}
-	return nil
+	return ids
 }
