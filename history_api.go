@@ -98,7 +98,7 @@ type HistoricActivityStatistics = persistence.HistoricActivityStatistics
 // HistoricActivityStatistics lists, per activity of a process definition
 // that history has instances (or incidents) of, what q asks for.
 func (e *Engine) HistoricActivityStatistics(ctx context.Context, q HistoricActivityStatisticsQuery) ([]*HistoricActivityStatistics, error) {
-	return persistence.ActivityStatistics(ctx, e.db, q)
+	return persistence.HistoricActivityStatisticsOf(ctx, e.db, q)
 }
 
 // HistoricDetail is a value a variable was given, kept as history at

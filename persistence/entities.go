@@ -59,6 +59,8 @@ type Deployment struct {
 	Name       string
 	Source     string
 	DeployTime time.Time
+	// TenantID: the tenant the deployment was made for ("": none).
+	TenantID string
 }
 
 // Resource is one deployed file, kept as it was given.
@@ -90,6 +92,17 @@ type ProcessDefinition struct {
 	// camunda:candidateStarterGroups and candidateStarterUsers, as written.
 	CandidateStarterGroups string
 	CandidateStarterUsers  string
+	// TenantID is its deployment's tenant ("": none).
+	TenantID string
+	// StartableInTasklist is camunda:isStartableInTasklist (default true).
+	StartableInTasklist bool
+	// Category is the targetNamespace of the model's definitions.
+	Category string
+	// Description is the process's documentation.
+	Description string
+	// DiagramResourceName is the image of the process deployed beside its
+	// model ("" when none; see runtime.DiagramResourceName).
+	DiagramResourceName string
 }
 
 // Execution is a node of an instance's execution tree (the public
@@ -122,6 +135,8 @@ type Execution struct {
 	// RootProcessInstanceID is the top of the instance's call hierarchy
 	// (itself unless a call activity started it); on the process instance only.
 	RootProcessInstanceID string
+	// TenantID is its process definition's tenant ("": none).
+	TenantID string
 }
 
 // Variable types stored in the Type column.
@@ -171,6 +186,8 @@ type Task struct {
 	Suspension          int
 	FollowUpDate        *time.Time
 	FormKey             string // camunda:formKey or camunda:formRef, as written
+	// TenantID is its process definition's tenant ("": none).
+	TenantID string
 }
 
 // Event subscription types.
@@ -258,6 +275,8 @@ type Job struct {
 	// RootProcessInstanceID is the top of the job's call hierarchy (for
 	// exclusive acquisition across process hierarchies).
 	RootProcessInstanceID string
+	// TenantID is its process definition's tenant ("": none).
+	TenantID string
 }
 
 // JobDefinition describes the jobs one activity creates: an asynchronous
@@ -300,6 +319,8 @@ type ExternalTask struct {
 	// TraceParent is the W3C traceparent of the span that created the task
 	// (empty when it ran in none): its worker continues that trace.
 	TraceParent string
+	// TenantID is its process definition's tenant ("": none).
+	TenantID string
 }
 
 // Incident types.
@@ -360,6 +381,8 @@ type HistoricProcessInstance struct {
 	// The definition's name and version, as Camunda's history shows them.
 	ProcessDefinitionName    string
 	ProcessDefinitionVersion int
+	// TenantID is its process definition's tenant ("": none).
+	TenantID string
 }
 
 // Incident states in history.
@@ -414,6 +437,8 @@ type HistoricTask struct {
 	// comma-separated.
 	CandidateGroups string
 	CandidateUsers  string
+	// TenantID is its process definition's tenant ("": none).
+	TenantID string
 }
 
 // Why a historic task ended.

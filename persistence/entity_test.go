@@ -31,7 +31,7 @@ type sample struct {
 var samples = map[*persistence.Table]sample{
 	persistence.DeploymentTable: {
 		full: func() persistence.Entity {
-			return &persistence.Deployment{ID: "d1", Name: "orders", Source: "cli", DeployTime: at(1, 1)}
+			return &persistence.Deployment{TenantID: "acme", ID: "d1", Name: "orders", Source: "cli", DeployTime: at(1, 1)}
 		},
 		sparse: func() persistence.Entity { return &persistence.Deployment{ID: "d2", DeployTime: at(1, 2)} },
 	},
@@ -43,7 +43,7 @@ var samples = map[*persistence.Table]sample{
 	},
 	persistence.ProcessDefinitionTable: {
 		full: func() persistence.Entity {
-			return &persistence.ProcessDefinition{ID: "p:1:x", Rev: 1, Key: "p", Version: 1, Name: "P", DeploymentID: "d1",
+			return &persistence.ProcessDefinition{Description: "Orders", Category: "http://example.com/p", DiagramResourceName: "p.png", StartableInTasklist: true, TenantID: "acme", ID: "p:1:x", Rev: 1, Key: "p", Version: 1, Name: "P", DeploymentID: "d1",
 				ResourceName: "a.bpmn", Suspension: persistence.Active, HasStartForm: true, VersionTag: "v1", HistoryTimeToLive: ptr(30),
 				CandidateStarterGroups: "sales,management", CandidateStarterUsers: "kermit"}
 		},
@@ -74,7 +74,7 @@ var samples = map[*persistence.Table]sample{
 	},
 	persistence.ExecutionTable: {
 		full: func() persistence.Entity {
-			return &persistence.Execution{ID: "e1", Rev: 1, ProcessInstanceID: "pi", ParentID: "pi", ProcessDefinitionID: "p:1:x",
+			return &persistence.Execution{TenantID: "acme", ID: "e1", Rev: 1, ProcessInstanceID: "pi", ParentID: "pi", ProcessDefinitionID: "p:1:x",
 				ActivityID: "task", ActivityInstanceID: "task:1", BusinessKey: "bk", SuperExecutionID: "sup",
 				IsActive: true, IsScope: true, IsConcurrent: true, IsEventScope: true, Suspension: persistence.Active,
 				TransitionID: "flow1", StartTime: at(2, 999999), RootProcessInstanceID: "root"}
@@ -132,7 +132,7 @@ var samples = map[*persistence.Table]sample{
 	},
 	persistence.TaskTable: {
 		full: func() persistence.Entity {
-			return &persistence.Task{ID: "t1", Rev: 1, Name: "Approve", ExecutionID: "e1", ProcessInstanceID: "pi",
+			return &persistence.Task{TenantID: "acme", ID: "t1", Rev: 1, Name: "Approve", ExecutionID: "e1", ProcessInstanceID: "pi",
 				ProcessDefinitionID: "p:1:x", TaskDefinitionKey: "approve", Assignee: "kermit", CandidateGroups: "a,b",
 				CandidateUsers: "c,d", Priority: 50, CreateTime: at(5, 1), DueDate: ptr(at(6, 2)), Suspension: persistence.Active,
 				FollowUpDate: ptr(at(6, 3)), FormKey: "embedded:app:forms/approve.html"}
@@ -165,7 +165,7 @@ var samples = map[*persistence.Table]sample{
 	},
 	persistence.ExternalTaskTable: {
 		full: func() persistence.Entity {
-			return &persistence.ExternalTask{ID: "x1", Rev: 1, Topic: "pay", WorkerID: "w", LockExpiration: ptr(at(10, 1)),
+			return &persistence.ExternalTask{TenantID: "acme", ID: "x1", Rev: 1, Topic: "pay", WorkerID: "w", LockExpiration: ptr(at(10, 1)),
 				Retries: ptr(0), ErrorMessage: "boom", ErrorDetails: "stack", ExecutionID: "e1", ProcessInstanceID: "pi",
 				ProcessDefinitionID: "p:1:x", ProcessDefinitionKey: "p", ActivityID: "ext", ActivityInstanceID: "ext:1",
 				Priority: 1 << 40, Suspension: persistence.Active, BusinessKey: "bk", CreateTime: at(10, 0),
@@ -184,7 +184,7 @@ var samples = map[*persistence.Table]sample{
 	},
 	persistence.JobTable: {
 		full: func() persistence.Entity {
-			return &persistence.Job{ID: "j1", Rev: 1, Type: persistence.JobTimer, LockOwner: "node1", LockExpiration: ptr(at(12, 1)),
+			return &persistence.Job{TenantID: "acme", ID: "j1", Rev: 1, Type: persistence.JobTimer, LockOwner: "node1", LockExpiration: ptr(at(12, 1)),
 				Exclusive: true, ExecutionID: "e1", ProcessInstanceID: "pi", ProcessDefinitionID: "p:1:x",
 				ProcessDefinitionKey: "p", JobDefinitionID: "jd1", DeploymentID: "d1", ActivityID: "timer", Retries: 3,
 				ExceptionMessage: "failed", ExceptionStack: "at x", DueDate: ptr(at(13, 2)), Repeat: "R2/PT1M",
@@ -227,7 +227,7 @@ var samples = map[*persistence.Table]sample{
 	},
 	persistence.HistoricProcessInstanceTable: {
 		full: func() persistence.Entity {
-			return &persistence.HistoricProcessInstance{ID: "pi", Rev: 1, ProcessDefinitionID: "p:1:x", ProcessDefinitionKey: "p",
+			return &persistence.HistoricProcessInstance{TenantID: "acme", ID: "pi", Rev: 1, ProcessDefinitionID: "p:1:x", ProcessDefinitionKey: "p",
 				BusinessKey: "bk", StartTime: at(17, 1), EndTime: ptr(at(18, 2)), State: persistence.StateCompleted,
 				StartActivityID: "start", EndActivityID: "end", DeleteReason: "because", SuperProcessInstanceID: "super",
 				RootProcessInstanceID: "root", RemovalTime: ptr(at(20, 1)), ProcessDefinitionName: "P", ProcessDefinitionVersion: 3}
@@ -245,7 +245,7 @@ var samples = map[*persistence.Table]sample{
 	},
 	persistence.HistoricTaskTable: {
 		full: func() persistence.Entity {
-			return &persistence.HistoricTask{ID: "ht1", Rev: 1, Name: "Approve", ExecutionID: "e1", ProcessInstanceID: "pi",
+			return &persistence.HistoricTask{TenantID: "acme", ID: "ht1", Rev: 1, Name: "Approve", ExecutionID: "e1", ProcessInstanceID: "pi",
 				ProcessDefinitionID: "p:1:x", ProcessDefinitionKey: "p", TaskDefinitionKey: "approve", ActivityInstanceID: "ai1",
 				Assignee: "kermit", Priority: 70, DueDate: ptr(at(21, 1)), FollowUpDate: ptr(at(21, 2)), StartTime: at(21, 0),
 				EndTime: ptr(at(22, 0)), DeleteReason: persistence.TaskCompleted, CandidateGroups: "sales,support", CandidateUsers: "carl"}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 )
 
 // The filters' fields declare their conditions in struct tags; one
@@ -132,7 +133,10 @@ func plainValue(v reflect.Value) any {
 // filterQuery is the query of the rows filter selects, judged at now, in
 // the order given.
 func filterQuery[T Entity](filter any, now time.Time, order string) Query[T] {
-	v := reflect.ValueOf(filter)
+	// An addressable copy: unexported fields (conditions a filter's Query
+	// derives from its public ones) are read through their addresses.
+	v := reflect.New(reflect.TypeOf(filter)).Elem()
+	v.Set(reflect.ValueOf(filter))
 	var terms []string
 	var args []any
 	arg := func(a any) string {
@@ -143,6 +147,9 @@ func filterQuery[T Entity](filter any, now time.Time, order string) Query[T] {
 		fv := v.FieldByIndex(c.index)
 		if fv.IsZero() {
 			continue
+		}
+		if !fv.CanInterface() {
+			fv = reflect.NewAt(fv.Type(), unsafe.Pointer(fv.UnsafeAddr())).Elem()
 		}
 		sql := c.sql
 		if fv.Type() == reflect.TypeFor[[]TimeBound]() {

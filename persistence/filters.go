@@ -12,7 +12,7 @@ import (
 
 // DeploymentFilter selects deployments, oldest first.
 type DeploymentFilter struct {
-	Page          `sort:"id name deploymentTime=deploy_time"`
+	Page          `sort:"id name deploymentTime=deploy_time tenantId"`
 	ID            string     `where:"id" param:"id"`
 	Name          string     `where:"name" param:"name"`
 	NameLike      string     `where:"name like" param:"nameLike"`
@@ -20,25 +20,99 @@ type DeploymentFilter struct {
 	WithoutSource bool       `where:"COALESCE(source, '') = ''" param:"withoutSource"`
 	After         *time.Time `where:"deploy_time >" param:"after"`
 	Before        *time.Time `where:"deploy_time <" param:"before"`
+	Tenants
+	// IncludeWithoutTenantID: with TenantIDIn, those of no tenant too.
+	IncludeWithoutTenantID bool `param:"includeDeploymentsWithoutTenantId"`
 }
 
 func (f DeploymentFilter) Query() Query[*Deployment] {
+	f.Tenants = f.Tenants.conditions(f.IncludeWithoutTenantID)
 	return filterQuery[*Deployment](f, time.Time{}, "deploy_time, id")
+}
+
+// Tenants selects rows by their tenant, as Camunda's tenantIdIn and
+// withoutTenantId do; a filter that embeds it has its own
+// include...WithoutTenantId, given to conditions.
+type Tenants struct {
+	TenantIDIn      []string `param:"tenantIdIn"`                                // of one of these tenants
+	WithoutTenantID bool     `where:"tenant_id IS NULL" param:"withoutTenantId"` // of no tenant
+	// the condition TenantIDIn makes, with or without the rows of no tenant
+	in       []string `where:"tenant_id in"`
+	inOrNone []string `where:"(tenant_id IN (?) OR tenant_id IS NULL)"`
+}
+
+// conditions is t with the condition of TenantIDIn set: with
+// includeWithoutTenant, the rows of no tenant match too.
+func (t Tenants) conditions(includeWithoutTenant bool) Tenants {
+	t.in, t.inOrNone = nil, nil
+	if includeWithoutTenant {
+		t.inOrNone = t.TenantIDIn
+	} else {
+		t.in = t.TenantIDIn
+	}
+	return t
+}
+
+// OfTenant selects the rows of tenant exactly ("": of no tenant).
+func OfTenant(tenant string) Tenants {
+	if tenant == "" {
+		return Tenants{WithoutTenantID: true}
+	}
+	return Tenants{TenantIDIn: []string{tenant}}
 }
 
 // DefinitionFilter selects process definitions, by key and version.
 type DefinitionFilter struct {
-	Page         `sort:"key id name version deploymentId versionTag deployTime={definitionDeployTime}"`
-	ID           string `where:"id" param:"processDefinitionId"`
-	Key          string `where:"key" param:"key"`
-	DeploymentID string `where:"deployment_id" param:"deploymentId"`
-	Version      int    `where:"version"` // 0: any
-	LatestOnly   bool   `where:"version = (SELECT MAX(d2.version) FROM process_definition d2 WHERE d2.key = process_definition.key)" param:"latestVersion"`
-	VersionTag   string `where:"version_tag"` // camunda:versionTag
+	Page             `sort:"category key id name version deploymentId versionTag deployTime={definitionDeployTime}"`
+	ID               string   `where:"id" param:"processDefinitionId"`
+	IDs              []string `where:"id in" param:"processDefinitionIdIn"`
+	Key              string   `where:"key" param:"key"`
+	Keys             []string `where:"key in" param:"keysIn"`
+	KeyLike          string   `where:"key like" param:"keyLike"`
+	Category         string   `where:"category" param:"category"`
+	CategoryLike     string   `where:"category like" param:"categoryLike"`
+	Name             string   `where:"name" param:"name"`
+	NameLike         string   `where:"name like" param:"nameLike"`
+	DeploymentID     string   `where:"deployment_id" param:"deploymentId"`
+	ResourceName     string   `where:"resource_name" param:"resourceName"`
+	ResourceNameLike string   `where:"resource_name like" param:"resourceNameLike"`
+	// DeployedAfter: deployed strictly after the time; DeployedAt: within
+	// its millisecond (Camunda's dates have milliseconds).
+	DeployedAfter  *time.Time `where:"{definitionDeployTime} > ?" param:"deployedAfter"`
+	DeployedAt     *time.Time `param:"deployedAt"`
+	deployedFrom   *time.Time `where:"{definitionDeployTime} >= ?"`
+	deployedBefore *time.Time `where:"{definitionDeployTime} < ?"`
+	Version        *int       `where:"version" param:"version"` // nil: any
+	// LatestOnly: the latest version of each key, per tenant.
+	LatestOnly        bool   `where:"version = (SELECT MAX(d2.version) FROM process_definition d2 WHERE d2.key = process_definition.key AND COALESCE(d2.tenant_id, '') = COALESCE(process_definition.tenant_id, ''))" param:"latestVersion"`
+	VersionTag        string `where:"version_tag" param:"versionTag"` // camunda:versionTag
+	VersionTagLike    string `where:"version_tag like" param:"versionTagLike"`
+	WithoutVersionTag bool   `where:"version_tag IS NULL" param:"withoutVersionTag"`
+	Suspended         bool   `where:"suspension = 2" param:"suspended"`
+	Active            bool   `where:"suspension = 1" param:"active"`
+	// camunda:isStartableInTasklist true or false
+	StartableInTasklist    bool `where:"startable_in_tasklist" param:"startableInTasklist"`
+	NotStartableInTasklist bool `where:"NOT startable_in_tasklist" param:"notStartableInTasklist"`
+	// IncidentID, IncidentType, IncidentMessage(Like): definitions with an
+	// open incident of that id, type or message.
+	IncidentID          string `where:"EXISTS (SELECT 1 FROM incident i WHERE i.process_definition_id = process_definition.id AND i.id = ?)" param:"incidentId"`
+	IncidentType        string `where:"EXISTS (SELECT 1 FROM incident i WHERE i.process_definition_id = process_definition.id AND i.type = ?)" param:"incidentType"`
+	IncidentMessage     string `where:"EXISTS (SELECT 1 FROM incident i WHERE i.process_definition_id = process_definition.id AND i.message = ?)" param:"incidentMessage"`
+	IncidentMessageLike string `where:"EXISTS (SELECT 1 FROM incident i WHERE i.process_definition_id = process_definition.id AND i.message LIKE ?)" param:"incidentMessageLike"`
+	Tenants
+	// IncludeWithoutTenantID: with TenantIDIn, those of no tenant too.
+	IncludeWithoutTenantID bool `param:"includeProcessDefinitionsWithoutTenantId"`
 }
 
 func (f DefinitionFilter) Query() Query[*ProcessDefinition] {
-	return filterQuery[*ProcessDefinition](f, time.Time{}, "key, version")
+	f.Tenants = f.Tenants.conditions(f.IncludeWithoutTenantID)
+	f.deployedFrom, f.deployedBefore = nil, nil
+	if f.DeployedAt != nil {
+		from := f.DeployedAt.Truncate(time.Millisecond)
+		before := from.Add(time.Millisecond)
+		f.deployedFrom, f.deployedBefore = &from, &before
+	}
+	return filterQuery[*ProcessDefinition](f, time.Time{}, "key, version, id")
 }
 
 // TaskFilter selects user tasks, oldest first.

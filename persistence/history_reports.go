@@ -105,8 +105,8 @@ type HistoricActivityStatistics struct {
 	DeletedIncidents  int
 }
 
-// ActivityStatistics are the statistics q asks for, by activity id.
-func ActivityStatistics(ctx context.Context, db DB, q HistoricActivityStatisticsQuery) ([]*HistoricActivityStatistics, error) {
+// HistoricActivityStatisticsOf are the statistics q asks for, by activity id.
+func HistoricActivityStatisticsOf(ctx context.Context, db DB, q HistoricActivityStatisticsQuery) ([]*HistoricActivityStatistics, error) {
 	args := []any{q.ProcessDefinitionID}
 	arg := func(v any) string {
 		args = append(args, v)
@@ -308,7 +308,7 @@ func durationReport[T Entity](ctx context.Context, db DB, q Query[T], unit strin
 
 // TaskCountRow is one group of the task count report: completed user
 // tasks of one name (unless grouped by process definition) of one process
-// definition key, with that key's latest definition.
+// definition key, with that key's latest definition (in the tasks' tenant).
 type TaskCountRow struct {
 	TaskName              string
 	Count                 int
@@ -330,8 +330,10 @@ func TaskCountReport(ctx context.Context, db DB, f TaskReportFilter, byDefinitio
 	} else {
 		where += " AND t.name IS NOT NULL"
 	}
+	// The latest definition of the key in the task's tenant.
 	sql := "SELECT " + name + ", count(*), t.process_definition_key, d.id, d.name FROM hist_task t JOIN process_definition d ON d.key = t.process_definition_key" +
-		" AND d.version = (SELECT MAX(d2.version) FROM process_definition d2 WHERE d2.key = d.key) " + where +
+		" AND COALESCE(d.tenant_id, '') = COALESCE(t.tenant_id, '')" +
+		" AND d.version = (SELECT MAX(d2.version) FROM process_definition d2 WHERE d2.key = d.key AND COALESCE(d2.tenant_id, '') = COALESCE(d.tenant_id, '')) " + where +
 		" GROUP BY " + group + "t.process_definition_key, d.id, d.name ORDER BY " + order
 	var out []*TaskCountRow
 	err := readRows(ctx, db, sql, q.args, func(rows Rows) error {

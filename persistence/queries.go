@@ -192,22 +192,37 @@ func DefinitionsOfDeployment(deploymentID string) Query[*ProcessDefinition] {
 }
 
 // LatestDefinition is the latest version of the process definition with
-// key and, when versionTag is set, that version tag.
-func LatestDefinition(key, versionTag string) Query[*ProcessDefinition] {
+// key of tenant ("": of no tenant) and, when versionTag is set, that
+// version tag.
+func LatestDefinition(key, tenant, versionTag string) Query[*ProcessDefinition] {
 	if versionTag != "" {
-		return newQuery[*ProcessDefinition]("WHERE key = $1 AND version_tag = $2 ORDER BY version DESC LIMIT 1", key, versionTag)
+		return newQuery[*ProcessDefinition]("WHERE key = $1 AND COALESCE(tenant_id, '') = $2 AND version_tag = $3 ORDER BY version DESC LIMIT 1", key, tenant, versionTag)
 	}
-	return newQuery[*ProcessDefinition]("WHERE key = $1 ORDER BY version DESC LIMIT 1", key)
+	return newQuery[*ProcessDefinition]("WHERE key = $1 AND COALESCE(tenant_id, '') = $2 ORDER BY version DESC LIMIT 1", key, tenant)
 }
 
-// LatestDeploymentNamed is the latest deployment with name.
-func LatestDeploymentNamed(name string) Query[*Deployment] {
-	return newQuery[*Deployment]("WHERE name = $1 ORDER BY deploy_time DESC, id DESC LIMIT 1", name)
+// LatestResourcesNamed are, of each of the resource names, the one of the
+// latest deployment named deployment with source and tenant ("": none)
+// that has it: what Camunda's duplicate filtering compares with.
+func LatestResourcesNamed(deployment, source, tenant string, names []string) Query[*Resource] {
+	args := []any{deployment, source, tenant}
+	marks := make([]string, len(names))
+	for i, n := range names {
+		args = append(args, n)
+		marks[i] = "$" + strconv.Itoa(len(args))
+	}
+	return newQuery[*Resource](`WHERE name IN (`+strings.Join(marks, ", ")+`)
+		AND deployment_id IN (SELECT id FROM deployment WHERE name = $1 AND COALESCE(source, '') = $2 AND COALESCE(tenant_id, '') = $3)
+		AND NOT EXISTS (SELECT 1 FROM resource r2, deployment d2, deployment d1
+			WHERE r2.name = resource.name AND d2.id = r2.deployment_id AND d1.id = resource.deployment_id
+			AND d2.name = $1 AND COALESCE(d2.source, '') = $2 AND COALESCE(d2.tenant_id, '') = $3
+			AND (d2.deploy_time > d1.deploy_time OR d2.deploy_time = d1.deploy_time AND d2.id > d1.id))
+		ORDER BY name`, args...)
 }
 
 // ResourcesOfDeployment are the files of a deployment.
 func ResourcesOfDeployment(deploymentID string) Query[*Resource] {
-	return newQuery[*Resource]("WHERE deployment_id = $1", deploymentID)
+	return newQuery[*Resource]("WHERE deployment_id = $1 ORDER BY id", deploymentID)
 }
 
 // ResourceNamed is one file of a deployment.

@@ -37,7 +37,7 @@ type fetchDto struct {
 // /external-task gives it; a fetched task has its variables too
 // (lockedTaskJSON).
 const externalTaskMembers = `activityId activityInstanceId errorMessage? executionId id lockExpirationTime=LockExpiration
-	processDefinitionId processDefinitionKey processInstanceId retries suspended() workerId? topicName=Topic tenantId:null
+	processDefinitionId processDefinitionKey processInstanceId retries suspended() workerId? topicName=Topic tenantId?
 	priority businessKey?`
 
 var (

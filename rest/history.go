@@ -19,14 +19,14 @@ import (
 var (
 	historicInstanceJSON = newShape[bpmnlite.HistoricProcessInstance](`id businessKey? processDefinitionId processDefinitionKey
 	processDefinitionName? processDefinitionVersion startUserId:null
-	startTime endTime durationInMillis=duration() startActivityId endActivityId? deleteReason? superProcessInstanceId? state tenantId:null
+	startTime endTime durationInMillis=duration() startActivityId endActivityId? deleteReason? superProcessInstanceId? state tenantId?
 	removalTime rootProcessInstanceId? superCaseInstanceId:null caseInstanceId:null restartedProcessInstanceId:null`)
 	historicActivityJSON = newShape[bpmnlite.HistoricActivityInstance](`id parentActivityInstanceId activityId activityName? activityType
 	processDefinitionId processInstanceId executionId taskId? calledProcessInstanceId? startTime endTime durationInMillis=duration()
 	canceled calledCaseInstanceId:null tenantId:null`)
 	historicTaskJSON = newShape[bpmnlite.HistoricTask](`id processDefinitionKey processDefinitionId processInstanceId executionId
 	activityInstanceId name? deleteReason? assignee? startTime endTime duration() taskDefinitionKey priority due=DueDate
-	followUp=FollowUpDate tenantId:null removalTime:null rootProcessInstanceId:null caseDefinitionKey:null caseDefinitionId:null
+	followUp=FollowUpDate tenantId? removalTime:null rootProcessInstanceId:null caseDefinitionKey:null caseDefinitionId:null
 	caseInstanceId:null caseExecutionId:null description:null owner:null parentTaskId:null`)
 	historicIncidentJSON = newShape[bpmnlite.HistoricIncident](incidentMembers + " createTime endTime open() deleted() resolved()")
 )

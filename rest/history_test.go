@@ -19,9 +19,9 @@ const fixtureQuick = `<?xml version="1.0" encoding="UTF-8"?>
   </process>
 </definitions>`
 
-// wantError fails unless the call answers status with a message
-// containing msg.
-func (a *api) wantError(status int, method, path string, body any, msg string) {
+// failsWith fails unless the call answers status with a message
+// containing msg (wantError with the request first).
+func (a *api) failsWith(status int, method, path string, body any, msg string) {
 	a.t.Helper()
 	got, out := a.call(method, path, body)
 	if got != status || !strings.Contains(field(out, "message").(string), msg) {
@@ -45,7 +45,7 @@ func TestRESTHistoricProcessInstance(t *testing.T) {
 		if field(got, "state") != "COMPLETED" || field(got, "endActivityId") != "end" || field(got, "rootProcessInstanceId") != done {
 			t.Errorf("GET /history/process-instance/%s: %v", done, got)
 		}
-		a.wantError(http.StatusNotFound, "GET", "/history/process-instance/nope", nil, "Historic process instance with id nope does not exist")
+		a.failsWith(http.StatusNotFound, "GET", "/history/process-instance/nope", nil, "Historic process instance with id nope does not exist")
 
 		if err := a.eng.SuspendProcessInstance(t.Context(), fx["pi2"]); err != nil {
 			t.Fatal(err)
@@ -59,20 +59,20 @@ func TestRESTHistoricProcessInstance(t *testing.T) {
 		if n := field(a.ok(http.StatusOK, "GET", "/history/process-instance/count?active=true", nil), "count"); n != 3.0 {
 			t.Errorf("active=true count: %v, want 3 (pi1, pi3, pi4)", n)
 		}
-		a.wantError(http.StatusBadRequest, "GET", "/history/process-instance?active=true&completed=true", nil, "Already querying for historic process instance with another state")
-		a.wantError(http.StatusBadRequest, "GET", "/history/process-instance?startedAfter=yesterday", nil, "startedAfter")
-		a.wantError(http.StatusBadRequest, "GET", "/history/process-instance?variables=x_eq_1", nil, "variables")
-		a.wantError(http.StatusBadRequest, "POST", "/history/process-instance", map[string]any{"orQueries": []any{map[string]any{"completed": true}}}, "orQueries")
+		a.failsWith(http.StatusBadRequest, "GET", "/history/process-instance?active=true&completed=true", nil, "Already querying for historic process instance with another state")
+		a.failsWith(http.StatusBadRequest, "GET", "/history/process-instance?startedAfter=yesterday", nil, "startedAfter")
+		a.failsWith(http.StatusBadRequest, "GET", "/history/process-instance?variables=x_eq_1", nil, "variables")
+		a.failsWith(http.StatusBadRequest, "POST", "/history/process-instance", map[string]any{"orQueries": []any{map[string]any{"completed": true}}}, "orQueries")
 
 		// Deleting: a running instance's history stays (404, as Camunda).
-		a.wantError(http.StatusNotFound, "DELETE", "/history/process-instance/"+fx["pi1"], nil, "Historic process instance with id "+fx["pi1"]+" does not exist")
+		a.failsWith(http.StatusNotFound, "DELETE", "/history/process-instance/"+fx["pi1"], nil, "Historic process instance with id "+fx["pi1"]+" does not exist")
 		a.ok(http.StatusOK, "GET", "/history/process-instance/"+fx["pi1"], nil)
-		a.wantError(http.StatusNotFound, "DELETE", "/history/process-instance/nope", nil, "Historic process instance with id nope does not exist")
+		a.failsWith(http.StatusNotFound, "DELETE", "/history/process-instance/nope", nil, "Historic process instance with id nope does not exist")
 		a.ok(http.StatusNoContent, "DELETE", "/history/process-instance/nope?failIfNotExists=false", nil)
-		a.wantError(http.StatusBadRequest, "DELETE", "/history/process-instance/nope?failIfNotExists=maybe", nil, "failIfNotExists")
+		a.failsWith(http.StatusBadRequest, "DELETE", "/history/process-instance/nope?failIfNotExists=maybe", nil, "failIfNotExists")
 
 		// The variables of the ended instance, then the instance.
-		a.wantError(http.StatusNotFound, "DELETE", "/history/process-instance/nope/variable-instances", nil, "No historic process instance found with id: nope")
+		a.failsWith(http.StatusNotFound, "DELETE", "/history/process-instance/nope/variable-instances", nil, "No historic process instance found with id: nope")
 		if vars, err := a.eng.Variables(t.Context(), done); err != nil || vars["amount"] == nil {
 			t.Fatalf("variables of the ended instance: %v %v", vars, err)
 		}
@@ -85,7 +85,7 @@ func TestRESTHistoricProcessInstance(t *testing.T) {
 			t.Fatalf("activity instances of the ended instance: %v", acts)
 		}
 		a.ok(http.StatusNoContent, "DELETE", "/history/process-instance/"+done, nil)
-		a.wantError(http.StatusNotFound, "GET", "/history/process-instance/"+done, nil, "does not exist")
+		a.failsWith(http.StatusNotFound, "GET", "/history/process-instance/"+done, nil, "does not exist")
 		if n := field(a.ok(http.StatusOK, "GET", "/history/activity-instance/count?processInstanceId="+done, nil), "count"); n != 0.0 {
 			t.Errorf("activity instances after the deletion: %v", n)
 		}
@@ -93,14 +93,14 @@ func TestRESTHistoricProcessInstance(t *testing.T) {
 			t.Errorf("other instances after the deletion: %v, want 4", n)
 		}
 
-		a.wantError(http.StatusNotImplemented, "POST", "/history/process-instance/delete", map[string]any{"historicProcessInstanceIds": []string{fx["pi1"]}}, "batches")
+		a.failsWith(http.StatusNotImplemented, "POST", "/history/process-instance/delete", map[string]any{"historicProcessInstanceIds": []string{fx["pi1"]}}, "batches")
 
 		// Activity instances by id.
 		act := a.ok(http.StatusOK, "GET", "/history/activity-instance/"+fx["act2check"], nil)
 		if field(act, "activityId") != "check" || field(act, "processInstanceId") != fx["pi2"] {
 			t.Errorf("GET /history/activity-instance/%s: %v", fx["act2check"], act)
 		}
-		a.wantError(http.StatusNotFound, "GET", "/history/activity-instance/nope", nil, "Historic activity instance with id 'nope' does not exist")
+		a.failsWith(http.StatusNotFound, "GET", "/history/activity-instance/nope", nil, "Historic activity instance with id 'nope' does not exist")
 	})
 }
 
@@ -139,10 +139,10 @@ func TestRESTHistoryLogs(t *testing.T) {
 		if status, body := a.text("/history/job-log/" + fx["jlcreated"] + "/stacktrace"); status != http.StatusNoContent || body != "" {
 			t.Errorf("stack trace of a creation: %d %q, want 204", status, body)
 		}
-		a.wantError(http.StatusNotFound, "GET", "/history/job-log/nope", nil, "Historic job log with id nope does not exist")
-		a.wantError(http.StatusNotFound, "GET", "/history/job-log/nope/stacktrace", nil, "No historic job log found with id nope")
-		a.wantError(http.StatusBadRequest, "GET", "/history/job-log?hostname=x", nil, "hostname")
-		a.wantError(http.StatusBadRequest, "GET", "/history/job-log?jobPriorityLowerThanOrEquals=high", nil, "jobPriorityLowerThanOrEquals")
+		a.failsWith(http.StatusNotFound, "GET", "/history/job-log/nope", nil, "Historic job log with id nope does not exist")
+		a.failsWith(http.StatusNotFound, "GET", "/history/job-log/nope/stacktrace", nil, "No historic job log found with id nope")
+		a.failsWith(http.StatusBadRequest, "GET", "/history/job-log?hostname=x", nil, "hostname")
+		a.failsWith(http.StatusBadRequest, "GET", "/history/job-log?jobPriorityLowerThanOrEquals=high", nil, "jobPriorityLowerThanOrEquals")
 
 		// The external task fails, is fetched again and completed.
 		a.ok(http.StatusNoContent, "POST", "/external-task/"+fx["ext3"]+"/failure", map[string]any{
@@ -159,8 +159,8 @@ func TestRESTHistoryLogs(t *testing.T) {
 		if status, _ := a.text("/history/external-task-log/" + fx["etl3created"] + "/error-details"); status != http.StatusNoContent {
 			t.Errorf("error details of the creation: %d, want 204", status)
 		}
-		a.wantError(http.StatusNotFound, "GET", "/history/external-task-log/nope/error-details", nil, "No historic external task log found with id nope")
-		a.wantError(http.StatusNotFound, "GET", "/history/external-task-log/nope", nil, "Historic external task log with id nope does not exist")
+		a.failsWith(http.StatusNotFound, "GET", "/history/external-task-log/nope/error-details", nil, "No historic external task log found with id nope")
+		a.failsWith(http.StatusNotFound, "GET", "/history/external-task-log/nope", nil, "Historic external task log with id nope does not exist")
 		if got := a.ok(http.StatusOK, "GET", "/history/external-task-log/"+failure, nil); field(got, "failureLog") != true || field(got, "topicName") != "packing" {
 			t.Errorf("GET the failure entry: %v", got)
 		}
@@ -200,7 +200,7 @@ func TestRESTHistoryCleanupJob(t *testing.T) {
 		if status != http.StatusNotFound || field(out, "type") != "RestException" || field(out, "message") != "History cleanup job does not exist" {
 			t.Errorf("cleanup job before any: %d %v", status, out)
 		}
-		a.wantError(http.StatusNotFound, "GET", "/history/cleanup/jobs", nil, "History cleanup jobs are empty")
+		a.failsWith(http.StatusNotFound, "GET", "/history/cleanup/jobs", nil, "History cleanup jobs are empty")
 		scheduled := a.ok(http.StatusOK, "POST", "/history/cleanup?immediatelyDue=false", nil)
 		job := a.ok(http.StatusOK, "GET", "/history/cleanup/job", nil)
 		if field(job, "id") != field(scheduled, "id") {
@@ -241,14 +241,14 @@ func TestRESTHistoryReports(t *testing.T) {
 			field(rows[0], "processDefinitionName") != "Brief" || field(rows[0], "processDefinitionVersion") != 1.0 {
 			t.Errorf("compact report: %v", rows)
 		}
-		if n := field(a.ok(http.StatusOK, "GET", report+"/count", nil), "count"); n != 4.0 {
-			t.Errorf("report count: %v, want 4 definitions", n)
+		if n := field(a.ok(http.StatusOK, "GET", report+"/count", nil), "count"); n != 5.0 {
+			t.Errorf("report count: %v, want 5 definitions", n)
 		}
 		byFinished := a.ok(http.StatusOK, "GET", report+"?sortBy=finished&sortOrder=desc", nil).([]any)
-		if len(byFinished) != 4 || field(byFinished[0], "processDefinitionKey") != "brief" || field(byFinished[1], "cleanableProcessInstanceCount") != 0.0 {
+		if len(byFinished) != 5 || field(byFinished[0], "processDefinitionKey") != "brief" || field(byFinished[1], "cleanableProcessInstanceCount") != 0.0 {
 			t.Errorf("report by finished: %v", byFinished)
 		}
-		a.wantError(http.StatusBadRequest, "GET", report+"?tenantIdIn=a", nil, "tenantIdIn")
+		a.failsWith(http.StatusBadRequest, "GET", report+"?tenantIdIn=a", nil, "tenantIdIn")
 
 		stats := "/history/process-definition/" + fx["def-review"] + "/statistics"
 		got := func(query string) string {
@@ -271,9 +271,9 @@ func TestRESTHistoryReports(t *testing.T) {
 				t.Errorf("statistics%s: %q, want %q", query, g, want)
 			}
 		}
-		a.wantError(http.StatusBadRequest, "GET", stats+"?sortBy=nope&sortOrder=asc", nil, "sortBy")
-		a.wantError(http.StatusBadRequest, "GET", stats+"?completeScope=true", nil, "completeScope")
-		a.wantError(http.StatusBadRequest, "GET", stats+"?finished=often", nil, "finished")
+		a.failsWith(http.StatusBadRequest, "GET", stats+"?sortBy=nope&sortOrder=asc", nil, "sortBy")
+		a.failsWith(http.StatusBadRequest, "GET", stats+"?completeScope=true", nil, "completeScope")
+		a.failsWith(http.StatusBadRequest, "GET", stats+"?finished=often", nil, "finished")
 		if none := a.ok(http.StatusOK, "GET", "/history/process-definition/nope/statistics", nil).([]any); len(none) != 0 {
 			t.Errorf("statistics of an unknown definition: %v", none)
 		}
@@ -294,10 +294,10 @@ func TestRESTHistoricDetail(t *testing.T) {
 			field(got, "processDefinitionKey") != "review" {
 			t.Errorf("GET /history/detail/%s: %v", fx["det-amount1"], got)
 		}
-		a.wantError(http.StatusNotFound, "GET", "/history/detail/nope", nil, "Historic detail with Id 'nope' does not exist.")
-		a.wantError(http.StatusNotFound, "GET", "/history/detail/nope/data", nil, "Historic detail with Id 'nope' does not exist.")
-		a.wantError(http.StatusBadRequest, "GET", "/history/detail/"+fx["det-note0"]+"/data", nil, "is not a binary value")
-		a.wantError(http.StatusBadRequest, "GET", "/history/detail?userOperationId=x", nil, "userOperationId")
+		a.failsWith(http.StatusNotFound, "GET", "/history/detail/nope", nil, "Historic detail with Id 'nope' does not exist.")
+		a.failsWith(http.StatusNotFound, "GET", "/history/detail/nope/data", nil, "Historic detail with Id 'nope' does not exist.")
+		a.failsWith(http.StatusBadRequest, "GET", "/history/detail/"+fx["det-note0"]+"/data", nil, "is not a binary value")
+		a.failsWith(http.StatusBadRequest, "GET", "/history/detail?userOperationId=x", nil, "userOperationId")
 
 		a.ok(http.StatusOK, "POST", "/deployment/create", deployment("quick", map[string]string{"quick.bpmn": fixtureQuick}))
 		done := field(a.ok(http.StatusOK, "POST", "/process-definition/key/quick/start", map[string]any{
@@ -354,11 +354,11 @@ func TestRESTHistoryDurationReports(t *testing.T) {
 		if rows := a.ok(http.StatusOK, "GET", instances+"&periodUnit=month&processDefinitionIdIn="+fx["def-review"], nil).([]any); len(rows) != 0 {
 			t.Errorf("report of a definition without finished instances: %v", rows)
 		}
-		a.wantError(http.StatusBadRequest, "GET", "/history/process-instance/report?periodUnit=month", nil, "Unknown report type null")
-		a.wantError(http.StatusBadRequest, "GET", "/history/process-instance/report?reportType=count", nil, "Unknown report type count")
-		a.wantError(http.StatusBadRequest, "GET", "/history/process-instance/report?reportType=sum", nil, "reportType parameter has invalid value: sum")
-		a.wantError(http.StatusBadRequest, "GET", instances, nil, "periodUnit is null")
-		a.wantError(http.StatusBadRequest, "GET", instances+"&periodUnit=week", nil, "periodUnit")
+		a.failsWith(http.StatusBadRequest, "GET", "/history/process-instance/report?periodUnit=month", nil, "Unknown report type null")
+		a.failsWith(http.StatusBadRequest, "GET", "/history/process-instance/report?reportType=count", nil, "Unknown report type count")
+		a.failsWith(http.StatusBadRequest, "GET", "/history/process-instance/report?reportType=sum", nil, "reportType parameter has invalid value: sum")
+		a.failsWith(http.StatusBadRequest, "GET", instances, nil, "periodUnit is null")
+		a.failsWith(http.StatusBadRequest, "GET", instances+"&periodUnit=week", nil, "periodUnit")
 		if status, _ := a.call("GET", instances+"&periodUnit=month", nil, "Accept", "text/csv"); status != http.StatusNotAcceptable {
 			t.Errorf("CSV report: %d, want 406", status)
 		}
@@ -380,8 +380,8 @@ func TestRESTHistoryDurationReports(t *testing.T) {
 		if len(rows) != 1 || field(rows[0], "period") != float64(month) {
 			t.Errorf("task duration report: %v", rows)
 		}
-		a.wantError(http.StatusBadRequest, "GET", tasks, nil, "Parameter reportType is not set.")
-		a.wantError(http.StatusBadRequest, "GET", tasks+"?reportType=count&groupBy=user", nil, "groupBy parameter has invalid value: user")
-		a.wantError(http.StatusBadRequest, "GET", tasks+"?reportType=duration", nil, "periodUnit is null")
+		a.failsWith(http.StatusBadRequest, "GET", tasks, nil, "Parameter reportType is not set.")
+		a.failsWith(http.StatusBadRequest, "GET", tasks+"?reportType=count&groupBy=user", nil, "groupBy parameter has invalid value: user")
+		a.failsWith(http.StatusBadRequest, "GET", tasks+"?reportType=duration", nil, "periodUnit is null")
 	})
 }

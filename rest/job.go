@@ -15,7 +15,7 @@ import (
 
 // jobJSON is a job as Camunda's REST API shows it.
 var jobJSON = newShape[bpmnlite.Job](`id jobDefinitionId? processInstanceId? processDefinitionId processDefinitionKey
-	executionId? exceptionMessage? failedActivityId? retries dueDate suspended() priority tenantId:null createTime batchId:null`)
+	executionId? exceptionMessage? failedActivityId? retries dueDate suspended() priority tenantId? createTime batchId:null`)
 
 // jobRoutes: jobs: queries, retries, due dates, priorities, suspension,
 // stack traces, execution and deletion by hand.

@@ -113,6 +113,18 @@ func seedFixture(t *testing.T, a *api) fixture {
 		a.ok(http.StatusNoContent, "POST", "/process-instance/"+fx["pi2"]+"/variables", map[string]any{"modifications": vars})
 	}
 	seedWaitFixture(t, a, fx)
+	// Tenant acme deploys review too: its own version 1, no instances, not
+	// startable in the tasklist, another category (targetNamespace).
+	d3 := a.ok(http.StatusOK, "POST", "/deployment/create", tenantDeployment("fourth", "acme", map[string]string{
+		"review.bpmn": strings.NewReplacer(`camunda:versionTag="v1"`, `camunda:versionTag="v1" camunda:isStartableInTasklist="false"`,
+			`targetNamespace="t"`, `targetNamespace="acme"`).Replace(fixtureReview)}))
+	fx["deployment4"] = field(d3, "id").(string)
+	fx["deployment1Time"] = field(d1, "deploymentTime").(string)
+	for id := range field(d3, "deployedProcessDefinitions").(map[string]any) {
+		fx["def-review-acme"] = id
+	}
+	acmeJobDefs := a.ok(http.StatusOK, "GET", "/job-definition?processDefinitionId="+fx["def-review-acme"], nil).([]any)
+	fx["jobdef-acme"] = field(acmeJobDefs[0], "id").(string)
 	return fx
 }
 
@@ -156,19 +168,48 @@ type paramCase struct {
 // parameter without a case, so each one is proven to filter.
 var paramCases = map[string]map[string]paramCase{
 	"/deployment": {
-		"id":            {"{deployment1}", "deployment1"},
-		"name":          {"second", "deployment2"},
-		"nameLike":      {"fir%", "deployment1"},
-		"source":        {"nowhere", ""},
-		"withoutSource": {"true", "deployment1 deployment2 deployment3"},
-		"after":         {"{between}", "deployment2 deployment3"},
-		"before":        {"{between}", "deployment1"},
+		"id":                                {"{deployment1}", "deployment1"},
+		"name":                              {"second", "deployment2"},
+		"nameLike":                          {"fir%", "deployment1"},
+		"source":                            {"nowhere", ""},
+		"withoutSource":                     {"true", "deployment1 deployment2 deployment3 deployment4"},
+		"after":                             {"{between}", "deployment2 deployment3 deployment4"},
+		"before":                            {"{between}", "deployment1"},
+		"tenantIdIn":                        {"acme,other", "deployment4"},
+		"withoutTenantId":                   {"true", "deployment1 deployment2 deployment3"},
+		"includeDeploymentsWithoutTenantId": {"true&tenantIdIn=acme", "deployment1 deployment2 deployment3 deployment4"},
 	},
 	"/process-definition": {
-		"processDefinitionId": {"{def-ship}", "def-ship"},
-		"key":                 {"review", "def-review"},
-		"deploymentId":        {"{deployment2}", "def-ship"},
-		"latestVersion":       {"true", "def-review def-ship def-wait"},
+		"processDefinitionId":    {"{def-ship}", "def-ship"},
+		"processDefinitionIdIn":  {"{def-ship},{def-review}", "def-ship def-review"},
+		"key":                    {"review", "def-review def-review-acme"},
+		"keysIn":                 {"ship,nope", "def-ship"},
+		"keyLike":                {"rev%", "def-review def-review-acme"},
+		"name":                   {"Ship", "def-ship"},
+		"category":               {"acme", "def-review-acme"},
+		"categoryLike":           {"a%", "def-review-acme"},
+		"nameLike":               {"Rev%", "def-review def-review-acme"},
+		"deploymentId":           {"{deployment2}", "def-ship"},
+		"deployedAfter":          {"{between}", "def-ship def-review-acme def-wait"},
+		"deployedAt":             {"{deployment1Time}", "def-review"},
+		"version":                {"2", ""},
+		"latestVersion":          {"true", "def-review def-ship def-review-acme def-wait"},
+		"resourceName":           {"ship.bpmn", "def-ship"},
+		"resourceNameLike":       {"%view.bpmn", "def-review def-review-acme"},
+		"versionTag":             {"v1", "def-review def-review-acme"},
+		"versionTagLike":         {"v%", "def-review def-review-acme"},
+		"withoutVersionTag":      {"true", "def-ship def-wait"},
+		"suspended":              {"true", ""},
+		"startableInTasklist":    {"true", "def-review def-ship def-wait"},
+		"notStartableInTasklist": {"true", "def-review-acme"},
+		"active":                 {"true&key=ship", "def-ship"},
+		"incidentId":             {"{incident1}", "def-review"},
+		"incidentType":           {"failedJob", "def-review"},
+		"incidentMessage":        {"card declined", "def-review"},
+		"incidentMessageLike":    {"%declined", "def-review"},
+		"tenantIdIn":             {"acme", "def-review-acme"},
+		"withoutTenantId":        {"true", "def-review def-ship def-wait"},
+		"includeProcessDefinitionsWithoutTenantId": {"true&tenantIdIn=acme", "def-review def-ship def-review-acme def-wait"},
 	},
 	"/process-instance": {
 		"processInstanceIds":        {"{pi2},{pi3}", "pi2 pi3"},
@@ -328,11 +369,11 @@ var paramCases = map[string]map[string]paramCase{
 	},
 	"/job-definition": {
 		"jobDefinitionId":           {"{jobdef1}", "jobdef1"},
-		"activityIdIn":              {"charge,later", "jobdef1 jobdeftimer"},
+		"activityIdIn":              {"charge,later", "jobdef-acme jobdef1 jobdeftimer"},
 		"processDefinitionId":       {"{def-wait}", "jobdeftimer"},
-		"processDefinitionKey":      {"review", "jobdef1"},
-		"jobConfiguration":          {"async-before", "jobdef1"},
-		"active":                    {"true", "jobdef1 jobdeftimer"},
+		"processDefinitionKey":      {"review", "jobdef-acme jobdef1"},
+		"jobConfiguration":          {"async-before", "jobdef-acme jobdef1"},
+		"active":                    {"true", "jobdef-acme jobdef1 jobdeftimer"},
 		"suspended":                 {"true", ""},
 		"withOverridingJobPriority": {"true", ""},
 	},
@@ -478,7 +519,7 @@ var paramCases = map[string]map[string]paramCase{
 	},
 	"/history/process-definition/cleanable-process-instance-report": {
 		"processDefinitionIdIn":  {"{def-ship},nope", "def-ship"},
-		"processDefinitionKeyIn": {"review", "def-review"},
+		"processDefinitionKeyIn": {"review", "def-review def-review-acme"},
 		"compact":                {"true", ""},
 	},
 	"/external-task": {
@@ -690,8 +731,8 @@ func (ids fixtureIDs) of(rows []any) []string {
 // descending order must then be its ascending one reversed (the fixture
 // gives them distinct values).
 var sortCases = map[string]map[string]string{
-	"/deployment":         {"id": "id", "name": "name", "deploymentTime": "deploymentTime"},
-	"/process-definition": {"key": "key", "id": "id", "name": "name", "version": "version", "deploymentId": "deploymentId", "versionTag": "versionTag", "deployTime": "-"},
+	"/deployment":         {"id": "id", "name": "name", "deploymentTime": "deploymentTime", "tenantId": "tenantId"},
+	"/process-definition": {"category": "category", "key": "key", "id": "id", "name": "name", "version": "version", "deploymentId": "deploymentId", "versionTag": "versionTag", "deployTime": "-"},
 	"/process-instance":   {"instanceId": "id", "definitionId": "definitionId", "businessKey": "businessKey", "definitionKey": "definitionId"},
 	"/history/process-instance": {"instanceId": "id", "definitionId": "processDefinitionId", "definitionKey": "processDefinitionKey",
 		"businessKey": "businessKey", "startTime": "startTime", "endTime": "endTime", "duration": "durationInMillis",

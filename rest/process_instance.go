@@ -16,9 +16,9 @@ import (
 // it; endedInstanceJSON one that has ended, from history.
 var (
 	instanceJSON = newShape[bpmnlite.ExecutionRow](`id definitionId=ProcessDefinitionID businessKey?
-	caseInstanceId:null ended:false suspended() tenantId:null links:[]`)
+	caseInstanceId:null ended:false suspended() tenantId? links:[]`)
 	endedInstanceJSON = newShape[bpmnlite.HistoricProcessInstance](`id definitionId=ProcessDefinitionID businessKey?
-	caseInstanceId:null ended:true suspended:false tenantId:null links:[]`)
+	caseInstanceId:null ended:true suspended:false tenantId? links:[]`)
 )
 
 // runningInstance is process instance id, if it runs.

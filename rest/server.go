@@ -199,13 +199,21 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // Camunda documents for the operation is refused (400).
 func (h *Handler) handle(pattern string, fn func(w http.ResponseWriter, r *http.Request) error, accepts ...string) {
 	method, path, _ := strings.Cut(pattern, " ")
+	h.mux.HandleFunc(method+" "+h.opt.BasePath+path, h.operation(pattern, fn, accepts...))
+}
+
+// operation is handle without registering the handler with the mux, for the
+// caller to dispatch to: patterns the mux cannot take side by side (GET
+// /process-definition/key/{key} overlaps GET /process-definition/{id}/xml).
+func (h *Handler) operation(pattern string, fn func(w http.ResponseWriter, r *http.Request) error, accepts ...string) http.HandlerFunc {
+	method, path, _ := strings.Cut(pattern, " ")
 	op := camundaAPI[opKey(method, path)]
 	accepted := map[string]bool{}
 	for _, p := range accepts {
 		accepted[p] = true
 	}
 	h.served = append(h.served, route{method: method, path: path, op: op, accepts: accepts})
-	h.mux.HandleFunc(method+" "+h.opt.BasePath+path, func(w http.ResponseWriter, r *http.Request) {
+	return func(w http.ResponseWriter, r *http.Request) {
 		err := refuseUnsupported(op, r.URL.Query(), accepted)
 		if err == nil {
 			err = fn(w, r)
@@ -213,7 +221,7 @@ func (h *Handler) handle(pattern string, fn func(w http.ResponseWriter, r *http.
 		if err != nil {
 			h.fail(w, r, err)
 		}
-	})
+	}
 }
 
 // route is one operation the handler serves.

@@ -12,7 +12,7 @@ import (
 
 // taskJSON is a user task as Camunda's REST API shows it.
 var taskJSON = newShape[bpmnlite.Task](`id name? assignee? created=CreateTime due=DueDate followUp=FollowUpDate formKey?
-	executionId processDefinitionId processInstanceId taskDefinitionKey priority suspended() tenantId:null`)
+	executionId processDefinitionId processInstanceId taskDefinitionKey priority suspended() tenantId?`)
 
 // taskRoutes: user tasks: queries, completion, claiming and assignment.
 func (h *Handler) taskRoutes() {

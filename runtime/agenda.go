@@ -316,6 +316,7 @@ func (c *command) newInstance(def *Definition, businessKey, superExecutionID str
 		Suspension:            persistence.Active,
 		StartTime:             now,
 		RootProcessInstanceID: id,
+		TenantID:              def.TenantID,
 	}
 	if superExecutionID != "" {
 		// The caller is loaded: its call activity is starting this instance.
@@ -355,6 +356,7 @@ func (c *command) newChild(parent *execution) *execution {
 		IsActive:            true,
 		Suspension:          parent.Suspension,
 		StartTime:           c.cc.Now().UTC(),
+		TenantID:            in.def.TenantID,
 	}
 	c.cc.Insert(row)
 	x := &execution{Execution: row, inst: in, parent: parent}

@@ -49,9 +49,14 @@ type StartRequest struct {
 	Key          string
 	// VersionTag, with Key, starts the latest version with this
 	// camunda:versionTag.
-	VersionTag  string
-	BusinessKey string
-	Variables   map[string]any
+	VersionTag string
+	// TenantID, with Key, starts the latest version of this tenant's;
+	// WithoutTenantID that of no tenant. Without either, Key must be
+	// deployed by one tenant (or none) only (else an *AmbiguousKeyError).
+	TenantID        string
+	WithoutTenantID bool
+	BusinessKey     string
+	Variables       map[string]any
 	// StartBefore starts the instance directly before this activity, skipping
 	// the start event (process instance modification).
 	StartBefore string
@@ -82,7 +87,11 @@ func (e *Core) Start(ctx context.Context, t persistence.Tx, req StartRequest) (s
 		case req.DefinitionID != "":
 			def, err = c.definition(req.DefinitionID)
 		case req.Key != "":
-			def, err = c.latestDefinition(req.Key, req.VersionTag)
+			if req.TenantID != "" || req.WithoutTenantID {
+				def, err = c.latestDefinition(req.Key, req.TenantID, req.VersionTag)
+			} else {
+				def, err = c.latestDefinitionOfAnyTenant(req.Key, req.VersionTag)
+			}
 		default:
 			err = errors.New("start: a process definition id or key is required")
 		}

@@ -86,6 +86,7 @@ func (c *command) historyInstanceStart(in *instance, startActivity string) {
 		RootProcessInstanceID:    cmp.Or(in.root.RootProcessInstanceID, in.root.ID),
 		ProcessDefinitionName:    in.def.Name,
 		ProcessDefinitionVersion: in.def.Version,
+		TenantID:                 in.def.TenantID,
 	}
 	c.cc.Insert(h)
 	in.history = h
@@ -126,6 +127,7 @@ func (c *command) historyTaskStart(t *persistence.Task, x *execution) {
 		TaskDefinitionKey: t.TaskDefinitionKey, ActivityInstanceID: x.ActivityInstanceID, Assignee: t.Assignee,
 		Priority: t.Priority, DueDate: t.DueDate, FollowUpDate: t.FollowUpDate, StartTime: t.CreateTime,
 		CandidateGroups: t.CandidateGroups, CandidateUsers: t.CandidateUsers,
+		TenantID: t.TenantID,
 	}
 	c.cc.Insert(h)
 	if c.historicTasks == nil {

@@ -155,6 +155,7 @@ func (c *command) newJob(x *execution, def *Definition, a *bpmn.Activity, activi
 		HandlerType:          handler,
 		Suspension:           persistence.Active,
 		CreateTime:           c.cc.Now().UTC(),
+		TenantID:             def.TenantID,
 	}
 	if x != nil {
 		j.ExecutionID = x.ID

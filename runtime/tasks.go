@@ -61,6 +61,7 @@ func (c *command) createTask(x *execution, a *bpmn.Activity) error {
 		Priority:            50,
 		CreateTime:          c.cc.Now().UTC(),
 		Suspension:          persistence.Active,
+		TenantID:            x.inst.def.TenantID,
 	}
 	var err error
 	if t.Assignee, err = c.text(x, u.Assignee); err != nil {
@@ -200,6 +201,7 @@ func (c *command) createExternalTask(x *execution, a *bpmn.Activity) error {
 		BusinessKey:          x.inst.root.BusinessKey,
 		CreateTime:           c.cc.Now().UTC(),
 		TraceParent:          traceParent(c.cc),
+		TenantID:             x.inst.def.TenantID,
 	}
 	c.cc.Insert(task)
 	c.logExternalTask(task, persistence.ExternalTaskLogCreated)
