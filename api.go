@@ -215,12 +215,24 @@ func (e *Engine) Variable(ctx context.Context, executionID, name string) (any, b
 // DeleteProcessInstance cancels a running instance: its tasks, jobs and
 // subscriptions are removed; history keeps it as externally terminated.
 func (e *Engine) DeleteProcessInstance(ctx context.Context, id, reason string) error {
-	return e.rt.DeleteProcessInstance(ctx, nil, id, reason)
+	return e.rt.DeleteProcessInstance(ctx, nil, id, DeleteOptions{Reason: reason})
+}
+
+// DeleteOptions say how DeleteProcessInstanceWith deletes an instance:
+// with a reason, without running custom listeners, without deleting the
+// instances its call activities started.
+type DeleteOptions = runtime.DeleteOptions
+
+// DeleteProcessInstanceWith is DeleteProcessInstance with options.
+func (e *Engine) DeleteProcessInstanceWith(ctx context.Context, id string, opt DeleteOptions) error {
+	return e.rt.DeleteProcessInstance(ctx, nil, id, opt)
 }
 
 // DeleteProcessInstanceTx is DeleteProcessInstance inside the caller's transaction.
 func (e *Engine) DeleteProcessInstanceTx(ctx context.Context, t pgx.Tx, id, reason string) error {
-	return e.inPgxTx(ctx, t, func(pt persistence.Tx) error { return e.rt.DeleteProcessInstance(ctx, pt, id, reason) })
+	return e.inPgxTx(ctx, t, func(pt persistence.Tx) error {
+		return e.rt.DeleteProcessInstance(ctx, pt, id, DeleteOptions{Reason: reason})
+	})
 }
 
 // Validate parses a BPMN file as Deploy would, without storing anything. It

@@ -36,6 +36,8 @@ type (
 	// JobExecutorConfig configures a job executor (Config.JobExecutor, or
 	// NewJobExecutor).
 	JobExecutorConfig = config.JobExecutor
+	// MetricsConfig says how the engine reports its meters (Config.Metrics).
+	MetricsConfig = config.Metrics
 )
 
 // HistoryLevel is how much history an engine writes (Config.History.Level).
@@ -162,6 +164,10 @@ type Engine struct {
 	db  persistence.DB
 	rt  *runtime.Core
 	je  *jobexecutor.Executor // when JobExecutorActivate
+	// stopMeters ends the meter reports (with a last one); metersDone
+	// closes when it is written.
+	stopMeters context.CancelFunc
+	metersDone chan struct{}
 }
 
 // Open opens (and migrates) the database and returns an engine.
@@ -191,11 +197,14 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 			return nil, fmt.Errorf("bpmnlite: scheduling the history cleanup: %w", err)
 		}
 	}
+	e.reportMeters()
 	if cfg.JobExecutorActivate {
 		if e.je, err = jobexecutor.New(cfg.JobExecutor, rt); err == nil {
 			err = e.je.Start(ctx)
 		}
 		if err != nil {
+			e.stopMeters()
+			<-e.metersDone
 			_ = db.Close()
 			return nil, fmt.Errorf("bpmnlite: job executor: %w", err)
 		}
@@ -253,7 +262,23 @@ func (e *Engine) Close() error {
 		defer cancel()
 		_ = e.je.Stop(ctx)
 	}
+	e.stopMeters()
+	<-e.metersDone
 	return e.db.Close()
+}
+
+// reportMeters starts the meter reports Config.Metrics asks for.
+func (e *Engine) reportMeters() {
+	ctx, stop := context.WithCancel(context.Background())
+	e.stopMeters, e.metersDone = stop, make(chan struct{})
+	if e.cfg.Metrics.ReportInterval < 0 || e.cfg.Database.OpenExisting {
+		close(e.metersDone) // no reports (a read-only tool writes nothing)
+		return
+	}
+	go func() {
+		defer close(e.metersDone)
+		e.rt.ReportMetersEvery(ctx, e.cfg.Metrics.ReportInterval, e.cfg.Metrics.Reporter)
+	}()
 }
 
 // Dialect names the database backend in use ("sqlite" or "postgres").

@@ -134,6 +134,28 @@ func (e *Engine) ActivateProcessInstance(ctx context.Context, id string) error {
 	return e.rt.SuspendProcessInstance(ctx, id, false)
 }
 
+// SetProcessInstancesSuspended suspends (suspended true) or activates
+// process instances in one transaction; an unknown id (ErrNotFound)
+// changes none of them.
+func (e *Engine) SetProcessInstancesSuspended(ctx context.Context, ids []string, suspended bool) error {
+	return e.rt.SuspendProcessInstances(ctx, ids, suspended)
+}
+
+// ActivityInstance is a node of a process instance's activity instance
+// tree; TransitionInstance an execution between activities (async).
+type (
+	ActivityInstance   = runtime.ActivityInstance
+	TransitionInstance = runtime.TransitionInstance
+)
+
+// ActivityInstances is the activity instance tree of a running process
+// instance, as Camunda's getActivityInstance: the instance at the root,
+// the activities running in it, the subprocesses and multi-instance
+// bodies with theirs.
+func (e *Engine) ActivityInstances(ctx context.Context, processInstanceID string) (*ActivityInstance, error) {
+	return e.rt.ActivityInstanceTree(ctx, processInstanceID)
+}
+
 // ResolveIncident resolves an incident; a failed job gets one retry.
 func (e *Engine) ResolveIncident(ctx context.Context, id string) error {
 	return e.rt.ResolveIncident(ctx, id)

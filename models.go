@@ -56,6 +56,8 @@ type Deployment struct {
 	Name       string
 	Source     string
 	DeployTime time.Time
+	// TenantID: the tenant the deployment was made for ("": none).
+	TenantID string
 	// Definitions are the process definitions of the deployment.
 	Definitions []*ProcessDefinition
 	Skipped     []SkippedProcess
@@ -145,5 +147,5 @@ func copies[E, M any](rows []*E, convert func(E) M) []*M {
 // deploymentOf is the public form of a stored deployment, without its
 // definitions: the one place that lists the fields the two share.
 func deploymentOf(d persistence.Deployment) Deployment {
-	return Deployment{ID: d.ID, Name: d.Name, Source: d.Source, DeployTime: d.DeployTime}
+	return Deployment{ID: d.ID, Name: d.Name, Source: d.Source, DeployTime: d.DeployTime, TenantID: d.TenantID}
 }

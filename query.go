@@ -86,6 +86,15 @@ func (e *Engine) Executions(ctx context.Context, q ExecutionQuery) ([]*Execution
 	return persistence.List(ctx, e.db, q.Query())
 }
 
+// InstanceQuery filters running process instances; zero fields match all.
+type InstanceQuery = persistence.InstanceFilter
+
+// Instances lists running process instances (their root executions),
+// oldest first, from the runtime tables: whatever the history level.
+func (e *Engine) Instances(ctx context.Context, q InstanceQuery) ([]*ExecutionRow, error) {
+	return persistence.List(ctx, e.db, q.Query())
+}
+
 // ProcessInstanceQuery filters process instances in history; empty fields
 // match all.
 type ProcessInstanceQuery = persistence.HistoricInstanceFilter

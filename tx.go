@@ -121,7 +121,7 @@ func (t *Tx) SetVariablesLocal(ctx context.Context, executionID string, vars map
 
 // DeleteProcessInstance is Engine.DeleteProcessInstance in the transaction.
 func (t *Tx) DeleteProcessInstance(ctx context.Context, id, reason string) error {
-	return t.e.rt.DeleteProcessInstance(ctx, t.in(), id, reason)
+	return t.e.rt.DeleteProcessInstance(ctx, t.in(), id, DeleteOptions{Reason: reason})
 }
 
 // FetchAndLock is Engine.FetchAndLock in the transaction; it does not long

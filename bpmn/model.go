@@ -73,8 +73,11 @@ func (t EventType) String() string {
 
 // Definitions is the parsed content of one BPMN file.
 type Definitions struct {
-	File      string
-	Processes []*Process // executable processes, in document order
+	File string
+	// TargetNamespace is the definitions' targetNamespace (Camunda's
+	// category of their process definitions).
+	TargetNamespace string
+	Processes       []*Process // executable processes, in document order
 	// Skipped lists processes that are not executable (isExecutable="false"
 	// or missing, or a process without flow elements); they are not deployed.
 	Skipped     []SkippedProcess
@@ -131,6 +134,10 @@ type Process struct {
 	JobPriority  string // camunda:jobPriority: constant or expression; "" when absent
 	TaskPriority string // camunda:taskPriority, for external tasks
 	VersionTag   string // camunda:versionTag
+	// Documentation is the text of the process's documentation elements.
+	Documentation string
+	// NotStartableInTasklist: camunda:isStartableInTasklist="false".
+	NotStartableInTasklist bool
 	// CandidateStarterGroups and CandidateStarterUsers are
 	// camunda:candidateStarterGroups and candidateStarterUsers, as written.
 	CandidateStarterGroups, CandidateStarterUsers string
@@ -245,6 +252,13 @@ type Activity struct {
 	Process *Process
 	Parent  *Activity // enclosing subprocess; nil at process level
 
+	// StartFormKey and StartFormRef are a start event's camunda:formKey
+	// and camunda:formRef, as written; StartFormFields its
+	// camunda:formData fields (which bpmnlite neither renders nor
+	// validates).
+	StartFormKey, StartFormRef string
+	StartFormFields            []FormField
+
 	// Content of a subprocess.
 	Activities []*Activity
 	Flows      []*SequenceFlow
@@ -354,6 +368,14 @@ type UserTaskInfo struct {
 	// TaskListeners are camunda:taskListener (create, assignment,
 	// update, complete, delete).
 	TaskListeners []Listener
+}
+
+// FormField is a camunda:formField: its id (the variable), type
+// (string, long, boolean, date, enum, or a custom one) and default value
+// as written; Validated when it has camunda:validation constraints.
+type FormField struct {
+	ID, Type, DefaultValue string
+	Validated              bool
 }
 
 // CallInfo is what a call activity adds to an activity. CalledBinding

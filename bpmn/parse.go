@@ -273,6 +273,7 @@ func (p *parser) parseDefinitions(root *etree.Element) {
 		return
 	}
 	p.collectIDs(root)
+	p.defs.TargetNamespace = attrValue(root, "targetNamespace")
 
 	// Root elements first: events refer to messages declared anywhere.
 	for _, c := range bpmnChildren(root) {
@@ -389,6 +390,18 @@ type pendingRef struct {
 	ref string
 }
 
+// documentation is the text of e's documentation elements, one a line,
+// trimmed, as Camunda reads a process's description.
+func documentation(e *etree.Element) string {
+	var texts []string
+	for _, c := range bpmnChildren(e) {
+		if c.Tag == "documentation" {
+			texts = append(texts, strings.TrimSpace(c.Text()))
+		}
+	}
+	return strings.TrimSpace(strings.Join(texts, "\n"))
+}
+
 func (p *parser) parseProcess(e *etree.Element) {
 	s := p.siteOf(e)
 	if s.id == "" {
@@ -408,6 +421,8 @@ func (p *parser) parseProcess(e *etree.Element) {
 	proc.JobPriority = p.priority(s, e, "jobPriority")
 	proc.TaskPriority = p.priority(s, e, "taskPriority")
 	proc.VersionTag = strings.TrimSpace(camundaValue(e, "versionTag"))
+	proc.NotStartableInTasklist = strings.TrimSpace(camundaValue(e, "isStartableInTasklist")) == "false"
+	proc.Documentation = documentation(e)
 	proc.CandidateStarterGroups = strings.TrimSpace(camundaValue(e, "candidateStarterGroups"))
 	proc.CandidateStarterUsers = strings.TrimSpace(camundaValue(e, "candidateStarterUsers"))
 	proc.HistoryTimeToLive = p.historyTimeToLive(s, e)

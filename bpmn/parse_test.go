@@ -513,7 +513,7 @@ func TestUnsupportedCamundaAttributesRefused(t *testing.T) {
 	if len(probs) != 2 {
 		t.Fatalf("problems: %v", probs)
 	}
-	for i, want := range []string{"camunda:variableMappingClass is not supported: map variables with camunda:in and camunda:out", "camunda:calledElementTenantId is not supported: bpmnlite has no tenants"} {
+	for i, want := range []string{"camunda:variableMappingClass is not supported: map variables with camunda:in and camunda:out", "camunda:calledElementTenantId is not supported: bpmnlite calls the process of the calling process's tenant"} {
 		if !strings.Contains(probs[i].Message, want) || probs[i].ElementID != "x" || probs[i].Pos.Line == 0 {
 			t.Errorf("problem %d: %+v, want %q at the element", i, probs[i], want)
 		}

@@ -33,8 +33,8 @@ var camundaMetadata = map[string]bool{
 // camundaHints say what to do instead of an attribute bpmnlite lacks.
 var camundaHints = map[string]string{
 	"initiator":                         "bpmnlite has no authenticated user to store: pass the starter as a start variable",
-	"calledElementTenantId":             "bpmnlite has no tenants",
-	"tenantId":                          "bpmnlite has no tenants",
+	"calledElementTenantId":             "bpmnlite calls the process of the calling process's tenant",
+	"tenantId":                          "bpmnlite takes the tenant of the deployment (tenant-id)",
 	"caseRef":                           "CMMN cases are not supported: call a process",
 	"caseBinding":                       "CMMN cases are not supported: call a process",
 	"caseVersion":                       "CMMN cases are not supported: call a process",

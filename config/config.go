@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"log/slog"
+	"os"
 	"time"
 
 	"go.opentelemetry.io/otel/trace"
@@ -35,6 +36,10 @@ type Config struct {
 	// Limits bound what one command, deployment, variable or cache may
 	// take, so that one bad input cannot exhaust the process.
 	Limits Limits
+	// Metrics is how the engine reports its meters (Camunda's metrics:
+	// activity instances, jobs, root instances) for the REST API's
+	// /metrics queries.
+	Metrics Metrics
 	// JobExecutorActivate starts a job executor with the engine, running
 	// asynchronous continuations and timers in the background. Off by
 	// default, as for an embedded Camunda engine: tests run jobs by hand
@@ -196,6 +201,20 @@ const (
 	DefaultMaxQuotedSource     = expression.DefaultMaxQuoted
 )
 
+// Metrics configures the reports of the engine's meters to the database.
+type Metrics struct {
+	// ReportInterval is how often the engine writes what its meters grew
+	// (and once more when it closes). Default 15 minutes, as Camunda's;
+	// negative: never (the meters are not kept).
+	ReportInterval time.Duration
+	// Reporter names this engine in the reports. Default the host name
+	// and "$default".
+	Reporter string
+}
+
+// DefaultMetricsReportInterval is Config.Metrics.ReportInterval's default.
+const DefaultMetricsReportInterval = 15 * time.Minute
+
 // HistoryLevel is how much history an engine writes, as Camunda's levels.
 // The zero value is the default, HistoryAudit.
 type HistoryLevel int
@@ -266,6 +285,13 @@ func (c Config) WithDefaults() Config {
 		c.Jobs.EnsureDueDateNotNull = true
 	}
 	l := &c.Limits
+	if c.Metrics.ReportInterval == 0 {
+		c.Metrics.ReportInterval = DefaultMetricsReportInterval
+	}
+	if c.Metrics.Reporter == "" {
+		host, _ := os.Hostname()
+		c.Metrics.Reporter = host + "$default" // as Camunda names a reporter: host and engine
+	}
 	orDefault(&l.MaxOperations, DefaultMaxOperations)
 	orDefault(&l.MaxResourceBytes, DefaultMaxResourceBytes)
 	orDefault(&l.MaxVariableBytes, DefaultMaxVariableBytes)

@@ -59,6 +59,8 @@ type Deployment struct {
 	Name       string
 	Source     string
 	DeployTime time.Time
+	// TenantID: the tenant the deployment was made for ("": none).
+	TenantID string
 }
 
 // Resource is one deployed file, kept as it was given.
@@ -90,6 +92,17 @@ type ProcessDefinition struct {
 	// camunda:candidateStarterGroups and candidateStarterUsers, as written.
 	CandidateStarterGroups string
 	CandidateStarterUsers  string
+	// TenantID is its deployment's tenant ("": none).
+	TenantID string
+	// StartableInTasklist is camunda:isStartableInTasklist (default true).
+	StartableInTasklist bool
+	// Category is the targetNamespace of the model's definitions.
+	Category string
+	// Description is the process's documentation.
+	Description string
+	// DiagramResourceName is the image of the process deployed beside its
+	// model ("" when none; see runtime.DiagramResourceName).
+	DiagramResourceName string
 }
 
 // Execution is a node of an instance's execution tree (the public
@@ -122,6 +135,8 @@ type Execution struct {
 	// RootProcessInstanceID is the top of the instance's call hierarchy
 	// (itself unless a call activity started it); on the process instance only.
 	RootProcessInstanceID string
+	// TenantID is its process definition's tenant ("": none).
+	TenantID string
 }
 
 // Variable types stored in the Type column.
@@ -171,7 +186,9 @@ type Task struct {
 	Suspension          int
 	FollowUpDate        *time.Time
 	FormKey             string // camunda:formKey or camunda:formRef, as written
-	Description         string
+	// TenantID is its process definition's tenant ("": none).
+	TenantID    string
+	Description string
 	// Owner is who is responsible for the task; DelegationState is
 	// DelegationPending while the assignee it was delegated to works on it,
 	// DelegationResolved once they resolved it back to the owner, "" when
@@ -295,12 +312,18 @@ type Job struct {
 	// FailedAttempts counts the runs that ended without a result because
 	// the node running the job died or its lock expired (poison jobs).
 	FailedAttempts int
+	// Failures counts the runs that failed and recorded their failure
+	// (whatever the retries were set to since): with FailedAttempts, the
+	// runs before the next one.
+	Failures int
 	// FailedActivityID is the activity where the last failure happened: not
 	// the job's own when the job ran several activities in its transaction.
 	FailedActivityID string
 	// RootProcessInstanceID is the top of the job's call hierarchy (for
 	// exclusive acquisition across process hierarchies).
 	RootProcessInstanceID string
+	// TenantID is its process definition's tenant ("": none).
+	TenantID string
 }
 
 // JobDefinition describes the jobs one activity creates: an asynchronous
@@ -343,6 +366,8 @@ type ExternalTask struct {
 	// TraceParent is the W3C traceparent of the span that created the task
 	// (empty when it ran in none): its worker continues that trace.
 	TraceParent string
+	// TenantID is its process definition's tenant ("": none).
+	TenantID string
 }
 
 // Incident types.
@@ -369,6 +394,7 @@ type Incident struct {
 	Configuration       string // the job's or external task's id
 	JobDefinitionID     string
 	FailedActivityID    string // the activity where the failure happened
+	Annotation          string // a note of an operator's (Camunda's incident annotation)
 }
 
 // Process instance states in history.
@@ -399,6 +425,11 @@ type HistoricProcessInstance struct {
 	// RemovalTime: when the history cleanup may remove the instance's
 	// history (set when its root instance ends, if a time to live applies).
 	RemovalTime *time.Time
+	// The definition's name and version, as Camunda's history shows them.
+	ProcessDefinitionName    string
+	ProcessDefinitionVersion int
+	// TenantID is its process definition's tenant ("": none).
+	TenantID string
 }
 
 // Incident states in history.
@@ -428,6 +459,7 @@ type HistoricIncident struct {
 	RootCauseIncidentID string
 	Configuration       string
 	JobDefinitionID     string
+	Annotation          string // the open incident's annotation, kept in step
 }
 
 // HistoricTask is a user task in history, open or ended.
@@ -451,6 +483,12 @@ type HistoricTask struct {
 	Description          string
 	Owner                string
 	ParentTaskID         string
+	// CandidateGroups and CandidateUsers: the task's when it was created,
+	// comma-separated.
+	CandidateGroups string
+	CandidateUsers  string
+	// TenantID is its process definition's tenant ("": none).
+	TenantID string
 }
 
 // Why a historic task ended.
@@ -523,4 +561,24 @@ type JobLogEntry struct {
 	// ExecutionStart is when the run that a succeeded or failed entry
 	// reports began (nil for other events).
 	ExecutionStart *time.Time
+	// The job's, as Camunda's job log has them.
+	ExecutionID           string
+	ProcessDefinitionID   string
+	ProcessDefinitionKey  string
+	DeploymentID          string
+	RootProcessInstanceID string
+	JobDueDate            *time.Time
+	FailedActivityID      string
+	ExceptionStack        string // on a failed entry
+}
+
+// MeterLog is one report of an engine's meter: how much a counter (one of
+// Camunda's metric names, e.g. activity-instance-start) grew since the
+// reporter's previous report.
+type MeterLog struct {
+	ID        string
+	Name      string
+	Reporter  string
+	Value     int64
+	Timestamp time.Time
 }

@@ -31,7 +31,7 @@ type sample struct {
 var samples = map[*persistence.Table]sample{
 	persistence.DeploymentTable: {
 		full: func() persistence.Entity {
-			return &persistence.Deployment{ID: "d1", Name: "orders", Source: "cli", DeployTime: at(1, 1)}
+			return &persistence.Deployment{TenantID: "acme", ID: "d1", Name: "orders", Source: "cli", DeployTime: at(1, 1)}
 		},
 		sparse: func() persistence.Entity { return &persistence.Deployment{ID: "d2", DeployTime: at(1, 2)} },
 	},
@@ -43,7 +43,7 @@ var samples = map[*persistence.Table]sample{
 	},
 	persistence.ProcessDefinitionTable: {
 		full: func() persistence.Entity {
-			return &persistence.ProcessDefinition{ID: "p:1:x", Rev: 1, Key: "p", Version: 1, Name: "P", DeploymentID: "d1",
+			return &persistence.ProcessDefinition{Description: "Orders", Category: "http://example.com/p", DiagramResourceName: "p.png", StartableInTasklist: true, TenantID: "acme", ID: "p:1:x", Rev: 1, Key: "p", Version: 1, Name: "P", DeploymentID: "d1",
 				ResourceName: "a.bpmn", Suspension: persistence.Active, HasStartForm: true, VersionTag: "v1", HistoryTimeToLive: ptr(30),
 				CandidateStarterGroups: "sales,management", CandidateStarterUsers: "kermit"}
 		},
@@ -74,7 +74,7 @@ var samples = map[*persistence.Table]sample{
 	},
 	persistence.ExecutionTable: {
 		full: func() persistence.Entity {
-			return &persistence.Execution{ID: "e1", Rev: 1, ProcessInstanceID: "pi", ParentID: "pi", ProcessDefinitionID: "p:1:x",
+			return &persistence.Execution{TenantID: "acme", ID: "e1", Rev: 1, ProcessInstanceID: "pi", ParentID: "pi", ProcessDefinitionID: "p:1:x",
 				ActivityID: "task", ActivityInstanceID: "task:1", BusinessKey: "bk", SuperExecutionID: "sup",
 				IsActive: true, IsScope: true, IsConcurrent: true, IsEventScope: true, Suspension: persistence.Active,
 				TransitionID: "flow1", StartTime: at(2, 999999), RootProcessInstanceID: "root"}
@@ -132,7 +132,7 @@ var samples = map[*persistence.Table]sample{
 	},
 	persistence.TaskTable: {
 		full: func() persistence.Entity {
-			return &persistence.Task{ID: "t1", Rev: 1, Name: "Approve", ExecutionID: "e1", ProcessInstanceID: "pi",
+			return &persistence.Task{TenantID: "acme", ID: "t1", Rev: 1, Name: "Approve", ExecutionID: "e1", ProcessInstanceID: "pi",
 				ProcessDefinitionID: "p:1:x", TaskDefinitionKey: "approve", Assignee: "kermit", CandidateGroups: "a,b",
 				CandidateUsers: "c,d", Priority: 50, CreateTime: at(5, 1), DueDate: ptr(at(6, 2)), Suspension: persistence.Active,
 				FollowUpDate: ptr(at(6, 3)), FormKey: "embedded:app:forms/approve.html", Description: "Approve it",
@@ -169,7 +169,7 @@ var samples = map[*persistence.Table]sample{
 	},
 	persistence.ExternalTaskTable: {
 		full: func() persistence.Entity {
-			return &persistence.ExternalTask{ID: "x1", Rev: 1, Topic: "pay", WorkerID: "w", LockExpiration: ptr(at(10, 1)),
+			return &persistence.ExternalTask{TenantID: "acme", ID: "x1", Rev: 1, Topic: "pay", WorkerID: "w", LockExpiration: ptr(at(10, 1)),
 				Retries: ptr(0), ErrorMessage: "boom", ErrorDetails: "stack", ExecutionID: "e1", ProcessInstanceID: "pi",
 				ProcessDefinitionID: "p:1:x", ProcessDefinitionKey: "p", ActivityID: "ext", ActivityInstanceID: "ext:1",
 				Priority: 1 << 40, Suspension: persistence.Active, BusinessKey: "bk", CreateTime: at(10, 0),
@@ -188,12 +188,12 @@ var samples = map[*persistence.Table]sample{
 	},
 	persistence.JobTable: {
 		full: func() persistence.Entity {
-			return &persistence.Job{ID: "j1", Rev: 1, Type: persistence.JobTimer, LockOwner: "node1", LockExpiration: ptr(at(12, 1)),
+			return &persistence.Job{TenantID: "acme", ID: "j1", Rev: 1, Type: persistence.JobTimer, LockOwner: "node1", LockExpiration: ptr(at(12, 1)),
 				Exclusive: true, ExecutionID: "e1", ProcessInstanceID: "pi", ProcessDefinitionID: "p:1:x",
 				ProcessDefinitionKey: "p", JobDefinitionID: "jd1", DeploymentID: "d1", ActivityID: "timer", Retries: 3,
 				ExceptionMessage: "failed", ExceptionStack: "at x", DueDate: ptr(at(13, 2)), Repeat: "R2/PT1M",
 				HandlerType: "timer-intermediate-transition", HandlerConfig: "cfg", Priority: -(1 << 40),
-				Suspension: persistence.Active, CreateTime: at(12, 0), FailedAttempts: 2, FailedActivityID: "after",
+				Suspension: persistence.Active, CreateTime: at(12, 0), FailedAttempts: 2, Failures: 4, FailedActivityID: "after",
 				RootProcessInstanceID: "root"}
 		},
 		sparse: func() persistence.Entity {
@@ -216,7 +216,7 @@ var samples = map[*persistence.Table]sample{
 			return &persistence.Incident{ID: "i1", Rev: 1, Type: persistence.IncidentFailedJob, Timestamp: at(15, 1),
 				Message: "no retries", ExecutionID: "e1", ActivityID: "a", ProcessInstanceID: "pi",
 				ProcessDefinitionID: "p:1:x", CauseIncidentID: "i0", RootCauseIncidentID: "i00", Configuration: "j1",
-				JobDefinitionID: "jd1", FailedActivityID: "after"}
+				JobDefinitionID: "jd1", FailedActivityID: "after", Annotation: "looked at"}
 		},
 		sparse: func() persistence.Entity {
 			return &persistence.Incident{ID: "i2", Type: persistence.IncidentFailedExternalTask, Timestamp: at(15, 2)}
@@ -226,14 +226,15 @@ var samples = map[*persistence.Table]sample{
 			x.Type, x.Timestamp, x.Message, x.ExecutionID = persistence.IncidentFailedExternalTask, at(16, 0), "", "e2"
 			x.ActivityID, x.ProcessInstanceID, x.ProcessDefinitionID, x.CauseIncidentID = "b", "pi2", "", ""
 			x.RootCauseIncidentID, x.Configuration, x.JobDefinitionID, x.FailedActivityID = "", "x1", "", "b"
+			x.Annotation = ""
 		},
 	},
 	persistence.HistoricProcessInstanceTable: {
 		full: func() persistence.Entity {
-			return &persistence.HistoricProcessInstance{ID: "pi", Rev: 1, ProcessDefinitionID: "p:1:x", ProcessDefinitionKey: "p",
+			return &persistence.HistoricProcessInstance{TenantID: "acme", ID: "pi", Rev: 1, ProcessDefinitionID: "p:1:x", ProcessDefinitionKey: "p",
 				BusinessKey: "bk", StartTime: at(17, 1), EndTime: ptr(at(18, 2)), State: persistence.StateCompleted,
 				StartActivityID: "start", EndActivityID: "end", DeleteReason: "because", SuperProcessInstanceID: "super",
-				RootProcessInstanceID: "root", RemovalTime: ptr(at(20, 1))}
+				RootProcessInstanceID: "root", RemovalTime: ptr(at(20, 1)), ProcessDefinitionName: "P", ProcessDefinitionVersion: 3}
 		},
 		sparse: func() persistence.Entity {
 			return &persistence.HistoricProcessInstance{ID: "pi2", ProcessDefinitionID: "p:1:x", StartTime: at(17, 0),
@@ -248,11 +249,11 @@ var samples = map[*persistence.Table]sample{
 	},
 	persistence.HistoricTaskTable: {
 		full: func() persistence.Entity {
-			return &persistence.HistoricTask{ID: "ht1", Rev: 1, Name: "Approve", ExecutionID: "e1", ProcessInstanceID: "pi",
+			return &persistence.HistoricTask{TenantID: "acme", ID: "ht1", Rev: 1, Name: "Approve", ExecutionID: "e1", ProcessInstanceID: "pi",
 				ProcessDefinitionID: "p:1:x", ProcessDefinitionKey: "p", TaskDefinitionKey: "approve", ActivityInstanceID: "ai1",
 				Assignee: "kermit", Priority: 70, DueDate: ptr(at(21, 1)), FollowUpDate: ptr(at(21, 2)), StartTime: at(21, 0),
-				EndTime: ptr(at(22, 0)), DeleteReason: persistence.TaskCompleted, Description: "Approve it", Owner: "gonzo",
-				ParentTaskID: "ht0"}
+				EndTime: ptr(at(22, 0)), DeleteReason: persistence.TaskCompleted, CandidateGroups: "sales,support", CandidateUsers: "carl",
+				Description: "Approve it", Owner: "gonzo", ParentTaskID: "ht0"}
 		},
 		sparse: func() persistence.Entity {
 			return &persistence.HistoricTask{ID: "ht2", StartTime: at(21, 3)} // a standalone task's
@@ -294,7 +295,7 @@ var samples = map[*persistence.Table]sample{
 			return &persistence.HistoricIncident{ID: "hi1", Rev: 1, Type: persistence.IncidentFailedJob, CreateTime: at(24, 1),
 				EndTime: ptr(at(24, 2)), State: persistence.IncidentResolved, Message: "boom", ExecutionID: "e1",
 				ActivityID: "a", FailedActivityID: "b", ProcessInstanceID: "pi", ProcessDefinitionID: "p:1:x",
-				CauseIncidentID: "hi0", RootCauseIncidentID: "hi00", Configuration: "j1", JobDefinitionID: "jd1"}
+				CauseIncidentID: "hi0", RootCauseIncidentID: "hi00", Configuration: "j1", JobDefinitionID: "jd1", Annotation: "looked at"}
 		},
 		sparse: func() persistence.Entity {
 			return &persistence.HistoricIncident{ID: "hi2", Type: persistence.IncidentFailedExternalTask, CreateTime: at(24, 3),
@@ -305,7 +306,7 @@ var samples = map[*persistence.Table]sample{
 			x.Type, x.CreateTime, x.EndTime, x.State = persistence.IncidentFailedExternalTask, at(25, 0), nil, persistence.IncidentDeleted
 			x.Message, x.ExecutionID, x.ActivityID, x.FailedActivityID = "", "", "c", ""
 			x.ProcessInstanceID, x.ProcessDefinitionID, x.CauseIncidentID, x.RootCauseIncidentID = "pi2", "", "", ""
-			x.Configuration, x.JobDefinitionID = "x1", ""
+			x.Configuration, x.JobDefinitionID, x.Annotation = "x1", "", "checked"
 		},
 	},
 	persistence.HistoricActivityInstanceTable: {
@@ -325,14 +326,50 @@ var samples = map[*persistence.Table]sample{
 			x.EndTime, x.Canceled, x.CalledProcessInstanceID, x.TaskID = nil, false, "", ""
 		},
 	},
+	persistence.MeterLogTable: {
+		full: func() persistence.Entity {
+			return &persistence.MeterLog{ID: "m1", Name: "job-successful", Reporter: "host$default", Value: 42, Timestamp: at(24, 0)}
+		},
+		sparse: func() persistence.Entity {
+			return &persistence.MeterLog{ID: "m2", Name: "job-failed", Timestamp: at(24, 1)}
+		},
+	},
 	persistence.JobLogTable: {
 		full: func() persistence.Entity {
 			return &persistence.JobLogEntry{ID: "l1", JobID: "j1", Event: "failed", Timestamp: at(23, 1), LockOwner: "node1",
 				Retries: 2, Message: "boom", JobDefinitionID: "jd1", ActivityID: "a", ProcessInstanceID: "pi", Priority: 7,
-				ExecutionStart: ptr(at(23, 0))}
+				ExecutionStart: ptr(at(23, 0)), ExecutionID: "e1", ProcessDefinitionID: "p:1:x", ProcessDefinitionKey: "p",
+				DeploymentID: "d1", RootProcessInstanceID: "root", JobDueDate: ptr(at(22, 0)), FailedActivityID: "b",
+				ExceptionStack: "boom\n\tat a"}
 		},
 		sparse: func() persistence.Entity {
 			return &persistence.JobLogEntry{ID: "l2", JobID: "j1", Event: "created", Timestamp: at(23, 2)}
+		},
+	},
+	persistence.HistoricDetailTable: {
+		full: func() persistence.Entity {
+			return &persistence.HistoricDetail{ID: "hd1", Rev: 1, Name: "amount", Type: "long",
+				ExecutionID: "e1", ProcessInstanceID: "pi", TaskID: "t1", Text: "x", Long: 5, Double: 1.5, ValueTime: at(25, 0), Bytes: []byte{1},
+				VariableInstanceID: "v1", ProcessDefinitionID: "p:1:x", ProcessDefinitionKey: "p", ActivityInstanceID: "a:1",
+				Time: at(25, 1), Revision: 2, Initial: true}
+		},
+		sparse: func() persistence.Entity {
+			return &persistence.HistoricDetail{ID: "hd2", Name: "n", Type: "null", Time: at(25, 2)}
+		},
+		modify: func(e persistence.Entity) {
+			d := e.(*persistence.HistoricDetail)
+			d.Long, d.Revision, d.Initial = 6, 3, false
+		},
+	},
+	persistence.ExternalTaskLogTable: {
+		full: func() persistence.Entity {
+			return &persistence.ExternalTaskLogEntry{ID: "el1", ExternalTaskID: "et1", Event: "failed", Timestamp: at(24, 1),
+				Topic: "pack", WorkerID: "w1", Priority: 3, Retries: ptr(2), ErrorMessage: "no box", ErrorDetails: "details",
+				ActivityID: "a", ActivityInstanceID: "a:1", ExecutionID: "e1", ProcessInstanceID: "pi",
+				ProcessDefinitionID: "p:1:x", ProcessDefinitionKey: "p"}
+		},
+		sparse: func() persistence.Entity {
+			return &persistence.ExternalTaskLogEntry{ID: "el2", ExternalTaskID: "et1", Event: "created", Timestamp: at(24, 2)}
 		},
 	},
 }

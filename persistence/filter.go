@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 )
 
 // The filters' fields declare their conditions in struct tags; one
@@ -22,7 +23,9 @@ import (
 //	column member     value is one entry of the comma-separated column
 //	                  (AND further conditions may follow)
 //	column in         column is one of the values (a []string field)
+//	column not in     column is none of them
 //	column like       column LIKE value (the caller's % and _ are wildcards)
+//	column bounds     column > or < each bound (a []TimeBound field)
 //	expression        an SQL condition: ? stands for the value, @now for
 //	                  the time the query is judged at, {name} for a
 //	                  fragment below; a bool field's expression is the
@@ -38,6 +41,8 @@ import (
 var fragments = map[string]string{
 	"executionHasChild": executionHasChild,
 	"jobLogCreated":     "'" + JobLogCreated + "'",
+	// the key of a row's process definition
+	"definitionKey": "(SELECT pd.key FROM process_definition pd WHERE pd.id = process_definition_id)",
 	// a sort key: when a definition's deployment was made
 	"definitionDeployTime": "(SELECT deploy_time FROM deployment WHERE deployment.id = process_definition.deployment_id)",
 	// a task's process instance and definition, to be closed by ")"
@@ -103,6 +108,10 @@ func compileCondition(f reflect.StructField, tag string) (condition, error) {
 		c.sql = tag + " = ?"
 	case len(words) == 2 && words[1] == "in" && f.Type == reflect.TypeFor[[]string]():
 		c.sql = words[0] + " IN (?)" // ? expands to one argument per value
+	case len(words) == 3 && words[1] == "not" && words[2] == "in" && f.Type == reflect.TypeFor[[]string]():
+		c.sql = words[0] + " NOT IN (?)"
+	case len(words) == 2 && words[1] == "bounds" && f.Type == reflect.TypeFor[[]TimeBound]():
+		c.sql = words[0] + " ?" // ? is each bound's operator and value
 	case len(words) == 2 && words[1] == "like":
 		c.sql = words[0] + " LIKE ?"
 	case len(words) >= 2 && words[1] == "member":
@@ -161,7 +170,10 @@ func plainValue(v reflect.Value) any {
 // filterQuery is the query of the rows filter selects, judged at now, in
 // the order given.
 func filterQuery[T Entity](filter any, now time.Time, order string) Query[T] {
-	v := reflect.ValueOf(filter)
+	// An addressable copy: unexported fields (conditions a filter's Query
+	// derives from its public ones) are read through their addresses.
+	v := reflect.New(reflect.TypeOf(filter)).Elem()
+	v.Set(reflect.ValueOf(filter))
 	var terms []string
 	var args []any
 	arg := func(a any) string {
@@ -177,8 +189,18 @@ func filterQuery[T Entity](filter any, now time.Time, order string) Query[T] {
 		if !storableValue(fv) {
 			badText = c.name
 		}
+		if !fv.CanInterface() {
+			fv = reflect.NewAt(fv.Type(), unsafe.Pointer(fv.UnsafeAddr())).Elem()
+		}
 		sql := c.sql
-		if fv.Kind() == reflect.Slice {
+		if fv.Type() == reflect.TypeFor[[]TimeBound]() {
+			bounds := fv.Interface().([]TimeBound)
+			ps := make([]string, len(bounds))
+			for i, b := range bounds {
+				ps[i] = strings.Replace(sql, "?", b.operator()+" "+arg(b.Time.UTC()), 1)
+			}
+			sql = strings.Join(ps, " AND ")
+		} else if fv.Kind() == reflect.Slice { // a list: ? is one argument per value
 			ps := make([]string, fv.Len())
 			for i := range ps {
 				ps[i] = arg(fv.Index(i).String())
@@ -207,7 +229,7 @@ func filterQuery[T Entity](filter any, now time.Time, order string) Query[T] {
 		q.where += " ORDER BY " + order
 		return q
 	}
-	by, err := sortOrder(page.Sort, sortable, order)
+	by, err := sortOrder(tableOf[T](), page.Sort, sortable, order)
 	if err != nil {
 		q.err = err
 		return q
@@ -221,6 +243,21 @@ func filterQuery[T Entity](filter any, now time.Time, order string) Query[T] {
 		q.where += " LIMIT " + limit + " OFFSET " + strconv.Itoa(max(page.FirstResult, 0))
 	}
 	return q
+}
+
+// TimeBound is one bound of a time column, Camunda's gt_ and lt_ forms
+// of dueDates and createTimes: the column after (or before) Time,
+// strictly.
+type TimeBound struct {
+	After bool // after Time; false: before it
+	Time  time.Time
+}
+
+func (b TimeBound) operator() string {
+	if b.After {
+		return ">"
+	}
+	return "<"
 }
 
 // Page selects which rows of a list come back, and in which order. The
@@ -278,23 +315,38 @@ func SortKeys(filter any) map[string]string {
 	return keys
 }
 
-// sortOrder is the ORDER BY list of keys, then the filter's own order.
-// Nulls sort as PostgreSQL sorts them (last ascending, first descending)
-// on both backends.
-func sortOrder(keys []SortKey, columns map[string]string, order string) (string, error) {
-	var by []string
-	for _, k := range keys {
+// sortOrder is the ORDER BY list of keys, then the filter's own order in
+// the first key's direction (so that an index on a key and the order's
+// columns serves both directions). Nulls sort as PostgreSQL sorts them
+// (last ascending, first descending) on both backends; a column that is
+// never NULL says nothing of them, which leaves SQLite free to use an
+// index for the order.
+func sortOrder(t *Table, keys []SortKey, columns map[string]string, order string) (string, error) {
+	var by, cols []string
+	dir := ""
+	for i, k := range keys {
 		col, ok := columns[k.By]
 		if !ok {
 			return "", fmt.Errorf("%w: cannot sort by %q (sort keys: %s)", ErrInvalidQuery, k.By, strings.Join(slices.Sorted(maps.Keys(columns)), ", "))
 		}
+		d, nulls := " ASC", " NULLS LAST"
 		if k.Desc {
-			by = append(by, col+" DESC NULLS FIRST")
-		} else {
-			by = append(by, col+" ASC NULLS LAST")
+			d, nulls = " DESC", " NULLS FIRST"
+		}
+		if t.neverNull(col) {
+			nulls = ""
+		}
+		if i == 0 && k.Desc {
+			dir = " DESC"
+		}
+		by, cols = append(by, col+d+nulls), append(cols, col)
+	}
+	for _, col := range strings.Split(order, ",") {
+		if col = strings.TrimSpace(col); !slices.Contains(cols, col) {
+			by = append(by, col+dir)
 		}
 	}
-	return strings.Join(append(by, order), ", "), nil
+	return strings.Join(by, ", "), nil
 }
 
 // likeEscaper makes a string match itself only in a LIKE pattern with

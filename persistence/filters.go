@@ -13,7 +13,7 @@ import (
 
 // DeploymentFilter selects deployments, oldest first.
 type DeploymentFilter struct {
-	Page          `sort:"id name deploymentTime=deploy_time"`
+	Page          `sort:"id name deploymentTime=deploy_time tenantId"`
 	ID            string     `where:"id" param:"id"`
 	Name          string     `where:"name" param:"name"`
 	NameLike      string     `where:"name like" param:"nameLike"`
@@ -21,25 +21,99 @@ type DeploymentFilter struct {
 	WithoutSource bool       `where:"COALESCE(source, '') = ''" param:"withoutSource"`
 	After         *time.Time `where:"deploy_time >" param:"after"`
 	Before        *time.Time `where:"deploy_time <" param:"before"`
+	Tenants
+	// IncludeWithoutTenantID: with TenantIDIn, those of no tenant too.
+	IncludeWithoutTenantID bool `param:"includeDeploymentsWithoutTenantId"`
 }
 
 func (f DeploymentFilter) Query() Query[*Deployment] {
+	f.Tenants = f.Tenants.conditions(f.IncludeWithoutTenantID)
 	return filterQuery[*Deployment](f, time.Time{}, "deploy_time, id")
+}
+
+// Tenants selects rows by their tenant, as Camunda's tenantIdIn and
+// withoutTenantId do; a filter that embeds it has its own
+// include...WithoutTenantId, given to conditions.
+type Tenants struct {
+	TenantIDIn      []string `param:"tenantIdIn"`                                // of one of these tenants
+	WithoutTenantID bool     `where:"tenant_id IS NULL" param:"withoutTenantId"` // of no tenant
+	// the condition TenantIDIn makes, with or without the rows of no tenant
+	in       []string `where:"tenant_id in"`
+	inOrNone []string `where:"(tenant_id IN (?) OR tenant_id IS NULL)"`
+}
+
+// conditions is t with the condition of TenantIDIn set: with
+// includeWithoutTenant, the rows of no tenant match too.
+func (t Tenants) conditions(includeWithoutTenant bool) Tenants {
+	t.in, t.inOrNone = nil, nil
+	if includeWithoutTenant {
+		t.inOrNone = t.TenantIDIn
+	} else {
+		t.in = t.TenantIDIn
+	}
+	return t
+}
+
+// OfTenant selects the rows of tenant exactly ("": of no tenant).
+func OfTenant(tenant string) Tenants {
+	if tenant == "" {
+		return Tenants{WithoutTenantID: true}
+	}
+	return Tenants{TenantIDIn: []string{tenant}}
 }
 
 // DefinitionFilter selects process definitions, by key and version.
 type DefinitionFilter struct {
-	Page         `sort:"key id name version deploymentId versionTag deployTime={definitionDeployTime}"`
-	ID           string `where:"id" param:"processDefinitionId"`
-	Key          string `where:"key" param:"key"`
-	DeploymentID string `where:"deployment_id" param:"deploymentId"`
-	Version      int    `where:"version"` // 0: any
-	LatestOnly   bool   `where:"version = (SELECT MAX(d2.version) FROM process_definition d2 WHERE d2.key = process_definition.key)" param:"latestVersion"`
-	VersionTag   string `where:"version_tag"` // camunda:versionTag
+	Page             `sort:"category key id name version deploymentId versionTag deployTime={definitionDeployTime}"`
+	ID               string   `where:"id" param:"processDefinitionId"`
+	IDs              []string `where:"id in" param:"processDefinitionIdIn"`
+	Key              string   `where:"key" param:"key"`
+	Keys             []string `where:"key in" param:"keysIn"`
+	KeyLike          string   `where:"key like" param:"keyLike"`
+	Category         string   `where:"category" param:"category"`
+	CategoryLike     string   `where:"category like" param:"categoryLike"`
+	Name             string   `where:"name" param:"name"`
+	NameLike         string   `where:"name like" param:"nameLike"`
+	DeploymentID     string   `where:"deployment_id" param:"deploymentId"`
+	ResourceName     string   `where:"resource_name" param:"resourceName"`
+	ResourceNameLike string   `where:"resource_name like" param:"resourceNameLike"`
+	// DeployedAfter: deployed strictly after the time; DeployedAt: within
+	// its millisecond (Camunda's dates have milliseconds).
+	DeployedAfter  *time.Time `where:"{definitionDeployTime} > ?" param:"deployedAfter"`
+	DeployedAt     *time.Time `param:"deployedAt"`
+	deployedFrom   *time.Time `where:"{definitionDeployTime} >= ?"`
+	deployedBefore *time.Time `where:"{definitionDeployTime} < ?"`
+	Version        *int       `where:"version" param:"version"` // nil: any
+	// LatestOnly: the latest version of each key, per tenant.
+	LatestOnly        bool   `where:"version = (SELECT MAX(d2.version) FROM process_definition d2 WHERE d2.key = process_definition.key AND COALESCE(d2.tenant_id, '') = COALESCE(process_definition.tenant_id, ''))" param:"latestVersion"`
+	VersionTag        string `where:"version_tag" param:"versionTag"` // camunda:versionTag
+	VersionTagLike    string `where:"version_tag like" param:"versionTagLike"`
+	WithoutVersionTag bool   `where:"version_tag IS NULL" param:"withoutVersionTag"`
+	Suspended         bool   `where:"suspension = 2" param:"suspended"`
+	Active            bool   `where:"suspension = 1" param:"active"`
+	// camunda:isStartableInTasklist true or false
+	StartableInTasklist    bool `where:"startable_in_tasklist" param:"startableInTasklist"`
+	NotStartableInTasklist bool `where:"NOT startable_in_tasklist" param:"notStartableInTasklist"`
+	// IncidentID, IncidentType, IncidentMessage(Like): definitions with an
+	// open incident of that id, type or message.
+	IncidentID          string `where:"EXISTS (SELECT 1 FROM incident i WHERE i.process_definition_id = process_definition.id AND i.id = ?)" param:"incidentId"`
+	IncidentType        string `where:"EXISTS (SELECT 1 FROM incident i WHERE i.process_definition_id = process_definition.id AND i.type = ?)" param:"incidentType"`
+	IncidentMessage     string `where:"EXISTS (SELECT 1 FROM incident i WHERE i.process_definition_id = process_definition.id AND i.message = ?)" param:"incidentMessage"`
+	IncidentMessageLike string `where:"EXISTS (SELECT 1 FROM incident i WHERE i.process_definition_id = process_definition.id AND i.message LIKE ?)" param:"incidentMessageLike"`
+	Tenants
+	// IncludeWithoutTenantID: with TenantIDIn, those of no tenant too.
+	IncludeWithoutTenantID bool `param:"includeProcessDefinitionsWithoutTenantId"`
 }
 
 func (f DefinitionFilter) Query() Query[*ProcessDefinition] {
-	return filterQuery[*ProcessDefinition](f, time.Time{}, "key, version")
+	f.Tenants = f.Tenants.conditions(f.IncludeWithoutTenantID)
+	f.deployedFrom, f.deployedBefore = nil, nil
+	if f.DeployedAt != nil {
+		from := f.DeployedAt.Truncate(time.Millisecond)
+		before := from.Add(time.Millisecond)
+		f.deployedFrom, f.deployedBefore = &from, &before
+	}
+	return filterQuery[*ProcessDefinition](f, time.Time{}, "key, version, id")
 }
 
 // TaskFilter selects user tasks, oldest first, as Camunda's task query
@@ -123,6 +197,7 @@ type TaskFilter struct {
 	MaxPriority *int `where:"priority <=" param:"maxPriority"`
 	Active      bool `where:"suspension = 1" param:"active"`
 	Suspended   bool `where:"suspension = 2" param:"suspended"`
+	Tenants
 	// Due, FollowUp and Created are the older names Camunda still takes
 	// for DueDate, FollowUpDate and CreatedOn.
 	Due      *time.Time `where:"due_date" param:"due"`
@@ -146,6 +221,7 @@ func (f TaskFilter) Query() Query[*Task] {
 	}
 	f.DelegationState = strings.ToUpper(f.DelegationState)
 	f.candidateUnassigned = f.candidates() && !f.IncludeAssignedTasks
+	f.Tenants = f.Tenants.conditions(false)
 	return filterQuery[*Task](f, time.Time{}, "create_time, id")
 }
 
@@ -192,6 +268,45 @@ type HistoricTaskFilter struct {
 	// DeleteReason: TaskCompleted or TaskDeleted (cancelled with its
 	// activity or instance).
 	DeleteReason string `where:"delete_reason" param:"taskDeleteReason"`
+
+	DeleteReasonLike    string   `where:"delete_reason like" param:"taskDeleteReasonLike"`
+	AssigneeLike        string   `where:"assignee like" param:"taskAssigneeLike"`
+	ProcessDefinitionID string   `where:"process_definition_id" param:"processDefinitionId"`
+	ExecutionID         string   `where:"execution_id" param:"executionId"`
+	ActivityInstanceIDs []string `where:"activity_instance_id in" param:"activityInstanceIdIn"`
+	TaskDefinitionKeys  []string `where:"task_definition_key in" param:"taskDefinitionKeyIn"`
+	// TaskName and TaskNameLike ignore case, as Camunda's.
+	TaskName              string `where:"UPPER(name) = UPPER(?)" param:"taskName"`
+	TaskNameLike          string `where:"UPPER(name) LIKE UPPER(?)" param:"taskNameLike"`
+	ProcessDefinitionName string `where:"process_definition_id IN (SELECT id FROM process_definition WHERE name = ?)" param:"processDefinitionName"`
+	// Of the task's process instance in history.
+	RootProcessInstanceID string   `where:"{taskInstance} root_process_instance_id = ?)" param:"rootProcessInstanceId"`
+	BusinessKey           string   `where:"{taskInstance} business_key = ?)" param:"processInstanceBusinessKey"`
+	BusinessKeyIn         []string `where:"{taskInstance} business_key IN (?))" param:"processInstanceBusinessKeyIn"`
+	BusinessKeyLike       string   `where:"{taskInstance} business_key LIKE ?)" param:"processInstanceBusinessKeyLike"`
+	ProcessFinished       bool     `where:"{taskInstance} end_time IS NOT NULL)" param:"processFinished"`
+	ProcessUnfinished     bool     `where:"{taskInstance} end_time IS NULL)" param:"processUnfinished"`
+	Priority              *int     `where:"priority" param:"taskPriority"`
+	Assigned              bool     `where:"assignee IS NOT NULL" param:"assigned"`
+	Unassigned            bool     `where:"assignee IS NULL" param:"unassigned"`
+	// The due and follow-up dates: only tasks that have one match.
+	DueDate        *time.Time `where:"due_date" param:"taskDueDate"`
+	DueBefore      *time.Time `where:"due_date <" param:"taskDueDateBefore"`
+	DueAfter       *time.Time `where:"due_date >" param:"taskDueDateAfter"`
+	WithoutDueDate bool       `where:"due_date IS NULL" param:"withoutTaskDueDate"`
+	FollowUpDate   *time.Time `where:"follow_up_date" param:"taskFollowUpDate"`
+	FollowUpBefore *time.Time `where:"follow_up_date <" param:"taskFollowUpDateBefore"`
+	FollowUpAfter  *time.Time `where:"follow_up_date >" param:"taskFollowUpDateAfter"`
+	StartedBefore  *time.Time `where:"start_time <=" param:"startedBefore"`
+	StartedAfter   *time.Time `where:"start_time >=" param:"startedAfter"`
+	FinishedBefore *time.Time `where:"end_time <=" param:"finishedBefore"`
+	FinishedAfter  *time.Time `where:"end_time >=" param:"finishedAfter"`
+	// The candidates the task had when it was created.
+	HadCandidateUser       string `where:"candidate_users member" param:"taskHadCandidateUser"`
+	HadCandidateGroup      string `where:"candidate_groups member" param:"taskHadCandidateGroup"`
+	InvolvedGroup          string `where:"candidate_groups member" param:"taskInvolvedGroup"`
+	WithCandidateGroups    bool   `where:"candidate_groups IS NOT NULL" param:"withCandidateGroups"`
+	WithoutCandidateGroups bool   `where:"candidate_groups IS NULL" param:"withoutCandidateGroups"`
 }
 
 func (f HistoricTaskFilter) Query() Query[*HistoricTask] {
@@ -202,11 +317,27 @@ func (f HistoricTaskFilter) Query() Query[*HistoricTask] {
 // Camunda shows them: an execution with a child execution is at no
 // activity (see executionHasChild).
 type ExecutionFilter struct {
-	Page                `sort:"instanceId=process_instance_id definitionId=process_definition_id"`
-	ID                  string `where:"id"`
-	ProcessInstanceID   string `where:"process_instance_id"`
-	ActivityID          string `where:"activity_id = ? AND NOT {executionHasChild}"`
-	ProcessDefinitionID string `where:"process_definition_id"`
+	Page                 `sort:"instanceId=process_instance_id definitionId=process_definition_id definitionKey={definitionKey}"`
+	ID                   string `where:"id"`
+	ProcessInstanceID    string `where:"process_instance_id" param:"processInstanceId"`
+	ActivityID           string `where:"activity_id = ? AND NOT {executionHasChild}" param:"activityId"`
+	ProcessDefinitionID  string `where:"process_definition_id" param:"processDefinitionId"`
+	ProcessDefinitionKey string `where:"{definitionKey} = ?" param:"processDefinitionKey"`
+	// BusinessKey: the executions of the process instance with this
+	// business key.
+	BusinessKey string `where:"process_instance_id IN (SELECT pi.id FROM execution pi WHERE pi.business_key = ?)" param:"businessKey"`
+	// SignalSubscription and MessageSubscription: executions waiting for
+	// the signal or message of this name.
+	SignalSubscription  string `where:"EXISTS (SELECT 1 FROM event_subscription s WHERE s.execution_id = execution.id AND s.event_type = 'signal' AND s.event_name = ?)" param:"signalEventSubscriptionName"`
+	MessageSubscription string `where:"EXISTS (SELECT 1 FROM event_subscription s WHERE s.execution_id = execution.id AND s.event_type = 'message' AND s.event_name = ?)" param:"messageEventSubscriptionName"`
+	Active              bool   `where:"suspension = 1" param:"active"`
+	Suspended           bool   `where:"suspension = 2" param:"suspended"`
+	// IncidentID, IncidentType, IncidentMessage(Like): executions with
+	// such an open incident.
+	IncidentID          string `where:"EXISTS (SELECT 1 FROM incident i WHERE i.execution_id = execution.id AND i.id = ?)" param:"incidentId"`
+	IncidentType        string `where:"EXISTS (SELECT 1 FROM incident i WHERE i.execution_id = execution.id AND i.type = ?)" param:"incidentType"`
+	IncidentMessage     string `where:"EXISTS (SELECT 1 FROM incident i WHERE i.execution_id = execution.id AND i.message = ?)" param:"incidentMessage"`
+	IncidentMessageLike string `where:"EXISTS (SELECT 1 FROM incident i WHERE i.execution_id = execution.id AND i.message LIKE ?)" param:"incidentMessageLike"`
 }
 
 // executionHasChild holds for an execution some child runs in: a path
@@ -238,6 +369,48 @@ func (f ExecutionFilter) Query() Query[*Execution] {
 	return q
 }
 
+// InstanceFilter selects running process instances (root executions of
+// the runtime tables, whatever the history level), in the order they
+// started, by Camunda's runtime process instance query.
+type InstanceFilter struct {
+	Page                  `sort:"instanceId=id definitionId=process_definition_id definitionKey={definitionKey} businessKey"`
+	IDs                   []string `where:"id in" param:"processInstanceIds"`
+	BusinessKey           string   `where:"business_key" param:"businessKey"`
+	BusinessKeyLike       string   `where:"business_key like" param:"businessKeyLike"`
+	ProcessDefinitionID   string   `where:"process_definition_id" param:"processDefinitionId"`
+	ProcessDefinitionKey  string   `where:"process_definition_id IN (SELECT id FROM process_definition WHERE key = ?)" param:"processDefinitionKey"`
+	ProcessDefinitionKeys []string `where:"{definitionKey} in" param:"processDefinitionKeyIn"`
+	// ProcessDefinitionKeyNotIn: instances of other definitions than these.
+	ProcessDefinitionKeyNotIn []string `where:"{definitionKey} not in" param:"processDefinitionKeyNotIn"`
+	DeploymentID              string   `where:"process_definition_id IN (SELECT id FROM process_definition WHERE deployment_id = ?)" param:"deploymentId"`
+	// SuperProcessInstance: the instances a call activity of this
+	// instance started; SubProcessInstance: the instance that started this
+	// one.
+	SuperProcessInstance string `where:"super_execution_id IN (SELECT id FROM execution WHERE process_instance_id = ?)" param:"superProcessInstance"`
+	SubProcessInstance   string `where:"id IN (SELECT s.process_instance_id FROM execution s WHERE s.id = (SELECT super_execution_id FROM execution c WHERE c.id = ? AND c.parent_id IS NULL))" param:"subProcessInstance"`
+	Active               bool   `where:"suspension = 1" param:"active"`
+	Suspended            bool   `where:"suspension = 2" param:"suspended"`
+	WithIncident         bool   `where:"id IN (SELECT process_instance_id FROM incident)" param:"withIncident"`
+	IncidentID           string `where:"id IN (SELECT process_instance_id FROM incident WHERE id = ?)" param:"incidentId"`
+	IncidentType         string `where:"id IN (SELECT process_instance_id FROM incident WHERE type = ?)" param:"incidentType"`
+	IncidentMessage      string `where:"id IN (SELECT process_instance_id FROM incident WHERE message = ?)" param:"incidentMessage"`
+	IncidentMessageLike  string `where:"id IN (SELECT process_instance_id FROM incident WHERE message LIKE ?)" param:"incidentMessageLike"`
+	// ActivityIDs: instances with an execution at one of these activities
+	// (Camunda's view: see executionHasChild).
+	ActivityIDs []string `where:"id IN (SELECT e.process_instance_id FROM execution e WHERE e.activity_id IN (?) AND NOT EXISTS (SELECT 1 FROM execution ch WHERE ch.parent_id = e.id AND NOT ch.is_event_scope))" param:"activityIdIn"`
+	// RootProcessInstances: instances no call activity started;
+	// LeafProcessInstances: instances that started none.
+	RootProcessInstances  bool   `where:"COALESCE(super_execution_id, '') = ''" param:"rootProcessInstances"`
+	LeafProcessInstances  bool   `where:"NOT EXISTS (SELECT 1 FROM execution sub WHERE sub.super_execution_id IN (SELECT id FROM execution x WHERE x.process_instance_id = execution.id))" param:"leafProcessInstances"`
+	RootProcessInstanceID string `where:"root_process_instance_id" param:"rootProcessInstanceId"`
+	root                  bool   `where:"parent_id IS NULL"`
+}
+
+func (f InstanceFilter) Query() Query[*Execution] {
+	f.root = true
+	return filterQuery[*Execution](f, time.Time{}, "start_time, id")
+}
+
 // HistoricInstanceFilter selects process instances in history, in the
 // order they started. Camunda's runtime process instance resource names
 // some fields otherwise (runtimeParam).
@@ -259,9 +432,10 @@ func (f HistoricInstanceFilter) Query() Query[*HistoricProcessInstance] {
 }
 
 // HistoricActivityFilter selects activity instances in history, in the
-// order they started.
+// order they started. Camunda's occurrence (a sequence counter) sorts by
+// id: ids are time-ordered (UUIDv7), in the order rows were written.
 type HistoricActivityFilter struct {
-	Page                `sort:"activityInstanceId=id instanceId=process_instance_id executionId activityId activityName activityType startTime endTime duration=(end_time-start_time) definitionId=process_definition_id"`
+	Page                `sort:"activityInstanceId=id instanceId=process_instance_id executionId activityId activityName activityType startTime endTime duration=(end_time-start_time) definitionId=process_definition_id occurrence=id"`
 	ID                  string `where:"id" param:"activityInstanceId"`
 	ProcessInstanceID   string `where:"process_instance_id" param:"processInstanceId"`
 	ProcessDefinitionID string `where:"process_definition_id" param:"processDefinitionId"`
@@ -278,6 +452,8 @@ type HistoricActivityFilter struct {
 	StartedAfter   *time.Time `where:"start_time >=" param:"startedAfter"`
 	FinishedBefore *time.Time `where:"end_time <=" param:"finishedBefore"`
 	FinishedAfter  *time.Time `where:"end_time >=" param:"finishedAfter"`
+	// TaskAssignee: the user task instance's task is assigned to the user.
+	TaskAssignee string `where:"task_id IN (SELECT id FROM hist_task WHERE assignee = ?)" param:"taskAssignee"`
 }
 
 func (f HistoricActivityFilter) Query() Query[*HistoricActivityInstance] {
@@ -296,6 +472,8 @@ type JobFilter struct {
 	ID                   string   `where:"id" param:"jobId"`
 	IDs                  []string `where:"id in" param:"jobIds"`
 	ProcessInstanceID    string   `where:"process_instance_id" param:"processInstanceId"`
+	ProcessInstanceIDs   []string `where:"process_instance_id in" param:"processInstanceIds"`
+	ExecutionID          string   `where:"execution_id" param:"executionId"`
 	ProcessDefinitionID  string   `where:"process_definition_id" param:"processDefinitionId"`
 	ProcessDefinitionKey string   `where:"process_definition_key" param:"processDefinitionKey"`
 	// RootProcessInstanceID: the jobs of a process instance and of the
@@ -304,21 +482,26 @@ type JobFilter struct {
 	ActivityID            string `where:"activity_id" param:"activityId"`
 	JobDefinitionID       string `where:"job_definition_id" param:"jobDefinitionId"`
 	// Type: "message" (async) or "timer".
-	Type            string     `where:"type" param:"timers=timer|messages=message"`
-	DueBefore       *time.Time `where:"due_date <"`
-	DueAfter        *time.Time `where:"due_date >"`
-	WithException   bool       `where:"exception_message IS NOT NULL" param:"withException"` // jobs that failed at least once
-	WithRetriesLeft bool       `where:"retries > 0" param:"withRetriesLeft"`
-	NoRetriesLeft   bool       `where:"retries = 0" param:"noRetriesLeft"`
+	Type      string     `where:"type" param:"timers=timer|messages=message"`
+	DueBefore *time.Time `where:"due_date <"`
+	DueAfter  *time.Time `where:"due_date >"`
+	// DueDates and CreateTimes bound the due date and creation time.
+	DueDates         []TimeBound `where:"due_date bounds" param:"dueDates"`
+	CreateTimes      []TimeBound `where:"create_time bounds" param:"createTimes"`
+	WithException    bool        `where:"exception_message IS NOT NULL" param:"withException"` // jobs that failed at least once
+	ExceptionMessage string      `where:"exception_message" param:"exceptionMessage"`
+	FailedActivityID string      `where:"failed_activity_id" param:"failedActivityId"`
+	WithRetriesLeft  bool        `where:"retries > 0" param:"withRetriesLeft"`
+	NoRetriesLeft    bool        `where:"retries = 0" param:"noRetriesLeft"`
 	// Executable: retries left, due at the time the query is judged at
 	// (the engine clock's), active.
 	Executable bool `where:"retries > 0 AND (due_date IS NULL OR due_date <= @now) AND suspension = 1" param:"executable"`
 	// Locked: held by a job executor (the lock holds at that time).
-	Locked      bool   `where:"lock_owner IS NOT NULL AND lock_expiration > @now"`
-	Suspended   bool   `where:"suspension = 2"`
-	Active      bool   `where:"suspension = 1"`
-	PriorityMin *int64 `where:"priority >="`
-	PriorityMax *int64 `where:"priority <="`
+	Locked      bool   `where:"lock_owner IS NOT NULL AND lock_expiration > @now" param:"acquired"`
+	Suspended   bool   `where:"suspension = 2" param:"suspended"`
+	Active      bool   `where:"suspension = 1" param:"active"`
+	PriorityMin *int64 `where:"priority >=" param:"priorityHigherThanOrEquals"`
+	PriorityMax *int64 `where:"priority <=" param:"priorityLowerThanOrEquals"`
 	// DueFirst orders by due date, then creation: the order in
 	// which a test runs jobs by hand.
 	DueFirst bool
@@ -338,19 +521,36 @@ func (f JobFilter) Query() Query[*Job] { return f.At(time.Now()) }
 
 // JobDefinitionFilter selects job definitions.
 type JobDefinitionFilter struct {
-	Page                `sort:"jobDefinitionId=id activityId processDefinitionId processDefinitionKey jobType jobConfiguration"`
-	ProcessDefinitionID string `where:"process_definition_id"`
-	ActivityID          string `where:"activity_id"`
+	Page                 `sort:"jobDefinitionId=id activityId processDefinitionId processDefinitionKey jobType jobConfiguration"`
+	ID                   string   `where:"id" param:"jobDefinitionId"`
+	ProcessDefinitionID  string   `where:"process_definition_id" param:"processDefinitionId"`
+	ProcessDefinitionKey string   `where:"process_definition_key" param:"processDefinitionKey"`
+	ActivityID           string   `where:"activity_id"`
+	ActivityIDs          []string `where:"activity_id in" param:"activityIdIn"`
+	// JobConfiguration: async-before, async-after, or the timer
+	// ("DATE: ...", "DURATION: ...", "CYCLE: ...").
+	JobConfiguration          string `where:"job_configuration" param:"jobConfiguration"`
+	Active                    bool   `where:"suspension = 1" param:"active"`
+	Suspended                 bool   `where:"suspension = 2" param:"suspended"`
+	WithOverridingJobPriority bool   `where:"overriding_priority IS NOT NULL" param:"withOverridingJobPriority"`
 }
 
 func (f JobDefinitionFilter) Query() Query[*JobDefinition] {
-	return filterQuery[*JobDefinition](f, time.Time{}, "activity_id, job_configuration")
+	return filterQuery[*JobDefinition](f, time.Time{}, "activity_id, job_configuration, id")
 }
 
 // SubscriptionFilter selects message and signal subscriptions, oldest first.
 type SubscriptionFilter struct {
 	Page              `sort:"created"`
-	ProcessInstanceID string `where:"process_instance_id"`
+	ID                string `where:"id" param:"eventSubscriptionId"`
+	EventName         string `where:"event_name" param:"eventName"`
+	EventType         string `where:"event_type" param:"eventType"` // SubscriptionMessage, ...
+	ExecutionID       string `where:"execution_id" param:"executionId"`
+	ProcessInstanceID string `where:"process_instance_id" param:"processInstanceId"`
+	ActivityID        string `where:"activity_id" param:"activityId"`
+	// WithoutTimers leaves out the subscriptions that mirror timer jobs,
+	// which Camunda does not have.
+	WithoutTimers bool `where:"event_type <> 'timer'"`
 }
 
 func (f SubscriptionFilter) Query() Query[*EventSubscription] {
@@ -359,13 +559,26 @@ func (f SubscriptionFilter) Query() Query[*EventSubscription] {
 
 // ExternalTaskFilter selects external tasks, oldest first.
 type ExternalTaskFilter struct {
-	Page                `sort:"id lockExpirationTime=lock_expiration processInstanceId processDefinitionId processDefinitionKey taskPriority=priority"`
-	ID                  string `where:"id" param:"externalTaskId"`
-	Topic               string `where:"topic" param:"topicName"`
-	WorkerID            string `where:"worker_id" param:"workerId"`
-	ProcessInstanceID   string `where:"process_instance_id" param:"processInstanceId"`
-	ProcessDefinitionID string `where:"process_definition_id" param:"processDefinitionId"`
-	ActivityID          string `where:"activity_id" param:"activityId"`
+	Page                  `sort:"id lockExpirationTime=lock_expiration processInstanceId processDefinitionId processDefinitionKey taskPriority=priority"`
+	ID                    string   `where:"id" param:"externalTaskId"`
+	IDs                   []string `where:"id in" param:"externalTaskIdIn"`
+	Topic                 string   `where:"topic" param:"topicName"`
+	WorkerID              string   `where:"worker_id" param:"workerId"`
+	ExecutionID           string   `where:"execution_id" param:"executionId"`
+	ProcessInstanceID     string   `where:"process_instance_id" param:"processInstanceId"`
+	ProcessInstanceIDs    []string `where:"process_instance_id in" param:"processInstanceIdIn"`
+	ProcessDefinitionID   string   `where:"process_definition_id" param:"processDefinitionId"`
+	ProcessDefinitionKey  string   `where:"process_definition_key" param:"processDefinitionKey"`
+	ProcessDefinitionKeys []string `where:"process_definition_key in" param:"processDefinitionKeyIn"`
+	// ProcessDefinitionName(Like): the name of the task's process definition.
+	ProcessDefinitionName     string     `where:"process_definition_id IN (SELECT pd.id FROM process_definition pd WHERE pd.name = ?)" param:"processDefinitionName"`
+	ProcessDefinitionNameLike string     `where:"process_definition_id IN (SELECT pd.id FROM process_definition pd WHERE pd.name LIKE ?)" param:"processDefinitionNameLike"`
+	ActivityID                string     `where:"activity_id" param:"activityId"`
+	ActivityIDs               []string   `where:"activity_id in" param:"activityIdIn"`
+	LockExpirationBefore      *time.Time `where:"lock_expiration <" param:"lockExpirationBefore"`
+	LockExpirationAfter       *time.Time `where:"lock_expiration >" param:"lockExpirationAfter"`
+	PriorityMin               *int64     `where:"priority >=" param:"priorityHigherThanOrEquals"`
+	PriorityMax               *int64     `where:"priority <=" param:"priorityLowerThanOrEquals"`
 	// Locked: the lock holds at the time the query is judged at (the
 	// engine clock's); NotLocked: it does not.
 	Locked    bool `where:"lock_expiration > @now" param:"locked"`
@@ -397,6 +610,19 @@ type IncidentFilter struct {
 	// Configuration is the failed job's (or external task's) id.
 	Configuration   string `where:"configuration" param:"configuration"`
 	JobDefinitionID string `where:"job_definition_id" param:"jobDefinitionId"`
+	// The filters below are Camunda's, for runtime and historic incidents alike.
+	JobDefinitionIDs      []string `where:"job_definition_id in" param:"jobDefinitionIdIn"`
+	Message               string   `where:"message" param:"incidentMessage"`
+	MessageLike           string   `where:"message like" param:"incidentMessageLike"`
+	ProcessDefinitionKeys []string `where:"{definitionKey} IN (?)" param:"processDefinitionKeyIn"`
+	ExecutionID           string   `where:"execution_id" param:"executionId"`
+	FailedActivityID      string   `where:"failed_activity_id" param:"failedActivityId"`
+	CauseIncidentID       string   `where:"cause_incident_id" param:"causeIncidentId"`
+	RootCauseIncidentID   string   `where:"root_cause_incident_id" param:"rootCauseIncidentId"`
+	// TimestampBefore and TimestampAfter: raised strictly before or after;
+	// open incidents only (history has its own create time filters).
+	TimestampBefore *time.Time `where:"timestamp <" param:"incidentTimestampBefore"`
+	TimestampAfter  *time.Time `where:"timestamp >" param:"incidentTimestampAfter"`
 }
 
 func (f IncidentFilter) Query() Query[*Incident] {
@@ -406,11 +632,25 @@ func (f IncidentFilter) Query() Query[*Incident] {
 // HistoricIncidentFilter selects incidents in history, in the order they
 // were raised.
 type HistoricIncidentFilter struct {
-	Page `sort:"incidentId=id incidentMessage=message createTime endTime incidentType=type executionId activityId processInstanceId processDefinitionId causeIncidentId rootCauseIncidentId configuration incidentState=state"`
+	Page `sort:"incidentId=id incidentMessage=message createTime endTime incidentType=type executionId activityId processInstanceId processDefinitionId processDefinitionKey={incidentDefinitionKey} causeIncidentId rootCauseIncidentId configuration incidentState={incidentStateCode}"`
 	IncidentQuery
 	// State: IncidentOpen, IncidentResolved (its job succeeded or got
 	// retries) or IncidentDeleted (with its job or instance).
 	State string `where:"state" param:"deleted=deleted|resolved=resolved|open=open"`
+
+	IncidentMessage       string     `where:"message" param:"incidentMessage"`
+	IncidentMessageLike   string     `where:"message like" param:"incidentMessageLike"`
+	ProcessDefinitionKey  string     `where:"{incidentDefinitionKey} = ?" param:"processDefinitionKey"`
+	ProcessDefinitionKeys []string   `where:"{incidentDefinitionKey} IN (?)" param:"processDefinitionKeyIn"`
+	ExecutionID           string     `where:"execution_id" param:"executionId"`
+	FailedActivityID      string     `where:"failed_activity_id" param:"failedActivityId"`
+	CauseIncidentID       string     `where:"cause_incident_id" param:"causeIncidentId"`
+	RootCauseIncidentID   string     `where:"root_cause_incident_id" param:"rootCauseIncidentId"`
+	JobDefinitionIDs      []string   `where:"job_definition_id in" param:"jobDefinitionIdIn"`
+	CreateTimeBefore      *time.Time `where:"create_time <" param:"createTimeBefore"`
+	CreateTimeAfter       *time.Time `where:"create_time >" param:"createTimeAfter"`
+	EndTimeBefore         *time.Time `where:"end_time <" param:"endTimeBefore"`
+	EndTimeAfter          *time.Time `where:"end_time >" param:"endTimeAfter"`
 }
 
 // IncidentQuery is IncidentFilter by the name the public
@@ -418,21 +658,54 @@ type HistoricIncidentFilter struct {
 type IncidentQuery = IncidentFilter
 
 func (f HistoricIncidentFilter) Query() Query[*HistoricIncident] {
+	if f.TimestampBefore != nil || f.TimestampAfter != nil {
+		return invalidQuery[*HistoricIncident]("TimestampBefore and TimestampAfter filter open incidents; history has create times")
+	}
 	return filterQuery[*HistoricIncident](f, time.Time{}, "create_time, id")
 }
 
-// JobLogFilter selects job log entries in the order they were written.
+// JobLogFilter selects job log entries in the order they were written
+// (occurrence sorts by their time-ordered ids).
 // ProcessInstanceID finds the instance's jobs by their creation entries,
 // the only ones indexed by instance (job_log_created_process_instance;
 // the literal event lets SQLite use that partial index).
 type JobLogFilter struct {
-	Page              `sort:"timestamp jobId jobDefinitionId"`
-	JobID             string `where:"job_id"`
-	ProcessInstanceID string `where:"job_id IN (SELECT job_id FROM job_log WHERE process_instance_id = ? AND event = {jobLogCreated})"`
-	JobDefinitionID   string `where:"job_definition_id"`
-	Event             string `where:"event"`
+	Page              `sort:"timestamp jobId jobDefinitionId jobDueDate jobRetries=retries jobPriority=priority activityId executionId processInstanceId processDefinitionId processDefinitionKey deploymentId occurrence=id"`
+	JobID             string `where:"job_id" param:"jobId"`
+	ProcessInstanceID string `where:"job_id IN (SELECT job_id FROM job_log WHERE process_instance_id = ? AND event = {jobLogCreated})" param:"processInstanceId"`
+	JobDefinitionID   string `where:"job_definition_id" param:"jobDefinitionId"`
+	// Event: JobLogCreated, ... As Camunda's, the last of its REST flags
+	// given wins.
+	Event string `where:"event" param:"deletionLog=deleted|successLog=succeeded|failureLog=failed|creationLog=created"`
+
+	ID                         string   `where:"id" param:"logId"`
+	ExceptionMessage           string   `where:"message" param:"jobExceptionMessage"`
+	JobDefinitionConfiguration string   `where:"job_definition_id IN (SELECT id FROM job_definition WHERE job_configuration = ?)" param:"jobDefinitionConfiguration"`
+	ActivityIDs                []string `where:"activity_id in" param:"activityIdIn"`
+	FailedActivityIDs          []string `where:"failed_activity_id in" param:"failedActivityIdIn"`
+	ExecutionIDs               []string `where:"execution_id in" param:"executionIdIn"`
+	ProcessDefinitionID        string   `where:"process_definition_id" param:"processDefinitionId"`
+	ProcessDefinitionKey       string   `where:"process_definition_key" param:"processDefinitionKey"`
+	DeploymentID               string   `where:"deployment_id" param:"deploymentId"`
+	PriorityAtMost             *int64   `where:"priority <=" param:"jobPriorityLowerThanOrEquals"`
+	PriorityAtLeast            *int64   `where:"priority >=" param:"jobPriorityHigherThanOrEquals"`
+	// SkipLocked leaves out the entries of jobs being locked by a job
+	// executor, which Camunda's job log does not have.
+	SkipLocked bool `where:"event <> 'locked'"`
 }
 
 func (f JobLogFilter) Query() Query[*JobLogEntry] {
 	return filterQuery[*JobLogEntry](f, time.Time{}, "timestamp, id")
+}
+
+// MeterLogFilter selects meter reports, oldest first.
+type MeterLogFilter struct {
+	Name      string     `where:"name" param:"name"`
+	Reporter  string     `where:"reporter" param:"reporter"`
+	StartDate *time.Time `where:"timestamp >=" param:"startDate"`
+	EndDate   *time.Time `where:"timestamp <" param:"endDate"`
+}
+
+func (f MeterLogFilter) Query() Query[*MeterLog] {
+	return filterQuery[*MeterLog](f, time.Time{}, "timestamp, id")
 }

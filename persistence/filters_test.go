@@ -110,7 +110,7 @@ func TestTaskFilterCandidateGroup(t *testing.T) {
 func TestFilterConditionsRun(t *testing.T) {
 	testdb.Run(t, func(t *testing.T, db persistence.DB) {
 		tx := begin(t, db)
-		for _, f := range []any{&persistence.DeploymentFilter{}, &persistence.HistoricActivityFilter{}, &persistence.DefinitionFilter{}, &persistence.TaskFilter{}, &persistence.HistoricTaskFilter{},
+		for _, f := range []any{&persistence.InstanceFilter{}, &persistence.DeploymentFilter{}, &persistence.HistoricActivityFilter{}, &persistence.DefinitionFilter{}, &persistence.TaskFilter{}, &persistence.HistoricTaskFilter{},
 			&persistence.ExecutionFilter{}, &persistence.HistoricInstanceFilter{}, &persistence.JobFilter{}, &persistence.JobDefinitionFilter{},
 			&persistence.SubscriptionFilter{}, &persistence.ExternalTaskFilter{}, &persistence.IncidentFilter{},
 			&persistence.HistoricIncidentFilter{}, &persistence.JobLogFilter{}} {
@@ -173,7 +173,7 @@ func TestFilterPageSortCount(t *testing.T) {
 			{"page", persistence.JobFilter{Page: persistence.Page{FirstResult: 1, MaxResults: 2}}, "b c"},
 			{"offset only", persistence.JobFilter{Page: persistence.Page{FirstResult: 3}}, "d"},
 			{"by priority, ties by creation", persistence.JobFilter{Page: persistence.Page{Sort: []persistence.SortKey{{By: "jobPriority"}}}}, "a c d b"},
-			{"by priority descending, paged", persistence.JobFilter{Page: persistence.Page{MaxResults: 2, Sort: []persistence.SortKey{{By: "jobPriority", Desc: true}}}}, "b c"},
+			{"by priority descending, paged, ties by creation descending", persistence.JobFilter{Page: persistence.Page{MaxResults: 2, Sort: []persistence.SortKey{{By: "jobPriority", Desc: true}}}}, "b d"},
 		} {
 			got, err := persistence.List(t.Context(), db, c.filter.Query())
 			if err != nil {
@@ -206,7 +206,7 @@ func TestFilterPageSortCount(t *testing.T) {
 func TestFilterSortKeysExist(t *testing.T) {
 	testdb.Run(t, func(t *testing.T, db persistence.DB) {
 		for _, f := range []any{
-			persistence.DeploymentFilter{}, persistence.DefinitionFilter{}, persistence.TaskFilter{}, persistence.HistoricTaskFilter{},
+			persistence.InstanceFilter{}, persistence.DeploymentFilter{}, persistence.DefinitionFilter{}, persistence.TaskFilter{}, persistence.HistoricTaskFilter{},
 			persistence.ExecutionFilter{}, persistence.HistoricInstanceFilter{}, persistence.HistoricActivityFilter{}, persistence.JobFilter{},
 			persistence.JobDefinitionFilter{}, persistence.SubscriptionFilter{}, persistence.ExternalTaskFilter{}, persistence.IncidentFilter{},
 			persistence.HistoricIncidentFilter{}, persistence.JobLogFilter{},

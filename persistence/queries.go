@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -197,22 +198,37 @@ func DefinitionsOfDeployment(deploymentID string) Query[*ProcessDefinition] {
 }
 
 // LatestDefinition is the latest version of the process definition with
-// key and, when versionTag is set, that version tag.
-func LatestDefinition(key, versionTag string) Query[*ProcessDefinition] {
+// key of tenant ("": of no tenant) and, when versionTag is set, that
+// version tag.
+func LatestDefinition(key, tenant, versionTag string) Query[*ProcessDefinition] {
 	if versionTag != "" {
-		return newQuery[*ProcessDefinition]("WHERE key = $1 AND version_tag = $2 ORDER BY version DESC LIMIT 1", key, versionTag)
+		return newQuery[*ProcessDefinition]("WHERE key = $1 AND COALESCE(tenant_id, '') = $2 AND version_tag = $3 ORDER BY version DESC LIMIT 1", key, tenant, versionTag)
 	}
-	return newQuery[*ProcessDefinition]("WHERE key = $1 ORDER BY version DESC LIMIT 1", key)
+	return newQuery[*ProcessDefinition]("WHERE key = $1 AND COALESCE(tenant_id, '') = $2 ORDER BY version DESC LIMIT 1", key, tenant)
 }
 
-// LatestDeploymentNamed is the latest deployment with name.
-func LatestDeploymentNamed(name string) Query[*Deployment] {
-	return newQuery[*Deployment]("WHERE name = $1 ORDER BY deploy_time DESC, id DESC LIMIT 1", name)
+// LatestResourcesNamed are, of each of the resource names, the one of the
+// latest deployment named deployment with source and tenant ("": none)
+// that has it: what Camunda's duplicate filtering compares with.
+func LatestResourcesNamed(deployment, source, tenant string, names []string) Query[*Resource] {
+	args := []any{deployment, source, tenant}
+	marks := make([]string, len(names))
+	for i, n := range names {
+		args = append(args, n)
+		marks[i] = "$" + strconv.Itoa(len(args))
+	}
+	return newQuery[*Resource](`WHERE name IN (`+strings.Join(marks, ", ")+`)
+		AND deployment_id IN (SELECT id FROM deployment WHERE name = $1 AND COALESCE(source, '') = $2 AND COALESCE(tenant_id, '') = $3)
+		AND NOT EXISTS (SELECT 1 FROM resource r2, deployment d2, deployment d1
+			WHERE r2.name = resource.name AND d2.id = r2.deployment_id AND d1.id = resource.deployment_id
+			AND d2.name = $1 AND COALESCE(d2.source, '') = $2 AND COALESCE(d2.tenant_id, '') = $3
+			AND (d2.deploy_time > d1.deploy_time OR d2.deploy_time = d1.deploy_time AND d2.id > d1.id))
+		ORDER BY name`, args...)
 }
 
 // ResourcesOfDeployment are the files of a deployment.
 func ResourcesOfDeployment(deploymentID string) Query[*Resource] {
-	return newQuery[*Resource]("WHERE deployment_id = $1", deploymentID)
+	return newQuery[*Resource]("WHERE deployment_id = $1 ORDER BY id", deploymentID)
 }
 
 // ResourceNamed is one file of a deployment.
@@ -437,20 +453,35 @@ func (q Query[T]) count(ctx context.Context, db DB) (int, error) { return Count(
 // Count is the number of rows filter query q selects (all of them, its
 // Page aside), read in a transaction of its own.
 func Count[T Entity](ctx context.Context, db DB, q Query[T]) (int, error) {
+	n, err := aggregate(ctx, db, q, "count(*)")
+	return int(n), err
+}
+
+// Sum is the sum of an integer column over the rows filter query q
+// selects (0 for none), read in a transaction of its own.
+func Sum[T Entity](ctx context.Context, db DB, q Query[T], column string) (int64, error) {
+	if !slices.Contains(q.Table().Columns, column) {
+		return 0, fmt.Errorf("persistence: sum of %s: no column %s", q.Table().Name, column)
+	}
+	return aggregate(ctx, db, q, "COALESCE(SUM("+column+"), 0)")
+}
+
+// aggregate is the integer value of expr over the rows of filter query q.
+func aggregate[T Entity](ctx context.Context, db DB, q Query[T], expr string) (int64, error) {
 	if q.err != nil {
 		return 0, q.err
 	}
 	if !q.filter {
-		return 0, fmt.Errorf("persistence: count of %s: not a filter's query", q)
+		return 0, fmt.Errorf("persistence: %s of %s: not a filter's query", expr, q)
 	}
 	t, err := db.Begin(ctx, true)
 	if err != nil {
 		return 0, err
 	}
 	defer func() { _ = t.Rollback(context.WithoutCancel(ctx)) }()
-	rows, err := t.Query(ctx, "SELECT count(*) FROM "+q.Table().Name+" "+q.conds, q.args...)
+	rows, err := t.Query(ctx, "SELECT "+expr+" FROM "+q.Table().Name+" "+q.conds, q.args...)
 	if err != nil {
-		return 0, fmt.Errorf("count %s: %w", q, err)
+		return 0, fmt.Errorf("%s of %s: %w", expr, q, err)
 	}
 	defer rows.Close()
 	var n int64
@@ -461,9 +492,9 @@ func Count[T Entity](ctx context.Context, db DB, q Query[T]) (int, error) {
 		err = rows.Err()
 	}
 	if err != nil {
-		return 0, fmt.Errorf("count %s: %w", q, err)
+		return 0, fmt.Errorf("%s of %s: %w", expr, q, err)
 	}
-	return int(n), nil
+	return n, nil
 }
 
 // EnsureJob inserts j unless a job with its id exists (the one history
@@ -508,7 +539,7 @@ func RemoveHistory(processInstanceIDs []string) []Write {
 	for _, t := range []string{"task_comment", "task_attachment"} {
 		ws = append(ws, newWrite("DELETE FROM "+t+" WHERE task_id IN (SELECT id FROM hist_task WHERE process_instance_id IN "+list+")", args...))
 	}
-	for _, t := range []string{"hist_activity_instance", "hist_variable", "hist_task", "hist_incident"} {
+	for _, t := range []string{"hist_activity_instance", "hist_variable", "hist_task", "hist_incident", "external_task_log", "hist_detail"} {
 		ws = append(ws, newWrite("DELETE FROM "+t+" WHERE process_instance_id IN "+list, args...))
 	}
 	// Job log entries carry the instance on their creation entry (indexed);

@@ -129,6 +129,20 @@ func (t *Table) declare(typ reflect.Type, base uintptr) {
 	}
 }
 
+// neverNull reports whether column col (or an expression: false) is never
+// NULL.
+func (t *Table) neverNull(col string) bool {
+	i := slices.Index(t.Columns, col)
+	if i < 0 {
+		return false
+	}
+	switch t.fields[i].kind {
+	case colID, colInt, colInt64, colFloat64, colBool, colTime:
+		return true
+	}
+	return false
+}
+
 // snakeCase is the column of field name: ProcessInstanceID is
 // process_instance_id, HasStartForm has_start_form.
 func snakeCase(name string) string {

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )
@@ -29,6 +30,7 @@ type sqliteDB struct {
 	log *slog.Logger
 	// existing: open only a current database (Options.Existing).
 	existing bool
+	trace    *sqliteTracer // nil: no spans
 }
 
 func openSQLite(ctx context.Context, path string, opts Options) (DB, error) {
@@ -79,7 +81,7 @@ func openSQLite(ctx context.Context, path string, opts Options) (DB, error) {
 	w.SetMaxIdleConns(1)
 	w.SetConnMaxLifetime(0)
 	w.SetConnMaxIdleTime(0)
-	db := &sqliteDB{w: w, log: opts.logger(), existing: opts.Existing}
+	db := &sqliteDB{w: w, log: opts.logger(), existing: opts.Existing, trace: newSQLiteTracer(opts.TracerProvider)}
 	if opts.IntegrityCheck && !mem {
 		if err := checkIntegrity(ctx, w, "quick_check"); err != nil {
 			w.Close()
@@ -240,7 +242,7 @@ func (d *sqliteDB) Begin(ctx context.Context, readOnly bool) (Tx, error) {
 		if err != nil {
 			return nil, fmt.Errorf("begin: %w", interpretSQLiteError(err))
 		}
-		return &sqliteTx{tx: tx}, nil
+		return &sqliteTx{tx: tx, trace: d.trace}, nil
 	}
 	// A write transaction's statements run without a cancellable context:
 	// the driver starts a goroutine per statement run with one, to
@@ -258,7 +260,7 @@ func (d *sqliteDB) Begin(ctx context.Context, readOnly bool) (Tx, error) {
 		conn.Close()
 		return nil, fmt.Errorf("begin: %w", interpretSQLiteError(err))
 	}
-	t := &sqliteTx{tx: tx, conn: conn, cancelled: ctx.Err}
+	t := &sqliteTx{tx: tx, conn: conn, cancelled: ctx.Err, trace: d.trace}
 	if d.ck != nil {
 		t.committed = d.ck.committed
 	}
@@ -284,6 +286,7 @@ type sqliteTx struct {
 	cancelled    func() error // the begin context's Err, for write transactions
 	stopRollback func() bool  // stops the rollback on cancellation
 	committed    func()       // called after a write transaction commits
+	trace        *sqliteTracer
 }
 
 // check fails a statement whose context, or whose transaction's, is done.
@@ -313,6 +316,10 @@ func (t *sqliteTx) Exec(ctx context.Context, query string, args ...any) (int64, 
 	if err := t.check(ctx); err != nil {
 		return 0, err
 	}
+	return t.trace.exec(ctx, query, func(ctx context.Context) (int64, error) { return t.exec(ctx, query, args) })
+}
+
+func (t *sqliteTx) exec(ctx context.Context, query string, args []any) (int64, error) {
 	res, err := t.tx.ExecContext(t.stmtContext(ctx), query, sqliteArgs(args)...)
 	if err != nil {
 		return 0, interpretSQLiteError(err)
@@ -328,11 +335,13 @@ func (t *sqliteTx) Query(ctx context.Context, query string, args ...any) (Rows, 
 	if err := t.check(ctx); err != nil {
 		return nil, err
 	}
-	rows, err := t.tx.QueryContext(t.stmtContext(ctx), query, sqliteArgs(args)...)
-	if err != nil {
-		return nil, interpretSQLiteError(err)
-	}
-	return &sqliteRows{rows: rows}, nil
+	return t.trace.query(ctx, query, func(ctx context.Context) (Rows, error) {
+		rows, err := t.tx.QueryContext(t.stmtContext(ctx), query, sqliteArgs(args)...)
+		if err != nil {
+			return nil, interpretSQLiteError(err)
+		}
+		return &sqliteRows{rows: rows}, nil
+	})
 }
 
 // Batch runs the statements one by one: SQLite is in-process, there is no
@@ -442,13 +451,20 @@ func sqliteArgs(args []any) []any {
 // and INTEGER microseconds read back as UTC times.
 type sqliteRows struct {
 	rows  *sql.Rows
+	span  trace.Span // the query's, ended with the rows; nil when untraced
 	dest  []any
 	text  []sql.NullString
 	micro []sql.NullInt64
 }
 
 func (r *sqliteRows) Next() bool { return r.rows.Next() }
-func (r *sqliteRows) Close()     { r.rows.Close() }
+func (r *sqliteRows) Close() {
+	r.rows.Close()
+	if r.span != nil {
+		endSpan(r.span, r.rows.Err())
+		r.span = nil
+	}
+}
 
 func (r *sqliteRows) Err() error {
 	if err := r.rows.Err(); err != nil {

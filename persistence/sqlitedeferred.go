@@ -83,12 +83,17 @@ func (t *sqliteDeferredTx) Exec(ctx context.Context, query string, args ...any) 
 // read-only connection before it changes anything, and runs on the writer.
 func (t *sqliteDeferredTx) Query(ctx context.Context, query string, args ...any) (Rows, error) {
 	if t.w == nil && !t.done && readsOnly(query) {
-		rows, err := t.db.r.QueryContext(ctx, query, sqliteArgs(args)...)
-		if err == nil {
+		refused := false
+		rows, err := t.db.trace.query(ctx, query, func(ctx context.Context) (Rows, error) {
+			rows, err := t.db.r.QueryContext(ctx, query, sqliteArgs(args)...)
+			if err != nil {
+				refused = isReadOnlyRefusal(err)
+				return nil, interpretSQLiteError(err)
+			}
 			return &sqliteRows{rows: rows}, nil
-		}
-		if !isReadOnlyRefusal(err) {
-			return nil, interpretSQLiteError(err)
+		})
+		if !refused {
+			return rows, err
 		}
 	}
 	w, err := t.writer()

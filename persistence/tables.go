@@ -111,6 +111,10 @@ var JobLogTable = newTable[JobLogEntry]("job_log", orderHistory)
 
 func (e *JobLogEntry) row() (*Table, addr) { return JobLogTable, addr(e) }
 
+var MeterLogTable = newTable[MeterLog]("meter_log", orderHistory)
+
+func (e *MeterLog) row() (*Table, addr) { return MeterLogTable, addr(e) }
+
 // Tables returns every table of the schema in flush (insert) order.
 func Tables() []*Table {
 	out := slices.Clone(allTables)

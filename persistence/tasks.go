@@ -33,15 +33,6 @@ func AttachmentsOfTask(taskID string) Query[*TaskAttachment] {
 	return newQuery[*TaskAttachment]("WHERE task_id = $1 ORDER BY create_time, id", taskID)
 }
 
-// SyncHistoricTask writes what may change of an open task to its history
-// record.
-func SyncHistoricTask(t *Task) Write {
-	return newWrite("UPDATE hist_task SET name = $1, assignee = $2, owner = $3, description = $4, priority = $5, due_date = $6, "+
-		"follow_up_date = $7, parent_task_id = $8, rev = rev + 1 WHERE id = $9",
-		nullStr(t.Name), nullStr(t.Assignee), nullStr(t.Owner), nullStr(t.Description), t.Priority, t.DueDate,
-		t.FollowUpDate, nullStr(t.ParentTaskID), t.ID)
-}
-
 // DeleteVariablesOfTask deletes the variables of task taskID.
 func DeleteVariablesOfTask(taskID string) Write {
 	return newWrite("DELETE FROM variable WHERE task_id = $1", taskID)

@@ -34,11 +34,11 @@ func (h *Handler) conditionRoutes() {
 		}
 		out := []object{}
 		for _, id := range ids {
-			p, err := h.instance(r, id)
+			p, err := h.instanceView(r, id, endedInstance(id, body.ProcessDefinitionID, body.BusinessKey))
 			if err != nil {
 				return err
 			}
-			out = append(out, instanceJSON.of(p))
+			out = append(out, p)
 		}
 		writeJSON(w, http.StatusOK, out)
 		return nil

@@ -1,6 +1,9 @@
 package rest
 
-import "net/http"
+import (
+	"net/http"
+	"slices"
+)
 
 // ServedRoute is an operation the handler serves, for the tests.
 type ServedRoute struct {
@@ -23,4 +26,17 @@ func ServedRoutes(h http.Handler) []ServedRoute {
 		out = append(out, sr)
 	}
 	return out
+}
+
+// OpKey names an operation as camunda_api.txt does.
+func OpKey(method, path string) string { return opKey(method, path) }
+
+// CamundaOperations are Camunda's operations, sorted.
+func CamundaOperations() []string {
+	var ops []string
+	for op := range camundaAPI {
+		ops = append(ops, op)
+	}
+	slices.Sort(ops)
+	return ops
 }

@@ -20,6 +20,9 @@ type fetchTopicDto struct {
 	ProcessDefinitionIDIn []string  `json:"processDefinitionIdIn"`
 	ProcessDefinitionKey  string    `json:"processDefinitionKey"`
 	ProcessDefinitionKeys []string  `json:"processDefinitionKeyIn"`
+	// IncludeExtensionProperties hands over the activity's
+	// camunda:properties (Camunda's default: not).
+	IncludeExtensionProperties bool `json:"includeExtensionProperties"`
 }
 
 type fetchDto struct {
@@ -34,7 +37,7 @@ type fetchDto struct {
 // /external-task gives it; a fetched task has its variables too
 // (lockedTaskJSON).
 const externalTaskMembers = `activityId activityInstanceId errorMessage? executionId id lockExpirationTime=LockExpiration
-	processDefinitionId processDefinitionKey processInstanceId retries suspended() workerId? topicName=Topic tenantId:null
+	processDefinitionId processDefinitionKey processInstanceId retries suspended() workerId? topicName=Topic tenantId?
 	priority businessKey?`
 
 var (
@@ -43,6 +46,7 @@ var (
 )
 
 func (h *Handler) externalTaskRoutes() {
+	h.externalTaskManageRoutes()
 	h.handle("POST /external-task/fetchAndLock", h.fetchAndLock)
 	h.handle("POST /external-task/{id}/complete", h.completeExternalTask)
 	h.handle("POST /external-task/{id}/failure", h.externalTaskFailure)
@@ -161,7 +165,16 @@ func (h *Handler) fetchAndLock(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
+	include := map[string]bool{}
+	for _, t := range body.Topics {
+		include[t.TopicName] = include[t.TopicName] || t.IncludeExtensionProperties
+	}
 	out := lockedTaskJSON.list(tasks)
+	for i, t := range tasks {
+		if !include[t.Topic] {
+			out[i].set("extensionProperties", map[string]string{})
+		}
+	}
 	writeJSON(w, http.StatusOK, out)
 	return nil
 }

@@ -216,11 +216,19 @@ func (s shape[T]) of(x *T) object {
 	return o
 }
 
-// list is xs in the shape: [] when there are none.
-func (s shape[T]) list(xs []*T) []object {
+// listJSON makes a list's JSON: a shape, or a shapeFunc.
+type listJSON[T any] interface{ list(xs []*T) []object }
+
+// shapeFunc is a list's JSON made by a function of each row.
+type shapeFunc[T any] func(*T) object
+
+func (f shapeFunc[T]) list(xs []*T) []object {
 	out := []object{}
 	for _, x := range xs {
-		out = append(out, s.of(x))
+		out = append(out, f(x))
 	}
 	return out
 }
+
+// list is xs in the shape: [] when there are none.
+func (s shape[T]) list(xs []*T) []object { return shapeFunc[T](s.of).list(xs) }

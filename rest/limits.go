@@ -111,8 +111,17 @@ func (l *deployLimits) readDeployment(w http.ResponseWriter, r *http.Request) (b
 			req.Name = v
 		case "deployment-source":
 			req.Source = v
-		case "enable-duplicate-filtering", "deploy-changed-only":
+		case "tenant-id":
+			req.TenantID = v
+		case "enable-duplicate-filtering":
 			req.SkipUnchanged = req.SkipUnchanged || v == "true"
+		case "deploy-changed-only":
+			req.ChangedOnly = v == "true"
+			req.SkipUnchanged = req.SkipUnchanged || req.ChangedOnly
+		case "deployment-activation-time":
+			if v != "" {
+				return req, badRequest("bpmnlite does not support deployment-activation-time: its definitions are active when deployed")
+			}
 		}
 	}
 	if len(req.Resources) == 0 {

@@ -1,6 +1,8 @@
 package rest
 
 import (
+	"encoding/json"
+	"fmt"
 	"net/url"
 	"reflect"
 	"slices"
@@ -67,6 +69,18 @@ func bindQuery(q url.Values, query any, key string, op *camundaOp) error {
 		}
 	}
 	return nil
+}
+
+// bindJSONQuery sets *query (whose filter tags name parameters under key
+// "param") from a query object a body member holds, as the POST form of
+// list path takes it.
+func bindJSONQuery(body map[string]json.RawMessage, query any, path string) error {
+	op := camundaAPI[opKey("GET", path)]
+	params, err := jsonQuery(body, op, queryParams(reflect.TypeOf(query).Elem(), "param"))
+	if err != nil {
+		return err
+	}
+	return bindQuery(params, query, "param", op)
 }
 
 // bindPage sets p from the paging and sorting parameters of q, as
@@ -143,6 +157,12 @@ func setParam(q url.Values, name string, dst reflect.Value) error {
 			return badRequest("query parameter %s: %q is not a boolean", name, s)
 		}
 		dst.SetBool(b)
+	case []bpmnlite.TimeBound:
+		bounds, err := parseTimeBounds(s)
+		if err != nil {
+			return badRequest("%s: %v", name, err)
+		}
+		dst.Set(reflect.ValueOf(bounds))
 	case *time.Time:
 		t, err := parseTime(s)
 		if err != nil {
@@ -161,4 +181,22 @@ func setParam(q url.Values, name string, dst reflect.Value) error {
 		panic("rest: no parameter of type " + dst.Type().String())
 	}
 	return nil
+}
+
+// parseTimeBounds reads Camunda's list of time bounds, as dueDates and
+// createTimes take them: gt_<date> and lt_<date>, separated by commas.
+func parseTimeBounds(s string) ([]bpmnlite.TimeBound, error) {
+	var bounds []bpmnlite.TimeBound
+	for _, b := range strings.Split(s, ",") {
+		op, date, _ := strings.Cut(b, "_")
+		if op != "gt" && op != "lt" {
+			return nil, fmt.Errorf("%q: want gt_<date> or lt_<date>", b)
+		}
+		t, err := parseTime(date)
+		if err != nil {
+			return nil, err
+		}
+		bounds = append(bounds, bpmnlite.TimeBound{After: op == "gt", Time: t})
+	}
+	return bounds, nil
 }

@@ -44,24 +44,28 @@ func (a *api) lastHeader() http.Header {
 
 func eachBackend(t *testing.T, opt rest.Options, f func(t *testing.T, a *api)) {
 	for _, b := range testdb.Backends(t) {
-		t.Run(b.Name, func(t *testing.T) {
-			eng, err := bpmnlite.Open(t.Context(), bpmnlite.Config{
-				Database: bpmnlite.DatabaseConfig{URL: b.URL, Schema: b.Options.Schema},
-				History:  bpmnlite.HistoryConfig{Level: bpmnlite.HistoryFull},
-				Logger:   slog.New(slog.DiscardHandler),
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			srv := httptest.NewServer(rest.New(eng, opt))
-			t.Cleanup(func() {
-				eng.AnswerWaitingFetches()
-				srv.Close()
-				_ = eng.Close()
-			})
-			f(t, &api{t: t, eng: eng, url: srv.URL + "/engine-rest"})
-		})
+		t.Run(b.Name, func(t *testing.T) { f(t, newAPI(t, b, opt)) })
 	}
+}
+
+// newAPI is a REST server on an engine of backend b (full history), and a
+// client for it.
+func newAPI(t *testing.T, b testdb.Backend, opt rest.Options) *api {
+	eng, err := bpmnlite.Open(t.Context(), bpmnlite.Config{
+		Database: bpmnlite.DatabaseConfig{URL: b.URL, Schema: b.Options.Schema},
+		History:  bpmnlite.HistoryConfig{Level: bpmnlite.HistoryFull},
+		Logger:   slog.New(slog.DiscardHandler),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(rest.New(eng, opt))
+	t.Cleanup(func() {
+		eng.AnswerWaitingFetches()
+		srv.Close()
+		_ = eng.Close()
+	})
+	return &api{t: t, eng: eng, url: srv.URL + "/engine-rest"}
 }
 
 // call sends body (JSON unless a *bytes.Buffer with contentType) and
@@ -319,7 +323,7 @@ func TestRESTExternalTasks(t *testing.T) {
 		}
 		fetch := func(worker string, extra map[string]any) []any {
 			body := map[string]any{"workerId": worker, "maxTasks": 5,
-				"topics": []any{map[string]any{"topicName": "charge", "lockDuration": 60000, "variables": []string{"amount"}}}}
+				"topics": []any{map[string]any{"topicName": "charge", "lockDuration": 60000, "variables": []string{"amount"}, "includeExtensionProperties": true}}}
 			for k, v := range extra {
 				body[k] = v
 			}

@@ -24,6 +24,7 @@ func (h *Handler) routes() {
 		writeJSON(w, http.StatusOK, map[string]string{"version": Version})
 		return nil
 	})
+	h.engineRoutes()
 	h.deploymentRoutes()
 	h.definitionRoutes()
 	h.instanceRoutes()
@@ -33,11 +34,14 @@ func (h *Handler) routes() {
 	h.taskRoutes()
 	h.externalTaskRoutes()
 	h.jobRoutes()
+	h.jobDefinitionRoutes()
 	h.incidentRoutes()
+	h.executionRoutes()
+	h.eventSubscriptionRoutes()
 	h.historyRoutes()
-	h.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, "NotFoundException", "no resource at "+r.Method+" "+r.URL.Path)
-	})
+	h.metricsRoutes()
+	h.openAPIRoute()
+	h.mux.HandleFunc("/", h.notServed)
 }
 
 func isNotFound(err error) bool { return errors.Is(err, bpmnlite.ErrNotFound) }
@@ -48,7 +52,7 @@ func isNotFound(err error) bool { return errors.Is(err, bpmnlite.ErrNotFound) }
 // path/count: how many rows the query selects. Where Camunda has them, the
 // POST forms too: the same parameters as a JSON body (lists as arrays,
 // sorting as "sorting": [{"sortBy", "sortOrder"}]), paging in the query.
-func listRoutes[Q, T any](h *Handler, path, key string, base Q, list func(context.Context, Q) ([]*T, error), s shape[T]) {
+func listRoutes[Q, T any](h *Handler, path, key string, base Q, list func(context.Context, Q) ([]*T, error), s listJSON[T]) {
 	accepts := queryParams(reflect.TypeFor[Q](), key)
 	getOp := camundaAPI[opKey("GET", path)]
 	read := func(r *http.Request) (Q, error) {
@@ -108,6 +112,12 @@ func readQueryBody(r *http.Request, op *camundaOp, accepts []string) (url.Values
 	if err := readJSON(r, &body); err != nil {
 		return nil, err
 	}
+	return jsonQuery(body, op, accepts)
+}
+
+// jsonQuery is a JSON query object (a POST query's body, or a query a
+// body member holds) as query parameters: see readQueryBody.
+func jsonQuery(body map[string]json.RawMessage, op *camundaOp, accepts []string) (url.Values, error) {
 	out := url.Values{}
 	for name, raw := range body {
 		if string(raw) == "null" {
@@ -124,7 +134,9 @@ func readQueryBody(r *http.Request, op *camundaOp, accepts []string) (url.Values
 			}
 			continue
 		}
-		if op != nil && op.params[name] && !slices.Contains(accepts, name) || slices.Contains(pageParams, name) {
+		// orQueries: Camunda's alternatives of a task or history query,
+		// which bpmnlite's queries do not have.
+		if op != nil && op.params[name] && !slices.Contains(accepts, name) || slices.Contains(pageParams, name) || name == "orQueries" {
 			return nil, badRequest("bpmnlite does not support the member %s of a POST query (Camunda's REST API has it; bpmnlite refuses it rather than ignore it)", name)
 		}
 		out.Set(name, queryValue(raw))

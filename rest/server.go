@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/json"
@@ -188,7 +189,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// propagator): the engine's spans for this request continue it.
 		r = r.WithContext(otel.GetTextMapPropagator().Extract(r.Context(), propagation.HeaderCarrier(r.Header)))
 	}
-	h.mux.ServeHTTP(w, r)
+	if h.namedEngine(w, r) {
+		h.mux.ServeHTTP(w, r)
+	}
 }
 
 // handle registers fn for "METHOD /path" below the base path. accepts
@@ -196,13 +199,21 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // Camunda documents for the operation is refused (400).
 func (h *Handler) handle(pattern string, fn func(w http.ResponseWriter, r *http.Request) error, accepts ...string) {
 	method, path, _ := strings.Cut(pattern, " ")
+	h.mux.HandleFunc(method+" "+h.opt.BasePath+path, h.operation(pattern, fn, accepts...))
+}
+
+// operation is handle without registering the handler with the mux, for the
+// caller to dispatch to: patterns the mux cannot take side by side (GET
+// /process-definition/key/{key} overlaps GET /process-definition/{id}/xml).
+func (h *Handler) operation(pattern string, fn func(w http.ResponseWriter, r *http.Request) error, accepts ...string) http.HandlerFunc {
+	method, path, _ := strings.Cut(pattern, " ")
 	op := camundaAPI[opKey(method, path)]
 	accepted := map[string]bool{}
 	for _, p := range accepts {
 		accepted[p] = true
 	}
 	h.served = append(h.served, route{method: method, path: path, op: op, accepts: accepts})
-	h.mux.HandleFunc(method+" "+h.opt.BasePath+path, func(w http.ResponseWriter, r *http.Request) {
+	return func(w http.ResponseWriter, r *http.Request) {
 		err := refuseUnsupported(op, r.URL.Query(), accepted)
 		if err == nil {
 			err = fn(w, r)
@@ -210,7 +221,7 @@ func (h *Handler) handle(pattern string, fn func(w http.ResponseWriter, r *http.
 		if err != nil {
 			h.fail(w, r, err)
 		}
-	})
+	}
 }
 
 // route is one operation the handler serves.
@@ -220,13 +231,14 @@ type route struct {
 	accepts      []string   // the query parameters it honours
 }
 
-// requestError is bad input: 400 with Camunda's InvalidRequestException.
-type requestError struct{ msg string }
+// requestError is bad input: 400 with Camunda's InvalidRequestException,
+// or the exception type typ names.
+type requestError struct{ msg, typ string }
 
 func (e *requestError) Error() string { return e.msg }
 
 func badRequest(format string, args ...any) error {
-	return &requestError{fmt.Sprintf(format, args...)}
+	return &requestError{msg: fmt.Sprintf(format, args...)}
 }
 
 // notFound is an unknown id where Camunda answers 404.
@@ -252,7 +264,7 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	case errors.As(err, &se):
 		writeError(w, http.StatusInternalServerError, se.typ, se.msg)
 	case errors.As(err, &req):
-		writeError(w, http.StatusBadRequest, "InvalidRequestException", req.msg)
+		writeError(w, http.StatusBadRequest, cmp.Or(req.typ, "InvalidRequestException"), req.msg)
 	case isRequestVariable(err), errors.Is(err, bpmnlite.ErrInvalidQuery):
 		writeError(w, http.StatusBadRequest, "InvalidRequestException", err.Error())
 	case errors.As(err, &nf):

@@ -22,7 +22,7 @@ import (
 var taskJSON = newShape[taskView](`id name? assignee? created=CreateTime due=DueDate followUp=FollowUpDate lastUpdated
 	delegationState? description? executionId? owner? parentTaskId? priority processDefinitionId? processInstanceId?
 	taskDefinitionKey? caseExecutionId:null caseInstanceId:null caseDefinitionId:null suspended() formKey?
-	camundaFormRef:null tenantId:null attachment! comment!`)
+	camundaFormRef:null tenantId? attachment! comment!`)
 
 // taskView is a task as the REST API shows it.
 type taskView struct {
@@ -241,11 +241,11 @@ type taskBody struct {
 func (b taskBody) fields() (bpmnlite.TaskFields, error) {
 	f := bpmnlite.TaskFields{Name: b.Name, Description: b.Description, Assignee: b.Assignee, Owner: b.Owner,
 		ParentTaskID: b.ParentTaskID, Priority: b.Priority}
-	switch {
-	case b.CaseInstanceID != nil:
+	if b.CaseInstanceID != nil {
 		return f, badRequest("bpmnlite has no case instances (CMMN): caseInstanceId must be null")
-	case b.TenantID != nil:
-		return f, badRequest("bpmnlite does not support tenants on tasks: tenantId must be null")
+	}
+	if b.TenantID != nil {
+		f.TenantID = *b.TenantID
 	}
 	if b.DelegationState != "" {
 		f.DelegationState = strings.ToUpper(b.DelegationState)

@@ -22,6 +22,7 @@ type command struct {
 	jobDue        []*persistence.Job
 	history       map[string]*persistence.HistoricActivityInstance // inserted by this command
 	historicTasks map[string]*persistence.HistoricTask             // inserted by this command
+	initialVars   string                                           // the instance whose start variables are being set (history: initial)
 	startDef      *Definition                                      // definition of a timer start job being created or run
 	defs          map[string]*Definition                           // the definitions the command uses, by id (definition)
 	running       *persistence.Job                                 // the job this command runs, deleted by its runner
@@ -31,8 +32,10 @@ type command struct {
 	current       string                                           // the activity entered last: where a failure happened
 	// wakesFetches: the command makes external tasks fetchable (see externalTasksReady).
 	wakesFetches bool
-	// started, ended: process instances, counted in the engine's Stats at commit.
-	started, ended int64
+	// started, ended: process instances, counted in the engine's Stats at
+	// commit; rootStarted, activityStarts, activityEnds: meters.
+	started, ended                            int64
+	rootStarted, activityStarts, activityEnds int64
 	// rescheduled: the running job set its own next due date, to be kept
 	// and run again instead of deleted (the history cleanup job).
 	rescheduled bool
@@ -44,6 +47,9 @@ type command struct {
 	listenedTask *persistence.Task
 	// cancelling counts the cancellations whose end listeners run now.
 	cancelling int
+	// skipCustomListeners, skipSubprocesses: a deletion's options (see
+	// DeleteOptions).
+	skipCustomListeners, skipSubprocesses bool
 	// varChanges and freshConditions are what conditional events are
 	// evaluated for at the next save point or when the agenda drains
 	// (events_conditional.go): the variable changes, and the subscriptions
@@ -314,6 +320,7 @@ func (c *command) newInstance(def *Definition, businessKey, superExecutionID str
 		Suspension:            persistence.Active,
 		StartTime:             now,
 		RootProcessInstanceID: id,
+		TenantID:              def.TenantID,
 	}
 	if superExecutionID != "" {
 		// The caller is loaded: its call activity is starting this instance.
@@ -323,6 +330,9 @@ func (c *command) newInstance(def *Definition, businessKey, superExecutionID str
 	}
 	c.cc.Insert(root)
 	c.started++
+	if superExecutionID == "" {
+		c.rootStarted++
+	}
 	in := &instance{c: c, def: def, execs: map[string]*execution{}, vars: map[string]map[string]*persistence.Variable{}, varsLoaded: true}
 	in.root = &execution{Execution: root, inst: in}
 	in.execs[id] = in.root
@@ -350,6 +360,7 @@ func (c *command) newChild(parent *execution) *execution {
 		IsActive:            true,
 		Suspension:          parent.Suspension,
 		StartTime:           c.cc.Now().UTC(),
+		TenantID:            in.def.TenantID,
 	}
 	c.cc.Insert(row)
 	x := &execution{Execution: row, inst: in, parent: parent}

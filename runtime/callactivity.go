@@ -53,7 +53,7 @@ func (c *command) callProcess(x *execution, a *bpmn.Activity) error {
 func (c *command) calledDefinition(x *execution, a *bpmn.CallInfo, key string) (*Definition, error) {
 	switch a.CalledBinding {
 	case "deployment":
-		return c.definitionFrom(persistence.DefinitionFilter{Key: key, DeploymentID: x.inst.def.DeploymentID}.Query(), key,
+		return c.definitionFrom(persistence.DefinitionFilter{Key: key, DeploymentID: x.inst.def.DeploymentID, Tenants: persistence.OfTenant(x.inst.def.TenantID)}.Query(), key,
 			" in the deployment of the calling process")
 	case "version":
 		n, err := c.integer(x, a.CalledVersion)
@@ -63,15 +63,18 @@ func (c *command) calledDefinition(x *execution, a *bpmn.CallInfo, key string) (
 		if n < 1 {
 			return nil, fmt.Errorf("calledElementVersion %d is not a version number", n)
 		}
-		return c.definitionFrom(persistence.DefinitionFilter{Key: key, Version: int(n)}.Query(), key, fmt.Sprintf(" at version %d", n))
+		version := int(n)
+		return c.definitionFrom(persistence.DefinitionFilter{Key: key, Version: &version, Tenants: persistence.OfTenant(x.inst.def.TenantID)}.Query(), key, fmt.Sprintf(" at version %d", n))
 	case "versionTag":
 		tag, err := c.text(x, a.CalledVersionTag)
 		if err != nil {
 			return nil, fmt.Errorf("calledElementVersionTag: %w", err)
 		}
-		return c.latestDefinition(key, tag)
+		return c.latestDefinition(key, x.inst.def.TenantID, tag)
 	}
-	return c.latestDefinition(key, "")
+	// The called process is the calling one's tenant's, as Camunda's
+	// default calledElementTenantId.
+	return c.latestDefinition(key, x.inst.def.TenantID, "")
 }
 
 type mappedVars struct{ vars, local map[string]any }

@@ -52,9 +52,14 @@ type StartRequest struct {
 	Key          string
 	// VersionTag, with Key, starts the latest version with this
 	// camunda:versionTag.
-	VersionTag  string
-	BusinessKey string
-	Variables   map[string]any
+	VersionTag string
+	// TenantID, with Key, starts the latest version of this tenant's;
+	// WithoutTenantID that of no tenant. Without either, Key must be
+	// deployed by one tenant (or none) only (else an *AmbiguousKeyError).
+	TenantID        string
+	WithoutTenantID bool
+	BusinessKey     string
+	Variables       map[string]any
 	// StartBefore starts the instance directly before this activity, skipping
 	// the start event (process instance modification).
 	StartBefore string
@@ -85,7 +90,11 @@ func (e *Core) Start(ctx context.Context, t persistence.Tx, req StartRequest) (s
 		case req.DefinitionID != "":
 			def, err = c.definition(req.DefinitionID)
 		case req.Key != "":
-			def, err = c.latestDefinition(req.Key, req.VersionTag)
+			if req.TenantID != "" || req.WithoutTenantID {
+				def, err = c.latestDefinition(req.Key, req.TenantID, req.VersionTag)
+			} else {
+				def, err = c.latestDefinitionOfAnyTenant(req.Key, req.VersionTag)
+			}
 		default:
 			err = errors.New("start: a process definition id or key is required")
 		}
@@ -208,8 +217,20 @@ func (c *command) endedVariables(id string, out *map[string]any, notFound error)
 	return nil
 }
 
+// DeleteOptions say how a process instance is deleted, as Camunda's
+// deleteProcessInstance does.
+type DeleteOptions struct {
+	Reason string
+	// SkipCustomListeners: the execution and task listeners of the
+	// cancelled activities and of the process do not run.
+	SkipCustomListeners bool
+	// SkipSubprocesses: the instances its call activities started keep
+	// running, on their own, instead of being deleted with it.
+	SkipSubprocesses bool
+}
+
 // DeleteProcessInstance cancels a running process instance.
-func (e *Core) DeleteProcessInstance(ctx context.Context, t persistence.Tx, id, reason string) error {
+func (e *Core) DeleteProcessInstance(ctx context.Context, t persistence.Tx, id string, opt DeleteOptions) error {
 	return e.command(ctx, t, "delete_process_instance", func(c *command) error {
 		in, err := c.loadInstance(id)
 		if err != nil {
@@ -218,6 +239,7 @@ func (e *Core) DeleteProcessInstance(ctx context.Context, t persistence.Tx, id, 
 		if in.root.SuperExecutionID != "" {
 			return fmt.Errorf("process instance %s was started by a call activity; delete the calling instance", id)
 		}
-		return c.deleteInstance(in, reason, persistence.StateExternallyTerminated)
+		c.skipCustomListeners, c.skipSubprocesses = opt.SkipCustomListeners, opt.SkipSubprocesses
+		return c.deleteInstance(in, opt.Reason, persistence.StateExternallyTerminated)
 	})
 }

@@ -47,6 +47,7 @@ type Core struct {
 	lifetime context.Context
 	stop     context.CancelFunc
 	// counts of committed work, for metrics
+	meters *meters
 	counts struct {
 		started, ended, fetched, completed atomic.Int64
 		retried, exhausted                 atomic.Int64
@@ -81,6 +82,7 @@ func New(db persistence.DB, cfg config.Config) *Core {
 		lifetime:    lifetime,
 		stop:        stop,
 		deployments: make(map[string]bool),
+		meters:      newMeters(),
 		db:          db,
 		cmd:         &tx.Executor{DB: db, Clock: clock, Log: log},
 		clock:       clock,

@@ -295,6 +295,9 @@ func (e *DelegateError) Unwrap() error { return e.Err }
 // caught by an error boundary event, or ending the path; the operation
 // that ran the listener then stops (errListenerThrew).
 func (c *command) fireListeners(x *execution, ls []bpmn.Listener, event string, owner fmt.Stringer) error {
+	if c.skipCustomListeners {
+		return nil
+	}
 	for _, l := range ls {
 		if l.Event != event {
 			continue

@@ -5,6 +5,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"path"
+	"slices"
+	"strings"
 
 	"github.com/bpmnlite/bpmnlite/bpmn"
 	"github.com/bpmnlite/bpmnlite/config"
@@ -23,12 +26,20 @@ type Resource struct {
 
 // DeployRequest describes a deployment.
 type DeployRequest struct {
-	Name      string
-	Source    string
+	Name   string
+	Source string
+	// TenantID is the tenant the deployment is made for: its definitions
+	// and what they create carry it; versions count per key and tenant.
+	TenantID  string
 	Resources []Resource
-	// SkipUnchanged returns the previous deployment of the same name when
-	// every resource is byte-identical to the one deployed last.
+	// SkipUnchanged is Camunda's duplicate filtering: each resource is
+	// compared with the latest one of its name among the deployments of
+	// the same name, source and tenant; when none is new or changed, the
+	// deployment of the latest of them is returned (Unchanged) and nothing
+	// is deployed. ChangedOnly, with it, deploys the new and changed
+	// resources only (Camunda's deploy-changed-only).
 	SkipUnchanged bool
+	ChangedOnly   bool
 	// ForceExecutable deploys processes even when isExecutable is false or missing.
 	ForceExecutable bool
 }
@@ -53,12 +64,16 @@ func (e *Core) Deploy(ctx context.Context, req DeployRequest) (_ *Deployment, er
 	var all []parsedResource
 	var errs []error
 	for _, r := range req.Resources {
+		sum := sha256.Sum256(r.Bytes)
+		if !IsProcessModel(r.Name) {
+			all = append(all, parsedResource{r, nil, hex.EncodeToString(sum[:])})
+			continue
+		}
 		m, err := bpmn.Parse(r.Bytes, bpmn.ParseOptions{File: r.Name, ForceExecutable: req.ForceExecutable, CheckExpression: e.CheckExpression, MaxBytes: e.Config.Limits.MaxResourceBytes, MaxQuoted: e.Config.Limits.MaxQuotedSource})
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		sum := sha256.Sum256(r.Bytes)
 		all = append(all, parsedResource{r, m, hex.EncodeToString(sum[:])})
 	}
 	if len(errs) > 0 {
@@ -68,23 +83,30 @@ func (e *Core) Deploy(ctx context.Context, req DeployRequest) (_ *Deployment, er
 	var created []*Definition
 	err = e.cmd.Run(ctx, func(cc *tx.Context) error {
 		out, created = nil, nil
+		deploy := all
 		if req.SkipUnchanged && req.Name != "" {
-			prev, err := e.unchangedDeployment(cc, req.Name, all)
-			if err != nil || prev != nil {
-				out = prev
+			var err error
+			if deploy, out, err = e.filterDuplicates(cc, req, all); err != nil || out != nil {
 				return err
 			}
 		}
 		now := cc.Now().UTC()
-		d := &persistence.Deployment{ID: newID(), Name: req.Name, Source: req.Source, DeployTime: now}
+		d := &persistence.Deployment{ID: newID(), Name: req.Name, Source: req.Source, DeployTime: now, TenantID: req.TenantID}
 		cc.Insert(d)
 		out = &Deployment{Deployment: *d}
-		for _, p := range all {
+		names := make([]string, len(deploy))
+		for i, p := range deploy {
+			names[i] = p.res.Name
+		}
+		for _, p := range deploy {
 			cc.Insert(&persistence.Resource{ID: newID(), DeploymentID: d.ID, Name: p.res.Name, Bytes: p.res.Bytes, Hash: p.hash})
+			if p.model == nil {
+				continue // kept as it is: a form, a decision table, a script, an image
+			}
 			out.Skipped = append(out.Skipped, p.model.Skipped...)
 			out.Warnings = append(out.Warnings, p.model.Warnings...)
 			for _, proc := range p.model.Processes {
-				def, err := e.deployProcess(cc, d, p.res.Name, p.model, proc)
+				def, err := e.deployProcess(cc, d, p.res.Name, names, p.model, proc)
 				if err != nil {
 					return err
 				}
@@ -115,36 +137,85 @@ func (e *Core) Deploy(ctx context.Context, req DeployRequest) (_ *Deployment, er
 
 type parsedResource struct {
 	res   Resource
-	model *bpmn.Definitions
+	model *bpmn.Definitions // nil: not a process model
 	hash  string
 }
 
-// unchangedDeployment returns the latest deployment named name when its
-// resources are exactly the given ones, byte for byte.
-func (e *Core) unchangedDeployment(cc *tx.Context, name string, all []parsedResource) (*Deployment, error) {
-	// Ids are time-ordered: they break ties between equal deploy times.
-	deps, err := tx.Read(cc, persistence.LatestDeploymentNamed(name))
-	if err != nil || len(deps) == 0 {
-		return nil, err
+// IsProcessModel reports whether a deployment's resource of this name is
+// parsed as BPMN: *.bpmn, *.bpmn20.xml, other *.xml files but Camunda's
+// DMN and CMMN ones, and names without an extension. Others (forms,
+// decision tables, HTML, scripts, images) are kept as they are, as
+// Camunda keeps the resources no deployer of its claims.
+func IsProcessModel(name string) bool {
+	name = strings.ToLower(path.Base(name))
+	ext := path.Ext(name)
+	switch {
+	case ext == ".bpmn", ext == "":
+		return true
+	case ext != ".xml":
+		return false
 	}
-	res, err := tx.Read(cc, persistence.ResourcesOfDeployment(deps[0].ID))
-	if err != nil || len(res) != len(all) {
-		return nil, err
-	}
-	hashes := make(map[string]string, len(res))
-	for _, r := range res {
-		hashes[r.Name] = r.Hash
-	}
-	for _, p := range all {
-		if hashes[p.res.Name] != p.hash {
-			return nil, nil
+	for _, other := range []string{".dmn11.xml", ".dmn.xml", ".cmmn11.xml", ".cmmn10.xml", ".cmmn.xml"} {
+		if strings.HasSuffix(name, other) {
+			return false
 		}
 	}
-	defs, err := tx.Read(cc, persistence.DefinitionsOfDeployment(deps[0].ID))
+	return true
+}
+
+// filterDuplicates is Camunda's duplicate filtering of req: each resource
+// is compared with the latest one of its name among the deployments of
+// req's name, source and tenant. None new or changed: the deployment of
+// the latest of them, unchanged. Else all resources are deployed, or with
+// ChangedOnly those new or changed.
+func (e *Core) filterDuplicates(cc *tx.Context, req DeployRequest, all []parsedResource) ([]parsedResource, *Deployment, error) {
+	names := make([]string, len(all))
+	for i, p := range all {
+		names[i] = p.res.Name
+	}
+	latest, err := tx.Read(cc, persistence.LatestResourcesNamed(req.Name, req.Source, req.TenantID, names))
+	if err != nil {
+		return nil, nil, err
+	}
+	hashes := make(map[string]string, len(latest))
+	for _, r := range latest {
+		hashes[r.Name] = r.Hash
+	}
+	var changed []parsedResource
+	for _, p := range all {
+		if h, ok := hashes[p.res.Name]; !ok || h != p.hash {
+			changed = append(changed, p)
+		}
+	}
+	switch {
+	case len(changed) == 0:
+		prev, err := e.newestDeployment(cc, latest)
+		return nil, prev, err
+	case req.ChangedOnly:
+		return changed, nil, nil
+	}
+	return all, nil, nil
+}
+
+// newestDeployment is the newest of the deployments of resources rs, as
+// an unchanged deployment with its definitions.
+func (e *Core) newestDeployment(cc *tx.Context, rs []*persistence.Resource) (*Deployment, error) {
+	var newest *persistence.Deployment
+	for _, r := range rs {
+		ent, err := cc.Get(persistence.DeploymentTable, r.DeploymentID)
+		if err != nil {
+			return nil, err
+		}
+		d := ent.(*persistence.Deployment)
+		if newest == nil || d.DeployTime.After(newest.DeployTime) || d.DeployTime.Equal(newest.DeployTime) && d.ID > newest.ID {
+			newest = d
+		}
+	}
+	defs, err := tx.Read(cc, persistence.DefinitionsOfDeployment(newest.ID))
 	if err != nil {
 		return nil, err
 	}
-	return &Deployment{Deployment: *deps[0], Definitions: defs, Unchanged: true}, nil
+	return &Deployment{Deployment: *newest, Definitions: defs, Unchanged: true}, nil
 }
 
 func joinErrors(errs []error) error {
@@ -171,8 +242,24 @@ func (m *MultiError) Error() string {
 // Unwrap returns the errors, for errors.Is and errors.As.
 func (m *MultiError) Unwrap() []error { return m.Errors }
 
-func (e *Core) deployProcess(cc *tx.Context, d *persistence.Deployment, resource string, model *bpmn.Definitions, proc *bpmn.Process) (*Definition, error) {
-	prev, err := e.latestDefinitionRow(cc, proc.ID)
+// DiagramResourceName is the resource of a deployment (names) that is
+// the diagram image of process key deployed from model, as Camunda finds
+// it: model.key.png, then model.png (model without .bpmn or .bpmn20.xml),
+// then the same with jpg, gif and svg; "" when there is none.
+func DiagramResourceName(model, key string, names []string) string {
+	base := strings.TrimSuffix(strings.TrimSuffix(model, ".bpmn20.xml"), ".bpmn")
+	for _, ext := range []string{"png", "jpg", "gif", "svg"} {
+		for _, name := range []string{base + "." + key + "." + ext, base + "." + ext} {
+			if slices.Contains(names, name) {
+				return name
+			}
+		}
+	}
+	return ""
+}
+
+func (e *Core) deployProcess(cc *tx.Context, d *persistence.Deployment, resource string, names []string, model *bpmn.Definitions, proc *bpmn.Process) (*Definition, error) {
+	prev, err := e.latestDefinitionRow(cc, proc.ID, d.TenantID)
 	if err != nil {
 		return nil, err
 	}
@@ -198,6 +285,14 @@ func (e *Core) deployProcess(cc *tx.Context, d *persistence.Deployment, resource
 		HistoryTimeToLive:      proc.HistoryTimeToLive,
 		CandidateStarterGroups: proc.CandidateStarterGroups,
 		CandidateStarterUsers:  proc.CandidateStarterUsers,
+		TenantID:               d.TenantID,
+		StartableInTasklist:    !proc.NotStartableInTasklist,
+		DiagramResourceName:    DiagramResourceName(resource, proc.ID, names),
+		Category:               model.TargetNamespace,
+		Description:            proc.Documentation,
+	}
+	if s := proc.NoneStartEvent(); s != nil {
+		pd.HasStartForm = s.StartFormKey != "" || s.StartFormRef != ""
 	}
 	cc.Insert(pd)
 	if pd.HistoryTimeToLive != nil && e.history(config.HistoryActivity) {
@@ -211,8 +306,8 @@ func (e *Core) deployProcess(cc *tx.Context, d *persistence.Deployment, resource
 	return def, nil
 }
 
-func (e *Core) latestDefinitionRow(cc *tx.Context, key string) (*persistence.ProcessDefinition, error) {
-	rows, err := tx.Read(cc, persistence.LatestDefinition(key, ""))
+func (e *Core) latestDefinitionRow(cc *tx.Context, key, tenant string) (*persistence.ProcessDefinition, error) {
+	rows, err := tx.Read(cc, persistence.LatestDefinition(key, tenant, ""))
 	if err != nil || len(rows) == 0 {
 		return nil, err
 	}
@@ -287,14 +382,44 @@ func (c *command) keepDefinition(d *Definition) {
 	c.defs[d.ID] = d
 }
 
-// latestDefinition returns the newest version of the process with key and,
-// when versionTag is set, that camunda:versionTag.
-func (c *command) latestDefinition(key, versionTag string) (*Definition, error) {
+// latestDefinition returns the newest version of the process with key of
+// tenant ("": of no tenant) and, when versionTag is set, that
+// camunda:versionTag.
+func (c *command) latestDefinition(key, tenant, versionTag string) (*Definition, error) {
 	which := ""
-	if versionTag != "" {
-		which = fmt.Sprintf(" and version tag %q", versionTag)
+	if tenant != "" {
+		which = fmt.Sprintf(" of tenant %q", tenant)
 	}
-	return c.definitionFrom(persistence.LatestDefinition(key, versionTag), key, which)
+	if versionTag != "" {
+		which += fmt.Sprintf(" and version tag %q", versionTag)
+	}
+	return c.definitionFrom(persistence.LatestDefinition(key, tenant, versionTag), key, which)
+}
+
+// latestDefinitionOfAnyTenant is latestDefinition of the one tenant (or
+// none) that has process key; a key that several tenants have is
+// ambiguous, as Camunda's findLatestProcessDefinitionByKey finds it.
+func (c *command) latestDefinitionOfAnyTenant(key, versionTag string) (*Definition, error) {
+	latest, err := tx.Read(c.cc, persistence.DefinitionFilter{Key: key, LatestOnly: true}.Query())
+	if err != nil {
+		return nil, err
+	}
+	if len(latest) > 1 {
+		return nil, &AmbiguousKeyError{Key: key}
+	}
+	tenant := ""
+	if len(latest) == 1 {
+		tenant = latest[0].TenantID
+	}
+	return c.latestDefinition(key, tenant, versionTag)
+}
+
+// AmbiguousKeyError is a process definition key several tenants have,
+// asked for without a tenant.
+type AmbiguousKeyError struct{ Key string }
+
+func (e *AmbiguousKeyError) Error() string {
+	return fmt.Sprintf("ENGINE-03070 Cannot resolve a unique process definition for key '%s' because it exists for multiple tenants.", e.Key)
 }
 
 // definitionFrom returns the latest of the versions of process key that q

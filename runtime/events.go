@@ -118,6 +118,7 @@ func (c *command) cancelWaits(x *execution, reason string) error {
 			}
 			for _, t := range ets {
 				c.cc.Delete(t)
+				c.logExternalTask(t, persistence.ExternalTaskLogDeleted)
 				if err := c.e.endIncidents(c.cc, persistence.IncidentsOfExternalTask(t.ID), persistence.IncidentDeleted); err != nil {
 					return err
 				}
@@ -129,6 +130,11 @@ func (c *command) cancelWaits(x *execution, reason string) error {
 			return err
 		}
 		for _, s := range subs {
+			if c.skipSubprocesses { // it runs on, as an instance of its own
+				s.SuperExecutionID = ""
+				c.cc.Update(s)
+				continue
+			}
 			in, err := c.loadInstance(s.ProcessInstanceID)
 			if err != nil {
 				return err

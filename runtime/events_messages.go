@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"fmt"
+	"maps"
 
 	"github.com/bpmnlite/bpmnlite/bpmn"
 	"github.com/bpmnlite/bpmnlite/persistence"
@@ -19,6 +20,9 @@ type CorrelateRequest struct {
 	ProcessInstanceID string         // only this instance
 	CorrelationKeys   map[string]any // only instances whose variables have these values
 	Variables         map[string]any // set on the receiving execution (or the new instance)
+	// LocalVariables are set local to the receiving execution (on a new
+	// instance: its variables), as Camunda's processVariablesLocal.
+	LocalVariables map[string]any
 	// All delivers to every matching subscription; otherwise exactly one must match.
 	All bool
 }
@@ -27,7 +31,27 @@ type CorrelateRequest struct {
 // an instance at a message start event when none waits. It returns the ids
 // of the process instances that received it.
 func (e *Core) Correlate(ctx context.Context, t persistence.Tx, req CorrelateRequest) ([]string, error) {
-	var ids []string
+	cs, err := e.CorrelateWithResult(ctx, t, req)
+	ids := make([]string, len(cs))
+	for i, c := range cs {
+		ids[i] = c.ProcessInstanceID
+	}
+	return ids, err
+}
+
+// Correlation is one delivery of a message: to an execution waiting for
+// it, or to a message start event, which started an instance.
+type Correlation struct {
+	ExecutionID         string // the receiving execution; the new instance's
+	ProcessInstanceID   string
+	ProcessDefinitionID string
+	BusinessKey         string
+	StartedInstance     bool // a message start event received it
+}
+
+// CorrelateWithResult is Correlate, telling where each delivery went.
+func (e *Core) CorrelateWithResult(ctx context.Context, t persistence.Tx, req CorrelateRequest) ([]Correlation, error) {
+	var ids []Correlation
 	err := e.command(ctx, t, "correlate", func(c *command) error {
 		if e.tracing() {
 			annotate(c.cc, attrMessageName.String(req.MessageName))
@@ -65,10 +89,14 @@ func (e *Core) Correlate(ctx context.Context, t persistence.Tx, req CorrelateReq
 			if !keepsListening(x.inst.def.Process.Activity(s.ActivityID)) {
 				c.cc.Delete(s)
 			}
+			if err := x.setVariables(req.LocalVariables, true); err != nil {
+				return err
+			}
+			ids = append(ids, Correlation{ExecutionID: x.ID, ProcessInstanceID: x.ProcessInstanceID,
+				ProcessDefinitionID: x.inst.def.ID, BusinessKey: x.inst.root.BusinessKey})
 			if err := c.trigger(x, s.ActivityID, req.Variables); err != nil {
 				return err
 			}
-			ids = append(ids, x.ProcessInstanceID)
 		}
 		if len(matches) == 0 && req.ProcessInstanceID == "" && len(req.CorrelationKeys) == 0 {
 			for _, s := range starts {
@@ -76,11 +104,20 @@ func (e *Core) Correlate(ctx context.Context, t persistence.Tx, req CorrelateReq
 				if err != nil {
 					return err
 				}
-				in, err := c.startInstance(def, req.BusinessKey, "", req.Variables, def.Process.Activity(s.ActivityID))
+				vars := req.Variables
+				if len(req.LocalVariables) > 0 {
+					vars = maps.Clone(vars)
+					if vars == nil {
+						vars = map[string]any{}
+					}
+					maps.Copy(vars, req.LocalVariables)
+				}
+				in, err := c.startInstance(def, req.BusinessKey, "", vars, def.Process.Activity(s.ActivityID))
 				if err != nil {
 					return err
 				}
-				ids = append(ids, in.root.ID)
+				ids = append(ids, Correlation{ExecutionID: in.root.ID, ProcessInstanceID: in.root.ID,
+					ProcessDefinitionID: def.ID, BusinessKey: req.BusinessKey, StartedInstance: true})
 				if !req.All {
 					break
 				}

@@ -197,10 +197,11 @@ func (c *command) externalTask(id, workerID, what string) (*persistence.External
 // continues to its next wait states in the same transaction.
 func (e *Core) CompleteExternalTask(ctx context.Context, t persistence.Tx, id, workerID string, vars, local map[string]any) error {
 	return e.command(ctx, t, "complete_external_task", func(c *command) error {
-		x, _, err := c.finishExternalTask(id, workerID, "External Task %s cannot be completed", vars)
+		x, task, err := c.finishExternalTask(id, workerID, "External Task %s cannot be completed", vars)
 		if err != nil {
 			return err
 		}
+		c.logExternalTask(task, persistence.ExternalTaskLogSucceeded)
 		if err := x.setVariables(local, true); err != nil {
 			return err
 		}
@@ -263,7 +264,11 @@ func (e *Core) HandleExternalTaskFailure(ctx context.Context, t persistence.Tx, 
 		// Fetchable again at once, or at the retry timeout: waiting
 		// fetches look again and time their wait by it.
 		c.externalTasksReady()
-		return c.setExternalTaskRetries(task, f.Retries)
+		if err := c.setExternalTaskRetries(task, f.Retries); err != nil {
+			return err
+		}
+		c.logExternalTask(task, persistence.ExternalTaskLogFailed)
+		return nil
 	})
 }
 
@@ -308,6 +313,8 @@ func (e *Core) HandleExternalTaskBpmnError(ctx context.Context, t persistence.Tx
 		if err != nil {
 			return err
 		}
+		// The error leaves the activity: Camunda logs the task deleted.
+		c.logExternalTask(task, persistence.ExternalTaskLogDeleted)
 		source := fmt.Sprintf("external task '%s'", task.ActivityID)
 		if message != "" {
 			source += " (" + message + ")"

@@ -2,6 +2,9 @@ package runtime
 
 import (
 	"cmp"
+	"errors"
+	"slices"
+	"strings"
 
 	"github.com/bpmnlite/bpmnlite/bpmn"
 	"github.com/bpmnlite/bpmnlite/config"
@@ -11,11 +14,12 @@ import (
 // historyStart records that x entered activity id (a's id, or its
 // multi-instance body's).
 func (c *command) historyStart(x *execution, id string, a *bpmn.Activity) {
+	c.activityStarts++
 	if !c.e.history(config.HistoryActivity) {
 		x.ActivityInstanceID = id + ":" + newID()
 		return
 	}
-	typ := string(a.Kind)
+	typ := activityType(a)
 	if id != a.ID {
 		typ = "multiInstanceBody"
 	}
@@ -43,6 +47,9 @@ func (c *command) historyStart(x *execution, id string, a *bpmn.Activity) {
 func (c *command) historyEnd(x *execution, canceled bool) {
 	id := x.ActivityInstanceID
 	x.ActivityInstanceID = ""
+	if id != "" {
+		c.activityEnds++
+	}
 	if !c.e.history(config.HistoryActivity) || id == "" {
 		return
 	}
@@ -70,16 +77,19 @@ func (c *command) historyInstanceStart(in *instance, startActivity string) {
 		}
 	}
 	h := &persistence.HistoricProcessInstance{
-		ID:                     in.root.ID,
-		Rev:                    1,
-		ProcessDefinitionID:    in.def.ID,
-		ProcessDefinitionKey:   in.def.Key,
-		BusinessKey:            in.root.BusinessKey,
-		StartTime:              in.root.StartTime,
-		State:                  persistence.StateActive,
-		StartActivityID:        startActivity,
-		SuperProcessInstanceID: super,
-		RootProcessInstanceID:  cmp.Or(in.root.RootProcessInstanceID, in.root.ID),
+		ID:                       in.root.ID,
+		Rev:                      1,
+		ProcessDefinitionID:      in.def.ID,
+		ProcessDefinitionKey:     in.def.Key,
+		BusinessKey:              in.root.BusinessKey,
+		StartTime:                in.root.StartTime,
+		State:                    persistence.StateActive,
+		StartActivityID:          startActivity,
+		SuperProcessInstanceID:   super,
+		RootProcessInstanceID:    cmp.Or(in.root.RootProcessInstanceID, in.root.ID),
+		ProcessDefinitionName:    in.def.Name,
+		ProcessDefinitionVersion: in.def.Version,
+		TenantID:                 in.def.TenantID,
 	}
 	c.cc.Insert(h)
 	in.history = h
@@ -120,7 +130,8 @@ func (c *command) historyTaskStart(t *persistence.Task, x *execution) {
 		ProcessDefinitionID: t.ProcessDefinitionID, TaskDefinitionKey: t.TaskDefinitionKey,
 		ActivityInstanceID: t.ActivityInstanceID, Assignee: t.Assignee, Priority: t.Priority, DueDate: t.DueDate,
 		FollowUpDate: t.FollowUpDate, StartTime: t.CreateTime, Description: t.Description, Owner: t.Owner,
-		ParentTaskID: t.ParentTaskID,
+		ParentTaskID: t.ParentTaskID, CandidateGroups: t.CandidateGroups, CandidateUsers: t.CandidateUsers,
+		TenantID: t.TenantID,
 	}
 	if x != nil { // nil: a standalone task's
 		h.ProcessDefinitionKey = x.inst.def.Key
@@ -130,6 +141,36 @@ func (c *command) historyTaskStart(t *persistence.Task, x *execution) {
 		c.historicTasks = make(map[string]*persistence.HistoricTask)
 	}
 	c.historicTasks[h.ID] = h
+}
+
+// historyTaskUpdate keeps a task's history record in step with the task:
+// its fields as they are now, its candidates every one it ever had (as
+// Camunda's identity link log keeps them).
+func (c *command) historyTaskUpdate(t *persistence.Task) error {
+	ent, err := c.cc.Get(persistence.HistoricTaskTable, t.ID)
+	if errors.Is(err, persistence.ErrNotFound) {
+		return nil // started before the engine wrote history
+	}
+	if err != nil {
+		return err
+	}
+	h := ent.(*persistence.HistoricTask)
+	h.Name, h.Assignee, h.Owner, h.Description, h.Priority = t.Name, t.Assignee, t.Owner, t.Description, t.Priority
+	h.DueDate, h.FollowUpDate, h.ParentTaskID = t.DueDate, t.FollowUpDate, t.ParentTaskID
+	h.CandidateGroups, h.CandidateUsers = union(h.CandidateGroups, t.CandidateGroups), union(h.CandidateUsers, t.CandidateUsers)
+	c.cc.Update(h)
+	return nil
+}
+
+// union is comma-separated list a with the entries of b it lacks.
+func union(a, b string) string {
+	es := entries(a)
+	for _, e := range entries(b) {
+		if !slices.Contains(es, e) {
+			es = append(es, e)
+		}
+	}
+	return strings.Join(es, ",")
 }
 
 // historyTaskEnd closes a user task's history record: completed or deleted.

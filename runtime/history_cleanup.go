@@ -87,6 +87,7 @@ func (e *Core) removeExpiredHistory(cc *tx.Context) (int, error) {
 		ids[i] = h.ID
 	}
 	cc.Write(persistence.RemoveHistory(ids)...)
+	e.meters.addAtCommit(cc, MeterHistoryCleanupRemoved, int64(len(ids)))
 	return len(ids), nil
 }
 

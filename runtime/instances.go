@@ -37,7 +37,10 @@ func (c *command) createInstance(def *Definition, businessKey, superExecutionID 
 	}
 	in := c.newInstance(def, businessKey, superExecutionID)
 	c.historyInstanceStart(in, startActivity)
-	if err := in.root.setVariables(vars, true); err != nil {
+	c.initialVars = in.root.ID
+	err := in.root.setVariables(vars, true)
+	c.initialVars = ""
+	if err != nil {
 		return nil, err
 	}
 	if err := c.armEventSubprocesses(in.root); err != nil {

@@ -26,7 +26,14 @@ func (e *Core) AcquireJobs(ctx context.Context, p persistence.AcquireParams) ([]
 	if err != nil {
 		return nil, err
 	}
+	e.countAcquisition(len(jobs))
 	return withLocks(jobs, p.LockOwner), nil
+}
+
+// countAcquisition meters an acquisition that locked n jobs.
+func (e *Core) countAcquisition(n int) {
+	e.meters.add(MeterJobAcquisitionAttempt, 1)
+	e.meters.add(MeterJobAcquiredSuccess, int64(n))
 }
 
 func (e *Core) acquireParams(p persistence.AcquireParams) persistence.AcquireParams {

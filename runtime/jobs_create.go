@@ -155,6 +155,7 @@ func (c *command) newJob(x *execution, def *Definition, a *bpmn.Activity, activi
 		HandlerType:          handler,
 		Suspension:           persistence.Active,
 		CreateTime:           c.cc.Now().UTC(),
+		TenantID:             def.TenantID,
 	}
 	if x != nil {
 		j.ExecutionID = x.ID
@@ -204,6 +205,9 @@ func (c *command) committed() {
 	if c.ended > 0 {
 		c.e.counts.ended.Add(c.ended)
 	}
+	c.e.meters.add(MeterRootInstanceStart, c.rootStarted)
+	c.e.meters.add(MeterActivityInstanceStart, c.activityStarts)
+	c.e.meters.add(MeterActivityInstanceEnd, c.activityEnds)
 	c.notifyJobs()
 }
 

@@ -58,6 +58,7 @@ func (e *Core) recordFailure(cc *tx.Context, jobID string, lock *JobLock, workEr
 	if job.Retries > 0 {
 		job.Retries--
 	}
+	job.Failures++
 	message, activityID := failureOf(workErr, failedAt)
 	job.ExceptionMessage = truncate(message, 4000)
 	job.FailedActivityID = activityID
@@ -271,23 +272,40 @@ func (e *Core) deleteIncident(cc *tx.Context, in *persistence.Incident, state st
 // logJob records an event of job in the job log (when history is on). The
 // lock owner is the job's; start is when the run being reported began.
 func (e *Core) logJob(cc *tx.Context, j *persistence.Job, event, message string, start *time.Time) {
+	switch event {
+	case persistence.JobLogSucceeded:
+		e.meters.addAtCommit(cc, MeterJobSuccessful, 1)
+	case persistence.JobLogFailed:
+		e.meters.addAtCommit(cc, MeterJobFailed, 1)
+	}
 	if !e.history(config.HistoryFull) {
 		return
 	}
-	cc.Insert(&persistence.JobLogEntry{
-		ID:                newID(),
-		JobID:             j.ID,
-		Event:             event,
-		Timestamp:         cc.Now().UTC(),
-		LockOwner:         j.LockOwner,
-		Retries:           j.Retries,
-		Message:           message,
-		JobDefinitionID:   j.JobDefinitionID,
-		ActivityID:        j.ActivityID,
-		ProcessInstanceID: j.ProcessInstanceID,
-		Priority:          j.Priority,
-		ExecutionStart:    start,
-	})
+	entry := &persistence.JobLogEntry{
+		ID:                    newID(),
+		JobID:                 j.ID,
+		Event:                 event,
+		Timestamp:             cc.Now().UTC(),
+		LockOwner:             j.LockOwner,
+		Retries:               j.Retries,
+		Message:               message,
+		JobDefinitionID:       j.JobDefinitionID,
+		ActivityID:            j.ActivityID,
+		ProcessInstanceID:     j.ProcessInstanceID,
+		Priority:              j.Priority,
+		ExecutionStart:        start,
+		ExecutionID:           j.ExecutionID,
+		ProcessDefinitionID:   j.ProcessDefinitionID,
+		ProcessDefinitionKey:  j.ProcessDefinitionKey,
+		DeploymentID:          j.DeploymentID,
+		RootProcessInstanceID: j.RootProcessInstanceID,
+		JobDueDate:            copyTime(j.DueDate),
+		FailedActivityID:      j.FailedActivityID,
+	}
+	if event == persistence.JobLogFailed {
+		entry.ExceptionStack = j.ExceptionStack
+	}
+	cc.Insert(entry)
 }
 
 func stack() string { return string(debug.Stack()) }

@@ -89,17 +89,10 @@ func (e *Core) setRetries(cc *tx.Context, j *persistence.Job, retries int) error
 	return nil
 }
 
-// SetJobDueDate sets when a job becomes due (nil: at once).
+// SetJobDueDate sets when a job becomes due (nil: at once); a repeating
+// timer's later runs stay on their schedule.
 func (e *Core) SetJobDueDate(ctx context.Context, jobID string, due *time.Time) error {
-	return e.withJob(ctx, jobID, func(cc *tx.Context, j *persistence.Job) error {
-		if due != nil {
-			d := due.UTC()
-			due = &d
-		}
-		j.DueDate = due
-		cc.Update(j)
-		return nil
-	})
+	return e.SetJobDueDateCascade(ctx, jobID, due, false)
 }
 
 // SetJobPriority sets one job's priority.

@@ -229,7 +229,7 @@ func (e *Core) runWork(cc *tx.Context, job *persistence.Job, start *time.Time, c
 	if c.rescheduled {
 		// A job that schedules itself again (the history cleanup).
 		job.LockOwner, job.LockExpiration, job.ExceptionMessage, job.ExceptionStack = "", nil, "", ""
-		job.Retries, job.FailedAttempts, job.FailedActivityID = e.Config.Jobs.DefaultRetries, 0, ""
+		job.Retries, job.FailedAttempts, job.Failures, job.FailedActivityID = e.Config.Jobs.DefaultRetries, 0, 0, ""
 		cc.Update(job)
 	} else {
 		cc.Delete(job)
@@ -349,6 +349,7 @@ func (e *Core) acquireInGroup(cc *tx.Context, p persistence.AcquireParams, got f
 		return
 	}
 	e.log.Debug("jobs acquired in a group's transaction", "count", len(jobs))
+	e.countAcquisition(len(jobs))
 	locked := withLocks(jobs, p.LockOwner)
 	cc.AfterCommit(func() { got(locked) })
 }

@@ -51,36 +51,15 @@ func setSuspension[T persistence.Entity](cc *tx.Context, rows []T, suspend bool)
 // included) are suspended, so nothing of it is acquired; with
 // includeInstances its running instances are suspended too.
 func (e *Core) SuspendProcessDefinition(ctx context.Context, definitionID string, suspend, includeInstances bool) error {
+	return e.SuspendProcessDefinitions(ctx, []string{definitionID}, suspend, includeInstances)
+}
+
+// SuspendProcessDefinitions is SuspendProcessDefinition of several
+// definitions at once: all or none change.
+func (e *Core) SuspendProcessDefinitions(ctx context.Context, definitionIDs []string, suspend, includeInstances bool) error {
 	return e.cmd.Run(ctx, func(cc *tx.Context) error {
-		ent, err := cc.Get(persistence.ProcessDefinitionTable, definitionID)
-		if err != nil {
-			return fmt.Errorf("process definition %q: %w", definitionID, err)
-		}
-		pd := ent.(*persistence.ProcessDefinition)
-		if pd.Suspension != suspension(suspend) {
-			pd.Suspension = suspension(suspend)
-			cc.Update(pd)
-		}
-		row := *pd
-		cc.AfterCommit(func() { e.defs.refresh(&row) })
-		jds, err := tx.Select(cc, persistence.JobDefinitionsOf(pd.ID))
-		if err != nil {
-			return err
-		}
-		for _, jd := range jds {
-			if err := e.suspendJobDefinition(cc, jd, suspend, true); err != nil {
-				return err
-			}
-		}
-		if !includeInstances {
-			return nil
-		}
-		roots, err := tx.Select(cc, persistence.InstancesOfDefinition(pd.ID))
-		if err != nil {
-			return err
-		}
-		for _, r := range roots {
-			if err := e.suspendInstance(cc, r.ID, suspend); err != nil {
+		for _, id := range definitionIDs {
+			if err := e.suspendDefinition(cc, id, suspend, includeInstances); err != nil {
 				return err
 			}
 		}
@@ -88,11 +67,60 @@ func (e *Core) SuspendProcessDefinition(ctx context.Context, definitionID string
 	})
 }
 
+func (e *Core) suspendDefinition(cc *tx.Context, definitionID string, suspend, includeInstances bool) error {
+	ent, err := cc.Get(persistence.ProcessDefinitionTable, definitionID)
+	if err != nil {
+		return fmt.Errorf("process definition %q: %w", definitionID, err)
+	}
+	pd := ent.(*persistence.ProcessDefinition)
+	if pd.Suspension != suspension(suspend) {
+		pd.Suspension = suspension(suspend)
+		cc.Update(pd)
+	}
+	row := *pd
+	cc.AfterCommit(func() { e.defs.refresh(&row) })
+	jds, err := tx.Select(cc, persistence.JobDefinitionsOf(pd.ID))
+	if err != nil {
+		return err
+	}
+	for _, jd := range jds {
+		if err := e.suspendJobDefinition(cc, jd, suspend, true); err != nil {
+			return err
+		}
+	}
+	if !includeInstances {
+		return nil
+	}
+	roots, err := tx.Select(cc, persistence.InstancesOfDefinition(pd.ID))
+	if err != nil {
+		return err
+	}
+	for _, r := range roots {
+		if err := e.suspendInstance(cc, r.ID, suspend); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // SuspendProcessInstance suspends (or activates) a process instance: its
 // executions, tasks, jobs and external tasks. A suspended instance's tasks
 // cannot be completed and its jobs are not acquired.
 func (e *Core) SuspendProcessInstance(ctx context.Context, id string, suspend bool) error {
 	return e.cmd.Run(ctx, func(cc *tx.Context) error { return e.suspendInstance(cc, id, suspend) })
+}
+
+// SuspendProcessInstances suspends (or activates) process instances, all
+// in one transaction: an unknown id changes none of them.
+func (e *Core) SuspendProcessInstances(ctx context.Context, ids []string, suspend bool) error {
+	return e.cmd.Run(ctx, func(cc *tx.Context) error {
+		for _, id := range ids {
+			if err := e.suspendInstance(cc, id, suspend); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 func (e *Core) suspendInstance(cc *tx.Context, id string, suspend bool) error {
@@ -140,8 +168,8 @@ func (e *Core) ResolveIncident(ctx context.Context, id string) error {
 				return e.setRetries(cc, j, 1)
 			}
 		}
-		e.deleteIncident(cc, in, persistence.IncidentResolved)
-		return nil
+		// With the incidents it caused in calling instances.
+		return e.endIncidents(cc, persistence.IncidentFilter{ID: in.ID}.Query(), persistence.IncidentResolved)
 	})
 }
 
@@ -181,24 +209,9 @@ func (e *Core) DeleteDeployment(ctx context.Context, id string, cascade bool) er
 		c := e.newCommand(cc)
 		for _, pd := range defs {
 			defIDs = append(defIDs, pd.ID)
-			roots, err := tx.Select(cc, persistence.InstancesOfDefinition(pd.ID))
-			if err != nil {
+			if err := c.deleteDefinition(pd, cascade, "deployment deleted"); err != nil {
 				return err
 			}
-			if len(roots) > 0 && !cascade {
-				return fmt.Errorf("deployment %s: process definition %s has %d running instances; delete with cascade to remove them", id, pd.ID, len(roots))
-			}
-			for _, r := range roots {
-				in, err := c.loadInstance(r.ID)
-				if err != nil {
-					return err
-				}
-				if err := c.deleteInstance(in, "deployment deleted", persistence.StateExternallyTerminated); err != nil {
-					return err
-				}
-			}
-			cc.Write(persistence.DeleteDefinitionRows(pd.ID)...)
-			cc.Delete(pd)
 		}
 		if err := c.run(); err != nil {
 			return err

@@ -28,6 +28,9 @@ type TaskFields struct {
 	Priority        int
 	DueDate         *time.Time
 	FollowUpDate    *time.Time
+	// TenantID: a standalone task's tenant ("": none); a subtask has its
+	// parent's, a task keeps the one it has.
+	TenantID string
 }
 
 // ErrNotValid is a task operation Camunda refuses as not valid (its
@@ -72,7 +75,7 @@ func checkTexts(named ...string) error {
 func checkTaskTexts(task *persistence.Task) error {
 	return checkTexts("id", task.ID, "name", task.Name, "description", task.Description, "assignee", task.Assignee,
 		"owner", task.Owner, "parentTaskId", task.ParentTaskID, "candidate groups", task.CandidateGroups,
-		"candidate users", task.CandidateUsers)
+		"candidate users", task.CandidateUsers, "tenantId", task.TenantID)
 }
 
 // CreateTask creates a standalone task with id (a new one when "") and
@@ -89,10 +92,18 @@ func (e *Core) CreateTask(ctx context.Context, t persistence.Tx, id string, f Ta
 				return err
 			}
 		}
-		if err := c.ensureParentTaskActive(f.ParentTaskID); err != nil {
+		parent, err := c.activeParentTask(f.ParentTaskID)
+		if err != nil {
 			return err
 		}
-		task := &persistence.Task{ID: id, Rev: 1, CreateTime: taskCreateTime(c), Suspension: persistence.Active}
+		task := &persistence.Task{ID: id, Rev: 1, CreateTime: taskCreateTime(c), Suspension: persistence.Active, TenantID: f.TenantID}
+		if parent != nil {
+			if f.TenantID != "" && f.TenantID != parent.TenantID {
+				return refuse("Cannot set different tenantId on subtask than on parent Task. Parent taskId: '%s', tenantId: '%s', tenant id to set '%s'",
+					parent.ID, orNull(parent.TenantID), f.TenantID)
+			}
+			task.TenantID = parent.TenantID
+		}
 		setTaskFields(task, f)
 		if err := checkTaskTexts(task); err != nil {
 			return err
@@ -104,22 +115,32 @@ func (e *Core) CreateTask(ctx context.Context, t persistence.Tx, id string, f Ta
 	return id, err
 }
 
-// ensureParentTaskActive checks a new task's parent, as Camunda does.
-func (c *command) ensureParentTaskActive(parentID string) error {
+// activeParentTask is a new task's parent (nil for none), which must
+// exist and be active, as Camunda checks.
+func (c *command) activeParentTask(parentID string) (*persistence.Task, error) {
 	if parentID == "" {
-		return nil
+		return nil, nil
 	}
 	ent, err := c.cc.Get(persistence.TaskTable, parentID)
 	if errors.Is(err, persistence.ErrNotFound) {
-		return refuse("Parent task with id '%s' does not exist", parentID)
+		return nil, refuse("Parent task with id '%s' does not exist", parentID)
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if ent.(*persistence.Task).Suspension == persistence.Suspended {
-		return &camundaError{ErrSuspended, fmt.Sprintf("parent task with id '%s' is suspended.", parentID)}
+	parent := ent.(*persistence.Task)
+	if parent.Suspension == persistence.Suspended {
+		return nil, &camundaError{ErrSuspended, fmt.Sprintf("parent task with id '%s' is suspended.", parentID)}
 	}
-	return nil
+	return parent, nil
+}
+
+// orNull is s, or null as Camunda's messages print a missing value.
+func orNull(s string) string {
+	if s == "" {
+		return "null"
+	}
+	return s
 }
 
 func setTaskFields(task *persistence.Task, f TaskFields) {
@@ -136,9 +157,13 @@ func utc(t *time.Time) *time.Time {
 	return &u
 }
 
-// UpdateTask replaces the fields of task id with f.
+// UpdateTask replaces the fields of task id with f; its tenant cannot
+// change.
 func (e *Core) UpdateTask(ctx context.Context, t persistence.Tx, id string, f TaskFields) error {
 	return e.updateTask(ctx, t, id, func(task *persistence.Task) error {
+		if f.TenantID != task.TenantID {
+			return refuse("Cannot change tenantId of Task '%s'. Current tenant id '%s', Tenant id to set '%s'", id, orNull(task.TenantID), orNull(f.TenantID))
+		}
 		setTaskFields(task, f)
 		return nil
 	})

@@ -62,6 +62,7 @@ func (c *command) createTask(x *execution, a *bpmn.Activity) error {
 		CreateTime:          taskCreateTime(c),
 		Suspension:          persistence.Active,
 		ActivityInstanceID:  x.ActivityInstanceID,
+		TenantID:            x.inst.def.TenantID,
 	}
 	var err error
 	if t.Assignee, err = c.text(x, u.Assignee); err != nil {
@@ -190,7 +191,7 @@ func (c *command) createExternalTask(x *execution, a *bpmn.Activity) error {
 		return failAt(a, "topic: %w", err)
 	}
 	c.externalTasksReady()
-	c.cc.Insert(&persistence.ExternalTask{
+	task := &persistence.ExternalTask{
 		ID:                   newID(),
 		Rev:                  1,
 		Topic:                topic,
@@ -205,7 +206,10 @@ func (c *command) createExternalTask(x *execution, a *bpmn.Activity) error {
 		BusinessKey:          x.inst.root.BusinessKey,
 		CreateTime:           c.cc.Now().UTC(),
 		TraceParent:          traceParent(c.cc),
-	})
+		TenantID:             x.inst.def.TenantID,
+	}
+	c.cc.Insert(task)
+	c.logExternalTask(task, persistence.ExternalTaskLogCreated)
 	return nil
 }
 
@@ -363,7 +367,7 @@ func (c *command) taskUpdated(task *persistence.Task, before string) error {
 	task.LastUpdated = &now
 	c.cc.Update(task)
 	if c.e.history(config.HistoryActivity) {
-		c.cc.Write(persistence.SyncHistoricTask(task))
+		return c.historyTaskUpdate(task)
 	}
 	return nil
 }

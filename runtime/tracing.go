@@ -27,6 +27,7 @@ const (
 	attrJobID         = attribute.Key("bpmnlite.job.id")
 	attrJobHandler    = attribute.Key("bpmnlite.job.handler")
 	attrJobRetries    = attribute.Key("bpmnlite.job.retries")
+	attrJobAttempt    = attribute.Key("bpmnlite.job.attempt")
 	attrJobOutcome    = attribute.Key("bpmnlite.job.outcome")
 	attrTaskID        = attribute.Key("bpmnlite.task.id")
 	attrMessageName   = attribute.Key("bpmn.message_name")
@@ -62,6 +63,7 @@ func jobAttributes(j *persistence.Job) []attribute.KeyValue {
 		attrJobID.String(j.ID), attrJobHandler.String(j.HandlerType), attrActivityID.String(j.ActivityID),
 		attrInstanceID.String(j.ProcessInstanceID), attrDefinitionKey.String(j.ProcessDefinitionKey),
 		attrJobRetries.Int(j.Retries), // left before this run
+		attrJobAttempt.Int(j.Failures + j.FailedAttempts + 1),
 	}
 }
 

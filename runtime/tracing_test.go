@@ -3,6 +3,7 @@ package runtime_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -82,15 +83,19 @@ func TestTracing(t *testing.T) {
 		if got := seen.seen["check"]; len(got) != 1 || got[0].SpanID() != starts[0].SpanContext().SpanID() {
 			t.Errorf("the delegate of the start ran under %v, not the start's span %v", got, starts[0].SpanContext().SpanID())
 		}
-		// On PostgreSQL the start's statements are spans under it.
+		// The start's statements are spans under it, named for the backend.
+		system := map[string]string{"postgres": "postgresql", "sqlite": "sqlite"}[e.Eng.Dialect()]
 		var statements int
 		for _, s := range rec.Ended() {
-			if attrs(s)["db.system.name"] == "postgresql" && s.Parent().SpanID() == starts[0].SpanContext().SpanID() {
+			if attrs(s)["db.system.name"] == system && s.Parent().SpanID() == starts[0].SpanContext().SpanID() {
 				statements++
+				if !strings.HasPrefix(s.Name(), system+" ") || attrs(s)["db.query.text"] == "" && s.Name() != "postgresql batch" {
+					t.Errorf("statement span %q %v", s.Name(), attrs(s))
+				}
 			}
 		}
-		if want := e.Eng.Dialect() == "postgres"; want != (statements > 0) {
-			t.Errorf("%s: %d statement spans under the start", e.Eng.Dialect(), statements)
+		if statements == 0 {
+			t.Errorf("%s: no statement spans under the start", e.Eng.Dialect())
 		}
 
 		e.StartExecutor(bpmnlite.JobExecutorConfig{})
@@ -133,8 +138,19 @@ func TestTracingFailedJob(t *testing.T) {
 		if len(jobs) != 1 {
 			t.Fatalf("%d job spans", len(jobs))
 		}
-		if a := attrs(jobs[0]); a["bpmnlite.job.outcome"] != "failed" || a["bpmnlite.job.id"] != job.ID || a["bpmnlite.job.retries"] != "3" {
+		if a := attrs(jobs[0]); a["bpmnlite.job.outcome"] != "failed" || a["bpmnlite.job.id"] != job.ID || a["bpmnlite.job.retries"] != "3" ||
+			a["bpmnlite.job.attempt"] != "1" {
 			t.Errorf("failed job span attributes %v", a)
+		}
+		// The next run is the second attempt, retries set by hand or not.
+		if err := e.Eng.SetJobRetries(e.Ctx, job.ID, 5); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.Eng.ExecuteJob(e.Ctx, job.ID); err == nil {
+			t.Fatal("the job did not fail")
+		}
+		if jobs = spansNamed(rec, "bpmnlite.job"); len(jobs) != 2 || attrs(jobs[1])["bpmnlite.job.attempt"] != "2" || attrs(jobs[1])["bpmnlite.job.retries"] != "5" {
+			t.Errorf("second run's span: %d spans, last %v", len(jobs), attrs(jobs[len(jobs)-1]))
 		}
 		if st := jobs[0].Status(); st.Code.String() != "Error" || st.Description == "" {
 			t.Errorf("failed job span status %v", st)

@@ -551,6 +551,7 @@ func (x *execution) setLocal(name string, v any) error {
 		}
 		if !transient {
 			in.c.cc.Update(r)
+			x.historyVariableUpdate(r, false)
 		}
 		x.changed(x.ID, name, "update")
 		return nil
@@ -564,6 +565,7 @@ func (x *execution) setLocal(name string, v any) error {
 	} else {
 		r.ID, r.Rev = newID(), 1
 		in.c.cc.Insert(r)
+		x.historyVariableUpdate(r, true)
 		putIn(&in.vars, x.ID, name, r)
 	}
 	x.changed(x.ID, name, "create")

@@ -106,6 +106,9 @@ func (b *httpBackend) FetchAndLock(ctx context.Context, req FetchRequest) ([]*Ta
 		TopicName    string   `json:"topicName"`
 		LockDuration int64    `json:"lockDuration"`
 		Variables    []string `json:"variables,omitempty"`
+		// The activity's properties and the step's traceparent come
+		// as extension properties.
+		IncludeExtensionProperties bool `json:"includeExtensionProperties"`
 	}
 	body := struct {
 		WorkerID             string  `json:"workerId"`
@@ -115,7 +118,7 @@ func (b *httpBackend) FetchAndLock(ctx context.Context, req FetchRequest) ([]*Ta
 		Topics               []topic `json:"topics"`
 	}{WorkerID: req.WorkerID, MaxTasks: req.MaxTasks, UsePriority: req.UsePriority, AsyncResponseTimeout: req.LongPoll.Milliseconds()}
 	for _, t := range req.Topics {
-		body.Topics = append(body.Topics, topic{t.Name, t.LockDuration.Milliseconds(), t.Variables})
+		body.Topics = append(body.Topics, topic{t.Name, t.LockDuration.Milliseconds(), t.Variables, true})
 	}
 	var locked []lockedTask
 	if err := b.post(ctx, "/external-task/fetchAndLock", body, &locked); err != nil {

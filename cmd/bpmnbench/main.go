@@ -62,7 +62,7 @@ func run() error {
 	flag.IntVar(&o.callers, "callers", 8, "concurrent callers for the start benchmark")
 	flag.IntVar(&o.refRows, "ref-rows", 1000000, "rows in the pgbench job.sql reference table")
 	flag.BoolVar(&o.skipPG, "sqlite-only", false, "skip PostgreSQL")
-	flag.StringVar(&o.suites, "suite", "start,jobs", "comma-separated suites: start, jobs, throughput (jobs without latency), external (external tasks), slow (slow delegates side by side), memory (heap and RSS after deployments)")
+	flag.StringVar(&o.suites, "suite", "start,jobs", "comma-separated suites: start, jobs, throughput (jobs without latency), external (external tasks), slow (slow delegates side by side), memory (heap and RSS after deployments), lists (REST lists and counts at 1k and 1M rows)")
 	flag.IntVar(&o.deployments, "deployments", 1000, "memory suite: versions deployed")
 	flag.IntVar(&o.modelBytes, "model-bytes", 1<<20, "memory suite: size of the model deployed")
 	flag.IntVar(&o.cacheBytes, "definition-cache-bytes", 0, "memory suite: the engine's DefinitionCacheBytes (0: the default; negative: no bound)")
@@ -111,6 +111,11 @@ func run() error {
 	}
 	if strings.Contains(o.suites, "memory") {
 		if err := memorySuite(ctx, o, os.Stdout); err != nil {
+			return err
+		}
+	}
+	if strings.Contains(o.suites, "lists") {
+		if err := listsSuite(ctx, o, os.Stdout); err != nil {
 			return err
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/bpmnlite/bpmnlite"
+	"github.com/bpmnlite/bpmnlite/config"
 	"github.com/bpmnlite/bpmnlite/metrics"
 	"github.com/bpmnlite/bpmnlite/rest"
 	"github.com/prometheus/client_golang/prometheus"
@@ -44,6 +45,16 @@ flags:
   -concurrent-deployments N  parsed at once (2; more wait)
   -definition-cache-bytes N  parsed definitions kept (128 MiB)
   -max-variable-bytes N      stored per variable (4 MiB; 400 beyond)
+  -history LEVEL             none, activity, audit (default) or full
+  -history-ttl D             keep ended instances' history D (e.g. 720h); 0: for good
+  -history-cleanup-interval D  cleanup job's pause when little was due (1h)
+  -lock-time D               job lock (5m); -max-jobs-per-acquisition N (16)
+  -wait-time D, -max-wait D  idle pauses between acquisitions (5s doubling to 1m)
+  -acquire-by-priority       higher job priorities first
+  -job-retries N             attempts without failedJobRetryTimeCycle (3)
+Every flag may also come from the environment: BPMNLITE_ and its name in
+upper case with underscores (-history-ttl: BPMNLITE_HISTORY_TTL); a flag
+given on the command line wins.
 example:
   BPMNLITE_AUTH=demo:secret bpmnlite serve -db orders.db -http :8080 processes/*.bpmn
   curl -u demo:secret -X POST -H 'Content-Type: application/json' -d '{}' \
@@ -68,8 +79,24 @@ func serve(ctx context.Context, args []string, out io.Writer) error {
 	debug := fs.Bool("debug", false, "log every acquisition cycle and job (the same as -log-level debug)")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	logFormat := fs.String("log-format", "text", "log format: text or json")
+	history := fs.String("history", "audit", "history level: none, activity, audit or full (Camunda's levels)")
+	historyTTL := fs.Duration("history-ttl", 0, "keep the history of ended instances this long (for definitions without camunda:historyTimeToLive), then the cleanup job removes it; 0: for good")
+	cleanupInterval := fs.Duration("history-cleanup-interval", config.DefaultHistoryCleanupInterval, "pause of the history cleanup job after a run that found little to remove")
+	lockTime := fs.Duration("lock-time", 5*time.Minute, "how long the job executor locks the jobs it takes")
+	perAcquisition := fs.Int("max-jobs-per-acquisition", 16, "jobs the job executor takes per acquisition")
+	waitTime := fs.Duration("wait-time", 5*time.Second, "job executor's pause after an acquisition that found nothing (doubled up to -max-wait)")
+	maxWait := fs.Duration("max-wait", time.Minute, "job executor's longest pause between acquisitions")
+	byPriority := fs.Bool("acquire-by-priority", false, "job executor takes jobs of higher priority first")
+	retries := fs.Int("job-retries", 3, "attempts of a job without camunda:failedJobRetryTimeCycle")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if err := flagsFromEnv(fs); err != nil {
+		return err
+	}
+	historyLevel, err := config.ParseHistoryLevel(*history)
+	if err != nil {
+		return fmt.Errorf("-history: %w", err)
 	}
 	if err := rest.CheckAuth(*auth); err != nil {
 		return fmt.Errorf("-auth (or BPMNLITE_AUTH): %w", err)
@@ -98,6 +125,8 @@ func serve(ctx context.Context, args []string, out io.Writer) error {
 	cfg.Logger = log
 	cfg.Limits.DefinitionCacheBytes = *cacheBytes
 	cfg.Limits.MaxVariableBytes = *varBytes
+	cfg.History = bpmnlite.HistoryConfig{Level: historyLevel, TimeToLive: *historyTTL, CleanupInterval: *cleanupInterval}
+	cfg.Jobs.DefaultRetries = *retries
 	tp, shutdownTracing, err := tracingFromEnv(ctx)
 	if err != nil {
 		return fmt.Errorf("tracing (OTEL_* environment): %w", err)
@@ -117,7 +146,8 @@ func serve(ctx context.Context, args []string, out io.Writer) error {
 	}
 	defer eng.Close()
 	collector := metrics.New(eng)
-	executor, err := bpmnlite.NewJobExecutor(bpmnlite.JobExecutorConfig{PoolSize: *pool, Logger: log, Metrics: collector.JobExecutorMetrics()}, eng)
+	executor, err := bpmnlite.NewJobExecutor(bpmnlite.JobExecutorConfig{PoolSize: *pool, Logger: log, Metrics: collector.JobExecutorMetrics(),
+		LockTime: *lockTime, MaxJobsPerAcquisition: *perAcquisition, WaitTime: *waitTime, MaxWait: *maxWait, AcquireByPriority: *byPriority}, eng)
 	if err != nil {
 		return err
 	}
@@ -182,6 +212,31 @@ func serve(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	return nil
+}
+
+// flagsFromEnv sets each flag not given on the command line from its
+// environment variable, if set: BPMNLITE_ and the flag's name in upper
+// case with underscores (-history-ttl: BPMNLITE_HISTORY_TTL).
+func flagsFromEnv(fs *flag.FlagSet) error {
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	var err error
+	fs.VisitAll(func(f *flag.Flag) {
+		env := envName(f.Name)
+		v, ok := os.LookupEnv(env)
+		if given[f.Name] || !ok || err != nil {
+			return
+		}
+		if e := fs.Set(f.Name, v); e != nil {
+			err = fmt.Errorf("%s=%q (for -%s): %w", env, v, f.Name, e)
+		}
+	})
+	return err
+}
+
+// envName is the environment variable of flag name.
+func envName(flagName string) string {
+	return "BPMNLITE_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
 }
 
 // loopback reports whether addr (host:port) binds only loopback interfaces.

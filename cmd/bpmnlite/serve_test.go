@@ -484,3 +484,47 @@ func TestServeExportsTraces(t *testing.T) {
 		t.Fatalf("the collector got %d requests without the start span in the caller's trace", len(received))
 	}
 }
+
+// serve's engine flags come from the command line or, when not given
+// there, from BPMNLITE_<FLAG> environment variables; a bad value names the
+// variable.
+func TestServeEngineFlagsFromEnv(t *testing.T) {
+	historyOf := func(base string) int {
+		t.Helper()
+		resp, err := http.Get(base + "/history/process-instance/count")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var out struct{ Count int }
+		if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+			t.Fatal(err)
+		}
+		return out.Count
+	}
+	start := func(base string) {
+		t.Helper()
+		restPost(t, base, "/process-definition/key/pay/start", "application/json", []byte(`{}`))
+	}
+	t.Setenv("BPMNLITE_HISTORY", "none")
+	base, stop := startServe(t, filepath.Join(t.TempDir(), "none.db"))
+	deployOverHTTP(t, base, map[string]string{"pay.bpmn": externalProcess})
+	start(base)
+	if n := historyOf(base); n != 0 {
+		t.Errorf("BPMNLITE_HISTORY=none: %d instances in history, want 0", n)
+	}
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	base, _ = startServe(t, filepath.Join(t.TempDir(), "full.db"), "-history", "full")
+	deployOverHTTP(t, base, map[string]string{"pay.bpmn": externalProcess})
+	start(base)
+	if n := historyOf(base); n != 1 {
+		t.Errorf("-history full over BPMNLITE_HISTORY=none: %d instances in history, want 1", n)
+	}
+	t.Setenv("BPMNLITE_LOCK_TIME", "soon")
+	err := serve(t.Context(), []string{"-db", filepath.Join(t.TempDir(), "bad.db"), "-http", ""}, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "BPMNLITE_LOCK_TIME") {
+		t.Errorf("bad BPMNLITE_LOCK_TIME: %v, want an error naming it", err)
+	}
+}

@@ -1,0 +1,213 @@
+package persistence
+
+import (
+	"context"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Filters of the history's lists as Camunda's REST API has them. Their
+// conditions on other tables are subqueries (EXISTS or IN), so that a row
+// matches once however many rows of the other table match.
+
+func init() {
+	for name, sql := range map[string]string{
+		// the historic incident's definition key, for sorting
+		"incidentDefinitionKey": "(SELECT key FROM process_definition WHERE process_definition.id = hist_incident.process_definition_id)",
+		// Camunda's order of incident states
+		"incidentStateCode": "(CASE state WHEN 'open' THEN 0 WHEN 'deleted' THEN 1 ELSE 2 END)",
+		// an incident of the historic process instance
+		"instanceIncident": "EXISTS (SELECT 1 FROM hist_incident inc WHERE inc.process_instance_id = hist_process_instance.id AND ",
+		// an activity instance of the historic process instance
+		"instanceActivity":  "EXISTS (SELECT 1 FROM hist_activity_instance act WHERE act.process_instance_id = hist_process_instance.id AND ",
+		"instanceSuspended": instanceSuspended,
+		// the historic task's process instance
+		"taskInstance": "process_instance_id IN (SELECT id FROM hist_process_instance WHERE ",
+	} {
+		fragments[name] = sql
+	}
+}
+
+// HistoricProcessInstanceFilter selects process instances in history as
+// Camunda's history resource does, in the order they started. Conditions
+// on incidents and activity instances each hold for some incident or
+// activity instance of the instance (Camunda's join makes several
+// incident conditions hold for one incident together).
+type HistoricProcessInstanceFilter struct {
+	Page                      `sort:"instanceId=id definitionId=process_definition_id definitionKey=process_definition_key definitionName=process_definition_name definitionVersion=process_definition_version businessKey startTime endTime duration=(end_time-start_time)"`
+	ID                        string     `where:"id" param:"processInstanceId"`
+	IDs                       []string   `where:"id in" param:"processInstanceIds"`
+	IDNotIn                   []string   `where:"id NOT IN (?)" param:"processInstanceIdNotIn"`
+	ProcessDefinitionID       string     `where:"process_definition_id" param:"processDefinitionId"`
+	ProcessDefinitionKey      string     `where:"process_definition_key" param:"processDefinitionKey"`
+	ProcessDefinitionKeyIn    []string   `where:"process_definition_key in" param:"processDefinitionKeyIn"`
+	ProcessDefinitionKeyNotIn []string   `where:"process_definition_key NOT IN (?)" param:"processDefinitionKeyNotIn"`
+	ProcessDefinitionName     string     `where:"process_definition_name" param:"processDefinitionName"`
+	ProcessDefinitionNameLike string     `where:"process_definition_name like" param:"processDefinitionNameLike"`
+	BusinessKey               string     `where:"business_key" param:"processInstanceBusinessKey"`
+	BusinessKeyIn             []string   `where:"business_key in" param:"processInstanceBusinessKeyIn"`
+	BusinessKeyLike           string     `where:"business_key like" param:"processInstanceBusinessKeyLike"`
+	RootProcessInstances      bool       `where:"super_process_instance_id IS NULL" param:"rootProcessInstances"`
+	RootProcessInstanceID     string     `where:"root_process_instance_id" param:"rootProcessInstanceId"`
+	SuperProcessInstanceID    string     `where:"super_process_instance_id" param:"superProcessInstanceId"`
+	SubProcessInstanceID      string     `where:"id = (SELECT super_process_instance_id FROM hist_process_instance sub WHERE sub.id = ?)" param:"subProcessInstanceId"`
+	Finished                  bool       `where:"end_time IS NOT NULL" param:"finished"`
+	Unfinished                bool       `where:"end_time IS NULL" param:"unfinished"`
+	StartedBefore             *time.Time `where:"start_time <=" param:"startedBefore"`
+	StartedAfter              *time.Time `where:"start_time >=" param:"startedAfter"`
+	FinishedBefore            *time.Time `where:"end_time <=" param:"finishedBefore"`
+	FinishedAfter             *time.Time `where:"end_time >=" param:"finishedAfter"`
+	// Incidents, open or ended, of the instance.
+	WithIncidents       bool     `where:"{instanceIncident} TRUE)" param:"withIncidents"`
+	WithRootIncidents   bool     `where:"{instanceIncident} inc.id = inc.root_cause_incident_id)" param:"withRootIncidents"`
+	IncidentIDIn        []string `where:"{instanceIncident} inc.id IN (?))" param:"incidentIdIn"`
+	IncidentType        string   `where:"{instanceIncident} inc.type = ?)" param:"incidentType"`
+	IncidentMessage     string   `where:"{instanceIncident} inc.message = ?)" param:"incidentMessage"`
+	IncidentMessageLike string   `where:"{instanceIncident} inc.message LIKE ?)" param:"incidentMessageLike"`
+	// IncidentStatus: "open" (not ended) or "resolved" (ended); another
+	// value asks for any incident, as in Camunda.
+	IncidentStatus string `where:"{instanceIncident} CASE ? WHEN 'open' THEN inc.end_time IS NULL WHEN 'resolved' THEN inc.end_time IS NOT NULL ELSE TRUE END)" param:"incidentStatus"`
+	// Activity instances of the instance.
+	ExecutedActivityAfter  *time.Time `where:"{instanceActivity} (act.start_time >= ? OR act.end_time >= ?))" param:"executedActivityAfter"`
+	ExecutedActivityBefore *time.Time `where:"{instanceActivity} (act.start_time <= ? OR act.end_time <= ?))" param:"executedActivityBefore"`
+	ExecutedActivityIDIn   []string   `where:"{instanceActivity} act.end_time IS NOT NULL AND act.activity_id IN (?))" param:"executedActivityIdIn"`
+	ActiveActivityIDIn     []string   `where:"{instanceActivity} act.end_time IS NULL AND act.activity_id IN (?))" param:"activeActivityIdIn"`
+	// ActivityIDIn: an execution of the running instance is at one of the
+	// activities (Camunda's runtime execution join).
+	ActivityIDIn []string `where:"EXISTS (SELECT 1 FROM execution WHERE execution.process_instance_id = hist_process_instance.id AND NOT execution.is_event_scope AND execution.activity_id IN (?) AND NOT {executionHasChild})" param:"activityIdIn"`
+	// ExecutedJobAfter, ExecutedJobBefore: a job of the instance has a job
+	// log entry (created, failed, succeeded, deleted) in the time; its jobs
+	// are found by their creation entries (indexed by instance).
+	ExecutedJobAfter  *time.Time `where:"EXISTS (SELECT 1 FROM job_log c JOIN job_log j ON j.job_id = c.job_id WHERE c.process_instance_id = hist_process_instance.id AND c.event = {jobLogCreated} AND j.event <> 'locked' AND j.timestamp >= ?)" param:"executedJobAfter"`
+	ExecutedJobBefore *time.Time `where:"EXISTS (SELECT 1 FROM job_log c JOIN job_log j ON j.job_id = c.job_id WHERE c.process_instance_id = hist_process_instance.id AND c.event = {jobLogCreated} AND j.event <> 'locked' AND j.timestamp <= ?)" param:"executedJobBefore"`
+	// WithJobsRetrying: a job of the instance failed and has retries left.
+	WithJobsRetrying bool `where:"EXISTS (SELECT 1 FROM job WHERE job.process_instance_id = hist_process_instance.id AND job.retries > 0 AND job.exception_message IS NOT NULL)" param:"withJobsRetrying"`
+	// The states, at most one of them: Active and Suspended are running
+	// instances as their runtime suspension has them.
+	Active               bool `where:"state = 'ACTIVE' AND NOT {instanceSuspended}" param:"active"`
+	Suspended            bool `where:"state = 'ACTIVE' AND {instanceSuspended}" param:"suspended"`
+	Completed            bool `where:"state = 'COMPLETED'" param:"completed"`
+	ExternallyTerminated bool `where:"state = 'EXTERNALLY_TERMINATED'" param:"externallyTerminated"`
+	InternallyTerminated bool `where:"state = 'INTERNALLY_TERMINATED'" param:"internallyTerminated"`
+}
+
+// instanceSuspended holds for a historic process instance whose running
+// instance is suspended.
+const instanceSuspended = "EXISTS (SELECT 1 FROM execution WHERE execution.id = hist_process_instance.id AND execution.suspension = 2)"
+
+// StateSuspended is the state history shows for a running instance that is
+// suspended.
+const StateSuspended = "SUSPENDED"
+
+func (f HistoricProcessInstanceFilter) Query() Query[*HistoricProcessInstance] {
+	states := 0
+	for _, on := range []bool{f.Active, f.Suspended, f.Completed, f.ExternallyTerminated, f.InternallyTerminated} {
+		if on {
+			states++
+		}
+	}
+	if states > 1 {
+		return invalidQuery[*HistoricProcessInstance]("Already querying for historic process instance with another state")
+	}
+	return filterQuery[*HistoricProcessInstance](f, time.Time{}, "start_time, id")
+}
+
+// MarkSuspended shows the running instances among rows that are
+// suspended as StateSuspended, as Camunda's history does: one read per
+// 500 rows listed, not a subquery for every row sorted.
+func MarkSuspended(ctx context.Context, db DB, rows []*HistoricProcessInstance) error {
+	byID := map[string]*HistoricProcessInstance{}
+	for _, h := range rows {
+		if h.State == StateActive {
+			byID[h.ID] = h
+		}
+	}
+	ids := slices.Sorted(maps.Keys(byID))
+	for chunk := range slices.Chunk(ids, 500) {
+		ps, args := make([]string, len(chunk)), make([]any, len(chunk))
+		for i, id := range chunk {
+			ps[i], args[i] = "$"+strconv.Itoa(i+1), id
+		}
+		err := readRows(ctx, db, "SELECT id FROM execution WHERE suspension = 2 AND id IN ("+strings.Join(ps, ", ")+")", args, func(r Rows) error {
+			var id string
+			if err := r.Scan(&id); err != nil {
+				return err
+			}
+			byID[id].State = StateSuspended
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// RemoveHistoricVariables deletes the variables history keeps of a process
+// instance, and their updates.
+func RemoveHistoricVariables(processInstanceID string) []Write {
+	return []Write{newWrite("DELETE FROM hist_variable WHERE process_instance_id = $1", processInstanceID),
+		newWrite("DELETE FROM hist_detail WHERE process_instance_id = $1", processInstanceID)}
+}
+
+// ExternalTaskLogFilter selects external task log entries in the order
+// they were written.
+type ExternalTaskLogFilter struct {
+	Page                 `sort:"timestamp externalTaskId topicName=topic workerId retries priority activityId activityInstanceId executionId processInstanceId processDefinitionId processDefinitionKey"`
+	ID                   string   `where:"id" param:"logId"`
+	ExternalTaskID       string   `where:"external_task_id" param:"externalTaskId"`
+	Topic                string   `where:"topic" param:"topicName"`
+	WorkerID             string   `where:"worker_id" param:"workerId"`
+	ErrorMessage         string   `where:"error_message" param:"errorMessage"`
+	ActivityIDs          []string `where:"activity_id in" param:"activityIdIn"`
+	ActivityInstanceIDs  []string `where:"activity_instance_id in" param:"activityInstanceIdIn"`
+	ExecutionIDs         []string `where:"execution_id in" param:"executionIdIn"`
+	ProcessInstanceID    string   `where:"process_instance_id" param:"processInstanceId"`
+	ProcessDefinitionID  string   `where:"process_definition_id" param:"processDefinitionId"`
+	ProcessDefinitionKey string   `where:"process_definition_key" param:"processDefinitionKey"`
+	PriorityAtMost       *int64   `where:"priority <=" param:"priorityLowerThanOrEquals"`
+	PriorityAtLeast      *int64   `where:"priority >=" param:"priorityHigherThanOrEquals"`
+	// Event: ExternalTaskLogCreated, ... As Camunda's, the last of its
+	// REST flags given wins.
+	Event string `where:"event" param:"deletionLog=deleted|successLog=succeeded|failureLog=failed|creationLog=created"`
+}
+
+func (f ExternalTaskLogFilter) Query() Query[*ExternalTaskLogEntry] {
+	return filterQuery[*ExternalTaskLogEntry](f, time.Time{}, "timestamp, id")
+}
+
+// HistoricDetailFilter selects historic details (variable updates) in the
+// order they were written (occurrence sorts by their time-ordered ids). TaskID, when set, overrides ExcludeTaskDetails,
+// as in Camunda.
+type HistoricDetailFilter struct {
+	Page               `sort:"processInstanceId variableName=name variableType=type variableRevision=revision time occurrence=id"`
+	ID                 string     `where:"id"`
+	ProcessInstanceID  string     `where:"process_instance_id" param:"processInstanceId"`
+	ProcessInstanceIDs []string   `where:"process_instance_id in" param:"processInstanceIdIn"`
+	ExecutionID        string     `where:"execution_id" param:"executionId"`
+	TaskID             string     `where:"task_id" param:"taskId"`
+	ActivityInstanceID string     `where:"activity_instance_id" param:"activityInstanceId"`
+	VariableInstanceID string     `where:"variable_instance_id" param:"variableInstanceId"`
+	VariableNameLike   string     `where:"UPPER(name) LIKE UPPER(?)" param:"variableNameLike"`
+	ExcludeTaskDetails bool       `where:"task_id IS NULL" param:"excludeTaskDetails"`
+	Initial            bool       `where:"initial" param:"initial"`
+	OccurredBefore     *time.Time `where:"time <=" param:"occurredBefore"`
+	OccurredAfter      *time.Time `where:"time >=" param:"occurredAfter"`
+	// VariableUpdates: only variable updates, which all details are;
+	// FormFields: only submitted form fields, which none are.
+	VariableUpdates bool `where:"TRUE" param:"variableUpdates"`
+	FormFields      bool `where:"FALSE" param:"formFields"`
+	// DeserializeValues changes nothing: values are stored as they are
+	// read (no serialized objects).
+	DeserializeValues bool `param:"deserializeValues"`
+}
+
+func (f HistoricDetailFilter) Query() Query[*HistoricDetail] {
+	if f.TaskID != "" {
+		f.ExcludeTaskDetails = false
+	}
+	return filterQuery[*HistoricDetail](f, time.Time{}, "time, id")
+}

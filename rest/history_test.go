@@ -1,0 +1,387 @@
+package rest_test
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bpmnlite/bpmnlite/rest"
+)
+
+// fixtureQuick is a process that ends as soon as it starts.
+const fixtureQuick = `<?xml version="1.0" encoding="UTF-8"?>
+<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" targetNamespace="t">
+  <process id="quick" isExecutable="true">
+    <startEvent id="start"/><sequenceFlow id="f1" sourceRef="start" targetRef="end"/><endEvent id="end"/>
+  </process>
+</definitions>`
+
+// failsWith fails unless the call answers status with a message
+// containing msg (wantError with the request first).
+func (a *api) failsWith(status int, method, path string, body any, msg string) {
+	a.t.Helper()
+	got, out := a.call(method, path, body)
+	if got != status || !strings.Contains(field(out, "message").(string), msg) {
+		a.t.Errorf("%s %s: %d %v, want %d with a message containing %q", method, path, got, out, status, msg)
+	}
+}
+
+// A historic process instance by id, its state as Camunda's history has it
+// (SUSPENDED while suspended), the deletion of an ended one's history and
+// of its variables, and the errors of each.
+func TestRESTHistoricProcessInstance(t *testing.T) {
+	eachBackend(t, rest.Options{}, func(t *testing.T, a *api) {
+		fx := seedFixture(t, a)
+		idsOfFixture(t, a, fx)
+		a.ok(http.StatusOK, "POST", "/deployment/create", deployment("quick", map[string]string{"quick.bpmn": fixtureQuick}))
+		done := field(a.ok(http.StatusOK, "POST", "/process-definition/key/quick/start", map[string]any{
+			"variables": map[string]any{"amount": map[string]any{"value": 5, "type": "Integer"}},
+		}), "id").(string)
+
+		got := a.ok(http.StatusOK, "GET", "/history/process-instance/"+done, nil)
+		if field(got, "state") != "COMPLETED" || field(got, "endActivityId") != "end" || field(got, "rootProcessInstanceId") != done {
+			t.Errorf("GET /history/process-instance/%s: %v", done, got)
+		}
+		a.failsWith(http.StatusNotFound, "GET", "/history/process-instance/nope", nil, "Historic process instance with id nope does not exist")
+
+		if err := a.eng.SuspendProcessInstance(t.Context(), fx["pi2"]); err != nil {
+			t.Fatal(err)
+		}
+		if s := field(a.ok(http.StatusOK, "GET", "/history/process-instance/"+fx["pi2"], nil), "state"); s != "SUSPENDED" {
+			t.Errorf("suspended instance's state in history: %v", s)
+		}
+		if ids := idsInOrder(a.ok(http.StatusOK, "GET", "/history/process-instance?suspended=true", nil).([]any)); len(ids) != 1 || ids[0] != fx["pi2"] {
+			t.Errorf("suspended=true: %v, want %s", ids, fx["pi2"])
+		}
+		if n := field(a.ok(http.StatusOK, "GET", "/history/process-instance/count?active=true", nil), "count"); n != 3.0 {
+			t.Errorf("active=true count: %v, want 3 (pi1, pi3, pi4)", n)
+		}
+		a.failsWith(http.StatusBadRequest, "GET", "/history/process-instance?active=true&completed=true", nil, "Already querying for historic process instance with another state")
+		a.failsWith(http.StatusBadRequest, "GET", "/history/process-instance?startedAfter=yesterday", nil, "startedAfter")
+		a.failsWith(http.StatusBadRequest, "GET", "/history/process-instance?variables=x_eq_1", nil, "variables")
+		a.failsWith(http.StatusBadRequest, "POST", "/history/process-instance", map[string]any{"orQueries": []any{map[string]any{"completed": true}}}, "orQueries")
+
+		// Deleting: a running instance's history stays (404, as Camunda).
+		a.failsWith(http.StatusNotFound, "DELETE", "/history/process-instance/"+fx["pi1"], nil, "Historic process instance with id "+fx["pi1"]+" does not exist")
+		a.ok(http.StatusOK, "GET", "/history/process-instance/"+fx["pi1"], nil)
+		a.failsWith(http.StatusNotFound, "DELETE", "/history/process-instance/nope", nil, "Historic process instance with id nope does not exist")
+		a.ok(http.StatusNoContent, "DELETE", "/history/process-instance/nope?failIfNotExists=false", nil)
+		a.failsWith(http.StatusBadRequest, "DELETE", "/history/process-instance/nope?failIfNotExists=maybe", nil, "failIfNotExists")
+
+		// The variables of the ended instance, then the instance.
+		a.failsWith(http.StatusNotFound, "DELETE", "/history/process-instance/nope/variable-instances", nil, "No historic process instance found with id: nope")
+		if vars, err := a.eng.Variables(t.Context(), done); err != nil || vars["amount"] == nil {
+			t.Fatalf("variables of the ended instance: %v %v", vars, err)
+		}
+		a.ok(http.StatusNoContent, "DELETE", "/history/process-instance/"+done+"/variable-instances", nil)
+		if vars, err := a.eng.Variables(t.Context(), done); err != nil || len(vars) != 0 {
+			t.Errorf("variables after deleting them from history: %v %v", vars, err)
+		}
+		acts := a.ok(http.StatusOK, "GET", "/history/activity-instance?processInstanceId="+done, nil).([]any)
+		if len(acts) != 2 {
+			t.Fatalf("activity instances of the ended instance: %v", acts)
+		}
+		a.ok(http.StatusNoContent, "DELETE", "/history/process-instance/"+done, nil)
+		a.failsWith(http.StatusNotFound, "GET", "/history/process-instance/"+done, nil, "does not exist")
+		if n := field(a.ok(http.StatusOK, "GET", "/history/activity-instance/count?processInstanceId="+done, nil), "count"); n != 0.0 {
+			t.Errorf("activity instances after the deletion: %v", n)
+		}
+		if n := field(a.ok(http.StatusOK, "GET", "/history/process-instance/count", nil), "count"); n != 4.0 {
+			t.Errorf("other instances after the deletion: %v, want 4", n)
+		}
+
+		a.failsWith(http.StatusNotImplemented, "POST", "/history/process-instance/delete", map[string]any{"historicProcessInstanceIds": []string{fx["pi1"]}}, "batches")
+
+		// Activity instances by id.
+		act := a.ok(http.StatusOK, "GET", "/history/activity-instance/"+fx["act2check"], nil)
+		if field(act, "activityId") != "check" || field(act, "processInstanceId") != fx["pi2"] {
+			t.Errorf("GET /history/activity-instance/%s: %v", fx["act2check"], act)
+		}
+		a.failsWith(http.StatusNotFound, "GET", "/history/activity-instance/nope", nil, "Historic activity instance with id 'nope' does not exist")
+	})
+}
+
+// text GETs path and returns the status and the body of a text reply.
+func (a *api) text(path string) (int, string) {
+	a.t.Helper()
+	req, _ := http.NewRequestWithContext(a.t.Context(), "GET", a.url+path, nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode == http.StatusOK && resp.Header.Get("Content-Type") != "text/plain" {
+		a.t.Errorf("GET %s: Content-Type %q, want text/plain", path, resp.Header.Get("Content-Type"))
+	}
+	return resp.StatusCode, string(b)
+}
+
+// The job log and the external task log: entries by id, the failure's
+// stack trace and error details, and the external task's events as a
+// worker fails and completes it and as its instance is deleted.
+func TestRESTHistoryLogs(t *testing.T) {
+	eachBackend(t, rest.Options{}, func(t *testing.T, a *api) {
+		fx := seedFixture(t, a)
+		idsOfFixture(t, a, fx)
+
+		failed := a.ok(http.StatusOK, "GET", "/history/job-log/"+fx["jlfailed1"], nil)
+		if field(failed, "jobExceptionMessage") != "card declined" || field(failed, "failureLog") != true || field(failed, "creationLog") != false ||
+			field(failed, "failedActivityId") != "charge" || field(failed, "deploymentId") != fx["deployment1"] || field(failed, "processDefinitionKey") != "review" {
+			t.Errorf("failure entry: %v", failed)
+		}
+		if status, stack := a.text("/history/job-log/" + fx["jlfailed1"] + "/stacktrace"); status != http.StatusOK || !strings.Contains(stack, "card declined") {
+			t.Errorf("stack trace of a failure: %d %q", status, stack)
+		}
+		if status, body := a.text("/history/job-log/" + fx["jlcreated"] + "/stacktrace"); status != http.StatusNoContent || body != "" {
+			t.Errorf("stack trace of a creation: %d %q, want 204", status, body)
+		}
+		a.failsWith(http.StatusNotFound, "GET", "/history/job-log/nope", nil, "Historic job log with id nope does not exist")
+		a.failsWith(http.StatusNotFound, "GET", "/history/job-log/nope/stacktrace", nil, "No historic job log found with id nope")
+		a.failsWith(http.StatusBadRequest, "GET", "/history/job-log?hostname=x", nil, "hostname")
+		a.failsWith(http.StatusBadRequest, "GET", "/history/job-log?jobPriorityLowerThanOrEquals=high", nil, "jobPriorityLowerThanOrEquals")
+
+		// The external task fails, is fetched again and completed.
+		a.ok(http.StatusNoContent, "POST", "/external-task/"+fx["ext3"]+"/failure", map[string]any{
+			"workerId": "w1", "errorMessage": "no box", "errorDetails": "out of boxes", "retries": 1, "retryTimeout": 0})
+		logs := a.ok(http.StatusOK, "GET", "/history/external-task-log?failureLog=true", nil).([]any)
+		if len(logs) != 1 || field(logs[0], "errorMessage") != "no box" || field(logs[0], "retries") != 1.0 ||
+			field(logs[0], "workerId") != "w1" || field(logs[0], "externalTaskId") != fx["ext3"] {
+			t.Fatalf("failure entries: %v", logs)
+		}
+		failure := field(logs[0], "id").(string)
+		if status, details := a.text("/history/external-task-log/" + failure + "/error-details"); status != http.StatusOK || details != "out of boxes" {
+			t.Errorf("error details of the failure: %d %q", status, details)
+		}
+		if status, _ := a.text("/history/external-task-log/" + fx["etl3created"] + "/error-details"); status != http.StatusNoContent {
+			t.Errorf("error details of the creation: %d, want 204", status)
+		}
+		a.failsWith(http.StatusNotFound, "GET", "/history/external-task-log/nope/error-details", nil, "No historic external task log found with id nope")
+		a.failsWith(http.StatusNotFound, "GET", "/history/external-task-log/nope", nil, "Historic external task log with id nope does not exist")
+		if got := a.ok(http.StatusOK, "GET", "/history/external-task-log/"+failure, nil); field(got, "failureLog") != true || field(got, "topicName") != "packing" {
+			t.Errorf("GET the failure entry: %v", got)
+		}
+		a.ok(http.StatusOK, "POST", "/external-task/fetchAndLock", map[string]any{
+			"workerId": "w1", "maxTasks": 1, "topics": []any{map[string]any{"topicName": "packing", "lockDuration": 600000}}})
+		a.ok(http.StatusNoContent, "POST", "/external-task/"+fx["ext3"]+"/complete", map[string]any{"workerId": "w1"})
+		if n := field(a.ok(http.StatusOK, "GET", "/history/external-task-log/count?successLog=true&externalTaskId="+fx["ext3"], nil), "count"); n != 1.0 {
+			t.Errorf("success entries: %v, want 1", n)
+		}
+
+		// A deleted instance's external task is logged deleted.
+		pi := field(a.ok(http.StatusOK, "POST", "/process-definition/key/ship/start", map[string]any{}), "id").(string)
+		a.ok(http.StatusNoContent, "DELETE", "/process-instance/"+pi, nil)
+		deleted := a.ok(http.StatusOK, "POST", "/history/external-task-log", map[string]any{"processInstanceId": pi, "deletionLog": true}).([]any)
+		if len(deleted) != 1 || field(deleted[0], "activityId") != "pack" {
+			t.Errorf("deletion entries of the deleted instance: %v", deleted)
+		}
+		events := a.ok(http.StatusOK, "GET", "/history/external-task-log?processInstanceId="+fx["pi3"]+"&sortBy=timestamp&sortOrder=asc", nil).([]any)
+		var seq []string
+		for _, e := range events {
+			for _, flag := range []string{"creationLog", "failureLog", "successLog", "deletionLog"} {
+				if field(e, flag) == true {
+					seq = append(seq, flag)
+				}
+			}
+		}
+		if strings.Join(seq, " ") != "creationLog failureLog successLog" {
+			t.Errorf("events of the external task: %v", seq)
+		}
+	})
+}
+
+// The history cleanup job, its list form and the cleanup configuration.
+func TestRESTHistoryCleanupJob(t *testing.T) {
+	eachBackend(t, rest.Options{}, func(t *testing.T, a *api) {
+		status, out := a.call("GET", "/history/cleanup/job", nil)
+		if status != http.StatusNotFound || field(out, "type") != "RestException" || field(out, "message") != "History cleanup job does not exist" {
+			t.Errorf("cleanup job before any: %d %v", status, out)
+		}
+		a.failsWith(http.StatusNotFound, "GET", "/history/cleanup/jobs", nil, "History cleanup jobs are empty")
+		scheduled := a.ok(http.StatusOK, "POST", "/history/cleanup?immediatelyDue=false", nil)
+		job := a.ok(http.StatusOK, "GET", "/history/cleanup/job", nil)
+		if field(job, "id") != field(scheduled, "id") {
+			t.Errorf("cleanup job %v, scheduled %v", job, scheduled)
+		}
+		if jobs := a.ok(http.StatusOK, "GET", "/history/cleanup/jobs", nil).([]any); len(jobs) != 1 || field(jobs[0], "id") != field(job, "id") {
+			t.Errorf("cleanup jobs: %v", jobs)
+		}
+		conf := a.ok(http.StatusOK, "GET", "/history/cleanup/configuration", nil)
+		if field(conf, "enabled") != true || field(conf, "batchWindowStartTime") != nil {
+			t.Errorf("cleanup configuration: %v", conf)
+		}
+	})
+}
+
+// fixtureKept ends at once; its history may be removed as soon as it ends.
+const fixtureKept = `<?xml version="1.0" encoding="UTF-8"?>
+<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:camunda="http://camunda.org/schema/1.0/bpmn" targetNamespace="t">
+  <process id="brief" name="Brief" isExecutable="true" camunda:historyTimeToLive="0">
+    <startEvent id="start"/><sequenceFlow id="f1" sourceRef="start" targetRef="end"/><endEvent id="end"/>
+  </process>
+</definitions>`
+
+// The cleanable process instance report counts finished instances and
+// those whose removal time has come; the activity statistics count an
+// activity's running, finished and canceled instances and its incidents.
+func TestRESTHistoryReports(t *testing.T) {
+	eachBackend(t, rest.Options{}, func(t *testing.T, a *api) {
+		fx := seedFixture(t, a)
+		a.ok(http.StatusOK, "POST", "/deployment/create", deployment("brief", map[string]string{"brief.bpmn": fixtureKept}))
+		for range 2 {
+			a.ok(http.StatusOK, "POST", "/process-definition/key/brief/start", map[string]any{})
+		}
+		const report = "/history/process-definition/cleanable-process-instance-report"
+		rows := a.ok(http.StatusOK, "GET", report+"?compact=true", nil).([]any)
+		if len(rows) != 1 || field(rows[0], "processDefinitionKey") != "brief" || field(rows[0], "finishedProcessInstanceCount") != 2.0 ||
+			field(rows[0], "cleanableProcessInstanceCount") != 2.0 || field(rows[0], "historyTimeToLive") != 0.0 ||
+			field(rows[0], "processDefinitionName") != "Brief" || field(rows[0], "processDefinitionVersion") != 1.0 {
+			t.Errorf("compact report: %v", rows)
+		}
+		if n := field(a.ok(http.StatusOK, "GET", report+"/count", nil), "count"); n != 5.0 {
+			t.Errorf("report count: %v, want 5 definitions", n)
+		}
+		byFinished := a.ok(http.StatusOK, "GET", report+"?sortBy=finished&sortOrder=desc", nil).([]any)
+		if len(byFinished) != 5 || field(byFinished[0], "processDefinitionKey") != "brief" || field(byFinished[1], "cleanableProcessInstanceCount") != 0.0 {
+			t.Errorf("report by finished: %v", byFinished)
+		}
+		a.failsWith(http.StatusBadRequest, "GET", report+"?tenantIdIn=a", nil, "tenantIdIn")
+
+		stats := "/history/process-definition/" + fx["def-review"] + "/statistics"
+		got := func(query string) string {
+			var out []string
+			for _, s := range a.ok(http.StatusOK, "GET", stats+query, nil).([]any) {
+				out = append(out, fmt.Sprintf("%v:%v/%v/%v/%v", field(s, "id"), field(s, "instances"), field(s, "finished"), field(s, "canceled"), field(s, "openIncidents")))
+			}
+			return strings.Join(out, " ")
+		}
+		for query, want := range map[string]string{
+			"":               "check:1/0/0/0",
+			"?finished=true": "check:1/1/0/0 start:0/2/0/0",
+			"?finished=true&sortBy=activityId&sortOrder=desc": "start:0/2/0/0 check:1/1/0/0",
+			"?incidents=true": "charge:0/0/0/1 check:1/0/0/0",
+			"?finished=true&canceled=true&processInstanceIdIn=" + fx["pi1"]: "check:0/1/0/0 start:0/1/0/0",
+			"?finished=true&startedAfter=2100-01-01T00:00:00.000%2B0000":    "",
+			"?finished=true&startedBefore=2100-01-01T00:00:00.000%2B0000":   "check:1/1/0/0 start:0/2/0/0",
+		} {
+			if g := got(query); g != want {
+				t.Errorf("statistics%s: %q, want %q", query, g, want)
+			}
+		}
+		a.failsWith(http.StatusBadRequest, "GET", stats+"?sortBy=nope&sortOrder=asc", nil, "sortBy")
+		a.failsWith(http.StatusBadRequest, "GET", stats+"?completeScope=true", nil, "completeScope")
+		a.failsWith(http.StatusBadRequest, "GET", stats+"?finished=often", nil, "finished")
+		if none := a.ok(http.StatusOK, "GET", "/history/process-definition/nope/statistics", nil).([]any); len(none) != 0 {
+			t.Errorf("statistics of an unknown definition: %v", none)
+		}
+	})
+}
+
+// Historic details: each value a variable was given, by id with its typed
+// value, binary data, the start variables marked initial, and removed with
+// the instance's historic variables.
+func TestRESTHistoricDetail(t *testing.T) {
+	eachBackend(t, rest.Options{}, func(t *testing.T, a *api) {
+		fx := seedFixture(t, a)
+		idsOfFixture(t, a, fx)
+		got := a.ok(http.StatusOK, "GET", "/history/detail/"+fx["det-amount1"], nil)
+		if field(got, "type") != "variableUpdate" || field(got, "variableName") != "amount" || field(got, "value") != 7.0 ||
+			field(got, "variableType") != "Integer" || field(got, "revision") != 1.0 || field(got, "initial") != false ||
+			field(got, "variableInstanceId") != fx["var-amount"] || field(got, "processInstanceId") != fx["pi2"] ||
+			field(got, "processDefinitionKey") != "review" {
+			t.Errorf("GET /history/detail/%s: %v", fx["det-amount1"], got)
+		}
+		a.failsWith(http.StatusNotFound, "GET", "/history/detail/nope", nil, "Historic detail with Id 'nope' does not exist.")
+		a.failsWith(http.StatusNotFound, "GET", "/history/detail/nope/data", nil, "Historic detail with Id 'nope' does not exist.")
+		a.failsWith(http.StatusBadRequest, "GET", "/history/detail/"+fx["det-note0"]+"/data", nil, "is not a binary value")
+		a.failsWith(http.StatusBadRequest, "GET", "/history/detail?userOperationId=x", nil, "userOperationId")
+
+		a.ok(http.StatusOK, "POST", "/deployment/create", deployment("quick", map[string]string{"quick.bpmn": fixtureQuick}))
+		done := field(a.ok(http.StatusOK, "POST", "/process-definition/key/quick/start", map[string]any{
+			"variables": map[string]any{
+				"blob":  map[string]any{"value": "AQID", "type": "Bytes"},
+				"count": map[string]any{"value": 1, "type": "Integer"},
+			},
+		}), "id").(string)
+		initial := a.ok(http.StatusOK, "GET", "/history/detail?initial=true&sortBy=variableName&sortOrder=asc", nil).([]any)
+		if len(initial) != 2 || field(initial[0], "variableName") != "blob" || field(initial[0], "variableType") != "Bytes" || field(initial[1], "initial") != true {
+			t.Fatalf("initial details: %v", initial)
+		}
+		req, _ := http.NewRequestWithContext(t.Context(), "GET", a.url+"/history/detail/"+field(initial[0], "id").(string)+"/data", nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "application/octet-stream" || string(data) != "\x01\x02\x03" {
+			t.Errorf("binary data: %d %q %q", resp.StatusCode, resp.Header.Get("Content-Type"), data)
+		}
+		a.ok(http.StatusNoContent, "DELETE", "/history/process-instance/"+done+"/variable-instances", nil)
+		if n := field(a.ok(http.StatusOK, "GET", "/history/detail/count?processInstanceId="+done, nil), "count"); n != 0.0 {
+			t.Errorf("details after deleting the historic variables: %v", n)
+		}
+		if n := field(a.ok(http.StatusOK, "GET", "/history/detail/count", nil), "count"); n != 3.0 {
+			t.Errorf("the other instance's details: %v, want 3", n)
+		}
+	})
+}
+
+// The duration reports of process instances and tasks, and the task count
+// report, with Camunda's errors for a missing or wrong report type or
+// period unit.
+func TestRESTHistoryDurationReports(t *testing.T) {
+	eachBackend(t, rest.Options{}, func(t *testing.T, a *api) {
+		fx := seedFixture(t, a)
+		a.ok(http.StatusOK, "POST", "/deployment/create", deployment("quick", map[string]string{"quick.bpmn": fixtureQuick}))
+		for range 2 {
+			a.ok(http.StatusOK, "POST", "/process-definition/key/quick/start", map[string]any{})
+		}
+		month := int(time.Now().UTC().Month())
+		const instances = "/history/process-instance/report?reportType=duration"
+		rows := a.ok(http.StatusOK, "GET", instances+"&periodUnit=month", nil).([]any)
+		if len(rows) != 1 || field(rows[0], "period") != float64(month) || field(rows[0], "periodUnit") != "MONTH" ||
+			field(rows[0], "minimum").(float64) > field(rows[0], "maximum").(float64) {
+			t.Errorf("instance duration report by month: %v", rows)
+		}
+		rows = a.ok(http.StatusOK, "GET", instances+"&periodUnit=quarter&processDefinitionKeyIn=quick,review", nil).([]any)
+		if len(rows) != 1 || field(rows[0], "period") != float64((month+2)/3) || field(rows[0], "periodUnit") != "QUARTER" {
+			t.Errorf("instance duration report by quarter: %v", rows)
+		}
+		if rows := a.ok(http.StatusOK, "GET", instances+"&periodUnit=month&processDefinitionIdIn="+fx["def-review"], nil).([]any); len(rows) != 0 {
+			t.Errorf("report of a definition without finished instances: %v", rows)
+		}
+		a.failsWith(http.StatusBadRequest, "GET", "/history/process-instance/report?periodUnit=month", nil, "Unknown report type null")
+		a.failsWith(http.StatusBadRequest, "GET", "/history/process-instance/report?reportType=count", nil, "Unknown report type count")
+		a.failsWith(http.StatusBadRequest, "GET", "/history/process-instance/report?reportType=sum", nil, "reportType parameter has invalid value: sum")
+		a.failsWith(http.StatusBadRequest, "GET", instances, nil, "periodUnit is null")
+		a.failsWith(http.StatusBadRequest, "GET", instances+"&periodUnit=week", nil, "periodUnit")
+		if status, _ := a.call("GET", instances+"&periodUnit=month", nil, "Accept", "text/csv"); status != http.StatusNotAcceptable {
+			t.Errorf("CSV report: %d, want 406", status)
+		}
+
+		const tasks = "/history/task/report"
+		counts := a.ok(http.StatusOK, "GET", tasks+"?reportType=count", nil).([]any)
+		if len(counts) != 1 || field(counts[0], "taskName") != "Check the order" || field(counts[0], "count") != 1.0 ||
+			field(counts[0], "processDefinitionId") != fx["def-review"] || field(counts[0], "processDefinitionName") != "Review" {
+			t.Errorf("task count report: %v", counts)
+		}
+		counts = a.ok(http.StatusOK, "GET", tasks+"?reportType=count&groupBy=processDefinition", nil).([]any)
+		if len(counts) != 1 || field(counts[0], "taskName") != nil || field(counts[0], "processDefinitionKey") != "review" {
+			t.Errorf("task count report by definition: %v", counts)
+		}
+		if counts := a.ok(http.StatusOK, "GET", tasks+"?reportType=count&completedBefore=2000-01-01T00:00:00.000%2B0000", nil).([]any); len(counts) != 0 {
+			t.Errorf("tasks completed before 2000: %v", counts)
+		}
+		rows = a.ok(http.StatusOK, "GET", tasks+"?reportType=duration&periodUnit=month", nil).([]any)
+		if len(rows) != 1 || field(rows[0], "period") != float64(month) {
+			t.Errorf("task duration report: %v", rows)
+		}
+		a.failsWith(http.StatusBadRequest, "GET", tasks, nil, "Parameter reportType is not set.")
+		a.failsWith(http.StatusBadRequest, "GET", tasks+"?reportType=count&groupBy=user", nil, "groupBy parameter has invalid value: user")
+		a.failsWith(http.StatusBadRequest, "GET", tasks+"?reportType=duration", nil, "periodUnit is null")
+	})
+}
