@@ -546,6 +546,20 @@ func TestRESTTaskForms(t *testing.T) {
 		}
 		wantExactError(t, a, http.StatusNotFound, "InvalidRequestException", "The form with the resource name 'forms/approve.html' cannot be found in deployment with id "+
 			field(a.ok(http.StatusOK, "GET", "/deployment", nil).([]any)[0], "id").(string), "GET", "/task/"+task+"/deployed-form", nil)
+		// Deployed with its form, the task serves it.
+		form := `<form><input name="approved" type="checkbox"/></form>`
+		a.ok(http.StatusOK, "POST", "/deployment/create", deployment("approval with form", map[string]string{
+			"approval.bpmn": strings.Replace(approvalProcess, "deployment:forms/approve.html", "deployment:approve.html", 1), "approve.html": form}))
+		pi := field(a.ok(http.StatusOK, "POST", "/process-definition/key/approval/start", map[string]any{}), "id").(string)
+		resp, err := http.Get(a.url + "/task/" + openTasks(t, a, pi)[0] + "/deployed-form")
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || string(body) != form || resp.Header.Get("Content-Type") != "application/xhtml+xml" {
+			t.Errorf("deployed form: %d %q (%s)", resp.StatusCode, body, resp.Header.Get("Content-Type"))
+		}
 		wantExactError(t, a, http.StatusNotFound, "InvalidRequestException", "No matching rendered form for task with the id "+task+" found.",
 			"GET", "/task/"+task+"/rendered-form", nil)
 		a.ok(http.StatusNoContent, "POST", "/task/"+task+"/complete", map[string]any{})
