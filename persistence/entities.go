@@ -150,6 +150,13 @@ type Variable struct {
 	Double            float64   `db:"double_value"` // double
 	Time              time.Time `db:"time_value"`   // date
 	Bytes             []byte    `db:"bytes_value"`  // bytes
+	// ValueType is the Camunda type the value was declared with (Short,
+	// Object, Xml, File, ...); "": the type its value implies.
+	ValueType string
+	// ValueInfo is the declared type's Camunda valueInfo as a JSON object
+	// (objectTypeName and serializationDataFormat, filename, mimeType and
+	// encoding), "" when it has none.
+	ValueInfo string
 }
 
 // Task is an open user task, waiting for completion (the public
@@ -423,8 +430,10 @@ type JobExecutorInfo struct {
 	Heartbeat       time.Time
 }
 
-// HistoricVariable is a process variable as it was when its instance
-// ended.
+// HistoricVariable is a stored variable's history (Camunda's historic
+// variable instance): its last value, under its id, written as it changes
+// and kept when its scope or instance ends; removing the variable removes
+// it.
 type HistoricVariable struct{ Variable }
 
 // HistoricActivityInstance records one pass through an activity: an

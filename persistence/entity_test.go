@@ -94,7 +94,7 @@ var samples = map[*persistence.Table]sample{
 		full: func() persistence.Entity {
 			return &persistence.Variable{ID: "v1", Rev: 1, Name: "amount", Type: persistence.VarBytes, ExecutionID: "e1",
 				ProcessInstanceID: "pi", TaskID: "t1", Text: "ünïcode ✓", Long: -1 << 62, Double: 3.25,
-				Time: at(4, 5), Bytes: []byte("blob")}
+				Time: at(4, 5), Bytes: []byte("blob"), ValueType: "File", ValueInfo: `{"filename":"a.txt"}`}
 		},
 		sparse: func() persistence.Entity {
 			// The zero time is stored as it is, not as NULL.
@@ -104,13 +104,14 @@ var samples = map[*persistence.Table]sample{
 			v := e.(*persistence.Variable)
 			v.Name, v.Type, v.ExecutionID, v.ProcessInstanceID, v.TaskID = "x", persistence.VarString, "e2", "pi2", ""
 			v.Text, v.Long, v.Double, v.Time, v.Bytes = "", 1<<62, -0.5, time.Time{}, nil
+			v.ValueType, v.ValueInfo = "Object", `{"objectTypeName":"x"}`
 		},
 	},
 	persistence.HistoricVariableTable: {
 		full: func() persistence.Entity {
 			return &persistence.HistoricVariable{Variable: persistence.Variable{ID: "hv1", Rev: 1, Name: "amount", Type: persistence.VarBytes,
 				ExecutionID: "pi", ProcessInstanceID: "pi", TaskID: "t1", Text: "ünïcode ✓", Long: -1 << 62, Double: 3.25,
-				Time: at(4, 5), Bytes: []byte("blob")}}
+				Time: at(4, 5), Bytes: []byte("blob"), ValueType: "File", ValueInfo: `{"filename":"a.txt"}`}}
 		},
 		sparse: func() persistence.Entity {
 			return &persistence.HistoricVariable{Variable: persistence.Variable{ID: "hv2", Name: "n", Type: persistence.VarNull}}
@@ -119,6 +120,7 @@ var samples = map[*persistence.Table]sample{
 			v := e.(*persistence.HistoricVariable)
 			v.Name, v.Type, v.ExecutionID, v.ProcessInstanceID, v.TaskID = "x", persistence.VarString, "e2", "pi2", ""
 			v.Text, v.Long, v.Double, v.Time, v.Bytes = "", 1<<62, -0.5, time.Time{}, nil
+			v.ValueType, v.ValueInfo = "Object", `{"objectTypeName":"x"}`
 		},
 	},
 	persistence.JobExecutorTable: {

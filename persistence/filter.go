@@ -27,6 +27,16 @@ import (
 //	                  the time the query is judged at, {name} for a
 //	                  fragment below; a bool field's expression is the
 //	                  condition that holds when the field is true
+////	variables         (a VariableConditions field) each condition holds
+//	                  for the row itself, a variable (see varfilter.go)
+//	variables FROM table alias WHERE correlation
+//	                  (a VariableConditions field) for each condition, a
+//	                  variable of table (variable or hist_variable) that
+//	                  correlation (SQL on alias and the filter's table)
+//	                  picks meets it: an EXISTS subquery. Bool fields
+//	                  VariableNamesIgnoreCase and VariableValuesIgnoreCase
+//	                  of the filter, when true, compare names and text
+//	                  values of every such condition in lower case.
 //
 // A field at its zero value (empty string, 0, nil, false) adds nothing.
 // Times are compared in UTC, pointers are compared by what they point to.
@@ -47,6 +57,9 @@ type condition struct {
 	index []int  // the field, through embedded structs
 	sql   string // with ? for the value, @now for the time
 	value func(reflect.Value) any
+	// expand, for the variables form, makes the SQL from the field's
+	// value and the whole filter, adding its arguments with arg.
+	expand func(field, filter reflect.Value, arg func(any) string) (string, error)
 }
 
 var conditionsOf sync.Map // reflect.Type: []condition
@@ -76,6 +89,10 @@ func compileCondition(f reflect.StructField, tag string) (condition, error) {
 	c := condition{index: f.Index, value: plainValue}
 	words := strings.Fields(tag)
 	switch {
+	case f.Type == reflect.TypeFor[VariableConditions]():
+		var err error
+		c.expand, err = compileVariables(tag)
+		return c, err
 	case f.Type.Kind() == reflect.Bool:
 		c.sql = tag
 	case len(words) == 1:
@@ -115,6 +132,9 @@ func plainValue(v reflect.Value) any {
 	if v.Kind() == reflect.Pointer {
 		v = v.Elem()
 	}
+	if v.Kind() == reflect.String {
+		return v.String() // unexported fields too (set by a Query method)
+	}
 	if t, ok := v.Interface().(time.Time); ok {
 		return t.UTC()
 	}
@@ -137,7 +157,12 @@ func filterQuery[T Entity](filter any, now time.Time, order string) Query[T] {
 			continue
 		}
 		sql := c.sql
-		if fv.Kind() == reflect.Slice {
+		if c.expand != nil {
+			var err error
+			if sql, err = c.expand(fv, v, arg); err != nil {
+				return Query[T]{err: err, filter: true}
+			}
+		} else if fv.Kind() == reflect.Slice {
 			ps := make([]string, fv.Len())
 			for i := range ps {
 				ps[i] = arg(fv.Index(i).String())

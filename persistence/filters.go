@@ -67,6 +67,12 @@ type TaskFilter struct {
 	Priority    *int `where:"priority" param:"priority"`
 	MinPriority *int `where:"priority >=" param:"minPriority"`
 	MaxPriority *int `where:"priority <=" param:"maxPriority"`
+	// TaskVariables: conditions on the task's local variables;
+	// ProcessVariables: on its process instance's variables (of any scope).
+	TaskVariables            VariableConditions `where:"variables FROM variable v WHERE v.task_id = task.id" param:"taskVariables"`
+	ProcessVariables         VariableConditions `where:"variables FROM variable v WHERE v.process_instance_id = task.process_instance_id AND v.task_id IS NULL" param:"processVariables"`
+	VariableNamesIgnoreCase  bool               `param:"variableNamesIgnoreCase"`
+	VariableValuesIgnoreCase bool               `param:"variableValuesIgnoreCase"`
 }
 
 func (f TaskFilter) Query() Query[*Task] {
@@ -108,6 +114,12 @@ type ExecutionFilter struct {
 	ProcessInstanceID   string `where:"process_instance_id"`
 	ActivityID          string `where:"activity_id = ? AND NOT {executionHasChild}"`
 	ProcessDefinitionID string `where:"process_definition_id"`
+	// Variables: conditions on the execution's local variables;
+	// ProcessVariables: on its process instance's own.
+	Variables                VariableConditions `where:"variables FROM variable v WHERE v.execution_id = execution.id AND v.task_id IS NULL" param:"variables"`
+	ProcessVariables         VariableConditions `where:"variables FROM variable v WHERE v.execution_id = execution.process_instance_id AND v.task_id IS NULL" param:"processVariables"`
+	VariableNamesIgnoreCase  bool               `param:"variableNamesIgnoreCase"`
+	VariableValuesIgnoreCase bool               `param:"variableValuesIgnoreCase"`
 }
 
 // executionHasChild holds for an execution some child runs in: a path
@@ -153,6 +165,11 @@ type HistoricInstanceFilter struct {
 	// Finished: ended instances; Unfinished: running ones.
 	Finished   bool `where:"end_time IS NOT NULL" param:"finished"`
 	Unfinished bool `where:"end_time IS NULL" param:"unfinished"`
+	// Variables: conditions on the instance's own variables (their
+	// history: the last values).
+	Variables                VariableConditions `where:"variables FROM hist_variable v WHERE v.execution_id = hist_process_instance.id AND v.task_id IS NULL" param:"variables" runtimeParam:"variables"`
+	VariableNamesIgnoreCase  bool               `param:"variableNamesIgnoreCase" runtimeParam:"variableNamesIgnoreCase"`
+	VariableValuesIgnoreCase bool               `param:"variableValuesIgnoreCase" runtimeParam:"variableValuesIgnoreCase"`
 }
 
 func (f HistoricInstanceFilter) Query() Query[*HistoricProcessInstance] {

@@ -2,6 +2,7 @@ package rest_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -89,7 +90,31 @@ func seedFixture(t *testing.T, a *api) fixture {
 		"workerId": "w1", "maxTasks": 1, "topics": []any{map[string]any{"topicName": "packing", "lockDuration": 600000}},
 	}).([]any)
 	fx["ext3"] = field(locked[0], "id").(string)
+	// Variables: each instance's customer and amount (order-2's declared
+	// Long), and a local variable of order-2's task, named var<n><name>.
+	for pi, vars := range map[string]string{"pi1": `"customer": {"value": "Acme", "type": "String"}, "amount": {"value": 100, "type": "Integer"}`,
+		"pi2": `"customer": {"value": "Beta", "type": "String"}, "amount": {"value": 250, "type": "Long"}`,
+		"pi3": `"customer": {"value": "ACME", "type": "String"}`} {
+		a.ok(http.StatusNoContent, "POST", "/process-instance/"+fx[pi]+"/variables", jsonBody(`{"modifications": {`+vars+`}}`))
+	}
+	a.ok(http.StatusNoContent, "PUT", "/task/"+fx["task2"]+"/localVariables/note", map[string]any{"value": "rush", "type": "String"})
+	for _, v := range a.ok(http.StatusOK, "GET", "/variable-instance", nil).([]any) {
+		owner := "task2"
+		if field(v, "taskId") == nil {
+			owner = strings.TrimPrefix(map[string]string{fx["pi1"]: "pi1", fx["pi2"]: "pi2", fx["pi3"]: "pi3"}[field(v, "processInstanceId").(string)], "pi")
+		}
+		fx["var"+owner+field(v, "name").(string)] = field(v, "id").(string)
+	}
 	return fx
+}
+
+// jsonBody is JSON text as a request body.
+func jsonBody(s string) any {
+	var v any
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		panic(err)
+	}
+	return v
 }
 
 // paramCase is one documented parameter given a value (and after an &
@@ -124,6 +149,11 @@ var paramCases = map[string]map[string]paramCase{
 		"processDefinitionKey": {"ship", "pi3"},
 		"processDefinitionId":  {"{def-review}", "pi1 pi2"},
 		"businessKey":          {"order-2", "pi2"},
+		// Variable conditions: the instance's own variables, values as
+		// strings (or dates), as Camunda's GET form.
+		"variables":                {"customer_eq_Acme", "pi1"},
+		"variableNamesIgnoreCase":  {"true&variables=CUSTOMER_eq_Acme", "pi1"},
+		"variableValuesIgnoreCase": {"true&variables=customer_eq_acme", "pi1 pi3"},
 	},
 	"/history/process-instance": {
 		"processInstanceId":          {"{pi3}", "pi3"},
@@ -132,6 +162,9 @@ var paramCases = map[string]map[string]paramCase{
 		"processInstanceBusinessKey": {"order-1", "pi1"},
 		"finished":                   {"true", ""},
 		"unfinished":                 {"true", "pi1 pi2 pi3"},
+		"variables":                  {"customer_like_%et%", "pi2"},
+		"variableNamesIgnoreCase":    {"true&variables=Customer_neq_Beta", "pi1 pi3"},
+		"variableValuesIgnoreCase":   {"true&variables=customer_eq_acme", "pi1 pi3"},
 	},
 	"/task": {
 		"taskId":               {"{task2}", "task2"},
@@ -150,6 +183,11 @@ var paramCases = map[string]map[string]paramCase{
 		"priority":       {"70", "task2"},
 		"minPriority":    {"60", "task2"},
 		"maxPriority":    {"60", ""},
+		// The open task is order-2's, with the local variable note.
+		"taskVariables":            {"note_eq_rush", "task2"},
+		"processVariables":         {"customer_gt_Alpha", "task2"},
+		"variableNamesIgnoreCase":  {"true&taskVariables=NOTE_eq_rush", "task2"},
+		"variableValuesIgnoreCase": {"true&processVariables=customer_eq_BETA", "task2"},
 	},
 	"/history/task": {
 		"taskId":               {"{task1}", "task1"},
@@ -212,6 +250,34 @@ var paramCases = map[string]map[string]paramCase{
 		"startedAfter":        {"{between}", "act1start act1check act2start act2check act3start act3pack"},
 		"finishedBefore":      {"2000-01-01T00:00:00.000+0000", ""},
 		"finishedAfter":       {"{between}", "act1start act1check act2start act3start"},
+	},
+	"/variable-instance": {
+		"variableName":             {"amount", "var1amount var2amount"},
+		"variableNameLike":         {"cust%", "var1customer var2customer var3customer"},
+		"processInstanceIdIn":      {"{pi1},{pi3}", "var1customer var1amount var3customer"},
+		"executionIdIn":            {"{pi2}", "var2customer var2amount vartask2note"},
+		"taskIdIn":                 {"{task2},nope", "vartask2note"},
+		"variableScopeIdIn":        {"{pi2}", "var2customer var2amount"},
+		"variableValues":           {"customer_eq_Beta", "var2customer"},
+		"variableNamesIgnoreCase":  {"true&variableValues=CUSTOMER_eq_Beta", "var2customer"},
+		"variableValuesIgnoreCase": {"true&variableValues=customer_eq_acme", "var1customer var3customer"},
+		"deserializeValues":        {"false", "var1customer var1amount var2customer var2amount var3customer vartask2note"},
+	},
+	"/history/variable-instance": {
+		"variableName":             {"amount", "var1amount var2amount"},
+		"variableNameLike":         {"%o%", "var1customer var1amount var2customer var2amount var3customer vartask2note"},
+		"variableNameIn":           {"amount,note", "var1amount var2amount vartask2note"},
+		"variableTypeIn":           {"Long,boolean", "var2amount"},
+		"processInstanceId":        {"{pi3}", "var3customer"},
+		"processInstanceIdIn":      {"{pi1},{pi3}", "var1customer var1amount var3customer"},
+		"processDefinitionId":      {"{def-ship}", "var3customer"},
+		"processDefinitionKey":     {"review", "var1customer var1amount var2customer var2amount vartask2note"},
+		"executionIdIn":            {"{pi3}", "var3customer"},
+		"taskIdIn":                 {"{task2}", "vartask2note"},
+		"variableValue":            {"Beta&variableName=customer", "var2customer"},
+		"variableNamesIgnoreCase":  {"true&variableName=CUSTOMER", "var1customer var2customer var3customer"},
+		"variableValuesIgnoreCase": {"true&variableName=customer&variableValue=acme", "var1customer var3customer"},
+		"deserializeValues":        {"false", "var1customer var1amount var2customer var2amount var3customer vartask2note"},
 	},
 	"/external-task": {
 		"externalTaskId":      {"{ext3}", "ext3"},
@@ -303,9 +369,10 @@ func TestRESTDocumentedParameters(t *testing.T) {
 					continue
 				}
 				body := map[string]any{p: jsonValue(expand(value))}
-				if with != "" {
-					k, v, _ := strings.Cut(with, "=")
-					body[k] = jsonValue(v)
+				for _, kv := range strings.Split(with, "&") {
+					if k, v, ok := strings.Cut(kv, "="); ok {
+						body[k] = jsonValue(v)
+					}
 				}
 				got = ids.of(a.ok(http.StatusOK, "POST", r.Path, body).([]any))
 				if !slices.Equal(got, want) {
@@ -402,6 +469,8 @@ var sortCases = map[string]map[string]string{
 	"/history/activity-instance": {"activityInstanceId": "id", "instanceId": "processInstanceId", "executionId": "executionId",
 		"activityId": "activityId", "activityName": "activityName", "activityType": "activityType", "startTime": "startTime",
 		"endTime": "endTime", "duration": "durationInMillis", "definitionId": "processDefinitionId"},
+	"/variable-instance":         {"variableName": "name", "variableType": "type"},
+	"/history/variable-instance": {"instanceId": "processInstanceId", "variableName": "name"},
 	"/external-task": {"id": "id", "lockExpirationTime": "lockExpirationTime", "processInstanceId": "processInstanceId",
 		"processDefinitionId": "processDefinitionId", "processDefinitionKey": "processDefinitionKey", "taskPriority": "priority"},
 }

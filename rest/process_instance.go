@@ -6,7 +6,8 @@ import (
 	"github.com/bpmnlite/bpmnlite"
 )
 
-// The process instance resource: queries, deletion and variables.
+// The process instance resource: queries and deletion (its variables:
+// variable_resources.go).
 
 // instanceJSON is a process instance as Camunda's REST API shows it, read
 // from history.
@@ -39,42 +40,6 @@ func (h *Handler) instanceRoutes() {
 		if err := h.eng.DeleteProcessInstance(r.Context(), id, r.URL.Query().Get("deleteReason")); err != nil {
 			if isNotFound(err) {
 				return &notFound{"Process instance with id " + id + " does not exist"}
-			}
-			return err
-		}
-		return noContent(w)
-	})
-	h.handle("GET /process-instance/{id}/variables", func(w http.ResponseWriter, r *http.Request) error {
-		id := r.PathValue("id")
-		vars, err := h.eng.Variables(r.Context(), id)
-		if err != nil {
-			if isNotFound(err) {
-				return &notFound{"process instance " + id + " doesn't exist"}
-			}
-			return err
-		}
-		writeJSON(w, http.StatusOK, EncodeVariables(vars))
-		return nil
-	})
-	h.handle("POST /process-instance/{id}/variables", func(w http.ResponseWriter, r *http.Request) error {
-		var body struct {
-			Modifications map[string]TypedValue `json:"modifications"`
-			Deletions     []string              `json:"deletions"`
-		}
-		if err := readJSON(r, &body); err != nil {
-			return err
-		}
-		if len(body.Deletions) > 0 {
-			return badRequest("deleting variables is not supported yet")
-		}
-		vars, err := DecodeVariables(body.Modifications)
-		if err != nil {
-			return err
-		}
-		id := r.PathValue("id")
-		if err := h.eng.SetVariables(r.Context(), id, vars); err != nil {
-			if isNotFound(err) {
-				return &notFound{"Cannot modify variables for process instance " + id + ": it does not exist"}
 			}
 			return err
 		}
