@@ -31,7 +31,8 @@ import (
 //	                  for the row itself, a variable (see varfilter.go)
 //	variables FROM table alias WHERE correlation
 //	                  (a VariableConditions field) for each condition, a
-//	                  variable of table (variable or hist_variable) that
+//	                  variable of table (variable, hist_variable, or a
+//	                  {fragment} such as allVariables) that
 //	                  correlation (SQL on alias and the filter's table)
 //	                  picks meets it: an EXISTS subquery. Bool fields
 //	                  VariableNamesIgnoreCase and VariableValuesIgnoreCase
@@ -48,6 +49,10 @@ import (
 var fragments = map[string]string{
 	"executionHasChild": executionHasChild,
 	"jobLogCreated":     "'" + JobLogCreated + "'",
+	// the variables of running instances and those history keeps of
+	// ended ones (both, with history on: the same values)
+	"allVariables": "(SELECT name, type, execution_id, process_instance_id, task_id, text_value, long_value, double_value, time_value FROM variable" +
+		" UNION ALL SELECT name, type, execution_id, process_instance_id, task_id, text_value, long_value, double_value, time_value FROM hist_variable)",
 	// a sort key: when a definition's deployment was made
 	"definitionDeployTime": "(SELECT deploy_time FROM deployment WHERE deployment.id = process_definition.deployment_id)",
 }

@@ -165,9 +165,9 @@ type HistoricInstanceFilter struct {
 	// Finished: ended instances; Unfinished: running ones.
 	Finished   bool `where:"end_time IS NOT NULL" param:"finished"`
 	Unfinished bool `where:"end_time IS NULL" param:"unfinished"`
-	// Variables: conditions on the instance's own variables (their
-	// history: the last values).
-	Variables                VariableConditions `where:"variables FROM hist_variable v WHERE v.execution_id = hist_process_instance.id AND v.task_id IS NULL" param:"variables" runtimeParam:"variables"`
+	// Variables: conditions on the instance's own variables (an ended
+	// one's as history has them).
+	Variables                VariableConditions `where:"variables FROM {allVariables} v WHERE v.process_instance_id = hist_process_instance.id AND v.execution_id = v.process_instance_id AND v.task_id IS NULL" param:"variables" runtimeParam:"variables"`
 	VariableNamesIgnoreCase  bool               `param:"variableNamesIgnoreCase" runtimeParam:"variableNamesIgnoreCase"`
 	VariableValuesIgnoreCase bool               `param:"variableValuesIgnoreCase" runtimeParam:"variableValuesIgnoreCase"`
 }

@@ -35,13 +35,13 @@ var variableOperators = map[string]string{"eq": "=", "neq": "<>", "gt": ">", "gt
 // the rows of table (variable or hist_variable) the correlation picks.
 func compileVariables(tag string) (func(conds, filter reflect.Value, arg func(any) string) (string, error), error) {
 	prefix, from, where := "", "", ""
-	if rest, ok := strings.CutPrefix(tag, "variables FROM "); ok {
+	if rest, ok := strings.CutPrefix(withFragments(tag), "variables FROM "); ok {
 		table, correlation, ok := strings.Cut(rest, " WHERE ")
 		words := strings.Fields(table)
-		if !ok || len(words) != 2 {
+		if !ok || len(words) < 2 {
 			return nil, fmt.Errorf("where %q: want variables FROM table alias WHERE correlation", tag)
 		}
-		prefix, from, where = words[1]+".", table, correlation
+		prefix, from, where = words[len(words)-1]+".", table, correlation
 	} else if tag != "variables" {
 		return nil, fmt.Errorf("where %q: want variables, or variables FROM table alias WHERE correlation", tag)
 	}
