@@ -154,6 +154,12 @@ func (e *Engine) DeleteHistoricVariableInstance(ctx context.Context, id string) 
 	return e.rt.DeleteHistoricVariable(ctx, id)
 }
 
+// DeleteHistoricVariableInstancesOf deletes the variable history of
+// process instance id (ErrNotFound when history has no such instance).
+func (e *Engine) DeleteHistoricVariableInstancesOf(ctx context.Context, processInstanceID string) error {
+	return e.rt.DeleteHistoricVariablesOfInstance(ctx, processInstanceID)
+}
+
 // ValueTypeName is Camunda's spelling of value type name typ (read in any
 // case), or "" when Camunda has no such type.
 func ValueTypeName(typ string) string { return runtime.ValueTypeName(typ) }

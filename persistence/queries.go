@@ -537,3 +537,9 @@ func VariablesOfTask(taskID string) Query[*Variable] {
 func DeleteVariablesOfTask(taskID string) Write {
 	return newWrite("DELETE FROM variable WHERE task_id = $1", taskID)
 }
+
+// DeleteHistoricVariablesOfInstance deletes the variable history of a
+// process instance.
+func DeleteHistoricVariablesOfInstance(processInstanceID string) Write {
+	return newWrite("DELETE FROM hist_variable WHERE process_instance_id = $1", processInstanceID)
+}

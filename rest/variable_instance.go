@@ -88,6 +88,16 @@ func (h *Handler) variableInstanceRoutes() {
 		}
 		return noContent(w)
 	})
+	h.handle("DELETE /history/process-instance/{id}/variable-instances", func(w http.ResponseWriter, r *http.Request) error {
+		id := r.PathValue("id")
+		if err := h.eng.DeleteHistoricVariableInstancesOf(r.Context(), id); err != nil {
+			if isNotFound(err) {
+				return &notFound{"No historic process instance found with id: " + id}
+			}
+			return err
+		}
+		return noContent(w)
+	})
 }
 
 // variableInstanceByID registers GET path/{id} and path/{id}/data.

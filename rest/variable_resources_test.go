@@ -379,5 +379,13 @@ func TestRESTVariableInstances(t *testing.T) {
 			field(out, "message") != "Historic variable instance with Id '"+id+"' does not exist." {
 			t.Errorf("deleted historic variable: %d %v", status, out)
 		}
+		a.ok(http.StatusNoContent, "DELETE", "/history/process-instance/"+pi+"/variable-instances", nil)
+		if n := field(a.ok(http.StatusOK, "GET", "/history/variable-instance/count?processInstanceId="+pi, nil), "count"); n != float64(0) {
+			t.Errorf("variable history after deleting the instance's: %v", n)
+		}
+		if status, out := a.call("DELETE", "/history/process-instance/nope/variable-instances", nil); status != http.StatusNotFound ||
+			field(out, "message") != "No historic process instance found with id: nope" {
+			t.Errorf("DELETE variable history of an unknown instance: %d %v", status, out)
+		}
 	})
 }

@@ -181,3 +181,15 @@ func (e *Core) DeleteHistoricVariable(ctx context.Context, id string) error {
 		return nil
 	})
 }
+
+// DeleteHistoricVariablesOfInstance deletes the variable history of
+// process instance id (in history: ErrNotFound when it has none).
+func (e *Core) DeleteHistoricVariablesOfInstance(ctx context.Context, id string) error {
+	return e.command(ctx, nil, "delete_historic_variables", func(c *command) error {
+		if _, err := c.cc.Get(persistence.HistoricProcessInstanceTable, id); err != nil {
+			return fmt.Errorf("historic process instance %q: %w", id, err)
+		}
+		c.cc.Write(persistence.DeleteHistoricVariablesOfInstance(id))
+		return nil
+	})
+}
