@@ -3,6 +3,7 @@ package runtime
 import (
 	"encoding/json"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/bpmnlite/bpmnlite/persistence"
@@ -81,7 +82,7 @@ func encodeTyped(r *persistence.Variable, t TypedValue) error {
 	if vt.name == "Null" && r.Type != persistence.VarNull {
 		return invalid(r.Name, "a value of type Null must be null")
 	}
-	if r.Type != persistence.VarNull && !contains(vt.stored, r.Type) {
+	if r.Type != persistence.VarNull && !slices.Contains(vt.stored, r.Type) {
 		return invalid(r.Name, "a %T cannot be stored as type %s", value, vt.name)
 	}
 	switch {
@@ -118,15 +119,6 @@ func encodeTyped(r *persistence.Variable, t TypedValue) error {
 		r.ValueInfo = string(b)
 	}
 	return nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func infoString(info map[string]any, key string) string {

@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sort"
 
@@ -19,9 +18,6 @@ type VariableScope struct {
 	TaskID      string
 	Local       bool
 }
-
-// ErrTransientTaskVariable: task-local variables are stored, never transient.
-var ErrTransientTaskVariable = errors.New("a task-local variable cannot be transient")
 
 // ScopeVariables returns the stored variables of scope s, by name: a
 // task's local ones hide its execution's, inner scopes hide outer ones.
@@ -42,11 +38,14 @@ func (e *Core) ScopeVariables(ctx context.Context, s VariableScope) (map[string]
 		if err := x.inst.loadVariables(); err != nil {
 			return err
 		}
-		for at := x; at != nil && !(s.Local && at != x); at = at.parent {
+		for at := x; at != nil; at = at.parent {
 			for name, r := range x.inst.vars[at.ID] {
 				if out[name] == nil {
 					out[name] = r
 				}
+			}
+			if s.Local {
+				break
 			}
 		}
 		return nil
@@ -125,7 +124,7 @@ func (sc *variableScope) set(name string, v any, local bool) error {
 	}
 	value, transient := unwrapTransient(v)
 	if transient {
-		return &VariableError{Name: name, Reason: ErrTransientTaskVariable.Error()}
+		return invalid(name, "a task-local variable cannot be transient")
 	}
 	limit := sc.c.e.Config.Limits.MaxVariableBytes
 	if r != nil {
