@@ -9,6 +9,7 @@ import (
 	"net/textproto"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/bpmnlite/bpmnlite/rest"
@@ -386,6 +387,37 @@ func TestRESTVariableInstances(t *testing.T) {
 		if status, out := a.call("DELETE", "/history/process-instance/nope/variable-instances", nil); status != http.StatusNotFound ||
 			field(out, "message") != "No historic process instance found with id: nope" {
 			t.Errorf("DELETE variable history of an unknown instance: %d %v", status, out)
+		}
+	})
+}
+
+// Concurrent changes of one variable: each succeeds or is a 409
+// OptimisticLockingException, and the value is one of those written.
+func TestRESTVariableConcurrentUpdates(t *testing.T) {
+	eachBackend(t, rest.Options{}, func(t *testing.T, a *api) {
+		pi, _ := startApproval(t, a)
+		path := "/process-instance/" + pi + "/variables/amount"
+		a.ok(http.StatusNoContent, "PUT", path, map[string]any{"value": 0, "type": "Integer"})
+		const writers = 8
+		statuses := make(chan string, writers)
+		var wg sync.WaitGroup
+		for i := 1; i <= writers; i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				status, out := a.call("PUT", path, map[string]any{"value": i, "type": "Integer"})
+				statuses <- fmt.Sprint(status, " ", field(out, "type"))
+			}()
+		}
+		wg.Wait()
+		close(statuses)
+		for s := range statuses {
+			if s != "204 <nil>" && s != "409 OptimisticLockingException" {
+				t.Errorf("concurrent PUT: %s, want 204 or 409 OptimisticLockingException", s)
+			}
+		}
+		if v := field(a.ok(http.StatusOK, "GET", path, nil), "value").(float64); v < 1 || v > writers {
+			t.Errorf("amount after concurrent PUTs: %v", v)
 		}
 	})
 }

@@ -152,5 +152,16 @@ func TypeOf(r *persistence.Variable) (string, map[string]any) {
 	return "", info
 }
 
+// declaredValue is r's value for a copy of it: a TypedValue with its
+// declared type, when it has one.
+func declaredValue(r *persistence.Variable) (any, error) {
+	v, err := decodeVariable(r)
+	if err != nil || r.ValueType == "" {
+		return v, err
+	}
+	_, info := TypeOf(r)
+	return TypedValue{Type: r.ValueType, Value: v, Info: info}, nil
+}
+
 // DecodeVariable is the Go value stored in r (see decodeVariable).
 func DecodeVariable(r *persistence.Variable) (any, error) { return decodeVariable(r) }
