@@ -58,6 +58,9 @@ type VariableInstance struct {
 	TaskID               string // a task-local variable's task
 	ProcessDefinitionID  string
 	ProcessDefinitionKey string
+	// State is a variable's state in history: "CREATED", or "DELETED"
+	// once removed; "" for a stored variable.
+	State string
 }
 
 // variableInstance is r as a VariableInstance (its definition not set).
@@ -116,7 +119,11 @@ func (e *Engine) HistoricVariableInstances(ctx context.Context, q HistoricVariab
 	if err != nil {
 		return nil, err
 	}
-	return variableInstances(ctx, e, rows, func(r *persistence.HistoricVariable) *persistence.Variable { return &r.Variable })
+	vs, err := variableInstances(ctx, e, rows, func(r *persistence.HistoricVariable) *persistence.Variable { return &r.Variable })
+	for i, v := range vs {
+		v.State = rows[i].State
+	}
+	return vs, err
 }
 
 // variableInstances converts rows, with their instances' definitions

@@ -432,9 +432,17 @@ type JobExecutorInfo struct {
 
 // HistoricVariable is a stored variable's history (Camunda's historic
 // variable instance): its last value, under its id, written as it changes
-// and kept when its scope or instance ends; removing the variable removes
-// it.
-type HistoricVariable struct{ Variable }
+// and kept when its scope or instance ends.
+type HistoricVariable struct {
+	Variable
+	State string // VariableCreated, or VariableDeleted once removed
+}
+
+// Historic variable states.
+const (
+	VariableCreated = "CREATED"
+	VariableDeleted = "DELETED"
+)
 
 // HistoricActivityInstance records one pass through an activity: an
 // activity instance in history (the public

@@ -300,31 +300,31 @@ func MoveVariables(from, to string) []Write {
 
 // RecordVariable writes variable r's history: its value now, under its id.
 func RecordVariable(r *Variable) Write {
-	return newWrite(recordVariableSQL, Values(r)...)
+	return newWrite(recordVariableSQL, Values(&HistoricVariable{Variable: *r, State: VariableCreated})...)
 }
 
 var recordVariableSQL = func() string {
 	var set, params []string
-	for i, col := range VariableTable.Columns {
+	for i, col := range HistoricVariableTable.Columns {
 		params = append(params, "$"+strconv.Itoa(i+1))
 		if col != "id" {
 			set = append(set, col+" = excluded."+col)
 		}
 	}
-	return "INSERT INTO hist_variable (" + strings.Join(VariableTable.Columns, ", ") + ") VALUES (" + strings.Join(params, ", ") +
+	return "INSERT INTO hist_variable (" + strings.Join(HistoricVariableTable.Columns, ", ") + ") VALUES (" + strings.Join(params, ", ") +
 		") ON CONFLICT (id) DO UPDATE SET " + strings.Join(set, ", ")
 }()
 
-// DeleteHistoricVariable deletes variable id's history (the variable was
-// removed).
-func DeleteHistoricVariable(id string) Write {
-	return newWrite("DELETE FROM hist_variable WHERE id = $1", id)
+// MarkVariableDeleted marks variable id's history deleted (the variable
+// was removed).
+func MarkVariableDeleted(id string) Write {
+	return newWrite("UPDATE hist_variable SET state = '"+VariableDeleted+"' WHERE id = $1", id)
 }
 
 // HistoricVariablesOf are the variables of process instance id's own scope
 // as history has them: for an ended instance, those it had at its end.
 func HistoricVariablesOf(processInstanceID string) Query[*HistoricVariable] {
-	return newQuery[*HistoricVariable]("WHERE process_instance_id = $1 AND execution_id = $1 AND task_id IS NULL", processInstanceID)
+	return newQuery[*HistoricVariable]("WHERE process_instance_id = $1 AND execution_id = $1 AND task_id IS NULL AND state = '"+VariableCreated+"'", processInstanceID)
 }
 
 // ReportJobExecutor writes a job executor's report (insert or replace).

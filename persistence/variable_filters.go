@@ -54,6 +54,9 @@ type HistoricVariableFilter struct {
 	ProcessDefinitionKey string   `where:"process_instance_id IN (SELECT id FROM hist_process_instance WHERE process_definition_key = ?)" param:"processDefinitionKey"`
 	ExecutionIDs         []string `where:"execution_id in" param:"executionIdIn"`
 	TaskIDs              []string `where:"task_id in" param:"taskIdIn"`
+	// IncludeDeleted: removed variables' history too (state DELETED).
+	IncludeDeleted bool `param:"includeDeleted"`
+	notDeleted     bool `where:"state <> 'DELETED'"`
 	// Value: the variables named Name whose value is this text (Camunda's
 	// variableValue, which needs variableName).
 	Value                    string `param:"variableValue"`
@@ -75,6 +78,7 @@ func (f HistoricVariableFilter) Query() Query[*HistoricVariable] {
 		f.ValueConditions = append(VariableConditions{{Name: f.Name, Operator: "eq", Value: f.Value}}, f.ValueConditions...)
 		f.Name = ""
 	}
+	f.notDeleted = !f.IncludeDeleted
 	if f.VariableNamesIgnoreCase {
 		f.nameFolded, f.nameLikeFolded, f.Name, f.NameLike = f.Name, f.NameLike, "", ""
 	}

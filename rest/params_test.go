@@ -98,6 +98,10 @@ func seedFixture(t *testing.T, a *api) fixture {
 		a.ok(http.StatusNoContent, "POST", "/process-instance/"+fx[pi]+"/variables", jsonBody(`{"modifications": {`+vars+`}}`))
 	}
 	a.ok(http.StatusNoContent, "PUT", "/task/"+fx["task2"]+"/localVariables/note", map[string]any{"value": "rush", "type": "String"})
+	// And one removed again, DELETED in history.
+	a.ok(http.StatusNoContent, "PUT", "/process-instance/"+fx["pi3"]+"/variables/temp", map[string]any{"value": 1, "type": "Integer"})
+	fx["vardeleted"] = field(a.ok(http.StatusOK, "GET", "/variable-instance?variableName=temp", nil).([]any)[0], "id").(string)
+	a.ok(http.StatusNoContent, "DELETE", "/process-instance/"+fx["pi3"]+"/variables/temp", nil)
 	for _, v := range a.ok(http.StatusOK, "GET", "/variable-instance", nil).([]any) {
 		owner := "task2"
 		if field(v, "taskId") == nil {
@@ -278,6 +282,7 @@ var paramCases = map[string]map[string]paramCase{
 		"variableNamesIgnoreCase":  {"true&variableName=CUSTOMER", "var1customer var2customer var3customer"},
 		"variableValuesIgnoreCase": {"true&variableName=customer&variableValue=acme", "var1customer var3customer"},
 		"deserializeValues":        {"false", "var1customer var1amount var2customer var2amount var3customer vartask2note"},
+		"includeDeleted":           {"true", "var1customer var1amount var2customer var2amount var3customer vartask2note vardeleted"},
 	},
 	"/external-task": {
 		"externalTaskId":      {"{ext3}", "ext3"},

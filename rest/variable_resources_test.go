@@ -357,6 +357,15 @@ func TestRESTVariableInstances(t *testing.T) {
 			!strings.Contains(fmt.Sprint(field(out, "message")), "variable name and value are required") {
 			t.Errorf("variableValue without variableName: %d %v, want 400", status, out)
 		}
+		// A removed variable's history stays, DELETED, listed on request.
+		a.ok(http.StatusNoContent, "DELETE", "/process-instance/"+pi+"/variables/obj", nil)
+		if n := field(a.ok(http.StatusOK, "GET", "/history/variable-instance/count?variableName=obj", nil), "count"); n != float64(0) {
+			t.Errorf("history of a removed variable, by default: %v, want none", n)
+		}
+		deleted := a.ok(http.StatusOK, "GET", "/history/variable-instance?variableName=obj&includeDeleted=true", nil).([]any)
+		if len(deleted) != 1 || field(deleted[0], "state") != "DELETED" || field(deleted[0], "type") != "Object" {
+			t.Errorf("history of a removed variable, includeDeleted: %v", deleted)
+		}
 		// The instance ends: its variables stay in history, with their types.
 		a.ok(http.StatusNoContent, "POST", "/task/"+task+"/complete", map[string]any{})
 		if n := field(a.ok(http.StatusOK, "GET", "/variable-instance/count?processInstanceIdIn="+pi, nil), "count"); n != float64(0) {

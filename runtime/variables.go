@@ -604,10 +604,10 @@ func (c *command) recordVariable(r *persistence.Variable) {
 	}
 }
 
-// forgetVariable removes the history of a removed variable.
+// forgetVariable marks the history of a removed variable deleted.
 func (c *command) forgetVariable(r *persistence.Variable) {
 	if c.e.history(config.HistoryAudit) {
-		c.cc.Write(persistence.DeleteHistoricVariable(r.ID))
+		c.cc.Write(persistence.MarkVariableDeleted(r.ID))
 	}
 }
 
