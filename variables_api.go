@@ -2,6 +2,7 @@ package bpmnlite
 
 import (
 	"context"
+	"time"
 
 	"github.com/bpmnlite/bpmnlite/persistence"
 	"github.com/bpmnlite/bpmnlite/runtime"
@@ -61,6 +62,9 @@ type VariableInstance struct {
 	// State is a variable's state in history: "CREATED", or "DELETED"
 	// once removed; "" for a stored variable.
 	State string
+	// CreateTime: in history, when the variable was created (nil when
+	// unknown: recorded before bpmnlite kept it).
+	CreateTime *time.Time
 }
 
 // variableInstance is r as a VariableInstance (its definition not set).
@@ -121,7 +125,7 @@ func (e *Engine) HistoricVariableInstances(ctx context.Context, q HistoricVariab
 	}
 	vs, err := variableInstances(ctx, e, rows, func(r *persistence.HistoricVariable) *persistence.Variable { return &r.Variable })
 	for i, v := range vs {
-		v.State = rows[i].State
+		v.State, v.CreateTime = rows[i].State, rows[i].CreateTime
 	}
 	return vs, err
 }

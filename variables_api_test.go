@@ -3,6 +3,7 @@ package bpmnlite_test
 import (
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/bpmnlite/bpmnlite"
 )
@@ -106,6 +107,26 @@ func TestExecutionAndTaskVariableConditions(t *testing.T) {
 			if err != nil || len(got) != 1 || got[0].ID != task {
 				t.Errorf("tasks by %s variables: %v %v, want %s", what, got, err, task)
 			}
+		}
+	})
+}
+
+// A variable's history keeps when it was created and its last value.
+func TestVariableHistory(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.Deploy("one", oneTask)
+		created := e.Clock.Now().UTC().Truncate(time.Microsecond)
+		pi := e.Start("oneTask", map[string]any{"n": 1})
+		e.Clock.Add(time.Hour)
+		if err := e.Eng.SetVariables(e.Ctx, pi, map[string]any{"n": 2}); err != nil {
+			t.Fatal(err)
+		}
+		hist, err := e.Eng.HistoricVariableInstances(e.Ctx, bpmnlite.HistoricVariableInstanceQuery{Name: "n"})
+		if err != nil || len(hist) != 1 {
+			t.Fatalf("history of n: %v %v", hist, err)
+		}
+		if hist[0].CreateTime == nil || !hist[0].CreateTime.Equal(created) || hist[0].Value != int64(2) || hist[0].State != "CREATED" {
+			t.Errorf("history of n: created %v, value %v, state %s; want created %v, value 2", hist[0].CreateTime, hist[0].Value, hist[0].State, created)
 		}
 	})
 }

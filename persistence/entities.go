@@ -435,7 +435,8 @@ type JobExecutorInfo struct {
 // and kept when its scope or instance ends.
 type HistoricVariable struct {
 	Variable
-	State string // VariableCreated, or VariableDeleted once removed
+	State      string     // VariableCreated, or VariableDeleted once removed
+	CreateTime *time.Time // when the variable was created (nil: before it was recorded)
 }
 
 // Historic variable states.

@@ -111,7 +111,7 @@ var samples = map[*persistence.Table]sample{
 		full: func() persistence.Entity {
 			return &persistence.HistoricVariable{Variable: persistence.Variable{ID: "hv1", Rev: 1, Name: "amount", Type: persistence.VarBytes,
 				ExecutionID: "pi", ProcessInstanceID: "pi", TaskID: "t1", Text: "ünïcode ✓", Long: -1 << 62, Double: 3.25,
-				Time: at(4, 5), Bytes: []byte("blob"), ValueType: "File", ValueInfo: `{"filename":"a.txt"}`}, State: persistence.VariableDeleted}
+				Time: at(4, 5), Bytes: []byte("blob"), ValueType: "File", ValueInfo: `{"filename":"a.txt"}`}, State: persistence.VariableDeleted, CreateTime: ptr(at(4, 6))}
 		},
 		sparse: func() persistence.Entity {
 			return &persistence.HistoricVariable{Variable: persistence.Variable{ID: "hv2", Name: "n", Type: persistence.VarNull}, State: persistence.VariableCreated}
@@ -121,7 +121,7 @@ var samples = map[*persistence.Table]sample{
 			v.Name, v.Type, v.ExecutionID, v.ProcessInstanceID, v.TaskID = "x", persistence.VarString, "e2", "pi2", ""
 			v.Text, v.Long, v.Double, v.Time, v.Bytes = "", 1<<62, -0.5, time.Time{}, nil
 			v.ValueType, v.ValueInfo = "Object", `{"objectTypeName":"x"}`
-			v.State = persistence.VariableCreated
+			v.State, v.CreateTime = persistence.VariableCreated, nil
 		},
 	},
 	persistence.JobExecutorTable: {

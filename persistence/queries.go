@@ -298,16 +298,17 @@ func MoveVariables(from, to string) []Write {
 	}
 }
 
-// RecordVariable writes variable r's history: its value now, under its id.
-func RecordVariable(r *Variable) Write {
-	return newWrite(recordVariableSQL, Values(&HistoricVariable{Variable: *r, State: VariableCreated})...)
+// RecordVariable writes variable r's history at time now: its value,
+// under its id, created at now the first time.
+func RecordVariable(r *Variable, now time.Time) Write {
+	return newWrite(recordVariableSQL, Values(&HistoricVariable{Variable: *r, State: VariableCreated, CreateTime: &now})...)
 }
 
 var recordVariableSQL = func() string {
 	var set, params []string
 	for i, col := range HistoricVariableTable.Columns {
 		params = append(params, "$"+strconv.Itoa(i+1))
-		if col != "id" {
+		if col != "id" && col != "create_time" {
 			set = append(set, col+" = excluded."+col)
 		}
 	}

@@ -38,7 +38,7 @@ var variableInstanceJSON = newShape[variableRow](`id name type=ValueType value=J
 var historicVariableInstanceJSON = newShape[variableRow](`id name type=ValueType value=JSONValue valueInfo=JSONInfo
 	processDefinitionKey? processDefinitionId? rootProcessInstanceId:null processInstanceId? executionId?
 	activityInstanceId? caseDefinitionKey:null caseDefinitionId:null caseInstanceId:null caseExecutionId:null
-	taskId? errorMessage:null tenantId:null state createTime:null removalTime:null`)
+	taskId? errorMessage:null tenantId:null state createTime removalTime:null`)
 
 // The list queries with Camunda's deserializeValues, true unless asked.
 type (

@@ -375,7 +375,7 @@ func TestRESTVariableInstances(t *testing.T) {
 		if len(hist) != 1 || field(hist[0], "id") != id || field(hist[0], "type") != "Short" || field(hist[0], "processDefinitionKey") != "approval" || field(hist[0], "state") != "CREATED" {
 			t.Fatalf("history of an ended instance's variable: %v", hist)
 		}
-		if v := a.ok(http.StatusOK, "GET", "/history/variable-instance/"+id, nil); field(v, "value") != float64(5) {
+		if v := a.ok(http.StatusOK, "GET", "/history/variable-instance/"+id, nil); field(v, "value") != float64(5) || field(v, "createTime") == nil {
 			t.Errorf("historic variable instance: %v", v)
 		}
 		if status, _, _, body := rawGet(t, a, "/history/variable-instance/"+raw+"/data"); status != http.StatusOK || body != "hi" {

@@ -600,7 +600,7 @@ func (x *execution) removeVariable(name string) error {
 // changes, kept when its scope ends.
 func (c *command) recordVariable(r *persistence.Variable) {
 	if c.e.history(config.HistoryAudit) {
-		c.cc.Write(persistence.RecordVariable(r))
+		c.cc.Write(persistence.RecordVariable(r, c.cc.Now().UTC()))
 	}
 }
 

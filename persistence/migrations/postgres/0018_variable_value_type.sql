@@ -8,6 +8,7 @@ ALTER TABLE hist_variable ADD COLUMN value_type text;
 ALTER TABLE hist_variable ADD COLUMN value_info text;
 -- A removed variable's history stays, DELETED (Camunda's state).
 ALTER TABLE hist_variable ADD COLUMN state text NOT NULL DEFAULT 'CREATED';
+ALTER TABLE hist_variable ADD COLUMN create_time timestamptz;
 -- Variable history is now written as variables change (it was copied
 -- when an instance ended): running instances' variables get theirs.
 INSERT INTO hist_variable (id, rev, name, type, execution_id, process_instance_id, task_id,

@@ -8,6 +8,7 @@ ALTER TABLE hist_variable ADD COLUMN value_type TEXT;
 ALTER TABLE hist_variable ADD COLUMN value_info TEXT;
 -- A removed variable's history stays, DELETED (Camunda's state).
 ALTER TABLE hist_variable ADD COLUMN state TEXT NOT NULL DEFAULT 'CREATED';
+ALTER TABLE hist_variable ADD COLUMN create_time INTEGER;
 -- Variable history is now written as variables change (it was copied
 -- when an instance ended): running instances' variables get theirs.
 INSERT INTO hist_variable (id, rev, name, type, execution_id, process_instance_id, task_id,
