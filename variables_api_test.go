@@ -130,3 +130,19 @@ func TestVariableHistory(t *testing.T) {
 		}
 	})
 }
+
+// A removed variable no longer matches, though its history stays.
+func TestRemovedVariableDoesNotMatch(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.Deploy("one", oneTask)
+		pi := e.Start("oneTask", map[string]any{"gone": "x"})
+		if err := e.Eng.ModifyVariables(e.Ctx, bpmnlite.VariableScope{ExecutionID: pi}, nil, []string{"gone"}); err != nil {
+			t.Fatal(err)
+		}
+		got, err := e.Eng.ProcessInstances(e.Ctx, bpmnlite.ProcessInstanceQuery{
+			Variables: bpmnlite.VariableConditions{{Name: "gone", Operator: "eq", Value: "x"}}})
+		if err != nil || len(got) != 0 {
+			t.Errorf("instances with a removed variable: %v %v, want none", got, err)
+		}
+	})
+}

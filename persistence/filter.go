@@ -52,7 +52,7 @@ var fragments = map[string]string{
 	// the variables of running instances and those history keeps of
 	// ended ones (both, with history on: the same values)
 	"allVariables": "(SELECT name, type, execution_id, process_instance_id, task_id, text_value, long_value, double_value, time_value FROM variable" +
-		" UNION ALL SELECT name, type, execution_id, process_instance_id, task_id, text_value, long_value, double_value, time_value FROM hist_variable)",
+		" UNION ALL SELECT name, type, execution_id, process_instance_id, task_id, text_value, long_value, double_value, time_value FROM hist_variable WHERE state = 'CREATED')",
 	// a sort key: when a definition's deployment was made
 	"definitionDeployTime": "(SELECT deploy_time FROM deployment WHERE deployment.id = process_definition.deployment_id)",
 }

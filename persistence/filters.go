@@ -99,6 +99,12 @@ type HistoricTaskFilter struct {
 	// DeleteReason: TaskCompleted or TaskDeleted (cancelled with its
 	// activity or instance).
 	DeleteReason string `where:"delete_reason" param:"taskDeleteReason"`
+	// TaskVariables: conditions on the task's local variables (their
+	// history); ProcessVariables: on its instance's (of any scope).
+	TaskVariables            VariableConditions `where:"variables FROM hist_variable v WHERE v.task_id = hist_task.id AND v.state = 'CREATED'" param:"taskVariables"`
+	ProcessVariables         VariableConditions `where:"variables FROM {allVariables} v WHERE v.process_instance_id = hist_task.process_instance_id AND v.task_id IS NULL" param:"processVariables"`
+	VariableNamesIgnoreCase  bool               `param:"variableNamesIgnoreCase"`
+	VariableValuesIgnoreCase bool               `param:"variableValuesIgnoreCase"`
 }
 
 func (f HistoricTaskFilter) Query() Query[*HistoricTask] {
@@ -293,6 +299,10 @@ type ExternalTaskFilter struct {
 	NoRetriesLeft   bool `where:"retries = 0" param:"noRetriesLeft"`
 	Suspended       bool `where:"suspension = 2" param:"suspended"`
 	Active          bool `where:"suspension = 1" param:"active"`
+	// ProcessVariables: conditions on the instance's variables (of any scope).
+	ProcessVariables         VariableConditions `where:"variables FROM variable v WHERE v.process_instance_id = external_task.process_instance_id AND v.task_id IS NULL" param:"processVariables"`
+	VariableNamesIgnoreCase  bool               `param:"variableNamesIgnoreCase"`
+	VariableValuesIgnoreCase bool               `param:"variableValuesIgnoreCase"`
 }
 
 // At is the filter's query with Locked and NotLocked judged at now.

@@ -36,9 +36,13 @@ var variableOperators = map[string]string{"eq": "=", "neq": "<>", "gt": ">", "gt
 func compileVariables(tag string) (func(conds, filter reflect.Value, arg func(any) string) (string, error), error) {
 	prefix, from, where := "", "", ""
 	if rest, ok := strings.CutPrefix(withFragments(tag), "variables FROM "); ok {
-		table, correlation, ok := strings.Cut(rest, " WHERE ")
+		at := strings.LastIndex(rest, " WHERE ") // the table may be a subquery with a WHERE
+		if at < 0 {
+			return nil, fmt.Errorf("where %q: want variables FROM table alias WHERE correlation", tag)
+		}
+		table, correlation := rest[:at], rest[at+len(" WHERE "):]
 		words := strings.Fields(table)
-		if !ok || len(words) < 2 {
+		if len(words) < 2 {
 			return nil, fmt.Errorf("where %q: want variables FROM table alias WHERE correlation", tag)
 		}
 		prefix, from, where = words[len(words)-1]+".", table, correlation
