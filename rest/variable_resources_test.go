@@ -2,6 +2,7 @@ package rest_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"mime/multipart"
@@ -12,6 +13,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/bpmnlite/bpmnlite"
 	"github.com/bpmnlite/bpmnlite/rest"
 )
 
@@ -429,4 +431,22 @@ func TestRESTVariableConcurrentUpdates(t *testing.T) {
 			t.Errorf("amount after concurrent PUTs: %v", v)
 		}
 	})
+}
+
+// A client reads typed variables as plain Go values.
+func TestRESTDecodePlainVariables(t *testing.T) {
+	got, err := rest.DecodePlainVariables(map[string]rest.TypedValue{
+		"long":  {Value: json.RawMessage(`5`), Type: "Long"},
+		"short": {Value: json.RawMessage(`"7"`), Type: "Short"},
+		"xml":   {Value: json.RawMessage(`"<a/>"`), Type: "Xml"},
+		"obj":   {Value: json.RawMessage(`"{\"id\":1}"`), Type: "Object", ValueInfo: map[string]any{"objectTypeName": "O"}},
+		"file":  {Value: json.RawMessage(`"aGk="`), Type: "File", ValueInfo: map[string]any{"filename": "a", "transient": true}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"long": int64(5), "short": int64(7), "xml": "<a/>", "obj": map[string]any{"id": json.Number("1")}, "file": bpmnlite.Transient([]byte("hi"))}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("plain variables %#v, want %#v", got, want)
+	}
 }

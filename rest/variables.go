@@ -51,6 +51,33 @@ func DecodeVariables(in map[string]TypedValue) (map[string]any, error) {
 	return out, nil
 }
 
+// DecodePlainVariables turns typed variables into plain Go values, as a
+// client reads them: declared types dropped (Short, Long and Integer as
+// int64, Xml as a string, File as its bytes, Object as its decoded JSON
+// document); transient ones stay marked.
+func DecodePlainVariables(in map[string]TypedValue) (map[string]any, error) {
+	vars, err := DecodeVariables(in)
+	for name, v := range vars {
+		t, transient := v.(bpmnlite.TransientValue)
+		if transient {
+			v = t.Value
+		}
+		typed, ok := v.(bpmnlite.TypedValue)
+		if !ok {
+			continue
+		}
+		v = typed.Value
+		if doc, isDoc := v.(json.RawMessage); isDoc {
+			v, _ = untyped(doc, true) // valid: checked when decoded
+		}
+		if transient {
+			v = bpmnlite.Transient(v)
+		}
+		vars[name] = v
+	}
+	return vars, err
+}
+
 // markTransient wraps v with bpmnlite.Transient when valueInfo says
 // "transient": true; like Camunda, a transient that is no boolean is refused.
 func markTransient(v any, valueInfo map[string]any) (any, error) {
