@@ -165,6 +165,13 @@ type Variable struct {
 	Double            float64   `db:"double_value"` // double
 	Time              time.Time `db:"time_value"`   // date
 	Bytes             []byte    `db:"bytes_value"`  // bytes
+	// ValueType is the Camunda type the value was declared with (Short,
+	// Object, Xml, File, ...); "": the type its value implies.
+	ValueType string
+	// ValueInfo is the declared type's Camunda valueInfo as a JSON object
+	// (objectTypeName and serializationDataFormat, filename, mimeType and
+	// encoding), "" when it has none.
+	ValueInfo string
 }
 
 // Task is an open user task, waiting for completion (the public
@@ -461,9 +468,20 @@ type JobExecutorInfo struct {
 	Heartbeat       time.Time
 }
 
-// HistoricVariable is a process variable as it was when its instance
-// ended.
-type HistoricVariable struct{ Variable }
+// HistoricVariable is a stored variable's history (Camunda's historic
+// variable instance): its last value, under its id, written as it changes
+// and kept when its scope or instance ends.
+type HistoricVariable struct {
+	Variable
+	State      string     // VariableCreated, or VariableDeleted once removed
+	CreateTime *time.Time // when the variable was created (nil: before it was recorded)
+}
+
+// Historic variable states.
+const (
+	VariableCreated = "CREATED"
+	VariableDeleted = "DELETED"
+)
 
 // HistoricActivityInstance records one pass through an activity: an
 // activity instance in history (the public

@@ -94,7 +94,7 @@ var samples = map[*persistence.Table]sample{
 		full: func() persistence.Entity {
 			return &persistence.Variable{ID: "v1", Rev: 1, Name: "amount", Type: persistence.VarBytes, ExecutionID: "e1",
 				ProcessInstanceID: "pi", TaskID: "t1", Text: "ünïcode ✓", Long: -1 << 62, Double: 3.25,
-				Time: at(4, 5), Bytes: []byte("blob")}
+				Time: at(4, 5), Bytes: []byte("blob"), ValueType: "File", ValueInfo: `{"filename":"a.txt"}`}
 		},
 		sparse: func() persistence.Entity {
 			// The zero time is stored as it is, not as NULL.
@@ -104,21 +104,24 @@ var samples = map[*persistence.Table]sample{
 			v := e.(*persistence.Variable)
 			v.Name, v.Type, v.ExecutionID, v.ProcessInstanceID, v.TaskID = "x", persistence.VarString, "e2", "pi2", ""
 			v.Text, v.Long, v.Double, v.Time, v.Bytes = "", 1<<62, -0.5, time.Time{}, nil
+			v.ValueType, v.ValueInfo = "Object", `{"objectTypeName":"x"}`
 		},
 	},
 	persistence.HistoricVariableTable: {
 		full: func() persistence.Entity {
 			return &persistence.HistoricVariable{Variable: persistence.Variable{ID: "hv1", Rev: 1, Name: "amount", Type: persistence.VarBytes,
 				ExecutionID: "pi", ProcessInstanceID: "pi", TaskID: "t1", Text: "ünïcode ✓", Long: -1 << 62, Double: 3.25,
-				Time: at(4, 5), Bytes: []byte("blob")}}
+				Time: at(4, 5), Bytes: []byte("blob"), ValueType: "File", ValueInfo: `{"filename":"a.txt"}`}, State: persistence.VariableDeleted, CreateTime: ptr(at(4, 6))}
 		},
 		sparse: func() persistence.Entity {
-			return &persistence.HistoricVariable{Variable: persistence.Variable{ID: "hv2", Name: "n", Type: persistence.VarNull}}
+			return &persistence.HistoricVariable{Variable: persistence.Variable{ID: "hv2", Name: "n", Type: persistence.VarNull}, State: persistence.VariableCreated}
 		},
 		modify: func(e persistence.Entity) {
 			v := e.(*persistence.HistoricVariable)
 			v.Name, v.Type, v.ExecutionID, v.ProcessInstanceID, v.TaskID = "x", persistence.VarString, "e2", "pi2", ""
 			v.Text, v.Long, v.Double, v.Time, v.Bytes = "", 1<<62, -0.5, time.Time{}, nil
+			v.ValueType, v.ValueInfo = "Object", `{"objectTypeName":"x"}`
+			v.State, v.CreateTime = persistence.VariableCreated, nil
 		},
 	},
 	persistence.JobExecutorTable: {
@@ -372,12 +375,16 @@ func TestTableMetadata(t *testing.T) {
 			t.Errorf("%s: EntityName %q, type %s", tab.Name, tab.EntityName, typ.Name())
 		}
 		v := reflect.ValueOf(e).Elem()
-		if typ.NumField() == 1 && typ.Field(0).Anonymous {
-			// A row type of another table's layout (HistoricVariable).
-			typ, v = typ.Field(0).Type, v.Field(0)
+		// The column fields, an embedded struct's (HistoricVariable
+		// embeds Variable) in its place.
+		var fields []reflect.StructField
+		for _, f := range reflect.VisibleFields(typ) {
+			if !f.Anonymous {
+				fields = append(fields, f)
+			}
 		}
-		if typ.NumField() != len(tab.Columns) || len(persistence.Values(e)) != len(tab.Columns) || len(persistence.Targets(e)) != len(tab.Columns) {
-			t.Errorf("%s: %d fields, %d columns, %d values, %d targets", tab.Name, typ.NumField(), len(tab.Columns), len(persistence.Values(e)), len(persistence.Targets(e)))
+		if len(fields) != len(tab.Columns) || len(persistence.Values(e)) != len(tab.Columns) || len(persistence.Targets(e)) != len(tab.Columns) {
+			t.Errorf("%s: %d fields, %d columns, %d values, %d targets", tab.Name, len(fields), len(tab.Columns), len(persistence.Values(e)), len(persistence.Targets(e)))
 			continue
 		}
 		if tab.Columns[0] != "id" {
@@ -387,16 +394,16 @@ func TestTableMetadata(t *testing.T) {
 			t.Errorf("%s: immutable %v but rev column %v", tab.Name, tab.Immutable, hasRev)
 		}
 		// The full sample sets every field, so a round trip checks them all.
-		for i := range v.NumField() {
-			if v.Field(i).IsZero() {
-				t.Errorf("%s: full sample leaves %s zero", tab.Name, typ.Field(i).Name)
+		for _, f := range fields {
+			if v.FieldByIndex(f.Index).IsZero() {
+				t.Errorf("%s: full sample leaves %s zero", tab.Name, f.Name)
 			}
 		}
 		// Targets point into the entity in column order. (The column names
 		// are checked against the schema by TestColumnsMatchSchema.)
 		for i, target := range persistence.Targets(e) {
-			if reflect.ValueOf(target).Pointer() != v.Field(i).Addr().Pointer() {
-				t.Errorf("%s: target %d is not field %s", tab.Name, i, typ.Field(i).Name)
+			if reflect.ValueOf(target).Pointer() != v.FieldByIndex(fields[i].Index).Addr().Pointer() {
+				t.Errorf("%s: target %d is not field %s", tab.Name, i, fields[i].Name)
 			}
 		}
 	}

@@ -141,6 +141,12 @@ type TaskFilter struct {
 	Priority    *int `where:"priority" param:"priority"`
 	MinPriority *int `where:"priority >=" param:"minPriority"`
 	MaxPriority *int `where:"priority <=" param:"maxPriority"`
+	// TaskVariables: conditions on the task's local variables;
+	// ProcessVariables: on its process instance's variables (of any scope).
+	TaskVariables            VariableConditions `where:"variables FROM variable v WHERE v.task_id = task.id" param:"taskVariables"`
+	ProcessVariables         VariableConditions `where:"variables FROM variable v WHERE v.process_instance_id = task.process_instance_id AND v.task_id IS NULL" param:"processVariables"`
+	VariableNamesIgnoreCase  bool               `param:"variableNamesIgnoreCase"`
+	VariableValuesIgnoreCase bool               `param:"variableValuesIgnoreCase"`
 }
 
 func (f TaskFilter) Query() Query[*Task] {
@@ -206,6 +212,12 @@ type HistoricTaskFilter struct {
 	InvolvedGroup          string `where:"candidate_groups member" param:"taskInvolvedGroup"`
 	WithCandidateGroups    bool   `where:"candidate_groups IS NOT NULL" param:"withCandidateGroups"`
 	WithoutCandidateGroups bool   `where:"candidate_groups IS NULL" param:"withoutCandidateGroups"`
+	// TaskVariables: conditions on the task's local variables (their
+	// history); ProcessVariables: on its instance's (of any scope).
+	TaskVariables            VariableConditions `where:"variables FROM hist_variable v WHERE v.task_id = hist_task.id AND v.state = 'CREATED'" param:"taskVariables"`
+	ProcessVariables         VariableConditions `where:"variables FROM {allVariables} v WHERE v.process_instance_id = hist_task.process_instance_id AND v.task_id IS NULL" param:"processVariables"`
+	VariableNamesIgnoreCase  bool               `param:"variableNamesIgnoreCase"`
+	VariableValuesIgnoreCase bool               `param:"variableValuesIgnoreCase"`
 }
 
 func (f HistoricTaskFilter) Query() Query[*HistoricTask] {
@@ -237,6 +249,12 @@ type ExecutionFilter struct {
 	IncidentType        string `where:"EXISTS (SELECT 1 FROM incident i WHERE i.execution_id = execution.id AND i.type = ?)" param:"incidentType"`
 	IncidentMessage     string `where:"EXISTS (SELECT 1 FROM incident i WHERE i.execution_id = execution.id AND i.message = ?)" param:"incidentMessage"`
 	IncidentMessageLike string `where:"EXISTS (SELECT 1 FROM incident i WHERE i.execution_id = execution.id AND i.message LIKE ?)" param:"incidentMessageLike"`
+	// Variables: conditions on the execution's local variables;
+	// ProcessVariables: on its process instance's own.
+	Variables                VariableConditions `where:"variables FROM variable v WHERE v.execution_id = execution.id AND v.task_id IS NULL" param:"variables"`
+	ProcessVariables         VariableConditions `where:"variables FROM variable v WHERE v.execution_id = execution.process_instance_id AND v.task_id IS NULL" param:"processVariables"`
+	VariableNamesIgnoreCase  bool               `param:"variableNamesIgnoreCase"`
+	VariableValuesIgnoreCase bool               `param:"variableValuesIgnoreCase"`
 }
 
 // executionHasChild holds for an execution some child runs in: a path
@@ -302,32 +320,17 @@ type InstanceFilter struct {
 	RootProcessInstances  bool   `where:"COALESCE(super_execution_id, '') = ''" param:"rootProcessInstances"`
 	LeafProcessInstances  bool   `where:"NOT EXISTS (SELECT 1 FROM execution sub WHERE sub.super_execution_id IN (SELECT id FROM execution x WHERE x.process_instance_id = execution.id))" param:"leafProcessInstances"`
 	RootProcessInstanceID string `where:"root_process_instance_id" param:"rootProcessInstanceId"`
-	root                  bool   `where:"parent_id IS NULL"`
+	// Variables: conditions on the instance's own (process-level)
+	// variables, as Camunda's variableValue... conditions.
+	Variables                VariableConditions `where:"variables FROM variable v WHERE v.execution_id = execution.id AND v.task_id IS NULL" param:"variables"`
+	VariableNamesIgnoreCase  bool               `param:"variableNamesIgnoreCase"`
+	VariableValuesIgnoreCase bool               `param:"variableValuesIgnoreCase"`
+	root                     bool               `where:"parent_id IS NULL"`
 }
 
 func (f InstanceFilter) Query() Query[*Execution] {
 	f.root = true
 	return filterQuery[*Execution](f, time.Time{}, "start_time, id")
-}
-
-// HistoricInstanceFilter selects process instances in history, in the
-// order they started. Camunda's runtime process instance resource names
-// some fields otherwise (runtimeParam).
-type HistoricInstanceFilter struct {
-	Page                 `sort:"instanceId=id definitionId=process_definition_id definitionKey=process_definition_key businessKey startTime endTime duration=(end_time-start_time)"`
-	ID                   string `where:"id" param:"processInstanceId" runtimeParam:"processInstanceIds"`
-	ProcessDefinitionKey string `where:"process_definition_key" param:"processDefinitionKey" runtimeParam:"processDefinitionKey"`
-	ProcessDefinitionID  string `where:"process_definition_id" param:"processDefinitionId" runtimeParam:"processDefinitionId"`
-	BusinessKey          string `where:"business_key" param:"processInstanceBusinessKey" runtimeParam:"businessKey"`
-	// State: "" for all, or StateActive, StateCompleted, ...
-	State string `where:"state" param:"state"`
-	// Finished: ended instances; Unfinished: running ones.
-	Finished   bool `where:"end_time IS NOT NULL" param:"finished"`
-	Unfinished bool `where:"end_time IS NULL" param:"unfinished"`
-}
-
-func (f HistoricInstanceFilter) Query() Query[*HistoricProcessInstance] {
-	return filterQuery[*HistoricProcessInstance](f, time.Time{}, "start_time, id")
 }
 
 // HistoricActivityFilter selects activity instances in history, in the
@@ -487,6 +490,10 @@ type ExternalTaskFilter struct {
 	NoRetriesLeft   bool `where:"retries = 0" param:"noRetriesLeft"`
 	Suspended       bool `where:"suspension = 2" param:"suspended"`
 	Active          bool `where:"suspension = 1" param:"active"`
+	// ProcessVariables: conditions on the instance's variables (of any scope).
+	ProcessVariables         VariableConditions `where:"variables FROM variable v WHERE v.process_instance_id = external_task.process_instance_id AND v.task_id IS NULL" param:"processVariables"`
+	VariableNamesIgnoreCase  bool               `param:"variableNamesIgnoreCase"`
+	VariableValuesIgnoreCase bool               `param:"variableValuesIgnoreCase"`
 }
 
 // At is the filter's query with Locked and NotLocked judged at now.

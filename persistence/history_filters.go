@@ -92,6 +92,13 @@ type HistoricProcessInstanceFilter struct {
 	Completed            bool `where:"state = 'COMPLETED'" param:"completed"`
 	ExternallyTerminated bool `where:"state = 'EXTERNALLY_TERMINATED'" param:"externallyTerminated"`
 	InternallyTerminated bool `where:"state = 'INTERNALLY_TERMINATED'" param:"internallyTerminated"`
+	// State: "" for all, or StateActive, StateCompleted, ... as stored.
+	State string `where:"state"`
+	// Variables: conditions on the instance's own variables (an ended
+	// one's as history has them).
+	Variables                VariableConditions `where:"variables FROM {allVariables} v WHERE v.process_instance_id = hist_process_instance.id AND v.execution_id = v.process_instance_id AND v.task_id IS NULL" param:"variables"`
+	VariableNamesIgnoreCase  bool               `param:"variableNamesIgnoreCase"`
+	VariableValuesIgnoreCase bool               `param:"variableValuesIgnoreCase"`
 }
 
 // instanceSuspended holds for a historic process instance whose running

@@ -61,7 +61,7 @@ func TestRESTHistoricProcessInstance(t *testing.T) {
 		}
 		a.failsWith(http.StatusBadRequest, "GET", "/history/process-instance?active=true&completed=true", nil, "Already querying for historic process instance with another state")
 		a.failsWith(http.StatusBadRequest, "GET", "/history/process-instance?startedAfter=yesterday", nil, "startedAfter")
-		a.failsWith(http.StatusBadRequest, "GET", "/history/process-instance?variables=x_eq_1", nil, "variables")
+		a.failsWith(http.StatusBadRequest, "GET", "/history/process-instance?variables=x_is_1", nil, "Invalid variable comparator specified: is")
 		a.failsWith(http.StatusBadRequest, "POST", "/history/process-instance", map[string]any{"orQueries": []any{map[string]any{"completed": true}}}, "orQueries")
 
 		// Deleting: a running instance's history stays (404, as Camunda).
@@ -287,16 +287,16 @@ func TestRESTHistoricDetail(t *testing.T) {
 	eachBackend(t, rest.Options{}, func(t *testing.T, a *api) {
 		fx := seedFixture(t, a)
 		idsOfFixture(t, a, fx)
-		got := a.ok(http.StatusOK, "GET", "/history/detail/"+fx["det-amount1"], nil)
-		if field(got, "type") != "variableUpdate" || field(got, "variableName") != "amount" || field(got, "value") != 7.0 ||
+		got := a.ok(http.StatusOK, "GET", "/history/detail/"+fx["det2quantity1"], nil)
+		if field(got, "type") != "variableUpdate" || field(got, "variableName") != "quantity" || field(got, "value") != 7.0 ||
 			field(got, "variableType") != "Integer" || field(got, "revision") != 1.0 || field(got, "initial") != false ||
-			field(got, "variableInstanceId") != fx["var-amount"] || field(got, "processInstanceId") != fx["pi2"] ||
+			field(got, "variableInstanceId") != fx["var2quantity"] || field(got, "processInstanceId") != fx["pi2"] ||
 			field(got, "processDefinitionKey") != "review" {
-			t.Errorf("GET /history/detail/%s: %v", fx["det-amount1"], got)
+			t.Errorf("GET /history/detail/%s: %v", fx["det2quantity1"], got)
 		}
 		a.failsWith(http.StatusNotFound, "GET", "/history/detail/nope", nil, "Historic detail with Id 'nope' does not exist.")
 		a.failsWith(http.StatusNotFound, "GET", "/history/detail/nope/data", nil, "Historic detail with Id 'nope' does not exist.")
-		a.failsWith(http.StatusBadRequest, "GET", "/history/detail/"+fx["det-note0"]+"/data", nil, "is not a binary value")
+		a.failsWith(http.StatusBadRequest, "GET", "/history/detail/"+fx["det2remark0"]+"/data", nil, "is not a binary value")
 		a.failsWith(http.StatusBadRequest, "GET", "/history/detail?userOperationId=x", nil, "userOperationId")
 
 		a.ok(http.StatusOK, "POST", "/deployment/create", deployment("quick", map[string]string{"quick.bpmn": fixtureQuick}))
@@ -324,8 +324,8 @@ func TestRESTHistoricDetail(t *testing.T) {
 		if n := field(a.ok(http.StatusOK, "GET", "/history/detail/count?processInstanceId="+done, nil), "count"); n != 0.0 {
 			t.Errorf("details after deleting the historic variables: %v", n)
 		}
-		if n := field(a.ok(http.StatusOK, "GET", "/history/detail/count", nil), "count"); n != 3.0 {
-			t.Errorf("the other instance's details: %v, want 3", n)
+		if n := field(a.ok(http.StatusOK, "GET", "/history/detail/count", nil), "count"); n != 9.0 {
+			t.Errorf("the fixture's details: %v, want 9", n)
 		}
 	})
 }

@@ -52,7 +52,7 @@ func bindQuery(q url.Values, query any, key string, op *camundaOp) error {
 	v := reflect.ValueOf(query).Elem()
 	for _, f := range reflect.VisibleFields(v.Type()) {
 		if f.Anonymous && f.Type == reflect.TypeFor[bpmnlite.Page]() {
-			if len(f.Index) > 1 {
+			if top, _ := v.Type().FieldByName("Page"); len(f.Index) > len(top.Index) {
 				continue // an embedded filter's, shadowed by the outer one
 			}
 			if err := bindPage(q, v.FieldByIndex(f.Index).Addr().Interface().(*bpmnlite.Page), query, op); err != nil {
@@ -149,6 +149,12 @@ func setParam(q url.Values, name string, dst reflect.Value) error {
 	switch dst.Interface().(type) {
 	case string:
 		dst.SetString(s)
+	case bpmnlite.VariableConditions:
+		conds, err := parseVariableConditions(name, s)
+		if err != nil {
+			return err
+		}
+		dst.Set(reflect.ValueOf(conds))
 	case []string:
 		dst.Set(reflect.ValueOf(strings.Split(s, ",")))
 	case bool:

@@ -3,7 +3,6 @@ package rest_test
 import (
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -31,18 +30,6 @@ func wantError(t *testing.T, a *api, status int, typ, text, method, path string,
 	}
 }
 
-// rawGet is GET path's status, content type and body as text.
-func rawGet(t *testing.T, a *api, path string) (int, string, string) {
-	t.Helper()
-	resp, err := http.Get(a.url + path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, resp.Header.Get("Content-Type"), string(b)
-}
-
 func TestRESTJobOperations(t *testing.T) {
 	eachBackend(t, rest.Options{}, func(t *testing.T, a *api) {
 		fx := seedFixture(t, a)
@@ -53,12 +40,12 @@ func TestRESTJobOperations(t *testing.T) {
 		wantError(t, a, http.StatusNotFound, "InvalidRequestException", "Job with id nope does not exist", "GET", "/job/nope", nil)
 
 		// The stack trace of the failed job, as text.
-		status, ct, text := rawGet(t, a, job+"/stacktrace")
+		status, ct, _, text := rawGet(t, a, job+"/stacktrace")
 		if status != http.StatusOK || !strings.HasPrefix(ct, "text/plain") || !strings.Contains(text, "card declined") {
 			t.Errorf("GET %s/stacktrace: %d %q %q", job, status, ct, text)
 		}
 		wantError(t, a, http.StatusNotFound, "InvalidRequestException", "nope", "GET", "/job/nope/stacktrace", nil)
-		if status, _, text := rawGet(t, a, timer+"/stacktrace"); status != http.StatusNoContent || text != "" {
+		if status, _, _, text := rawGet(t, a, timer+"/stacktrace"); status != http.StatusNoContent || text != "" {
 			t.Errorf("stack trace of a job that never failed: %d %q, want 204", status, text)
 		}
 
@@ -350,7 +337,7 @@ func TestRESTExternalTaskManagement(t *testing.T) {
 		fx := seedFixture(t, a)
 		for query, want := range map[string]string{"": `["packing"]`, "?withLockedTasks=true": `["packing"]`, "?withUnlockedTasks=true": `[]`,
 			"?withRetriesLeft=true": `["packing"]`} {
-			status, _, text := rawGet(t, a, "/external-task/topic-names"+query)
+			status, _, _, text := rawGet(t, a, "/external-task/topic-names"+query)
 			if status != http.StatusOK || strings.TrimSpace(text) != want {
 				t.Errorf("topic names%s: %d %s, want %s", query, status, text, want)
 			}

@@ -238,6 +238,7 @@ func (e *Core) CompleteTask(ctx context.Context, t persistence.Tx, taskID string
 			return err
 		}
 		c.cc.Delete(task)
+		c.cc.Write(persistence.DeleteVariablesOfTask(task.ID))
 		c.historyTaskEnd(task, persistence.TaskCompleted)
 		x.IsActive = true
 		return c.leave(x, a)
