@@ -337,11 +337,25 @@ func TestRESTMessageResults(t *testing.T) {
 			"POST", "/message", map[string]any{"messageName": "go"})
 		wantError(t, a, http.StatusBadRequest, "InvalidRequestException", "Parameter 'variablesInResultEnabled' cannot be used without 'resultEnabled' set to true.",
 			"POST", "/message", map[string]any{"messageName": "hello", "variablesInResultEnabled": true})
-		for _, member := range []string{"tenantId", "localCorrelationKeys", "processVariablesToTriggeredScope"} {
+		for _, member := range []string{"tenantId", "processVariablesToTriggeredScope"} {
 			wantError(t, a, http.StatusBadRequest, "InvalidRequestException", member, "POST", "/message",
 				map[string]any{"messageName": "hello", member: map[string]any{"x": str("y")}})
 		}
 		wantError(t, a, http.StatusBadRequest, "InvalidRequestException", "No message name supplied", "POST", "/message", map[string]any{})
+
+		// localCorrelationKeys: the receiving execution's own variables.
+		start := func(order string) string {
+			return field(a.ok(http.StatusOK, "POST", "/process-definition/key/wait/start",
+				map[string]any{"variables": map[string]any{"order": str(order)}}), "id").(string)
+		}
+		pa, pb := start("a"), start("b")
+		got := a.ok(http.StatusOK, "POST", "/message", map[string]any{"messageName": "go", "resultEnabled": true,
+			"localCorrelationKeys": map[string]any{"order": str("b")}}).([]any)
+		if len(got) != 1 || field(got[0], "execution", "processInstanceId") != pb {
+			t.Errorf("local correlation key order=b: %v, want %s alone (not %s)", got, pb, pa)
+		}
+		wantError(t, a, http.StatusBadRequest, "RestException", "No process definition or execution matches", "POST", "/message",
+			map[string]any{"messageName": "hello", "localCorrelationKeys": map[string]any{"order": str("a")}})
 	})
 }
 
