@@ -238,6 +238,7 @@ var paramCases = map[string]map[string]paramCase{
 		"processDefinitionId":       {"{def-wait}", "jobdeftimer"},
 		"processDefinitionKey":      {"review", "jobdef1"},
 		"jobConfiguration":          {"async-before", "jobdef1"},
+		"jobType":                   {"timer-intermediate-transition", "jobdeftimer"},
 		"active":                    {"true", "jobdef1 jobdeftimer"},
 		"suspended":                 {"true", ""},
 		"withOverridingJobPriority": {"true", ""},

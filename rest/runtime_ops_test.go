@@ -118,6 +118,10 @@ func TestRESTJobOperations(t *testing.T) {
 			if status != want || want == http.StatusBadRequest && !strings.Contains(fmt.Sprint(field(out, "message")), "cannot cascade") {
 				t.Errorf("cascading due date of the %s timer: %d %v, want %d", key, status, out, want)
 			}
+			jd := a.ok(http.StatusOK, "GET", "/job-definition/"+field(jobs[0], "jobDefinitionId").(string), nil)
+			if field(jd, "jobType") != "timer-start-event" || field(jd, "jobConfiguration") == nil {
+				t.Errorf("job definition of the %s start timer: %v", key, jd)
+			}
 		}
 
 		// Deletion.
@@ -133,6 +137,7 @@ func TestRESTJobDefinitionOperations(t *testing.T) {
 		def := "/job-definition/" + fx["jobdef1"]
 		got := a.ok(http.StatusOK, "GET", def, nil)
 		if field(got, "activityId") != "charge" || field(got, "jobConfiguration") != "async-before" || field(got, "suspended") != false ||
+			field(got, "jobType") != "async-continuation" ||
 			field(got, "processDefinitionKey") != "review" || field(got, "overridingJobPriority") != nil {
 			t.Errorf("GET %s: %v", def, got)
 		}
