@@ -253,7 +253,19 @@ func TestRESTExecutionOperations(t *testing.T) {
 			t.Errorf("subscriptions of the ended instance: %v", n)
 		}
 
-		// POST /execution/{id}/signal: only what waits for a trigger.
+		// POST /execution/{id}/signal moves a receive task on, with variables.
+		a.ok(http.StatusOK, "POST", "/deployment/create", deployment("receive", map[string]string{"receive.bpmn": receiveThenTask}))
+		pi := field(a.ok(http.StatusOK, "POST", "/process-definition/key/receiving/start", map[string]any{}), "id").(string)
+		a.ok(http.StatusNoContent, "POST", "/execution/"+pi+"/signal", map[string]any{"variables": map[string]any{"ok": map[string]any{"value": true, "type": "Boolean"}}})
+		tasks := a.ok(http.StatusOK, "GET", "/task?processInstanceId="+pi, nil).([]any)
+		if len(tasks) != 1 || field(tasks[0], "taskDefinitionKey") != "after" {
+			t.Errorf("after the signal: tasks %v, want the one after the receive task", tasks)
+		}
+		if v := a.ok(http.StatusOK, "GET", "/process-instance/"+pi+"/variables", nil); field(v, "ok", "value") != true {
+			t.Errorf("variables after the signal: %v", v)
+		}
+
+		// Only what waits for a trigger can be signalled.
 		wantError(t, a, http.StatusInternalServerError, "RestException", "Cannot signal execution "+fx["pi2"], "POST", "/execution/"+fx["pi2"]+"/signal", map[string]any{})
 		wantError(t, a, http.StatusNotFound, "InvalidRequestException", "Cannot signal execution nope", "POST", "/execution/nope/signal", map[string]any{})
 	})
@@ -296,6 +308,15 @@ const timerCycles = `<?xml version="1.0" encoding="UTF-8"?>
   <process id="cron" isExecutable="true">
     <startEvent id="start2"><timerEventDefinition><timeCycle>0 0 * * * ?</timeCycle></timerEventDefinition></startEvent>
     <sequenceFlow id="f2" sourceRef="start2" targetRef="end2"/><endEvent id="end2"/>
+  </process>
+</definitions>`
+
+const receiveThenTask = `<?xml version="1.0" encoding="UTF-8"?>
+<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" targetNamespace="t">
+  <process id="receiving" isExecutable="true">
+    <startEvent id="start"/><sequenceFlow id="f1" sourceRef="start" targetRef="wait"/><receiveTask id="wait"/>
+    <sequenceFlow id="f2" sourceRef="wait" targetRef="after"/><userTask id="after"/>
+    <sequenceFlow id="f3" sourceRef="after" targetRef="end"/><endEvent id="end"/>
   </process>
 </definitions>`
 
