@@ -52,6 +52,15 @@ func TestRESTJobOperations(t *testing.T) {
 		}
 		wantError(t, a, http.StatusNotFound, "InvalidRequestException", "Job with id nope does not exist", "GET", "/job/nope", nil)
 
+		// A POST query's time bounds as Camunda's objects.
+		bounds := map[string]any{"dueDates": []any{map[string]any{"operator": "gt", "value": fx["halfHour"]}},
+			"createTimes": []any{map[string]any{"operator": "gt", "value": fx["beforeWait"]}}}
+		if got := a.ok(http.StatusOK, "POST", "/job", bounds).([]any); len(got) != 1 || field(got[0], "id") != fx["jobtimer"] {
+			t.Errorf("POST /job with dueDates and createTimes objects: %v, want the timer job", got)
+		}
+		wantError(t, a, http.StatusBadRequest, "InvalidRequestException", "dueDates", "POST", "/job",
+			map[string]any{"dueDates": []any{map[string]any{"operator": "eq", "value": fx["halfHour"]}}})
+
 		// The stack trace of the failed job, as text.
 		status, ct, text := rawGet(t, a, job+"/stacktrace")
 		if status != http.StatusOK || !strings.HasPrefix(ct, "text/plain") || !strings.Contains(text, "card declined") {
