@@ -146,7 +146,7 @@ func TestRESTJobDefinitionOperations(t *testing.T) {
 		def := "/job-definition/" + fx["jobdef1"]
 		got := a.ok(http.StatusOK, "GET", def, nil)
 		if field(got, "activityId") != "charge" || field(got, "jobConfiguration") != "async-before" || field(got, "suspended") != false ||
-			field(got, "jobType") != "async-continuation" ||
+			field(got, "jobType") != "async-continuation" || field(got, "deploymentId") != fx["deployment1"] ||
 			field(got, "processDefinitionKey") != "review" || field(got, "overridingJobPriority") != nil {
 			t.Errorf("GET %s: %v", def, got)
 		}

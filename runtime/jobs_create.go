@@ -42,6 +42,7 @@ func (e *Core) createJobDefinitions(cc *tx.Context, def *Definition) map[jobDefK
 			JobConfiguration:     config,
 			Suspension:           persistence.Active,
 			HandlerType:          camundaJobType(def.Process.Activity(activity), jobType),
+			DeploymentID:         def.DeploymentID,
 		}
 		cc.Insert(jd)
 		out[jobDefKey{activity, kind}] = jd
