@@ -300,6 +300,11 @@ type JobDefinition struct {
 	JobConfiguration     string // async-before, async-after, or the timer ("DATE: ...", ...)
 	OverridingPriority   *int64
 	Suspension           int
+	DeploymentID         string // its process definition's deployment
+	// HandlerType is Camunda's job type of the definition's jobs:
+	// async-continuation, timer-start-event, timer-start-event-subprocess,
+	// timer-intermediate-transition or timer-transition (boundary).
+	HandlerType string
 }
 
 // ExternalTask is a service task with camunda:type="external" waiting for a

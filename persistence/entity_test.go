@@ -61,7 +61,7 @@ var samples = map[*persistence.Table]sample{
 		full: func() persistence.Entity {
 			return &persistence.JobDefinition{ID: "jd1", Rev: 1, ProcessDefinitionID: "p:1:x", ProcessDefinitionKey: "p",
 				ActivityID: "a", JobType: persistence.JobTimer, JobConfiguration: "DATE: 2025", OverridingPriority: ptr[int64](-5),
-				Suspension: persistence.Active}
+				Suspension: persistence.Active, HandlerType: "timer-transition", DeploymentID: "d1"}
 		},
 		sparse: func() persistence.Entity {
 			return &persistence.JobDefinition{ID: "jd2", ProcessDefinitionID: "p:1:x", JobType: persistence.JobMessage, Suspension: persistence.Active}
@@ -70,6 +70,7 @@ var samples = map[*persistence.Table]sample{
 			j := e.(*persistence.JobDefinition)
 			j.ProcessDefinitionID, j.ProcessDefinitionKey, j.ActivityID, j.JobType = "p:2:x", "q", "b", persistence.JobMessage
 			j.JobConfiguration, j.OverridingPriority, j.Suspension = "async-before", nil, persistence.Suspended
+			j.HandlerType = "async-continuation"
 		},
 	},
 	persistence.ExecutionTable: {

@@ -423,12 +423,14 @@ func (f JobFilter) Query() Query[*Job] { return f.At(time.Now()) }
 
 // JobDefinitionFilter selects job definitions.
 type JobDefinitionFilter struct {
-	Page                 `sort:"jobDefinitionId=id activityId processDefinitionId processDefinitionKey jobType jobConfiguration"`
+	Page                 `sort:"jobDefinitionId=id activityId processDefinitionId processDefinitionKey jobType=handler_type jobConfiguration"`
 	ID                   string   `where:"id" param:"jobDefinitionId"`
 	ProcessDefinitionID  string   `where:"process_definition_id" param:"processDefinitionId"`
 	ProcessDefinitionKey string   `where:"process_definition_key" param:"processDefinitionKey"`
 	ActivityID           string   `where:"activity_id"`
 	ActivityIDs          []string `where:"activity_id in" param:"activityIdIn"`
+	// JobType is Camunda's job type (JobDefinition.HandlerType).
+	JobType string `where:"handler_type" param:"jobType"`
 	// JobConfiguration: async-before, async-after, or the timer
 	// ("DATE: ...", "DURATION: ...", "CYCLE: ...").
 	JobConfiguration          string `where:"job_configuration" param:"jobConfiguration"`

@@ -190,10 +190,22 @@ func setParam(q url.Values, name string, dst reflect.Value) error {
 }
 
 // parseTimeBounds reads Camunda's list of time bounds, as dueDates and
-// createTimes take them: gt_<date> and lt_<date>, separated by commas.
+// createTimes take them: gt_<date> and lt_<date>, separated by commas, or
+// (a POST query's) a JSON array of {"operator": "gt", "value": <date>}.
 func parseTimeBounds(s string) ([]bpmnlite.TimeBound, error) {
+	parts := strings.Split(s, ",")
+	if strings.HasPrefix(s, "[") {
+		var conds []struct{ Operator, Value string }
+		if err := json.Unmarshal([]byte(s), &conds); err != nil {
+			return nil, fmt.Errorf("want an array of {\"operator\": \"gt\" or \"lt\", \"value\": <date>}: %v", err)
+		}
+		parts = make([]string, len(conds))
+		for i, c := range conds {
+			parts[i] = c.Operator + "_" + c.Value
+		}
+	}
 	var bounds []bpmnlite.TimeBound
-	for _, b := range strings.Split(s, ",") {
+	for _, b := range parts {
 		op, date, _ := strings.Cut(b, "_")
 		if op != "gt" && op != "lt" {
 			return nil, fmt.Errorf("%q: want gt_<date> or lt_<date>", b)

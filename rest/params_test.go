@@ -420,6 +420,7 @@ var paramCases = map[string]map[string]paramCase{
 		"processDefinitionKey":      {"review", "jobdef-acme jobdef1"},
 		"jobConfiguration":          {"async-before", "jobdef-acme jobdef1"},
 		"active":                    {"true", "jobdef-acme jobdef1 jobdeftimer"},
+		"jobType":                   {"timer-intermediate-transition", "jobdeftimer"},
 		"suspended":                 {"true", ""},
 		"withOverridingJobPriority": {"true", ""},
 	},
