@@ -246,7 +246,10 @@ func (h *Handler) deleteDefinitions(w http.ResponseWriter, r *http.Request, ref 
 // where allowed), refusing the combinations Camunda refuses.
 func statisticsOptions(r *http.Request, allowRoot bool) (bpmnlite.StatisticsOptions, error) {
 	var opt bpmnlite.StatisticsOptions
-	q := r.URL.Query()
+	q := r.URL.Query() // a copy
+	if !allowRoot {
+		delete(q, "rootIncidents") // not the operation's: ignored, as Camunda
+	}
 	set := func(name string) bool { _, ok := q[name]; return ok }
 	pairs := [][2]string{{"incidents", "incidentsForType"}, {"incidents", "rootIncidents"}, {"rootIncidents", "incidentsForType"}}
 	for _, p := range pairs {
@@ -255,9 +258,6 @@ func statisticsOptions(r *http.Request, allowRoot bool) (bpmnlite.StatisticsOpti
 		}
 	}
 	for name, dst := range map[string]*bool{"failedJobs": &opt.FailedJobs, "incidents": &opt.Incidents, "rootIncidents": &opt.RootIncidents} {
-		if name == "rootIncidents" && !allowRoot {
-			continue
-		}
 		switch v := q.Get(name); v {
 		case "", "false":
 		case "true":
