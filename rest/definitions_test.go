@@ -292,6 +292,19 @@ func TestRESTTenants(t *testing.T) {
 			t.Errorf("instance of no tenant: %v", got)
 		}
 
+		// A call activity calls the process of its caller's tenant.
+		a.ok(http.StatusOK, "POST", "/deployment/create", tenantDeployment("calls", "acme", map[string]string{"caller.bpmn": callerProcess}))
+		caller := field(a.ok(http.StatusOK, "POST", "/process-definition/key/caller/tenant-id/acme/start", nil), "id").(string)
+		acmeOrder := field(a.ok(http.StatusOK, "GET", "/process-definition/key/order/tenant-id/acme", nil), "id")
+		tasks := a.ok(http.StatusOK, "GET", "/task?taskDefinitionKey=approve", nil).([]any)
+		found := false
+		for _, task := range tasks {
+			found = found || field(task, "processDefinitionId") == acmeOrder && field(task, "tenantId") == "acme"
+		}
+		if !found {
+			t.Errorf("the caller %s of acme called no order of acme: tasks %v", caller, tasks)
+		}
+
 		// The Go API by key alone: several tenants have it.
 		var ambiguous *bpmnlite.AmbiguousKeyError
 		if _, err := a.eng.Start(t.Context(), bpmnlite.StartRequest{Key: "order"}); !errors.As(err, &ambiguous) ||
