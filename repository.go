@@ -202,7 +202,7 @@ var ErrCannotRestart = errors.New("process instance cannot be restarted")
 func (e *Engine) RestartProcessInstances(ctx context.Context, definitionID string, req RestartRequest) ([]string, error) {
 	starts := make([]StartRequest, len(req.ProcessInstanceIDs))
 	for i, id := range req.ProcessInstanceIDs {
-		hs, err := e.ProcessInstances(ctx, ProcessInstanceQuery{ID: id})
+		hs, err := e.HistoricProcessInstances(ctx, HistoricProcessInstanceQuery{ID: id})
 		h, err := only(hs, err, "historic process instance", id)
 		switch {
 		case err != nil:
