@@ -30,7 +30,7 @@ import (
 //	                  the time the query is judged at, {name} for a
 //	                  fragment below; a bool field's expression is the
 //	                  condition that holds when the field is true
-////	variables         (a VariableConditions field) each condition holds
+//	variables         (a VariableConditions field) each condition holds
 //	                  for the row itself, a variable (see varfilter.go)
 //	variables FROM table alias WHERE correlation
 //	                  (a VariableConditions field) for each condition, a
