@@ -359,8 +359,24 @@ func TestRESTHistoryDurationReports(t *testing.T) {
 		a.wantError(http.StatusBadRequest, "GET", "/history/process-instance/report?reportType=sum", nil, "reportType parameter has invalid value: sum")
 		a.wantError(http.StatusBadRequest, "GET", instances, nil, "periodUnit is null")
 		a.wantError(http.StatusBadRequest, "GET", instances+"&periodUnit=week", nil, "periodUnit")
-		if status, _ := a.call("GET", instances+"&periodUnit=month", nil, "Accept", "text/csv"); status != http.StatusNotAcceptable {
-			t.Errorf("CSV report: %d, want 406", status)
+		req, _ := http.NewRequestWithContext(t.Context(), "GET", a.url+instances+"&periodUnit=month", nil)
+		req.Header.Set("Accept", "text/csv")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		csv, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if lines := strings.Split(string(csv), "\n"); resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "text/csv" ||
+			len(lines) != 2 || lines[0] != "PERIOD,PERIOD_UNIT,MINIMUM,MAXIMUM,AVERAGE" || !strings.HasPrefix(lines[1], fmt.Sprint(month)+",MONTH,") ||
+			!strings.Contains(resp.Header.Get("Content-Disposition"), `filename="process-instance-report.csv"`) {
+			t.Errorf("CSV report: %d %q %q", resp.StatusCode, resp.Header, csv)
+		}
+		for _, path := range []string{instances + "&periodUnit=month", "/history/task/report?reportType=count"} {
+			accept := map[bool]string{true: "application/xml", false: "text/csv"}[strings.HasPrefix(path, instances)]
+			if status, out := a.call("GET", path, nil, "Accept", accept); status != http.StatusNotAcceptable || field(out, "message") != "No acceptable content-type found" {
+				t.Errorf("GET %s as %s: %d %v, want 406", path, accept, status, out)
+			}
 		}
 
 		const tasks = "/history/task/report"
