@@ -60,6 +60,19 @@ func TestRESTHistoricProcessInstance(t *testing.T) {
 			t.Errorf("active=true count: %v, want 2 (pi1, pi3)", n)
 		}
 		a.wantError(http.StatusBadRequest, "GET", "/history/process-instance?active=true&completed=true", nil, "Already querying for historic process instance with another state")
+		// Conditions on incidents, activity instances and job log entries
+		// hold for one row together, beside the instance's own.
+		for query, want := range map[string]int{
+			"incidentType=failedJob&incidentStatus=open&withRootIncidents=true&processDefinitionKey=review":                              1,
+			"incidentType=failedJob&incidentStatus=resolved":                                                                             0,
+			"incidentIdIn=nope,x&incidentType=failedJob":                                                                                 0,
+			"executedActivityAfter=2000-01-01T00:00:00.000%2B0000&executedActivityBefore=2100-01-01T00:00:00.000%2B0000&unfinished=true": 3,
+			"executedJobAfter=2000-01-01T00:00:00.000%2B0000&executedJobBefore=2100-01-01T00:00:00.000%2B0000&incidentStatus=open":       1,
+		} {
+			if n := field(a.ok(http.StatusOK, "GET", "/history/process-instance/count?"+query, nil), "count"); n != float64(want) {
+				t.Errorf("count?%s: %v, want %d", query, n, want)
+			}
+		}
 		a.wantError(http.StatusBadRequest, "GET", "/history/process-instance?startedAfter=yesterday", nil, "startedAfter")
 		a.wantError(http.StatusBadRequest, "GET", "/history/process-instance?variables=x_eq_1", nil, "variables")
 		a.wantError(http.StatusBadRequest, "POST", "/history/process-instance", map[string]any{"orQueries": []any{map[string]any{"completed": true}}}, "orQueries")
