@@ -489,4 +489,10 @@ type JobLogEntry struct {
 	JobDueDate            *time.Time
 	FailedActivityID      string
 	ExceptionStack        string // on a failed entry
+	// JobDefinitionType and JobDefinitionConfiguration are Camunda's:
+	// "async-continuation" with "async-before" or "async-after", a timer's
+	// handler with its "DURATION: PT5M"; a job without a definition's
+	// handler type.
+	JobDefinitionType          string
+	JobDefinitionConfiguration string
 }

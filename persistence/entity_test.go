@@ -303,7 +303,7 @@ var samples = map[*persistence.Table]sample{
 				Retries: 2, Message: "boom", JobDefinitionID: "jd1", ActivityID: "a", ProcessInstanceID: "pi", Priority: 7,
 				ExecutionStart: ptr(at(23, 0)), ExecutionID: "e1", ProcessDefinitionID: "p:1:x", ProcessDefinitionKey: "p",
 				DeploymentID: "d1", RootProcessInstanceID: "root", JobDueDate: ptr(at(22, 0)), FailedActivityID: "b",
-				ExceptionStack: "boom\n\tat a"}
+				ExceptionStack: "boom\n\tat a", JobDefinitionType: "async-continuation", JobDefinitionConfiguration: "async-before"}
 		},
 		sparse: func() persistence.Entity {
 			return &persistence.JobLogEntry{ID: "l2", JobID: "j1", Event: "created", Timestamp: at(23, 2)}

@@ -394,7 +394,8 @@ type JobLogFilter struct {
 
 	ID                         string   `where:"id" param:"logId"`
 	ExceptionMessage           string   `where:"message" param:"jobExceptionMessage"`
-	JobDefinitionConfiguration string   `where:"job_definition_id IN (SELECT id FROM job_definition WHERE job_configuration = ?)" param:"jobDefinitionConfiguration"`
+	JobDefinitionType          string   `where:"job_definition_type" param:"jobDefinitionType"`
+	JobDefinitionConfiguration string   `where:"job_definition_configuration" param:"jobDefinitionConfiguration"`
 	ActivityIDs                []string `where:"activity_id in" param:"activityIdIn"`
 	FailedActivityIDs          []string `where:"failed_activity_id in" param:"failedActivityIdIn"`
 	ExecutionIDs               []string `where:"execution_id in" param:"executionIdIn"`

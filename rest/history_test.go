@@ -143,7 +143,8 @@ func TestRESTHistoryLogs(t *testing.T) {
 
 		failed := a.ok(http.StatusOK, "GET", "/history/job-log/"+fx["jlfailed1"], nil)
 		if field(failed, "jobExceptionMessage") != "card declined" || field(failed, "failureLog") != true || field(failed, "creationLog") != false ||
-			field(failed, "failedActivityId") != "charge" || field(failed, "deploymentId") != fx["deployment1"] || field(failed, "processDefinitionKey") != "review" {
+			field(failed, "failedActivityId") != "charge" || field(failed, "deploymentId") != fx["deployment1"] || field(failed, "processDefinitionKey") != "review" ||
+			field(failed, "jobDefinitionType") != "async-continuation" || field(failed, "jobDefinitionConfiguration") != "async-before" {
 			t.Errorf("failure entry: %v", failed)
 		}
 		if status, stack := a.text("/history/job-log/" + fx["jlfailed1"] + "/stacktrace"); status != http.StatusOK || !strings.Contains(stack, "card declined") {
@@ -151,6 +152,12 @@ func TestRESTHistoryLogs(t *testing.T) {
 		}
 		if status, body := a.text("/history/job-log/" + fx["jlcreated"] + "/stacktrace"); status != http.StatusNoContent || body != "" {
 			t.Errorf("stack trace of a creation: %d %q, want 204", status, body)
+		}
+		a.ok(http.StatusOK, "POST", "/deployment/create", deployment("wait", map[string]string{"wait.bpmn": fixtureWait}))
+		a.ok(http.StatusOK, "POST", "/process-definition/key/wait/start", map[string]any{})
+		timer := a.ok(http.StatusOK, "GET", "/history/job-log?jobDefinitionType=timer-intermediate-transition", nil).([]any)
+		if len(timer) != 1 || field(timer[0], "jobDefinitionConfiguration") != "DURATION: PT1H" || field(timer[0], "creationLog") != true {
+			t.Errorf("timer's job log: %v", timer)
 		}
 		a.wantError(http.StatusNotFound, "GET", "/history/job-log/nope", nil, "Historic job log with id nope does not exist")
 		a.wantError(http.StatusNotFound, "GET", "/history/job-log/nope/stacktrace", nil, "No historic job log found with id nope")
@@ -228,6 +235,16 @@ func TestRESTHistoryCleanupJob(t *testing.T) {
 		}
 	})
 }
+
+// fixtureWait waits an hour at a timer.
+const fixtureWait = `<?xml version="1.0" encoding="UTF-8"?>
+<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" targetNamespace="t">
+  <process id="wait" isExecutable="true">
+    <startEvent id="start"/><sequenceFlow id="f1" sourceRef="start" targetRef="hour"/>
+    <intermediateCatchEvent id="hour"><timerEventDefinition><timeDuration>PT1H</timeDuration></timerEventDefinition></intermediateCatchEvent>
+    <sequenceFlow id="f2" sourceRef="hour" targetRef="end"/><endEvent id="end"/>
+  </process>
+</definitions>`
 
 // fixtureKept ends at once; its history may be removed as soon as it ends.
 const fixtureKept = `<?xml version="1.0" encoding="UTF-8"?>

@@ -310,6 +310,7 @@ var paramCases = map[string]map[string]paramCase{
 		"jobExceptionMessage":           {"card declined", "jlfailed1 jlfailed2 jlfailed3"},
 		"jobDefinitionId":               {"{jobdef1}", "jlcreated jlfailed1 jlfailed2 jlfailed3"},
 		"jobDefinitionConfiguration":    {"async-before", "jlcreated jlfailed1 jlfailed2 jlfailed3"},
+		"jobDefinitionType":             {"timer-transition", ""},
 		"activityIdIn":                  {"charge,nope", "jlcreated jlfailed1 jlfailed2 jlfailed3"},
 		"failedActivityIdIn":            {"charge,nope", "jlfailed1 jlfailed2 jlfailed3"},
 		"executionIdIn":                 {"{pi1},nope", "jlcreated jlfailed1 jlfailed2 jlfailed3"},

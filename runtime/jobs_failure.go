@@ -298,6 +298,7 @@ func (e *Core) logJob(cc *tx.Context, j *persistence.Job, event, message string,
 	if event == persistence.JobLogFailed {
 		entry.ExceptionStack = j.ExceptionStack
 	}
+	entry.JobDefinitionType, entry.JobDefinitionConfiguration = jobDefinitionOf(cc, j)
 	cc.Insert(entry)
 }
 

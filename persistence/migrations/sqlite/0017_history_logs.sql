@@ -9,6 +9,8 @@ ALTER TABLE job_log ADD COLUMN root_process_instance_id TEXT;
 ALTER TABLE job_log ADD COLUMN job_due_date INTEGER;
 ALTER TABLE job_log ADD COLUMN failed_activity_id TEXT;
 ALTER TABLE job_log ADD COLUMN exception_stack TEXT;
+ALTER TABLE job_log ADD COLUMN job_definition_type TEXT;
+ALTER TABLE job_log ADD COLUMN job_definition_configuration TEXT;
 
 -- The external task log: an entry when an external task is created, fails,
 -- succeeds or is deleted, as Camunda's ACT_HI_EXT_TASK_LOG.
