@@ -384,6 +384,9 @@ type HistoricIncident struct {
 	RootCauseIncidentID string
 	Configuration       string
 	JobDefinitionID     string
+	// HistoryConfiguration is the job log entry of the failure that raised
+	// a failed job's incident (Camunda's), when history logged it.
+	HistoryConfiguration string
 }
 
 // HistoricTask is a user task in history, open or ended.

@@ -349,7 +349,7 @@ func (f IncidentFilter) Query() Query[*Incident] {
 // HistoricIncidentFilter selects incidents in history, in the order they
 // were raised.
 type HistoricIncidentFilter struct {
-	Page `sort:"incidentId=id incidentMessage=message createTime endTime incidentType=type executionId activityId processInstanceId processDefinitionId processDefinitionKey={incidentDefinitionKey} causeIncidentId rootCauseIncidentId configuration incidentState={incidentStateCode}"`
+	Page `sort:"incidentId=id incidentMessage=message createTime endTime incidentType=type executionId activityId processInstanceId processDefinitionId processDefinitionKey={incidentDefinitionKey} causeIncidentId rootCauseIncidentId configuration historyConfiguration incidentState={incidentStateCode}"`
 	IncidentQuery
 	// State: IncidentOpen, IncidentResolved (its job succeeded or got
 	// retries) or IncidentDeleted (with its job or instance).
@@ -368,6 +368,7 @@ type HistoricIncidentFilter struct {
 	CreateTimeAfter       *time.Time `where:"create_time >" param:"createTimeAfter"`
 	EndTimeBefore         *time.Time `where:"end_time <" param:"endTimeBefore"`
 	EndTimeAfter          *time.Time `where:"end_time >" param:"endTimeAfter"`
+	HistoryConfiguration  string     `where:"history_configuration" param:"historyConfiguration"`
 }
 
 // IncidentQuery is IncidentFilter by the name the public

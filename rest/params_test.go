@@ -286,6 +286,7 @@ var paramCases = map[string]map[string]paramCase{
 		"createTimeBefore":       {"2000-01-01T00:00:00.000+0000", ""},
 		"endTimeAfter":           {"2000-01-01T00:00:00.000+0000", ""},
 		"endTimeBefore":          {"2100-01-01T00:00:00.000+0000", ""},
+		"historyConfiguration":   {"{jlfailed3}", "incident1"},
 	},
 	"/history/activity-instance": {
 		"activityInstanceId":  {"{act3pack}", "act3pack"},
@@ -571,7 +572,8 @@ var sortCases = map[string]map[string]string{
 	"/history/incident": {"incidentId": "id", "incidentMessage": "incidentMessage", "createTime": "createTime", "endTime": "endTime",
 		"incidentType": "incidentType", "executionId": "executionId", "activityId": "activityId", "processInstanceId": "processInstanceId",
 		"processDefinitionId": "processDefinitionId", "causeIncidentId": "causeIncidentId", "rootCauseIncidentId": "rootCauseIncidentId",
-		"configuration": "configuration", "incidentState": "open", "processDefinitionKey": "processDefinitionId"},
+		"configuration": "configuration", "incidentState": "open", "processDefinitionKey": "processDefinitionId",
+		"historyConfiguration": "historyConfiguration"},
 	"/history/activity-instance": {"activityInstanceId": "id", "instanceId": "processInstanceId", "executionId": "executionId",
 		"activityId": "activityId", "activityName": "activityName", "activityType": "activityType", "startTime": "startTime",
 		"endTime": "endTime", "duration": "durationInMillis", "definitionId": "processDefinitionId", "occurrence": "-"},

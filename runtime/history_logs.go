@@ -44,3 +44,20 @@ func jobDefinitionOf(cc *tx.Context, j *persistence.Job) (typ, configuration str
 	}
 	return j.HandlerType, configuration
 }
+
+// failureLogged is the job log entry of the failure that raised a failed
+// job's incident in, written by this command: Camunda's history
+// configuration of the incident. "" for other incidents.
+func failureLogged(cc *tx.Context, in *persistence.Incident) string {
+	if in.Type != persistence.IncidentFailedJob || in.CauseIncidentID != in.ID {
+		return ""
+	}
+	last := ""
+	for _, e := range cc.Cached(persistence.JobLogTable, func(e persistence.Entity) bool {
+		l := e.(*persistence.JobLogEntry)
+		return l.JobID == in.Configuration && l.Event == persistence.JobLogFailed
+	}) {
+		last = max(last, e.(*persistence.JobLogEntry).ID) // ids are time-ordered
+	}
+	return last
+}

@@ -226,6 +226,7 @@ func (e *Core) insertIncident(cc *tx.Context, in *persistence.Incident) {
 			FailedActivityID: in.FailedActivityID, ProcessInstanceID: in.ProcessInstanceID,
 			ProcessDefinitionID: in.ProcessDefinitionID, CauseIncidentID: in.CauseIncidentID,
 			RootCauseIncidentID: in.RootCauseIncidentID, Configuration: in.Configuration, JobDefinitionID: in.JobDefinitionID,
+			HistoryConfiguration: failureLogged(cc, in),
 		})
 	}
 }

@@ -72,3 +72,7 @@ ALTER TABLE hist_process_instance ADD COLUMN process_definition_version INTEGER 
 UPDATE hist_process_instance SET
     process_definition_name = (SELECT name FROM process_definition WHERE process_definition.id = hist_process_instance.process_definition_id),
     process_definition_version = COALESCE((SELECT version FROM process_definition WHERE process_definition.id = hist_process_instance.process_definition_id), 0);
+
+-- A failed job's incident names the job log entry of the failure that
+-- raised it (Camunda's history configuration).
+ALTER TABLE hist_incident ADD COLUMN history_configuration TEXT;
