@@ -425,6 +425,9 @@ type HistoricIncident struct {
 	Configuration       string
 	JobDefinitionID     string
 	Annotation          string // the open incident's annotation, kept in step
+	// HistoryConfiguration is the job log entry of the failure that raised
+	// a failed job's incident (Camunda's), when history logged it.
+	HistoryConfiguration string
 }
 
 // HistoricTask is a user task in history, open or ended.
@@ -543,6 +546,12 @@ type JobLogEntry struct {
 	JobDueDate            *time.Time
 	FailedActivityID      string
 	ExceptionStack        string // on a failed entry
+	// JobDefinitionType and JobDefinitionConfiguration are Camunda's:
+	// "async-continuation" with "async-before" or "async-after", a timer's
+	// handler with its "DURATION: PT5M"; a job without a definition's
+	// handler type.
+	JobDefinitionType          string
+	JobDefinitionConfiguration string
 }
 
 // MeterLog is one report of an engine's meter: how much a counter (one of

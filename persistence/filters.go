@@ -540,7 +540,7 @@ func (f IncidentFilter) Query() Query[*Incident] {
 // HistoricIncidentFilter selects incidents in history, in the order they
 // were raised.
 type HistoricIncidentFilter struct {
-	Page `sort:"incidentId=id incidentMessage=message createTime endTime incidentType=type executionId activityId processInstanceId processDefinitionId processDefinitionKey={incidentDefinitionKey} causeIncidentId rootCauseIncidentId configuration incidentState={incidentStateCode}"`
+	Page `sort:"incidentId=id incidentMessage=message createTime endTime incidentType=type executionId activityId processInstanceId processDefinitionId processDefinitionKey={incidentDefinitionKey} causeIncidentId rootCauseIncidentId configuration historyConfiguration incidentState={incidentStateCode}"`
 	IncidentQuery
 	// State: IncidentOpen, IncidentResolved (its job succeeded or got
 	// retries) or IncidentDeleted (with its job or instance).
@@ -559,6 +559,7 @@ type HistoricIncidentFilter struct {
 	CreateTimeAfter       *time.Time `where:"create_time >" param:"createTimeAfter"`
 	EndTimeBefore         *time.Time `where:"end_time <" param:"endTimeBefore"`
 	EndTimeAfter          *time.Time `where:"end_time >" param:"endTimeAfter"`
+	HistoryConfiguration  string     `where:"history_configuration" param:"historyConfiguration"`
 }
 
 // IncidentQuery is IncidentFilter by the name the public
@@ -588,7 +589,8 @@ type JobLogFilter struct {
 
 	ID                         string   `where:"id" param:"logId"`
 	ExceptionMessage           string   `where:"message" param:"jobExceptionMessage"`
-	JobDefinitionConfiguration string   `where:"job_definition_id IN (SELECT id FROM job_definition WHERE job_configuration = ?)" param:"jobDefinitionConfiguration"`
+	JobDefinitionType          string   `where:"job_definition_type" param:"jobDefinitionType"`
+	JobDefinitionConfiguration string   `where:"job_definition_configuration" param:"jobDefinitionConfiguration"`
 	ActivityIDs                []string `where:"activity_id in" param:"activityIdIn"`
 	FailedActivityIDs          []string `where:"failed_activity_id in" param:"failedActivityIdIn"`
 	ExecutionIDs               []string `where:"execution_id in" param:"executionIdIn"`
