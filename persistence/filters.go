@@ -228,7 +228,8 @@ func (f HistoricTaskFilter) Query() Query[*HistoricTask] {
 // Camunda shows them: an execution with a child execution is at no
 // activity (see executionHasChild).
 type ExecutionFilter struct {
-	Page                 `sort:"instanceId=process_instance_id definitionId=process_definition_id definitionKey={definitionKey}"`
+	Page `sort:"instanceId=process_instance_id definitionId=process_definition_id definitionKey={definitionKey} tenantId"`
+	Tenants
 	ID                   string `where:"id"`
 	ProcessInstanceID    string `where:"process_instance_id" param:"processInstanceId"`
 	ActivityID           string `where:"activity_id = ? AND NOT {executionHasChild}" param:"activityId"`
@@ -281,6 +282,7 @@ var shownExecutionColumns = func() string {
 }()
 
 func (f ExecutionFilter) Query() Query[*Execution] {
+	f.Tenants = f.Tenants.conditions(false)
 	q := filterQuery[*Execution](f, time.Time{}, "start_time, id")
 	q.columns = shownExecutionColumns
 	return q
@@ -290,13 +292,16 @@ func (f ExecutionFilter) Query() Query[*Execution] {
 // the runtime tables, whatever the history level), in the order they
 // started, by Camunda's runtime process instance query.
 type InstanceFilter struct {
-	Page                  `sort:"instanceId=id definitionId=process_definition_id definitionKey={definitionKey} businessKey"`
-	IDs                   []string `where:"id in" param:"processInstanceIds"`
-	BusinessKey           string   `where:"business_key" param:"businessKey"`
-	BusinessKeyLike       string   `where:"business_key like" param:"businessKeyLike"`
-	ProcessDefinitionID   string   `where:"process_definition_id" param:"processDefinitionId"`
-	ProcessDefinitionKey  string   `where:"process_definition_id IN (SELECT id FROM process_definition WHERE key = ?)" param:"processDefinitionKey"`
-	ProcessDefinitionKeys []string `where:"{definitionKey} in" param:"processDefinitionKeyIn"`
+	Page `sort:"instanceId=id definitionId=process_definition_id definitionKey={definitionKey} businessKey tenantId"`
+	Tenants
+	// ProcessDefinitionWithoutTenantID: instances of definitions of no tenant.
+	ProcessDefinitionWithoutTenantID bool     `where:"process_definition_id IN (SELECT id FROM process_definition WHERE tenant_id IS NULL)" param:"processDefinitionWithoutTenantId"`
+	IDs                              []string `where:"id in" param:"processInstanceIds"`
+	BusinessKey                      string   `where:"business_key" param:"businessKey"`
+	BusinessKeyLike                  string   `where:"business_key like" param:"businessKeyLike"`
+	ProcessDefinitionID              string   `where:"process_definition_id" param:"processDefinitionId"`
+	ProcessDefinitionKey             string   `where:"process_definition_id IN (SELECT id FROM process_definition WHERE key = ?)" param:"processDefinitionKey"`
+	ProcessDefinitionKeys            []string `where:"{definitionKey} in" param:"processDefinitionKeyIn"`
 	// ProcessDefinitionKeyNotIn: instances of other definitions than these.
 	ProcessDefinitionKeyNotIn []string `where:"{definitionKey} not in" param:"processDefinitionKeyNotIn"`
 	DeploymentID              string   `where:"process_definition_id IN (SELECT id FROM process_definition WHERE deployment_id = ?)" param:"deploymentId"`
@@ -330,6 +335,7 @@ type InstanceFilter struct {
 
 func (f InstanceFilter) Query() Query[*Execution] {
 	f.root = true
+	f.Tenants = f.Tenants.conditions(false)
 	return filterQuery[*Execution](f, time.Time{}, "start_time, id")
 }
 
@@ -370,14 +376,16 @@ func ActivityInstancesOf(processInstanceID string) Query[*HistoricActivityInstan
 
 // JobFilter selects jobs, oldest first.
 type JobFilter struct {
-	Page                 `sort:"jobId=id executionId processInstanceId processDefinitionId processDefinitionKey jobPriority=priority jobRetries=retries jobDueDate=due_date"`
-	ID                   string   `where:"id" param:"jobId"`
-	IDs                  []string `where:"id in" param:"jobIds"`
-	ProcessInstanceID    string   `where:"process_instance_id" param:"processInstanceId"`
-	ProcessInstanceIDs   []string `where:"process_instance_id in" param:"processInstanceIds"`
-	ExecutionID          string   `where:"execution_id" param:"executionId"`
-	ProcessDefinitionID  string   `where:"process_definition_id" param:"processDefinitionId"`
-	ProcessDefinitionKey string   `where:"process_definition_key" param:"processDefinitionKey"`
+	Page `sort:"jobId=id executionId processInstanceId processDefinitionId processDefinitionKey jobPriority=priority jobRetries=retries jobDueDate=due_date tenantId"`
+	Tenants
+	IncludeJobsWithoutTenantID bool     `param:"includeJobsWithoutTenantId"` // with TenantIDIn: the jobs of no tenant too
+	ID                         string   `where:"id" param:"jobId"`
+	IDs                        []string `where:"id in" param:"jobIds"`
+	ProcessInstanceID          string   `where:"process_instance_id" param:"processInstanceId"`
+	ProcessInstanceIDs         []string `where:"process_instance_id in" param:"processInstanceIds"`
+	ExecutionID                string   `where:"execution_id" param:"executionId"`
+	ProcessDefinitionID        string   `where:"process_definition_id" param:"processDefinitionId"`
+	ProcessDefinitionKey       string   `where:"process_definition_key" param:"processDefinitionKey"`
 	// RootProcessInstanceID: the jobs of a process instance and of the
 	// instances its call activities started.
 	RootProcessInstanceID string `where:"root_process_instance_id"`
@@ -411,6 +419,7 @@ type JobFilter struct {
 
 // At is the filter's query with Executable and Locked judged at now.
 func (f JobFilter) At(now time.Time) Query[*Job] {
+	f.Tenants = f.Tenants.conditions(f.IncludeJobsWithoutTenantID)
 	order := "create_time, id"
 	if f.DueFirst {
 		order = "due_date, create_time, id"
@@ -463,7 +472,8 @@ func (f SubscriptionFilter) Query() Query[*EventSubscription] {
 
 // ExternalTaskFilter selects external tasks, oldest first.
 type ExternalTaskFilter struct {
-	Page                  `sort:"id lockExpirationTime=lock_expiration processInstanceId processDefinitionId processDefinitionKey taskPriority=priority"`
+	Page `sort:"id lockExpirationTime=lock_expiration processInstanceId processDefinitionId processDefinitionKey taskPriority=priority tenantId"`
+	Tenants
 	ID                    string   `where:"id" param:"externalTaskId"`
 	IDs                   []string `where:"id in" param:"externalTaskIdIn"`
 	Topic                 string   `where:"topic" param:"topicName"`
@@ -500,6 +510,7 @@ type ExternalTaskFilter struct {
 
 // At is the filter's query with Locked and NotLocked judged at now.
 func (f ExternalTaskFilter) At(now time.Time) Query[*ExternalTask] {
+	f.Tenants = f.Tenants.conditions(false)
 	return filterQuery[*ExternalTask](f, now, "create_time, id")
 }
 
