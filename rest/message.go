@@ -128,16 +128,16 @@ func (h *Handler) correlationResult(ctx context.Context, c bpmnlite.Correlation,
 	if !withVariables {
 		return res, nil
 	}
-	vars, err := h.eng.Variables(ctx, c.ExecutionID)
+	vars, err := h.typedVariables(ctx, c.ExecutionID)
 	if isNotFound(err) {
 		// The execution ended with the delivery: the instance's variables.
-		vars, err = h.eng.Variables(ctx, c.ProcessInstanceID)
+		vars, err = h.typedVariables(ctx, c.ProcessInstanceID)
 	}
 	if isNotFound(err) {
-		vars, err = map[string]any{}, nil
+		vars, err = map[string]TypedValue{}, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	return append(res, member[any]{"variables", EncodeVariables(vars)}), nil
+	return append(res, member[any]{"variables", vars}), nil
 }

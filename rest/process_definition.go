@@ -656,9 +656,11 @@ func (h *Handler) startInstance(w http.ResponseWriter, r *http.Request, req bpmn
 		return err
 	}
 	if withVariables {
-		if vars, err := h.eng.Variables(r.Context(), id); err == nil {
-			out = append(out, member[any]{"variables", EncodeVariables(vars)})
+		vars, err := h.typedVariables(r.Context(), id)
+		if err != nil {
+			return err
 		}
+		out = append(out, member[any]{"variables", vars})
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil

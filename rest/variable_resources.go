@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -82,6 +83,24 @@ func encodeInstances(vars map[string]*bpmnlite.VariableInstance, deserialize boo
 		out[name] = encodeInstance(v, deserialize)
 	}
 	return out
+}
+
+// typedVariables are the variables visible from execution id with their
+// declared types (a Short as Short, an Object as Object); an ended
+// execution's as Engine.Variables finds them.
+func (h *Handler) typedVariables(ctx context.Context, id string) (map[string]TypedValue, error) {
+	vars, err := h.eng.ScopeVariables(ctx, bpmnlite.VariableScope{ExecutionID: id})
+	if err == nil {
+		return encodeInstances(vars, true), nil
+	}
+	if !isNotFound(err) {
+		return nil, err
+	}
+	plain, err := h.eng.Variables(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return EncodeVariables(plain), nil
 }
 
 // boolParam is query parameter name, true when absent (Camunda's
