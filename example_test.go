@@ -42,7 +42,7 @@ func Example() {
 	// start startEvent
 	// work userTask
 	// after serviceTask
-	// end endEvent
+	// end noneEndEvent
 }
 
 // A transient variable: the card number reaches the delegate of the
