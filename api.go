@@ -22,7 +22,10 @@ type DeployRequest = runtime.DeployRequest
 
 // Deploy parses, validates and stores resources. Every problem of every file
 // is reported at once in the error (a *ParseError per file); nothing is
-// stored unless all files are valid.
+// stored unless all files are valid. Files that are not process models
+// (see IsProcessModel: forms, decision tables, HTML, scripts, images) are
+// stored as they are. DeployRequest.TenantID makes the deployment a
+// tenant's: its definitions, and what they start, carry the tenant.
 func (e *Engine) Deploy(ctx context.Context, req DeployRequest) (*Deployment, error) {
 	d, err := e.rt.Deploy(ctx, req)
 	if err != nil {

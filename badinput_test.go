@@ -109,7 +109,7 @@ func TestBadCalls(t *testing.T) {
 		if _, err := e.Eng.Variables(e.Ctx, "no-such-instance"); !errors.Is(err, bpmnlite.ErrNotFound) {
 			t.Fatalf("unknown instance: %v", err)
 		}
-		ps, _ := e.Eng.ProcessInstances(e.Ctx, bpmnlite.ProcessInstanceQuery{})
+		ps, _ := e.Eng.HistoricProcessInstances(e.Ctx, bpmnlite.HistoricProcessInstanceQuery{})
 		if len(ps) != 0 {
 			t.Fatalf("failed starts left %d instances", len(ps))
 		}

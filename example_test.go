@@ -42,7 +42,7 @@ func Example() {
 	// start startEvent
 	// work userTask
 	// after serviceTask
-	// end endEvent
+	// end noneEndEvent
 }
 
 // A transient variable: the card number reaches the delegate of the
@@ -247,7 +247,7 @@ func ExampleEngine_Correlate() {
 	fmt.Println("received by the order:", ids[0] == pi)
 	_, err = eng.Correlate(ctx, paid)
 	fmt.Println("sent again, no match:", errors.Is(err, bpmnlite.ErrNoMatch))
-	hist, err := eng.ProcessInstances(ctx, bpmnlite.ProcessInstanceQuery{ID: pi})
+	hist, err := eng.HistoricProcessInstances(ctx, bpmnlite.HistoricProcessInstanceQuery{ID: pi})
 	if err != nil {
 		panic(err)
 	}

@@ -95,15 +95,6 @@ func (e *Engine) Instances(ctx context.Context, q InstanceQuery) ([]*ExecutionRo
 	return persistence.List(ctx, e.db, q.Query())
 }
 
-// ProcessInstanceQuery filters process instances in history; empty fields
-// match all.
-type ProcessInstanceQuery = persistence.HistoricInstanceFilter
-
-// ProcessInstances lists process instances, running and ended, from history.
-func (e *Engine) ProcessInstances(ctx context.Context, q ProcessInstanceQuery) ([]*HistoricProcessInstance, error) {
-	return persistence.List(ctx, e.db, q.Query())
-}
-
 // HistoricActivityQuery filters activity instances in history; zero
 // fields match all.
 type HistoricActivityQuery = persistence.HistoricActivityFilter

@@ -85,7 +85,7 @@ func TestSignalStartEvent(t *testing.T) {
 		e.Deploy("alarm", signalStart)
 		started := func() []*bpmnlite.HistoricProcessInstance {
 			t.Helper()
-			hs, err := e.Eng.ProcessInstances(e.Ctx, bpmnlite.ProcessInstanceQuery{ProcessDefinitionKey: "onAlarm"})
+			hs, err := e.Eng.HistoricProcessInstances(e.Ctx, bpmnlite.HistoricProcessInstanceQuery{ProcessDefinitionKey: "onAlarm"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -555,7 +555,7 @@ func TestEscalationAcrossCallActivity(t *testing.T) {
 		if got := e.TaskKeys(pi); got != "informed" {
 			t.Fatalf("caller waiting at %q, want informed", got)
 		}
-		called, _ := e.Eng.ProcessInstances(e.Ctx, bpmnlite.ProcessInstanceQuery{ProcessDefinitionKey: "callee"})
+		called, _ := e.Eng.HistoricProcessInstances(e.Ctx, bpmnlite.HistoricProcessInstanceQuery{ProcessDefinitionKey: "callee"})
 		if len(called) != 1 || e.TaskKeys(called[0].ID) != "work" {
 			t.Fatalf("the called instance did not go on: %+v", called)
 		}

@@ -55,7 +55,7 @@ func TestS30_TimerStart(t *testing.T) {
 				tc.move(e.Clock)
 				e.accRunDue()
 				e.accRunDue()
-				ps, err := e.Eng.ProcessInstances(e.Ctx, bpmnlite.ProcessInstanceQuery{ProcessDefinitionID: def})
+				ps, err := e.Eng.HistoricProcessInstances(e.Ctx, bpmnlite.HistoricProcessInstanceQuery{ProcessDefinitionID: def})
 				if err != nil || len(ps) != 1 || ps[0].ProcessDefinitionKey != "startTimerEventExample" {
 					t.Fatalf("%d instances (%v), want 1 of startTimerEventExample", len(ps), err)
 				}

@@ -282,7 +282,7 @@ func (i *Instance) Path() []string {
 }
 
 func (i *Instance) history() *bpmnlite.HistoricProcessInstance {
-	hs, err := i.e.ProcessInstances(i.e.ctx, bpmnlite.ProcessInstanceQuery{ID: i.ID})
+	hs, err := i.e.HistoricProcessInstances(i.e.ctx, bpmnlite.HistoricProcessInstanceQuery{ID: i.ID})
 	if err != nil || len(hs) != 1 {
 		i.e.T.Fatalf("bpmntest: instance %s: %v", i.ID, err)
 	}

@@ -227,8 +227,9 @@ const (
 	// HistoryActivity records process instances, activity instances and
 	// user tasks.
 	HistoryActivity
-	// HistoryAudit adds the variables of ended instances (their values at
-	// the end). Camunda's default, and bpmnlite's.
+	// HistoryAudit adds the variables' history: each stored variable's
+	// last value, written as it changes and kept when its scope ends.
+	// Camunda's default, and bpmnlite's.
 	HistoryAudit
 	// HistoryFull adds incidents and the job log (a job's creation, lock,
 	// failures and outcome: three rows more per job).

@@ -228,7 +228,7 @@ func TestClusterThreeAsyncBranches(t *testing.T) {
 		}
 	}
 
-	pis, err := engines[1].ProcessInstances(t.Context(), bpmnlite.ProcessInstanceQuery{ProcessDefinitionKey: "branches"})
+	pis, err := engines[1].HistoricProcessInstances(t.Context(), bpmnlite.HistoricProcessInstanceQuery{ProcessDefinitionKey: "branches"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -379,7 +379,7 @@ func completedCount(t *testing.T, eng *bpmnlite.Engine, pis []string) int {
 	t.Helper()
 	n := 0
 	for _, pi := range pis {
-		ps, err := eng.ProcessInstances(t.Context(), bpmnlite.ProcessInstanceQuery{ID: pi, State: bpmnlite.StateCompleted})
+		ps, err := eng.HistoricProcessInstances(t.Context(), bpmnlite.HistoricProcessInstanceQuery{ID: pi, State: bpmnlite.StateCompleted})
 		if err != nil {
 			t.Fatal(err)
 		}

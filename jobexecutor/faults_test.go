@@ -207,7 +207,7 @@ func TestOutageRecoveryIsQuick(t *testing.T) {
 	proxy.Restore()
 	back := time.Now()
 	harness.WaitFor(t, "both instances to end", 30*time.Second, func() bool {
-		is, err := other.Eng.ProcessInstances(other.Ctx, bpmnlite.ProcessInstanceQuery{})
+		is, err := other.Eng.HistoricProcessInstances(other.Ctx, bpmnlite.HistoricProcessInstanceQuery{})
 		ended := 0
 		for _, in := range is {
 			if in.EndTime != nil && (in.ID == orphaned || in.ID == fresh) {
@@ -312,7 +312,7 @@ func outageWhileRunning(t *testing.T, b testdb.Backend, outage func()) string {
 
 	harness.WaitFor(t, "the job to run again and the instance to end", 30*time.Second, func() bool {
 		// A query may still meet a pooled connection the outage cut.
-		is, err := e.Eng.ProcessInstances(e.Ctx, bpmnlite.ProcessInstanceQuery{ID: pi})
+		is, err := e.Eng.HistoricProcessInstances(e.Ctx, bpmnlite.HistoricProcessInstanceQuery{ID: pi})
 		return err == nil && len(is) == 1 && is[0].EndTime != nil
 	})
 	if n := calls.Load(); n != 2 {

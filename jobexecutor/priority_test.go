@@ -198,7 +198,7 @@ func TestExecutorOverridingJobPriority(t *testing.T) {
 		}
 		// The override belongs to the definition: another definition's
 		// task2 jobs are left alone, and a redeployment starts afresh.
-		e.DeployFiles(harness.PrioDir + "_needs-extra/jobPrioProcess.bpmn20.xml")
+		e.RedeployFiles(harness.PrioDir + "_needs-extra/jobPrioProcess.bpmn20.xml")
 		if p := priority(e.StartBefore("jobPrioProcess", "task2")); p != 5 || priority(old) != 72 {
 			t.Fatalf("after redeploying: new job %d, old %d; want 5 and 72", p, priority(old))
 		}

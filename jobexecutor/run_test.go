@@ -648,7 +648,7 @@ func TestExecutorDeploymentAware(t *testing.T) {
 				t.Fatalf("with no deployment registered A acquires %s, want only the job without deployment", jeDescribe(got))
 			}
 			// A running deployment-aware executor on A runs A's jobs only.
-			mine := a.DeployFiles(jeDir + "simpleAsyncProcess.bpmn20.xml")
+			mine := a.RedeployFiles(jeDir + "simpleAsyncProcess.bpmn20.xml")
 			ownPI := a.Start("simpleAsyncProcess", nil)
 			if j := a.OneJob(ownPI); j.DeploymentID != mine.ID {
 				t.Fatalf("new job of deployment %s, want %s", j.DeploymentID, mine.ID)

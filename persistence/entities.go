@@ -165,6 +165,13 @@ type Variable struct {
 	Double            float64   `db:"double_value"` // double
 	Time              time.Time `db:"time_value"`   // date
 	Bytes             []byte    `db:"bytes_value"`  // bytes
+	// ValueType is the Camunda type the value was declared with (Short,
+	// Object, Xml, File, ...); "": the type its value implies.
+	ValueType string
+	// ValueInfo is the declared type's Camunda valueInfo as a JSON object
+	// (objectTypeName and serializationDataFormat, filename, mimeType and
+	// encoding), "" when it has none.
+	ValueInfo string
 }
 
 // Task is an open user task, waiting for completion (the public
@@ -340,6 +347,11 @@ type JobDefinition struct {
 	JobConfiguration     string // async-before, async-after, or the timer ("DATE: ...", ...)
 	OverridingPriority   *int64
 	Suspension           int
+	DeploymentID         string // its process definition's deployment
+	// HandlerType is Camunda's job type of the definition's jobs:
+	// async-continuation, timer-start-event, timer-start-event-subprocess,
+	// timer-intermediate-transition or timer-transition (boundary).
+	HandlerType string
 }
 
 // ExternalTask is a service task with camunda:type="external" waiting for a
@@ -460,6 +472,9 @@ type HistoricIncident struct {
 	Configuration       string
 	JobDefinitionID     string
 	Annotation          string // the open incident's annotation, kept in step
+	// HistoryConfiguration is the job log entry of the failure that raised
+	// a failed job's incident (Camunda's), when history logged it.
+	HistoryConfiguration string
 }
 
 // HistoricTask is a user task in history, open or ended.
@@ -511,9 +526,20 @@ type JobExecutorInfo struct {
 	Heartbeat       time.Time
 }
 
-// HistoricVariable is a process variable as it was when its instance
-// ended.
-type HistoricVariable struct{ Variable }
+// HistoricVariable is a stored variable's history (Camunda's historic
+// variable instance): its last value, under its id, written as it changes
+// and kept when its scope or instance ends.
+type HistoricVariable struct {
+	Variable
+	State      string     // VariableCreated, or VariableDeleted once removed
+	CreateTime *time.Time // when the variable was created (nil: before it was recorded)
+}
+
+// Historic variable states.
+const (
+	VariableCreated = "CREATED"
+	VariableDeleted = "DELETED"
+)
 
 // HistoricActivityInstance records one pass through an activity: an
 // activity instance in history (the public
@@ -570,6 +596,12 @@ type JobLogEntry struct {
 	JobDueDate            *time.Time
 	FailedActivityID      string
 	ExceptionStack        string // on a failed entry
+	// JobDefinitionType and JobDefinitionConfiguration are Camunda's:
+	// "async-continuation" with "async-before" or "async-after", a timer's
+	// handler with its "DURATION: PT5M"; a job without a definition's
+	// handler type.
+	JobDefinitionType          string
+	JobDefinitionConfiguration string
 }
 
 // MeterLog is one report of an engine's meter: how much a counter (one of

@@ -61,7 +61,7 @@ var samples = map[*persistence.Table]sample{
 		full: func() persistence.Entity {
 			return &persistence.JobDefinition{ID: "jd1", Rev: 1, ProcessDefinitionID: "p:1:x", ProcessDefinitionKey: "p",
 				ActivityID: "a", JobType: persistence.JobTimer, JobConfiguration: "DATE: 2025", OverridingPriority: ptr[int64](-5),
-				Suspension: persistence.Active}
+				Suspension: persistence.Active, HandlerType: "timer-transition", DeploymentID: "d1"}
 		},
 		sparse: func() persistence.Entity {
 			return &persistence.JobDefinition{ID: "jd2", ProcessDefinitionID: "p:1:x", JobType: persistence.JobMessage, Suspension: persistence.Active}
@@ -70,6 +70,7 @@ var samples = map[*persistence.Table]sample{
 			j := e.(*persistence.JobDefinition)
 			j.ProcessDefinitionID, j.ProcessDefinitionKey, j.ActivityID, j.JobType = "p:2:x", "q", "b", persistence.JobMessage
 			j.JobConfiguration, j.OverridingPriority, j.Suspension = "async-before", nil, persistence.Suspended
+			j.HandlerType = "async-continuation"
 		},
 	},
 	persistence.ExecutionTable: {
@@ -94,7 +95,7 @@ var samples = map[*persistence.Table]sample{
 		full: func() persistence.Entity {
 			return &persistence.Variable{ID: "v1", Rev: 1, Name: "amount", Type: persistence.VarBytes, ExecutionID: "e1",
 				ProcessInstanceID: "pi", TaskID: "t1", Text: "ünïcode ✓", Long: -1 << 62, Double: 3.25,
-				Time: at(4, 5), Bytes: []byte("blob")}
+				Time: at(4, 5), Bytes: []byte("blob"), ValueType: "File", ValueInfo: `{"filename":"a.txt"}`}
 		},
 		sparse: func() persistence.Entity {
 			// The zero time is stored as it is, not as NULL.
@@ -104,21 +105,24 @@ var samples = map[*persistence.Table]sample{
 			v := e.(*persistence.Variable)
 			v.Name, v.Type, v.ExecutionID, v.ProcessInstanceID, v.TaskID = "x", persistence.VarString, "e2", "pi2", ""
 			v.Text, v.Long, v.Double, v.Time, v.Bytes = "", 1<<62, -0.5, time.Time{}, nil
+			v.ValueType, v.ValueInfo = "Object", `{"objectTypeName":"x"}`
 		},
 	},
 	persistence.HistoricVariableTable: {
 		full: func() persistence.Entity {
 			return &persistence.HistoricVariable{Variable: persistence.Variable{ID: "hv1", Rev: 1, Name: "amount", Type: persistence.VarBytes,
 				ExecutionID: "pi", ProcessInstanceID: "pi", TaskID: "t1", Text: "ünïcode ✓", Long: -1 << 62, Double: 3.25,
-				Time: at(4, 5), Bytes: []byte("blob")}}
+				Time: at(4, 5), Bytes: []byte("blob"), ValueType: "File", ValueInfo: `{"filename":"a.txt"}`}, State: persistence.VariableDeleted, CreateTime: ptr(at(4, 6))}
 		},
 		sparse: func() persistence.Entity {
-			return &persistence.HistoricVariable{Variable: persistence.Variable{ID: "hv2", Name: "n", Type: persistence.VarNull}}
+			return &persistence.HistoricVariable{Variable: persistence.Variable{ID: "hv2", Name: "n", Type: persistence.VarNull}, State: persistence.VariableCreated}
 		},
 		modify: func(e persistence.Entity) {
 			v := e.(*persistence.HistoricVariable)
 			v.Name, v.Type, v.ExecutionID, v.ProcessInstanceID, v.TaskID = "x", persistence.VarString, "e2", "pi2", ""
 			v.Text, v.Long, v.Double, v.Time, v.Bytes = "", 1<<62, -0.5, time.Time{}, nil
+			v.ValueType, v.ValueInfo = "Object", `{"objectTypeName":"x"}`
+			v.State, v.CreateTime = persistence.VariableCreated, nil
 		},
 	},
 	persistence.JobExecutorTable: {
@@ -295,7 +299,8 @@ var samples = map[*persistence.Table]sample{
 			return &persistence.HistoricIncident{ID: "hi1", Rev: 1, Type: persistence.IncidentFailedJob, CreateTime: at(24, 1),
 				EndTime: ptr(at(24, 2)), State: persistence.IncidentResolved, Message: "boom", ExecutionID: "e1",
 				ActivityID: "a", FailedActivityID: "b", ProcessInstanceID: "pi", ProcessDefinitionID: "p:1:x",
-				CauseIncidentID: "hi0", RootCauseIncidentID: "hi00", Configuration: "j1", JobDefinitionID: "jd1", Annotation: "looked at"}
+				CauseIncidentID: "hi0", RootCauseIncidentID: "hi00", Configuration: "j1", JobDefinitionID: "jd1", Annotation: "looked at",
+				HistoryConfiguration: "l1"}
 		},
 		sparse: func() persistence.Entity {
 			return &persistence.HistoricIncident{ID: "hi2", Type: persistence.IncidentFailedExternalTask, CreateTime: at(24, 3),
@@ -340,7 +345,7 @@ var samples = map[*persistence.Table]sample{
 				Retries: 2, Message: "boom", JobDefinitionID: "jd1", ActivityID: "a", ProcessInstanceID: "pi", Priority: 7,
 				ExecutionStart: ptr(at(23, 0)), ExecutionID: "e1", ProcessDefinitionID: "p:1:x", ProcessDefinitionKey: "p",
 				DeploymentID: "d1", RootProcessInstanceID: "root", JobDueDate: ptr(at(22, 0)), FailedActivityID: "b",
-				ExceptionStack: "boom\n\tat a"}
+				ExceptionStack: "boom\n\tat a", JobDefinitionType: "async-continuation", JobDefinitionConfiguration: "async-before"}
 		},
 		sparse: func() persistence.Entity {
 			return &persistence.JobLogEntry{ID: "l2", JobID: "j1", Event: "created", Timestamp: at(23, 2)}
@@ -400,12 +405,16 @@ func TestTableMetadata(t *testing.T) {
 			t.Errorf("%s: EntityName %q, type %s", tab.Name, tab.EntityName, typ.Name())
 		}
 		v := reflect.ValueOf(e).Elem()
-		if typ.NumField() == 1 && typ.Field(0).Anonymous {
-			// A row type of another table's layout (HistoricVariable).
-			typ, v = typ.Field(0).Type, v.Field(0)
+		// The column fields, an embedded struct's (HistoricVariable
+		// embeds Variable) in its place.
+		var fields []reflect.StructField
+		for _, f := range reflect.VisibleFields(typ) {
+			if !f.Anonymous {
+				fields = append(fields, f)
+			}
 		}
-		if typ.NumField() != len(tab.Columns) || len(persistence.Values(e)) != len(tab.Columns) || len(persistence.Targets(e)) != len(tab.Columns) {
-			t.Errorf("%s: %d fields, %d columns, %d values, %d targets", tab.Name, typ.NumField(), len(tab.Columns), len(persistence.Values(e)), len(persistence.Targets(e)))
+		if len(fields) != len(tab.Columns) || len(persistence.Values(e)) != len(tab.Columns) || len(persistence.Targets(e)) != len(tab.Columns) {
+			t.Errorf("%s: %d fields, %d columns, %d values, %d targets", tab.Name, len(fields), len(tab.Columns), len(persistence.Values(e)), len(persistence.Targets(e)))
 			continue
 		}
 		if tab.Columns[0] != "id" {
@@ -415,16 +424,16 @@ func TestTableMetadata(t *testing.T) {
 			t.Errorf("%s: immutable %v but rev column %v", tab.Name, tab.Immutable, hasRev)
 		}
 		// The full sample sets every field, so a round trip checks them all.
-		for i := range v.NumField() {
-			if v.Field(i).IsZero() {
-				t.Errorf("%s: full sample leaves %s zero", tab.Name, typ.Field(i).Name)
+		for _, f := range fields {
+			if v.FieldByIndex(f.Index).IsZero() {
+				t.Errorf("%s: full sample leaves %s zero", tab.Name, f.Name)
 			}
 		}
 		// Targets point into the entity in column order. (The column names
 		// are checked against the schema by TestColumnsMatchSchema.)
 		for i, target := range persistence.Targets(e) {
-			if reflect.ValueOf(target).Pointer() != v.Field(i).Addr().Pointer() {
-				t.Errorf("%s: target %d is not field %s", tab.Name, i, typ.Field(i).Name)
+			if reflect.ValueOf(target).Pointer() != v.FieldByIndex(fields[i].Index).Addr().Pointer() {
+				t.Errorf("%s: target %d is not field %s", tab.Name, i, fields[i].Name)
 			}
 		}
 	}

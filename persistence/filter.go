@@ -30,6 +30,17 @@ import (
 //	                  the time the query is judged at, {name} for a
 //	                  fragment below; a bool field's expression is the
 //	                  condition that holds when the field is true
+//	variables         (a VariableConditions field) each condition holds
+//	                  for the row itself, a variable (see varfilter.go)
+//	variables FROM table alias WHERE correlation
+//	                  (a VariableConditions field) for each condition, a
+//	                  variable of table (variable, hist_variable, or a
+//	                  {fragment} such as allVariables) that
+//	                  correlation (SQL on alias and the filter's table)
+//	                  picks meets it: an EXISTS subquery. Bool fields
+//	                  VariableNamesIgnoreCase and VariableValuesIgnoreCase
+//	                  of the filter, when true, compare names and text
+//	                  values of every such condition in lower case.
 //
 // A field at its zero value (empty string, 0, nil, false) adds nothing.
 // Times are compared in UTC, pointers are compared by what they point to.
@@ -43,6 +54,10 @@ var fragments = map[string]string{
 	"jobLogCreated":     "'" + JobLogCreated + "'",
 	// the key of a row's process definition
 	"definitionKey": "(SELECT pd.key FROM process_definition pd WHERE pd.id = process_definition_id)",
+	// the variables of running instances and those history keeps of
+	// ended ones (both, with history on: the same values)
+	"allVariables": "(SELECT name, type, execution_id, process_instance_id, task_id, text_value, long_value, double_value, time_value FROM variable" +
+		" UNION ALL SELECT name, type, execution_id, process_instance_id, task_id, text_value, long_value, double_value, time_value FROM hist_variable WHERE state = 'CREATED')",
 	// a sort key: when a definition's deployment was made
 	"definitionDeployTime": "(SELECT deploy_time FROM deployment WHERE deployment.id = process_definition.deployment_id)",
 	// a task's process instance and definition, to be closed by ")"
@@ -70,6 +85,9 @@ type condition struct {
 	index []int  // the field, through embedded structs
 	sql   string // with ? for the value, @now for the time
 	value func(reflect.Value) any
+	// expand, for the variables form, makes the SQL from the field's
+	// value and the whole filter, adding its arguments with arg.
+	expand func(field, filter reflect.Value, arg func(any) string) (string, error)
 }
 
 var conditionsOf sync.Map // reflect.Type: []condition
@@ -102,6 +120,10 @@ func compileCondition(f reflect.StructField, tag string) (condition, error) {
 	}
 	words := strings.Fields(tag)
 	switch {
+	case f.Type == reflect.TypeFor[VariableConditions]():
+		var err error
+		c.expand, err = compileVariables(tag)
+		return c, err
 	case f.Type.Kind() == reflect.Bool:
 		c.sql = tag
 	case len(words) == 1:
@@ -161,6 +183,9 @@ func plainValue(v reflect.Value) any {
 	if v.Kind() == reflect.Pointer {
 		v = v.Elem()
 	}
+	if v.Kind() == reflect.String {
+		return v.String() // unexported fields too (set by a Query method)
+	}
 	if t, ok := v.Interface().(time.Time); ok {
 		return t.UTC()
 	}
@@ -193,7 +218,12 @@ func filterQuery[T Entity](filter any, now time.Time, order string) Query[T] {
 			fv = reflect.NewAt(fv.Type(), unsafe.Pointer(fv.UnsafeAddr())).Elem()
 		}
 		sql := c.sql
-		if fv.Type() == reflect.TypeFor[[]TimeBound]() {
+		if c.expand != nil {
+			var err error
+			if sql, err = c.expand(fv, v, arg); err != nil {
+				return Query[T]{err: err, filter: true}
+			}
+		} else if fv.Type() == reflect.TypeFor[[]TimeBound]() {
 			bounds := fv.Interface().([]TimeBound)
 			ps := make([]string, len(bounds))
 			for i, b := range bounds {

@@ -209,6 +209,12 @@ type TaskFilter struct {
 	// OrQueries (a POST query's disjunctions, as JSON) are not supported:
 	// a query with them is refused rather than run without them.
 	OrQueries string `param:"orQueries"`
+	// TaskVariables: conditions on the task's local variables;
+	// ProcessVariables: on its process instance's variables (of any scope).
+	TaskVariables            VariableConditions `where:"variables FROM variable v WHERE v.task_id = task.id" param:"taskVariables"`
+	ProcessVariables         VariableConditions `where:"variables FROM variable v WHERE v.process_instance_id = task.process_instance_id AND v.task_id IS NULL" param:"processVariables"`
+	VariableNamesIgnoreCase  bool               `param:"variableNamesIgnoreCase"`
+	VariableValuesIgnoreCase bool               `param:"variableValuesIgnoreCase"`
 }
 
 func (f TaskFilter) Query() Query[*Task] {
@@ -307,6 +313,12 @@ type HistoricTaskFilter struct {
 	InvolvedGroup          string `where:"candidate_groups member" param:"taskInvolvedGroup"`
 	WithCandidateGroups    bool   `where:"candidate_groups IS NOT NULL" param:"withCandidateGroups"`
 	WithoutCandidateGroups bool   `where:"candidate_groups IS NULL" param:"withoutCandidateGroups"`
+	// TaskVariables: conditions on the task's local variables (their
+	// history); ProcessVariables: on its instance's (of any scope).
+	TaskVariables            VariableConditions `where:"variables FROM hist_variable v WHERE v.task_id = hist_task.id AND v.state = 'CREATED'" param:"taskVariables"`
+	ProcessVariables         VariableConditions `where:"variables FROM {allVariables} v WHERE v.process_instance_id = hist_task.process_instance_id AND v.task_id IS NULL" param:"processVariables"`
+	VariableNamesIgnoreCase  bool               `param:"variableNamesIgnoreCase"`
+	VariableValuesIgnoreCase bool               `param:"variableValuesIgnoreCase"`
 }
 
 func (f HistoricTaskFilter) Query() Query[*HistoricTask] {
@@ -317,7 +329,8 @@ func (f HistoricTaskFilter) Query() Query[*HistoricTask] {
 // Camunda shows them: an execution with a child execution is at no
 // activity (see executionHasChild).
 type ExecutionFilter struct {
-	Page                 `sort:"instanceId=process_instance_id definitionId=process_definition_id definitionKey={definitionKey}"`
+	Page `sort:"instanceId=process_instance_id definitionId=process_definition_id definitionKey={definitionKey} tenantId"`
+	Tenants
 	ID                   string `where:"id"`
 	ProcessInstanceID    string `where:"process_instance_id" param:"processInstanceId"`
 	ActivityID           string `where:"activity_id = ? AND NOT {executionHasChild}" param:"activityId"`
@@ -338,6 +351,12 @@ type ExecutionFilter struct {
 	IncidentType        string `where:"EXISTS (SELECT 1 FROM incident i WHERE i.execution_id = execution.id AND i.type = ?)" param:"incidentType"`
 	IncidentMessage     string `where:"EXISTS (SELECT 1 FROM incident i WHERE i.execution_id = execution.id AND i.message = ?)" param:"incidentMessage"`
 	IncidentMessageLike string `where:"EXISTS (SELECT 1 FROM incident i WHERE i.execution_id = execution.id AND i.message LIKE ?)" param:"incidentMessageLike"`
+	// Variables: conditions on the execution's local variables;
+	// ProcessVariables: on its process instance's own.
+	Variables                VariableConditions `where:"variables FROM variable v WHERE v.execution_id = execution.id AND v.task_id IS NULL" param:"variables"`
+	ProcessVariables         VariableConditions `where:"variables FROM variable v WHERE v.execution_id = execution.process_instance_id AND v.task_id IS NULL" param:"processVariables"`
+	VariableNamesIgnoreCase  bool               `param:"variableNamesIgnoreCase"`
+	VariableValuesIgnoreCase bool               `param:"variableValuesIgnoreCase"`
 }
 
 // executionHasChild holds for an execution some child runs in: a path
@@ -364,6 +383,7 @@ var shownExecutionColumns = func() string {
 }()
 
 func (f ExecutionFilter) Query() Query[*Execution] {
+	f.Tenants = f.Tenants.conditions(false)
 	q := filterQuery[*Execution](f, time.Time{}, "start_time, id")
 	q.columns = shownExecutionColumns
 	return q
@@ -373,13 +393,16 @@ func (f ExecutionFilter) Query() Query[*Execution] {
 // the runtime tables, whatever the history level), in the order they
 // started, by Camunda's runtime process instance query.
 type InstanceFilter struct {
-	Page                  `sort:"instanceId=id definitionId=process_definition_id definitionKey={definitionKey} businessKey"`
-	IDs                   []string `where:"id in" param:"processInstanceIds"`
-	BusinessKey           string   `where:"business_key" param:"businessKey"`
-	BusinessKeyLike       string   `where:"business_key like" param:"businessKeyLike"`
-	ProcessDefinitionID   string   `where:"process_definition_id" param:"processDefinitionId"`
-	ProcessDefinitionKey  string   `where:"process_definition_id IN (SELECT id FROM process_definition WHERE key = ?)" param:"processDefinitionKey"`
-	ProcessDefinitionKeys []string `where:"{definitionKey} in" param:"processDefinitionKeyIn"`
+	Page `sort:"instanceId=id definitionId=process_definition_id definitionKey={definitionKey} businessKey tenantId"`
+	Tenants
+	// ProcessDefinitionWithoutTenantID: instances of definitions of no tenant.
+	ProcessDefinitionWithoutTenantID bool     `where:"process_definition_id IN (SELECT id FROM process_definition WHERE tenant_id IS NULL)" param:"processDefinitionWithoutTenantId"`
+	IDs                              []string `where:"id in" param:"processInstanceIds"`
+	BusinessKey                      string   `where:"business_key" param:"businessKey"`
+	BusinessKeyLike                  string   `where:"business_key like" param:"businessKeyLike"`
+	ProcessDefinitionID              string   `where:"process_definition_id" param:"processDefinitionId"`
+	ProcessDefinitionKey             string   `where:"process_definition_id IN (SELECT id FROM process_definition WHERE key = ?)" param:"processDefinitionKey"`
+	ProcessDefinitionKeys            []string `where:"{definitionKey} in" param:"processDefinitionKeyIn"`
 	// ProcessDefinitionKeyNotIn: instances of other definitions than these.
 	ProcessDefinitionKeyNotIn []string `where:"{definitionKey} not in" param:"processDefinitionKeyNotIn"`
 	DeploymentID              string   `where:"process_definition_id IN (SELECT id FROM process_definition WHERE deployment_id = ?)" param:"deploymentId"`
@@ -403,32 +426,18 @@ type InstanceFilter struct {
 	RootProcessInstances  bool   `where:"COALESCE(super_execution_id, '') = ''" param:"rootProcessInstances"`
 	LeafProcessInstances  bool   `where:"NOT EXISTS (SELECT 1 FROM execution sub WHERE sub.super_execution_id IN (SELECT id FROM execution x WHERE x.process_instance_id = execution.id))" param:"leafProcessInstances"`
 	RootProcessInstanceID string `where:"root_process_instance_id" param:"rootProcessInstanceId"`
-	root                  bool   `where:"parent_id IS NULL"`
+	// Variables: conditions on the instance's own (process-level)
+	// variables, as Camunda's variableValue... conditions.
+	Variables                VariableConditions `where:"variables FROM variable v WHERE v.execution_id = execution.id AND v.task_id IS NULL" param:"variables"`
+	VariableNamesIgnoreCase  bool               `param:"variableNamesIgnoreCase"`
+	VariableValuesIgnoreCase bool               `param:"variableValuesIgnoreCase"`
+	root                     bool               `where:"parent_id IS NULL"`
 }
 
 func (f InstanceFilter) Query() Query[*Execution] {
 	f.root = true
+	f.Tenants = f.Tenants.conditions(false)
 	return filterQuery[*Execution](f, time.Time{}, "start_time, id")
-}
-
-// HistoricInstanceFilter selects process instances in history, in the
-// order they started. Camunda's runtime process instance resource names
-// some fields otherwise (runtimeParam).
-type HistoricInstanceFilter struct {
-	Page                 `sort:"instanceId=id definitionId=process_definition_id definitionKey=process_definition_key businessKey startTime endTime duration=(end_time-start_time)"`
-	ID                   string `where:"id" param:"processInstanceId" runtimeParam:"processInstanceIds"`
-	ProcessDefinitionKey string `where:"process_definition_key" param:"processDefinitionKey" runtimeParam:"processDefinitionKey"`
-	ProcessDefinitionID  string `where:"process_definition_id" param:"processDefinitionId" runtimeParam:"processDefinitionId"`
-	BusinessKey          string `where:"business_key" param:"processInstanceBusinessKey" runtimeParam:"businessKey"`
-	// State: "" for all, or StateActive, StateCompleted, ...
-	State string `where:"state" param:"state"`
-	// Finished: ended instances; Unfinished: running ones.
-	Finished   bool `where:"end_time IS NOT NULL" param:"finished"`
-	Unfinished bool `where:"end_time IS NULL" param:"unfinished"`
-}
-
-func (f HistoricInstanceFilter) Query() Query[*HistoricProcessInstance] {
-	return filterQuery[*HistoricProcessInstance](f, time.Time{}, "start_time, id")
 }
 
 // HistoricActivityFilter selects activity instances in history, in the
@@ -468,14 +477,16 @@ func ActivityInstancesOf(processInstanceID string) Query[*HistoricActivityInstan
 
 // JobFilter selects jobs, oldest first.
 type JobFilter struct {
-	Page                 `sort:"jobId=id executionId processInstanceId processDefinitionId processDefinitionKey jobPriority=priority jobRetries=retries jobDueDate=due_date"`
-	ID                   string   `where:"id" param:"jobId"`
-	IDs                  []string `where:"id in" param:"jobIds"`
-	ProcessInstanceID    string   `where:"process_instance_id" param:"processInstanceId"`
-	ProcessInstanceIDs   []string `where:"process_instance_id in" param:"processInstanceIds"`
-	ExecutionID          string   `where:"execution_id" param:"executionId"`
-	ProcessDefinitionID  string   `where:"process_definition_id" param:"processDefinitionId"`
-	ProcessDefinitionKey string   `where:"process_definition_key" param:"processDefinitionKey"`
+	Page `sort:"jobId=id executionId processInstanceId processDefinitionId processDefinitionKey jobPriority=priority jobRetries=retries jobDueDate=due_date tenantId"`
+	Tenants
+	IncludeJobsWithoutTenantID bool     `param:"includeJobsWithoutTenantId"` // with TenantIDIn: the jobs of no tenant too
+	ID                         string   `where:"id" param:"jobId"`
+	IDs                        []string `where:"id in" param:"jobIds"`
+	ProcessInstanceID          string   `where:"process_instance_id" param:"processInstanceId"`
+	ProcessInstanceIDs         []string `where:"process_instance_id in" param:"processInstanceIds"`
+	ExecutionID                string   `where:"execution_id" param:"executionId"`
+	ProcessDefinitionID        string   `where:"process_definition_id" param:"processDefinitionId"`
+	ProcessDefinitionKey       string   `where:"process_definition_key" param:"processDefinitionKey"`
 	// RootProcessInstanceID: the jobs of a process instance and of the
 	// instances its call activities started.
 	RootProcessInstanceID string `where:"root_process_instance_id"`
@@ -509,6 +520,7 @@ type JobFilter struct {
 
 // At is the filter's query with Executable and Locked judged at now.
 func (f JobFilter) At(now time.Time) Query[*Job] {
+	f.Tenants = f.Tenants.conditions(f.IncludeJobsWithoutTenantID)
 	order := "create_time, id"
 	if f.DueFirst {
 		order = "due_date, create_time, id"
@@ -521,12 +533,14 @@ func (f JobFilter) Query() Query[*Job] { return f.At(time.Now()) }
 
 // JobDefinitionFilter selects job definitions.
 type JobDefinitionFilter struct {
-	Page                 `sort:"jobDefinitionId=id activityId processDefinitionId processDefinitionKey jobType jobConfiguration"`
+	Page                 `sort:"jobDefinitionId=id activityId processDefinitionId processDefinitionKey jobType=handler_type jobConfiguration"`
 	ID                   string   `where:"id" param:"jobDefinitionId"`
 	ProcessDefinitionID  string   `where:"process_definition_id" param:"processDefinitionId"`
 	ProcessDefinitionKey string   `where:"process_definition_key" param:"processDefinitionKey"`
 	ActivityID           string   `where:"activity_id"`
 	ActivityIDs          []string `where:"activity_id in" param:"activityIdIn"`
+	// JobType is Camunda's job type (JobDefinition.HandlerType).
+	JobType string `where:"handler_type" param:"jobType"`
 	// JobConfiguration: async-before, async-after, or the timer
 	// ("DATE: ...", "DURATION: ...", "CYCLE: ...").
 	JobConfiguration          string `where:"job_configuration" param:"jobConfiguration"`
@@ -559,7 +573,8 @@ func (f SubscriptionFilter) Query() Query[*EventSubscription] {
 
 // ExternalTaskFilter selects external tasks, oldest first.
 type ExternalTaskFilter struct {
-	Page                  `sort:"id lockExpirationTime=lock_expiration processInstanceId processDefinitionId processDefinitionKey taskPriority=priority"`
+	Page `sort:"id lockExpirationTime=lock_expiration processInstanceId processDefinitionId processDefinitionKey taskPriority=priority tenantId"`
+	Tenants
 	ID                    string   `where:"id" param:"externalTaskId"`
 	IDs                   []string `where:"id in" param:"externalTaskIdIn"`
 	Topic                 string   `where:"topic" param:"topicName"`
@@ -588,10 +603,15 @@ type ExternalTaskFilter struct {
 	NoRetriesLeft   bool `where:"retries = 0" param:"noRetriesLeft"`
 	Suspended       bool `where:"suspension = 2" param:"suspended"`
 	Active          bool `where:"suspension = 1" param:"active"`
+	// ProcessVariables: conditions on the instance's variables (of any scope).
+	ProcessVariables         VariableConditions `where:"variables FROM variable v WHERE v.process_instance_id = external_task.process_instance_id AND v.task_id IS NULL" param:"processVariables"`
+	VariableNamesIgnoreCase  bool               `param:"variableNamesIgnoreCase"`
+	VariableValuesIgnoreCase bool               `param:"variableValuesIgnoreCase"`
 }
 
 // At is the filter's query with Locked and NotLocked judged at now.
 func (f ExternalTaskFilter) At(now time.Time) Query[*ExternalTask] {
+	f.Tenants = f.Tenants.conditions(false)
 	return filterQuery[*ExternalTask](f, now, "create_time, id")
 }
 
@@ -632,7 +652,7 @@ func (f IncidentFilter) Query() Query[*Incident] {
 // HistoricIncidentFilter selects incidents in history, in the order they
 // were raised.
 type HistoricIncidentFilter struct {
-	Page `sort:"incidentId=id incidentMessage=message createTime endTime incidentType=type executionId activityId processInstanceId processDefinitionId processDefinitionKey={incidentDefinitionKey} causeIncidentId rootCauseIncidentId configuration incidentState={incidentStateCode}"`
+	Page `sort:"incidentId=id incidentMessage=message createTime endTime incidentType=type executionId activityId processInstanceId processDefinitionId processDefinitionKey={incidentDefinitionKey} causeIncidentId rootCauseIncidentId configuration historyConfiguration incidentState={incidentStateCode}"`
 	IncidentQuery
 	// State: IncidentOpen, IncidentResolved (its job succeeded or got
 	// retries) or IncidentDeleted (with its job or instance).
@@ -651,6 +671,7 @@ type HistoricIncidentFilter struct {
 	CreateTimeAfter       *time.Time `where:"create_time >" param:"createTimeAfter"`
 	EndTimeBefore         *time.Time `where:"end_time <" param:"endTimeBefore"`
 	EndTimeAfter          *time.Time `where:"end_time >" param:"endTimeAfter"`
+	HistoryConfiguration  string     `where:"history_configuration" param:"historyConfiguration"`
 }
 
 // IncidentQuery is IncidentFilter by the name the public
@@ -680,7 +701,8 @@ type JobLogFilter struct {
 
 	ID                         string   `where:"id" param:"logId"`
 	ExceptionMessage           string   `where:"message" param:"jobExceptionMessage"`
-	JobDefinitionConfiguration string   `where:"job_definition_id IN (SELECT id FROM job_definition WHERE job_configuration = ?)" param:"jobDefinitionConfiguration"`
+	JobDefinitionType          string   `where:"job_definition_type" param:"jobDefinitionType"`
+	JobDefinitionConfiguration string   `where:"job_definition_configuration" param:"jobDefinitionConfiguration"`
 	ActivityIDs                []string `where:"activity_id in" param:"activityIdIn"`
 	FailedActivityIDs          []string `where:"failed_activity_id in" param:"failedActivityIdIn"`
 	ExecutionIDs               []string `where:"execution_id in" param:"executionIdIn"`

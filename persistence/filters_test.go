@@ -111,7 +111,7 @@ func TestFilterConditionsRun(t *testing.T) {
 	testdb.Run(t, func(t *testing.T, db persistence.DB) {
 		tx := begin(t, db)
 		for _, f := range []any{&persistence.InstanceFilter{}, &persistence.DeploymentFilter{}, &persistence.HistoricActivityFilter{}, &persistence.DefinitionFilter{}, &persistence.TaskFilter{}, &persistence.HistoricTaskFilter{},
-			&persistence.ExecutionFilter{}, &persistence.HistoricInstanceFilter{}, &persistence.JobFilter{}, &persistence.JobDefinitionFilter{},
+			&persistence.ExecutionFilter{}, &persistence.HistoricProcessInstanceFilter{}, &persistence.JobFilter{}, &persistence.JobDefinitionFilter{},
 			&persistence.SubscriptionFilter{}, &persistence.ExternalTaskFilter{}, &persistence.IncidentFilter{},
 			&persistence.HistoricIncidentFilter{}, &persistence.JobLogFilter{}} {
 			fillFilter(f, acqNow)
@@ -207,7 +207,7 @@ func TestFilterSortKeysExist(t *testing.T) {
 	testdb.Run(t, func(t *testing.T, db persistence.DB) {
 		for _, f := range []any{
 			persistence.InstanceFilter{}, persistence.DeploymentFilter{}, persistence.DefinitionFilter{}, persistence.TaskFilter{}, persistence.HistoricTaskFilter{},
-			persistence.ExecutionFilter{}, persistence.HistoricInstanceFilter{}, persistence.HistoricActivityFilter{}, persistence.JobFilter{},
+			persistence.ExecutionFilter{}, persistence.HistoricProcessInstanceFilter{}, persistence.HistoricActivityFilter{}, persistence.JobFilter{},
 			persistence.JobDefinitionFilter{}, persistence.SubscriptionFilter{}, persistence.ExternalTaskFilter{}, persistence.IncidentFilter{},
 			persistence.HistoricIncidentFilter{}, persistence.JobLogFilter{},
 		} {

@@ -1,9 +1,6 @@
 package persistence
 
 import (
-	"context"
-	"maps"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -19,8 +16,6 @@ func init() {
 		"incidentDefinitionKey": "(SELECT key FROM process_definition WHERE process_definition.id = hist_incident.process_definition_id)",
 		// Camunda's order of incident states
 		"incidentStateCode": "(CASE state WHEN 'open' THEN 0 WHEN 'deleted' THEN 1 ELSE 2 END)",
-		// an incident of the historic process instance
-		"instanceIncident": "EXISTS (SELECT 1 FROM hist_incident inc WHERE inc.process_instance_id = hist_process_instance.id AND ",
 		// an activity instance of the historic process instance
 		"instanceActivity":  "EXISTS (SELECT 1 FROM hist_activity_instance act WHERE act.process_instance_id = hist_process_instance.id AND ",
 		"instanceSuspended": instanceSuspended,
@@ -33,9 +28,9 @@ func init() {
 
 // HistoricProcessInstanceFilter selects process instances in history as
 // Camunda's history resource does, in the order they started. Conditions
-// on incidents and activity instances each hold for some incident or
-// activity instance of the instance (Camunda's join makes several
-// incident conditions hold for one incident together).
+// on incidents hold for one incident of the instance together, as in
+// Camunda (which joins the incidents once); so do the times of an
+// executed activity and of an executed job.
 type HistoricProcessInstanceFilter struct {
 	Page                      `sort:"instanceId=id definitionId=process_definition_id definitionKey=process_definition_key definitionName=process_definition_name definitionVersion=process_definition_version businessKey startTime endTime duration=(end_time-start_time)"`
 	ID                        string     `where:"id" param:"processInstanceId"`
@@ -60,29 +55,31 @@ type HistoricProcessInstanceFilter struct {
 	StartedAfter              *time.Time `where:"start_time >=" param:"startedAfter"`
 	FinishedBefore            *time.Time `where:"end_time <=" param:"finishedBefore"`
 	FinishedAfter             *time.Time `where:"end_time >=" param:"finishedAfter"`
-	// Incidents, open or ended, of the instance.
-	WithIncidents       bool     `where:"{instanceIncident} TRUE)" param:"withIncidents"`
-	WithRootIncidents   bool     `where:"{instanceIncident} inc.id = inc.root_cause_incident_id)" param:"withRootIncidents"`
-	IncidentIDIn        []string `where:"{instanceIncident} inc.id IN (?))" param:"incidentIdIn"`
-	IncidentType        string   `where:"{instanceIncident} inc.type = ?)" param:"incidentType"`
-	IncidentMessage     string   `where:"{instanceIncident} inc.message = ?)" param:"incidentMessage"`
-	IncidentMessageLike string   `where:"{instanceIncident} inc.message LIKE ?)" param:"incidentMessageLike"`
+	// Incidents, open or ended, of the instance: one incident meets all
+	// these conditions (see Query).
+	WithIncidents       bool     `param:"withIncidents"`
+	WithRootIncidents   bool     `param:"withRootIncidents"`
+	IncidentIDIn        []string `param:"incidentIdIn"`
+	IncidentType        string   `param:"incidentType"`
+	IncidentMessage     string   `param:"incidentMessage"`
+	IncidentMessageLike string   `param:"incidentMessageLike"`
 	// IncidentStatus: "open" (not ended) or "resolved" (ended); another
 	// value asks for any incident, as in Camunda.
-	IncidentStatus string `where:"{instanceIncident} CASE ? WHEN 'open' THEN inc.end_time IS NULL WHEN 'resolved' THEN inc.end_time IS NOT NULL ELSE TRUE END)" param:"incidentStatus"`
-	// Activity instances of the instance.
-	ExecutedActivityAfter  *time.Time `where:"{instanceActivity} (act.start_time >= ? OR act.end_time >= ?))" param:"executedActivityAfter"`
-	ExecutedActivityBefore *time.Time `where:"{instanceActivity} (act.start_time <= ? OR act.end_time <= ?))" param:"executedActivityBefore"`
+	IncidentStatus string `param:"incidentStatus"`
+	// Activity instances of the instance: one activity instance started
+	// or ended within both times (see Query).
+	ExecutedActivityAfter  *time.Time `param:"executedActivityAfter"`
+	ExecutedActivityBefore *time.Time `param:"executedActivityBefore"`
 	ExecutedActivityIDIn   []string   `where:"{instanceActivity} act.end_time IS NOT NULL AND act.activity_id IN (?))" param:"executedActivityIdIn"`
 	ActiveActivityIDIn     []string   `where:"{instanceActivity} act.end_time IS NULL AND act.activity_id IN (?))" param:"activeActivityIdIn"`
 	// ActivityIDIn: an execution of the running instance is at one of the
 	// activities (Camunda's runtime execution join).
 	ActivityIDIn []string `where:"EXISTS (SELECT 1 FROM execution WHERE execution.process_instance_id = hist_process_instance.id AND NOT execution.is_event_scope AND execution.activity_id IN (?) AND NOT {executionHasChild})" param:"activityIdIn"`
-	// ExecutedJobAfter, ExecutedJobBefore: a job of the instance has a job
-	// log entry (created, failed, succeeded, deleted) in the time; its jobs
-	// are found by their creation entries (indexed by instance).
-	ExecutedJobAfter  *time.Time `where:"EXISTS (SELECT 1 FROM job_log c JOIN job_log j ON j.job_id = c.job_id WHERE c.process_instance_id = hist_process_instance.id AND c.event = {jobLogCreated} AND j.event <> 'locked' AND j.timestamp >= ?)" param:"executedJobAfter"`
-	ExecutedJobBefore *time.Time `where:"EXISTS (SELECT 1 FROM job_log c JOIN job_log j ON j.job_id = c.job_id WHERE c.process_instance_id = hist_process_instance.id AND c.event = {jobLogCreated} AND j.event <> 'locked' AND j.timestamp <= ?)" param:"executedJobBefore"`
+	// ExecutedJobAfter, ExecutedJobBefore: a job log entry (created,
+	// failed, succeeded, deleted) of a job of the instance was written in
+	// the time (see Query).
+	ExecutedJobAfter  *time.Time `param:"executedJobAfter"`
+	ExecutedJobBefore *time.Time `param:"executedJobBefore"`
 	// WithJobsRetrying: a job of the instance failed and has retries left.
 	WithJobsRetrying bool `where:"EXISTS (SELECT 1 FROM job WHERE job.process_instance_id = hist_process_instance.id AND job.retries > 0 AND job.exception_message IS NOT NULL)" param:"withJobsRetrying"`
 	// The states, at most one of them: Active and Suspended are running
@@ -92,6 +89,13 @@ type HistoricProcessInstanceFilter struct {
 	Completed            bool `where:"state = 'COMPLETED'" param:"completed"`
 	ExternallyTerminated bool `where:"state = 'EXTERNALLY_TERMINATED'" param:"externallyTerminated"`
 	InternallyTerminated bool `where:"state = 'INTERNALLY_TERMINATED'" param:"internallyTerminated"`
+	// State: "" for all, or StateActive, StateCompleted, ... as stored.
+	State string `where:"state"`
+	// Variables: conditions on the instance's own variables (an ended
+	// one's as history has them).
+	Variables                VariableConditions `where:"variables FROM {allVariables} v WHERE v.process_instance_id = hist_process_instance.id AND v.execution_id = v.process_instance_id AND v.task_id IS NULL" param:"variables"`
+	VariableNamesIgnoreCase  bool               `param:"variableNamesIgnoreCase"`
+	VariableValuesIgnoreCase bool               `param:"variableValuesIgnoreCase"`
 }
 
 // instanceSuspended holds for a historic process instance whose running
@@ -112,45 +116,104 @@ func (f HistoricProcessInstanceFilter) Query() Query[*HistoricProcessInstance] {
 	if states > 1 {
 		return invalidQuery[*HistoricProcessInstance]("Already querying for historic process instance with another state")
 	}
-	return filterQuery[*HistoricProcessInstance](f, time.Time{}, "start_time, id")
+	q := filterQuery[*HistoricProcessInstance](f, time.Time{}, "start_time, id")
+	incident := related{exists: "EXISTS (SELECT 1 FROM hist_incident inc WHERE inc.process_instance_id = hist_process_instance.id", used: f.WithIncidents}
+	if f.WithRootIncidents {
+		incident.add("inc.id = inc.root_cause_incident_id")
+	}
+	if len(f.IncidentIDIn) > 0 {
+		incident.addIn("inc.id", f.IncidentIDIn)
+	}
+	incident.addIf(f.IncidentType != "", "inc.type = ?", f.IncidentType)
+	incident.addIf(f.IncidentMessage != "", "inc.message = ?", f.IncidentMessage)
+	incident.addIf(f.IncidentMessageLike != "", "inc.message LIKE ?", f.IncidentMessageLike)
+	switch f.IncidentStatus {
+	case "":
+	case "open":
+		incident.add("inc.end_time IS NULL")
+	case "resolved":
+		incident.add("inc.end_time IS NOT NULL")
+	default:
+		incident.used = true
+	}
+	// An instance's jobs are found by their creation entries (indexed by
+	// instance); locked entries are not in Camunda's log.
+	activity := related{exists: "EXISTS (SELECT 1 FROM hist_activity_instance act WHERE act.process_instance_id = hist_process_instance.id"}
+	job := related{exists: "EXISTS (SELECT 1 FROM job_log c JOIN job_log j ON j.job_id = c.job_id WHERE c.process_instance_id = hist_process_instance.id AND c.event = {jobLogCreated} AND j.event <> 'locked'"}
+	if t := f.ExecutedActivityAfter; t != nil {
+		activity.add("(act.start_time >= ? OR act.end_time >= ?)", t.UTC(), t.UTC())
+	}
+	if t := f.ExecutedActivityBefore; t != nil {
+		activity.add("(act.start_time <= ? OR act.end_time <= ?)", t.UTC(), t.UTC())
+	}
+	if t := f.ExecutedJobAfter; t != nil {
+		job.add("j.timestamp >= ?", t.UTC())
+	}
+	if t := f.ExecutedJobBefore; t != nil {
+		job.add("j.timestamp <= ?", t.UTC())
+	}
+	return withRelated(q, incident, activity, job)
 }
 
-// MarkSuspended shows the running instances among rows that are
-// suspended as StateSuspended, as Camunda's history does: one read per
-// 500 rows listed, not a subquery for every row sorted.
-func MarkSuspended(ctx context.Context, db DB, rows []*HistoricProcessInstance) error {
-	byID := map[string]*HistoricProcessInstance{}
-	for _, h := range rows {
-		if h.State == StateActive {
-			byID[h.ID] = h
-		}
-	}
-	ids := slices.Sorted(maps.Keys(byID))
-	for chunk := range slices.Chunk(ids, 500) {
-		ps, args := make([]string, len(chunk)), make([]any, len(chunk))
-		for i, id := range chunk {
-			ps[i], args[i] = "$"+strconv.Itoa(i+1), id
-		}
-		err := readRows(ctx, db, "SELECT id FROM execution WHERE suspension = 2 AND id IN ("+strings.Join(ps, ", ")+")", args, func(r Rows) error {
-			var id string
-			if err := r.Scan(&id); err != nil {
-				return err
-			}
-			byID[id].State = StateSuspended
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+// related is a condition on the rows of another table that several
+// fields share: one row meets all their terms, as where Camunda joins the
+// table once.
+type related struct {
+	exists string // "EXISTS (SELECT 1 FROM ... WHERE <correlation>", closed by withRelated
+	used   bool   // a field asks for a row even without terms
+	terms  []string
+	args   []any
 }
 
-// RemoveHistoricVariables deletes the variables history keeps of a process
-// instance, and their updates.
-func RemoveHistoricVariables(processInstanceID string) []Write {
-	return []Write{newWrite("DELETE FROM hist_variable WHERE process_instance_id = $1", processInstanceID),
-		newWrite("DELETE FROM hist_detail WHERE process_instance_id = $1", processInstanceID)}
+// add adds a term, with ? for each of args.
+func (r *related) add(term string, args ...any) {
+	r.used, r.terms, r.args = true, append(r.terms, term), append(r.args, args...)
+}
+
+// addIf adds a term when cond holds.
+func (r *related) addIf(cond bool, term string, args ...any) {
+	if cond {
+		r.add(term, args...)
+	}
+}
+
+// addIn adds "column IN (values)".
+func (r *related) addIn(column string, values []string) {
+	args := make([]any, len(values))
+	for i, v := range values {
+		args[i] = v
+	}
+	r.add(column+" IN ("+strings.TrimSuffix(strings.Repeat("?, ", len(values)), ", ")+")", args...)
+}
+
+// withRelated is q with the conditions of the related rows used, their ?s
+// numbered after q's arguments.
+func withRelated[T Entity](q Query[T], rs ...related) Query[T] {
+	if q.err != nil {
+		return q
+	}
+	for _, r := range rs {
+		if !r.used {
+			continue
+		}
+		sql := withFragments(r.exists)
+		for _, term := range r.terms {
+			sql += " AND " + term
+		}
+		sql += ")"
+		for _, a := range r.args {
+			q.args = append(q.args, a)
+			sql = strings.Replace(sql, "?", "$"+strconv.Itoa(len(q.args)), 1)
+		}
+		rest := strings.TrimPrefix(q.where, q.conds)
+		if q.conds == "" {
+			q.conds = "WHERE " + sql
+		} else {
+			q.conds += " AND " + sql
+		}
+		q.where = q.conds + rest
+	}
+	return q
 }
 
 // ExternalTaskLogFilter selects external task log entries in the order

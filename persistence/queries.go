@@ -315,16 +315,34 @@ func MoveVariables(from, to string) []Write {
 	}
 }
 
-// ArchiveVariables copies a process instance's own variables into history
-// (the instance is ending; its variables go).
-func ArchiveVariables(processInstanceID string) Write {
-	cols := VariableTable.statements().columnList
-	return newWrite("INSERT INTO hist_variable ("+cols+") SELECT "+cols+" FROM variable WHERE process_instance_id = $1 AND execution_id = $1", processInstanceID)
+// RecordVariable writes variable r's history at time now: its value,
+// under its id, created at now the first time.
+func RecordVariable(r *Variable, now time.Time) Write {
+	return newWrite(recordVariableSQL, Values(&HistoricVariable{Variable: *r, State: VariableCreated, CreateTime: &now})...)
 }
 
-// HistoricVariablesOf are the variables an ended process instance had at its end.
+var recordVariableSQL = func() string {
+	var set, params []string
+	for i, col := range HistoricVariableTable.Columns {
+		params = append(params, "$"+strconv.Itoa(i+1))
+		if col != "id" && col != "create_time" {
+			set = append(set, col+" = excluded."+col)
+		}
+	}
+	return "INSERT INTO hist_variable (" + strings.Join(HistoricVariableTable.Columns, ", ") + ") VALUES (" + strings.Join(params, ", ") +
+		") ON CONFLICT (id) DO UPDATE SET " + strings.Join(set, ", ")
+}()
+
+// MarkVariableDeleted marks variable id's history deleted (the variable
+// was removed).
+func MarkVariableDeleted(id string) Write {
+	return newWrite("UPDATE hist_variable SET state = '"+VariableDeleted+"' WHERE id = $1", id)
+}
+
+// HistoricVariablesOf are the variables of process instance id's own scope
+// as history has them: for an ended instance, those it had at its end.
 func HistoricVariablesOf(processInstanceID string) Query[*HistoricVariable] {
-	return newQuery[*HistoricVariable]("WHERE process_instance_id = $1", processInstanceID)
+	return newQuery[*HistoricVariable]("WHERE process_instance_id = $1 AND execution_id = $1 AND task_id IS NULL AND state = '"+VariableCreated+"'", processInstanceID)
 }
 
 // ReportJobExecutor writes a job executor's report (insert or replace).
@@ -546,4 +564,14 @@ func RemoveHistory(processInstanceIDs []string) []Write {
 	// a job's other entries are found through it.
 	ws = append(ws, newWrite("DELETE FROM job_log WHERE job_id IN (SELECT job_id FROM job_log WHERE event = 'created' AND process_instance_id IN "+list+")", args...))
 	return append(ws, newWrite("DELETE FROM hist_process_instance WHERE id IN "+list, args...))
+}
+
+// VariablesOfTask are a user task's local variables.
+func VariablesOfTask(taskID string) Query[*Variable] {
+	return newQuery[*Variable]("WHERE task_id = $1", taskID)
+}
+
+// DeleteVariablesOfTask deletes a user task's local variables (the task ends).
+func DeleteVariablesOfTask(taskID string) Write {
+	return newWrite("DELETE FROM variable WHERE task_id = $1", taskID)
 }

@@ -67,7 +67,7 @@ func openSQLite(ctx context.Context, path string, opts Options) (DB, error) {
 	// 8 MiB: a larger one made every commit slower (SQLite walks the
 	// cache's hash table when a write transaction ends) without saving reads.
 	params := "_txlock=immediate&" + busyParam + "&_synchronous=" + syncMode +
-		"&_pragma=temp_store(MEMORY)&_pragma=cache_size(-8192)"
+		"&_pragma=temp_store(MEMORY)&_pragma=cache_size(-8192)&" + caseSensitiveLike
 	if !mem {
 		params += "&_journal_mode=WAL&_pragma=wal_autocheckpoint(" + strconv.Itoa(walWriterCheckpoint) + ")"
 	}
@@ -93,7 +93,7 @@ func openSQLite(ctx context.Context, path string, opts Options) (DB, error) {
 		return nil, fmt.Errorf("persistence: open SQLite %q: %w", path, err)
 	}
 	if !mem {
-		r, err := sql.Open(sqliteDriverName, path+sep+busyParam+"&_query_only=1")
+		r, err := sql.Open(sqliteDriverName, path+sep+busyParam+"&_query_only=1&"+caseSensitiveLike)
 		if err != nil {
 			w.Close()
 			return nil, fmt.Errorf("persistence: open SQLite %q: %w", path, err)
@@ -536,3 +536,7 @@ func interpretSQLiteError(err error) error {
 	}
 	return err
 }
+
+// caseSensitiveLike makes LIKE case-sensitive, as PostgreSQL's: a filter's
+// like matches the same rows on both backends.
+const caseSensitiveLike = "_pragma=case_sensitive_like(1)"

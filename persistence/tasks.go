@@ -33,11 +33,6 @@ func AttachmentsOfTask(taskID string) Query[*TaskAttachment] {
 	return newQuery[*TaskAttachment]("WHERE task_id = $1 ORDER BY create_time, id", taskID)
 }
 
-// DeleteVariablesOfTask deletes the variables of task taskID.
-func DeleteVariablesOfTask(taskID string) Write {
-	return newWrite("DELETE FROM variable WHERE task_id = $1", taskID)
-}
-
 // GroupTaskCount is how many unassigned tasks one candidate group has
 // (Group "": the tasks without a candidate group).
 type GroupTaskCount struct {

@@ -18,7 +18,7 @@ import (
 var coveredGroups = regexp.MustCompile(`^(GET|POST|PUT|DELETE) /(engine|version|deployment|process-definition|process-instance|execution|variable-instance|event-subscription|task|job|job-definition|incident|external-task|message|signal|condition|metrics|history/(process-instance|activity-instance|variable-instance|detail|task|incident|job-log|external-task-log|process-definition/cleanable-process-instance-report|cleanup))(/|$)`)
 
 // leftOutOfCount are operations of those groups that belong to other
-// work: batches (the asynchronous forms), modification and restart.
+// work: batches (the asynchronous forms) and modification.
 var leftOutOfCount = map[string]string{
 	"POST /process-instance/delete":                   "a batch",
 	"POST /process-instance/job-retries":              "a batch",
@@ -27,8 +27,7 @@ var leftOutOfCount = map[string]string{
 	"POST /process-instance/variables-async":          "a batch",
 	"POST /process-instance/{}/modification":          "modification",
 	"POST /process-instance/{}/modification-async":    "modification, a batch",
-	"POST /process-definition/{}/restart":             "restart",
-	"POST /process-definition/{}/restart-async":       "restart, a batch",
+	"POST /process-definition/{}/restart-async":       "a batch",
 	"POST /history/process-instance/delete":           "a batch",
 	"POST /history/process-instance/set-removal-time": "a batch",
 	"POST /job/retries":                               "a batch",

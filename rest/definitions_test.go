@@ -292,6 +292,19 @@ func TestRESTTenants(t *testing.T) {
 			t.Errorf("instance of no tenant: %v", got)
 		}
 
+		// A call activity calls the process of its caller's tenant.
+		a.ok(http.StatusOK, "POST", "/deployment/create", tenantDeployment("calls", "acme", map[string]string{"caller.bpmn": callerProcess}))
+		caller := field(a.ok(http.StatusOK, "POST", "/process-definition/key/caller/tenant-id/acme/start", nil), "id").(string)
+		acmeOrder := field(a.ok(http.StatusOK, "GET", "/process-definition/key/order/tenant-id/acme", nil), "id")
+		tasks := a.ok(http.StatusOK, "GET", "/task?taskDefinitionKey=approve", nil).([]any)
+		found := false
+		for _, task := range tasks {
+			found = found || field(task, "processDefinitionId") == acmeOrder && field(task, "tenantId") == "acme"
+		}
+		if !found {
+			t.Errorf("the caller %s of acme called no order of acme: tasks %v", caller, tasks)
+		}
+
 		// The Go API by key alone: several tenants have it.
 		var ambiguous *bpmnlite.AmbiguousKeyError
 		if _, err := a.eng.Start(t.Context(), bpmnlite.StartRequest{Key: "order"}); !errors.As(err, &ambiguous) ||
@@ -511,6 +524,62 @@ func TestRESTProcessDefinitionGroup(t *testing.T) {
 		a.wantError(http.StatusNotFound, "No matching process definition with key: order and no tenant-id", "GET", "/process-definition/key/order", nil)
 		if n := len(a.ok(http.StatusOK, "GET", "/deployment/"+field(d2, "id").(string)+"/resources", nil).([]any)); n != 2 {
 			t.Errorf("resources after the definitions were deleted: %d, want 2 (the deployment stays)", n)
+		}
+	})
+}
+
+// Restarting ended instances from history: at the activities asked for,
+// with their last variables and business key; running ones, others'
+// and unknown ones refused.
+func TestRESTRestart(t *testing.T) {
+	eachBackend(t, rest.Options{}, func(t *testing.T, a *api) {
+		a.ok(http.StatusOK, "POST", "/deployment/create", deployment("charge", map[string]string{"charge.bpmn": oneExternalTask}))
+		a.ok(http.StatusOK, "POST", "/deployment/create", deployment("other", map[string]string{"order.bpmn": orderProcess}))
+		def := field(a.ok(http.StatusOK, "GET", "/process-definition/key/charge", nil), "id").(string)
+		start := func() string {
+			return field(a.ok(http.StatusOK, "POST", "/process-definition/"+def+"/start", map[string]any{"businessKey": "bk",
+				"variables": map[string]any{"amount": map[string]any{"value": 3, "type": "Integer"}}}), "id").(string)
+		}
+		ended, running := start(), start()
+		a.ok(http.StatusNoContent, "DELETE", "/process-instance/"+ended, nil)
+		other := field(a.ok(http.StatusOK, "POST", "/process-definition/key/order/start", nil), "id").(string)
+		a.ok(http.StatusNoContent, "DELETE", "/process-instance/"+other, nil)
+
+		at := func(activity string) []any {
+			return []any{map[string]any{"type": "startBeforeActivity", "activityId": activity}}
+		}
+		restart := "/process-definition/" + def + "/restart"
+		a.ok(http.StatusNoContent, "POST", restart, map[string]any{"processInstanceIds": []string{ended}, "instructions": at("after")})
+		tasks := a.ok(http.StatusOK, "GET", "/task?taskDefinitionKey=after", nil).([]any)
+		if len(tasks) != 1 {
+			t.Fatalf("restarted at after: tasks %v", tasks)
+		}
+		pi := field(tasks[0], "processInstanceId").(string)
+		if got := a.ok(http.StatusOK, "GET", "/process-instance/"+pi, nil); field(got, "businessKey") != "bk" {
+			t.Errorf("restarted instance: %v, want business key bk", got)
+		}
+		if v := a.ok(http.StatusOK, "GET", "/process-instance/"+pi+"/variables", nil); field(v, "amount", "value") != float64(3) {
+			t.Errorf("restarted instance's variables: %v", v)
+		}
+		a.ok(http.StatusNoContent, "POST", restart, map[string]any{"processInstanceIds": []string{ended}, "instructions": at("after"), "withoutBusinessKey": true})
+		if n := field(a.ok(http.StatusOK, "GET", "/process-instance/count?businessKey=bk", nil), "count"); n != float64(2) {
+			t.Errorf("instances with business key bk after a restart without it: %v, want 2 (running, first restart)", n)
+		}
+
+		a.wantError(http.StatusInternalServerError, "Historic process instance '"+running+"' cannot be restarted. It is not completed or terminated.", "POST", restart,
+			map[string]any{"processInstanceIds": []string{running}, "instructions": at("after")})
+		a.wantError(http.StatusInternalServerError, "Its process definition", "POST", restart, map[string]any{"processInstanceIds": []string{other}, "instructions": at("after")})
+		a.wantError(http.StatusBadRequest, "Historic process instance cannot be found", "POST", restart, map[string]any{"processInstanceIds": []string{"nope"}, "instructions": at("after")})
+		a.wantError(http.StatusBadRequest, "Restart instructions cannot be empty", "POST", restart, map[string]any{"processInstanceIds": []string{ended}})
+		a.wantError(http.StatusBadRequest, "Process instance ids cannot be empty", "POST", restart, map[string]any{"instructions": at("after")})
+		a.wantError(http.StatusBadRequest, "initialVariables", "POST", restart, map[string]any{"processInstanceIds": []string{ended}, "instructions": at("after"), "initialVariables": true})
+		a.wantError(http.StatusBadRequest, "historicProcessInstanceQuery", "POST", restart, map[string]any{"historicProcessInstanceQuery": map[string]any{}, "instructions": at("after")})
+		a.wantError(http.StatusNotFound, "No matching definition with id nope", "POST", "/process-definition/nope/restart", map[string]any{"processInstanceIds": []string{ended}, "instructions": at("after")})
+		// All or none: one bad instance restarts none.
+		before := field(a.ok(http.StatusOK, "GET", "/process-instance/count", nil), "count")
+		a.wantError(http.StatusInternalServerError, "cannot be restarted", "POST", restart, map[string]any{"processInstanceIds": []string{ended, running}, "instructions": at("after")})
+		if after := field(a.ok(http.StatusOK, "GET", "/process-instance/count", nil), "count"); after != before {
+			t.Errorf("instances after a failed restart: %v, want %v", after, before)
 		}
 	})
 }

@@ -125,8 +125,11 @@ func (h *Handler) redeploy(w http.ResponseWriter, r *http.Request) error {
 	}
 	id := r.PathValue("id")
 	d, err := h.eng.Deployment(r.Context(), id)
-	if err != nil {
+	switch {
+	case isNotFound(err):
 		return &notFound{"Cannot redeploy deployment '" + id + "': Deployment with id '" + id + "' does not exist"}
+	case err != nil:
+		return err
 	}
 	rs, err := h.eng.DeploymentResources(r.Context(), id)
 	if err != nil {

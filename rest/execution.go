@@ -12,7 +12,7 @@ import (
 // The execution resource: queries, and events delivered to one execution.
 
 // executionJSON is an execution as Camunda's REST API shows it.
-var executionJSON = newShape[bpmnlite.ExecutionRow](`id processInstanceId ended:false tenantId:null`)
+var executionJSON = newShape[bpmnlite.ExecutionRow](`id processInstanceId ended:false tenantId?`)
 
 // executionRoutes: executions: queries, message subscriptions and their
 // triggers, signals (Camunda's trigger of a waiting execution).

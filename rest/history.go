@@ -28,7 +28,8 @@ var (
 	activityInstanceId? name? deleteReason? assignee? startTime endTime duration() taskDefinitionKey? priority due=DueDate
 	followUp=FollowUpDate tenantId? removalTime:null rootProcessInstanceId:null caseDefinitionKey:null caseDefinitionId:null
 	caseInstanceId:null caseExecutionId:null description? owner? parentTaskId?`)
-	historicIncidentJSON = newShape[bpmnlite.HistoricIncident](incidentMembers + " createTime endTime open() deleted() resolved()")
+	historicIncidentJSON = newShape[bpmnlite.HistoricIncident](incidentMembers + ` createTime endTime historyConfiguration?
+	removalTime:null rootProcessInstanceId:null open() deleted() resolved()`)
 )
 
 // historyRoutes: every history resource bpmnlite serves.

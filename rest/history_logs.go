@@ -21,12 +21,11 @@ func withLogFlags(spec string) string {
 }
 
 // jobLogJSON and externalTaskLogJSON are the log entries as Camunda's REST
-// API shows them. A job log entry's job definition type and configuration
-// are not stored (null).
+// API shows them.
 var (
 	jobLogJSON = newShape[bpmnlite.JobLogEntry](withLogFlags(`id timestamp removalTime:null jobId jobDueDate jobRetries=Retries
-	jobPriority=Priority jobExceptionMessage=Message? failedActivityId? jobDefinitionId? jobDefinitionType:null
-	jobDefinitionConfiguration:null activityId? executionId? processInstanceId? processDefinitionId? processDefinitionKey?
+	jobPriority=Priority jobExceptionMessage=Message? failedActivityId? jobDefinitionId? jobDefinitionType?
+	jobDefinitionConfiguration? activityId? executionId? processInstanceId? processDefinitionId? processDefinitionKey?
 	deploymentId? rootProcessInstanceId? tenantId:null hostname:null`))
 	externalTaskLogJSON = newShape[bpmnlite.ExternalTaskLogEntry](withLogFlags(`id timestamp removalTime:null externalTaskId topicName=Topic
 	workerId? priority retries errorMessage? activityId? activityInstanceId? executionId? processInstanceId?

@@ -2,8 +2,10 @@ package rest
 
 import (
 	"cmp"
-	"errors"
+	"fmt"
+	"io"
 	"net/http"
+	"net/url"
 	"reflect"
 	"slices"
 	"strings"
@@ -52,9 +54,6 @@ var (
 // reportType against the ones the report has (Camunda's messages); the
 // period unit of a duration report in the engine's words.
 func readReport(r *http.Request, q any, path string, types ...string) (reportType, unit string, err error) {
-	if accept := r.Header.Get("Accept"); strings.Contains(accept, "csv") && !strings.Contains(accept, "json") && !strings.Contains(accept, "*/*") {
-		return "", "", &notAcceptable{"bpmnlite answers reports in JSON only (Accept: application/json)"}
-	}
 	params := r.URL.Query()
 	if err := bindQuery(params, q, "param", camundaAPI[opKey("GET", path)]); err != nil {
 		return "", "", err
@@ -81,23 +80,65 @@ func readReport(r *http.Request, q any, path string, types ...string) (reportTyp
 	return "", "", badRequest("Cannot set query parameter 'periodUnit' to value '%s'", params.Get("periodUnit"))
 }
 
-// notAcceptable is a representation bpmnlite does not make: 406.
-type notAcceptable struct{ msg string }
+// reportMedia is the media type of the report the request accepts, of
+// those offered (the first is the default); "" when it accepts none. The
+// first accepted type offered wins (q-values aside).
+func reportMedia(r *http.Request, offered ...string) string {
+	accept := r.Header.Get("Accept")
+	if strings.TrimSpace(accept) == "" {
+		return offered[0]
+	}
+	for _, part := range strings.Split(accept, ",") {
+		typ, _, _ := strings.Cut(strings.TrimSpace(part), ";")
+		for _, o := range offered {
+			major, _, _ := strings.Cut(o, "/")
+			if typ == o || typ == "*/*" || typ == major+"/*" {
+				return o
+			}
+		}
+	}
+	return ""
+}
 
-func (e *notAcceptable) Error() string { return e.msg }
+// noAcceptable answers a request that accepts none of a report's media
+// types, as Camunda does.
+func noAcceptable(w http.ResponseWriter) error {
+	writeError(w, http.StatusNotAcceptable, "InvalidRequestException", "No acceptable content-type found")
+	return nil
+}
+
+// writeDurationCSV writes a duration report as Camunda's CSV.
+func writeDurationCSV(w http.ResponseWriter, media, filename string, rows []*bpmnlite.DurationReportRow) error {
+	var b strings.Builder
+	b.WriteString("PERIOD,PERIOD_UNIT,MINIMUM,MAXIMUM,AVERAGE")
+	for _, r := range rows {
+		fmt.Fprintf(&b, "\n%d,%s,%d,%d,%d", r.Period, r.PeriodUnit, r.Minimum, r.Maximum, r.Average)
+	}
+	w.Header().Set("Content-Type", media)
+	w.Header().Set("Content-Disposition", `attachment; filename="`+filename+`"; filename*=UTF-8''`+url.PathEscape(filename))
+	_, err := io.WriteString(w, b.String())
+	return err
+}
 
 func (h *Handler) historyDurationReportRoutes() {
 	const instances = "/history/process-instance/report"
 	accepts := append(queryParams(reflect.TypeFor[bpmnlite.InstanceDurationQuery](), "param"), "reportType", "periodUnit")
 	h.handle("GET "+instances, func(w http.ResponseWriter, r *http.Request) error {
+		media := reportMedia(r, "application/json", "application/csv", "text/csv")
+		if media == "" {
+			return noAcceptable(w)
+		}
 		var q bpmnlite.InstanceDurationQuery
 		_, unit, err := readReport(r, &q, instances, "duration")
 		if err != nil {
-			return h.answerNotAcceptable(w, err)
+			return err
 		}
 		rows, err := h.eng.ProcessInstanceDurationReport(r.Context(), q, unit)
 		if err != nil {
 			return err
+		}
+		if media != "application/json" {
+			return writeDurationCSV(w, media, "process-instance-report.csv", rows)
 		}
 		writeJSON(w, http.StatusOK, durationReportJSON.list(rows))
 		return nil
@@ -105,10 +146,13 @@ func (h *Handler) historyDurationReportRoutes() {
 	const tasks = "/history/task/report"
 	accepts = append(queryParams(reflect.TypeFor[bpmnlite.TaskReportQuery](), "param"), "reportType", "periodUnit", "groupBy")
 	h.handle("GET "+tasks, func(w http.ResponseWriter, r *http.Request) error {
+		if reportMedia(r, "application/json") == "" {
+			return noAcceptable(w)
+		}
 		var q bpmnlite.TaskReportQuery
 		reportType, unit, err := readReport(r, &q, tasks, "duration", "count")
 		if err != nil {
-			return h.answerNotAcceptable(w, err)
+			return err
 		}
 		if reportType == "duration" {
 			rows, err := h.eng.TaskDurationReport(r.Context(), q, unit)
@@ -129,15 +173,4 @@ func (h *Handler) historyDurationReportRoutes() {
 		writeJSON(w, http.StatusOK, taskCountJSON.list(rows))
 		return nil
 	}, accepts...)
-}
-
-// answerNotAcceptable answers a notAcceptable err with 406 (Camunda's
-// InvalidRequestException); other errors are returned.
-func (h *Handler) answerNotAcceptable(w http.ResponseWriter, err error) error {
-	var na *notAcceptable
-	if errors.As(err, &na) {
-		writeError(w, http.StatusNotAcceptable, "InvalidRequestException", na.msg)
-		return nil
-	}
-	return err
 }

@@ -60,8 +60,21 @@ func TestRESTHistoricProcessInstance(t *testing.T) {
 			t.Errorf("active=true count: %v, want 3 (pi1, pi3, pi4)", n)
 		}
 		a.failsWith(http.StatusBadRequest, "GET", "/history/process-instance?active=true&completed=true", nil, "Already querying for historic process instance with another state")
+		// Conditions on incidents, activity instances and job log entries
+		// hold for one row together, beside the instance's own.
+		for query, want := range map[string]int{
+			"incidentType=failedJob&incidentStatus=open&withRootIncidents=true&processDefinitionKey=review":                              1,
+			"incidentType=failedJob&incidentStatus=resolved":                                                                             0,
+			"incidentIdIn=nope,x&incidentType=failedJob":                                                                                 0,
+			"executedActivityAfter=2000-01-01T00:00:00.000%2B0000&executedActivityBefore=2100-01-01T00:00:00.000%2B0000&unfinished=true": 4,
+			"executedJobAfter=2000-01-01T00:00:00.000%2B0000&executedJobBefore=2100-01-01T00:00:00.000%2B0000&incidentStatus=open":       2, // pi1, pi4
+		} {
+			if n := field(a.ok(http.StatusOK, "GET", "/history/process-instance/count?"+query, nil), "count"); n != float64(want) {
+				t.Errorf("count?%s: %v, want %d", query, n, want)
+			}
+		}
 		a.failsWith(http.StatusBadRequest, "GET", "/history/process-instance?startedAfter=yesterday", nil, "startedAfter")
-		a.failsWith(http.StatusBadRequest, "GET", "/history/process-instance?variables=x_eq_1", nil, "variables")
+		a.failsWith(http.StatusBadRequest, "GET", "/history/process-instance?variables=x_is_1", nil, "Invalid variable comparator specified: is")
 		a.failsWith(http.StatusBadRequest, "POST", "/history/process-instance", map[string]any{"orQueries": []any{map[string]any{"completed": true}}}, "orQueries")
 
 		// Deleting: a running instance's history stays (404, as Camunda).
@@ -130,7 +143,8 @@ func TestRESTHistoryLogs(t *testing.T) {
 
 		failed := a.ok(http.StatusOK, "GET", "/history/job-log/"+fx["jlfailed1"], nil)
 		if field(failed, "jobExceptionMessage") != "card declined" || field(failed, "failureLog") != true || field(failed, "creationLog") != false ||
-			field(failed, "failedActivityId") != "charge" || field(failed, "deploymentId") != fx["deployment1"] || field(failed, "processDefinitionKey") != "review" {
+			field(failed, "failedActivityId") != "charge" || field(failed, "deploymentId") != fx["deployment1"] || field(failed, "processDefinitionKey") != "review" ||
+			field(failed, "jobDefinitionType") != "async-continuation" || field(failed, "jobDefinitionConfiguration") != "async-before" {
 			t.Errorf("failure entry: %v", failed)
 		}
 		if status, stack := a.text("/history/job-log/" + fx["jlfailed1"] + "/stacktrace"); status != http.StatusOK || !strings.Contains(stack, "card declined") {
@@ -138,6 +152,12 @@ func TestRESTHistoryLogs(t *testing.T) {
 		}
 		if status, body := a.text("/history/job-log/" + fx["jlcreated"] + "/stacktrace"); status != http.StatusNoContent || body != "" {
 			t.Errorf("stack trace of a creation: %d %q, want 204", status, body)
+		}
+		a.ok(http.StatusOK, "POST", "/deployment/create", deployment("hour", map[string]string{"hour.bpmn": fixtureHour}))
+		a.ok(http.StatusOK, "POST", "/process-definition/key/hourly/start", map[string]any{})
+		timer := a.ok(http.StatusOK, "GET", "/history/job-log?jobDefinitionType=timer-intermediate-transition&processDefinitionKey=hourly", nil).([]any)
+		if len(timer) != 1 || field(timer[0], "jobDefinitionConfiguration") != "DURATION: PT1H" || field(timer[0], "creationLog") != true {
+			t.Errorf("timer's job log: %v", timer)
 		}
 		a.failsWith(http.StatusNotFound, "GET", "/history/job-log/nope", nil, "Historic job log with id nope does not exist")
 		a.failsWith(http.StatusNotFound, "GET", "/history/job-log/nope/stacktrace", nil, "No historic job log found with id nope")
@@ -216,6 +236,16 @@ func TestRESTHistoryCleanupJob(t *testing.T) {
 	})
 }
 
+// fixtureHour waits an hour at a timer.
+const fixtureHour = `<?xml version="1.0" encoding="UTF-8"?>
+<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" targetNamespace="t">
+  <process id="hourly" isExecutable="true">
+    <startEvent id="start"/><sequenceFlow id="f1" sourceRef="start" targetRef="hour"/>
+    <intermediateCatchEvent id="hour"><timerEventDefinition><timeDuration>PT1H</timeDuration></timerEventDefinition></intermediateCatchEvent>
+    <sequenceFlow id="f2" sourceRef="hour" targetRef="end"/><endEvent id="end"/>
+  </process>
+</definitions>`
+
 // fixtureKept ends at once; its history may be removed as soon as it ends.
 const fixtureKept = `<?xml version="1.0" encoding="UTF-8"?>
 <definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:camunda="http://camunda.org/schema/1.0/bpmn" targetNamespace="t">
@@ -287,16 +317,16 @@ func TestRESTHistoricDetail(t *testing.T) {
 	eachBackend(t, rest.Options{}, func(t *testing.T, a *api) {
 		fx := seedFixture(t, a)
 		idsOfFixture(t, a, fx)
-		got := a.ok(http.StatusOK, "GET", "/history/detail/"+fx["det-amount1"], nil)
-		if field(got, "type") != "variableUpdate" || field(got, "variableName") != "amount" || field(got, "value") != 7.0 ||
+		got := a.ok(http.StatusOK, "GET", "/history/detail/"+fx["det2quantity1"], nil)
+		if field(got, "type") != "variableUpdate" || field(got, "variableName") != "quantity" || field(got, "value") != 7.0 ||
 			field(got, "variableType") != "Integer" || field(got, "revision") != 1.0 || field(got, "initial") != false ||
-			field(got, "variableInstanceId") != fx["var-amount"] || field(got, "processInstanceId") != fx["pi2"] ||
+			field(got, "variableInstanceId") != fx["var2quantity"] || field(got, "processInstanceId") != fx["pi2"] ||
 			field(got, "processDefinitionKey") != "review" {
-			t.Errorf("GET /history/detail/%s: %v", fx["det-amount1"], got)
+			t.Errorf("GET /history/detail/%s: %v", fx["det2quantity1"], got)
 		}
 		a.failsWith(http.StatusNotFound, "GET", "/history/detail/nope", nil, "Historic detail with Id 'nope' does not exist.")
 		a.failsWith(http.StatusNotFound, "GET", "/history/detail/nope/data", nil, "Historic detail with Id 'nope' does not exist.")
-		a.failsWith(http.StatusBadRequest, "GET", "/history/detail/"+fx["det-note0"]+"/data", nil, "is not a binary value")
+		a.failsWith(http.StatusBadRequest, "GET", "/history/detail/"+fx["det2remark0"]+"/data", nil, "is not a binary value")
 		a.failsWith(http.StatusBadRequest, "GET", "/history/detail?userOperationId=x", nil, "userOperationId")
 
 		a.ok(http.StatusOK, "POST", "/deployment/create", deployment("quick", map[string]string{"quick.bpmn": fixtureQuick}))
@@ -324,8 +354,8 @@ func TestRESTHistoricDetail(t *testing.T) {
 		if n := field(a.ok(http.StatusOK, "GET", "/history/detail/count?processInstanceId="+done, nil), "count"); n != 0.0 {
 			t.Errorf("details after deleting the historic variables: %v", n)
 		}
-		if n := field(a.ok(http.StatusOK, "GET", "/history/detail/count", nil), "count"); n != 3.0 {
-			t.Errorf("the other instance's details: %v, want 3", n)
+		if n := field(a.ok(http.StatusOK, "GET", "/history/detail/count", nil), "count"); n != 9.0 {
+			t.Errorf("the fixture's details: %v, want 9", n)
 		}
 	})
 }
@@ -359,8 +389,24 @@ func TestRESTHistoryDurationReports(t *testing.T) {
 		a.failsWith(http.StatusBadRequest, "GET", "/history/process-instance/report?reportType=sum", nil, "reportType parameter has invalid value: sum")
 		a.failsWith(http.StatusBadRequest, "GET", instances, nil, "periodUnit is null")
 		a.failsWith(http.StatusBadRequest, "GET", instances+"&periodUnit=week", nil, "periodUnit")
-		if status, _ := a.call("GET", instances+"&periodUnit=month", nil, "Accept", "text/csv"); status != http.StatusNotAcceptable {
-			t.Errorf("CSV report: %d, want 406", status)
+		req, _ := http.NewRequestWithContext(t.Context(), "GET", a.url+instances+"&periodUnit=month", nil)
+		req.Header.Set("Accept", "text/csv")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		csv, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if lines := strings.Split(string(csv), "\n"); resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "text/csv" ||
+			len(lines) != 2 || lines[0] != "PERIOD,PERIOD_UNIT,MINIMUM,MAXIMUM,AVERAGE" || !strings.HasPrefix(lines[1], fmt.Sprint(month)+",MONTH,") ||
+			!strings.Contains(resp.Header.Get("Content-Disposition"), `filename="process-instance-report.csv"`) {
+			t.Errorf("CSV report: %d %q %q", resp.StatusCode, resp.Header, csv)
+		}
+		for _, path := range []string{instances + "&periodUnit=month", "/history/task/report?reportType=count"} {
+			accept := map[bool]string{true: "application/xml", false: "text/csv"}[strings.HasPrefix(path, instances)]
+			if status, out := a.call("GET", path, nil, "Accept", accept); status != http.StatusNotAcceptable || field(out, "message") != "No acceptable content-type found" {
+				t.Errorf("GET %s as %s: %d %v, want 406", path, accept, status, out)
+			}
 		}
 
 		const tasks = "/history/task/report"

@@ -19,13 +19,13 @@ type correlationMessage struct {
 	ProcessVariables         map[string]TypedValue `json:"processVariables"`
 	ProcessVariablesLocal    map[string]TypedValue `json:"processVariablesLocal"`
 	CorrelationKeys          map[string]TypedValue `json:"correlationKeys"`
+	LocalCorrelationKeys     map[string]TypedValue `json:"localCorrelationKeys"`
 	All                      bool                  `json:"all"`
 	ResultEnabled            bool                  `json:"resultEnabled"`
 	VariablesInResultEnabled bool                  `json:"variablesInResultEnabled"`
 	// Refused when given (see unsupportedMembers).
 	TenantID                         *string         `json:"tenantId"`
 	WithoutTenantID                  bool            `json:"withoutTenantId"`
-	LocalCorrelationKeys             json.RawMessage `json:"localCorrelationKeys"`
 	ProcessVariablesToTriggeredScope json.RawMessage `json:"processVariablesToTriggeredScope"`
 }
 
@@ -37,8 +37,6 @@ func (m *correlationMessage) unsupported() string {
 		return "tenantId"
 	case m.WithoutTenantID:
 		return "withoutTenantId"
-	case m.LocalCorrelationKeys != nil && string(m.LocalCorrelationKeys) != "null":
-		return "localCorrelationKeys"
 	case m.ProcessVariablesToTriggeredScope != nil && string(m.ProcessVariablesToTriggeredScope) != "null":
 		return "processVariablesToTriggeredScope"
 	}
@@ -80,8 +78,13 @@ func (h *Handler) messageRoutes() {
 		if err != nil {
 			return err
 		}
+		localKeys, err := DecodeVariables(body.LocalCorrelationKeys)
+		if err != nil {
+			return err
+		}
 		cs, err := h.eng.CorrelateWithResult(r.Context(), bpmnlite.CorrelateRequest{MessageName: body.MessageName, BusinessKey: body.BusinessKey,
-			ProcessInstanceID: body.ProcessInstanceID, Variables: vars, LocalVariables: local, CorrelationKeys: keys, All: body.All})
+			ProcessInstanceID: body.ProcessInstanceID, Variables: vars, LocalVariables: local, CorrelationKeys: keys,
+			LocalCorrelationKeys: localKeys, All: body.All})
 		switch {
 		case errors.Is(err, bpmnlite.ErrNoMatch) && body.All:
 			// Camunda's correlateAll delivers to none without complaint.
@@ -125,16 +128,16 @@ func (h *Handler) correlationResult(ctx context.Context, c bpmnlite.Correlation,
 	if !withVariables {
 		return res, nil
 	}
-	vars, err := h.eng.Variables(ctx, c.ExecutionID)
+	vars, err := h.typedVariables(ctx, c.ExecutionID)
 	if isNotFound(err) {
 		// The execution ended with the delivery: the instance's variables.
-		vars, err = h.eng.Variables(ctx, c.ProcessInstanceID)
+		vars, err = h.typedVariables(ctx, c.ProcessInstanceID)
 	}
 	if isNotFound(err) {
-		vars, err = map[string]any{}, nil
+		vars, err = map[string]TypedValue{}, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	return append(res, member[any]{"variables", EncodeVariables(vars)}), nil
+	return append(res, member[any]{"variables", vars}), nil
 }

@@ -52,7 +52,7 @@ func bindQuery(q url.Values, query any, key string, op *camundaOp) error {
 	v := reflect.ValueOf(query).Elem()
 	for _, f := range reflect.VisibleFields(v.Type()) {
 		if f.Anonymous && f.Type == reflect.TypeFor[bpmnlite.Page]() {
-			if len(f.Index) > 1 {
+			if top, _ := v.Type().FieldByName("Page"); len(f.Index) > len(top.Index) {
 				continue // an embedded filter's, shadowed by the outer one
 			}
 			if err := bindPage(q, v.FieldByIndex(f.Index).Addr().Interface().(*bpmnlite.Page), query, op); err != nil {
@@ -149,6 +149,12 @@ func setParam(q url.Values, name string, dst reflect.Value) error {
 	switch dst.Interface().(type) {
 	case string:
 		dst.SetString(s)
+	case bpmnlite.VariableConditions:
+		conds, err := parseVariableConditions(name, s)
+		if err != nil {
+			return err
+		}
+		dst.Set(reflect.ValueOf(conds))
 	case []string:
 		dst.Set(reflect.ValueOf(strings.Split(s, ",")))
 	case bool:
@@ -184,10 +190,22 @@ func setParam(q url.Values, name string, dst reflect.Value) error {
 }
 
 // parseTimeBounds reads Camunda's list of time bounds, as dueDates and
-// createTimes take them: gt_<date> and lt_<date>, separated by commas.
+// createTimes take them: gt_<date> and lt_<date>, separated by commas, or
+// (a POST query's) a JSON array of {"operator": "gt", "value": <date>}.
 func parseTimeBounds(s string) ([]bpmnlite.TimeBound, error) {
+	parts := strings.Split(s, ",")
+	if strings.HasPrefix(s, "[") {
+		var conds []struct{ Operator, Value string }
+		if err := json.Unmarshal([]byte(s), &conds); err != nil {
+			return nil, fmt.Errorf("want an array of {\"operator\": \"gt\" or \"lt\", \"value\": <date>}: %v", err)
+		}
+		parts = make([]string, len(conds))
+		for i, c := range conds {
+			parts[i] = c.Operator + "_" + c.Value
+		}
+	}
 	var bounds []bpmnlite.TimeBound
-	for _, b := range strings.Split(s, ",") {
+	for _, b := range parts {
 		op, date, _ := strings.Cut(b, "_")
 		if op != "gt" && op != "lt" {
 			return nil, fmt.Errorf("%q: want gt_<date> or lt_<date>", b)

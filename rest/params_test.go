@@ -2,6 +2,7 @@ package rest_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -105,12 +106,31 @@ func seedFixture(t *testing.T, a *api) fixture {
 		"workerId": "w1", "maxTasks": 1, "topics": []any{map[string]any{"topicName": "packing", "lockDuration": 600000}},
 	}).([]any)
 	fx["ext3"] = field(locked[0], "id").(string)
-	// order-2's variables: amount set twice, note once.
+	// Variables: each instance's customer and amount (order-2's declared
+	// Long), and a local variable of order-2's task, named var<n><name>.
+	for pi, vars := range map[string]string{"pi1": `"customer": {"value": "Acme", "type": "String"}, "amount": {"value": 100, "type": "Integer"}`,
+		"pi2": `"customer": {"value": "Beta", "type": "String"}, "amount": {"value": 250, "type": "Long"}`,
+		"pi3": `"customer": {"value": "ACME", "type": "String"}`} {
+		a.ok(http.StatusNoContent, "POST", "/process-instance/"+fx[pi]+"/variables", jsonBody(`{"modifications": {`+vars+`}}`))
+	}
+	a.ok(http.StatusNoContent, "PUT", "/task/"+fx["task2"]+"/localVariables/note", map[string]any{"value": "rush", "type": "String"})
+	// And one removed again, DELETED in history.
+	a.ok(http.StatusNoContent, "PUT", "/process-instance/"+fx["pi3"]+"/variables/temp", map[string]any{"value": 1, "type": "Integer"})
+	fx["vardeleted"] = field(a.ok(http.StatusOK, "GET", "/variable-instance?variableName=temp", nil).([]any)[0], "id").(string)
+	a.ok(http.StatusNoContent, "DELETE", "/process-instance/"+fx["pi3"]+"/variables/temp", nil)
+	// order-2's quantity set twice, its remark once (their details).
 	for _, vars := range []map[string]any{
-		{"amount": map[string]any{"value": 5, "type": "Integer"}, "note": map[string]any{"value": "rush", "type": "String"}},
-		{"amount": map[string]any{"value": 7, "type": "Integer"}},
+		{"quantity": map[string]any{"value": 5, "type": "Integer"}, "remark": map[string]any{"value": "rush", "type": "String"}},
+		{"quantity": map[string]any{"value": 7, "type": "Integer"}},
 	} {
 		a.ok(http.StatusNoContent, "POST", "/process-instance/"+fx["pi2"]+"/variables", map[string]any{"modifications": vars})
+	}
+	for _, v := range a.ok(http.StatusOK, "GET", "/variable-instance", nil).([]any) {
+		owner := "task2"
+		if field(v, "taskId") == nil {
+			owner = strings.TrimPrefix(map[string]string{fx["pi1"]: "pi1", fx["pi2"]: "pi2", fx["pi3"]: "pi3"}[field(v, "processInstanceId").(string)], "pi")
+		}
+		fx["var"+owner+field(v, "name").(string)] = field(v, "id").(string)
 	}
 	seedWaitFixture(t, a, fx)
 	// Tenant acme deploys review too: its own version 1, no instances, not
@@ -169,6 +189,15 @@ func seedWaitFixture(t *testing.T, a *api, fx fixture) {
 	in := a.ok(http.StatusOK, "POST", "/execution/"+fx["pi4"]+"/create-incident",
 		map[string]any{"incidentType": "custom", "configuration": "cfg", "message": "manual check"})
 	fx["incident2"] = field(in, "id").(string)
+}
+
+// jsonBody is JSON text as a request body.
+func jsonBody(s string) any {
+	var v any
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		panic(err)
+	}
+	return v
 }
 
 // paramCase is one documented parameter given a value (and after an &
@@ -249,6 +278,15 @@ var paramCases = map[string]map[string]paramCase{
 		"rootProcessInstances":      {"true", "pi1 pi2 pi3 pi4"},
 		"leafProcessInstances":      {"true", "pi1 pi2 pi3 pi4"},
 		"rootProcessInstanceId":     {"{pi2}", "pi2"},
+		// The fixture's tenant (acme) has no instances.
+		"tenantIdIn":                       {"acme", ""},
+		"withoutTenantId":                  {"true", "pi1 pi2 pi3 pi4"},
+		"processDefinitionWithoutTenantId": {"true", "pi1 pi2 pi3 pi4"},
+		// Variable conditions: the instance's own variables, values as
+		// strings (or dates), as Camunda's GET form.
+		"variables":                {"customer_eq_Acme", "pi1"},
+		"variableNamesIgnoreCase":  {"true&variables=CUSTOMER_eq_Acme", "pi1"},
+		"variableValuesIgnoreCase": {"true&variables=customer_eq_acme", "pi1 pi3"},
 	},
 	"/history/process-instance": {
 		"processInstanceId":              {"{pi3}", "pi3"},
@@ -293,6 +331,9 @@ var paramCases = map[string]map[string]paramCase{
 		"completed":                      {"true", ""},
 		"externallyTerminated":           {"true", ""},
 		"internallyTerminated":           {"true", ""},
+		"variables":                      {"customer_like_%et%", "pi2"},
+		"variableNamesIgnoreCase":        {"true&variables=Customer_neq_Beta", "pi1 pi3"},
+		"variableValuesIgnoreCase":       {"true&variables=customer_eq_acme", "pi1 pi3"},
 	},
 	"/task": {
 		"taskId":               {"{task2}", "task2"},
@@ -360,6 +401,11 @@ var paramCases = map[string]map[string]paramCase{
 		"priority":       {"70", "task2"},
 		"minPriority":    {"60", "task2"},
 		"maxPriority":    {"60", "task4 task5"},
+		// The open process task is order-2's, with the local variable note.
+		"taskVariables":            {"note_eq_rush", "task2"},
+		"processVariables":         {"customer_gt_Alpha", "task2"},
+		"variableNamesIgnoreCase":  {"true&taskVariables=NOTE_eq_rush", "task2"},
+		"variableValuesIgnoreCase": {"true&processVariables=customer_eq_BETA", "task2"},
 	},
 	"/history/task": {
 		"taskId":                         {"{task1}", "task1"},
@@ -404,21 +450,28 @@ var paramCases = map[string]map[string]paramCase{
 		"taskInvolvedGroup":              {"sales", "task1 task2"},
 		"withCandidateGroups":            {"true", "task1 task2 task4"},
 		"withoutCandidateGroups":         {"true", "task5"},
+		"taskVariables":                  {"note_like_r%", "task2"},
+		"processVariables":               {"customer_lteq_Acme", "task1"},
+		"variableNamesIgnoreCase":        {"true&processVariables=Customer_eq_Beta", "task2"},
+		"variableValuesIgnoreCase":       {"true&processVariables=customer_eq_ACME", "task1"},
 	},
 	"/job": {
-		"jobId":                {"{job1}", "job1"},
-		"jobIds":               {"{job1},nope", "job1"},
-		"processInstanceId":    {"{pi1}", "job1"},
-		"processDefinitionId":  {"{def-review}", "job1"},
-		"processDefinitionKey": {"ship", ""},
-		"activityId":           {"charge", "job1"},
-		"jobDefinitionId":      {"{jobdef1}", "job1"},
-		"withException":        {"true", "job1"},
-		"withRetriesLeft":      {"true", "jobtimer"},
-		"noRetriesLeft":        {"true", "job1"},
-		"executable":           {"true", ""},
-		"timers":               {"true", "jobtimer"},
-		"messages":             {"true", "job1"},
+		"jobId":                      {"{job1}", "job1"},
+		"jobIds":                     {"{job1},nope", "job1"},
+		"tenantIdIn":                 {"acme", ""},
+		"withoutTenantId":            {"true", "job1 jobtimer"},
+		"includeJobsWithoutTenantId": {"true&tenantIdIn=acme", "job1 jobtimer"},
+		"processInstanceId":          {"{pi1}", "job1"},
+		"processDefinitionId":        {"{def-review}", "job1"},
+		"processDefinitionKey":       {"ship", ""},
+		"activityId":                 {"charge", "job1"},
+		"jobDefinitionId":            {"{jobdef1}", "job1"},
+		"withException":              {"true", "job1"},
+		"withRetriesLeft":            {"true", "jobtimer"},
+		"noRetriesLeft":              {"true", "job1"},
+		"executable":                 {"true", ""},
+		"timers":                     {"true", "jobtimer"},
+		"messages":                   {"true", "job1"},
 
 		"processInstanceIds":         {"{pi1},{pi4}", "job1 jobtimer"},
 		"executionId":                {"{pi4}", "jobtimer"},
@@ -439,6 +492,7 @@ var paramCases = map[string]map[string]paramCase{
 		"processDefinitionKey":      {"review", "jobdef-acme jobdef1"},
 		"jobConfiguration":          {"async-before", "jobdef-acme jobdef1"},
 		"active":                    {"true", "jobdef-acme jobdef1 jobdeftimer"},
+		"jobType":                   {"timer-intermediate-transition", "jobdeftimer"},
 		"suspended":                 {"true", ""},
 		"withOverridingJobPriority": {"true", ""},
 	},
@@ -456,6 +510,12 @@ var paramCases = map[string]map[string]paramCase{
 		"incidentType":                 {"failedJob", "pi1"},
 		"incidentMessage":              {"manual check", "pi4"},
 		"incidentMessageLike":          {"manual%", "pi4"},
+		"tenantIdIn":                   {"acme", ""},
+		// The root executions hold their instances' variables.
+		"variables":                {"customer_eq_Acme", "pi1"},
+		"processVariables":         {"customer_eq_Beta", "pi2"},
+		"variableNamesIgnoreCase":  {"true&variables=CUSTOMER_eq_Acme", "pi1"},
+		"variableValuesIgnoreCase": {"true&variables=customer_eq_acme", "pi1 pi3"},
 	},
 	"/event-subscription": {
 		"eventSubscriptionId": {"{sub-go}", "sub-go"},
@@ -509,6 +569,7 @@ var paramCases = map[string]map[string]paramCase{
 		"createTimeBefore":       {"2000-01-01T00:00:00.000+0000", ""},
 		"endTimeAfter":           {"2000-01-01T00:00:00.000+0000", ""},
 		"endTimeBefore":          {"2100-01-01T00:00:00.000+0000", ""},
+		"historyConfiguration":   {"{jlfailed3}", "incident1"},
 	},
 	"/history/activity-instance": {
 		"activityInstanceId":  {"{act3pack}", "act3pack"},
@@ -533,6 +594,7 @@ var paramCases = map[string]map[string]paramCase{
 		"jobExceptionMessage":           {"card declined", "jlfailed1 jlfailed2 jlfailed3"},
 		"jobDefinitionId":               {"{jobdef1}", "jlcreated jlfailed1 jlfailed2 jlfailed3"},
 		"jobDefinitionConfiguration":    {"async-before", "jlcreated jlfailed1 jlfailed2 jlfailed3"},
+		"jobDefinitionType":             {"timer-transition", ""},
 		"activityIdIn":                  {"charge,nope", "jlcreated jlfailed1 jlfailed2 jlfailed3"},
 		"failedActivityIdIn":            {"charge,nope", "jlfailed1 jlfailed2 jlfailed3"},
 		"executionIdIn":                 {"{pi1},nope", "jlcreated jlfailed1 jlfailed2 jlfailed3"},
@@ -567,28 +629,58 @@ var paramCases = map[string]map[string]paramCase{
 		"deletionLog":                {"true", ""},
 	},
 	"/history/detail": {
-		"processInstanceId":   {"{pi2}", "det-amount0 det-amount1 det-note0"},
-		"processInstanceIdIn": {"{pi1},{pi3}", ""},
-		"executionId":         {"{pi2}", "det-amount0 det-amount1 det-note0"},
+		"processInstanceId":   {"{pi2}", "det2amount0 det2customer0 det2quantity0 det2quantity1 det2remark0"},
+		"processInstanceIdIn": {"{pi1},{pi3}", "det1amount0 det1customer0 det3customer0 det3temp0"},
+		"executionId":         {"{pi2}", "det2amount0 det2customer0 det2quantity0 det2quantity1 det2remark0"},
 		"taskId":              {"{task2}", ""},
-		"activityInstanceId":  {"{act2check}", "det-amount0 det-amount1 det-note0"},
-		"variableInstanceId":  {"{var-amount}", "det-amount0 det-amount1"},
-		"variableNameLike":    {"AM%", "det-amount0 det-amount1"},
-		"excludeTaskDetails":  {"true", "det-amount0 det-amount1 det-note0"},
+		"activityInstanceId":  {"{act2check}", "det2amount0 det2customer0 det2quantity0 det2quantity1 det2remark0"},
+		"variableInstanceId":  {"{var2quantity}", "det2quantity0 det2quantity1"},
+		"variableNameLike":    {"QU%", "det2quantity0 det2quantity1"},
+		"excludeTaskDetails":  {"true", "det1amount0 det1customer0 det2amount0 det2customer0 det2quantity0 det2quantity1 det2remark0 det3customer0 det3temp0"},
 		"initial":             {"true", ""},
 		"occurredBefore":      {"2000-01-01T00:00:00.000+0000", ""},
-		"occurredAfter":       {"{between}", "det-amount0 det-amount1 det-note0"},
-		"variableUpdates":     {"true", "det-amount0 det-amount1 det-note0"},
+		"occurredAfter":       {"{between}", "det1amount0 det1customer0 det2amount0 det2customer0 det2quantity0 det2quantity1 det2remark0 det3customer0 det3temp0"},
+		"variableUpdates":     {"true", "det1amount0 det1customer0 det2amount0 det2customer0 det2quantity0 det2quantity1 det2remark0 det3customer0 det3temp0"},
 		"formFields":          {"true", ""},
-		"deserializeValues":   {"false", "det-amount0 det-amount1 det-note0"},
+		"deserializeValues":   {"false", "det1amount0 det1customer0 det2amount0 det2customer0 det2quantity0 det2quantity1 det2remark0 det3customer0 det3temp0"},
 	},
 	"/history/process-definition/cleanable-process-instance-report": {
 		"processDefinitionIdIn":  {"{def-ship},nope", "def-ship"},
 		"processDefinitionKeyIn": {"review", "def-review def-review-acme"},
 		"compact":                {"true", ""},
 	},
+	"/variable-instance": {
+		"variableName":             {"amount", "var1amount var2amount"},
+		"variableNameLike":         {"cust%", "var1customer var2customer var3customer"},
+		"processInstanceIdIn":      {"{pi1},{pi3}", "var1customer var1amount var3customer"},
+		"executionIdIn":            {"{pi2}", "var2customer var2amount var2quantity var2remark vartask2note"},
+		"taskIdIn":                 {"{task2},nope", "vartask2note"},
+		"variableScopeIdIn":        {"{pi2}", "var2customer var2amount var2quantity var2remark"},
+		"variableValues":           {"customer_eq_Beta", "var2customer"},
+		"variableNamesIgnoreCase":  {"true&variableValues=CUSTOMER_eq_Beta", "var2customer"},
+		"variableValuesIgnoreCase": {"true&variableValues=customer_eq_acme", "var1customer var3customer"},
+		"deserializeValues":        {"false", "var1customer var1amount var2customer var2amount var2quantity var2remark var3customer vartask2note"},
+	},
+	"/history/variable-instance": {
+		"variableName":             {"amount", "var1amount var2amount"},
+		"variableNameLike":         {"%o%", "var1customer var1amount var2customer var2amount var3customer vartask2note"},
+		"variableNameIn":           {"amount,note", "var1amount var2amount vartask2note"},
+		"variableTypeIn":           {"Long,boolean", "var2amount"},
+		"processInstanceId":        {"{pi3}", "var3customer"},
+		"processInstanceIdIn":      {"{pi1},{pi3}", "var1customer var1amount var3customer"},
+		"processDefinitionId":      {"{def-ship}", "var3customer"},
+		"processDefinitionKey":     {"review", "var1customer var1amount var2customer var2amount var2quantity var2remark vartask2note"},
+		"executionIdIn":            {"{pi3}", "var3customer"},
+		"taskIdIn":                 {"{task2}", "vartask2note"},
+		"variableValue":            {"Beta&variableName=customer", "var2customer"},
+		"variableNamesIgnoreCase":  {"true&variableName=CUSTOMER", "var1customer var2customer var3customer"},
+		"variableValuesIgnoreCase": {"true&variableName=customer&variableValue=acme", "var1customer var3customer"},
+		"deserializeValues":        {"false", "var1customer var1amount var2customer var2amount var2quantity var2remark var3customer vartask2note"},
+		"includeDeleted":           {"true", "var1customer var1amount var2customer var2amount var2quantity var2remark var3customer vartask2note vardeleted"},
+	},
 	"/external-task": {
 		"externalTaskId":      {"{ext3}", "ext3"},
+		"tenantIdIn":          {"acme", ""},
 		"topicName":           {"packing", "ext3"},
 		"workerId":            {"w2", ""},
 		"processInstanceId":   {"{pi1}", ""},
@@ -613,6 +705,9 @@ var paramCases = map[string]map[string]paramCase{
 		"lockExpirationAfter":        {"{halfHour}", ""},
 		"priorityHigherThanOrEquals": {"5", ""},
 		"priorityLowerThanOrEquals":  {"10", "ext3"},
+		"processVariables":           {"customer_eq_ACME", "ext3"},
+		"variableNamesIgnoreCase":    {"true&processVariables=CUSTOMER_eq_ACME", "ext3"},
+		"variableValuesIgnoreCase":   {"true&processVariables=customer_eq_acme", "ext3"},
 	},
 }
 
@@ -696,9 +791,10 @@ func TestRESTDocumentedParameters(t *testing.T) {
 					continue
 				}
 				body := map[string]any{p: jsonValue(expand(value))}
-				if with != "" {
-					k, v, _ := strings.Cut(with, "=")
-					body[k] = jsonValue(v)
+				for _, kv := range strings.Split(with, "&") {
+					if k, v, ok := strings.Cut(kv, "="); ok {
+						body[k] = jsonValue(v)
+					}
 				}
 				got = ids.of(a.ok(http.StatusOK, "POST", r.Path, body).([]any))
 				if !slices.Equal(got, want) {
@@ -765,10 +861,15 @@ func idsOfFixture(t *testing.T, a *api, fx fixture) fixtureIDs {
 		}
 		ids[field(l, "id").(string)], fx[name] = name, field(l, "id").(string)
 	}
+	// Details as det<owner><variable><revision>: the owner the instance's
+	// number, or task<n> for a task's local variable.
 	for _, d := range a.ok(http.StatusOK, "GET", "/history/detail", nil).([]any) {
-		name := fmt.Sprintf("det-%v%v", field(d, "variableName"), field(d, "revision"))
+		owner := strings.TrimPrefix(ids[field(d, "processInstanceId").(string)], "pi")
+		if task, ok := field(d, "taskId").(string); ok {
+			owner = ids[task]
+		}
+		name := fmt.Sprintf("det%s%v%v", owner, field(d, "variableName"), field(d, "revision"))
 		ids[field(d, "id").(string)], fx[name] = name, field(d, "id").(string)
-		fx[fmt.Sprintf("var-%v", field(d, "variableName"))] = field(d, "variableInstanceId").(string)
 	}
 	for _, l := range a.ok(http.StatusOK, "GET", "/history/external-task-log", nil).([]any) {
 		name := "etl" + strings.TrimPrefix(ids[field(l, "processInstanceId").(string)], "pi") + "created"
@@ -798,7 +899,7 @@ func (ids fixtureIDs) of(rows []any) []string {
 var sortCases = map[string]map[string]string{
 	"/deployment":         {"id": "id", "name": "name", "deploymentTime": "deploymentTime", "tenantId": "tenantId"},
 	"/process-definition": {"category": "category", "key": "key", "id": "id", "name": "name", "version": "version", "deploymentId": "deploymentId", "versionTag": "versionTag", "deployTime": "-"},
-	"/process-instance":   {"instanceId": "id", "definitionId": "definitionId", "businessKey": "businessKey", "definitionKey": "definitionId"},
+	"/process-instance":   {"instanceId": "id", "definitionId": "definitionId", "businessKey": "businessKey", "definitionKey": "definitionId", "tenantId": "tenantId"},
 	"/history/process-instance": {"instanceId": "id", "definitionId": "processDefinitionId", "definitionKey": "processDefinitionKey",
 		"businessKey": "businessKey", "startTime": "startTime", "endTime": "endTime", "duration": "durationInMillis",
 		"definitionName": "processDefinitionName", "definitionVersion": "processDefinitionVersion"},
@@ -809,7 +910,7 @@ var sortCases = map[string]map[string]string{
 		"processInstanceId": "processInstanceId", "executionId": "executionId", "duration": "duration", "endTime": "endTime",
 		"startTime": "startTime", "taskName": "name", "assignee": "assignee", "dueDate": "due", "followUpDate": "followUp",
 		"deleteReason": "deleteReason", "taskDefinitionKey": "taskDefinitionKey", "priority": "priority"},
-	"/job": {"jobId": "id", "executionId": "executionId", "processInstanceId": "processInstanceId", "processDefinitionId": "processDefinitionId",
+	"/job": {"tenantId": "tenantId", "jobId": "id", "executionId": "executionId", "processInstanceId": "processInstanceId", "processDefinitionId": "processDefinitionId",
 		"processDefinitionKey": "processDefinitionKey", "jobPriority": "priority", "jobRetries": "retries", "jobDueDate": "dueDate"},
 	"/incident": {"incidentId": "id", "incidentMessage": "incidentMessage", "incidentTimestamp": "incidentTimestamp", "incidentType": "incidentType",
 		"executionId": "executionId", "activityId": "activityId", "processInstanceId": "processInstanceId", "processDefinitionId": "processDefinitionId",
@@ -817,13 +918,14 @@ var sortCases = map[string]map[string]string{
 	"/history/incident": {"incidentId": "id", "incidentMessage": "incidentMessage", "createTime": "createTime", "endTime": "endTime",
 		"incidentType": "incidentType", "executionId": "executionId", "activityId": "activityId", "processInstanceId": "processInstanceId",
 		"processDefinitionId": "processDefinitionId", "causeIncidentId": "causeIncidentId", "rootCauseIncidentId": "rootCauseIncidentId",
-		"configuration": "configuration", "incidentState": "open", "processDefinitionKey": "processDefinitionId"},
+		"configuration": "configuration", "incidentState": "open", "processDefinitionKey": "processDefinitionId",
+		"historyConfiguration": "historyConfiguration"},
 	"/history/activity-instance": {"activityInstanceId": "id", "instanceId": "processInstanceId", "executionId": "executionId",
 		"activityId": "activityId", "activityName": "activityName", "activityType": "activityType", "startTime": "startTime",
 		"endTime": "endTime", "duration": "durationInMillis", "definitionId": "processDefinitionId", "occurrence": "-"},
 	"/job-definition": {"jobDefinitionId": "id", "activityId": "activityId", "processDefinitionId": "processDefinitionId",
 		"processDefinitionKey": "processDefinitionKey", "jobType": "jobType", "jobConfiguration": "jobConfiguration"},
-	"/execution": {"instanceId": "processInstanceId", "definitionId": "processInstanceId>/history/process-instance?processInstanceId={}>processDefinitionId",
+	"/execution": {"tenantId": "tenantId", "instanceId": "processInstanceId", "definitionId": "processInstanceId>/history/process-instance?processInstanceId={}>processDefinitionId",
 		"definitionKey": "processInstanceId>/history/process-instance?processInstanceId={}>processDefinitionKey"},
 	"/event-subscription": {"created": "createdDate"},
 	"/history/job-log": {"timestamp": "timestamp", "jobId": "jobId", "jobDefinitionId": "jobDefinitionId", "jobDueDate": "jobDueDate",
@@ -837,7 +939,9 @@ var sortCases = map[string]map[string]string{
 	"/history/process-definition/cleanable-process-instance-report": {"finished": "finishedProcessInstanceCount"},
 	"/history/detail": {"processInstanceId": "processInstanceId", "variableName": "variableName", "variableType": "variableType",
 		"variableRevision": "revision", "time": "time", "occurrence": "-"},
-	"/external-task": {"id": "id", "lockExpirationTime": "lockExpirationTime", "processInstanceId": "processInstanceId",
+	"/variable-instance":         {"variableName": "name", "variableType": "type"},
+	"/history/variable-instance": {"instanceId": "processInstanceId", "variableName": "name"},
+	"/external-task": {"tenantId": "tenantId", "id": "id", "lockExpirationTime": "lockExpirationTime", "processInstanceId": "processInstanceId",
 		"processDefinitionId": "processDefinitionId", "processDefinitionKey": "processDefinitionKey", "taskPriority": "priority"},
 }
 

@@ -3,8 +3,10 @@ package rest
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"slices"
 	"strconv"
@@ -198,6 +200,7 @@ func (h *Handler) definitionRoutes() {
 		writeJSON(w, http.StatusOK, calledDefinitionJSON.list(called))
 		return nil
 	})
+	h.handle("POST /process-definition/{id}/restart", h.restart)
 	h.mux.HandleFunc("GET "+h.opt.BasePath+"/process-definition/{id}/{sub}", func(w http.ResponseWriter, r *http.Request) {
 		sub := r.PathValue("sub")
 		if r.PathValue("id") == "key" {
@@ -243,7 +246,10 @@ func (h *Handler) deleteDefinitions(w http.ResponseWriter, r *http.Request, ref 
 // where allowed), refusing the combinations Camunda refuses.
 func statisticsOptions(r *http.Request, allowRoot bool) (bpmnlite.StatisticsOptions, error) {
 	var opt bpmnlite.StatisticsOptions
-	q := r.URL.Query()
+	q := r.URL.Query() // a copy
+	if !allowRoot {
+		delete(q, "rootIncidents") // not the operation's: ignored, as Camunda
+	}
 	set := func(name string) bool { _, ok := q[name]; return ok }
 	pairs := [][2]string{{"incidents", "incidentsForType"}, {"incidents", "rootIncidents"}, {"rootIncidents", "incidentsForType"}}
 	for _, p := range pairs {
@@ -252,9 +258,6 @@ func statisticsOptions(r *http.Request, allowRoot bool) (bpmnlite.StatisticsOpti
 		}
 	}
 	for name, dst := range map[string]*bool{"failedJobs": &opt.FailedJobs, "incidents": &opt.Incidents, "rootIncidents": &opt.RootIncidents} {
-		if name == "rootIncidents" && !allowRoot {
-			continue
-		}
 		switch v := q.Get(name); v {
 		case "", "false":
 		case "true":
@@ -506,18 +509,35 @@ func (h *Handler) start(w http.ResponseWriter, r *http.Request, pd *bpmnlite.Pro
 	if err != nil {
 		return err
 	}
-	req.Variables = vars
-	for i, in := range body.StartInstructions {
-		if in.Type != "startBeforeActivity" {
-			return badRequest("startInstructions[%d]: bpmnlite supports the type startBeforeActivity only, not %q", i, in.Type)
+	instructions, instanceVars, err := decodeInstructions("startInstructions", body.StartInstructions)
+	if err != nil {
+		return err
+	}
+	req.Variables, req.Instructions = vars, instructions
+	if len(instanceVars) > 0 {
+		if req.Variables == nil {
+			req.Variables = map[string]any{}
 		}
-		if in.ActivityID == "" {
-			return badRequest("startInstructions[%d]: 'activityId' must be set", i)
+		maps.Copy(req.Variables, instanceVars)
+	}
+	return h.startInstance(w, r, req, body.WithVariablesInReturn)
+}
+
+// decodeInstructions reads Camunda's instructions (member name) as start
+// instructions: their local variables the instructions', the others the
+// instance's (instanceVars).
+func decodeInstructions(name string, ins []startInstruction) (out []bpmnlite.StartInstruction, instanceVars map[string]any, err error) {
+	global := map[string]TypedValue{}
+	for i, in := range ins {
+		switch {
+		case in.Type != "startBeforeActivity":
+			return nil, nil, badRequest("%s[%d]: bpmnlite supports the type startBeforeActivity only, not %q", name, i, in.Type)
+		case in.ActivityID == "":
+			return nil, nil, badRequest("%s[%d]: 'activityId' must be set", name, i)
+		case in.TransitionID != "" || in.AncestorActivityInstanceID != "":
+			return nil, nil, badRequest("%s[%d]: transitionId and ancestorActivityInstanceId do not apply to startBeforeActivity", name, i)
 		}
-		if in.TransitionID != "" || in.AncestorActivityInstanceID != "" {
-			return badRequest("startInstructions[%d]: transitionId and ancestorActivityInstanceId do not apply to startBeforeActivity", i)
-		}
-		local, global := map[string]TypedValue{}, map[string]TypedValue{}
+		local := map[string]TypedValue{}
 		for name, v := range in.Variables {
 			if v.Local {
 				local[name] = v.TypedValue
@@ -527,21 +547,62 @@ func (h *Handler) start(w http.ResponseWriter, r *http.Request, pd *bpmnlite.Pro
 		}
 		lv, err := DecodeVariables(local)
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
-		gv, err := DecodeVariables(global)
-		if err != nil {
-			return err
-		}
-		if req.Variables == nil {
-			req.Variables = map[string]any{}
-		}
-		for name, v := range gv {
-			req.Variables[name] = v
-		}
-		req.Instructions = append(req.Instructions, bpmnlite.StartInstruction{ActivityID: in.ActivityID, Variables: lv})
+		out = append(out, bpmnlite.StartInstruction{ActivityID: in.ActivityID, Variables: lv})
 	}
-	return h.startInstance(w, r, req, body.WithVariablesInReturn)
+	instanceVars, err = DecodeVariables(global)
+	return out, instanceVars, err
+}
+
+// restart restarts ended instances of the definition, as Camunda's
+// POST /process-definition/{id}/restart.
+func (h *Handler) restart(w http.ResponseWriter, r *http.Request) error {
+	var body struct {
+		ProcessInstanceIDs           []string           `json:"processInstanceIds"`
+		HistoricProcessInstanceQuery json.RawMessage    `json:"historicProcessInstanceQuery"`
+		Instructions                 []startInstruction `json:"instructions"`
+		InitialVariables             bool               `json:"initialVariables"`
+		SkipCustomListeners          bool               `json:"skipCustomListeners"`
+		SkipIoMappings               bool               `json:"skipIoMappings"`
+		WithoutBusinessKey           bool               `json:"withoutBusinessKey"`
+	}
+	if err := readJSON(r, &body); err != nil {
+		return err
+	}
+	switch {
+	case len(body.HistoricProcessInstanceQuery) > 0 && string(body.HistoricProcessInstanceQuery) != "null":
+		return badRequest("bpmnlite does not support historicProcessInstanceQuery: name the instances in processInstanceIds")
+	case body.InitialVariables:
+		return badRequest("bpmnlite does not support initialVariables: it keeps the variables an instance had when it ended, not its initial ones")
+	case body.SkipCustomListeners:
+		return badRequest("bpmnlite does not support skipCustomListeners=true: the listeners of the restarted instances run")
+	case body.SkipIoMappings:
+		return badRequest("bpmnlite does not support skipIoMappings=true: the mappings of the restarted instances run")
+	case len(body.Instructions) == 0:
+		return badRequest("Restart instructions cannot be empty: instructions is empty")
+	case len(body.ProcessInstanceIDs) == 0:
+		return badRequest("Process instance ids cannot be empty: Process instance ids is empty")
+	}
+	pd, err := definitionByID(h, r)
+	if err != nil {
+		return err
+	}
+	instructions, vars, err := decodeInstructions("instructions", body.Instructions)
+	if err != nil {
+		return err
+	}
+	_, err = h.eng.RestartProcessInstances(r.Context(), pd.ID, bpmnlite.RestartRequest{
+		ProcessInstanceIDs: body.ProcessInstanceIDs, Instructions: instructions, Variables: vars, WithoutBusinessKey: body.WithoutBusinessKey})
+	switch {
+	case isNotFound(err):
+		return badRequest("Historic process instance cannot be found: historicProcessInstanceId is null")
+	case errors.Is(err, bpmnlite.ErrCannotRestart):
+		return &conflict{"ProcessEngineException", strings.TrimPrefix(err.Error(), bpmnlite.ErrCannotRestart.Error()+": ")}
+	case err != nil:
+		return err
+	}
+	return noContent(w)
 }
 
 // submitForm starts an instance with the form's variables and business
@@ -595,9 +656,11 @@ func (h *Handler) startInstance(w http.ResponseWriter, r *http.Request, req bpmn
 		return err
 	}
 	if withVariables {
-		if vars, err := h.eng.Variables(r.Context(), id); err == nil {
-			out = append(out, member[any]{"variables", EncodeVariables(vars)})
+		vars, err := h.typedVariables(r.Context(), id)
+		if err != nil {
+			return err
 		}
+		out = append(out, member[any]{"variables", vars})
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil

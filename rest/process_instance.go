@@ -10,7 +10,8 @@ import (
 	"github.com/bpmnlite/bpmnlite"
 )
 
-// The process instance resource: queries, deletion and variables.
+// The process instance resource: queries and deletion (its variables:
+// variable_resources.go).
 
 // instanceJSON is a running process instance as Camunda's REST API shows
 // it; endedInstanceJSON one that has ended, from history.
@@ -74,12 +75,12 @@ func (h *Handler) instancesToSuspend(r *http.Request) ([]string, bool, error) {
 		ids = append(ids, instanceIDs(ps)...)
 	}
 	if body.HistoricProcessInstanceQuery != nil {
-		q := bpmnlite.ProcessInstanceQuery{}
+		q := bpmnlite.HistoricProcessInstanceQuery{}
 		if err := bindJSONQuery(body.HistoricProcessInstanceQuery, &q, "/history/process-instance"); err != nil {
 			return nil, false, err
 		}
 		q.Unfinished = true // only running instances can be suspended
-		hs, err := h.eng.ProcessInstances(r.Context(), q)
+		hs, err := h.eng.HistoricProcessInstances(r.Context(), q)
 		if err != nil {
 			return nil, false, err
 		}
@@ -117,7 +118,7 @@ func (h *Handler) instanceView(r *http.Request, id string, ended object) (object
 	if !errors.As(err, &nf) {
 		return nil, err
 	}
-	hs, err := h.eng.ProcessInstances(r.Context(), bpmnlite.ProcessInstanceQuery{ID: id})
+	hs, err := h.eng.HistoricProcessInstances(r.Context(), bpmnlite.HistoricProcessInstanceQuery{ID: id})
 	if err != nil || len(hs) == 0 {
 		return ended, err
 	}
@@ -200,42 +201,6 @@ func (h *Handler) instanceRoutes() {
 		if err := h.eng.SetProcessInstancesSuspended(r.Context(), ids, suspended); err != nil {
 			if isNotFound(err) {
 				return badRequest("%v", err)
-			}
-			return err
-		}
-		return noContent(w)
-	})
-	h.handle("GET /process-instance/{id}/variables", func(w http.ResponseWriter, r *http.Request) error {
-		id := r.PathValue("id")
-		vars, err := h.eng.Variables(r.Context(), id)
-		if err != nil {
-			if isNotFound(err) {
-				return &notFound{"process instance " + id + " doesn't exist"}
-			}
-			return err
-		}
-		writeJSON(w, http.StatusOK, EncodeVariables(vars))
-		return nil
-	})
-	h.handle("POST /process-instance/{id}/variables", func(w http.ResponseWriter, r *http.Request) error {
-		var body struct {
-			Modifications map[string]TypedValue `json:"modifications"`
-			Deletions     []string              `json:"deletions"`
-		}
-		if err := readJSON(r, &body); err != nil {
-			return err
-		}
-		if len(body.Deletions) > 0 {
-			return badRequest("deleting variables is not supported yet")
-		}
-		vars, err := DecodeVariables(body.Modifications)
-		if err != nil {
-			return err
-		}
-		id := r.PathValue("id")
-		if err := h.eng.SetVariables(r.Context(), id, vars); err != nil {
-			if isNotFound(err) {
-				return &notFound{"Cannot modify variables for process instance " + id + ": it does not exist"}
 			}
 			return err
 		}

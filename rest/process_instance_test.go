@@ -232,3 +232,21 @@ func walkTree(n any, f func(any)) {
 		walkTree(c, f)
 	}
 }
+
+// A start's and a message's variables in return keep their declared
+// types, as every variable resource does.
+func TestRESTVariablesInReturnKeepTypes(t *testing.T) {
+	eachBackend(t, rest.Options{}, func(t *testing.T, a *api) {
+		a.ok(http.StatusOK, "POST", "/deployment/create", deployment("one", map[string]string{"one.bpmn": oneTask}))
+		vars := map[string]any{
+			"n": map[string]any{"value": 5, "type": "Short"},
+			"o": map[string]any{"value": `{"a":1}`, "type": "Object",
+				"valueInfo": map[string]any{"objectTypeName": "com.example.A", "serializationDataFormat": "application/json"}},
+		}
+		out := a.ok(http.StatusOK, "POST", "/process-definition/key/one/start", map[string]any{"variables": vars, "withVariablesInReturn": true})
+		if field(out, "variables", "n", "type") != "Short" || field(out, "variables", "o", "type") != "Object" ||
+			field(out, "variables", "o", "valueInfo", "objectTypeName") != "com.example.A" {
+			t.Errorf("start's variables in return: %v", field(out, "variables"))
+		}
+	})
+}

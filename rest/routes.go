@@ -39,6 +39,8 @@ func (h *Handler) routes() {
 	h.executionRoutes()
 	h.eventSubscriptionRoutes()
 	h.historyRoutes()
+	h.variableRoutes()
+	h.variableInstanceRoutes()
 	h.metricsRoutes()
 	h.openAPIRoute()
 	h.mux.HandleFunc("/", h.notServed)
@@ -96,8 +98,16 @@ func listRoutes[Q, T any](h *Handler, path, key string, base Q, list func(contex
 	}
 	h.handle("GET "+path, rows, accepts...)
 	h.handle("GET "+path+"/count", count, accepts...)
-	if camundaAPI[opKey("POST", path)] != nil {
-		h.handle("POST "+path, rows, "firstResult", "maxResults")
+	if postOp := camundaAPI[opKey("POST", path)]; postOp != nil {
+		// Its query parameters: paging, and those of accepts it documents
+		// (deserializeValues).
+		postAccepts := []string{"firstResult", "maxResults"}
+		for _, p := range accepts {
+			if postOp.params[p] && !slices.Contains(pageParams, p) {
+				postAccepts = append(postAccepts, p)
+			}
+		}
+		h.handle("POST "+path, rows, postAccepts...)
 		h.handle("POST "+path+"/count", count)
 	}
 }

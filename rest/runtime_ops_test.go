@@ -3,7 +3,6 @@ package rest_test
 import (
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -31,18 +30,6 @@ func wantError(t *testing.T, a *api, status int, typ, text, method, path string,
 	}
 }
 
-// rawGet is GET path's status, content type and body as text.
-func rawGet(t *testing.T, a *api, path string) (int, string, string) {
-	t.Helper()
-	resp, err := http.Get(a.url + path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, resp.Header.Get("Content-Type"), string(b)
-}
-
 func TestRESTJobOperations(t *testing.T) {
 	eachBackend(t, rest.Options{}, func(t *testing.T, a *api) {
 		fx := seedFixture(t, a)
@@ -52,13 +39,22 @@ func TestRESTJobOperations(t *testing.T) {
 		}
 		wantError(t, a, http.StatusNotFound, "InvalidRequestException", "Job with id nope does not exist", "GET", "/job/nope", nil)
 
+		// A POST query's time bounds as Camunda's objects.
+		bounds := map[string]any{"dueDates": []any{map[string]any{"operator": "gt", "value": fx["halfHour"]}},
+			"createTimes": []any{map[string]any{"operator": "gt", "value": fx["beforeWait"]}}}
+		if got := a.ok(http.StatusOK, "POST", "/job", bounds).([]any); len(got) != 1 || field(got[0], "id") != fx["jobtimer"] {
+			t.Errorf("POST /job with dueDates and createTimes objects: %v, want the timer job", got)
+		}
+		wantError(t, a, http.StatusBadRequest, "InvalidRequestException", "dueDates", "POST", "/job",
+			map[string]any{"dueDates": []any{map[string]any{"operator": "eq", "value": fx["halfHour"]}}})
+
 		// The stack trace of the failed job, as text.
-		status, ct, text := rawGet(t, a, job+"/stacktrace")
+		status, ct, _, text := rawGet(t, a, job+"/stacktrace")
 		if status != http.StatusOK || !strings.HasPrefix(ct, "text/plain") || !strings.Contains(text, "card declined") {
 			t.Errorf("GET %s/stacktrace: %d %q %q", job, status, ct, text)
 		}
 		wantError(t, a, http.StatusNotFound, "InvalidRequestException", "nope", "GET", "/job/nope/stacktrace", nil)
-		if status, _, text := rawGet(t, a, timer+"/stacktrace"); status != http.StatusNoContent || text != "" {
+		if status, _, _, text := rawGet(t, a, timer+"/stacktrace"); status != http.StatusNoContent || text != "" {
 			t.Errorf("stack trace of a job that never failed: %d %q, want 204", status, text)
 		}
 
@@ -118,6 +114,10 @@ func TestRESTJobOperations(t *testing.T) {
 			if status != want || want == http.StatusBadRequest && !strings.Contains(fmt.Sprint(field(out, "message")), "cannot cascade") {
 				t.Errorf("cascading due date of the %s timer: %d %v, want %d", key, status, out, want)
 			}
+			jd := a.ok(http.StatusOK, "GET", "/job-definition/"+field(jobs[0], "jobDefinitionId").(string), nil)
+			if field(jd, "jobType") != "timer-start-event" || field(jd, "jobConfiguration") == nil {
+				t.Errorf("job definition of the %s start timer: %v", key, jd)
+			}
 		}
 
 		// Deletion.
@@ -133,6 +133,7 @@ func TestRESTJobDefinitionOperations(t *testing.T) {
 		def := "/job-definition/" + fx["jobdef1"]
 		got := a.ok(http.StatusOK, "GET", def, nil)
 		if field(got, "activityId") != "charge" || field(got, "jobConfiguration") != "async-before" || field(got, "suspended") != false ||
+			field(got, "jobType") != "async-continuation" || field(got, "deploymentId") != fx["deployment1"] ||
 			field(got, "processDefinitionKey") != "review" || field(got, "overridingJobPriority") != nil {
 			t.Errorf("GET %s: %v", def, got)
 		}
@@ -248,7 +249,19 @@ func TestRESTExecutionOperations(t *testing.T) {
 			t.Errorf("subscriptions of the ended instance: %v", n)
 		}
 
-		// POST /execution/{id}/signal: only what waits for a trigger.
+		// POST /execution/{id}/signal moves a receive task on, with variables.
+		a.ok(http.StatusOK, "POST", "/deployment/create", deployment("receive", map[string]string{"receive.bpmn": receiveThenTask}))
+		pi := field(a.ok(http.StatusOK, "POST", "/process-definition/key/receiving/start", map[string]any{}), "id").(string)
+		a.ok(http.StatusNoContent, "POST", "/execution/"+pi+"/signal", map[string]any{"variables": map[string]any{"ok": map[string]any{"value": true, "type": "Boolean"}}})
+		tasks := a.ok(http.StatusOK, "GET", "/task?processInstanceId="+pi, nil).([]any)
+		if len(tasks) != 1 || field(tasks[0], "taskDefinitionKey") != "after" {
+			t.Errorf("after the signal: tasks %v, want the one after the receive task", tasks)
+		}
+		if v := a.ok(http.StatusOK, "GET", "/process-instance/"+pi+"/variables", nil); field(v, "ok", "value") != true {
+			t.Errorf("variables after the signal: %v", v)
+		}
+
+		// Only what waits for a trigger can be signalled.
 		wantError(t, a, http.StatusInternalServerError, "RestException", "Cannot signal execution "+fx["pi2"], "POST", "/execution/"+fx["pi2"]+"/signal", map[string]any{})
 		wantError(t, a, http.StatusNotFound, "InvalidRequestException", "Cannot signal execution nope", "POST", "/execution/nope/signal", map[string]any{})
 	})
@@ -291,6 +304,15 @@ const timerCycles = `<?xml version="1.0" encoding="UTF-8"?>
   <process id="cron" isExecutable="true">
     <startEvent id="start2"><timerEventDefinition><timeCycle>0 0 * * * ?</timeCycle></timerEventDefinition></startEvent>
     <sequenceFlow id="f2" sourceRef="start2" targetRef="end2"/><endEvent id="end2"/>
+  </process>
+</definitions>`
+
+const receiveThenTask = `<?xml version="1.0" encoding="UTF-8"?>
+<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" targetNamespace="t">
+  <process id="receiving" isExecutable="true">
+    <startEvent id="start"/><sequenceFlow id="f1" sourceRef="start" targetRef="wait"/><receiveTask id="wait"/>
+    <sequenceFlow id="f2" sourceRef="wait" targetRef="after"/><userTask id="after"/>
+    <sequenceFlow id="f3" sourceRef="after" targetRef="end"/><endEvent id="end"/>
   </process>
 </definitions>`
 
@@ -337,11 +359,25 @@ func TestRESTMessageResults(t *testing.T) {
 			"POST", "/message", map[string]any{"messageName": "go"})
 		wantError(t, a, http.StatusBadRequest, "InvalidRequestException", "Parameter 'variablesInResultEnabled' cannot be used without 'resultEnabled' set to true.",
 			"POST", "/message", map[string]any{"messageName": "hello", "variablesInResultEnabled": true})
-		for _, member := range []string{"tenantId", "localCorrelationKeys", "processVariablesToTriggeredScope"} {
+		for _, member := range []string{"tenantId", "processVariablesToTriggeredScope"} {
 			wantError(t, a, http.StatusBadRequest, "InvalidRequestException", member, "POST", "/message",
 				map[string]any{"messageName": "hello", member: map[string]any{"x": str("y")}})
 		}
 		wantError(t, a, http.StatusBadRequest, "InvalidRequestException", "No message name supplied", "POST", "/message", map[string]any{})
+
+		// localCorrelationKeys: the receiving execution's own variables.
+		start := func(order string) string {
+			return field(a.ok(http.StatusOK, "POST", "/process-definition/key/wait/start",
+				map[string]any{"variables": map[string]any{"order": str(order)}}), "id").(string)
+		}
+		pa, pb := start("a"), start("b")
+		got := a.ok(http.StatusOK, "POST", "/message", map[string]any{"messageName": "go", "resultEnabled": true,
+			"localCorrelationKeys": map[string]any{"order": str("b")}}).([]any)
+		if len(got) != 1 || field(got[0], "execution", "processInstanceId") != pb {
+			t.Errorf("local correlation key order=b: %v, want %s alone (not %s)", got, pb, pa)
+		}
+		wantError(t, a, http.StatusBadRequest, "RestException", "No process definition or execution matches", "POST", "/message",
+			map[string]any{"messageName": "hello", "localCorrelationKeys": map[string]any{"order": str("a")}})
 	})
 }
 
@@ -350,7 +386,7 @@ func TestRESTExternalTaskManagement(t *testing.T) {
 		fx := seedFixture(t, a)
 		for query, want := range map[string]string{"": `["packing"]`, "?withLockedTasks=true": `["packing"]`, "?withUnlockedTasks=true": `[]`,
 			"?withRetriesLeft=true": `["packing"]`} {
-			status, _, text := rawGet(t, a, "/external-task/topic-names"+query)
+			status, _, _, text := rawGet(t, a, "/external-task/topic-names"+query)
 			if status != http.StatusOK || strings.TrimSpace(text) != want {
 				t.Errorf("topic names%s: %d %s, want %s", query, status, text, want)
 			}
@@ -380,7 +416,8 @@ func TestRESTExternalTaskManagement(t *testing.T) {
 		wantError(t, a, http.StatusBadRequest, "InvalidRequestException", "The number of retries cannot be null.", "PUT", "/external-task/retries",
 			map[string]any{"externalTaskIds": []string{fx["ext3"]}})
 		wantError(t, a, http.StatusBadRequest, "InvalidRequestException", "externalTaskIds is empty", "PUT", "/external-task/retries", map[string]any{"retries": 1})
-		wantError(t, a, http.StatusBadRequest, "InvalidRequestException", "tenantIdIn", "PUT", "/external-task/retries",
+		// A query that selects nothing: none to set, as Camunda refuses it.
+		wantError(t, a, http.StatusBadRequest, "InvalidRequestException", "externalTaskIds is empty", "PUT", "/external-task/retries",
 			map[string]any{"retries": 1, "externalTaskQuery": map[string]any{"tenantIdIn": []string{"t"}}})
 		wantError(t, a, http.StatusBadRequest, "InvalidRequestException", "batches", "POST", "/external-task/retries-async",
 			map[string]any{"retries": 1, "externalTaskIds": []string{fx["ext3"]}})

@@ -49,9 +49,9 @@ const approvalProcess = `<?xml version="1.0" encoding="UTF-8"?>
   </process>
 </definitions>`
 
-// startApproval deploys approval (once) and starts it with vars,
+// startApprovalTask deploys approvalProcess (once) and starts it with vars,
 // returning the instance and its approve task.
-func startApproval(t *testing.T, a *api, vars map[string]any) (pi, task string) {
+func startApprovalTask(t *testing.T, a *api, vars map[string]any) (pi, task string) {
 	t.Helper()
 	a.ok(http.StatusOK, "POST", "/deployment/create", deployment("approval", map[string]string{"approval.bpmn": approvalProcess}))
 	pi = field(a.ok(http.StatusOK, "POST", "/process-definition/key/approval/start", map[string]any{"variables": vars}), "id").(string)
@@ -161,7 +161,7 @@ func TestRESTStandaloneTasks(t *testing.T) {
 		wantExactError(t, a, http.StatusBadRequest, "InvalidRequestException", "Could not save task: Cannot create task: a task with id 'done' already exists",
 			"POST", "/task/create", map[string]any{"id": "done"}) // in history only
 
-		_, task := startApproval(t, a, nil)
+		_, task := startApprovalTask(t, a, nil)
 		wantExactError(t, a, http.StatusBadRequest, "InvalidRequestException", "Could not delete task: The task cannot be deleted because is part of a running process",
 			"DELETE", "/task/"+task, nil)
 	})
@@ -202,7 +202,7 @@ func TestRESTTaskQueryRules(t *testing.T) {
 
 func TestRESTTaskAssignmentAndDelegation(t *testing.T) {
 	eachBackend(t, rest.Options{}, func(t *testing.T, a *api) {
-		pi, task := startApproval(t, a, nil)
+		pi, task := startApprovalTask(t, a, nil)
 		a.ok(http.StatusNoContent, "POST", "/task/"+task+"/claim", map[string]any{"userId": "ann"})
 		a.ok(http.StatusNoContent, "POST", "/task/"+task+"/claim", map[string]any{"userId": "ann"}) // hers already
 		wantExactError(t, a, http.StatusInternalServerError, "TaskAlreadyClaimedException", "Task '"+task+"' is already claimed by someone else.",
@@ -248,7 +248,7 @@ func TestRESTTaskAssignmentAndDelegation(t *testing.T) {
 
 func TestRESTTaskCompleteWithVariablesInReturn(t *testing.T) {
 	eachBackend(t, rest.Options{}, func(t *testing.T, a *api) {
-		pi, task := startApproval(t, a, map[string]any{"amount": map[string]any{"value": 5, "type": "Integer"}})
+		pi, task := startApprovalTask(t, a, map[string]any{"amount": map[string]any{"value": 5, "type": "Integer"}})
 		out := a.ok(http.StatusOK, "POST", "/task/"+task+"/complete", map[string]any{"withVariablesInReturn": true,
 			"variables": map[string]any{"approved": map[string]any{"value": true, "type": "Boolean"}}})
 		if field(out, "amount", "value") != float64(5) || field(out, "approved", "value") != true || field(out, "approved", "type") != "Boolean" {
@@ -265,7 +265,7 @@ func TestRESTTaskCompleteWithVariablesInReturn(t *testing.T) {
 			t.Errorf("instance still running: %v", n)
 		}
 		// A delegated task's form submission resolves it.
-		pi, task = startApproval(t, a, nil)
+		pi, task = startApprovalTask(t, a, nil)
 		a.ok(http.StatusNoContent, "POST", "/task/"+task+"/delegate", map[string]any{"userId": "dave"})
 		a.ok(http.StatusNoContent, "POST", "/task/"+task+"/submit-form", map[string]any{})
 		if got := a.ok(http.StatusOK, "GET", "/task/"+task, nil); field(got, "delegationState") != "RESOLVED" {
@@ -280,7 +280,7 @@ func TestRESTTaskCompleteWithVariablesInReturn(t *testing.T) {
 
 func TestRESTTaskBpmnErrorAndEscalation(t *testing.T) {
 	eachBackend(t, rest.Options{}, func(t *testing.T, a *api) {
-		pi, task := startApproval(t, a, nil)
+		pi, task := startApprovalTask(t, a, nil)
 		a.ok(http.StatusNoContent, "POST", "/task/"+task+"/bpmnError", map[string]any{"errorCode": "REJECT", "errorMessage": "too expensive",
 			"variables": map[string]any{"note": map[string]any{"value": "see mail"}}})
 		if keys := taskKeys(t, a, pi); !slices.Equal(keys, []string{"fix"}) {
@@ -294,13 +294,13 @@ func TestRESTTaskBpmnErrorAndEscalation(t *testing.T) {
 			t.Errorf("history of the task the error cancelled: %v", h)
 		}
 		// Uncaught: the path ends, the task with it.
-		pi, task = startApproval(t, a, nil)
+		pi, task = startApprovalTask(t, a, nil)
 		a.ok(http.StatusNoContent, "POST", "/task/"+task+"/bpmnError", map[string]any{"errorCode": "OTHER"})
 		if keys := taskKeys(t, a, pi); len(keys) != 0 {
 			t.Errorf("after an uncaught error: tasks %v", keys)
 		}
 
-		pi, task = startApproval(t, a, nil)
+		pi, task = startApprovalTask(t, a, nil)
 		a.ok(http.StatusNoContent, "POST", "/task/"+task+"/bpmnEscalation", map[string]any{"escalationCode": "LATE"})
 		if keys := taskKeys(t, a, pi); !slices.Equal(keys, []string{"approve", "remind"}) {
 			t.Errorf("after a non-interrupting escalation: tasks %v, want [approve remind]", keys)
@@ -330,7 +330,7 @@ func TestRESTTaskBpmnErrorAndEscalation(t *testing.T) {
 
 func TestRESTTaskIdentityLinks(t *testing.T) {
 	eachBackend(t, rest.Options{}, func(t *testing.T, a *api) {
-		_, task := startApproval(t, a, nil)
+		_, task := startApprovalTask(t, a, nil)
 		links := func(query string) []string {
 			var out []string
 			for _, l := range a.ok(http.StatusOK, "GET", "/task/"+task+"/identity-links"+query, nil).([]any) {
@@ -380,7 +380,7 @@ func TestRESTTaskIdentityLinks(t *testing.T) {
 
 func TestRESTTaskComments(t *testing.T) {
 	eachBackend(t, rest.Options{}, func(t *testing.T, a *api) {
-		pi, task := startApproval(t, a, nil)
+		pi, task := startApprovalTask(t, a, nil)
 		path := "/task/" + task + "/comment"
 		first := a.ok(http.StatusOK, "POST", path+"/create", map[string]any{"message": "first", "processInstanceId": pi})
 		if field(first, "message") != "first" || field(first, "taskId") != task || field(first, "processInstanceId") != pi || field(first, "rootProcessInstanceId") != pi ||
@@ -463,7 +463,7 @@ func upload(parts map[string]string) multipartBody {
 
 func TestRESTTaskAttachments(t *testing.T) {
 	eachBackend(t, rest.Options{}, func(t *testing.T, a *api) {
-		_, task := startApproval(t, a, nil)
+		_, task := startApprovalTask(t, a, nil)
 		path := "/task/" + task + "/attachment"
 		link := a.ok(http.StatusOK, "POST", path+"/create", upload(map[string]string{"attachment-name": "offer",
 			"attachment-description": "the offer", "attachment-type": "text/html", "url": "https://example.com/offer"}))
@@ -540,7 +540,7 @@ func TestRESTTaskCommentsWithoutHistory(t *testing.T) {
 
 func TestRESTTaskForms(t *testing.T) {
 	eachBackend(t, rest.Options{}, func(t *testing.T, a *api) {
-		_, task := startApproval(t, a, nil)
+		_, task := startApprovalTask(t, a, nil)
 		if got := a.ok(http.StatusOK, "GET", "/task/"+task+"/form", nil); field(got, "key") != "embedded:deployment:forms/approve.html" {
 			t.Errorf("form: %v", got)
 		}
@@ -580,10 +580,10 @@ func TestRESTTaskForms(t *testing.T) {
 
 func TestRESTTaskCandidateGroupReport(t *testing.T) {
 	eachBackend(t, rest.Options{}, func(t *testing.T, a *api) {
-		startApproval(t, a, nil)
-		_, claimed := startApproval(t, a, nil)
+		startApprovalTask(t, a, nil)
+		_, claimed := startApprovalTask(t, a, nil)
 		a.ok(http.StatusNoContent, "POST", "/task/"+claimed+"/claim", map[string]any{"userId": "ann"}) // not counted
-		startApproval(t, a, nil)
+		startApprovalTask(t, a, nil)
 		a.ok(http.StatusNoContent, "POST", "/task/create", map[string]any{"id": "alone"})
 		got := a.ok(http.StatusOK, "GET", "/task/report/candidate-group-count", nil).([]any)
 		want := []any{
@@ -629,7 +629,7 @@ func TestRESTTaskConcurrentUpdate(t *testing.T) {
 	srv := httptest.NewServer(rest.New(eng, rest.Options{}))
 	defer func() { srv.Close(); _ = eng.Close() }()
 	a := &api{t: t, eng: eng, url: srv.URL + "/engine-rest"}
-	_, task := startApproval(t, a, nil)
+	_, task := startApprovalTask(t, a, nil)
 
 	pool := harness.CallerPool(t, b)
 	tx, err := pool.Begin(t.Context())

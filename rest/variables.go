@@ -13,12 +13,16 @@ import (
 )
 
 // Variables in Camunda's typed form: {"name": {"value": ..., "type":
-// "String", "valueInfo": {...}}}. Type names are read in any case. Values
-// come back as the engine stores them: integral numbers as Integer (or
-// Long beyond 32 bits), JSON objects and arrays as Json with the document
-// in a string, byte slices as Bytes in base64, dates in Camunda's format.
-// "valueInfo": {"transient": true} marks a transient variable, both ways
-// (bpmnlite.Transient).
+// "String", "valueInfo": {...}}}. Type names are read in any case. A value
+// decodes to the plain Go value when that comes back as its type (String,
+// Integer, Double, Boolean, Date, Bytes, Json, Null), else to a
+// bpmnlite.TypedValue that keeps the type and its valueInfo (Short, Long
+// within 32 bits, Xml, Object, File). Plain values encode by their Go
+// type: integral numbers as Integer (or Long beyond 32 bits), JSON objects
+// and arrays as Json with the document in a string, byte slices as Bytes
+// in base64, dates in Camunda's format; stored variables encode with
+// their stored type (encodeInstance). "valueInfo": {"transient": true}
+// marks a transient variable, both ways (bpmnlite.Transient).
 
 // TypedValue is one variable on the wire.
 type TypedValue struct {
@@ -47,6 +51,33 @@ func DecodeVariables(in map[string]TypedValue) (map[string]any, error) {
 	return out, nil
 }
 
+// DecodePlainVariables turns typed variables into plain Go values, as a
+// client reads them: declared types dropped (Short, Long and Integer as
+// int64, Xml as a string, File as its bytes, Object as its decoded JSON
+// document); transient ones stay marked.
+func DecodePlainVariables(in map[string]TypedValue) (map[string]any, error) {
+	vars, err := DecodeVariables(in)
+	for name, v := range vars {
+		t, transient := v.(bpmnlite.TransientValue)
+		if transient {
+			v = t.Value
+		}
+		typed, ok := v.(bpmnlite.TypedValue)
+		if !ok {
+			continue
+		}
+		v = typed.Value
+		if doc, isDoc := v.(json.RawMessage); isDoc {
+			v, _ = untyped(doc, true) // valid: checked when decoded
+		}
+		if transient {
+			v = bpmnlite.Transient(v)
+		}
+		vars[name] = v
+	}
+	return vars, err
+}
+
 // markTransient wraps v with bpmnlite.Transient when valueInfo says
 // "transient": true; like Camunda, a transient that is no boolean is refused.
 func markTransient(v any, valueInfo map[string]any) (any, error) {
@@ -64,20 +95,39 @@ func markTransient(v any, valueInfo map[string]any) (any, error) {
 	return v, nil
 }
 
+// decodeValue is tv's engine value: a bpmnlite.TypedValue of its declared
+// type (which the engine stores with it), a plain value when it has none.
 func decodeValue(tv TypedValue) (any, error) {
 	raw := bytes.TrimSpace(tv.Value)
-	isNull := len(raw) == 0 || string(raw) == "null"
-	typ := strings.ToLower(tv.Type)
-	if typ == "" {
-		return untyped(raw)
+	if tv.Type == "" {
+		return untyped(raw, false)
 	}
-	if isNull && typ != "json" {
+	if bpmnlite.ValueTypeName(tv.Type) == "" {
+		return nil, fmt.Errorf("unsupported value type '%s'", tv.Type)
+	}
+	v, err := typedValue(strings.ToLower(tv.Type), raw)
+	if err != nil {
+		return nil, err
+	}
+	name := bpmnlite.ValueTypeName(tv.Type)
+	if doc, ok := v.(json.RawMessage); ok && name == "Json" {
+		return untyped(doc, true) // a Go value, as before typed values
+	}
+	if encodeValue(v).Type == name && name != "Object" && name != "File" {
+		return v, nil // the plain value comes back as this type
+	}
+	return bpmnlite.TypedValue{Type: name, Value: v, Info: tv.ValueInfo}, nil
+}
+
+// typedValue is the Go value of raw as a value of type typ (lower case).
+func typedValue(typ string, raw []byte) (any, error) {
+	if len(raw) == 0 || string(raw) == "null" {
 		return nil, nil
 	}
 	switch typ {
 	case "null":
 		return nil, nil
-	case "string":
+	case "string", "xml":
 		var s string
 		if err := json.Unmarshal(raw, &s); err != nil {
 			// Clients send numbers for String variables too; keep their text.
@@ -85,17 +135,7 @@ func decodeValue(tv TypedValue) (any, error) {
 		}
 		return s, nil
 	case "integer", "long", "short":
-		n, err := integral(raw)
-		if err != nil {
-			return nil, err
-		}
-		if typ == "integer" && (n < math.MinInt32 || n > math.MaxInt32) {
-			return nil, fmt.Errorf("%d does not fit an Integer", n)
-		}
-		if typ == "short" && (n < math.MinInt16 || n > math.MaxInt16) {
-			return nil, fmt.Errorf("%d does not fit a Short", n)
-		}
-		return n, nil
+		return integral(raw)
 	case "double":
 		var f float64
 		if err := json.Unmarshal(raw, &f); err != nil {
@@ -128,25 +168,16 @@ func decodeValue(tv TypedValue) (any, error) {
 		}
 		return parseTime(s)
 	case "json", "object":
-		if isNull {
-			return nil, nil
-		}
 		doc := raw
 		if s, err := unquote(raw); err == nil {
 			doc = []byte(s) // the document as a string, as Camunda sends it
+		} else if typ == "object" {
+			return nil, fmt.Errorf("Must provide 'null' or String value for value of SerializableValue type 'Object'.")
 		}
-		if typ == "object" {
-			if f, _ := tv.ValueInfo["serializationDataFormat"].(string); f != "" && f != "application/json" {
-				return nil, fmt.Errorf("serialization data format %q is not supported (only application/json)", f)
-			}
+		if !json.Valid(doc) {
+			return nil, fmt.Errorf("the value is not a JSON document")
 		}
-		dec := json.NewDecoder(bytes.NewReader(doc))
-		dec.UseNumber()
-		var v any
-		if err := dec.Decode(&v); err != nil {
-			return nil, fmt.Errorf("the value is not a JSON document: %v", err)
-		}
-		return v, nil // numbers inside stay json.Number: stored as written
+		return json.RawMessage(doc), nil // stored as written
 	case "bytes", "file":
 		s, err := unquote(raw)
 		if err != nil {
@@ -154,11 +185,12 @@ func decodeValue(tv TypedValue) (any, error) {
 		}
 		return base64.StdEncoding.DecodeString(s)
 	}
-	return nil, fmt.Errorf("unsupported value type '%s'", tv.Type)
+	return nil, fmt.Errorf("unsupported value type '%s'", typ)
 }
 
-// untyped reads a value without a type as Camunda does: by its JSON kind.
-func untyped(raw []byte) (any, error) {
+// untyped reads a value without a type as Camunda does: by its JSON kind
+// (an object or array only as a document).
+func untyped(raw []byte, document bool) (any, error) {
 	if len(raw) == 0 {
 		return nil, nil
 	}
@@ -170,6 +202,9 @@ func untyped(raw []byte) (any, error) {
 	}
 	switch x := v.(type) {
 	case map[string]any, []any:
+		if document {
+			return v, nil // numbers inside stay json.Number: stored as written
+		}
 		return nil, fmt.Errorf("an object or array needs a type (Json)")
 	case json.Number:
 		if i, err := x.Int64(); err == nil {
@@ -230,6 +265,15 @@ func encodeValue(v any) TypedValue {
 			return encodeValue(bpmnlite.Transient(nil))
 		}
 		return encodeValue(*x)
+	case bpmnlite.TypedValue:
+		tv := encodeValue(x.Value)
+		if name := bpmnlite.ValueTypeName(x.Type); name != "" {
+			tv.Type = name
+		}
+		for k, v := range x.Info {
+			tv.ValueInfo[k] = v
+		}
+		return tv
 	case nil:
 		return typed(nil, "Null")
 	case string:
@@ -259,4 +303,27 @@ func encodeValue(v any) TypedValue {
 		return typed(fmt.Sprint(v), "String")
 	}
 	return typed(string(b), "Json")
+}
+
+// encodeInstance is a stored variable as Camunda shows it: a File without
+// its content, an Object as its document (deserialized) or the document's
+// text, a Json as its text.
+func encodeInstance(v *bpmnlite.VariableInstance, deserialize bool) TypedValue {
+	info := v.ValueInfo
+	if info == nil {
+		info = map[string]any{}
+	}
+	tv := TypedValue{Type: v.Type, ValueInfo: info, Value: json.RawMessage("null")}
+	if v.Value == nil || v.Type == "File" {
+		return tv
+	}
+	switch {
+	case v.Type == "Object" && deserialize:
+		tv.Value = json.RawMessage(v.Serialized)
+	case v.Serialized != "":
+		tv.Value, _ = json.Marshal(v.Serialized)
+	default:
+		tv.Value = encodeValue(v.Value).Value
+	}
+	return tv
 }

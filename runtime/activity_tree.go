@@ -157,5 +157,31 @@ func activityLabel(x *execution) (string, string) {
 	return a.Name, activityType(a)
 }
 
-// activityType is an activity's type as history and the tree name it.
-func activityType(a *bpmn.Activity) string { return string(a.Kind) }
+// activityType is an activity's type as Camunda's history and activity
+// instance tree name it (its ActivityTypes): events by their definition.
+func activityType(a *bpmn.Activity) string {
+	if names := eventTypes[a.Kind]; names != nil {
+		if name, ok := names[a.Event]; ok {
+			return name
+		}
+	}
+	return string(a.Kind)
+}
+
+// eventTypes are Camunda's names of events, by kind and definition.
+var eventTypes = map[bpmn.Kind]map[bpmn.EventType]string{
+	bpmn.StartEvent: {bpmn.NoEvent: "startEvent", bpmn.TimerEvent: "startTimerEvent", bpmn.MessageEvent: "messageStartEvent",
+		bpmn.SignalEvent: "signalStartEvent", bpmn.EscalationEvent: "escalationStartEvent", bpmn.CompensationEvent: "compensationStartEvent",
+		bpmn.ErrorEvent: "errorStartEvent", bpmn.ConditionalEvent: "conditionalStartEvent"},
+	bpmn.EndEvent: {bpmn.NoEvent: "noneEndEvent", bpmn.ErrorEvent: "errorEndEvent", bpmn.TerminateEvent: "terminateEndEvent",
+		bpmn.MessageEvent: "messageEndEvent", bpmn.SignalEvent: "signalEndEvent", bpmn.CompensationEvent: "compensationEndEvent",
+		bpmn.EscalationEvent: "escalationEndEvent"},
+	bpmn.IntermediateCatchEvent: {bpmn.MessageEvent: "intermediateMessageCatch", bpmn.TimerEvent: "intermediateTimer",
+		bpmn.LinkEvent: "intermediateLinkCatch", bpmn.SignalEvent: "intermediateSignalCatch", bpmn.ConditionalEvent: "intermediateConditional"},
+	bpmn.IntermediateThrowEvent: {bpmn.NoEvent: "intermediateNoneThrowEvent", bpmn.SignalEvent: "intermediateSignalThrow",
+		bpmn.CompensationEvent: "intermediateCompensationThrowEvent", bpmn.MessageEvent: "intermediateMessageThrowEvent",
+		bpmn.EscalationEvent: "intermediateEscalationThrowEvent"},
+	bpmn.BoundaryEvent: {bpmn.TimerEvent: "boundaryTimer", bpmn.MessageEvent: "boundaryMessage", bpmn.SignalEvent: "boundarySignal",
+		bpmn.CompensationEvent: "compensationBoundaryCatch", bpmn.ErrorEvent: "boundaryError", bpmn.EscalationEvent: "boundaryEscalation",
+		bpmn.ConditionalEvent: "boundaryConditional"},
+}

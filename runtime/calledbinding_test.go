@@ -54,7 +54,7 @@ func TestCalledElementBinding(t *testing.T) {
 			if len(h) != 1 || h[0].CalledProcessInstanceID == "" {
 				t.Fatalf("%s: call activity history %+v", key, h)
 			}
-			called, err := e.Eng.ProcessInstances(e.Ctx, bpmnlite.ProcessInstanceQuery{ID: h[0].CalledProcessInstanceID})
+			called, err := e.Eng.HistoricProcessInstances(e.Ctx, bpmnlite.HistoricProcessInstanceQuery{ID: h[0].CalledProcessInstanceID})
 			if err != nil || len(called) != 1 {
 				t.Fatalf("%s: called instance: %v %v", key, called, err)
 			}

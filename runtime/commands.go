@@ -82,66 +82,88 @@ type StartInstruction struct {
 // in one transaction (t, when not nil, is the caller's). It returns the
 // process instance id.
 func (e *Core) Start(ctx context.Context, t persistence.Tx, req StartRequest) (string, error) {
-	var id string
-	err := e.command(ctx, t, "start", func(c *command) error {
-		var def *Definition
-		var err error
-		switch {
-		case req.DefinitionID != "":
-			def, err = c.definition(req.DefinitionID)
-		case req.Key != "":
-			if req.TenantID != "" || req.WithoutTenantID {
-				def, err = c.latestDefinition(req.Key, req.TenantID, req.VersionTag)
-			} else {
-				def, err = c.latestDefinitionOfAnyTenant(req.Key, req.VersionTag)
-			}
-		default:
-			err = errors.New("start: a process definition id or key is required")
-		}
-		if err != nil {
-			return err
-		}
-		started := func(in *instance) {
-			id = in.root.ID
-			if e.tracing() {
-				annotate(c.cc, attrDefinitionKey.String(def.Key), attrInstanceID.String(id))
-			}
-		}
-		instructions := req.Instructions
-		switch {
-		case req.StartBefore != "" && len(instructions) > 0:
-			return errors.New("start: give StartBefore or Instructions, not both")
-		case req.StartBefore != "":
-			instructions = []StartInstruction{{ActivityID: req.StartBefore}}
-		case len(instructions) == 0:
-			in, err := c.startInstance(def, req.BusinessKey, "", req.Variables, initialActivity(def))
-			if err != nil {
-				return err
-			}
-			started(in)
-			return nil
-		}
-		targets := make([]*bpmn.Activity, len(instructions))
-		for i, ins := range instructions {
-			if targets[i] = def.Process.Activity(ins.ActivityID); targets[i] == nil {
-				return fmt.Errorf("start before %q: no such activity in process %q: %w", ins.ActivityID, def.Key, persistence.ErrNotFound)
-			}
-		}
-		in, err := c.createInstance(def, req.BusinessKey, "", req.Variables, targets[0].ID)
-		if err != nil {
-			return err
-		}
-		for i, ins := range instructions {
-			if err := c.startBefore(in, targets[i], ins.Variables, len(instructions) > 1); err != nil {
-				return err
-			}
-		}
-		started(in)
-		return nil
-	})
+	ids, err := e.StartAll(ctx, t, []StartRequest{req})
 	if err != nil {
 		return "", err
 	}
+	return ids[0], nil
+}
+
+// StartAll starts process instances as Start does, all in one
+// transaction: all start, or none. It returns their ids in order.
+func (e *Core) StartAll(ctx context.Context, t persistence.Tx, reqs []StartRequest) ([]string, error) {
+	var ids []string
+	err := e.command(ctx, t, "start", func(c *command) error {
+		ids = ids[:0]
+		for _, req := range reqs {
+			id, err := c.start(req)
+			if err != nil {
+				return err
+			}
+			ids = append(ids, id)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return ids, nil
+}
+
+// start starts the instance req asks for and returns its id.
+func (c *command) start(req StartRequest) (id string, err error) {
+	var def *Definition
+	switch {
+	case req.DefinitionID != "":
+		def, err = c.definition(req.DefinitionID)
+	case req.Key != "":
+		if req.TenantID != "" || req.WithoutTenantID {
+			def, err = c.latestDefinition(req.Key, req.TenantID, req.VersionTag)
+		} else {
+			def, err = c.latestDefinitionOfAnyTenant(req.Key, req.VersionTag)
+		}
+	default:
+		err = errors.New("start: a process definition id or key is required")
+	}
+	if err != nil {
+		return "", err
+	}
+	started := func(in *instance) {
+		id = in.root.ID
+		if c.e.tracing() {
+			annotate(c.cc, attrDefinitionKey.String(def.Key), attrInstanceID.String(id))
+		}
+	}
+	instructions := req.Instructions
+	switch {
+	case req.StartBefore != "" && len(instructions) > 0:
+		return "", errors.New("start: give StartBefore or Instructions, not both")
+	case req.StartBefore != "":
+		instructions = []StartInstruction{{ActivityID: req.StartBefore}}
+	case len(instructions) == 0:
+		in, err := c.startInstance(def, req.BusinessKey, "", req.Variables, initialActivity(def))
+		if err != nil {
+			return "", err
+		}
+		started(in)
+		return id, nil
+	}
+	targets := make([]*bpmn.Activity, len(instructions))
+	for i, ins := range instructions {
+		if targets[i] = def.Process.Activity(ins.ActivityID); targets[i] == nil {
+			return "", fmt.Errorf("start before %q: no such activity in process %q: %w", ins.ActivityID, def.Key, persistence.ErrNotFound)
+		}
+	}
+	in, err := c.createInstance(def, req.BusinessKey, "", req.Variables, targets[0].ID)
+	if err != nil {
+		return "", err
+	}
+	for i, ins := range instructions {
+		if err := c.startBefore(in, targets[i], ins.Variables, len(instructions) > 1); err != nil {
+			return "", err
+		}
+	}
+	started(in)
 	return id, nil
 }
 

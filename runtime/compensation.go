@@ -244,7 +244,7 @@ func (c *command) restore(path *execution, id string) error {
 	}
 	vars := make(map[string]any, len(path.inst.vars[id]))
 	for name, r := range path.inst.vars[id] {
-		v, err := decodeVariable(r)
+		v, err := declaredValue(r)
 		if err != nil {
 			return err
 		}

@@ -483,7 +483,7 @@ func TestCallActivityCompensationHandler(t *testing.T) {
 		if got := e.State(pi); got != bpmnlite.StateCompleted {
 			t.Fatalf("state %s", got)
 		}
-		all, err := e.Eng.ProcessInstances(e.Ctx, bpmnlite.ProcessInstanceQuery{})
+		all, err := e.Eng.HistoricProcessInstances(e.Ctx, bpmnlite.HistoricProcessInstanceQuery{})
 		if err != nil {
 			t.Fatal(err)
 		}

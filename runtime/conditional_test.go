@@ -204,7 +204,7 @@ func TestConditionalStartEvents(t *testing.T) {
 		if err != nil || len(started) != 1 {
 			t.Fatalf("amount 50 started %v (%v), want one instance of small", started, err)
 		}
-		in, err := e.Eng.ProcessInstances(e.Ctx, bpmnlite.ProcessInstanceQuery{ID: started[0]})
+		in, err := e.Eng.HistoricProcessInstances(e.Ctx, bpmnlite.HistoricProcessInstanceQuery{ID: started[0]})
 		if err != nil || len(in) != 1 || in[0].ProcessDefinitionKey != "small" || in[0].BusinessKey != "order-1" {
 			t.Fatalf("started %+v (%v)", in, err)
 		}
@@ -216,7 +216,7 @@ func TestConditionalStartEvents(t *testing.T) {
 			t.Fatalf("amount 5000 started %v (%v), want one instance of large", started, err)
 		}
 		defID := large.Definitions[0].ID
-		if in, _ := e.Eng.ProcessInstances(e.Ctx, bpmnlite.ProcessInstanceQuery{ID: started[0]}); len(in) != 1 || in[0].ProcessDefinitionID != defID {
+		if in, _ := e.Eng.HistoricProcessInstances(e.Ctx, bpmnlite.HistoricProcessInstanceQuery{ID: started[0]}); len(in) != 1 || in[0].ProcessDefinitionID != defID {
 			t.Fatalf("started %+v, want version 2 of large (%s)", in, defID)
 		}
 		if err := e.Eng.SuspendProcessDefinition(e.Ctx, defID, false); err != nil {

@@ -79,7 +79,7 @@ func TestFailedStartSavesNothing(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "delegate exploded") || !strings.Contains(err.Error(), "goroutine") {
 			t.Fatalf("start: got %v, want the panic with its stack", err)
 		}
-		ps, err := e.Eng.ProcessInstances(e.Ctx, bpmnlite.ProcessInstanceQuery{})
+		ps, err := e.Eng.HistoricProcessInstances(e.Ctx, bpmnlite.HistoricProcessInstanceQuery{})
 		if err != nil {
 			t.Fatal(err)
 		}

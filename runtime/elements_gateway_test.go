@@ -45,7 +45,7 @@ func TestElementExclusiveGatewayNoWayOut(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "exclusiveGateway 'decide'") || !strings.Contains(err.Error(), "no outgoing sequence flow") {
 			t.Fatalf("start: %v, want an error naming exclusiveGateway 'decide'", err)
 		}
-		if ps, _ := e.Eng.ProcessInstances(e.Ctx, bpmnlite.ProcessInstanceQuery{}); len(ps) != 0 {
+		if ps, _ := e.Eng.HistoricProcessInstances(e.Ctx, bpmnlite.HistoricProcessInstanceQuery{}); len(ps) != 0 {
 			t.Errorf("%d instances stored", len(ps))
 		}
 		// A condition on an unknown variable fails naming the flow and the name.

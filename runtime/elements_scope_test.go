@@ -90,7 +90,7 @@ func TestElementCallActivity(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		children, err := e.Eng.ProcessInstances(e.Ctx, bpmnlite.ProcessInstanceQuery{ProcessDefinitionKey: "child"})
+		children, err := e.Eng.HistoricProcessInstances(e.Ctx, bpmnlite.HistoricProcessInstanceQuery{ProcessDefinitionKey: "child"})
 		if err != nil || len(children) != 1 {
 			t.Fatalf("child instances = %d, %v", len(children), err)
 		}
@@ -132,7 +132,7 @@ func TestElementCallActivityAllVariables(t *testing.T) {
 			  <camunda:in variables="all"/><camunda:out variables="all"/>
 			</extensionElements></callActivity><userTask id="after"/>`, enginetest.Chain("start", "call", "after"))))
 		pi := e.Start("caller", map[string]any{"which": "child", "x": 1, "list": []any{"a"}})
-		children, _ := e.Eng.ProcessInstances(e.Ctx, bpmnlite.ProcessInstanceQuery{ProcessDefinitionKey: "child", State: "ACTIVE"})
+		children, _ := e.Eng.HistoricProcessInstances(e.Ctx, bpmnlite.HistoricProcessInstanceQuery{ProcessDefinitionKey: "child", State: "ACTIVE"})
 		if len(children) != 1 {
 			t.Fatalf("child instances = %d", len(children))
 		}
@@ -152,7 +152,7 @@ func TestElementCallActivityInterrupted(t *testing.T) {
 			<endEvent id="end"/><userTask id="tooLate"/>`, boundaryTimer("timeout", "call", "true", "timeDuration", "P1D"),
 			enginetest.Chain("start", "call", "end"), enginetest.Chain("timeout", "tooLate"))))
 		pi := e.Start("caller", nil)
-		children, _ := e.Eng.ProcessInstances(e.Ctx, bpmnlite.ProcessInstanceQuery{ProcessDefinitionKey: "child"})
+		children, _ := e.Eng.HistoricProcessInstances(e.Ctx, bpmnlite.HistoricProcessInstanceQuery{ProcessDefinitionKey: "child"})
 		if len(children) != 1 {
 			t.Fatalf("child instances = %d", len(children))
 		}
@@ -176,7 +176,7 @@ func TestElementCallActivitySynchronousChild(t *testing.T) {
 			</extensionElements></callActivity><endEvent id="end"/>`, enginetest.Chain("start", "call", "end"))))
 		pi := e.Start("caller", map[string]any{"n": 41})
 		wantEq(t, "caller state", e.State(pi), "COMPLETED")
-		children, _ := e.Eng.ProcessInstances(e.Ctx, bpmnlite.ProcessInstanceQuery{ProcessDefinitionKey: "child"})
+		children, _ := e.Eng.HistoricProcessInstances(e.Ctx, bpmnlite.HistoricProcessInstanceQuery{ProcessDefinitionKey: "child"})
 		if len(children) != 1 || children[0].State != "COMPLETED" || children[0].SuperProcessInstanceID != pi {
 			t.Errorf("child instances = %+v", children)
 		}

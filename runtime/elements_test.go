@@ -23,7 +23,7 @@ import (
 
 func (e *env) instanceOf(pi string) *bpmnlite.HistoricProcessInstance {
 	e.T.Helper()
-	ps, err := e.Eng.ProcessInstances(e.Ctx, bpmnlite.ProcessInstanceQuery{ID: pi})
+	ps, err := e.Eng.HistoricProcessInstances(e.Ctx, bpmnlite.HistoricProcessInstanceQuery{ID: pi})
 	if err != nil || len(ps) != 1 {
 		e.T.Fatalf("process instance %s: %d rows, %v", pi, len(ps), err)
 	}
@@ -202,7 +202,7 @@ func TestElementErrorFromCalledProcess(t *testing.T) {
 			enginetest.Executable("child", `<startEvent id="cStart"/><userTask id="childWork"/>
 			<endEvent id="fail"><errorEventDefinition errorRef="errA"/></endEvent>`, enginetest.Chain("cStart", "childWork", "fail"))))
 		pi := e.Start("caller", nil)
-		children, err := e.Eng.ProcessInstances(e.Ctx, bpmnlite.ProcessInstanceQuery{ProcessDefinitionKey: "child"})
+		children, err := e.Eng.HistoricProcessInstances(e.Ctx, bpmnlite.HistoricProcessInstanceQuery{ProcessDefinitionKey: "child"})
 		if err != nil || len(children) != 1 {
 			t.Fatalf("child instances: %d, %v", len(children), err)
 		}
@@ -256,7 +256,7 @@ func TestElementServiceTaskUnregisteredClass(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), `"com.example.Missing"`) || !strings.Contains(err.Error(), "serviceTask 'svc'") {
 			t.Fatalf("start: %v, want an error naming the delegate and the task", err)
 		}
-		ps, _ := e.Eng.ProcessInstances(e.Ctx, bpmnlite.ProcessInstanceQuery{})
+		ps, _ := e.Eng.HistoricProcessInstances(e.Ctx, bpmnlite.HistoricProcessInstanceQuery{})
 		if len(ps) != 0 {
 			t.Errorf("failed start left %d instances", len(ps))
 		}
@@ -516,7 +516,7 @@ func TestElementVariableUnsupportedTypes(t *testing.T) {
 			}
 		}
 		wantEq(t, "variables after failed sets", e.VarsOf(pi), map[string]any{"keep": int64(1)})
-		ps, _ := e.Eng.ProcessInstances(e.Ctx, bpmnlite.ProcessInstanceQuery{})
+		ps, _ := e.Eng.HistoricProcessInstances(e.Ctx, bpmnlite.HistoricProcessInstanceQuery{})
 		wantEq(t, "instances", len(ps), 1)
 	})
 }

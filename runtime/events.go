@@ -108,6 +108,7 @@ func (c *command) cancelWaits(x *execution, reason string) error {
 				return err
 			}
 			c.cc.Delete(t)
+			c.cc.Write(persistence.DeleteVariablesOfTask(t.ID))
 			c.historyTaskEnd(t, persistence.TaskDeleted)
 		}
 	case bpmn.ServiceTask, bpmn.SendTask:

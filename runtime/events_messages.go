@@ -19,7 +19,10 @@ type CorrelateRequest struct {
 	BusinessKey       string         // only instances with this business key
 	ProcessInstanceID string         // only this instance
 	CorrelationKeys   map[string]any // only instances whose variables have these values
-	Variables         map[string]any // set on the receiving execution (or the new instance)
+	// LocalCorrelationKeys: only executions whose own (local) variables
+	// have these values (Camunda's localCorrelationKeys).
+	LocalCorrelationKeys map[string]any
+	Variables            map[string]any // set on the receiving execution (or the new instance)
 	// LocalVariables are set local to the receiving execution (on a new
 	// instance: its variables), as Camunda's processVariablesLocal.
 	LocalVariables map[string]any
@@ -98,7 +101,7 @@ func (e *Core) CorrelateWithResult(ctx context.Context, t persistence.Tx, req Co
 				return err
 			}
 		}
-		if len(matches) == 0 && req.ProcessInstanceID == "" && len(req.CorrelationKeys) == 0 {
+		if len(matches) == 0 && req.ProcessInstanceID == "" && len(req.CorrelationKeys) == 0 && len(req.LocalCorrelationKeys) == 0 {
 			for _, s := range starts {
 				def, err := c.definition(s.ProcessDefinitionID)
 				if err != nil {
@@ -153,6 +156,19 @@ func (c *command) correlates(s *persistence.EventSubscription, req CorrelateRequ
 			return false, err
 		}
 		if fmt.Sprint(got) != fmt.Sprint(plainValue(want)) {
+			return false, nil
+		}
+	}
+	if len(req.LocalCorrelationKeys) == 0 {
+		return true, nil
+	}
+	local, err := x.localVariables()
+	if err != nil {
+		return false, err
+	}
+	for k, want := range req.LocalCorrelationKeys {
+		got, ok := local[k]
+		if !ok || fmt.Sprint(got) != fmt.Sprint(plainValue(want)) {
 			return false, nil
 		}
 	}

@@ -498,7 +498,7 @@ func TestEventSubprocessErrorFromCalledProcess(t *testing.T) {
 			enginetest.Executable("p", `<startEvent id="start"/><callActivity id="call" calledElement="callee"/><endEvent id="end"/>`, enginetest.Chain("start", "call", "end"),
 				espDef("onFailed", true, `<errorEventDefinition errorRef="failed"/>`, "repair"))))
 		pi := e.Start("p", nil)
-		called, err := e.Eng.ProcessInstances(e.Ctx, bpmnlite.ProcessInstanceQuery{ProcessDefinitionKey: "callee"})
+		called, err := e.Eng.HistoricProcessInstances(e.Ctx, bpmnlite.HistoricProcessInstanceQuery{ProcessDefinitionKey: "callee"})
 		if err != nil || len(called) != 1 {
 			t.Fatalf("called instances: %d, %v", len(called), err)
 		}

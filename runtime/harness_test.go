@@ -88,7 +88,7 @@ func (r *rig) job(id string) *persistence.Job {
 // ended reports whether process instance pi has ended.
 func (r *rig) ended(pi string) bool {
 	r.t.Helper()
-	his, err := persistence.List(r.ctx, r.db, persistence.HistoricInstanceFilter{ID: pi}.Query())
+	his, err := persistence.List(r.ctx, r.db, persistence.HistoricProcessInstanceFilter{ID: pi}.Query())
 	if err != nil || len(his) != 1 {
 		r.t.Fatalf("history of %s: %d rows, %v", pi, len(his), err)
 	}

@@ -72,7 +72,3 @@ func (x *execution) historyVariableUpdate(r *persistence.Variable, created bool)
 	}
 	c.cc.Insert(d)
 }
-
-// DecodeVariable is the value a stored variable (or a historic detail's)
-// holds.
-func DecodeVariable(r *persistence.Variable) (any, error) { return decodeVariable(r) }

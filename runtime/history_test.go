@@ -296,7 +296,7 @@ func TestHistoryTimeToLive(t *testing.T) {
 		kept := e.Start("keep", nil)
 		pi := e.Start("parent", map[string]any{"order": "A-1"})
 		e.Drain(10) // the child's async job
-		children, _ := e.Eng.ProcessInstances(e.Ctx, bpmnlite.ProcessInstanceQuery{ProcessDefinitionKey: "child"})
+		children, _ := e.Eng.HistoricProcessInstances(e.Ctx, bpmnlite.HistoricProcessInstanceQuery{ProcessDefinitionKey: "child"})
 		if len(children) != 1 {
 			t.Fatalf("%d child instances", len(children))
 		}
@@ -308,7 +308,7 @@ func TestHistoryTimeToLive(t *testing.T) {
 		e.Complete(pi, "review", nil)
 		end := e.Clock.Now()
 		for _, id := range []string{pi, child} {
-			hs, _ := e.Eng.ProcessInstances(e.Ctx, bpmnlite.ProcessInstanceQuery{ID: id})
+			hs, _ := e.Eng.HistoricProcessInstances(e.Ctx, bpmnlite.HistoricProcessInstanceQuery{ID: id})
 			if len(hs) != 1 || hs[0].RemovalTime == nil || !hs[0].RemovalTime.Equal(end.AddDate(0, 0, 5)) || hs[0].RootProcessInstanceID != pi {
 				t.Fatalf("instance %s in history: %+v", id, hs)
 			}
@@ -317,7 +317,7 @@ func TestHistoryTimeToLive(t *testing.T) {
 		// Not due yet: the job runs and removes nothing.
 		e.Clock.Add(4 * 24 * time.Hour)
 		e.runJob(bpmnlite.HistoryCleanupJobID)
-		if hs, _ := e.Eng.ProcessInstances(e.Ctx, bpmnlite.ProcessInstanceQuery{ID: pi}); len(hs) != 1 {
+		if hs, _ := e.Eng.HistoricProcessInstances(e.Ctx, bpmnlite.HistoricProcessInstanceQuery{ID: pi}); len(hs) != 1 {
 			t.Fatal("history removed before its time")
 		}
 		job, _ := e.Eng.Jobs(e.Ctx, bpmnlite.JobQuery{ID: bpmnlite.HistoryCleanupJobID})
@@ -328,7 +328,7 @@ func TestHistoryTimeToLive(t *testing.T) {
 		e.Clock.Add(24 * time.Hour)
 		e.runJob(bpmnlite.HistoryCleanupJobID)
 		for _, id := range []string{pi, child} {
-			if hs, _ := e.Eng.ProcessInstances(e.Ctx, bpmnlite.ProcessInstanceQuery{ID: id}); len(hs) != 0 {
+			if hs, _ := e.Eng.HistoricProcessInstances(e.Ctx, bpmnlite.HistoricProcessInstanceQuery{ID: id}); len(hs) != 0 {
 				t.Fatalf("instance %s still in history", id)
 			}
 			if acts, _ := e.Eng.ActivityHistory(e.Ctx, id); len(acts) != 0 {
@@ -344,7 +344,7 @@ func TestHistoryTimeToLive(t *testing.T) {
 		if _, err := e.Eng.Variables(e.Ctx, pi); !errors.Is(err, bpmnlite.ErrNotFound) {
 			t.Fatalf("variables after cleanup: %v, want ErrNotFound", err)
 		}
-		if hs, _ := e.Eng.ProcessInstances(e.Ctx, bpmnlite.ProcessInstanceQuery{ID: kept}); len(hs) != 1 || hs[0].RemovalTime != nil {
+		if hs, _ := e.Eng.HistoricProcessInstances(e.Ctx, bpmnlite.HistoricProcessInstanceQuery{ID: kept}); len(hs) != 1 || hs[0].RemovalTime != nil {
 			t.Fatalf("an instance without a time to live: %+v", hs)
 		}
 	})
@@ -363,7 +363,7 @@ func TestHistoryTimeToLiveDefaultAndBatches(t *testing.T) {
 		}
 		e.Clock.Add(time.Hour)
 		e.runJob(bpmnlite.HistoryCleanupJobID)
-		left, _ := e.Eng.ProcessInstances(e.Ctx, bpmnlite.ProcessInstanceQuery{ProcessDefinitionKey: "p"})
+		left, _ := e.Eng.HistoricProcessInstances(e.Ctx, bpmnlite.HistoricProcessInstanceQuery{ProcessDefinitionKey: "p"})
 		job, _ := e.Eng.Jobs(e.Ctx, bpmnlite.JobQuery{ID: bpmnlite.HistoryCleanupJobID})
 		if len(left) != 1 || len(job) != 1 || !job[0].DueDate.Equal(e.Clock.Now()) {
 			t.Fatalf("after a full batch: %d left, job %+v (want due at once)", len(left), job)
@@ -411,7 +411,7 @@ func TestHistoryLevels(t *testing.T) {
 				done := e.Start("t", map[string]any{"n": 2})
 				e.Complete(done, "u", nil)
 
-				instances, _ := e.Eng.ProcessInstances(e.Ctx, bpmnlite.ProcessInstanceQuery{})
+				instances, _ := e.Eng.HistoricProcessInstances(e.Ctx, bpmnlite.HistoricProcessInstanceQuery{})
 				tasks, _ := e.Eng.HistoricTasks(e.Ctx, bpmnlite.HistoricTaskQuery{})
 				vars, _ := e.Eng.Variables(e.Ctx, done)
 				incidents, _ := e.Eng.HistoricIncidents(e.Ctx, bpmnlite.HistoricIncidentQuery{})
@@ -446,12 +446,12 @@ func TestHistoryCleanupByTheJobExecutor(t *testing.T) {
   </process>
 </definitions>`)
 		pi := e.Start("zero", nil)
-		if hs, _ := e.Eng.ProcessInstances(e.Ctx, bpmnlite.ProcessInstanceQuery{ID: pi}); len(hs) != 1 {
+		if hs, _ := e.Eng.HistoricProcessInstances(e.Ctx, bpmnlite.HistoricProcessInstanceQuery{ID: pi}); len(hs) != 1 {
 			t.Fatal("no history to remove")
 		}
 		e.StartExecutor(bpmnlite.JobExecutorConfig{PoolSize: 1})
 		harness.WaitFor(t, "the cleanup job to remove the history", 20*time.Second, func() bool {
-			hs, _ := e.Eng.ProcessInstances(e.Ctx, bpmnlite.ProcessInstanceQuery{ID: pi})
+			hs, _ := e.Eng.HistoricProcessInstances(e.Ctx, bpmnlite.HistoricProcessInstanceQuery{ID: pi})
 			return len(hs) == 0
 		})
 		if js, _ := e.Eng.Jobs(e.Ctx, bpmnlite.JobQuery{ID: bpmnlite.HistoryCleanupJobID}); len(js) != 1 || js[0].Retries != 3 {

@@ -17,7 +17,7 @@ func TestRecursiveIncidentsThroughCallActivities(t *testing.T) {
 		e.DeployFiles("camunda/incidents/IncidentTest.testShouldCreateRecursiveIncidents.bpmn",
 			"camunda/incidents/IncidentTest.testShouldCreateOneIncident.bpmn")
 		caller := e.Start("callFailingProcess", nil)
-		called, err := e.Eng.ProcessInstances(e.Ctx, bpmnlite.ProcessInstanceQuery{ProcessDefinitionKey: "failingProcess"})
+		called, err := e.Eng.HistoricProcessInstances(e.Ctx, bpmnlite.HistoricProcessInstanceQuery{ProcessDefinitionKey: "failingProcess"})
 		if err != nil || len(called) != 1 {
 			t.Fatalf("called instances %v, %v", called, err)
 		}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/bpmnlite/bpmnlite/bpmn"
-	"github.com/bpmnlite/bpmnlite/config"
 	"github.com/bpmnlite/bpmnlite/persistence"
 )
 
@@ -137,7 +136,6 @@ func (c *command) endInstance(in *instance, state, reason string) error {
 	if err := c.keepEndVariables(in); err != nil {
 		return err
 	}
-	c.archiveVariables(in)
 	c.deleteIncidentsOfInstance(root.ID)
 	c.e.log.Debug("process instance ended", "instance", root.ID, "definition", in.def.ID, "state", state)
 	if err := c.removeExecution(root); err != nil {
@@ -168,25 +166,8 @@ func (c *command) deleteInstance(in *instance, reason, state string) error {
 	if err := c.keepEndVariables(in); err != nil {
 		return err
 	}
-	c.archiveVariables(in)
 	c.deleteIncidentsOfInstance(root.ID)
 	return c.removeExecution(root)
-}
-
-// archiveVariables keeps the ending instance's variables in history (when
-// history is on): from memory when this command loaded them, else copied
-// by a write queued before the one that deletes them.
-func (c *command) archiveVariables(in *instance) {
-	if !c.e.history(config.HistoryAudit) {
-		return
-	}
-	if !in.varsLoaded {
-		c.cc.Write(persistence.ArchiveVariables(in.root.ID))
-		return
-	}
-	for _, r := range in.vars[in.root.ID] {
-		c.cc.Insert(&persistence.HistoricVariable{Variable: *r})
-	}
 }
 
 // initialActivity is where a plain start begins: the none start event, or

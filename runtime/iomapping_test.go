@@ -264,7 +264,7 @@ func TestInputOutputCallActivity(t *testing.T) {
 				<camunda:out source="childOut" target="kept" local="true"/>`)+`</callActivity>
 			<userTask id="after"/>`, enginetest.Chain("start", "call", "after"))))
 		pi := e.Start("caller", map[string]any{"x": 2})
-		children, err := e.Eng.ProcessInstances(e.Ctx, bpmnlite.ProcessInstanceQuery{ProcessDefinitionKey: "child"})
+		children, err := e.Eng.HistoricProcessInstances(e.Ctx, bpmnlite.HistoricProcessInstanceQuery{ProcessDefinitionKey: "child"})
 		if err != nil || len(children) != 1 {
 			t.Fatalf("child instances %d, %v", len(children), err)
 		}

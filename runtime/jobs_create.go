@@ -41,6 +41,8 @@ func (e *Core) createJobDefinitions(cc *tx.Context, def *Definition) map[jobDefK
 			JobType:              jobType,
 			JobConfiguration:     config,
 			Suspension:           persistence.Active,
+			HandlerType:          camundaJobType(def.Process.Activity(activity), jobType),
+			DeploymentID:         def.DeploymentID,
 		}
 		cc.Insert(jd)
 		out[jobDefKey{activity, kind}] = jd
@@ -67,6 +69,24 @@ func (e *Core) createJobDefinitions(cc *tx.Context, def *Definition) map[jobDefK
 		}
 	}
 	return out
+}
+
+// camundaJobType is Camunda's job type of the jobs of a job definition at
+// activity a: its job handler's name.
+func camundaJobType(a *bpmn.Activity, jobType string) string {
+	switch {
+	case jobType == persistence.JobMessage:
+		return "async-continuation"
+	case a == nil:
+		return ""
+	case a.Kind == bpmn.BoundaryEvent:
+		return handlerTimerBoundary
+	case a.IsEventSubprocessStart():
+		return handlerTimerEventSubprocess
+	case a.Kind == bpmn.StartEvent:
+		return handlerTimerStart
+	}
+	return handlerTimerCatch // Camunda's for a timer after an event-based gateway too
 }
 
 // jobDefTTL bounds how long a node uses cached job definitions: an

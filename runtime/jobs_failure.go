@@ -227,6 +227,7 @@ func (e *Core) insertIncident(cc *tx.Context, in *persistence.Incident) {
 			FailedActivityID: in.FailedActivityID, ProcessInstanceID: in.ProcessInstanceID,
 			ProcessDefinitionID: in.ProcessDefinitionID, CauseIncidentID: in.CauseIncidentID,
 			RootCauseIncidentID: in.RootCauseIncidentID, Configuration: in.Configuration, JobDefinitionID: in.JobDefinitionID,
+			HistoryConfiguration: failureLogged(cc, in),
 		})
 	}
 }
@@ -305,6 +306,7 @@ func (e *Core) logJob(cc *tx.Context, j *persistence.Job, event, message string,
 	if event == persistence.JobLogFailed {
 		entry.ExceptionStack = j.ExceptionStack
 	}
+	entry.JobDefinitionType, entry.JobDefinitionConfiguration = jobDefinitionOf(cc, j)
 	cc.Insert(entry)
 }
 

@@ -282,6 +282,7 @@ func (e *Core) completeTask(ctx context.Context, t persistence.Tx, taskID string
 		}
 		if x == nil {
 			c.cc.Delete(task)
+			c.cc.Write(persistence.DeleteVariablesOfTask(task.ID))
 			c.historyTaskEnd(task, persistence.TaskCompleted)
 			return nil
 		}
@@ -293,6 +294,7 @@ func (e *Core) completeTask(ctx context.Context, t persistence.Tx, taskID string
 			return err
 		}
 		c.cc.Delete(task)
+		c.cc.Write(persistence.DeleteVariablesOfTask(task.ID))
 		c.historyTaskEnd(task, persistence.TaskCompleted)
 		x.IsActive = true
 		return c.leave(x, a)

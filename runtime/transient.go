@@ -1,6 +1,8 @@
 package runtime
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 )
@@ -42,11 +44,25 @@ func unwrapTransient(v any) (any, bool) {
 	}
 }
 
-// plainValue returns v without a Transient mark, for code that reads a
-// value given by the caller (condition evaluation, correlation keys).
+// plainValue returns v without a Transient mark or a declared type, for
+// code that reads a value given by the caller (condition evaluation,
+// correlation keys).
 func plainValue(v any) any {
 	v, _ = unwrapTransient(v)
-	return v
+	t, ok := v.(TypedValue)
+	if !ok {
+		return v
+	}
+	if doc, isDoc := t.Value.(json.RawMessage); isDoc {
+		// A Json or Object document: seen as decoded, as when read back.
+		dec := json.NewDecoder(bytes.NewReader(doc))
+		dec.UseNumber()
+		var x any
+		if dec.Decode(&x) == nil {
+			return normalizeJSON(x)
+		}
+	}
+	return t.Value
 }
 
 // ErrTransientConflict: a variable was set transient where a stored one of

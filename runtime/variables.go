@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/bpmnlite/bpmnlite/config"
 	"github.com/bpmnlite/bpmnlite/persistence"
 	"github.com/bpmnlite/bpmnlite/tx"
 )
@@ -79,7 +80,10 @@ func encodeVariable(r *persistence.Variable, v any, limit int) error {
 // the value; r.Bytes may still be the caller's.
 func encodeValue(r *persistence.Variable, v any) error {
 	r.Text, r.Long, r.Double, r.Time, r.Bytes = "", 0, 0, time.Time{}, nil
+	r.ValueType, r.ValueInfo = "", ""
 	switch x := v.(type) {
+	case TypedValue:
+		return encodeTyped(r, x)
 	case nil:
 		r.Type = persistence.VarNull
 	case string:
@@ -552,6 +556,7 @@ func (x *execution) setLocal(name string, v any) error {
 		if !transient {
 			in.c.cc.Update(r)
 			x.historyVariableUpdate(r, false)
+			in.c.recordVariable(r)
 		}
 		x.changed(x.ID, name, "update")
 		return nil
@@ -566,6 +571,7 @@ func (x *execution) setLocal(name string, v any) error {
 		r.ID, r.Rev = newID(), 1
 		in.c.cc.Insert(r)
 		x.historyVariableUpdate(r, true)
+		in.c.recordVariable(r)
 		putIn(&in.vars, x.ID, name, r)
 	}
 	x.changed(x.ID, name, "create")
@@ -584,10 +590,27 @@ func (x *execution) removeVariable(name string) error {
 	} else {
 		delete(in.vars[s.ID], name)
 		in.c.cc.Delete(found.row)
+		in.c.forgetVariable(found.row)
 	}
 	putIn(&in.removed, s.ID, name, found.transient)
 	x.changed(s.ID, name, "delete")
 	return nil
+}
+
+// recordVariable keeps stored variable r's value in history (when
+// history is on), as Camunda's historic variable instances: written as it
+// changes, kept when its scope ends.
+func (c *command) recordVariable(r *persistence.Variable) {
+	if c.e.history(config.HistoryAudit) {
+		c.cc.Write(persistence.RecordVariable(r, c.cc.Now().UTC()))
+	}
+}
+
+// forgetVariable marks the history of a removed variable deleted.
+func (c *command) forgetVariable(r *persistence.Variable) {
+	if c.e.history(config.HistoryAudit) {
+		c.cc.Write(persistence.MarkVariableDeleted(r.ID))
+	}
 }
 
 // putIn sets (*m)[scope][name] = v, making the maps as needed.

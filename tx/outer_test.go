@@ -44,7 +44,7 @@ func TestInTx(t *testing.T) {
 		if !errors.Is(err, boom) {
 			t.Fatalf("InTx returned %v, want fn's error", err)
 		}
-		if is, _ := e.Eng.ProcessInstances(e.Ctx, bpmnlite.ProcessInstanceQuery{ID: started}); len(is) != 0 {
+		if is, _ := e.Eng.HistoricProcessInstances(e.Ctx, bpmnlite.HistoricProcessInstanceQuery{ID: started}); len(is) != 0 {
 			t.Errorf("the instance started in a rolled-back transaction exists")
 		}
 		if e.State(waiting) != bpmnlite.StateActive || len(e.Tasks(waiting)) != 1 {
@@ -95,7 +95,7 @@ func TestInTxPanic(t *testing.T) {
 				panic("boom")
 			})
 		}()
-		if is, _ := e.Eng.ProcessInstances(e.Ctx, bpmnlite.ProcessInstanceQuery{ID: started}); started == "" || len(is) != 0 {
+		if is, _ := e.Eng.HistoricProcessInstances(e.Ctx, bpmnlite.HistoricProcessInstanceQuery{ID: started}); started == "" || len(is) != 0 {
 			t.Errorf("the instance of a panicking transaction (%q) exists", started)
 		}
 		// The database is usable afterwards (SQLite's writer was released).

@@ -68,7 +68,7 @@ func Example() {
 		panic(err)
 	}
 
-	hist, err := eng.ProcessInstances(context.Background(), bpmnlite.ProcessInstanceQuery{ID: pi})
+	hist, err := eng.HistoricProcessInstances(context.Background(), bpmnlite.HistoricProcessInstanceQuery{ID: pi})
 	if err != nil {
 		panic(err)
 	}
@@ -133,7 +133,7 @@ func ExampleHTTP() {
 		panic(err)
 	}
 
-	ended, err := eng.ProcessInstances(context.Background(), bpmnlite.ProcessInstanceQuery{BusinessKey: "order-8", State: bpmnlite.StateCompleted})
+	ended, err := eng.HistoricProcessInstances(context.Background(), bpmnlite.HistoricProcessInstanceQuery{BusinessKey: "order-8", State: bpmnlite.StateCompleted})
 	if err != nil {
 		panic(err)
 	}

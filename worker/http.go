@@ -126,7 +126,7 @@ func (b *httpBackend) FetchAndLock(ctx context.Context, req FetchRequest) ([]*Ta
 	}
 	out := make([]*Task, 0, len(locked))
 	for _, l := range locked {
-		vars, err := rest.DecodeVariables(l.Variables)
+		vars, err := rest.DecodePlainVariables(l.Variables)
 		if err != nil {
 			return nil, fmt.Errorf("task %s: %w", l.ID, err)
 		}

@@ -160,7 +160,7 @@ func instancesCmd(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	defer c.close()
-	list, err := c.eng.ProcessInstances(ctx, bpmnlite.ProcessInstanceQuery{ProcessDefinitionKey: *key, State: strings.ToUpper(*state)})
+	list, err := c.eng.HistoricProcessInstances(ctx, bpmnlite.HistoricProcessInstanceQuery{ProcessDefinitionKey: *key, State: strings.ToUpper(*state)})
 	if err != nil {
 		return err
 	}

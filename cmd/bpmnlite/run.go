@@ -262,7 +262,7 @@ func report(ctx context.Context, eng *bpmnlite.Engine, pi string, out io.Writer)
 	for _, in := range incidents {
 		fmt.Fprintf(out, "incident %s at %s: %s\n", in.Type, in.ActivityID, in.Message)
 	}
-	insts, err := eng.ProcessInstances(ctx, bpmnlite.ProcessInstanceQuery{ID: pi})
+	insts, err := eng.HistoricProcessInstances(ctx, bpmnlite.HistoricProcessInstanceQuery{ID: pi})
 	if err != nil {
 		return err
 	}

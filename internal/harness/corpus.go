@@ -70,6 +70,25 @@ func (e *Env) DeployFiles(paths ...string) *bpmnlite.Deployment {
 	return d
 }
 
+// RedeployFiles deploys corpus files again as a new deployment, unchanged
+// or not (no duplicate filtering), as Camunda's tests redeploy.
+func (e *Env) RedeployFiles(paths ...string) *bpmnlite.Deployment {
+	e.T.Helper()
+	req := bpmnlite.DeployRequest{Name: "acceptance", Source: "files"}
+	for _, p := range paths {
+		b, err := os.ReadFile(Corpus(e.T, p))
+		if err != nil {
+			e.T.Fatal(err)
+		}
+		req.Resources = append(req.Resources, bpmnlite.Resource{Name: p, Bytes: b})
+	}
+	d, err := e.Eng.Deploy(e.Ctx, req)
+	if err != nil {
+		e.T.Fatalf("deploy %v: %v", paths, err)
+	}
+	return d
+}
+
 // DeployExample deploys one file of the module's examples/processes.
 func (e *Env) DeployExample(name string) {
 	e.T.Helper()

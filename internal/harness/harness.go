@@ -135,7 +135,7 @@ func (e *Env) Complete(pi, key string, vars map[string]any) {
 // State returns the history state of a process instance.
 func (e *Env) State(pi string) string {
 	e.T.Helper()
-	ps, err := e.Eng.ProcessInstances(e.Ctx, bpmnlite.ProcessInstanceQuery{ID: pi})
+	ps, err := e.Eng.HistoricProcessInstances(e.Ctx, bpmnlite.HistoricProcessInstanceQuery{ID: pi})
 	if err != nil {
 		e.T.Fatalf("process instances: %v", err)
 	}

@@ -85,7 +85,7 @@ func (e *Env) Var(pi, name string) any {
 // Instances returns the running and ended instances of a process key.
 func (e *Env) Instances(key string) []*bpmnlite.HistoricProcessInstance {
 	e.T.Helper()
-	return must(e.Eng.ProcessInstances(e.Ctx, bpmnlite.ProcessInstanceQuery{ProcessDefinitionKey: key}))(e.T, "process instances")
+	return must(e.Eng.HistoricProcessInstances(e.Ctx, bpmnlite.HistoricProcessInstanceQuery{ProcessDefinitionKey: key}))(e.T, "process instances")
 }
 
 // JobList shows jobs for failure messages.

@@ -9,6 +9,8 @@ ALTER TABLE job_log ADD COLUMN root_process_instance_id TEXT;
 ALTER TABLE job_log ADD COLUMN job_due_date INTEGER;
 ALTER TABLE job_log ADD COLUMN failed_activity_id TEXT;
 ALTER TABLE job_log ADD COLUMN exception_stack TEXT;
+ALTER TABLE job_log ADD COLUMN job_definition_type TEXT;
+ALTER TABLE job_log ADD COLUMN job_definition_configuration TEXT;
 
 -- The external task log: an entry when an external task is created, fails,
 -- succeeds or is deleted, as Camunda's ACT_HI_EXT_TASK_LOG.
@@ -70,3 +72,7 @@ ALTER TABLE hist_process_instance ADD COLUMN process_definition_version INTEGER 
 UPDATE hist_process_instance SET
     process_definition_name = (SELECT name FROM process_definition WHERE process_definition.id = hist_process_instance.process_definition_id),
     process_definition_version = COALESCE((SELECT version FROM process_definition WHERE process_definition.id = hist_process_instance.process_definition_id), 0);
+
+-- A failed job's incident names the job log entry of the failure that
+-- raised it (Camunda's history configuration).
+ALTER TABLE hist_incident ADD COLUMN history_configuration TEXT;
