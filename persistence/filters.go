@@ -203,9 +203,13 @@ type TaskFilter struct {
 	Due      *time.Time `where:"due_date" param:"due"`
 	FollowUp *time.Time `where:"follow_up_date" param:"followUp"`
 	Created  *time.Time `where:"create_time" param:"created"`
-	// WithCommentAttachmentInfo selects nothing: it asks the REST API to
-	// tell whether each task has comments and attachments.
-	WithCommentAttachmentInfo bool `param:"withCommentAttachmentInfo"`
+	// WithCommentAttachmentInfo, WithTaskVariablesInReturn and
+	// WithTaskLocalVariablesInReturn select nothing: they ask the REST API
+	// to show whether each task has comments and attachments, and its
+	// variables (all it sees, or its own).
+	WithCommentAttachmentInfo      bool `param:"withCommentAttachmentInfo"`
+	WithTaskVariablesInReturn      bool `param:"withTaskVariablesInReturn"`
+	WithTaskLocalVariablesInReturn bool `param:"withTaskLocalVariablesInReturn"`
 	// OrQueries (a POST query's disjunctions, as JSON) are not supported:
 	// a query with them is refused rather than run without them.
 	OrQueries string `param:"orQueries"`

@@ -388,6 +388,8 @@ var paramCases = map[string]map[string]paramCase{
 		"updatedAfter":                   {"{created4}", "task4 task5"},
 		"active":                         {"true", "task2 task4 task5"},
 		"withCommentAttachmentInfo":      {"true", "task2 task4 task5"}, // selects all, shows more (TestRESTTaskComments)
+		"withTaskVariablesInReturn":      {"true", "task2 task4 task5"}, // as well (TestRESTTaskVariablesInReturn)
+		"withTaskLocalVariablesInReturn": {"true", "task2 task4 task5"},
 		"suspended":                      {"true", ""},
 		"tenantIdIn":                     {"acme,nope", "task4 task5"},
 		"withoutTenantId":                {"true", "task2"},

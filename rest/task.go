@@ -22,12 +22,13 @@ import (
 var taskJSON = newShape[taskView](`id name? assignee? created=CreateTime due=DueDate followUp=FollowUpDate lastUpdated
 	delegationState? description? executionId? owner? parentTaskId? priority processDefinitionId? processInstanceId?
 	taskDefinitionKey? caseExecutionId:null caseInstanceId:null caseDefinitionId:null suspended() formKey?
-	camundaFormRef:null tenantId? attachment! comment!`)
+	camundaFormRef:null tenantId? attachment! comment! variables=Variables!`)
 
 // taskView is a task as the REST API shows it.
 type taskView struct {
 	*bpmnlite.Task
-	Attachment, Comment *bool // nil unless asked for
+	Attachment, Comment *bool                  // nil unless asked for
+	Variables           *map[string]TypedValue // nil unless asked for
 }
 
 // taskViews are the tasks q selects, with whether they have attachments
@@ -42,16 +43,29 @@ func (h *Handler) taskViews(ctx context.Context, q bpmnlite.TaskQuery) ([]*taskV
 	for i, t := range tasks {
 		views[i], ids[i] = &taskView{Task: t}, t.ID
 	}
-	if !q.WithCommentAttachmentInfo {
-		return views, nil
+	if q.WithCommentAttachmentInfo {
+		comments, attachments, err := h.eng.TasksWithCommentsAndAttachments(ctx, ids)
+		if err != nil {
+			return nil, err
+		}
+		for _, v := range views {
+			hasAttachment, hasComment := attachments[v.ID], comments[v.ID]
+			v.Attachment, v.Comment = &hasAttachment, &hasComment
+		}
 	}
-	comments, attachments, err := h.eng.TasksWithCommentsAndAttachments(ctx, ids)
-	if err != nil {
-		return nil, err
-	}
-	for _, v := range views {
-		hasAttachment, hasComment := attachments[v.ID], comments[v.ID]
-		v.Attachment, v.Comment = &hasAttachment, &hasComment
+	if q.WithTaskVariablesInReturn || q.WithTaskLocalVariablesInReturn {
+		for _, v := range views {
+			vars := map[string]TypedValue{} // a standalone task has none
+			if v.ExecutionID != "" {
+				scope := bpmnlite.VariableScope{TaskID: v.ID, Local: !q.WithTaskVariablesInReturn}
+				found, err := h.eng.ScopeVariables(ctx, scope)
+				if err != nil {
+					return nil, err
+				}
+				vars = encodeInstances(found, true)
+			}
+			v.Variables = &vars
+		}
 	}
 	return views, nil
 }
@@ -120,17 +134,14 @@ func (h *Handler) taskRoutes() {
 func noMatchingTask(id string) string { return "No matching task with id " + id }
 
 // getTask answers GET /task/{id}; withCommentAttachmentInfo adds whether
-// the task has attachments and comments, as Camunda's query parameter
-// (which its API reference leaves out) does.
+// the task has attachments and comments, withTaskVariablesInReturn and
+// withTaskLocalVariablesInReturn its variables, as Camunda's query
+// parameters (which its API reference leaves out) do.
 func (h *Handler) getTask(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
-	for _, p := range []string{"withTaskVariablesInReturn", "withTaskLocalVariablesInReturn"} {
-		if q.Get(p) == "true" {
-			return badRequest("bpmnlite does not support the query parameter %s of GET /task/{id} (Camunda's REST API has it; bpmnlite refuses it rather than ignore it)", p)
-		}
-	}
 	id := r.PathValue("id")
-	views, err := h.taskViews(r.Context(), bpmnlite.TaskQuery{ID: id, WithCommentAttachmentInfo: q.Get("withCommentAttachmentInfo") == "true"})
+	views, err := h.taskViews(r.Context(), bpmnlite.TaskQuery{ID: id, WithCommentAttachmentInfo: q.Get("withCommentAttachmentInfo") == "true",
+		WithTaskVariablesInReturn: q.Get("withTaskVariablesInReturn") == "true", WithTaskLocalVariablesInReturn: q.Get("withTaskLocalVariablesInReturn") == "true"})
 	view, err := first(views, err, noMatchingTask(id))
 	if err != nil {
 		return err
@@ -187,6 +198,12 @@ func (h *Handler) completeTask(prefix string, submit bool) func(w http.ResponseW
 		}
 		ctx, id := r.Context(), r.PathValue("id")
 		prefix := fmt.Sprintf(prefix, id)
+		var pi string // whose variables come back typed, if it runs on
+		if body.WithVariablesInReturn {
+			if task, err := h.eng.Task(ctx, id); err == nil {
+				pi = task.ProcessInstanceID
+			}
+		}
 		var out map[string]any
 		switch {
 		case submit:
@@ -199,7 +216,13 @@ func (h *Handler) completeTask(prefix string, submit bool) func(w http.ResponseW
 		if err != nil || !body.WithVariablesInReturn {
 			return taskDone(w, r, prefix, err)
 		}
-		writeJSON(w, http.StatusOK, EncodeVariables(out))
+		if pi != "" {
+			if typed, err := h.eng.ScopeVariables(ctx, bpmnlite.VariableScope{ExecutionID: pi}); err == nil {
+				writeJSON(w, http.StatusOK, encodeInstances(typed, true)) // with their declared types
+				return nil
+			}
+		}
+		writeJSON(w, http.StatusOK, EncodeVariables(out)) // as the instance ended
 		return nil
 	}
 }

@@ -250,8 +250,9 @@ func TestRESTTaskCompleteWithVariablesInReturn(t *testing.T) {
 	eachBackend(t, rest.Options{}, func(t *testing.T, a *api) {
 		pi, task := startApprovalTask(t, a, map[string]any{"amount": map[string]any{"value": 5, "type": "Integer"}})
 		out := a.ok(http.StatusOK, "POST", "/task/"+task+"/complete", map[string]any{"withVariablesInReturn": true,
-			"variables": map[string]any{"approved": map[string]any{"value": true, "type": "Boolean"}}})
-		if field(out, "amount", "value") != float64(5) || field(out, "approved", "value") != true || field(out, "approved", "type") != "Boolean" {
+			"variables": map[string]any{"approved": map[string]any{"value": true, "type": "Boolean"}, "count": map[string]any{"value": 3, "type": "Short"}}})
+		if field(out, "amount", "value") != float64(5) || field(out, "approved", "value") != true || field(out, "approved", "type") != "Boolean" ||
+			field(out, "count", "type") != "Short" {
 			t.Errorf("variables in return: %v", out)
 		}
 		// The last task: the instance ends, its variables come back as they were.
@@ -274,6 +275,42 @@ func TestRESTTaskCompleteWithVariablesInReturn(t *testing.T) {
 		if status, out := a.call("POST", "/task/"+task+"/complete", map[string]any{"variables": map[string]any{"x": map[string]any{"value": "no", "type": "Boolean"}}}); status != http.StatusBadRequest ||
 			!strings.Contains(field(out, "message").(string), "'x'") {
 			t.Errorf("a bad variable: %d %v, want 400 naming it", status, out)
+		}
+	})
+}
+
+// Tasks show their variables when asked: all they see, or their own.
+func TestRESTTaskVariablesInReturn(t *testing.T) {
+	eachBackend(t, rest.Options{}, func(t *testing.T, a *api) {
+		pi, task := startApprovalTask(t, a, map[string]any{"amount": map[string]any{"value": 5, "type": "Short"}})
+		a.ok(http.StatusNoContent, "POST", "/task/"+task+"/localVariables", map[string]any{"modifications": map[string]any{"note": map[string]any{"value": "x"}}})
+		a.ok(http.StatusNoContent, "POST", "/task/create", map[string]any{"id": "alone"})
+		for _, c := range []struct{ path, want string }{
+			{"/task/" + task + "?withTaskVariablesInReturn=true", "amount note"},
+			{"/task/" + task + "?withTaskLocalVariablesInReturn=true", "note"},
+			{"/task?processInstanceId=" + pi + "&withTaskVariablesInReturn=true", "amount note"},
+			{"/task?processInstanceId=" + pi + "&withTaskLocalVariablesInReturn=true", "note"},
+			{"/task/alone?withTaskVariablesInReturn=true", ""},
+		} {
+			got := a.ok(http.StatusOK, "GET", c.path, nil)
+			if list, ok := got.([]any); ok {
+				got = list[0]
+			}
+			vars, _ := field(got, "variables").(map[string]any)
+			var names []string
+			for name := range vars {
+				names = append(names, name)
+			}
+			slices.Sort(names)
+			if vars == nil || strings.Join(names, " ") != c.want {
+				t.Errorf("GET %s: variables %v, want %s", c.path, field(got, "variables"), c.want)
+			}
+			if c.want == "amount note" && field(vars, "amount", "type") != "Short" {
+				t.Errorf("GET %s: amount %v, want its declared type Short", c.path, field(vars, "amount"))
+			}
+		}
+		if got := a.ok(http.StatusOK, "GET", "/task/"+task, nil); field(got, "variables") != nil {
+			t.Errorf("a task not asked for its variables shows them: %v", got)
 		}
 	})
 }
@@ -409,9 +446,6 @@ func TestRESTTaskComments(t *testing.T) {
 			if len(list) != 1 || field(list[0], "comment") != true || field(list[0], "attachment") != false {
 				t.Errorf("%s with comment and attachment info: %v", q, list)
 			}
-		}
-		if status, _ := a.call("GET", "/task/"+task+"?withTaskVariablesInReturn=true", nil); status != http.StatusBadRequest {
-			t.Errorf("GET /task/{id}?withTaskVariablesInReturn=true: %d, want 400", status)
 		}
 		wantExactError(t, a, http.StatusNotFound, "InvalidRequestException", "Task comment with id nope does not exist for task id '"+task+"'.", "GET", path+"/nope", nil)
 		wantExactError(t, a, http.StatusBadRequest, "InvalidRequestException", "No comment exists with commentId: nope and taskId: "+task,
