@@ -176,6 +176,24 @@ func (e *Engine) TaskComments(ctx context.Context, id string) ([]*TaskComment, e
 	return persistence.List(ctx, e.db, persistence.CommentsOfTask(id))
 }
 
+// ProcessInstanceComments are the comments on process instance id (on
+// its tasks, or made for it), newest first.
+func (e *Engine) ProcessInstanceComments(ctx context.Context, id string) ([]*TaskComment, error) {
+	return persistence.List(ctx, e.db, persistence.CommentsOfInstance(id))
+}
+
+// UpdateProcessInstanceComment changes the message of comment commentID of
+// process instance id.
+func (e *Engine) UpdateProcessInstanceComment(ctx context.Context, id, commentID, message string) error {
+	return e.rt.UpdateInstanceComment(ctx, nil, id, commentID, message)
+}
+
+// DeleteProcessInstanceComments deletes comment commentID of process
+// instance id, or all its comments when commentID is "".
+func (e *Engine) DeleteProcessInstanceComments(ctx context.Context, id, commentID string) error {
+	return e.rt.DeleteInstanceComments(ctx, nil, id, commentID)
+}
+
 // UpdateTaskComment changes the message of a comment on task id
 // (ErrNotValid when the task has no such comment).
 func (e *Engine) UpdateTaskComment(ctx context.Context, id, commentID, message string) error {

@@ -28,6 +28,12 @@ func CommentsOfTask(taskID string) Query[*TaskComment] {
 	return newQuery[*TaskComment]("WHERE task_id = $1 ORDER BY create_time DESC, id DESC", taskID)
 }
 
+// CommentsOfInstance are the comments on process instance id (its tasks'
+// and its own), newest first.
+func CommentsOfInstance(processInstanceID string) Query[*TaskComment] {
+	return newQuery[*TaskComment]("WHERE process_instance_id = $1 ORDER BY create_time DESC, id DESC", processInstanceID)
+}
+
 // AttachmentsOfTask are the attachments of task taskID, oldest first.
 func AttachmentsOfTask(taskID string) Query[*TaskAttachment] {
 	return newQuery[*TaskAttachment]("WHERE task_id = $1 ORDER BY create_time, id", taskID)

@@ -126,6 +126,7 @@ func (h *Handler) instanceView(r *http.Request, id string, ended object) (object
 }
 
 func (h *Handler) instanceRoutes() {
+	h.instanceCommentRoutes()
 	// Camunda's runtime query: the unfinished instances, some parameters
 	// named otherwise than in history (runtimeParam).
 	listRoutes(h, "/process-instance", "param", bpmnlite.InstanceQuery{}, h.eng.Instances, instanceJSON)

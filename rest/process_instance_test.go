@@ -250,3 +250,44 @@ func TestRESTVariablesInReturnKeepTypes(t *testing.T) {
 		}
 	})
 }
+
+// A process instance's comments: those made on its tasks for it, listed,
+// changed and deleted through the instance, with Camunda's errors.
+func TestRESTProcessInstanceComments(t *testing.T) {
+	eachBackend(t, rest.Options{}, func(t *testing.T, a *api) {
+		a.ok(http.StatusOK, "POST", "/deployment/create", deployment("one", map[string]string{"one.bpmn": oneTask}))
+		pi := field(a.ok(http.StatusOK, "POST", "/process-definition/key/one/start", map[string]any{}), "id").(string)
+		task := field(a.ok(http.StatusOK, "GET", "/task?processInstanceId="+pi, nil).([]any)[0], "id").(string)
+		var ids []string
+		for _, msg := range []string{"first", "second"} {
+			c := a.ok(http.StatusOK, "POST", "/task/"+task+"/comment/create", map[string]any{"message": msg, "processInstanceId": pi})
+			ids = append(ids, field(c, "id").(string))
+		}
+		comments := a.ok(http.StatusOK, "GET", "/process-instance/"+pi+"/comment", nil).([]any)
+		if len(comments) != 2 || field(comments[0], "message") != "second" || field(comments[0], "processInstanceId") != pi {
+			t.Fatalf("comments %v", comments)
+		}
+		a.ok(http.StatusNoContent, "PUT", "/process-instance/"+pi+"/comment", map[string]any{"id": ids[0], "message": "changed"})
+		comments = a.ok(http.StatusOK, "GET", "/process-instance/"+pi+"/comment", nil).([]any)
+		if field(comments[1], "message") != "changed" {
+			t.Errorf("after the update: %v", comments)
+		}
+		status, out := a.call("PUT", "/process-instance/"+pi+"/comment", map[string]any{"id": "nope", "message": "x"})
+		if status != http.StatusBadRequest || field(out, "message") != "No comment exists with commentId: nope and processInstanceId: "+pi {
+			t.Errorf("update of another comment: %d %v", status, out)
+		}
+		a.ok(http.StatusBadRequest, "PUT", "/process-instance/"+pi+"/comment", map[string]any{"message": "x"})
+		a.ok(http.StatusNoContent, "DELETE", "/process-instance/"+pi+"/comment/"+ids[1], nil)
+		if comments := a.ok(http.StatusOK, "GET", "/process-instance/"+pi+"/comment", nil).([]any); len(comments) != 1 || field(comments[0], "id") != ids[0] {
+			t.Errorf("after deleting one: %v", comments)
+		}
+		a.ok(http.StatusNoContent, "DELETE", "/process-instance/"+pi+"/comment", nil)
+		if comments := a.ok(http.StatusOK, "GET", "/process-instance/"+pi+"/comment", nil).([]any); len(comments) != 0 {
+			t.Errorf("after deleting all: %v", comments)
+		}
+		status, out = a.call("GET", "/process-instance/nope/comment", nil)
+		if status != http.StatusNotFound || field(out, "message") != "No process instance found for id nope" {
+			t.Errorf("unknown instance: %d %v", status, out)
+		}
+	})
+}

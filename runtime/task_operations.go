@@ -569,6 +569,43 @@ func (e *Core) DeleteTaskComments(ctx context.Context, t persistence.Tx, id, com
 	})
 }
 
+// UpdateInstanceComment changes the message of comment commentID of
+// process instance id (refused, ErrNotValid, when the instance has no such
+// comment).
+func (e *Core) UpdateInstanceComment(ctx context.Context, t persistence.Tx, id, commentID, message string) error {
+	if err := checkTexts("message", message); err != nil {
+		return err
+	}
+	return e.command(ctx, t, "update_instance_comment", func(c *command) error {
+		ent, err := c.cc.Get(persistence.TaskCommentTable, commentID)
+		if err != nil || ent.(*persistence.TaskComment).ProcessInstanceID != id {
+			return refuse("No comment exists with commentId: %s and processInstanceId: %s", commentID, id)
+		}
+		comment := ent.(*persistence.TaskComment)
+		comment.Message = message
+		c.cc.Update(comment)
+		return nil
+	})
+}
+
+// DeleteInstanceComments deletes comment commentID of process instance id,
+// or all its comments when commentID is ""; a comment it does not have is
+// no error, as in Camunda.
+func (e *Core) DeleteInstanceComments(ctx context.Context, t persistence.Tx, id, commentID string) error {
+	return e.command(ctx, t, "delete_instance_comments", func(c *command) error {
+		comments, err := tx.Select(c.cc, persistence.CommentsOfInstance(id))
+		if err != nil {
+			return err
+		}
+		for _, comment := range comments {
+			if commentID == "" || comment.ID == commentID {
+				c.cc.Delete(comment)
+			}
+		}
+		return nil
+	})
+}
+
 // taskChild is the comment or attachment childID of task id (ErrNotFound
 // for one of another task).
 func taskChild[T persistence.Entity](c *command, table *persistence.Table, id, childID string, taskOf func(T) string) (T, error) {
