@@ -35,28 +35,7 @@ func (h *Handler) instanceCommentRoutes() {
 		writeJSON(w, http.StatusOK, commentJSON.list(comments))
 		return nil
 	})
-	h.handle("PUT /process-instance/{id}/comment", func(w http.ResponseWriter, r *http.Request) error {
-		if h.historyForbidden(w) {
-			return nil
-		}
-		if err := instanceInHistory(r); err != nil {
-			return err
-		}
-		var body struct {
-			ID      string  `json:"id"`
-			Message *string `json:"message"`
-		}
-		if err := readJSON(r, &body); err != nil {
-			return err
-		}
-		switch {
-		case body.ID == "":
-			return badRequest("commentId is null")
-		case body.Message == nil:
-			return badRequest("message is null")
-		}
-		return taskDone(w, r, "", h.eng.UpdateProcessInstanceComment(r.Context(), r.PathValue("id"), body.ID, *body.Message))
-	})
+	h.handle("PUT /process-instance/{id}/comment", h.commentUpdate(instanceInHistory, h.eng.UpdateProcessInstanceComment))
 	deleteComments := func(w http.ResponseWriter, r *http.Request) error {
 		if h.historyForbidden(w) {
 			return nil

@@ -65,28 +65,8 @@ func (h *Handler) taskCommentRoutes() {
 		writeJSON(w, http.StatusOK, commentJSON.of(comment).set("links", selfLink(r, h.opt.BasePath, "/task/"+comment.TaskID+"/comment/"+comment.ID)))
 		return nil
 	})
-	h.handle("PUT /task/{id}/comment", func(w http.ResponseWriter, r *http.Request) error {
-		if h.historyForbidden(w) {
-			return nil
-		}
-		if err := h.historicTaskExists(r, http.StatusNotFound); err != nil {
-			return err
-		}
-		var body struct {
-			ID      string  `json:"id"`
-			Message *string `json:"message"`
-		}
-		if err := readJSON(r, &body); err != nil {
-			return err
-		}
-		switch {
-		case body.ID == "":
-			return badRequest("commentId is null")
-		case body.Message == nil:
-			return badRequest("message is null")
-		}
-		return taskDone(w, r, "", h.eng.UpdateTaskComment(r.Context(), r.PathValue("id"), body.ID, *body.Message))
-	})
+	taskInHistory := func(r *http.Request) error { return h.historicTaskExists(r, http.StatusNotFound) }
+	h.handle("PUT /task/{id}/comment", h.commentUpdate(taskInHistory, h.eng.UpdateTaskComment))
 	deleteComments := func(w http.ResponseWriter, r *http.Request) error {
 		if h.historyForbidden(w) {
 			return nil
@@ -102,6 +82,34 @@ func (h *Handler) taskCommentRoutes() {
 	}
 	h.handle("DELETE /task/{id}/comment", deleteComments)
 	h.handle("DELETE /task/{id}/comment/{commentId}", deleteComments)
+}
+
+// commentUpdate answers PUT .../comment of a comment's owner ({id}): the
+// body's comment id and message, the owner checked by exists (history kept,
+// else 403), the change made by update.
+func (h *Handler) commentUpdate(exists func(*http.Request) error, update func(ctx context.Context, id, commentID, message string) error) func(http.ResponseWriter, *http.Request) error {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		if h.historyForbidden(w) {
+			return nil
+		}
+		if err := exists(r); err != nil {
+			return err
+		}
+		var body struct {
+			ID      string  `json:"id"`
+			Message *string `json:"message"`
+		}
+		if err := readJSON(r, &body); err != nil {
+			return err
+		}
+		switch {
+		case body.ID == "":
+			return badRequest("commentId is null")
+		case body.Message == nil:
+			return badRequest("message is null")
+		}
+		return taskDone(w, r, "", update(r.Context(), r.PathValue("id"), body.ID, *body.Message))
+	}
 }
 
 // taskComment is comment commentID of task id, or Camunda's 404.
