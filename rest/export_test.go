@@ -13,6 +13,7 @@ type ServedRoute struct {
 	Documented map[string]bool
 	SortBy     []string
 	Accepted   []string
+	Body       map[string]bool // the members of its documented JSON body
 }
 
 // ServedRoutes are the operations h (a *Handler) serves.
@@ -21,7 +22,7 @@ func ServedRoutes(h http.Handler) []ServedRoute {
 	for _, r := range h.(*Handler).served {
 		sr := ServedRoute{Method: r.method, Path: r.path, Accepted: r.accepts}
 		if r.op != nil {
-			sr.Documented, sr.SortBy = r.op.params, r.op.sortBy
+			sr.Documented, sr.SortBy, sr.Body = r.op.params, r.op.sortBy, r.op.body
 		}
 		out = append(out, sr)
 	}

@@ -216,7 +216,7 @@ func (h *Handler) operation(pattern string, fn func(w http.ResponseWriter, r *ht
 	return func(w http.ResponseWriter, r *http.Request) {
 		err := refuseUnsupported(op, r.URL.Query(), accepted)
 		if err == nil {
-			err = fn(w, r)
+			err = fn(w, withOperation(r, op))
 		}
 		if err != nil {
 			h.fail(w, r, err)
@@ -321,6 +321,9 @@ func readJSON(r *http.Request, v any) error {
 	}
 	if len(strings.TrimSpace(string(body))) == 0 {
 		return nil
+	}
+	if err := refuseUnsupportedMembers(r, body, v); err != nil {
+		return err
 	}
 	if err := json.Unmarshal(body, v); err != nil {
 		var tooBig *http.MaxBytesError

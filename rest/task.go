@@ -84,6 +84,8 @@ func (h *Handler) taskRoutes() {
 	h.handle("POST /task/{id}/resolve", func(w http.ResponseWriter, r *http.Request) error {
 		var body struct {
 			Variables map[string]TypedValue `json:"variables"`
+			// Resolving answers 204 whatever it says, as Camunda's.
+			WithVariablesInReturn ignored `json:"withVariablesInReturn"`
 		}
 		vars, err := readVariablesBody(r, &body, &body.Variables)
 		if err != nil {
@@ -258,6 +260,20 @@ type taskBody struct {
 	FollowUp        *string `json:"followUp"`
 	CaseInstanceID  *string `json:"caseInstanceId"`
 	TenantID        *string `json:"tenantId"`
+	// The members a task shows that no update sets: a client sends the
+	// task back as it got it, and Camunda ignores them.
+	CamundaFormRef      ignored `json:"camundaFormRef"`
+	Created             ignored `json:"created"`
+	ExecutionID         ignored `json:"executionId"`
+	FormKey             ignored `json:"formKey"`
+	LastUpdated         ignored `json:"lastUpdated"`
+	ProcessDefinitionID ignored `json:"processDefinitionId"`
+	ProcessInstanceID   ignored `json:"processInstanceId"`
+	Suspended           ignored `json:"suspended"`
+	TaskDefinitionKey   ignored `json:"taskDefinitionKey"`
+	TaskState           ignored `json:"taskState"`
+	CaseDefinitionID    ignored `json:"caseDefinitionId"`
+	CaseExecutionID     ignored `json:"caseExecutionId"`
 }
 
 // fields are the task fields of b, or a 400 naming what is wrong.

@@ -8,7 +8,9 @@
 //	go run ./internal/tools/camundaapi -templates DIR > rest/camunda_api.txt
 //
 // One line per operation: METHOD /path, then its query parameters; a
-// sortBy parameter lists its values as sortBy=a,b,c.
+// sortBy parameter lists its values as sortBy=a,b,c; a JSON request body's
+// members come last as body=a,b,c (those of its DTO, with the DTOs it
+// extends).
 package main
 
 import (
@@ -32,6 +34,9 @@ var (
 	paramsHash = regexp.MustCompile(`<#assign\s+params\s*=\s*\{`)
 	hashSkip   = regexp.MustCompile(`(?s)<@lib\.parameters\b[^>]*?skip\s*=\s*\[([^\]]*)\]`)
 	hashUse    = regexp.MustCompile(`<@lib\.parameters\b`)
+	bodyDTO    = regexp.MustCompile(`(?s)<@lib\.requestBody\b[^>]*?mediaType\s*=\s*"application/json"[^>]*?dto\s*=\s*"(\w+)"`)
+	dtoExtends = regexp.MustCompile(`<@lib\.dto[^>]*extends\s*=\s*"(\w+)"`)
+	property   = regexp.MustCompile(`(?s)<@lib\.property\b(.*?)/>`)
 	methods    = []string{"get", "post", "put", "delete", "options"}
 )
 
@@ -60,6 +65,15 @@ func main() {
 		line := strings.ToUpper(method) + " /" + filepath.ToSlash(rel)
 		for _, p := range queryParams(text) {
 			line += " " + p
+		}
+		if m := bodyDTO.FindStringSubmatch(text); m != nil {
+			members, err := dtoMembers(*dir, m[1], 0)
+			if err != nil {
+				return err
+			}
+			if len(members) > 0 {
+				line += " body=" + strings.Join(members, ",")
+			}
 		}
 		lines = append(lines, line)
 		return nil
@@ -153,6 +167,43 @@ func queryParams(text string) []string {
 		}
 	}
 	return out
+}
+
+// dtoMembers are the properties of model template dto (found anywhere
+// under models/), with those of the DTOs it extends.
+func dtoMembers(dir, dto string, depth int) ([]string, error) {
+	if depth > 5 {
+		return nil, fmt.Errorf("DTO %s: extends nest too deep", dto)
+	}
+	var path string
+	_ = filepath.WalkDir(filepath.Join(dir, "models"), func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && d.Name() == dto+".ftl" {
+			path = p
+		}
+		return nil
+	})
+	if path == "" {
+		return nil, nil // a DTO without a template: members unknown
+	}
+	text, err := expand(dir, path, 0)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	if m := dtoExtends.FindStringSubmatch(text); m != nil {
+		if out, err = dtoMembers(dir, m[1], depth+1); err != nil {
+			return nil, err
+		}
+	}
+	for _, m := range property.FindAllStringSubmatch(text, -1) {
+		for _, f := range field.FindAllStringSubmatch(m[1], -1) {
+			if f[1] == "name" && !slices.Contains(out, f[2]) {
+				out = append(out, f[2])
+				break
+			}
+		}
+	}
+	return out, nil
 }
 
 // hashKeys are the top-level keys of the template's params hash.
