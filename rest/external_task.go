@@ -204,11 +204,13 @@ func (h *Handler) completeExternalTask(w http.ResponseWriter, r *http.Request) e
 
 func (h *Handler) externalTaskFailure(w http.ResponseWriter, r *http.Request) error {
 	var body struct {
-		WorkerID     string `json:"workerId"`
-		ErrorMessage string `json:"errorMessage"`
-		ErrorDetails string `json:"errorDetails"`
-		Retries      int    `json:"retries"` // missing: 0, an incident (as Camunda)
-		RetryTimeout int64  `json:"retryTimeout"`
+		WorkerID       string                `json:"workerId"`
+		ErrorMessage   string                `json:"errorMessage"`
+		ErrorDetails   string                `json:"errorDetails"`
+		Retries        int                   `json:"retries"` // missing: 0, an incident (as Camunda)
+		RetryTimeout   int64                 `json:"retryTimeout"`
+		Variables      map[string]TypedValue `json:"variables"`
+		LocalVariables map[string]TypedValue `json:"localVariables"`
 	}
 	if err := readJSON(r, &body); err != nil {
 		return err
@@ -216,8 +218,16 @@ func (h *Handler) externalTaskFailure(w http.ResponseWriter, r *http.Request) er
 	if body.Retries < 0 || body.RetryTimeout < 0 {
 		return badRequest("retries and retryTimeout must not be negative")
 	}
+	vars, err := DecodeVariables(body.Variables)
+	if err != nil {
+		return err
+	}
+	local, err := DecodeVariables(body.LocalVariables)
+	if err != nil {
+		return err
+	}
 	f := bpmnlite.ExternalTaskFailure{ErrorMessage: body.ErrorMessage, ErrorDetails: body.ErrorDetails,
-		Retries: body.Retries, RetryTimeout: time.Duration(body.RetryTimeout) * time.Millisecond}
+		Retries: body.Retries, RetryTimeout: time.Duration(body.RetryTimeout) * time.Millisecond, Variables: vars, LocalVariables: local}
 	if err := h.eng.HandleExternalTaskFailure(r.Context(), r.PathValue("id"), body.WorkerID, f); err != nil {
 		return h.externalTaskError(r, err)
 	}

@@ -242,6 +242,9 @@ type ExternalTaskFailure struct {
 	// RetryTimeout keeps the task locked this long before it can be
 	// fetched again.
 	RetryTimeout time.Duration
+	// Variables are set as by SetVariables from the task's execution,
+	// LocalVariables on that execution, as Camunda's handleFailure does.
+	Variables, LocalVariables map[string]any
 }
 
 // HandleExternalTaskFailure records worker's failure of task id: message,
@@ -255,6 +258,18 @@ func (e *Core) HandleExternalTaskFailure(ctx context.Context, t persistence.Tx, 
 		task, err := c.externalTask(id, workerID, "Failure of External Task %s cannot be reported")
 		if err != nil {
 			return err
+		}
+		if len(f.Variables) > 0 || len(f.LocalVariables) > 0 {
+			x, err := c.execution(task.ExecutionID)
+			if err != nil {
+				return err
+			}
+			if err := x.setVariables(f.Variables, false); err != nil {
+				return err
+			}
+			if err := x.setVariables(f.LocalVariables, true); err != nil {
+				return err
+			}
 		}
 		task.ErrorMessage = truncate(f.ErrorMessage, 4000)
 		task.ErrorDetails = f.ErrorDetails

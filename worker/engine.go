@@ -39,7 +39,8 @@ func (b engineBackend) Complete(ctx context.Context, id, workerID string, vars m
 }
 
 func (b engineBackend) Failure(ctx context.Context, id, workerID string, f Failure) error {
-	return b.eng.HandleExternalTaskFailure(ctx, id, workerID, bpmnlite.ExternalTaskFailure(f))
+	return b.eng.HandleExternalTaskFailure(ctx, id, workerID, bpmnlite.ExternalTaskFailure{
+		ErrorMessage: f.ErrorMessage, ErrorDetails: f.ErrorDetails, Retries: f.Retries, RetryTimeout: f.RetryTimeout})
 }
 
 func (b engineBackend) BpmnError(ctx context.Context, id, workerID string, e *BpmnError) error {
