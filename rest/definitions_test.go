@@ -8,6 +8,7 @@ import (
 	"io"
 	"mime/multipart"
 	"net/http"
+	"sort"
 	"strings"
 	"testing"
 
@@ -580,6 +581,28 @@ func TestRESTRestart(t *testing.T) {
 		a.wantError(http.StatusInternalServerError, "cannot be restarted", "POST", restart, map[string]any{"processInstanceIds": []string{ended, running}, "instructions": at("after")})
 		if after := field(a.ok(http.StatusOK, "GET", "/process-instance/count", nil), "count"); after != before {
 			t.Errorf("instances after a failed restart: %v, want %v", after, before)
+		}
+	})
+}
+
+// A deployment keeps its files' names as the client gave them, directories
+// included, as Camunda does.
+func TestRESTDeploymentResourcePaths(t *testing.T) {
+	eachBackend(t, rest.Options{}, func(t *testing.T, a *api) {
+		d := a.ok(http.StatusOK, "POST", "/deployment/create", deployment("paths", map[string]string{
+			"processes/one.bpmn": oneTask, "forms/start.form": `{"components": []}`}))
+		var names []string
+		for _, r := range a.ok(http.StatusOK, "GET", "/deployment/"+field(d, "id").(string)+"/resources", nil).([]any) {
+			names = append(names, field(r, "name").(string))
+		}
+		sort.Strings(names)
+		if strings.Join(names, " ") != "forms/start.form processes/one.bpmn" {
+			t.Errorf("resources %v", names)
+		}
+		for _, def := range field(d, "deployedProcessDefinitions").(map[string]any) {
+			if field(def, "resource") != "processes/one.bpmn" {
+				t.Errorf("definition's resource %v", field(def, "resource"))
+			}
 		}
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"mime"
+	"mime/multipart"
 	"net/http"
 	"strconv"
 	"sync"
@@ -77,6 +78,17 @@ func (l *deployLimits) admit(ctx context.Context) (release func(), err error) {
 // readDeployment reads a deployment's multipart form as it streams in:
 // the form fields, and each file part as a resource. The whole body is
 // bounded by maxBytes (a larger one is a 400 naming the limit).
+// resourceName is a deployment part's file name as the client gave it,
+// directories included, as Camunda keeps it (Part.FileName keeps only the
+// last element: it guards file systems, and resources are rows).
+func resourceName(part *multipart.Part) string {
+	_, params, err := mime.ParseMediaType(part.Header.Get("Content-Disposition"))
+	if name := params["filename"]; err == nil && name != "" {
+		return name
+	}
+	return part.FileName()
+}
+
 func (l *deployLimits) readDeployment(w http.ResponseWriter, r *http.Request) (bpmnlite.DeployRequest, error) {
 	var req bpmnlite.DeployRequest
 	if l.maxBytes > 0 {
@@ -103,7 +115,7 @@ func (l *deployLimits) readDeployment(w http.ResponseWriter, r *http.Request) (b
 			return req, l.bodyError(err)
 		}
 		if part.FileName() != "" {
-			req.Resources = append(req.Resources, bpmnlite.Resource{Name: part.FileName(), Bytes: b})
+			req.Resources = append(req.Resources, bpmnlite.Resource{Name: resourceName(part), Bytes: b})
 			continue
 		}
 		switch v := string(b); part.FormName() {
