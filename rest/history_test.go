@@ -19,16 +19,6 @@ const fixtureQuick = `<?xml version="1.0" encoding="UTF-8"?>
   </process>
 </definitions>`
 
-// failsWith fails unless the call answers status with a message
-// containing msg (wantError with the request first).
-func (a *api) failsWith(status int, method, path string, body any, msg string) {
-	a.t.Helper()
-	got, out := a.call(method, path, body)
-	if got != status || !strings.Contains(field(out, "message").(string), msg) {
-		a.t.Errorf("%s %s: %d %v, want %d with a message containing %q", method, path, got, out, status, msg)
-	}
-}
-
 // A historic process instance by id, its state as Camunda's history has it
 // (SUSPENDED while suspended), the deletion of an ended one's history and
 // of its variables, and the errors of each.
@@ -45,7 +35,7 @@ func TestRESTHistoricProcessInstance(t *testing.T) {
 		if field(got, "state") != "COMPLETED" || field(got, "endActivityId") != "end" || field(got, "rootProcessInstanceId") != done {
 			t.Errorf("GET /history/process-instance/%s: %v", done, got)
 		}
-		a.failsWith(http.StatusNotFound, "GET", "/history/process-instance/nope", nil, "Historic process instance with id nope does not exist")
+		a.wantError(http.StatusNotFound, "Historic process instance with id nope does not exist", "GET", "/history/process-instance/nope", nil)
 
 		if err := a.eng.SuspendProcessInstance(t.Context(), fx["pi2"]); err != nil {
 			t.Fatal(err)
@@ -59,7 +49,7 @@ func TestRESTHistoricProcessInstance(t *testing.T) {
 		if n := field(a.ok(http.StatusOK, "GET", "/history/process-instance/count?active=true", nil), "count"); n != 3.0 {
 			t.Errorf("active=true count: %v, want 3 (pi1, pi3, pi4)", n)
 		}
-		a.failsWith(http.StatusBadRequest, "GET", "/history/process-instance?active=true&completed=true", nil, "Already querying for historic process instance with another state")
+		a.wantError(http.StatusBadRequest, "Already querying for historic process instance with another state", "GET", "/history/process-instance?active=true&completed=true", nil)
 		// Conditions on incidents, activity instances and job log entries
 		// hold for one row together, beside the instance's own.
 		for query, want := range map[string]int{
@@ -73,19 +63,19 @@ func TestRESTHistoricProcessInstance(t *testing.T) {
 				t.Errorf("count?%s: %v, want %d", query, n, want)
 			}
 		}
-		a.failsWith(http.StatusBadRequest, "GET", "/history/process-instance?startedAfter=yesterday", nil, "startedAfter")
-		a.failsWith(http.StatusBadRequest, "GET", "/history/process-instance?variables=x_is_1", nil, "Invalid variable comparator specified: is")
-		a.failsWith(http.StatusBadRequest, "POST", "/history/process-instance", map[string]any{"orQueries": []any{map[string]any{"completed": true}}}, "orQueries")
+		a.wantError(http.StatusBadRequest, "startedAfter", "GET", "/history/process-instance?startedAfter=yesterday", nil)
+		a.wantError(http.StatusBadRequest, "Invalid variable comparator specified: is", "GET", "/history/process-instance?variables=x_is_1", nil)
+		a.wantError(http.StatusBadRequest, "orQueries", "POST", "/history/process-instance", map[string]any{"orQueries": []any{map[string]any{"completed": true}}})
 
 		// Deleting: a running instance's history stays (404, as Camunda).
-		a.failsWith(http.StatusNotFound, "DELETE", "/history/process-instance/"+fx["pi1"], nil, "Historic process instance with id "+fx["pi1"]+" does not exist")
+		a.wantError(http.StatusNotFound, "Historic process instance with id "+fx["pi1"]+" does not exist", "DELETE", "/history/process-instance/"+fx["pi1"], nil)
 		a.ok(http.StatusOK, "GET", "/history/process-instance/"+fx["pi1"], nil)
-		a.failsWith(http.StatusNotFound, "DELETE", "/history/process-instance/nope", nil, "Historic process instance with id nope does not exist")
+		a.wantError(http.StatusNotFound, "Historic process instance with id nope does not exist", "DELETE", "/history/process-instance/nope", nil)
 		a.ok(http.StatusNoContent, "DELETE", "/history/process-instance/nope?failIfNotExists=false", nil)
-		a.failsWith(http.StatusBadRequest, "DELETE", "/history/process-instance/nope?failIfNotExists=maybe", nil, "failIfNotExists")
+		a.wantError(http.StatusBadRequest, "failIfNotExists", "DELETE", "/history/process-instance/nope?failIfNotExists=maybe", nil)
 
 		// The variables of the ended instance, then the instance.
-		a.failsWith(http.StatusNotFound, "DELETE", "/history/process-instance/nope/variable-instances", nil, "No historic process instance found with id: nope")
+		a.wantError(http.StatusNotFound, "No historic process instance found with id: nope", "DELETE", "/history/process-instance/nope/variable-instances", nil)
 		if vars, err := a.eng.Variables(t.Context(), done); err != nil || vars["amount"] == nil {
 			t.Fatalf("variables of the ended instance: %v %v", vars, err)
 		}
@@ -98,7 +88,7 @@ func TestRESTHistoricProcessInstance(t *testing.T) {
 			t.Fatalf("activity instances of the ended instance: %v", acts)
 		}
 		a.ok(http.StatusNoContent, "DELETE", "/history/process-instance/"+done, nil)
-		a.failsWith(http.StatusNotFound, "GET", "/history/process-instance/"+done, nil, "does not exist")
+		a.wantError(http.StatusNotFound, "does not exist", "GET", "/history/process-instance/"+done, nil)
 		if n := field(a.ok(http.StatusOK, "GET", "/history/activity-instance/count?processInstanceId="+done, nil), "count"); n != 0.0 {
 			t.Errorf("activity instances after the deletion: %v", n)
 		}
@@ -106,14 +96,14 @@ func TestRESTHistoricProcessInstance(t *testing.T) {
 			t.Errorf("other instances after the deletion: %v, want 4", n)
 		}
 
-		a.failsWith(http.StatusNotImplemented, "POST", "/history/process-instance/delete", map[string]any{"historicProcessInstanceIds": []string{fx["pi1"]}}, "batches")
+		a.wantError(http.StatusNotImplemented, "batches", "POST", "/history/process-instance/delete", map[string]any{"historicProcessInstanceIds": []string{fx["pi1"]}})
 
 		// Activity instances by id.
 		act := a.ok(http.StatusOK, "GET", "/history/activity-instance/"+fx["act2check"], nil)
 		if field(act, "activityId") != "check" || field(act, "processInstanceId") != fx["pi2"] {
 			t.Errorf("GET /history/activity-instance/%s: %v", fx["act2check"], act)
 		}
-		a.failsWith(http.StatusNotFound, "GET", "/history/activity-instance/nope", nil, "Historic activity instance with id 'nope' does not exist")
+		a.wantError(http.StatusNotFound, "Historic activity instance with id 'nope' does not exist", "GET", "/history/activity-instance/nope", nil)
 	})
 }
 
@@ -159,10 +149,10 @@ func TestRESTHistoryLogs(t *testing.T) {
 		if len(timer) != 1 || field(timer[0], "jobDefinitionConfiguration") != "DURATION: PT1H" || field(timer[0], "creationLog") != true {
 			t.Errorf("timer's job log: %v", timer)
 		}
-		a.failsWith(http.StatusNotFound, "GET", "/history/job-log/nope", nil, "Historic job log with id nope does not exist")
-		a.failsWith(http.StatusNotFound, "GET", "/history/job-log/nope/stacktrace", nil, "No historic job log found with id nope")
-		a.failsWith(http.StatusBadRequest, "GET", "/history/job-log?hostname=x", nil, "hostname")
-		a.failsWith(http.StatusBadRequest, "GET", "/history/job-log?jobPriorityLowerThanOrEquals=high", nil, "jobPriorityLowerThanOrEquals")
+		a.wantError(http.StatusNotFound, "Historic job log with id nope does not exist", "GET", "/history/job-log/nope", nil)
+		a.wantError(http.StatusNotFound, "No historic job log found with id nope", "GET", "/history/job-log/nope/stacktrace", nil)
+		a.wantError(http.StatusBadRequest, "hostname", "GET", "/history/job-log?hostname=x", nil)
+		a.wantError(http.StatusBadRequest, "jobPriorityLowerThanOrEquals", "GET", "/history/job-log?jobPriorityLowerThanOrEquals=high", nil)
 
 		// The external task fails, is fetched again and completed.
 		a.ok(http.StatusNoContent, "POST", "/external-task/"+fx["ext3"]+"/failure", map[string]any{
@@ -179,8 +169,8 @@ func TestRESTHistoryLogs(t *testing.T) {
 		if status, _ := a.text("/history/external-task-log/" + fx["etl3created"] + "/error-details"); status != http.StatusNoContent {
 			t.Errorf("error details of the creation: %d, want 204", status)
 		}
-		a.failsWith(http.StatusNotFound, "GET", "/history/external-task-log/nope/error-details", nil, "No historic external task log found with id nope")
-		a.failsWith(http.StatusNotFound, "GET", "/history/external-task-log/nope", nil, "Historic external task log with id nope does not exist")
+		a.wantError(http.StatusNotFound, "No historic external task log found with id nope", "GET", "/history/external-task-log/nope/error-details", nil)
+		a.wantError(http.StatusNotFound, "Historic external task log with id nope does not exist", "GET", "/history/external-task-log/nope", nil)
 		if got := a.ok(http.StatusOK, "GET", "/history/external-task-log/"+failure, nil); field(got, "failureLog") != true || field(got, "topicName") != "packing" {
 			t.Errorf("GET the failure entry: %v", got)
 		}
@@ -220,7 +210,7 @@ func TestRESTHistoryCleanupJob(t *testing.T) {
 		if status != http.StatusNotFound || field(out, "type") != "RestException" || field(out, "message") != "History cleanup job does not exist" {
 			t.Errorf("cleanup job before any: %d %v", status, out)
 		}
-		a.failsWith(http.StatusNotFound, "GET", "/history/cleanup/jobs", nil, "History cleanup jobs are empty")
+		a.wantError(http.StatusNotFound, "History cleanup jobs are empty", "GET", "/history/cleanup/jobs", nil)
 		scheduled := a.ok(http.StatusOK, "POST", "/history/cleanup?immediatelyDue=false", nil)
 		job := a.ok(http.StatusOK, "GET", "/history/cleanup/job", nil)
 		if field(job, "id") != field(scheduled, "id") {
@@ -278,7 +268,7 @@ func TestRESTHistoryReports(t *testing.T) {
 		if len(byFinished) != 5 || field(byFinished[0], "processDefinitionKey") != "brief" || field(byFinished[1], "cleanableProcessInstanceCount") != 0.0 {
 			t.Errorf("report by finished: %v", byFinished)
 		}
-		a.failsWith(http.StatusBadRequest, "GET", report+"?tenantIdIn=a", nil, "tenantIdIn")
+		a.wantError(http.StatusBadRequest, "tenantIdIn", "GET", report+"?tenantIdIn=a", nil)
 
 		stats := "/history/process-definition/" + fx["def-review"] + "/statistics"
 		got := func(query string) string {
@@ -301,9 +291,9 @@ func TestRESTHistoryReports(t *testing.T) {
 				t.Errorf("statistics%s: %q, want %q", query, g, want)
 			}
 		}
-		a.failsWith(http.StatusBadRequest, "GET", stats+"?sortBy=nope&sortOrder=asc", nil, "sortBy")
-		a.failsWith(http.StatusBadRequest, "GET", stats+"?completeScope=true", nil, "completeScope")
-		a.failsWith(http.StatusBadRequest, "GET", stats+"?finished=often", nil, "finished")
+		a.wantError(http.StatusBadRequest, "sortBy", "GET", stats+"?sortBy=nope&sortOrder=asc", nil)
+		a.wantError(http.StatusBadRequest, "completeScope", "GET", stats+"?completeScope=true", nil)
+		a.wantError(http.StatusBadRequest, "finished", "GET", stats+"?finished=often", nil)
 		if none := a.ok(http.StatusOK, "GET", "/history/process-definition/nope/statistics", nil).([]any); len(none) != 0 {
 			t.Errorf("statistics of an unknown definition: %v", none)
 		}
@@ -324,10 +314,10 @@ func TestRESTHistoricDetail(t *testing.T) {
 			field(got, "processDefinitionKey") != "review" {
 			t.Errorf("GET /history/detail/%s: %v", fx["det2quantity1"], got)
 		}
-		a.failsWith(http.StatusNotFound, "GET", "/history/detail/nope", nil, "Historic detail with Id 'nope' does not exist.")
-		a.failsWith(http.StatusNotFound, "GET", "/history/detail/nope/data", nil, "Historic detail with Id 'nope' does not exist.")
-		a.failsWith(http.StatusBadRequest, "GET", "/history/detail/"+fx["det2remark0"]+"/data", nil, "is not a binary value")
-		a.failsWith(http.StatusBadRequest, "GET", "/history/detail?userOperationId=x", nil, "userOperationId")
+		a.wantError(http.StatusNotFound, "Historic detail with Id 'nope' does not exist.", "GET", "/history/detail/nope", nil)
+		a.wantError(http.StatusNotFound, "Historic detail with Id 'nope' does not exist.", "GET", "/history/detail/nope/data", nil)
+		a.wantError(http.StatusBadRequest, "is not a binary value", "GET", "/history/detail/"+fx["det2remark0"]+"/data", nil)
+		a.wantError(http.StatusBadRequest, "userOperationId", "GET", "/history/detail?userOperationId=x", nil)
 
 		a.ok(http.StatusOK, "POST", "/deployment/create", deployment("quick", map[string]string{"quick.bpmn": fixtureQuick}))
 		done := field(a.ok(http.StatusOK, "POST", "/process-definition/key/quick/start", map[string]any{
@@ -384,11 +374,11 @@ func TestRESTHistoryDurationReports(t *testing.T) {
 		if rows := a.ok(http.StatusOK, "GET", instances+"&periodUnit=month&processDefinitionIdIn="+fx["def-review"], nil).([]any); len(rows) != 0 {
 			t.Errorf("report of a definition without finished instances: %v", rows)
 		}
-		a.failsWith(http.StatusBadRequest, "GET", "/history/process-instance/report?periodUnit=month", nil, "Unknown report type null")
-		a.failsWith(http.StatusBadRequest, "GET", "/history/process-instance/report?reportType=count", nil, "Unknown report type count")
-		a.failsWith(http.StatusBadRequest, "GET", "/history/process-instance/report?reportType=sum", nil, "reportType parameter has invalid value: sum")
-		a.failsWith(http.StatusBadRequest, "GET", instances, nil, "periodUnit is null")
-		a.failsWith(http.StatusBadRequest, "GET", instances+"&periodUnit=week", nil, "periodUnit")
+		a.wantError(http.StatusBadRequest, "Unknown report type null", "GET", "/history/process-instance/report?periodUnit=month", nil)
+		a.wantError(http.StatusBadRequest, "Unknown report type count", "GET", "/history/process-instance/report?reportType=count", nil)
+		a.wantError(http.StatusBadRequest, "reportType parameter has invalid value: sum", "GET", "/history/process-instance/report?reportType=sum", nil)
+		a.wantError(http.StatusBadRequest, "periodUnit is null", "GET", instances, nil)
+		a.wantError(http.StatusBadRequest, "periodUnit", "GET", instances+"&periodUnit=week", nil)
 		req, _ := http.NewRequestWithContext(t.Context(), "GET", a.url+instances+"&periodUnit=month", nil)
 		req.Header.Set("Accept", "text/csv")
 		resp, err := http.DefaultClient.Do(req)
@@ -426,8 +416,8 @@ func TestRESTHistoryDurationReports(t *testing.T) {
 		if len(rows) != 1 || field(rows[0], "period") != float64(month) {
 			t.Errorf("task duration report: %v", rows)
 		}
-		a.failsWith(http.StatusBadRequest, "GET", tasks, nil, "Parameter reportType is not set.")
-		a.failsWith(http.StatusBadRequest, "GET", tasks+"?reportType=count&groupBy=user", nil, "groupBy parameter has invalid value: user")
-		a.failsWith(http.StatusBadRequest, "GET", tasks+"?reportType=duration", nil, "periodUnit is null")
+		a.wantError(http.StatusBadRequest, "Parameter reportType is not set.", "GET", tasks, nil)
+		a.wantError(http.StatusBadRequest, "groupBy parameter has invalid value: user", "GET", tasks+"?reportType=count&groupBy=user", nil)
+		a.wantError(http.StatusBadRequest, "periodUnit is null", "GET", tasks+"?reportType=duration", nil)
 	})
 }
