@@ -85,8 +85,8 @@ type condition struct {
 	index []int  // the field, through embedded structs
 	sql   string // with ? for the value, @now for the time
 	value func(reflect.Value) any
-	// expand, for the variables form, makes the SQL from the field's
-	// value and the whole filter, adding its arguments with arg.
+	// expand, for the variables and bounds forms, makes the SQL from the
+	// field's value and the whole filter, adding its arguments with arg.
 	expand func(field, filter reflect.Value, arg func(any) string) (string, error)
 }
 
@@ -133,7 +133,7 @@ func compileCondition(f reflect.StructField, tag string) (condition, error) {
 	case len(words) == 3 && words[1] == "not" && words[2] == "in" && f.Type == reflect.TypeFor[[]string]():
 		c.sql = words[0] + " NOT IN (?)"
 	case len(words) == 2 && words[1] == "bounds" && f.Type == reflect.TypeFor[[]TimeBound]():
-		c.sql = words[0] + " ?" // ? is each bound's operator and value
+		c.expand = boundsOf(words[0])
 	case len(words) == 2 && words[1] == "like":
 		c.sql = words[0] + " LIKE ?"
 	case len(words) >= 2 && words[1] == "member":
@@ -223,13 +223,6 @@ func filterQuery[T Entity](filter any, now time.Time, order string) Query[T] {
 			if sql, err = c.expand(fv, v, arg); err != nil {
 				return Query[T]{err: err, filter: true}
 			}
-		} else if fv.Type() == reflect.TypeFor[[]TimeBound]() {
-			bounds := fv.Interface().([]TimeBound)
-			ps := make([]string, len(bounds))
-			for i, b := range bounds {
-				ps[i] = strings.Replace(sql, "?", b.operator()+" "+arg(b.Time.UTC()), 1)
-			}
-			sql = strings.Join(ps, " AND ")
 		} else if fv.Kind() == reflect.Slice { // a list: ? is one argument per value
 			ps := make([]string, fv.Len())
 			for i := range ps {
@@ -273,6 +266,18 @@ func filterQuery[T Entity](filter any, now time.Time, order string) Query[T] {
 		q.where += " LIMIT " + limit + " OFFSET " + strconv.Itoa(max(page.FirstResult, 0))
 	}
 	return q
+}
+
+// boundsOf is the bounds form of column: each bound's operator and time.
+func boundsOf(column string) func(field, _ reflect.Value, arg func(any) string) (string, error) {
+	return func(field, _ reflect.Value, arg func(any) string) (string, error) {
+		bounds := field.Interface().([]TimeBound)
+		ps := make([]string, len(bounds))
+		for i, b := range bounds {
+			ps[i] = column + " " + b.operator() + " " + arg(b.Time.UTC())
+		}
+		return strings.Join(ps, " AND "), nil
+	}
 }
 
 // TimeBound is one bound of a time column, Camunda's gt_ and lt_ forms
