@@ -36,6 +36,7 @@ type command struct {
 	// commit; rootStarted, activityStarts, activityEnds: meters.
 	started, ended                            int64
 	rootStarted, activityStarts, activityEnds int64
+	jobSucceeded                              bool // the job this command ran succeeded
 	// rescheduled: the running job set its own next due date, to be kept
 	// and run again instead of deleted (the history cleanup job).
 	rescheduled bool

@@ -228,6 +228,9 @@ func (c *command) committed() {
 	c.e.meters.add(MeterRootInstanceStart, c.rootStarted)
 	c.e.meters.add(MeterActivityInstanceStart, c.activityStarts)
 	c.e.meters.add(MeterActivityInstanceEnd, c.activityEnds)
+	if c.jobSucceeded {
+		c.e.meters.add(MeterJobSuccessful, 1)
+	}
 	c.notifyJobs()
 }
 

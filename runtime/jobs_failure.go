@@ -273,10 +273,7 @@ func (e *Core) deleteIncident(cc *tx.Context, in *persistence.Incident, state st
 // logJob records an event of job in the job log (when history is on). The
 // lock owner is the job's; start is when the run being reported began.
 func (e *Core) logJob(cc *tx.Context, j *persistence.Job, event, message string, start *time.Time) {
-	switch event {
-	case persistence.JobLogSucceeded:
-		e.meters.addAtCommit(cc, MeterJobSuccessful, 1)
-	case persistence.JobLogFailed:
+	if event == persistence.JobLogFailed { // successes count with their command (committed)
 		e.meters.addAtCommit(cc, MeterJobFailed, 1)
 	}
 	if !e.history(config.HistoryFull) {

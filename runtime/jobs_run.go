@@ -235,6 +235,7 @@ func (e *Core) runWork(cc *tx.Context, job *persistence.Job, start *time.Time, c
 		cc.Delete(job)
 	}
 	e.logJob(cc, job, persistence.JobLogSucceeded, "", start)
+	c.jobSucceeded = true
 	if !commit {
 		return "", nil, cc.Release(jobSavepoint)
 	}

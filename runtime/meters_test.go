@@ -2,11 +2,13 @@ package runtime_test
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"testing"
 	"time"
 
 	"github.com/bpmnlite/bpmnlite"
+	"github.com/bpmnlite/bpmnlite/internal/enginetest"
 	"github.com/bpmnlite/bpmnlite/internal/harness"
 	"github.com/bpmnlite/bpmnlite/internal/testdb"
 )
@@ -66,4 +68,38 @@ func TestMetricsReports(t *testing.T) {
 			harness.WaitFor(t, "the next report", 10*time.Second, func() bool { return rootStarts(eng) == 3 })
 		})
 	}
+}
+
+// A job that runs counts as job-successful once its run commits; one that
+// fails as job-failed.
+func TestMetricsJobOutcomes(t *testing.T) {
+	model := enginetest.Defs(enginetest.Executable("jobs",
+		`<startEvent id="s"/><serviceTask id="work" camunda:asyncBefore="true" camunda:class="work"/><endEvent id="e"/>`,
+		enginetest.Chain("s", "work", "e")))
+	harness.EachBackend(t, bpmnlite.Config{Metrics: bpmnlite.MetricsConfig{ReportInterval: time.Hour}}, func(t *testing.T, e *harness.Env) {
+		fail := true
+		e.Eng.RegisterDelegate("work", bpmnlite.DelegateFunc(func(context.Context, *bpmnlite.Execution) error {
+			if fail {
+				return errors.New("not yet")
+			}
+			return nil
+		}))
+		e.Deploy("jobs", model)
+		job := e.Jobs(e.Start("jobs", nil))[0]
+		if err := e.Eng.ExecuteJob(e.Ctx, job.ID); err == nil {
+			t.Fatal("the job did not fail")
+		}
+		fail = false
+		if err := e.Eng.ExecuteJob(e.Ctx, job.ID); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.Eng.ReportMetrics(e.Ctx); err != nil {
+			t.Fatal(err)
+		}
+		for name, want := range map[string]int64{bpmnlite.MetricJobSuccessful: 1, bpmnlite.MetricJobFailed: 1} {
+			if n, err := e.Eng.MetricsSum(e.Ctx, bpmnlite.MetricsQuery{Name: name}); err != nil || n != want {
+				t.Errorf("%s: %d, %v; want %d", name, n, err, want)
+			}
+		}
+	})
 }
