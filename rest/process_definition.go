@@ -644,14 +644,8 @@ func (h *Handler) startInstance(w http.ResponseWriter, r *http.Request, req bpmn
 	case err != nil:
 		return err
 	}
-	defID := req.DefinitionID
-	if defID == "" { // the version started, unless one was deployed since
-		defs, err := h.eng.ProcessDefinitions(r.Context(), bpmnlite.DefinitionQuery{Key: req.Key, LatestOnly: true})
-		if err == nil && len(defs) == 1 {
-			defID = defs[0].ID
-		}
-	}
-	out, err := h.instanceView(r, id, endedInstance(id, defID, req.BusinessKey))
+	// The definition is resolved before the start: req.DefinitionID is set.
+	out, err := h.instanceView(r, id, endedInstance(id, req.DefinitionID, req.BusinessKey))
 	if err != nil {
 		return err
 	}
