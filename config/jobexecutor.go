@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // JobExecutor configures a job executor. Zero values take the defaults
@@ -156,6 +157,15 @@ type ExecutorMetrics interface {
 type CycleMetrics interface {
 	AcquisitionDuration(d time.Duration)
 	BusyWorkers(n int)
+}
+
+// TracedMetrics is implemented by ExecutorMetrics that want each job's
+// latencies with the trace of its run (exemplars): the executor then calls
+// these after the run instead of PickupLatency and Executed. span is the
+// job's span, invalid when the engine has no TracerProvider.
+type TracedMetrics interface {
+	PickupLatencyTraced(d time.Duration, span trace.SpanContext)
+	ExecutedTraced(d time.Duration, span trace.SpanContext)
 }
 
 type noMetrics struct{}

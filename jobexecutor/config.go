@@ -12,3 +12,7 @@ type Metrics = config.ExecutorMetrics
 // CycleMetrics is implemented by Metrics that also want each acquisition's
 // duration and the number of workers busy running jobs.
 type CycleMetrics = config.CycleMetrics
+
+// TracedMetrics is implemented by Metrics that want the job's trace beside
+// its pickup latency and run time (exemplars).
+type TracedMetrics = config.TracedMetrics

@@ -12,6 +12,7 @@ import (
 
 	"github.com/bpmnlite/bpmnlite/persistence"
 	"github.com/bpmnlite/bpmnlite/runtime"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Executor acquires due jobs of one or more engines and runs them on a pool
@@ -601,10 +602,12 @@ func (x *Executor) runBatch(ctx context.Context, b *batch) {
 			x.unlock(b.rt, b.jobs[i:])
 			break
 		}
-		if i < acquired { // a continuation starts when its job ends
-			x.cfg.Metrics.PickupLatency(x.cfg.Clock().Sub(b.acquired))
-		}
+		pickup := x.cfg.Clock().Sub(b.acquired)
+		x.traceSlot(&b.jobs[i])
 		next := x.runJob(ctx, b.rt, b.jobs[i])
+		if i < acquired { // a continuation starts when its job ends
+			x.pickedUp(b.jobs[i], pickup)
+		}
 		switch {
 		case next == nil:
 			x.done(1)
@@ -741,8 +744,7 @@ gather:
 	if !x.isRunning() {
 		x.unlock(b.rt, jobs)
 	} else {
-		x.cfg.Metrics.PickupLatency(x.cfg.Clock().Sub(b.acquired))
-		x.executeGroup(ctx, b.rt, jobs)
+		x.executeGroup(ctx, b.rt, jobs, x.cfg.Clock().Sub(b.acquired))
 	}
 	turn.Unlock()
 	for _, o := range others {
@@ -754,9 +756,13 @@ gather:
 // acquires more jobs, queued once committed: the acquisition shares the
 // group's commit, and takes the jobs the group just created without a
 // wake-up and a transaction of its own.
-func (x *Executor) executeGroup(ctx context.Context, rt JobRuntime, jobs []runtime.AcquiredJob) {
+func (x *Executor) executeGroup(ctx context.Context, rt JobRuntime, jobs []runtime.AcquiredJob, pickup time.Duration) {
 	start := time.Now()
 	var runnable []runtime.AcquiredJob
+	for i := range jobs {
+		x.traceSlot(&jobs[i])
+	}
+	defer x.pickedUp(jobs[0], pickup) // one figure for the group
 	for _, j := range jobs {
 		if x.lockExpired(rt, j) {
 			x.letGo(j)
@@ -812,11 +818,33 @@ func (x *Executor) release(n int) {
 	x.mu.Unlock()
 }
 
+// traceSlot gives j a place for its run's span context when the metrics
+// want the trace beside the latencies (exemplars).
+func (x *Executor) traceSlot(j *runtime.AcquiredJob) {
+	if _, ok := x.cfg.Metrics.(TracedMetrics); ok && j.Span == nil {
+		j.Span = new(trace.SpanContext)
+	}
+}
+
+// pickedUp reports j's pickup latency, after its run so that the metrics
+// can have its trace.
+func (x *Executor) pickedUp(j runtime.AcquiredJob, d time.Duration) {
+	if m, ok := x.cfg.Metrics.(TracedMetrics); ok && j.Span != nil {
+		m.PickupLatencyTraced(d, *j.Span)
+		return
+	}
+	x.cfg.Metrics.PickupLatency(d)
+}
+
 // count reports a job's outcome to metrics and logs.
 func (x *Executor) count(rt JobRuntime, j runtime.AcquiredJob, err error, d time.Duration) {
 	switch {
 	case err == nil:
-		x.cfg.Metrics.Executed(d)
+		if m, ok := x.cfg.Metrics.(TracedMetrics); ok && j.Span != nil {
+			m.ExecutedTraced(d, *j.Span)
+		} else {
+			x.cfg.Metrics.Executed(d)
+		}
 		x.log.Debug("job done", "job", j.ID, "duration", d)
 	case persistence.IsConflict(err):
 		x.cfg.Metrics.Conflict()

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/bpmnlite/bpmnlite"
 	"github.com/bpmnlite/bpmnlite/jobexecutor"
@@ -72,6 +73,27 @@ func (m executorMetrics) Executed(d time.Duration) {
 	m.c.executed.Inc()
 	m.c.duration.Observe(d.Seconds())
 }
+
+// ExecutedTraced and PickupLatencyTraced attach the job's trace to the
+// observation as an exemplar (shown by the OpenMetrics exposition).
+func (m executorMetrics) ExecutedTraced(d time.Duration, span trace.SpanContext) {
+	m.c.executed.Inc()
+	observe(m.c.duration, d, span)
+}
+func (m executorMetrics) PickupLatencyTraced(d time.Duration, span trace.SpanContext) {
+	observe(m.c.pickup, d, span)
+}
+
+// observe records d in h, with span's ids as its exemplar when valid.
+func observe(h prometheus.Histogram, d time.Duration, span trace.SpanContext) {
+	if !span.IsValid() {
+		h.Observe(d.Seconds())
+		return
+	}
+	h.(prometheus.ExemplarObserver).ObserveWithExemplar(d.Seconds(),
+		prometheus.Labels{"trace_id": span.TraceID().String(), "span_id": span.SpanID().String()})
+}
+
 func (m executorMetrics) Failed()                       { m.c.failed.Inc() }
 func (m executorMetrics) Conflict()                     { m.c.conflicts.Inc() }
 func (m executorMetrics) QueueDepth(n int)              { m.c.queueDepth.Set(float64(n)) }
@@ -113,7 +135,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(c.defCacheBytes, prometheus.GaugeValue, float64(s.DefinitionCacheBytes))
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if incidents, err := c.eng.Incidents(ctx, bpmnlite.IncidentQuery{}); err == nil {
-		ch <- prometheus.MustNewConstMetric(c.incidents, prometheus.GaugeValue, float64(len(incidents)))
+	if open, err := c.eng.Count(ctx, bpmnlite.IncidentQuery{}); err == nil {
+		ch <- prometheus.MustNewConstMetric(c.incidents, prometheus.GaugeValue, float64(open))
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/bpmnlite/bpmnlite/bpmn"
 	"github.com/bpmnlite/bpmnlite/persistence"
 	"github.com/bpmnlite/bpmnlite/tx"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Running a job: each job runs in a transaction behind a savepoint; on
@@ -63,13 +64,16 @@ func (l *JobLock) check(job *persistence.Job) error {
 type AcquiredJob struct {
 	*persistence.Job
 	Lock JobLock
+	// Span, when set, receives the context of the job run's span (for
+	// exemplars); it stays invalid without a TracerProvider.
+	Span *trace.SpanContext
 }
 
 // ExecuteJob runs job id in its own transaction. With a lock (nil when run
 // by hand), the job must still be held by it. The job's error is returned
 // after its failure was recorded.
 func (e *Core) ExecuteJob(ctx context.Context, jobID string, lock *JobLock) error {
-	_, err := e.execute(ctx, jobID, nil, lock, nil)
+	_, err := e.execute(ctx, jobID, nil, lock, nil, nil)
 	return err
 }
 
@@ -96,12 +100,15 @@ func (e *Core) RunAcquiredContinuing(ctx context.Context, j AcquiredJob, claim *
 		}
 		return nil, fmt.Errorf("job %s: %s", j.ID, persistence.LockExpiredMessage)
 	}
-	return e.execute(ctx, j.ID, j.Job, &j.Lock, claim)
+	return e.execute(ctx, j.ID, j.Job, &j.Lock, claim, j.Span)
 }
 
-func (e *Core) execute(ctx context.Context, jobID string, acquired *persistence.Job, lock *JobLock, claim *Claim) (_ *AcquiredJob, runErr error) {
+func (e *Core) execute(ctx context.Context, jobID string, acquired *persistence.Job, lock *JobLock, claim *Claim, span *trace.SpanContext) (_ *AcquiredJob, runErr error) {
 	ctx, end := e.startSpan(ctx, "bpmnlite.job")
 	defer func() { end(runErr) }()
+	if span != nil {
+		*span = trace.SpanContextFromContext(ctx)
+	}
 	var workErr error
 	var claimed *AcquiredJob
 	// Deferred: on SQLite the job's delegates run without the write lock,
@@ -278,7 +285,7 @@ func (e *Core) RunGroup(ctx context.Context, jobs []AcquiredJob, proceed func() 
 			}
 			// Each job of the group has a span of its own, its delegates'
 			// parent: the transaction's context carries it while it runs.
-			end := e.groupJobSpan(cc, &j)
+			end := e.groupJobSpan(cc, &j, a.Span)
 			var err error
 			_, errs[i], err = e.runBehindSavepoint(cc, &j, &a.Lock, false, nil)
 			end(errs[i], err)
@@ -318,12 +325,15 @@ func (e *Core) RunGroup(ctx context.Context, jobs []AcquiredJob, proceed func() 
 // groupJobSpan starts the span of a group's job j under the group
 // transaction's context and makes it that context while the job runs; end
 // records its outcome and gives the transaction its context back.
-func (e *Core) groupJobSpan(cc *tx.Context, j *persistence.Job) (end func(workErr, err error)) {
+func (e *Core) groupJobSpan(cc *tx.Context, j *persistence.Job, span *trace.SpanContext) (end func(workErr, err error)) {
 	if !e.tracing() {
 		return func(error, error) {}
 	}
 	outer := cc.Context
 	jobCtx, endSpan := e.startSpan(outer, "bpmnlite.job")
+	if span != nil {
+		*span = trace.SpanContextFromContext(jobCtx)
+	}
 	annotate(jobCtx, jobAttributes(j)...)
 	cc.Context = jobCtx
 	return func(workErr, err error) {

@@ -183,7 +183,8 @@ func serve(ctx context.Context, args []string, out io.Writer) error {
 			DeploymentsPerMinute: *deployRate, ConcurrentDeployments: *deployConcurrency})
 		registry := prometheus.NewRegistry()
 		registry.MustRegister(collector, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-		api.Handle("/metrics", promhttp.HandlerFor(registry, promhttp.HandlerOpts{}))
+		// OpenMetrics, when the scraper asks for it, carries the exemplars.
+		api.Handle("/metrics", promhttp.HandlerFor(registry, promhttp.HandlerOpts{EnableOpenMetrics: true}))
 		ln, err := net.Listen("tcp", *addr)
 		if err != nil {
 			return err

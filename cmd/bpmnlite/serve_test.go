@@ -473,6 +473,34 @@ func TestServeExportsTraces(t *testing.T) {
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("start: %s", resp.Status)
 	}
+	// An asynchronous step's job run carries its trace to the latency
+	// histograms: OpenMetrics shows it as an exemplar.
+	deployOverHTTP(t, base, map[string]string{"later.bpmn": strings.Replace(
+		strings.Replace(externalProcess, `id="pay"`, `id="later"`, 1), `camunda:type`, `camunda:asyncBefore="true" camunda:type`, 1)})
+	req, _ = http.NewRequest("POST", base+"/process-definition/key/later/start", strings.NewReader(`{}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.SetBasicAuth("demo", "secret")
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("start later: %v %v", resp, err)
+	}
+	metricsURL := strings.TrimSuffix(base, "/engine-rest") + "/metrics"
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		req, _ := http.NewRequest("GET", metricsURL, nil)
+		req.Header.Set("Accept", "application/openmetrics-text; version=1.0.0")
+		req.SetBasicAuth("demo", "secret")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if bytes.Contains(body, []byte(`bpmnlite_job_duration_seconds_bucket`)) && bytes.Contains(body, []byte(`# {trace_id="`)) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no exemplar on the job histograms:\n%s", body)
+		}
+	}
 	if err := stop(); err != nil { // the shutdown flushes the batch
 		t.Fatal(err)
 	}
