@@ -10,7 +10,9 @@
 // worker package: external.go), slow (slow delegates side by side:
 // slow.go) and memory (heap and RSS after deployments: memory.go).
 // -sqlite-only skips PostgreSQL; on the server -pg names the benchmark
-// creates databases of its own (bpmnlite_bench*).
+// creates databases of its own (bpmnlite_bench*). -tracing runs the
+// throughput figures with tracing on (spans made and batched, then
+// dropped; exemplars taken), to compare with a run without it.
 //
 // It measures the engine through the public bpmnlite, rest and worker
 // APIs. What it times below the engine (acquisition on a filled job

@@ -39,6 +39,7 @@ type options struct {
 	callers  int
 	refRows  int
 	skipPG   bool
+	tracing  bool // throughput: the engines trace (spans exported nowhere) and the histograms take exemplars
 	suites   string
 	workers  []int
 	match    *regexp.Regexp // throughput figures to measure, by "scenario backend"
@@ -62,6 +63,7 @@ func run() error {
 	flag.IntVar(&o.callers, "callers", 8, "concurrent callers for the start benchmark")
 	flag.IntVar(&o.refRows, "ref-rows", 1000000, "rows in the pgbench job.sql reference table")
 	flag.BoolVar(&o.skipPG, "sqlite-only", false, "skip PostgreSQL")
+	flag.BoolVar(&o.tracing, "tracing", false, "throughput suites: switch tracing on (an OpenTelemetry SDK with a batch processor whose exporter drops the spans, exemplars on a job histogram)")
 	flag.StringVar(&o.suites, "suite", "start,jobs", "comma-separated suites: start, jobs, throughput (jobs without latency), external (external tasks), slow (slow delegates side by side), memory (heap and RSS after deployments), lists (REST lists and counts at 1k and 1M rows)")
 	flag.IntVar(&o.deployments, "deployments", 1000, "memory suite: versions deployed")
 	flag.IntVar(&o.modelBytes, "model-bytes", 1<<20, "memory suite: size of the model deployed")

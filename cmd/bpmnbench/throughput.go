@@ -14,10 +14,15 @@ import (
 	"syscall"
 	"time"
 
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
 	_ "modernc.org/sqlite"
 
 	"github.com/bpmnlite/bpmnlite"
+	"github.com/bpmnlite/bpmnlite/jobexecutor"
 	"github.com/bpmnlite/bpmnlite/persistence"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // chain is a process of steps asynchronous no-op service tasks: every step
@@ -60,6 +65,25 @@ func (c *counter) Conflict()                   { c.conflicts.Add(1) }
 func (c *counter) QueueDepth(int)              {}
 func (c *counter) PickupLatency(time.Duration) {}
 
+// tracedCounter is a counter that also takes each job's trace, as the
+// metrics package does: its run time goes to a histogram with the span as
+// exemplar.
+type tracedCounter struct {
+	*counter
+	runTime prometheus.Histogram
+}
+
+func newTracedCounter() tracedCounter {
+	return tracedCounter{&counter{}, prometheus.NewHistogram(prometheus.HistogramOpts{Name: "run_time_seconds"})}
+}
+
+func (c tracedCounter) ExecutedTraced(d time.Duration, span trace.SpanContext) {
+	c.Executed(d)
+	c.runTime.(prometheus.ExemplarObserver).ObserveWithExemplar(d.Seconds(),
+		prometheus.Labels{"trace_id": span.TraceID().String(), "span_id": span.SpanID().String()})
+}
+func (c tracedCounter) PickupLatencyTraced(time.Duration, trace.SpanContext) {}
+
 type throughputCase struct {
 	backend   string // "postgres", "sqlite NORMAL", "sqlite FULL"
 	workers   int
@@ -94,6 +118,15 @@ func measureThroughput(ctx context.Context, o options, c throughputCase) (float6
 	}
 	cfg.History.Level = c.history
 	cfg.Logger = slog.New(slog.DiscardHandler)
+	count := &counter{}
+	var metrics jobexecutor.Metrics = count
+	if o.tracing {
+		tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(tracetest.NewNoopExporter()))
+		defer tp.Shutdown(context.Background())
+		cfg.TracerProvider = tp
+		traced := newTracedCounter()
+		count, metrics = traced.counter, traced
+	}
 	var engines []*bpmnlite.Engine
 	for _, u := range urls {
 		cfg.Database.URL = u
@@ -123,7 +156,6 @@ func measureThroughput(ctx context.Context, o options, c throughputCase) (float6
 			return 0, "", err
 		}
 	}
-	count := &counter{}
 	var execs []interface{ Stop(context.Context) error }
 	perAcquisition := 32
 	if c.backend != "postgres" {
@@ -132,7 +164,7 @@ func measureThroughput(ctx context.Context, o options, c throughputCase) (float6
 	for _, eng := range engines {
 		x, err := bpmnlite.NewJobExecutor(bpmnlite.JobExecutorConfig{
 			PoolSize: c.workers, QueueSize: c.queue, MaxJobsPerAcquisition: perAcquisition, WaitTime: 100 * time.Millisecond,
-			Metrics: count, Logger: slog.New(slog.DiscardHandler),
+			Metrics: metrics, Logger: slog.New(slog.DiscardHandler),
 		}, eng)
 		if err != nil {
 			return 0, "", err
