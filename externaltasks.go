@@ -31,7 +31,10 @@ var ErrWrongWorker = runtime.ErrWrongWorker
 type LockedExternalTask struct {
 	ExternalTask
 	Variables map[string]any
-	Headers   map[string]string
+	// VariableInstances are the same variables as stored, with their
+	// Camunda types (an Object as Object, a Short as Short).
+	VariableInstances map[string]*VariableInstance
+	Headers           map[string]string
 }
 
 // FetchAndLock locks up to MaxTasks fetchable tasks of the topics for the
@@ -48,7 +51,14 @@ func lockedTasksOf(locked []runtime.LockedTask, err error) ([]*LockedExternalTas
 	}
 	out := make([]*LockedExternalTask, len(locked))
 	for i, l := range locked {
-		out[i] = &LockedExternalTask{ExternalTask: ExternalTask(*l.Task), Variables: l.Variables, Headers: l.Headers}
+		t := &LockedExternalTask{ExternalTask: ExternalTask(*l.Task), Variables: l.Variables, Headers: l.Headers,
+			VariableInstances: make(map[string]*VariableInstance, len(l.Stored))}
+		for name, r := range l.Stored {
+			if t.VariableInstances[name], err = variableInstance(r); err != nil {
+				return nil, err
+			}
+		}
+		out[i] = t
 	}
 	return out, nil
 }

@@ -23,6 +23,9 @@ type fetchTopicDto struct {
 	// IncludeExtensionProperties hands over the activity's
 	// camunda:properties (Camunda's default: not).
 	IncludeExtensionProperties bool `json:"includeExtensionProperties"`
+	// DeserializeValues: an Object variable as its JSON document, not as
+	// the document's text (Camunda's default: not).
+	DeserializeValues bool `json:"deserializeValues"`
 }
 
 type fetchDto struct {
@@ -42,7 +45,7 @@ const externalTaskMembers = `activityId activityInstanceId errorMessage? executi
 
 var (
 	externalTaskJSON = newShape[bpmnlite.ExternalTask](externalTaskMembers)
-	lockedTaskJSON   = newShape[bpmnlite.LockedExternalTask](externalTaskMembers + " errorDetails? variables() extensionProperties=Headers")
+	lockedTaskJSON   = newShape[bpmnlite.LockedExternalTask](externalTaskMembers + " errorDetails? variables:{} extensionProperties=Headers")
 )
 
 func (h *Handler) externalTaskRoutes() {
@@ -165,12 +168,14 @@ func (h *Handler) fetchAndLock(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
-	include := map[string]bool{}
+	include, deserialize := map[string]bool{}, map[string]bool{}
 	for _, t := range body.Topics {
 		include[t.TopicName] = include[t.TopicName] || t.IncludeExtensionProperties
+		deserialize[t.TopicName] = deserialize[t.TopicName] || t.DeserializeValues
 	}
 	out := lockedTaskJSON.list(tasks)
 	for i, t := range tasks {
+		out[i].set("variables", encodeInstances(t.VariableInstances, deserialize[t.Topic]))
 		if !include[t.Topic] {
 			out[i].set("extensionProperties", map[string]string{})
 		}

@@ -90,9 +90,6 @@ var computed = map[string]computedMember{
 	"open":     stateIs(bpmnlite.IncidentOpen),
 	"deleted":  stateIs(bpmnlite.IncidentDeleted),
 	"resolved": stateIs(bpmnlite.IncidentResolved),
-	"variables": {[]string{"Variables"}, func(f []reflect.Value) any {
-		return EncodeVariables(f[0].Interface().(map[string]any))
-	}},
 }
 
 // computedMember is a member made from several fields.

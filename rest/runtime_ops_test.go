@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -440,6 +441,42 @@ func TestRESTFetchExtensionProperties(t *testing.T) {
 			if include && props["region"] != "eu" || !include && (props == nil || len(props) != 0) {
 				t.Errorf("includeExtensionProperties %v: %v", include, field(got[0], "extensionProperties"))
 			}
+		}
+	})
+}
+
+// A fetched task's variables come with their Camunda types, as the
+// instance's variables do (an Object as Object, a Short as Short, a File
+// without its content); an Object is its document's text unless the topic
+// asks for deserializeValues. Only the variables named are handed over.
+func TestRESTFetchVariableTypes(t *testing.T) {
+	eachBackend(t, rest.Options{}, func(t *testing.T, a *api) {
+		a.ok(http.StatusOK, "POST", "/deployment/create", deployment("ext", map[string]string{"charge.bpmn": oneExternalTask}))
+		pi := field(a.ok(http.StatusOK, "POST", "/process-definition/key/charge/start", map[string]any{"variables": map[string]any{
+			"sh":   map[string]any{"value": 7, "type": "Short"},
+			"doc":  map[string]any{"value": `{"a":1}`, "type": "Json"},
+			"xml":  map[string]any{"value": "<a/>", "type": "Xml"},
+			"when": map[string]any{"value": "2026-01-25T13:33:42.000+0000", "type": "Date"},
+			"file": map[string]any{"value": "aGk=", "type": "File", "valueInfo": map[string]any{"filename": "hi.txt"}},
+			"obj": map[string]any{"value": `{"id":7}`, "type": "Object",
+				"valueInfo": map[string]any{"objectTypeName": "com.example.Order", "serializationDataFormat": "application/json"}},
+		}}), "id").(string)
+		for _, deserialize := range []bool{false, true} {
+			topic := map[string]any{"topicName": "charge", "lockDuration": 60000, "deserializeValues": deserialize}
+			got := a.ok(http.StatusOK, "POST", "/external-task/fetchAndLock", map[string]any{"workerId": "w", "maxTasks": 1, "topics": []any{topic}}).([]any)
+			want := a.ok(http.StatusOK, "GET", fmt.Sprintf("/process-instance/%s/variables?deserializeValues=%v", pi, deserialize), nil)
+			if vars := field(got[0], "variables"); !reflect.DeepEqual(vars, want) {
+				t.Errorf("deserializeValues %v: fetched %v, want %v", deserialize, vars, want)
+			}
+			a.ok(http.StatusNoContent, "POST", "/external-task/"+field(got[0], "id").(string)+"/unlock", nil)
+		}
+		if v := field(a.ok(http.StatusOK, "GET", "/process-instance/"+pi+"/variables?deserializeValues=false", nil), "obj", "value"); v != `{"id":7}` {
+			t.Fatalf("the instance's Object serialized: %v", v)
+		}
+		topic := map[string]any{"topicName": "charge", "lockDuration": 60000, "variables": []string{"sh", "missing"}}
+		got := a.ok(http.StatusOK, "POST", "/external-task/fetchAndLock", map[string]any{"workerId": "w", "maxTasks": 1, "topics": []any{topic}}).([]any)
+		if vars := field(got[0], "variables"); !reflect.DeepEqual(vars, map[string]any{"sh": map[string]any{"value": float64(7), "type": "Short", "valueInfo": map[string]any{}}}) {
+			t.Errorf("variables [sh missing]: %v", vars)
 		}
 	})
 }

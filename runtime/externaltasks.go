@@ -60,7 +60,10 @@ type FetchTopic struct {
 type LockedTask struct {
 	Task      *persistence.ExternalTask
 	Variables map[string]any
-	Headers   map[string]string
+	// Stored are the variables handed over as stored, with their declared
+	// types (Variables holds their values).
+	Stored  map[string]*persistence.Variable
+	Headers map[string]string
 }
 
 // FetchAndLock locks up to MaxTasks fetchable tasks of the topics for the
@@ -150,22 +153,23 @@ func (c *command) lockedTask(task *persistence.ExternalTask, tp FetchTopic) (Loc
 			lt.Headers[p.Name] = p.Value
 		}
 	}
-	var visible map[string]any
-	if tp.LocalVariables {
-		visible, err = x.localVariables()
-	} else {
-		visible, err = x.variables()
-	}
+	visible, err := x.storedVariables(tp.LocalVariables)
 	if err != nil {
 		return LockedTask{}, fmt.Errorf("external task %s: %w", task.ID, err)
 	}
-	if tp.Variables == nil {
-		lt.Variables = visible
-		return lt, nil
+	if tp.Variables != nil {
+		lt.Stored = map[string]*persistence.Variable{}
+		for _, name := range tp.Variables {
+			if r, ok := visible[name]; ok {
+				lt.Stored[name] = r
+			}
+		}
+	} else {
+		lt.Stored = visible
 	}
-	for _, name := range tp.Variables {
-		if v, ok := visible[name]; ok {
-			lt.Variables[name] = v
+	for name, r := range lt.Stored {
+		if lt.Variables[name], err = decodeVariable(r); err != nil {
+			return LockedTask{}, fmt.Errorf("external task %s: %w", task.ID, err)
 		}
 	}
 	return lt, nil

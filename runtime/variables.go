@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"reflect"
 	"sort"
@@ -489,6 +490,23 @@ func (x *execution) localVariables() (map[string]any, error) {
 	}
 	out := make(map[string]any)
 	return out, x.inst.decodeScope(x.ID, out, false)
+}
+
+// storedVariables returns the stored variables visible from x (only x's
+// own with local), inner scopes hiding outer ones.
+func (x *execution) storedVariables(local bool) (map[string]*persistence.Variable, error) {
+	if err := x.inst.loadVariables(); err != nil {
+		return nil, err
+	}
+	var chain []*execution
+	for s := x; s != nil && (!local || s == x); s = s.parent {
+		chain = append(chain, s)
+	}
+	out := make(map[string]*persistence.Variable)
+	for i := len(chain) - 1; i >= 0; i-- {
+		maps.Copy(out, x.inst.vars[chain[i].ID])
+	}
+	return out, nil
 }
 
 // variables returns every variable visible from x, inner scopes hiding outer ones.
