@@ -8,6 +8,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/bpmnlite/bpmnlite/bpmn"
 	"github.com/bpmnlite/bpmnlite/config"
@@ -69,7 +70,7 @@ func (e *Core) Deploy(ctx context.Context, req DeployRequest) (_ *Deployment, er
 			all = append(all, parsedResource{r, nil, hex.EncodeToString(sum[:])})
 			continue
 		}
-		m, err := bpmn.Parse(r.Bytes, bpmn.ParseOptions{File: r.Name, ForceExecutable: req.ForceExecutable, CheckExpression: e.CheckExpression, MaxBytes: e.Config.Limits.MaxResourceBytes, MaxQuoted: e.Config.Limits.MaxQuotedSource})
+		m, err := bpmn.Parse(r.Bytes, bpmn.ParseOptions{File: r.Name, ForceExecutable: req.ForceExecutable, CheckExpression: e.CheckExpression, MaxBytes: e.Config.Limits.MaxResourceBytes, MaxQuoted: e.Config.Limits.MaxQuotedSource, MaxScriptBytes: e.Config.Limits.MaxScriptBytes})
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -319,6 +320,9 @@ func (e *Core) latestDefinitionRow(cc *tx.Context, key, tenant string) (*persist
 type Definition struct {
 	*persistence.ProcessDefinition
 	Process *bpmn.Process
+	// scripts are the script resources of its deployment its scripts
+	// named (camunda:resource), compiled once: name → *script.Program.
+	scripts sync.Map
 }
 
 // Definition returns the process definition with id, parsing its resource
