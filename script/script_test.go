@@ -178,3 +178,21 @@ func TestConcurrentRuns(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// BenchmarkScriptEvaluation is the cost of one script evaluation as the
+// engine makes it: a fresh runtime, a few variables and an execution
+// object as globals, a condition run, its result converted back.
+func BenchmarkScriptEvaluation(b *testing.B) {
+	p, err := script.Compile("cond.js", "amount > 1000 && customer.status === 'VIP' && execution.getVariable('amount') > 0", 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	execution := script.Object{"getVariable": func(args []any) (any, error) { return int64(1500), nil }}
+	b.ReportAllocs()
+	for b.Loop() {
+		globals := map[string]any{"amount": int64(1500), "customer": map[string]any{"status": "VIP"}, "execution": execution}
+		if ok, err := p.Run(context.Background(), globals, script.Options{Timeout: 5 * time.Second}); err != nil || ok != true {
+			b.Fatal(ok, err)
+		}
+	}
+}
