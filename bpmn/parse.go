@@ -31,9 +31,12 @@ type ParseOptions struct {
 	// MaxBytes, when positive, rejects a file larger than this before
 	// reading it: parsing takes time and memory in proportion to the size.
 	MaxBytes int
-	// MaxScriptBytes, when positive, bounds the source of one inline
-	// script.
+	// MaxScriptBytes, when positive, bounds the source of one script.
 	MaxScriptBytes int
+	// Resources, when set, are the deployment's other resources by name:
+	// a script's constant camunda:resource must be one of them, and is
+	// compiled with the model. Unset, resources are left to the runtime.
+	Resources map[string][]byte
 	// MaxQuoted is how much of an expression a problem quotes, in
 	// characters, before an ellipsis (default 200; negative: all of it).
 	MaxQuoted int

@@ -20,7 +20,9 @@ type Script struct {
 	Source   string // inline source, as written (line 1 is the rest of the opening tag's line)
 	Resource string // camunda:resource: "deployment://name", "classpath://name" or a name
 	Pos      Position
-	// Program is Source compiled at deployment; nil for a resource.
+	// Program is the compiled script: Source's, or the resource's when
+	// the parser was given the deployment's resources (else nil: the
+	// runtime reads and compiles the resource when it first runs).
 	Program *script.Program
 }
 
@@ -46,8 +48,12 @@ func (p *parser) parseScript(s site, what, format, src, resource string) *Script
 	}
 	sc := &Script{Format: format, Pos: s.pos}
 	if resource != "" {
-		p.checkMaybeExpr(s, what+" camunda:resource", resource)
 		sc.Resource = resource
+		if isExpression(resource) {
+			p.checkMaybeExpr(s, what+" camunda:resource", resource)
+		} else if p.opts.Resources != nil {
+			p.resourceScript(s, what, sc)
+		}
 		return sc
 	}
 	if isExpression(strings.TrimSpace(src)) && strings.HasPrefix(strings.TrimSpace(src), "${") && strings.HasSuffix(strings.TrimSpace(src), "}") {
@@ -61,6 +67,32 @@ func (p *parser) parseScript(s site, what, format, src, resource string) *Script
 	}
 	sc.Source, sc.Program = src, prog
 	return sc
+}
+
+// ResourceName is the name of a script's resource in its deployment:
+// Camunda's deployment:// and classpath:// schemes stripped (bpmnlite
+// looks for classpath resources among the deployment's).
+func ResourceName(resource string) string {
+	for _, scheme := range []string{"deployment://", "classpath://"} {
+		resource = strings.TrimPrefix(resource, scheme)
+	}
+	return resource
+}
+
+// resourceScript compiles sc's resource, which the deployment must hold.
+func (p *parser) resourceScript(s site, what string, sc *Script) {
+	name := ResourceName(sc.Resource)
+	src, ok := p.opts.Resources[name]
+	if !ok {
+		p.errorf(s, "%s: camunda:resource '%s': the deployment has no resource '%s'", what, sc.Resource, name)
+		return
+	}
+	prog, err := script.Compile(name, string(src), p.opts.MaxScriptBytes)
+	if err != nil {
+		p.errorf(s, "%s (%s) resource '%s' %v", what, sc.Format, name, scriptProblem(err))
+		return
+	}
+	sc.Program = prog
 }
 
 // scriptProblem words a compile error: "line 2:5 of the script: SyntaxError: ...".

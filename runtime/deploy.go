@@ -64,13 +64,19 @@ func (e *Core) Deploy(ctx context.Context, req DeployRequest) (_ *Deployment, er
 	defer func() { end(err) }()
 	var all []parsedResource
 	var errs []error
+	others := map[string][]byte{} // what scripts may name as camunda:resource
+	for _, r := range req.Resources {
+		if !IsProcessModel(r.Name) {
+			others[r.Name] = r.Bytes
+		}
+	}
 	for _, r := range req.Resources {
 		sum := sha256.Sum256(r.Bytes)
 		if !IsProcessModel(r.Name) {
 			all = append(all, parsedResource{r, nil, hex.EncodeToString(sum[:])})
 			continue
 		}
-		m, err := bpmn.Parse(r.Bytes, bpmn.ParseOptions{File: r.Name, ForceExecutable: req.ForceExecutable, CheckExpression: e.CheckExpression, MaxBytes: e.Config.Limits.MaxResourceBytes, MaxQuoted: e.Config.Limits.MaxQuotedSource, MaxScriptBytes: e.Config.Limits.MaxScriptBytes})
+		m, err := bpmn.Parse(r.Bytes, bpmn.ParseOptions{File: r.Name, ForceExecutable: req.ForceExecutable, CheckExpression: e.CheckExpression, MaxBytes: e.Config.Limits.MaxResourceBytes, MaxQuoted: e.Config.Limits.MaxQuotedSource, MaxScriptBytes: e.Config.Limits.MaxScriptBytes, Resources: others})
 		if err != nil {
 			errs = append(errs, err)
 			continue

@@ -117,9 +117,7 @@ func (c *command) scriptProgram(h *Execution, def *Definition, sc *bpmn.Script) 
 		}
 		name = fmt.Sprint(v)
 	}
-	for _, scheme := range []string{"deployment://", "classpath://"} {
-		name = strings.TrimPrefix(name, scheme)
-	}
+	name = bpmn.ResourceName(name)
 	if p, ok := def.scripts.Load(name); ok {
 		return p.(*script.Program), nil
 	}

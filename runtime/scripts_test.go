@@ -187,6 +187,25 @@ func TestScriptConditionalEvent(t *testing.T) {
 	})
 }
 
+// A conditional start event with a script condition sees the request's
+// variables (there is no execution yet); one that fails does not start.
+func TestScriptConditionalStart(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.Deploy("hot", enginetest.Process("hot", `<startEvent id="s"><conditionalEventDefinition><condition language="javascript">temperature &gt; 30</condition></conditionalEventDefinition></startEvent>
+<userTask id="cool"/>`+enginetest.Chain("s", "cool")))
+		for temp, want := range map[int]int{20: 0, 35: 1} {
+			ids, err := e.Eng.EvaluateStartConditions(e.Ctx, bpmnlite.ConditionEvaluation{Variables: map[string]any{"temperature": temp}})
+			if err != nil || len(ids) != want {
+				t.Fatalf("temperature %d: started %v (%v), want %d", temp, ids, err, want)
+			}
+		}
+		ids, err := e.Eng.EvaluateStartConditions(e.Ctx, bpmnlite.ConditionEvaluation{Variables: map[string]any{"other": 1}})
+		if err != nil || len(ids) != 0 {
+			t.Fatalf("without temperature: started %v (%v)", ids, err)
+		}
+	})
+}
+
 // A runtime error names the element, the script's line and column and
 // the message, and rolls the start back: nothing is stored.
 func TestScriptErrorRollsBack(t *testing.T) {
@@ -273,9 +292,13 @@ func TestScriptDeploymentErrors(t *testing.T) {
 var b = ;</script></scriptTask>`, "p.bpmn:3:1: scriptTask 'x': script (javascript) line 2:9 of the script: SyntaxError: Unexpected token ;"},
 			{`<scriptTask id="x" scriptFormat="groovy"><script>a = 1</script></scriptTask>`,
 				"p.bpmn:3:1: scriptTask 'x': script: scriptFormat 'groovy' is not supported: use javascript, an expression, or a delegate"},
+			{`<scriptTask id="x" scriptFormat="js" camunda:resource="deployment://missing.js"/>`,
+				"p.bpmn:3:1: scriptTask 'x': script: camunda:resource 'deployment://missing.js': the deployment has no resource 'missing.js'"},
+			{`<scriptTask id="x" scriptFormat="js" camunda:resource="bad.js"/>`,
+				"p.bpmn:3:1: scriptTask 'x': script (js) resource 'bad.js' line 2:1 of the script: SyntaxError: Unexpected end of input"},
 		} {
 			_, err := e.Eng.Deploy(e.Ctx, bpmnlite.DeployRequest{Name: "p", Resources: []bpmnlite.Resource{{Name: "p.bpmn", Bytes: []byte(enginetest.Process("p", `<startEvent id="s"/>
-`+c.body+enginetest.Chain("s", "x")))}}})
+`+c.body+enginetest.Chain("s", "x")))}, {Name: "bad.js", Bytes: []byte("if (a) {\n")}}})
 			var pe *bpmnlite.ParseError
 			if !errors.As(err, &pe) || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("deploy: %v\nwant %s", err, c.want)
