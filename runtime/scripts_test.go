@@ -123,7 +123,10 @@ func TestScriptParameters(t *testing.T) {
 		e.Deploy("p", enginetest.Process("p", `<startEvent id="s"/>
 <userTask id="work">`+ioMapping(`<camunda:inputParameter name="doubled">`+js(`price * 2`)+`</camunda:inputParameter>
 <camunda:inputParameter name="parts"><camunda:list><camunda:value>a</camunda:value>`+js(`'b' + price`)+`</camunda:list></camunda:inputParameter>
-<camunda:outputParameter name="result">`+js(`execution.getVariableLocal('doubled') + (typeof approved !== 'undefined' && approved ? 1 : 0)`)+`</camunda:outputParameter>`)+`</userTask>
+<camunda:outputParameter name="result">`+js(`execution.getVariableLocal('doubled') + (typeof approved !== 'undefined' && approved ? 1 : 0)`)+`</camunda:outputParameter>
+<camunda:outputParameter name="locals">`+js(`[execution.hasVariableLocal('doubled'), execution.hasVariableLocal('price'),
+  (execution.removeVariableLocal('price'), execution.hasVariable('price')),
+  (execution.removeVariableLocal('doubled'), execution.hasVariableLocal('doubled'))].join()`)+`</camunda:outputParameter>`)+`</userTask>
 <userTask id="after"/>`+enginetest.Chain("s", "work", "after")))
 		pi := e.Start("p", map[string]any{"price": 21})
 		x := e.ioScope(pi, "work")
@@ -133,6 +136,10 @@ func TestScriptParameters(t *testing.T) {
 		wantEq(t, "process doubled", e.Var(pi, "doubled"), nil)
 		e.Complete(pi, "work", map[string]any{"approved": true})
 		wantEq(t, "result", e.Var(pi, "result"), int64(43))
+		// Local means the activity's own scope: removing a local that is
+		// not there leaves the process's variable alone.
+		wantEq(t, "locals", e.Var(pi, "locals"), "true,false,true,false")
+		wantEq(t, "price", e.Var(pi, "price"), int64(21))
 	})
 }
 
