@@ -29,8 +29,8 @@ Deploys the files (unchanged ones make no new version), serves the REST API
 under /engine-rest and /metrics, and runs the job executor until SIGINT or
 SIGTERM. Service tasks that name Go delegates (camunda:class,
 camunda:delegateExpression) cannot run here: serve has no Go code of yours,
-and says so at start. Use external tasks (camunda:type="external") with a
-worker, or embed the engine in your Go program; bpmnlite run -stub-all runs
+and says so at start. Use JavaScript script tasks (scriptFormat="javascript"),
+external tasks (camunda:type="external") with a worker, or embed the engine in your Go program; bpmnlite run -stub-all runs
 such processes with no-op delegates.
 flags:
   -db URL          SQLite file or postgres:// URL (default $BPMNLITE_DB, else bpmnlite.db)
