@@ -565,15 +565,6 @@ func (p *parser) listener(s site, c *etree.Element) Listener {
 	return l
 }
 
-func hasCamundaChild(e *etree.Element, tag string) bool {
-	for _, c := range e.ChildElements() {
-		if c.Tag == tag && isCamundaNS(c.NamespaceURI()) {
-			return true
-		}
-	}
-	return false
-}
-
 func countSet(vals ...string) int {
 	n := 0
 	for _, v := range vals {
