@@ -313,3 +313,30 @@ var b = ;</script></scriptTask>`, "p.bpmn:3:1: scriptTask 'x': script (javascrip
 		}
 	})
 }
+
+// Camunda's ScriptTaskGraalJsTest, with host access as Camunda Run
+// configures it: a script's own var shadows a variable of the same name
+// without changing it, and is not stored; functions are called.
+func TestScriptCamundaJavaScript(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		for name, src := range map[string]string{
+			// testJavascriptProcessVarVisibility
+			"visibility": `execution.setVariable('foo', 'a');
+if (typeof foo !== 'undefined') { throw 'Variable foo should be defined as script variable.'; }
+var foo = 'b';
+if (execution.getVariable('foo') != 'a') { throw 'Execution should contain variable foo'; }
+if (foo != 'b') { throw 'Script variable must override the visibiltity of the execution variable.'; }`,
+			// testJavascriptFunctionInvocation
+			"function": `function sum(a,b){ return a+b; }; var result = sum(1,2); execution.setVariable('foo', result);`,
+			// testJsVariable
+			"var": `var foo = 1;`,
+		} {
+			e.Deploy(name, enginetest.Process(name, `<startEvent id="s"/>
+<scriptTask id="script" scriptFormat="javascript"><script><![CDATA[`+src+`]]></script></scriptTask>
+<userTask id="wait"/>`+enginetest.Chain("s", "script", "wait")))
+			pi := e.Start(name, nil)
+			want := map[string]any{"visibility": "a", "function": int64(3), "var": nil}[name]
+			wantEq(t, name+": foo", e.Var(pi, "foo"), want)
+		}
+	})
+}
