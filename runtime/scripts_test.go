@@ -86,6 +86,31 @@ func TestScriptTaskResource(t *testing.T) {
 	})
 }
 
+// Camunda's testScriptInDeploymentAfterCacheWasCleaned: a definition
+// parsed again from its stored file (none fits the cache here) reads its
+// script resource from its deployment when it runs.
+func TestScriptResourceAfterCacheWasCleaned(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{Limits: bpmnlite.LimitsConfig{DefinitionCacheBytes: 1}}, func(t *testing.T, e *env) {
+		model := enginetest.Process("p", `<startEvent id="s"/>
+<scriptTask id="greet" scriptFormat="javascript" camunda:resource="deployment://greeting.js" camunda:resultVariable="greeting"/>
+<userTask id="wait"/>`+enginetest.Chain("s", "greet", "wait"))
+		_, err := e.Eng.Deploy(e.Ctx, bpmnlite.DeployRequest{Name: "d", Resources: []bpmnlite.Resource{
+			{Name: "p.bpmn", Bytes: []byte(model)},
+			{Name: "greeting.js", Bytes: []byte("'Greetings ' + who + ' speaking'")},
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 2 {
+			pi := e.Start("p", map[string]any{"who": "bpmnlite"})
+			wantEq(t, "greeting", e.Var(pi, "greeting"), "Greetings bpmnlite speaking")
+		}
+		if s := e.Eng.Stats(); s.DefinitionsCached != 0 {
+			t.Fatalf("%d definitions cached, want none", s.DefinitionsCached)
+		}
+	})
+}
+
 // An exclusive gateway choosing by script conditions, inline and from a
 // resource; a condition that returns no boolean fails.
 func TestScriptCondition(t *testing.T) {
