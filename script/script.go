@@ -75,7 +75,8 @@ var ErrTimeout = errors.New("script time limit exceeded")
 // Compile compiles src; name names it in stack traces. A syntax error is
 // an *Error at its line and column. maxBytes, when positive, bounds the
 // source's size.
-func Compile(name, src string, maxBytes int) (*Program, error) {
+func Compile(name, src string, maxBytes int) (_ *Program, err error) {
+	defer recoverTo(&err)
 	if maxBytes > 0 && len(src) > maxBytes {
 		return nil, &Error{Message: fmt.Sprintf("the script has %d bytes, more than the limit of %d", len(src), maxBytes)}
 	}
@@ -124,6 +125,7 @@ type Options struct {
 // float64 holds exactly) is an int64 and any other a float64; undefined
 // and null are nil.
 func (p *Program) Run(ctx context.Context, globals map[string]any, opts Options) (res any, err error) {
+	defer recoverTo(&err)
 	vm := goja.New()
 	vm.SetMaxCallStackSize(MaxCallStack)
 	for name, v := range globals {
@@ -152,6 +154,14 @@ func (p *Program) Run(ctx context.Context, globals map[string]any, opts Options)
 		return nil, &Error{Message: "the script's result: " + err.Error()}
 	}
 	return out, nil
+}
+
+// recoverTo turns a panic of goja (which re-panics what it does not
+// expect) into an error: a script must not take the engine down.
+func recoverTo(err *error) {
+	if x := recover(); x != nil {
+		*err = &Error{Message: fmt.Sprintf("internal error of the script engine: %v", x)}
+	}
 }
 
 // runError turns goja's error into an *Error at the innermost position of

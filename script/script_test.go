@@ -196,3 +196,12 @@ func BenchmarkScriptEvaluation(b *testing.B) {
 		}
 	}
 }
+
+// A host function that panics fails the run; the panic does not escape.
+func TestHostPanicIsAnError(t *testing.T) {
+	boom := script.Func(func([]any) (any, error) { panic("boom") })
+	_, err := run(t, "f()", map[string]any{"f": boom})
+	if err == nil || !strings.Contains(err.Error(), "boom") {
+		t.Errorf("panic: %v", err)
+	}
+}
