@@ -244,7 +244,7 @@ func (e *Engine) DeleteProcessInstanceTx(ctx context.Context, t pgx.Tx, id, reas
 // runs, as in Camunda, where another node may hold the code); the error is
 // the *ParseError listing every problem.
 func (e *Engine) Validate(file string, data []byte) ([]Problem, error) {
-	defs, err := bpmn.Parse(data, bpmn.ParseOptions{File: file, CheckExpression: e.rt.CheckExpression, MaxBytes: e.rt.Config.Limits.MaxResourceBytes, MaxQuoted: e.rt.Config.Limits.MaxQuotedSource})
+	defs, err := bpmn.Parse(data, bpmn.ParseOptions{File: file, CheckExpression: e.rt.CheckExpression, MaxBytes: e.rt.Config.Limits.MaxResourceBytes, MaxQuoted: e.rt.Config.Limits.MaxQuotedSource, MaxScriptBytes: e.rt.Config.Limits.MaxScriptBytes})
 	if err != nil {
 		return nil, err
 	}

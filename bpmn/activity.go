@@ -17,7 +17,8 @@ import (
 // default flows apply to.
 func isActivity(k Kind) bool {
 	switch k {
-	case Task, ServiceTask, SendTask, UserTask, ReceiveTask, ManualTask, SubProcess, CallActivity:
+	case Task, ServiceTask, SendTask, UserTask, ReceiveTask, ManualTask, SubProcess, CallActivity,
+		ScriptTask:
 		return true
 	}
 	return false
@@ -107,6 +108,8 @@ func (p *parser) parseActivity(st *procState, sc *scopeState, e *etree.Element, 
 	switch kind {
 	case ServiceTask, SendTask:
 		p.parseImplementation(s, e, a)
+	case ScriptTask:
+		p.scriptTask(s, e, a)
 	case UserTask:
 		u := &UserTaskInfo{Assignee: camundaValue(e, "assignee"), CandidateGroups: camundaValue(e, "candidateGroups"),
 			CandidateUsers: camundaValue(e, "candidateUsers")}
@@ -540,14 +543,18 @@ func (p *parser) listener(s site, c *etree.Element) Listener {
 		DelegateExpression: strings.TrimSpace(attrValue(c, "delegateExpression")),
 		Fields:             p.fields(s, c.ChildElements()),
 	}
-	if hasCamundaChild(c, "script") {
-		p.unsupported(nil, ls, "camunda:"+c.Tag+"/camunda:script", "script listeners are not supported: use a class, expression or delegateExpression")
+	scripts := 0
+	for _, sc := range c.ChildElements() {
+		if sc.Tag == "script" && isCamundaNS(sc.NamespaceURI()) {
+			scripts++
+			l.Script = p.camundaScript(s, c.Tag+" '"+l.Event+"'", sc)
+		}
 	}
-	switch n := countSet(l.Class, l.Expression, l.DelegateExpression); {
-	case n == 0 && !hasCamundaChild(c, "script"):
-		p.errorf(ls, "Element 'class', 'expression' or 'delegateExpression' is mandatory on %s", c.Tag)
+	switch n := countSet(l.Class, l.Expression, l.DelegateExpression) + scripts; {
+	case n == 0:
+		p.errorf(ls, "Element 'class', 'expression', 'delegateExpression' or 'script' is mandatory on %s", c.Tag)
 	case n > 1:
-		p.errorf(ls, "%s may have only one of 'class', 'expression' and 'delegateExpression'", c.Tag)
+		p.errorf(ls, "%s may have only one of 'class', 'expression', 'delegateExpression' and 'script'", c.Tag)
 	}
 	if l.Expression != "" {
 		p.checkExpr(ls, c.Tag+" expression", l.Expression)
@@ -556,15 +563,6 @@ func (p *parser) listener(s site, c *etree.Element) Listener {
 		p.checkExpr(ls, c.Tag+" delegateExpression", l.DelegateExpression)
 	}
 	return l
-}
-
-func hasCamundaChild(e *etree.Element, tag string) bool {
-	for _, c := range e.ChildElements() {
-		if c.Tag == tag && isCamundaNS(c.NamespaceURI()) {
-			return true
-		}
-	}
-	return false
 }
 
 func countSet(vals ...string) int {
@@ -761,14 +759,21 @@ func (p *parser) calledBinding(s site, e *etree.Element, a *CallInfo) {
 // conditionalEvent reads a conditionalEventDefinition: its condition and
 // the variable changes that evaluate it.
 func (p *parser) conditionalEvent(s site, def *etree.Element, a *Activity) {
+	script := false // a script condition: parseScript reports its problems
 	if c := bpmnChild(def, "condition"); c != nil {
 		a.Condition = text(c)
+		a.ConditionScript, script = p.conditionScript(p.at(s, c), "condition", c)
+		if a.ConditionScript != nil && a.Condition == "" {
+			a.Condition = a.ConditionScript.Resource
+		}
 	}
-	if a.Condition == "" {
+	switch {
+	case script:
+	case a.Condition == "":
 		p.errorf(s, "conditionalEventDefinition has no condition")
-	} else if !isExpression(a.Condition) {
+	case !isExpression(a.Condition):
 		p.errorf(s, "condition '%s' is not an expression: write ${...}", a.Condition)
-	} else {
+	default:
 		p.checkMaybeExpr(s, "condition", a.Condition)
 	}
 	a.ConditionVariable = strings.TrimSpace(camundaValue(def, "variableName"))

@@ -32,7 +32,7 @@ func ExampleParseError() {
 	src := `<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL">
   <process id="p" isExecutable="true">
     <startEvent id="start"/>
-    <scriptTask id="script"/>
+    <scriptTask id="script" scriptFormat="groovy"><script>x = 1</script></scriptTask>
     <sequenceFlow id="f" sourceRef="start" targetRef="nowhere"/>
   </process>
 </definitions>`
@@ -44,6 +44,6 @@ func ExampleParseError() {
 		}
 	}
 	// Output:
-	// p.bpmn:4:5: scriptTask 'script': unsupported element type; scripts are not run: call a registered delegate instead (a serviceTask with camunda:class or camunda:delegateExpression)
+	// p.bpmn:4:5: scriptTask 'script': script: scriptFormat 'groovy' is not supported: use javascript, an expression, or a delegate
 	// p.bpmn:5:5: sequenceFlow 'f': targetRef 'nowhere' names no flow node of process 'p'
 }

@@ -84,7 +84,9 @@ func (p *parser) value(s site, what string, e *etree.Element) Value {
 	case "value":
 		return p.textValue(es, what, e)
 	case "script":
-		p.errorf(es, "%s: camunda:script is not supported, bpmnlite runs no scripts: write the value as an expression (${...}) or compute it in a delegate", what)
+		if sc := p.camundaScript(s, what, e); sc != nil {
+			return Value{Kind: ScriptValue, Script: sc}
+		}
 		return Value{}
 	}
 	p.errorf(es, "%s: unexpected <%s>; a value is text, a camunda:list (of camunda:value, lists and maps) or a camunda:map", what, e.Tag)

@@ -28,6 +28,7 @@ const (
 	EventBasedGateway      Kind = "eventBasedGateway"
 	SubProcess             Kind = "subProcess"
 	CallActivity           Kind = "callActivity"
+	ScriptTask             Kind = "scriptTask"
 )
 
 // EventType is the event definition carried by an event.
@@ -299,6 +300,7 @@ type Activity struct {
 	// (camunda:variableEvents: create, update, delete) limit the variable
 	// changes that evaluate it; empty: every change.
 	Condition               string
+	ConditionScript         *Script // a condition with a script language
 	ConditionVariable       string
 	ConditionVariableEvents []string
 	// LinkName is a link event's name; LinkTarget, on a throwing link, the
@@ -336,6 +338,8 @@ type Activity struct {
 	Properties []Property
 	// Fields are the camunda:field elements injected into its delegate.
 	Fields []Field
+	// Script is what a script task runs (its result goes to ResultVariable).
+	Script *Script
 
 	// User is what a user task adds (nil for the other kinds), Call what a
 	// call activity adds: kept apart so that the many activities of other
@@ -496,10 +500,11 @@ type ValueKind int
 
 // Parameter value kinds.
 const (
-	NullValue ValueKind = iota // an empty parameter or entry
-	TextValue                  // a constant or an expression, evaluated each time
-	ListValue                  // camunda:list
-	MapValue                   // camunda:map
+	NullValue   ValueKind = iota // an empty parameter or entry
+	TextValue                    // a constant or an expression, evaluated each time
+	ListValue                    // camunda:list
+	MapValue                     // camunda:map
+	ScriptValue                  // camunda:script, run each time
 )
 
 // Value is the value of a parameter, of a list item or of a map entry.
@@ -508,6 +513,7 @@ type Value struct {
 	Text    string     // TextValue
 	Items   []Value    // ListValue
 	Entries []MapEntry // MapValue, in document order
+	Script  *Script    // ScriptValue
 }
 
 // MapEntry is a camunda:entry of a camunda:map; its key is a constant or
@@ -523,6 +529,7 @@ type Listener struct {
 	Class              string
 	Expression         string
 	DelegateExpression string
+	Script             *Script // camunda:script
 	Fields             []Field // camunda:field, injected into its delegate
 }
 
@@ -546,8 +553,11 @@ type SequenceFlow struct {
 	Pos       Position
 	Source    *Activity
 	Target    *Activity
-	Condition string     // conditionExpression text; "" for an unconditional flow
-	Listeners []Listener // take listeners
+	Condition string // conditionExpression text; "" for an unconditional flow
+	// ConditionScript is the condition's script when it has a script
+	// language (Condition then holds its text, or its resource's name).
+	ConditionScript *Script
+	Listeners       []Listener // take listeners
 }
 
 // Property is one camunda:property (name and value as written).

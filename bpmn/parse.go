@@ -31,6 +31,12 @@ type ParseOptions struct {
 	// MaxBytes, when positive, rejects a file larger than this before
 	// reading it: parsing takes time and memory in proportion to the size.
 	MaxBytes int
+	// MaxScriptBytes, when positive, bounds the source of one script.
+	MaxScriptBytes int
+	// Resources, when set, are the deployment's other resources by name:
+	// a script's constant camunda:resource must be one of them, and is
+	// compiled with the model. Unset, resources are left to the runtime.
+	Resources map[string][]byte
 	// MaxQuoted is how much of an expression a problem quotes, in
 	// characters, before an ellipsis (default 200; negative: all of it).
 	MaxQuoted int
@@ -439,7 +445,6 @@ func (p *parser) parseProcess(e *etree.Element) {
 // unsupportedHints say what to use instead of a BPMN element bpmnlite
 // does not execute.
 var unsupportedHints = map[string]string{
-	"scriptTask":       "scripts are not run: call a registered delegate instead (a serviceTask with camunda:class or camunda:delegateExpression)",
 	"businessRuleTask": "DMN decisions are not evaluated: call a registered delegate instead (a serviceTask with camunda:class)",
 	"complexGateway":   "use an inclusive gateway, or an exclusive gateway with conditions",
 	"transaction":      "transaction subprocesses and their cancel events are not supported: use an embedded subprocess with an error boundary event",
@@ -452,6 +457,7 @@ var flowNodes = map[Kind]bool{
 	Task: true, ServiceTask: true, SendTask: true, UserTask: true, ReceiveTask: true, ManualTask: true,
 	ExclusiveGateway: true, ParallelGateway: true, InclusiveGateway: true, EventBasedGateway: true,
 	SubProcess: true, CallActivity: true,
+	ScriptTask: true,
 }
 
 // decoration lists BPMN elements of a process or subprocess that carry no
@@ -513,25 +519,16 @@ func (p *parser) parseFlow(sc *scopeState, e *etree.Element) *SequenceFlow {
 	f := &SequenceFlow{ID: s.id, Name: attrValue(e, "name"), Pos: s.pos}
 	if c := bpmnChild(e, "conditionExpression"); c != nil {
 		f.Condition = text(c)
-		if f.Condition != "" {
-			p.conditionLanguage(p.at(s, c), c)
+		if sc, isScript := p.conditionScript(p.at(s, c), "condition", c); isScript {
+			f.ConditionScript = sc
+			if f.Condition == "" && sc != nil {
+				f.Condition = sc.Resource
+			}
+		} else if f.Condition != "" {
 			p.checkExpr(s, "condition", f.Condition)
 		}
 	}
 	f.Listeners = p.listeners(s, p.extensions(s, e, "executionListener"), true)
 	sc.flows = append(sc.flows, pendingFlow{f, attrValue(e, "sourceRef"), attrValue(e, "targetRef")})
 	return f
-}
-
-// conditionLanguage rejects script conditions. Several exporters write the
-// XPath language on every condition by default; that one is only noted.
-func (p *parser) conditionLanguage(s site, c *etree.Element) {
-	lang := strings.TrimSpace(attrValue(c, "language"))
-	switch {
-	case lang == "" || strings.EqualFold(lang, "juel"):
-	case lang == "http://www.w3.org/1999/XPath":
-		p.warnf(s, "condition language '%s' is ignored: the condition is read as an expression", lang)
-	default:
-		p.errorf(s, "script conditions (language '%s') are not supported; write the condition as an expression", lang)
-	}
 }

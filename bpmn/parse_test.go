@@ -67,13 +67,13 @@ func TestPositions(t *testing.T) {
 	probs := mustFail(t, doc(`<process id="p" isExecutable="true">
   <startEvent id="s"/>
   <sequenceFlow id="f" sourceRef="s" targetRef="u"/>
-      <scriptTask id="st"/>
+      <complexGateway id="st"/>
 </process>`))
 	if p := findProblem(t, probs, "f", "targetRef 'u' names no flow node of process 'p'"); p.Pos != (Position{9, 3}) {
 		t.Errorf("flow problem at %v", p.Pos)
 	}
-	if p := findProblem(t, probs, "st", "unsupported element type"); p.Pos != (Position{10, 7}) || p.ElementType != "scriptTask" {
-		t.Errorf("scriptTask problem = %+v", p)
+	if p := findProblem(t, probs, "st", "unsupported element type"); p.Pos != (Position{10, 7}) || p.ElementType != "complexGateway" {
+		t.Errorf("complexGateway problem = %+v", p)
 	}
 	// Problems come sorted by position.
 	for i := 1; i < len(probs); i++ {
@@ -812,7 +812,7 @@ func TestAllProblemsReported(t *testing.T) {
 		t.Fatalf("problems:\n%s", listProblems(pe.Problems))
 	}
 	msg := err.Error()
-	for _, want := range []string{"3 problems", "serviceTask 'a': One of the attributes", "sequenceFlow 'f2': targetRef 'nowhere'", "scriptTask 'b': unsupported element type"} {
+	for _, want := range []string{"3 problems", "serviceTask 'a': One of the attributes", "sequenceFlow 'f2': targetRef 'nowhere'", "scriptTask 'b': script: scriptFormat 'juel' is not supported: use javascript"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("error text lacks %q:\n%s", want, msg)
 		}
@@ -856,7 +856,7 @@ func TestTaskListenerParsing(t *testing.T) {
   <camunda:taskListener event="create"/>
 </extensionElements></userTask>`))
 	findProblem(t, probs, "x", "taskListener event 'timeout' is not supported (create, assignment, update, complete and delete are)")
-	findProblem(t, probs, "x", "Element 'class', 'expression' or 'delegateExpression' is mandatory on taskListener")
+	findProblem(t, probs, "x", "Element 'class', 'expression', 'delegateExpression' or 'script' is mandatory on taskListener")
 }
 
 // A process that is not deployed (not executable) is not checked for

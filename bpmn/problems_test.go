@@ -15,7 +15,18 @@ func TestProblems(t *testing.T) {
 		msg     string
 	}{
 		// Unsupported element types.
-		{"scriptTask", simple(`<scriptTask id="x"/>`), "x", "scriptTask", "unsupported element type"},
+		{"scriptTask without scriptFormat (juel)", simple(`<scriptTask id="x"><script>1</script></scriptTask>`), "x", "scriptTask", "script: scriptFormat 'juel' is not supported: use javascript, an expression, or a delegate"},
+		{"groovy scriptTask", simple(`<scriptTask id="x" scriptFormat="groovy"><script>1</script></scriptTask>`), "x", "scriptTask", "script: scriptFormat 'groovy' is not supported: use javascript, an expression, or a delegate"},
+		{"scriptTask without script", simple(`<scriptTask id="x" scriptFormat="javascript"/>`), "x", "scriptTask", "script: No script source or resource was given"},
+		{"scriptTask syntax error", simple(`<scriptTask id="x" scriptFormat="javascript"><script>var a = 1;
+var = 2;</script></scriptTask>`), "x", "scriptTask", "script (javascript) line 2:5 of the script: SyntaxError: Unexpected token ="},
+		{"script source expression", simple(`<scriptTask id="x" scriptFormat="js"><script>${src}</script></scriptTask>`), "x", "scriptTask", "a script source given by an expression is not supported"},
+		{"python input parameter", simple(`<task id="x"><extensionElements><camunda:inputOutput><camunda:inputParameter name="v"><camunda:script scriptFormat="python">1</camunda:script></camunda:inputParameter></camunda:inputOutput></extensionElements></task>`),
+			"x", "task", "camunda:inputParameter 'v': scriptFormat 'python' is not supported: use javascript"},
+		{"script parameter without format", simple(`<task id="x"><extensionElements><camunda:inputOutput><camunda:inputParameter name="v"><camunda:script>1</camunda:script></camunda:inputParameter></camunda:inputOutput></extensionElements></task>`),
+			"x", "task", "camunda:inputParameter 'v': Missing attribute 'scriptFormat'"},
+		{"ruby conditional event", simple(`<intermediateCatchEvent id="x"><conditionalEventDefinition><condition language="ruby">true</condition></conditionalEventDefinition></intermediateCatchEvent>`),
+			"x", "intermediateCatchEvent", "condition: scriptFormat 'ruby' is not supported"},
 		{"businessRuleTask", simple(`<businessRuleTask id="x"/>`), "x", "businessRuleTask", "unsupported element type"},
 		{"complexGateway", simple(`<complexGateway id="x"/>`), "x", "complexGateway", "unsupported element type"},
 		{"transaction", simple(`<transaction id="x"/>`), "x", "transaction", "unsupported element type"},
@@ -50,8 +61,10 @@ func TestProblems(t *testing.T) {
 			"x", "startEvent", "conditionalEventDefinition has no condition"},
 		{"multiple event definitions", proc(`<startEvent id="x"><messageEventDefinition/><timerEventDefinition/></startEvent>`),
 			"x", "startEvent/messageEventDefinition+timerEventDefinition", "several event definitions"},
-		{"script listener", simple(`<task id="x"><extensionElements><camunda:executionListener event="start"><camunda:script scriptFormat="js">1</camunda:script></camunda:executionListener></extensionElements></task>`),
-			"x", "camunda:executionListener/camunda:script", "script listeners are not supported"},
+		{"groovy listener", simple(`<task id="x"><extensionElements><camunda:executionListener event="start"><camunda:script scriptFormat="groovy">1</camunda:script></camunda:executionListener></extensionElements></task>`),
+			"x", "task", "executionListener 'start': scriptFormat 'groovy' is not supported: use javascript"},
+		{"listener with script and class", simple(`<task id="x"><extensionElements><camunda:executionListener event="start" class="C"><camunda:script scriptFormat="js">1</camunda:script></camunda:executionListener></extensionElements></task>`),
+			"x", "task", "executionListener may have only one of 'class', 'expression', 'delegateExpression' and 'script'"},
 
 		// References.
 		{"dangling sourceRef", simple(`<task id="x"/><sequenceFlow id="g" sourceRef="ghost" targetRef="x"/>`),
@@ -152,7 +165,7 @@ func TestProblems(t *testing.T) {
 			"x", "serviceTask", "camunda:resultVariable is only supported together with camunda:expression"},
 		{"invalid boolean", simple(`<task id="x" camunda:asyncBefore="sometimes"/>`), "x", "task", "attribute 'asyncBefore' must be true or false, not 'sometimes'"},
 		{"listener without implementation", simple(`<task id="x"><extensionElements><camunda:executionListener event="start"/></extensionElements></task>`),
-			"x", "task", "Element 'class', 'expression' or 'delegateExpression' is mandatory on executionListener"},
+			"x", "task", "Element 'class', 'expression', 'delegateExpression' or 'script' is mandatory on executionListener"},
 		{"listener event", simple(`<task id="x"><extensionElements><camunda:executionListener event="take" class="L"/></extensionElements></task>`),
 			"x", "task", "executionListener event must be 'start' or 'end', not 'take'"},
 		{"listener with two implementations", simple(`<task id="x"><extensionElements><camunda:executionListener event="end" class="L" expression="${x}"/></extensionElements></task>`),
@@ -173,7 +186,7 @@ func TestProblems(t *testing.T) {
 		{"multi-instance bad cardinality", simple(`<userTask id="x"><multiInstanceLoopCharacteristics><loopCardinality>many</loopCardinality></multiInstanceLoopCharacteristics></userTask>`),
 			"x", "multiInstanceLoopCharacteristics", "loopCardinality 'many' is neither a non-negative integer nor an expression"},
 		{"script condition", simple(`<task id="x"/><sequenceFlow id="g" sourceRef="x" targetRef="e"><conditionExpression language="groovy">a == 1</conditionExpression></sequenceFlow>`),
-			"g", "sequenceFlow", "script conditions (language 'groovy') are not supported"},
+			"g", "sequenceFlow", "condition: scriptFormat 'groovy' is not supported: use javascript, an expression, or a delegate"},
 
 		// Timers.
 		{"timer without value", simple(`<intermediateCatchEvent id="x"><timerEventDefinition/></intermediateCatchEvent>`),

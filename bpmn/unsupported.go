@@ -20,7 +20,7 @@ var camundaAttributes = map[string]bool{
 	"expression": true, "followUpDate": true, "formKey": true, "formRef": true, "historyTimeToLive": true,
 	"jobPriority": true, "priority": true, "resultVariable": true, "taskPriority": true, "topic": true,
 	"type": true, "versionTag": true, "variableName": true, "variableEvents": true,
-	"escalationCodeVariable": true,
+	"escalationCodeVariable": true, "resource": true,
 }
 
 // camundaMetadata are camunda: attributes with no effect on execution.
@@ -41,8 +41,7 @@ var camundaHints = map[string]string{
 	"caseTenantId":                      "CMMN cases are not supported: call a process",
 	"variableMappingClass":              "map variables with camunda:in and camunda:out",
 	"variableMappingDelegateExpression": "map variables with camunda:in and camunda:out",
-	"resource":                          "bpmnlite has no script engine: call a registered delegate (camunda:class)",
-	"scriptFormat":                      "bpmnlite has no script engine: call a registered delegate (camunda:class)",
+	"scriptFormat":                      "scriptFormat is an attribute of the BPMN namespace (scriptFormat=\"javascript\")",
 	"decisionRef":                       "DMN decisions are not supported: call a registered delegate (camunda:class)",
 }
 
@@ -75,7 +74,7 @@ func (p *parser) checkCamundaAttributes(e *etree.Element) {
 // element that bpmnlite lacks, or that does not belong where it is.
 var camundaElementHints = map[string]string{
 	"connector":            "Camunda Connect is not available: make the call in a registered delegate (camunda:class)",
-	"script":               "bpmnlite has no script engine: write an expression or call a registered delegate",
+	"script":               "camunda:script belongs in a camunda:inputParameter or camunda:outputParameter, or in a listener",
 	"taskListener":         "task listeners belong to user tasks",
 	"in":                   "camunda:in belongs to call activities",
 	"out":                  "camunda:out belongs to call activities",

@@ -175,6 +175,14 @@ type Limits struct {
 	// MaxQuotedSource is how much of an expression an error message quotes
 	// before an ellipsis. Default 200 characters; negative: all of it.
 	MaxQuotedSource int
+	// ScriptTimeout bounds how long one JavaScript script (a script task,
+	// condition, parameter or listener) runs: a longer one is stopped and
+	// fails its command like a delegate error. Default 5 seconds;
+	// negative: no limit.
+	ScriptTimeout time.Duration
+	// MaxScriptBytes bounds the source of one script, inline or a
+	// deployment's resource. Default 1 MiB.
+	MaxScriptBytes int
 }
 
 // Defaults of Limits.
@@ -199,6 +207,12 @@ const (
 	// unreadable.
 	DefaultMaxExpressionLength = expression.DefaultMaxLength
 	DefaultMaxQuotedSource     = expression.DefaultMaxQuoted
+	// DefaultScriptTimeout: a script computes a value or a decision in
+	// milliseconds; seconds mean a loop that does not end.
+	DefaultScriptTimeout = 5 * time.Second
+	// DefaultMaxScriptBytes: a script longer than this belongs in a
+	// delegate.
+	DefaultMaxScriptBytes = 1 << 20
 )
 
 // Metrics configures the reports of the engine's meters to the database.
@@ -299,6 +313,10 @@ func (c Config) WithDefaults() Config {
 	orDefault(&l.DefinitionCacheBytes, DefaultDefinitionCacheBytes)
 	orDefault(&l.MaxExpressionLength, DefaultMaxExpressionLength)
 	orDefault(&l.MaxQuotedSource, DefaultMaxQuotedSource)
+	if l.ScriptTimeout == 0 {
+		l.ScriptTimeout = DefaultScriptTimeout
+	}
+	orDefault(&l.MaxScriptBytes, DefaultMaxScriptBytes)
 	positiveOr(&l.MaxWaitingFetches, DefaultMaxWaitingFetches) // no bound would be no bound on goroutines
 	if c.JobExecutor.Clock == nil {
 		c.JobExecutor.Clock = c.Clock

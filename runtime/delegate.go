@@ -132,6 +132,25 @@ func (h *Execution) SetVariableLocal(name string, v any) error { return h.x.setL
 // RemoveVariable removes name from the nearest scope defining it.
 func (h *Execution) RemoveVariable(name string) error { return h.x.removeVariable(name) }
 
+// VariableLocal returns the value of name in this execution's own scope.
+func (h *Execution) VariableLocal(name string) (any, bool, error) {
+	found, err := h.x.lookup(name)
+	if err != nil || found.scope != h.x {
+		return nil, false, err
+	}
+	v, err := decodeVariable(found.row)
+	return v, err == nil, err
+}
+
+// RemoveVariableLocal removes name from this execution's own scope (a
+// variable of an enclosing scope stays).
+func (h *Execution) RemoveVariableLocal(name string) error {
+	if found, err := h.x.lookup(name); err != nil || found.scope != h.x {
+		return err
+	}
+	return h.x.removeVariable(name)
+}
+
 // GetVariable is the JUEL spelling: the value of name, or nil.
 func (h *Execution) GetVariable(name string) (any, error) {
 	v, _, err := h.x.variable(name)
@@ -302,7 +321,12 @@ func (c *command) fireListeners(x *execution, ls []bpmn.Listener, event string, 
 		if l.Event != event {
 			continue
 		}
-		err := c.callDelegate(x, event, l.Class, l.DelegateExpression, l.Expression, "", l.Fields, listenerOf{owner, event})
+		var err error
+		if l.Script != nil {
+			err = c.scriptListener(x, l.Script, event, listenerOf{owner, event})
+		} else {
+			err = c.callDelegate(x, event, l.Class, l.DelegateExpression, l.Expression, "", l.Fields, listenerOf{owner, event})
+		}
 		var be *BpmnError
 		if _, isActivity := owner.(*bpmn.Activity); isActivity && event != "delete" && c.cancelling == 0 && errors.As(err, &be) {
 			x.endListened = event == "end"

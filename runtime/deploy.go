@@ -8,6 +8,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/bpmnlite/bpmnlite/bpmn"
 	"github.com/bpmnlite/bpmnlite/config"
@@ -63,13 +64,19 @@ func (e *Core) Deploy(ctx context.Context, req DeployRequest) (_ *Deployment, er
 	defer func() { end(err) }()
 	var all []parsedResource
 	var errs []error
+	others := map[string][]byte{} // what scripts may name as camunda:resource
+	for _, r := range req.Resources {
+		if !IsProcessModel(r.Name) {
+			others[r.Name] = r.Bytes
+		}
+	}
 	for _, r := range req.Resources {
 		sum := sha256.Sum256(r.Bytes)
 		if !IsProcessModel(r.Name) {
 			all = append(all, parsedResource{r, nil, hex.EncodeToString(sum[:])})
 			continue
 		}
-		m, err := bpmn.Parse(r.Bytes, bpmn.ParseOptions{File: r.Name, ForceExecutable: req.ForceExecutable, CheckExpression: e.CheckExpression, MaxBytes: e.Config.Limits.MaxResourceBytes, MaxQuoted: e.Config.Limits.MaxQuotedSource})
+		m, err := bpmn.Parse(r.Bytes, bpmn.ParseOptions{File: r.Name, ForceExecutable: req.ForceExecutable, CheckExpression: e.CheckExpression, MaxBytes: e.Config.Limits.MaxResourceBytes, MaxQuoted: e.Config.Limits.MaxQuotedSource, MaxScriptBytes: e.Config.Limits.MaxScriptBytes, Resources: others})
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -319,6 +326,9 @@ func (e *Core) latestDefinitionRow(cc *tx.Context, key, tenant string) (*persist
 type Definition struct {
 	*persistence.ProcessDefinition
 	Process *bpmn.Process
+	// scripts are the script resources of its deployment its scripts
+	// named (camunda:resource), compiled once: name → *script.Program.
+	scripts sync.Map
 }
 
 // Definition returns the process definition with id, parsing its resource

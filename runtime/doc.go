@@ -13,6 +13,8 @@
 //     Signal in events_messages.go).
 //   - tasks.go: service, send, user, receive and external tasks;
 //     delegate.go: calling Go code and expressions, listeners;
+//     scripts.go: JavaScript (script tasks, conditions, parameters,
+//     listeners) through package script;
 //     externaltasks.go, externaltasks_poll.go: fetch, lock, long polling.
 //   - gateways.go: exclusive, parallel (the join), inclusive, event-based.
 //   - events.go: catch events, waits, triggers; events_boundary.go:

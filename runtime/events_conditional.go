@@ -118,7 +118,14 @@ func (c *command) conditionMet(cand conditionCandidate) (*execution, bool, error
 	if c.cc.IsDeleted(cand.sub) || x == nil || x.removed || cand.in.root.Suspension == persistence.Suspended {
 		return nil, false, nil
 	}
-	ok, err := tryHolds(c.resolver(conditionScope(x, cand.a)), cand.a.Condition)
+	var ok bool
+	var err error
+	if sc := cand.a.ConditionScript; sc != nil {
+		y := conditionScope(x, cand.a)
+		ok, err = c.scriptHolds(c.handle(y, ""), nil, y.inst.def, sc, cand.a, true)
+	} else {
+		ok, err = tryHolds(c.resolver(conditionScope(x, cand.a)), cand.a.Condition)
+	}
 	if err != nil {
 		return nil, false, failAt(cand.a, "condition: %w", err)
 	}
@@ -393,7 +400,12 @@ func (e *Core) EvaluateStartConditions(ctx context.Context, t persistence.Tx, re
 			if _, given := req.Variables[start.ConditionVariable]; start.ConditionVariable != "" && !given {
 				continue
 			}
-			ok, err := tryHolds(resolver{e: c.e, vars: req.Variables}, start.Condition)
+			var ok bool
+			if start.ConditionScript != nil {
+				ok, err = c.scriptHolds(nil, req.Variables, def, start.ConditionScript, start, true)
+			} else {
+				ok, err = tryHolds(resolver{e: c.e, vars: req.Variables}, start.Condition)
+			}
 			if err != nil {
 				return failAt(start, "condition: %w", err)
 			}

@@ -169,6 +169,8 @@ func (c *command) behave(x *execution, a *bpmn.Activity) error {
 		return c.leave(x, a)
 	case bpmn.ServiceTask, bpmn.SendTask:
 		return c.serviceTask(x, a)
+	case bpmn.ScriptTask:
+		return c.scriptTask(x, a)
 	case bpmn.UserTask:
 		return c.createTask(x, a)
 	case bpmn.ReceiveTask:
@@ -259,6 +261,9 @@ func (c *command) selectOutgoing(x *execution, a *bpmn.Activity) ([]*bpmn.Sequen
 func (c *command) condition(x *execution, f *bpmn.SequenceFlow) (bool, error) {
 	if f.Condition == "" {
 		return true, nil
+	}
+	if f.ConditionScript != nil {
+		return c.scriptHolds(c.handle(x, ""), nil, x.inst.def, f.ConditionScript, f, false)
 	}
 	ok, err := holds(c.resolver(x), f.Condition)
 	if err != nil {

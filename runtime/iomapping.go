@@ -99,6 +99,8 @@ func (c *command) parameterValue(x *execution, v bpmn.Value) (any, error) {
 	switch v.Kind {
 	case bpmn.TextValue:
 		return c.eval(x, v.Text)
+	case bpmn.ScriptValue:
+		return c.runScript(c.handle(x, ""), nil, x.inst.def, v.Script)
 	case bpmn.ListValue:
 		out := make([]any, len(v.Items))
 		for i, item := range v.Items {

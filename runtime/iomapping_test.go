@@ -200,7 +200,7 @@ func TestInputOutputDeploymentErrors(t *testing.T) {
 		}
 		for _, want := range []string{
 			"bad.bpmn:1:256: startEvent 'start': camunda:inputOutput is not supported on element type 'startEvent'",
-			"bad.bpmn:2:90: task 'calc': camunda:inputParameter 'a': camunda:script is not supported, bpmnlite runs no scripts: write the value as an expression",
+			"bad.bpmn:2:90: task 'calc': camunda:inputParameter 'a': scriptFormat 'groovy' is not supported: use javascript, an expression, or a delegate",
 		} {
 			if !strings.Contains(err.Error(), want) {
 				t.Errorf("deploy error lacks %q:\n%v", want, err)

@@ -29,8 +29,8 @@ Deploys the files (unchanged ones make no new version), serves the REST API
 under /engine-rest and /metrics, and runs the job executor until SIGINT or
 SIGTERM. Service tasks that name Go delegates (camunda:class,
 camunda:delegateExpression) cannot run here: serve has no Go code of yours,
-and says so at start. Use external tasks (camunda:type="external") with a
-worker, or embed the engine in your Go program; bpmnlite run -stub-all runs
+and says so at start. Use JavaScript script tasks (scriptFormat="javascript"),
+external tasks (camunda:type="external") with a worker, or embed the engine in your Go program; bpmnlite run -stub-all runs
 such processes with no-op delegates.
 flags:
   -db URL          SQLite file or postgres:// URL (default $BPMNLITE_DB, else bpmnlite.db)
@@ -45,6 +45,7 @@ flags:
   -concurrent-deployments N  parsed at once (2; more wait)
   -definition-cache-bytes N  parsed definitions kept (128 MiB)
   -max-variable-bytes N      stored per variable (4 MiB; 400 beyond)
+  -script-timeout D          longest run of one JavaScript script (5s)
   -history LEVEL             none, activity, audit (default) or full
   -history-ttl D             keep ended instances' history D (e.g. 720h); 0: for good
   -history-cleanup-interval D  cleanup job's pause when little was due (1h)
@@ -76,6 +77,7 @@ func serve(ctx context.Context, args []string, out io.Writer) error {
 	deployConcurrency := fs.Int("concurrent-deployments", rest.DefaultConcurrentDeployments, "deployments parsed at once over REST (more wait); negative: no bound")
 	cacheBytes := fs.Int("definition-cache-bytes", bpmnlite.DefaultDefinitionCacheBytes, "memory of the parsed definitions kept (least recently used dropped beyond, parsed again when needed); negative: no bound")
 	varBytes := fs.Int("max-variable-bytes", bpmnlite.DefaultMaxVariableBytes, "largest value one variable stores; negative: no bound")
+	scriptTimeout := fs.Duration("script-timeout", config.DefaultScriptTimeout, "longest run of one JavaScript script (script task, condition, parameter, listener): stopped and failed beyond it; negative: no limit")
 	debug := fs.Bool("debug", false, "log every acquisition cycle and job (the same as -log-level debug)")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	logFormat := fs.String("log-format", "text", "log format: text or json")
@@ -125,6 +127,7 @@ func serve(ctx context.Context, args []string, out io.Writer) error {
 	cfg.Logger = log
 	cfg.Limits.DefinitionCacheBytes = *cacheBytes
 	cfg.Limits.MaxVariableBytes = *varBytes
+	cfg.Limits.ScriptTimeout = *scriptTimeout
 	cfg.History = bpmnlite.HistoryConfig{Level: historyLevel, TimeToLive: *historyTTL, CleanupInterval: *cleanupInterval}
 	cfg.Jobs.DefaultRetries = *retries
 	tp, shutdownTracing, err := tracingFromEnv(ctx)
