@@ -19,9 +19,11 @@ vet:
 # set (CI sets it; under CI=true the PostgreSQL run is mandatory). With
 # Node.js on the machine it first installs Camunda's npm external-task
 # client (pinned) into a cache outside the repository, and a test runs it
-# against bpmnlite serve; without Node.js that test says it skips.
+# against bpmnlite serve; without Node.js that test says it skips. The
+# runtime package's tests take several minutes under -race on two cores:
+# the timeout leaves room above Go's default of ten.
 test: vet npm-client
-	BPMNLITE_NPM_CLIENT=$(NPM_CLIENT_DIR) $(GO) test -race -count=1 $(PKGS)
+	BPMNLITE_NPM_CLIENT=$(NPM_CLIENT_DIR) $(GO) test -race -count=1 -timeout 30m $(PKGS)
 
 NPM_CLIENT_VERSION := 3.1.0
 NPM_CLIENT_DIR ?= $(HOME)/.cache/bpmnlite/npm-client-$(NPM_CLIENT_VERSION)
