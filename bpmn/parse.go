@@ -249,13 +249,9 @@ func (p *parser) historyTimeToLive(s site, e *etree.Element) *int {
 	if !ok || v == "" {
 		return nil
 	}
-	digits := v
-	if len(v) > 2 && (v[0] == 'P' || v[0] == 'p') && (v[len(v)-1] == 'D' || v[len(v)-1] == 'd') {
-		digits = v[1 : len(v)-1]
-	}
-	days, err := strconv.Atoi(digits)
-	if err != nil || days < 0 {
-		p.errorf(s, "camunda:historyTimeToLive '%s' is not a number of days (write 30 or P30D)", v)
+	days, err := HistoryTimeToLive(v)
+	if err != nil {
+		p.errorf(s, "%v", err)
 		return nil
 	}
 	return &days
