@@ -435,17 +435,16 @@ func (p *parser) parseProcess(e *etree.Element) {
 // unsupportedHints say what to use instead of a BPMN element bpmnlite
 // does not execute.
 var unsupportedHints = map[string]string{
-	"scriptTask":       "scripts are not run: call a registered delegate instead (a serviceTask with camunda:class or camunda:delegateExpression)",
-	"businessRuleTask": "DMN decisions are not evaluated: call a registered delegate instead (a serviceTask with camunda:class)",
-	"complexGateway":   "use an inclusive gateway, or an exclusive gateway with conditions",
-	"transaction":      "transaction subprocesses and their cancel events are not supported: use an embedded subprocess with an error boundary event",
-	"adHocSubProcess":  "ad-hoc subprocesses are not supported: use user tasks in a parallel gateway, or an event-based gateway",
+	"scriptTask":      "scripts are not run: call a registered delegate instead (a serviceTask with camunda:class or camunda:delegateExpression)",
+	"complexGateway":  "use an inclusive gateway, or an exclusive gateway with conditions",
+	"transaction":     "transaction subprocesses and their cancel events are not supported: use an embedded subprocess with an error boundary event",
+	"adHocSubProcess": "ad-hoc subprocesses are not supported: use user tasks in a parallel gateway, or an event-based gateway",
 }
 
 // flowNodes are the element types bpmnlite executes.
 var flowNodes = map[Kind]bool{
 	StartEvent: true, EndEvent: true, IntermediateCatchEvent: true, IntermediateThrowEvent: true, BoundaryEvent: true,
-	Task: true, ServiceTask: true, SendTask: true, UserTask: true, ReceiveTask: true, ManualTask: true,
+	Task: true, ServiceTask: true, BusinessRuleTask: true, SendTask: true, UserTask: true, ReceiveTask: true, ManualTask: true,
 	ExclusiveGateway: true, ParallelGateway: true, InclusiveGateway: true, EventBasedGateway: true,
 	SubProcess: true, CallActivity: true,
 }

@@ -16,7 +16,10 @@ func TestProblems(t *testing.T) {
 	}{
 		// Unsupported element types.
 		{"scriptTask", simple(`<scriptTask id="x"/>`), "x", "scriptTask", "unsupported element type"},
-		{"businessRuleTask", simple(`<businessRuleTask id="x"/>`), "x", "businessRuleTask", "unsupported element type"},
+		{"businessRuleTask without implementation", simple(`<businessRuleTask id="x"/>`), "x", "businessRuleTask", "One of the attributes 'class', 'delegateExpression', 'type', or 'expression' is mandatory on businessRuleTask."},
+		{"businessRuleTask bad mapper", simple(`<businessRuleTask id="x" camunda:decisionRef="d" camunda:mapDecisionResult="first"/>`), "x", "businessRuleTask", "No decision result mapper found for name 'first'"},
+		{"businessRuleTask decisionRef and class", simple(`<businessRuleTask id="x" camunda:decisionRef="d" camunda:class="C"/>`), "x", "businessRuleTask", "camunda:decisionRef cannot be combined with camunda:class"},
+		{"businessRuleTask version binding", simple(`<businessRuleTask id="x" camunda:decisionRef="d" camunda:decisionRefBinding="version"/>`), "x", "businessRuleTask", "camunda:decisionRefBinding 'version' needs camunda:decisionRefVersion"},
 		{"complexGateway", simple(`<complexGateway id="x"/>`), "x", "complexGateway", "unsupported element type"},
 		{"transaction", simple(`<transaction id="x"/>`), "x", "transaction", "unsupported element type"},
 		{"adHocSubProcess", simple(`<adHocSubProcess id="x"/>`), "x", "adHocSubProcess", "unsupported element type"},

@@ -21,6 +21,8 @@ var camundaAttributes = map[string]bool{
 	"jobPriority": true, "priority": true, "resultVariable": true, "taskPriority": true, "topic": true,
 	"type": true, "versionTag": true, "variableName": true, "variableEvents": true,
 	"escalationCodeVariable": true,
+	"decisionRef":            true, "decisionRefBinding": true, "decisionRefVersion": true, "decisionRefVersionTag": true,
+	"decisionRefTenantId": true, "mapDecisionResult": true,
 }
 
 // camundaMetadata are camunda: attributes with no effect on execution.
@@ -43,7 +45,6 @@ var camundaHints = map[string]string{
 	"variableMappingDelegateExpression": "map variables with camunda:in and camunda:out",
 	"resource":                          "bpmnlite has no script engine: call a registered delegate (camunda:class)",
 	"scriptFormat":                      "bpmnlite has no script engine: call a registered delegate (camunda:class)",
-	"decisionRef":                       "DMN decisions are not supported: call a registered delegate (camunda:class)",
 }
 
 // checkCamundaAttributes reports every camunda: attribute in the document

@@ -131,7 +131,7 @@ type DecisionEvaluation struct {
 	Inputs   []EvaluatedInput
 	Matched  []MatchedRule
 	// Collect is the aggregated value of COLLECT with an aggregator
-	// (HasCollect set), or a literal expression's value.
+	// (HasCollect set).
 	Collect    any
 	HasCollect bool
 	Result     Result
@@ -234,7 +234,6 @@ func evaluateOne(d *Decision, vars expression.Resolver) (*DecisionEvaluation, er
 		if err != nil {
 			return nil, &Error{DecisionID: d.ID, Pos: l.Value.Pos, Message: "literal expression '" + l.Value.Text + "'", Err: err}
 		}
-		de.Collect, de.HasCollect = v, true
 		de.Result = Result{{{Name: l.VariableName, Value: v}}}
 		return de, nil
 	}

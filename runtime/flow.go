@@ -169,6 +169,11 @@ func (c *command) behave(x *execution, a *bpmn.Activity) error {
 		return c.leave(x, a)
 	case bpmn.ServiceTask, bpmn.SendTask:
 		return c.serviceTask(x, a)
+	case bpmn.BusinessRuleTask:
+		if a.Decision != nil {
+			return c.businessRuleTask(x, a)
+		}
+		return c.serviceTask(x, a)
 	case bpmn.UserTask:
 		return c.createTask(x, a)
 	case bpmn.ReceiveTask:

@@ -1,0 +1,195 @@
+package persistence
+
+import (
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Decisions: the filters of decision definitions, decision requirements
+// definitions and historic decision instances, and the named queries of
+// deployment and history cleanup.
+
+// DecisionDefinitionFilter selects decision definitions.
+type DecisionDefinitionFilter struct {
+	Page             `sort:"category decisionRequirementsDefinitionKey=decision_requirements_definition_key key id name version deploymentId versionTag tenantId deployTime=(SELECT deploy_time FROM deployment WHERE deployment.id = decision_definition.deployment_id)"`
+	ID               string     `where:"id" param:"decisionDefinitionId"`
+	IDs              []string   `where:"id in" param:"decisionDefinitionIdIn"`
+	Key              string     `where:"key" param:"key"`
+	KeyLike          string     `where:"key like" param:"keyLike"`
+	Name             string     `where:"name" param:"name"`
+	NameLike         string     `where:"name like" param:"nameLike"`
+	Category         string     `where:"category" param:"category"`
+	CategoryLike     string     `where:"category like" param:"categoryLike"`
+	DeploymentID     string     `where:"deployment_id" param:"deploymentId"`
+	DeployedAfter    *time.Time `where:"(SELECT deploy_time FROM deployment WHERE deployment.id = decision_definition.deployment_id) > ?" param:"deployedAfter"`
+	DeployedAt       *time.Time `param:"deployedAt"`
+	deployedFrom     *time.Time `where:"(SELECT deploy_time FROM deployment WHERE deployment.id = decision_definition.deployment_id) >= ?"`
+	deployedBefore   *time.Time `where:"(SELECT deploy_time FROM deployment WHERE deployment.id = decision_definition.deployment_id) < ?"`
+	ResourceName     string     `where:"resource_name" param:"resourceName"`
+	ResourceNameLike string     `where:"resource_name like" param:"resourceNameLike"`
+	Version          *int       `where:"version" param:"version"`
+	// LatestOnly: the latest version of each key, per tenant.
+	LatestOnly                            bool   `where:"version = (SELECT MAX(d2.version) FROM decision_definition d2 WHERE d2.key = decision_definition.key AND COALESCE(d2.tenant_id, '') = COALESCE(decision_definition.tenant_id, ''))" param:"latestVersion"`
+	DecisionRequirementsDefinitionID      string `where:"decision_requirements_definition_id" param:"decisionRequirementsDefinitionId"`
+	DecisionRequirementsDefinitionKey     string `where:"decision_requirements_definition_key" param:"decisionRequirementsDefinitionKey"`
+	WithoutDecisionRequirementsDefinition bool   `where:"decision_requirements_definition_id IS NULL" param:"withoutDecisionRequirementsDefinition"`
+	VersionTag                            string `where:"version_tag" param:"versionTag"`
+	VersionTagLike                        string `where:"version_tag like" param:"versionTagLike"`
+	Tenants
+	// IncludeWithoutTenantID: with TenantIDIn, those of no tenant too.
+	IncludeWithoutTenantID bool `param:"includeDecisionDefinitionsWithoutTenantId"`
+}
+
+// Query selects the definitions by key and version.
+func (f DecisionDefinitionFilter) Query() Query[*DecisionDefinition] {
+	f.Tenants = f.Tenants.conditions(f.IncludeWithoutTenantID)
+	f.deployedFrom, f.deployedBefore = millisecond(f.DeployedAt)
+	return filterQuery[*DecisionDefinition](f, time.Time{}, "key, version, id")
+}
+
+// DecisionRequirementsDefinitionFilter selects decision requirements
+// definitions.
+type DecisionRequirementsDefinitionFilter struct {
+	Page             `sort:"id key name version deploymentId category tenantId"`
+	ID               string   `where:"id" param:"decisionRequirementsDefinitionId"`
+	IDs              []string `where:"id in" param:"decisionRequirementsDefinitionIdIn"`
+	Key              string   `where:"key" param:"key"`
+	KeyLike          string   `where:"key like" param:"keyLike"`
+	Name             string   `where:"name" param:"name"`
+	NameLike         string   `where:"name like" param:"nameLike"`
+	Category         string   `where:"category" param:"category"`
+	CategoryLike     string   `where:"category like" param:"categoryLike"`
+	DeploymentID     string   `where:"deployment_id" param:"deploymentId"`
+	ResourceName     string   `where:"resource_name" param:"resourceName"`
+	ResourceNameLike string   `where:"resource_name like" param:"resourceNameLike"`
+	Version          *int     `where:"version" param:"version"`
+	LatestOnly       bool     `where:"version = (SELECT MAX(d2.version) FROM decision_requirements_definition d2 WHERE d2.key = decision_requirements_definition.key AND COALESCE(d2.tenant_id, '') = COALESCE(decision_requirements_definition.tenant_id, ''))" param:"latestVersion"`
+	Tenants
+	IncludeWithoutTenantID bool `param:"includeDecisionRequirementsDefinitionsWithoutTenantId"`
+}
+
+// Query selects the definitions by key and version.
+func (f DecisionRequirementsDefinitionFilter) Query() Query[*DecisionRequirementsDefinition] {
+	f.Tenants = f.Tenants.conditions(f.IncludeWithoutTenantID)
+	return filterQuery[*DecisionRequirementsDefinition](f, time.Time{}, "key, version, id")
+}
+
+// HistoricDecisionInstanceFilter selects decision evaluations in history,
+// oldest first.
+type HistoricDecisionInstanceFilter struct {
+	Page                              `sort:"evaluationTime tenantId"`
+	ID                                string     `where:"id" param:"decisionInstanceId"`
+	IDs                               []string   `where:"id in" param:"decisionInstanceIdIn"`
+	DecisionDefinitionID              string     `where:"decision_definition_id" param:"decisionDefinitionId"`
+	DecisionDefinitionIDIn            []string   `where:"decision_definition_id in" param:"decisionDefinitionIdIn"`
+	DecisionDefinitionKey             string     `where:"decision_definition_key" param:"decisionDefinitionKey"`
+	DecisionDefinitionKeyIn           []string   `where:"decision_definition_key in" param:"decisionDefinitionKeyIn"`
+	DecisionDefinitionName            string     `where:"decision_definition_name" param:"decisionDefinitionName"`
+	DecisionDefinitionNameLike        string     `where:"decision_definition_name like" param:"decisionDefinitionNameLike"`
+	ProcessDefinitionID               string     `where:"process_definition_id" param:"processDefinitionId"`
+	ProcessDefinitionKey              string     `where:"process_definition_key" param:"processDefinitionKey"`
+	ProcessInstanceID                 string     `where:"process_instance_id" param:"processInstanceId"`
+	ActivityIDIn                      []string   `where:"activity_id in" param:"activityIdIn"`
+	ActivityInstanceIDIn              []string   `where:"activity_instance_id in" param:"activityInstanceIdIn"`
+	EvaluatedBefore                   *time.Time `where:"evaluation_time <= ?" param:"evaluatedBefore"`
+	EvaluatedAfter                    *time.Time `where:"evaluation_time >= ?" param:"evaluatedAfter"`
+	RootDecisionInstanceID            string     `where:"(id = ? OR root_decision_instance_id = ?)" param:"rootDecisionInstanceId"`
+	RootDecisionInstancesOnly         bool       `where:"root_decision_instance_id IS NULL" param:"rootDecisionInstancesOnly"`
+	DecisionRequirementsDefinitionID  string     `where:"decision_requirements_definition_id" param:"decisionRequirementsDefinitionId"`
+	DecisionRequirementsDefinitionKey string     `where:"decision_requirements_definition_key" param:"decisionRequirementsDefinitionKey"`
+	Tenants
+}
+
+// Query selects the evaluations, oldest first.
+func (f HistoricDecisionInstanceFilter) Query() Query[*HistoricDecisionInstance] {
+	f.Tenants = f.Tenants.conditions(false)
+	return filterQuery[*HistoricDecisionInstance](f, time.Time{}, "evaluation_time, id")
+}
+
+// LatestDecisionDefinition is the latest version of decision key of
+// tenant ("": of no tenant).
+func LatestDecisionDefinition(key, tenant string) Query[*DecisionDefinition] {
+	return DecisionDefinitionFilter{Key: key, LatestOnly: true, Tenants: OfTenant(tenant)}.Query()
+}
+
+// LatestDecisionRequirementsDefinition is the latest version of decision
+// requirements definition key of tenant.
+func LatestDecisionRequirementsDefinition(key, tenant string) Query[*DecisionRequirementsDefinition] {
+	return DecisionRequirementsDefinitionFilter{Key: key, LatestOnly: true, Tenants: OfTenant(tenant)}.Query()
+}
+
+// DecisionInputsOf are the inputs of decision instances ids, in order.
+func DecisionInputsOf(ids []string) Query[*HistoricDecisionInput] {
+	list, args := inList(ids)
+	return newQuery[*HistoricDecisionInput]("WHERE decision_instance_id IN "+list+" ORDER BY id", args...)
+}
+
+// DecisionOutputsOf are the outputs of decision instances ids, in order.
+func DecisionOutputsOf(ids []string) Query[*HistoricDecisionOutput] {
+	list, args := inList(ids)
+	return newQuery[*HistoricDecisionOutput]("WHERE decision_instance_id IN "+list+" ORDER BY rule_order, id", args...)
+}
+
+// ExpiredDecisionHistory is up to limit evaluations outside processes
+// whose removal time has come at now.
+func ExpiredDecisionHistory(now time.Time, limit int) Query[*HistoricDecisionInstance] {
+	return newQuery[*HistoricDecisionInstance]("WHERE removal_time <= $1 AND process_instance_id IS NULL ORDER BY removal_time, id LIMIT $2", now, limit)
+}
+
+// RemoveDecisionHistory deletes decision instances ids with their inputs
+// and outputs.
+func RemoveDecisionHistory(ids []string) []Write {
+	if len(ids) == 0 {
+		return nil
+	}
+	list, args := inList(ids)
+	return []Write{
+		newWrite("DELETE FROM hist_decision_input WHERE decision_instance_id IN "+list, args...),
+		newWrite("DELETE FROM hist_decision_output WHERE decision_instance_id IN "+list, args...),
+		newWrite("DELETE FROM hist_decision_instance WHERE id IN "+list, args...),
+	}
+}
+
+// removeDecisionsOfInstances deletes the decision history of process
+// instances (list and args from inList).
+func removeDecisionsOfInstances(list string, args []any) []Write {
+	sub := "(SELECT id FROM hist_decision_instance WHERE process_instance_id IN " + list + ")"
+	return []Write{
+		newWrite("DELETE FROM hist_decision_input WHERE decision_instance_id IN "+sub, args...),
+		newWrite("DELETE FROM hist_decision_output WHERE decision_instance_id IN "+sub, args...),
+		newWrite("DELETE FROM hist_decision_instance WHERE process_instance_id IN "+list, args...),
+	}
+}
+
+// inList is "($1, $2, ...)" with ids as its arguments.
+func inList(ids []string) (string, []any) {
+	marks := make([]string, len(ids))
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		marks[i] = "$" + strconv.Itoa(i+1)
+		args[i] = id
+	}
+	return "(" + strings.Join(marks, ", ") + ")", args
+}
+
+// DeleteDecisionsOfDeployment deletes the decision definitions and
+// decision requirements definitions of a deployment (their history stays,
+// as Camunda keeps it).
+func DeleteDecisionsOfDeployment(deploymentID string) []Write {
+	return []Write{
+		newWrite("DELETE FROM decision_definition WHERE deployment_id = $1", deploymentID),
+		newWrite("DELETE FROM decision_requirements_definition WHERE deployment_id = $1", deploymentID),
+	}
+}
+
+// millisecond is the millisecond of at (Camunda's dates have
+// milliseconds) as [from, before); nil, nil when at is nil.
+func millisecond(at *time.Time) (from, before *time.Time) {
+	if at == nil {
+		return nil, nil
+	}
+	f := at.Truncate(time.Millisecond)
+	b := f.Add(time.Millisecond)
+	return &f, &b
+}
