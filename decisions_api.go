@@ -2,6 +2,7 @@ package bpmnlite
 
 import (
 	"context"
+	"time"
 
 	"github.com/bpmnlite/bpmnlite/dmn"
 	"github.com/bpmnlite/bpmnlite/persistence"
@@ -29,12 +30,6 @@ type DecisionRequirementsDefinitionQuery = persistence.DecisionRequirementsDefin
 
 // HistoricDecisionInstance is one evaluation of a decision.
 type HistoricDecisionInstance = persistence.HistoricDecisionInstance
-
-// HistoricDecisionInput is an input's value in an evaluation.
-type HistoricDecisionInput = persistence.HistoricDecisionInput
-
-// HistoricDecisionOutput is a matched rule's output value in an evaluation.
-type HistoricDecisionOutput = persistence.HistoricDecisionOutput
 
 // HistoricDecisionInstanceQuery filters evaluations; zero fields match all.
 type HistoricDecisionInstanceQuery = persistence.HistoricDecisionInstanceFilter
@@ -107,18 +102,59 @@ func (e *Engine) HistoricDecisionInstances(ctx context.Context, q HistoricDecisi
 	return persistence.List(ctx, e.db, q.Query())
 }
 
+// HistoricDecisionValue is an input or output of an evaluation, with its
+// value decoded; RuleID, RuleOrder and VariableName are an output's.
+type HistoricDecisionValue struct {
+	ID                 string
+	DecisionInstanceID string
+	ClauseID           string
+	ClauseName         string
+	RuleID             string
+	RuleOrder          int
+	VariableName       string
+	Value              *VariableInstance
+	CreateTime         time.Time
+}
+
 // HistoricDecisionInputs are the inputs of evaluations ids.
-func (e *Engine) HistoricDecisionInputs(ctx context.Context, ids []string) ([]*HistoricDecisionInput, error) {
-	if len(ids) == 0 {
-		return nil, nil
-	}
-	return persistence.List(ctx, e.db, persistence.DecisionInputsOf(ids))
+func (e *Engine) HistoricDecisionInputs(ctx context.Context, ids []string) ([]*HistoricDecisionValue, error) {
+	return decisionValues(ctx, e, ids, persistence.DecisionInputsOf, func(r *persistence.HistoricDecisionInput) (*persistence.Variable, HistoricDecisionValue) {
+		return &r.Variable, HistoricDecisionValue{ID: r.ID, DecisionInstanceID: r.DecisionInstanceID, ClauseID: r.ClauseID, ClauseName: r.Name, CreateTime: r.CreateTime}
+	})
 }
 
 // HistoricDecisionOutputs are the outputs of evaluations ids, by rule.
-func (e *Engine) HistoricDecisionOutputs(ctx context.Context, ids []string) ([]*HistoricDecisionOutput, error) {
+func (e *Engine) HistoricDecisionOutputs(ctx context.Context, ids []string) ([]*HistoricDecisionValue, error) {
+	return decisionValues(ctx, e, ids, persistence.DecisionOutputsOf, func(r *persistence.HistoricDecisionOutput) (*persistence.Variable, HistoricDecisionValue) {
+		return &r.Variable, HistoricDecisionValue{ID: r.ID, DecisionInstanceID: r.DecisionInstanceID, ClauseID: r.ClauseID, ClauseName: r.ClauseName,
+			RuleID: r.RuleID, RuleOrder: r.RuleOrder, VariableName: r.Name, CreateTime: r.CreateTime}
+	})
+}
+
+// decisionValues reads the rows query gives for evaluations ids, their
+// values decoded.
+func decisionValues[R persistence.Entity](ctx context.Context, e *Engine, ids []string, query func([]string) persistence.Query[R],
+	value func(R) (*persistence.Variable, HistoricDecisionValue)) ([]*HistoricDecisionValue, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	return persistence.List(ctx, e.db, persistence.DecisionOutputsOf(ids))
+	rows, err := persistence.List(ctx, e.db, query(ids))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*HistoricDecisionValue, len(rows))
+	for i, r := range rows {
+		v, hv := value(r)
+		if hv.Value, err = variableInstance(v); err != nil {
+			return nil, err
+		}
+		out[i] = &hv
+	}
+	return out, nil
+}
+
+// SetDecisionHistoryTimeToLive sets a decision definition's history time
+// to live in days (nil: Config.History.TimeToLive).
+func (e *Engine) SetDecisionHistoryTimeToLive(ctx context.Context, id string, days *int) error {
+	return e.rt.SetDecisionHistoryTimeToLive(ctx, id, days)
 }

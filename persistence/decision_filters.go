@@ -12,7 +12,7 @@ import (
 
 // DecisionDefinitionFilter selects decision definitions.
 type DecisionDefinitionFilter struct {
-	Page             `sort:"category decisionRequirementsDefinitionKey=decision_requirements_definition_key key id name version deploymentId versionTag tenantId deployTime=(SELECT deploy_time FROM deployment WHERE deployment.id = decision_definition.deployment_id)"`
+	Page             `sort:"category decisionRequirementsDefinitionKey=decision_requirements_definition_key key id name version deploymentId versionTag tenantId deployTime={decisionDeployTime}"`
 	ID               string     `where:"id" param:"decisionDefinitionId"`
 	IDs              []string   `where:"id in" param:"decisionDefinitionIdIn"`
 	Key              string     `where:"key" param:"key"`
@@ -22,10 +22,10 @@ type DecisionDefinitionFilter struct {
 	Category         string     `where:"category" param:"category"`
 	CategoryLike     string     `where:"category like" param:"categoryLike"`
 	DeploymentID     string     `where:"deployment_id" param:"deploymentId"`
-	DeployedAfter    *time.Time `where:"(SELECT deploy_time FROM deployment WHERE deployment.id = decision_definition.deployment_id) > ?" param:"deployedAfter"`
+	DeployedAfter    *time.Time `where:"{decisionDeployTime} > ?" param:"deployedAfter"`
 	DeployedAt       *time.Time `param:"deployedAt"`
-	deployedFrom     *time.Time `where:"(SELECT deploy_time FROM deployment WHERE deployment.id = decision_definition.deployment_id) >= ?"`
-	deployedBefore   *time.Time `where:"(SELECT deploy_time FROM deployment WHERE deployment.id = decision_definition.deployment_id) < ?"`
+	deployedFrom     *time.Time `where:"{decisionDeployTime} >= ?"`
+	deployedBefore   *time.Time `where:"{decisionDeployTime} < ?"`
 	ResourceName     string     `where:"resource_name" param:"resourceName"`
 	ResourceNameLike string     `where:"resource_name like" param:"resourceNameLike"`
 	Version          *int       `where:"version" param:"version"`

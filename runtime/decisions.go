@@ -431,3 +431,21 @@ func (c *command) decisionFor(x *execution, ref *bpmn.DecisionRef) (*persistence
 	}
 	return rows[len(rows)-1], nil // the latest of those selected
 }
+
+// SetDecisionHistoryTimeToLive sets the history time to live of decision
+// definition id, in days (nil: the engine's default): evaluations made
+// afterwards get their removal time from it.
+func (e *Core) SetDecisionHistoryTimeToLive(ctx context.Context, id string, days *int) error {
+	return e.cmd.Run(ctx, func(cc *tx.Context) error {
+		dd, err := e.selectDecision(cc, DecisionSelector{ID: id})
+		if err != nil {
+			return err
+		}
+		dd.HistoryTimeToLive = days
+		cc.Update(dd)
+		if days != nil && e.history(config.HistoryFull) {
+			e.scheduleHistoryCleanup(cc)
+		}
+		return nil
+	})
+}

@@ -173,7 +173,7 @@ func TestBusinessRuleTaskBinding(t *testing.T) {
 // the root; a failing evaluation names the decision and rule.
 func TestEvaluateDecisionAndHistory(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		d := deployDecision(t, e, "dish", map[string]string{"dish.dmn": dishDMN})
+		d := deployDecision(t, e, "dish", map[string]string{"dish.dmn": enginetest.DishDMN})
 		if len(d.DecisionDefinitions) != 2 || len(d.DecisionRequirementsDefinitions) != 1 || d.DecisionDefinitions[0].DecisionRequirementsDefinitionKey != "dishes" {
 			t.Fatalf("deployment: %+v", d)
 		}
@@ -201,11 +201,11 @@ func TestEvaluateDecisionAndHistory(t *testing.T) {
 			t.Fatalf("tree of %s: %v %d", roots[0].ID, err, len(tree))
 		}
 		ins, err := e.Eng.HistoricDecisionInputs(e.Ctx, []string{roots[0].ID})
-		if err != nil || len(ins) != 2 || ins[0].ClauseID != "s" || ins[0].Text != "Winter" {
+		if err != nil || len(ins) != 2 || ins[0].ClauseID != "s" || ins[0].ClauseName != "Season" || ins[0].Value.Value != "Winter" {
 			t.Errorf("inputs: %v %+v", err, ins)
 		}
 		outs, err := e.Eng.HistoricDecisionOutputs(e.Ctx, []string{roots[0].ID})
-		if err != nil || len(outs) != 1 || outs[0].RuleID != "r1" || outs[0].RuleOrder != 1 || outs[0].Name != "dish" || outs[0].Text != "Spareribs" {
+		if err != nil || len(outs) != 1 || outs[0].RuleID != "r1" || outs[0].RuleOrder != 1 || outs[0].VariableName != "dish" || outs[0].ClauseName != "Dish" || outs[0].Value.Value != "Spareribs" {
 			t.Errorf("outputs: %v %+v", err, outs)
 		}
 		_, err = e.Eng.EvaluateDecisionByKey(e.Ctx, "dish", map[string]any{"month": "January", "guests": int64(4)})
@@ -216,7 +216,7 @@ func TestEvaluateDecisionAndHistory(t *testing.T) {
 			t.Errorf("unknown key: %v", err)
 		}
 		// A malformed DMN file is refused with its position.
-		_, err = e.Eng.Deploy(e.Ctx, bpmnlite.DeployRequest{Name: "bad", Resources: []bpmnlite.Resource{{Name: "bad.dmn", Bytes: []byte(strings.Replace(dishDMN, `hitPolicy="FIRST"`, `hitPolicy="SOME"`, 1))}}})
+		_, err = e.Eng.Deploy(e.Ctx, bpmnlite.DeployRequest{Name: "bad", Resources: []bpmnlite.Resource{{Name: "bad.dmn", Bytes: []byte(strings.Replace(enginetest.DishDMN, `hitPolicy="FIRST"`, `hitPolicy="SOME"`, 1))}}})
 		if err == nil || !strings.Contains(err.Error(), "bad.dmn:") || !strings.Contains(err.Error(), "hitPolicy 'SOME'") {
 			t.Errorf("bad model: %v", err)
 		}
@@ -227,7 +227,7 @@ func TestEvaluateDecisionAndHistory(t *testing.T) {
 // to live; the history of one in a process goes with the process's.
 func TestDecisionHistoryCleanup(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		deployDecision(t, e, "dish", map[string]string{"dish.dmn": strings.Replace(dishDMN, `<decision id="dish"`, `<decision id="dish" camunda:historyTimeToLive="P2D"`, 1)})
+		deployDecision(t, e, "dish", map[string]string{"dish.dmn": strings.Replace(enginetest.DishDMN, `<decision id="dish"`, `<decision id="dish" camunda:historyTimeToLive="P2D"`, 1)})
 		if _, err := e.Eng.EvaluateDecisionByKey(e.Ctx, "dish", map[string]any{"month": int64(1), "guests": int64(2)}); err != nil {
 			t.Fatal(err)
 		}
@@ -260,26 +260,3 @@ func TestDecisionHistoryCleanup(t *testing.T) {
 		}
 	})
 }
-
-const dishDMN = `<?xml version="1.0" encoding="UTF-8"?>
-<definitions xmlns="https://www.omg.org/spec/DMN/20191111/MODEL/" xmlns:camunda="http://camunda.org/schema/1.0/dmn" id="dishes" name="Dishes" namespace="test">
-  <decision id="season" name="Season">
-    <decisionTable id="st">
-      <input id="month" label="Month"><inputExpression typeRef="integer"><text>month</text></inputExpression></input>
-      <output id="so" name="season" typeRef="string"/>
-      <rule id="winter"><inputEntry><text>12,1,2</text></inputEntry><outputEntry><text>"Winter"</text></outputEntry></rule>
-      <rule id="summer"><inputEntry><text>[6..8]</text></inputEntry><outputEntry><text>"Summer"</text></outputEntry></rule>
-    </decisionTable>
-  </decision>
-  <decision id="dish" name="Dish">
-    <informationRequirement><requiredDecision href="#season"/></informationRequirement>
-    <decisionTable id="dt" hitPolicy="FIRST">
-      <input id="s" label="Season"><inputExpression typeRef="string"><text>season</text></inputExpression></input>
-      <input id="g" label="Guests"><inputExpression typeRef="integer"><text>guests</text></inputExpression></input>
-      <output id="dishOut" label="Dish" name="dish" typeRef="string"/>
-      <rule id="r1"><inputEntry><text>"Winter"</text></inputEntry><inputEntry><text>&lt;= 8</text></inputEntry><outputEntry><text>"Spareribs"</text></outputEntry></rule>
-      <rule id="r2"><inputEntry><text>"Summer"</text></inputEntry><inputEntry><text>-</text></inputEntry><outputEntry><text>"Salad"</text></outputEntry></rule>
-      <rule id="r3"><inputEntry><text>-</text></inputEntry><inputEntry><text>-</text></inputEntry><outputEntry><text>"Stew"</text></outputEntry></rule>
-    </decisionTable>
-  </decision>
-</definitions>`
