@@ -131,6 +131,26 @@ func TestUnaryTests(t *testing.T) {
 		{"${cellInput == 6}", "integer", int64(6), nil, true},
 		{"${cellInput == 6}", "integer", int64(7), nil, false},
 		{"? > 5", "integer", int64(6), nil, true},
+		// From feel-juel's FeelEngineTest.
+		{`"Why.not?"`, "string", "Why.not?", nil, true},
+		{`""`, "string", "", nil, true},
+		{".37", "double", 0.37, nil, true},
+		{"<.37", "double", 0.337, nil, true},
+		{"<y", "double", 12.0, map[string]any{"y": 13.37}, true},
+		{">=y", "double", 13.37, map[string]any{"y": 13.37}, true},
+		{"[.12...37]", "double", 0.23, nil, true},
+		{"].12...37[", "double", 13.37, nil, false},
+		{"(a..b]", "double", 13.37, map[string]any{"a": 0.37, "b": 13.37}, true},
+		{"(a..b)", "double", 13.37, map[string]any{"a": 0.37, "b": 13.37}, false},
+		{`date and time(y)`, "date", date("2015-12-12T22:12:53"), map[string]any{"y": "2015-12-12T22:12:53"}, true},
+		{`not("Hello World")`, "string", "Hello camunda", nil, true},
+		{"not(<y)", "double", 0.37, map[string]any{"y": 13.37}, false},
+		{`a,"Hello World"`, "string", "Hello camunda", map[string]any{"a": "Hello camunda"}, true},
+		{"y,12,13.37,.37", "double", 0.23, map[string]any{"y": 0.0}, false},
+		{"<y,>13.37,>=.37", "double", -1.0, map[string]any{"y": 0.0}, true},
+		{"(1..5],7", "integer", int64(7), nil, true},
+		{"not(>=a,13.37,].37...42),<.37)", "double", 0.37, map[string]any{"a": 13.37}, true},
+		{"not(>=a,13.37,].37...42),<.37)", "double", 0.4, map[string]any{"a": 13.37}, false},
 	}
 	for _, c := range cases {
 		t.Run(c.entry+"/"+fmt.Sprint(c.input), func(t *testing.T) {

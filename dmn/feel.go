@@ -42,6 +42,7 @@ type test struct {
 type endpoint struct {
 	lit  any
 	name *expression.Expr // a variable (path) instead of a literal
+	date bool             // date and time(name): name's value as a date
 }
 
 func parseUnaryTests(src string, juel bool) (*UnaryTests, error) {
@@ -111,6 +112,13 @@ func parseEndpoint(s string) (endpoint, bool) {
 	if v, ok, err := literal(s); ok && err == nil {
 		return endpoint{lit: v}, true
 	}
+	date := false
+	for _, fn := range []string{"date and time(", "date("} {
+		if arg, ok := strings.CutPrefix(s, fn); ok && strings.HasSuffix(arg, ")") {
+			s, date = strings.TrimSpace(strings.TrimSuffix(arg, ")")), true
+			break
+		}
+	}
 	if !isName(s) {
 		return endpoint{}, false
 	}
@@ -118,7 +126,7 @@ func parseEndpoint(s string) (endpoint, bool) {
 	if err != nil {
 		return endpoint{}, false
 	}
-	return endpoint{name: x}, true
+	return endpoint{name: x, date: date}, true
 }
 
 // isName reports whether s is a name or a path of names (a.b).
@@ -156,17 +164,19 @@ func splitTopLevel(s string) []string {
 		case c == '"':
 			quoted = !quoted
 		case quoted:
-		case c == '(':
-			depth++ // not(...) and date and time(...)
-		case c == ')':
-			depth--
-		case c == ',' && depth <= 0:
+		case c == '(' && i > 0 && isLetter(s[i-1]):
+			depth++ // a call: not(...), date and time(...)
+		case c == ')' && depth > 0:
+			depth-- // (or an interval's end, "[1..5)", outside calls)
+		case c == ',' && depth == 0:
 			out = append(out, s[start:i])
 			start = i + 1
 		}
 	}
 	return append(out, s[start:])
 }
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 
 // literal reads a FEEL literal: a string, a number, true, false, null,
 // date and time("...") or date("..."); ok is false for anything else.
@@ -276,7 +286,17 @@ func (e endpoint) value(sc *scope) (any, error) {
 	if e.name == nil {
 		return e.lit, nil
 	}
-	return e.name.Eval(sc)
+	v, err := e.name.Eval(sc)
+	if err != nil || !e.date {
+		return v, err
+	}
+	switch d := v.(type) {
+	case string:
+		return parseDate(d)
+	case time.Time:
+		return d, nil
+	}
+	return nil, fmt.Errorf("date and time(...) takes a string or a date, not %s", describe(v))
 }
 
 func (t test) match(input any, sc *scope) (bool, error) {

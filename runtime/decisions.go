@@ -154,7 +154,7 @@ func (e *Core) selectDecision(cc *tx.Context, sel DecisionSelector) (*persistenc
 	case err != nil:
 		return nil, err
 	case len(rows) == 0:
-		return nil, fmt.Errorf("no decision definition with key %q%s: %w", sel.Key, which, persistence.ErrNotFound)
+		return nil, fmt.Errorf("no decision definition deployed with key '%s'%s: %w", sel.Key, which, persistence.ErrNotFound)
 	case len(rows) > 1:
 		return nil, &AmbiguousDecisionKeyError{Key: sel.Key}
 	}
@@ -396,14 +396,16 @@ func (c *command) decisionFor(x *execution, ref *bpmn.DecisionRef) (*persistence
 		}
 	}
 	f := persistence.DecisionDefinitionFilter{Key: key, Tenants: persistence.OfTenant(tenant)}
-	which := ""
+	tenantText := "null" // as Camunda prints no tenant
 	if tenant != "" {
-		which = fmt.Sprintf(" of tenant %q", tenant)
+		tenantText = tenant
 	}
+	// Camunda's DecisionDefinitionNotFoundException messages, by binding.
+	missing := fmt.Sprintf("no decision definition deployed with key '%s'", key)
 	switch ref.Binding {
 	case "deployment":
 		f.DeploymentID = x.inst.def.DeploymentID
-		which = " in the deployment of the process"
+		missing = fmt.Sprintf("no decision definition deployed with key = '%s' in deployment = '%s'", key, f.DeploymentID)
 	case "version":
 		n, err := c.integer(x, ref.Version)
 		if err != nil {
@@ -411,14 +413,14 @@ func (c *command) decisionFor(x *execution, ref *bpmn.DecisionRef) (*persistence
 		}
 		version := int(n)
 		f.Version = &version
-		which += fmt.Sprintf(" at version %d", n)
+		missing = fmt.Sprintf("no decision definition deployed with key = '%s', version = '%d' and tenant-id '%s'", key, n, tenantText)
 	case "versionTag":
 		tag, err := c.text(x, ref.VersionTag)
 		if err != nil {
 			return nil, fmt.Errorf("decisionRefVersionTag: %w", err)
 		}
 		f.VersionTag = tag
-		which += fmt.Sprintf(" with version tag %q", tag)
+		missing = fmt.Sprintf("no decision definition deployed with key = '%s', versionTag = '%s' and tenant-id '%s'", key, tag, tenantText)
 	default:
 		f.LatestOnly = true
 	}
@@ -426,8 +428,11 @@ func (c *command) decisionFor(x *execution, ref *bpmn.DecisionRef) (*persistence
 	if err != nil {
 		return nil, err
 	}
-	if len(rows) == 0 {
-		return nil, fmt.Errorf("no decision definition with key %q%s: %w", key, which, persistence.ErrNotFound)
+	switch {
+	case len(rows) == 0:
+		return nil, fmt.Errorf("%s: %w", missing, persistence.ErrNotFound)
+	case len(rows) > 1 && ref.Binding == "versionTag":
+		return nil, fmt.Errorf("Found more than one decision definition for key '%s' and versionTag '%s'", key, f.VersionTag)
 	}
 	return rows[len(rows)-1], nil // the latest of those selected
 }

@@ -154,14 +154,21 @@ func TestBusinessRuleTaskBinding(t *testing.T) {
 				t.Errorf("%s: out = %v, want %s", key, got, want)
 			}
 		}
-		for key, want := range map[string]string{"unknown": `no decision definition with key "nope"`, "noversion": "at version 9"} {
+		for key, want := range map[string]string{"unknown": "no decision definition deployed with key 'nope'",
+			"noversion": "no decision definition deployed with key = 'versioned', version = '9' and tenant-id 'null'"} {
 			_, err := e.Eng.Start(e.Ctx, bpmnlite.StartRequest{Key: key})
 			if err == nil || !strings.Contains(err.Error(), want) || !errors.Is(err, bpmnlite.ErrNotFound) {
 				t.Errorf("%s: err = %v, want %q", key, err, want)
 			}
 		}
-		defs, err := e.Eng.DecisionDefinitions(e.Ctx, bpmnlite.DecisionDefinitionQuery{Key: "versioned"})
-		if err != nil || len(defs) != 3 || defs[2].Version != 3 || defs[1].VersionTag != "stable" {
+		// Two versions with the tag: Camunda's error.
+		deployDecision(t, e, "v", map[string]string{"v.dmn": versioned("four", "stable")})
+		if _, err := e.Eng.Start(e.Ctx, bpmnlite.StartRequest{Key: "tagged"}); err == nil ||
+			!strings.Contains(err.Error(), "Found more than one decision definition for key 'versioned' and versionTag 'stable'") {
+			t.Errorf("two tagged versions: %v", err)
+		}
+		defs, err := e.Eng.DecisionDefinitions(e.Ctx, bpmnlite.DecisionDefinitionQuery{Key: "versioned", Version: ptrInt(3)})
+		if err != nil || len(defs) != 1 || defs[0].VersionTag != "" || defs[0].ResourceName != "v.dmn" {
 			t.Fatalf("versions: %v %+v", err, defs)
 		}
 	})
@@ -260,3 +267,5 @@ func TestDecisionHistoryCleanup(t *testing.T) {
 		}
 	})
 }
+
+func ptrInt(n int) *int { return &n }
