@@ -285,6 +285,20 @@ func TestParseErrors(t *testing.T) {
 			t.Errorf("%.80s…: err = %v, want %q", src, err, want)
 		}
 	}
+	// The engine's bounds: the file's size, each expression's check.
+	src := table("", "", []string{"x:string"}, []string{"o:string"}, [][]string{{`"a"`, `"long output"`}})
+	if _, err := dmn.ParseWith([]byte(src), dmn.Options{File: "m.dmn", MaxBytes: 100}); err == nil || !strings.Contains(err.Error(), "more than the limit of 100") {
+		t.Errorf("max bytes: %v", err)
+	}
+	check := func(s string) error {
+		if len(s) > 5 {
+			return errors.New("expression too long")
+		}
+		return nil
+	}
+	if _, err := dmn.ParseWith([]byte(src), dmn.Options{File: "m.dmn", CheckExpression: check}); err == nil || !strings.Contains(err.Error(), "m.dmn:") || !strings.Contains(err.Error(), "expression too long") {
+		t.Errorf("check: %v", err)
+	}
 }
 
 const drg = `<definitions xmlns="https://www.omg.org/spec/DMN/20191111/MODEL/" id="dish" name="Dish" namespace="test">

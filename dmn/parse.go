@@ -20,14 +20,35 @@ func isDMN(ns string) bool {
 // camundaAttributes are the camunda: attributes of DMN that bpmnlite reads.
 var camundaAttributes = map[string]bool{"inputVariable": true, "versionTag": true, "historyTimeToLive": true}
 
+// Options bound what Parse reads.
+type Options struct {
+	File string // names the file in errors
+	// MaxBytes, when positive, refuses a larger file before reading it.
+	MaxBytes int
+	// CheckExpression, when set, checks every expression text (input
+	// expressions and entries, output entries, literal expressions) before
+	// it is compiled: the engine's bounds.
+	CheckExpression func(src string) error
+}
+
 // Parse reads a DMN file. file names it in errors.
 func Parse(data []byte, file string) (*Definitions, error) {
+	return ParseWith(data, Options{File: file})
+}
+
+// ParseWith reads a DMN file within opts' bounds.
+func ParseWith(data []byte, opts Options) (*Definitions, error) {
+	file := opts.File
+	if opts.MaxBytes > 0 && len(data) > opts.MaxBytes {
+		return nil, &ParseError{File: file, Problems: []bpmn.Problem{{File: file, Pos: bpmn.Position{Line: 1, Column: 1},
+			Message: fmt.Sprintf("the file is %d bytes, more than the limit of %d", len(data), opts.MaxBytes)}}}
+	}
 	doc, pos, prob := bpmn.ReadXML(data)
 	if prob != nil {
 		prob.File = file
 		return nil, &ParseError{File: file, Problems: []bpmn.Problem{*prob}}
 	}
-	p := &parser{file: file, pos: pos}
+	p := &parser{file: file, pos: pos, check: opts.CheckExpression}
 	root := doc.Root()
 	switch {
 	case root == nil:
@@ -44,10 +65,24 @@ func Parse(data []byte, file string) (*Definitions, error) {
 }
 
 type parser struct {
+	check    func(string) error
 	file     string
 	pos      map[*etree.Element]bpmn.Position
 	problems []bpmn.Problem
 	defs     *Definitions
+}
+
+// checked reports whether expression text src passes the engine's check,
+// reporting it at e when not.
+func (p *parser) checked(e *etree.Element, id, src string) bool {
+	if p.check == nil || src == "" {
+		return true
+	}
+	if err := p.check(src); err != nil {
+		p.errorf(e, id, "%v", err)
+		return false
+	}
+	return true
 }
 
 func (p *parser) errorf(e *etree.Element, id, format string, args ...any) {
@@ -320,7 +355,7 @@ func (p *parser) input(d *Decision, e *etree.Element) *Input {
 	}
 	in.TypeRef = attr(ie, "typeRef")
 	p.checkLanguage(ie, d.ID)
-	if src := text(ie); src != "" {
+	if src := text(ie); src != "" && p.checked(ie, d.ID, src) {
 		x, err := compile(src)
 		if err != nil {
 			p.errorf(ie, d.ID, "input '%s': %v", in.ID, err)
@@ -375,6 +410,9 @@ func (p *parser) rule(d *Decision, t *DecisionTable, e *etree.Element) *Rule {
 			in = t.Inputs[i]
 		}
 		src := text(c)
+		if !p.checked(c, d.ID, src) {
+			continue
+		}
 		ut, err := parseUnaryTests(src, strings.EqualFold(attr(c, "expressionLanguage"), "juel"))
 		if err != nil {
 			p.errorf(c, d.ID, "rule '%s', input '%s': input entry '%s': %v", r.ID, in.ID, src, err)
@@ -394,7 +432,7 @@ func (p *parser) rule(d *Decision, t *DecisionTable, e *etree.Element) *Rule {
 
 // value reads an output entry or literal expression; nil when empty.
 func (p *parser) value(id string, e *etree.Element, src string) *Value {
-	if src == "" {
+	if src == "" || !p.checked(e, id, src) {
 		return nil
 	}
 	v := &Value{Text: src, Pos: p.pos[e]}

@@ -99,7 +99,7 @@ func (e *Core) decision(cc *tx.Context, dd *persistence.DecisionDefinition) (*dm
 		if len(res) == 0 {
 			return nil, fmt.Errorf("resource %q of deployment %s: %w", dd.ResourceName, dd.DeploymentID, persistence.ErrNotFound)
 		}
-		if m, err = dmn.Parse(res[0].Bytes, dd.ResourceName); err != nil {
+		if m, err = dmn.ParseWith(res[0].Bytes, dmn.Options{File: dd.ResourceName, CheckExpression: e.CheckExpression}); err != nil {
 			return nil, err
 		}
 		e.decisionModels.mu.Lock()

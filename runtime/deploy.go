@@ -71,7 +71,7 @@ func (e *Core) Deploy(ctx context.Context, req DeployRequest) (_ *Deployment, er
 	for _, r := range req.Resources {
 		sum := sha256.Sum256(r.Bytes)
 		if IsDecisionModel(r.Name) {
-			m, err := dmn.Parse(r.Bytes, r.Name)
+			m, err := dmn.ParseWith(r.Bytes, dmn.Options{File: r.Name, MaxBytes: e.Config.Limits.MaxResourceBytes, CheckExpression: e.CheckExpression})
 			if err != nil {
 				errs = append(errs, err)
 				continue
