@@ -187,9 +187,20 @@ func (e *Core) EvaluateDecision(ctx context.Context, sel DecisionSelector, vars 
 	return res, def, err
 }
 
-// recordDecision writes the history of evaluation ev of definition dd
-// (at level full), from x in a process or outside one (x nil).
+// recordDecision counts evaluation ev of definition dd in the meters and
+// writes its history (at level full), from x in a process or outside one
+// (x nil).
 func (e *Core) recordDecision(cc *tx.Context, dd *persistence.DecisionDefinition, ev *dmn.Evaluation, x *execution) error {
+	elements := int64(0)
+	for _, de := range ev.Decisions {
+		if t := de.Decision.Table; t != nil {
+			elements += int64((len(t.Inputs) + len(t.Outputs)) * len(t.Rules))
+		} else {
+			elements++ // a literal expression
+		}
+	}
+	e.meters.addAtCommit(cc, MeterDecisionInstances, int64(len(ev.Decisions)))
+	e.meters.addAtCommit(cc, MeterDecisionElements, elements)
 	if !e.history(config.HistoryFull) {
 		return nil
 	}
@@ -295,6 +306,7 @@ func (e *Core) removeExpiredDecisions(cc *tx.Context) (int, error) {
 		ids[i] = h.ID
 	}
 	cc.Write(persistence.RemoveDecisionHistory(ids)...)
+	e.meters.addAtCommit(cc, MeterHistoryCleanupRemovedDecisions, int64(len(ids)))
 	return len(ids), nil
 }
 

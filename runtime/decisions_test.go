@@ -265,6 +265,16 @@ func TestDecisionHistoryCleanup(t *testing.T) {
 		if n := harness.CountRows(t, e.DB(), "SELECT count(*) FROM hist_decision_input"); n != 0 {
 			t.Errorf("%d inputs left", n)
 		}
+		// The meters: one evaluation of dish and season, (2 + 1) × 3 and
+		// (1 + 1) × 2 elements; both removed by the cleanup.
+		if err := e.Eng.ReportMetrics(e.Ctx); err != nil {
+			t.Fatal(err)
+		}
+		for name, want := range map[string]int64{"decision-instances": 2, bpmnlite.MetricDecisionElements: 13, bpmnlite.MetricHistoryCleanupRemovedDecisions: 2} {
+			if n, err := e.Eng.MetricsSum(e.Ctx, bpmnlite.MetricsQuery{Name: name}); err != nil || n != want {
+				t.Errorf("%s: %d, %v; want %d", name, n, err, want)
+			}
+		}
 	})
 }
 
