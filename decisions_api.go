@@ -158,3 +158,17 @@ func decisionValues[R persistence.Entity](ctx context.Context, e *Engine, ids []
 func (e *Engine) SetDecisionHistoryTimeToLive(ctx context.Context, id string, days *int) error {
 	return e.rt.SetDecisionHistoryTimeToLive(ctx, id, days)
 }
+
+// DecisionStatistic is how often one decision of a decision requirements
+// definition was evaluated.
+type DecisionStatistic = persistence.DecisionStatistic
+
+// DecisionStatistics counts the evaluations in history of each decision of
+// decision requirements definition drdID (ErrNotFound when there is no
+// such definition); with rootInstanceID, only within that evaluation.
+func (e *Engine) DecisionStatistics(ctx context.Context, drdID, rootInstanceID string) ([]*DecisionStatistic, error) {
+	if _, err := e.DecisionRequirementsDefinition(ctx, drdID); err != nil {
+		return nil, err
+	}
+	return persistence.DecisionStatistics(ctx, e.db, drdID, rootInstanceID)
+}

@@ -1,6 +1,7 @@
 package persistence
 
 import (
+	"context"
 	"strconv"
 	"strings"
 	"time"
@@ -192,4 +193,36 @@ func millisecond(at *time.Time) (from, before *time.Time) {
 	f := at.Truncate(time.Millisecond)
 	b := f.Add(time.Millisecond)
 	return &f, &b
+}
+
+// DecisionStatistic is how often one decision of a decision requirements
+// definition was evaluated.
+type DecisionStatistic struct {
+	DecisionDefinitionKey string
+	Evaluations           int
+}
+
+// DecisionStatistics counts the evaluations of each decision of decision
+// requirements definition drd in history, by key; with rootInstance, only
+// within that evaluation (the decision instance and those it required).
+func DecisionStatistics(ctx context.Context, db DB, drd, rootInstance string) ([]*DecisionStatistic, error) {
+	sql := "SELECT decision_definition_key, count(*) FROM hist_decision_instance WHERE decision_requirements_definition_id = $1"
+	args := []any{drd}
+	if rootInstance != "" {
+		sql += " AND (id = $2 OR root_decision_instance_id = $2)"
+		args = append(args, rootInstance)
+	}
+	sql += " GROUP BY decision_definition_key ORDER BY decision_definition_key"
+	var out []*DecisionStatistic
+	err := readRows(ctx, db, sql, args, func(rows Rows) error {
+		s := &DecisionStatistic{}
+		var n int64
+		if err := rows.Scan(&s.DecisionDefinitionKey, &n); err != nil {
+			return err
+		}
+		s.Evaluations = int(n)
+		out = append(out, s)
+		return nil
+	})
+	return out, err
 }

@@ -348,4 +348,20 @@ func (h *Handler) decisionRoutes() {
 		writeJSON(w, http.StatusOK, decisionInstanceJSON.of(row))
 		return nil
 	}, "includeInputs", "includeOutputs", "disableBinaryFetching", "disableCustomObjectDeserialization")
+	h.handle("GET /history/decision-requirements-definition/{id}/statistics", func(w http.ResponseWriter, r *http.Request) error {
+		id := r.PathValue("id")
+		stats, err := h.eng.DecisionStatistics(r.Context(), id, r.URL.Query().Get("decisionInstanceId"))
+		if isNotFound(err) {
+			return &notFound{"No matching decision requirements definition with id " + id}
+		}
+		if err != nil {
+			return err
+		}
+		out := []object{}
+		for _, s := range stats {
+			out = append(out, object{{"decisionDefinitionKey", s.DecisionDefinitionKey}, {"evaluations", s.Evaluations}})
+		}
+		writeJSON(w, http.StatusOK, out)
+		return nil
+	}, "decisionInstanceId")
 }

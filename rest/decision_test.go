@@ -113,6 +113,15 @@ func TestRESTDecisions(t *testing.T) {
 			t.Errorf("outputs: %v", outs)
 		}
 		hid := field(hist[0], "id").(string)
+		stats := a.ok(http.StatusOK, "GET", "/history/decision-requirements-definition/"+drdID+"/statistics", nil).([]any)
+		if len(stats) != 2 || field(stats[0], "decisionDefinitionKey") != "dish" || field(stats[0], "evaluations") != float64(3) || field(stats[1], "evaluations") != float64(3) {
+			t.Errorf("statistics: %v", stats)
+		}
+		stats = a.ok(http.StatusOK, "GET", "/history/decision-requirements-definition/"+drdID+"/statistics?decisionInstanceId="+hid, nil).([]any)
+		if len(stats) != 2 || field(stats[0], "evaluations") != float64(1) {
+			t.Errorf("statistics of one evaluation: %v", stats)
+		}
+		a.wantError(http.StatusNotFound, "No matching decision requirements definition with id nope", "GET", "/history/decision-requirements-definition/nope/statistics", nil)
 		one := a.ok(http.StatusOK, "GET", "/history/decision-instance/"+hid, nil)
 		if _, has := one.(map[string]any)["inputs"]; has || field(one, "processInstanceId") != pi {
 			t.Errorf("by id without inputs: %v", one)
