@@ -172,3 +172,17 @@ func (e *Engine) DecisionStatistics(ctx context.Context, drdID, rootInstanceID s
 	}
 	return persistence.DecisionStatistics(ctx, e.db, drdID, rootInstanceID)
 }
+
+// CleanableDecisionReportQuery selects the decision definitions of the
+// cleanable decision instance report; zero fields select all.
+type CleanableDecisionReportQuery = persistence.CleanableDecisionReportFilter
+
+// CleanableDecisionReportRow is one decision definition in the cleanable
+// decision instance report.
+type CleanableDecisionReportRow = persistence.CleanableDecisionReportRow
+
+// CleanableDecisionInstanceReport counts, per decision definition, the
+// evaluations in history and those the history cleanup may remove now.
+func (e *Engine) CleanableDecisionInstanceReport(ctx context.Context, q CleanableDecisionReportQuery) ([]*CleanableDecisionReportRow, error) {
+	return persistence.CleanableDecisionReport(ctx, e.db, q, e.Now())
+}

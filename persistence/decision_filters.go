@@ -2,6 +2,7 @@ package persistence
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -10,6 +11,12 @@ import (
 // Decisions: the filters of decision definitions, decision requirements
 // definitions and historic decision instances, and the named queries of
 // deployment and history cleanup.
+
+func init() {
+	// when a decision definition's deployment was made
+	fragments["decisionDeployTime"] = "(SELECT deploy_time FROM deployment WHERE deployment.id = decision_definition.deployment_id)"
+	fragments["decisionFinished"] = "(SELECT count(*) FROM hist_decision_instance h WHERE h.decision_definition_id = decision_definition.id)"
+}
 
 // DecisionDefinitionFilter selects decision definitions.
 type DecisionDefinitionFilter struct {
@@ -222,6 +229,68 @@ func DecisionStatistics(ctx context.Context, db DB, drd, rootInstance string) ([
 		}
 		s.Evaluations = int(n)
 		out = append(out, s)
+		return nil
+	})
+	return out, err
+}
+
+// CleanableDecisionReportFilter selects the decision definitions of the
+// cleanable decision instance report.
+type CleanableDecisionReportFilter struct {
+	Page                   `sort:"finished={decisionFinished}"`
+	DecisionDefinitionIDs  []string `where:"id in" param:"decisionDefinitionIdIn"`
+	DecisionDefinitionKeys []string `where:"key in" param:"decisionDefinitionKeyIn"`
+	Tenants
+	// Compact leaves out definitions without evaluations in history.
+	Compact bool `where:"EXISTS (SELECT 1 FROM hist_decision_instance h WHERE h.decision_definition_id = decision_definition.id)" param:"compact"`
+}
+
+// At is the filter's query of definitions.
+func (f CleanableDecisionReportFilter) At(now time.Time) Query[*DecisionDefinition] {
+	f.Tenants = f.Tenants.conditions(false)
+	return filterQuery[*DecisionDefinition](f, now, "id")
+}
+
+// CleanableDecisionReportRow is one decision definition in the cleanable
+// decision instance report: its evaluations in history, and those the
+// history cleanup may remove now (their removal time, or their process
+// instance's, has come).
+type CleanableDecisionReportRow struct {
+	DecisionDefinitionID      string
+	DecisionDefinitionKey     string
+	DecisionDefinitionName    string
+	DecisionDefinitionVersion int
+	HistoryTimeToLive         *int // days; nil: the engine's default
+	Finished                  int
+	Cleanable                 int
+	TenantID                  string
+}
+
+// CleanableDecisionReport is the cleanable decision instance report of the
+// definitions f selects, judged at now.
+func CleanableDecisionReport(ctx context.Context, db DB, f CleanableDecisionReportFilter, now time.Time) ([]*CleanableDecisionReportRow, error) {
+	q := f.At(now)
+	if q.err != nil {
+		return nil, q.err
+	}
+	args := append(slices.Clone(q.args), now.UTC())
+	n := "$" + strconv.Itoa(len(args))
+	sql := "SELECT id, key, COALESCE(name, ''), version, COALESCE(history_time_to_live, -1), COALESCE(tenant_id, ''), " + withFragments("{decisionFinished}") +
+		", (SELECT count(*) FROM hist_decision_instance h WHERE h.decision_definition_id = decision_definition.id AND (h.removal_time <= " + n +
+		" OR h.process_instance_id IN (SELECT p.id FROM hist_process_instance p WHERE p.removal_time <= " + n + "))) FROM decision_definition " + q.where
+	var out []*CleanableDecisionReportRow
+	err := readRows(ctx, db, sql, args, func(rows Rows) error {
+		r := &CleanableDecisionReportRow{}
+		var ttl, version, finished, cleanable int64
+		if err := rows.Scan(&r.DecisionDefinitionID, &r.DecisionDefinitionKey, &r.DecisionDefinitionName, &version, &ttl, &r.TenantID, &finished, &cleanable); err != nil {
+			return err
+		}
+		r.DecisionDefinitionVersion, r.Finished, r.Cleanable = int(version), int(finished), int(cleanable)
+		if ttl >= 0 {
+			days := int(ttl)
+			r.HistoryTimeToLive = &days
+		}
+		out = append(out, r)
 		return nil
 	})
 	return out, err

@@ -60,8 +60,6 @@ var fragments = map[string]string{
 		" UNION ALL SELECT name, type, execution_id, process_instance_id, task_id, text_value, long_value, double_value, time_value FROM hist_variable WHERE state = 'CREATED')",
 	// a sort key: when a definition's deployment was made
 	"definitionDeployTime": "(SELECT deploy_time FROM deployment WHERE deployment.id = process_definition.deployment_id)",
-	// and a decision definition's
-	"decisionDeployTime": "(SELECT deploy_time FROM deployment WHERE deployment.id = decision_definition.deployment_id)",
 	// a task's process instance and definition, to be closed by ")"
 	"taskInstance":   "process_instance_id IN (SELECT pi.id FROM execution pi WHERE pi.",
 	"taskDefinition": "process_definition_id IN (SELECT d.id FROM process_definition d WHERE d.",

@@ -22,6 +22,10 @@ var (
 	decisionRequirementsJSON = newShape[bpmnlite.DecisionRequirementsDefinition](`id key name? category? version resource=ResourceName deploymentId tenantId?`)
 )
 
+var cleanableDecisionReportJSON = newShape[bpmnlite.CleanableDecisionReportRow](`decisionDefinitionId decisionDefinitionKey
+	decisionDefinitionName? decisionDefinitionVersion historyTimeToLive finishedDecisionInstanceCount=Finished
+	cleanableDecisionInstanceCount=Cleanable tenantId?`)
+
 // refOp is an operation on one definition a path names (by id, by key, by
 // key and tenant): the path after the definition's, its handler and the
 // query parameters it honours.
@@ -348,6 +352,8 @@ func (h *Handler) decisionRoutes() {
 		writeJSON(w, http.StatusOK, decisionInstanceJSON.of(row))
 		return nil
 	}, "includeInputs", "includeOutputs", "disableBinaryFetching", "disableCustomObjectDeserialization")
+	listRoutes(h, "/history/decision-definition/cleanable-decision-instance-report", "param", bpmnlite.CleanableDecisionReportQuery{},
+		h.eng.CleanableDecisionInstanceReport, cleanableDecisionReportJSON)
 	h.handle("GET /history/decision-requirements-definition/{id}/statistics", func(w http.ResponseWriter, r *http.Request) error {
 		id := r.PathValue("id")
 		stats, err := h.eng.DecisionStatistics(r.Context(), id, r.URL.Query().Get("decisionInstanceId"))

@@ -122,6 +122,11 @@ func TestRESTDecisions(t *testing.T) {
 			t.Errorf("statistics of one evaluation: %v", stats)
 		}
 		a.wantError(http.StatusNotFound, "No matching decision requirements definition with id nope", "GET", "/history/decision-requirements-definition/nope/statistics", nil)
+		report := a.ok(http.StatusOK, "GET", "/history/decision-definition/cleanable-decision-instance-report?decisionDefinitionKeyIn=dish", nil).([]any)
+		if len(report) != 1 || field(report[0], "finishedDecisionInstanceCount") != float64(3) || field(report[0], "cleanableDecisionInstanceCount") != float64(0) ||
+			field(report[0], "historyTimeToLive") != nil {
+			t.Errorf("cleanable report: %v", report)
+		}
 		one := a.ok(http.StatusOK, "GET", "/history/decision-instance/"+hid, nil)
 		if _, has := one.(map[string]any)["inputs"]; has || field(one, "processInstanceId") != pi {
 			t.Errorf("by id without inputs: %v", one)
