@@ -256,6 +256,15 @@ func TestDecisionHistoryCleanup(t *testing.T) {
 			t.Fatalf("after one day: %d, want 2 (kept for 2 days)", n)
 		}
 		e.Clock.Add(2 * 24 * time.Hour)
+		report, err := e.Eng.CleanableDecisionInstanceReport(e.Ctx, bpmnlite.CleanableDecisionReportQuery{DecisionDefinitionKeys: []string{"dish", "season"}})
+		if err != nil || len(report) != 2 {
+			t.Fatalf("cleanable report: %v %+v", err, report)
+		}
+		for _, r := range report {
+			if r.Finished != 1 || r.Cleanable != 1 {
+				t.Errorf("cleanable report of %s: %+v, want 1 finished and cleanable", r.DecisionDefinitionKey, r)
+			}
+		}
 		if _, err := e.Eng.CleanUpHistory(e.Ctx); err != nil {
 			t.Fatal(err)
 		}
