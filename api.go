@@ -33,6 +33,7 @@ func (e *Engine) Deploy(ctx context.Context, req DeployRequest) (*Deployment, er
 	}
 	out := deploymentOf(d.Deployment)
 	out.Definitions = copies(d.Definitions, func(p ProcessDefinition) ProcessDefinition { return p })
+	out.DecisionDefinitions, out.DecisionRequirementsDefinitions = d.DecisionDefinitions, d.DecisionRequirementsDefinitions
 	out.Skipped, out.Warnings, out.Unchanged = d.Skipped, d.Warnings, d.Unchanged
 	return &out, nil
 }

@@ -27,6 +27,12 @@ const (
 	MetricJobAcquisitionAttempt    = runtime.MeterJobAcquisitionAttempt
 	MetricJobAcquiredSuccess       = runtime.MeterJobAcquiredSuccess
 	MetricHistoryCleanupRemoved    = runtime.MeterHistoryCleanupRemoved
+	// Decisions: each evaluated decision (required ones too), their
+	// elements (a table's (inputs + outputs) × rules), and those outside
+	// processes the history cleanup removed.
+	MetricDecisionInstances              = runtime.MeterDecisionInstances
+	MetricDecisionElements               = runtime.MeterDecisionElements
+	MetricHistoryCleanupRemovedDecisions = runtime.MeterHistoryCleanupRemovedDecisions
 )
 
 // metricAliases are Camunda's public names of metrics it keeps under
@@ -34,6 +40,7 @@ const (
 var metricAliases = map[string]string{
 	"flow-node-instances": MetricActivityInstanceStart,
 	"process-instances":   MetricRootProcessInstanceStart,
+	"decision-instances":  MetricDecisionInstances,
 }
 
 // MaxMetricIntervals bounds the intervals one Metrics query returns, as

@@ -60,8 +60,13 @@ type Deployment struct {
 	TenantID string
 	// Definitions are the process definitions of the deployment.
 	Definitions []*ProcessDefinition
-	Skipped     []SkippedProcess
-	Warnings    []Problem
+	// DecisionDefinitions and DecisionRequirementsDefinitions are those of
+	// the deployment's DMN files (a requirements definition for each file
+	// of more than one decision).
+	DecisionDefinitions             []*DecisionDefinition
+	DecisionRequirementsDefinitions []*DecisionRequirementsDefinition
+	Skipped                         []SkippedProcess
+	Warnings                        []Problem
 	// Unchanged is set when SkipUnchanged found nothing new: the
 	// deployment and definitions are the existing ones.
 	Unchanged bool

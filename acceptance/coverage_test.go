@@ -198,7 +198,7 @@ func TestUnsupportedElementsHint(t *testing.T) {
 		if err == nil {
 			t.Fatal("a script task was deployed")
 		}
-		for _, want := range []string{"s.bpmn:5:5: scriptTask 'calc'", "scriptFormat 'groovy' is not supported: use javascript", "businessRuleTask 'decide'", "DMN"} {
+		for _, want := range []string{"s.bpmn:5:5: scriptTask 'calc'", "scriptFormat 'groovy' is not supported: use javascript", "businessRuleTask 'decide'", "mandatory on businessRuleTask"} {
 			if !strings.Contains(err.Error(), want) {
 				t.Errorf("error lacks %q:\n%v", want, err)
 			}

@@ -17,7 +17,7 @@ import (
 // default flows apply to.
 func isActivity(k Kind) bool {
 	switch k {
-	case Task, ServiceTask, SendTask, UserTask, ReceiveTask, ManualTask, SubProcess, CallActivity,
+	case Task, ServiceTask, BusinessRuleTask, SendTask, UserTask, ReceiveTask, ManualTask, SubProcess, CallActivity,
 		ScriptTask:
 		return true
 	}
@@ -110,6 +110,12 @@ func (p *parser) parseActivity(st *procState, sc *scopeState, e *etree.Element, 
 		p.parseImplementation(s, e, a)
 	case ScriptTask:
 		p.scriptTask(s, e, a)
+	case BusinessRuleTask:
+		if _, ok := camundaAttr(e, "decisionRef"); ok {
+			a.Decision = p.decisionRef(s, e, a)
+		} else {
+			p.parseImplementation(s, e, a)
+		}
 	case UserTask:
 		u := &UserTaskInfo{Assignee: camundaValue(e, "assignee"), CandidateGroups: camundaValue(e, "candidateGroups"),
 			CandidateUsers: camundaValue(e, "candidateUsers")}
@@ -727,33 +733,67 @@ func (p *parser) parseMultiInstance(owner site, e *etree.Element) *MultiInstance
 // calledBinding reads which version of the called process a call activity
 // starts (camunda:calledElementBinding and its version or version tag).
 func (p *parser) calledBinding(s site, e *etree.Element, a *CallInfo) {
-	a.CalledBinding = strings.TrimSpace(camundaValue(e, "calledElementBinding"))
-	a.CalledVersion = strings.TrimSpace(camundaValue(e, "calledElementVersion"))
-	a.CalledVersionTag = strings.TrimSpace(camundaValue(e, "calledElementVersionTag"))
-	switch a.CalledBinding {
+	a.CalledBinding, a.CalledVersion, a.CalledVersionTag = p.binding(s, e, "calledElement")
+}
+
+// binding reads a camunda:<ref>Binding with its <ref>Version or
+// <ref>VersionTag: which version of a called process or decision is used.
+func (p *parser) binding(s site, e *etree.Element, ref string) (binding, version, tag string) {
+	binding = strings.TrimSpace(camundaValue(e, ref+"Binding"))
+	version = strings.TrimSpace(camundaValue(e, ref+"Version"))
+	tag = strings.TrimSpace(camundaValue(e, ref+"VersionTag"))
+	switch binding {
 	case "":
-		a.CalledBinding = "latest"
+		binding = "latest"
 	case "latest", "deployment":
 	case "version":
-		if a.CalledVersion == "" {
-			p.errorf(s, "camunda:calledElementBinding 'version' needs camunda:calledElementVersion")
+		if version == "" {
+			p.errorf(s, "camunda:%sBinding 'version' needs camunda:%sVersion", ref, ref)
 			return
 		}
-		if !isExpression(a.CalledVersion) {
-			if n, err := strconv.Atoi(a.CalledVersion); err != nil || n < 1 {
-				p.errorf(s, "camunda:calledElementVersion '%s' is not a version number (1, 2, ...) or an expression", a.CalledVersion)
+		if !isExpression(version) {
+			if n, err := strconv.Atoi(version); err != nil || n < 1 {
+				p.errorf(s, "camunda:%sVersion '%s' is not a version number (1, 2, ...) or an expression", ref, version)
 			}
 		}
-		p.checkMaybeExpr(s, "calledElementVersion", a.CalledVersion)
+		p.checkMaybeExpr(s, ref+"Version", version)
 	case "versionTag":
-		if a.CalledVersionTag == "" {
-			p.errorf(s, "camunda:calledElementBinding 'versionTag' needs camunda:calledElementVersionTag")
+		if tag == "" {
+			p.errorf(s, "camunda:%sBinding 'versionTag' needs camunda:%sVersionTag", ref, ref)
 			return
 		}
-		p.checkMaybeExpr(s, "calledElementVersionTag", a.CalledVersionTag)
+		p.checkMaybeExpr(s, ref+"VersionTag", tag)
 	default:
-		p.errorf(s, "camunda:calledElementBinding '%s': want latest, deployment, version or versionTag", a.CalledBinding)
+		p.errorf(s, "camunda:%sBinding '%s': want latest, deployment, version or versionTag", ref, binding)
 	}
+	return binding, version, tag
+}
+
+// decisionRef reads a business rule task that evaluates a decision, as
+// Camunda's BpmnParse does.
+func (p *parser) decisionRef(s site, e *etree.Element, a *Activity) *DecisionRef {
+	d := &DecisionRef{Key: strings.TrimSpace(camundaValue(e, "decisionRef")),
+		TenantID: strings.TrimSpace(camundaValue(e, "decisionRefTenantId")), MapResult: strings.TrimSpace(camundaValue(e, "mapDecisionResult"))}
+	if d.Key == "" {
+		p.errorf(s, "camunda:decisionRef is empty")
+	}
+	p.checkMaybeExpr(s, "camunda:decisionRef", d.Key)
+	p.checkMaybeExpr(s, "camunda:decisionRefTenantId", d.TenantID)
+	d.Binding, d.Version, d.VersionTag = p.binding(s, e, "decisionRef")
+	switch d.MapResult {
+	case "":
+		d.MapResult = "resultList"
+	case "singleEntry", "singleResult", "collectEntries", "resultList":
+	default:
+		p.errorf(s, "No decision result mapper found for name '%s'. Supported mappers are 'singleEntry', 'singleResult', 'collectEntries' and 'resultList'.", d.MapResult)
+	}
+	for _, other := range []string{"class", "delegateExpression", "expression", "type"} {
+		if _, ok := camundaAttr(e, other); ok {
+			p.errorf(s, "camunda:decisionRef cannot be combined with camunda:%s", other)
+		}
+	}
+	a.ResultVariable = strings.TrimSpace(camundaValue(e, "resultVariable"))
+	return d
 }
 
 // conditionalEvent reads a conditionalEventDefinition: its condition and

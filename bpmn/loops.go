@@ -44,7 +44,7 @@ func waits(a *Activity) bool {
 	switch a.Kind {
 	case UserTask, ReceiveTask, IntermediateCatchEvent, EventBasedGateway, CallActivity:
 		return true // a call activity waits as long as the instance it calls
-	case ServiceTask, SendTask:
+	case ServiceTask, SendTask, BusinessRuleTask:
 		return a.External
 	case ParallelGateway, InclusiveGateway:
 		return len(a.Incoming) > 1

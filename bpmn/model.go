@@ -18,6 +18,7 @@ const (
 	BoundaryEvent          Kind = "boundaryEvent"
 	Task                   Kind = "task"
 	ServiceTask            Kind = "serviceTask"
+	BusinessRuleTask       Kind = "businessRuleTask"
 	SendTask               Kind = "sendTask"
 	UserTask               Kind = "userTask"
 	ReceiveTask            Kind = "receiveTask"
@@ -347,6 +348,10 @@ type Activity struct {
 	// most of the memory it holds).
 	User *UserTaskInfo
 	Call *CallInfo
+	// Decision is what a business rule task with camunda:decisionRef adds
+	// (nil for one implemented as a service task is: class, expression,
+	// delegate expression or external).
+	Decision *DecisionRef
 
 	MultiInstance *MultiInstance
 	Listeners     []Listener // start and end listeners
@@ -394,6 +399,22 @@ type CallInfo struct {
 	CalledVersionTag string
 	In               []VariableMapping
 	Out              []VariableMapping
+}
+
+// DecisionRef is the decision a business rule task evaluates:
+// camunda:decisionRef (Key, a name or an expression), its binding as
+// CallInfo's (latest, deployment, version with Version, versionTag with
+// VersionTag), camunda:decisionRefTenantId (TenantID, "": the process's
+// tenant) and camunda:mapDecisionResult (MapResult: singleEntry,
+// singleResult, collectEntries or resultList, the default); the mapped
+// result goes to the activity's ResultVariable.
+type DecisionRef struct {
+	Key        string
+	Binding    string
+	Version    string
+	VersionTag string
+	TenantID   string
+	MapResult  string
 }
 
 // String names the activity for messages: "serviceTask 'charge'".

@@ -255,13 +255,9 @@ func (p *parser) historyTimeToLive(s site, e *etree.Element) *int {
 	if !ok || v == "" {
 		return nil
 	}
-	digits := v
-	if len(v) > 2 && (v[0] == 'P' || v[0] == 'p') && (v[len(v)-1] == 'D' || v[len(v)-1] == 'd') {
-		digits = v[1 : len(v)-1]
-	}
-	days, err := strconv.Atoi(digits)
-	if err != nil || days < 0 {
-		p.errorf(s, "camunda:historyTimeToLive '%s' is not a number of days (write 30 or P30D)", v)
+	days, err := HistoryTimeToLive(v)
+	if err != nil {
+		p.errorf(s, "%v", err)
 		return nil
 	}
 	return &days
@@ -445,16 +441,15 @@ func (p *parser) parseProcess(e *etree.Element) {
 // unsupportedHints say what to use instead of a BPMN element bpmnlite
 // does not execute.
 var unsupportedHints = map[string]string{
-	"businessRuleTask": "DMN decisions are not evaluated: call a registered delegate instead (a serviceTask with camunda:class)",
-	"complexGateway":   "use an inclusive gateway, or an exclusive gateway with conditions",
-	"transaction":      "transaction subprocesses and their cancel events are not supported: use an embedded subprocess with an error boundary event",
-	"adHocSubProcess":  "ad-hoc subprocesses are not supported: use user tasks in a parallel gateway, or an event-based gateway",
+	"complexGateway":  "use an inclusive gateway, or an exclusive gateway with conditions",
+	"transaction":     "transaction subprocesses and their cancel events are not supported: use an embedded subprocess with an error boundary event",
+	"adHocSubProcess": "ad-hoc subprocesses are not supported: use user tasks in a parallel gateway, or an event-based gateway",
 }
 
 // flowNodes are the element types bpmnlite executes.
 var flowNodes = map[Kind]bool{
 	StartEvent: true, EndEvent: true, IntermediateCatchEvent: true, IntermediateThrowEvent: true, BoundaryEvent: true,
-	Task: true, ServiceTask: true, SendTask: true, UserTask: true, ReceiveTask: true, ManualTask: true,
+	Task: true, ServiceTask: true, BusinessRuleTask: true, SendTask: true, UserTask: true, ReceiveTask: true, ManualTask: true,
 	ExclusiveGateway: true, ParallelGateway: true, InclusiveGateway: true, EventBasedGateway: true,
 	SubProcess: true, CallActivity: true,
 	ScriptTask: true,

@@ -21,6 +21,8 @@ var camundaAttributes = map[string]bool{
 	"jobPriority": true, "priority": true, "resultVariable": true, "taskPriority": true, "topic": true,
 	"type": true, "versionTag": true, "variableName": true, "variableEvents": true,
 	"escalationCodeVariable": true, "resource": true,
+	"decisionRef": true, "decisionRefBinding": true, "decisionRefVersion": true, "decisionRefVersionTag": true,
+	"decisionRefTenantId": true, "mapDecisionResult": true,
 }
 
 // camundaMetadata are camunda: attributes with no effect on execution.
@@ -42,7 +44,6 @@ var camundaHints = map[string]string{
 	"variableMappingClass":              "map variables with camunda:in and camunda:out",
 	"variableMappingDelegateExpression": "map variables with camunda:in and camunda:out",
 	"scriptFormat":                      "scriptFormat is an attribute of the BPMN namespace (scriptFormat=\"javascript\")",
-	"decisionRef":                       "DMN decisions are not supported: call a registered delegate (camunda:class)",
 }
 
 // checkCamundaAttributes reports every camunda: attribute in the document

@@ -614,3 +614,98 @@ type MeterLog struct {
 	Value     int64
 	Timestamp time.Time
 }
+
+// DecisionRequirementsDefinition is one deployed version of a DMN file's
+// decision requirements graph (the public
+// bpmnlite.DecisionRequirementsDefinition): Camunda keeps one only for a
+// file of more than one decision, and so does bpmnlite.
+type DecisionRequirementsDefinition struct {
+	ID                  string // key:version:uuid
+	Rev                 int
+	Key                 string // the definitions' id
+	Version             int
+	Name                string
+	Category            string // the definitions' namespace
+	DeploymentID        string
+	ResourceName        string
+	DiagramResourceName string
+	TenantID            string
+}
+
+// DecisionDefinition is one deployed version of a decision (the public
+// bpmnlite.DecisionDefinition), versioned by key and tenant as process
+// definitions are.
+type DecisionDefinition struct {
+	ID           string // key:version:uuid
+	Rev          int
+	Key          string // the decision's id
+	Version      int
+	Name         string
+	Category     string // the definitions' namespace
+	DeploymentID string
+	ResourceName string
+	// DiagramResourceName is the image deployed beside its model.
+	DiagramResourceName string
+	// DecisionRequirementsDefinitionID and Key: the graph it belongs to
+	// ("" when its file has one decision).
+	DecisionRequirementsDefinitionID  string
+	DecisionRequirementsDefinitionKey string
+	VersionTag                        string
+	// HistoryTimeToLive is camunda:historyTimeToLive in days; nil: the
+	// engine's default.
+	HistoryTimeToLive *int
+	TenantID          string
+}
+
+// HistoricDecisionInstance records one evaluation of a decision (the
+// public bpmnlite.HistoricDecisionInstance); a decision's required
+// decisions get one each, with the requiring one's as their root.
+type HistoricDecisionInstance struct {
+	ID                     string
+	Rev                    int
+	DecisionDefinitionID   string
+	DecisionDefinitionKey  string
+	DecisionDefinitionName string
+	EvaluationTime         time.Time
+	ProcessDefinitionID    string
+	ProcessDefinitionKey   string
+	ProcessInstanceID      string
+	RootProcessInstanceID  string
+	ExecutionID            string
+	ActivityID             string
+	ActivityInstanceID     string
+	// CollectResultValue is the aggregate of COLLECT with SUM, MIN, MAX
+	// or COUNT (HasCollectResult set).
+	CollectResultValue                float64
+	HasCollectResult                  bool
+	RootDecisionInstanceID            string // "" for the decision evaluated as asked
+	DecisionRequirementsDefinitionID  string
+	DecisionRequirementsDefinitionKey string
+	TenantID                          string
+	// RemovalTime: when the history cleanup removes a decision evaluated
+	// outside a process (its evaluation plus the time to live).
+	RemovalTime *time.Time
+}
+
+// HistoricDecisionInput is an input's value in a decision's evaluation
+// (history level full); its Variable holds the value, its Name the
+// input's label.
+type HistoricDecisionInput struct {
+	Variable
+	DecisionInstanceID string
+	ClauseID           string
+	CreateTime         time.Time
+}
+
+// HistoricDecisionOutput is a matched rule's output value in a decision's
+// evaluation (history level full); its Variable holds the value, its Name
+// the output's name.
+type HistoricDecisionOutput struct {
+	Variable
+	DecisionInstanceID string
+	ClauseID           string
+	ClauseName         string
+	RuleID             string
+	RuleOrder          int
+	CreateTime         time.Time
+}

@@ -331,6 +331,62 @@ var samples = map[*persistence.Table]sample{
 			x.EndTime, x.Canceled, x.CalledProcessInstanceID, x.TaskID = nil, false, "", ""
 		},
 	},
+	persistence.DecisionRequirementsDefinitionTable: {
+		full: func() persistence.Entity {
+			return &persistence.DecisionRequirementsDefinition{ID: "drd:1:x", Rev: 1, Key: "drd", Version: 1, Name: "Dish", Category: "ns",
+				DeploymentID: "d1", ResourceName: "dish.dmn", DiagramResourceName: "dish.png", TenantID: "acme"}
+		},
+		sparse: func() persistence.Entity {
+			return &persistence.DecisionRequirementsDefinition{ID: "drd:2:x", Key: "drd", Version: 2, DeploymentID: "d1"}
+		},
+		modify: func(e persistence.Entity) { e.(*persistence.DecisionRequirementsDefinition).Name = "other" },
+	},
+	persistence.DecisionDefinitionTable: {
+		full: func() persistence.Entity {
+			return &persistence.DecisionDefinition{ID: "dish:1:x", Rev: 1, Key: "dish", Version: 1, Name: "Dish", Category: "ns",
+				DeploymentID: "d1", ResourceName: "dish.dmn", DiagramResourceName: "dish.png", DecisionRequirementsDefinitionID: "drd:1:x",
+				DecisionRequirementsDefinitionKey: "drd", VersionTag: "v1", HistoryTimeToLive: ptr(5), TenantID: "acme"}
+		},
+		sparse: func() persistence.Entity {
+			return &persistence.DecisionDefinition{ID: "dish:2:x", Key: "dish", Version: 2, DeploymentID: "d1"}
+		},
+		modify: func(e persistence.Entity) { e.(*persistence.DecisionDefinition).HistoryTimeToLive = nil },
+	},
+	persistence.HistoricDecisionInstanceTable: {
+		full: func() persistence.Entity {
+			return &persistence.HistoricDecisionInstance{ID: "hdi1", Rev: 1, DecisionDefinitionID: "dish:1:x", DecisionDefinitionKey: "dish",
+				DecisionDefinitionName: "Dish", EvaluationTime: at(25, 0), ProcessDefinitionID: "p:1:x", ProcessDefinitionKey: "p",
+				ProcessInstanceID: "pi", RootProcessInstanceID: "pi", ExecutionID: "e1", ActivityID: "rule", ActivityInstanceID: "rule:1",
+				CollectResultValue: 2.5, HasCollectResult: true, RootDecisionInstanceID: "hdi0", DecisionRequirementsDefinitionID: "drd:1:x",
+				DecisionRequirementsDefinitionKey: "drd", TenantID: "acme", RemovalTime: ptr(at(26, 0))}
+		},
+		sparse: func() persistence.Entity {
+			return &persistence.HistoricDecisionInstance{ID: "hdi2", DecisionDefinitionID: "dish:1:x", DecisionDefinitionKey: "dish", EvaluationTime: at(25, 1)}
+		},
+		modify: func(e persistence.Entity) { e.(*persistence.HistoricDecisionInstance).RemovalTime = nil },
+	},
+	persistence.HistoricDecisionInputTable: {
+		full: func() persistence.Entity {
+			return &persistence.HistoricDecisionInput{Variable: persistence.Variable{ID: "hdin1", Rev: 1, Name: "Season", Type: persistence.VarString,
+				ExecutionID: "e1", ProcessInstanceID: "pi", TaskID: "t1", Text: "Winter", Long: 1, Double: 0.5, Time: at(25, 1), Bytes: []byte("b"),
+				ValueType: "Object", ValueInfo: "{}"}, DecisionInstanceID: "hdi1", ClauseID: "in1", CreateTime: at(25, 0)}
+		},
+		sparse: func() persistence.Entity {
+			return &persistence.HistoricDecisionInput{Variable: persistence.Variable{ID: "hdin2", Type: persistence.VarNull}, DecisionInstanceID: "hdi1", CreateTime: at(25, 0)}
+		},
+		modify: func(e persistence.Entity) { e.(*persistence.HistoricDecisionInput).ClauseID = "in2" },
+	},
+	persistence.HistoricDecisionOutputTable: {
+		full: func() persistence.Entity {
+			return &persistence.HistoricDecisionOutput{Variable: persistence.Variable{ID: "hdout1", Rev: 1, Name: "dish", Type: persistence.VarLong,
+				ExecutionID: "e1", ProcessInstanceID: "pi", TaskID: "t1", Text: "x", Long: 7, Double: 0.5, Time: at(25, 1), Bytes: []byte("b"),
+				ValueType: "Object", ValueInfo: "{}"}, DecisionInstanceID: "hdi1", ClauseID: "out1", ClauseName: "Dish", RuleID: "r1", RuleOrder: 2, CreateTime: at(25, 0)}
+		},
+		sparse: func() persistence.Entity {
+			return &persistence.HistoricDecisionOutput{Variable: persistence.Variable{ID: "hdout2", Type: persistence.VarNull}, DecisionInstanceID: "hdi1", CreateTime: at(25, 0)}
+		},
+		modify: func(e persistence.Entity) { e.(*persistence.HistoricDecisionOutput).RuleOrder = 3 },
+	},
 	persistence.MeterLogTable: {
 		full: func() persistence.Entity {
 			return &persistence.MeterLog{ID: "m1", Name: "job-successful", Reporter: "host$default", Value: 42, Timestamp: at(24, 0)}

@@ -107,12 +107,7 @@ type DefinitionFilter struct {
 
 func (f DefinitionFilter) Query() Query[*ProcessDefinition] {
 	f.Tenants = f.Tenants.conditions(f.IncludeWithoutTenantID)
-	f.deployedFrom, f.deployedBefore = nil, nil
-	if f.DeployedAt != nil {
-		from := f.DeployedAt.Truncate(time.Millisecond)
-		before := from.Add(time.Millisecond)
-		f.deployedFrom, f.deployedBefore = &from, &before
-	}
+	f.deployedFrom, f.deployedBefore = millisecond(f.DeployedAt)
 	return filterQuery[*ProcessDefinition](f, time.Time{}, "key, version, id")
 }
 

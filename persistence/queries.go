@@ -536,23 +536,14 @@ func ExpiredHistory(now time.Time, limit int) Query[*HistoricProcessInstance] {
 }
 
 // RemoveHistory deletes the history of the given process instances: their
-// activity instances, variables, tasks (with their comments and
-// attachments), incidents, job log and themselves.
+// decision evaluations, activity instances, variables, tasks (with their
+// comments and attachments), incidents, job log and themselves.
 func RemoveHistory(processInstanceIDs []string) []Write {
 	if len(processInstanceIDs) == 0 {
 		return nil
 	}
-	var in strings.Builder
-	args := make([]any, len(processInstanceIDs))
-	for i, id := range processInstanceIDs {
-		if i > 0 {
-			in.WriteString(", ")
-		}
-		in.WriteString("$" + strconv.Itoa(i+1))
-		args[i] = id
-	}
-	list := "(" + in.String() + ")"
-	var ws []Write
+	list, args := inList(processInstanceIDs)
+	ws := removeDecisionsOfInstances(list, args)
 	// The comments and attachments of their tasks go before the tasks.
 	for _, t := range []string{"task_comment", "task_attachment"} {
 		ws = append(ws, newWrite("DELETE FROM "+t+" WHERE task_id IN (SELECT id FROM hist_task WHERE process_instance_id IN "+list+")", args...))

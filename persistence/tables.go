@@ -115,6 +115,30 @@ var MeterLogTable = newTable[MeterLog]("meter_log", orderHistory)
 
 func (e *MeterLog) row() (*Table, addr) { return MeterLogTable, addr(e) }
 
+var DecisionRequirementsDefinitionTable = newTable[DecisionRequirementsDefinition]("decision_requirements_definition", orderProcessDefinition)
+
+func (e *DecisionRequirementsDefinition) row() (*Table, addr) {
+	return DecisionRequirementsDefinitionTable, addr(e)
+}
+
+var DecisionDefinitionTable = newTable[DecisionDefinition]("decision_definition", orderProcessDefinition)
+
+func (e *DecisionDefinition) row() (*Table, addr) { return DecisionDefinitionTable, addr(e) }
+
+var HistoricDecisionInstanceTable = newTable[HistoricDecisionInstance]("hist_decision_instance", orderHistory)
+
+func (e *HistoricDecisionInstance) row() (*Table, addr) {
+	return HistoricDecisionInstanceTable, addr(e)
+}
+
+var HistoricDecisionInputTable = newTable[HistoricDecisionInput]("hist_decision_input", orderHistory)
+
+func (e *HistoricDecisionInput) row() (*Table, addr) { return HistoricDecisionInputTable, addr(e) }
+
+var HistoricDecisionOutputTable = newTable[HistoricDecisionOutput]("hist_decision_output", orderHistory)
+
+func (e *HistoricDecisionOutput) row() (*Table, addr) { return HistoricDecisionOutputTable, addr(e) }
+
 // Tables returns every table of the schema in flush (insert) order.
 func Tables() []*Table {
 	out := slices.Clone(allTables)

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/bpmnlite/bpmnlite"
+	"github.com/bpmnlite/bpmnlite/internal/enginetest"
 	"github.com/bpmnlite/bpmnlite/rest"
 )
 
@@ -119,7 +120,7 @@ const startForm = `{"id": "startForm", "components": []}`
 func TestRESTDeploymentGroup(t *testing.T) {
 	eachBackend(t, rest.Options{}, func(t *testing.T, a *api) {
 		d := a.ok(http.StatusOK, "POST", "/deployment/create", tenantDeployment("shop", "acme", map[string]string{
-			"order.bpmn": orderProcess, "start.form": startForm, "rules.dmn": "<definitions/>", "help.html": "<p>help</p>", "order.png": "PNG",
+			"order.bpmn": orderProcess, "start.form": startForm, "rules.dmn": enginetest.DishDMN, "help.html": "<p>help</p>", "order.png": "PNG",
 		}))
 		id := field(d, "id").(string)
 		if field(d, "tenantId") != "acme" {

@@ -108,6 +108,20 @@ func (h *Handler) deploy(w http.ResponseWriter, r *http.Request, req bpmnlite.De
 		}
 		out.set("deployedProcessDefinitions", defs)
 	}
+	if !d.Unchanged && len(d.DecisionDefinitions) > 0 {
+		defs := map[string]object{}
+		for _, dd := range d.DecisionDefinitions {
+			defs[dd.ID] = decisionDefinitionJSON.of(dd)
+		}
+		out.set("deployedDecisionDefinitions", defs)
+	}
+	if !d.Unchanged && len(d.DecisionRequirementsDefinitions) > 0 {
+		defs := map[string]object{}
+		for _, drd := range d.DecisionRequirementsDefinitions {
+			defs[drd.ID] = decisionRequirementsJSON.of(drd)
+		}
+		out.set("deployedDecisionRequirementsDefinitions", defs)
+	}
 	writeJSON(w, http.StatusOK, out)
 	return nil
 }

@@ -49,8 +49,6 @@ var leftOut = []struct{ prefix, why string }{
 	{"/filter", "task filters are saved queries of users, out of scope with identity"},
 	{"/case-", "CMMN is not supported"},
 	{"/history/case-", "CMMN is not supported"},
-	{"/decision-", "decisions come with the DMN engine, not yet built"},
-	{"/history/decision-", "decisions come with the DMN engine, not yet built"},
 	{"/migration", "migration comes with running instances across versions, not yet built"},
 	{"/modification", "modification comes with running instances across versions, not yet built"},
 	{"/batch", "batches come with running instances across versions, not yet built"},

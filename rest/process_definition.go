@@ -2,6 +2,7 @@ package rest
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -136,19 +137,7 @@ var definitionOps = []definitionOp{
 	{"POST", "/submit-form", (*Handler).submitForm, nil},
 	{"PUT", "/suspended", (*Handler).suspendDefinition, nil},
 	{"PUT", "/history-time-to-live", func(h *Handler, w http.ResponseWriter, r *http.Request, pd *bpmnlite.ProcessDefinition) error {
-		var body struct {
-			HistoryTimeToLive *int `json:"historyTimeToLive"`
-		}
-		if err := readJSON(r, &body); err != nil {
-			return err
-		}
-		if body.HistoryTimeToLive != nil && *body.HistoryTimeToLive < 0 {
-			return badRequest("historyTimeToLive must not be negative: %d", *body.HistoryTimeToLive)
-		}
-		if err := h.eng.SetHistoryTimeToLive(r.Context(), pd.ID, body.HistoryTimeToLive); err != nil {
-			return err
-		}
-		return noContent(w)
+		return putHistoryTimeToLive(w, r, func(ctx context.Context, days *int) error { return h.eng.SetHistoryTimeToLive(ctx, pd.ID, days) })
 	}, nil},
 }
 
@@ -318,19 +307,7 @@ func (h *Handler) activityStatistics(w http.ResponseWriter, r *http.Request, pd 
 // definitionDiagram answers with the diagram image deployed with the
 // definition's model, or 204 when there is none, as Camunda.
 func (h *Handler) definitionDiagram(w http.ResponseWriter, r *http.Request, pd *bpmnlite.ProcessDefinition) error {
-	if pd.DiagramResourceName == "" {
-		return noContent(w)
-	}
-	rs, err := h.eng.DeploymentResources(r.Context(), pd.DeploymentID)
-	if err != nil {
-		return err
-	}
-	i := slices.IndexFunc(rs, func(res *bpmnlite.DeploymentResource) bool { return res.Name == pd.DiagramResourceName })
-	if i < 0 {
-		return noContent(w)
-	}
-	writeFile(w, pd.DiagramResourceName, diagramMediaType(pd.DiagramResourceName), rs[i].Bytes)
-	return nil
+	return h.diagram(w, r, pd.DeploymentID, pd.DiagramResourceName)
 }
 
 // diagramMediaType is Camunda's content type of a diagram file.

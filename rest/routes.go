@@ -39,6 +39,7 @@ func (h *Handler) routes() {
 	h.executionRoutes()
 	h.eventSubscriptionRoutes()
 	h.historyRoutes()
+	h.decisionRoutes()
 	h.variableRoutes()
 	h.variableInstanceRoutes()
 	h.metricsRoutes()

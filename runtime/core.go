@@ -60,6 +60,8 @@ type Core struct {
 	beans       map[string]any
 	// defs holds parsed definitions and their job definitions, bounded.
 	defs *defCache
+	// decisionModels holds parsed DMN files, bounded.
+	decisionModels decisionModels
 	// pace tells quick jobs from ones that may run long (MayRunLong).
 	pace jobPace
 }

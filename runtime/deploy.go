@@ -12,6 +12,7 @@ import (
 
 	"github.com/bpmnlite/bpmnlite/bpmn"
 	"github.com/bpmnlite/bpmnlite/config"
+	"github.com/bpmnlite/bpmnlite/dmn"
 	"github.com/bpmnlite/bpmnlite/persistence"
 	"github.com/bpmnlite/bpmnlite/tx"
 )
@@ -49,8 +50,12 @@ type DeployRequest struct {
 type Deployment struct {
 	persistence.Deployment
 	Definitions []*persistence.ProcessDefinition
-	Skipped     []bpmn.SkippedProcess
-	Warnings    []bpmn.Problem
+	// DecisionDefinitions and DecisionRequirementsDefinitions are those of
+	// the deployment's DMN files.
+	DecisionDefinitions             []*persistence.DecisionDefinition
+	DecisionRequirementsDefinitions []*persistence.DecisionRequirementsDefinition
+	Skipped                         []bpmn.SkippedProcess
+	Warnings                        []bpmn.Problem
 	// Unchanged is set when SkipUnchanged found nothing new.
 	Unchanged bool
 }
@@ -72,8 +77,17 @@ func (e *Core) Deploy(ctx context.Context, req DeployRequest) (_ *Deployment, er
 	}
 	for _, r := range req.Resources {
 		sum := sha256.Sum256(r.Bytes)
+		if IsDecisionModel(r.Name) {
+			m, err := dmn.ParseWith(r.Bytes, dmn.Options{File: r.Name, MaxBytes: e.Config.Limits.MaxResourceBytes, CheckExpression: e.CheckExpression})
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			all = append(all, parsedResource{res: r, decisions: m, hash: hex.EncodeToString(sum[:])})
+			continue
+		}
 		if !IsProcessModel(r.Name) {
-			all = append(all, parsedResource{r, nil, hex.EncodeToString(sum[:])})
+			all = append(all, parsedResource{res: r, hash: hex.EncodeToString(sum[:])})
 			continue
 		}
 		m, err := bpmn.Parse(r.Bytes, bpmn.ParseOptions{File: r.Name, ForceExecutable: req.ForceExecutable, CheckExpression: e.CheckExpression, MaxBytes: e.Config.Limits.MaxResourceBytes, MaxQuoted: e.Config.Limits.MaxQuotedSource, MaxScriptBytes: e.Config.Limits.MaxScriptBytes, Resources: others})
@@ -81,7 +95,7 @@ func (e *Core) Deploy(ctx context.Context, req DeployRequest) (_ *Deployment, er
 			errs = append(errs, err)
 			continue
 		}
-		all = append(all, parsedResource{r, m, hex.EncodeToString(sum[:])})
+		all = append(all, parsedResource{res: r, model: m, hash: hex.EncodeToString(sum[:])})
 	}
 	if len(errs) > 0 {
 		return nil, joinErrors(errs)
@@ -107,6 +121,17 @@ func (e *Core) Deploy(ctx context.Context, req DeployRequest) (_ *Deployment, er
 		}
 		for _, p := range deploy {
 			cc.Insert(&persistence.Resource{ID: newID(), DeploymentID: d.ID, Name: p.res.Name, Bytes: p.res.Bytes, Hash: p.hash})
+			if p.decisions != nil {
+				decs, drd, err := e.deployDecisions(cc, d, p.res.Name, names, p.decisions)
+				if err != nil {
+					return err
+				}
+				out.DecisionDefinitions = append(out.DecisionDefinitions, decs...)
+				if drd != nil {
+					out.DecisionRequirementsDefinitions = append(out.DecisionRequirementsDefinitions, drd)
+				}
+				continue
+			}
 			if p.model == nil {
 				continue // kept as it is: a form, a decision table, a script, an image
 			}
@@ -145,7 +170,9 @@ func (e *Core) Deploy(ctx context.Context, req DeployRequest) (_ *Deployment, er
 type parsedResource struct {
 	res   Resource
 	model *bpmn.Definitions // nil: not a process model
-	hash  string
+	// decisions: a DMN file's decisions (nil: not a DMN file)
+	decisions *dmn.Definitions
+	hash      string
 }
 
 // IsProcessModel reports whether a deployment's resource of this name is
@@ -254,7 +281,12 @@ func (m *MultiError) Unwrap() []error { return m.Errors }
 // it: model.key.png, then model.png (model without .bpmn or .bpmn20.xml),
 // then the same with jpg, gif and svg; "" when there is none.
 func DiagramResourceName(model, key string, names []string) string {
-	base := strings.TrimSuffix(strings.TrimSuffix(model, ".bpmn20.xml"), ".bpmn")
+	return diagramOf(strings.TrimSuffix(strings.TrimSuffix(model, ".bpmn20.xml"), ".bpmn"), key, names)
+}
+
+// diagramOf is the image among names of definition key of the model file
+// named base without its extension.
+func diagramOf(base, key string, names []string) string {
 	for _, ext := range []string{"png", "jpg", "gif", "svg"} {
 		for _, name := range []string{base + "." + key + "." + ext, base + "." + ext} {
 			if slices.Contains(names, name) {

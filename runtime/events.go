@@ -111,7 +111,7 @@ func (c *command) cancelWaits(x *execution, reason string) error {
 			c.cc.Write(persistence.DeleteVariablesOfTask(t.ID))
 			c.historyTaskEnd(t, persistence.TaskDeleted)
 		}
-	case bpmn.ServiceTask, bpmn.SendTask:
+	case bpmn.ServiceTask, bpmn.SendTask, bpmn.BusinessRuleTask:
 		if a.External {
 			ets, err := owned(c, x, persistence.ExternalTasksOfExecution(x.ID))
 			if err != nil {

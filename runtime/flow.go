@@ -171,6 +171,11 @@ func (c *command) behave(x *execution, a *bpmn.Activity) error {
 		return c.serviceTask(x, a)
 	case bpmn.ScriptTask:
 		return c.scriptTask(x, a)
+	case bpmn.BusinessRuleTask:
+		if a.Decision != nil {
+			return c.businessRuleTask(x, a)
+		}
+		return c.serviceTask(x, a)
 	case bpmn.UserTask:
 		return c.createTask(x, a)
 	case bpmn.ReceiveTask:

@@ -68,7 +68,8 @@ func (e *Core) ScheduleHistoryCleanup(ctx context.Context) error {
 }
 
 // CleanUpHistory removes one batch of history whose removal time has
-// passed and reports how many process instances it removed.
+// passed and reports how many process instances and decision
+// evaluations outside processes it removed.
 func (e *Core) CleanUpHistory(ctx context.Context) (removed int, err error) {
 	err = e.cmd.Run(ctx, func(cc *tx.Context) error {
 		removed, err = e.removeExpiredHistory(cc)
@@ -78,9 +79,13 @@ func (e *Core) CleanUpHistory(ctx context.Context) (removed int, err error) {
 }
 
 func (e *Core) removeExpiredHistory(cc *tx.Context) (int, error) {
+	decisions, err := e.removeExpiredDecisions(cc)
+	if err != nil {
+		return 0, err
+	}
 	expired, err := tx.Select(cc, persistence.ExpiredHistory(cc.Now().UTC(), e.Config.History.CleanupBatchSize))
 	if err != nil || len(expired) == 0 {
-		return 0, err
+		return decisions, err
 	}
 	ids := make([]string, len(expired))
 	for i, h := range expired {
@@ -88,7 +93,7 @@ func (e *Core) removeExpiredHistory(cc *tx.Context) (int, error) {
 	}
 	cc.Write(persistence.RemoveHistory(ids)...)
 	e.meters.addAtCommit(cc, MeterHistoryCleanupRemoved, int64(len(ids)))
-	return len(ids), nil
+	return decisions + len(ids), nil
 }
 
 // historyCleanupJob runs a batch and keeps the job for its next run: at

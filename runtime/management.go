@@ -216,6 +216,7 @@ func (e *Core) DeleteDeployment(ctx context.Context, id string, cascade bool) er
 		if err := c.run(); err != nil {
 			return err
 		}
+		cc.Write(persistence.DeleteDecisionsOfDeployment(id)...)
 		cc.Write(persistence.DeleteResourcesOfDeployment(id))
 		cc.Delete(dep)
 		return nil

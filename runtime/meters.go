@@ -22,11 +22,19 @@ const (
 	MeterJobAcquisitionAttempt = "job-acquisition-attempt"
 	MeterJobAcquiredSuccess    = "job-acquired-success"
 	MeterHistoryCleanupRemoved = "history-cleanup-removed-process-instances"
+	// Decisions evaluated (required ones too) and their elements: a
+	// table's (inputs + outputs) × rules, a literal expression 1, as
+	// Camunda's DMN engine counts them.
+	MeterDecisionInstances = "executed-decision-instances"
+	MeterDecisionElements  = "executed-decision-elements"
+	// decisions evaluated outside processes whose history the cleanup removed
+	MeterHistoryCleanupRemovedDecisions = "history-cleanup-removed-decision-instances"
 )
 
 // MeterNames are the meters the engine counts.
 var MeterNames = []string{MeterRootInstanceStart, MeterActivityInstanceStart, MeterActivityInstanceEnd, MeterJobSuccessful,
-	MeterJobFailed, MeterJobAcquisitionAttempt, MeterJobAcquiredSuccess, MeterHistoryCleanupRemoved}
+	MeterJobFailed, MeterJobAcquisitionAttempt, MeterJobAcquiredSuccess, MeterHistoryCleanupRemoved,
+	MeterDecisionInstances, MeterDecisionElements, MeterHistoryCleanupRemovedDecisions}
 
 // meters counts what is not reported yet.
 type meters struct {

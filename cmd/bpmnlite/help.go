@@ -25,7 +25,7 @@ var commands = map[string]command{
 	"run":   {runProcess, runHelp},
 	"serve": {serve, serveHelp},
 	"validate": {func(_ context.Context, args []string, out io.Writer) error { return validate(args, out) }, `usage: bpmnlite validate FILE...
-Reports every problem and warning of the BPMN files, with line:column.
+Reports every problem and warning of the BPMN and DMN files, with line:column.
 example: bpmnlite validate processes/*.bpmn`},
 	"check": {check, `usage: bpmnlite check -db FILE
 Runs SQLite's full integrity check on a database file without writing it.

@@ -12,6 +12,7 @@ import (
 	"github.com/bpmnlite/bpmnlite"
 	"github.com/bpmnlite/bpmnlite/bpmn"
 	"github.com/bpmnlite/bpmnlite/config"
+	"github.com/bpmnlite/bpmnlite/dmn"
 	"github.com/bpmnlite/bpmnlite/runtime"
 )
 
@@ -78,6 +79,24 @@ func check(ctx context.Context, args []string, out io.Writer) error {
 	return nil
 }
 
+// validateDecisions reports the problems of DMN file f, or its decisions;
+// it returns 1 when the file has problems.
+func validateDecisions(f string, data []byte, out io.Writer) int {
+	defs, err := dmn.Parse(data, f)
+	if err != nil {
+		fmt.Fprintln(out, err)
+		return 1
+	}
+	for _, d := range defs.Decisions {
+		kind := "literal expression"
+		if d.Table != nil {
+			kind = fmt.Sprintf("decision table, %s, %d rules", d.Table.HitPolicy, len(d.Table.Rules))
+		}
+		fmt.Fprintf(out, "%s: decision %q ok (%s)\n", f, d.ID, kind)
+	}
+	return 0
+}
+
 func validate(files []string, out io.Writer) error {
 	if len(files) == 0 {
 		return errors.New(usage)
@@ -87,6 +106,10 @@ func validate(files []string, out io.Writer) error {
 		data, err := os.ReadFile(f)
 		if err != nil {
 			return err
+		}
+		if runtime.IsDecisionModel(f) {
+			failed += validateDecisions(f, data, out)
+			continue
 		}
 		defs, err := bpmn.Parse(data, bpmn.ParseOptions{File: f, CheckExpression: runtime.CheckExpressionDefaults, MaxBytes: config.DefaultMaxResourceBytes})
 		if err != nil {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/bpmnlite/bpmnlite"
+	"github.com/bpmnlite/bpmnlite/internal/enginetest"
 )
 
 // Every example runs to its end from the command line on the embedded
@@ -47,6 +48,29 @@ func TestValidateReportsProblems(t *testing.T) {
 		t.Fatalf("validate: %v", err)
 	}
 	for _, want := range []string{"bad.bpmn:1:", "missing", `process "order" ok`, `calls delegate "checkStock"`} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("validate output lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+// validate reads DMN files too: their decisions, or their problems at
+// their line.
+func TestValidateDecisions(t *testing.T) {
+	dir := t.TempDir()
+	good, bad := filepath.Join(dir, "dish.dmn"), filepath.Join(dir, "bad.dmn")
+	if err := os.WriteFile(good, []byte(enginetest.DishDMN), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bad, []byte(strings.Replace(enginetest.DishDMN, `hitPolicy="FIRST"`, `hitPolicy="LAST"`, 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	err := run(context.Background(), []string{"validate", good, bad}, &out)
+	if err == nil || !strings.Contains(err.Error(), "1 of 2 files") {
+		t.Fatalf("validate: %v", err)
+	}
+	for _, want := range []string{`decision "dish" ok (decision table, FIRST, 3 rules)`, "bad.dmn:13:5: decisionTable 'dish'", "hitPolicy 'LAST'"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("validate output lacks %q:\n%s", want, out.String())
 		}

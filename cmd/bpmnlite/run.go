@@ -279,6 +279,9 @@ func report(ctx context.Context, eng *bpmnlite.Engine, pi string, out io.Writer)
 func delegatesOf(files []string) ([]string, error) {
 	seen := map[string]bool{}
 	for _, f := range files {
+		if !runtime.IsProcessModel(f) {
+			continue // decisions, forms: no delegates
+		}
 		data, err := os.ReadFile(f)
 		if err != nil {
 			return nil, err
