@@ -131,7 +131,8 @@ func (p *parser) parseActivity(st *procState, sc *scopeState, e *etree.Element, 
 		}
 	case CallActivity:
 		call := &CallInfo{CalledElement: strings.TrimSpace(attrValue(e, "calledElement"))}
-		if call.CalledElement == "" {
+		// A case call (camunda:caseRef) is refused as CMMN, not for this.
+		if call.CalledElement == "" && camundaValue(e, "caseRef") == "" {
 			p.errorf(s, "callActivity has no calledElement")
 		}
 		p.checkMaybeExpr(s, "calledElement", call.CalledElement)

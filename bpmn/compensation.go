@@ -11,7 +11,15 @@ package bpmn
 // the handler its association names.
 func (p *parser) compensationHandler(st *procState, sc *scopeState, b, target *Activity) {
 	s := b.site()
-	ref := sc.associations[b.ID]
+	// The association may be written in any scope of the process (Camunda
+	// resolves it across the process; modelers put it at process level).
+	var ref string
+	for _, o := range st.scopes {
+		if r := o.associations[b.ID]; r != "" {
+			ref = r
+			break
+		}
+	}
 	handler := sc.local[ref]
 	switch {
 	case ref == "":

@@ -158,6 +158,7 @@ func TestProblems(t *testing.T) {
 		{"listener with two implementations", simple(`<task id="x"><extensionElements><camunda:executionListener event="end" class="L" expression="${x}"/></extensionElements></task>`),
 			"x", "task", "executionListener may have only one of"},
 		{"callActivity without calledElement", simple(`<callActivity id="x"/>`), "x", "callActivity", "callActivity has no calledElement"},
+		{"case call activity", simple(`<callActivity id="x" camunda:caseRef="c"/>`), "x", "callActivity", "camunda:caseRef is not supported: CMMN cases are not supported"},
 		{"camunda:in without source", simple(`<callActivity id="x" calledElement="c"><extensionElements><camunda:in target="t"/></extensionElements></callActivity>`),
 			"x", "callActivity", "Missing parameter 'source' or 'sourceExpression' when passing variables"},
 		{"camunda:in without target", simple(`<callActivity id="x" calledElement="c"><extensionElements><camunda:in source="a"/></extensionElements></callActivity>`),

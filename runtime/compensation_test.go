@@ -225,3 +225,38 @@ func TestCompensationOfCompletedSubprocess(t *testing.T) {
 		}
 	})
 }
+
+// An association written at process level links a compensation boundary
+// event inside a subprocess to its handler there, as Camunda resolves
+// associations across the process (Camunda Modeler writes them so).
+func TestCompensationAssociationInOuterScope(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		r := &harness.Recorder{}
+		e.Eng.RegisterDelegate("do", r)
+		e.Eng.RegisterDelegate("undo", r)
+		e.Deploy("outer", enginetest.Process("outer", `
+    <startEvent id="start" />
+    <sequenceFlow id="f1" sourceRef="start" targetRef="sub" />
+    <subProcess id="sub">
+      <startEvent id="subStart" />
+      <sequenceFlow id="s1" sourceRef="subStart" targetRef="hotel" />
+      <serviceTask id="hotel" camunda:class="do" />
+      <boundaryEvent id="compHotel" attachedToRef="hotel"><compensateEventDefinition /></boundaryEvent>
+      <serviceTask id="undoHotel" isForCompensation="true" camunda:class="undo" />
+      <sequenceFlow id="s2" sourceRef="hotel" targetRef="undoAll" />
+      <intermediateThrowEvent id="undoAll"><compensateEventDefinition /></intermediateThrowEvent>
+      <sequenceFlow id="s3" sourceRef="undoAll" targetRef="subEnd" />
+      <endEvent id="subEnd" />
+    </subProcess>
+    <association id="a1" sourceRef="compHotel" targetRef="undoHotel" />
+    <sequenceFlow id="f2" sourceRef="sub" targetRef="review" />
+    <userTask id="review" />`))
+		pi := e.Start("outer", nil)
+		if got := r.String(); got != "hotel:call undoHotel:call" {
+			t.Fatalf("ran %q, want the hotel and its handler", got)
+		}
+		if got := e.TaskKeys(pi); got != "review" {
+			t.Fatalf("waiting at %q, want review", got)
+		}
+	})
+}
