@@ -83,6 +83,12 @@ func (p *parser) parseActivity(st *procState, sc *scopeState, e *etree.Element, 
 	}
 	sc.local[a.ID] = a
 	st.proc.activities[a.ID] = a
+	if kind == StartEvent && owner == nil {
+		// Camunda reads it on the process's start events only.
+		if v := strings.TrimSpace(camundaValue(e, "initiator")); v != "" {
+			st.proc.Initiator = v
+		}
+	}
 
 	a.AsyncBefore = p.flag(s, e, "asyncBefore", true, false) || p.flag(s, e, "async", true, false)
 	a.AsyncAfter = p.flag(s, e, "asyncAfter", true, false)

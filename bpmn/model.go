@@ -143,6 +143,9 @@ type Process struct {
 	CandidateStarterGroups, CandidateStarterUsers string
 	// HistoryTimeToLive is camunda:historyTimeToLive in days; nil when absent.
 	HistoryTimeToLive *int
+	// Initiator is the camunda:initiator of a start event of the process:
+	// the variable each new instance gets the authenticated user's id in.
+	Initiator string
 	// Activities and Flows directly inside the process (not inside subprocesses).
 	Activities []*Activity
 	Flows      []*SequenceFlow

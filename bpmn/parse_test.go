@@ -864,7 +864,7 @@ func TestTaskListenerParsing(t *testing.T) {
 func TestUnsupportedAttributesOfSkippedProcesses(t *testing.T) {
 	doc := []byte(`<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:camunda="http://camunda.org/schema/1.0/bpmn" targetNamespace="t">
   <process id="run" isExecutable="true"><startEvent id="s"/><sequenceFlow id="f" sourceRef="s" targetRef="e"/><endEvent id="e"/></process>
-  <process id="pool" isExecutable="false"><startEvent id="ps" camunda:initiator="starter"/></process>
+  <process id="pool" isExecutable="false"><startEvent id="ps" camunda:tenantId="t"/></process>
 </definitions>`)
 	d := mustParse(t, doc)
 	if len(d.Processes) != 1 || len(d.Skipped) != 1 {

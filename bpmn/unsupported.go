@@ -17,7 +17,7 @@ var camundaAttributes = map[string]bool{
 	"candidateGroups": true, "candidateStarterGroups": true, "candidateStarterUsers": true, "candidateUsers": true,
 	"class": true, "collection": true, "delegateExpression": true, "dueDate": true, "elementVariable": true,
 	"errorCodeVariable": true, "errorMessage": true, "errorMessageVariable": true, "exclusive": true,
-	"expression": true, "followUpDate": true, "formKey": true, "formRef": true, "historyTimeToLive": true,
+	"expression": true, "followUpDate": true, "initiator": true, "formKey": true, "formRef": true, "historyTimeToLive": true,
 	"jobPriority": true, "priority": true, "resultVariable": true, "taskPriority": true, "topic": true,
 	"type": true, "versionTag": true, "variableName": true, "variableEvents": true,
 	"escalationCodeVariable": true,
@@ -32,7 +32,6 @@ var camundaMetadata = map[string]bool{
 
 // camundaHints say what to do instead of an attribute bpmnlite lacks.
 var camundaHints = map[string]string{
-	"initiator":                         "bpmnlite has no authenticated user to store: pass the starter as a start variable",
 	"calledElementTenantId":             "bpmnlite calls the process of the calling process's tenant",
 	"tenantId":                          "bpmnlite takes the tenant of the deployment (tenant-id)",
 	"caseRef":                           "CMMN cases are not supported: call a process",

@@ -37,7 +37,7 @@ func (c *command) createInstance(def *Definition, businessKey, superExecutionID 
 	in := c.newInstance(def, businessKey, superExecutionID)
 	c.historyInstanceStart(in, startActivity)
 	c.initialVars = in.root.ID
-	err := in.root.setVariables(vars, true)
+	err := in.root.setVariables(c.withInitiator(def, vars), true)
 	c.initialVars = ""
 	if err != nil {
 		return nil, err
