@@ -528,12 +528,35 @@ func (p *parser) taskListeners(s site, ext []*etree.Element) []Listener {
 		case "create", "assignment", "update", "complete", "delete":
 			out = append(out, l)
 		case "timeout":
-			p.errorf(p.at(s, c), "taskListener event '%s' is not supported (create, assignment, update, complete and delete are)", l.Event)
+			if p.timeoutListener(s, c, &l, out) {
+				out = append(out, l)
+			}
 		default:
-			p.errorf(p.at(s, c), "taskListener event must be create, assignment, update, complete or delete, not '%s'", l.Event)
+			p.errorf(p.at(s, c), "taskListener event must be create, assignment, update, complete, delete or timeout, not '%s'", l.Event)
 		}
 	}
 	return out
+}
+
+// timeoutListener reads the id and timer of timeout task listener l (c),
+// as Camunda requires them; ids are unique on a task (they name its jobs).
+func (p *parser) timeoutListener(s site, c *etree.Element, l *Listener, others []Listener) bool {
+	ls := p.at(s, c)
+	l.ID = strings.TrimSpace(attrValue(c, "id"))
+	def := bpmnChild(c, "timerEventDefinition")
+	switch {
+	case l.ID == "":
+		p.errorf(ls, "Element 'id' is mandatory on taskListener of type 'timeout'")
+		return false
+	case def == nil:
+		p.errorf(ls, "Element 'timerEventDefinition' is mandatory on taskListener of type 'timeout'")
+		return false
+	case slices.ContainsFunc(others, func(o Listener) bool { return o.ID == l.ID && o.Timer != nil }):
+		p.errorf(ls, "two timeout task listeners have the id '%s'", l.ID)
+		return false
+	}
+	l.Timer = p.parseTimer(p.at(s, def), def)
+	return l.Timer != nil
 }
 
 // listener reads an execution or task listener's event, implementation

@@ -369,7 +369,7 @@ type UserTaskInfo struct {
 	Priority        string
 	FormKey         string
 	// TaskListeners are camunda:taskListener (create, assignment,
-	// update, complete, delete).
+	// update, complete, delete, timeout).
 	TaskListeners []Listener
 }
 
@@ -527,6 +527,10 @@ type Listener struct {
 	Expression         string
 	DelegateExpression string
 	Fields             []Field // camunda:field, injected into its delegate
+	// ID and Timer are a timeout task listener's id and timer: a timer
+	// job per task calls it while the task is open.
+	ID    string
+	Timer *TimerDefinition
 }
 
 // Field is a camunda:field injected into a delegate: a string, or an

@@ -840,8 +840,8 @@ func TestFields(t *testing.T) {
 	findProblem(t, probs, "x", "camunda:field 'two' needs exactly one value")
 }
 
-// camunda:taskListener on user tasks: the five events bpmnlite runs; the
-// others are problems naming what is supported.
+// camunda:taskListener on user tasks: the six events of Camunda; a
+// timeout listener needs an id and a timer.
 func TestTaskListenerParsing(t *testing.T) {
 	d := mustParse(t, simple(`<userTask id="x"><extensionElements>
   <camunda:taskListener event="create" delegateExpression="${onCreate}"><camunda:field name="f" stringValue="v"/></camunda:taskListener>
@@ -855,7 +855,14 @@ func TestTaskListenerParsing(t *testing.T) {
   <camunda:taskListener event="timeout" class="C"/>
   <camunda:taskListener event="create"/>
 </extensionElements></userTask>`))
-	findProblem(t, probs, "x", "taskListener event 'timeout' is not supported (create, assignment, update, complete and delete are)")
+	findProblem(t, probs, "x", "Element 'id' is mandatory on taskListener of type 'timeout'")
+	d = mustParse(t, simple(`<userTask id="x"><extensionElements>
+  <camunda:taskListener event="timeout" id="t" class="C"><timerEventDefinition><timeCycle>R3/PT1H</timeCycle></timerEventDefinition></camunda:taskListener>
+</extensionElements></userTask>`))
+	want = []Listener{{Event: "timeout", Class: "C", ID: "t", Timer: &TimerDefinition{Type: TimeCycle, Value: "R3/PT1H"}}}
+	if got := d.Process("p").Activity("x").User.TaskListeners; !reflect.DeepEqual(got, want) {
+		t.Errorf("timeout listener %+v", got)
+	}
 	findProblem(t, probs, "x", "Element 'class', 'expression' or 'delegateExpression' is mandatory on taskListener")
 }
 
