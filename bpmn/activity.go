@@ -102,6 +102,8 @@ func (p *parser) parseActivity(st *procState, sc *scopeState, e *etree.Element, 
 		allowed = append(allowed, "in", "out")
 	case UserTask:
 		allowed = append(allowed, "taskListener")
+	case ServiceTask, SendTask:
+		allowed = append(allowed, "errorEventDefinition")
 	}
 	ext := p.extensions(s, e, allowed...)
 	a.Listeners = p.listeners(s, ext, false)
@@ -113,6 +115,7 @@ func (p *parser) parseActivity(st *procState, sc *scopeState, e *etree.Element, 
 	switch kind {
 	case ServiceTask, SendTask:
 		p.parseImplementation(s, e, a)
+		p.externalErrors(s, ext, a)
 	case UserTask:
 		u := &UserTaskInfo{Assignee: camundaValue(e, "assignee"), CandidateGroups: camundaValue(e, "candidateGroups"),
 			CandidateUsers: camundaValue(e, "candidateUsers")}
@@ -670,6 +673,36 @@ func (p *parser) parseImplementation(s site, e *etree.Element, a *Activity) {
 	}
 	if a.ResultVariable != "" && a.Expression == "" {
 		p.errorf(s, "camunda:resultVariable is only supported together with camunda:expression")
+	}
+}
+
+// externalErrors reads the camunda:errorEventDefinition elements of an
+// external task; on other tasks they mean nothing in Camunda.
+func (p *parser) externalErrors(s site, ext []*etree.Element, a *Activity) {
+	for _, c := range ext {
+		if c.Tag != "errorEventDefinition" {
+			continue
+		}
+		cs := p.at(s, c)
+		if !a.External {
+			p.unsupportedExtension(s, c)
+			continue
+		}
+		if attrValue(c, "errorRef") == "" {
+			p.errorf(cs, "camunda:errorEventDefinition needs an errorRef")
+			continue
+		}
+		for _, v := range []string{"errorCodeVariable", "errorMessageVariable"} {
+			if _, set := camundaAttr(c, v); set {
+				p.errorf(cs, "camunda:%s on camunda:errorEventDefinition is not supported: set it on the error boundary event that catches the error", v)
+			}
+		}
+		code, _ := p.errorRef(cs, c, true)
+		ee := ExternalError{ErrorCode: code, Expression: strings.TrimSpace(attrValue(c, "expression"))}
+		if ee.Expression != "" {
+			p.checkExpr(cs, "camunda:errorEventDefinition expression", ee.Expression)
+		}
+		a.ExternalErrors = append(a.ExternalErrors, ee)
 	}
 }
 

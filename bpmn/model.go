@@ -333,6 +333,10 @@ type Activity struct {
 	ResultVariable     string // camunda:resultVariable
 	External           bool   // camunda:type="external"
 	Topic              string // camunda:topic
+	// ExternalErrors are an external task's camunda:errorEventDefinition,
+	// in order: when the task is completed or fails, the first whose
+	// expression is true throws its error instead.
+	ExternalErrors []ExternalError
 	TaskPriority       string // camunda:taskPriority
 	// Properties are the camunda:properties of the element, in document
 	// order: an external task hands them to its worker as headers.
@@ -531,6 +535,15 @@ type Listener struct {
 	// job per task calls it while the task is open.
 	ID    string
 	Timer *TimerDefinition
+}
+
+// ExternalError is a camunda:errorEventDefinition of an external task:
+// the error code it throws (its errorRef's, or the reference itself when
+// it names no error, as Camunda resolves it) when Expression is true. An
+// empty expression is never true.
+type ExternalError struct {
+	ErrorCode  string
+	Expression string
 }
 
 // Field is a camunda:field injected into a delegate: a string, or an

@@ -80,7 +80,7 @@ var camundaElementHints = map[string]string{
 	"out":                  "camunda:out belongs to call activities",
 	"potentialStarter":     "use camunda:candidateStarterGroups and camunda:candidateStarterUsers on the process",
 	"inputOutput":          "input/output mappings are not allowed on this element, as in Camunda",
-	"errorEventDefinition": "error event definitions of external tasks are not supported: the worker throws the error (handleBpmnError)",
+	"errorEventDefinition": "camunda:errorEventDefinition belongs to external tasks (camunda:type=\"external\")",
 }
 
 // unsupportedExtension reports Camunda extension element c, which has no
