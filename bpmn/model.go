@@ -333,11 +333,11 @@ type Activity struct {
 	ResultVariable     string // camunda:resultVariable
 	External           bool   // camunda:type="external"
 	Topic              string // camunda:topic
+	TaskPriority       string // camunda:taskPriority
 	// ExternalErrors are an external task's camunda:errorEventDefinition,
 	// in order: when the task is completed or fails, the first whose
 	// expression is true throws its error instead.
 	ExternalErrors []ExternalError
-	TaskPriority       string // camunda:taskPriority
 	// Properties are the camunda:properties of the element, in document
 	// order: an external task hands them to its worker as headers.
 	Properties []Property
