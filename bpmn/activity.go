@@ -36,8 +36,8 @@ var eventDefinitions = map[Kind]struct {
 			"compensation event subprocesses are not supported: give the subprocess a compensation boundary event and handler instead"},
 	EndEvent: {map[string]EventType{"": NoEvent, "terminateEventDefinition": TerminateEvent, "errorEventDefinition": ErrorEvent,
 		"messageEventDefinition": MessageEvent, "escalationEventDefinition": EscalationEvent, "signalEventDefinition": SignalEvent,
-		"compensateEventDefinition": CompensationEvent},
-		"end events can be none, terminate, error, message, escalation, signal or compensation end events"},
+		"compensateEventDefinition": CompensationEvent, "cancelEventDefinition": CancelEvent},
+		"end events can be none, terminate, error, message, escalation, signal, compensation or cancel end events"},
 	IntermediateCatchEvent: {map[string]EventType{"timerEventDefinition": TimerEvent, "messageEventDefinition": MessageEvent, "signalEventDefinition": SignalEvent,
 		"conditionalEventDefinition": ConditionalEvent,
 		"linkEventDefinition":        LinkEvent},
@@ -47,8 +47,8 @@ var eventDefinitions = map[Kind]struct {
 		"intermediate throw events can be none, signal, message, link, escalation or compensation events"},
 	BoundaryEvent: {map[string]EventType{"timerEventDefinition": TimerEvent, "messageEventDefinition": MessageEvent, "errorEventDefinition": ErrorEvent,
 		"escalationEventDefinition": EscalationEvent, "signalEventDefinition": SignalEvent, "conditionalEventDefinition": ConditionalEvent,
-		"compensateEventDefinition": CompensationEvent},
-		"boundary events can be timer, message, signal, conditional, error, escalation or compensation events"},
+		"compensateEventDefinition": CompensationEvent, "cancelEventDefinition": CancelEvent},
+		"boundary events can be timer, message, signal, conditional, error, escalation, compensation or cancel events"},
 }
 
 // parseActivity reads one flow node; it returns nil when the node is
@@ -56,6 +56,10 @@ var eventDefinitions = map[Kind]struct {
 func (p *parser) parseActivity(st *procState, sc *scopeState, e *etree.Element, owner *Activity) *Activity {
 	s := p.siteOf(e)
 	kind := Kind(e.Tag)
+	transaction := e.Tag == "transaction" // a subprocess with cancel semantics
+	if transaction {
+		kind = SubProcess
+	}
 	if s.id == "" {
 		p.errorf(s, "%s has no id", kind)
 		return nil
@@ -76,6 +80,7 @@ func (p *parser) parseActivity(st *procState, sc *scopeState, e *etree.Element, 
 		Parent:         owner,
 		Exclusive:      true,
 		CancelActivity: true,
+		Transaction:    transaction,
 	}
 	a.TriggeredByEvent = kind == SubProcess && p.flag(s, e, "triggeredByEvent", false, false)
 	if _, isEvent := eventDefinitions[kind]; isEvent && !p.parseEvent(st, s, e, a) {
@@ -83,6 +88,9 @@ func (p *parser) parseActivity(st *procState, sc *scopeState, e *etree.Element, 
 	}
 	sc.local[a.ID] = a
 	st.proc.activities[a.ID] = a
+	if kind == EndEvent && a.Event == CancelEvent && (owner == nil || !owner.Transaction) {
+		p.errorf(s, "end event with cancelEventDefinition only supported inside transaction subprocess")
+	}
 	if kind == StartEvent && owner == nil {
 		// Camunda reads it on the process's start events only.
 		if v := strings.TrimSpace(camundaValue(e, "initiator")); v != "" {

@@ -45,6 +45,7 @@ const (
 	EscalationEvent
 	ConditionalEvent
 	CompensationEvent
+	CancelEvent // cancel end events in transactions, cancel boundary events on them
 )
 
 func (t EventType) String() string {
@@ -67,6 +68,8 @@ func (t EventType) String() string {
 		return "conditional"
 	case CompensationEvent:
 		return "compensation"
+	case CancelEvent:
+		return "cancel"
 	}
 	return "none"
 }
@@ -268,6 +271,10 @@ type Activity struct {
 	// TriggeredByEvent marks an event subprocess: it has no sequence flows
 	// and runs when its start event fires in the enclosing scope.
 	TriggeredByEvent bool
+	// Transaction marks a transaction subprocess (kind SubProcess): a
+	// cancel end event inside compensates what it completed, then leaves
+	// it by its cancel boundary event.
+	Transaction bool
 
 	Incoming    []*SequenceFlow
 	Outgoing    []*SequenceFlow
@@ -400,7 +407,15 @@ type CallInfo struct {
 }
 
 // String names the activity for messages: "serviceTask 'charge'".
-func (a *Activity) String() string { return string(a.Kind) + " '" + a.ID + "'" }
+func (a *Activity) String() string { return a.typeName() + " '" + a.ID + "'" }
+
+// typeName is the element's name in messages: its kind, or "transaction".
+func (a *Activity) typeName() string {
+	if a.Transaction {
+		return "transaction"
+	}
+	return string(a.Kind)
+}
 
 // IsScope reports whether the activity opens a variable and event scope of
 // its own: subprocesses, activities with boundary events, and, as Camunda

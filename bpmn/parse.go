@@ -93,7 +93,7 @@ type site struct {
 	typ string
 }
 
-func (a *Activity) site() site { return site{a.Pos, a.ID, string(a.Kind)} }
+func (a *Activity) site() site { return site{a.Pos, a.ID, a.typeName()} }
 
 func (f *SequenceFlow) site() site {
 	if f.Generated {
@@ -442,7 +442,6 @@ var unsupportedHints = map[string]string{
 	"scriptTask":       "scripts are not run: call a registered delegate instead (a serviceTask with camunda:class or camunda:delegateExpression)",
 	"businessRuleTask": "DMN decisions are not evaluated: call a registered delegate instead (a serviceTask with camunda:class)",
 	"complexGateway":   "use an inclusive gateway, or an exclusive gateway with conditions",
-	"transaction":      "transaction subprocesses and their cancel events are not supported: use an embedded subprocess with an error boundary event",
 	"adHocSubProcess":  "ad-hoc subprocesses are not supported: use user tasks in a parallel gateway, or an event-based gateway",
 }
 
@@ -480,7 +479,7 @@ func (p *parser) parseScope(st *procState, container *etree.Element, owner *Acti
 			if f := p.parseFlow(sc, c); f != nil {
 				flows = append(flows, f)
 			}
-		case flowNodes[Kind(c.Tag)]:
+		case flowNodes[Kind(c.Tag)] || c.Tag == "transaction":
 			if a := p.parseActivity(st, sc, c, owner); a != nil {
 				acts = append(acts, a)
 			} else if c.Tag == string(StartEvent) {

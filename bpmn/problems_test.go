@@ -18,7 +18,7 @@ func TestProblems(t *testing.T) {
 		{"scriptTask", simple(`<scriptTask id="x"/>`), "x", "scriptTask", "unsupported element type"},
 		{"businessRuleTask", simple(`<businessRuleTask id="x"/>`), "x", "businessRuleTask", "unsupported element type"},
 		{"complexGateway", simple(`<complexGateway id="x"/>`), "x", "complexGateway", "unsupported element type"},
-		{"transaction", simple(`<transaction id="x"/>`), "x", "transaction", "unsupported element type"},
+		{"transaction without start event", simple(`<transaction id="x"/>`), "x", "transaction", "subprocess has no start event"},
 		{"adHocSubProcess", simple(`<adHocSubProcess id="x"/>`), "x", "adHocSubProcess", "unsupported element type"},
 		{"unknown BPMN element", simple(`<task id="x"/><choreographyTask id="y"/>`), "y", "choreographyTask", "unsupported element type"},
 		{"event subprocess without trigger", simple(`<task id="x"/><subProcess id="y" triggeredByEvent="true"><startEvent id="ys"/></subProcess>`),

@@ -269,7 +269,7 @@ func (c *command) compensationDone(live []*execution) {
 		case a == nil:
 		case a.IsForCompensation:
 			return // a handler still runs
-		case a.Event == bpmn.CompensationEvent && !x.IsActive && (a.Kind == bpmn.IntermediateThrowEvent || a.Kind == bpmn.EndEvent):
+		case (a.Event == bpmn.CompensationEvent || a.Event == bpmn.CancelEvent) && !x.IsActive && (a.Kind == bpmn.IntermediateThrowEvent || a.Kind == bpmn.EndEvent):
 			thrower = x
 		}
 	}
@@ -281,8 +281,12 @@ func (c *command) compensationDone(live []*execution) {
 }
 
 // compensated continues x past compensation event a: an intermediate
-// event leaves, an end event ends the path.
+// event leaves, an end event ends the path, a cancel end event leaves its
+// transaction by the cancel boundary event.
 func (c *command) compensated(x *execution, a *bpmn.Activity) error {
+	if a.Event == bpmn.CancelEvent {
+		return c.transactionCancelled(x, a)
+	}
 	if a.Kind == bpmn.EndEvent {
 		return c.endToken(x, a)
 	}
