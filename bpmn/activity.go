@@ -218,7 +218,12 @@ func (p *parser) parseEvent(st *procState, s site, e *etree.Element, a *Activity
 	case TimerEvent:
 		a.Timer = p.parseTimer(ds, def)
 	case MessageEvent:
-		if ref := attrValue(def, "messageRef"); ref != "" {
+		throwing := a.Kind == IntermediateThrowEvent || a.Kind == EndEvent
+		if ref := attrValue(def, "messageRef"); ref != "" && throwing && lookupRef(p.defs.Messages, ref) == nil {
+			// Camunda does not resolve a throw event's message: it is
+			// documentation for the delegate that sends it.
+			p.warnf(ds, "messageRef '%s' names no message of this file", ref)
+		} else if ref != "" {
 			a.MessageName = p.messageName(ds, ref)
 		} else if a.Kind != IntermediateThrowEvent && a.Kind != EndEvent {
 			p.errorf(ds, "messageEventDefinition has no messageRef")

@@ -905,3 +905,15 @@ func TestDiagramsSkipped(t *testing.T) {
 		t.Error("a malformed diagram passed")
 	}
 }
+
+// A message throw event's messageRef is not resolved by Camunda (its
+// delegate sends whatever it sends): one naming no message is a warning;
+// a catching event's is an error.
+func TestThrowEventUnknownMessageRef(t *testing.T) {
+	d := mustParse(t, simple(`<intermediateThrowEvent id="x"><messageEventDefinition messageRef="nowhere"/></intermediateThrowEvent>`))
+	if len(d.Warnings) != 1 || !strings.Contains(d.Warnings[0].Message, "messageRef 'nowhere' names no message of this file") {
+		t.Errorf("warnings %v", d.Warnings)
+	}
+	probs := mustFail(t, simple(`<receiveTask id="x" messageRef="nowhere"/>`))
+	findProblem(t, probs, "x", "messageRef 'nowhere' names no message of this file")
+}
