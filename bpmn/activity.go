@@ -155,6 +155,13 @@ func (p *parser) parseActivity(st *procState, sc *scopeState, e *etree.Element, 
 		p.checkMaybeExpr(s, "calledElement", call.CalledElement)
 		p.calledBinding(s, e, call)
 		call.In, call.Out = p.mappings(s, ext)
+		call.VariableMappingClass = strings.TrimSpace(camundaValue(e, "variableMappingClass"))
+		call.VariableMappingDelegateExpression = strings.TrimSpace(camundaValue(e, "variableMappingDelegateExpression"))
+		if call.VariableMappingClass != "" && call.VariableMappingDelegateExpression != "" {
+			p.errorf(s, "only one of camunda:variableMappingClass and camunda:variableMappingDelegateExpression may be set")
+		} else if call.VariableMappingDelegateExpression != "" {
+			p.checkExpr(s, "camunda:variableMappingDelegateExpression", call.VariableMappingDelegateExpression)
+		}
 		a.Call = call
 	case SubProcess:
 		a.Activities, a.Flows = p.parseScope(st, e, a)

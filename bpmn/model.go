@@ -404,6 +404,10 @@ type CallInfo struct {
 	CalledVersionTag string
 	In               []VariableMapping
 	Out              []VariableMapping
+	// VariableMappingClass and VariableMappingDelegateExpression
+	// (camunda:) name a Go variable mapping run after In and after Out:
+	// a registered bean's name, or an expression resolving to one.
+	VariableMappingClass, VariableMappingDelegateExpression string
 }
 
 // String names the activity for messages: "serviceTask 'charge'".

@@ -509,11 +509,11 @@ func TestUnsupportedCamundaExtensionsRefused(t *testing.T) {
 
 // Camunda attributes bpmnlite does not implement are errors with a hint.
 func TestUnsupportedCamundaAttributesRefused(t *testing.T) {
-	probs := mustFail(t, simple(`<callActivity id="x" calledElement="p" camunda:variableMappingClass="M" camunda:calledElementTenantId="t"/>`))
+	probs := mustFail(t, simple(`<callActivity id="x" calledElement="p" camunda:caseTenantId="c" camunda:calledElementTenantId="t"/>`))
 	if len(probs) != 2 {
 		t.Fatalf("problems: %v", probs)
 	}
-	for i, want := range []string{"camunda:variableMappingClass is not supported: map variables with camunda:in and camunda:out", "camunda:calledElementTenantId is not supported: bpmnlite calls the process of the calling process's tenant"} {
+	for i, want := range []string{"camunda:caseTenantId is not supported: CMMN cases are not supported", "camunda:calledElementTenantId is not supported: bpmnlite calls the process of the calling process's tenant"} {
 		if !strings.Contains(probs[i].Message, want) || probs[i].ElementID != "x" || probs[i].Pos.Line == 0 {
 			t.Errorf("problem %d: %+v, want %q at the element", i, probs[i], want)
 		}

@@ -20,7 +20,7 @@ var camundaAttributes = map[string]bool{
 	"expression": true, "followUpDate": true, "initiator": true, "formKey": true, "formRef": true, "historyTimeToLive": true,
 	"jobPriority": true, "priority": true, "resultVariable": true, "taskPriority": true, "topic": true,
 	"type": true, "versionTag": true, "variableName": true, "variableEvents": true,
-	"escalationCodeVariable": true,
+	"escalationCodeVariable": true, "variableMappingClass": true, "variableMappingDelegateExpression": true,
 }
 
 // camundaMetadata are camunda: attributes with no effect on execution.
@@ -32,17 +32,15 @@ var camundaMetadata = map[string]bool{
 
 // camundaHints say what to do instead of an attribute bpmnlite lacks.
 var camundaHints = map[string]string{
-	"calledElementTenantId":             "bpmnlite calls the process of the calling process's tenant",
-	"tenantId":                          "bpmnlite takes the tenant of the deployment (tenant-id)",
-	"caseRef":                           "CMMN cases are not supported: call a process",
-	"caseBinding":                       "CMMN cases are not supported: call a process",
-	"caseVersion":                       "CMMN cases are not supported: call a process",
-	"caseTenantId":                      "CMMN cases are not supported: call a process",
-	"variableMappingClass":              "map variables with camunda:in and camunda:out",
-	"variableMappingDelegateExpression": "map variables with camunda:in and camunda:out",
-	"resource":                          "bpmnlite has no script engine: call a registered delegate (camunda:class)",
-	"scriptFormat":                      "bpmnlite has no script engine: call a registered delegate (camunda:class)",
-	"decisionRef":                       "DMN decisions are not supported: call a registered delegate (camunda:class)",
+	"calledElementTenantId": "bpmnlite calls the process of the calling process's tenant",
+	"tenantId":              "bpmnlite takes the tenant of the deployment (tenant-id)",
+	"caseRef":               "CMMN cases are not supported: call a process",
+	"caseBinding":           "CMMN cases are not supported: call a process",
+	"caseVersion":           "CMMN cases are not supported: call a process",
+	"caseTenantId":          "CMMN cases are not supported: call a process",
+	"resource":              "bpmnlite has no script engine: call a registered delegate (camunda:class)",
+	"scriptFormat":          "bpmnlite has no script engine: call a registered delegate (camunda:class)",
+	"decisionRef":           "DMN decisions are not supported: call a registered delegate (camunda:class)",
 }
 
 // checkCamundaAttributes reports every camunda: attribute in the document
