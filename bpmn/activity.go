@@ -31,9 +31,8 @@ var eventDefinitions = map[Kind]struct {
 }{
 	StartEvent: {map[string]EventType{"": NoEvent, "timerEventDefinition": TimerEvent, "messageEventDefinition": MessageEvent,
 		"signalEventDefinition": SignalEvent, "errorEventDefinition": ErrorEvent, "escalationEventDefinition": EscalationEvent,
-		"conditionalEventDefinition": ConditionalEvent},
-		"start events can be none, timer, message, signal or conditional start events (error and escalation ones in event subprocesses); " +
-			"compensation event subprocesses are not supported: give the subprocess a compensation boundary event and handler instead"},
+		"conditionalEventDefinition": ConditionalEvent, "compensateEventDefinition": CompensationEvent},
+		"start events can be none, timer, message, signal or conditional start events (error, escalation and compensation ones in event subprocesses)"},
 	EndEvent: {map[string]EventType{"": NoEvent, "terminateEventDefinition": TerminateEvent, "errorEventDefinition": ErrorEvent,
 		"messageEventDefinition": MessageEvent, "escalationEventDefinition": EscalationEvent, "signalEventDefinition": SignalEvent,
 		"compensateEventDefinition": CompensationEvent, "cancelEventDefinition": CancelEvent},
@@ -90,6 +89,9 @@ func (p *parser) parseActivity(st *procState, sc *scopeState, e *etree.Element, 
 	st.proc.activities[a.ID] = a
 	if kind == EndEvent && a.Event == CancelEvent && (owner == nil || !owner.Transaction) {
 		p.errorf(s, "end event with cancelEventDefinition only supported inside transaction subprocess")
+	}
+	if kind == StartEvent && a.Event == CompensationEvent {
+		p.compensationStart(st, s, a, owner)
 	}
 	if kind == StartEvent && owner == nil {
 		// Camunda reads it on the process's start events only.

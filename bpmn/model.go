@@ -271,6 +271,10 @@ type Activity struct {
 	// TriggeredByEvent marks an event subprocess: it has no sequence flows
 	// and runs when its start event fires in the enclosing scope.
 	TriggeredByEvent bool
+	// CompensationEventSubprocess is the event subprocess with a
+	// compensation start event inside this subprocess: its compensation
+	// handler, run with what the subprocess kept when it is compensated.
+	CompensationEventSubprocess *Activity
 	// Transaction marks a transaction subprocess (kind SubProcess): a
 	// cancel end event inside compensates what it completed, then leaves
 	// it by its cancel boundary event.
