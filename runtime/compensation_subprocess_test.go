@@ -111,33 +111,10 @@ func TestCompensationEventSubprocess(t *testing.T) {
 // seen there, and nothing is left once it ran.
 func TestCompensationEventSubprocessActivityRef(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.Deploy("booking", enginetest.Process("booking", `
-    <startEvent id="start" />
-    <sequenceFlow id="f1" sourceRef="start" targetRef="sub" />
-    <subProcess id="sub">
-      <startEvent id="s"><extensionElements><camunda:executionListener event="start" expression="${execution.setVariableLocal('local', 'inside')}" /></extensionElements></startEvent>
-      <sequenceFlow id="s1" sourceRef="s" targetRef="bookFlight" />
-      <userTask id="bookFlight" />
-      <boundaryEvent id="cf" attachedToRef="bookFlight"><compensateEventDefinition /></boundaryEvent>
-      <userTask id="cancelFlight" isForCompensation="true" />
-      <sequenceFlow id="s2" sourceRef="bookFlight" targetRef="bookHotel" />
-      <userTask id="bookHotel" />
-      <boundaryEvent id="ch" attachedToRef="bookHotel"><compensateEventDefinition /></boundaryEvent>
-      <userTask id="cancelHotel" isForCompensation="true" />
-      <sequenceFlow id="s3" sourceRef="bookHotel" targetRef="subEnd" />
-      <endEvent id="subEnd" />
-      <subProcess id="handler" triggeredByEvent="true">
-        <startEvent id="hs"><compensateEventDefinition /></startEvent>
-        <sequenceFlow id="h1" sourceRef="hs" targetRef="undoFlight" />
+		e.Deploy("booking", bookingProcess("booking", "", `<extensionElements><camunda:executionListener event="start" expression="${execution.setVariableLocal('local', 'inside')}" /></extensionElements>`, `
         <intermediateThrowEvent id="undoFlight"><compensateEventDefinition activityRef="bookFlight" /></intermediateThrowEvent>
         <sequenceFlow id="h2" sourceRef="undoFlight" targetRef="review" />
-        <userTask id="review" />
-        <sequenceFlow id="h3" sourceRef="review" targetRef="he" />
-        <endEvent id="he" />
-      </subProcess>
-    </subProcess>
-    <association id="a1" sourceRef="cf" targetRef="cancelFlight" />
-    <association id="a2" sourceRef="ch" targetRef="cancelHotel" />
+        <userTask id="review" />`, "undoFlight", "review", `
     <sequenceFlow id="f2" sourceRef="sub" targetRef="undoAll" />
     <intermediateThrowEvent id="undoAll"><compensateEventDefinition /></intermediateThrowEvent>
     <sequenceFlow id="f3" sourceRef="undoAll" targetRef="done" />
@@ -161,6 +138,37 @@ func TestCompensationEventSubprocessActivityRef(t *testing.T) {
 			t.Fatalf("%d compensations left (the hotel's goes with the event subprocess)", n)
 		}
 	})
+}
+
+// bookingProcess is CompensateEventTest's booking model: subprocess sub
+// (loop: its loop characteristics) books a flight and a hotel, each with a
+// waiting handler, and has a compensation event subprocess running
+// handlerBody from first to last; after is what follows sub.
+func bookingProcess(key, loop, startExt, handlerBody, first, last, after string) string {
+	return enginetest.Process(key, `
+    <startEvent id="start" />
+    <sequenceFlow id="f1" sourceRef="start" targetRef="sub" />
+    <subProcess id="sub">`+loop+`
+      <startEvent id="s">`+startExt+`</startEvent>
+      <sequenceFlow id="s1" sourceRef="s" targetRef="bookFlight" />
+      <userTask id="bookFlight" />
+      <boundaryEvent id="cf" attachedToRef="bookFlight"><compensateEventDefinition /></boundaryEvent>
+      <userTask id="cancelFlight" isForCompensation="true" />
+      <association id="a1" sourceRef="cf" targetRef="cancelFlight" />
+      <sequenceFlow id="s2" sourceRef="bookFlight" targetRef="bookHotel" />
+      <userTask id="bookHotel" />
+      <boundaryEvent id="ch" attachedToRef="bookHotel"><compensateEventDefinition /></boundaryEvent>
+      <userTask id="cancelHotel" isForCompensation="true" />
+      <association id="a2" sourceRef="ch" targetRef="cancelHotel" />
+      <sequenceFlow id="s3" sourceRef="bookHotel" targetRef="subEnd" />
+      <endEvent id="subEnd" />
+      <subProcess id="handler" triggeredByEvent="true">
+        <startEvent id="hs"><compensateEventDefinition /></startEvent>
+        <sequenceFlow id="h1" sourceRef="hs" targetRef="`+first+`" />`+handlerBody+`
+        <sequenceFlow id="hz" sourceRef="`+last+`" targetRef="he" />
+        <endEvent id="he" />
+      </subProcess>
+    </subProcess>`+after)
 }
 
 // Camunda's parse errors for compensation start events.
@@ -202,37 +210,13 @@ func TestCompensationEventSubprocessDeploymentErrors(t *testing.T) {
 func TestCompensationEventSubprocessMultiInstance(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		for _, sequential := range []string{"true", "false"} {
-			e.Deploy("bookingProcess", enginetest.Process("bookingProcess", `
-    <startEvent id="start" />
-    <sequenceFlow id="f1" sourceRef="start" targetRef="booking" />
-    <subProcess id="booking">
-      <multiInstanceLoopCharacteristics isSequential="`+sequential+`" camunda:collection="${flights}" camunda:elementVariable="flight" />
-      <startEvent id="s" />
-      <sequenceFlow id="s1" sourceRef="s" targetRef="bookFlight" />
-      <userTask id="bookFlight" />
-      <boundaryEvent id="cf" attachedToRef="bookFlight"><compensateEventDefinition /></boundaryEvent>
-      <userTask id="cancelFlight" isForCompensation="true" />
-      <association id="a1" sourceRef="cf" targetRef="cancelFlight" />
-      <sequenceFlow id="s2" sourceRef="bookFlight" targetRef="bookHotel" />
-      <userTask id="bookHotel" />
-      <boundaryEvent id="ch" attachedToRef="bookHotel"><compensateEventDefinition /></boundaryEvent>
-      <userTask id="cancelHotel" isForCompensation="true" />
-      <association id="a2" sourceRef="ch" targetRef="cancelHotel" />
-      <sequenceFlow id="s3" sourceRef="bookHotel" targetRef="subEnd" />
-      <endEvent id="subEnd" />
-      <subProcess id="handler" triggeredByEvent="true">
-        <startEvent id="hs"><compensateEventDefinition /></startEvent>
-        <sequenceFlow id="h1" sourceRef="hs" targetRef="compensateFlight" />
+			e.Deploy("bookingProcess", bookingProcess("bookingProcess", `<multiInstanceLoopCharacteristics isSequential="`+sequential+`" camunda:collection="${flights}" camunda:elementVariable="flight" />`, "", `
         <intermediateThrowEvent id="compensateFlight"><compensateEventDefinition activityRef="bookFlight" /></intermediateThrowEvent>
         <sequenceFlow id="h2" sourceRef="compensateFlight" targetRef="compensateHotel" />
         <intermediateThrowEvent id="compensateHotel"><compensateEventDefinition activityRef="bookHotel" /></intermediateThrowEvent>
         <sequenceFlow id="h3" sourceRef="compensateHotel" targetRef="updateCustomerRecord" />
-        <userTask id="updateCustomerRecord" />
-        <sequenceFlow id="h4" sourceRef="updateCustomerRecord" targetRef="he" />
-        <endEvent id="he" />
-      </subProcess>
-    </subProcess>
-    <sequenceFlow id="f2" sourceRef="booking" targetRef="validateBooking" />
+        <userTask id="updateCustomerRecord" />`, "compensateFlight", "updateCustomerRecord", `
+    <sequenceFlow id="f2" sourceRef="sub" targetRef="validateBooking" />
     <userTask id="validateBooking" />
     <sequenceFlow id="f3" sourceRef="validateBooking" targetRef="throwing" />
     <intermediateThrowEvent id="throwing"><compensateEventDefinition /></intermediateThrowEvent>
