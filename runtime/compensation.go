@@ -348,15 +348,22 @@ func (c *command) passCompensations(scope, owner *execution, a *bpmn.Activity) e
 	case handled:
 		name = a.CompensationEventSubprocess.ID
 	}
-	group := c.keep(owner, name, a.ID, keeper(owner).ID)
+	// A subprocess with input/output mappings ran in an input/output
+	// scope, which closes with it: the group is kept outside, with the
+	// scope's local variables (its input parameters) in the snapshot.
+	holder, seen := owner, []*execution{scope}
+	if owner.isIOScope() {
+		holder, seen = owner.parent, []*execution{owner, scope}
+	}
+	group := c.keep(holder, name, a.ID, keeper(holder).ID)
 	for _, s := range members {
 		s.Configuration = group.ID
 		c.cc.Update(s)
 	}
-	if isInner(owner) {
-		return c.snapshot(group.ID, owner, scope)
+	if isInner(holder) {
+		seen = append([]*execution{holder}, seen...)
 	}
-	return c.snapshot(group.ID, scope)
+	return c.snapshot(group.ID, seen...)
 }
 
 // dropCompensations removes what scope kept to compensate, with the groups'

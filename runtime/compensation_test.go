@@ -1,6 +1,7 @@
 package runtime_test
 
 import (
+	"context"
 	"regexp"
 	"strings"
 	"testing"
@@ -260,6 +261,42 @@ func TestCompensationAssociationInOuterScope(t *testing.T) {
 		}
 		if got := e.TaskKeys(pi); got != "review" {
 			t.Fatalf("waiting at %q, want review", got)
+		}
+	})
+}
+
+// A completed subprocess with input mappings is compensated like any
+// other (its input/output scope closes with it; what it kept does not):
+// the handler runs and sees the input parameters.
+func TestCompensationSubprocessWithInputMapping(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		r := &harness.Recorder{}
+		e.Eng.RegisterDelegate("do", r)
+		var seen any
+		e.Eng.RegisterDelegate("undo", bpmnlite.DelegateFunc(func(_ context.Context, x *bpmnlite.Execution) error {
+			seen, _, _ = x.Variable("local")
+			return nil
+		}))
+		e.Deploy("io", enginetest.Process("io", `
+    <startEvent id="start" />
+    <sequenceFlow id="f1" sourceRef="start" targetRef="sub" />
+    <subProcess id="sub">
+      <extensionElements><camunda:inputOutput><camunda:inputParameter name="local">inside</camunda:inputParameter></camunda:inputOutput></extensionElements>
+      <startEvent id="s" />
+      <sequenceFlow id="s1" sourceRef="s" targetRef="hotel" />`+enginetest.Compensable("hotel")+`
+      <sequenceFlow id="s2" sourceRef="hotel" targetRef="se" />
+      <endEvent id="se" />
+    </subProcess>
+    <sequenceFlow id="f2" sourceRef="sub" targetRef="undoAll" />
+    <intermediateThrowEvent id="undoAll"><compensateEventDefinition /></intermediateThrowEvent>
+    <sequenceFlow id="f3" sourceRef="undoAll" targetRef="done" />
+    <userTask id="done" />`))
+		pi := e.Start("io", nil)
+		if seen != "inside" || e.TaskKeys(pi) != "done" {
+			t.Fatalf("handler saw local = %v, waiting at %q: want the input parameter and done", seen, e.TaskKeys(pi))
+		}
+		if n := compensateSubs(e, pi); n != 0 {
+			t.Fatalf("%d compensations left", n)
 		}
 	})
 }
