@@ -346,3 +346,57 @@ func TestTransactionDeploymentErrors(t *testing.T) {
 		}
 	})
 }
+
+// As testCompensateTransactionWithEventSubprocess: the cancel end event
+// compensates a completed subprocess of the transaction by its
+// compensation event subprocess, which compensates the subprocess's
+// activity; then the cancel boundary event ends the instance.
+func TestTransactionCancelWithCompensationEventSubprocess(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.Deploy("txProcess", enginetest.Process("txProcess", `
+    <startEvent id="start" />
+    <sequenceFlow id="f1" sourceRef="start" targetRef="tx" />
+    <transaction id="tx">
+      <startEvent id="txStart" />
+      <sequenceFlow id="t1" sourceRef="txStart" targetRef="innerSubProcess" />
+      <subProcess id="innerSubProcess">
+        <startEvent id="innerSubProcessStart" />
+        <sequenceFlow id="i1" sourceRef="innerSubProcessStart" targetRef="activity" />
+        <serviceTask id="activity" camunda:expression="${true}" />
+        <sequenceFlow id="i2" sourceRef="activity" targetRef="innerSubProcessEnd" />
+        <endEvent id="innerSubProcessEnd" />
+        <subProcess id="eventSubProcess" triggeredByEvent="true">
+          <startEvent id="eventSubProcessStart"><compensateEventDefinition /></startEvent>
+          <sequenceFlow id="e1" sourceRef="eventSubProcessStart" targetRef="eventSubProcessThrowCompensation" />
+          <intermediateThrowEvent id="eventSubProcessThrowCompensation"><compensateEventDefinition activityRef="activity" /></intermediateThrowEvent>
+          <sequenceFlow id="e2" sourceRef="eventSubProcessThrowCompensation" targetRef="eventSubProcessEnd" />
+          <endEvent id="eventSubProcessEnd" />
+        </subProcess>
+        <boundaryEvent id="compensateBoundaryEvent" attachedToRef="activity"><compensateEventDefinition /></boundaryEvent>
+        <userTask id="blackBoxCompensationHandler" isForCompensation="true" />
+        <association id="a1" sourceRef="compensateBoundaryEvent" targetRef="blackBoxCompensationHandler" />
+      </subProcess>
+      <sequenceFlow id="t2" sourceRef="innerSubProcess" targetRef="beforeCancelEnd" />
+      <userTask id="beforeCancelEnd" />
+      <sequenceFlow id="t3" sourceRef="beforeCancelEnd" targetRef="cancelEnd" />
+      <endEvent id="cancelEnd"><cancelEventDefinition /></endEvent>
+    </transaction>
+    <sequenceFlow id="f2" sourceRef="tx" targetRef="end" />
+    <endEvent id="end" />
+    <boundaryEvent id="catchCancelTx" attachedToRef="tx"><cancelEventDefinition /></boundaryEvent>
+    <sequenceFlow id="f3" sourceRef="catchCancelTx" targetRef="cancelled" />
+    <endEvent id="cancelled" />`))
+		pi := e.Start("txProcess", nil)
+		e.Complete(pi, "beforeCancelEnd", nil)
+		if got := e.TaskKeys(pi); got != "blackBoxCompensationHandler" {
+			t.Fatalf("waiting at %q, want blackBoxCompensationHandler", got)
+		}
+		e.Complete(pi, "blackBoxCompensationHandler", nil)
+		if !e.Ended(pi) {
+			t.Fatalf("instance not ended, waiting at %q", e.TaskKeys(pi))
+		}
+		if h := e.HistoryAt(pi, "cancelled"); len(h) != 1 {
+			t.Fatalf("left by %+v, want the cancel boundary event's end", h)
+		}
+	})
+}
