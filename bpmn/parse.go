@@ -426,7 +426,9 @@ func (p *parser) parseProcess(e *etree.Element) {
 	proc.CandidateStarterGroups = strings.TrimSpace(camundaValue(e, "candidateStarterGroups"))
 	proc.CandidateStarterUsers = strings.TrimSpace(camundaValue(e, "candidateStarterUsers"))
 	proc.HistoryTimeToLive = p.historyTimeToLive(s, e)
-	proc.Listeners = p.listeners(s, p.extensions(s, e, "executionListener"), false)
+	ext := p.extensions(s, e, "executionListener", "potentialStarter")
+	proc.Listeners = p.listeners(s, ext, false)
+	potentialStarters(proc, ext)
 
 	st := &procState{proc: proc, invalid: map[string]bool{}, rejectedStart: map[*Activity]bool{}}
 	proc.Activities, proc.Flows = p.parseScope(st, e, nil)
@@ -533,4 +535,52 @@ func (p *parser) conditionLanguage(s site, c *etree.Element) {
 	default:
 		p.errorf(s, "script conditions (language '%s') are not supported; write the condition as an expression", lang)
 	}
+}
+
+// potentialStarters adds the camunda:potentialStarter elements of a
+// process to its candidate starters, as Camunda reads them: a
+// formalExpression of comma-separated user(id), group(id) or plain
+// (group) ids.
+func potentialStarters(proc *Process, ext []*etree.Element) {
+	var groups, users []string
+	found := false
+	for _, c := range ext {
+		if c.Tag != "potentialStarter" {
+			continue
+		}
+		found = true
+		rae := bpmnChild(c, "resourceAssignmentExpression")
+		if rae == nil {
+			continue
+		}
+		fe := bpmnChild(rae, "formalExpression")
+		if fe == nil {
+			continue
+		}
+		for _, item := range strings.Split(fe.Text(), ",") {
+			item = strings.TrimSpace(item)
+			switch {
+			case item == "":
+			case strings.HasPrefix(item, "user(") && strings.HasSuffix(item, ")"):
+				users = append(users, strings.TrimSpace(item[len("user("):len(item)-1]))
+			case strings.HasPrefix(item, "group(") && strings.HasSuffix(item, ")"):
+				groups = append(groups, strings.TrimSpace(item[len("group("):len(item)-1]))
+			default:
+				groups = append(groups, item)
+			}
+		}
+	}
+	if !found {
+		return
+	}
+	proc.CandidateStarterGroups = joinCSV(proc.CandidateStarterGroups, groups)
+	proc.CandidateStarterUsers = joinCSV(proc.CandidateStarterUsers, users)
+}
+
+// joinCSV appends ids to a comma-separated list as written.
+func joinCSV(written string, ids []string) string {
+	if written != "" {
+		ids = append([]string{written}, ids...)
+	}
+	return strings.Join(ids, ",")
 }

@@ -917,3 +917,20 @@ func TestThrowEventUnknownMessageRef(t *testing.T) {
 	probs := mustFail(t, simple(`<receiveTask id="x" messageRef="nowhere"/>`))
 	findProblem(t, probs, "x", "messageRef 'nowhere' names no message of this file")
 }
+
+// camunda:potentialStarter adds to the candidate starters as Camunda reads
+// it: user(id), group(id), and plain ids as groups.
+func TestPotentialStarter(t *testing.T) {
+	d := mustParse(t, []byte(`<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:camunda="http://camunda.org/schema/1.0/bpmn" targetNamespace="t">
+  <process id="p" camunda:candidateStarterUsers="user1, user2" camunda:candidateStarterGroups="group1" isExecutable="true">
+    <extensionElements><camunda:potentialStarter><resourceAssignmentExpression>
+      <formalExpression>group2, group(group3), user(user3)</formalExpression>
+    </resourceAssignmentExpression></camunda:potentialStarter></extensionElements>
+    <startEvent id="s"/><sequenceFlow id="f" sourceRef="s" targetRef="e"/><endEvent id="e"/>
+  </process>
+</definitions>`))
+	p := d.Process("p")
+	if p.CandidateStarterGroups != "group1,group2,group3" || p.CandidateStarterUsers != "user1, user2,user3" {
+		t.Errorf("groups %q, users %q", p.CandidateStarterGroups, p.CandidateStarterUsers)
+	}
+}

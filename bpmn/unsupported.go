@@ -76,7 +76,7 @@ var camundaElementHints = map[string]string{
 	"taskListener":         "task listeners belong to user tasks",
 	"in":                   "camunda:in belongs to call activities",
 	"out":                  "camunda:out belongs to call activities",
-	"potentialStarter":     "use camunda:candidateStarterGroups and camunda:candidateStarterUsers on the process",
+	"potentialStarter":     "potential starters belong to the process",
 	"inputOutput":          "input/output mappings are not allowed on this element, as in Camunda",
 	"errorEventDefinition": "camunda:errorEventDefinition belongs to external tasks (camunda:type=\"external\")",
 }
