@@ -91,6 +91,17 @@ type StartRequest = runtime.StartRequest
 // local to the execution entering it.
 type StartInstruction = runtime.StartInstruction
 
+// WithAuthenticatedUser returns ctx naming userID as the user the engine
+// calls made with it act for, as Camunda's
+// identityService.setAuthenticatedUserId: a process instance they start
+// (by Start, a message or a signal start event, a call activity) stores it
+// in the variable its start event's camunda:initiator names. Without one
+// that variable is null. The REST server names the user of a request's
+// basic authentication.
+func WithAuthenticatedUser(ctx context.Context, userID string) context.Context {
+	return runtime.WithAuthenticatedUser(ctx, userID)
+}
+
 // Start starts a process instance and runs it to its first wait states in
 // one transaction. If anything fails, nothing is stored. It returns the
 // process instance id.

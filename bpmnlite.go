@@ -139,6 +139,12 @@ type Delegate = runtime.Delegate
 // DelegateFunc adapts a function to Delegate.
 type DelegateFunc = runtime.DelegateFunc
 
+// VariableMapping maps a call activity's variables in Go
+// (camunda:variableMappingClass names one registered with RegisterBean,
+// camunda:variableMappingDelegateExpression an expression resolving to
+// one), as Camunda's DelegateVariableMapping.
+type VariableMapping = runtime.VariableMapping
+
 // Execution is what a delegate receives: variables and ids of the running
 // execution.
 type Execution = runtime.Execution

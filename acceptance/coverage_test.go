@@ -235,7 +235,7 @@ func TestDeploymentWarningsLogged(t *testing.T) {
 func TestUnsupportedCamundaExtensionsRefused(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		_, err := e.Eng.Deploy(e.Ctx, bpmnlite.DeployRequest{Name: "u", Resources: []bpmnlite.Resource{{Name: "u.bpmn", Bytes: []byte(enginetest.Process("u", `
-    <startEvent id="start" camunda:initiator="starter" />
+    <startEvent id="start" camunda:tenantId="t" />
     <sequenceFlow id="f1" sourceRef="start" targetRef="mail" />
     <serviceTask id="mail" camunda:modelerTemplate="com.example.mail">
       <extensionElements><camunda:connector><camunda:connectorId>mail-send</camunda:connectorId></camunda:connector></extensionElements>
@@ -246,7 +246,7 @@ func TestUnsupportedCamundaExtensionsRefused(t *testing.T) {
 			t.Fatal("deployed a model with attributes and elements bpmnlite does not implement")
 		}
 		for _, want := range []string{
-			"u.bpmn:3:5: startEvent 'start': camunda:initiator is not supported: bpmnlite has no authenticated user",
+			"u.bpmn:3:5: startEvent 'start': camunda:tenantId is not supported: bpmnlite takes the tenant of the deployment",
 			"u.bpmn:6:26: serviceTask 'mail': camunda:connector is not supported here: Camunda Connect is not available",
 			"u.bpmn:9:5: endEvent 'end': camunda:fancy is not supported: bpmnlite does not implement it",
 		} {

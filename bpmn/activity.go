@@ -32,13 +32,12 @@ var eventDefinitions = map[Kind]struct {
 }{
 	StartEvent: {map[string]EventType{"": NoEvent, "timerEventDefinition": TimerEvent, "messageEventDefinition": MessageEvent,
 		"signalEventDefinition": SignalEvent, "errorEventDefinition": ErrorEvent, "escalationEventDefinition": EscalationEvent,
-		"conditionalEventDefinition": ConditionalEvent},
-		"start events can be none, timer, message, signal or conditional start events (error and escalation ones in event subprocesses); " +
-			"compensation event subprocesses are not supported: give the subprocess a compensation boundary event and handler instead"},
+		"conditionalEventDefinition": ConditionalEvent, "compensateEventDefinition": CompensationEvent},
+		"start events can be none, timer, message, signal or conditional start events (error, escalation and compensation ones in event subprocesses)"},
 	EndEvent: {map[string]EventType{"": NoEvent, "terminateEventDefinition": TerminateEvent, "errorEventDefinition": ErrorEvent,
 		"messageEventDefinition": MessageEvent, "escalationEventDefinition": EscalationEvent, "signalEventDefinition": SignalEvent,
-		"compensateEventDefinition": CompensationEvent},
-		"end events can be none, terminate, error, message, escalation, signal or compensation end events"},
+		"compensateEventDefinition": CompensationEvent, "cancelEventDefinition": CancelEvent},
+		"end events can be none, terminate, error, message, escalation, signal, compensation or cancel end events"},
 	IntermediateCatchEvent: {map[string]EventType{"timerEventDefinition": TimerEvent, "messageEventDefinition": MessageEvent, "signalEventDefinition": SignalEvent,
 		"conditionalEventDefinition": ConditionalEvent,
 		"linkEventDefinition":        LinkEvent},
@@ -48,8 +47,8 @@ var eventDefinitions = map[Kind]struct {
 		"intermediate throw events can be none, signal, message, link, escalation or compensation events"},
 	BoundaryEvent: {map[string]EventType{"timerEventDefinition": TimerEvent, "messageEventDefinition": MessageEvent, "errorEventDefinition": ErrorEvent,
 		"escalationEventDefinition": EscalationEvent, "signalEventDefinition": SignalEvent, "conditionalEventDefinition": ConditionalEvent,
-		"compensateEventDefinition": CompensationEvent},
-		"boundary events can be timer, message, signal, conditional, error, escalation or compensation events"},
+		"compensateEventDefinition": CompensationEvent, "cancelEventDefinition": CancelEvent},
+		"boundary events can be timer, message, signal, conditional, error, escalation, compensation or cancel events"},
 }
 
 // parseActivity reads one flow node; it returns nil when the node is
@@ -57,6 +56,10 @@ var eventDefinitions = map[Kind]struct {
 func (p *parser) parseActivity(st *procState, sc *scopeState, e *etree.Element, owner *Activity) *Activity {
 	s := p.siteOf(e)
 	kind := Kind(e.Tag)
+	transaction := e.Tag == "transaction" // a subprocess with cancel semantics
+	if transaction {
+		kind = SubProcess
+	}
 	if s.id == "" {
 		p.errorf(s, "%s has no id", kind)
 		return nil
@@ -77,6 +80,7 @@ func (p *parser) parseActivity(st *procState, sc *scopeState, e *etree.Element, 
 		Parent:         owner,
 		Exclusive:      true,
 		CancelActivity: true,
+		Transaction:    transaction,
 	}
 	a.TriggeredByEvent = kind == SubProcess && p.flag(s, e, "triggeredByEvent", false, false)
 	if _, isEvent := eventDefinitions[kind]; isEvent && !p.parseEvent(st, s, e, a) {
@@ -84,6 +88,18 @@ func (p *parser) parseActivity(st *procState, sc *scopeState, e *etree.Element, 
 	}
 	sc.local[a.ID] = a
 	st.proc.activities[a.ID] = a
+	if kind == EndEvent && a.Event == CancelEvent && (owner == nil || !owner.Transaction) {
+		p.errorf(s, "end event with cancelEventDefinition only supported inside transaction subprocess")
+	}
+	if kind == StartEvent && a.Event == CompensationEvent {
+		p.compensationStart(st, s, a, owner)
+	}
+	if kind == StartEvent && owner == nil {
+		// Camunda reads it on the process's start events only.
+		if v := strings.TrimSpace(camundaValue(e, "initiator")); v != "" {
+			st.proc.Initiator = v
+		}
+	}
 
 	a.AsyncBefore = p.flag(s, e, "asyncBefore", true, false) || p.flag(s, e, "async", true, false)
 	a.AsyncAfter = p.flag(s, e, "asyncAfter", true, false)
@@ -97,6 +113,8 @@ func (p *parser) parseActivity(st *procState, sc *scopeState, e *etree.Element, 
 		allowed = append(allowed, "in", "out")
 	case UserTask:
 		allowed = append(allowed, "taskListener")
+	case ServiceTask, SendTask:
+		allowed = append(allowed, "errorEventDefinition")
 	}
 	ext := p.extensions(s, e, allowed...)
 	a.Listeners = p.listeners(s, ext, false)
@@ -108,6 +126,7 @@ func (p *parser) parseActivity(st *procState, sc *scopeState, e *etree.Element, 
 	switch kind {
 	case ServiceTask, SendTask:
 		p.parseImplementation(s, e, a)
+		p.externalErrors(s, ext, a)
 	case ScriptTask:
 		p.scriptTask(s, e, a)
 	case BusinessRuleTask:
@@ -140,12 +159,20 @@ func (p *parser) parseActivity(st *procState, sc *scopeState, e *etree.Element, 
 		}
 	case CallActivity:
 		call := &CallInfo{CalledElement: strings.TrimSpace(attrValue(e, "calledElement"))}
-		if call.CalledElement == "" {
+		// A case call (camunda:caseRef) is refused as CMMN, not for this.
+		if call.CalledElement == "" && camundaValue(e, "caseRef") == "" {
 			p.errorf(s, "callActivity has no calledElement")
 		}
 		p.checkMaybeExpr(s, "calledElement", call.CalledElement)
 		p.calledBinding(s, e, call)
 		call.In, call.Out = p.mappings(s, ext)
+		call.VariableMappingClass = strings.TrimSpace(camundaValue(e, "variableMappingClass"))
+		call.VariableMappingDelegateExpression = strings.TrimSpace(camundaValue(e, "variableMappingDelegateExpression"))
+		if call.VariableMappingClass != "" && call.VariableMappingDelegateExpression != "" {
+			p.errorf(s, "only one of camunda:variableMappingClass and camunda:variableMappingDelegateExpression may be set")
+		} else if call.VariableMappingDelegateExpression != "" {
+			p.checkExpr(s, "camunda:variableMappingDelegateExpression", call.VariableMappingDelegateExpression)
+		}
 		a.Call = call
 	case SubProcess:
 		a.Activities, a.Flows = p.parseScope(st, e, a)
@@ -209,7 +236,12 @@ func (p *parser) parseEvent(st *procState, s site, e *etree.Element, a *Activity
 	case TimerEvent:
 		a.Timer = p.parseTimer(ds, def)
 	case MessageEvent:
-		if ref := attrValue(def, "messageRef"); ref != "" {
+		throwing := a.Kind == IntermediateThrowEvent || a.Kind == EndEvent
+		if ref := attrValue(def, "messageRef"); ref != "" && throwing && lookupRef(p.defs.Messages, ref) == nil {
+			// Camunda does not resolve a throw event's message: it is
+			// documentation for the delegate that sends it.
+			p.warnf(ds, "messageRef '%s' names no message of this file", ref)
+		} else if ref != "" {
 			a.MessageName = p.messageName(ds, ref)
 		} else if a.Kind != IntermediateThrowEvent && a.Kind != EndEvent {
 			p.errorf(ds, "messageEventDefinition has no messageRef")
@@ -530,12 +562,35 @@ func (p *parser) taskListeners(s site, ext []*etree.Element) []Listener {
 		case "create", "assignment", "update", "complete", "delete":
 			out = append(out, l)
 		case "timeout":
-			p.errorf(p.at(s, c), "taskListener event '%s' is not supported (create, assignment, update, complete and delete are)", l.Event)
+			if p.timeoutListener(s, c, &l, out) {
+				out = append(out, l)
+			}
 		default:
-			p.errorf(p.at(s, c), "taskListener event must be create, assignment, update, complete or delete, not '%s'", l.Event)
+			p.errorf(p.at(s, c), "taskListener event must be create, assignment, update, complete, delete or timeout, not '%s'", l.Event)
 		}
 	}
 	return out
+}
+
+// timeoutListener reads the id and timer of timeout task listener l (c),
+// as Camunda requires them; ids are unique on a task (they name its jobs).
+func (p *parser) timeoutListener(s site, c *etree.Element, l *Listener, others []Listener) bool {
+	ls := p.at(s, c)
+	l.ID = strings.TrimSpace(attrValue(c, "id"))
+	def := bpmnChild(c, "timerEventDefinition")
+	switch {
+	case l.ID == "":
+		p.errorf(ls, "Element 'id' is mandatory on taskListener of type 'timeout'")
+		return false
+	case def == nil:
+		p.errorf(ls, "Element 'timerEventDefinition' is mandatory on taskListener of type 'timeout'")
+		return false
+	case slices.ContainsFunc(others, func(o Listener) bool { return o.ID == l.ID && o.Timer != nil }):
+		p.errorf(ls, "two timeout task listeners have the id '%s'", l.ID)
+		return false
+	}
+	l.Timer = p.parseTimer(p.at(s, def), def)
+	return l.Timer != nil
 }
 
 // listener reads an execution or task listener's event, implementation
@@ -644,6 +699,36 @@ func (p *parser) parseImplementation(s site, e *etree.Element, a *Activity) {
 	}
 	if a.ResultVariable != "" && a.Expression == "" {
 		p.errorf(s, "camunda:resultVariable is only supported together with camunda:expression")
+	}
+}
+
+// externalErrors reads the camunda:errorEventDefinition elements of an
+// external task; on other tasks they mean nothing in Camunda.
+func (p *parser) externalErrors(s site, ext []*etree.Element, a *Activity) {
+	for _, c := range ext {
+		if c.Tag != "errorEventDefinition" {
+			continue
+		}
+		cs := p.at(s, c)
+		if !a.External {
+			p.unsupportedExtension(s, c)
+			continue
+		}
+		if attrValue(c, "errorRef") == "" {
+			p.errorf(cs, "camunda:errorEventDefinition needs an errorRef")
+			continue
+		}
+		for _, v := range []string{"errorCodeVariable", "errorMessageVariable"} {
+			if _, set := camundaAttr(c, v); set {
+				p.errorf(cs, "camunda:%s on camunda:errorEventDefinition is not supported: set it on the error boundary event that catches the error", v)
+			}
+		}
+		code, _ := p.errorRef(cs, c, true)
+		ee := ExternalError{ErrorCode: code, Expression: strings.TrimSpace(attrValue(c, "expression"))}
+		if ee.Expression != "" {
+			p.checkExpr(cs, "camunda:errorEventDefinition expression", ee.Expression)
+		}
+		a.ExternalErrors = append(a.ExternalErrors, ee)
 	}
 }
 

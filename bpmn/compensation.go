@@ -11,7 +11,15 @@ package bpmn
 // the handler its association names.
 func (p *parser) compensationHandler(st *procState, sc *scopeState, b, target *Activity) {
 	s := b.site()
-	ref := sc.associations[b.ID]
+	// The association may be written in any scope of the process (Camunda
+	// resolves it across the process; modelers put it at process level).
+	var ref string
+	for _, o := range st.scopes {
+		if r := o.associations[b.ID]; r != "" {
+			ref = r
+			break
+		}
+	}
 	handler := sc.local[ref]
 	switch {
 	case ref == "":
@@ -22,6 +30,8 @@ func (p *parser) compensationHandler(st *procState, sc *scopeState, b, target *A
 		p.errorf(s, "association to %s: a compensation handler needs isForCompensation=\"true\"", handler)
 	case target.CompensationHandler != nil:
 		p.errorf(s, "%s has a compensation boundary event already", target)
+	case target.CompensationEventSubprocess != nil:
+		p.errorf(s, "compensation boundary event and event subprocess with compensation start event are not supported on the same scope")
 	default:
 		target.CompensationHandler = handler
 		st.proc.HasCompensation = true
@@ -80,4 +90,22 @@ func keepsCompensation(a *Activity) bool {
 		}
 	}
 	return false
+}
+
+// compensationStart reads compensation start event a of event subprocess
+// owner, as Camunda: owner becomes the compensation handler of the
+// embedded subprocess around it, one per subprocess.
+func (p *parser) compensationStart(st *procState, s site, a, owner *Activity) {
+	switch {
+	case owner == nil || !owner.TriggeredByEvent:
+		p.errorf(s, "compensateEventDefinition is not allowed on start event within a subprocess")
+	case owner.Parent == nil:
+		p.errorf(s, "event subprocess with compensation start event is only supported for embedded subprocess (since throwing compensation through a call activity-induced process hierarchy is not supported)")
+	case owner.Parent.CompensationEventSubprocess != nil:
+		p.errorf(s, "multiple event subprocesses with compensation start event are not supported on the same scope")
+	default:
+		owner.Parent.CompensationEventSubprocess = owner
+		owner.IsForCompensation = true
+		st.proc.HasCompensation = true
+	}
 }

@@ -47,6 +47,7 @@ const (
 	EscalationEvent
 	ConditionalEvent
 	CompensationEvent
+	CancelEvent // cancel end events in transactions, cancel boundary events on them
 )
 
 func (t EventType) String() string {
@@ -69,6 +70,8 @@ func (t EventType) String() string {
 		return "conditional"
 	case CompensationEvent:
 		return "compensation"
+	case CancelEvent:
+		return "cancel"
 	}
 	return "none"
 }
@@ -145,6 +148,9 @@ type Process struct {
 	CandidateStarterGroups, CandidateStarterUsers string
 	// HistoryTimeToLive is camunda:historyTimeToLive in days; nil when absent.
 	HistoryTimeToLive *int
+	// Initiator is the camunda:initiator of a start event of the process:
+	// the variable each new instance gets the authenticated user's id in.
+	Initiator string
 	// Activities and Flows directly inside the process (not inside subprocesses).
 	Activities []*Activity
 	Flows      []*SequenceFlow
@@ -267,6 +273,14 @@ type Activity struct {
 	// TriggeredByEvent marks an event subprocess: it has no sequence flows
 	// and runs when its start event fires in the enclosing scope.
 	TriggeredByEvent bool
+	// CompensationEventSubprocess is the event subprocess with a
+	// compensation start event inside this subprocess: its compensation
+	// handler, run with what the subprocess kept when it is compensated.
+	CompensationEventSubprocess *Activity
+	// Transaction marks a transaction subprocess (kind SubProcess): a
+	// cancel end event inside compensates what it completed, then leaves
+	// it by its cancel boundary event.
+	Transaction bool
 
 	Incoming    []*SequenceFlow
 	Outgoing    []*SequenceFlow
@@ -334,6 +348,10 @@ type Activity struct {
 	External           bool   // camunda:type="external"
 	Topic              string // camunda:topic
 	TaskPriority       string // camunda:taskPriority
+	// ExternalErrors are an external task's camunda:errorEventDefinition,
+	// in order: when the task is completed or fails, the first whose
+	// expression is true throws its error instead.
+	ExternalErrors []ExternalError
 	// Properties are the camunda:properties of the element, in document
 	// order: an external task hands them to its worker as headers.
 	Properties []Property
@@ -375,7 +393,7 @@ type UserTaskInfo struct {
 	Priority        string
 	FormKey         string
 	// TaskListeners are camunda:taskListener (create, assignment,
-	// update, complete, delete).
+	// update, complete, delete, timeout).
 	TaskListeners []Listener
 }
 
@@ -399,6 +417,10 @@ type CallInfo struct {
 	CalledVersionTag string
 	In               []VariableMapping
 	Out              []VariableMapping
+	// VariableMappingClass and VariableMappingDelegateExpression
+	// (camunda:) name a Go variable mapping run after In and after Out:
+	// a registered bean's name, or an expression resolving to one.
+	VariableMappingClass, VariableMappingDelegateExpression string
 }
 
 // DecisionRef is the decision a business rule task evaluates:
@@ -418,7 +440,15 @@ type DecisionRef struct {
 }
 
 // String names the activity for messages: "serviceTask 'charge'".
-func (a *Activity) String() string { return string(a.Kind) + " '" + a.ID + "'" }
+func (a *Activity) String() string { return a.typeName() + " '" + a.ID + "'" }
+
+// typeName is the element's name in messages: its kind, or "transaction".
+func (a *Activity) typeName() string {
+	if a.Transaction {
+		return "transaction"
+	}
+	return string(a.Kind)
+}
 
 // IsScope reports whether the activity opens a variable and event scope of
 // its own: subprocesses, activities with boundary events, and, as Camunda
@@ -552,6 +582,19 @@ type Listener struct {
 	DelegateExpression string
 	Script             *Script // camunda:script
 	Fields             []Field // camunda:field, injected into its delegate
+	// ID and Timer are a timeout task listener's id and timer: a timer
+	// job per task calls it while the task is open.
+	ID    string
+	Timer *TimerDefinition
+}
+
+// ExternalError is a camunda:errorEventDefinition of an external task:
+// the error code it throws (its errorRef's, or the reference itself when
+// it names no error, as Camunda resolves it) when Expression is true. An
+// empty expression is never true.
+type ExternalError struct {
+	ErrorCode  string
+	Expression string
 }
 
 // Field is a camunda:field injected into a delegate: a string, or an

@@ -99,7 +99,7 @@ type site struct {
 	typ string
 }
 
-func (a *Activity) site() site { return site{a.Pos, a.ID, string(a.Kind)} }
+func (a *Activity) site() site { return site{a.Pos, a.ID, a.typeName()} }
 
 func (f *SequenceFlow) site() site {
 	if f.Generated {
@@ -428,7 +428,9 @@ func (p *parser) parseProcess(e *etree.Element) {
 	proc.CandidateStarterGroups = strings.TrimSpace(camundaValue(e, "candidateStarterGroups"))
 	proc.CandidateStarterUsers = strings.TrimSpace(camundaValue(e, "candidateStarterUsers"))
 	proc.HistoryTimeToLive = p.historyTimeToLive(s, e)
-	proc.Listeners = p.listeners(s, p.extensions(s, e, "executionListener"), false)
+	ext := p.extensions(s, e, "executionListener", "potentialStarter")
+	proc.Listeners = p.listeners(s, ext, false)
+	potentialStarters(proc, ext)
 
 	st := &procState{proc: proc, invalid: map[string]bool{}, rejectedStart: map[*Activity]bool{}}
 	proc.Activities, proc.Flows = p.parseScope(st, e, nil)
@@ -442,7 +444,6 @@ func (p *parser) parseProcess(e *etree.Element) {
 // does not execute.
 var unsupportedHints = map[string]string{
 	"complexGateway":  "use an inclusive gateway, or an exclusive gateway with conditions",
-	"transaction":     "transaction subprocesses and their cancel events are not supported: use an embedded subprocess with an error boundary event",
 	"adHocSubProcess": "ad-hoc subprocesses are not supported: use user tasks in a parallel gateway, or an event-based gateway",
 }
 
@@ -481,7 +482,7 @@ func (p *parser) parseScope(st *procState, container *etree.Element, owner *Acti
 			if f := p.parseFlow(sc, c); f != nil {
 				flows = append(flows, f)
 			}
-		case flowNodes[Kind(c.Tag)]:
+		case flowNodes[Kind(c.Tag)] || c.Tag == "transaction":
 			if a := p.parseActivity(st, sc, c, owner); a != nil {
 				acts = append(acts, a)
 			} else if c.Tag == string(StartEvent) {
@@ -526,4 +527,52 @@ func (p *parser) parseFlow(sc *scopeState, e *etree.Element) *SequenceFlow {
 	f.Listeners = p.listeners(s, p.extensions(s, e, "executionListener"), true)
 	sc.flows = append(sc.flows, pendingFlow{f, attrValue(e, "sourceRef"), attrValue(e, "targetRef")})
 	return f
+}
+
+// potentialStarters adds the camunda:potentialStarter elements of a
+// process to its candidate starters, as Camunda reads them: a
+// formalExpression of comma-separated user(id), group(id) or plain
+// (group) ids.
+func potentialStarters(proc *Process, ext []*etree.Element) {
+	var groups, users []string
+	found := false
+	for _, c := range ext {
+		if c.Tag != "potentialStarter" {
+			continue
+		}
+		found = true
+		rae := bpmnChild(c, "resourceAssignmentExpression")
+		if rae == nil {
+			continue
+		}
+		fe := bpmnChild(rae, "formalExpression")
+		if fe == nil {
+			continue
+		}
+		for _, item := range strings.Split(fe.Text(), ",") {
+			item = strings.TrimSpace(item)
+			switch {
+			case item == "":
+			case strings.HasPrefix(item, "user(") && strings.HasSuffix(item, ")"):
+				users = append(users, strings.TrimSpace(item[len("user("):len(item)-1]))
+			case strings.HasPrefix(item, "group(") && strings.HasSuffix(item, ")"):
+				groups = append(groups, strings.TrimSpace(item[len("group("):len(item)-1]))
+			default:
+				groups = append(groups, item)
+			}
+		}
+	}
+	if !found {
+		return
+	}
+	proc.CandidateStarterGroups = joinCSV(proc.CandidateStarterGroups, groups)
+	proc.CandidateStarterUsers = joinCSV(proc.CandidateStarterUsers, users)
+}
+
+// joinCSV appends ids to a comma-separated list as written.
+func joinCSV(written string, ids []string) string {
+	if written != "" {
+		ids = append([]string{written}, ids...)
+	}
+	return strings.Join(ids, ",")
 }

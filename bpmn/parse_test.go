@@ -509,11 +509,11 @@ func TestUnsupportedCamundaExtensionsRefused(t *testing.T) {
 
 // Camunda attributes bpmnlite does not implement are errors with a hint.
 func TestUnsupportedCamundaAttributesRefused(t *testing.T) {
-	probs := mustFail(t, simple(`<callActivity id="x" calledElement="p" camunda:variableMappingClass="M" camunda:calledElementTenantId="t"/>`))
+	probs := mustFail(t, simple(`<callActivity id="x" calledElement="p" camunda:caseTenantId="c" camunda:calledElementTenantId="t"/>`))
 	if len(probs) != 2 {
 		t.Fatalf("problems: %v", probs)
 	}
-	for i, want := range []string{"camunda:variableMappingClass is not supported: map variables with camunda:in and camunda:out", "camunda:calledElementTenantId is not supported: bpmnlite calls the process of the calling process's tenant"} {
+	for i, want := range []string{"camunda:caseTenantId is not supported: CMMN cases are not supported", "camunda:calledElementTenantId is not supported: bpmnlite calls the process of the calling process's tenant"} {
 		if !strings.Contains(probs[i].Message, want) || probs[i].ElementID != "x" || probs[i].Pos.Line == 0 {
 			t.Errorf("problem %d: %+v, want %q at the element", i, probs[i], want)
 		}
@@ -840,8 +840,8 @@ func TestFields(t *testing.T) {
 	findProblem(t, probs, "x", "camunda:field 'two' needs exactly one value")
 }
 
-// camunda:taskListener on user tasks: the five events bpmnlite runs; the
-// others are problems naming what is supported.
+// camunda:taskListener on user tasks: the six events of Camunda; a
+// timeout listener needs an id and a timer.
 func TestTaskListenerParsing(t *testing.T) {
 	d := mustParse(t, simple(`<userTask id="x"><extensionElements>
   <camunda:taskListener event="create" delegateExpression="${onCreate}"><camunda:field name="f" stringValue="v"/></camunda:taskListener>
@@ -855,7 +855,14 @@ func TestTaskListenerParsing(t *testing.T) {
   <camunda:taskListener event="timeout" class="C"/>
   <camunda:taskListener event="create"/>
 </extensionElements></userTask>`))
-	findProblem(t, probs, "x", "taskListener event 'timeout' is not supported (create, assignment, update, complete and delete are)")
+	findProblem(t, probs, "x", "Element 'id' is mandatory on taskListener of type 'timeout'")
+	d = mustParse(t, simple(`<userTask id="x"><extensionElements>
+  <camunda:taskListener event="timeout" id="t" class="C"><timerEventDefinition><timeCycle>R3/PT1H</timeCycle></timerEventDefinition></camunda:taskListener>
+</extensionElements></userTask>`))
+	want = []Listener{{Event: "timeout", Class: "C", ID: "t", Timer: &TimerDefinition{Type: TimeCycle, Value: "R3/PT1H"}}}
+	if got := d.Process("p").Activity("x").User.TaskListeners; !reflect.DeepEqual(got, want) {
+		t.Errorf("timeout listener %+v", got)
+	}
 	findProblem(t, probs, "x", "Element 'class', 'expression', 'delegateExpression' or 'script' is mandatory on taskListener")
 }
 
@@ -864,7 +871,7 @@ func TestTaskListenerParsing(t *testing.T) {
 func TestUnsupportedAttributesOfSkippedProcesses(t *testing.T) {
 	doc := []byte(`<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:camunda="http://camunda.org/schema/1.0/bpmn" targetNamespace="t">
   <process id="run" isExecutable="true"><startEvent id="s"/><sequenceFlow id="f" sourceRef="s" targetRef="e"/><endEvent id="e"/></process>
-  <process id="pool" isExecutable="false"><startEvent id="ps" camunda:initiator="starter"/></process>
+  <process id="pool" isExecutable="false"><startEvent id="ps" camunda:tenantId="t"/></process>
 </definitions>`)
 	d := mustParse(t, doc)
 	if len(d.Processes) != 1 || len(d.Skipped) != 1 {
@@ -896,5 +903,34 @@ func TestDiagramsSkipped(t *testing.T) {
 	}
 	if _, _, prob := scanPositions(doc(`<bpmndi:BPMNDiagram xmlns:bpmndi="http://www.omg.org/spec/BPMN/20100524/DI"><a></b></bpmndi:BPMNDiagram>`)); prob == nil {
 		t.Error("a malformed diagram passed")
+	}
+}
+
+// A message throw event's messageRef is not resolved by Camunda (its
+// delegate sends whatever it sends): one naming no message is a warning;
+// a catching event's is an error.
+func TestThrowEventUnknownMessageRef(t *testing.T) {
+	d := mustParse(t, simple(`<intermediateThrowEvent id="x"><messageEventDefinition messageRef="nowhere"/></intermediateThrowEvent>`))
+	if len(d.Warnings) != 1 || !strings.Contains(d.Warnings[0].Message, "messageRef 'nowhere' names no message of this file") {
+		t.Errorf("warnings %v", d.Warnings)
+	}
+	probs := mustFail(t, simple(`<receiveTask id="x" messageRef="nowhere"/>`))
+	findProblem(t, probs, "x", "messageRef 'nowhere' names no message of this file")
+}
+
+// camunda:potentialStarter adds to the candidate starters as Camunda reads
+// it: user(id), group(id), and plain ids as groups.
+func TestPotentialStarter(t *testing.T) {
+	d := mustParse(t, []byte(`<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:camunda="http://camunda.org/schema/1.0/bpmn" targetNamespace="t">
+  <process id="p" camunda:candidateStarterUsers="user1, user2" camunda:candidateStarterGroups="group1" isExecutable="true">
+    <extensionElements><camunda:potentialStarter><resourceAssignmentExpression>
+      <formalExpression>group2, group(group3), user(user3)</formalExpression>
+    </resourceAssignmentExpression></camunda:potentialStarter></extensionElements>
+    <startEvent id="s"/><sequenceFlow id="f" sourceRef="s" targetRef="e"/><endEvent id="e"/>
+  </process>
+</definitions>`))
+	p := d.Process("p")
+	if p.CandidateStarterGroups != "group1,group2,group3" || p.CandidateStarterUsers != "user1, user2,user3" {
+		t.Errorf("groups %q, users %q", p.CandidateStarterGroups, p.CandidateStarterUsers)
 	}
 }

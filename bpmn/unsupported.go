@@ -17,12 +17,13 @@ var camundaAttributes = map[string]bool{
 	"candidateGroups": true, "candidateStarterGroups": true, "candidateStarterUsers": true, "candidateUsers": true,
 	"class": true, "collection": true, "delegateExpression": true, "dueDate": true, "elementVariable": true,
 	"errorCodeVariable": true, "errorMessage": true, "errorMessageVariable": true, "exclusive": true,
-	"expression": true, "followUpDate": true, "formKey": true, "formRef": true, "historyTimeToLive": true,
+	"expression": true, "followUpDate": true, "initiator": true, "formKey": true, "formRef": true, "historyTimeToLive": true,
 	"jobPriority": true, "priority": true, "resultVariable": true, "taskPriority": true, "topic": true,
 	"type": true, "versionTag": true, "variableName": true, "variableEvents": true,
 	"escalationCodeVariable": true, "resource": true,
 	"decisionRef": true, "decisionRefBinding": true, "decisionRefVersion": true, "decisionRefVersionTag": true,
 	"decisionRefTenantId": true, "mapDecisionResult": true,
+	"variableMappingClass": true, "variableMappingDelegateExpression": true,
 }
 
 // camundaMetadata are camunda: attributes with no effect on execution.
@@ -34,16 +35,13 @@ var camundaMetadata = map[string]bool{
 
 // camundaHints say what to do instead of an attribute bpmnlite lacks.
 var camundaHints = map[string]string{
-	"initiator":                         "bpmnlite has no authenticated user to store: pass the starter as a start variable",
-	"calledElementTenantId":             "bpmnlite calls the process of the calling process's tenant",
-	"tenantId":                          "bpmnlite takes the tenant of the deployment (tenant-id)",
-	"caseRef":                           "CMMN cases are not supported: call a process",
-	"caseBinding":                       "CMMN cases are not supported: call a process",
-	"caseVersion":                       "CMMN cases are not supported: call a process",
-	"caseTenantId":                      "CMMN cases are not supported: call a process",
-	"variableMappingClass":              "map variables with camunda:in and camunda:out",
-	"variableMappingDelegateExpression": "map variables with camunda:in and camunda:out",
-	"scriptFormat":                      "scriptFormat is an attribute of the BPMN namespace (scriptFormat=\"javascript\")",
+	"calledElementTenantId": "bpmnlite calls the process of the calling process's tenant",
+	"tenantId":              "bpmnlite takes the tenant of the deployment (tenant-id)",
+	"caseRef":               "CMMN cases are not supported: call a process",
+	"caseBinding":           "CMMN cases are not supported: call a process",
+	"caseVersion":           "CMMN cases are not supported: call a process",
+	"caseTenantId":          "CMMN cases are not supported: call a process",
+	"scriptFormat":          "scriptFormat is an attribute of the BPMN namespace (scriptFormat=\"javascript\")",
 }
 
 // checkCamundaAttributes reports every camunda: attribute in the document
@@ -79,9 +77,9 @@ var camundaElementHints = map[string]string{
 	"taskListener":         "task listeners belong to user tasks",
 	"in":                   "camunda:in belongs to call activities",
 	"out":                  "camunda:out belongs to call activities",
-	"potentialStarter":     "use camunda:candidateStarterGroups and camunda:candidateStarterUsers on the process",
+	"potentialStarter":     "potential starters belong to the process",
 	"inputOutput":          "input/output mappings are not allowed on this element, as in Camunda",
-	"errorEventDefinition": "error event definitions of external tasks are not supported: the worker throws the error (handleBpmnError)",
+	"errorEventDefinition": "camunda:errorEventDefinition belongs to external tasks (camunda:type=\"external\")",
 }
 
 // unsupportedExtension reports Camunda extension element c, which has no

@@ -2,6 +2,7 @@ package bpmn
 
 import (
 	"fmt"
+	"slices"
 )
 
 // resolve connects sequence flows, boundary events and default flows once
@@ -103,6 +104,12 @@ func (p *parser) attach(st *procState, sc *scopeState, b *Activity, ref string) 
 	case b.Event == CompensationEvent:
 		b.AttachedTo = target
 		p.compensationHandler(st, sc, b, target)
+	case b.Event == CancelEvent && !target.Transaction:
+		p.errorf(b.site(), "boundary event with cancelEventDefinition only supported on transaction subprocesses")
+	case b.Event == CancelEvent && slices.ContainsFunc(target.Boundaries, func(o *Activity) bool { return o.Event == CancelEvent }):
+		p.errorf(b.site(), "multiple boundary events with cancelEventDefinition not supported on same transaction subprocess")
+	case b.Event == CancelEvent && !b.CancelActivity:
+		p.errorf(b.site(), "a cancel boundary event is always interrupting: remove cancelActivity=\"false\"")
 	default:
 		b.AttachedTo = target
 		target.Boundaries = append(target.Boundaries, b)
@@ -151,6 +158,11 @@ func (p *parser) validate(st *procState) {
 }
 
 func (p *parser) validateActivity(st *procState, a *Activity) {
+	if a.Kind == EndEvent && a.Event == CancelEvent && a.Parent != nil && a.Parent.Transaction &&
+		!slices.ContainsFunc(a.Parent.Boundaries, func(b *Activity) bool { return b.Event == CancelEvent }) {
+		// Camunda fails when the event is reached; refused at deployment.
+		p.errorf(a.site(), "a cancel end event needs a cancel boundary event on its transaction '%s'", a.Parent.ID)
+	}
 	s := a.site()
 	switch a.Kind {
 	case StartEvent:

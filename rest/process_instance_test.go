@@ -291,3 +291,37 @@ func TestRESTProcessInstanceComments(t *testing.T) {
 		}
 	})
 }
+
+// The user of basic authentication is the authenticated user of a start:
+// camunda:initiator stores it. A bearer token names no user: null.
+func TestRESTStartInitiator(t *testing.T) {
+	const model = `<?xml version="1.0" encoding="UTF-8"?>
+<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:camunda="http://camunda.org/schema/1.0/bpmn" targetNamespace="t">
+  <process id="initiated" isExecutable="true">
+    <startEvent id="start" camunda:initiator="starter"/>
+    <sequenceFlow id="f1" sourceRef="start" targetRef="task"/>
+    <userTask id="task"/>
+  </process>
+</definitions>`
+	for _, tc := range []struct {
+		auth, header string
+		want         any
+	}{
+		{"demo:pw", "Basic ZGVtbzpwdw==", "demo"},
+		{"Bearer s3cret-s3cret-s3cret", "Bearer s3cret-s3cret-s3cret", nil},
+	} {
+		eachBackend(t, rest.Options{Auth: tc.auth}, func(t *testing.T, a *api) {
+			if status, out := a.call("POST", "/deployment/create", deployment("i", map[string]string{"i.bpmn": model}), "Authorization", tc.header); status != http.StatusOK {
+				t.Fatalf("deploy: %d %v", status, out)
+			}
+			status, out := a.call("POST", "/process-definition/key/initiated/start", map[string]any{}, "Authorization", tc.header)
+			if status != http.StatusOK {
+				t.Fatalf("start: %d %v", status, out)
+			}
+			v, ok, err := a.eng.Variable(t.Context(), field(out, "id").(string), "starter")
+			if err != nil || !ok || v != tc.want {
+				t.Fatalf("starter = %v (set %v, %v), want %v", v, ok, err, tc.want)
+			}
+		})
+	}
+}

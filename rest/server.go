@@ -184,6 +184,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, h.opt.MaxBodyBytes)
+	if _, bearer := bearerToken(h.opt.Auth); h.opt.Auth != "" && !bearer {
+		// Basic authentication passed: its user is the authenticated user
+		// of the request's commands (camunda:initiator).
+		if u, _, ok := r.BasicAuth(); ok {
+			r = r.WithContext(bpmnlite.WithAuthenticatedUser(r.Context(), u))
+		}
+	}
 	if r.Header.Get("traceparent") != "" {
 		// The caller's trace (W3C Trace Context, through the process's
 		// propagator): the engine's spans for this request continue it.

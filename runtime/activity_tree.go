@@ -160,6 +160,9 @@ func activityLabel(x *execution) (string, string) {
 // activityType is an activity's type as Camunda's history and activity
 // instance tree name it (its ActivityTypes): events by their definition.
 func activityType(a *bpmn.Activity) string {
+	if a.Transaction {
+		return "transaction"
+	}
 	if names := eventTypes[a.Kind]; names != nil {
 		if name, ok := names[a.Event]; ok {
 			return name
@@ -175,7 +178,7 @@ var eventTypes = map[bpmn.Kind]map[bpmn.EventType]string{
 		bpmn.ErrorEvent: "errorStartEvent", bpmn.ConditionalEvent: "conditionalStartEvent"},
 	bpmn.EndEvent: {bpmn.NoEvent: "noneEndEvent", bpmn.ErrorEvent: "errorEndEvent", bpmn.TerminateEvent: "terminateEndEvent",
 		bpmn.MessageEvent: "messageEndEvent", bpmn.SignalEvent: "signalEndEvent", bpmn.CompensationEvent: "compensationEndEvent",
-		bpmn.EscalationEvent: "escalationEndEvent"},
+		bpmn.EscalationEvent: "escalationEndEvent", bpmn.CancelEvent: "cancelEndEvent"},
 	bpmn.IntermediateCatchEvent: {bpmn.MessageEvent: "intermediateMessageCatch", bpmn.TimerEvent: "intermediateTimer",
 		bpmn.LinkEvent: "intermediateLinkCatch", bpmn.SignalEvent: "intermediateSignalCatch", bpmn.ConditionalEvent: "intermediateConditional"},
 	bpmn.IntermediateThrowEvent: {bpmn.NoEvent: "intermediateNoneThrowEvent", bpmn.SignalEvent: "intermediateSignalThrow",
@@ -183,5 +186,5 @@ var eventTypes = map[bpmn.Kind]map[bpmn.EventType]string{
 		bpmn.EscalationEvent: "intermediateEscalationThrowEvent"},
 	bpmn.BoundaryEvent: {bpmn.TimerEvent: "boundaryTimer", bpmn.MessageEvent: "boundaryMessage", bpmn.SignalEvent: "boundarySignal",
 		bpmn.CompensationEvent: "compensationBoundaryCatch", bpmn.ErrorEvent: "boundaryError", bpmn.EscalationEvent: "boundaryEscalation",
-		bpmn.ConditionalEvent: "boundaryConditional"},
+		bpmn.ConditionalEvent: "boundaryConditional", bpmn.CancelEvent: "cancelBoundaryCatch"},
 }

@@ -37,6 +37,9 @@ func (c *command) callProcess(x *execution, a *bpmn.Activity) error {
 			return failAt(a, "camunda:in: %w", err)
 		}
 	}
+	if err := c.mapInputs(x, a, vars); err != nil {
+		return err
+	}
 	in, err := c.startInstance(def, businessKey, x.ID, vars, def.Process.NoneStartEvent())
 	if err != nil {
 		return err

@@ -133,6 +133,11 @@ func compensationScopes(x *execution) []*execution {
 		if a == nil || !a.TriggeredByEvent {
 			break
 		}
+		if a.IsForCompensation {
+			// A compensation event subprocess reaches what its subprocess
+			// kept, handed to the path running it (throwCompensation).
+			return append(out, s.parent)
+		}
 		s = s.parent.scope()
 		out = append(out, s)
 	}
@@ -229,12 +234,29 @@ func (c *command) throwCompensation(x *execution, a *bpmn.Activity) error {
 				return err
 			}
 		}
+		if handler.TriggeredByEvent {
+			// A compensation event subprocess: what its subprocess kept
+			// goes to its path, where throws inside it find it.
+			c.handOver(x, run.sub.ID, path.ID)
+		}
 		// At its handler from now on: a handler path that ends first does
 		// not take it for done (compensationDone).
 		path.ActivityID = handler.ID
 		c.push(func() error { return c.enter(path, handler, false) })
 	}
 	return nil
+}
+
+// handOver moves the compensations kept in from (a group) to to.
+func (c *command) handOver(x *execution, from, to string) {
+	all, err := c.compensations(x)
+	if err != nil {
+		return
+	}
+	for _, s := range keptIn(all)[from] {
+		s.Configuration = to
+		c.cc.Update(s)
+	}
 }
 
 // restore sets the snapshot kept under id as local variables of path.
@@ -269,7 +291,7 @@ func (c *command) compensationDone(live []*execution) {
 		case a == nil:
 		case a.IsForCompensation:
 			return // a handler still runs
-		case a.Event == bpmn.CompensationEvent && !x.IsActive && (a.Kind == bpmn.IntermediateThrowEvent || a.Kind == bpmn.EndEvent):
+		case (a.Event == bpmn.CompensationEvent || a.Event == bpmn.CancelEvent) && !x.IsActive && (a.Kind == bpmn.IntermediateThrowEvent || a.Kind == bpmn.EndEvent):
 			thrower = x
 		}
 	}
@@ -281,8 +303,12 @@ func (c *command) compensationDone(live []*execution) {
 }
 
 // compensated continues x past compensation event a: an intermediate
-// event leaves, an end event ends the path.
+// event leaves, an end event ends the path, a cancel end event leaves its
+// transaction by the cancel boundary event.
 func (c *command) compensated(x *execution, a *bpmn.Activity) error {
+	if a.Event == bpmn.CancelEvent {
+		return c.transactionCancelled(x, a)
+	}
 	if a.Kind == bpmn.EndEvent {
 		return c.endToken(x, a)
 	}
@@ -299,27 +325,45 @@ func (c *command) passCompensations(scope, owner *execution, a *bpmn.Activity) e
 	if !scope.inst.def.Process.HasCompensation || a.CompensationHandler != nil && !scope.isBodyScope() {
 		return nil
 	}
+	if a.TriggeredByEvent && a.IsForCompensation {
+		// A compensation event subprocess ran: what it was handed and
+		// did not compensate goes with it, as Camunda's event scope.
+		return c.dropKept(scope, owner.ID)
+	}
 	all, err := c.compensations(scope)
 	if err != nil {
 		return err
 	}
 	members := keptIn(all)[scope.ID]
-	if len(members) == 0 {
+	// A subprocess with a compensation event subprocess is kept even with
+	// nothing inside to compensate: the event subprocess is its handler.
+	handled := a.CompensationEventSubprocess != nil && !scope.isBodyScope()
+	if len(members) == 0 && !handled {
 		return nil
 	}
 	name := a.ID
-	if scope.isBodyScope() {
+	switch {
+	case scope.isBodyScope():
 		name = a.MultiInstanceBodyID()
+	case handled:
+		name = a.CompensationEventSubprocess.ID
 	}
-	group := c.keep(owner, name, a.ID, keeper(owner).ID)
+	// A subprocess with input/output mappings ran in an input/output
+	// scope, which closes with it: the group is kept outside, with the
+	// scope's local variables (its input parameters) in the snapshot.
+	holder, seen := owner, []*execution{scope}
+	if owner.isIOScope() {
+		holder, seen = owner.parent, []*execution{owner, scope}
+	}
+	group := c.keep(holder, name, a.ID, keeper(holder).ID)
 	for _, s := range members {
 		s.Configuration = group.ID
 		c.cc.Update(s)
 	}
-	if isInner(owner) {
-		return c.snapshot(group.ID, owner, scope)
+	if isInner(holder) {
+		seen = append([]*execution{holder}, seen...)
 	}
-	return c.snapshot(group.ID, scope)
+	return c.snapshot(group.ID, seen...)
 }
 
 // dropCompensations removes what scope kept to compensate, with the groups'
@@ -329,24 +373,34 @@ func (c *command) dropCompensations(scope *execution) error {
 	if !scope.inst.def.Process.HasCompensation || !scope.IsScope && scope.parent != nil {
 		return nil
 	}
+	if scope.parent != nil {
+		return c.dropKept(scope, scope.ID)
+	}
 	all, err := c.compensations(scope)
 	if err != nil {
 		return err
 	}
-	if scope.parent == nil {
-		for _, s := range all {
-			c.forget(scope.inst, s)
-		}
-		return nil
+	for _, s := range all {
+		c.forget(scope.inst, s)
+	}
+	return nil
+}
+
+// dropKept forgets what is kept in id (an execution or a group), with the
+// groups' members.
+func (c *command) dropKept(x *execution, id string) error {
+	all, err := c.compensations(x)
+	if err != nil {
+		return err
 	}
 	kept := keptIn(all)
 	var drop func(id string)
 	drop = func(id string) {
 		for _, s := range kept[id] {
-			c.forget(scope.inst, s)
+			c.forget(x.inst, s)
 			drop(s.ID)
 		}
 	}
-	drop(scope.ID)
+	drop(id)
 	return nil
 }

@@ -1,6 +1,7 @@
 package runtime_test
 
 import (
+	"context"
 	"regexp"
 	"strings"
 	"testing"
@@ -131,12 +132,15 @@ func TestCompensationDeploymentErrors(t *testing.T) {
       <serviceTask id="uh" isForCompensation="true" camunda:class="do" /><association id="ua" sourceRef="ub" targetRef="uh" />
       <sequenceFlow id="h2" sourceRef="u" targetRef="he" /><endEvent id="he" /></subProcess>`,
 				`bad\.bpmn:\d+:\d+: subProcess 'h': a compensation handler subprocess with compensation boundary events inside is not supported`},
-			// Compensation event subprocesses are not built.
+			// Nor a compensation event subprocess keeping compensation inside.
 			{`<startEvent id="s" /><sequenceFlow id="f" sourceRef="s" targetRef="sub" />
     <subProcess id="sub"><startEvent id="ss" /><sequenceFlow id="sf" sourceRef="ss" targetRef="se" /><endEvent id="se" />
       <subProcess id="esp" triggeredByEvent="true"><startEvent id="cs"><compensateEventDefinition /></startEvent>
-        <sequenceFlow id="ef" sourceRef="cs" targetRef="ee" /><endEvent id="ee" /></subProcess>
-    </subProcess>`, `bad\.bpmn:4:52: startEvent/compensateEventDefinition 'cs': .*compensation event subprocesses are not supported`},
+        <sequenceFlow id="ef" sourceRef="cs" targetRef="u" /><serviceTask id="u" camunda:class="do" />
+        <boundaryEvent id="ub" attachedToRef="u"><compensateEventDefinition /></boundaryEvent>
+        <serviceTask id="uh" isForCompensation="true" camunda:class="do" /><association id="ua" sourceRef="ub" targetRef="uh" />
+        <sequenceFlow id="eg" sourceRef="u" targetRef="ee" /><endEvent id="ee" /></subProcess>
+    </subProcess>`, `bad\.bpmn:\d+:\d+: subProcess 'esp': a compensation handler subprocess with compensation boundary events inside is not supported`},
 		} {
 			_, err := e.Eng.Deploy(e.Ctx, bpmnlite.DeployRequest{Name: "bad", Resources: []bpmnlite.Resource{{Name: "bad.bpmn", Bytes: []byte(enginetest.Process("bad", c.body))}}})
 			if err == nil || !regexp.MustCompile(c.want).MatchString(err.Error()) {
@@ -222,6 +226,77 @@ func TestCompensationOfCompletedSubprocess(t *testing.T) {
 		}
 		if subs := e.SubsOf(pi); len(subs) != 1 || subs[0].ActivityID != "outer" {
 			t.Fatalf("kept: %+v, want the outer task's only", subs)
+		}
+	})
+}
+
+// An association written at process level links a compensation boundary
+// event inside a subprocess to its handler there, as Camunda resolves
+// associations across the process (Camunda Modeler writes them so).
+func TestCompensationAssociationInOuterScope(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		r := &harness.Recorder{}
+		e.Eng.RegisterDelegate("do", r)
+		e.Eng.RegisterDelegate("undo", r)
+		e.Deploy("outer", enginetest.Process("outer", `
+    <startEvent id="start" />
+    <sequenceFlow id="f1" sourceRef="start" targetRef="sub" />
+    <subProcess id="sub">
+      <startEvent id="subStart" />
+      <sequenceFlow id="s1" sourceRef="subStart" targetRef="hotel" />
+      <serviceTask id="hotel" camunda:class="do" />
+      <boundaryEvent id="compHotel" attachedToRef="hotel"><compensateEventDefinition /></boundaryEvent>
+      <serviceTask id="undoHotel" isForCompensation="true" camunda:class="undo" />
+      <sequenceFlow id="s2" sourceRef="hotel" targetRef="undoAll" />
+      <intermediateThrowEvent id="undoAll"><compensateEventDefinition /></intermediateThrowEvent>
+      <sequenceFlow id="s3" sourceRef="undoAll" targetRef="subEnd" />
+      <endEvent id="subEnd" />
+    </subProcess>
+    <association id="a1" sourceRef="compHotel" targetRef="undoHotel" />
+    <sequenceFlow id="f2" sourceRef="sub" targetRef="review" />
+    <userTask id="review" />`))
+		pi := e.Start("outer", nil)
+		if got := r.String(); got != "hotel:call undoHotel:call" {
+			t.Fatalf("ran %q, want the hotel and its handler", got)
+		}
+		if got := e.TaskKeys(pi); got != "review" {
+			t.Fatalf("waiting at %q, want review", got)
+		}
+	})
+}
+
+// A completed subprocess with input mappings is compensated like any
+// other (its input/output scope closes with it; what it kept does not):
+// the handler runs and sees the input parameters.
+func TestCompensationSubprocessWithInputMapping(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		r := &harness.Recorder{}
+		e.Eng.RegisterDelegate("do", r)
+		var seen any
+		e.Eng.RegisterDelegate("undo", bpmnlite.DelegateFunc(func(_ context.Context, x *bpmnlite.Execution) error {
+			seen, _, _ = x.Variable("local")
+			return nil
+		}))
+		e.Deploy("io", enginetest.Process("io", `
+    <startEvent id="start" />
+    <sequenceFlow id="f1" sourceRef="start" targetRef="sub" />
+    <subProcess id="sub">
+      <extensionElements><camunda:inputOutput><camunda:inputParameter name="local">inside</camunda:inputParameter></camunda:inputOutput></extensionElements>
+      <startEvent id="s" />
+      <sequenceFlow id="s1" sourceRef="s" targetRef="hotel" />`+enginetest.Compensable("hotel")+`
+      <sequenceFlow id="s2" sourceRef="hotel" targetRef="se" />
+      <endEvent id="se" />
+    </subProcess>
+    <sequenceFlow id="f2" sourceRef="sub" targetRef="undoAll" />
+    <intermediateThrowEvent id="undoAll"><compensateEventDefinition /></intermediateThrowEvent>
+    <sequenceFlow id="f3" sourceRef="undoAll" targetRef="done" />
+    <userTask id="done" />`))
+		pi := e.Start("io", nil)
+		if seen != "inside" || e.TaskKeys(pi) != "done" {
+			t.Fatalf("handler saw local = %v, waiting at %q: want the input parameter and done", seen, e.TaskKeys(pi))
+		}
+		if n := compensateSubs(e, pi); n != 0 {
+			t.Fatalf("%d compensations left", n)
 		}
 	})
 }

@@ -22,14 +22,17 @@ func init() {
 			}
 			return c.triggerBoundary(x, a)
 		},
-		// A cycle does not die with one failing run (keepCycle).
-		firstFailure: func(c *command, j *persistence.Job, x *execution, a *bpmn.Activity) error {
-			if x == nil {
-				return nil // its instance is gone: no next run
-			}
-			return keepCycle(c, j, x, a)
-		},
+		firstFailure: keepLiveCycle,
 	})
+}
+
+// keepLiveCycle is keepCycle for a timer on a path: a cycle does not die
+// with one failing run, unless its instance is gone.
+func keepLiveCycle(c *command, j *persistence.Job, x *execution, a *bpmn.Activity) error {
+	if x == nil {
+		return nil // its instance is gone: no next run
+	}
+	return keepCycle(c, j, x, a)
 }
 
 // armBoundaries creates the timers and subscriptions of a's boundary events
@@ -58,7 +61,7 @@ func waitsFor(a *bpmn.Activity) bool {
 	if a == nil {
 		return false
 	}
-	if len(a.Boundaries) > 0 {
+	if len(a.Boundaries) > 0 || hasTimeoutListeners(a) {
 		return true
 	}
 	switch a.Kind {

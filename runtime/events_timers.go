@@ -61,7 +61,7 @@ func (c *command) createTimerJob(x *execution, a *bpmn.Activity, handler string)
 	} else {
 		def = c.startDef
 	}
-	due, repeat, err := c.timerDue(x, a, c.cc.Now())
+	due, repeat, err := c.timerDue(x, a, a.Timer, c.cc.Now())
 	if err != nil {
 		return nil, err
 	}
@@ -76,10 +76,10 @@ func (c *command) createTimerJob(x *execution, a *bpmn.Activity, handler string)
 	return j, nil
 }
 
-// timerDue computes a timer's due date from now, and for a cycle the cycle
-// to store for its next runs.
-func (c *command) timerDue(x *execution, a *bpmn.Activity, now time.Time) (time.Time, string, error) {
-	td := a.Timer
+// timerDue computes the due date of timer td of activity a (its timer
+// event's, or a timeout task listener's) from now, and for a cycle the
+// cycle to store for its next runs.
+func (c *command) timerDue(x *execution, a *bpmn.Activity, td *bpmn.TimerDefinition, now time.Time) (time.Time, string, error) {
 	if td == nil {
 		return time.Time{}, "", fmt.Errorf("%s has no timer definition", a)
 	}

@@ -205,10 +205,19 @@ func (e *Core) CompleteExternalTask(ctx context.Context, t persistence.Tx, id, w
 		if err != nil {
 			return err
 		}
-		c.logExternalTask(task, persistence.ExternalTaskLogSucceeded)
 		if err := x.setVariables(local, true); err != nil {
 			return err
 		}
+		// An error event definition whose expression holds turns the
+		// completion into its error; its expression failing fails the
+		// completion, as in Camunda.
+		if ee, err := c.externalError(x, task, false); err != nil || ee != nil {
+			if err != nil {
+				return err
+			}
+			return c.throwFromExternalTask(x, task, ee.ErrorCode, task.ErrorMessage)
+		}
+		c.logExternalTask(task, persistence.ExternalTaskLogSucceeded)
 		c.cc.AfterCommit(func() { c.e.counts.completed.Add(1) })
 		x.IsActive = true
 		return c.leave(x, x.activity())
@@ -230,11 +239,16 @@ func (c *command) finishExternalTask(id, workerID, what string, vars map[string]
 	if x.activity() == nil || x.ActivityID != task.ActivityID {
 		return nil, nil, fmt.Errorf("external task %s: its execution is not at %s", task.ID, task.ActivityID)
 	}
-	c.cc.Delete(task)
-	if err := c.e.endIncidents(c.cc, persistence.IncidentsOfExternalTask(task.ID), persistence.IncidentResolved); err != nil {
+	if err := c.dropExternalTask(task); err != nil {
 		return nil, nil, err
 	}
 	return x, task, x.setVariables(vars, false)
+}
+
+// dropExternalTask deletes task and resolves its incident: it is done.
+func (c *command) dropExternalTask(task *persistence.ExternalTask) error {
+	c.cc.Delete(task)
+	return c.e.endIncidents(c.cc, persistence.IncidentsOfExternalTask(task.ID), persistence.IncidentResolved)
 }
 
 // ExternalTaskFailure is a worker's report that its work failed.
@@ -263,9 +277,9 @@ func (e *Core) HandleExternalTaskFailure(ctx context.Context, t persistence.Tx, 
 		if err != nil {
 			return err
 		}
-		if len(f.Variables) > 0 || len(f.LocalVariables) > 0 {
-			x, err := c.execution(task.ExecutionID)
-			if err != nil {
+		var x *execution
+		if len(f.Variables) > 0 || len(f.LocalVariables) > 0 || c.hasExternalErrors(task) {
+			if x, err = c.execution(task.ExecutionID); err != nil {
 				return err
 			}
 			if err := x.setVariables(f.Variables, false); err != nil {
@@ -277,6 +291,16 @@ func (e *Core) HandleExternalTaskFailure(ctx context.Context, t persistence.Tx, 
 		}
 		task.ErrorMessage = truncate(f.ErrorMessage, 4000)
 		task.ErrorDetails = f.ErrorDetails
+		if x != nil && x.activity() != nil {
+			// A failure an error event definition matches throws its
+			// error instead; a failing expression is logged and skipped.
+			if ee, _ := c.externalError(x, task, true); ee != nil {
+				if err := c.dropExternalTask(task); err != nil {
+					return err
+				}
+				return c.throwFromExternalTask(x, task, ee.ErrorCode, task.ErrorMessage)
+			}
+		}
 		until := c.cc.Now().UTC().Add(f.RetryTimeout)
 		task.LockExpiration = &until
 		c.cc.Update(task)
@@ -332,14 +356,20 @@ func (e *Core) HandleExternalTaskBpmnError(ctx context.Context, t persistence.Tx
 		if err != nil {
 			return err
 		}
-		// The error leaves the activity: Camunda logs the task deleted.
-		c.logExternalTask(task, persistence.ExternalTaskLogDeleted)
-		source := fmt.Sprintf("external task '%s'", task.ActivityID)
-		if message != "" {
-			source += " (" + message + ")"
-		}
-		return c.throwError(x, code, message, source)
+		return c.throwFromExternalTask(x, task, code, message)
 	})
+}
+
+// throwFromExternalTask throws error code (with message) from the
+// activity of x, which task waited on (already deleted).
+func (c *command) throwFromExternalTask(x *execution, task *persistence.ExternalTask, code, message string) error {
+	// The error leaves the activity: Camunda logs the task deleted.
+	c.logExternalTask(task, persistence.ExternalTaskLogDeleted)
+	source := fmt.Sprintf("external task '%s'", task.ActivityID)
+	if message != "" {
+		source += " (" + message + ")"
+	}
+	return c.throwError(x, code, message, source)
 }
 
 // ExtendExternalTaskLock gives worker's lock on task id a new expiration,

@@ -37,7 +37,7 @@ func (c *command) createInstance(def *Definition, businessKey, superExecutionID 
 	in := c.newInstance(def, businessKey, superExecutionID)
 	c.historyInstanceStart(in, startActivity)
 	c.initialVars = in.root.ID
-	err := in.root.setVariables(vars, true)
+	err := in.root.setVariables(c.withInitiator(def, vars), true)
 	c.initialVars = ""
 	if err != nil {
 		return nil, err
@@ -112,6 +112,12 @@ func (c *command) endInstance(in *instance, state, reason string) error {
 		if err != nil {
 			return err
 		}
+		var sub map[string]any // what a variable mapping reads
+		if call != nil && call.Call != nil && (call.Call.VariableMappingClass != "" || call.Call.VariableMappingDelegateExpression != "") {
+			if sub, err = root.variables(); err != nil {
+				return err
+			}
+		}
 		resume = func() error {
 			if super.removed {
 				return nil // an event fired at a save point cancelled the call meanwhile
@@ -120,6 +126,9 @@ func (c *command) endInstance(in *instance, state, reason string) error {
 				return err
 			}
 			if err := super.setVariables(out.local, true); err != nil {
+				return err
+			}
+			if err := c.mapOutputs(super, call, sub); err != nil {
 				return err
 			}
 			super.IsActive = true

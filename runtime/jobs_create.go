@@ -67,6 +67,17 @@ func (e *Core) createJobDefinitions(cc *tx.Context, def *Definition) map[jobDefK
 		if a.Event == bpmn.TimerEvent && a.Timer != nil {
 			add(a.ID, persistence.JobTimer, kindTimer, a.Timer.Type.String()+": "+a.Timer.Value)
 		}
+		if hasTimeoutListeners(a) {
+			// One for the task's timeout listeners (a definition is keyed
+			// by activity and kind), listing their timers.
+			var timers []string
+			for _, l := range a.User.TaskListeners {
+				if l.Timer != nil {
+					timers = append(timers, l.Timer.Type.String()+": "+l.Timer.Value)
+				}
+			}
+			add(a.ID, persistence.JobTimer, kindTimeoutListener, strings.Join(timers, ", "))
+		}
 	}
 	return out
 }
@@ -79,6 +90,8 @@ func camundaJobType(a *bpmn.Activity, jobType string) string {
 		return "async-continuation"
 	case a == nil:
 		return ""
+	case a.Kind == bpmn.UserTask:
+		return handlerTimeoutListener
 	case a.Kind == bpmn.BoundaryEvent:
 		return handlerTimerBoundary
 	case a.IsEventSubprocessStart():
@@ -134,6 +147,9 @@ func (c *command) jobDefinition(def *Definition, activity, kind string) (*persis
 func (e *Core) forgetJobDefinitions(defID string) { e.defs.setJobDefs(defID, nil) }
 
 func jobDefKind(jd *persistence.JobDefinition) string {
+	if jd.HandlerType == handlerTimeoutListener {
+		return kindTimeoutListener
+	}
 	if jd.JobType == persistence.JobTimer {
 		return kindTimer
 	}

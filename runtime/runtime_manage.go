@@ -202,27 +202,28 @@ func (e *Core) RecalculateJobDueDate(ctx context.Context, jobID string, creation
 		}
 		var x *execution
 		var a *bpmn.Activity
+		var td *bpmn.TimerDefinition
 		if j.ExecutionID != "" {
 			if x, err = c.execution(j.ExecutionID); err != nil {
 				return err
 			}
-			a = x.inst.def.Process.Activity(j.HandlerConfig)
+			a, td = jobTimer(x.inst.def.Process, j.HandlerConfig)
 		} else {
 			def, err := c.definition(j.ProcessDefinitionID)
 			if err != nil {
 				return err
 			}
 			c.startDef = def
-			a = def.Process.Activity(j.HandlerConfig)
+			a, td = jobTimer(def.Process, j.HandlerConfig)
 		}
-		if a == nil || a.Timer == nil {
+		if a == nil || td == nil {
 			return fmt.Errorf("job %q: its timer event %q is not in its process: %w", jobID, j.HandlerConfig, ErrInvalidArgument)
 		}
 		base := c.cc.Now()
 		if creationDateBased {
 			base = j.CreateTime
 		}
-		due, repeat, err := c.timerDue(x, a, base)
+		due, repeat, err := c.timerDue(x, a, td, base)
 		if err != nil {
 			return err
 		}

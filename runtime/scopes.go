@@ -53,6 +53,8 @@ func (c *command) endEvent(x *execution, a *bpmn.Activity) error {
 		}
 	case bpmn.CompensationEvent:
 		return c.throwCompensation(x, a)
+	case bpmn.CancelEvent:
+		return c.cancelEnd(x, a)
 	case bpmn.MessageEvent:
 		if a.HasImplementation() {
 			// Its delegate runs, or its external task waits; then it ends

@@ -50,6 +50,11 @@ func (c *command) createTask(x *execution, a *bpmn.Activity) error {
 		return failAt(a, "no user task settings") // not parsed as a user task
 	}
 	x.IsActive = false
+	if hasTimeoutListeners(a) {
+		if err := c.armTimeoutListeners(x, a); err != nil {
+			return err
+		}
+	}
 	t := &persistence.Task{
 		ID:                  newID(),
 		Rev:                 1,
