@@ -116,15 +116,11 @@ func (p *parser) parseActivity(st *procState, sc *scopeState, e *etree.Element, 
 		u.DueDate = p.taskDate(s, e, "dueDate")
 		u.FollowUpDate = p.taskDate(s, e, "followUpDate")
 		u.Priority = p.priority(s, e, "priority")
-		u.FormKey = camundaValue(e, "formKey")
-		if u.FormKey == "" {
-			u.FormKey = camundaValue(e, "formRef")
-		}
+		a.Form = p.form(s, e)
 		u.TaskListeners = p.taskListeners(s, ext)
 		a.User = u
 	case StartEvent:
-		a.StartFormKey, a.StartFormRef = camundaValue(e, "formKey"), camundaValue(e, "formRef")
-		a.StartFormFields = formFields(e)
+		a.Form = p.form(s, e)
 	case ReceiveTask:
 		if ref := attrValue(e, "messageRef"); ref != "" {
 			a.MessageName = p.messageName(s, ref)
@@ -373,35 +369,9 @@ func (p *parser) parseTimer(s site, def *etree.Element) *TimerDefinition {
 	return td
 }
 
-// formFields are the camunda:formField elements of e's camunda:formData.
-func formFields(e *etree.Element) []FormField {
-	var out []FormField
-	for _, ee := range e.ChildElements() {
-		if !isBPMN(ee, "extensionElements") {
-			continue
-		}
-		for _, data := range ee.ChildElements() {
-			if !isCamundaNS(data.NamespaceURI()) || data.Tag != "formData" {
-				continue
-			}
-			for _, f := range data.ChildElements() {
-				if !isCamundaNS(f.NamespaceURI()) || f.Tag != "formField" {
-					continue
-				}
-				field := FormField{ID: attrValue(f, "id"), Type: attrValue(f, "type"), DefaultValue: attrValue(f, "defaultValue")}
-				for _, v := range f.ChildElements() {
-					field.Validated = field.Validated || v.Tag == "validation" && len(v.ChildElements()) > 0
-				}
-				out = append(out, field)
-			}
-		}
-	}
-	return out
-}
-
 // silentExtensions are Camunda extension elements without effect on
 // execution (form metadata, free properties): ignored without a warning.
-var silentExtensions = map[string]bool{"properties": true, "formData": true, "formProperty": true}
+var silentExtensions = map[string]bool{"properties": true, "formData": true}
 
 // extensions returns the Camunda (and legacy fox) elements inside e's
 // extensionElements whose names are allowed. Other Camunda elements would

@@ -21,13 +21,13 @@ var camundaAttributes = map[string]bool{
 	"jobPriority": true, "priority": true, "resultVariable": true, "taskPriority": true, "topic": true,
 	"type": true, "versionTag": true, "variableName": true, "variableEvents": true,
 	"escalationCodeVariable": true,
+	"formRefBinding":         true, "formRefVersion": true,
 }
 
 // camundaMetadata are camunda: attributes with no effect on execution.
 var camundaMetadata = map[string]bool{
 	"isStartableInTasklist": true, "diagramRelationId": true,
 	"modelerTemplate": true, "modelerTemplateVersion": true, "modelerTemplateIcon": true,
-	"formRefBinding": true, "formRefVersion": true, "formHandlerClass": true,
 }
 
 // camundaHints say what to do instead of an attribute bpmnlite lacks.
@@ -41,6 +41,7 @@ var camundaHints = map[string]string{
 	"caseTenantId":                      "CMMN cases are not supported: call a process",
 	"variableMappingClass":              "map variables with camunda:in and camunda:out",
 	"variableMappingDelegateExpression": "map variables with camunda:in and camunda:out",
+	"formHandlerClass":                  "bpmnlite has no Java form handlers: declare the form with camunda:formKey, camunda:formRef or camunda:formData",
 	"resource":                          "bpmnlite has no script engine: call a registered delegate (camunda:class)",
 	"scriptFormat":                      "bpmnlite has no script engine: call a registered delegate (camunda:class)",
 	"decisionRef":                       "DMN decisions are not supported: call a registered delegate (camunda:class)",
@@ -79,6 +80,7 @@ var camundaElementHints = map[string]string{
 	"taskListener":         "task listeners belong to user tasks",
 	"in":                   "camunda:in belongs to call activities",
 	"out":                  "camunda:out belongs to call activities",
+	"formProperty":         "legacy form properties are not supported: declare the fields with camunda:formData and camunda:formField",
 	"potentialStarter":     "use camunda:candidateStarterGroups and camunda:candidateStarterUsers on the process",
 	"inputOutput":          "input/output mappings are not allowed on this element, as in Camunda",
 	"errorEventDefinition": "error event definitions of external tasks are not supported: the worker throws the error (handleBpmnError)",

@@ -52,6 +52,9 @@ type Deployment struct {
 	Warnings    []bpmn.Problem
 	// Unchanged is set when SkipUnchanged found nothing new.
 	Unchanged bool
+
+	// FormDefinitions are the Camunda Forms (.form) deployed.
+	FormDefinitions []*persistence.FormDefinition
 }
 
 // Deploy parses and stores the resources and their process definitions, one
@@ -64,9 +67,16 @@ func (e *Core) Deploy(ctx context.Context, req DeployRequest) (_ *Deployment, er
 	var all []parsedResource
 	var errs []error
 	for _, r := range req.Resources {
+		var err error
 		sum := sha256.Sum256(r.Bytes)
 		if !IsProcessModel(r.Name) {
-			all = append(all, parsedResource{r, nil, hex.EncodeToString(sum[:])})
+			p := parsedResource{res: r, hash: hex.EncodeToString(sum[:])}
+			if IsForm(r.Name) {
+				if p.formKey, err = formKeyOf(r); err != nil {
+					errs = append(errs, err)
+				}
+			}
+			all = append(all, p)
 			continue
 		}
 		m, err := bpmn.Parse(r.Bytes, bpmn.ParseOptions{File: r.Name, ForceExecutable: req.ForceExecutable, CheckExpression: e.CheckExpression, MaxBytes: e.Config.Limits.MaxResourceBytes, MaxQuoted: e.Config.Limits.MaxQuotedSource})
@@ -74,7 +84,7 @@ func (e *Core) Deploy(ctx context.Context, req DeployRequest) (_ *Deployment, er
 			errs = append(errs, err)
 			continue
 		}
-		all = append(all, parsedResource{r, m, hex.EncodeToString(sum[:])})
+		all = append(all, parsedResource{res: r, model: m, hash: hex.EncodeToString(sum[:])})
 	}
 	if len(errs) > 0 {
 		return nil, joinErrors(errs)
@@ -100,6 +110,13 @@ func (e *Core) Deploy(ctx context.Context, req DeployRequest) (_ *Deployment, er
 		}
 		for _, p := range deploy {
 			cc.Insert(&persistence.Resource{ID: newID(), DeploymentID: d.ID, Name: p.res.Name, Bytes: p.res.Bytes, Hash: p.hash})
+			if p.formKey != "" {
+				f, err := e.deployForm(cc, d, p.res.Name, p.formKey)
+				if err != nil {
+					return err
+				}
+				out.FormDefinitions = append(out.FormDefinitions, f)
+			}
 			if p.model == nil {
 				continue // kept as it is: a form, a decision table, a script, an image
 			}
@@ -136,9 +153,10 @@ func (e *Core) Deploy(ctx context.Context, req DeployRequest) (_ *Deployment, er
 }
 
 type parsedResource struct {
-	res   Resource
-	model *bpmn.Definitions // nil: not a process model
-	hash  string
+	res     Resource
+	model   *bpmn.Definitions // nil: not a process model
+	hash    string
+	formKey string // a Camunda Form's id
 }
 
 // IsProcessModel reports whether a deployment's resource of this name is
@@ -292,7 +310,7 @@ func (e *Core) deployProcess(cc *tx.Context, d *persistence.Deployment, resource
 		Description:            proc.Documentation,
 	}
 	if s := proc.NoneStartEvent(); s != nil {
-		pd.HasStartForm = s.StartFormKey != "" || s.StartFormRef != ""
+		pd.HasStartForm = s.Form != nil
 	}
 	cc.Insert(pd)
 	if pd.HistoryTimeToLive != nil && e.history(config.HistoryActivity) {

@@ -217,6 +217,7 @@ func (e *Core) DeleteDeployment(ctx context.Context, id string, cascade bool) er
 			return err
 		}
 		cc.Write(persistence.DeleteResourcesOfDeployment(id))
+		cc.Write(persistence.DeleteFormDefinitionsOfDeployment(id))
 		cc.Delete(dep)
 		return nil
 	})
