@@ -34,6 +34,7 @@ func (e *Engine) Deploy(ctx context.Context, req DeployRequest) (*Deployment, er
 	out := deploymentOf(d.Deployment)
 	out.Definitions = copies(d.Definitions, func(p ProcessDefinition) ProcessDefinition { return p })
 	out.Skipped, out.Warnings, out.Unchanged = d.Skipped, d.Warnings, d.Unchanged
+	out.FormDefinitions = d.FormDefinitions
 	return &out, nil
 }
 

@@ -191,18 +191,28 @@ func submitForm(form *bpmn.Form, vars map[string]any, s formScope) (map[string]a
 				return nil, &FormFieldError{f.ID, err.Error()}
 			}
 			if transient {
-				m = Transient(m)
+				out[f.ID] = Transient(declared(f, m))
+			} else {
+				out[f.ID] = declared(f, m)
 			}
-			out[f.ID] = m
 		case f.DefaultValue != "":
 			d, err := fieldDefault(f, s)
 			if err != nil {
 				return nil, err
 			}
-			out[f.ID] = d
+			out[f.ID] = declared(f, d)
 		}
 	}
 	return out, nil
+}
+
+// declared is model value m of a long field declared Long, which a small
+// Go integer alone would not be (Camunda's form type gives a LongValue).
+func declared(f bpmn.FormField, m any) any {
+	if f.Type == "long" && m != nil {
+		return TypedValue{Type: "Long", Value: m}
+	}
+	return m
 }
 
 // fieldDefault is f's default value (evaluated) as its type's value.
