@@ -310,7 +310,7 @@ func (e *Core) deployProcess(cc *tx.Context, d *persistence.Deployment, resource
 		Description:            proc.Documentation,
 	}
 	if s := proc.NoneStartEvent(); s != nil {
-		pd.HasStartForm = s.Form != nil
+		pd.HasStartForm = s.Form != nil && (s.Form.Key != "" || s.Form.Ref != "") // Camunda's hasStartFormKey
 	}
 	cc.Insert(pd)
 	if pd.HistoryTimeToLive != nil && e.history(config.HistoryActivity) {
