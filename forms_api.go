@@ -28,6 +28,9 @@ type Form struct {
 	BusinessKeyField string
 	DeploymentID     string
 	TenantID         string
+	// Properties are its legacy camunda:formProperty elements, applied
+	// when the form is submitted.
+	Properties []FormProperty
 }
 
 // StartForm is a start event's form.
@@ -35,6 +38,9 @@ type StartForm = Form
 
 // FormField is a camunda:formField.
 type FormField = bpmn.FormField
+
+// FormProperty is a legacy camunda:formProperty.
+type FormProperty = bpmn.FormProperty
 
 // FormRef is a camunda:formRef with its binding ("latest", "deployment"
 // or "version") and, with binding version, camunda:formRefVersion.
@@ -60,7 +66,7 @@ func (e *Engine) StartForm(ctx context.Context, definitionID string) (StartForm,
 	if s == nil || s.Form == nil {
 		return f, nil
 	}
-	f.Key, f.Fields, f.BusinessKeyField = s.Form.Key, s.Form.Fields, s.Form.BusinessKeyField
+	f.Key, f.Fields, f.BusinessKeyField, f.Properties = s.Form.Key, s.Form.Fields, s.Form.BusinessKeyField, s.Form.Properties
 	if s.Form.Ref != "" {
 		f.Ref, err = e.rt.StartFormRef(s.Form)
 	}
@@ -84,7 +90,7 @@ func (e *Engine) TaskForm(ctx context.Context, id string) (Form, error) {
 		f.Ref = &FormRef{Key: task.FormRef, Binding: task.FormRefBinding, Version: task.FormRefVersion}
 	}
 	if a := proc.Activity(task.TaskDefinitionKey); a != nil && a.Form != nil {
-		f.Fields = a.Form.Fields
+		f.Fields, f.Properties = a.Form.Fields, a.Form.Properties
 	}
 	return f, nil
 }

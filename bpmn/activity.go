@@ -371,7 +371,7 @@ func (p *parser) parseTimer(s site, def *etree.Element) *TimerDefinition {
 
 // silentExtensions are Camunda extension elements without effect on
 // execution (form metadata, free properties): ignored without a warning.
-var silentExtensions = map[string]bool{"properties": true, "formData": true}
+var silentExtensions = map[string]bool{"properties": true, "formData": true, "formProperty": true}
 
 // extensions returns the Camunda (and legacy fox) elements inside e's
 // extensionElements whose names are allowed. Other Camunda elements would

@@ -3,6 +3,7 @@ package bpmn
 import (
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/beevik/etree"
 )
@@ -40,6 +41,9 @@ func (p *parser) form(s site, e *etree.Element) *Form {
 			continue
 		}
 		for _, data := range ee.ChildElements() {
+			if isCamundaNS(data.NamespaceURI()) && data.Tag == "formProperty" {
+				f.Properties = append(f.Properties, p.formProperty(p.at(s, data), data))
+			}
 			if isCamundaNS(data.NamespaceURI()) && data.Tag == "formData" {
 				f.BusinessKeyField = attrValue(data, "businessKey")
 				for _, fe := range data.ChildElements() {
@@ -50,7 +54,7 @@ func (p *parser) form(s site, e *etree.Element) *Form {
 			}
 		}
 	}
-	if f.Key == "" && f.Ref == "" && len(f.Fields) == 0 {
+	if f.Key == "" && f.Ref == "" && len(f.Fields) == 0 && len(f.Properties) == 0 {
 		return nil
 	}
 	return f
@@ -111,6 +115,74 @@ func (p *parser) formField(s site, fe *etree.Element) FormField {
 		}
 	}
 	return f
+}
+
+// formProperty reads a legacy camunda:formProperty at s, as Camunda's
+// DefaultFormHandler.parseFormProperties.
+func (p *parser) formProperty(s site, fe *etree.Element) FormProperty {
+	f := FormField{ID: attrValue(fe, "id"), Label: attrValue(fe, "name"), Type: attrValue(fe, "type"),
+		DefaultValue: attrValue(fe, "default"), DatePattern: attrValue(fe, "datePattern")}
+	if _, ok := attr(fe, "id"); !ok {
+		p.errorf(s, "camunda:formProperty: attribute 'id' is required")
+	}
+	switch {
+	case f.Type != "" && !slices.Contains(formTypes, f.Type):
+		p.errorf(s, "form property %s: unknown type '%s' (bpmnlite has the form types %s)", f.ID, f.Type, strings.Join(formTypes, ", "))
+	case f.Type == "date" && f.DatePattern != "":
+		if _, err := javaDateLayout(f.DatePattern); err != nil {
+			p.errorf(s, "form property %s: datePattern '%s': %v", f.ID, f.DatePattern, err)
+		}
+	case f.Type != "date":
+		f.DatePattern = "" // read only with type date, as Camunda
+	}
+	if f.Type == "enum" {
+		for _, c := range fe.ChildElements() {
+			if c.Tag == "value" && isCamundaNS(c.NamespaceURI()) {
+				f.Values = append(f.Values, FormValue{ID: attrValue(c, "id"), Name: attrValue(c, "name")})
+			}
+		}
+	}
+	p.checkMaybeExpr(s, "default of form property "+f.ID, f.DefaultValue)
+	prop := FormProperty{Field: f, Variable: attrValue(fe, "variable")}
+	flag := func(name string, def bool) bool {
+		v, ok := attr(fe, name)
+		if !ok {
+			return def
+		}
+		switch strings.ToLower(v) {
+		case "on", "yes", "true", "enabled", "active":
+			return true
+		case "off", "no", "false", "disabled", "inactive":
+			return false
+		}
+		p.errorf(s, "form property %s: attribute '%s' must be one of {on|yes|true|enabled|active|off|no|false|disabled|inactive}", f.ID, name)
+		return def
+	}
+	prop.Required, prop.Readable, prop.Writable = flag("required", false), flag("readable", true), flag("writable", true)
+	if expr := attrValue(fe, "expression"); expr != "" {
+		// Camunda writes the value through the expression; bpmnlite
+		// does so for an expression that names a variable.
+		name := strings.TrimSpace(expr)
+		if (strings.HasPrefix(name, "${") || strings.HasPrefix(name, "#{")) && strings.HasSuffix(name, "}") {
+			name = strings.TrimSpace(name[2 : len(name)-1])
+		}
+		if !isIdentifier(name) || name == expr {
+			p.errorf(s, "form property %s: expression '%s' is not supported: bpmnlite sets a form property's variable (variable=\"name\" or expression=\"${name}\")", f.ID, expr)
+		} else if prop.Variable == "" {
+			prop.Variable = name
+		}
+	}
+	return prop
+}
+
+// isIdentifier reports whether s is a plain variable name.
+func isIdentifier(s string) bool {
+	for i, r := range s {
+		if !(r == '_' || r == '$' || unicode.IsLetter(r) || i > 0 && unicode.IsDigit(r)) {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // DateLayout is the Go time layout of a form field of type date: its

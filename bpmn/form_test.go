@@ -54,13 +54,41 @@ func TestFormsParsed(t *testing.T) {
 	}
 }
 
+// Legacy form properties are read with Camunda's defaults (readable and
+// writable, not required); an expression that names a variable is that
+// variable.
+func TestFormPropertiesParsed(t *testing.T) {
+	d := mustParse(t, simple(`<userTask id="x"><extensionElements>
+  <camunda:formProperty id="speaker" variable="SpeakerName" writable="false" />
+  <camunda:formProperty id="street" expression="${street}" required="yes" />
+  <camunda:formProperty id="kind" type="enum" default="a"><camunda:value id="a" name="A" /></camunda:formProperty>
+  <camunda:formProperty id="when" name="When" type="date" datePattern="dd-MM-yyyy hh:mm" readable="off" />
+</extensionElements></userTask>`))
+	got := d.Processes[0].Activity("x").Form.Properties
+	want := []FormProperty{
+		{Field: FormField{ID: "speaker"}, Readable: true, Variable: "SpeakerName"},
+		{Field: FormField{ID: "street"}, Required: true, Readable: true, Writable: true, Variable: "street"},
+		{Field: FormField{ID: "kind", Type: "enum", DefaultValue: "a", Values: []FormValue{{"a", "A"}}}, Readable: true, Writable: true},
+		{Field: FormField{ID: "when", Label: "When", Type: "date", DatePattern: "dd-MM-yyyy hh:mm"}, Writable: true},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("properties:\n got %+v\nwant %+v", got, want)
+	}
+}
+
 // What bpmnlite's forms cannot honour is refused at its element, with a
-// hint: legacy form properties, Java form handlers, custom validators,
+// hint: form property expressions that are no variable, Java form handlers, custom validators,
 // unknown types and constraints, bad bindings.
 func TestFormProblems(t *testing.T) {
 	for _, c := range []struct{ task, want string }{
-		{`<userTask id="x"><extensionElements><camunda:formProperty id="a" /></extensionElements></userTask>`,
-			"camunda:formProperty is not supported here: legacy form properties are not supported: declare the fields with camunda:formData and camunda:formField"},
+		{`<userTask id="x"><extensionElements><camunda:formProperty id="a" expression="#{address.street}" /></extensionElements></userTask>`,
+			"form property a: expression '#{address.street}' is not supported: bpmnlite sets a form property's variable"},
+		{`<userTask id="x"><extensionElements><camunda:formProperty id="a" required="maybe" /></extensionElements></userTask>`,
+			"form property a: attribute 'required' must be one of {on|yes|true|enabled|active|off|no|false|disabled|inactive}"},
+		{`<userTask id="x"><extensionElements><camunda:formProperty name="a" /></extensionElements></userTask>`,
+			"camunda:formProperty: attribute 'id' is required"},
+		{`<userTask id="x"><extensionElements><camunda:formProperty id="a" type="money" /></extensionElements></userTask>`,
+			"form property a: unknown type 'money'"},
 		{`<userTask id="x" camunda:formHandlerClass="org.Handler" />`,
 			"camunda:formHandlerClass is not supported: bpmnlite has no Java form handlers"},
 		{`<userTask id="x"><extensionElements><camunda:formData><camunda:formField id="a" type="string"><camunda:validation><camunda:constraint name="validator" config="org.V" /></camunda:validation></camunda:formField></camunda:formData></extensionElements></userTask>`,

@@ -378,6 +378,18 @@ type Form struct {
 	Ref, RefBinding, RefVersion string
 	Fields                      []FormField
 	BusinessKeyField            string
+	// Properties are the legacy camunda:formProperty elements.
+	Properties []FormProperty
+}
+
+// FormProperty is a legacy camunda:formProperty: its id, name (Label),
+// type (none: values pass as they are), datePattern, enum values and
+// default (an expression or a constant) in Field, whether it is required,
+// readable and writable, and the variable it sets (Variable, else its id).
+type FormProperty struct {
+	Field                        FormField
+	Required, Readable, Writable bool
+	Variable                     string
 }
 
 // FormField is a camunda:formField: its id (the variable), label and

@@ -80,7 +80,6 @@ var camundaElementHints = map[string]string{
 	"taskListener":         "task listeners belong to user tasks",
 	"in":                   "camunda:in belongs to call activities",
 	"out":                  "camunda:out belongs to call activities",
-	"formProperty":         "legacy form properties are not supported: declare the fields with camunda:formData and camunda:formField",
 	"potentialStarter":     "use camunda:candidateStarterGroups and camunda:candidateStarterUsers on the process",
 	"inputOutput":          "input/output mappings are not allowed on this element, as in Camunda",
 	"errorEventDefinition": "error event definitions of external tasks are not supported: the worker throws the error (handleBpmnError)",

@@ -140,9 +140,15 @@ func formRefOf(form *bpmn.Form, text func(src string) (string, error)) (*FormRef
 type FormFieldError struct {
 	Field string
 	Msg   string
+	// Property: a legacy camunda:formProperty refused it; Msg is the
+	// whole message, as Camunda's ("form property 'x' is required").
+	Property bool
 }
 
 func (e *FormFieldError) Error() string {
+	if e.Property {
+		return e.Msg
+	}
 	return "Invalid value submitted for form field '" + e.Field + "': " + e.Msg
 }
 
@@ -157,12 +163,17 @@ type formScope struct {
 // field's value to its type, as Camunda's DefaultFormHandler: a field not
 // submitted gets its default value; the other variables pass unchanged.
 func submitForm(form *bpmn.Form, vars map[string]any, s formScope) (map[string]any, error) {
-	if form == nil || len(form.Fields) == 0 {
+	if form == nil || len(form.Fields) == 0 && len(form.Properties) == 0 {
 		return vars, nil
 	}
 	out := make(map[string]any, len(vars)+len(form.Fields))
 	for k, v := range vars {
 		out[k] = v
+	}
+	for _, p := range form.Properties {
+		if err := submitProperty(p, vars, out, s); err != nil {
+			return nil, err
+		}
 	}
 	for _, f := range form.Fields {
 		if f.ID == form.BusinessKeyField {
@@ -181,14 +192,14 @@ func submitForm(form *bpmn.Form, vars map[string]any, s formScope) (map[string]a
 				if con.Config != "" {
 					what += "(" + con.Config + ")"
 				}
-				return nil, &FormFieldError{f.ID, "validation of " + what + " failed."}
+				return nil, &FormFieldError{Field: f.ID, Msg: "validation of " + what + " failed."}
 			}
 		}
 		switch {
 		case present:
 			m, err := fieldModelValue(f, v)
 			if err != nil {
-				return nil, &FormFieldError{f.ID, err.Error()}
+				return nil, &FormFieldError{Field: f.ID, Msg: err.Error()}
 			}
 			if transient {
 				out[f.ID] = Transient(declared(f, m))
@@ -213,6 +224,60 @@ func declared(f bpmn.FormField, m any) any {
 		return TypedValue{Type: "Long", Value: m}
 	}
 	return m
+}
+
+// submitProperty applies legacy form property p to the submitted vars,
+// writing out, as Camunda's FormPropertyHandler.submitFormProperty: the
+// submitted value (taken out of the variables set as they are) or the
+// default, converted to the property's type, is set as its variable.
+func submitProperty(p bpmn.FormProperty, vars, out map[string]any, s formScope) error {
+	f := p.Field
+	raw, present := vars[f.ID]
+	switch {
+	case !p.Writable && present:
+		return &FormFieldError{Field: f.ID, Msg: "form property '" + f.ID + "' is not writable", Property: true}
+	case p.Required && !present && f.DefaultValue == "":
+		return &FormFieldError{Field: f.ID, Msg: "form property '" + f.ID + "' is required", Property: true}
+	}
+	var model any
+	var err error
+	switch {
+	case present:
+		delete(out, f.ID)
+		model = plainValue(raw)
+		if str, isString := model.(string); f.Type != "" && f.Type != "string" && str == "" && isString {
+			model = nil // an empty form value is none, as Camunda's form types read it
+		}
+		if f.Type != "" && model != nil {
+			model, err = fieldModelValue(f, model)
+		}
+	case f.DefaultValue != "":
+		var d any = f.DefaultValue
+		if expression.IsExpression(f.DefaultValue) {
+			if d, err = s.eval(f.DefaultValue); err != nil {
+				return fmt.Errorf("default of form property %s: %w", f.ID, err)
+			}
+		}
+		switch {
+		case d == nil && p.Required:
+			return &FormFieldError{Field: f.ID, Msg: "form property '" + f.ID + "' is required", Property: true}
+		case d != nil && f.Type != "" && f.Type != "string":
+			model, err = fieldModelValue(f, fmt.Sprint(d))
+		case d != nil:
+			model = fmt.Sprint(d)
+		}
+	}
+	if err != nil {
+		return &FormFieldError{Field: f.ID, Msg: "form property '" + f.ID + "': " + err.Error(), Property: true}
+	}
+	if model != nil {
+		name := p.Variable
+		if name == "" {
+			name = f.ID
+		}
+		out[name] = declared(f, model)
+	}
+	return nil
 }
 
 // fieldDefault is f's default value (evaluated) as its type's value.
@@ -260,7 +325,7 @@ func checkConstraint(f bpmn.FormField, con bpmn.FormConstraint, v any, s formSco
 		}
 		n, err := strconv.Atoi(con.Config)
 		if err != nil {
-			return false, &FormFieldError{f.ID, fmt.Sprintf("Cannot validate \"%s\": configuration %s cannot be interpreted as Integer", con.Name, con.Config)}
+			return false, &FormFieldError{Field: f.ID, Msg: fmt.Sprintf("Cannot validate \"%s\": configuration %s cannot be interpreted as Integer", con.Name, con.Config)}
 		}
 		if con.Name == "minlength" {
 			return utf8.RuneCountInString(str) >= n, nil
@@ -276,7 +341,7 @@ func checkConstraint(f bpmn.FormField, con bpmn.FormConstraint, v any, s formSco
 		}
 		limit, err := strconv.ParseFloat(strings.TrimSpace(con.Config), 64)
 		if err != nil {
-			return false, &FormFieldError{f.ID, fmt.Sprintf("Cannot validate %v: configuration %s cannot be parsed as a number.", v, con.Config)}
+			return false, &FormFieldError{Field: f.ID, Msg: fmt.Sprintf("Cannot validate %v: configuration %s cannot be parsed as a number.", v, con.Config)}
 		}
 		if con.Name == "min" {
 			return num >= limit, nil
@@ -420,7 +485,7 @@ func formValues(form *bpmn.Form, names []string, s formScope) (map[string]TypedV
 		}
 		tv, err := fieldFormValue(f, plainValue(v))
 		if err != nil {
-			return nil, &FormFieldError{f.ID, "failed to convert '" + f.ID + "': " + err.Error()}
+			return nil, &FormFieldError{Field: f.ID, Msg: "failed to convert '" + f.ID + "': " + err.Error()}
 		}
 		out[f.ID] = tv
 	}

@@ -267,21 +267,25 @@ func TestGeneratedFormSubmit(t *testing.T) {
 	})
 }
 
+// formTask is process id: a user task "task" with extension elements ext,
+// then next (an element with id "next").
+func formTask(id, ext, next string) string {
+	return enginetest.Process(id, `
+    <startEvent id="start" />
+    <sequenceFlow id="f1" sourceRef="start" targetRef="task" />
+    <userTask id="task"><extensionElements>`+ext+`</extensionElements></userTask>
+    <sequenceFlow id="f2" sourceRef="task" targetRef="next" />
+    `+next)
+}
+
 // required is met by a variable the task already sees, or by a default
 // value, as Camunda's RequiredValidator.
 func TestGeneratedFormRequiredSeesVariables(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		e.Deploy("req", enginetest.Process("req", `
-    <startEvent id="start" />
-    <sequenceFlow id="f1" sourceRef="start" targetRef="task" />
-    <userTask id="task">
-      <extensionElements><camunda:formData>
+		e.Deploy("req", formTask("req", `<camunda:formData>
         <camunda:formField id="known" type="string"><camunda:validation><camunda:constraint name="required" /></camunda:validation></camunda:formField>
         <camunda:formField id="defaulted" type="long" defaultValue="7"><camunda:validation><camunda:constraint name="required" /></camunda:validation></camunda:formField>
-      </camunda:formData></extensionElements>
-    </userTask>
-    <sequenceFlow id="f2" sourceRef="task" targetRef="end" />
-    <endEvent id="end" />`))
+      </camunda:formData>`, `<endEvent id="next" />`))
 		pi := e.Start("req", nil)
 		if _, err := e.Eng.SubmitTaskForm(e.Ctx, e.Tasks(pi)[0].ID, nil, false); err == nil || !strings.Contains(err.Error(), "form field 'known'") {
 			t.Fatalf("without known: %v", err)
@@ -333,5 +337,46 @@ func TestStartFormSubmit(t *testing.T) {
 			t.Errorf("business key: %+v %v", inst, err)
 		}
 		wantEq(t, "variables", e.VarsOf(pi), map[string]any{"orderId": "o-1", "count": int64(2)})
+	})
+}
+
+// Legacy camunda:formProperty elements apply on submit, as Camunda's
+// FormPropertyHandler: required and writable are checked, the value (or
+// the default) is converted to the property's type and set as its
+// variable, under another name when it says so.
+func TestFormPropertiesSubmit(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.Deploy("legacy", formTask("legacy", `
+        <camunda:formProperty id="speaker" variable="SpeakerName" />
+        <camunda:formProperty id="room" writable="false" />
+        <camunda:formProperty id="duration" type="long" required="true" />
+        <camunda:formProperty id="estimate" type="long" default="${12 * 2 - 1}" />
+        <camunda:formProperty id="free" type="boolean" />
+        <camunda:formProperty id="direction" type="enum"><camunda:value id="left" /><camunda:value id="right" /></camunda:formProperty>
+        <camunda:formProperty id="start" type="date" datePattern="dd-MM-yyyy hh:mm" />`, `<userTask id="next" />`))
+		pi := e.Start("legacy", nil)
+		task := e.Tasks(pi)[0].ID
+		for _, c := range []struct {
+			vars map[string]any
+			want string
+		}{
+			{map[string]any{"duration": "5", "room": "A"}, "form property 'room' is not writable"},
+			{map[string]any{"speaker": "Ann"}, "form property 'duration' is required"},
+			{map[string]any{"duration": "five"}, "form property 'duration': Value 'five' is not of type Long."},
+			{map[string]any{"duration": "5", "direction": "up"}, "form property 'direction': Invalid value for enum form property: up"},
+			{map[string]any{"duration": "5", "start": "2030-01-01"}, "form property 'start': Could not parse value '2030-01-01' as date using date format 'dd-MM-yyyy hh:mm'."},
+		} {
+			_, err := e.Eng.SubmitTaskForm(e.Ctx, task, c.vars, false)
+			var fe *bpmnlite.FormFieldError
+			if !errors.As(err, &fe) || err.Error() != c.want {
+				t.Errorf("%v: %v, want %s", c.vars, err, c.want)
+			}
+		}
+		if _, err := e.Eng.SubmitTaskForm(e.Ctx, task, map[string]any{"speaker": "Ann", "duration": "45", "free": "true",
+			"direction": "left", "start": "24-12-2030 09:30", "other": "x"}, false); err != nil {
+			t.Fatal(err)
+		}
+		wantEq(t, "variables", e.VarsOf(pi), map[string]any{"SpeakerName": "Ann", "duration": int64(45), "estimate": int64(23),
+			"free": true, "direction": "left", "start": time.Date(2030, 12, 24, 9, 30, 0, 0, time.UTC), "other": "x"})
 	})
 }
