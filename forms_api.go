@@ -49,6 +49,13 @@ type FormRef = runtime.FormRef
 // FormDefinition is a deployed Camunda Form: its key is the form's id.
 type FormDefinition = persistence.FormDefinition
 
+// FormFieldValidator is a custom form field validator, registered with
+// RegisterBean and named by a camunda:constraint name="validator".
+type FormFieldValidator = runtime.FormFieldValidator
+
+// FormFieldValidatorContext is what a custom form field validator sees.
+type FormFieldValidatorContext = runtime.FormFieldValidatorContext
+
 // FormFieldError is a submitted value that a form field's validation
 // constraints (required, readonly, minlength, maxlength, min, max) or
 // type refuse; the submission changed nothing.

@@ -14,8 +14,9 @@ import (
 // formTypes are the form field types Camunda 7 defines.
 var formTypes = []string{"string", "long", "boolean", "date", "enum"}
 
-// formConstraints are Camunda 7's built-in validators; a custom one
-// (name="validator", a Java class) has no counterpart here.
+// formConstraints are Camunda 7's built-in validators; a custom one is
+// name="validator" with config naming a registered validator (Camunda's
+// Java class) or an expression resolving to one.
 var formConstraints = []string{"required", "readonly", "minlength", "maxlength", "min", "max"}
 
 // form reads e's form; nil when it has none.
@@ -103,8 +104,10 @@ func (p *parser) formField(s site, fe *etree.Element) FormField {
 				}
 				con := FormConstraint{Name: attrValue(ce, "name"), Config: attrValue(ce, "config")}
 				switch {
+				case con.Name == "validator" && con.Config == "":
+					p.errorf(p.at(s, ce), "form field %s: validator configuration needs to provide either the name of a registered form field validator or an expression resolving to one", f.ID)
 				case con.Name == "validator":
-					p.errorf(p.at(s, ce), "form field %s: custom validators (camunda:constraint name=\"validator\") are not supported: use the built-in constraints %s", f.ID, strings.Join(formConstraints, ", "))
+					p.checkMaybeExpr(p.at(s, ce), "validator of form field "+f.ID, con.Config)
 				case !slices.Contains(formConstraints, con.Name):
 					p.errorf(p.at(s, ce), "form field %s: Cannot find validator implementation for name '%s' (bpmnlite has %s)", f.ID, con.Name, strings.Join(formConstraints, ", "))
 				}

@@ -77,8 +77,9 @@ func TestFormPropertiesParsed(t *testing.T) {
 }
 
 // What bpmnlite's forms cannot honour is refused at its element, with a
-// hint: form property expressions that are no variable, Java form handlers, custom validators,
-// unknown types and constraints, bad bindings.
+// hint: form property expressions that are no variable, Java form
+// handlers, a custom validator naming none, unknown types and
+// constraints, bad bindings.
 func TestFormProblems(t *testing.T) {
 	for _, c := range []struct{ task, want string }{
 		{`<userTask id="x"><extensionElements><camunda:formProperty id="a" expression="#{address.street}" /></extensionElements></userTask>`,
@@ -91,8 +92,8 @@ func TestFormProblems(t *testing.T) {
 			"form property a: unknown type 'money'"},
 		{`<userTask id="x" camunda:formHandlerClass="org.Handler" />`,
 			"camunda:formHandlerClass is not supported: bpmnlite has no Java form handlers"},
-		{`<userTask id="x"><extensionElements><camunda:formData><camunda:formField id="a" type="string"><camunda:validation><camunda:constraint name="validator" config="org.V" /></camunda:validation></camunda:formField></camunda:formData></extensionElements></userTask>`,
-			`form field a: custom validators (camunda:constraint name="validator") are not supported`},
+		{`<userTask id="x"><extensionElements><camunda:formData><camunda:formField id="a" type="string"><camunda:validation><camunda:constraint name="validator" /></camunda:validation></camunda:formField></camunda:formData></extensionElements></userTask>`,
+			`form field a: validator configuration needs to provide either the name of a registered form field validator or an expression resolving to one`},
 		{`<userTask id="x"><extensionElements><camunda:formData><camunda:formField id="a" type="string"><camunda:validation><camunda:constraint name="email" /></camunda:validation></camunda:formField></camunda:formData></extensionElements></userTask>`,
 			"form field a: Cannot find validator implementation for name 'email'"},
 		{`<userTask id="x"><extensionElements><camunda:formData><camunda:formField id="a" type="money" /></camunda:formData></extensionElements></userTask>`,

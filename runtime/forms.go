@@ -157,6 +157,25 @@ func (e *FormFieldError) Error() string {
 type formScope struct {
 	lookup func(name string) (any, bool, error)
 	eval   func(src string) (any, error)
+	bean   func(name string) (any, bool)
+}
+
+// FormFieldValidator is a custom form field validator: a value registered
+// as a bean (Engine.RegisterBean) that a camunda:constraint
+// name="validator" names in its config, by the bean's name (Camunda's
+// class name) or an expression resolving to it. It reports whether value
+// (nil: none submitted) is valid; an error refuses it too.
+type FormFieldValidator interface {
+	ValidateFormField(value any, c FormFieldValidatorContext) (bool, error)
+}
+
+// FormFieldValidatorContext is what a custom validator sees, as Camunda's
+// FormFieldValidatorContext: the field, all submitted values, and the
+// variables of the task (none for a start form).
+type FormFieldValidatorContext struct {
+	FieldID         string
+	SubmittedValues map[string]any
+	Variable        func(name string) (any, bool, error)
 }
 
 // submitForm validates vars against form's fields and converts each
@@ -184,6 +203,9 @@ func submitForm(form *bpmn.Form, vars map[string]any, s formScope) (map[string]a
 		v = plainValue(v)
 		for _, con := range f.Constraints {
 			ok, err := checkConstraint(f, con, v, s)
+			if con.Name == "validator" {
+				ok, err = customValidator(f, con, v, vars, s)
+			}
 			if err != nil {
 				return nil, err
 			}
@@ -351,6 +373,29 @@ func checkConstraint(f bpmn.FormField, con bpmn.FormConstraint, v any, s formSco
 	return false, fmt.Errorf("form field %s: no validator %q", f.ID, con.Name) // refused at parse
 }
 
+// customValidator runs the custom validator con names on v.
+func customValidator(f bpmn.FormField, con bpmn.FormConstraint, v any, vars map[string]any, s formScope) (bool, error) {
+	var found any
+	var err error
+	if expression.IsExpression(con.Config) {
+		found, err = s.eval(con.Config)
+	} else {
+		found, _ = s.bean(con.Config)
+	}
+	if err != nil {
+		return false, fmt.Errorf("validator of form field %s: %w", f.ID, err)
+	}
+	val, ok := found.(FormFieldValidator)
+	if !ok {
+		return false, fmt.Errorf("form field %s: validator '%s' is no registered FormFieldValidator (register one with RegisterBean)", f.ID, con.Config)
+	}
+	valid, err := val.ValidateFormField(v, FormFieldValidatorContext{FieldID: f.ID, SubmittedValues: vars, Variable: s.lookup})
+	if err != nil {
+		return false, &FormFieldError{Field: f.ID, Msg: "validation of validator(" + con.Config + ") failed: " + err.Error()}
+	}
+	return valid, nil
+}
+
 // number is a numeric Go value as a float64.
 func number(v any) (float64, bool) {
 	rv := reflect.ValueOf(v)
@@ -507,6 +552,7 @@ func (e *Core) startScope() formScope {
 	return formScope{
 		lookup: func(string) (any, bool, error) { return nil, false, nil },
 		eval:   func(src string) (any, error) { return evalWith(src, resolver{e: e}) },
+		bean:   e.bean,
 	}
 }
 
@@ -521,6 +567,7 @@ func (c *command) taskScope(sc *variableScope) formScope {
 			return sc.x.variable(name)
 		},
 		eval: func(src string) (any, error) { return c.eval(sc.x, src) },
+		bean: c.e.bean,
 	}
 }
 

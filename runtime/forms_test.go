@@ -380,3 +380,57 @@ func TestFormPropertiesSubmit(t *testing.T) {
 			"free": true, "direction": "left", "start": time.Date(2030, 12, 24, 9, 30, 0, 0, time.UTC), "other": "x"})
 	})
 }
+
+// evenValidator accepts even numbers; it sees the other submitted values.
+type evenValidator struct{ seen map[string]any }
+
+func (v *evenValidator) ValidateFormField(value any, c bpmnlite.FormFieldValidatorContext) (bool, error) {
+	v.seen = c.SubmittedValues
+	n, ok := value.(int64)
+	if value != nil && !ok {
+		return false, fmt.Errorf("%v is no integer", value)
+	}
+	return n%2 == 0, nil
+}
+
+// A custom validator (camunda:constraint name="validator") is a registered
+// bean, named as Camunda names the Java class, or by an expression.
+func TestFormCustomValidator(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		even := &evenValidator{}
+		e.Eng.RegisterBean("org.example.EvenValidator", even)
+		e.Eng.RegisterBean("evenBean", even)
+		e.Deploy("custom", formTask("custom", `<camunda:formData>
+        <camunda:formField id="byName" type="long"><camunda:validation><camunda:constraint name="validator" config="org.example.EvenValidator" /></camunda:validation></camunda:formField>
+        <camunda:formField id="byExpr" type="long"><camunda:validation><camunda:constraint name="validator" config="${evenBean}" /></camunda:validation></camunda:formField>
+      </camunda:formData>`, `<userTask id="next" />`))
+		pi := e.Start("custom", nil)
+		task := e.Tasks(pi)[0].ID
+		for _, c := range []struct {
+			vars map[string]any
+			want string
+		}{
+			{map[string]any{"byName": int64(3)}, "Invalid value submitted for form field 'byName': validation of validator(org.example.EvenValidator) failed."},
+			{map[string]any{"byExpr": int64(5)}, "Invalid value submitted for form field 'byExpr': validation of validator(${evenBean}) failed."},
+			{map[string]any{"byName": "x"}, "Invalid value submitted for form field 'byName': validation of validator(org.example.EvenValidator) failed: x is no integer"},
+		} {
+			if _, err := e.Eng.SubmitTaskForm(e.Ctx, task, c.vars, false); err == nil || err.Error() != c.want {
+				t.Errorf("%v: %v, want %s", c.vars, err, c.want)
+			}
+		}
+		if _, err := e.Eng.SubmitTaskForm(e.Ctx, task, map[string]any{"byName": int64(2), "byExpr": int64(4)}, false); err != nil {
+			t.Fatal(err)
+		}
+		if even.seen["byExpr"] != int64(4) || e.TaskKeys(pi) != "next" {
+			t.Errorf("validator saw %v; tasks %s", even.seen, e.TaskKeys(pi))
+		}
+		e.Deploy("unknown", formTask("unknown", `<camunda:formData>
+        <camunda:formField id="f" type="long"><camunda:validation><camunda:constraint name="validator" config="org.example.Missing" /></camunda:validation></camunda:formField>
+      </camunda:formData>`, `<userTask id="next" />`))
+		pi = e.Start("unknown", nil)
+		_, err := e.Eng.SubmitTaskForm(e.Ctx, e.Tasks(pi)[0].ID, map[string]any{"f": int64(2)}, false)
+		if err == nil || err.Error() != "form field f: validator 'org.example.Missing' is no registered FormFieldValidator (register one with RegisterBean)" {
+			t.Errorf("unregistered validator: %v", err)
+		}
+	})
+}
