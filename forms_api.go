@@ -64,18 +64,13 @@ type FormFieldError = runtime.FormFieldError
 // StartForm is the form of process definition id's none start event (a
 // zero Form when it has none).
 func (e *Engine) StartForm(ctx context.Context, definitionID string) (StartForm, error) {
-	pd, proc, err := e.processOf(ctx, definitionID)
+	pd, form, err := e.rt.DefinitionForm(ctx, definitionID, "")
 	if err != nil {
 		return Form{}, err
 	}
-	f := Form{DeploymentID: pd.DeploymentID, TenantID: pd.TenantID}
-	s := proc.NoneStartEvent()
-	if s == nil || s.Form == nil {
-		return f, nil
-	}
-	f.Key, f.Fields, f.BusinessKeyField, f.Properties = s.Form.Key, s.Form.Fields, s.Form.BusinessKeyField, s.Form.Properties
-	if s.Form.Ref != "" {
-		f.Ref, err = e.rt.StartFormRef(s.Form)
+	f := formOf(pd, form)
+	if form != nil && form.Ref != "" {
+		f.Ref, err = e.rt.StartFormRef(form)
 	}
 	return f, err
 }
@@ -88,18 +83,25 @@ func (e *Engine) TaskForm(ctx context.Context, id string) (Form, error) {
 	if err != nil || task.ProcessDefinitionID == "" {
 		return Form{}, err
 	}
-	pd, proc, err := e.processOf(ctx, task.ProcessDefinitionID)
+	pd, form, err := e.rt.DefinitionForm(ctx, task.ProcessDefinitionID, task.TaskDefinitionKey)
 	if err != nil {
 		return Form{}, err
 	}
-	f := Form{Key: task.FormKey, DeploymentID: pd.DeploymentID, TenantID: pd.TenantID}
+	f := formOf(pd, form)
+	f.Key = task.FormKey
 	if task.FormRef != "" {
 		f.Ref = &FormRef{Key: task.FormRef, Binding: task.FormRefBinding, Version: task.FormRefVersion}
 	}
-	if a := proc.Activity(task.TaskDefinitionKey); a != nil && a.Form != nil {
-		f.Fields, f.Properties = a.Form.Fields, a.Form.Properties
-	}
 	return f, nil
+}
+
+// formOf is form (nil: none) of process definition pd, its key as written.
+func formOf(pd *ProcessDefinition, form *bpmn.Form) Form {
+	f := Form{DeploymentID: pd.DeploymentID, TenantID: pd.TenantID}
+	if form != nil {
+		f.Key, f.Fields, f.BusinessKeyField, f.Properties = form.Key, form.Fields, form.BusinessKeyField, form.Properties
+	}
+	return f
 }
 
 // TaskDeployedForm is the deployed form of task id (see DeployedForm).

@@ -602,18 +602,30 @@ func (e *Core) SubmitStartFormVariables(ctx context.Context, definitionID, busin
 // startForm is the form of the none start event of definition id (nil
 // when it has none).
 func (e *Core) startForm(ctx context.Context, definitionID string) (*bpmn.Form, error) {
-	var form *bpmn.Form
-	err := e.cmd.Run(ctx, func(cc *tx.Context) error {
-		d, err := e.Definition(cc, definitionID)
-		if err != nil {
-			return err
-		}
-		if s := d.Process.NoneStartEvent(); s != nil {
-			form = s.Form
-		}
-		return nil
-	})
+	_, form, err := e.DefinitionForm(ctx, definitionID, "")
 	return form, err
+}
+
+// DefinitionForm is process definition id and the form of its activity
+// activityID ("": its none start event), nil when it has none, from the
+// definition cache.
+func (e *Core) DefinitionForm(ctx context.Context, definitionID, activityID string) (*persistence.ProcessDefinition, *bpmn.Form, error) {
+	var d *Definition
+	err := e.cmd.RunDeferred(ctx, func(cc *tx.Context) (err error) {
+		d, err = e.Definition(cc, definitionID)
+		return err
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	a := d.Process.NoneStartEvent()
+	if activityID != "" {
+		a = d.Process.Activity(activityID)
+	}
+	if a == nil {
+		return d.ProcessDefinition, nil, nil
+	}
+	return d.ProcessDefinition, a.Form, nil
 }
 
 // TaskFormValues are the values of task id's form fields named in names
