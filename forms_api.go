@@ -211,21 +211,11 @@ func formVariables(fields map[string]runtime.TypedValue) map[string]*VariableIns
 
 // SubmitStartForm starts an instance of process definition id from its
 // start form, as Camunda's submitStartForm: the form fields' values are
-// validated (a *FormFieldError naming the field when refused) and
-// converted to their types, fields not submitted get their defaults, and
-// a business key field's value is the business key.
+// validated (a *FormFieldError naming the field when refused, and nothing
+// starts) and converted to their types, fields not submitted get their
+// defaults, and a business key field's value is the business key. At
+// history level full the submitted text values are kept as form fields
+// (HistoricDetails with FormFields).
 func (e *Engine) SubmitStartForm(ctx context.Context, definitionID, businessKey string, vars map[string]any) (string, error) {
-	vars, businessKey, err := e.SubmitStartFormVariables(ctx, definitionID, businessKey, vars)
-	if err != nil {
-		return "", err
-	}
-	return e.Start(ctx, StartRequest{DefinitionID: definitionID, BusinessKey: businessKey, Variables: vars})
-}
-
-// SubmitStartFormVariables validates and converts the variables of a
-// start form submission of process definition id, as SubmitStartForm
-// does before it starts the instance; it returns them with the business
-// key to start with.
-func (e *Engine) SubmitStartFormVariables(ctx context.Context, definitionID, businessKey string, vars map[string]any) (map[string]any, string, error) {
-	return e.rt.SubmitStartFormVariables(ctx, definitionID, businessKey, vars)
+	return e.rt.SubmitStartForm(ctx, nil, definitionID, businessKey, vars)
 }

@@ -365,14 +365,14 @@ var samples = map[*persistence.Table]sample{
 			return &persistence.HistoricDetail{ID: "hd1", Rev: 1, Name: "amount", Type: "long",
 				ExecutionID: "e1", ProcessInstanceID: "pi", TaskID: "t1", Text: "x", Long: 5, Double: 1.5, ValueTime: at(25, 0), Bytes: []byte{1},
 				VariableInstanceID: "v1", ProcessDefinitionID: "p:1:x", ProcessDefinitionKey: "p", ActivityInstanceID: "a:1",
-				Time: at(25, 1), Revision: 2, Initial: true}
+				Time: at(25, 1), Revision: 2, Initial: true, FormField: true}
 		},
 		sparse: func() persistence.Entity {
 			return &persistence.HistoricDetail{ID: "hd2", Name: "n", Type: "null", Time: at(25, 2)}
 		},
 		modify: func(e persistence.Entity) {
 			d := e.(*persistence.HistoricDetail)
-			d.Long, d.Revision, d.Initial = 6, 3, false
+			d.Long, d.Revision, d.Initial, d.FormField = 6, 3, false, false
 		},
 	},
 	persistence.ExternalTaskLogTable: {

@@ -70,6 +70,11 @@ func TestRESTForms(t *testing.T) {
 		out := a.ok(http.StatusOK, "POST", "/task/"+assess+"/submit-form", map[string]any{"withVariablesInReturn": true,
 			"variables": map[string]any{"remark": map[string]any{"value": "fine"}}})
 		wantJSON(t, "submitted score", field(out, "score"), map[string]any{"type": "Long", "value": float64(1), "valueInfo": map[string]any{}})
+		fields := a.ok(http.StatusOK, "GET", "/history/detail?formFields=true&taskId="+assess, nil).([]any)
+		if len(fields) != 1 || field(fields[0], "type") != "formField" || field(fields[0], "fieldId") != "remark" ||
+			field(fields[0], "fieldValue") != "fine" || field(fields[0], "processInstanceId") != pi {
+			t.Errorf("historic form fields: %v", fields)
+		}
 		for _, p := range []string{"form", "deployed-form", "rendered-form"} {
 			wantExactError(t, a, http.StatusNotFound, "InvalidRequestException", "Cannot find task with id nope", "GET", "/task/nope/"+p, nil)
 		}

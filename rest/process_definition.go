@@ -547,18 +547,22 @@ func (h *Handler) submitForm(w http.ResponseWriter, r *http.Request, pd *bpmnlit
 	if err != nil {
 		return err
 	}
-	vars, businessKey, err := h.eng.SubmitStartFormVariables(r.Context(), pd.ID, body.BusinessKey, vars)
+	req := bpmnlite.StartRequest{DefinitionID: pd.ID, BusinessKey: body.BusinessKey}
+	id, err := h.eng.SubmitStartForm(r.Context(), pd.ID, body.BusinessKey, vars)
 	if errors.As(err, new(*bpmnlite.FormFieldError)) {
 		return &requestError{msg: "Cannot instantiate process definition " + pd.ID + ": " + err.Error(), typ: "RestException"}
 	}
-	if err != nil {
-		return err
-	}
-	return h.startInstance(w, r, bpmnlite.StartRequest{DefinitionID: pd.ID, BusinessKey: businessKey, Variables: vars}, false)
+	return h.answerStart(w, r, req, id, err, false)
 }
 
 func (h *Handler) startInstance(w http.ResponseWriter, r *http.Request, req bpmnlite.StartRequest, withVariables bool) error {
 	id, err := h.eng.Start(r.Context(), req)
+	return h.answerStart(w, r, req, id, err, withVariables)
+}
+
+// answerStart answers the start of instance id (err: its failure) that
+// req asked for, as Camunda's ProcessInstanceWithVariablesDto.
+func (h *Handler) answerStart(w http.ResponseWriter, r *http.Request, req bpmnlite.StartRequest, id string, err error, withVariables bool) error {
 	switch {
 	case isNotFound(err):
 		return &notFound{"Cannot instantiate process definition " + req.DefinitionID + ": " + err.Error()}

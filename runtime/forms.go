@@ -7,12 +7,14 @@ import (
 	"math"
 	"path"
 	"reflect"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/bpmnlite/bpmnlite/bpmn"
+	"github.com/bpmnlite/bpmnlite/config"
 	"github.com/bpmnlite/bpmnlite/expression"
 	"github.com/bpmnlite/bpmnlite/persistence"
 	"github.com/bpmnlite/bpmnlite/tx"
@@ -582,21 +584,61 @@ func (e *Core) StartFormValues(ctx context.Context, definitionID string, names [
 	return formValues(form, names, e.startScope())
 }
 
-// SubmitStartFormVariables validates and converts the variables of a
-// start form submission of process definition id; it returns them and
-// the business key (the form's business key field, when submitted).
-func (e *Core) SubmitStartFormVariables(ctx context.Context, definitionID, businessKey string, vars map[string]any) (map[string]any, string, error) {
-	form, err := e.startForm(ctx, definitionID)
-	if err != nil {
-		return nil, "", err
-	}
-	if form != nil && form.BusinessKeyField != "" {
-		if v, ok := vars[form.BusinessKeyField]; ok && v != nil {
-			businessKey = fmt.Sprint(plainValue(v))
+// SubmitStartForm starts an instance of process definition id from its
+// start form, in one command: the values are validated and converted
+// (submitForm), a business key field's value is the business key, and at
+// history level full the submitted text values are kept as form fields.
+func (e *Core) SubmitStartForm(ctx context.Context, t persistence.Tx, definitionID, businessKey string, vars map[string]any) (string, error) {
+	var id string
+	err := e.command(ctx, t, "submit_start_form", func(c *command) error {
+		def, err := c.definition(definitionID)
+		if err != nil {
+			return err
 		}
+		var form *bpmn.Form
+		if s := def.Process.NoneStartEvent(); s != nil {
+			form = s.Form
+		}
+		if form != nil && form.BusinessKeyField != "" {
+			if v, ok := vars[form.BusinessKeyField]; ok && v != nil {
+				businessKey = fmt.Sprint(plainValue(v))
+			}
+		}
+		converted, err := submitForm(form, vars, e.startScope())
+		if err != nil {
+			return err
+		}
+		if id, err = c.start(StartRequest{DefinitionID: definitionID, BusinessKey: businessKey, Variables: converted}); err != nil {
+			return err
+		}
+		c.historyFormFields(def.ProcessDefinition, id, id, "", "", vars)
+		return nil
+	})
+	return id, err
+}
+
+// historyFormFields keeps the submitted text values of a form in
+// history (level full), as Camunda's historic form fields: of the
+// execution and task (none for a start form) that took them.
+func (c *command) historyFormFields(pd *persistence.ProcessDefinition, processInstanceID, executionID, activityInstanceID, taskID string, vars map[string]any) {
+	if !c.e.history(config.HistoryFull) {
+		return
 	}
-	out, err := submitForm(form, vars, e.startScope())
-	return out, businessKey, err
+	now := c.cc.Now().UTC()
+	names := make([]string, 0, len(vars))
+	for name := range vars {
+		names = append(names, name)
+	}
+	sort.Strings(names) // ids are time-ordered: occurrence follows the names
+	for _, name := range names {
+		text, ok := plainValue(vars[name]).(string) // Camunda keeps string values only
+		if !ok {
+			continue
+		}
+		c.cc.Insert(&persistence.HistoricDetail{ID: newID(), Rev: 1, Name: name, Type: persistence.VarString, Text: text,
+			ExecutionID: executionID, ProcessInstanceID: processInstanceID, TaskID: taskID, ProcessDefinitionID: pd.ID,
+			ProcessDefinitionKey: pd.Key, ActivityInstanceID: activityInstanceID, Time: now, FormField: true})
+	}
 }
 
 // startForm is the form of the none start event of definition id (nil
@@ -666,12 +708,13 @@ func (c *command) taskForm(id string) (*bpmn.Form, *variableScope, error) {
 }
 
 // submitTaskForm validates and converts vars submitted with task id's
-// form.
+// form, and keeps the submitted text values in history.
 func (c *command) submitTaskForm(id string, vars map[string]any) (map[string]any, error) {
 	form, sc, err := c.taskForm(id)
-	if err != nil || form == nil {
+	if err != nil || sc == nil {
 		return vars, err
 	}
+	c.historyFormFields(sc.x.inst.def.ProcessDefinition, sc.x.ProcessInstanceID, sc.x.ID, sc.x.ActivityInstanceID, id, vars)
 	return submitForm(form, vars, c.taskScope(sc))
 }
 

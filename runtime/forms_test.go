@@ -434,3 +434,55 @@ func TestFormCustomValidator(t *testing.T) {
 		}
 	})
 }
+
+// At history level full the text values submitted with a form are kept
+// as historic form fields (of the task, or of the started instance),
+// apart from the variable updates; a refused submission keeps none.
+func TestFormFieldsInHistory(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{History: bpmnlite.HistoryConfig{Level: bpmnlite.HistoryFull}}, func(t *testing.T, e *env) {
+		e.Deploy("audit", enginetest.Process("audit", `
+    <startEvent id="start"><extensionElements><camunda:formData>
+      <camunda:formField id="customer" type="string" />
+    </camunda:formData></extensionElements></startEvent>
+    <sequenceFlow id="f1" sourceRef="start" targetRef="task" />
+    <userTask id="task"><extensionElements><camunda:formData>
+      <camunda:formField id="amount" type="long"><camunda:validation><camunda:constraint name="max" config="9" /></camunda:validation></camunda:formField>
+    </camunda:formData></extensionElements></userTask>
+    <sequenceFlow id="f2" sourceRef="task" targetRef="next" />
+    <userTask id="next" />`))
+		pd, err := e.Eng.ProcessDefinitions(e.Ctx, bpmnlite.DefinitionQuery{Key: "audit"})
+		if err != nil || len(pd) != 1 {
+			t.Fatal(pd, err)
+		}
+		pi, err := e.Eng.SubmitStartForm(e.Ctx, pd[0].ID, "", map[string]any{"customer": "ACME", "count": int64(1)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		task := e.Tasks(pi)[0]
+		if _, err := e.Eng.SubmitTaskForm(e.Ctx, task.ID, map[string]any{"amount": int64(12), "note": "refused"}, false); err == nil {
+			t.Fatal("amount 12 was accepted")
+		}
+		if _, err := e.Eng.SubmitTaskForm(e.Ctx, task.ID, map[string]any{"amount": int64(7), "note": "ok"}, false); err != nil {
+			t.Fatal(err)
+		}
+		fields, err := e.Eng.HistoricDetails(e.Ctx, bpmnlite.HistoricDetailQuery{ProcessInstanceID: pi, FormFields: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, d := range fields {
+			got = append(got, fmt.Sprintf("%s=%s task:%v", d.Name, d.Text, d.TaskID == task.ID))
+		}
+		// Text values only, as Camunda's: not the Long amount.
+		wantEq(t, "form fields", got, []string{"customer=ACME task:false", "note=ok task:true"})
+		updates, err := e.Eng.HistoricDetails(e.Ctx, bpmnlite.HistoricDetailQuery{ProcessInstanceID: pi, VariableUpdates: true})
+		if err != nil || len(updates) != 4 { // customer, count, amount (a Long), note
+			t.Errorf("variable updates: %d %v", len(updates), err)
+		}
+		for _, d := range updates {
+			if d.FormField {
+				t.Errorf("a form field among the variable updates: %+v", d)
+			}
+		}
+	})
+}
