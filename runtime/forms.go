@@ -204,10 +204,7 @@ func submitForm(form *bpmn.Form, vars map[string]any, s formScope) (map[string]a
 		v, transient := unwrapTransient(raw)
 		v = plainValue(v)
 		for _, con := range f.Constraints {
-			ok, err := checkConstraint(f, con, v, s)
-			if con.Name == "validator" {
-				ok, err = customValidator(f, con, v, vars, s)
-			}
+			ok, err := checkConstraint(f, con, v, vars, s)
 			if err != nil {
 				return nil, err
 			}
@@ -323,10 +320,12 @@ func fieldDefault(f bpmn.FormField, s formScope) (any, error) {
 	return m, nil
 }
 
-// checkConstraint is one of Camunda's built-in validators on submitted
-// value v (nil: not submitted, or null).
-func checkConstraint(f bpmn.FormField, con bpmn.FormConstraint, v any, s formScope) (bool, error) {
+// checkConstraint is one of Camunda's built-in validators, or a custom
+// one, on submitted value v (nil: not submitted, or null) of vars.
+func checkConstraint(f bpmn.FormField, con bpmn.FormConstraint, v any, vars map[string]any, s formScope) (bool, error) {
 	switch con.Name {
+	case "validator":
+		return customValidator(f, con, v, vars, s)
 	case "required":
 		if v != nil {
 			str, isString := v.(string)
