@@ -62,16 +62,21 @@ type FormFieldValidatorContext = runtime.FormFieldValidatorContext
 type FormFieldError = runtime.FormFieldError
 
 // StartForm is the form of process definition id's none start event (a
-// zero Form when it has none).
+// zero Form when it has none), its form key and reference evaluated
+// without variables, as Camunda's.
 func (e *Engine) StartForm(ctx context.Context, definitionID string) (StartForm, error) {
 	pd, form, err := e.rt.DefinitionForm(ctx, definitionID, "")
 	if err != nil {
 		return Form{}, err
 	}
 	f := formOf(pd, form)
-	if form != nil && form.Ref != "" {
-		f.Ref, err = e.rt.StartFormRef(form)
+	if form == nil {
+		return f, nil
 	}
+	if f.Key, err = e.rt.StartFormText(form.Key); err != nil {
+		return f, err
+	}
+	f.Ref, err = e.rt.StartFormRef(form)
 	return f, err
 }
 

@@ -720,14 +720,18 @@ func (c *command) submitTaskForm(id string, vars map[string]any) (map[string]any
 // StartFormRef evaluates a start form's camunda:formRef in no
 // execution's context (as Camunda's StartProcessVariableScope).
 func (e *Core) StartFormRef(form *bpmn.Form) (*FormRef, error) {
-	return formRefOf(form, func(src string) (string, error) {
-		if !expression.IsExpression(src) {
-			return src, nil
-		}
-		v, err := evalWith(src, resolver{e: e})
-		if v == nil || err != nil {
-			return "", err
-		}
-		return fmt.Sprint(v), nil
-	})
+	return formRefOf(form, e.StartFormText)
+}
+
+// StartFormText evaluates a start form's attribute (its form key, form
+// reference) in no execution's context; a constant is itself.
+func (e *Core) StartFormText(src string) (string, error) {
+	if !expression.IsExpression(src) {
+		return src, nil
+	}
+	v, err := evalWith(src, resolver{e: e})
+	if v == nil || err != nil {
+		return "", err
+	}
+	return fmt.Sprint(v), nil
 }

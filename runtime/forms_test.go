@@ -486,3 +486,33 @@ func TestFormFieldsInHistory(t *testing.T) {
 		}
 	})
 }
+
+// A start form's key and reference may be expressions, evaluated without
+// variables (beans only), as Camunda's start form.
+func TestStartFormExpressions(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.Eng.RegisterBean("startPage", "start.html")
+		e.Eng.RegisterBean("forms", map[string]any{"key": "invoice"})
+		_, err := e.Eng.Deploy(e.Ctx, bpmnlite.DeployRequest{Name: "expr", Resources: []bpmnlite.Resource{
+			{Name: "keyed.bpmn", Bytes: []byte(enginetest.Process("keyed", `
+    <startEvent id="start" camunda:formKey="embedded:deployment:${startPage}" />`))},
+			{Name: "reffed.bpmn", Bytes: []byte(enginetest.Process("reffed", `
+    <startEvent id="start" camunda:formRef="${forms.key}" camunda:formRefBinding="deployment" />`))},
+			{Name: "start.html", Bytes: []byte("<form/>")},
+			{Name: "invoice.form", Bytes: []byte(invoiceForm("v1"))},
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for key, want := range map[string]string{"keyed": "start.html <form/>", "reffed": "invoice.form " + invoiceForm("v1")} {
+			pd, err := e.Eng.ProcessDefinitions(e.Ctx, bpmnlite.DefinitionQuery{Key: key})
+			if err != nil || len(pd) != 1 || !pd[0].HasStartForm {
+				t.Fatal(pd, err)
+			}
+			name, content, err := e.Eng.StartDeployedForm(e.Ctx, pd[0].ID)
+			if err != nil || name+" "+string(content) != want {
+				t.Errorf("%s: %q %q %v, want %s", key, name, content, err, want)
+			}
+		}
+	})
+}
