@@ -224,3 +224,16 @@ func formVariables(fields map[string]runtime.TypedValue) map[string]*VariableIns
 func (e *Engine) SubmitStartForm(ctx context.Context, definitionID, businessKey string, vars map[string]any) (string, error) {
 	return e.rt.SubmitStartForm(ctx, nil, definitionID, businessKey, vars)
 }
+
+// RenderedTaskForm is task id's generated form (camunda:formData fields,
+// readable legacy form properties) as the HTML Camunda's HtmlFormEngine
+// writes for its Tasklist; "" when the task's form has no fields.
+func (e *Engine) RenderedTaskForm(ctx context.Context, id string) (string, error) {
+	return e.rt.RenderedTaskForm(ctx, id)
+}
+
+// RenderedStartForm is process definition id's generated start form as
+// HTML (see RenderedTaskForm); "" when it has no fields.
+func (e *Engine) RenderedStartForm(ctx context.Context, definitionID string) (string, error) {
+	return e.rt.RenderedStartForm(ctx, definitionID)
+}

@@ -2,6 +2,7 @@ package rest_test
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/bpmnlite/bpmnlite/internal/enginetest"
@@ -60,7 +61,12 @@ func TestRESTForms(t *testing.T) {
 			"key": "embedded:engine://engine/:engine/task/" + assess + "/rendered-form", "camundaFormRef": nil, "contextPath": nil})
 		wantExactError(t, a, http.StatusBadRequest, "InvalidRequestException", "One of the attributes 'formKey' and 'camunda:formRef' must be supplied but none were set.",
 			"GET", "/task/"+assess+"/deployed-form", nil)
-		a.wantError(http.StatusBadRequest, "bpmnlite does not render generated forms", "GET", "/task/"+assess+"/rendered-form", nil)
+		if status, ct, _, body := a.raw("/task/" + assess + "/rendered-form"); status != http.StatusOK || ct != "application/xhtml+xml" ||
+			!strings.Contains(string(body), `<input class="form-control" name="score" cam-variable-type="Long" cam-variable-name="score" required max="5" type="text" value="1" />`) {
+			t.Errorf("rendered form: %d %s\n%s", status, ct, body)
+		}
+		wantExactError(t, a, http.StatusNotFound, "InvalidRequestException", "No matching rendered form for task with the id "+review+" found.",
+			"GET", "/task/"+review+"/rendered-form", nil)
 		wantJSON(t, "form variables", a.ok(http.StatusOK, "GET", "/task/"+assess+"/form-variables?variableNames=score,remark", nil), map[string]any{
 			"score":  map[string]any{"type": "Long", "value": float64(1), "valueInfo": map[string]any{}},
 			"remark": map[string]any{"type": "String", "value": nil, "valueInfo": map[string]any{}},

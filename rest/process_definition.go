@@ -121,11 +121,11 @@ var definitionOps = []definitionOp{
 	{"GET", "/deployed-start-form", (*Handler).deployedStartForm, nil},
 	{"GET", "/form-variables", (*Handler).startFormVariables, []string{"variableNames", "deserializeValues"}},
 	{"GET", "/rendered-form", func(h *Handler, w http.ResponseWriter, r *http.Request, pd *bpmnlite.ProcessDefinition) error {
-		f, err := h.eng.StartForm(r.Context(), pd.ID)
+		html, err := h.eng.RenderedStartForm(r.Context(), pd.ID)
 		if err != nil {
 			return err
 		}
-		return renderedForm(f, "No matching rendered start form for process definition with the id "+pd.ID+" found.")
+		return writeRenderedForm(w, html, "No matching rendered start form for process definition with the id "+pd.ID+" found.")
 	}, nil},
 	{"POST", "/start", (*Handler).start, nil},
 	{"POST", "/submit-form", (*Handler).submitForm, nil},

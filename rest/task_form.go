@@ -41,11 +41,11 @@ func (h *Handler) taskFormRoutes() {
 		return writeForm(w, name, content)
 	})
 	h.handle("GET /task/{id}/rendered-form", func(w http.ResponseWriter, r *http.Request) error {
-		f, err := h.eng.TaskForm(r.Context(), r.PathValue("id"))
+		html, err := h.eng.RenderedTaskForm(r.Context(), r.PathValue("id"))
 		if err != nil {
 			return taskError(r, "", err)
 		}
-		return renderedForm(f, "No matching rendered form for task with the id "+r.PathValue("id")+" found.")
+		return writeRenderedForm(w, html, "No matching rendered form for task with the id "+r.PathValue("id")+" found.")
 	})
 	h.handle("GET /task/{id}/form-variables", func(w http.ResponseWriter, r *http.Request) error {
 		deserialize, err := boolParam(r, "deserializeValues")
@@ -101,14 +101,15 @@ func writeForm(w http.ResponseWriter, name string, content []byte) error {
 	return err
 }
 
-// renderedForm answers GET .../rendered-form: bpmnlite renders no HTML
-// for generated forms (400, saying so); without fields there is no
-// rendered form (404, as Camunda).
-func renderedForm(f bpmnlite.Form, notFoundMsg string) error {
-	if len(f.Fields) > 0 {
-		return badRequest("bpmnlite does not render generated forms (camunda:formData) as HTML: build the form from GET .../form-variables and the model's camunda:formField elements")
+// writeRenderedForm answers GET .../rendered-form: the generated form's
+// HTML, or 404 with notFoundMsg when the form has no fields, as Camunda.
+func writeRenderedForm(w http.ResponseWriter, html, notFoundMsg string) error {
+	if html == "" {
+		return &notFound{notFoundMsg}
 	}
-	return &notFound{notFoundMsg}
+	w.Header().Set("Content-Type", "application/xhtml+xml")
+	_, err := w.Write([]byte(html))
+	return err
 }
 
 // variableNamesParam is the variableNames query parameter, split (nil

@@ -516,3 +516,94 @@ func TestStartFormExpressions(t *testing.T) {
 		}
 	})
 }
+
+// A generated form renders as the HTML Camunda's HtmlFormEngine writes
+// for its Tasklist: labels evaluated, defaults as values, constraints as
+// attributes (readonly as disabled, a read-only date without its picker),
+// enum options, readable legacy properties after the fields.
+func TestRenderedForm(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.Deploy("rendered", formTask("rendered", `<camunda:formData>
+        <camunda:formField id="ok" label="OK, ${who}?" type="boolean" defaultValue="true" />
+        <camunda:formField id="kind" type="enum"><camunda:value id="a" name="Type &quot;A&quot;" /></camunda:formField>
+        <camunda:formField id="due" label="Due" type="date"><camunda:validation><camunda:constraint name="readonly" /></camunda:validation></camunda:formField>
+      </camunda:formData>
+      <camunda:formProperty id="room" name="Room" writable="false" />
+      <camunda:formProperty id="hidden" readable="false" />`, `<userTask id="next" />`))
+		pi := e.Start("rendered", map[string]any{"who": "Ann", "room": "B2"})
+		html, err := e.Eng.RenderedTaskForm(e.Ctx, e.Tasks(pi)[0].ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := `<form name="generatedForm" role="form">
+  <div class="form-group">
+    <label for="ok">
+      OK, Ann?
+    </label>
+    <input class="form-control" name="ok" cam-variable-type="Boolean" cam-variable-name="ok" type="checkbox" value="true" />
+    <div ng-if="this.generatedForm.ok.$invalid && this.generatedForm.ok.$dirty" class="has-error">
+      <div ng-show="this.generatedForm.ok.$error.required" class="help-block">
+        Required field
+      </div>
+      <div ng-show="this.generatedForm.ok.$error.camVariableType" class="help-block">
+        Only a boolean value is allowed
+      </div>
+    </div>
+  </div>
+  <div class="form-group">
+    <select class="form-control" name="kind" cam-variable-type="String" cam-variable-name="kind">
+      <option value="a">
+        Type "A"
+      </option>
+    </select>
+    <div ng-if="this.generatedForm.kind.$invalid && this.generatedForm.kind.$dirty" class="has-error">
+      <div ng-show="this.generatedForm.kind.$error.required" class="help-block">
+        Required field
+      </div>
+      <div ng-show="this.generatedForm.kind.$error.camVariableType" class="help-block">
+        Only a string value is allowed
+      </div>
+    </div>
+  </div>
+  <div class="form-group">
+    <label for="due">
+      Due
+    </label>
+    <div class="input-group">
+      <input class="form-control" name="due" cam-variable-type="String" cam-variable-name="due" disabled type="text" />
+    </div>
+    <div ng-if="this.generatedForm.due.$invalid && this.generatedForm.due.$dirty" class="has-error">
+      <div ng-show="this.generatedForm.due.$error.required && !this.generatedForm.due.$error.date" class="help-block">
+        Required field
+      </div>
+      <div ng-show="this.generatedForm.due.$error.date" class="help-block">
+        Invalid date format: the date should have the pattern 'dd/MM/yyyy'
+      </div>
+    </div>
+  </div>
+  <div class="form-group">
+    <label for="room">
+      Room
+    </label>
+    <input class="form-control" name="room" cam-variable-type="String" cam-variable-name="room" disabled type="text" value="B2" />
+    <div ng-if="this.generatedForm.room.$invalid && this.generatedForm.room.$dirty" class="has-error">
+      <div ng-show="this.generatedForm.room.$error.required" class="help-block">
+        Required field
+      </div>
+      <div ng-show="this.generatedForm.room.$error.camVariableType" class="help-block">
+        Only a string value is allowed
+      </div>
+    </div>
+  </div>
+</form>
+`
+		if html != want {
+			t.Errorf("rendered form:\n%s\nwant\n%s", html, want)
+		}
+		e.Deploy("plain", formTask("plain", ``, `<userTask id="next" />`))
+		pi = e.Start("plain", nil)
+		if html, err := e.Eng.RenderedTaskForm(e.Ctx, e.Tasks(pi)[0].ID); err != nil || html != "" {
+			t.Errorf("a task without fields: %q %v", html, err)
+		}
+	})
+}
