@@ -12,7 +12,9 @@ import (
 // Rendered forms: a generated form (camunda:formData fields, readable
 // legacy form properties) as the HTML Camunda 7's HtmlFormEngine writes
 // for its Tasklist (AngularJS attributes, Bootstrap classes), byte for
-// byte: two spaces per level, text on its own line, only quotes escaped.
+// byte: two spaces per level, text on its own line, quotes escaped in
+// attributes; text content is escaped too (Camunda writes it as it is, so
+// a label showing a variable could inject markup).
 
 // RenderedTaskForm is task id's generated form as HTML ("" when it has
 // no fields).
@@ -293,6 +295,9 @@ func (e *htmlElement) attr(name, value string) *htmlElement { return e.set(name,
 func (e *htmlElement) bare(name string) *htmlElement        { return e.set(name, nil) }
 func (e *htmlElement) text(s string) *htmlElement           { e.textContent = &s; return e }
 
+// textEscaper escapes text content, which Camunda writes as it is.
+var textEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
+
 // htmlDoc writes elements as Camunda's HtmlDocumentBuilder: a start tag
 // indented by the open elements, the text and end tag when it ends.
 type htmlDoc struct {
@@ -323,8 +328,12 @@ func (d *htmlDoc) end() *htmlDoc {
 	e := d.open[len(d.open)-1]
 	d.open = d.open[:len(d.open)-1]
 	if e.textContent != nil {
+		text := *e.textContent
+		if e.tag != "script" { // a label or option may show a variable: no markup from it
+			text = textEscaper.Replace(text)
+		}
 		d.indent()
-		d.b.WriteString("  " + *e.textContent + "\n")
+		d.b.WriteString("  " + text + "\n")
 	}
 	if !e.selfClosing {
 		d.indent()

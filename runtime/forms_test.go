@@ -530,7 +530,7 @@ func TestRenderedForm(t *testing.T) {
       </camunda:formData>
       <camunda:formProperty id="room" name="Room" writable="false" />
       <camunda:formProperty id="hidden" readable="false" />`, `<userTask id="next" />`))
-		pi := e.Start("rendered", map[string]any{"who": "Ann", "room": "B2"})
+		pi := e.Start("rendered", map[string]any{"who": "<b>Ann</b>", "room": "B2"})
 		html, err := e.Eng.RenderedTaskForm(e.Ctx, e.Tasks(pi)[0].ID)
 		if err != nil {
 			t.Fatal(err)
@@ -538,7 +538,7 @@ func TestRenderedForm(t *testing.T) {
 		want := `<form name="generatedForm" role="form">
   <div class="form-group">
     <label for="ok">
-      OK, Ann?
+      OK, &lt;b&gt;Ann&lt;/b&gt;?
     </label>
     <input class="form-control" name="ok" cam-variable-type="Boolean" cam-variable-name="ok" type="checkbox" value="true" />
     <div ng-if="this.generatedForm.ok.$invalid && this.generatedForm.ok.$dirty" class="has-error">
