@@ -35,6 +35,7 @@ func (e *Engine) Deploy(ctx context.Context, req DeployRequest) (*Deployment, er
 	out.Definitions = copies(d.Definitions, func(p ProcessDefinition) ProcessDefinition { return p })
 	out.DecisionDefinitions, out.DecisionRequirementsDefinitions = d.DecisionDefinitions, d.DecisionRequirementsDefinitions
 	out.Skipped, out.Warnings, out.Unchanged = d.Skipped, d.Warnings, d.Unchanged
+	out.FormDefinitions = d.FormDefinitions
 	return &out, nil
 }
 

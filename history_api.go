@@ -103,7 +103,9 @@ func (e *Engine) HistoricActivityStatistics(ctx context.Context, q HistoricActiv
 
 // HistoricDetail is a value a variable was given, kept as history at
 // history level HistoryFull (Camunda's historic variable update); its
-// value is DetailValue's.
+// value is DetailValue's. One with FormField is a text value submitted
+// with a form (Camunda's historic form field: Name the field, Text the
+// value).
 type HistoricDetail = persistence.HistoricDetail
 
 // HistoricDetailQuery filters historic details; zero fields match all.

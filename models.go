@@ -70,6 +70,9 @@ type Deployment struct {
 	// Unchanged is set when SkipUnchanged found nothing new: the
 	// deployment and definitions are the existing ones.
 	Unchanged bool
+
+	// FormDefinitions are the Camunda Forms (.form resources) deployed.
+	FormDefinitions []*FormDefinition
 }
 
 // SkippedProcess is a process of a deployed file that is not executable.

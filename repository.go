@@ -78,19 +78,6 @@ func (e *Engine) ProcessModel(ctx context.Context, definitionID string) ([]byte,
 	return r.Bytes, nil
 }
 
-// StartForm is the form of a process definition's none start event:
-// its camunda:formKey and camunda:formRef as written ("" when absent).
-func (e *Engine) StartForm(ctx context.Context, definitionID string) (StartForm, error) {
-	_, proc, err := e.processOf(ctx, definitionID)
-	if err != nil {
-		return StartForm{}, err
-	}
-	if s := proc.NoneStartEvent(); s != nil {
-		return StartForm{Key: s.StartFormKey, Ref: s.StartFormRef, Fields: s.StartFormFields}, nil
-	}
-	return StartForm{}, nil
-}
-
 // CalledProcessDefinition is a process definition a call activity of
 // another calls statically (its key and version binding constants).
 type CalledProcessDefinition struct {
@@ -167,16 +154,6 @@ func (e *Engine) processOf(ctx context.Context, definitionID string) (*ProcessDe
 	}
 	return pd, proc, nil
 }
-
-// StartForm is a start event's form: camunda:formKey or camunda:formRef,
-// and its camunda:formData fields.
-type StartForm struct {
-	Key, Ref string
-	Fields   []FormField
-}
-
-// FormField is a camunda:formField of a start event.
-type FormField = bpmn.FormField
 
 // RestartRequest restarts ended process instances of a process
 // definition: each starts anew at the activities of Instructions, with the

@@ -3,7 +3,6 @@ package bpmnlite
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/bpmnlite/bpmnlite/persistence"
 	"github.com/bpmnlite/bpmnlite/runtime"
@@ -234,41 +233,6 @@ func (e *Engine) TaskCountByCandidateGroup(ctx context.Context) ([]GroupTaskCoun
 func (e *Engine) HistoricTaskExists(ctx context.Context, id string) (bool, error) {
 	n, err := e.Count(ctx, HistoricTaskQuery{ID: id})
 	return n > 0, err
-}
-
-// TaskDeployedForm is the form task id's form key references in its
-// process's deployment ("deployment:path" or "embedded:deployment:path"):
-// the resource's name and content. A task without a form key, or with one
-// that references no deployed form, is ErrNotValid; a resource the
-// deployment lacks, ErrNotFound.
-func (e *Engine) TaskDeployedForm(ctx context.Context, id string) (name string, content []byte, err error) {
-	task, err := e.Task(ctx, id)
-	if err != nil {
-		return "", nil, err
-	}
-	if task.FormKey == "" {
-		return "", nil, runtime.NotValidf("One of the attributes 'formKey' and 'camunda:formRef' must be supplied but none were set.")
-	}
-	name, ok := strings.CutPrefix(strings.TrimPrefix(task.FormKey, "embedded:"), "deployment:")
-	if !ok {
-		return "", nil, runtime.NotValidf("The form key '%s' does not reference a deployed form.", task.FormKey)
-	}
-	defs, err := e.ProcessDefinitions(ctx, DefinitionQuery{ID: task.ProcessDefinitionID})
-	if err != nil {
-		return "", nil, err
-	}
-	deploymentID := ""
-	if len(defs) > 0 {
-		deploymentID = defs[0].DeploymentID
-	}
-	res, err := persistence.List(ctx, e.db, persistence.ResourceNamed(deploymentID, name))
-	if err != nil {
-		return "", nil, err
-	}
-	if len(res) == 0 {
-		return "", nil, runtime.NotFoundf("The form with the resource name '%s' cannot be found in deployment with id %s", name, deploymentID)
-	}
-	return name, res[0].Bytes, nil
 }
 
 // TasksWithCommentsAndAttachments tells which of the tasks ids have

@@ -144,15 +144,11 @@ func (p *parser) parseActivity(st *procState, sc *scopeState, e *etree.Element, 
 		u.DueDate = p.taskDate(s, e, "dueDate")
 		u.FollowUpDate = p.taskDate(s, e, "followUpDate")
 		u.Priority = p.priority(s, e, "priority")
-		u.FormKey = camundaValue(e, "formKey")
-		if u.FormKey == "" {
-			u.FormKey = camundaValue(e, "formRef")
-		}
+		a.Form = p.form(s, e)
 		u.TaskListeners = p.taskListeners(s, ext)
 		a.User = u
 	case StartEvent:
-		a.StartFormKey, a.StartFormRef = camundaValue(e, "formKey"), camundaValue(e, "formRef")
-		a.StartFormFields = formFields(e)
+		a.Form = p.form(s, e)
 	case ReceiveTask:
 		if ref := attrValue(e, "messageRef"); ref != "" {
 			a.MessageName = p.messageName(s, ref)
@@ -412,32 +408,6 @@ func (p *parser) parseTimer(s site, def *etree.Element) *TimerDefinition {
 		p.errorf(s, "invalid %s '%s': %v", c.Tag, td.Value, err)
 	}
 	return td
-}
-
-// formFields are the camunda:formField elements of e's camunda:formData.
-func formFields(e *etree.Element) []FormField {
-	var out []FormField
-	for _, ee := range e.ChildElements() {
-		if !isBPMN(ee, "extensionElements") {
-			continue
-		}
-		for _, data := range ee.ChildElements() {
-			if !isCamundaNS(data.NamespaceURI()) || data.Tag != "formData" {
-				continue
-			}
-			for _, f := range data.ChildElements() {
-				if !isCamundaNS(f.NamespaceURI()) || f.Tag != "formField" {
-					continue
-				}
-				field := FormField{ID: attrValue(f, "id"), Type: attrValue(f, "type"), DefaultValue: attrValue(f, "defaultValue")}
-				for _, v := range f.ChildElements() {
-					field.Validated = field.Validated || v.Tag == "validation" && len(v.ChildElements()) > 0
-				}
-				out = append(out, field)
-			}
-		}
-	}
-	return out
 }
 
 // silentExtensions are Camunda extension elements without effect on

@@ -260,12 +260,9 @@ type Activity struct {
 	Process *Process
 	Parent  *Activity // enclosing subprocess; nil at process level
 
-	// StartFormKey and StartFormRef are a start event's camunda:formKey
-	// and camunda:formRef, as written; StartFormFields its
-	// camunda:formData fields (which bpmnlite neither renders nor
-	// validates).
-	StartFormKey, StartFormRef string
-	StartFormFields            []FormField
+	// Form is a user task's or start event's form (camunda:formKey,
+	// camunda:formRef, camunda:formData); nil on other elements.
+	Form *Form
 
 	// Content of a subprocess.
 	Activities []*Activity
@@ -382,8 +379,8 @@ type Activity struct {
 
 // UserTaskInfo is what a user task adds to an activity. Each field may be
 // an expression; DueDate and FollowUpDate are ISO 8601 dates or durations
-// (from the task's creation), Priority an integer. FormKey is
-// camunda:formKey, or camunda:formRef as written.
+// (from the task's creation), Priority an integer. Its form is the
+// activity's Form.
 type UserTaskInfo struct {
 	Assignee        string
 	CandidateGroups string
@@ -391,19 +388,56 @@ type UserTaskInfo struct {
 	DueDate         string
 	FollowUpDate    string
 	Priority        string
-	FormKey         string
 	// TaskListeners are camunda:taskListener (create, assignment,
 	// update, complete, delete, timeout).
 	TaskListeners []Listener
 }
 
-// FormField is a camunda:formField: its id (the variable), type
-// (string, long, boolean, date, enum, or a custom one) and default value
-// as written; Validated when it has camunda:validation constraints.
-type FormField struct {
-	ID, Type, DefaultValue string
-	Validated              bool
+// Form is the form of a user task or start event, as Camunda 7 defines
+// it. Key is camunda:formKey (may be an expression); Ref, RefBinding
+// ("latest", "deployment" or "version", "" for latest) and RefVersion are
+// camunda:formRef, camunda:formRefBinding and camunda:formRefVersion (Ref
+// and RefVersion may be expressions). Fields are the camunda:formField
+// elements of camunda:formData, BusinessKeyField its businessKey
+// attribute (a start form's field whose value is the business key).
+type Form struct {
+	Key                         string
+	Ref, RefBinding, RefVersion string
+	Fields                      []FormField
+	BusinessKeyField            string
+	// Properties are the legacy camunda:formProperty elements.
+	Properties []FormProperty
 }
+
+// FormProperty is a legacy camunda:formProperty: its id, name (Label),
+// type (none: values pass as they are), datePattern, enum values and
+// default (an expression or a constant) in Field, whether it is required,
+// readable and writable, and the variable it sets (Variable, else its id).
+type FormProperty struct {
+	Field                        FormField
+	Required, Readable, Writable bool
+	Variable                     string
+}
+
+// FormField is a camunda:formField: its id (the variable), label and
+// default value (each may be an expression), type ("string", "long",
+// "boolean", "date" with DatePattern, default dd/MM/yyyy, or "enum" with
+// Values), validation constraints and properties, in the model's order.
+type FormField struct {
+	ID, Label, Type, DefaultValue string
+	DatePattern                   string
+	Values                        []FormValue
+	Constraints                   []FormConstraint
+	Properties                    []Property
+}
+
+// FormValue is a camunda:value of an enum form field.
+type FormValue struct{ ID, Name string }
+
+// FormConstraint is a camunda:constraint of a form field: Name is
+// required, readonly, minlength, maxlength, min or max; Config its
+// config attribute.
+type FormConstraint struct{ Name, Config string }
 
 // CallInfo is what a call activity adds to an activity. CalledBinding
 // (camunda:calledElementBinding) picks the called version: "latest" (the

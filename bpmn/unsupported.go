@@ -24,13 +24,13 @@ var camundaAttributes = map[string]bool{
 	"decisionRef": true, "decisionRefBinding": true, "decisionRefVersion": true, "decisionRefVersionTag": true,
 	"decisionRefTenantId": true, "mapDecisionResult": true,
 	"variableMappingClass": true, "variableMappingDelegateExpression": true,
+	"formRefBinding": true, "formRefVersion": true,
 }
 
 // camundaMetadata are camunda: attributes with no effect on execution.
 var camundaMetadata = map[string]bool{
 	"isStartableInTasklist": true, "diagramRelationId": true,
 	"modelerTemplate": true, "modelerTemplateVersion": true, "modelerTemplateIcon": true,
-	"formRefBinding": true, "formRefVersion": true, "formHandlerClass": true,
 }
 
 // camundaHints say what to do instead of an attribute bpmnlite lacks.
@@ -42,6 +42,7 @@ var camundaHints = map[string]string{
 	"caseVersion":           "CMMN cases are not supported: call a process",
 	"caseTenantId":          "CMMN cases are not supported: call a process",
 	"scriptFormat":          "scriptFormat is an attribute of the BPMN namespace (scriptFormat=\"javascript\")",
+	"formHandlerClass":      "bpmnlite has no Java form handlers: declare the form with camunda:formKey, camunda:formRef or camunda:formData",
 }
 
 // checkCamundaAttributes reports every camunda: attribute in the document

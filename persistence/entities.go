@@ -192,7 +192,7 @@ type Task struct {
 	DueDate             *time.Time
 	Suspension          int
 	FollowUpDate        *time.Time
-	FormKey             string // camunda:formKey or camunda:formRef, as written
+	FormKey             string // camunda:formKey, evaluated at creation
 	// TenantID is its process definition's tenant ("": none).
 	TenantID    string
 	Description string
@@ -208,6 +208,24 @@ type Task struct {
 	// ActivityInstanceID is the user task's activity instance ("" for a
 	// standalone task).
 	ActivityInstanceID string
+	// FormRef, FormRefBinding and FormRefVersion are the user task's
+	// camunda:formRef, formRefBinding and formRefVersion, evaluated at
+	// creation ("" and nil when it has none).
+	FormRef        string
+	FormRefBinding string
+	FormRefVersion *int
+}
+
+// FormDefinition is a deployed Camunda Form (a .form resource): Key is the
+// form's id, Version counts per key and tenant, as Camunda's
+// CamundaFormDefinition.
+type FormDefinition struct {
+	ID           string
+	Key          string
+	Version      int
+	DeploymentID string
+	ResourceName string
+	TenantID     string
 }
 
 // Delegation states of a task (Task.DelegationState), as Camunda's.

@@ -57,6 +57,14 @@ var samples = map[*persistence.Table]sample{
 			p.CandidateStarterGroups, p.CandidateStarterUsers = "", "piggy"
 		},
 	},
+	persistence.FormDefinitionTable: {
+		full: func() persistence.Entity {
+			return &persistence.FormDefinition{ID: "f:1:x", Key: "f", Version: 1, DeploymentID: "d1", ResourceName: "f.form", TenantID: "acme"}
+		},
+		sparse: func() persistence.Entity {
+			return &persistence.FormDefinition{ID: "f:2:x", Key: "f", Version: 2, DeploymentID: "d1", ResourceName: "g.form"}
+		},
+	},
 	persistence.JobDefinitionTable: {
 		full: func() persistence.Entity {
 			return &persistence.JobDefinition{ID: "jd1", Rev: 1, ProcessDefinitionID: "p:1:x", ProcessDefinitionKey: "p",
@@ -141,7 +149,7 @@ var samples = map[*persistence.Table]sample{
 				CandidateUsers: "c,d", Priority: 50, CreateTime: at(5, 1), DueDate: ptr(at(6, 2)), Suspension: persistence.Active,
 				FollowUpDate: ptr(at(6, 3)), FormKey: "embedded:app:forms/approve.html", Description: "Approve it",
 				Owner: "gonzo", DelegationState: persistence.DelegationPending, ParentTaskID: "t0", LastUpdated: ptr(at(6, 4)),
-				ActivityInstanceID: "approve:1"}
+				ActivityInstanceID: "approve:1", FormRef: "approveForm", FormRefBinding: "version", FormRefVersion: ptr(2)}
 		},
 		sparse: func() persistence.Entity {
 			return &persistence.Task{ID: "t2", CreateTime: at(5, 0), Suspension: persistence.Active}
@@ -154,6 +162,7 @@ var samples = map[*persistence.Table]sample{
 			x.FollowUpDate, x.FormKey = nil, ""
 			x.Description, x.Owner, x.DelegationState, x.ParentTaskID = "", "piggy", persistence.DelegationResolved, ""
 			x.LastUpdated, x.ActivityInstanceID = nil, ""
+			x.FormRef, x.FormRefBinding, x.FormRefVersion = "rejectForm", "latest", nil
 		},
 	},
 	persistence.EventSubscriptionTable: {
@@ -412,14 +421,14 @@ var samples = map[*persistence.Table]sample{
 			return &persistence.HistoricDetail{ID: "hd1", Rev: 1, Name: "amount", Type: "long",
 				ExecutionID: "e1", ProcessInstanceID: "pi", TaskID: "t1", Text: "x", Long: 5, Double: 1.5, ValueTime: at(25, 0), Bytes: []byte{1},
 				VariableInstanceID: "v1", ProcessDefinitionID: "p:1:x", ProcessDefinitionKey: "p", ActivityInstanceID: "a:1",
-				Time: at(25, 1), Revision: 2, Initial: true}
+				Time: at(25, 1), Revision: 2, Initial: true, FormField: true}
 		},
 		sparse: func() persistence.Entity {
 			return &persistence.HistoricDetail{ID: "hd2", Name: "n", Type: "null", Time: at(25, 2)}
 		},
 		modify: func(e persistence.Entity) {
 			d := e.(*persistence.HistoricDetail)
-			d.Long, d.Revision, d.Initial = 6, 3, false
+			d.Long, d.Revision, d.Initial, d.FormField = 6, 3, false, false
 		},
 	},
 	persistence.ExternalTaskLogTable: {

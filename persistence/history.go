@@ -82,6 +82,9 @@ type HistoricDetail struct {
 	Time                 time.Time
 	Revision             int  // the variable's writes before this one
 	Initial              bool // set as the process instance started
+	// FormField: a value submitted with a form (Camunda's historic form
+	// field: Name its field id, Text its value), not a variable update.
+	FormField bool
 }
 
 var HistoricDetailTable = newTable[HistoricDetail]("hist_detail", orderHistory)

@@ -259,10 +259,10 @@ type HistoricDetailFilter struct {
 	Initial            bool       `where:"initial" param:"initial"`
 	OccurredBefore     *time.Time `where:"time <=" param:"occurredBefore"`
 	OccurredAfter      *time.Time `where:"time >=" param:"occurredAfter"`
-	// VariableUpdates: only variable updates, which all details are;
-	// FormFields: only submitted form fields, which none are.
-	VariableUpdates bool `where:"TRUE" param:"variableUpdates"`
-	FormFields      bool `where:"FALSE" param:"formFields"`
+	// VariableUpdates: only variable updates; FormFields: only values
+	// submitted with forms.
+	VariableUpdates bool `where:"NOT form_field" param:"variableUpdates"`
+	FormFields      bool `where:"form_field" param:"formFields"`
 	// DeserializeValues changes nothing: values are stored as they are
 	// read (no serialized objects).
 	DeserializeValues bool `param:"deserializeValues"`

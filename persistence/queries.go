@@ -425,6 +425,27 @@ func DeleteDefinitionRows(processDefinitionID string) []Write {
 	}
 }
 
+// LatestFormDefinition is the latest version of the form with key of
+// tenant ("": of no tenant).
+func LatestFormDefinition(key, tenant string) Query[*FormDefinition] {
+	return newQuery[*FormDefinition]("WHERE key = $1 AND COALESCE(tenant_id, '') = $2 ORDER BY version DESC LIMIT 1", key, tenant)
+}
+
+// FormDefinitionVersion is version of the form with key of tenant.
+func FormDefinitionVersion(key, tenant string, version int) Query[*FormDefinition] {
+	return newQuery[*FormDefinition]("WHERE key = $1 AND COALESCE(tenant_id, '') = $2 AND version = $3", key, tenant, version)
+}
+
+// FormDefinitionOfDeployment is the form with key deployed by deployment.
+func FormDefinitionOfDeployment(key, deploymentID string) Query[*FormDefinition] {
+	return newQuery[*FormDefinition]("WHERE key = $1 AND deployment_id = $2", key, deploymentID)
+}
+
+// DeleteFormDefinitionsOfDeployment deletes the forms of a deployment.
+func DeleteFormDefinitionsOfDeployment(deploymentID string) Write {
+	return newWrite("DELETE FROM form_definition WHERE deployment_id = $1", deploymentID)
+}
+
 // DeleteResourcesOfDeployment deletes the files of a deployment.
 func DeleteResourcesOfDeployment(deploymentID string) Write {
 	return newWrite("DELETE FROM resource WHERE deployment_id = $1", deploymentID)
@@ -565,4 +586,9 @@ func VariablesOfTask(taskID string) Query[*Variable] {
 // DeleteVariablesOfTask deletes a user task's local variables (the task ends).
 func DeleteVariablesOfTask(taskID string) Write {
 	return newWrite("DELETE FROM variable WHERE task_id = $1", taskID)
+}
+
+// FormDefinitionsOfDeployment are the forms a deployment deployed.
+func FormDefinitionsOfDeployment(deploymentID string) Query[*FormDefinition] {
+	return newQuery[*FormDefinition]("WHERE deployment_id = $1 ORDER BY key", deploymentID)
 }

@@ -41,6 +41,10 @@ var ProcessDefinitionTable = newTable[ProcessDefinition]("process_definition", o
 
 func (e *ProcessDefinition) row() (*Table, addr) { return ProcessDefinitionTable, addr(e) }
 
+var FormDefinitionTable = newTable[FormDefinition]("form_definition", orderProcessDefinition)
+
+func (e *FormDefinition) row() (*Table, addr) { return FormDefinitionTable, addr(e) }
+
 var JobDefinitionTable = newTable[JobDefinition]("job_definition", orderJobDefinition)
 
 func (e *JobDefinition) row() (*Table, addr) { return JobDefinitionTable, addr(e) }

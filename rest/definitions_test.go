@@ -495,10 +495,11 @@ func TestRESTProcessDefinitionGroup(t *testing.T) {
 		}
 		a.wantError(http.StatusNotFound, "No matching definition with id nope", "GET", "/process-definition/nope/static-called-process-definitions", nil)
 
-		// Generated forms: their fields' default values, typed.
+		// Generated forms: their fields' default values, typed as the form
+		// shows them (a date as a string in its pattern, as Camunda's).
 		a.ok(http.StatusOK, "POST", "/deployment/create", deployment("generated", map[string]string{"fields.bpmn": fieldsProcess}))
 		vars := a.ok(http.StatusOK, "GET", "/process-definition/key/fields/form-variables", nil)
-		want := map[string]string{"amount": "Long 5", "approved": "Boolean true", "note": "String <nil>", "due": "Date 2030-12-31T00:00:00.000+0000", "checked": "String <nil>"}
+		want := map[string]string{"amount": "Long 5", "approved": "Boolean true", "note": "String <nil>", "due": "String 31/12/2030", "checked": "String <nil>"}
 		for name, tv := range want {
 			if got := fmt.Sprint(field(vars, name, "type"), " ", field(vars, name, "value")); got != tv {
 				t.Errorf("form variable %s: %s, want %s", name, got, tv)
@@ -510,9 +511,12 @@ func TestRESTProcessDefinitionGroup(t *testing.T) {
 		if empty := a.ok(http.StatusOK, "GET", "/process-definition/key/charge/form-variables", nil).(map[string]any); len(empty) != 0 {
 			t.Errorf("form variables without a form: %v", empty)
 		}
-		a.wantError(http.StatusBadRequest, "does not render generated forms", "GET", "/process-definition/key/fields/rendered-form", nil)
+		if status, ct, _, body := a.raw("/process-definition/key/fields/rendered-form"); status != http.StatusOK || ct != "application/xhtml+xml" ||
+			!strings.Contains(string(body), `<input class="form-control" name="amount" cam-variable-type="Long" cam-variable-name="amount" type="text" value="5" />`) {
+			t.Errorf("rendered start form: %d %s\n%s", status, ct, body)
+		}
 		a.wantError(http.StatusNotFound, "No matching rendered start form for process definition with the id", "GET", "/process-definition/key/charge/rendered-form", nil)
-		a.wantError(http.StatusBadRequest, "checked has camunda:validation constraints", "POST", "/process-definition/key/fields/submit-form", map[string]any{})
+		a.wantError(http.StatusBadRequest, "Invalid value submitted for form field 'checked': validation of required failed.", "POST", "/process-definition/key/fields/submit-form", map[string]any{})
 
 		// Delete: running instances need cascade.
 		a.wantError(http.StatusInternalServerError, "Process definition with id: "+id+" can't be deleted, because there are 3 dependent process instances.", "DELETE", "/process-definition/"+id, nil)
@@ -591,7 +595,7 @@ func TestRESTRestart(t *testing.T) {
 func TestRESTDeploymentResourcePaths(t *testing.T) {
 	eachBackend(t, rest.Options{}, func(t *testing.T, a *api) {
 		d := a.ok(http.StatusOK, "POST", "/deployment/create", deployment("paths", map[string]string{
-			"processes/one.bpmn": oneTask, "forms/start.form": `{"components": []}`}))
+			"processes/one.bpmn": oneTask, "forms/start.form": `{"id": "start", "components": []}`}))
 		var names []string
 		for _, r := range a.ok(http.StatusOK, "GET", "/deployment/"+field(d, "id").(string)+"/resources", nil).([]any) {
 			names = append(names, field(r, "name").(string))

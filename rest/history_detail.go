@@ -15,9 +15,19 @@ var historicDetailJSON = newShape[bpmnlite.HistoricDetail](`id type:"variableUpd
 	caseExecutionId:null taskId? tenantId:null userOperationId:null time removalTime:null rootProcessInstanceId:null
 	variableName=Name variableInstanceId variableType:null value:null valueInfo:{} initial revision errorMessage:null`)
 
+// historicFormFieldJSON is a value submitted with a form, as Camunda's
+// REST API shows a historic form field.
+var historicFormFieldJSON = newShape[bpmnlite.HistoricDetail](`id type:"formField" processDefinitionKey processDefinitionId
+	processInstanceId activityInstanceId? executionId? caseDefinitionKey:null caseDefinitionId:null caseInstanceId:null
+	caseExecutionId:null taskId? tenantId:null userOperationId:null time removalTime:null rootProcessInstanceId:null
+	fieldId=Name fieldValue=Text`)
+
 // detailJSON is d as Camunda shows it; a value it cannot read is shown as
 // Camunda shows one it cannot deserialize: no value, an error message.
 func detailJSON(d *bpmnlite.HistoricDetail) object {
+	if d.FormField {
+		return historicFormFieldJSON.of(d)
+	}
 	o := historicDetailJSON.of(d)
 	v, err := bpmnlite.DetailValue(d)
 	if err != nil {

@@ -90,6 +90,9 @@ var computed = map[string]computedMember{
 	"open":     stateIs(bpmnlite.IncidentOpen),
 	"deleted":  stateIs(bpmnlite.IncidentDeleted),
 	"resolved": stateIs(bpmnlite.IncidentResolved),
+	"camundaFormRef": {[]string{"FormRef", "FormRefBinding", "FormRefVersion"}, func(f []reflect.Value) any {
+		return formRefJSON(f[0].String(), f[1].String(), f[2].Interface().(*int))
+	}},
 }
 
 // computedMember is a member made from several fields.

@@ -9,10 +9,7 @@ import (
 	"io"
 	"maps"
 	"net/http"
-	"slices"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/bpmnlite/bpmnlite"
 )
@@ -124,14 +121,11 @@ var definitionOps = []definitionOp{
 	{"GET", "/deployed-start-form", (*Handler).deployedStartForm, nil},
 	{"GET", "/form-variables", (*Handler).startFormVariables, []string{"variableNames", "deserializeValues"}},
 	{"GET", "/rendered-form", func(h *Handler, w http.ResponseWriter, r *http.Request, pd *bpmnlite.ProcessDefinition) error {
-		f, err := h.eng.StartForm(r.Context(), pd.ID)
+		html, err := h.eng.RenderedStartForm(r.Context(), pd.ID)
 		if err != nil {
 			return err
 		}
-		if len(f.Fields) > 0 {
-			return badRequest("bpmnlite does not render generated forms (camunda:formData): render the form from GET .../form-variables")
-		}
-		return &notFound{"No matching rendered start form for process definition with the id " + pd.ID + " found."}
+		return writeRenderedForm(w, html, "No matching rendered start form for process definition with the id "+pd.ID+" found.")
 	}, nil},
 	{"POST", "/start", (*Handler).start, nil},
 	{"POST", "/submit-form", (*Handler).submitForm, nil},
@@ -331,112 +325,44 @@ func (h *Handler) startForm(w http.ResponseWriter, r *http.Request, pd *bpmnlite
 	if err != nil {
 		return err
 	}
-	var key, ref any
-	if f.Key != "" {
-		key = f.Key
-	}
-	if f.Ref != "" {
-		// camunda:formRefBinding and formRefVersion are not kept
-		ref = object{{"key", f.Ref}, {"binding", nil}, {"version", nil}}
-	}
-	writeJSON(w, http.StatusOK, object{{"key", key}, {"camundaFormRef", ref}, {"contextPath", nil}})
+	writeJSON(w, http.StatusOK, formJSON(f, "process-definition/"+pd.ID))
 	return nil
 }
 
-// deployedStartForm answers with the deployed form file the start event's
+// deployedStartForm answers with the deployed form the start event's
 // camunda:formKey names ("embedded:deployment:x.html",
-// "camunda-forms:deployment:x.form", "deployment:x"), as Camunda.
+// "camunda-forms:deployment:x.form", "deployment:x") or its
+// camunda:formRef resolves to, as Camunda.
 func (h *Handler) deployedStartForm(w http.ResponseWriter, r *http.Request, pd *bpmnlite.ProcessDefinition) error {
-	f, err := h.eng.StartForm(r.Context(), pd.ID)
+	name, content, err := h.eng.StartDeployedForm(r.Context(), pd.ID)
 	switch {
+	case isNotFound(err):
+		return &notFound{err.Error()}
+	case errors.Is(err, bpmnlite.ErrNotValid):
+		return badRequest("%v", err)
 	case err != nil:
 		return err
-	case f.Key == "" && f.Ref != "":
-		return badRequest("bpmnlite does not resolve camunda:formRef %q to a deployed form: use camunda:formKey=\"camunda-forms:deployment:<file>.form\"", f.Ref)
-	case f.Key == "":
-		return badRequest("One of the attributes 'formKey' and 'camunda:formRef' must be supplied but none were set.")
 	}
-	name := f.Key
-	for _, prefix := range []string{"embedded:", "camunda-forms:"} {
-		name = strings.TrimPrefix(name, prefix)
-	}
-	name, ok := strings.CutPrefix(name, "deployment:")
-	if !ok {
-		return badRequest("The form key '%s' does not reference a deployed form.", f.Key)
-	}
-	rs, err := h.eng.DeploymentResources(r.Context(), pd.DeploymentID)
-	if err != nil {
-		return err
-	}
-	i := slices.IndexFunc(rs, func(res *bpmnlite.DeploymentResource) bool { return res.Name == name })
-	if i < 0 {
-		return &notFound{"The form with the resource name '" + name + "' cannot be found in deployment with id " + pd.DeploymentID}
-	}
-	contentType := "application/xhtml+xml"
-	if strings.HasPrefix(f.Key, "camunda-forms:") || strings.HasSuffix(name, ".form") {
-		contentType = "application/json"
-	}
-	w.Header().Set("Content-Type", contentType)
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(rs[i].Bytes)
-	return nil
+	return writeForm(w, name, content)
 }
 
 // startFormVariables answers the start form's fields (camunda:formData)
-// with their default values, typed by their form types, as Camunda's
+// with their default values, typed as the form shows them, as Camunda's
 // start form variables (variableNames: only these).
 func (h *Handler) startFormVariables(w http.ResponseWriter, r *http.Request, pd *bpmnlite.ProcessDefinition) error {
-	f, err := h.eng.StartForm(r.Context(), pd.ID)
+	deserialize, err := boolParam(r, "deserializeValues")
 	if err != nil {
 		return err
 	}
-	var names []string
-	if s := r.URL.Query().Get("variableNames"); s != "" {
-		names = strings.Split(s, ",")
-	}
-	out := map[string]TypedValue{}
-	for _, field := range f.Fields {
-		if names != nil && !slices.Contains(names, field.ID) {
-			continue
-		}
-		v, err := formFieldValue(field)
-		if err != nil {
-			return err
-		}
-		out[field.ID] = v
-	}
-	writeJSON(w, http.StatusOK, out)
-	return nil
-}
-
-// formFieldValue is a form field's default value as a typed variable.
-func formFieldValue(f bpmnlite.FormField) (TypedValue, error) {
-	types := map[string]string{"": "String", "string": "String", "enum": "String", "long": "Long", "boolean": "Boolean", "date": "Date"}
-	typ, ok := types[f.Type]
-	switch {
-	case !ok:
-		return TypedValue{}, badRequest("form field %s: bpmnlite has no form field type %q", f.ID, f.Type)
-	case strings.Contains(f.DefaultValue, "${") || strings.Contains(f.DefaultValue, "#{"):
-		return TypedValue{}, badRequest("form field %s: bpmnlite does not evaluate the default value expression %s", f.ID, f.DefaultValue)
-	case f.DefaultValue == "":
-		return TypedValue{Value: json.RawMessage("null"), Type: typ, ValueInfo: map[string]any{}}, nil
-	}
-	var v any = f.DefaultValue
-	var err error
-	switch typ {
-	case "Long":
-		v, err = strconv.ParseInt(f.DefaultValue, 10, 64)
-	case "Boolean":
-		v, err = strconv.ParseBool(f.DefaultValue)
-	case "Date":
-		v, err = time.Parse("02/01/2006", f.DefaultValue)
+	vars, err := h.eng.StartFormVariables(r.Context(), pd.ID, variableNamesParam(r))
+	if errors.As(err, new(*bpmnlite.FormFieldError)) {
+		return badRequest("%v", err)
 	}
 	if err != nil {
-		return TypedValue{}, badRequest("form field %s: default value %q is not a %s", f.ID, f.DefaultValue, f.Type)
+		return err
 	}
-	tv := encodeValue(v)
-	tv.Type = typ // a small long is still a Long
-	return tv, nil
+	writeJSON(w, http.StatusOK, encodeInstances(vars, deserialize))
+	return nil
 }
 
 // startBody is Camunda's StartProcessInstanceDto.
@@ -583,8 +509,8 @@ func (h *Handler) restart(w http.ResponseWriter, r *http.Request) error {
 }
 
 // submitForm starts an instance with the form's variables and business
-// key, as Camunda's start form submission; a form whose fields have
-// validation constraints is refused, as bpmnlite does not check them.
+// key, as Camunda's start form submission: the form fields' constraints
+// are checked and their values converted to their types.
 func (h *Handler) submitForm(w http.ResponseWriter, r *http.Request, pd *bpmnlite.ProcessDefinition) error {
 	var body struct {
 		Variables   map[string]TypedValue `json:"variables"`
@@ -593,24 +519,26 @@ func (h *Handler) submitForm(w http.ResponseWriter, r *http.Request, pd *bpmnlit
 	if err := readJSON(r, &body); err != nil {
 		return err
 	}
-	f, err := h.eng.StartForm(r.Context(), pd.ID)
-	if err != nil {
-		return err
-	}
-	for _, field := range f.Fields {
-		if field.Validated {
-			return badRequest("bpmnlite does not validate form fields: the start form's field %s has camunda:validation constraints", field.ID)
-		}
-	}
 	vars, err := DecodeVariables(body.Variables)
 	if err != nil {
 		return err
 	}
-	return h.startInstance(w, r, bpmnlite.StartRequest{DefinitionID: pd.ID, BusinessKey: body.BusinessKey, Variables: vars}, false)
+	req := bpmnlite.StartRequest{DefinitionID: pd.ID, BusinessKey: body.BusinessKey}
+	id, err := h.eng.SubmitStartForm(r.Context(), pd.ID, body.BusinessKey, vars)
+	if errors.As(err, new(*bpmnlite.FormFieldError)) {
+		return &requestError{msg: "Cannot instantiate process definition " + pd.ID + ": " + err.Error(), typ: "RestException"}
+	}
+	return h.answerStart(w, r, req, id, err, false)
 }
 
 func (h *Handler) startInstance(w http.ResponseWriter, r *http.Request, req bpmnlite.StartRequest, withVariables bool) error {
 	id, err := h.eng.Start(r.Context(), req)
+	return h.answerStart(w, r, req, id, err, withVariables)
+}
+
+// answerStart answers the start of instance id (err: its failure) that
+// req asked for, as Camunda's ProcessInstanceWithVariablesDto.
+func (h *Handler) answerStart(w http.ResponseWriter, r *http.Request, req bpmnlite.StartRequest, id string, err error, withVariables bool) error {
 	switch {
 	case isNotFound(err):
 		return &notFound{"Cannot instantiate process definition " + req.DefinitionID + ": " + err.Error()}

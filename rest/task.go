@@ -22,7 +22,7 @@ import (
 var taskJSON = newShape[taskView](`id name? assignee? created=CreateTime due=DueDate followUp=FollowUpDate lastUpdated
 	delegationState? description? executionId? owner? parentTaskId? priority processDefinitionId? processInstanceId?
 	taskDefinitionKey? caseExecutionId:null caseInstanceId:null caseDefinitionId:null suspended() formKey?
-	camundaFormRef:null tenantId? attachment! comment! variables=Variables!`)
+	camundaFormRef() tenantId? attachment! comment! variables=Variables!`)
 
 // taskView is a task as the REST API shows it.
 type taskView struct {
@@ -163,6 +163,8 @@ func taskError(r *http.Request, prefix string, err error) error {
 		return badRequest("%s%v", prefix, err)
 	case errors.Is(err, bpmnlite.ErrDelegated):
 		return &serverError{typ: "RestException", msg: prefix + err.Error()}
+	case errors.As(err, new(*bpmnlite.FormFieldError)):
+		return &requestError{msg: prefix + err.Error(), typ: "RestException"}
 	case errors.Is(err, bpmnlite.ErrTaskClaimed):
 		return &conflict{typ: "TaskAlreadyClaimedException", msg: err.Error()}
 	}

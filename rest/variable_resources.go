@@ -48,33 +48,6 @@ func (h *Handler) variableRoutes() {
 	} {
 		h.ownerVariableRoutes(o)
 	}
-	h.handle("GET /task/{id}/form-variables", func(w http.ResponseWriter, r *http.Request) error {
-		deserialize, err := boolParam(r, "deserializeValues")
-		if err != nil {
-			return err
-		}
-		id := r.PathValue("id")
-		vars, err := h.eng.ScopeVariables(r.Context(), bpmnlite.VariableScope{TaskID: id})
-		if isNotFound(err) {
-			return &notFound{"Cannot get form variables for task " + id + ": " + taskMissing(id)}
-		}
-		if err != nil {
-			return err
-		}
-		if names := r.URL.Query().Get("variableNames"); names != "" {
-			wanted := map[string]bool{}
-			for _, n := range strings.Split(names, ",") {
-				wanted[n] = true
-			}
-			for name := range vars {
-				if !wanted[name] {
-					delete(vars, name)
-				}
-			}
-		}
-		writeJSON(w, http.StatusOK, encodeInstances(vars, deserialize))
-		return nil
-	}, "variableNames", "deserializeValues")
 }
 
 func encodeInstances(vars map[string]*bpmnlite.VariableInstance, deserialize bool) map[string]TypedValue {

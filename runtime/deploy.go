@@ -58,6 +58,9 @@ type Deployment struct {
 	Warnings                        []bpmn.Problem
 	// Unchanged is set when SkipUnchanged found nothing new.
 	Unchanged bool
+
+	// FormDefinitions are the Camunda Forms (.form) deployed.
+	FormDefinitions []*persistence.FormDefinition
 }
 
 // Deploy parses and stores the resources and their process definitions, one
@@ -76,6 +79,7 @@ func (e *Core) Deploy(ctx context.Context, req DeployRequest) (_ *Deployment, er
 		}
 	}
 	for _, r := range req.Resources {
+		var err error
 		sum := sha256.Sum256(r.Bytes)
 		if IsDecisionModel(r.Name) {
 			m, err := dmn.ParseWith(r.Bytes, dmn.Options{File: r.Name, MaxBytes: e.Config.Limits.MaxResourceBytes, CheckExpression: e.CheckExpression})
@@ -87,7 +91,13 @@ func (e *Core) Deploy(ctx context.Context, req DeployRequest) (_ *Deployment, er
 			continue
 		}
 		if !IsProcessModel(r.Name) {
-			all = append(all, parsedResource{res: r, hash: hex.EncodeToString(sum[:])})
+			p := parsedResource{res: r, hash: hex.EncodeToString(sum[:])}
+			if IsForm(r.Name) {
+				if p.formKey, err = formKeyOf(r); err != nil {
+					errs = append(errs, err)
+				}
+			}
+			all = append(all, p)
 			continue
 		}
 		m, err := bpmn.Parse(r.Bytes, bpmn.ParseOptions{File: r.Name, ForceExecutable: req.ForceExecutable, CheckExpression: e.CheckExpression, MaxBytes: e.Config.Limits.MaxResourceBytes, MaxQuoted: e.Config.Limits.MaxQuotedSource, MaxScriptBytes: e.Config.Limits.MaxScriptBytes, Resources: others})
@@ -132,6 +142,13 @@ func (e *Core) Deploy(ctx context.Context, req DeployRequest) (_ *Deployment, er
 				}
 				continue
 			}
+			if p.formKey != "" {
+				f, err := e.deployForm(cc, d, p.res.Name, p.formKey)
+				if err != nil {
+					return err
+				}
+				out.FormDefinitions = append(out.FormDefinitions, f)
+			}
 			if p.model == nil {
 				continue // kept as it is: a form, a decision table, a script, an image
 			}
@@ -173,6 +190,7 @@ type parsedResource struct {
 	// decisions: a DMN file's decisions (nil: not a DMN file)
 	decisions *dmn.Definitions
 	hash      string
+	formKey   string // a Camunda Form's id
 }
 
 // IsProcessModel reports whether a deployment's resource of this name is
@@ -331,7 +349,7 @@ func (e *Core) deployProcess(cc *tx.Context, d *persistence.Deployment, resource
 		Description:            proc.Documentation,
 	}
 	if s := proc.NoneStartEvent(); s != nil {
-		pd.HasStartForm = s.StartFormKey != "" || s.StartFormRef != ""
+		pd.HasStartForm = s.Form != nil && (s.Form.Key != "" || s.Form.Ref != "") // Camunda's hasStartFormKey
 	}
 	cc.Insert(pd)
 	if pd.HistoryTimeToLive != nil && e.history(config.HistoryActivity) {

@@ -49,8 +49,8 @@ func TestUserTaskDatesPriorityAndQueries(t *testing.T) {
 			t.Fatalf("a nil due date gave %v", got)
 		}
 		sign := e.Tasks(fixed)[0]
-		if sign.DueDate == nil || !sign.DueDate.Equal(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)) || sign.Priority != 7 || sign.FormKey != "signForm" {
-			t.Fatalf("constant attributes: due %v priority %d form %q", sign.DueDate, sign.Priority, sign.FormKey)
+		if sign.DueDate == nil || !sign.DueDate.Equal(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)) || sign.Priority != 7 || sign.FormRef != "signForm" || sign.FormRefBinding != "latest" {
+			t.Fatalf("constant attributes: due %v priority %d form %q", sign.DueDate, sign.Priority, sign.FormRef)
 		}
 
 		ids := func(q bpmnlite.TaskQuery) string {

@@ -218,6 +218,7 @@ func (e *Core) DeleteDeployment(ctx context.Context, id string, cascade bool) er
 		}
 		cc.Write(persistence.DeleteDecisionsOfDeployment(id)...)
 		cc.Write(persistence.DeleteResourcesOfDeployment(id))
+		cc.Write(persistence.DeleteFormDefinitionsOfDeployment(id))
 		cc.Delete(dep)
 		return nil
 	})

@@ -79,8 +79,13 @@ func (c *command) createTask(x *execution, a *bpmn.Activity) error {
 	if t.CandidateUsers, err = c.text(x, u.CandidateUsers); err != nil {
 		return failAt(a, "candidateUsers: %w", err)
 	}
-	if t.FormKey, err = c.text(x, u.FormKey); err != nil {
-		return failAt(a, "formKey: %w", err)
+	if a.Form != nil {
+		if t.FormKey, err = c.text(x, a.Form.Key); err != nil {
+			return failAt(a, "formKey: %w", err)
+		}
+		if t.FormRef, t.FormRefBinding, t.FormRefVersion, err = c.formRef(x, a.Form); err != nil {
+			return failAt(a, "%w", err)
+		}
 	}
 	if u.Priority != "" {
 		p, err := c.constOrExpr(x, u.Priority, "", "priority")
@@ -268,6 +273,11 @@ func (e *Core) completeTask(ctx context.Context, t persistence.Tx, taskID string
 			}
 			if returning {
 				returned = c.returnVariablesOf(x.inst)
+			}
+			if submit {
+				if vars, err = c.submitTaskForm(task.ID, vars); err != nil {
+					return err
+				}
 			}
 			if err := x.setVariables(vars, false); err != nil {
 				return err
