@@ -3,6 +3,8 @@ package persistence
 import (
 	"context"
 	"reflect"
+	"testing"
+	"time"
 )
 
 // SelectWhere and SelectAs let this package's external tests read rows with
@@ -36,4 +38,12 @@ func ListFilter(ctx context.Context, db DB, filter any) error {
 	return q.Interface().(interface {
 		listed(context.Context, DB) error
 	}).listed(ctx, db)
+}
+
+// SetSlowStatement sets the run time from which an SQLite statement is a
+// span until the test ends.
+func SetSlowStatement(t testing.TB, d time.Duration) {
+	old := slowStatement
+	slowStatement = d
+	t.Cleanup(func() { slowStatement = old })
 }

@@ -12,7 +12,6 @@ import (
 	"sync"
 	"time"
 
-	"go.opentelemetry.io/otel/trace"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )
@@ -450,19 +449,22 @@ func sqliteArgs(args []any) []any {
 // sqliteRows adapts Scan to the engine's conventions: NULL text reads as "",
 // and INTEGER microseconds read back as UTC times.
 type sqliteRows struct {
-	rows  *sql.Rows
-	span  trace.Span // the query's, ended with the rows; nil when untraced
-	dest  []any
-	text  []sql.NullString
-	micro []sql.NullInt64
+	rows *sql.Rows
+	// traced records the query's statement when the rows close (nil:
+	// untraced).
+	traced    *sqliteTracer
+	statement statement
+	dest      []any
+	text      []sql.NullString
+	micro     []sql.NullInt64
 }
 
 func (r *sqliteRows) Next() bool { return r.rows.Next() }
 func (r *sqliteRows) Close() {
 	r.rows.Close()
-	if r.span != nil {
-		endSpan(r.span, r.rows.Err())
-		r.span = nil
+	if r.traced != nil {
+		r.traced.done(r.statement, r.rows.Err())
+		r.traced = nil
 	}
 }
 

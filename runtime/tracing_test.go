@@ -83,7 +83,8 @@ func TestTracing(t *testing.T) {
 		if got := seen.seen["check"]; len(got) != 1 || got[0].SpanID() != starts[0].SpanContext().SpanID() {
 			t.Errorf("the delegate of the start ran under %v, not the start's span %v", got, starts[0].SpanContext().SpanID())
 		}
-		// The start's statements are spans under it, named for the backend.
+		// The start's statements are spans under it, named for the backend
+		// (on SQLite only the slow ones: persistence's TestSQLiteStatementSpans).
 		system := map[string]string{"postgres": "postgresql", "sqlite": "sqlite"}[e.Eng.Dialect()]
 		var statements int
 		for _, s := range rec.Ended() {
@@ -94,7 +95,7 @@ func TestTracing(t *testing.T) {
 				}
 			}
 		}
-		if statements == 0 {
+		if statements == 0 && system == "postgresql" {
 			t.Errorf("%s: no statement spans under the start", e.Eng.Dialect())
 		}
 
