@@ -73,9 +73,11 @@ func compactCount(ctx context.Context, db DB, c countTable) error {
 	}
 	defer func() { _ = t.Rollback(context.WithoutCancel(ctx)) }()
 	merge := "INSERT INTO " + c.name + " (" + c.columns + ", n) SELECT " + c.columns + ", SUM(n) FROM %s GROUP BY " + c.columns + " HAVING SUM(n) <> 0"
+	var removed int64
 	if dialectOf(db).writingWith {
 		// One statement: what it deletes is exactly what it sums.
-		_, err = t.Exec(ctx, "WITH gone AS (DELETE FROM "+c.name+" RETURNING "+c.columns+", n) "+fmt.Sprintf(merge, "gone"))
+		err = queryValue(ctx, t, &removed, "WITH gone AS (DELETE FROM "+c.name+" RETURNING "+c.columns+", n), "+
+			"merged AS ("+fmt.Sprintf(merge, "gone")+") SELECT count(*) FROM gone")
 	} else {
 		// One writer: nothing is written between the statements, and the
 		// merged rows get rowids above the last one read.
@@ -90,7 +92,25 @@ func compactCount(ctx context.Context, db DB, c countTable) error {
 	if err != nil {
 		return err
 	}
-	return t.Commit(ctx)
+	if err := t.Commit(ctx); err != nil {
+		return err
+	}
+	if v, ok := db.(vacuumer); ok && removed >= vacuumAfter {
+		// The rows deleted stay in PostgreSQL's pages until a vacuum, and
+		// every count would read them until autovacuum comes by.
+		return v.vacuum(ctx, c.name)
+	}
+	return nil
+}
+
+// vacuumAfter is how many rows a compaction removes before it vacuums the
+// count table itself.
+const vacuumAfter = 10000
+
+// vacuumer is a database whose deleted rows take space until a vacuum
+// (PostgreSQL).
+type vacuumer interface {
+	vacuum(ctx context.Context, table string) error
 }
 
 // isMerged reports whether c has one row per group already: then a
