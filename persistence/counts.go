@@ -67,9 +67,30 @@ func compactCount(ctx context.Context, db DB, c countTable) error {
 	if merged, err := isMerged(ctx, db, c); err != nil || merged {
 		return err
 	}
+	removed, err := mergeCount(ctx, db, c)
+	if v, ok := db.(vacuumer); ok && err == nil && removed >= vacuumAfter {
+		// The rows deleted stay in PostgreSQL's pages until a vacuum, and
+		// every count would read them until autovacuum came by. A vacuum
+		// frees them but keeps the pages up to the merged rows, written
+		// last: written again, the merged rows go to the freed pages at
+		// the start, and a second vacuum cuts off the rest.
+		err = v.vacuum(ctx, c.name)
+		if err == nil {
+			_, err = mergeCount(ctx, db, c)
+		}
+		if err == nil {
+			err = v.vacuum(ctx, c.name)
+		}
+	}
+	return err
+}
+
+// mergeCount merges c's rows into one per group and returns how many rows
+// it removed (0 when another compactor holds c).
+func mergeCount(ctx context.Context, db DB, c countTable) (int64, error) {
 	t, err := db.Begin(ctx, false)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer func() { _ = t.Rollback(context.WithoutCancel(ctx)) }()
 	if lock := dialectOf(db).tryTableLock; lock != "" {
@@ -78,7 +99,7 @@ func compactCount(ctx context.Context, db DB, c countTable) error {
 		// the compactor at work.
 		var got bool
 		if err := queryValue(ctx, t, &got, lock, c.name); err != nil || !got {
-			return err
+			return 0, err
 		}
 	}
 	merge := "INSERT INTO " + c.name + " (" + c.columns + ", n) SELECT " + c.columns + ", SUM(n) FROM %s GROUP BY " + c.columns + " HAVING SUM(n) <> 0"
@@ -92,24 +113,16 @@ func compactCount(ctx context.Context, db DB, c countTable) error {
 		// merged rows get rowids above the last one read.
 		var last *int64
 		if err = queryValue(ctx, t, &last, "SELECT MAX(rowid) FROM "+c.name); err != nil || last == nil {
-			return err
+			return 0, err
 		}
 		if _, err = t.Exec(ctx, fmt.Sprintf(merge, c.name+" WHERE rowid <= $1"), *last); err == nil {
 			_, err = t.Exec(ctx, "DELETE FROM "+c.name+" WHERE rowid <= $1", *last)
 		}
 	}
 	if err != nil {
-		return err
+		return 0, err
 	}
-	if err := t.Commit(ctx); err != nil {
-		return err
-	}
-	if v, ok := db.(vacuumer); ok && removed >= vacuumAfter {
-		// The rows deleted stay in PostgreSQL's pages until a vacuum, and
-		// every count would read them until autovacuum comes by.
-		return v.vacuum(ctx, c.name)
-	}
-	return nil
+	return removed, t.Commit(ctx)
 }
 
 // vacuumAfter is how many rows a compaction removes before it vacuums the
