@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -171,10 +170,10 @@ type Engine struct {
 	db  persistence.DB
 	rt  *runtime.Core
 	je  *jobexecutor.Executor // when JobExecutorActivate
-	// stopBackground ends the background work (the meter reports, with a
-	// last one; the compaction of counts); background waits for it.
-	stopBackground context.CancelFunc
-	background     sync.WaitGroup
+	// stopMeters ends the meter reports (with a last one); metersDone
+	// closes when it is written.
+	stopMeters context.CancelFunc
+	metersDone chan struct{}
 }
 
 // Open opens (and migrates) the database and returns an engine.
@@ -204,14 +203,14 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 			return nil, fmt.Errorf("bpmnlite: scheduling the history cleanup: %w", err)
 		}
 	}
-	e.startBackground()
+	e.reportMeters()
 	if cfg.JobExecutorActivate {
 		if e.je, err = jobexecutor.New(cfg.JobExecutor, rt); err == nil {
 			err = e.je.Start(ctx)
 		}
 		if err != nil {
-			e.stopBackground()
-			e.background.Wait()
+			e.stopMeters()
+			<-e.metersDone
 			_ = db.Close()
 			return nil, fmt.Errorf("bpmnlite: job executor: %w", err)
 		}
@@ -269,37 +268,24 @@ func (e *Engine) Close() error {
 		defer cancel()
 		_ = e.je.Stop(ctx)
 	}
-	e.stopBackground()
-	e.background.Wait()
+	e.stopMeters()
+	<-e.metersDone
 	return e.db.Close()
 }
 
-// startBackground starts the meter reports Config.Metrics asks for and
-// the compaction of the kept counts; a read-only tool (OpenExisting)
-// writes nothing, so it starts neither.
-func (e *Engine) startBackground() {
+// reportMeters starts the meter reports Config.Metrics asks for.
+func (e *Engine) reportMeters() {
 	ctx, stop := context.WithCancel(context.Background())
-	e.stopBackground = stop
-	if e.cfg.Database.OpenExisting {
+	e.stopMeters, e.metersDone = stop, make(chan struct{})
+	if e.cfg.Metrics.ReportInterval < 0 || e.cfg.Database.OpenExisting {
+		close(e.metersDone) // no reports (a read-only tool writes nothing)
 		return
 	}
-	run := func(work func()) {
-		e.background.Add(1)
-		go func() {
-			defer e.background.Done()
-			work()
-		}()
-	}
-	if e.cfg.Metrics.ReportInterval >= 0 {
-		run(func() { e.rt.ReportMetersEvery(ctx, e.cfg.Metrics.ReportInterval, e.cfg.Metrics.Reporter) })
-	}
-	run(func() { e.rt.CompactCountsEvery(ctx, countCompactionInterval) })
+	go func() {
+		defer close(e.metersDone)
+		e.rt.ReportMetersEvery(ctx, e.cfg.Metrics.ReportInterval, e.cfg.Metrics.Reporter)
+	}()
 }
-
-// countCompactionInterval is how often the rows that keep list counts are
-// merged (persistence.CompactCounts): a count reads the rows written
-// since, so it stays cheap however large the counted tables grow.
-const countCompactionInterval = 2 * time.Second
 
 // Dialect names the database backend in use ("sqlite" or "postgres").
 func (e *Engine) Dialect() string { return string(e.db.Dialect()) }

@@ -58,14 +58,7 @@ type sqlDialect struct {
 	// writingWith: a statement may write inside WITH, so the acquisition
 	// writes its job log entries in the same statement.
 	writingWith bool
-	// tryTableLock takes a transaction's advisory lock on a table named
-	// by $1 (in the current schema) if free, answering whether it got it;
-	// "" where writers take turns anyway.
-	tryTableLock string
 }
-
-// tableLockClass is the first key of the advisory locks on tables.
-const tableLockClass int32 = 0x62706d74 // "bpmt"
 
 var (
 	postgresSQL = &sqlDialect{
@@ -77,7 +70,6 @@ var (
 		subqueryFence: " OFFSET 0",
 		instanceLocks: true,
 		writingWith:   true,
-		tryTableLock:  "SELECT pg_try_advisory_xact_lock(" + strconv.Itoa(int(tableLockClass)) + ", hashtext(current_schema() || '.' || $1))",
 	}
 	sqliteSQL = &sqlDialect{
 		name:         SQLite,

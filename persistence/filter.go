@@ -42,11 +42,6 @@ import (
 //	                  of the filter, when true, compare names and text
 //	                  values of every such condition in lower case.
 //
-// A field tagged `countable:""` can be judged on the counts kept for its
-// table (counts.go): a filter whose set fields all are is counted from
-// them. A field that conditions the query otherwise than by its own
-// `where` (through the filter's Query method) must not be tagged.
-//
 // A field at its zero value (empty string, 0, nil, false) adds nothing.
 // Times are compared in UTC, pointers are compared by what they point to.
 // Its `param` tag names it in Camunda's REST API (rest reads it); a
@@ -96,26 +91,6 @@ type condition struct {
 }
 
 var conditionsOf sync.Map // reflect.Type: []condition
-
-var uncountableOf sync.Map // reflect.Type: [][]int
-
-// uncountableFields are the indexes of the fields of filter type t that
-// are not tagged countable, the Page aside (once).
-func uncountableFields(t reflect.Type) [][]int {
-	if fs, ok := uncountableOf.Load(t); ok {
-		return fs.([][]int)
-	}
-	var fs [][]int
-	for _, f := range reflect.VisibleFields(t) {
-		_, countable := f.Tag.Lookup("countable")
-		inPage := len(f.Index) > 1 && t.Field(f.Index[0]).Type == reflect.TypeFor[Page]()
-		if !f.Anonymous && !countable && !inPage {
-			fs = append(fs, f.Index)
-		}
-	}
-	uncountableOf.Store(t, fs)
-	return fs
-}
 
 // filterConditions compiles the `where` tags of filter type t (once).
 func filterConditions(t reflect.Type) []condition {
@@ -267,10 +242,7 @@ func filterQuery[T Entity](filter any, now time.Time, order string) Query[T] {
 		conds = "WHERE " + strings.Join(terms, " AND ")
 	}
 	q := newQuery[T](conds, args...)
-	q.conds, q.filter, q.countable = conds, true, true
-	for _, index := range uncountableFields(v.Type()) {
-		q.countable = q.countable && v.FieldByIndex(index).IsZero()
-	}
+	q.conds, q.filter = conds, true
 	if badText != "" { // no row has it; PostgreSQL would refuse to look
 		q.err = invalidQueryError(badText + ": not text the database stores (a NUL character, or bytes that are not UTF-8)")
 		return q

@@ -35,11 +35,11 @@ func (f DeploymentFilter) Query() Query[*Deployment] {
 // withoutTenantId do; a filter that embeds it has its own
 // include...WithoutTenantId, given to conditions.
 type Tenants struct {
-	TenantIDIn      []string `param:"tenantIdIn" countable:""`                                // of one of these tenants
-	WithoutTenantID bool     `where:"tenant_id IS NULL" param:"withoutTenantId" countable:""` // of no tenant
+	TenantIDIn      []string `param:"tenantIdIn"`                                // of one of these tenants
+	WithoutTenantID bool     `where:"tenant_id IS NULL" param:"withoutTenantId"` // of no tenant
 	// the condition TenantIDIn makes, with or without the rows of no tenant
-	in       []string `where:"tenant_id in" countable:""`
-	inOrNone []string `where:"(tenant_id IN (?) OR tenant_id IS NULL)" countable:""`
+	in       []string `where:"tenant_id in"`
+	inOrNone []string `where:"(tenant_id IN (?) OR tenant_id IS NULL)"`
 }
 
 // conditions is t with the condition of TenantIDIn set: with
@@ -125,17 +125,17 @@ type TaskFilter struct {
 	ProcessInstanceBusinessKey     string   `where:"{taskInstance}business_key = ?)" param:"processInstanceBusinessKey"`
 	ProcessInstanceBusinessKeyIn   []string `where:"{taskInstance}business_key IN (?))" param:"processInstanceBusinessKeyIn"`
 	ProcessInstanceBusinessKeyLike string   `where:"{taskInstance}business_key LIKE ?)" param:"processInstanceBusinessKeyLike"`
-	ProcessDefinitionID            string   `where:"process_definition_id" param:"processDefinitionId" countable:""`
-	ProcessDefinitionKey           string   `where:"{taskDefinition}key = ?)" param:"processDefinitionKey" countable:""`
-	ProcessDefinitionKeyIn         []string `where:"{taskDefinition}key IN (?))" param:"processDefinitionKeyIn" countable:""`
+	ProcessDefinitionID            string   `where:"process_definition_id" param:"processDefinitionId"`
+	ProcessDefinitionKey           string   `where:"{taskDefinition}key = ?)" param:"processDefinitionKey"`
+	ProcessDefinitionKeyIn         []string `where:"{taskDefinition}key IN (?))" param:"processDefinitionKeyIn"`
 	ProcessDefinitionName          string   `where:"{taskDefinition}name = ?)" param:"processDefinitionName"`
 	ProcessDefinitionNameLike      string   `where:"{taskDefinition}name LIKE ?)" param:"processDefinitionNameLike"`
 	ExecutionID                    string   `where:"execution_id" param:"executionId"`
 	ActivityInstanceIDIn           []string `where:"activity_instance_id in" param:"activityInstanceIdIn"`
-	TaskDefinitionKey              string   `where:"task_definition_key" param:"taskDefinitionKey" countable:""`
-	TaskDefinitionKeyIn            []string `where:"task_definition_key in" param:"taskDefinitionKeyIn" countable:""`
-	TaskDefinitionKeyNotIn         []string `where:"task_definition_key NOT IN (?)" param:"taskDefinitionKeyNotIn" countable:""`
-	TaskDefinitionKeyLike          string   `where:"task_definition_key like" param:"taskDefinitionKeyLike" countable:""`
+	TaskDefinitionKey              string   `where:"task_definition_key" param:"taskDefinitionKey"`
+	TaskDefinitionKeyIn            []string `where:"task_definition_key in" param:"taskDefinitionKeyIn"`
+	TaskDefinitionKeyNotIn         []string `where:"task_definition_key NOT IN (?)" param:"taskDefinitionKeyNotIn"`
+	TaskDefinitionKeyLike          string   `where:"task_definition_key like" param:"taskDefinitionKeyLike"`
 	Name                           string   `where:"UPPER(name) = UPPER(?)" param:"name"`
 	NameNotEqual                   string   `where:"UPPER(name) <> UPPER(?)" param:"nameNotEqual"`
 	NameLike                       string   `where:"UPPER(name) LIKE UPPER(?)" param:"nameLike"`
@@ -145,12 +145,12 @@ type TaskFilter struct {
 	ParentTaskID                   string   `where:"parent_task_id" param:"parentTaskId"`
 	// Assignee..., Owner: the task's assignee and owner; InvolvedUser:
 	// its assignee, owner or a candidate user.
-	Assignee      string   `where:"assignee" param:"assignee" countable:""`
-	AssigneeLike  string   `where:"assignee like" param:"assigneeLike" countable:""`
-	AssigneeIn    []string `where:"assignee in" param:"assigneeIn" countable:""`
-	AssigneeNotIn []string `where:"assignee NOT IN (?)" param:"assigneeNotIn" countable:""`
-	Assigned      bool     `where:"assignee IS NOT NULL" param:"assigned" countable:""`
-	Unassigned    bool     `where:"assignee IS NULL" param:"unassigned" countable:""`
+	Assignee      string   `where:"assignee" param:"assignee"`
+	AssigneeLike  string   `where:"assignee like" param:"assigneeLike"`
+	AssigneeIn    []string `where:"assignee in" param:"assigneeIn"`
+	AssigneeNotIn []string `where:"assignee NOT IN (?)" param:"assigneeNotIn"`
+	Assigned      bool     `where:"assignee IS NOT NULL" param:"assigned"`
+	Unassigned    bool     `where:"assignee IS NULL" param:"unassigned"`
 	Owner         string   `where:"owner" param:"owner"`
 	InvolvedUser  string   `where:"(assignee = ? OR owner = ? OR EXISTS ({candidateUserEntries} = ?))" param:"involvedUser"`
 	// DelegationState: DelegationPending or DelegationResolved (in any case).
@@ -160,16 +160,16 @@ type TaskFilter struct {
 	// CandidateUser by one entry of the task's candidate groups or users,
 	// CandidateGroups by any of several groups (CandidateGroup among them),
 	// CandidateGroupLike by a pattern one group matches.
-	CandidateGroup         string   `where:"candidate_groups member" param:"candidateGroup" countable:""`
-	CandidateGroups        []string `where:"EXISTS ({candidateGroupEntries} IN (?))" param:"candidateGroups" countable:""`
-	CandidateGroupLike     string   `where:"EXISTS ({candidateGroupEntries} LIKE ?)" param:"candidateGroupLike" countable:""`
-	CandidateUser          string   `where:"candidate_users member" param:"candidateUser" countable:""`
-	WithCandidateGroups    bool     `where:"candidate_groups IS NOT NULL" param:"withCandidateGroups" countable:""`
-	WithoutCandidateGroups bool     `where:"candidate_groups IS NULL" param:"withoutCandidateGroups" countable:""`
-	WithCandidateUsers     bool     `where:"candidate_users IS NOT NULL" param:"withCandidateUsers" countable:""`
-	WithoutCandidateUsers  bool     `where:"candidate_users IS NULL" param:"withoutCandidateUsers" countable:""`
-	IncludeAssignedTasks   bool     `param:"includeAssignedTasks" countable:""`
-	candidateUnassigned    bool     `where:"assignee IS NULL" countable:""`
+	CandidateGroup         string   `where:"candidate_groups member" param:"candidateGroup"`
+	CandidateGroups        []string `where:"EXISTS ({candidateGroupEntries} IN (?))" param:"candidateGroups"`
+	CandidateGroupLike     string   `where:"EXISTS ({candidateGroupEntries} LIKE ?)" param:"candidateGroupLike"`
+	CandidateUser          string   `where:"candidate_users member" param:"candidateUser"`
+	WithCandidateGroups    bool     `where:"candidate_groups IS NOT NULL" param:"withCandidateGroups"`
+	WithoutCandidateGroups bool     `where:"candidate_groups IS NULL" param:"withoutCandidateGroups"`
+	WithCandidateUsers     bool     `where:"candidate_users IS NOT NULL" param:"withCandidateUsers"`
+	WithoutCandidateUsers  bool     `where:"candidate_users IS NULL" param:"withoutCandidateUsers"`
+	IncludeAssignedTasks   bool     `param:"includeAssignedTasks"`
+	candidateUnassigned    bool     `where:"assignee IS NULL"`
 	// Due..., FollowUp..., Created...: exactly at, strictly before or
 	// after the time; WithoutDueDate: tasks without one;
 	// FollowUpBeforeOrNotExistent: before the time or without a follow-up
@@ -190,8 +190,8 @@ type TaskFilter struct {
 	Priority    *int `where:"priority" param:"priority"`
 	MinPriority *int `where:"priority >=" param:"minPriority"`
 	MaxPriority *int `where:"priority <=" param:"maxPriority"`
-	Active      bool `where:"suspension = 1" param:"active" countable:""`
-	Suspended   bool `where:"suspension = 2" param:"suspended" countable:""`
+	Active      bool `where:"suspension = 1" param:"active"`
+	Suspended   bool `where:"suspension = 2" param:"suspended"`
 	Tenants
 	// Due, FollowUp and Created are the older names Camunda still takes
 	// for DueDate, FollowUpDate and CreatedOn.
@@ -202,9 +202,9 @@ type TaskFilter struct {
 	// WithTaskLocalVariablesInReturn select nothing: they ask the REST API
 	// to show whether each task has comments and attachments, and its
 	// variables (all it sees, or its own).
-	WithCommentAttachmentInfo      bool `param:"withCommentAttachmentInfo" countable:""`
-	WithTaskVariablesInReturn      bool `param:"withTaskVariablesInReturn" countable:""`
-	WithTaskLocalVariablesInReturn bool `param:"withTaskLocalVariablesInReturn" countable:""`
+	WithCommentAttachmentInfo      bool `param:"withCommentAttachmentInfo"`
+	WithTaskVariablesInReturn      bool `param:"withTaskVariablesInReturn"`
+	WithTaskLocalVariablesInReturn bool `param:"withTaskLocalVariablesInReturn"`
 	// OrQueries (a POST query's disjunctions, as JSON) are not supported:
 	// a query with them is refused rather than run without them.
 	OrQueries string `param:"orQueries"`

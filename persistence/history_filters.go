@@ -36,21 +36,21 @@ type HistoricProcessInstanceFilter struct {
 	ID                        string     `where:"id" param:"processInstanceId"`
 	IDs                       []string   `where:"id in" param:"processInstanceIds"`
 	IDNotIn                   []string   `where:"id NOT IN (?)" param:"processInstanceIdNotIn"`
-	ProcessDefinitionID       string     `where:"process_definition_id" param:"processDefinitionId" countable:""`
-	ProcessDefinitionKey      string     `where:"process_definition_key" param:"processDefinitionKey" countable:""`
-	ProcessDefinitionKeyIn    []string   `where:"process_definition_key in" param:"processDefinitionKeyIn" countable:""`
-	ProcessDefinitionKeyNotIn []string   `where:"process_definition_key NOT IN (?)" param:"processDefinitionKeyNotIn" countable:""`
+	ProcessDefinitionID       string     `where:"process_definition_id" param:"processDefinitionId"`
+	ProcessDefinitionKey      string     `where:"process_definition_key" param:"processDefinitionKey"`
+	ProcessDefinitionKeyIn    []string   `where:"process_definition_key in" param:"processDefinitionKeyIn"`
+	ProcessDefinitionKeyNotIn []string   `where:"process_definition_key NOT IN (?)" param:"processDefinitionKeyNotIn"`
 	ProcessDefinitionName     string     `where:"process_definition_name" param:"processDefinitionName"`
 	ProcessDefinitionNameLike string     `where:"process_definition_name like" param:"processDefinitionNameLike"`
 	BusinessKey               string     `where:"business_key" param:"processInstanceBusinessKey"`
 	BusinessKeyIn             []string   `where:"business_key in" param:"processInstanceBusinessKeyIn"`
 	BusinessKeyLike           string     `where:"business_key like" param:"processInstanceBusinessKeyLike"`
-	RootProcessInstances      bool       `where:"super_process_instance_id IS NULL" param:"rootProcessInstances" countable:""`
+	RootProcessInstances      bool       `where:"super_process_instance_id IS NULL" param:"rootProcessInstances"`
 	RootProcessInstanceID     string     `where:"root_process_instance_id" param:"rootProcessInstanceId"`
 	SuperProcessInstanceID    string     `where:"super_process_instance_id" param:"superProcessInstanceId"`
 	SubProcessInstanceID      string     `where:"id = (SELECT super_process_instance_id FROM hist_process_instance sub WHERE sub.id = ?)" param:"subProcessInstanceId"`
-	Finished                  bool       `where:"end_time IS NOT NULL" param:"finished" countable:""`
-	Unfinished                bool       `where:"end_time IS NULL" param:"unfinished" countable:""`
+	Finished                  bool       `where:"end_time IS NOT NULL" param:"finished"`
+	Unfinished                bool       `where:"end_time IS NULL" param:"unfinished"`
 	StartedBefore             *time.Time `where:"start_time <=" param:"startedBefore"`
 	StartedAfter              *time.Time `where:"start_time >=" param:"startedAfter"`
 	FinishedBefore            *time.Time `where:"end_time <=" param:"finishedBefore"`
@@ -86,11 +86,11 @@ type HistoricProcessInstanceFilter struct {
 	// instances as their runtime suspension has them.
 	Active               bool `where:"state = 'ACTIVE' AND NOT {instanceSuspended}" param:"active"`
 	Suspended            bool `where:"state = 'ACTIVE' AND {instanceSuspended}" param:"suspended"`
-	Completed            bool `where:"state = 'COMPLETED'" param:"completed" countable:""`
-	ExternallyTerminated bool `where:"state = 'EXTERNALLY_TERMINATED'" param:"externallyTerminated" countable:""`
-	InternallyTerminated bool `where:"state = 'INTERNALLY_TERMINATED'" param:"internallyTerminated" countable:""`
+	Completed            bool `where:"state = 'COMPLETED'" param:"completed"`
+	ExternallyTerminated bool `where:"state = 'EXTERNALLY_TERMINATED'" param:"externallyTerminated"`
+	InternallyTerminated bool `where:"state = 'INTERNALLY_TERMINATED'" param:"internallyTerminated"`
 	// State: "" for all, or StateActive, StateCompleted, ... as stored.
-	State string `where:"state" countable:""`
+	State string `where:"state"`
 	// Variables: conditions on the instance's own variables (an ended
 	// one's as history has them).
 	Variables                VariableConditions `where:"variables FROM {allVariables} v WHERE v.process_instance_id = hist_process_instance.id AND v.execution_id = v.process_instance_id AND v.task_id IS NULL" param:"variables"`

@@ -654,9 +654,3 @@ func (d *pgDB) Listen(ctx context.Context, channel string, fn func(payload strin
 		fn(n.Payload)
 	}
 }
-
-// vacuum vacuums table (of the schema's search path) outside a transaction.
-func (d *pgDB) vacuum(ctx context.Context, table string) error {
-	_, err := d.pool.Exec(ctx, "VACUUM "+pgx.Identifier{table}.Sanitize())
-	return err
-}

@@ -23,10 +23,7 @@ type Query[T Entity] struct {
 	// what Count counts.
 	conds  string
 	filter bool
-	// countable: every condition of the filter can be judged on the kept
-	// counts of its table (see counts.go).
-	countable bool
-	err       error // a filter's invalid Page
+	err    error // a filter's invalid Page
 }
 
 func newQuery[T Entity](where string, args ...any) Query[T] {
@@ -495,8 +492,7 @@ func (q Query[T]) count(ctx context.Context, db DB) (int, error) { return Count(
 // Count is the number of rows filter query q selects (all of them, its
 // Page aside), read in a transaction of its own.
 func Count[T Entity](ctx context.Context, db DB, q Query[T]) (int, error) {
-	from, expr := countedFrom(q.Table().Name, q.countable)
-	n, err := aggregate(ctx, db, q, from, expr)
+	n, err := aggregate(ctx, db, q, "count(*)")
 	return int(n), err
 }
 
@@ -506,12 +502,11 @@ func Sum[T Entity](ctx context.Context, db DB, q Query[T], column string) (int64
 	if !slices.Contains(q.Table().Columns, column) {
 		return 0, fmt.Errorf("persistence: sum of %s: no column %s", q.Table().Name, column)
 	}
-	return aggregate(ctx, db, q, q.Table().Name, "COALESCE(SUM("+column+"), 0)")
+	return aggregate(ctx, db, q, "COALESCE(SUM("+column+"), 0)")
 }
 
-// aggregate is the integer value of expr over the rows of filter query q
-// read from from (its table, or what stands for it).
-func aggregate[T Entity](ctx context.Context, db DB, q Query[T], from, expr string) (int64, error) {
+// aggregate is the integer value of expr over the rows of filter query q.
+func aggregate[T Entity](ctx context.Context, db DB, q Query[T], expr string) (int64, error) {
 	if q.err != nil {
 		return 0, q.err
 	}
@@ -523,28 +518,22 @@ func aggregate[T Entity](ctx context.Context, db DB, q Query[T], from, expr stri
 		return 0, err
 	}
 	defer func() { _ = t.Rollback(context.WithoutCancel(ctx)) }()
-	var n int64
-	if err := queryValue(ctx, t, &n, "SELECT "+expr+" FROM "+from+" "+q.conds, q.args...); err != nil {
+	rows, err := t.Query(ctx, "SELECT "+expr+" FROM "+q.Table().Name+" "+q.conds, q.args...)
+	if err != nil {
 		return 0, fmt.Errorf("%s of %s: %w", expr, q, err)
 	}
-	return n, nil
-}
-
-// queryValue scans the first row of a query into dest (left as it is
-// when there is none).
-func queryValue(ctx context.Context, t Tx, dest any, sql string, args ...any) error {
-	rows, err := t.Query(ctx, sql, args...)
-	if err != nil {
-		return err
-	}
 	defer rows.Close()
+	var n int64
 	if rows.Next() {
-		err = rows.Scan(dest)
+		err = rows.Scan(&n)
 	}
 	if err == nil {
 		err = rows.Err()
 	}
-	return err
+	if err != nil {
+		return 0, fmt.Errorf("%s of %s: %w", expr, q, err)
+	}
+	return n, nil
 }
 
 // EnsureJob inserts j unless a job with its id exists (the one history

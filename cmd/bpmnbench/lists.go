@@ -92,11 +92,6 @@ func measureLists(ctx context.Context, url, backend string, tw io.Writer) error 
 				return err
 			}
 		}
-		// What the engine's background compaction does within seconds of
-		// the rows' writing (this one, or the engine's own at the same time).
-		if err := settleCounts(ctx, db); err != nil {
-			return err
-		}
 		note := loadNote()
 		for _, q := range listQueries {
 			p50, p99, err := latencies(srv.URL+"/engine-rest"+q.path, listRequests)
@@ -198,20 +193,4 @@ func seedRows(ctx context.Context, db persistence.DB, table string, n int) error
 		}
 	}
 	return tx.Commit(ctx)
-}
-
-// settleCounts compacts the kept counts until nothing is left to merge.
-func settleCounts(ctx context.Context, db persistence.DB) error {
-	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(200 * time.Millisecond) {
-		if err := persistence.CompactCounts(ctx, db); err != nil {
-			return err
-		}
-		n, err := persistence.CountsBacklog(ctx, db)
-		if err != nil || n == 0 {
-			return err
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("the kept counts still have %d rows to merge", n)
-		}
-	}
 }
