@@ -1,4 +1,4 @@
-package bpmnlite_test
+package runtime_test
 
 import (
 	"log/slog"
