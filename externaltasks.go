@@ -54,9 +54,7 @@ func lockedTasksOf(locked []runtime.LockedTask, err error) ([]*LockedExternalTas
 		t := &LockedExternalTask{ExternalTask: ExternalTask(*l.Task), Variables: l.Variables, Headers: l.Headers,
 			VariableInstances: make(map[string]*VariableInstance, len(l.Stored))}
 		for name, r := range l.Stored {
-			if t.VariableInstances[name], err = variableInstance(r); err != nil {
-				return nil, err
-			}
+			t.VariableInstances[name] = instanceOf(r, l.Variables[name]) // decoded once, by the runtime
 		}
 		out[i] = t
 	}

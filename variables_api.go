@@ -73,13 +73,18 @@ func variableInstance(r *persistence.Variable) (*VariableInstance, error) {
 	if err != nil {
 		return nil, err
 	}
+	return instanceOf(r, value), nil
+}
+
+// instanceOf is r, whose value decodes to value, as a VariableInstance.
+func instanceOf(r *persistence.Variable, value any) *VariableInstance {
 	typ, info := runtime.TypeOf(r)
 	v := &VariableInstance{ID: r.ID, Name: r.Name, Type: typ, Value: value, ValueInfo: info,
 		ProcessInstanceID: r.ProcessInstanceID, ExecutionID: r.ExecutionID, TaskID: r.TaskID}
 	if r.Type == persistence.VarJSON {
 		v.Serialized = r.Text
 	}
-	return v, nil
+	return v
 }
 
 // ScopeVariables returns the stored variables of scope s by name (a
