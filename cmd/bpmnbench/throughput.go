@@ -21,8 +21,8 @@ import (
 
 	"github.com/bpmnlite/bpmnlite"
 	"github.com/bpmnlite/bpmnlite/jobexecutor"
+	"github.com/bpmnlite/bpmnlite/metrics"
 	"github.com/bpmnlite/bpmnlite/persistence"
-	"github.com/prometheus/client_golang/prometheus"
 )
 
 // chain is a process of steps asynchronous no-op service tasks: every step
@@ -65,24 +65,20 @@ func (c *counter) Conflict()                   { c.conflicts.Add(1) }
 func (c *counter) QueueDepth(int)              {}
 func (c *counter) PickupLatency(time.Duration) {}
 
-// tracedCounter is a counter that also takes each job's trace, as the
-// metrics package does: its run time goes to a histogram with the span as
-// exemplar.
+// tracedCounter is a counter that also hands each job's trace to the
+// metrics package's collector, as serve does (exemplars).
 type tracedCounter struct {
 	*counter
-	runTime prometheus.Histogram
-}
-
-func newTracedCounter() tracedCounter {
-	return tracedCounter{&counter{}, prometheus.NewHistogram(prometheus.HistogramOpts{Name: "run_time_seconds"})}
+	collector jobexecutor.TracedMetrics
 }
 
 func (c tracedCounter) ExecutedTraced(d time.Duration, span trace.SpanContext) {
 	c.Executed(d)
-	c.runTime.(prometheus.ExemplarObserver).ObserveWithExemplar(d.Seconds(),
-		prometheus.Labels{"trace_id": span.TraceID().String(), "span_id": span.SpanID().String()})
+	c.collector.ExecutedTraced(d, span)
 }
-func (c tracedCounter) PickupLatencyTraced(time.Duration, trace.SpanContext) {}
+func (c tracedCounter) PickupLatencyTraced(d time.Duration, span trace.SpanContext) {
+	c.collector.PickupLatencyTraced(d, span)
+}
 
 type throughputCase struct {
 	backend   string // "postgres", "sqlite NORMAL", "sqlite FULL"
@@ -118,14 +114,10 @@ func measureThroughput(ctx context.Context, o options, c throughputCase) (float6
 	}
 	cfg.History.Level = c.history
 	cfg.Logger = slog.New(slog.DiscardHandler)
-	count := &counter{}
-	var metrics jobexecutor.Metrics = count
 	if o.tracing {
 		tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(tracetest.NewNoopExporter()))
 		defer tp.Shutdown(context.Background())
 		cfg.TracerProvider = tp
-		traced := newTracedCounter()
-		count, metrics = traced.counter, traced
 	}
 	var engines []*bpmnlite.Engine
 	for _, u := range urls {
@@ -156,6 +148,11 @@ func measureThroughput(ctx context.Context, o options, c throughputCase) (float6
 			return 0, "", err
 		}
 	}
+	count := &counter{}
+	var reports jobexecutor.Metrics = count
+	if o.tracing {
+		reports = tracedCounter{count, metrics.New(engines[0]).JobExecutorMetrics().(jobexecutor.TracedMetrics)}
+	}
 	var execs []interface{ Stop(context.Context) error }
 	perAcquisition := 32
 	if c.backend != "postgres" {
@@ -164,7 +161,7 @@ func measureThroughput(ctx context.Context, o options, c throughputCase) (float6
 	for _, eng := range engines {
 		x, err := bpmnlite.NewJobExecutor(bpmnlite.JobExecutorConfig{
 			PoolSize: c.workers, QueueSize: c.queue, MaxJobsPerAcquisition: perAcquisition, WaitTime: 100 * time.Millisecond,
-			Metrics: metrics, Logger: slog.New(slog.DiscardHandler),
+			Metrics: reports, Logger: slog.New(slog.DiscardHandler),
 		}, eng)
 		if err != nil {
 			return 0, "", err
