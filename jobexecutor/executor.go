@@ -20,6 +20,7 @@ import (
 // per job. Several executors (nodes) may share a database.
 type Executor struct {
 	cfg     Config
+	traced  TracedMetrics // cfg.Metrics when it takes the jobs' traces, else nil
 	engines []JobRuntime
 	log     *slog.Logger
 	// turns lets one SQLite worker per engine gather and run a group at a
@@ -76,8 +77,10 @@ func New(cfg Config, engines ...JobRuntime) (*Executor, error) {
 	if len(engines) == 0 {
 		return nil, errors.New("jobexecutor: no engine to serve")
 	}
+	traced, _ := cfg.Metrics.(TracedMetrics)
 	x := &Executor{
 		cfg:     cfg,
+		traced:  traced,
 		engines: engines,
 		log:     cfg.Logger.With("lockOwner", cfg.LockOwner),
 		wake:    make(chan struct{}, 1),
@@ -602,10 +605,14 @@ func (x *Executor) runBatch(ctx context.Context, b *batch) {
 			x.unlock(b.rt, b.jobs[i:])
 			break
 		}
-		pickup := x.cfg.Clock().Sub(b.acquired)
+		picked := i < acquired // a continuation starts when its job ends
+		var pickup time.Duration
+		if picked {
+			pickup = x.cfg.Clock().Sub(b.acquired)
+		}
 		x.traceSlot(&b.jobs[i])
 		next := x.runJob(ctx, b.rt, b.jobs[i])
-		if i < acquired { // a continuation starts when its job ends
+		if picked {
 			x.pickedUp(b.jobs[i], pickup)
 		}
 		switch {
@@ -821,7 +828,7 @@ func (x *Executor) release(n int) {
 // traceSlot gives j a place for its run's span context when the metrics
 // want the trace beside the latencies (exemplars).
 func (x *Executor) traceSlot(j *runtime.AcquiredJob) {
-	if _, ok := x.cfg.Metrics.(TracedMetrics); ok && j.Span == nil {
+	if x.traced != nil && j.Span == nil {
 		j.Span = new(trace.SpanContext)
 	}
 }
@@ -829,8 +836,8 @@ func (x *Executor) traceSlot(j *runtime.AcquiredJob) {
 // pickedUp reports j's pickup latency, after its run so that the metrics
 // can have its trace.
 func (x *Executor) pickedUp(j runtime.AcquiredJob, d time.Duration) {
-	if m, ok := x.cfg.Metrics.(TracedMetrics); ok && j.Span != nil {
-		m.PickupLatencyTraced(d, *j.Span)
+	if x.traced != nil && j.Span != nil {
+		x.traced.PickupLatencyTraced(d, *j.Span)
 		return
 	}
 	x.cfg.Metrics.PickupLatency(d)
@@ -840,8 +847,8 @@ func (x *Executor) pickedUp(j runtime.AcquiredJob, d time.Duration) {
 func (x *Executor) count(rt JobRuntime, j runtime.AcquiredJob, err error, d time.Duration) {
 	switch {
 	case err == nil:
-		if m, ok := x.cfg.Metrics.(TracedMetrics); ok && j.Span != nil {
-			m.ExecutedTraced(d, *j.Span)
+		if x.traced != nil && j.Span != nil {
+			x.traced.ExecutedTraced(d, *j.Span)
 		} else {
 			x.cfg.Metrics.Executed(d)
 		}
