@@ -38,6 +38,7 @@ type options struct {
 	duration time.Duration
 	callers  int
 	refRows  int
+	riverDir string // bench/river: River's benchmark as a second reference; "" leaves it out
 	skipPG   bool
 	tracing  bool // throughput: the engines trace (spans exported nowhere) and the histograms take exemplars
 	suites   string
@@ -52,6 +53,7 @@ type row struct {
 	rate          float64 // per second
 	ref           float64 // reference rate, 0 when none
 	refName       string
+	river         float64 // River's jobs/s in the same run, 0 when not measured
 	note          string
 }
 
@@ -63,6 +65,7 @@ func run() error {
 	flag.IntVar(&o.callers, "callers", 8, "concurrent callers for the start benchmark")
 	flag.IntVar(&o.refRows, "ref-rows", 1000000, "rows in the pgbench job.sql reference table")
 	flag.BoolVar(&o.skipPG, "sqlite-only", false, "skip PostgreSQL")
+	flag.StringVar(&o.riverDir, "river", filepath.Join("bench", "river"), "PostgreSQL job figures: River's benchmark module, run as a second reference before each figure (\"\" leaves it out)")
 	flag.BoolVar(&o.tracing, "tracing", false, "throughput suites: switch tracing on (an OpenTelemetry SDK with a batch processor whose exporter drops the spans, exemplars on a job histogram)")
 	flag.StringVar(&o.suites, "suite", "start,jobs", "comma-separated suites: start, jobs, throughput (jobs without latency), external (external tasks), slow (slow delegates side by side), memory (heap and RSS after deployments), lists (REST lists and counts at 1k and 1M rows)")
 	flag.IntVar(&o.deployments, "deployments", 1000, "memory suite: versions deployed")
@@ -182,6 +185,7 @@ func jobSuite(ctx context.Context, o options, w io.Writer) error {
 		// The machine's speed drifts during a run, so pgbench's job.sql runs
 		// again right before each figure, on a table filled once.
 		var ref *pgbenchJob
+		var river *riverRef
 		measurePG := func(name string, c throughputCase) error {
 			if !o.match.MatchString(name + " postgres") {
 				return nil
@@ -191,18 +195,27 @@ func jobSuite(ctx context.Context, o options, w io.Writer) error {
 				if ref, err = preparePgbenchJob(ctx, o, 8); err != nil {
 					return err
 				}
+				if river, err = prepareRiver(ctx, o); err != nil {
+					return err
+				}
 			}
 			load := loadNote()
 			refRate, err := ref.run(ctx)
 			if err != nil {
 				fmt.Fprintln(os.Stderr, "reference not measured:", err)
 			}
+			var riverRate float64
+			if river != nil {
+				if riverRate, err = river.run(ctx); err != nil {
+					fmt.Fprintln(os.Stderr, "River not measured:", err)
+				}
+			}
 			rate, note, err := measureThroughput(ctx, o, c)
 			if err != nil {
 				return fmt.Errorf("%s: %w", name, err)
 			}
-			note = joinNotes(load, note, ref.cpuNote())
-			rows = append(rows, row{name: name, backend: "postgres", rate: rate, ref: refRate, refName: "pgbench job.sql, 8 clients", note: note})
+			note = joinNotes(load, note, ref.cpuNote(), river.cpuNote())
+			rows = append(rows, row{name: name, backend: "postgres", rate: rate, ref: refRate, refName: "pgbench job.sql, 8 clients", river: riverRate, note: note})
 			return nil
 		}
 		for _, hist := range []bpmnlite.HistoryLevel{bpmnlite.HistoryAudit, bpmnlite.HistoryFull, bpmnlite.HistoryNone} {
@@ -574,6 +587,10 @@ func printRows(w io.Writer, title, unit string, rows []row) {
 		if r.ref > 0 {
 			ref = fmt.Sprintf("%.0f (%s)", r.ref, r.refName)
 			ratio = fmt.Sprintf("%.2f×", r.rate/r.ref)
+		}
+		if r.river > 0 {
+			ref += fmt.Sprintf("; %.0f (River, continuous)", r.river)
+			ratio += fmt.Sprintf(" / %.2f× River", r.rate/r.river)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%.0f\t%s\t%s\t%s\n", r.name, r.backend, r.rate, ref, ratio, r.note)
 	}
