@@ -3,8 +3,8 @@
 // pgbench (the bare transactions of ../shared/bench), because absolute
 // numbers on shared machines drift. The PostgreSQL job figures have a
 // second reference: River's own benchmark (continuous insert and work),
-// built from bench/river, a module of its own (river.go; -river '' leaves
-// it out).
+// built from bench/river, a module of its own (river.go; an empty -river
+// leaves it out).
 //
 //	go run ./cmd/bpmnbench -pg postgres://postgres@127.0.0.1:5432/postgres -duration 20s
 //

@@ -86,6 +86,7 @@ type throughputCase struct {
 	queue     int // 0: the default (PoolSize)
 	executors int
 	history   bpmnlite.HistoryLevel
+	url       string // a database to run on (the scale suite's); "": a fresh one
 }
 
 // measureThroughput runs chains of async no-op jobs for o.duration and
@@ -95,14 +96,20 @@ func measureThroughput(ctx context.Context, o options, c throughputCase) (float6
 	var cfg bpmnlite.Config
 	switch {
 	case c.backend == "postgres":
-		url, err := freshDatabase(ctx, o.pgURL, "bpmnlite_bench")
-		if err != nil {
-			return 0, "", err
+		url := c.url
+		if url == "" {
+			var err error
+			if url, err = freshDatabase(ctx, o.pgURL, "bpmnlite_bench"); err != nil {
+				return 0, "", err
+			}
 		}
 		for range c.executors {
 			urls = append(urls, url)
 		}
 		cfg.Database.MaxConns = c.workers + 4
+	case c.url != "":
+		urls = []string{c.url}
+		cfg.Database.SQLiteSynchronous = strings.TrimPrefix(c.backend, "sqlite ")
 	default:
 		dir, err := os.MkdirTemp("", "bpmnbench")
 		if err != nil {
@@ -271,13 +278,17 @@ func loadAverage() float64 {
 // on a quiet machine.
 const quiet = 0.5
 
+// quietWait is how long a figure waits for the machine to become quiet
+// (-quiet-wait; 0 for a quick check that the suites run).
+var quietWait = 150 * time.Second
+
 // loadNote says the load average a figure began at, and marks it when the
 // machine was not quiet: a busy machine slows the many short reference
 // transactions more than the engine, and flatters the ratios.
 func loadNote() string {
 	// The figure before this one loads the machine too: wait (a while)
 	// until the one-minute load average has come down.
-	for deadline := time.Now().Add(150 * time.Second); loadAverage() > quiet && time.Now().Before(deadline); {
+	for deadline := time.Now().Add(quietWait); loadAverage() > quiet && time.Now().Before(deadline); {
 		time.Sleep(5 * time.Second)
 	}
 	l := loadAverage()
