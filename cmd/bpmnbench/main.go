@@ -48,6 +48,8 @@ type options struct {
 	deployments, modelBytes, cacheBytes int
 	// scale suite: instances waiting and history rows added to the database
 	scaleWaiting, scaleHistory int
+	// pages suite: running instances and activity history of the definition
+	pageInstances, pageHistory int
 }
 
 type row struct {
@@ -69,13 +71,15 @@ func run() error {
 	flag.BoolVar(&o.skipPG, "sqlite-only", false, "skip PostgreSQL")
 	flag.StringVar(&o.riverDir, "river", filepath.Join("bench", "river"), "PostgreSQL job figures: River's benchmark module, run as a second reference before each figure (\"\" leaves it out)")
 	flag.BoolVar(&o.tracing, "tracing", false, "throughput suites: switch tracing on (an OpenTelemetry SDK with a batch processor whose exporter drops the spans, exemplars on a job histogram)")
-	flag.StringVar(&o.suites, "suite", "start,jobs", "comma-separated suites: start, jobs, throughput (jobs without latency), external (external tasks), slow (slow delegates side by side), memory (heap and RSS after deployments), lists (REST lists and counts at 1k and 1M rows), scale (costs on a fresh database and on one with 1M waiting instances and 10M history rows)")
+	flag.StringVar(&o.suites, "suite", "start,jobs", "comma-separated suites: start, jobs, throughput (jobs without latency), external (external tasks), slow (slow delegates side by side), memory (heap and RSS after deployments), lists (REST lists and counts at 1k and 1M rows), scale (costs on a fresh database and on one with 1M waiting instances and 10M history rows), pages (the browser UI's requests at 100k instances and 1M history rows)")
 	flag.IntVar(&o.deployments, "deployments", 1000, "memory suite: versions deployed")
 	flag.IntVar(&o.modelBytes, "model-bytes", 1<<20, "memory suite: size of the model deployed")
 	flag.IntVar(&o.cacheBytes, "definition-cache-bytes", 0, "memory suite: the engine's DefinitionCacheBytes (0: the default; negative: no bound)")
 	flag.IntVar(&o.scaleWaiting, "scale-waiting", 1_000_000, "scale suite: instances waiting at a user task in the filled database")
 	flag.IntVar(&o.scaleHistory, "scale-history", 10_000_000, "scale suite: history rows in the filled database (a tenth process instances, the rest activity instances)")
 	flag.DurationVar(&quietWait, "quiet-wait", quietWait, "how long each figure waits for the one-minute load average to fall below 0.5 (0: not at all, for a quick check that a suite runs; such figures are marked NOT QUIET)")
+	flag.IntVar(&o.pageInstances, "page-instances", 100_000, "pages suite: running instances of the definition the pages show")
+	flag.IntVar(&o.pageHistory, "page-history", 1_000_000, "pages suite: finished activity instances of that definition in history")
 	workers := flag.String("workers", "1,4,8,16", "worker counts for the throughput figures")
 	match := flag.String("match", "", "measure only the throughput figures whose \"scenario backend\" matches this regular expression")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
@@ -126,6 +130,11 @@ func run() error {
 	}
 	if strings.Contains(o.suites, "lists") {
 		if err := listsSuite(ctx, o, os.Stdout); err != nil {
+			return err
+		}
+	}
+	if strings.Contains(o.suites, "pages") {
+		if err := pagesSuite(ctx, o, os.Stdout); err != nil {
 			return err
 		}
 	}
