@@ -65,19 +65,30 @@ func (c *counter) Conflict()                   { c.conflicts.Add(1) }
 func (c *counter) QueueDepth(int)              {}
 func (c *counter) PickupLatency(time.Duration) {}
 
-// tracedCounter is a counter that also hands each job's trace to the
-// metrics package's collector, as serve does (exemplars).
-type tracedCounter struct {
+// collected is a counter that also reports to the metrics package's
+// collector, as serve does (-serve-metrics, and always with -tracing): so
+// that a run with tracing and one without differ in tracing only. The
+// collector takes the jobs' traces as exemplars when there are any.
+type collected struct {
 	*counter
-	collector jobexecutor.TracedMetrics
+	collector jobexecutor.Metrics
 }
 
-func (c tracedCounter) ExecutedTraced(d time.Duration, span trace.SpanContext) {
-	c.Executed(d)
-	c.collector.ExecutedTraced(d, span)
+func (c collected) Acquired(n int) { c.counter.Acquired(n); c.collector.Acquired(n) }
+func (c collected) Executed(d time.Duration) {
+	c.counter.Executed(d)
+	c.collector.Executed(d)
 }
-func (c tracedCounter) PickupLatencyTraced(d time.Duration, span trace.SpanContext) {
-	c.collector.PickupLatencyTraced(d, span)
+func (c collected) Failed()                       { c.counter.Failed(); c.collector.Failed() }
+func (c collected) Conflict()                     { c.counter.Conflict(); c.collector.Conflict() }
+func (c collected) QueueDepth(n int)              { c.collector.QueueDepth(n) }
+func (c collected) PickupLatency(d time.Duration) { c.collector.PickupLatency(d) }
+func (c collected) ExecutedTraced(d time.Duration, span trace.SpanContext) {
+	c.counter.Executed(d)
+	c.collector.(jobexecutor.TracedMetrics).ExecutedTraced(d, span)
+}
+func (c collected) PickupLatencyTraced(d time.Duration, span trace.SpanContext) {
+	c.collector.(jobexecutor.TracedMetrics).PickupLatencyTraced(d, span)
 }
 
 type throughputCase struct {
@@ -157,8 +168,8 @@ func measureThroughput(ctx context.Context, o options, c throughputCase) (float6
 	}
 	count := &counter{}
 	var reports jobexecutor.Metrics = count
-	if o.tracing {
-		reports = tracedCounter{count, metrics.New(engines[0]).JobExecutorMetrics().(jobexecutor.TracedMetrics)}
+	if o.tracing || o.serveMetrics {
+		reports = collected{count, metrics.New(engines[0]).JobExecutorMetrics()}
 	}
 	var execs []interface{ Stop(context.Context) error }
 	perAcquisition := 32
