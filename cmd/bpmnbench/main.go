@@ -43,6 +43,7 @@ type options struct {
 	tracing  bool // throughput: the engines trace (spans exported nowhere) and the histograms take exemplars
 	// throughput: the executors report to the metrics package's collector, as serve's do (always with tracing)
 	serveMetrics bool
+	groupCommit  bool // throughput on PostgreSQL: JobExecutorConfig.GroupCommit
 	suites       string
 	workers      []int
 	match        *regexp.Regexp // throughput figures to measure, by "scenario backend"
@@ -72,6 +73,7 @@ func run() error {
 	flag.IntVar(&o.refRows, "ref-rows", 1000000, "rows in the pgbench job.sql reference table")
 	flag.BoolVar(&o.skipPG, "sqlite-only", false, "skip PostgreSQL")
 	flag.StringVar(&o.riverDir, "river", filepath.Join("bench", "river"), "PostgreSQL job figures: River's benchmark module, run as a second reference before each figure (\"\" leaves it out)")
+	flag.BoolVar(&o.groupCommit, "group-commit", false, "throughput on PostgreSQL: the job executors commit the jobs queued together in one transaction (JobExecutorConfig.GroupCommit)")
 	flag.BoolVar(&o.serveMetrics, "serve-metrics", false, "throughput suites: the job executors report to the Prometheus collector as serve's do (-tracing implies it: compare a -tracing run with a -serve-metrics one)")
 	flag.BoolVar(&o.tracing, "tracing", false, "throughput suites: switch tracing on (an OpenTelemetry SDK with a batch processor whose exporter drops the spans, exemplars on a job histogram)")
 	flag.StringVar(&o.suites, "suite", "start,jobs", "comma-separated suites: start, jobs, throughput (jobs without latency), external (external tasks), slow (slow delegates side by side), memory (heap and RSS after deployments), lists (REST lists and counts at 1k and 1M rows), scale (costs on a fresh database and on one with 1M waiting instances and 10M history rows), pages (the browser UI's requests at 100k instances and 1M history rows)")

@@ -178,7 +178,7 @@ func measureThroughput(ctx context.Context, o options, c throughputCase) (float6
 	}
 	for _, eng := range engines {
 		x, err := bpmnlite.NewJobExecutor(bpmnlite.JobExecutorConfig{
-			PoolSize: c.workers, QueueSize: c.queue, MaxJobsPerAcquisition: perAcquisition, WaitTime: 100 * time.Millisecond,
+			PoolSize: c.workers, QueueSize: c.queue, MaxJobsPerAcquisition: perAcquisition, WaitTime: 100 * time.Millisecond, GroupCommit: o.groupCommit,
 			Metrics: reports, Logger: slog.New(slog.DiscardHandler),
 		}, eng)
 		if err != nil {
