@@ -127,11 +127,16 @@ func measurePages(ctx context.Context, o options, url, backend string, tw io.Wri
 	for _, p := range uiPages {
 		reqs := p.requests(def, pi)
 		var ds []time.Duration
+		each := make([]time.Duration, len(reqs)) // per request, over the measured loads
 		for i := range pageLoads + 5 {
 			begin := time.Now()
-			for _, r := range reqs {
+			for k, r := range reqs {
+				sent := time.Now()
 				if err := send(srv.URL+"/engine-rest", r); err != nil {
 					return fmt.Errorf("%s: %w", p.name, err)
+				}
+				if i >= 5 {
+					each[k] += time.Since(sent)
 				}
 			}
 			if i >= 5 { // warm-up: statements prepared, caches filled
@@ -139,7 +144,14 @@ func measurePages(ctx context.Context, o options, url, backend string, tw io.Wri
 			}
 		}
 		slices.Sort(ds)
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", p.name, backend, len(reqs), ms(ds[len(ds)/2]), ms(ds[len(ds)*99/100]), note)
+		slowest := 0
+		for k := range each {
+			if each[k] > each[slowest] {
+				slowest = k
+			}
+		}
+		slow := fmt.Sprintf("slowest: %s %s, mean %s", reqs[slowest].method, reqs[slowest].path, ms(each[slowest]/pageLoads))
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", p.name, backend, len(reqs), ms(ds[len(ds)/2]), ms(ds[len(ds)*99/100]), joinNotes(note, slow))
 	}
 	return nil
 }
