@@ -68,3 +68,10 @@ func (e *Engine) ValidateMigrationPlan(ctx context.Context, plan MigrationPlan) 
 func (e *Engine) Migrate(ctx context.Context, req MigrationRequest) error {
 	return e.rt.Migrate(ctx, nil, req)
 }
+
+// CheckMigration is a dry run of Migrate: it validates the plan (a
+// *MigrationPlanError when it is invalid) and returns the report of every
+// instance of req that the plan cannot migrate, changing nothing.
+func (e *Engine) CheckMigration(ctx context.Context, req MigrationRequest) ([]MigratingInstanceReport, error) {
+	return e.rt.CheckMigration(ctx, req)
+}

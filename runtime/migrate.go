@@ -100,32 +100,12 @@ func (e *MigratingInstanceError) Unwrap() error { return ErrMigration }
 // or none.
 func (e *Core) Migrate(ctx context.Context, t persistence.Tx, req MigrationRequest) error {
 	return e.command(ctx, t, "migrate", func(c *command) error {
-		src, tgt, err := c.migrationDefinitions(req.Plan)
+		m, instances, reports, err := c.checkMigrations(req, true)
 		if err != nil {
 			return err
 		}
-		if report := validatePlan(req.Plan, src.Process, tgt.Process, e.Config.Limits.MaxVariableBytes); !report.Valid() {
-			return &MigrationPlanError{Plan: req.Plan, Report: *report}
-		}
-		ids, err := c.migratingInstanceIDs(req)
-		if err != nil {
-			return err
-		}
-		m := newMigration(req.Plan, tgt)
-		var instances []*instance
-		for _, id := range ids {
-			in, err := c.loadInstance(id)
-			if err != nil || in.root.ID != id {
-				return fmt.Errorf("%w: process instance '%s' cannot be migrated: the process instance does not exist", ErrMigration, id)
-			}
-			report, err := c.checkMigration(in, m)
-			if err != nil {
-				return err
-			}
-			if !report.empty() {
-				return &MigratingInstanceError{Report: *report}
-			}
-			instances = append(instances, in)
+		if len(reports) > 0 {
+			return &MigratingInstanceError{Report: reports[0]}
 		}
 		for _, in := range instances {
 			if err := c.migrateInstance(in, m); err != nil {
@@ -134,6 +114,56 @@ func (e *Core) Migrate(ctx context.Context, t persistence.Tx, req MigrationReque
 		}
 		return nil
 	})
+}
+
+// CheckMigration validates req's plan (a *MigrationPlanError when it is
+// invalid) and returns the report of every instance it cannot migrate,
+// changing nothing: a dry run of Migrate.
+func (e *Core) CheckMigration(ctx context.Context, req MigrationRequest) ([]MigratingInstanceReport, error) {
+	var reports []MigratingInstanceReport
+	err := e.command(ctx, nil, "migration_check", func(c *command) error {
+		var err error
+		_, _, reports, err = c.checkMigrations(req, false)
+		return err
+	})
+	return reports, err
+}
+
+// checkMigrations validates req's plan and checks its instances, up to the
+// first that cannot be migrated when firstOnly, else all of them.
+func (c *command) checkMigrations(req MigrationRequest, firstOnly bool) (*migration, []*instance, []MigratingInstanceReport, error) {
+	src, tgt, err := c.migrationDefinitions(req.Plan)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if report := validatePlan(req.Plan, src.Process, tgt.Process, c.e.Config.Limits.MaxVariableBytes); !report.Valid() {
+		return nil, nil, nil, &MigrationPlanError{Plan: req.Plan, Report: *report}
+	}
+	ids, err := c.migratingInstanceIDs(req)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	m := newMigration(req.Plan, tgt)
+	var instances []*instance
+	var reports []MigratingInstanceReport
+	for _, id := range ids {
+		in, err := c.loadInstance(id)
+		if err != nil || in.root.ID != id {
+			return nil, nil, nil, fmt.Errorf("%w: process instance '%s' cannot be migrated: the process instance does not exist", ErrMigration, id)
+		}
+		report, err := c.checkMigration(in, m)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if !report.empty() {
+			reports = append(reports, *report)
+			if firstOnly {
+				break
+			}
+		}
+		instances = append(instances, in)
+	}
+	return m, instances, reports, nil
 }
 
 // migratingInstanceIDs are the request's instances, listed and queried,
