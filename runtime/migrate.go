@@ -235,6 +235,11 @@ func (c *command) checkMigration(in *instance, m *migration) (*MigratingInstance
 		if j.Type == persistence.JobMessage {
 			continuations[j.ExecutionID] = j
 		}
+		if _, listener, ok := strings.Cut(j.HandlerConfig, timeoutConfigSep); ok && j.HandlerType == handlerTimeoutListener {
+			if a := m.tgt.Process.Activity(m.target(j.ActivityID)); a == nil || timeoutListener(a, listener) == nil {
+				report.Failures = append(report.Failures, fmt.Sprintf("The timeout task listener '%s' of user task '%s' does not exist in the target user task", listener, j.ActivityID))
+			}
+		}
 	}
 	activity := map[string]*MigratingActivityInstanceReport{}
 	for _, x := range liveExecutions(in) {
@@ -376,7 +381,7 @@ func (c *command) migrateInstance(in *instance, m *migration) error {
 		}
 		migratedJobDefs[j.ID] = j.JobDefinitionID
 		if j.Type == persistence.JobTimer {
-			j.HandlerConfig = tid
+			j.HandlerConfig = migratedTimerConfig(j.HandlerConfig, tid)
 		}
 		kept[[2]string{j.ExecutionID, tid}] = true
 		c.cc.Update(j)
@@ -453,6 +458,15 @@ func (c *command) migrateInstance(in *instance, m *migration) error {
 		return in.root.setVariables(m.plan.Variables, true)
 	}
 	return nil
+}
+
+// migratedTimerConfig is a timer job's handler configuration in the
+// target: its activity's id, followed by a timeout listener's id.
+func migratedTimerConfig(config, tid string) string {
+	if _, listener, ok := strings.Cut(config, timeoutConfigSep); ok {
+		return tid + timeoutConfigSep + listener
+	}
+	return tid
 }
 
 func orKeep(mapped, old string) string {

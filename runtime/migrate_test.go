@@ -1,6 +1,7 @@
 package runtime_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"slices"
@@ -481,5 +482,142 @@ func TestMigrateRefusedLeavesInstancesUnchanged(t *testing.T) {
 		if !e.Ended(good) {
 			t.Errorf("migrated instance did not end")
 		}
+	})
+}
+
+// MigrationGatewayTest and an embedded subprocess: a path waiting at a
+// parallel join and one inside a subprocess migrate; the join then
+// completes in the target.
+func TestMigrateSubProcessAndJoin(t *testing.T) {
+	model := func(after string) string {
+		return enginetest.Defs(enginetest.Executable("p", `<startEvent id="start"/><parallelGateway id="fork"/>
+			<subProcess id="sub"><startEvent id="subStart"/><userTask id="inner"/><endEvent id="subEnd"/>`+
+			enginetest.Chain("subStart", "inner", "subEnd")+`</subProcess>
+			<userTask id="side"/><parallelGateway id="join"/><userTask id="`+after+`"/><endEvent id="end"/>
+			<sequenceFlow id="f0" sourceRef="start" targetRef="fork"/>
+			<sequenceFlow id="f1" sourceRef="fork" targetRef="sub"/><sequenceFlow id="f2" sourceRef="fork" targetRef="side"/>
+			<sequenceFlow id="f3" sourceRef="sub" targetRef="join"/><sequenceFlow id="f4" sourceRef="side" targetRef="join"/>
+			<sequenceFlow id="f5" sourceRef="join" targetRef="`+after+`"/><sequenceFlow id="f6" sourceRef="`+after+`" targetRef="end"/>`))
+	}
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		src, tgt := e.versions("p", model("after"), model("afterV2"))
+		pi := e.startIn(src, nil)
+		e.Complete(pi, "side", nil)
+		treeBefore, err := e.Eng.ActivityInstances(e.Ctx, pi)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inner := e.Tasks(pi)[0].ID
+		plan := e.migrate(src, tgt, false, pi)
+		wantEq(t, "plan", instructionIDs(plan), "fork->fork inner->inner join->join side->side sub->sub")
+		tree, err := e.Eng.ActivityInstances(e.Ctx, pi)
+		if err != nil || len(tree.Children) != 2 {
+			t.Fatalf("tree %+v, %v", tree, err)
+		}
+		for i, n := range tree.Children {
+			if n.ID != treeBefore.Children[i].ID || n.ActivityID != treeBefore.Children[i].ActivityID || n.ProcessDefinitionID != tgt {
+				t.Errorf("activity instance %d: %+v, want %+v in the target", i, n, treeBefore.Children[i])
+			}
+		}
+		if e.Tasks(pi)[0].ID != inner {
+			t.Errorf("inner task id changed")
+		}
+		e.Complete(pi, "inner", nil)
+		wantEq(t, "after the join", e.TaskKeys(pi), "afterV2")
+	})
+}
+
+// MigrationIncidentTest and MigrationTransitionInstancesTest: a failed
+// asynchronous job keeps its incident, which takes the target's job
+// definition; a target activity without the continuation refuses the
+// transition instance.
+func TestMigrateIncidentAndTransition(t *testing.T) {
+	model := func(async string) string {
+		return enginetest.Defs(enginetest.Executable("p", `<startEvent id="start"/>
+			<serviceTask id="work" `+async+` camunda:class="fail"/><userTask id="done"/><endEvent id="end"/>`+
+			enginetest.Chain("start", "work", "done", "end")))
+	}
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.FailingDelegate()
+		src, tgt := e.versions("p", model(`camunda:asyncBefore="true"`), model(`camunda:asyncBefore="true"`))
+		after := e.deployNext("p", model(`camunda:asyncAfter="true"`))
+		pi := e.startIn(src, nil)
+		job := e.OneJob(pi)
+		for e.OneJob(pi).Retries > 0 {
+			e.Clock.Add(time.Hour)
+			e.FailJob(job.ID)
+		}
+		if len(e.IncidentsOf(job.ID)) != 1 {
+			t.Fatalf("incidents of the failed job: %d", len(e.IncidentsOf(job.ID)))
+		}
+		before := e.snapshot(pi)
+		plan, err := e.Eng.GenerateMigrationPlan(e.Ctx, src, after, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantEq(t, "plan to an async-after task", instructionIDs(plan), "done->done work->work")
+		err = e.Eng.Migrate(e.Ctx, bpmnlite.MigrationRequest{Plan: *plan, ProcessInstanceIDs: []string{pi}})
+		var me *bpmnlite.MigratingInstanceError
+		if errors.As(err, &me) {
+			wantEq(t, "transition reports", len(me.Report.TransitionInstanceReports), 1)
+			tr := me.Report.TransitionInstanceReports[0]
+			wantEq(t, "transition", []any{tr.TransitionInstanceID, tr.SourceScopeID, tr.Failures}, []any{pi, "work", []string{"Target activity is not asyncBefore"}})
+		} else {
+			t.Fatalf("migrate to an async-after task: %v", err)
+		}
+		if e.snapshot(pi) != before {
+			t.Errorf("a refused migration changed the instance")
+		}
+		e.migrate(src, tgt, false, pi)
+		defs, err := e.Eng.JobDefinitions(e.Ctx, tgt, "")
+		if err != nil || len(defs) != 1 {
+			t.Fatal(defs, err)
+		}
+		incidents := e.IncidentsOf(job.ID)
+		if len(incidents) != 1 || incidents[0].ProcessDefinitionID != tgt || incidents[0].JobDefinitionID != defs[0].ID {
+			t.Fatalf("incident after migration %+v, want in %s with job definition %s", incidents, tgt, defs[0].ID)
+		}
+		e.Eng.RegisterDelegate("fail", bpmnlite.DelegateFunc(func(context.Context, *bpmnlite.Execution) error { return nil }))
+		if err := e.Eng.SetJobRetries(e.Ctx, job.ID, 1); err != nil {
+			t.Fatal(err)
+		}
+		e.ExecJob(job.ID)
+		wantEq(t, "after the job ran in the target", e.TaskKeys(pi), "done")
+	})
+}
+
+// MigrationReceiveTaskTest and MigrationTimerCatchEventTest: with
+// updateEventTrigger a receive task's subscription takes the target's
+// message name and a catch event's timer is re-created from the target;
+// without, both are kept.
+func TestMigrateCatchEventTriggers(t *testing.T) {
+	model := func(msg, timer string) string {
+		return enginetest.Defs(enginetest.Executable("p", `<startEvent id="start"/><parallelGateway id="fork"/>
+			<receiveTask id="receive" messageRef="m"/><intermediateCatchEvent id="timer"><timerEventDefinition><timeDuration>`+timer+`</timeDuration></timerEventDefinition></intermediateCatchEvent>
+			<userTask id="afterReceive"/><userTask id="afterTimer"/>
+			<sequenceFlow id="f0" sourceRef="start" targetRef="fork"/>
+			<sequenceFlow id="f1" sourceRef="fork" targetRef="receive"/><sequenceFlow id="f2" sourceRef="fork" targetRef="timer"/>
+			<sequenceFlow id="f3" sourceRef="receive" targetRef="afterReceive"/><sequenceFlow id="f4" sourceRef="timer" targetRef="afterTimer"/>`),
+			`<message id="m" name="`+msg+`"/>`)
+	}
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		src, tgt := e.versions("p", model("A", "PT1H"), model("B", "PT2H"))
+		kept, updated := e.startIn(src, nil), e.startIn(src, nil)
+		keptJob := e.OneJob(kept)
+		e.Clock.Add(10 * time.Minute)
+		e.migrate(src, tgt, false, kept)
+		e.migrate(src, tgt, true, updated)
+		if j := e.OneJob(kept); j.ID != keptJob.ID || !j.DueDate.Equal(*keptJob.DueDate) {
+			t.Errorf("kept timer %+v, want %+v", j, keptJob)
+		}
+		if j := e.OneJob(updated); !j.DueDate.Equal(e.Clock.Now().Add(2 * time.Hour)) {
+			t.Errorf("re-created timer due %v, want %v", j.DueDate, e.Clock.Now().Add(2*time.Hour))
+		}
+		wantEq(t, "kept message", e.SubsOf(kept)[0].EventName, "A")
+		wantEq(t, "updated message", e.SubsOf(updated)[0].EventName, "B")
+		e.Correlate("B", updated, nil)
+		e.Correlate("A", kept, nil)
+		wantEq(t, "after the updated message", e.TaskKeys(updated), "afterReceive")
+		wantEq(t, "after the kept message", e.TaskKeys(kept), "afterReceive")
 	})
 }
