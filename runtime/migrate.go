@@ -112,6 +112,10 @@ func (e *Core) Migrate(ctx context.Context, t persistence.Tx, req MigrationReque
 				return err
 			}
 		}
+		// As in Camunda, migrating triggers no conditional event: the
+		// conditions armed and the plan variables set are evaluated at
+		// the instance's next variable change.
+		c.varChanges, c.freshConditions = nil, nil
 		return nil
 	})
 }

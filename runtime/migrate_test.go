@@ -621,3 +621,32 @@ func TestMigrateCatchEventTriggers(t *testing.T) {
 		wantEq(t, "after the kept message", e.TaskKeys(kept), "afterReceive")
 	})
 }
+
+// MigrationWithoutTriggerConditionTest: a conditional boundary event added
+// by the target is armed but not evaluated by the migration, even when its
+// condition holds; the instance's next variable change fires it.
+func TestMigrateConditionalNotTriggered(t *testing.T) {
+	target := enginetest.Defs(enginetest.Executable("p", migTask+migTaskFlows+`
+		<boundaryEvent id="cond" attachedToRef="userTask"><conditionalEventDefinition><condition>${x == 1}</condition></conditionalEventDefinition></boundaryEvent>
+		<userTask id="afterCond"/><sequenceFlow id="f3" sourceRef="cond" targetRef="afterCond"/>`))
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		src, tgt := e.versions("p", enginetest.Defs(enginetest.Executable("p", migTask+migTaskFlows)), target)
+		pi := e.startIn(src, map[string]any{"x": int64(1)})
+		plan, err := e.Eng.GenerateMigrationPlan(e.Ctx, src, tgt, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plan.Variables = map[string]any{"y": int64(2)}
+		if err := e.Eng.Migrate(e.Ctx, bpmnlite.MigrationRequest{Plan: *plan, ProcessInstanceIDs: []string{pi}}); err != nil {
+			t.Fatal(err)
+		}
+		wantEq(t, "tasks after migration", e.TaskKeys(pi), "userTask")
+		if subs := e.SubsOf(pi); len(subs) != 1 || subs[0].ActivityID != "cond" {
+			t.Errorf("subscriptions %+v, want the conditional boundary event's", subs)
+		}
+		if err := e.Eng.SetVariables(e.Ctx, pi, map[string]any{"z": int64(3)}); err != nil {
+			t.Fatal(err)
+		}
+		wantEq(t, "tasks after a variable change", e.TaskKeys(pi), "afterCond")
+	})
+}
