@@ -650,3 +650,33 @@ func TestMigrateConditionalNotTriggered(t *testing.T) {
 		wantEq(t, "tasks after a variable change", e.TaskKeys(pi), "afterCond")
 	})
 }
+
+// MigrationMultiInstanceTest with a sequential body and a boundary event on
+// the multi-instance activity: the body's subscription is kept, the next
+// inner instance starts in the target, the boundary event cancels the body.
+func TestMigrateSequentialMultiInstanceWithBoundary(t *testing.T) {
+	model := enginetest.Defs(enginetest.Executable("p", `<startEvent id="start"/>
+		<userTask id="userTask"><multiInstanceLoopCharacteristics isSequential="true"><loopCardinality>3</loopCardinality></multiInstanceLoopCharacteristics></userTask>
+		<boundaryEvent id="stop" attachedToRef="userTask"><messageEventDefinition messageRef="m"/></boundaryEvent>
+		<userTask id="stopped"/><endEvent id="end"/>`+enginetest.Chain("start", "userTask", "end")+`
+		<sequenceFlow id="fs" sourceRef="stop" targetRef="stopped"/>`), `<message id="m" name="Stop"/>`)
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		src, tgt := e.versions("p", model, model)
+		pi := e.startIn(src, nil)
+		e.Complete(pi, "userTask", nil)
+		sub := e.SubsOf(pi)[0]
+		plan := e.migrate(src, tgt, false, pi)
+		wantEq(t, "plan", instructionIDs(plan), "stop->stop stopped->stopped userTask#multiInstanceBody->userTask#multiInstanceBody userTask->userTask")
+		if subs := e.SubsOf(pi); len(subs) != 1 || subs[0].ID != sub.ID || subs[0].ProcessDefinitionID != tgt {
+			t.Errorf("subscriptions %+v, want %s kept", subs, sub.ID)
+		}
+		wantEq(t, "loop counter", e.Var(pi, "nrOfCompletedInstances"), nil) // body-local: not visible at the instance
+		e.Complete(pi, "userTask", nil)
+		tasks := e.Tasks(pi)
+		if len(tasks) != 1 || tasks[0].ProcessDefinitionID != tgt {
+			t.Fatalf("third inner instance %+v, want a task of the target", tasks)
+		}
+		e.Correlate("Stop", pi, nil)
+		wantEq(t, "after the boundary event", e.TaskKeys(pi), "stopped")
+	})
+}
