@@ -3,6 +3,9 @@ package bpmnlite
 import (
 	"context"
 
+	"github.com/jackc/pgx/v5"
+
+	"github.com/bpmnlite/bpmnlite/persistence"
 	"github.com/bpmnlite/bpmnlite/runtime"
 )
 
@@ -74,4 +77,11 @@ func (e *Engine) Migrate(ctx context.Context, req MigrationRequest) error {
 // instance of req that the plan cannot migrate, changing nothing.
 func (e *Engine) CheckMigration(ctx context.Context, req MigrationRequest) ([]MigratingInstanceReport, error) {
 	return e.rt.CheckMigration(ctx, req)
+}
+
+// MigrateTx is Migrate inside the caller's transaction.
+func (e *Engine) MigrateTx(ctx context.Context, t pgx.Tx, req MigrationRequest) error {
+	return e.inPgxTx(ctx, t, func(pt persistence.Tx) error {
+		return e.rt.Migrate(ctx, pt, req)
+	})
 }
