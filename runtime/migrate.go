@@ -152,6 +152,9 @@ func (c *command) checkMigrations(req MigrationRequest, firstOnly bool) (*migrat
 	var reports []MigratingInstanceReport
 	for _, id := range ids {
 		in, err := c.loadInstance(id)
+		if err != nil && !errors.Is(err, persistence.ErrNotFound) {
+			return nil, nil, nil, err
+		}
 		if err != nil || in.root.ID != id {
 			return nil, nil, nil, fmt.Errorf("%w: process instance '%s' cannot be migrated: the process instance does not exist", ErrMigration, id)
 		}
