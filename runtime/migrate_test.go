@@ -680,3 +680,34 @@ func TestMigrateSequentialMultiInstanceWithBoundary(t *testing.T) {
 		wantEq(t, "after the boundary event", e.TaskKeys(pi), "stopped")
 	})
 }
+
+// MigrationActiveEventSubProcessTest, non-interrupting: a running event
+// subprocess migrates beside the path it did not interrupt, and its start
+// event keeps listening with the same subscription.
+func TestMigrateActiveNonInterruptingEventSubProcess(t *testing.T) {
+	model := enginetest.Defs(enginetest.Executable("p", migTask+migTaskFlows+`
+		<subProcess id="esp" triggeredByEvent="true"><startEvent id="espStart" isInterrupting="false"><messageEventDefinition messageRef="m"/></startEvent>
+			<userTask id="espTask"/><endEvent id="espEnd"/>`+enginetest.Chain("espStart", "espTask", "espEnd")+`</subProcess>`),
+		`<message id="m" name="Go"/>`)
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		src, tgt := e.versions("p", model, model)
+		pi := e.startIn(src, nil)
+		e.Correlate("Go", pi, nil)
+		sub := e.SubsOf(pi)[0]
+		e.migrate(src, tgt, false, pi)
+		if subs := e.SubsOf(pi); len(subs) != 1 || subs[0].ID != sub.ID || subs[0].ProcessDefinitionID != tgt {
+			t.Errorf("subscriptions %+v, want %s kept in the target", subs, sub.ID)
+		}
+		for _, tk := range e.Tasks(pi) {
+			if tk.ProcessDefinitionID != tgt {
+				t.Errorf("task %s in %s", tk.TaskDefinitionKey, tk.ProcessDefinitionID)
+			}
+		}
+		wantEq(t, "tasks", e.TaskKeys(pi), "espTask,userTask")
+		e.Complete(pi, "espTask", nil)
+		e.Complete(pi, "userTask", nil)
+		if !e.Ended(pi) {
+			t.Errorf("instance did not end")
+		}
+	})
+}
