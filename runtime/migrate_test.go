@@ -711,3 +711,25 @@ func TestMigrateActiveNonInterruptingEventSubProcess(t *testing.T) {
 		}
 	})
 }
+
+// MigrationCallActivityTest: the instance a call activity started keeps
+// its caller; when it ends, the caller continues in the target.
+func TestMigrateCallActivity(t *testing.T) {
+	caller := func(after string) string {
+		return enginetest.Defs(enginetest.Executable("p", `<startEvent id="start"/><callActivity id="call" calledElement="callee"/>
+			<userTask id="`+after+`"/><endEvent id="end"/>`+enginetest.Chain("start", "call", after, "end")))
+	}
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.Deploy("callee", enginetest.Defs(enginetest.Executable("callee", `<startEvent id="cs"/><userTask id="calleeTask"/><endEvent id="ce"/>`+
+			enginetest.Chain("cs", "calleeTask", "ce"))))
+		src, tgt := e.versions("p", caller("after"), caller("afterV2"))
+		pi := e.startIn(src, nil)
+		called, err := e.Eng.Instances(e.Ctx, bpmnlite.InstanceQuery{SuperProcessInstance: pi})
+		if err != nil || len(called) != 1 {
+			t.Fatalf("called instances %v, %v", called, err)
+		}
+		e.migrate(src, tgt, false, pi)
+		e.Complete(called[0].ID, "calleeTask", nil)
+		wantEq(t, "caller after the called instance ended", e.TaskKeys(pi), "afterV2")
+	})
+}
