@@ -733,3 +733,36 @@ func TestMigrateCallActivity(t *testing.T) {
 		wantEq(t, "caller after the called instance ended", e.TaskKeys(pi), "afterV2")
 	})
 }
+
+// MigrationPlanCreationTest for events: a boundary event must keep its
+// event scope, and an event trigger takes one source only.
+func TestMigrationPlanValidationEvents(t *testing.T) {
+	model := func(attached string) string {
+		return enginetest.Defs(enginetest.Executable("p", `<startEvent id="start"/><userTask id="a"/><userTask id="b"/><endEvent id="end"/>`+
+			enginetest.Chain("start", "a", "b", "end")+`
+			<boundaryEvent id="t1" attachedToRef="`+attached+`"><timerEventDefinition><timeDuration>PT1H</timeDuration></timerEventDefinition></boundaryEvent>
+			<boundaryEvent id="t2" attachedToRef="b"><timerEventDefinition><timeDuration>PT1H</timeDuration></timerEventDefinition></boundaryEvent>
+			<endEvent id="late"/><sequenceFlow id="l1" sourceRef="t1" targetRef="late"/><sequenceFlow id="l2" sourceRef="t2" targetRef="late"/>`))
+	}
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		src, tgt := e.versions("p", model("a"), model("b"))
+		in := func(s, t string) bpmnlite.MigrationInstruction {
+			return bpmnlite.MigrationInstruction{SourceActivityIDs: []string{s}, TargetActivityIDs: []string{t}}
+		}
+		report, err := e.Eng.ValidateMigrationPlan(e.Ctx, bpmnlite.MigrationPlan{SourceProcessDefinitionID: src, TargetProcessDefinitionID: tgt,
+			Instructions: []bpmnlite.MigrationInstruction{in("a", "a"), in("b", "b"), in("t1", "t1"), in("t2", "t1")}})
+		if err != nil || len(report.InstructionReports) != 2 {
+			t.Fatalf("report %+v, %v", report, err)
+		}
+		wantEq(t, "t1 failures", report.InstructionReports[0].Failures, []string{
+			"Only one source activity can be mapped to 't1': several source activities are mapped to it",
+			"The source activity's event scope (a) must be mapped to the target activity's event scope (b)"})
+		wantEq(t, "t2 failures", report.InstructionReports[1].Failures, []string{
+			"Only one source activity can be mapped to 't1': several source activities are mapped to it"})
+		plan, err := e.Eng.GenerateMigrationPlan(e.Ctx, src, tgt, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantEq(t, "generated", instructionIDs(plan), "a->a b->b t2->t2")
+	})
+}
