@@ -766,3 +766,41 @@ func TestMigrationPlanValidationEvents(t *testing.T) {
 		wantEq(t, "generated", instructionIDs(plan), "a->a b->b t2->t2")
 	})
 }
+
+// A timeout task listener's timer job moves to the task it maps to and
+// fires its listener there; a target task without that listener refuses
+// the instance.
+func TestMigrateTimeoutListener(t *testing.T) {
+	model := func(task, listener string) string {
+		return enginetest.Defs(enginetest.Executable("p", `<startEvent id="start"/>
+			<userTask id="`+task+`"><extensionElements>`+timeoutListener(listener, `<timeDuration>PT1H</timeDuration>`)+`</extensionElements></userTask>
+			<endEvent id="end"/>`+enginetest.Chain("start", task, "end")))
+	}
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		var seen []string
+		registerTimeout(e.Env, &seen)
+		src, tgt := e.versions("p", model("task", "friendly"), model("renamed", "friendly"))
+		other := e.deployNext("p", model("renamed", "other"))
+		pi := e.startIn(src, nil)
+		job := e.OneJob(pi)
+		plan := bpmnlite.MigrationPlan{SourceProcessDefinitionID: src, TargetProcessDefinitionID: other,
+			Instructions: []bpmnlite.MigrationInstruction{{SourceActivityIDs: []string{"task"}, TargetActivityIDs: []string{"renamed"}}}}
+		err := e.Eng.Migrate(e.Ctx, bpmnlite.MigrationRequest{Plan: plan, ProcessInstanceIDs: []string{pi}})
+		var me *bpmnlite.MigratingInstanceError
+		if !errors.As(err, &me) || len(me.Report.Failures) != 1 || !strings.Contains(me.Report.Failures[0], "timeout task listener 'friendly'") {
+			t.Fatalf("migrate to a task without the listener: %v", err)
+		}
+		plan.TargetProcessDefinitionID = tgt
+		if err := e.Eng.Migrate(e.Ctx, bpmnlite.MigrationRequest{Plan: plan, ProcessInstanceIDs: []string{pi}}); err != nil {
+			t.Fatal(err)
+		}
+		if j := e.OneJob(pi); j.ID != job.ID || j.ActivityID != "renamed" {
+			t.Fatalf("timeout job %+v", j)
+		}
+		e.Clock.Add(2 * time.Hour)
+		runDue(t, e)
+		if len(seen) != 1 || !strings.HasPrefix(seen[0], "timeout:renamed:") {
+			t.Errorf("listener calls %v, want one at renamed", seen)
+		}
+	})
+}
