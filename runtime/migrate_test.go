@@ -187,6 +187,13 @@ func TestMigrationPlanValidation(t *testing.T) {
 		}
 		wantEq(t, "unmapped scope", report.InstructionReports[0].Failures,
 			[]string{"The flow scope 'sub' of the source activity is not mapped: map it to 'the process' (bpmnlite migrates only between scopes mapped to each other)"})
+		// A plan variable that cannot be stored is reported by name.
+		report, err = e.Eng.ValidateMigrationPlan(e.Ctx, bpmnlite.MigrationPlan{SourceProcessDefinitionID: src, TargetProcessDefinitionID: tgt,
+			Variables: map[string]any{"bad": make(chan int), "good": "ok"}})
+		if err != nil || len(report.InstructionReports) != 0 || len(report.VariableReports) != 1 || len(report.VariableReports["bad"]) != 1 ||
+			!strings.HasPrefix(report.VariableReports["bad"][0], "Cannot set variable with name bad: ") {
+			t.Errorf("variable report %+v, %v", report, err)
+		}
 	})
 }
 
