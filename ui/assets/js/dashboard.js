@@ -1,0 +1,55 @@
+// The dashboard: the latest version of each deployed process with the
+// running instances and open incidents of all its versions, and the jobs
+// that failed for good.
+import { h, mount, get, list, pagedTable, short, time } from './lib.js';
+
+export async function dashboard() {
+  // Statistics come per version, one row per deployed definition; they are
+  // summed per key for the latest version's row.
+  const stats = await get('/process-definition/statistics?incidents=true');
+  const byKey = {};
+  for (const s of stats) {
+    const k = (byKey[s.definition.key + '\u0000' + (s.definition.tenantId ?? '')] ??= { instances: 0, incidents: 0, failedJobs: 0, versions: 0 });
+    k.instances += s.instances;
+    k.failedJobs += s.failedJobs;
+    k.incidents += s.incidents.reduce((n, i) => n + i.incidentCount, 0);
+    k.versions++;
+  }
+  const totals = Object.values(byKey).reduce((t, k) => ({ instances: t.instances + k.instances, incidents: t.incidents + k.incidents }), { instances: 0, incidents: 0 });
+
+  const definitions = await pagedTable(
+    ['Process', 'Key', 'Version', 'Running', 'Incidents'],
+    (first, max) => list('/process-definition', { latestVersion: true, sortBy: 'key', sortOrder: 'asc' }, first, max),
+    (d) => {
+      const k = byKey[d.key + '\u0000' + (d.tenantId ?? '')] ?? { instances: 0, incidents: 0, versions: 1 };
+      return [
+        h('a', { href: `#/definition/${encodeURIComponent(d.id)}`, class: 'definition-link', 'data-key': d.key }, d.name || d.key),
+        d.key,
+        k.versions > 1 ? `${d.version} (${k.versions} deployed)` : String(d.version),
+        h('span', { class: 'count-running', 'data-key': d.key }, String(k.instances)),
+        h('span', { class: k.incidents ? 'count-incidents bad' : 'count-incidents', 'data-key': d.key }, String(k.incidents)),
+      ];
+    },
+    { empty: 'No processes deployed yet: upload some under Deployments.' });
+
+  const failedJobs = await pagedTable(
+    ['Job', 'Activity', 'Instance', 'Message', 'Failed'],
+    (first, max) => list('/job', { withException: true, noRetriesLeft: true, sortBy: 'jobDueDate', sortOrder: 'asc' }, first, max),
+    (j) => [
+      short(j.id),
+      j.failedActivityId || '',
+      j.processInstanceId ? h('a', { href: `#/instance/${j.processInstanceId}` }, short(j.processInstanceId)) : '',
+      h('span', { class: 'message' }, j.exceptionMessage || ''),
+      time(j.createTime),
+    ],
+    { pageSize: 10, empty: 'No failed jobs.' });
+
+  mount(
+    h('h1', {}, 'Processes'),
+    h('div', { class: 'summary' },
+      h('div', { class: 'stat' }, h('b', { id: 'total-running' }, String(totals.instances)), ' running instances'),
+      h('div', { class: totals.incidents ? 'stat bad' : 'stat' }, h('b', { id: 'total-incidents' }, String(totals.incidents)), ' open incidents')),
+    definitions,
+    h('h2', {}, 'Failed jobs'),
+    failedJobs);
+}

@@ -1,0 +1,99 @@
+// A definition: its diagram with running tokens and incidents per
+// activity, its versions, its instances (paged, filtered), suspending it,
+// and starting an instance.
+import { h, mount, api, get, list, pagedTable, query, short, act, variableRows, toast } from './lib.js';
+import { showDiagram } from './diagram.js';
+
+export async function definitionPage(id, params) {
+  const enc = encodeURIComponent(id);
+  const [def, xml, stats] = await Promise.all([
+    get(`/process-definition/${enc}`),
+    get(`/process-definition/${enc}/xml`),
+    get(`/process-definition/${enc}/statistics?incidents=true`),
+  ]);
+  const allVersions = await get('/process-definition' + query({ key: def.key, tenantIdIn: def.tenantId, withoutTenantId: def.tenantId ? undefined : true, sortBy: 'version', sortOrder: 'desc', maxResults: 50 }));
+  const running = {};
+  const incidents = {};
+  for (const s of stats) {
+    running[s.id] = s.instances;
+    incidents[s.id] = s.incidents.reduce((n, i) => n + i.incidentCount, 0);
+  }
+
+  const versionSelect = h('select', { 'aria-label': 'version', onchange: (e) => { location.hash = `#/definition/${encodeURIComponent(e.target.value)}`; } },
+    allVersions.map((v) => h('option', { value: v.id, selected: v.id === def.id }, `version ${v.version}`)));
+
+  const suspend = h('button', { type: 'button', id: 'suspend' }, def.suspended ? 'Activate' : 'Suspend');
+  suspend.onclick = act(suspend,
+    () => api('PUT', `/process-definition/${enc}/suspended`, { suspended: !def.suspended, includeProcessInstances: false }),
+    def.suspended ? 'Activated' : 'Suspended', () => definitionPage(id, params));
+
+  const canvas = h('div', { class: 'diagram', id: 'diagram' });
+  const instances = await instanceList(def, params);
+  mount(
+    h('p', { class: 'crumbs' }, h('a', { href: '#/' }, 'Processes'), ' › ', def.key),
+    h('div', { class: 'title-row' },
+      h('h1', {}, def.name || def.key, def.suspended ? h('span', { class: 'tag' }, 'suspended') : ''),
+      versionSelect, suspend),
+    h('p', { class: 'muted' }, `${def.id} · deployment `, short(def.deploymentId), ` · ${def.resource}`),
+    canvas,
+    startForm(def),
+    h('h2', {}, 'Instances'),
+    instances);
+  await showDiagram(canvas, xml.bpmn20Xml, { running, incidents });
+}
+
+// instanceList is the definition's instances with filters kept in the URL.
+async function instanceList(def, params) {
+  const f = {
+    businessKeyLike: params.get('businessKey') ? `%${params.get('businessKey')}%` : undefined,
+    withIncident: params.get('incident') === 'yes' ? true : undefined,
+    suspended: params.get('state') === 'suspended' ? true : undefined,
+    active: params.get('state') === 'active' ? true : undefined,
+    variables: params.get('variable') ? variableFilter(params.get('variable')) : undefined,
+  };
+  const input = (name, label, attrs = {}) => h('label', {}, label, ' ', h('input', { name, value: params.get(name) || '', ...attrs }));
+  const filters = h('form', { class: 'filters' },
+    input('businessKey', 'Business key'),
+    h('label', {}, 'State ', h('select', { name: 'state' }, ['', 'active', 'suspended'].map((s) => h('option', { value: s, selected: params.get('state') === s }, s || 'any')))),
+    h('label', {}, h('input', { type: 'checkbox', name: 'incident', value: 'yes', checked: params.get('incident') === 'yes' }), ' with incident'),
+    input('variable', 'Variable', { placeholder: 'name=value', size: 14 }),
+    h('button', { type: 'submit' }, 'Filter'));
+  filters.onsubmit = (ev) => {
+    ev.preventDefault();
+    const q = new URLSearchParams();
+    for (const [k, v] of new FormData(filters)) if (v) q.set(k, v);
+    location.hash = `#/definition/${encodeURIComponent(def.id)}` + (q.size ? '?' + q : '');
+  };
+  const table = await pagedTable(
+    ['Instance', 'Business key', 'State'],
+    (first, max) => list('/process-instance', { processDefinitionId: def.id, ...f, sortBy: 'instanceId', sortOrder: 'desc' }, first, max),
+    (p) => [
+      h('a', { href: `#/instance/${p.id}`, class: 'instance-link' }, p.id),
+      p.businessKey || '',
+      p.suspended ? 'suspended' : 'active',
+    ],
+    { empty: 'No running instances match.' });
+  return h('div', {}, filters, table);
+}
+
+// variableFilter makes Camunda's variables parameter of "name=value": an
+// equality on the value as a number or boolean when it reads as one.
+function variableFilter(text) {
+  const [name, ...rest] = text.split('=');
+  const value = rest.join('=').trim();
+  return `${name.trim()}_eq_${value}`;
+}
+
+// startForm starts an instance of def with a business key and variables.
+function startForm(def) {
+  const vars = variableRows();
+  const businessKey = h('input', { name: 'businessKey', 'aria-label': 'business key', placeholder: 'business key (optional)' });
+  const go = h('button', { type: 'submit', class: 'primary' }, 'Start instance');
+  const form = h('form', { class: 'start', id: 'start-form' }, h('h2', {}, 'Start an instance'), businessKey, vars, go);
+  form.onsubmit = act(go, async () => {
+    const created = await api('POST', `/process-definition/${encodeURIComponent(def.id)}/start`, { businessKey: businessKey.value || undefined, variables: vars.collect() });
+    toast('Started ' + created.id);
+    location.hash = `#/instance/${created.id}`;
+  });
+  return h('details', {}, h('summary', {}, 'Start an instance…'), form);
+}

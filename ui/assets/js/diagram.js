@@ -1,0 +1,43 @@
+// The diagram of a definition with bpmn-js (its navigated viewer: pan and
+// zoom; the bpmn.io watermark stays, as its licence asks), badges per
+// activity and markers on active ones.
+import { h } from './lib.js';
+
+let current;
+
+// dropDiagram destroys the viewer of the page left.
+export function dropDiagram() {
+  current?.destroy();
+  current = undefined;
+}
+
+// showDiagram draws xml in container. running and incidents map activity
+// ids to counts (badges bottom left, blue, and bottom right, red); active
+// and failed are activity ids to mark.
+export async function showDiagram(container, xml, { running = {}, incidents = {}, active = [], failed = [] } = {}) {
+  dropDiagram();
+  const viewer = new window.BpmnJS({ container });
+  current = viewer;
+  try {
+    await viewer.importXML(xml);
+  } catch (err) {
+    container.replaceChildren(h('p', { class: 'error' }, 'The diagram cannot be shown: ' + err.message));
+    return null;
+  }
+  const canvas = viewer.get('canvas');
+  const registry = viewer.get('elementRegistry');
+  const overlays = viewer.get('overlays');
+  canvas.zoom('fit-viewport', 'auto');
+  const badge = (kind, id, n, title, position) => {
+    if (!n || !registry.get(id)) return;
+    overlays.add(id, kind, {
+      position,
+      html: h('span', { class: `badge ${kind}`, 'data-activity': id, title }, String(n)),
+    });
+  };
+  for (const [id, n] of Object.entries(running)) badge('running', id, n, `${n} running`, { bottom: 12, left: -10 });
+  for (const [id, n] of Object.entries(incidents)) badge('incidents', id, n, `${n} open incidents`, { bottom: 12, right: 10 });
+  for (const id of active) if (registry.get(id)) canvas.addMarker(id, 'active');
+  for (const id of failed) if (registry.get(id)) canvas.addMarker(id, 'failed');
+  return viewer;
+}

@@ -1,0 +1,110 @@
+// Package ui serves bpmnlite's browser UI: a cockpit (definitions as
+// diagrams with their running tokens and incidents, instances, jobs,
+// retries) and a tasklist (claim, complete with a Camunda Form). The pages
+// are static files embedded in the binary (bpmn-js and form-js as their
+// published builds, the UI's own code as plain JavaScript modules, no
+// build step); they call the REST API of package rest from the browser.
+//
+// Mount it beside the REST handler, behind the same authentication, and
+// refuse cross-site state-changing requests (Mount does all three):
+//
+//	api := rest.New(eng, rest.Options{Auth: "demo:secret"})
+//	http.ListenAndServe(":8080", ui.Mount(api, ui.Options{}))
+package ui
+
+import (
+	"bytes"
+	"embed"
+	"html/template"
+	"io/fs"
+	"net/http"
+	"strings"
+
+	"github.com/bpmnlite/bpmnlite/rest"
+)
+
+//go:embed assets
+var assets embed.FS
+
+// Options configure the UI. Zero values take the defaults named.
+type Options struct {
+	// Path is where the UI is served. Default "/app/".
+	Path string
+	// RESTPath is the base path of the REST API the pages call. Default
+	// "/engine-rest" (rest.Options.BasePath's default).
+	RESTPath string
+}
+
+func (o *Options) defaults() {
+	if o.Path == "" {
+		o.Path = "/app/"
+	}
+	if !strings.HasSuffix(o.Path, "/") {
+		o.Path += "/"
+	}
+	if o.RESTPath == "" {
+		o.RESTPath = "/engine-rest"
+	}
+	o.RESTPath = strings.TrimSuffix(o.RESTPath, "/")
+}
+
+// ContentSecurityPolicy is sent with every page and asset: scripts only
+// from the UI's own files (no inline script, no eval), requests only to
+// its own origin, no framing. Styles allow inline style attributes: bpmn-js
+// and form-js set them on the elements they draw.
+const ContentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; " +
+	"img-src 'self' data:; font-src 'self'; connect-src 'self'; form-action 'self'; " +
+	"frame-ancestors 'none'; base-uri 'self'"
+
+// Mount serves the UI on api (behind its authentication) at opt.Path, and
+// "/" redirects there. The handler returned refuses state-changing
+// requests a browser sends from another origin (http.CrossOriginProtection):
+// with basic authentication a browser would otherwise send the credentials
+// it keeps along with another site's form posts. Clients that are not
+// browsers (curl, workers) are unaffected.
+func Mount(api *rest.Handler, opt Options) http.Handler {
+	opt.defaults()
+	api.Handle(opt.Path, New(opt))
+	api.Handle("GET /{$}", http.RedirectHandler(opt.Path, http.StatusFound))
+	return http.NewCrossOriginProtection().Handler(api)
+}
+
+// New returns the handler of the UI's pages and assets at opt.Path. It
+// authenticates nobody: put it behind the REST handler's authentication
+// (rest.Handler.Handle), as Mount does.
+func New(opt Options) http.Handler {
+	opt.defaults()
+	static, err := fs.Sub(assets, "assets")
+	if err != nil {
+		panic(err) // the embedded tree has that directory
+	}
+	index := template.Must(template.ParseFS(static, "index.html"))
+	files := http.StripPrefix(opt.Path, http.FileServerFS(static))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Content-Security-Policy", ContentSecurityPolicy)
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "same-origin")
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			h.Set("Allow", "GET, HEAD")
+			http.Error(w, "the UI's pages are read only", http.StatusMethodNotAllowed)
+			return
+		}
+		if r.URL.Path != opt.Path && r.URL.Path != opt.Path+"index.html" {
+			// The assets change with the binary only; a reload revalidates.
+			h.Set("Cache-Control", "no-cache")
+			files.ServeHTTP(w, r)
+			return
+		}
+		user, _, _ := r.BasicAuth()
+		var page bytes.Buffer
+		err := index.Execute(&page, map[string]string{"Base": opt.Path, "REST": opt.RESTPath, "User": user})
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		h.Set("Content-Type", "text/html; charset=utf-8")
+		h.Set("Cache-Control", "no-store")
+		_, _ = w.Write(page.Bytes())
+	})
+}
