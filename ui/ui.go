@@ -9,17 +9,20 @@
 // refuse cross-site state-changing requests (Mount does all three):
 //
 //	api := rest.New(eng, rest.Options{Auth: "demo:secret"})
-//	http.ListenAndServe(":8080", ui.Mount(api, ui.Options{}))
+//	http.ListenAndServe(":8080", ui.Mount(eng, api, ui.Options{}))
 package ui
 
 import (
 	"bytes"
 	"embed"
+	"encoding/json"
 	"html/template"
 	"io/fs"
 	"net/http"
 	"strings"
+	"time"
 
+	"github.com/bpmnlite/bpmnlite"
 	"github.com/bpmnlite/bpmnlite/rest"
 )
 
@@ -62,17 +65,19 @@ const ContentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 
 // with basic authentication a browser would otherwise send the credentials
 // it keeps along with another site's form posts. Clients that are not
 // browsers (curl, workers) are unaffected.
-func Mount(api *rest.Handler, opt Options) http.Handler {
+func Mount(eng *bpmnlite.Engine, api *rest.Handler, opt Options) http.Handler {
 	opt.defaults()
-	api.Handle(opt.Path, New(opt))
+	api.Handle(opt.Path, New(eng, opt))
 	api.Handle("GET /{$}", http.RedirectHandler(opt.Path, http.StatusFound))
 	return http.NewCrossOriginProtection().Handler(api)
 }
 
-// New returns the handler of the UI's pages and assets at opt.Path. It
-// authenticates nobody: put it behind the REST handler's authentication
+// New returns the handler of the UI's pages and assets at opt.Path, and of
+// what the pages show that Camunda's REST API has not (opt.Path +
+// "api/job-executors": the job executors' reports). It authenticates
+// nobody: put it behind the REST handler's authentication
 // (rest.Handler.Handle), as Mount does.
-func New(opt Options) http.Handler {
+func New(eng *bpmnlite.Engine, opt Options) http.Handler {
 	opt.defaults()
 	static, err := fs.Sub(assets, "assets")
 	if err != nil {
@@ -88,6 +93,14 @@ func New(opt Options) http.Handler {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			h.Set("Allow", "GET, HEAD")
 			http.Error(w, "the UI's pages are read only", http.StatusMethodNotAllowed)
+			return
+		}
+		if r.URL.Path == opt.Path+"api/job-executors" {
+			jobExecutors(w, r, eng)
+			return
+		}
+		if strings.HasSuffix(r.URL.Path, "/") && r.URL.Path != opt.Path {
+			http.NotFound(w, r) // no listings of the asset folders
 			return
 		}
 		if r.URL.Path != opt.Path && r.URL.Path != opt.Path+"index.html" {
@@ -107,4 +120,40 @@ func New(opt Options) http.Handler {
 		h.Set("Cache-Control", "no-store")
 		_, _ = w.Write(page.Bytes())
 	})
+}
+
+// jobExecutor is a job executor's report as the dashboard shows it.
+type jobExecutor struct {
+	ID              string    `json:"id"`
+	DeploymentAware bool      `json:"deploymentAware"`
+	Deployments     []string  `json:"deployments"`
+	PriorityMin     *int64    `json:"priorityMin"`
+	PriorityMax     *int64    `json:"priorityMax"`
+	PoolSize        int       `json:"poolSize"`
+	QueueSize       int       `json:"queueSize"`
+	Inflight        int       `json:"inflight"`
+	Heartbeat       time.Time `json:"heartbeat"`
+}
+
+// jobExecutors answers the reports of the job executors alive on the
+// engine's database.
+func jobExecutors(w http.ResponseWriter, r *http.Request, eng *bpmnlite.Engine) {
+	infos, err := eng.JobExecutors(r.Context())
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	out := make([]jobExecutor, 0, len(infos))
+	for _, x := range infos {
+		var deployments []string
+		if x.Deployments != "" {
+			deployments = strings.Split(x.Deployments, ",")
+		}
+		out = append(out, jobExecutor{ID: x.ID, DeploymentAware: x.DeploymentAware, Deployments: deployments,
+			PriorityMin: x.PriorityMin, PriorityMax: x.PriorityMax, PoolSize: x.PoolSize, QueueSize: x.QueueSize,
+			Inflight: x.Inflight, Heartbeat: x.Heartbeat})
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	_ = json.NewEncoder(w).Encode(out)
 }

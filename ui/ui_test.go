@@ -22,7 +22,7 @@ const user, password = "demo", "secret-password"
 // (no Origin, no Sec-Fetch-Site) pass.
 func TestServing(t *testing.T) {
 	harness.EachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *harness.Env) {
-		srv := httptest.NewServer(ui.Mount(rest.New(e.Eng, rest.Options{Auth: user + ":" + password}), ui.Options{}))
+		srv := httptest.NewServer(ui.Mount(e.Eng, rest.New(e.Eng, rest.Options{Auth: user + ":" + password}), ui.Options{}))
 		defer srv.Close()
 		client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 		do := func(method, path string, header map[string]string, body string) (*http.Response, string) {
@@ -75,6 +75,12 @@ func TestServing(t *testing.T) {
 			if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), contentType) || resp.Header.Get("X-Content-Type-Options") != "nosniff" {
 				t.Errorf("GET %s: %d %q", path, resp.StatusCode, resp.Header.Get("Content-Type"))
 			}
+		}
+		if resp, _ := do("GET", "/app/vendor/", nil, ""); resp.StatusCode != http.StatusNotFound {
+			t.Errorf("GET /app/vendor/: %d, want 404 (no listings)", resp.StatusCode)
+		}
+		if resp, body := do("GET", "/app/api/job-executors", nil, ""); resp.StatusCode != http.StatusOK || strings.TrimSpace(body) != "[]" {
+			t.Errorf("GET /app/api/job-executors without an executor: %d %s, want 200 []", resp.StatusCode, body)
 		}
 		if resp, _ := do("POST", "/app/", nil, ""); resp.StatusCode != http.StatusMethodNotAllowed {
 			t.Errorf("POST /app/: %d, want 405", resp.StatusCode)

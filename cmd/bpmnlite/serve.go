@@ -194,7 +194,7 @@ func serve(ctx context.Context, args []string, out io.Writer) error {
 		if err != nil {
 			return err
 		}
-		srv = &http.Server{Handler: ui.Mount(api, ui.Options{}), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute,
+		srv = &http.Server{Handler: ui.Mount(eng, api, ui.Options{}), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute,
 			WriteTimeout: 31 * time.Minute, IdleTimeout: 2 * time.Minute} // writes outlast the longest long poll
 		go func() { served <- srv.Serve(ln) }()
 		log.Info("REST API listening", "url", "http://"+ln.Addr().String()+"/engine-rest", "auth", *auth != "")

@@ -50,5 +50,8 @@ userInput.addEventListener('change', () => {
   route();
 });
 
-window.addEventListener('hashchange', route);
+window.addEventListener('hashchange', () => {
+  window.scrollTo(0, 0);
+  route();
+});
 route();

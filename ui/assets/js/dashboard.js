@@ -1,7 +1,7 @@
 // The dashboard: the latest version of each deployed process with the
 // running instances and open incidents of all its versions, and the jobs
 // that failed for good.
-import { h, mount, get, list, pagedTable, short, time } from './lib.js';
+import { h, mount, get, uiGet, list, pagedTable, table, short, time } from './lib.js';
 
 export async function dashboard() {
   // Statistics come per version, one row per deployed definition; they are
@@ -33,7 +33,7 @@ export async function dashboard() {
     { empty: 'No processes deployed yet: upload some under Deployments.' });
 
   const failedJobs = await pagedTable(
-    ['Job', 'Activity', 'Instance', 'Message', 'Failed'],
+    ['Job', 'Activity', 'Instance', 'Message', 'Created'],
     (first, max) => list('/job', { withException: true, noRetriesLeft: true, sortBy: 'jobDueDate', sortOrder: 'asc' }, first, max),
     (j) => [
       short(j.id),
@@ -44,6 +44,7 @@ export async function dashboard() {
     ],
     { pageSize: 10, empty: 'No failed jobs.' });
 
+  const executors = await uiGet('api/job-executors');
   mount(
     h('h1', {}, 'Processes'),
     h('div', { class: 'summary' },
@@ -51,5 +52,21 @@ export async function dashboard() {
       h('div', { class: totals.incidents ? 'stat bad' : 'stat' }, h('b', { id: 'total-incidents' }, String(totals.incidents)), ' open incidents')),
     definitions,
     h('h2', {}, 'Failed jobs'),
-    failedJobs);
+    failedJobs,
+    h('h2', {}, 'Job executors'),
+    executorTable(executors));
+}
+
+// executorTable shows the job executors that reported lately: what they
+// take, and how busy their workers are.
+function executorTable(executors) {
+  const priorities = (x) => (x.priorityMin === null && x.priorityMax === null ? 'any priority' : `priority ${x.priorityMin ?? '…'} to ${x.priorityMax ?? '…'}`);
+  return table(['Executor', 'Takes jobs of', 'Busy workers', 'Queue', 'Last report'], executors.map((x) => [
+    h('code', {}, x.id),
+    [x.deploymentAware ? `${x.deployments?.length || 0} registered deployments` : 'every deployment', ', ', priorities(x)],
+    h('span', { class: 'meter', title: `${x.inflight} jobs in flight on ${x.poolSize} workers` },
+      h('meter', { min: 0, max: Math.max(x.poolSize, 1), value: Math.min(x.inflight, x.poolSize) }), ` ${x.inflight} / ${x.poolSize}`),
+    String(x.queueSize),
+    time(x.heartbeat),
+  ]), 'No job executor reported in the last 30 seconds: jobs wait until one runs (bpmnlite serve runs one).');
 }

@@ -1,7 +1,7 @@
 // A definition: its diagram with running tokens and incidents per
 // activity, its versions, its instances (paged, filtered), suspending it,
 // and starting an instance.
-import { h, mount, api, get, list, pagedTable, query, short, act, variableRows, toast } from './lib.js';
+import { h, mount, api, get, pagedTable, query, short, act, variableRows, toast } from './lib.js';
 import { showDiagram } from './diagram.js';
 
 export async function definitionPage(id, params) {
@@ -44,12 +44,15 @@ export async function definitionPage(id, params) {
 
 // instanceList is the definition's instances with filters kept in the URL.
 async function instanceList(def, params) {
+  // The POST form of the query: its variable values keep their JSON type
+  // (the GET form compares strings only, as Camunda's).
   const f = {
+    processDefinitionId: def.id,
     businessKeyLike: params.get('businessKey') ? `%${params.get('businessKey')}%` : undefined,
     withIncident: params.get('incident') === 'yes' ? true : undefined,
     suspended: params.get('state') === 'suspended' ? true : undefined,
     active: params.get('state') === 'active' ? true : undefined,
-    variables: params.get('variable') ? variableFilter(params.get('variable')) : undefined,
+    variables: params.get('variable') ? [variableFilter(params.get('variable'))] : undefined,
   };
   const input = (name, label, attrs = {}) => h('label', {}, label, ' ', h('input', { name, value: params.get(name) || '', ...attrs }));
   const filters = h('form', { class: 'filters' },
@@ -66,7 +69,10 @@ async function instanceList(def, params) {
   };
   const table = await pagedTable(
     ['Instance', 'Business key', 'State'],
-    (first, max) => list('/process-instance', { processDefinitionId: def.id, ...f, sortBy: 'instanceId', sortOrder: 'desc' }, first, max),
+    (first, max) => Promise.all([
+      api('POST', '/process-instance' + query({ firstResult: first, maxResults: max }), { ...f, sorting: [{ sortBy: 'instanceId', sortOrder: 'desc' }] }),
+      api('POST', '/process-instance/count', f).then((c) => c.count),
+    ]),
     (p) => [
       h('a', { href: `#/instance/${p.id}`, class: 'instance-link' }, p.id),
       p.businessKey || '',
@@ -76,12 +82,19 @@ async function instanceList(def, params) {
   return h('div', {}, filters, table);
 }
 
-// variableFilter makes Camunda's variables parameter of "name=value": an
-// equality on the value as a number or boolean when it reads as one.
+// variableFilter makes Camunda's variable condition of "name=value": an
+// equality on the value as JSON (a number, true, false, "quoted") when it
+// reads as JSON, else as a string.
 function variableFilter(text) {
   const [name, ...rest] = text.split('=');
-  const value = rest.join('=').trim();
-  return `${name.trim()}_eq_${value}`;
+  const raw = rest.join('=').trim();
+  let value = raw;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    // a plain string
+  }
+  return { name: name.trim(), operator: 'eq', value };
 }
 
 // startForm starts an instance of def with a business key and variables.

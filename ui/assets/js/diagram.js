@@ -13,8 +13,8 @@ export function dropDiagram() {
 
 // showDiagram draws xml in container. running and incidents map activity
 // ids to counts (badges bottom left, blue, and bottom right, red); active
-// and failed are activity ids to mark.
-export async function showDiagram(container, xml, { running = {}, incidents = {}, active = [], failed = [] } = {}) {
+// and failed are activity ids to mark, passed those the instance went through.
+export async function showDiagram(container, xml, { running = {}, incidents = {}, active = [], failed = [], passed = [] } = {}) {
   dropDiagram();
   const viewer = new window.BpmnJS({ container });
   current = viewer;
@@ -37,6 +37,7 @@ export async function showDiagram(container, xml, { running = {}, incidents = {}
   };
   for (const [id, n] of Object.entries(running)) badge('running', id, n, `${n} running`, { bottom: 12, left: -10 });
   for (const [id, n] of Object.entries(incidents)) badge('incidents', id, n, `${n} open incidents`, { bottom: 12, right: 10 });
+  for (const id of new Set(passed)) if (registry.get(id)) canvas.addMarker(id, 'passed');
   for (const id of active) if (registry.get(id)) canvas.addMarker(id, 'active');
   for (const id of failed) if (registry.get(id)) canvas.addMarker(id, 'failed');
   return viewer;

@@ -13,14 +13,18 @@ export async function instancePage(id) {
     if (err.status !== 404) throw err;
     return endedInstance(id);
   }
-  const [xml, tree, variables, jobs, incidents, tasks] = await Promise.all([
+  const [xml, tree, variables, jobs, incidents, tasks, jobDefinitions, passed] = await Promise.all([
     get(`/process-definition/${encodeURIComponent(pi.definitionId)}/xml`),
     get(`/process-instance/${enc}/activity-instances`),
     get(`/process-instance/${enc}/variables?deserializeValues=false`),
     get(`/job?processInstanceId=${enc}&maxResults=100`),
     get(`/incident?processInstanceId=${enc}&maxResults=100`),
     get(`/task?processInstanceId=${enc}&maxResults=100`),
+    get(`/job-definition?processDefinitionId=${encodeURIComponent(pi.definitionId)}&maxResults=1000`),
+    // The path taken so far (empty below history level activity).
+    get(`/history/activity-instance?processInstanceId=${enc}&finished=true&maxResults=1000`),
   ]);
+  const jobActivity = Object.fromEntries(jobDefinitions.map((d) => [d.id, d.activityId]));
   const again = () => instancePage(id);
   const active = [];
   const running = {};
@@ -52,10 +56,12 @@ export async function instancePage(id) {
       h('section', {}, h('h2', {}, 'Activities'), activityTree(tree)),
       h('section', {}, h('h2', {}, 'Incidents'), incidentTable(incidents, again))),
     h('h2', {}, 'Variables'), variableEditor(`/process-instance/${enc}/variables`, variables, again),
-    h('h2', {}, 'Jobs'), jobTable(jobs, again),
+    h('h2', {}, 'Jobs'), jobTable(jobs, jobActivity, again),
     h('h2', {}, 'User tasks'), table(['Task', 'Assignee', 'Created'],
       tasks.map((t) => [h('a', { href: `#/task/${t.id}` }, t.name || t.taskDefinitionKey), t.assignee || '', time(t.created)]), 'No open user tasks.'));
-  await showDiagram(canvas, xml.bpmn20Xml, { running, incidents: incidentCounts, active, failed: Object.keys(incidentCounts) });
+  await showDiagram(canvas, xml.bpmn20Xml, {
+    running, incidents: incidentCounts, active, failed: Object.keys(incidentCounts), passed: passed.map((a) => a.activityId),
+  });
 }
 
 async function endedInstance(id) {
@@ -95,11 +101,11 @@ function incidentTable(incidents, again) {
   }), 'No open incidents.');
 }
 
-function jobTable(jobs, again) {
+function jobTable(jobs, jobActivity, again) {
   return table(['Job', 'Activity', 'Due', 'Retries', 'Locked by', 'Message', ''], jobs.map((j) => {
     const run = h('button', { type: 'button', title: 'run the job now, here' }, 'Run now');
     run.onclick = act(run, () => api('POST', `/job/${encodeURIComponent(j.id)}/execute`), 'Executed', again);
-    return [short(j.id), j.failedActivityId || j.activityId || '', time(j.dueDate), String(j.retries), j.lockOwner || '', h('span', { class: 'message' }, j.exceptionMessage || ''), run];
+    return [short(j.id), j.failedActivityId || jobActivity[j.jobDefinitionId] || '', time(j.dueDate), String(j.retries), j.lockOwner || '', h('span', { class: 'message' }, j.exceptionMessage || ''), run];
   }), 'No jobs.');
 }
 

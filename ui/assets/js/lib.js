@@ -42,6 +42,14 @@ export async function api(method, path, body) {
 
 export const get = (path) => api('GET', path);
 
+// uiGet reads what the UI's own handler serves beside Camunda's REST API
+// (relative to the page's base, /app/).
+export async function uiGet(path) {
+  const res = await fetch(path, { headers: { Accept: 'application/json' }, credentials: 'same-origin' });
+  if (!res.ok) throw new RestError(res.status, '', (await res.text()) || `${res.status} ${res.statusText}`);
+  return res.json();
+}
+
 // query makes a query string of the defined, non-empty members of params.
 export function query(params) {
   const q = new URLSearchParams();
