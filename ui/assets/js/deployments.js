@@ -43,7 +43,7 @@ function uploadForm(uploaded) {
     files.value = '';
     show();
   };
-  const form = h('form', { class: 'upload', id: 'upload' }, drop, files,
+  const form = h('form', { class: 'upload', id: 'upload' }, files, drop,
     h('div', { class: 'row' }, name, h('label', {}, dedupe, ' skip unchanged files'), go));
   form.onsubmit = act(go, async () => {
     const all = [...dropped, ...files.files];
