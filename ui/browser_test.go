@@ -54,7 +54,7 @@ func chromiumPath(t *testing.T) string {
 
 func openPage(t *testing.T, e *harness.Env, chromium string) *page {
 	api := rest.New(e.Eng, rest.Options{Auth: user + ":" + password})
-	srv := httptest.NewServer(ui.Mount(e.Eng, api, ui.Options{}))
+	srv := httptest.NewServer(ui.Mount(e.Eng, api, ui.Options{PollInterval: 100 * time.Millisecond}))
 	t.Cleanup(srv.Close)
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromium),
 		chromedp.NoSandbox, chromedp.WindowSize(1280, 860))
@@ -320,6 +320,18 @@ func TestBrowser(t *testing.T) {
 				t.Errorf("after the upload the latest version is %d, want 2", v)
 			}
 			p.screenshot("cockpit-deployments")
+		})
+
+		t.Run("counts update without a reload", func(t *testing.T) {
+			p.t = t
+			p.open("#/")
+			before := p.text(`.count-running[data-key="leave"]`)
+			e.Start("leave", nil)
+			p.run("wait for the new count", chromedp.WaitVisible(chromedp.Search(
+				`//span[contains(@class, "count-running") and @data-key="leave" and text()="2"]`)))
+			if before != "1" {
+				t.Errorf("leave's count was %q before, want 1", before)
+			}
 		})
 	})
 }

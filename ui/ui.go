@@ -36,6 +36,9 @@ type Options struct {
 	// RESTPath is the base path of the REST API the pages call. Default
 	// "/engine-rest" (rest.Options.BasePath's default).
 	RESTPath string
+	// PollInterval is how often an open dashboard or definition page reads
+	// its counts again (while its tab is visible). Default 10 seconds.
+	PollInterval time.Duration
 }
 
 func (o *Options) defaults() {
@@ -49,6 +52,9 @@ func (o *Options) defaults() {
 		o.RESTPath = "/engine-rest"
 	}
 	o.RESTPath = strings.TrimSuffix(o.RESTPath, "/")
+	if o.PollInterval <= 0 {
+		o.PollInterval = 10 * time.Second
+	}
 }
 
 // ContentSecurityPolicy is sent with every page and asset: scripts only
@@ -111,7 +117,7 @@ func New(eng *bpmnlite.Engine, opt Options) http.Handler {
 		}
 		user, _, _ := r.BasicAuth()
 		var page bytes.Buffer
-		err := index.Execute(&page, map[string]string{"Base": opt.Path, "REST": opt.RESTPath, "User": user})
+		err := index.Execute(&page, map[string]any{"Base": opt.Path, "REST": opt.RESTPath, "User": user, "PollMs": opt.PollInterval.Milliseconds()})
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return

@@ -1,7 +1,7 @@
 // The router: the part of the URL after # names the page
 // (#/definition/{id}, #/instance/{id}, #/tasks, #/task/{id},
 // #/deployments); each page renders itself into <main>.
-import { h, mount, user } from './lib.js';
+import { h, mount, user, stopPolling } from './lib.js';
 import { dropDiagram } from './diagram.js';
 import { dashboard } from './dashboard.js';
 import { definitionPage } from './definition.js';
@@ -22,6 +22,7 @@ async function route() {
   const [path, search] = location.hash.slice(1).split('?');
   const params = new URLSearchParams(search || '');
   dropDiagram();
+  stopPolling();
   for (const [pattern, nav, page] of routes) {
     const m = pattern.exec(path || '/');
     if (!m) continue;

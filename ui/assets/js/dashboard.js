@@ -1,33 +1,22 @@
 // The dashboard: the latest version of each deployed process with the
 // running instances and open incidents of all its versions, and the jobs
 // that failed for good.
-import { h, mount, get, uiGet, list, pagedTable, table, short, time } from './lib.js';
+import { h, mount, get, uiGet, list, pagedTable, table, short, time, poll } from './lib.js';
 
 export async function dashboard() {
-  // Statistics come per version, one row per deployed definition; they are
-  // summed per key for the latest version's row.
-  const stats = await get('/process-definition/statistics?incidents=true');
-  const byKey = {};
-  for (const s of stats) {
-    const k = (byKey[s.definition.key + '\u0000' + (s.definition.tenantId ?? '')] ??= { instances: 0, incidents: 0, failedJobs: 0, versions: 0 });
-    k.instances += s.instances;
-    k.failedJobs += s.failedJobs;
-    k.incidents += s.incidents.reduce((n, i) => n + i.incidentCount, 0);
-    k.versions++;
-  }
-  const totals = Object.values(byKey).reduce((t, k) => ({ instances: t.instances + k.instances, incidents: t.incidents + k.incidents }), { instances: 0, incidents: 0 });
-
+  const byKey = countsByKey(await get('/process-definition/statistics?incidents=true'));
+  const totals = total(byKey);
   const definitions = await pagedTable(
     ['Process', 'Key', 'Version', 'Running', 'Incidents'],
     (first, max) => list('/process-definition', { latestVersion: true, sortBy: 'key', sortOrder: 'asc' }, first, max),
     (d) => {
-      const k = byKey[d.key + '\u0000' + (d.tenantId ?? '')] ?? { instances: 0, incidents: 0, versions: 1 };
+      const k = byKey[keyOf(d)] ?? { instances: 0, incidents: 0, versions: 1 };
       return [
         h('a', { href: `#/definition/${encodeURIComponent(d.id)}`, class: 'definition-link', 'data-key': d.key }, d.name || d.key),
         d.key,
         k.versions > 1 ? `${d.version} (${k.versions} deployed)` : String(d.version),
-        h('span', { class: 'count-running', 'data-key': d.key }, String(k.instances)),
-        h('span', { class: k.incidents ? 'count-incidents bad' : 'count-incidents', 'data-key': d.key }, String(k.incidents)),
+        h('span', { class: 'count-running', 'data-key': d.key, 'data-of': keyOf(d) }, String(k.instances)),
+        h('span', { class: k.incidents ? 'count-incidents bad' : 'count-incidents', 'data-key': d.key, 'data-of': keyOf(d) }, String(k.incidents)),
       ];
     },
     { empty: 'No processes deployed yet: upload some under Deployments.' });
@@ -55,6 +44,38 @@ export async function dashboard() {
     failedJobs,
     h('h2', {}, 'Job executors'),
     executorTable(executors));
+  poll(async () => {
+    const now = countsByKey(await get('/process-definition/statistics?incidents=true'));
+    for (const el of document.querySelectorAll('.count-running[data-of]')) el.textContent = String(now[el.dataset.of]?.instances ?? 0);
+    for (const el of document.querySelectorAll('.count-incidents[data-of]')) {
+      const n = now[el.dataset.of]?.incidents ?? 0;
+      el.textContent = String(n);
+      el.classList.toggle('bad', n > 0);
+    }
+    const t = total(now);
+    document.getElementById('total-running').textContent = String(t.instances);
+    document.getElementById('total-incidents').textContent = String(t.incidents);
+  });
+}
+
+// keyOf names a definition's key in its tenant.
+const keyOf = (d) => d.key + '\u0000' + (d.tenantId ?? '');
+
+// countsByKey sums the statistics of each definition version per key: the
+// running instances, open incidents and failed jobs of all its versions.
+function countsByKey(stats) {
+  const byKey = {};
+  for (const s of stats) {
+    const k = (byKey[keyOf(s.definition)] ??= { instances: 0, incidents: 0, versions: 0 });
+    k.instances += s.instances;
+    k.incidents += s.incidents.reduce((n, i) => n + i.incidentCount, 0);
+    k.versions++;
+  }
+  return byKey;
+}
+
+function total(byKey) {
+  return Object.values(byKey).reduce((t, k) => ({ instances: t.instances + k.instances, incidents: t.incidents + k.incidents }), { instances: 0, incidents: 0 });
 }
 
 // executorTable shows the job executors that reported lately: what they

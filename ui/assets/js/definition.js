@@ -1,8 +1,8 @@
 // A definition: its diagram with running tokens and incidents per
 // activity, its versions, its instances (paged, filtered), suspending it,
 // and starting an instance.
-import { h, mount, api, get, pagedTable, query, short, act, variableRows, toast } from './lib.js';
-import { showDiagram } from './diagram.js';
+import { h, mount, api, get, pagedTable, query, short, act, variableRows, toast, poll } from './lib.js';
+import { showDiagram, setBadges } from './diagram.js';
 
 export async function definitionPage(id, params) {
   const enc = encodeURIComponent(id);
@@ -12,12 +12,7 @@ export async function definitionPage(id, params) {
     get(`/process-definition/${enc}/statistics?incidents=true`),
   ]);
   const allVersions = await get('/process-definition' + query({ key: def.key, tenantIdIn: def.tenantId, withoutTenantId: def.tenantId ? undefined : true, sortBy: 'version', sortOrder: 'desc', maxResults: 50 }));
-  const running = {};
-  const incidents = {};
-  for (const s of stats) {
-    running[s.id] = s.instances;
-    incidents[s.id] = s.incidents.reduce((n, i) => n + i.incidentCount, 0);
-  }
+  const { running, incidents } = activityCounts(stats);
 
   const versionSelect = h('select', { 'aria-label': 'version', onchange: (e) => { location.hash = `#/definition/${encodeURIComponent(e.target.value)}`; } },
     allVersions.map((v) => h('option', { value: v.id, selected: v.id === def.id }, `version ${v.version}`)));
@@ -40,6 +35,21 @@ export async function definitionPage(id, params) {
     h('h2', {}, 'Instances'),
     instances);
   await showDiagram(canvas, xml.bpmn20Xml, { running, incidents });
+  poll(async () => {
+    const counts = activityCounts(await get(`/process-definition/${enc}/statistics?incidents=true`));
+    setBadges(counts.running, counts.incidents);
+  });
+}
+
+// activityCounts maps activity ids to their executions and open incidents.
+function activityCounts(stats) {
+  const running = {};
+  const incidents = {};
+  for (const s of stats) {
+    running[s.id] = s.instances;
+    incidents[s.id] = s.incidents.reduce((n, i) => n + i.incidentCount, 0);
+  }
+  return { running, incidents };
 }
 
 // instanceList is the definition's instances with filters kept in the URL.

@@ -4,11 +4,13 @@
 import { h } from './lib.js';
 
 let current;
+let drawn; // the counts setBadges drew last
 
 // dropDiagram destroys the viewer of the page left.
 export function dropDiagram() {
   current?.destroy();
   current = undefined;
+  drawn = undefined;
 }
 
 // showDiagram draws xml in container. running and incidents map activity
@@ -26,8 +28,24 @@ export async function showDiagram(container, xml, { running = {}, incidents = {}
   }
   const canvas = viewer.get('canvas');
   const registry = viewer.get('elementRegistry');
-  const overlays = viewer.get('overlays');
   canvas.zoom('fit-viewport', 'auto');
+  setBadges(running, incidents);
+  for (const id of new Set(passed)) if (registry.get(id)) canvas.addMarker(id, 'passed');
+  for (const id of active) if (registry.get(id)) canvas.addMarker(id, 'active');
+  for (const id of failed) if (registry.get(id)) canvas.addMarker(id, 'failed');
+  return viewer;
+}
+
+// setBadges draws the counts of the diagram shown, replacing those drawn
+// when they changed.
+export function setBadges(running, incidents) {
+  const counts = JSON.stringify([running, incidents]);
+  if (!current || counts === drawn) return;
+  drawn = counts;
+  const registry = current.get('elementRegistry');
+  const overlays = current.get('overlays');
+  overlays.remove({ type: 'running' });
+  overlays.remove({ type: 'incidents' });
   const badge = (kind, id, n, title, position) => {
     if (!n || !registry.get(id)) return;
     overlays.add(id, kind, {
@@ -37,8 +55,4 @@ export async function showDiagram(container, xml, { running = {}, incidents = {}
   };
   for (const [id, n] of Object.entries(running)) badge('running', id, n, `${n} running`, { bottom: 12, left: -10 });
   for (const [id, n] of Object.entries(incidents)) badge('incidents', id, n, `${n} open incidents`, { bottom: 12, right: 10 });
-  for (const id of new Set(passed)) if (registry.get(id)) canvas.addMarker(id, 'passed');
-  for (const id of active) if (registry.get(id)) canvas.addMarker(id, 'active');
-  for (const id of failed) if (registry.get(id)) canvas.addMarker(id, 'failed');
-  return viewer;
 }

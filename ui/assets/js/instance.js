@@ -88,16 +88,36 @@ function activityTree(ai) {
 
 // incidentTable lists incidents; a failed job's or external task's gets a
 // retry button: one more retry resolves the incident, and the job runs
-// again when the job executor takes it.
+// again when the job executor takes it. Each shows its stack trace on
+// demand and takes an annotation.
 function incidentTable(incidents, again) {
   return table(['Activity', 'Type', 'Message', ''], incidents.map((i) => {
-    let retry = '';
     const target = { failedJob: 'job', failedExternalTask: 'external-task' }[i.incidentType];
+    let retry = '';
+    let trace = '';
     if (target && i.configuration) {
+      const id = encodeURIComponent(i.configuration);
       retry = h('button', { type: 'button', class: 'retry', 'data-incident': i.id }, 'Retry');
-      retry.onclick = act(retry, () => api('PUT', `/${target}/${encodeURIComponent(i.configuration)}/retries`, { retries: 1 }), 'Retrying', again);
+      retry.onclick = act(retry, () => api('PUT', `/${target}/${id}/retries`, { retries: 1 }), 'Retrying', again);
+      trace = h('details', { class: 'trace' }, h('summary', {}, 'stack trace'));
+      trace.addEventListener('toggle', async () => {
+        if (!trace.open || trace.dataset.loaded) return;
+        trace.dataset.loaded = 'yes';
+        const text = await get(target === 'job' ? `/job/${id}/stacktrace` : `/external-task/${id}/errorDetails`).catch((err) => err.message);
+        trace.append(h('pre', { class: 'message' }, text || '(none)'));
+      });
     }
-    return [i.activityId, i.incidentType, h('span', { class: 'message' }, i.incidentMessage || ''), retry];
+    const note = h('input', { value: i.annotation || '', placeholder: 'annotation', 'aria-label': 'annotation', size: 18 });
+    const save = h('button', { type: 'button', class: 'link' }, 'Save');
+    save.onclick = act(save, () => (note.value
+      ? api('PUT', `/incident/${encodeURIComponent(i.id)}/annotation`, { annotation: note.value })
+      : api('DELETE', `/incident/${encodeURIComponent(i.id)}/annotation`)), 'Annotation saved');
+    return [
+      i.activityId,
+      i.incidentType,
+      h('div', {}, h('span', { class: 'message' }, i.incidentMessage || ''), trace, h('div', { class: 'note' }, note, save)),
+      retry,
+    ];
   }), 'No open incidents.');
 }
 

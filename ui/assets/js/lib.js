@@ -241,3 +241,18 @@ export function loadScript(src) {
 export function loadStyle(href) {
   if (!document.querySelector(`link[href="${href}"]`)) document.head.append(h('link', { rel: 'stylesheet', href }));
 }
+
+// poll runs refresh every ms (ui.Options.PollInterval) while the page that started it is shown and
+// the tab visible (the counts and badges stay current without a reload);
+// the router stops it when another page opens.
+let poller;
+export function poll(refresh, ms = Number(meta('bpmnlite-poll-ms')) || 10000) {
+  stopPolling();
+  poller = setInterval(() => {
+    if (!document.hidden) refresh().catch(() => {}); // the next round tries again
+  }, ms);
+}
+
+export function stopPolling() {
+  clearInterval(poller);
+}
