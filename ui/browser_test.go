@@ -333,6 +333,26 @@ func TestBrowser(t *testing.T) {
 				t.Errorf("leave's count was %q before, want 1", before)
 			}
 		})
+
+		t.Run("start an instance with its start form", func(t *testing.T) {
+			p.t = t
+			def := latest(e, "leave")
+			p.open("#/definition/" + def.ID)
+			p.run("open the start form", chromedp.Click(chromedp.CSS("details summary")), chromedp.WaitVisible(chromedp.CSS("#field-employee")))
+			if got := get(p, "read the default", chromedp.Value(chromedp.CSS("#field-employee"))); got != "ada" {
+				t.Errorf("the start form shows %q, want the default ada", got)
+			}
+			p.run("start", chromedp.SetValue(chromedp.CSS("#field-employee"), "bob"),
+				chromedp.SendKeys(chromedp.CSS(`#start-form input[name="businessKey"]`), "leave-7"),
+				chromedp.Click(chromedp.CSS("#complete")), chromedp.WaitVisible(chromedp.CSS(`body[data-ready^="/instance/"]`)))
+			pis, err := e.Eng.Instances(e.Ctx, bpmnlite.InstanceQuery{BusinessKey: "leave-7"})
+			if err != nil || len(pis) != 1 {
+				t.Fatalf("instances with business key leave-7: %v (%v), want one", pis, err)
+			}
+			if v, _, err := e.Eng.Variable(e.Ctx, pis[0].ID, "employee"); err != nil || v != "bob" {
+				t.Errorf("variable employee = %#v (%v), want bob", v, err)
+			}
+		})
 	})
 }
 

@@ -3,6 +3,7 @@
 // and starting an instance.
 import { h, mount, api, get, pagedTable, query, short, act, variableRows, toast, poll } from './lib.js';
 import { showDiagram, setBadges } from './diagram.js';
+import { showForm } from './forms.js';
 
 export async function definitionPage(id, params) {
   const enc = encodeURIComponent(id);
@@ -107,16 +108,51 @@ function variableFilter(text) {
   return { name: name.trim(), operator: 'eq', value };
 }
 
-// startForm starts an instance of def with a business key and variables.
+// startForm starts an instance of def: with its start form (forms.js) when
+// it has one, else with a business key and variables. It is drawn when
+// opened: a Camunda Form loads form-js.
 function startForm(def) {
-  const vars = variableRows();
+  const enc = encodeURIComponent(def.id);
   const businessKey = h('input', { name: 'businessKey', 'aria-label': 'business key', placeholder: 'business key (optional)' });
-  const go = h('button', { type: 'submit', class: 'primary' }, 'Start instance');
-  const form = h('form', { class: 'start', id: 'start-form' }, h('h2', {}, 'Start an instance'), businessKey, vars, go);
-  form.onsubmit = act(go, async () => {
-    const created = await api('POST', `/process-definition/${encodeURIComponent(def.id)}/start`, { businessKey: businessKey.value || undefined, variables: vars.collect() });
-    toast('Started ' + created.id);
-    location.hash = `#/instance/${created.id}`;
+  const box = h('div', { class: 'start', id: 'start-form' });
+  const opened = (instance) => {
+    toast('Started ' + instance.id);
+    location.hash = `#/instance/${instance.id}`;
+  };
+  const plain = () => {
+    const vars = variableRows();
+    const go = h('button', { type: 'submit', class: 'primary', id: 'complete' }, 'Start instance');
+    const form = h('form', {}, vars, go);
+    form.onsubmit = act(go, async () => opened(await api('POST', `/process-definition/${enc}/start`, { businessKey: businessKey.value || undefined, variables: vars.collect() })));
+    box.replaceChildren(businessKey, form);
+  };
+  const details = h('details', {}, h('summary', {}, 'Start an instance…'), box);
+  details.addEventListener('toggle', async () => {
+    if (!details.open || box.childElementCount) return;
+    const formBox = h('div', { class: 'task-form' });
+    box.replaceChildren(businessKey, formBox);
+    let started;
+    try {
+      await showForm(formBox, {
+        base: `/process-definition/${enc}`,
+        definitionId: def.id,
+        element: (doc) => startEvent(doc, def.key),
+        noForm: plain,
+        submit: async (variables) => { started = await api('POST', `/process-definition/${enc}/submit-form`, { businessKey: businessKey.value || undefined, variables }); },
+        done: () => opened(started),
+      });
+    } catch (err) {
+      box.replaceChildren(h('p', { class: 'error' }, err.message));
+    }
   });
-  return h('details', {}, h('summary', {}, 'Start an instance…'), form);
+  return details;
+}
+
+// startEvent is the start event of process key whose form fields a
+// generated start form shows (the process's own, not an event
+// subprocess's).
+function startEvent(doc, key) {
+  const process = [...doc.getElementsByTagName('*')].find((e) => e.localName === 'process' && e.getAttribute('id') === key);
+  const starts = [...(process?.children || [])].filter((e) => e.localName === 'startEvent');
+  return starts.find((e) => e.getElementsByTagNameNS('http://camunda.org/schema/1.0/bpmn', 'formField').length) || starts[0];
 }

@@ -1,7 +1,8 @@
 // The tasklist: my tasks, the tasks I or my groups may claim, all tasks;
-// a task's page with claim, unclaim, and its form (a Camunda Form drawn by
-// form-js, a generated form of camunda:formData, or a form of variables).
-import { h, mount, api, get, list, pagedTable, query, time, act, user, shownValue, typedValue, variableRows, toast, loadScript, loadStyle } from './lib.js';
+// a task's page with claim, unclaim, assign, and its form (forms.js), or a
+// form of its variables when it has none.
+import { h, mount, api, get, list, pagedTable, query, time, act, user, shownValue, typedValue, variableRows, toast } from './lib.js';
+import { showForm } from './forms.js';
 
 const views = {
   mine: { label: 'My tasks', params: () => ({ assignee: user() }) },
@@ -75,109 +76,14 @@ export async function taskPage(id) {
     task.description ? h('p', {}, task.description) : '',
     formBox);
   const done = () => { toast('Completed'); location.hash = '#/tasks'; };
-  const form = await get(`/task/${enc}/form`);
-  if (task.camundaFormRef || form.key?.startsWith('camunda-forms:')) {
-    await camundaForm(task, formBox, done);
-  } else if (form.key?.includes('/rendered-form')) {
-    await generatedForm(task, formBox, done);
-  } else {
-    await variablesForm(task, formBox, done);
-  }
-}
-
-// camundaForm draws the task's deployed Camunda Form with form-js, filled
-// with the form variables; submitting completes the task with the values.
-async function camundaForm(task, box, done) {
-  const enc = encodeURIComponent(task.id);
-  loadStyle('vendor/form-js/form-js.css');
-  const [schema, vars] = await Promise.all([
-    get(`/task/${enc}/deployed-form`),
-    get(`/task/${enc}/form-variables?deserializeValues=false`),
-    loadScript('vendor/form-js/form-viewer.umd.js'),
-  ]);
-  const data = {};
-  for (const [k, v] of Object.entries(vars)) data[k] = v.value;
-  const container = h('div', { class: 'camunda-form' });
-  const complete = h('button', { type: 'button', class: 'primary', id: 'complete' }, 'Complete');
-  box.replaceChildren(container, complete);
-  const viewer = new window.FormViewer.Form({ container });
-  await viewer.importSchema(schema, data);
-  complete.onclick = act(complete, async () => {
-    const result = viewer.submit();
-    if (Object.keys(result.errors).length) throw new Error('Some fields need a value: see the form.');
-    const variables = {};
-    for (const [k, v] of Object.entries(result.data)) variables[k] = inferred(v);
-    await api('POST', `/task/${enc}/submit-form`, { variables });
-  }, null, done);
-}
-
-// inferred is the typed value of a value form-js answers.
-function inferred(v) {
-  if (v === null || v === undefined) return { type: 'Null', value: null };
-  switch (typeof v) {
-    case 'boolean': return { type: 'Boolean', value: v };
-    case 'number': return { type: Number.isInteger(v) ? 'Long' : 'Double', value: v };
-    case 'string': return { type: 'String', value: v };
-    default: return { type: 'Json', value: JSON.stringify(v) };
-  }
-}
-
-const camundaNS = 'http://camunda.org/schema/1.0/bpmn';
-
-// generatedForm draws the fields of the task's camunda:formData (read from
-// the deployed BPMN) with the form variables as values; the engine checks
-// the constraints on submit, and a refusal is shown at its field.
-async function generatedForm(task, box, done) {
-  const enc = encodeURIComponent(task.id);
-  const [xml, vars] = await Promise.all([
-    get(`/process-definition/${encodeURIComponent(task.processDefinitionId)}/xml`),
-    get(`/task/${enc}/form-variables?deserializeValues=false`),
-  ]);
-  const doc = new DOMParser().parseFromString(xml.bpmn20Xml, 'application/xml');
-  const element = [...doc.getElementsByTagName('*')].find((e) => e.getAttribute('id') === task.taskDefinitionKey);
-  const fields = element ? [...element.getElementsByTagNameNS(camundaNS, 'formField')] : [];
-  const inputs = {};
-  const rows = fields.map((f) => {
-    const id = f.getAttribute('id');
-    const type = f.getAttribute('type') || 'string';
-    const constraints = Object.fromEntries([...f.getElementsByTagNameNS(camundaNS, 'constraint')].map((c) => [c.getAttribute('name'), c.getAttribute('config') ?? true]));
-    const value = vars[id] ? shownValue(vars[id]) : '';
-    let input;
-    if (type === 'boolean') {
-      input = h('input', { type: 'checkbox', checked: value === 'true' });
-    } else if (type === 'enum') {
-      input = h('select', {}, [...f.getElementsByTagNameNS(camundaNS, 'value')].map((v) =>
-        h('option', { value: v.getAttribute('id'), selected: v.getAttribute('id') === value }, v.getAttribute('name') || v.getAttribute('id'))));
-    } else {
-      input = h('input', { type: type === 'long' ? 'number' : 'text', value, placeholder: type === 'date' ? (f.getAttribute('datePattern') || 'dd/MM/yyyy') : '' });
-    }
-    input.id = 'field-' + id;
-    input.required = 'required' in constraints;
-    input.disabled = 'readonly' in constraints;
-    inputs[id] = { input, type };
-    return h('div', { class: 'field', 'data-field': id },
-      h('label', { for: input.id }, f.getAttribute('label') || id), input, h('div', { class: 'field-error' }));
+  await showForm(formBox, {
+    base: `/task/${enc}`,
+    definitionId: task.processDefinitionId,
+    element: (doc) => [...doc.getElementsByTagName('*')].find((e) => e.getAttribute('id') === task.taskDefinitionKey),
+    noForm: () => variablesForm(task, formBox, done),
+    submit: (variables) => api('POST', `/task/${enc}/submit-form`, { variables }),
+    done,
   });
-  const complete = h('button', { type: 'button', class: 'primary', id: 'complete' }, 'Complete');
-  box.replaceChildren(...rows, complete);
-  complete.onclick = act(complete, async () => {
-    for (const el of box.querySelectorAll('.field-error')) el.textContent = '';
-    const variables = {};
-    for (const [id, { input, type }] of Object.entries(inputs)) {
-      if (input.disabled) continue;
-      if (type === 'boolean') variables[id] = { type: 'Boolean', value: input.checked };
-      else if (input.value === '') continue;
-      else variables[id] = type === 'long' ? typedValue('Long', input.value) : { type: 'String', value: input.value };
-    }
-    try {
-      await api('POST', `/task/${enc}/submit-form`, { variables });
-    } catch (err) {
-      const field = /form field '([^']+)'/.exec(err.message)?.[1];
-      const slot = field && box.querySelector(`[data-field="${CSS.escape(field)}"] .field-error`);
-      if (slot) slot.textContent = err.message.replace(/^.*?: (?=Invalid value)/, '');
-      throw err;
-    }
-  }, null, done);
 }
 
 // variablesForm is the form of a task without one: its variables to
