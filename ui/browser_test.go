@@ -245,6 +245,30 @@ func TestBrowser(t *testing.T) {
 				t.Errorf("the diagram has %d badges, want %d", badges, len(want))
 			}
 			p.screenshot("cockpit-definition")
+
+			history, err := e.Eng.HistoricActivityStatistics(e.Ctx, bpmnlite.HistoricActivityStatisticsQuery{ProcessDefinitionID: def.ID, Finished: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			finished := map[string]string{}
+			for _, s := range history {
+				if s.Finished > 0 {
+					finished[s.ActivityID] = fmt.Sprint(s.Finished)
+				}
+			}
+			if finished["start"] != "3" {
+				t.Fatalf("history: %v, want 3 finished at start", finished)
+			}
+			p.run("show the heat map", chromedp.Click(chromedp.CSS("#heat")), chromedp.WaitVisible(chromedp.CSS(`.badge.finished[data-activity="start"]`)))
+			for id, n := range finished {
+				if got := p.text(fmt.Sprintf(`.badge.finished[data-activity=%q]`, id)); got != n {
+					t.Errorf("the heat map shows %s finished at %s, want %s", got, id, n)
+				}
+			}
+			if n := get(p, "count", chromedp.Evaluate[int](`document.querySelectorAll('#diagram .badge.finished').length`)); n != len(finished) {
+				t.Errorf("the heat map has %d badges, want %d", n, len(finished))
+			}
+			p.screenshot("cockpit-heatmap")
 		})
 
 		t.Run("retry resolves the incident", func(t *testing.T) {

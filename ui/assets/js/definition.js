@@ -2,7 +2,7 @@
 // activity, its versions, its instances (paged, filtered), suspending it,
 // and starting an instance.
 import { h, mount, api, get, pagedTable, query, short, act, variableRows, toast, poll } from './lib.js';
-import { showDiagram, setBadges } from './diagram.js';
+import { showDiagram, setBadges, setHeat } from './diagram.js';
 import { showForm } from './forms.js';
 
 export async function definitionPage(id, params) {
@@ -24,6 +24,12 @@ export async function definitionPage(id, params) {
     def.suspended ? 'Activated' : 'Suspended', () => definitionPage(id, params));
 
   const canvas = h('div', { class: 'diagram', id: 'diagram' });
+  const heat = h('input', { type: 'checkbox', id: 'heat' });
+  heat.onchange = async () => {
+    if (!heat.checked) return setHeat({});
+    const stats = await get(`/history/process-definition/${enc}/statistics?finished=true`).catch((err) => toast(err.message, true)) || [];
+    setHeat(Object.fromEntries(stats.map((s) => [s.id, s.finished])));
+  };
   const instances = await instanceList(def, params);
   mount(
     h('p', { class: 'crumbs' }, h('a', { href: '#/' }, 'Processes'), ' › ', def.key),
@@ -32,6 +38,7 @@ export async function definitionPage(id, params) {
       versionSelect, suspend),
     h('p', { class: 'muted' }, `${def.id} · deployment `, short(def.deploymentId), ` · ${def.resource}`),
     canvas,
+    h('label', { class: 'heat-toggle', title: 'activity instances finished at each activity, from history' }, heat, ' Heat map of finished activities'),
     startForm(def),
     h('h2', {}, 'Instances'),
     instances);

@@ -11,6 +11,7 @@ export function dropDiagram() {
   current?.destroy();
   current = undefined;
   drawn = undefined;
+  heated = [];
 }
 
 // showDiagram draws xml in container. running and incidents map activity
@@ -55,4 +56,30 @@ export function setBadges(running, incidents) {
   };
   for (const [id, n] of Object.entries(running)) badge('running', id, n, `${n} running`, { bottom: 12, left: -10 });
   for (const [id, n] of Object.entries(incidents)) badge('incidents', id, n, `${n} open incidents`, { bottom: 12, right: 10 });
+}
+
+let heated = [];
+
+// setHeat colours the activities of the diagram shown by how many
+// activity instances finished there (five shades, relative to the
+// busiest) with the count on top; an empty map clears it.
+export function setHeat(finished) {
+  if (!current) return;
+  const registry = current.get('elementRegistry');
+  const canvas = current.get('canvas');
+  const overlays = current.get('overlays');
+  for (const [id, marker] of heated) canvas.removeMarker(id, marker);
+  heated = [];
+  overlays.remove({ type: 'finished' });
+  const max = Math.max(0, ...Object.values(finished));
+  for (const [id, n] of Object.entries(finished)) {
+    if (!n || !registry.get(id)) continue;
+    const marker = `heat-${Math.max(1, Math.ceil((5 * n) / max))}`;
+    canvas.addMarker(id, marker);
+    heated.push([id, marker]);
+    overlays.add(id, 'finished', {
+      position: { top: -10, left: -10 },
+      html: h('span', { class: 'badge finished', 'data-activity': id, title: `${n} finished here` }, String(n)),
+    });
+  }
 }
