@@ -57,11 +57,12 @@ func (o *Options) defaults() {
 	}
 }
 
-// ContentSecurityPolicy is sent with every page and asset: scripts only
-// from the UI's own files (no inline script, no eval), requests only to
-// its own origin, no framing. Styles allow inline style attributes: bpmn-js
-// and form-js set them on the elements they draw.
-const ContentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; " +
+// ContentSecurityPolicy is sent with every page and asset: scripts and
+// styles only from the UI's own files (no inline script or style
+// attribute, no eval), requests only to its own origin, no framing.
+// bpmn-js and form-js (with flatpickr) style what they draw through the
+// CSSOM, which the policy allows.
+const ContentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; " +
 	"img-src 'self' data:; font-src 'self'; connect-src 'self'; form-action 'self'; " +
 	"frame-ancestors 'none'; base-uri 'self'"
 
