@@ -4,7 +4,8 @@
 import { h, mount, get, uiGet, list, pagedTable, table, short, time, poll } from './lib.js';
 
 export async function dashboard() {
-  const byKey = countsByKey(await get('/process-definition/statistics?incidents=true'));
+  const [stats, executors] = await Promise.all([get('/process-definition/statistics?incidents=true'), uiGet('api/job-executors')]);
+  const byKey = countsByKey(stats);
   const totals = total(byKey);
   const definitions = await pagedTable(
     ['Process', 'Key', 'Version', 'Running', 'Incidents'],
@@ -33,7 +34,6 @@ export async function dashboard() {
     ],
     { pageSize: 10, empty: 'No failed jobs.' });
 
-  const executors = await uiGet('api/job-executors');
   mount(
     h('h1', {}, 'Processes'),
     h('div', { class: 'summary' },
@@ -62,7 +62,7 @@ export async function dashboard() {
 const keyOf = (d) => d.key + '\u0000' + (d.tenantId ?? '');
 
 // countsByKey sums the statistics of each definition version per key: the
-// running instances, open incidents and failed jobs of all its versions.
+// running instances and open incidents of all its versions.
 function countsByKey(stats) {
   const byKey = {};
   for (const s of stats) {

@@ -2,7 +2,7 @@
 // .form) drawn by form-js, or a generated form of camunda:formData. Both
 // are filled with the form variables and submitted with submit-form, so
 // the engine checks them as Camunda's does.
-import { h, api, get, act, shownValue, typedValue, loadScript, loadStyle } from './lib.js';
+import { h, get, act, shownValue, typedValue, loadScript, loadStyle } from './lib.js';
 
 // showForm draws the form of base (/task/{id} or /process-definition/{id})
 // in box. element finds the form's BPMN element in the definition's parsed

@@ -51,20 +51,21 @@ export async function taskPage(id) {
   }
   const again = () => taskPage(id);
   const me = user();
-  const buttons = [];
   const button = (label, action, done, attrs = {}) => {
     const b = h('button', { type: 'button', ...attrs }, label);
     b.onclick = act(b, action, done, again);
-    buttons.push(b);
+    return b;
   };
-  if (!task.assignee && me) button('Claim', () => api('POST', `/task/${enc}/claim`, { userId: me }), 'Claimed', { id: 'claim', class: 'primary' });
-  if (task.assignee) button('Unclaim', () => api('POST', `/task/${enc}/unclaim`), 'Unclaimed', { id: 'unclaim' });
   const assignee = h('input', { placeholder: 'user', size: 10, 'aria-label': 'assign to user' });
-  button('Assign', () => {
-    if (!assignee.value.trim()) throw new Error('type the user to assign the task to');
-    return api('POST', `/task/${enc}/assignee`, { userId: assignee.value.trim() });
-  }, 'Assigned');
-  buttons.splice(buttons.length - 1, 0, assignee);
+  const buttons = [
+    !task.assignee && me && button('Claim', () => api('POST', `/task/${enc}/claim`, { userId: me }), 'Claimed', { id: 'claim', class: 'primary' }),
+    task.assignee && button('Unclaim', () => api('POST', `/task/${enc}/unclaim`), 'Unclaimed', { id: 'unclaim' }),
+    assignee,
+    button('Assign', () => {
+      if (!assignee.value.trim()) throw new Error('type the user to assign the task to');
+      return api('POST', `/task/${enc}/assignee`, { userId: assignee.value.trim() });
+    }, 'Assigned'),
+  ];
   const formBox = h('div', { class: 'task-form', id: 'task-form' });
   mount(
     h('p', { class: 'crumbs' }, h('a', { href: '#/tasks' }, 'Tasks'), ' › ', task.name || task.taskDefinitionKey),
