@@ -91,7 +91,10 @@ func New(eng *bpmnlite.Engine, opt Options) http.Handler {
 		panic(err) // the embedded tree has that directory
 	}
 	index := template.Must(template.ParseFS(static, "index.html"))
-	files := http.StripPrefix(opt.Path, http.FileServerFS(static))
+	files, err := loadStatic(static)
+	if err != nil {
+		panic(err) // reading the embedded tree does not fail
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
 		h.Set("Content-Security-Policy", ContentSecurityPolicy)
@@ -106,14 +109,8 @@ func New(eng *bpmnlite.Engine, opt Options) http.Handler {
 			jobExecutors(w, r, eng)
 			return
 		}
-		if strings.HasSuffix(r.URL.Path, "/") && r.URL.Path != opt.Path {
-			http.NotFound(w, r) // no listings of the asset folders
-			return
-		}
 		if r.URL.Path != opt.Path && r.URL.Path != opt.Path+"index.html" {
-			// The assets change with the binary only; a reload revalidates.
-			h.Set("Cache-Control", "no-cache")
-			files.ServeHTTP(w, r)
+			files.serve(w, r, strings.TrimPrefix(r.URL.Path, opt.Path))
 			return
 		}
 		user, _, _ := r.BasicAuth()

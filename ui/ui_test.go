@@ -1,6 +1,7 @@
 package ui_test
 
 import (
+	"compress/gzip"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -75,6 +76,28 @@ func TestServing(t *testing.T) {
 			if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), contentType) || resp.Header.Get("X-Content-Type-Options") != "nosniff" {
 				t.Errorf("GET %s: %d %q", path, resp.StatusCode, resp.Header.Get("Content-Type"))
 			}
+		}
+		// Assets revalidate by ETag and come gzipped to who takes it.
+		first, js := do("GET", "/app/vendor/form-js/form-viewer.umd.js", map[string]string{"Accept-Encoding": "identity"}, "")
+		again, _ := do("GET", "/app/vendor/form-js/form-viewer.umd.js", map[string]string{"If-None-Match": first.Header.Get("ETag"), "Accept-Encoding": "identity"}, "")
+		if first.Header.Get("ETag") == "" || again.StatusCode != http.StatusNotModified || len(js) < 1<<20 {
+			t.Errorf("form-js: %d bytes, ETag %q, revalidated %d, want 304", len(js), first.Header.Get("ETag"), again.StatusCode)
+		}
+		req, _ := http.NewRequest("GET", srv.URL+"/app/vendor/form-js/form-viewer.umd.js", nil)
+		req.SetBasicAuth(user, password)
+		req.Header.Set("Accept-Encoding", "gzip")
+		zipped, err := client.Do(req) // the transport does not unzip what it did not ask for itself
+		if err != nil {
+			t.Fatal(err)
+		}
+		zr, err := gzip.NewReader(zipped.Body)
+		if err != nil {
+			t.Fatalf("gzipped form-js: %v (Content-Encoding %q)", err, zipped.Header.Get("Content-Encoding"))
+		}
+		unzipped, err := io.ReadAll(zr)
+		zipped.Body.Close()
+		if err != nil || string(unzipped) != js || zipped.Header.Get("ETag") == first.Header.Get("ETag") {
+			t.Errorf("gzipped form-js: %v, %d bytes unzipped, ETag %q", err, len(unzipped), zipped.Header.Get("ETag"))
 		}
 		if resp, _ := do("GET", "/app/vendor/", nil, ""); resp.StatusCode != http.StatusNotFound {
 			t.Errorf("GET /app/vendor/: %d, want 404 (no listings)", resp.StatusCode)
