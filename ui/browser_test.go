@@ -362,6 +362,9 @@ func TestBrowser(t *testing.T) {
 			p.t = t
 			def := latest(e, "leave")
 			p.open("#/definition/" + def.ID)
+			if got := p.text("#diagram"); !strings.Contains(got, "no diagram layout") {
+				t.Errorf("a model without DI: the diagram says %q", got)
+			}
 			p.run("open the start form", chromedp.Click(chromedp.CSS("details summary")), chromedp.WaitVisible(chromedp.CSS("#field-employee")))
 			if got := get(p, "read the default", chromedp.Value(chromedp.CSS("#field-employee"))); got != "ada" {
 				t.Errorf("the start form shows %q, want the default ada", got)

@@ -24,7 +24,11 @@ export async function showDiagram(container, xml, { running = {}, incidents = {}
   try {
     await viewer.importXML(xml);
   } catch (err) {
-    container.replaceChildren(h('p', { class: 'error' }, 'The diagram cannot be shown: ' + err.message));
+    // bpmn-js says "no diagram to display" of a file without diagram
+    // interchange (BPMNDiagram): the engine runs it, nothing can draw it.
+    container.replaceChildren(/no diagram to display/.test(err.message)
+      ? h('p', { class: 'muted no-di' }, 'This model has no diagram layout (BPMN DI) to draw.')
+      : h('p', { class: 'error' }, 'The diagram cannot be shown: ' + err.message));
     return null;
   }
   const canvas = viewer.get('canvas');
