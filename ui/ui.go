@@ -31,7 +31,8 @@ var assets embed.FS
 
 // Options configure the UI. Zero values take the defaults named.
 type Options struct {
-	// Path is where the UI is served. Default "/app/".
+	// Path is where the UI is served, a folder below / (the REST handler
+	// keeps / itself). Default "/app/".
 	Path string
 	// RESTPath is the base path of the REST API the pages call. Default
 	// "/engine-rest" (rest.Options.BasePath's default).
@@ -42,7 +43,7 @@ type Options struct {
 }
 
 func (o *Options) defaults() {
-	if o.Path == "" {
+	if o.Path == "" || o.Path == "/" {
 		o.Path = "/app/"
 	}
 	if !strings.HasSuffix(o.Path, "/") {
