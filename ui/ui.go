@@ -16,6 +16,7 @@ import (
 	"bytes"
 	"embed"
 	"encoding/json"
+	"fmt"
 	"html/template"
 	"io/fs"
 	"net/http"
@@ -32,7 +33,8 @@ var assets embed.FS
 // Options configure the UI. Zero values take the defaults named.
 type Options struct {
 	// Path is where the UI is served, a folder below / (the REST handler
-	// keeps / itself). Default "/app/".
+	// keeps / itself; New and Mount panic at another, as http.ServeMux
+	// does at a bad pattern). Default "/app/".
 	Path string
 	// RESTPath is the base path of the REST API the pages call. Default
 	// "/engine-rest" (rest.Options.BasePath's default).
@@ -43,8 +45,11 @@ type Options struct {
 }
 
 func (o *Options) defaults() {
-	if o.Path == "" || o.Path == "/" {
+	if o.Path == "" {
 		o.Path = "/app/"
+	}
+	if !strings.HasPrefix(o.Path, "/") || strings.Trim(o.Path, "/") == "" {
+		panic(fmt.Sprintf("ui: Options.Path %q: want a folder below /, like /app/", o.Path))
 	}
 	if !strings.HasSuffix(o.Path, "/") {
 		o.Path += "/"

@@ -2,6 +2,7 @@ package ui_test
 
 import (
 	"compress/gzip"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -126,4 +127,20 @@ func TestServing(t *testing.T) {
 			t.Errorf("a cross-site GET: %d, want 200 (reading is not refused)", resp.StatusCode)
 		}
 	})
+}
+
+// A UI path that is not a folder below / is a programming error, refused
+// at once rather than served somewhere else.
+func TestPathRefused(t *testing.T) {
+	for _, path := range []string{"/", "app/", "//"} {
+		func() {
+			defer func() {
+				if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "Options.Path") {
+					t.Errorf("Path %q: recovered %v, want a panic naming Options.Path", path, r)
+				}
+			}()
+			ui.New(nil, ui.Options{Path: path})
+		}()
+	}
+	ui.New(nil, ui.Options{Path: "/cockpit"}) // a folder, its slash added
 }
