@@ -286,6 +286,18 @@ func TestBrowser(t *testing.T) {
 			if err != nil || len(jobs) != 1 || jobs[0].Retries != 1 {
 				t.Errorf("after retry the jobs are %v (%v), want one with 1 retry", jobs, err)
 			}
+
+			// The cause fixed in the variables, the job runs through.
+			p.run("edit the variable", chromedp.SetValue(chromedp.CSS(`input[aria-label="value of fail"]`), "false"),
+				chromedp.Click(chromedp.Search(`//tr[td[1]="fail"]//button[.="Save"]`)),
+				chromedp.WaitVisible(chromedp.Search(`//div[@id="toast" and contains(., "Saved fail")]`)))
+			if v, _, err := e.Eng.Variable(e.Ctx, failing, "fail"); err != nil || v != false {
+				t.Errorf("variable fail = %#v (%v), want false", v, err)
+			}
+			e.Drain(10)
+			if got := onlyTask(e, failing).TaskDefinitionKey; got != "approve" {
+				t.Errorf("after the fix the instance waits at %s, want approve", got)
+			}
 		})
 
 		t.Run("complete a task through its Camunda Form", func(t *testing.T) {
