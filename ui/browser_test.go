@@ -276,6 +276,11 @@ func TestBrowser(t *testing.T) {
 			p.open("#/instance/" + failing)
 			p.run("wait for the incident's badge", chromedp.WaitVisible(chromedp.CSS(`#diagram .badge.incidents[data-activity="check"]`)))
 			p.screenshot("cockpit-instance")
+			p.run("ask why the job does not run", chromedp.Click(chromedp.CSS(`details.explain summary`)),
+				chromedp.WaitVisible(chromedp.CSS(`details.explain li.blocks`)))
+			if got := p.text(`details.explain ul`); !strings.Contains(got, "retries: no retries left") || !strings.Contains(got, "the order cannot be checked") {
+				t.Errorf("the job's explanation reads %q", got)
+			}
 			p.run("retry", chromedp.Click(chromedp.CSS(`button.retry`)),
 				chromedp.WaitNotPresent(chromedp.CSS(`#diagram .badge.incidents`)),
 				chromedp.WaitNotPresent(chromedp.CSS(`button.retry`)))

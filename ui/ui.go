@@ -16,6 +16,7 @@ import (
 	"bytes"
 	"embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"html/template"
 	"io/fs"
@@ -86,10 +87,10 @@ func Mount(eng *bpmnlite.Engine, api *rest.Handler, opt Options) http.Handler {
 }
 
 // New returns the handler of the UI's pages and assets at opt.Path, and of
-// what the pages show that Camunda's REST API has not (opt.Path +
-// "api/job-executors": the job executors' reports). It authenticates
-// nobody: put it behind the REST handler's authentication
-// (rest.Handler.Handle), as Mount does.
+// what the pages show that Camunda's REST API has not: opt.Path +
+// "api/job-executors" (the job executors' reports) and "api/jobs/{id}/explain"
+// (Engine.ExplainJob). It authenticates nobody: put it behind the REST
+// handler's authentication (rest.Handler.Handle), as Mount does.
 func New(eng *bpmnlite.Engine, opt Options) http.Handler {
 	opt.defaults()
 	static, err := fs.Sub(assets, "assets")
@@ -101,24 +102,7 @@ func New(eng *bpmnlite.Engine, opt Options) http.Handler {
 	if err != nil {
 		panic(err) // reading the embedded tree does not fail
 	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h := w.Header()
-		h.Set("Content-Security-Policy", ContentSecurityPolicy)
-		h.Set("X-Content-Type-Options", "nosniff")
-		h.Set("Referrer-Policy", "same-origin")
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			h.Set("Allow", "GET, HEAD")
-			http.Error(w, "the UI's pages are read only", http.StatusMethodNotAllowed)
-			return
-		}
-		if r.URL.Path == opt.Path+"api/job-executors" {
-			jobExecutors(w, r, eng)
-			return
-		}
-		if r.URL.Path != opt.Path && r.URL.Path != opt.Path+"index.html" {
-			files.serve(w, r, strings.TrimPrefix(r.URL.Path, opt.Path))
-			return
-		}
+	page := func(w http.ResponseWriter, r *http.Request) {
 		user, _, _ := r.BasicAuth()
 		var page bytes.Buffer
 		err := index.Execute(&page, map[string]any{"Base": opt.Path, "REST": opt.RESTPath, "User": user, "PollMs": opt.PollInterval.Milliseconds()})
@@ -126,10 +110,47 @@ func New(eng *bpmnlite.Engine, opt Options) http.Handler {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
 		}
-		h.Set("Content-Type", "text/html; charset=utf-8")
-		h.Set("Cache-Control", "no-store")
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-store")
 		_, _ = w.Write(page.Bytes())
+	}
+	// GET patterns take HEAD too; other methods are answered 405.
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET "+opt.Path+"{$}", page)
+	mux.HandleFunc("GET "+opt.Path+"index.html", page)
+	mux.HandleFunc("GET "+opt.Path, func(w http.ResponseWriter, r *http.Request) {
+		files.serve(w, r, strings.TrimPrefix(r.URL.Path, opt.Path))
 	})
+	mux.HandleFunc("GET "+opt.Path+"api/job-executors", func(w http.ResponseWriter, r *http.Request) {
+		infos, err := eng.JobExecutors(r.Context())
+		writeJSON(w, executorReports(infos), err)
+	})
+	mux.HandleFunc("GET "+opt.Path+"api/jobs/{id}/explain", func(w http.ResponseWriter, r *http.Request) {
+		conditions, err := eng.ExplainJob(r.Context(), r.PathValue("id"))
+		writeJSON(w, conditions, err)
+	})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Content-Security-Policy", ContentSecurityPolicy)
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "same-origin")
+		mux.ServeHTTP(w, r)
+	})
+}
+
+// writeJSON answers v as JSON, or err: 404 for ErrNotFound, else 500.
+func writeJSON(w http.ResponseWriter, v any, err error) {
+	switch {
+	case errors.Is(err, bpmnlite.ErrNotFound):
+		http.Error(w, err.Error(), http.StatusNotFound)
+		return
+	case err != nil:
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	_ = json.NewEncoder(w).Encode(v)
 }
 
 // jobExecutor is a job executor's report as the dashboard shows it.
@@ -145,14 +166,8 @@ type jobExecutor struct {
 	Heartbeat       time.Time `json:"heartbeat"`
 }
 
-// jobExecutors answers the reports of the job executors alive on the
-// engine's database.
-func jobExecutors(w http.ResponseWriter, r *http.Request, eng *bpmnlite.Engine) {
-	infos, err := eng.JobExecutors(r.Context())
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return
-	}
+// executorReports are the reports as the dashboard reads them.
+func executorReports(infos []*bpmnlite.JobExecutorInfo) []jobExecutor {
 	out := make([]jobExecutor, 0, len(infos))
 	for _, x := range infos {
 		var deployments []string
@@ -163,7 +178,5 @@ func jobExecutors(w http.ResponseWriter, r *http.Request, eng *bpmnlite.Engine) 
 			PriorityMin: x.PriorityMin, PriorityMax: x.PriorityMax, PoolSize: x.PoolSize, QueueSize: x.QueueSize,
 			Inflight: x.Inflight, Heartbeat: x.Heartbeat})
 	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
-	_ = json.NewEncoder(w).Encode(out)
+	return out
 }

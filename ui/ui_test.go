@@ -106,6 +106,9 @@ func TestServing(t *testing.T) {
 		if resp, body := do("GET", "/app/api/job-executors", nil, ""); resp.StatusCode != http.StatusOK || strings.TrimSpace(body) != "[]" {
 			t.Errorf("GET /app/api/job-executors without an executor: %d %s, want 200 []", resp.StatusCode, body)
 		}
+		if resp, body := do("GET", "/app/api/jobs/no-such-job/explain", nil, ""); resp.StatusCode != http.StatusNotFound || !strings.Contains(body, "no-such-job") {
+			t.Errorf("explaining an unknown job: %d %s, want 404 naming it", resp.StatusCode, body)
+		}
 		if resp, _ := do("POST", "/app/", nil, ""); resp.StatusCode != http.StatusMethodNotAllowed {
 			t.Errorf("POST /app/: %d, want 405", resp.StatusCode)
 		}

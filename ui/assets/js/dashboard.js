@@ -44,8 +44,9 @@ export async function dashboard() {
     failedJobs,
     h('h2', {}, 'Job executors'),
     executorTable(executors));
-  poll(async () => {
+  poll(async (live) => {
     const now = countsByKey(await get('/process-definition/statistics?incidents=true'));
+    if (!live()) return;
     for (const el of document.querySelectorAll('.count-running[data-of]')) el.textContent = String(now[el.dataset.of]?.instances ?? 0);
     for (const el of document.querySelectorAll('.count-incidents[data-of]')) {
       const n = now[el.dataset.of]?.incidents ?? 0;

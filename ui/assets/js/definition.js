@@ -43,8 +43,9 @@ export async function definitionPage(id, params) {
     h('h2', {}, 'Instances'),
     instances);
   await showDiagram(canvas, xml.bpmn20Xml, { running, incidents });
-  poll(async () => {
+  poll(async (live) => {
     const counts = activityCounts(await get(`/process-definition/${enc}/statistics?incidents=true`));
+    if (!live()) return;
     setBadges(counts.running, counts.incidents);
   });
 }

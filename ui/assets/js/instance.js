@@ -1,7 +1,7 @@
 // One process instance: the diagram with its active activities and
 // incidents, the activity-instance tree, variables, jobs, incidents with
 // their retry, user tasks; cancelling it.
-import { h, mount, api, get, table, short, time, act, shownValue, typedValue, valueTypes } from './lib.js';
+import { h, mount, api, get, uiGet, table, short, time, act, shownValue, typedValue, valueTypes } from './lib.js';
 import { showDiagram } from './diagram.js';
 
 export async function instancePage(id) {
@@ -121,11 +121,27 @@ function incidentTable(incidents, again) {
   }), 'No open incidents.');
 }
 
+// jobTable lists the instance's jobs; each says on demand why it runs or
+// not (Engine.ExplainJob, as bpmnlite jobs explain) and can run now.
 function jobTable(jobs, jobActivity, again) {
   return table(['Job', 'Activity', 'Due', 'Retries', 'Locked by', 'Message', ''], jobs.map((j) => {
     const run = h('button', { type: 'button', title: 'run the job now, here' }, 'Run now');
     run.onclick = act(run, () => api('POST', `/job/${encodeURIComponent(j.id)}/execute`), 'Executed', again);
-    return [short(j.id), j.failedActivityId || jobActivity[j.jobDefinitionId] || '', time(j.dueDate), String(j.retries), j.lockOwner || '', h('span', { class: 'message' }, j.exceptionMessage || ''), run];
+    const why = h('details', { class: 'explain', 'data-job': j.id }, h('summary', {}, 'why?'));
+    why.addEventListener('toggle', async () => {
+      if (!why.open || why.dataset.loaded) return;
+      why.dataset.loaded = 'yes';
+      try {
+        const conditions = await uiGet(`api/jobs/${encodeURIComponent(j.id)}/explain`);
+        const blocked = conditions.some((c) => c.blocks);
+        why.append(h('ul', {}, conditions.map((c) => h('li', { class: c.blocks ? 'blocks' : '' }, h('b', {}, c.condition), ': ', c.detail)),
+          blocked ? '' : h('li', {}, h('b', {}, 'result'), ': acquirable, a running job executor takes it at its next acquisition')));
+      } catch (err) {
+        why.append(h('p', { class: 'error' }, err.message));
+      }
+    });
+    return [short(j.id), j.failedActivityId || jobActivity[j.jobDefinitionId] || '', time(j.dueDate), String(j.retries), j.lockOwner || '',
+      h('div', {}, h('span', { class: 'message' }, j.exceptionMessage || ''), why), run];
   }), 'No jobs.');
 }
 

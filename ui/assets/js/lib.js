@@ -242,17 +242,23 @@ export function loadStyle(href) {
   if (!document.querySelector(`link[href="${href}"]`)) document.head.append(h('link', { rel: 'stylesheet', href }));
 }
 
-// poll runs refresh every ms (ui.Options.PollInterval) while the page that started it is shown and
-// the tab visible (the counts and badges stay current without a reload);
-// the router stops it when another page opens.
+// poll runs refresh every ms (ui.Options.PollInterval) while the page that
+// started it is shown and the tab visible (the counts and badges stay
+// current without a reload); the router stops it when another page opens.
+// refresh gets live: after each await it asks live() whether its page is
+// still the one shown, so that a late answer changes nothing on the next.
 let poller;
+let generation = 0;
 export function poll(refresh, ms = Number(meta('bpmnlite-poll-ms')) || 10000) {
   stopPolling();
+  const mine = generation;
+  const live = () => mine === generation;
   poller = setInterval(() => {
-    if (!document.hidden) refresh().catch(() => {}); // the next round tries again
+    if (!document.hidden) refresh(live).catch(() => {}); // the next round tries again
   }, ms);
 }
 
 export function stopPolling() {
   clearInterval(poller);
+  generation++;
 }
