@@ -18,7 +18,28 @@ const routes = [
   [/^\/deployments$/, 'deployments', deploymentsPage],
 ];
 
+// route draws the page of the URL. Pages load one at a time: a page asked
+// for while another loads is drawn after it, so that a slow page's late
+// answer never covers the one the user went on to.
+let routing = false;
+let rerouted = false;
 async function route() {
+  if (routing) {
+    rerouted = true;
+    return;
+  }
+  routing = true;
+  try {
+    do {
+      rerouted = false;
+      await draw();
+    } while (rerouted);
+  } finally {
+    routing = false;
+  }
+}
+
+async function draw() {
   const [path, search] = location.hash.slice(1).split('?');
   const params = new URLSearchParams(search || '');
   dropDiagram();
