@@ -16,6 +16,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
+	cdppage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
 	"github.com/bpmnlite/bpmnlite"
@@ -76,6 +77,16 @@ func openPage(t *testing.T, e *harness.Env, chromium string) *page {
 		Headers: network.Headers{"Authorization": "Basic " + auth}}); err != nil {
 		t.Fatal(err)
 	}
+	// The page asks before it cancels or deletes (confirm()): the tests say yes.
+	dialogs := chromedp.Events(ctx, cdppage.JavascriptDialogOpening)
+	go func() {
+		for _, err := range dialogs {
+			if err != nil {
+				return
+			}
+			_, _ = chromedp.Call(ctx, cdppage.HandleJavaScriptDialog, cdppage.HandleJavaScriptDialogParams{Accept: true})
+		}
+	}()
 	go func() {
 		for m, err := range messages {
 			if err != nil {
@@ -372,6 +383,22 @@ func TestBrowser(t *testing.T) {
 				`//span[contains(@class, "count-running") and @data-key="leave" and text()="2"]`)))
 			if before != "1" {
 				t.Errorf("leave's count was %q before, want 1", before)
+			}
+		})
+
+		t.Run("cancel an instance, delete a deployment", func(t *testing.T) {
+			p.t = t
+			p.open("#/instance/" + approved)
+			p.run("cancel", chromedp.Click(chromedp.CSS("#cancel")), chromedp.WaitVisible(chromedp.CSS(`body[data-ready^="/definition/"]`)))
+			if is, err := e.Eng.Instances(e.Ctx, bpmnlite.InstanceQuery{IDs: []string{approved}}); err != nil || len(is) != 0 {
+				t.Errorf("after cancel: %v (%v), want the instance gone", is, err)
+			}
+			uploaded := latest(e, "review")
+			p.open("#/deployments")
+			p.run("delete the upload", chromedp.Click(chromedp.Search(`//tr[td[1]="ui"]//button[.="Delete"]`)),
+				chromedp.WaitNotPresent(chromedp.Search(`//tr[td[1]="ui"]`)))
+			if v := latest(e, "review").Version; v != 1 || uploaded.Version != 2 {
+				t.Errorf("after deleting the upload the latest review is version %d (was %d), want 1", v, uploaded.Version)
 			}
 		})
 
