@@ -38,6 +38,8 @@ type (
 	JobExecutorConfig = config.JobExecutor
 	// MetricsConfig says how the engine reports its meters (Config.Metrics).
 	MetricsConfig = config.Metrics
+	// FlowTaken is what Config.SequenceFlowTaken is told.
+	FlowTaken = config.FlowTaken
 )
 
 // HistoryLevel is how much history an engine writes (Config.History.Level).

@@ -1,6 +1,7 @@
 package bpmntest
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -34,6 +35,12 @@ type Options struct {
 	// Config adjusts the engine's configuration (Database, Clock and the
 	// job executor are the kit's).
 	Config func(*bpmnlite.Config)
+	// Coverage is the directory of a coverage report: the flow nodes and
+	// sequence flows the test's processes passed are added to it when the
+	// test ends (index.html, a page per process). Default: the environment
+	// variable BPMNTEST_COVERAGE; "" there too: no report. Flow nodes come
+	// from history, so the engine must keep some (the default, audit).
+	Coverage string
 }
 
 // TB is what the kit needs of a test: *testing.T and *testing.B are one,
@@ -102,6 +109,16 @@ func New(t TB, o ...Options) *Harness {
 		opt.Config(&cfg)
 	}
 	cfg.Clock, cfg.JobExecutorActivate = clock.Now, false
+	coverageDir := cmp.Or(opt.Coverage, os.Getenv(CoverageEnv))
+	var coverage *coverageRecorder
+	if coverageDir != "" {
+		coverage = &coverageRecorder{}
+		if own := cfg.SequenceFlowTaken; own != nil {
+			cfg.SequenceFlowTaken = func(f bpmnlite.FlowTaken) { coverage.taken(f); own(f) }
+		} else {
+			cfg.SequenceFlowTaken = coverage.taken
+		}
+	}
 	if opt.Postgres {
 		url := os.Getenv("BPMNLITE_TEST_DATABASE_URL")
 		if url == "" {
@@ -122,7 +139,22 @@ func New(t TB, o ...Options) *Harness {
 		t.Fatalf("bpmntest: open engine: %v", err)
 	}
 	t.Cleanup(func() { _ = eng.Close() })
+	if coverage != nil { // runs before the engine closes: cleanups run last first
+		t.Cleanup(func() {
+			if err := writeCoverage(context.Background(), eng, coverage, coverageDir, testName(t)); err != nil {
+				t.Fatalf("bpmntest: coverage report in %s: %v", coverageDir, err)
+			}
+		})
+	}
 	return &Harness{Engine: eng, T: t, Clock: clock, ctx: context.Background(), calls: map[string]int{}}
+}
+
+// testName is t's name for the coverage report (a Script has none).
+func testName(t TB) string {
+	if n, ok := t.(interface{ Name() string }); ok {
+		return n.Name()
+	}
+	return "script"
 }
 
 // Deploy deploys BPMN files; a problem fails the test.

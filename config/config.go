@@ -31,6 +31,12 @@ type Config struct {
 	TracerProvider trace.TracerProvider
 	// History is what the engine records of what ran, and for how long.
 	History History
+	// SequenceFlowTaken, when set, is told of every sequence flow that a
+	// committed transaction took (work rolled back is not reported): the
+	// test kit's coverage report uses it. It runs on the committing
+	// goroutine right after the commit, so it must be quick and safe for
+	// concurrent use. Nil (the default): no cost.
+	SequenceFlowTaken func(FlowTaken)
 	// Jobs is how the engine creates jobs: priorities, retries, due dates.
 	Jobs Jobs
 	// Limits bound what one command, deployment, variable or cache may
@@ -49,6 +55,11 @@ type Config struct {
 	// ordering, priority range...); its Clock and Logger default to the
 	// engine's.
 	JobExecutor JobExecutor
+}
+
+// FlowTaken is a sequence flow taken by a process instance.
+type FlowTaken struct {
+	ProcessDefinitionID, ProcessInstanceID, FlowID string
 }
 
 // Database says which database the engine uses and how it opens it.

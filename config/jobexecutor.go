@@ -33,6 +33,16 @@ type JobExecutor struct {
 	// exclusive one after it on the same worker). Off, every job waits for
 	// an acquisition cycle.
 	NoContinuations bool
+	// GroupCommit, on PostgreSQL, runs the quick jobs queued together in
+	// one transaction, as executors on SQLite always do: each job behind a
+	// savepoint of its own (a failure is rolled back to it and recorded in
+	// the same transaction; an optimistic-locking conflict or a deadlock
+	// unlocks only that job, for another run without spending a retry),
+	// one commit for the group, and the next jobs acquired in it. Fewer
+	// commits per job under load; an idle executor's group is one job, and
+	// a job that may run long (its activity's recent runs were not all
+	// quick) runs alone. Off by default.
+	GroupCommit bool
 	// LockTime is how long an acquisition locks a job; running jobs extend
 	// their lock while they run (on PostgreSQL). Default 5 minutes.
 	LockTime time.Duration

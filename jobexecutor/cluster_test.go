@@ -174,8 +174,14 @@ func deployBranches(t *testing.T, eng *bpmnlite.Engine) {
 // node whose acquisition statement began before the other's commit may
 // still take one (it does not see the other's locks); the second to reach
 // the join then fails on the optimistic lock and is retried without
-// spending a retry.
+// spending a retry. The same holds with group commit, where a job's
+// conflict (or a deadlock between two groups) rolls back only that job.
 func TestClusterThreeAsyncBranches(t *testing.T) {
+	t.Run("a transaction per job", func(t *testing.T) { clusterThreeAsyncBranches(t, false) })
+	t.Run("group commit", func(t *testing.T) { clusterThreeAsyncBranches(t, true) })
+}
+
+func clusterThreeAsyncBranches(t *testing.T, groupCommit bool) {
 	b := testdb.Postgres(t)
 	const instances = 2000
 	branch, after := newCallCounter(), newCallCounter()
@@ -194,6 +200,7 @@ func TestClusterThreeAsyncBranches(t *testing.T) {
 		metrics[i] = &execMetrics{}
 		executors = append(executors, startExecutor(t, engines[i], owner, bpmnlite.JobExecutorConfig{
 			PoolSize: 4, MaxJobsPerAcquisition: 16, WaitTime: 100 * time.Millisecond, MaxWait: time.Second, Metrics: metrics[i],
+			GroupCommit: groupCommit,
 		}))
 	}
 

@@ -630,16 +630,16 @@ func (x *Executor) runBatch(ctx context.Context, b *batch) {
 }
 
 // inGroup reports whether a batch runs in a group (runGroup): on a single
-// writer, unless the database lets jobs run outside the writer and one of
-// the batch's jobs may run long. Those run one by one as on PostgreSQL,
-// side by side, taking the writer only for their flush; a slow job in a
-// group would hold every other job up.
+// writer, or on a database of several writers with GroupCommit, unless one
+// of the batch's jobs may run long where jobs can run outside a group (not
+// on a single writer without a deferred writer). Those run one by one,
+// side by side; a slow job in a group would hold every other job up.
 func (x *Executor) inGroup(b *batch) bool {
 	caps := b.rt.Capabilities()
-	if !caps.SingleWriter {
+	if !caps.SingleWriter && !x.cfg.GroupCommit {
 		return false
 	}
-	if caps.DeferredWriter {
+	if caps.DeferredWriter || !caps.SingleWriter {
 		for _, j := range b.jobs {
 			if b.rt.MayRunLong(j.Job) {
 				return false
@@ -719,8 +719,15 @@ const maxGroup = 64
 // queued then, while the jobs queued meanwhile waited for another worker.
 // Taking turns made groups larger and SQLite about 5 % faster.
 func (x *Executor) runGroup(ctx context.Context, b *batch) {
+	// Several writers (PostgreSQL) need no turns: their groups run side by
+	// side.
 	turn := x.turns[b.rt]
-	turn.Lock()
+	if !b.rt.Capabilities().SingleWriter {
+		turn = nil
+	}
+	if turn != nil {
+		turn.Lock()
+	}
 	jobs := append([]runtime.AcquiredJob(nil), b.jobs...)
 	var others []*batch
 gather:
@@ -753,7 +760,9 @@ gather:
 	} else {
 		x.executeGroup(ctx, b.rt, jobs, x.cfg.Clock().Sub(b.acquired))
 	}
-	turn.Unlock()
+	if turn != nil {
+		turn.Unlock()
+	}
 	for _, o := range others {
 		x.runBatch(ctx, o)
 	}

@@ -2,6 +2,8 @@ package metrics
 
 import (
 	"context"
+	"sort"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -18,6 +20,9 @@ type Collector struct {
 	acquired, cycles, executed, failed, conflicts prometheus.Counter
 	queueDepth, busy                              prometheus.Gauge
 	pickup, duration, acquisition                 prometheus.Histogram
+	// pickupExemplars and durationExemplars admit the exemplars of pickup
+	// and duration.
+	pickupExemplars, durationExemplars *exemplarGate
 
 	started, ended, fetched, completed, waiting, incidents, retried, exhausted *prometheus.Desc
 	defsCached, defCacheBytes                                                  *prometheus.Desc
@@ -33,13 +38,15 @@ func New(eng *bpmnlite.Engine) *Collector {
 	}
 	latency := []float64{.0005, .001, .002, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10}
 	return &Collector{
-		eng:        eng,
-		acquired:   counter("jobs_acquired_total", "Jobs locked by acquisition."),
-		cycles:     counter("acquisition_cycles_total", "Acquisition cycles that locked jobs."),
-		executed:   counter("jobs_executed_total", "Jobs run successfully."),
-		failed:     counter("jobs_failed_total", "Job runs that failed (each retry counts)."),
-		conflicts:  counter("jobs_conflicts_total", "Job runs that met an optimistic-locking conflict (run again without spending a retry)."),
-		queueDepth: prometheus.NewGauge(prometheus.GaugeOpts{Name: "bpmnlite_job_queue_depth", Help: "Acquired jobs waiting for a worker."}),
+		eng:               eng,
+		pickupExemplars:   newExemplarGate(latency),
+		durationExemplars: newExemplarGate(latency),
+		acquired:          counter("jobs_acquired_total", "Jobs locked by acquisition."),
+		cycles:            counter("acquisition_cycles_total", "Acquisition cycles that locked jobs."),
+		executed:          counter("jobs_executed_total", "Jobs run successfully."),
+		failed:            counter("jobs_failed_total", "Job runs that failed (each retry counts)."),
+		conflicts:         counter("jobs_conflicts_total", "Job runs that met an optimistic-locking conflict (run again without spending a retry)."),
+		queueDepth:        prometheus.NewGauge(prometheus.GaugeOpts{Name: "bpmnlite_job_queue_depth", Help: "Acquired jobs waiting for a worker."}),
 		pickup: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "bpmnlite_job_pickup_seconds",
 			Help: "Time from acquisition to a worker starting the job.", Buckets: latency}),
 		duration: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "bpmnlite_job_duration_seconds",
@@ -78,20 +85,47 @@ func (m executorMetrics) Executed(d time.Duration) {
 // observation as an exemplar (shown by the OpenMetrics exposition).
 func (m executorMetrics) ExecutedTraced(d time.Duration, span trace.SpanContext) {
 	m.c.executed.Inc()
-	observe(m.c.duration, d, span)
+	observe(m.c.duration, m.c.durationExemplars, d, span)
 }
 func (m executorMetrics) PickupLatencyTraced(d time.Duration, span trace.SpanContext) {
-	observe(m.c.pickup, d, span)
+	observe(m.c.pickup, m.c.pickupExemplars, d, span)
 }
 
-// observe records d in h, with span's ids as its exemplar when valid.
-func observe(h prometheus.Histogram, d time.Duration, span trace.SpanContext) {
-	if !span.IsValid() {
-		h.Observe(d.Seconds())
+// observe records d in h, with span's ids as its exemplar when valid and
+// the gate admits one.
+func observe(h prometheus.Histogram, gate *exemplarGate, d time.Duration, span trace.SpanContext) {
+	v := d.Seconds()
+	if !span.IsValid() || !gate.admit(v, time.Now()) {
+		h.Observe(v)
 		return
 	}
-	h.(prometheus.ExemplarObserver).ObserveWithExemplar(d.Seconds(),
+	h.(prometheus.ExemplarObserver).ObserveWithExemplar(v,
 		prometheus.Labels{"trace_id": span.TraceID().String(), "span_id": span.SpanID().String()})
+}
+
+// exemplarInterval is how often a histogram bucket takes a new exemplar.
+const exemplarInterval = time.Second
+
+// exemplarGate admits at most one exemplar per bucket of a histogram per
+// exemplarInterval. Prometheus keeps only the newest exemplar of each
+// bucket, so a busy bucket's were dropped almost all, and each cost about
+// eight allocations (a quarter of what tracing added to a job): now a
+// frequent bucket's exemplar is at most a second old, and a rare bucket
+// (the slow jobs one looks for) takes every one.
+type exemplarGate struct {
+	bounds []float64      // upper bounds of the buckets; one more bucket above the last (+Inf)
+	last   []atomic.Int64 // per bucket: when it last took an exemplar (UnixNano)
+}
+
+func newExemplarGate(bounds []float64) *exemplarGate {
+	return &exemplarGate{bounds: bounds, last: make([]atomic.Int64, len(bounds)+1)}
+}
+
+// admit reports whether an observation of v at now may carry an exemplar.
+func (g *exemplarGate) admit(v float64, now time.Time) bool {
+	b := &g.last[sort.SearchFloat64s(g.bounds, v)]
+	last, t := b.Load(), now.UnixNano()
+	return t-last >= int64(exemplarInterval) && b.CompareAndSwap(last, t)
 }
 
 func (m executorMetrics) Failed()                       { m.c.failed.Inc() }

@@ -17,9 +17,10 @@ import (
 // persistence. The engine's other packages neither hold SQL nor import a
 // database driver; the root may name pgx.Tx, the type its ...Tx calls
 // take. Test infrastructure (internal/testdb, internal/harness) and the
-// benchmark, which make databases of their own, are outside the engine.
+// benchmarks (bpmnbench, and River's in bench/, a module of its own),
+// which make databases of their own, are outside the engine.
 func TestStorageBoundary(t *testing.T) {
-	outside := []string{"persistence", "internal/testdb", "internal/harness", "cmd/bpmnbench"}
+	outside := []string{"persistence", "internal/testdb", "internal/harness", "cmd/bpmnbench", "bench"}
 	drivers := []string{"database/sql", "modernc.org/sqlite", "github.com/jackc/pgx/v5/pgxpool", "github.com/jackc/pgx/v5/pgconn", "github.com/jackc/pgx/v5"}
 	sql := regexp.MustCompile(`^\s*(SELECT|INSERT INTO|UPDATE|DELETE FROM|CREATE|DROP|ALTER|BEGIN|COMMIT|PRAGMA)\s`)
 	root := ".."

@@ -93,6 +93,7 @@ func New(db persistence.DB, cfg config.Config) *Core {
 		delegates:   make(map[string]Delegate),
 		beans:       make(map[string]any),
 		defs:        newDefCache(int64(cfg.Limits.DefinitionCacheBytes)),
+		pace:        jobPace{slow: slowWork(db.Capabilities())},
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/bpmnlite/bpmnlite/bpmn"
+	"github.com/bpmnlite/bpmnlite/config"
 	"github.com/bpmnlite/bpmnlite/expression"
 	"github.com/bpmnlite/bpmnlite/persistence"
 )
@@ -84,6 +85,10 @@ func (c *command) take(x *execution, f *bpmn.SequenceFlow) error {
 	}
 	if err := c.fireListeners(x, f.Listeners, "take", f); err != nil {
 		return err
+	}
+	if observe := c.e.Config.SequenceFlowTaken; observe != nil {
+		taken := config.FlowTaken{ProcessDefinitionID: x.ProcessDefinitionID, ProcessInstanceID: x.ProcessInstanceID, FlowID: f.ID}
+		c.cc.AfterCommit(func() { observe(taken) })
 	}
 	x, err := c.settle(x) // Camunda's save point after take listeners
 	if err != nil || x == nil {

@@ -7,15 +7,22 @@ import (
 	"github.com/bpmnlite/bpmnlite/persistence"
 )
 
-// On a single writer (SQLite) an executor runs quick jobs in groups that
-// hold the write lock while they run, and a job that may take long (a
-// delegate calling a remote service) on its own, outside the writer, so
+// On a single writer (SQLite), and on PostgreSQL with group commit, an
+// executor runs quick jobs in groups that share a transaction, and a job
+// that may take long (a delegate calling a remote service) on its own, so
 // that such jobs run side by side. Which jobs are quick is learnt from
 // their runs: the work of each activity's jobs is timed.
 
-// slowWork is the work time above which a job no longer runs in a group:
-// a group of maxGroup such jobs would hold the writer for tens of ms.
-const slowWork = time.Millisecond
+// slowWork is the work time above which a job no longer runs in a group.
+// On a single writer a group of 64 such jobs would hold the write lock for
+// tens of ms. On PostgreSQL a group holds only its own rows' locks, and
+// the work includes round trips to the database: 5 ms.
+func slowWork(caps persistence.Capabilities) time.Duration {
+	if caps.SingleWriter {
+		return time.Millisecond
+	}
+	return 5 * time.Millisecond
+}
 
 // quickRuns is how many quick runs in a row make an activity's jobs quick
 // again after a slow one.
@@ -28,6 +35,7 @@ type paceKey struct {
 // jobPace counts, per activity and job handler, the quick runs since the
 // last slow one.
 type jobPace struct {
+	slow  time.Duration // see slowWork
 	mu    sync.Mutex
 	quick map[paceKey]int
 }
@@ -43,7 +51,7 @@ func (p *jobPace) record(j *persistence.Job, work time.Duration) {
 	if p.quick == nil {
 		p.quick = make(map[paceKey]int)
 	}
-	if work > slowWork {
+	if work > p.slow {
 		p.quick[k] = 0
 	} else if p.quick[k] < quickRuns {
 		p.quick[k]++

@@ -216,7 +216,7 @@ func (e *Core) runWork(cc *tx.Context, job *persistence.Job, start *time.Time, c
 	if err == nil {
 		err = c.run()
 	}
-	if e.db.Capabilities().DeferredWriter {
+	if caps := e.db.Capabilities(); caps.DeferredWriter || !caps.SingleWriter {
 		// For the executor's choice of how to run such jobs (MayRunLong):
 		// the work, not the wait for the writer at the commit.
 		e.pace.record(job, time.Since(began))

@@ -1,7 +1,10 @@
 // Command bpmnbench measures bpmnlite and prints a table. Each figure on
 // PostgreSQL is reported beside a reference measured in the same run with
 // pgbench (the bare transactions of ../shared/bench), because absolute
-// numbers on shared machines drift.
+// numbers on shared machines drift. The PostgreSQL job figures have a
+// second reference: River's own benchmark (continuous insert and work),
+// built from bench/river, a module of its own (river.go; an empty -river
+// leaves it out).
 //
 //	go run ./cmd/bpmnbench -pg postgres://postgres@127.0.0.1:5432/postgres -duration 20s
 //

@@ -38,13 +38,21 @@ type options struct {
 	duration time.Duration
 	callers  int
 	refRows  int
+	riverDir string // bench/river: River's benchmark as a second reference; "" leaves it out
 	skipPG   bool
 	tracing  bool // throughput: the engines trace (spans exported nowhere) and the histograms take exemplars
-	suites   string
-	workers  []int
-	match    *regexp.Regexp // throughput figures to measure, by "scenario backend"
+	// throughput: the executors report to the metrics package's collector, as serve's do (always with tracing)
+	serveMetrics bool
+	groupCommit  bool // throughput on PostgreSQL: JobExecutorConfig.GroupCommit
+	suites       string
+	workers      []int
+	match        *regexp.Regexp // throughput figures to measure, by "scenario backend"
 	// memory suite: deployments of a model of modelBytes
 	deployments, modelBytes, cacheBytes int
+	// scale suite: instances waiting and history rows added to the database
+	scaleWaiting, scaleHistory int
+	// pages suite: running instances and activity history of the definition
+	pageInstances, pageHistory int
 }
 
 type row struct {
@@ -52,6 +60,7 @@ type row struct {
 	rate          float64 // per second
 	ref           float64 // reference rate, 0 when none
 	refName       string
+	river         float64 // River's jobs/s in the same run, 0 when not measured
 	note          string
 }
 
@@ -63,11 +72,19 @@ func run() error {
 	flag.IntVar(&o.callers, "callers", 8, "concurrent callers for the start benchmark")
 	flag.IntVar(&o.refRows, "ref-rows", 1000000, "rows in the pgbench job.sql reference table")
 	flag.BoolVar(&o.skipPG, "sqlite-only", false, "skip PostgreSQL")
+	flag.StringVar(&o.riverDir, "river", filepath.Join("bench", "river"), "PostgreSQL job figures: River's benchmark module, run as a second reference before each figure (\"\" leaves it out)")
+	flag.BoolVar(&o.groupCommit, "group-commit", false, "throughput on PostgreSQL: the job executors commit the jobs queued together in one transaction (JobExecutorConfig.GroupCommit)")
+	flag.BoolVar(&o.serveMetrics, "serve-metrics", false, "throughput suites: the job executors report to the Prometheus collector as serve's do (-tracing implies it: compare a -tracing run with a -serve-metrics one)")
 	flag.BoolVar(&o.tracing, "tracing", false, "throughput suites: switch tracing on (an OpenTelemetry SDK with a batch processor whose exporter drops the spans, exemplars on a job histogram)")
-	flag.StringVar(&o.suites, "suite", "start,jobs", "comma-separated suites: start, jobs, throughput (jobs without latency), external (external tasks), slow (slow delegates side by side), memory (heap and RSS after deployments), lists (REST lists and counts at 1k and 1M rows)")
+	flag.StringVar(&o.suites, "suite", "start,jobs", "comma-separated suites: start, jobs, throughput (jobs without latency), external (external tasks), slow (slow delegates side by side), memory (heap and RSS after deployments), lists (REST lists and counts at 1k and 1M rows), scale (costs on a fresh database and on one with 1M waiting instances and 10M history rows), pages (the browser UI's requests at 100k instances and 1M history rows)")
 	flag.IntVar(&o.deployments, "deployments", 1000, "memory suite: versions deployed")
 	flag.IntVar(&o.modelBytes, "model-bytes", 1<<20, "memory suite: size of the model deployed")
 	flag.IntVar(&o.cacheBytes, "definition-cache-bytes", 0, "memory suite: the engine's DefinitionCacheBytes (0: the default; negative: no bound)")
+	flag.IntVar(&o.scaleWaiting, "scale-waiting", 1_000_000, "scale suite: instances waiting at a user task in the filled database")
+	flag.IntVar(&o.scaleHistory, "scale-history", 10_000_000, "scale suite: history rows in the filled database (a tenth process instances, the rest activity instances)")
+	flag.DurationVar(&quietWait, "quiet-wait", quietWait, "how long each figure waits for the one-minute load average to fall below 0.5 (0: not at all, for a quick check that a suite runs; such figures are marked NOT QUIET)")
+	flag.IntVar(&o.pageInstances, "page-instances", 100_000, "pages suite: running instances of the definition the pages show")
+	flag.IntVar(&o.pageHistory, "page-history", 1_000_000, "pages suite: finished activity instances of that definition in history")
 	workers := flag.String("workers", "1,4,8,16", "worker counts for the throughput figures")
 	match := flag.String("match", "", "measure only the throughput figures whose \"scenario backend\" matches this regular expression")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
@@ -118,6 +135,16 @@ func run() error {
 	}
 	if strings.Contains(o.suites, "lists") {
 		if err := listsSuite(ctx, o, os.Stdout); err != nil {
+			return err
+		}
+	}
+	if strings.Contains(o.suites, "pages") {
+		if err := pagesSuite(ctx, o, os.Stdout); err != nil {
+			return err
+		}
+	}
+	if strings.Contains(o.suites, "scale") {
+		if err := scaleSuite(ctx, o, os.Stdout); err != nil {
 			return err
 		}
 	}
@@ -182,6 +209,7 @@ func jobSuite(ctx context.Context, o options, w io.Writer) error {
 		// The machine's speed drifts during a run, so pgbench's job.sql runs
 		// again right before each figure, on a table filled once.
 		var ref *pgbenchJob
+		var river *riverRef
 		measurePG := func(name string, c throughputCase) error {
 			if !o.match.MatchString(name + " postgres") {
 				return nil
@@ -191,18 +219,27 @@ func jobSuite(ctx context.Context, o options, w io.Writer) error {
 				if ref, err = preparePgbenchJob(ctx, o, 8); err != nil {
 					return err
 				}
+				if river, err = prepareRiver(ctx, o); err != nil {
+					return err
+				}
 			}
 			load := loadNote()
 			refRate, err := ref.run(ctx)
 			if err != nil {
 				fmt.Fprintln(os.Stderr, "reference not measured:", err)
 			}
+			var riverRate float64
+			if river != nil {
+				if riverRate, err = river.run(ctx); err != nil {
+					fmt.Fprintln(os.Stderr, "River not measured:", err)
+				}
+			}
 			rate, note, err := measureThroughput(ctx, o, c)
 			if err != nil {
 				return fmt.Errorf("%s: %w", name, err)
 			}
-			note = joinNotes(load, note, ref.cpuNote())
-			rows = append(rows, row{name: name, backend: "postgres", rate: rate, ref: refRate, refName: "pgbench job.sql, 8 clients", note: note})
+			note = joinNotes(load, note, ref.cpuNote(), river.cpuNote())
+			rows = append(rows, row{name: name, backend: "postgres", rate: rate, ref: refRate, refName: "pgbench job.sql, 8 clients", river: riverRate, note: note})
 			return nil
 		}
 		for _, hist := range []bpmnlite.HistoryLevel{bpmnlite.HistoryAudit, bpmnlite.HistoryFull, bpmnlite.HistoryNone} {
@@ -574,6 +611,10 @@ func printRows(w io.Writer, title, unit string, rows []row) {
 		if r.ref > 0 {
 			ref = fmt.Sprintf("%.0f (%s)", r.ref, r.refName)
 			ratio = fmt.Sprintf("%.2f×", r.rate/r.ref)
+		}
+		if r.river > 0 {
+			ref += fmt.Sprintf("; %.0f (River, continuous)", r.river)
+			ratio += fmt.Sprintf(" / %.2f× River", r.rate/r.river)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%.0f\t%s\t%s\t%s\n", r.name, r.backend, r.rate, ref, ratio, r.note)
 	}

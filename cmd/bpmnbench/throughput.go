@@ -65,19 +65,30 @@ func (c *counter) Conflict()                   { c.conflicts.Add(1) }
 func (c *counter) QueueDepth(int)              {}
 func (c *counter) PickupLatency(time.Duration) {}
 
-// tracedCounter is a counter that also hands each job's trace to the
-// metrics package's collector, as serve does (exemplars).
-type tracedCounter struct {
+// collected is a counter that also reports to the metrics package's
+// collector, as serve does (-serve-metrics, and always with -tracing): so
+// that a run with tracing and one without differ in tracing only. The
+// collector takes the jobs' traces as exemplars when there are any.
+type collected struct {
 	*counter
-	collector jobexecutor.TracedMetrics
+	collector jobexecutor.Metrics
 }
 
-func (c tracedCounter) ExecutedTraced(d time.Duration, span trace.SpanContext) {
-	c.Executed(d)
-	c.collector.ExecutedTraced(d, span)
+func (c collected) Acquired(n int) { c.counter.Acquired(n); c.collector.Acquired(n) }
+func (c collected) Executed(d time.Duration) {
+	c.counter.Executed(d)
+	c.collector.Executed(d)
 }
-func (c tracedCounter) PickupLatencyTraced(d time.Duration, span trace.SpanContext) {
-	c.collector.PickupLatencyTraced(d, span)
+func (c collected) Failed()                       { c.counter.Failed(); c.collector.Failed() }
+func (c collected) Conflict()                     { c.counter.Conflict(); c.collector.Conflict() }
+func (c collected) QueueDepth(n int)              { c.collector.QueueDepth(n) }
+func (c collected) PickupLatency(d time.Duration) { c.collector.PickupLatency(d) }
+func (c collected) ExecutedTraced(d time.Duration, span trace.SpanContext) {
+	c.counter.Executed(d)
+	c.collector.(jobexecutor.TracedMetrics).ExecutedTraced(d, span)
+}
+func (c collected) PickupLatencyTraced(d time.Duration, span trace.SpanContext) {
+	c.collector.(jobexecutor.TracedMetrics).PickupLatencyTraced(d, span)
 }
 
 type throughputCase struct {
@@ -86,6 +97,7 @@ type throughputCase struct {
 	queue     int // 0: the default (PoolSize)
 	executors int
 	history   bpmnlite.HistoryLevel
+	url       string // a database to run on (the scale suite's); "": a fresh one
 }
 
 // measureThroughput runs chains of async no-op jobs for o.duration and
@@ -95,14 +107,20 @@ func measureThroughput(ctx context.Context, o options, c throughputCase) (float6
 	var cfg bpmnlite.Config
 	switch {
 	case c.backend == "postgres":
-		url, err := freshDatabase(ctx, o.pgURL, "bpmnlite_bench")
-		if err != nil {
-			return 0, "", err
+		url := c.url
+		if url == "" {
+			var err error
+			if url, err = freshDatabase(ctx, o.pgURL, "bpmnlite_bench"); err != nil {
+				return 0, "", err
+			}
 		}
 		for range c.executors {
 			urls = append(urls, url)
 		}
 		cfg.Database.MaxConns = c.workers + 4
+	case c.url != "":
+		urls = []string{c.url}
+		cfg.Database.SQLiteSynchronous = strings.TrimPrefix(c.backend, "sqlite ")
 	default:
 		dir, err := os.MkdirTemp("", "bpmnbench")
 		if err != nil {
@@ -150,8 +168,8 @@ func measureThroughput(ctx context.Context, o options, c throughputCase) (float6
 	}
 	count := &counter{}
 	var reports jobexecutor.Metrics = count
-	if o.tracing {
-		reports = tracedCounter{count, metrics.New(engines[0]).JobExecutorMetrics().(jobexecutor.TracedMetrics)}
+	if o.tracing || o.serveMetrics {
+		reports = collected{count, metrics.New(engines[0]).JobExecutorMetrics()}
 	}
 	var execs []interface{ Stop(context.Context) error }
 	perAcquisition := 32
@@ -160,7 +178,7 @@ func measureThroughput(ctx context.Context, o options, c throughputCase) (float6
 	}
 	for _, eng := range engines {
 		x, err := bpmnlite.NewJobExecutor(bpmnlite.JobExecutorConfig{
-			PoolSize: c.workers, QueueSize: c.queue, MaxJobsPerAcquisition: perAcquisition, WaitTime: 100 * time.Millisecond,
+			PoolSize: c.workers, QueueSize: c.queue, MaxJobsPerAcquisition: perAcquisition, WaitTime: 100 * time.Millisecond, GroupCommit: o.groupCommit,
 			Metrics: reports, Logger: slog.New(slog.DiscardHandler),
 		}, eng)
 		if err != nil {
@@ -271,13 +289,17 @@ func loadAverage() float64 {
 // on a quiet machine.
 const quiet = 0.5
 
+// quietWait is how long a figure waits for the machine to become quiet
+// (-quiet-wait; 0 for a quick check that the suites run).
+var quietWait = 150 * time.Second
+
 // loadNote says the load average a figure began at, and marks it when the
 // machine was not quiet: a busy machine slows the many short reference
 // transactions more than the engine, and flatters the ratios.
 func loadNote() string {
 	// The figure before this one loads the machine too: wait (a while)
 	// until the one-minute load average has come down.
-	for deadline := time.Now().Add(150 * time.Second); loadAverage() > quiet && time.Now().Before(deadline); {
+	for deadline := time.Now().Add(quietWait); loadAverage() > quiet && time.Now().Before(deadline); {
 		time.Sleep(5 * time.Second)
 	}
 	l := loadAverage()
