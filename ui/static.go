@@ -28,9 +28,9 @@ type staticFile struct {
 // staticFiles are the assets by their path below the UI's path.
 type staticFiles map[string]*staticFile
 
-func loadStatic(fsys fs.FS) (staticFiles, error) {
-	files := staticFiles{}
-	err := fs.WalkDir(fsys, ".", func(path string, d fs.DirEntry, err error) error {
+// add reads the files of fsys into s, below prefix.
+func (s staticFiles) add(prefix string, fsys fs.FS) error {
+	return fs.WalkDir(fsys, ".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
@@ -39,10 +39,9 @@ func loadStatic(fsys fs.FS) (staticFiles, error) {
 			return err
 		}
 		sum := sha256.Sum256(body)
-		files[path] = &staticFile{name: path, body: body, etag: `"` + base64.RawURLEncoding.EncodeToString(sum[:12]) + `"`}
+		s[prefix+path] = &staticFile{name: path, body: body, etag: `"` + base64.RawURLEncoding.EncodeToString(sum[:12]) + `"`}
 		return nil
 	})
-	return files, err
 }
 
 // serve answers the asset at path (404 when there is none: folders are not

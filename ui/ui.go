@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/bpmnlite/bpmnlite"
+	"github.com/bpmnlite/bpmnlite/internal/bpmnio"
 	"github.com/bpmnlite/bpmnlite/rest"
 )
 
@@ -98,9 +99,10 @@ func New(eng *bpmnlite.Engine, opt Options) http.Handler {
 		panic(err) // the embedded tree has that directory
 	}
 	index := template.Must(template.ParseFS(static, "index.html"))
-	files, err := loadStatic(static)
-	if err != nil {
-		panic(err) // reading the embedded tree does not fail
+	// bpmn-js's build is shared with the test kit's coverage report.
+	files := staticFiles{}
+	if err := errors.Join(files.add("", static), files.add("vendor/bpmn-js/", bpmnio.Files)); err != nil {
+		panic(err) // reading the embedded trees does not fail
 	}
 	page := func(w http.ResponseWriter, r *http.Request) {
 		user, _, _ := r.BasicAuth()
