@@ -268,31 +268,6 @@ func testJobsExplain(t *testing.T, cfg bpmnlite.Config) {
 	close(release)
 }
 
-// servedBy's verdicts from executor reports, the full executor included
-// (on SQLite a running job holds the one writer, so a test cannot fill an
-// executor's queue while it watches).
-func TestServedBy(t *testing.T) {
-	ten := int64(10)
-	job := &bpmnlite.Job{DeploymentID: "d1", Priority: 0}
-	for _, tc := range []struct {
-		name   string
-		execs  []*bpmnlite.JobExecutorInfo
-		blocks bool
-		says   string
-	}{
-		{"none", nil, true, "no job executor"},
-		{"deployment", []*bpmnlite.JobExecutorInfo{{ID: "a", DeploymentAware: true, Deployments: "d2", PoolSize: 1}}, true, "has not registered deployment d1"},
-		{"priority", []*bpmnlite.JobExecutorInfo{{ID: "a", PriorityMin: &ten, PoolSize: 1}}, true, "serves priorities 10..+∞"},
-		{"full", []*bpmnlite.JobExecutorInfo{{ID: "a", PoolSize: 2, QueueSize: 2, Inflight: 4}}, true, "full, queue and pool"},
-		{"served", []*bpmnlite.JobExecutorInfo{{ID: "a", PoolSize: 2, QueueSize: 2, Inflight: 4}, {ID: "b", DeploymentAware: true, Deployments: "d0,d1", PoolSize: 4, Inflight: 1}}, false, "served by b (1 of 4 busy)"},
-	} {
-		blocks, says := servedBy(job, tc.execs)
-		if blocks != tc.blocks || !strings.Contains(says, tc.says) {
-			t.Errorf("%s: %v %q", tc.name, blocks, says)
-		}
-	}
-}
-
 // retry gives failed jobs retries again: one by id, or every job without
 // retries; their incidents are resolved.
 func TestCLIRetry(t *testing.T) {
@@ -358,28 +333,5 @@ func testCLIRetry(t *testing.T, cfg bpmnlite.Config) {
 	}
 	if _, err := runCLI(t, "retry"); err == nil {
 		t.Error("retry without a job id succeeded")
-	}
-}
-
-// The lock verdict says whether the owner is alive to extend the lock.
-func TestLockVerdict(t *testing.T) {
-	now := time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)
-	later, earlier := now.Add(time.Minute), now.Add(-time.Minute)
-	alive := []*bpmnlite.JobExecutorInfo{{ID: "node-a", Heartbeat: now.Add(-2 * time.Second)}}
-	for _, tc := range []struct {
-		name   string
-		job    bpmnlite.Job
-		blocks bool
-		says   string
-	}{
-		{"unlocked", bpmnlite.Job{}, false, "not locked"},
-		{"expired", bpmnlite.Job{LockOwner: "node-a", LockExpiration: &earlier}, false, "expired"},
-		{"alive", bpmnlite.Job{LockOwner: "node-a", LockExpiration: &later}, true, "alive (reported 2s ago) and extends the lock"},
-		{"gone", bpmnlite.Job{LockOwner: "node-b", LockExpiration: &later}, true, "node-b has not reported in the last 30 s: the lock is not being extended"},
-	} {
-		blocks, says := lockVerdict(&tc.job, alive, now)
-		if blocks != tc.blocks || !strings.Contains(says, tc.says) {
-			t.Errorf("%s: %v %q", tc.name, blocks, says)
-		}
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/bpmnlite/bpmnlite/config"
 	"github.com/bpmnlite/bpmnlite/metrics"
 	"github.com/bpmnlite/bpmnlite/rest"
+	"github.com/bpmnlite/bpmnlite/ui"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -26,7 +27,8 @@ import (
 
 const serveHelp = `usage: bpmnlite serve [flags] [FILE...]
 Deploys the files (unchanged ones make no new version), serves the REST API
-under /engine-rest and /metrics, and runs the job executor until SIGINT or
+under /engine-rest and /metrics, the cockpit and tasklist in the browser under
+/app/ (/ redirects there), and runs the job executor until SIGINT or
 SIGTERM. Service tasks that name Go delegates (camunda:class,
 camunda:delegateExpression) cannot run here: serve has no Go code of yours,
 and says so at start. Use JavaScript script tasks (scriptFormat="javascript"),
@@ -192,10 +194,11 @@ func serve(ctx context.Context, args []string, out io.Writer) error {
 		if err != nil {
 			return err
 		}
-		srv = &http.Server{Handler: api, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute,
+		srv = &http.Server{Handler: ui.Mount(eng, api, ui.Options{}), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute,
 			WriteTimeout: 31 * time.Minute, IdleTimeout: 2 * time.Minute} // writes outlast the longest long poll
 		go func() { served <- srv.Serve(ln) }()
 		log.Info("REST API listening", "url", "http://"+ln.Addr().String()+"/engine-rest", "auth", *auth != "")
+		log.Info("cockpit and tasklist", "url", "http://"+ln.Addr().String()+"/app/")
 	}
 	log.Info("job executor running", "lockOwner", executor.LockOwner(), "database", eng.Dialect())
 	select {

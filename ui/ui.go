@@ -1,0 +1,184 @@
+// Package ui serves bpmnlite's browser UI: a cockpit (definitions as
+// diagrams with their running tokens and incidents, instances, jobs,
+// retries) and a tasklist (claim, complete with a Camunda Form). The pages
+// are static files embedded in the binary (bpmn-js and form-js as their
+// published builds, the UI's own code as plain JavaScript modules, no
+// build step); they call the REST API of package rest from the browser.
+//
+// Mount it beside the REST handler, behind the same authentication, and
+// refuse cross-site state-changing requests (Mount does all three):
+//
+//	api := rest.New(eng, rest.Options{Auth: "demo:secret"})
+//	http.ListenAndServe(":8080", ui.Mount(eng, api, ui.Options{}))
+package ui
+
+import (
+	"bytes"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/bpmnlite/bpmnlite"
+	"github.com/bpmnlite/bpmnlite/internal/bpmnio"
+	"github.com/bpmnlite/bpmnlite/rest"
+)
+
+//go:embed assets
+var assets embed.FS
+
+// Options configure the UI. Zero values take the defaults named.
+type Options struct {
+	// Path is where the UI is served, a folder below / (the REST handler
+	// keeps / itself; New and Mount panic at another, as http.ServeMux
+	// does at a bad pattern). Default "/app/".
+	Path string
+	// RESTPath is the base path of the REST API the pages call. Default
+	// "/engine-rest" (rest.Options.BasePath's default).
+	RESTPath string
+	// PollInterval is how often an open dashboard or definition page reads
+	// its counts again (while its tab is visible). Default 10 seconds.
+	PollInterval time.Duration
+}
+
+func (o *Options) defaults() {
+	if o.Path == "" {
+		o.Path = "/app/"
+	}
+	if !strings.HasPrefix(o.Path, "/") || strings.Trim(o.Path, "/") == "" {
+		panic(fmt.Sprintf("ui: Options.Path %q: want a folder below /, like /app/", o.Path))
+	}
+	if !strings.HasSuffix(o.Path, "/") {
+		o.Path += "/"
+	}
+	if o.RESTPath == "" {
+		o.RESTPath = "/engine-rest"
+	}
+	o.RESTPath = strings.TrimSuffix(o.RESTPath, "/")
+	if o.PollInterval <= 0 {
+		o.PollInterval = 10 * time.Second
+	}
+}
+
+// ContentSecurityPolicy is sent with every page and asset: scripts and
+// styles only from the UI's own files (no inline script or style
+// attribute, no eval), requests only to its own origin, no framing.
+// bpmn-js and form-js (with flatpickr) style what they draw through the
+// CSSOM, which the policy allows.
+const ContentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; " +
+	"img-src 'self' data:; font-src 'self'; connect-src 'self'; form-action 'self'; " +
+	"frame-ancestors 'none'; base-uri 'self'"
+
+// Mount serves the UI on api (behind its authentication) at opt.Path, and
+// "/" redirects there. The handler returned refuses state-changing
+// requests a browser sends from another origin (http.CrossOriginProtection):
+// with basic authentication a browser would otherwise send the credentials
+// it keeps along with another site's form posts. Clients that are not
+// browsers (curl, workers) are unaffected.
+func Mount(eng *bpmnlite.Engine, api *rest.Handler, opt Options) http.Handler {
+	opt.defaults()
+	api.Handle(opt.Path, New(eng, opt))
+	api.Handle("GET /{$}", http.RedirectHandler(opt.Path, http.StatusFound))
+	return http.NewCrossOriginProtection().Handler(api)
+}
+
+// New returns the handler of the UI's pages and assets at opt.Path, and of
+// what the pages show that Camunda's REST API has not: opt.Path +
+// "api/job-executors" (the job executors' reports) and "api/jobs/{id}/explain"
+// (Engine.ExplainJob). It authenticates nobody: put it behind the REST
+// handler's authentication (rest.Handler.Handle), as Mount does.
+func New(eng *bpmnlite.Engine, opt Options) http.Handler {
+	opt.defaults()
+	static, err := fs.Sub(assets, "assets")
+	if err != nil {
+		panic(err) // the embedded tree has that directory
+	}
+	index := template.Must(template.ParseFS(static, "index.html"))
+	// bpmn-js's build is shared with the test kit's coverage report.
+	files := staticFiles{}
+	if err := errors.Join(files.add("", static), files.add("vendor/bpmn-js/", bpmnio.Files)); err != nil {
+		panic(err) // reading the embedded trees does not fail
+	}
+	page := func(w http.ResponseWriter, r *http.Request) {
+		user, _, _ := r.BasicAuth()
+		var page bytes.Buffer
+		err := index.Execute(&page, map[string]any{"Base": opt.Path, "REST": opt.RESTPath, "User": user, "PollMs": opt.PollInterval.Milliseconds()})
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-store")
+		_, _ = w.Write(page.Bytes())
+	}
+	// GET patterns take HEAD too; other methods are answered 405.
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET "+opt.Path+"{$}", page)
+	mux.HandleFunc("GET "+opt.Path+"index.html", page)
+	mux.HandleFunc("GET "+opt.Path, func(w http.ResponseWriter, r *http.Request) {
+		files.serve(w, r, strings.TrimPrefix(r.URL.Path, opt.Path))
+	})
+	mux.HandleFunc("GET "+opt.Path+"api/job-executors", func(w http.ResponseWriter, r *http.Request) {
+		infos, err := eng.JobExecutors(r.Context())
+		writeJSON(w, executorReports(infos), err)
+	})
+	mux.HandleFunc("GET "+opt.Path+"api/jobs/{id}/explain", func(w http.ResponseWriter, r *http.Request) {
+		conditions, err := eng.ExplainJob(r.Context(), r.PathValue("id"))
+		writeJSON(w, conditions, err)
+	})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Content-Security-Policy", ContentSecurityPolicy)
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "same-origin")
+		mux.ServeHTTP(w, r)
+	})
+}
+
+// writeJSON answers v as JSON, or err: 404 for ErrNotFound, else 500.
+func writeJSON(w http.ResponseWriter, v any, err error) {
+	switch {
+	case errors.Is(err, bpmnlite.ErrNotFound):
+		http.Error(w, err.Error(), http.StatusNotFound)
+		return
+	case err != nil:
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// jobExecutor is a job executor's report as the dashboard shows it.
+type jobExecutor struct {
+	ID              string    `json:"id"`
+	DeploymentAware bool      `json:"deploymentAware"`
+	Deployments     []string  `json:"deployments"`
+	PriorityMin     *int64    `json:"priorityMin"`
+	PriorityMax     *int64    `json:"priorityMax"`
+	PoolSize        int       `json:"poolSize"`
+	QueueSize       int       `json:"queueSize"`
+	Inflight        int       `json:"inflight"`
+	Heartbeat       time.Time `json:"heartbeat"`
+}
+
+// executorReports are the reports as the dashboard reads them.
+func executorReports(infos []*bpmnlite.JobExecutorInfo) []jobExecutor {
+	out := make([]jobExecutor, 0, len(infos))
+	for _, x := range infos {
+		var deployments []string
+		if x.Deployments != "" {
+			deployments = strings.Split(x.Deployments, ",")
+		}
+		out = append(out, jobExecutor{ID: x.ID, DeploymentAware: x.DeploymentAware, Deployments: deployments,
+			PriorityMin: x.PriorityMin, PriorityMax: x.PriorityMax, PoolSize: x.PoolSize, QueueSize: x.QueueSize,
+			Inflight: x.Inflight, Heartbeat: x.Heartbeat})
+	}
+	return out
+}

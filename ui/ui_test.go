@@ -1,0 +1,149 @@
+package ui_test
+
+import (
+	"compress/gzip"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/bpmnlite/bpmnlite"
+	"github.com/bpmnlite/bpmnlite/internal/harness"
+	"github.com/bpmnlite/bpmnlite/rest"
+	"github.com/bpmnlite/bpmnlite/ui"
+)
+
+// The credentials of the served REST API and UI in these tests.
+const user, password = "demo", "secret-password"
+
+// The UI is served behind the REST API's authentication with a strict
+// Content-Security-Policy, / redirects to it, and a browser's cross-site
+// state-changing request is refused while clients that are not browsers
+// (no Origin, no Sec-Fetch-Site) pass.
+func TestServing(t *testing.T) {
+	harness.EachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *harness.Env) {
+		srv := httptest.NewServer(ui.Mount(e.Eng, rest.New(e.Eng, rest.Options{Auth: user + ":" + password}), ui.Options{}))
+		defer srv.Close()
+		client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		do := func(method, path string, header map[string]string, body string) (*http.Response, string) {
+			t.Helper()
+			req, err := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.SetBasicAuth(user, password)
+			for k, v := range header {
+				req.Header.Set(k, v)
+			}
+			if header["Authorization"] == "none" {
+				req.Header.Del("Authorization")
+			}
+			resp, err := client.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			b, _ := io.ReadAll(resp.Body)
+			return resp, string(b)
+		}
+
+		if resp, _ := do("GET", "/app/", map[string]string{"Authorization": "none"}, ""); resp.StatusCode != http.StatusUnauthorized {
+			t.Errorf("GET /app/ without credentials: %d, want 401", resp.StatusCode)
+		}
+		if resp, _ := do("GET", "/", nil, ""); resp.StatusCode != http.StatusFound || resp.Header.Get("Location") != "/app/" {
+			t.Errorf("GET /: %d to %q, want 302 to /app/", resp.StatusCode, resp.Header.Get("Location"))
+		}
+		resp, page := do("GET", "/app/", nil, "")
+		if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Security-Policy") != ui.ContentSecurityPolicy ||
+			!strings.Contains(resp.Header.Get("Content-Security-Policy"), "script-src 'self';") {
+			t.Errorf("GET /app/: %d, CSP %q", resp.StatusCode, resp.Header.Get("Content-Security-Policy"))
+		}
+		for _, want := range []string{`<meta name="bpmnlite-rest" content="/engine-rest">`, `<meta name="bpmnlite-user" content="demo">`, `<script type="module" src="js/app.js">`} {
+			if !strings.Contains(page, want) {
+				t.Errorf("the page lacks %s", want)
+			}
+		}
+		if strings.Contains(page, "<script>") {
+			t.Error("the page has an inline script, which its CSP refuses")
+		}
+		for path, contentType := range map[string]string{
+			"/app/js/app.js": "text/javascript", "/app/app.css": "text/css",
+			"/app/vendor/bpmn-js/bpmn-navigated-viewer.production.min.js": "text/javascript",
+			"/app/vendor/form-js/form-viewer.umd.js":                      "text/javascript",
+		} {
+			resp, _ := do("GET", path, nil, "")
+			if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), contentType) || resp.Header.Get("X-Content-Type-Options") != "nosniff" {
+				t.Errorf("GET %s: %d %q", path, resp.StatusCode, resp.Header.Get("Content-Type"))
+			}
+		}
+		// Assets revalidate by ETag and come gzipped to who takes it.
+		first, js := do("GET", "/app/vendor/form-js/form-viewer.umd.js", map[string]string{"Accept-Encoding": "identity"}, "")
+		again, _ := do("GET", "/app/vendor/form-js/form-viewer.umd.js", map[string]string{"If-None-Match": first.Header.Get("ETag"), "Accept-Encoding": "identity"}, "")
+		if first.Header.Get("ETag") == "" || again.StatusCode != http.StatusNotModified || len(js) < 1<<20 {
+			t.Errorf("form-js: %d bytes, ETag %q, revalidated %d, want 304", len(js), first.Header.Get("ETag"), again.StatusCode)
+		}
+		req, _ := http.NewRequest("GET", srv.URL+"/app/vendor/form-js/form-viewer.umd.js", nil)
+		req.SetBasicAuth(user, password)
+		req.Header.Set("Accept-Encoding", "gzip")
+		zipped, err := client.Do(req) // the transport does not unzip what it did not ask for itself
+		if err != nil {
+			t.Fatal(err)
+		}
+		zr, err := gzip.NewReader(zipped.Body)
+		if err != nil {
+			t.Fatalf("gzipped form-js: %v (Content-Encoding %q)", err, zipped.Header.Get("Content-Encoding"))
+		}
+		unzipped, err := io.ReadAll(zr)
+		zipped.Body.Close()
+		if err != nil || string(unzipped) != js || zipped.Header.Get("ETag") == first.Header.Get("ETag") {
+			t.Errorf("gzipped form-js: %v, %d bytes unzipped, ETag %q", err, len(unzipped), zipped.Header.Get("ETag"))
+		}
+		if resp, _ := do("GET", "/app/vendor/", nil, ""); resp.StatusCode != http.StatusNotFound {
+			t.Errorf("GET /app/vendor/: %d, want 404 (no listings)", resp.StatusCode)
+		}
+		if resp, body := do("GET", "/app/api/job-executors", nil, ""); resp.StatusCode != http.StatusOK || strings.TrimSpace(body) != "[]" {
+			t.Errorf("GET /app/api/job-executors without an executor: %d %s, want 200 []", resp.StatusCode, body)
+		}
+		if resp, body := do("GET", "/app/api/jobs/no-such-job/explain", nil, ""); resp.StatusCode != http.StatusNotFound || !strings.Contains(body, "no-such-job") {
+			t.Errorf("explaining an unknown job: %d %s, want 404 naming it", resp.StatusCode, body)
+		}
+		if resp, _ := do("POST", "/app/", nil, ""); resp.StatusCode != http.StatusMethodNotAllowed {
+			t.Errorf("POST /app/: %d, want 405", resp.StatusCode)
+		}
+
+		start := `{"key": "nothing"}`
+		json := map[string]string{"Content-Type": "application/json"}
+		crossSite := map[string]string{"Content-Type": "application/json", "Sec-Fetch-Site": "cross-site", "Origin": "https://evil.example"}
+		if resp, _ := do("POST", "/engine-rest/message", crossSite, start); resp.StatusCode != http.StatusForbidden {
+			t.Errorf("a cross-site POST: %d, want 403", resp.StatusCode)
+		}
+		sameOrigin := map[string]string{"Content-Type": "application/json", "Sec-Fetch-Site": "same-origin", "Origin": srv.URL}
+		for _, h := range []map[string]string{json, sameOrigin} {
+			// Reaches the REST API: no subscription for the message.
+			if resp, body := do("POST", "/engine-rest/message", h, `{"messageName": "nothing"}`); resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, "nothing") {
+				t.Errorf("POST with %v: %d %s, want the REST API's 400", h, resp.StatusCode, body)
+			}
+		}
+		if resp, _ := do("GET", "/engine-rest/process-definition/count", crossSite, ""); resp.StatusCode != http.StatusOK {
+			t.Errorf("a cross-site GET: %d, want 200 (reading is not refused)", resp.StatusCode)
+		}
+	})
+}
+
+// A UI path that is not a folder below / is a programming error, refused
+// at once rather than served somewhere else.
+func TestPathRefused(t *testing.T) {
+	for _, path := range []string{"/", "app/", "//"} {
+		func() {
+			defer func() {
+				if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "Options.Path") {
+					t.Errorf("Path %q: recovered %v, want a panic naming Options.Path", path, r)
+				}
+			}()
+			ui.New(nil, ui.Options{Path: path})
+		}()
+	}
+	ui.New(nil, ui.Options{Path: "/cockpit"}) // a folder, its slash added
+}
