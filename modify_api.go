@@ -56,3 +56,11 @@ func (e *Engine) ModifyProcessInstanceTx(ctx context.Context, t pgx.Tx, id strin
 		return e.rt.ModifyProcessInstance(ctx, pt, id, req)
 	})
 }
+
+// ModifyProcessInstances runs req's instructions on each of the process
+// instances ids, all in one transaction (Camunda's synchronous
+// modification of several instances); each must be an instance of
+// process definition definitionID.
+func (e *Engine) ModifyProcessInstances(ctx context.Context, definitionID string, ids []string, req ModificationRequest) error {
+	return e.rt.ModifyProcessInstances(ctx, nil, definitionID, ids, req)
+}

@@ -441,13 +441,7 @@ func decodeInstructions(name string, ins []startInstruction) (out []bpmnlite.Sta
 			return nil, nil, badRequest("%s[%d]: transitionId and ancestorActivityInstanceId do not apply to startBeforeActivity", name, i)
 		}
 		local := map[string]TypedValue{}
-		for name, v := range in.Variables {
-			if v.Local {
-				local[name] = v.TypedValue
-			} else {
-				global[name] = v.TypedValue
-			}
-		}
+		splitVariables(in.Variables, global, local)
 		lv, err := DecodeVariables(local)
 		if err != nil {
 			return nil, nil, err

@@ -46,6 +46,10 @@ type ModificationInstruction struct {
 	// subprocess's, or the process instance's id) the new path starts
 	// in; without it the innermost enclosing scope with one instance.
 	AncestorActivityInstanceID string
+	// CancelCurrentActiveActivityInstances, for CancelAllForActivity:
+	// only the instances that ran before the modification began are
+	// cancelled, not those its instructions started.
+	CancelCurrentActiveActivityInstances bool
 	// Variables are set from the new path as setVariable does (where
 	// they exist, else on the process instance); LocalVariables on the
 	// execution that enters the activity.
@@ -86,12 +90,25 @@ const modificationReason = "Cancellation due to process instance modification"
 // ModifyProcessInstance runs req's instructions on process instance id, in
 // one transaction (t, when not nil, is the caller's): all apply, or none.
 func (e *Core) ModifyProcessInstance(ctx context.Context, t persistence.Tx, id string, req ModificationRequest) error {
+	return e.ModifyProcessInstances(ctx, t, "", []string{id}, req)
+}
+
+// ModifyProcessInstances runs req's instructions on each of the process
+// instances ids in turn, all in one transaction (Camunda's synchronous
+// modification of several instances); with definitionID, each must be an
+// instance of that process definition.
+func (e *Core) ModifyProcessInstances(ctx context.Context, t persistence.Tx, definitionID string, ids []string, req ModificationRequest) error {
 	return e.command(ctx, t, "modify_process_instance", func(c *command) error {
-		return c.modify(id, req)
+		for _, id := range ids {
+			if err := c.modify(id, definitionID, req); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 }
 
-func (c *command) modify(id string, req ModificationRequest) error {
+func (c *command) modify(id, definitionID string, req ModificationRequest) error {
 	in, err := c.loadInstance(id)
 	if err != nil {
 		return err
@@ -99,16 +116,23 @@ func (c *command) modify(id string, req ModificationRequest) error {
 	if in.root.ID != id {
 		return fmt.Errorf("process instance %q: %w", id, persistence.ErrNotFound)
 	}
+	if definitionID != "" && in.def.ID != definitionID {
+		return fmt.Errorf("process instance %s is an instance of %s, not of process definition %s: %w", id, in.def.ID, definitionID, ErrInvalidInstruction)
+	}
 	if in.root.Suspension == persistence.Suspended {
 		return fmt.Errorf("process instance %s is suspended: %w", id, ErrSuspended)
 	}
 	c.skipCustomListeners, c.skipIoMappings = req.SkipCustomListeners, req.SkipIoMappings
 	c.e.log.Debug("modifying process instance", "instance", id, "instructions", len(req.Instructions), "annotation", req.Annotation)
+	before := map[string]bool{} // the activity and transition instances before the first instruction
+	for _, x := range pathsAt(in, "") {
+		before[instanceKey(x)] = true
+	}
 	for i, ins := range req.Instructions {
 		if in.root.removed {
 			return &ModificationError{i, ins.Type, fmt.Errorf("process instance %s has ended: %w", id, ErrInvalidInstruction)}
 		}
-		if err := c.instruct(in, ins); err != nil {
+		if err := c.instruct(in, ins, before); err != nil {
 			return &ModificationError{i, ins.Type, err}
 		}
 		// Each instruction runs to its wait states before the next, as in
@@ -123,8 +147,9 @@ func (c *command) modify(id string, req ModificationRequest) error {
 	return nil
 }
 
-// instruct runs one instruction on in.
-func (c *command) instruct(in *instance, ins ModificationInstruction) error {
+// instruct runs one instruction on in; before holds the instances (see
+// instanceKey) in ran when the modification began.
+func (c *command) instruct(in *instance, ins ModificationInstruction, before map[string]bool) error {
 	proc := in.def.Process
 	invalid := func(format string, args ...any) error {
 		return fmt.Errorf("%s: %w", fmt.Sprintf(format, args...), ErrInvalidInstruction)
@@ -178,7 +203,7 @@ func (c *command) instruct(in *instance, ins ModificationInstruction) error {
 			return err
 		}
 		for _, x := range pathsAt(in, ins.ActivityID) {
-			if !x.removed {
+			if !x.removed && (!ins.CancelCurrentActiveActivityInstances || before[instanceKey(x)]) {
 				if err := c.cancelPath(x); err != nil {
 					return err
 				}
@@ -214,8 +239,18 @@ func activityInstancePath(in *instance, id string) *execution {
 	return nil
 }
 
-// pathsAt returns the paths of in at activity id: its activity instances
-// (its multi-instance body's) and transition instances, outermost first.
+// instanceKey identifies the activity or transition instance path x runs,
+// whichever execution runs it after compactions.
+func instanceKey(x *execution) string {
+	if x.ActivityInstanceID != "" {
+		return x.ActivityInstanceID
+	}
+	return "transition " + x.ID
+}
+
+// pathsAt returns the paths of in at activity id (at any activity: ""):
+// its activity instances (its multi-instance body's) and transition
+// instances, outermost first.
 func pathsAt(in *instance, id string) []*execution {
 	var out []*execution
 	var walk func(x *execution)
@@ -223,10 +258,12 @@ func pathsAt(in *instance, id string) []*execution {
 		if x.removed {
 			return
 		}
-		if (x.ActivityID == id || x.ActivityID == id+bodySuffix) && !x.isIOScope() && !x.isBodyScope() &&
+		if (id == "" || x.ActivityID == id || x.ActivityID == id+bodySuffix) && x.ActivityID != "" && !x.isIOScope() && !x.isBodyScope() &&
 			(x.ActivityInstanceID != "" || isTransition(x)) {
 			out = append(out, x)
-			return
+			if id != "" {
+				return
+			}
 		}
 		for _, ch := range x.children {
 			walk(ch)
