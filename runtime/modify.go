@@ -124,25 +124,33 @@ func (c *command) modify(id, definitionID string, req ModificationRequest) error
 	}
 	c.skipCustomListeners, c.skipIoMappings = req.SkipCustomListeners, req.SkipIoMappings
 	c.e.log.Debug("modifying process instance", "instance", id, "instructions", len(req.Instructions), "annotation", req.Annotation)
+	if err := c.applyInstructions(in, req.Instructions); err != nil {
+		return err
+	}
+	if root := in.root; !root.removed && root.ActivityID == "" && len(root.activeChildren()) == 0 {
+		return c.deleteInstance(in, modificationReason, persistence.StateExternallyTerminated)
+	}
+	return nil
+}
+
+// applyInstructions runs instructions on in in order, each to its wait
+// states before the next, as in Camunda: the next one sees the activity
+// instances it made. A failure is a *ModificationError.
+func (c *command) applyInstructions(in *instance, instructions []ModificationInstruction) error {
 	before := map[string]bool{} // the activity and transition instances before the first instruction
 	for _, x := range pathsAt(in, "") {
 		before[instanceKey(x)] = true
 	}
-	for i, ins := range req.Instructions {
+	for i, ins := range instructions {
 		if in.root.removed {
-			return &ModificationError{i, ins.Type, fmt.Errorf("process instance %s has ended: %w", id, ErrInvalidInstruction)}
+			return &ModificationError{i, ins.Type, fmt.Errorf("process instance %s has ended: %w", in.root.ID, ErrInvalidInstruction)}
 		}
 		if err := c.instruct(in, ins, before); err != nil {
 			return &ModificationError{i, ins.Type, err}
 		}
-		// Each instruction runs to its wait states before the next, as in
-		// Camunda: the next one sees the activity instances it made.
 		if err := c.run(); err != nil {
 			return &ModificationError{i, ins.Type, err}
 		}
-	}
-	if root := in.root; !root.removed && root.ActivityID == "" && len(root.activeChildren()) == 0 {
-		return c.deleteInstance(in, modificationReason, persistence.StateExternallyTerminated)
 	}
 	return nil
 }
