@@ -33,7 +33,7 @@ example: bpmnlite modify -db orders.db -cancel review -start-before approve 0190
 // instructionFlag appends one kind of instruction to a shared list, so
 // that instructions keep the order of their flags.
 type instructionFlag struct {
-	list *[]bpmnlite.ModificationInstruction
+	list  *[]bpmnlite.ModificationInstruction
 	build func(arg string) bpmnlite.ModificationInstruction
 }
 
@@ -140,4 +140,3 @@ func walkInstances(n *bpmnlite.ActivityInstance, f func(id, activity, kind strin
 		f(tr.ID, tr.ActivityID, "transition")
 	}
 }
-
