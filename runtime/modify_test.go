@@ -341,3 +341,117 @@ func TestModifyConcurrentCancelCompacts(t *testing.T) {
 		}
 	})
 }
+
+// testStartBeforeTaskInsideSubprocess with the subprocess running: the
+// new path joins its scope concurrently; cancelling one of the two
+// inside keeps the subprocess, cancelling the subprocess instance takes
+// both.
+func TestModifyInsideRunningSubprocess(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.Deploy("subprocess", modificationModel)
+		pi := e.Start("subprocess", nil)
+		e.Complete(pi, "task1", nil)
+		e.wantShape(pi, "subprocess[subProcess[subProcessTask]]")
+		e.modify(pi, startBefore("subProcessTask"))
+		e.wantShape(pi, "subprocess[subProcess[subProcessTask,subProcessTask]]")
+		first := e.activityTree(pi).Children[0].Children[0].ID
+		e.modify(pi, cancelInstance(first))
+		e.wantShape(pi, "subprocess[subProcess[subProcessTask]]")
+		if n := len(e.Jobs(pi)); n != 1 {
+			t.Errorf("jobs %d, want the subprocess's timer", n)
+		}
+		e.modify(pi, startBefore("subProcessTask"), cancelInstance(e.instanceAt(pi, "subProcess")), startBefore("task1"))
+		e.wantShape(pi, "subprocess[task1]")
+		if xs := e.Executions(pi, ""); len(xs) != 1 {
+			t.Errorf("executions %d, want the process instance only", len(xs))
+		}
+	})
+}
+
+// Boundary events of a started activity and event subprocesses of an
+// entered scope are armed; an input/output mapped activity is
+// cancelled and started with or without its mappings.
+func TestModifyArmsEventsAndMappings(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.Deploy("p", enginetest.Defs(`<message id="m" name="interrupt"/>`, enginetest.Executable("p", `<startEvent id="s"/>
+			<userTask id="a"/><endEvent id="e"/>
+			<userTask id="guarded"/>
+			<boundaryEvent id="late" attachedToRef="guarded"><timerEventDefinition><timeDuration>PT1H</timeDuration></timerEventDefinition></boundaryEvent>
+			<subProcess id="sub"><startEvent id="subStart"/><userTask id="inner"/>
+			  <subProcess id="esp" triggeredByEvent="true"><startEvent id="espStart"><messageEventDefinition messageRef="m"/></startEvent>
+			    <userTask id="handle"/>`+enginetest.Chain("espStart", "handle")+`</subProcess>
+			  `+enginetest.Chain("subStart", "inner")+`</subProcess>
+			<userTask id="mapped"><extensionElements><camunda:inputOutput>
+			  <camunda:inputParameter name="in">${missing}</camunda:inputParameter>
+			  <camunda:outputParameter name="out">done</camunda:outputParameter></camunda:inputOutput></extensionElements></userTask>`,
+			enginetest.Chain("s", "a", "e"), enginetest.Chain("late", "e"))))
+		pi := e.Start("p", nil)
+		e.modify(pi, startBefore("guarded"))
+		if js := e.Jobs(pi); len(js) != 1 || js[0].ActivityID != "late" {
+			t.Errorf("jobs %+v, want the boundary timer of guarded", js)
+		}
+		e.modify(pi, startBefore("inner"))
+		e.wantShape(pi, "p[a,guarded,sub[inner]]")
+		if subs := e.SubsOf(pi); len(subs) != 1 || subs[0].ActivityID != "espStart" {
+			t.Errorf("subscriptions %+v, want the event subprocess's message start", subs)
+		}
+		e.Correlate("interrupt", pi, nil)
+		e.wantShape(pi, "p[a,guarded,sub[esp[handle]]]")
+
+		// The input mapping fails (unknown variable): the whole
+		// modification is refused; skipping the mappings starts it.
+		err := e.Eng.ModifyProcessInstance(e.Ctx, pi, bpmnlite.ModificationRequest{Instructions: []bpmnlite.ModificationInstruction{
+			{Type: bpmnlite.CancelAllForActivity, ActivityID: "a"}, startBefore("mapped")}})
+		var me *bpmnlite.ModificationError
+		if !errors.As(err, &me) || me.Index != 1 {
+			t.Fatalf("start before a failing input mapping: %v", err)
+		}
+		e.wantShape(pi, "p[a,guarded,sub[esp[handle]]]")
+		if err := e.Eng.ModifyProcessInstance(e.Ctx, pi, bpmnlite.ModificationRequest{SkipIoMappings: true,
+			Instructions: []bpmnlite.ModificationInstruction{startBefore("mapped")}}); err != nil {
+			t.Fatal(err)
+		}
+		e.wantShape(pi, "p[a,guarded,mapped,sub[esp[handle]]]")
+		e.modify(pi, cancelInstance(e.instanceAt(pi, "mapped")))
+		e.wantShape(pi, "p[a,guarded,sub[esp[handle]]]")
+		if v := e.Var(pi, "out"); v != nil {
+			t.Errorf("a cancelled activity mapped its output: %v", v)
+		}
+		e.modify(pi, bpmnlite.ModificationInstruction{Type: bpmnlite.CancelAllForActivity, ActivityID: "sub"},
+			bpmnlite.ModificationInstruction{Type: bpmnlite.CancelAllForActivity, ActivityID: "guarded"})
+		if js, subs := e.Jobs(pi), e.SubsOf(pi); len(js)+len(subs) != 0 {
+			t.Errorf("left after the cancellations: jobs %+v, subscriptions %+v", js, subs)
+		}
+		e.wantShape(pi, "p[a]")
+	})
+}
+
+// Multi-instance: a start before the activity starts its body; the
+// body's instance cancels whole; one inner instance among others is
+// refused.
+func TestModifyMultiInstance(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.Deploy("p", enginetest.Defs(enginetest.Executable("p", `<startEvent id="s"/><userTask id="a"/>
+			<userTask id="mi"><multiInstanceLoopCharacteristics><loopCardinality>3</loopCardinality></multiInstanceLoopCharacteristics></userTask>
+			<endEvent id="e"/>`, enginetest.Chain("s", "a", "mi", "e"))))
+		pi := e.Start("p", nil)
+		e.modify(pi, startBefore("mi"))
+		e.wantShape(pi, "p[a,mi#multiInstanceBody[mi,mi,mi]]")
+		inner := e.activityTree(pi)
+		var innerID string
+		for _, n := range inner.Children {
+			if n.ActivityID == "mi#multiInstanceBody" {
+				innerID = n.Children[0].ID
+			}
+		}
+		err := e.Eng.ModifyProcessInstance(e.Ctx, pi, bpmnlite.ModificationRequest{Instructions: []bpmnlite.ModificationInstruction{cancelInstance(innerID)}})
+		if !errors.Is(err, bpmnlite.ErrInvalidInstruction) {
+			t.Errorf("cancel one inner instance: %v", err)
+		}
+		e.modify(pi, cancelInstance(e.instanceAt(pi, "mi#multiInstanceBody")))
+		e.wantShape(pi, "p[a]")
+		if got := e.TaskKeys(pi); got != "a" {
+			t.Errorf("tasks %s", got)
+		}
+	})
+}
