@@ -286,11 +286,19 @@ func pathsAt(in *instance, id string) []*execution {
 // path for later instructions (modify ends it if none starts one).
 func (c *command) cancelPath(x *execution) error {
 	for {
-		if x.parent != nil && x.parent.isBodyScope() && len(x.parent.activeChildren()) > 1 {
-			// The body's counters and completion condition would need
-			// updating: not supported.
-			return fmt.Errorf("%s is an inner instance of multi-instance activity %q with others running; cancel the multi-instance body's instance: %w",
-				x, x.ActivityID, ErrInvalidInstruction)
+		if body := x.parent; body != nil && body.isBodyScope() && len(body.activeChildren()) > 1 {
+			// One inner instance of several (parallel) goes, as Camunda's
+			// destroyInnerInstance: the body counts one active less and
+			// completes when the others are done.
+			if err := c.cancel(x, modificationReason); err != nil {
+				return err
+			}
+			active, err := intVar(body, varNrOfActiveInstances)
+			if err != nil {
+				return err
+			}
+			c.touch(body)
+			return body.setLocal(varNrOfActiveInstances, active-1)
 		}
 		scope := x.scope()
 		if x.IsConcurrent && len(scope.activeChildren()) > 1 {

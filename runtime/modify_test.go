@@ -426,9 +426,8 @@ func TestModifyArmsEventsAndMappings(t *testing.T) {
 	})
 }
 
-// Multi-instance: a start before the activity starts its body; the
-// body's instance cancels whole; one inner instance among others is
-// refused.
+// Multi-instance: a start before the activity starts its body; one
+// inner instance cancels alone, the body's instance whole.
 func TestModifyMultiInstance(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		e.Deploy("p", enginetest.Defs(enginetest.Executable("p", `<startEvent id="s"/><userTask id="a"/>
@@ -444,10 +443,22 @@ func TestModifyMultiInstance(t *testing.T) {
 				innerID = n.Children[0].ID
 			}
 		}
-		err := e.Eng.ModifyProcessInstance(e.Ctx, pi, bpmnlite.ModificationRequest{Instructions: []bpmnlite.ModificationInstruction{cancelInstance(innerID)}})
-		if !errors.Is(err, bpmnlite.ErrInvalidInstruction) {
-			t.Errorf("cancel one inner instance: %v", err)
+		// testCancelInnerActivityParallelTasks: one inner instance goes;
+		// the body completes when the others are done.
+		e.modify(pi, cancelInstance(innerID))
+		e.wantShape(pi, "p[a,mi#multiInstanceBody[mi,mi]]")
+		for _, task := range e.Tasks(pi) {
+			if task.TaskDefinitionKey == "mi" {
+				if err := e.Eng.CompleteTask(e.Ctx, task.ID, nil); err != nil {
+					t.Fatal(err)
+				}
+			}
 		}
+		e.wantShape(pi, "p[a]")
+		if hs := e.HistoryAt(pi, "e"); len(hs) != 1 {
+			t.Errorf("end event reached %d times, want once after the body", len(hs))
+		}
+		e.modify(pi, startBefore("mi"))
 		e.modify(pi, cancelInstance(e.instanceAt(pi, "mi#multiInstanceBody")))
 		e.wantShape(pi, "p[a]")
 		if got := e.TaskKeys(pi); got != "a" {
