@@ -561,6 +561,9 @@ func TestRESTRestart(t *testing.T) {
 			t.Fatalf("restarted at after: tasks %v", tasks)
 		}
 		pi := field(tasks[0], "processInstanceId").(string)
+		if got := a.ok(http.StatusOK, "GET", "/history/process-instance/"+pi, nil); field(got, "restartedProcessInstanceId") != ended {
+			t.Errorf("restarted instance's history: %v, want restartedProcessInstanceId %s", got, ended)
+		}
 		if got := a.ok(http.StatusOK, "GET", "/process-instance/"+pi, nil); field(got, "businessKey") != "bk" {
 			t.Errorf("restarted instance: %v, want business key bk", got)
 		}

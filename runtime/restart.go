@@ -120,6 +120,9 @@ func (c *command) restart(def *Definition, old string, req RestartRequest) (stri
 	if err != nil {
 		return "", err
 	}
+	if h, err := c.cc.Get(persistence.HistoricProcessInstanceTable, in.root.ID); err == nil { // none below history level activity
+		h.(*persistence.HistoricProcessInstance).RestartedProcessInstanceID = old
+	}
 	if err := c.applyInstructions(in, req.Instructions); err != nil {
 		return "", err
 	}

@@ -50,6 +50,12 @@ func TestRestartProcessInstance(t *testing.T) {
 		if err != nil || len(ids) != 2 {
 			t.Fatalf("restart: %v %v", ids, err)
 		}
+		for i, old := range []string{completed, cancelled} {
+			hs, err := e.Eng.HistoricProcessInstances(e.Ctx, bpmnlite.HistoricProcessInstanceQuery{ID: ids[i]})
+			if err != nil || len(hs) != 1 || hs[0].RestartedProcessInstanceID != old {
+				t.Errorf("restarted %d: history %+v %v, want restarted from %s", i, hs, err, old)
+			}
+		}
 		for i, want := range []string{"last", "initial"} {
 			if got := e.TaskKeys(ids[i]); got != "userTask1,userTask2" {
 				t.Errorf("restarted %d: tasks %s", i, got)
