@@ -466,3 +466,36 @@ func TestModifyMultiInstance(t *testing.T) {
 		}
 	})
 }
+
+// testStartBeforeNoneEndEvent, testStartBeforeWithAncestorInstanceIdTwoScopesUp
+// and testStartBeforeEventSubProcess: an end event ends a path (and the
+// instance when it was its only one: completed); an ancestor two scopes
+// up gets the scope between created; an event subprocess started by
+// hand runs without interrupting.
+func TestModifyEndEventsAncestorsAndEventSubprocess(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.Deploy("p", enginetest.Defs(`<message id="m" name="never"/>`, enginetest.Executable("p", `<startEvent id="s"/><userTask id="a"/><endEvent id="e"/>
+			<subProcess id="outer"><startEvent id="os"/><userTask id="outerTask"/>
+			  <subProcess id="inner"><startEvent id="is"/><userTask id="innerTask"/>`+enginetest.Chain("is", "innerTask")+`</subProcess>
+			  `+enginetest.Chain("os", "outerTask")+`</subProcess>
+			<subProcess id="esp" triggeredByEvent="true"><startEvent id="espStart"><messageEventDefinition messageRef="m"/></startEvent>
+			  <userTask id="handle"/>`+enginetest.Chain("espStart", "handle")+`</subProcess>`,
+			enginetest.Chain("s", "a", "e"))))
+		pi := e.Start("p", nil)
+		e.modify(pi, startBefore("e"))
+		e.wantShape(pi, "p[a]")
+		e.modify(pi, startBefore("outerTask"))
+		in := startBefore("innerTask")
+		in.AncestorActivityInstanceID = e.instanceAt(pi, "outer")
+		e.modify(pi, in)
+		e.wantShape(pi, "p[a,outer[inner[innerTask],outerTask]]")
+		e.modify(pi, startBefore("esp"))
+		e.wantShape(pi, "p[a,esp[handle],outer[inner[innerTask],outerTask]]")
+		e.modify(pi, bpmnlite.ModificationInstruction{Type: bpmnlite.CancelAllForActivity, ActivityID: "outer"},
+			bpmnlite.ModificationInstruction{Type: bpmnlite.CancelAllForActivity, ActivityID: "esp"},
+			cancelInstance(e.instanceAt(pi, "a")), startBefore("e"))
+		if !e.Ended(pi) || e.State(pi) != persistence.StateCompleted {
+			t.Errorf("ended %v, state %s; want completed by the end event", e.Ended(pi), e.State(pi))
+		}
+	})
+}
