@@ -499,3 +499,41 @@ func TestModifyEndEventsAncestorsAndEventSubprocess(t *testing.T) {
 		}
 	})
 }
+
+// ModificationExecutionSyncTest: several instances in one transaction;
+// one of another definition refuses them all. Cancelling a call
+// activity deletes the instance it called.
+func TestModifySeveralInstancesAndCallActivity(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.Deploy("subprocess", modificationModel)
+		e.Deploy("caller", enginetest.Defs(enginetest.Executable("caller", `<startEvent id="s"/>
+			<callActivity id="call" calledElement="subprocess"/><endEvent id="e"/>`, enginetest.Chain("s", "call", "e"))))
+		one, two := e.Start("subprocess", nil), e.Start("subprocess", nil)
+		caller := e.Start("caller", nil)
+		def := e.Instances("subprocess")[0].ProcessDefinitionID
+		err := e.Eng.ModifyProcessInstances(e.Ctx, def, []string{one, caller}, bpmnlite.ModificationRequest{
+			Instructions: []bpmnlite.ModificationInstruction{startBefore("task2")}})
+		if !errors.Is(err, bpmnlite.ErrInvalidInstruction) {
+			t.Fatalf("modify an instance of another definition: %v", err)
+		}
+		e.wantShape(one, "subprocess[task1]")
+		if err := e.Eng.ModifyProcessInstances(e.Ctx, def, []string{one, two}, bpmnlite.ModificationRequest{
+			Instructions: []bpmnlite.ModificationInstruction{startBefore("task2"),
+				{Type: bpmnlite.CancelAllForActivity, ActivityID: "task1"}}}); err != nil {
+			t.Fatal(err)
+		}
+		e.wantShape(one, "subprocess[task2]")
+		e.wantShape(two, "subprocess[task2]")
+
+		called := ""
+		for _, h := range e.Instances("subprocess") {
+			if h.SuperProcessInstanceID == caller {
+				called = h.ID
+			}
+		}
+		e.modify(caller, startBefore("e"), bpmnlite.ModificationInstruction{Type: bpmnlite.CancelAllForActivity, ActivityID: "call"})
+		if !e.Ended(called) || !e.Ended(caller) {
+			t.Errorf("called instance ended %v, caller ended %v; want both", e.Ended(called), e.Ended(caller))
+		}
+	})
+}
