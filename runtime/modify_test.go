@@ -537,3 +537,41 @@ func TestModifySeveralInstancesAndCallActivity(t *testing.T) {
 		}
 	})
 }
+
+// A modification racing the job it cancels: one of the two wins whole.
+// Either the job ran (the path moved on to task2, the cancellation finds
+// no transition instance) or the modification did (the job is gone, its
+// execution fails); never both, never half.
+func TestModifyRacesJob(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.Deploy("p", enginetest.Defs(enginetest.Executable("p", `<startEvent id="s"/>
+			<serviceTask id="async" camunda:asyncBefore="true" camunda:expression="${true}"/><userTask id="after"/>`,
+			enginetest.Chain("s", "async", "after"))))
+		for range 5 {
+			pi := e.Start("p", nil)
+			job := e.OneJob(pi)
+			tr := e.activityTree(pi).Transitions[0].ID
+			errs := make(chan error, 2)
+			go func() { errs <- e.Eng.ExecuteJob(e.Ctx, job.ID) }()
+			go func() {
+				errs <- e.Eng.ModifyProcessInstance(e.Ctx, pi, bpmnlite.ModificationRequest{Instructions: []bpmnlite.ModificationInstruction{
+					{Type: bpmnlite.CancelTransitionInstance, TransitionInstanceID: tr}, startBefore("after")}})
+			}()
+			failed := 0
+			for range 2 {
+				if err := <-errs; err != nil {
+					failed++
+				}
+			}
+			if failed != 1 {
+				t.Errorf("%d of the two failed, want exactly one", failed)
+			}
+			if got := e.TaskKeys(pi); got != "after" {
+				t.Errorf("tasks %q, want after once", got)
+			}
+			if js := e.Jobs(pi); len(js) != 0 {
+				t.Errorf("jobs left %d", len(js))
+			}
+		}
+	})
+}
