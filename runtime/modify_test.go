@@ -179,6 +179,12 @@ func TestModifyCancelAndStartInOneCall(t *testing.T) {
 		if e.State(pi) != persistence.StateCompleted {
 			t.Errorf("state %s", e.State(pi))
 		}
+
+		// The tree's root is the process instance: cancelling it cancels
+		// everything, a start after it keeps the instance.
+		pi = e.Start("subprocess", nil)
+		e.modify(pi, startBefore("subProcessTask"), cancelInstance(pi), startBefore("task2"))
+		e.wantShape(pi, "subprocess[task2]")
 	})
 }
 
