@@ -167,6 +167,9 @@ func (c *command) instruct(in *instance, ins ModificationInstruction, before map
 			return nil, invalid("activityId is required")
 		}
 		a := proc.Activity(ins.ActivityID)
+		if body := proc.Activity(stripBody(ins.ActivityID)); a == nil && isBodyID(ins.ActivityID) && body != nil && body.MultiInstance != nil {
+			a = body // "a#multiInstanceBody": a start enters the body, as for "a"
+		}
 		if a == nil {
 			return nil, invalid("activity %q does not exist in process %q", ins.ActivityID, in.def.Key)
 		}

@@ -440,7 +440,7 @@ func TestModifyMultiInstance(t *testing.T) {
 			<userTask id="mi"><multiInstanceLoopCharacteristics><loopCardinality>3</loopCardinality></multiInstanceLoopCharacteristics></userTask>
 			<endEvent id="e"/>`, enginetest.Chain("s", "a", "mi", "e"))))
 		pi := e.Start("p", nil)
-		e.modify(pi, startBefore("mi"))
+		e.modify(pi, startBefore("mi#multiInstanceBody"))
 		e.wantShape(pi, "p[a,mi#multiInstanceBody[mi,mi,mi]]")
 		inner := e.activityTree(pi)
 		var innerID string
