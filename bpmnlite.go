@@ -38,7 +38,13 @@ type (
 	JobExecutorConfig = config.JobExecutor
 	// MetricsConfig says how the engine reports its meters (Config.Metrics).
 	MetricsConfig = config.Metrics
+	// BatchConfig says how batches split their items into jobs
+	// (Config.Batches).
+	BatchConfig = config.Batches
 )
+
+// DefaultBatchPollInterval is Config.Batches.PollInterval's default.
+const DefaultBatchPollInterval = config.DefaultBatchPollInterval
 
 // HistoryLevel is how much history an engine writes (Config.History.Level).
 type HistoryLevel = config.HistoryLevel

@@ -43,6 +43,7 @@ func (h *Handler) routes() {
 	h.variableRoutes()
 	h.variableInstanceRoutes()
 	h.metricsRoutes()
+	h.batchRoutes()
 	h.openAPIRoute()
 	h.mux.HandleFunc("/", h.notServed)
 }
