@@ -125,16 +125,9 @@ type DeleteProcessInstancesRequest struct {
 // DeleteProcessInstancesAsync deletes process instances in a batch.
 func (e *Engine) DeleteProcessInstancesAsync(ctx context.Context, req DeleteProcessInstancesRequest) (*Batch, error) {
 	ids, err := e.batchItems(ctx, req.IDs, func(add func(...string)) error {
-		if req.Query != nil {
-			rows, err := e.Instances(ctx, *req.Query)
-			if err != nil {
-				return err
-			}
-			for _, r := range rows {
-				add(r.ID)
-			}
-		}
-		return e.addHistoricInstances(ctx, req.HistoricQuery, add)
+		more, err := e.instanceIDs(ctx, nil, req.Query, req.HistoricQuery)
+		add(more...)
+		return err
 	})
 	if err != nil {
 		return nil, err
@@ -158,7 +151,9 @@ type DeleteHistoricProcessInstancesRequest struct {
 // instances in a batch; a running instance among them fails its job.
 func (e *Engine) DeleteHistoricProcessInstancesAsync(ctx context.Context, req DeleteHistoricProcessInstancesRequest) (*Batch, error) {
 	ids, err := e.batchItems(ctx, req.IDs, func(add func(...string)) error {
-		return e.addHistoricInstances(ctx, req.Query, add)
+		more, err := e.instanceIDs(ctx, nil, nil, req.Query)
+		add(more...)
+		return err
 	})
 	if err != nil {
 		return nil, err
@@ -167,11 +162,15 @@ func (e *Engine) DeleteHistoricProcessInstancesAsync(ctx context.Context, req De
 }
 
 // JobRetriesRequest selects jobs whose retries a batch sets: the union of
-// IDs and of what Query selects.
+// IDs, of what Query selects, and of the jobs of ProcessInstanceIDs and of
+// the instances the instance queries select.
 type JobRetriesRequest struct {
-	IDs     []string
-	Query   *JobQuery
-	Retries int
+	IDs                []string
+	Query              *JobQuery
+	ProcessInstanceIDs []string
+	InstanceQuery      *InstanceQuery
+	HistoricQuery      *HistoricProcessInstanceQuery
+	Retries            int
 	// SetDueDate also sets each job's due date to DueDate (nil: due at
 	// once), as Camunda's dueDate of a retries update.
 	SetDueDate bool
@@ -185,14 +184,27 @@ func (e *Engine) SetJobRetriesAsync(ctx context.Context, req JobRetriesRequest) 
 		return nil, errors.New("retries must not be negative")
 	}
 	ids, err := e.batchItems(ctx, req.IDs, func(add func(...string)) error {
-		if req.Query == nil {
-			return nil
+		instances, err := e.instanceIDs(ctx, req.ProcessInstanceIDs, req.InstanceQuery, req.HistoricQuery)
+		if err != nil {
+			return err
 		}
-		jobs, err := e.Jobs(ctx, *req.Query)
-		for _, j := range jobs {
-			add(j.ID)
+		var queries []JobQuery
+		if len(instances) > 0 {
+			queries = append(queries, JobQuery{ProcessInstanceIDs: instances})
 		}
-		return err
+		if req.Query != nil {
+			queries = append(queries, *req.Query)
+		}
+		for _, q := range queries {
+			jobs, err := e.Jobs(ctx, q)
+			if err != nil {
+				return err
+			}
+			for _, j := range jobs {
+				add(j.ID)
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, err
@@ -224,21 +236,11 @@ func (e *Engine) SetExternalTaskRetriesAsync(ctx context.Context, req ExternalTa
 		return nil, errors.New("the number of retries cannot be negative")
 	}
 	ids, err := e.batchItems(ctx, req.IDs, func(add func(...string)) error {
-		instances := append([]string{}, req.ProcessInstanceIDs...)
-		collect := func(ids ...string) { instances = append(instances, ids...) }
-		if req.InstanceQuery != nil {
-			rows, err := e.Instances(ctx, *req.InstanceQuery)
-			if err != nil {
-				return err
-			}
-			for _, r := range rows {
-				collect(r.ID)
-			}
-		}
-		if err := e.addHistoricInstances(ctx, req.HistoricQuery, collect); err != nil {
+		instances, err := e.instanceIDs(ctx, req.ProcessInstanceIDs, req.InstanceQuery, req.HistoricQuery)
+		if err != nil {
 			return err
 		}
-		queries := []ExternalTaskQuery{}
+		var queries []ExternalTaskQuery
 		if len(instances) > 0 {
 			queries = append(queries, ExternalTaskQuery{ProcessInstanceIDs: instances})
 		}
@@ -262,17 +264,29 @@ func (e *Engine) SetExternalTaskRetriesAsync(ctx context.Context, req ExternalTa
 	return e.rt.CreateBatch(ctx, BatchSetExternalTaskRetries, ids, runtime.RetriesParams{Retries: req.Retries}, runtime.BatchOptions{})
 }
 
-// addHistoricInstances adds the ids of the instances q selects (none
-// when nil).
-func (e *Engine) addHistoricInstances(ctx context.Context, q *HistoricProcessInstanceQuery, add func(...string)) error {
-	if q == nil {
-		return nil
+// instanceIDs are ids and those of the running instances q and the
+// instances in history hq select (each query when not nil).
+func (e *Engine) instanceIDs(ctx context.Context, ids []string, q *InstanceQuery, hq *HistoricProcessInstanceQuery) ([]string, error) {
+	out := append([]string{}, ids...)
+	if q != nil {
+		rows, err := e.Instances(ctx, *q)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rows {
+			out = append(out, r.ID)
+		}
 	}
-	rows, err := persistence.List(ctx, e.db, q.Query())
-	for _, r := range rows {
-		add(r.ID)
+	if hq != nil {
+		rows, err := persistence.List(ctx, e.db, hq.Query())
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rows {
+			out = append(out, r.ID)
+		}
 	}
-	return err
+	return out, nil
 }
 
 // batchItems is ids and what more adds, each once, in that order; none

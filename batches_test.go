@@ -10,6 +10,7 @@ import (
 	"github.com/bpmnlite/bpmnlite/internal/enginetest"
 	"github.com/bpmnlite/bpmnlite/internal/harness"
 	"github.com/bpmnlite/bpmnlite/internal/testdb"
+	"github.com/bpmnlite/bpmnlite/persistence"
 )
 
 // The batch tests follow Camunda's BatchStatisticsQueryTest,
@@ -140,6 +141,23 @@ func TestBatchDeleteProcessInstances(t *testing.T) {
 
 func ptr[T any](v T) *T { return &v }
 
+// acquirable is how many jobs a job executor's acquisition would lock
+// now (it locks them in a transaction it rolls back).
+func (e *env) acquirable() int {
+	e.T.Helper()
+	tx, err := harness.Store(e.Eng).Begin(e.Ctx, false)
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback(e.Ctx) }()
+	now := e.Clock.Now()
+	jobs, err := persistence.AcquireJobs(e.Ctx, tx, persistence.AcquireParams{Now: now, LockOwner: "probe", LockUntil: now.Add(time.Minute), Limit: 100})
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	return len(jobs)
+}
+
 // An execution job that fails is retried and then has an incident on
 // the batch job, which the statistics count as failed; deleting the
 // batch with cascade removes its jobs, incident and history.
@@ -207,6 +225,9 @@ func TestBatchSuspendActivateDelete(t *testing.T) {
 		if n, _ := e.Eng.Count(e.Ctx, bpmnlite.BatchQuery{Suspended: ptr(true)}); n != 1 {
 			t.Fatalf("suspended batches: %d, want 1", n)
 		}
+		if n := e.acquirable(); n != 0 {
+			t.Fatalf("jobs acquired while the batch is suspended: %d, want 0", n)
+		}
 		if n, err := e.Eng.ExecuteDueJobs(e.Ctx, 100); err != nil || n != 0 {
 			t.Fatalf("due jobs run while the batch is suspended: %d, %v", n, err)
 		}
@@ -218,6 +239,9 @@ func TestBatchSuspendActivateDelete(t *testing.T) {
 		}
 		if n, _ := e.Eng.Count(e.Ctx, bpmnlite.BatchQuery{Suspended: ptr(false)}); n != 1 {
 			t.Fatalf("active batches: %d, want 1", n)
+		}
+		if n := e.acquirable(); n != len(pis)+1 {
+			t.Fatalf("jobs acquired once the batch is active again: %d, want %d", n, len(pis)+1)
 		}
 		if err := e.Eng.ExecuteJob(e.Ctx, e.batchJobs(b.BatchJobDefinitionID)[0].ID); err != nil {
 			t.Fatal(err)
@@ -261,9 +285,12 @@ func TestBatchRetriesAndHistoricDeletion(t *testing.T) {
 			t.Fatal(err)
 		}
 		due := e.Clock.Now().Add(time.Hour)
-		b, err := e.Eng.SetJobRetriesAsync(e.Ctx, bpmnlite.JobRetriesRequest{Query: &bpmnlite.JobQuery{NoRetriesLeft: true}, Retries: 4, SetDueDate: true, DueDate: &due})
+		b, err := e.Eng.SetJobRetriesAsync(e.Ctx, bpmnlite.JobRetriesRequest{Query: &bpmnlite.JobQuery{NoRetriesLeft: true}, ProcessInstanceIDs: []string{pi}, Retries: 4, SetDueDate: true, DueDate: &due})
 		if err != nil {
 			t.Fatal(err)
+		}
+		if b.TotalJobs != 1 {
+			t.Fatalf("the job selected twice makes %d jobs, want 1", b.TotalJobs)
 		}
 		runBatch(t, e, b)
 		jobs, _ := e.Eng.Jobs(e.Ctx, bpmnlite.JobQuery{ProcessInstanceID: pi})

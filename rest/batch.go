@@ -98,39 +98,9 @@ func (h *Handler) batchRoutes() {
 			return h.eng.DeleteHistoricProcessInstancesAsync(r.Context(), req)
 		})
 	})
-	h.handle("POST /job/retries", func(w http.ResponseWriter, r *http.Request) error {
-		var body struct {
-			retriesBody
-			IDs   []string                   `json:"jobIds"`
-			Query map[string]json.RawMessage `json:"jobQuery"`
-		}
-		if err := readJSON(r, &body); err != nil {
-			return err
-		}
-		retries, err := body.retries()
-		if err != nil {
-			return err
-		}
-		req := bpmnlite.JobRetriesRequest{IDs: body.IDs, Retries: retries}
-		if body.DueDate != nil {
-			req.SetDueDate = true
-			var s *string
-			if err := json.Unmarshal(body.DueDate, &s); err != nil {
-				return badRequest("dueDate: want a date or null: %v", err)
-			}
-			if s != nil {
-				t, err := parseTime(*s)
-				if err != nil {
-					return badRequest("dueDate: %v", err)
-				}
-				req.DueDate = &t
-			}
-		}
-		if req.Query, err = nestedQuery[bpmnlite.JobQuery](body.Query, "/job"); err != nil {
-			return err
-		}
-		return writeBatch(w, "jobIds", func() (*bpmnlite.Batch, error) { return h.eng.SetJobRetriesAsync(r.Context(), req) })
-	})
+	h.handle("POST /job/retries", h.setJobRetriesAsync)
+	h.handle("POST /process-instance/job-retries", h.setJobRetriesAsync)
+	h.handle("POST /process-instance/job-retries-historic-query-based", h.setJobRetriesAsync)
 	h.handle("POST /external-task/retries-async", func(w http.ResponseWriter, r *http.Request) error {
 		req, err := readExternalTaskRetries(r)
 		if err != nil {
@@ -138,6 +108,53 @@ func (h *Handler) batchRoutes() {
 		}
 		return writeBatch(w, "externalTaskIds", func() (*bpmnlite.Batch, error) { return h.eng.SetExternalTaskRetriesAsync(r.Context(), req) })
 	})
+}
+
+// setJobRetriesAsync sets the retries of jobs in a batch: by ids and a
+// job query (POST /job/retries), and by the process instances they
+// belong to (POST /process-instance/job-retries and its form for a
+// historic query).
+func (h *Handler) setJobRetriesAsync(w http.ResponseWriter, r *http.Request) error {
+	var body struct {
+		retriesBody
+		IDs                []string                   `json:"jobIds"`
+		Query              map[string]json.RawMessage `json:"jobQuery"`
+		ProcessInstanceIDs []string                   `json:"processInstances"`
+		InstanceQuery      map[string]json.RawMessage `json:"processInstanceQuery"`
+		HistoricQuery      map[string]json.RawMessage `json:"historicProcessInstanceQuery"`
+	}
+	if err := readJSON(r, &body); err != nil {
+		return err
+	}
+	retries, err := body.retries()
+	if err != nil {
+		return err
+	}
+	req := bpmnlite.JobRetriesRequest{IDs: body.IDs, ProcessInstanceIDs: body.ProcessInstanceIDs, Retries: retries}
+	if body.DueDate != nil {
+		req.SetDueDate = true
+		var s *string
+		if err := json.Unmarshal(body.DueDate, &s); err != nil {
+			return badRequest("dueDate: want a date or null: %v", err)
+		}
+		if s != nil {
+			t, err := parseTime(*s)
+			if err != nil {
+				return badRequest("dueDate: %v", err)
+			}
+			req.DueDate = &t
+		}
+	}
+	if req.Query, err = nestedQuery[bpmnlite.JobQuery](body.Query, "/job"); err != nil {
+		return err
+	}
+	if req.InstanceQuery, err = nestedQuery[bpmnlite.InstanceQuery](body.InstanceQuery, "/process-instance"); err != nil {
+		return err
+	}
+	if req.HistoricQuery, err = nestedQuery[bpmnlite.HistoricProcessInstanceQuery](body.HistoricQuery, "/history/process-instance"); err != nil {
+		return err
+	}
+	return writeBatch(w, "jobIds", func() (*bpmnlite.Batch, error) { return h.eng.SetJobRetriesAsync(r.Context(), req) })
 }
 
 // deleteInstancesAsync deletes process instances in a batch (POST

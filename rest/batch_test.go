@@ -113,6 +113,9 @@ func TestRESTBatches(t *testing.T) {
 		a.wantError(http.StatusBadRequest, "skipIoMappings", "POST", "/process-instance/delete", map[string]any{"processInstanceIds": []string{"x"}, "skipIoMappings": true})
 		a.wantError(http.StatusBadRequest, "deleteReason", "POST", "/history/process-instance/delete", map[string]any{"historicProcessInstanceIds": []string{"x"}, "deleteReason": "r"})
 		a.wantError(http.StatusBadRequest, "jobIds is empty", "POST", "/job/retries", map[string]any{"retries": 1, "jobQuery": map[string]any{"processInstanceId": "none"}})
+		a.wantError(http.StatusBadRequest, "jobIds is empty", "POST", "/process-instance/job-retries", map[string]any{"retries": 1, "processInstances": []string{"none"}})
+		a.wantError(http.StatusBadRequest, "jobIds is empty", "POST", "/process-instance/job-retries-historic-query-based",
+			map[string]any{"retries": 1, "historicProcessInstanceQuery": map[string]any{"processDefinitionKey": "none"}})
 		a.wantError(http.StatusBadRequest, "sortBy", "GET", "/batch?sortBy=type&sortOrder=asc", nil)
 		a.wantError(http.StatusBadRequest, "suspended", "GET", "/batch?suspended=maybe", nil)
 

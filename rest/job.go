@@ -14,7 +14,7 @@ import (
 // The job resource.
 
 // jobJSON is a job as Camunda's REST API shows it.
-var jobJSON = newShape[bpmnlite.Job](`id jobDefinitionId? processInstanceId? processDefinitionId processDefinitionKey
+var jobJSON = newShape[bpmnlite.Job](`id jobDefinitionId? processInstanceId? processDefinitionId? processDefinitionKey?
 	executionId? exceptionMessage? failedActivityId? retries dueDate suspended() priority tenantId? createTime batchId:null`)
 
 // jobRoutes: jobs: queries, retries, due dates, priorities, suspension,
