@@ -382,7 +382,11 @@ func TestBatchTwoNodes(t *testing.T) {
 		if err := x.Start(t.Context()); err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { _ = x.Stop(t.Context()) })
+		t.Cleanup(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			_ = x.Stop(ctx)
+		})
 	}
 	harness.WaitFor(t, "the batch to end", time.Minute, func() bool {
 		c, err := engA.Count(t.Context(), bpmnlite.BatchQuery{})
@@ -400,4 +404,36 @@ func TestBatchTwoNodes(t *testing.T) {
 	if ended != n {
 		t.Fatalf("ended instances in history: %d, want %d", ended, n)
 	}
+}
+
+// On each backend, a job executor runs a batch to its end by itself: the
+// seed job in several runs, the execution jobs, the monitor's looks.
+func TestBatchRunsOnTheJobExecutor(t *testing.T) {
+	cfg := bpmnlite.Config{Batches: bpmnlite.BatchConfig{InvocationsPerBatchJob: 3, JobsPerSeed: 4, PollInterval: 20 * time.Millisecond}}
+	harness.EachBackendRealTime(t, cfg, func(t *testing.T, he *harness.Env) {
+		e := &env{he}
+		e.Deploy("wait", waitModel)
+		pis := e.StartN("wait", 40)
+		b, err := e.Eng.DeleteProcessInstancesAsync(e.Ctx, bpmnlite.DeleteProcessInstancesRequest{IDs: pis, FailIfNotExists: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.StartExecutor(bpmnlite.JobExecutorConfig{})
+		harness.WaitFor(t, "the batch to end", time.Minute, func() bool {
+			n, err := e.Eng.Count(e.Ctx, bpmnlite.BatchQuery{})
+			return err == nil && n == 0
+		})
+		if n, _ := e.Eng.Count(e.Ctx, bpmnlite.InstanceQuery{}); n != 0 {
+			t.Fatalf("%d instances left", n)
+		}
+		seeds, _ := e.Eng.Count(e.Ctx, bpmnlite.JobLogQuery{JobDefinitionID: b.SeedJobDefinitionID, Event: "succeeded"})
+		runs, _ := e.Eng.Count(e.Ctx, bpmnlite.JobLogQuery{JobDefinitionID: b.BatchJobDefinitionID, Event: "succeeded"})
+		if seeds != 4 || runs != 14 {
+			t.Fatalf("seed runs %d, execution jobs %d; want 4 (14 jobs, 4 a run), 14 (40 items, 3 a job)", seeds, runs)
+		}
+		hb, _ := e.Eng.HistoricBatches(e.Ctx, bpmnlite.HistoricBatchQuery{ID: b.ID})
+		if len(hb) != 1 || hb[0].EndTime == nil {
+			t.Fatalf("history of the batch: %+v", hb)
+		}
+	})
 }
