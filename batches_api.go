@@ -32,6 +32,7 @@ const (
 	BatchHistoricInstanceDeletion = runtime.BatchHistoricInstanceDeletion
 	BatchSetJobRetries            = runtime.BatchSetJobRetries
 	BatchSetExternalTaskRetries   = runtime.BatchSetExternalTaskRetries
+	BatchUpdateSuspensionState    = runtime.BatchUpdateSuspensionState
 )
 
 // ErrNoBatchItems: a batch was asked for without any item (no ids, and
@@ -124,16 +125,33 @@ type DeleteProcessInstancesRequest struct {
 
 // DeleteProcessInstancesAsync deletes process instances in a batch.
 func (e *Engine) DeleteProcessInstancesAsync(ctx context.Context, req DeleteProcessInstancesRequest) (*Batch, error) {
-	ids, err := e.batchItems(ctx, req.IDs, func(add func(...string)) error {
-		more, err := e.instanceIDs(ctx, nil, req.Query, req.HistoricQuery)
-		add(more...)
-		return err
-	})
+	ids, err := e.instanceItems(ctx, req.IDs, req.Query, req.HistoricQuery)
 	if err != nil {
 		return nil, err
 	}
 	return e.rt.CreateBatch(ctx, BatchInstanceDeletion, ids, runtime.DeleteInstancesParams{DeleteOptions: DeleteOptions{Reason: req.Reason,
 		SkipCustomListeners: req.SkipCustomListeners, SkipSubprocesses: req.SkipSubprocesses}, FailIfNotExists: req.FailIfNotExists}, runtime.BatchOptions{})
+}
+
+// InstancesSuspensionRequest selects process instances a batch suspends
+// (or activates): the union of IDs and of what the queries select.
+type InstancesSuspensionRequest struct {
+	IDs           []string
+	Query         *InstanceQuery
+	HistoricQuery *HistoricProcessInstanceQuery
+	// Suspend suspends them; false activates them.
+	Suspend bool
+}
+
+// SuspendProcessInstancesAsync suspends or activates process instances in
+// a batch (Camunda's updateProcessInstanceSuspensionState ... suspendAsync
+// and activateAsync); an instance that ended meanwhile is skipped.
+func (e *Engine) SuspendProcessInstancesAsync(ctx context.Context, req InstancesSuspensionRequest) (*Batch, error) {
+	ids, err := e.instanceItems(ctx, req.IDs, req.Query, req.HistoricQuery)
+	if err != nil {
+		return nil, err
+	}
+	return e.rt.CreateBatch(ctx, BatchUpdateSuspensionState, ids, runtime.SuspensionParams{Suspended: req.Suspend}, runtime.BatchOptions{})
 }
 
 // DeleteHistoricProcessInstancesRequest selects ended process instances
@@ -150,11 +168,7 @@ type DeleteHistoricProcessInstancesRequest struct {
 // DeleteHistoricProcessInstancesAsync deletes the history of ended process
 // instances in a batch; a running instance among them fails its job.
 func (e *Engine) DeleteHistoricProcessInstancesAsync(ctx context.Context, req DeleteHistoricProcessInstancesRequest) (*Batch, error) {
-	ids, err := e.batchItems(ctx, req.IDs, func(add func(...string)) error {
-		more, err := e.instanceIDs(ctx, nil, nil, req.Query)
-		add(more...)
-		return err
-	})
+	ids, err := e.instanceItems(ctx, req.IDs, nil, req.Query)
 	if err != nil {
 		return nil, err
 	}
@@ -287,6 +301,16 @@ func (e *Engine) instanceIDs(ctx context.Context, ids []string, q *InstanceQuery
 		}
 	}
 	return out, nil
+}
+
+// instanceItems are the process instances ids, q and hq select, as a
+// batch's items.
+func (e *Engine) instanceItems(ctx context.Context, ids []string, q *InstanceQuery, hq *HistoricProcessInstanceQuery) ([]string, error) {
+	return e.batchItems(ctx, ids, func(add func(...string)) error {
+		more, err := e.instanceIDs(ctx, nil, q, hq)
+		add(more...)
+		return err
+	})
 }
 
 // batchItems is ids and what more adds, each once, in that order; none

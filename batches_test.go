@@ -437,3 +437,21 @@ func TestBatchRunsOnTheJobExecutor(t *testing.T) {
 		}
 	})
 }
+
+// Process instances suspended and activated again in batches.
+func TestBatchSuspendProcessInstances(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.Deploy("wait", waitModel)
+		pis := e.StartN("wait", 3)
+		for _, suspend := range []bool{true, false} {
+			b, err := e.Eng.SuspendProcessInstancesAsync(e.Ctx, bpmnlite.InstancesSuspensionRequest{IDs: pis[:1], Query: &bpmnlite.InstanceQuery{ProcessDefinitionKey: "wait"}, Suspend: suspend})
+			if err != nil || b.Type != bpmnlite.BatchUpdateSuspensionState || b.TotalJobs != 3 {
+				t.Fatalf("suspension batch: %+v, %v", b, err)
+			}
+			runBatch(t, e, b)
+			if n, _ := e.Eng.Count(e.Ctx, bpmnlite.InstanceQuery{Suspended: suspend, Active: !suspend}); n != 3 {
+				t.Fatalf("instances suspended=%v after the batch: %d, want 3", suspend, n)
+			}
+		}
+	})
+}

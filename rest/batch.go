@@ -80,6 +80,23 @@ func (h *Handler) batchRoutes() {
 
 	h.handle("POST /process-instance/delete", h.deleteInstancesAsync)
 	h.handle("POST /process-instance/delete-historic-query-based", h.deleteInstancesAsync)
+	h.handle("POST /process-instance/suspended-async", func(w http.ResponseWriter, r *http.Request) error {
+		var body struct {
+			Suspended     bool                       `json:"suspended"`
+			IDs           []string                   `json:"processInstanceIds"`
+			Query         map[string]json.RawMessage `json:"processInstanceQuery"`
+			HistoricQuery map[string]json.RawMessage `json:"historicProcessInstanceQuery"`
+		}
+		if err := readJSON(r, &body); err != nil {
+			return err
+		}
+		req := bpmnlite.InstancesSuspensionRequest{IDs: body.IDs, Suspend: body.Suspended}
+		var err error
+		if req.Query, req.HistoricQuery, err = instanceQueries(body.Query, body.HistoricQuery); err != nil {
+			return err
+		}
+		return writeBatch(w, "processInstanceIds", func() (*bpmnlite.Batch, error) { return h.eng.SuspendProcessInstancesAsync(r.Context(), req) })
+	})
 	h.handle("POST /history/process-instance/delete", func(w http.ResponseWriter, r *http.Request) error {
 		var body struct {
 			IDs             []string                   `json:"historicProcessInstanceIds"`
@@ -148,10 +165,7 @@ func (h *Handler) setJobRetriesAsync(w http.ResponseWriter, r *http.Request) err
 	if req.Query, err = nestedQuery[bpmnlite.JobQuery](body.Query, "/job"); err != nil {
 		return err
 	}
-	if req.InstanceQuery, err = nestedQuery[bpmnlite.InstanceQuery](body.InstanceQuery, "/process-instance"); err != nil {
-		return err
-	}
-	if req.HistoricQuery, err = nestedQuery[bpmnlite.HistoricProcessInstanceQuery](body.HistoricQuery, "/history/process-instance"); err != nil {
+	if req.InstanceQuery, req.HistoricQuery, err = instanceQueries(body.InstanceQuery, body.HistoricQuery); err != nil {
 		return err
 	}
 	return writeBatch(w, "jobIds", func() (*bpmnlite.Batch, error) { return h.eng.SetJobRetriesAsync(r.Context(), req) })
@@ -178,10 +192,7 @@ func (h *Handler) deleteInstancesAsync(w http.ResponseWriter, r *http.Request) e
 	req := bpmnlite.DeleteProcessInstancesRequest{IDs: body.IDs, Reason: body.Reason,
 		SkipCustomListeners: body.SkipCustomListeners, SkipSubprocesses: body.SkipSubprocesses}
 	var err error
-	if req.Query, err = nestedQuery[bpmnlite.InstanceQuery](body.Query, "/process-instance"); err != nil {
-		return err
-	}
-	if req.HistoricQuery, err = nestedQuery[bpmnlite.HistoricProcessInstanceQuery](body.HistoricQuery, "/history/process-instance"); err != nil {
+	if req.Query, req.HistoricQuery, err = instanceQueries(body.Query, body.HistoricQuery); err != nil {
 		return err
 	}
 	return writeBatch(w, "processInstanceIds", func() (*bpmnlite.Batch, error) { return h.eng.DeleteProcessInstancesAsync(r.Context(), req) })
@@ -199,6 +210,18 @@ func writeBatch(w http.ResponseWriter, ids string, create func() (*bpmnlite.Batc
 	}
 	writeJSON(w, http.StatusOK, batchJSON.of(b))
 	return nil
+}
+
+// instanceQueries are the process instance query and the historic one
+// of a body's processInstanceQuery and historicProcessInstanceQuery
+// members (each nil when absent).
+func instanceQueries(q, hq map[string]json.RawMessage) (*bpmnlite.InstanceQuery, *bpmnlite.HistoricProcessInstanceQuery, error) {
+	running, err := nestedQuery[bpmnlite.InstanceQuery](q, "/process-instance")
+	if err != nil {
+		return nil, nil, err
+	}
+	history, err := nestedQuery[bpmnlite.HistoricProcessInstanceQuery](hq, "/history/process-instance")
+	return running, history, err
 }
 
 // nestedQuery is the query a body member holds, as the POST form of

@@ -119,6 +119,20 @@ func TestRESTBatches(t *testing.T) {
 		a.wantError(http.StatusBadRequest, "sortBy", "GET", "/batch?sortBy=type&sortOrder=asc", nil)
 		a.wantError(http.StatusBadRequest, "suspended", "GET", "/batch?suspended=maybe", nil)
 
+		// Instances suspended in a batch.
+		running := field(a.ok(http.StatusOK, "POST", "/process-definition/key/one/start", map[string]any{}), "id").(string)
+		b = a.ok(http.StatusOK, "POST", "/process-instance/suspended-async", map[string]any{"processInstanceIds": []string{running}, "suspended": true}).(map[string]any)
+		if b["type"] != "instance-update-suspension-state" {
+			t.Errorf("suspension batch type = %v", b["type"])
+		}
+		if _, err := a.eng.ExecuteDueJobs(t.Context(), 10); err != nil {
+			t.Fatal(err)
+		}
+		if n := field(a.ok(http.StatusOK, "GET", "/process-instance/count?suspended=true", nil), "count"); n != 1.0 {
+			t.Errorf("suspended instances after the batch: %v, want 1", n)
+		}
+		a.ok(http.StatusNoContent, "DELETE", "/process-instance/"+running, nil)
+
 		// The history of ended instances, in a batch.
 		for range 2 {
 			pi := field(a.ok(http.StatusOK, "POST", "/process-definition/key/one/start", map[string]any{}), "id").(string)

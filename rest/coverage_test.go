@@ -22,7 +22,6 @@ var coveredGroups = regexp.MustCompile(`^(GET|POST|PUT|DELETE) /(engine|version|
 // work: batches (the asynchronous forms) and modification.
 var leftOutOfCount = map[string]string{
 	"POST /process-instance/message-async":             "a batch",
-	"POST /process-instance/suspended-async":           "a batch",
 	"POST /process-instance/variables-async":           "a batch",
 	"POST /process-instance/{}/modification":           "modification",
 	"POST /process-instance/{}/modification-async":     "modification, a batch",

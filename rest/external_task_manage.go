@@ -100,10 +100,7 @@ func readExternalTaskRetries(r *http.Request) (bpmnlite.ExternalTaskRetriesReque
 	if req.Query, err = nestedQuery[bpmnlite.ExternalTaskQuery](body.ExternalTaskQuery, "/external-task"); err != nil {
 		return req, err
 	}
-	if req.InstanceQuery, err = nestedQuery[bpmnlite.InstanceQuery](body.ProcessInstanceQuery, "/process-instance"); err != nil {
-		return req, err
-	}
-	req.HistoricQuery, err = nestedQuery[bpmnlite.HistoricProcessInstanceQuery](body.HistoricProcessInstanceQuery, "/history/process-instance")
+	req.InstanceQuery, req.HistoricQuery, err = instanceQueries(body.ProcessInstanceQuery, body.HistoricProcessInstanceQuery)
 	return req, err
 }
 

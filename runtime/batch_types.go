@@ -20,6 +20,7 @@ const (
 	BatchHistoricInstanceDeletion = "historic-instance-deletion"
 	BatchSetJobRetries            = "set-job-retries"
 	BatchSetExternalTaskRetries   = "set-external-task-retries"
+	BatchUpdateSuspensionState    = "instance-update-suspension-state"
 )
 
 // DeleteInstancesParams are the parameters of an instance-deletion batch.
@@ -43,6 +44,12 @@ type RetriesParams struct {
 	Retries    int        `json:"retries"`
 	DueDate    *time.Time `json:"dueDate,omitempty"`
 	DueDateSet bool       `json:"dueDateSet,omitempty"`
+}
+
+// SuspensionParams are the parameters of an
+// instance-update-suspension-state batch.
+type SuspensionParams struct {
+	Suspended bool `json:"suspended"`
 }
 
 func init() {
@@ -85,6 +92,13 @@ func init() {
 			return fmt.Errorf("Cannot find external task with id %s: %w", id, err)
 		}
 		return c.setExternalTaskRetries(ent.(*persistence.ExternalTask), p.Retries)
+	}))
+	registerBatchType(BatchUpdateSuspensionState, batchRun(func(c *command, p SuspensionParams, id string) error {
+		err := c.e.suspendInstance(c.cc, id, p.Suspended)
+		if errors.Is(err, persistence.ErrNotFound) {
+			return nil // ended meanwhile: nothing to suspend
+		}
+		return err
 	}))
 }
 
