@@ -33,6 +33,7 @@ const (
 	BatchSetJobRetries            = runtime.BatchSetJobRetries
 	BatchSetExternalTaskRetries   = runtime.BatchSetExternalTaskRetries
 	BatchUpdateSuspensionState    = runtime.BatchUpdateSuspensionState
+	BatchHistoricDecisionDeletion = runtime.BatchHistoricDecisionDeletion
 )
 
 // ErrNoBatchItems: a batch was asked for without any item (no ids, and
@@ -173,6 +174,33 @@ func (e *Engine) DeleteHistoricProcessInstancesAsync(ctx context.Context, req De
 		return nil, err
 	}
 	return e.rt.CreateBatch(ctx, BatchHistoricInstanceDeletion, ids, runtime.DeleteHistoryParams{FailIfNotExists: req.FailIfNotExists}, runtime.BatchOptions{})
+}
+
+// DeleteHistoricDecisionInstancesRequest selects decision evaluations
+// whose history a batch deletes (with their inputs and outputs): the
+// union of IDs and of what Query selects.
+type DeleteHistoricDecisionInstancesRequest struct {
+	IDs   []string
+	Query *HistoricDecisionInstanceQuery
+}
+
+// DeleteHistoricDecisionInstancesAsync deletes the history of decision
+// evaluations in a batch.
+func (e *Engine) DeleteHistoricDecisionInstancesAsync(ctx context.Context, req DeleteHistoricDecisionInstancesRequest) (*Batch, error) {
+	ids, err := e.batchItems(ctx, req.IDs, func(add func(...string)) error {
+		if req.Query == nil {
+			return nil
+		}
+		rows, err := e.HistoricDecisionInstances(ctx, *req.Query)
+		for _, r := range rows {
+			add(r.ID)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return e.rt.CreateBatch(ctx, BatchHistoricDecisionDeletion, ids, nil, runtime.BatchOptions{})
 }
 
 // JobRetriesRequest selects jobs whose retries a batch sets: the union of

@@ -455,3 +455,35 @@ func TestBatchSuspendProcessInstances(t *testing.T) {
 		}
 	})
 }
+
+// The history of decision evaluations deleted in a batch, with its inputs
+// and outputs.
+func TestBatchDeleteHistoricDecisionInstances(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		if _, err := e.Eng.Deploy(e.Ctx, bpmnlite.DeployRequest{Name: "dish", Resources: []bpmnlite.Resource{{Name: "dish.dmn", Bytes: []byte(enginetest.DishDMN)}}}); err != nil {
+			t.Fatal(err)
+		}
+		for _, month := range []int{1, 7} {
+			if _, err := e.Eng.EvaluateDecisionByKey(e.Ctx, "dish", map[string]any{"month": month, "guests": 2}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		all, err := e.Eng.HistoricDecisionInstances(e.Ctx, bpmnlite.HistoricDecisionInstanceQuery{})
+		if err != nil || len(all) != 4 { // dish and the season it requires, twice
+			t.Fatalf("decision history: %d rows, %v; want 4", len(all), err)
+		}
+		b, err := e.Eng.DeleteHistoricDecisionInstancesAsync(e.Ctx, bpmnlite.DeleteHistoricDecisionInstancesRequest{
+			Query: &bpmnlite.HistoricDecisionInstanceQuery{DecisionDefinitionKey: "dish"}})
+		if err != nil || b.TotalJobs != 2 {
+			t.Fatalf("decision history batch: %+v, %v", b, err)
+		}
+		runBatch(t, e, b)
+		left, _ := e.Eng.HistoricDecisionInstances(e.Ctx, bpmnlite.HistoricDecisionInstanceQuery{})
+		if len(left) != 2 || left[0].DecisionDefinitionKey != "season" || left[1].DecisionDefinitionKey != "season" {
+			t.Fatalf("decision history after the batch: %+v, want the two season evaluations", left)
+		}
+		if in, _ := e.Eng.HistoricDecisionInputs(e.Ctx, []string{all[0].ID, all[1].ID, all[2].ID, all[3].ID}); len(in) != 2 {
+			t.Fatalf("inputs left: %d, want the season's two", len(in))
+		}
+	})
+}

@@ -115,6 +115,23 @@ func (h *Handler) batchRoutes() {
 			return h.eng.DeleteHistoricProcessInstancesAsync(r.Context(), req)
 		})
 	})
+	h.handle("POST /history/decision-instance/delete", func(w http.ResponseWriter, r *http.Request) error {
+		var body struct {
+			IDs   []string                   `json:"historicDecisionInstanceIds"`
+			Query map[string]json.RawMessage `json:"historicDecisionInstanceQuery"`
+		}
+		if err := readJSON(r, &body); err != nil {
+			return err
+		}
+		req := bpmnlite.DeleteHistoricDecisionInstancesRequest{IDs: body.IDs}
+		var err error
+		if req.Query, err = nestedQuery[bpmnlite.HistoricDecisionInstanceQuery](body.Query, "/history/decision-instance"); err != nil {
+			return err
+		}
+		return writeBatch(w, "historicDecisionInstanceIds", func() (*bpmnlite.Batch, error) {
+			return h.eng.DeleteHistoricDecisionInstancesAsync(r.Context(), req)
+		})
+	})
 	h.handle("POST /job/retries", h.setJobRetriesAsync)
 	h.handle("POST /process-instance/job-retries", h.setJobRetriesAsync)
 	h.handle("POST /process-instance/job-retries-historic-query-based", h.setJobRetriesAsync)

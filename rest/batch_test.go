@@ -116,6 +116,9 @@ func TestRESTBatches(t *testing.T) {
 		a.wantError(http.StatusBadRequest, "jobIds is empty", "POST", "/process-instance/job-retries", map[string]any{"retries": 1, "processInstances": []string{"none"}})
 		a.wantError(http.StatusBadRequest, "jobIds is empty", "POST", "/process-instance/job-retries-historic-query-based",
 			map[string]any{"retries": 1, "historicProcessInstanceQuery": map[string]any{"processDefinitionKey": "none"}})
+		a.wantError(http.StatusBadRequest, "historicDecisionInstanceIds is empty", "POST", "/history/decision-instance/delete",
+			map[string]any{"historicDecisionInstanceQuery": map[string]any{"decisionDefinitionKey": "none"}})
+		a.wantError(http.StatusBadRequest, "deleteReason", "POST", "/history/decision-instance/delete", map[string]any{"historicDecisionInstanceIds": []string{"x"}, "deleteReason": "r"})
 		a.wantError(http.StatusBadRequest, "sortBy", "GET", "/batch?sortBy=type&sortOrder=asc", nil)
 		a.wantError(http.StatusBadRequest, "suspended", "GET", "/batch?suspended=maybe", nil)
 

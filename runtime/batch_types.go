@@ -21,6 +21,7 @@ const (
 	BatchSetJobRetries            = "set-job-retries"
 	BatchSetExternalTaskRetries   = "set-external-task-retries"
 	BatchUpdateSuspensionState    = "instance-update-suspension-state"
+	BatchHistoricDecisionDeletion = "historic-decision-instance-deletion"
 )
 
 // DeleteInstancesParams are the parameters of an instance-deletion batch.
@@ -100,6 +101,11 @@ func init() {
 		}
 		return err
 	}))
+	// A job's decision instances in one statement per table.
+	registerBatchType(BatchHistoricDecisionDeletion, func(c *command, _ json.RawMessage, ids []string) error {
+		c.cc.Write(persistence.RemoveDecisionHistory(ids)...)
+		return nil
+	})
 }
 
 // batchRun is a batch handler that decodes the batch's parameters into P
