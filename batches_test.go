@@ -81,6 +81,9 @@ func TestBatchDeleteProcessInstances(t *testing.T) {
 			t.Fatalf("batch = %+v", b)
 		}
 		e.wantProgress(b.ID, 4, 0, 0)
+		if bs, err := e.Eng.Batches(e.Ctx, bpmnlite.BatchQuery{}); err != nil || len(bs) != 1 || bs[0].Configuration != "" || bs[0].ID != b.ID {
+			t.Fatalf("batches listed: %+v, %v; want the batch, without its items", bs, err)
+		}
 		if err := e.runOnly("first seed", b.SeedJobDefinitionID); err != nil {
 			t.Fatal(err)
 		}
