@@ -184,3 +184,13 @@ func RemoveBatchHistory(batchID string, jobDefinitionIDs []string) []Write {
 	}
 	return ws
 }
+
+// SetInstanceRemovalTime gives a process instance's history the time it
+// may be removed (nil: kept), or with hierarchy every instance of the
+// hierarchy whose root is rootID.
+func SetInstanceRemovalTime(id, rootID string, hierarchy bool, at *time.Time) Write {
+	if hierarchy {
+		return newWrite("UPDATE hist_process_instance SET removal_time = $1, rev = rev + 1 WHERE root_process_instance_id = $2", at, rootID)
+	}
+	return newWrite("UPDATE hist_process_instance SET removal_time = $1, rev = rev + 1 WHERE id = $2", at, id)
+}

@@ -26,7 +26,6 @@ var leftOutOfCount = map[string]string{
 	"POST /process-instance/{}/modification":           "modification",
 	"POST /process-instance/{}/modification-async":     "modification, a batch",
 	"POST /process-definition/{}/restart-async":        "a batch",
-	"POST /history/process-instance/set-removal-time":  "a batch",
 	"POST /history/decision-instance/set-removal-time": "a batch",
 }
 
