@@ -10,9 +10,11 @@ import (
 )
 
 // The batch types that change no model: deletion of process instances and
-// of their history, and retries of jobs and external tasks (Camunda's
-// Batch.TYPE_... names). Each execution job does its items in one
-// transaction: one failing item fails the job, which is retried whole.
+// of their history (and of decision evaluations'), suspension of
+// instances, removal times of their history, and retries of jobs and
+// external tasks (Camunda's Batch.TYPE_... names). Each execution job does
+// its items in one transaction: one failing item fails the job, which is
+// retried whole.
 
 // Batch types, Camunda's names.
 const (
