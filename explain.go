@@ -65,8 +65,10 @@ func (e *Engine) ExplainJob(ctx context.Context, id string) ([]JobCondition, err
 			suspended = append(suspended, "process instance "+j.ProcessInstanceID)
 		}
 	}
-	if ds, err := e.ProcessDefinitions(ctx, DefinitionQuery{ID: j.ProcessDefinitionID}); err == nil && len(ds) == 1 && ds[0].Suspension != 1 {
-		suspended = append(suspended, "process definition "+j.ProcessDefinitionID)
+	if j.ProcessDefinitionID != "" { // a batch's jobs and the history cleanup have none
+		if ds, err := e.ProcessDefinitions(ctx, DefinitionQuery{ID: j.ProcessDefinitionID}); err == nil && len(ds) == 1 && ds[0].Suspension != 1 {
+			suspended = append(suspended, "process definition "+j.ProcessDefinitionID)
+		}
 	}
 	if j.JobDefinitionID != "" {
 		if jds, err := e.JobDefinitions(ctx, j.ProcessDefinitionID, j.ActivityID); err == nil {
