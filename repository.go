@@ -2,9 +2,7 @@ package bpmnlite
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -156,51 +154,25 @@ func (e *Engine) processOf(ctx context.Context, definitionID string) (*ProcessDe
 }
 
 // RestartRequest restarts ended process instances of a process
-// definition: each starts anew at the activities of Instructions, with the
-// variables it had when it ended and its business key (unless
+// definition (listed, or selected by a historic query): each starts anew
+// where Instructions say (start before or after an activity, start a
+// sequence flow), with the variables it had when it ended (or, with
+// InitialVariables, those it started with) and its business key (unless
 // WithoutBusinessKey).
-type RestartRequest struct {
-	ProcessInstanceIDs []string
-	Instructions       []StartInstruction
-	// Variables are set on each instance, over those it had.
-	Variables          map[string]any
-	WithoutBusinessKey bool
-}
+type RestartRequest = runtime.RestartRequest
 
 // ErrCannotRestart is a process instance that cannot be restarted: not
 // ended, or of another process definition.
-var ErrCannotRestart = errors.New("process instance cannot be restarted")
+var ErrCannotRestart = runtime.ErrCannotRestart
 
 // RestartProcessInstances restarts process instances of a process
 // definition from history, all in one transaction, as Camunda's restart,
 // and returns the new instances' ids. An instance not in history is
 // ErrNotFound; one still running or of another definition
-// ErrCannotRestart.
+// ErrCannotRestart; an instruction that does not apply a
+// *ModificationError.
 func (e *Engine) RestartProcessInstances(ctx context.Context, definitionID string, req RestartRequest) ([]string, error) {
-	starts := make([]StartRequest, len(req.ProcessInstanceIDs))
-	for i, id := range req.ProcessInstanceIDs {
-		hs, err := e.HistoricProcessInstances(ctx, HistoricProcessInstanceQuery{ID: id})
-		h, err := only(hs, err, "historic process instance", id)
-		switch {
-		case err != nil:
-			return nil, err
-		case h.EndTime == nil:
-			return nil, fmt.Errorf("%w: Historic process instance '%s' cannot be restarted. It is not completed or terminated.", ErrCannotRestart, id)
-		case h.ProcessDefinitionID != definitionID:
-			return nil, fmt.Errorf("%w: Historic process instance '%s' cannot be restarted. Its process definition '%s' does not match given process definition '%s'",
-				ErrCannotRestart, id, h.ProcessDefinitionID, definitionID)
-		}
-		vars, err := e.Variables(ctx, id)
-		if err != nil {
-			return nil, err
-		}
-		maps.Copy(vars, req.Variables)
-		starts[i] = StartRequest{DefinitionID: definitionID, Variables: vars, Instructions: req.Instructions}
-		if !req.WithoutBusinessKey {
-			starts[i].BusinessKey = h.BusinessKey
-		}
-	}
-	return e.rt.StartAll(ctx, nil, starts)
+	return e.rt.RestartProcessInstances(ctx, nil, definitionID, req)
 }
 
 // SuspendProcessDefinitions suspends (suspend) or activates process

@@ -460,6 +460,9 @@ type HistoricProcessInstance struct {
 	ProcessDefinitionVersion int
 	// TenantID is its process definition's tenant ("": none).
 	TenantID string
+	// RestartedProcessInstanceID is the ended instance this one was
+	// restarted from ("": none).
+	RestartedProcessInstanceID string
 }
 
 // Incident states in history.

@@ -561,6 +561,9 @@ func TestRESTRestart(t *testing.T) {
 			t.Fatalf("restarted at after: tasks %v", tasks)
 		}
 		pi := field(tasks[0], "processInstanceId").(string)
+		if got := a.ok(http.StatusOK, "GET", "/history/process-instance/"+pi, nil); field(got, "restartedProcessInstanceId") != ended {
+			t.Errorf("restarted instance's history: %v, want restartedProcessInstanceId %s", got, ended)
+		}
 		if got := a.ok(http.StatusOK, "GET", "/process-instance/"+pi, nil); field(got, "businessKey") != "bk" {
 			t.Errorf("restarted instance: %v, want business key bk", got)
 		}
@@ -578,8 +581,45 @@ func TestRESTRestart(t *testing.T) {
 		a.wantError(http.StatusBadRequest, "Historic process instance cannot be found", "POST", restart, map[string]any{"processInstanceIds": []string{"nope"}, "instructions": at("after")})
 		a.wantError(http.StatusBadRequest, "Restart instructions cannot be empty", "POST", restart, map[string]any{"processInstanceIds": []string{ended}})
 		a.wantError(http.StatusBadRequest, "Process instance ids cannot be empty", "POST", restart, map[string]any{"instructions": at("after")})
-		a.wantError(http.StatusBadRequest, "initialVariables", "POST", restart, map[string]any{"processInstanceIds": []string{ended}, "instructions": at("after"), "initialVariables": true})
-		a.wantError(http.StatusBadRequest, "historicProcessInstanceQuery", "POST", restart, map[string]any{"historicProcessInstanceQuery": map[string]any{}, "instructions": at("after")})
+		a.wantError(http.StatusBadRequest, "Process instance ids cannot be empty", "POST", restart,
+			map[string]any{"historicProcessInstanceQuery": map[string]any{"processInstanceId": "nope"}, "instructions": at("after")})
+		a.wantError(http.StatusBadRequest, "a restart starts activities or transitions only", "POST", restart,
+			map[string]any{"processInstanceIds": []string{ended}, "instructions": []any{map[string]any{"type": "cancel", "activityId": "after"}}})
+		a.wantError(http.StatusBadRequest, `activity "nope" does not exist`, "POST", restart,
+			map[string]any{"processInstanceIds": []string{ended}, "instructions": at("nope")})
+
+		// The initial set of variables or the last; by a historic query;
+		// after an activity or on a transition.
+		changed := start()
+		a.ok(http.StatusNoContent, "POST", "/process-instance/"+changed+"/variables", map[string]any{"modifications": map[string]any{
+			"amount": map[string]any{"value": 7, "type": "Integer"}}})
+		a.ok(http.StatusNoContent, "DELETE", "/process-instance/"+changed, nil)
+		amountAt := func(body map[string]any) any {
+			t.Helper()
+			before := map[any]bool{}
+			for _, p := range a.ok(http.StatusOK, "GET", "/process-instance?processDefinitionId="+def, nil).([]any) {
+				before[field(p, "id")] = true
+			}
+			a.ok(http.StatusNoContent, "POST", restart, body)
+			for _, p := range a.ok(http.StatusOK, "GET", "/process-instance?processDefinitionId="+def, nil).([]any) {
+				if id := field(p, "id"); !before[id] {
+					if n := len(a.ok(http.StatusOK, "GET", "/task?taskDefinitionKey=after&processInstanceId="+id.(string), nil).([]any)); n != 1 {
+						t.Errorf("restarted instance %v: %d tasks at after, want 1", id, n)
+					}
+					return field(a.ok(http.StatusOK, "GET", "/process-instance/"+id.(string)+"/variables/amount", nil), "value")
+				}
+			}
+			t.Fatalf("no new instance after POST %s %v", restart, body)
+			return nil
+		}
+		if v := amountAt(map[string]any{"processInstanceIds": []string{changed}, "initialVariables": true,
+			"instructions": []any{map[string]any{"type": "startAfterActivity", "activityId": "work"}}}); v != float64(3) {
+			t.Errorf("restart with the initial variables: amount %v, want 3", v)
+		}
+		if v := amountAt(map[string]any{"historicProcessInstanceQuery": map[string]any{"processInstanceId": changed}, "skipCustomListeners": true, "skipIoMappings": true,
+			"instructions": []any{map[string]any{"type": "startTransition", "transitionId": "f2"}}}); v != float64(7) {
+			t.Errorf("restart with the last variables: amount %v, want 7", v)
+		}
 		a.wantError(http.StatusNotFound, "No matching definition with id nope", "POST", "/process-definition/nope/restart", map[string]any{"processInstanceIds": []string{ended}, "instructions": at("after")})
 		// All or none: one bad instance restarts none.
 		before := field(a.ok(http.StatusOK, "GET", "/process-instance/count", nil), "count")

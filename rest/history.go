@@ -20,7 +20,7 @@ var (
 	historicInstanceJSON = newShape[bpmnlite.HistoricProcessInstance](`id businessKey? processDefinitionId processDefinitionKey
 	processDefinitionName? processDefinitionVersion startUserId:null
 	startTime endTime durationInMillis=duration() startActivityId endActivityId? deleteReason? superProcessInstanceId? state tenantId?
-	removalTime rootProcessInstanceId? superCaseInstanceId:null caseInstanceId:null restartedProcessInstanceId:null`)
+	removalTime rootProcessInstanceId? superCaseInstanceId:null caseInstanceId:null restartedProcessInstanceId?`)
 	historicActivityJSON = newShape[bpmnlite.HistoricActivityInstance](`id parentActivityInstanceId activityId activityName? activityType
 	processDefinitionId processInstanceId executionId taskId? calledProcessInstanceId? startTime endTime durationInMillis=duration()
 	canceled calledCaseInstanceId:null tenantId:null`)

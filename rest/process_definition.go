@@ -441,13 +441,7 @@ func decodeInstructions(name string, ins []startInstruction) (out []bpmnlite.Sta
 			return nil, nil, badRequest("%s[%d]: transitionId and ancestorActivityInstanceId do not apply to startBeforeActivity", name, i)
 		}
 		local := map[string]TypedValue{}
-		for name, v := range in.Variables {
-			if v.Local {
-				local[name] = v.TypedValue
-			} else {
-				global[name] = v.TypedValue
-			}
-		}
+		splitVariables(in.Variables, global, local)
 		lv, err := DecodeVariables(local)
 		if err != nil {
 			return nil, nil, err
@@ -462,50 +456,50 @@ func decodeInstructions(name string, ins []startInstruction) (out []bpmnlite.Sta
 // POST /process-definition/{id}/restart.
 func (h *Handler) restart(w http.ResponseWriter, r *http.Request) error {
 	var body struct {
-		ProcessInstanceIDs           []string           `json:"processInstanceIds"`
-		HistoricProcessInstanceQuery json.RawMessage    `json:"historicProcessInstanceQuery"`
-		Instructions                 []startInstruction `json:"instructions"`
-		InitialVariables             bool               `json:"initialVariables"`
-		SkipCustomListeners          bool               `json:"skipCustomListeners"`
-		SkipIoMappings               bool               `json:"skipIoMappings"`
-		WithoutBusinessKey           bool               `json:"withoutBusinessKey"`
+		ProcessInstanceIDs           []string                   `json:"processInstanceIds"`
+		HistoricProcessInstanceQuery map[string]json.RawMessage `json:"historicProcessInstanceQuery"`
+		Instructions                 []modificationInstruction  `json:"instructions"`
+		InitialVariables             bool                       `json:"initialVariables"`
+		SkipCustomListeners          bool                       `json:"skipCustomListeners"`
+		SkipIoMappings               bool                       `json:"skipIoMappings"`
+		WithoutBusinessKey           bool                       `json:"withoutBusinessKey"`
 	}
 	if err := readJSON(r, &body); err != nil {
 		return err
 	}
 	switch {
-	case len(body.HistoricProcessInstanceQuery) > 0 && string(body.HistoricProcessInstanceQuery) != "null":
-		return badRequest("bpmnlite does not support historicProcessInstanceQuery: name the instances in processInstanceIds")
-	case body.InitialVariables:
-		return badRequest("bpmnlite does not support initialVariables: it keeps the variables an instance had when it ended, not its initial ones")
-	case body.SkipCustomListeners:
-		return badRequest("bpmnlite does not support skipCustomListeners=true: the listeners of the restarted instances run")
-	case body.SkipIoMappings:
-		return badRequest("bpmnlite does not support skipIoMappings=true: the mappings of the restarted instances run")
 	case len(body.Instructions) == 0:
 		return badRequest("Restart instructions cannot be empty: instructions is empty")
-	case len(body.ProcessInstanceIDs) == 0:
+	case len(body.ProcessInstanceIDs) == 0 && body.HistoricProcessInstanceQuery == nil:
 		return badRequest("Process instance ids cannot be empty: Process instance ids is empty")
 	}
 	pd, err := definitionByID(h, r)
 	if err != nil {
 		return err
 	}
-	instructions, vars, err := decodeInstructions("instructions", body.Instructions)
-	if err != nil {
-		return err
+	req := bpmnlite.RestartRequest{ProcessInstanceIDs: body.ProcessInstanceIDs, InitialVariables: body.InitialVariables,
+		SkipCustomListeners: body.SkipCustomListeners, SkipIoMappings: body.SkipIoMappings, WithoutBusinessKey: body.WithoutBusinessKey}
+	for i, in := range body.Instructions {
+		ins, err := in.decode(i, false)
+		if err != nil {
+			return err
+		}
+		req.Instructions = append(req.Instructions, ins)
 	}
-	_, err = h.eng.RestartProcessInstances(r.Context(), pd.ID, bpmnlite.RestartRequest{
-		ProcessInstanceIDs: body.ProcessInstanceIDs, Instructions: instructions, Variables: vars, WithoutBusinessKey: body.WithoutBusinessKey})
+	if body.HistoricProcessInstanceQuery != nil {
+		req.HistoricProcessInstanceQuery = &bpmnlite.HistoricProcessInstanceQuery{}
+		if err := bindJSONQuery(body.HistoricProcessInstanceQuery, req.HistoricProcessInstanceQuery, "/history/process-instance"); err != nil {
+			return err
+		}
+	}
+	_, err = h.eng.RestartProcessInstances(r.Context(), pd.ID, req)
 	switch {
 	case isNotFound(err):
 		return badRequest("Historic process instance cannot be found: historicProcessInstanceId is null")
 	case errors.Is(err, bpmnlite.ErrCannotRestart):
 		return &conflict{"ProcessEngineException", strings.TrimPrefix(err.Error(), bpmnlite.ErrCannotRestart.Error()+": ")}
-	case err != nil:
-		return err
 	}
-	return noContent(w)
+	return modified(w, "", err)
 }
 
 // submitForm starts an instance with the form's variables and business

@@ -62,34 +62,42 @@ func (h *Handler) instancesToSuspend(r *http.Request) ([]string, bool, error) {
 		ps, err := h.eng.Instances(r.Context(), bpmnlite.InstanceQuery{ProcessDefinitionID: body.ProcessDefinitionID, ProcessDefinitionKey: body.ProcessDefinitionKey})
 		return instanceIDs(ps), *body.Suspended, err
 	}
-	ids := slices.Clone(body.ProcessInstanceIDs)
-	if body.ProcessInstanceQuery != nil {
+	ids, err := h.selectedInstances(r, body.ProcessInstanceIDs, body.ProcessInstanceQuery, body.HistoricProcessInstanceQuery)
+	return ids, *body.Suspended, err
+}
+
+// selectedInstances is the running instances a request names: ids, and
+// those a runtime query and a historic query (of its unfinished
+// instances) select; sorted, each once.
+func (h *Handler) selectedInstances(r *http.Request, ids []string, query, historicQuery map[string]json.RawMessage) ([]string, error) {
+	ids = slices.Clone(ids)
+	if query != nil {
 		q := bpmnlite.InstanceQuery{}
-		if err := bindJSONQuery(body.ProcessInstanceQuery, &q, "/process-instance"); err != nil {
-			return nil, false, err
+		if err := bindJSONQuery(query, &q, "/process-instance"); err != nil {
+			return nil, err
 		}
 		ps, err := h.eng.Instances(r.Context(), q)
 		if err != nil {
-			return nil, false, err
+			return nil, err
 		}
 		ids = append(ids, instanceIDs(ps)...)
 	}
-	if body.HistoricProcessInstanceQuery != nil {
+	if historicQuery != nil {
 		q := bpmnlite.HistoricProcessInstanceQuery{}
-		if err := bindJSONQuery(body.HistoricProcessInstanceQuery, &q, "/history/process-instance"); err != nil {
-			return nil, false, err
+		if err := bindJSONQuery(historicQuery, &q, "/history/process-instance"); err != nil {
+			return nil, err
 		}
-		q.Unfinished = true // only running instances can be suspended
+		q.Unfinished = true // only running instances can change
 		hs, err := h.eng.HistoricProcessInstances(r.Context(), q)
 		if err != nil {
-			return nil, false, err
+			return nil, err
 		}
 		for _, p := range hs {
 			ids = append(ids, p.ID)
 		}
 	}
 	slices.Sort(ids)
-	return slices.Compact(ids), *body.Suspended, nil
+	return slices.Compact(ids), nil
 }
 
 func instanceIDs(ps []*bpmnlite.ExecutionRow) []string {

@@ -28,6 +28,7 @@ func (h *Handler) routes() {
 	h.deploymentRoutes()
 	h.definitionRoutes()
 	h.instanceRoutes()
+	h.modificationRoutes()
 	h.messageRoutes()
 	h.signalRoutes()
 	h.conditionRoutes()

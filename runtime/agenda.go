@@ -51,6 +51,9 @@ type command struct {
 	// skipCustomListeners, skipSubprocesses: a deletion's options (see
 	// DeleteOptions).
 	skipCustomListeners, skipSubprocesses bool
+	// skipIoMappings: a modification's option: input and output
+	// parameters are not evaluated.
+	skipIoMappings bool
 	// varChanges and freshConditions are what conditional events are
 	// evaluated for at the next save point or when the agenda drains
 	// (events_conditional.go): the variable changes, and the subscriptions

@@ -56,12 +56,9 @@ func (c *command) createInstance(def *Definition, businessKey, superExecutionID 
 // are local to the execution that enters a (a job priority expression on a
 // sees them).
 func (c *command) startBefore(in *instance, a *bpmn.Activity, vars map[string]any, concurrent bool) error {
-	var scopes []*bpmn.Activity
-	for p := a.Parent; p != nil; p = p.Parent {
-		if p.MultiInstance != nil {
-			return fmt.Errorf("start before %s: it lies inside the multi-instance %s; start before that instead", a, p)
-		}
-		scopes = append(scopes, p)
+	scopes, err := flowScopes(a)
+	if err != nil {
+		return fmt.Errorf("start before %s: %w", a, err)
 	}
 	in.started = true // no process start event, no process start listeners
 	token := in.root
@@ -69,20 +66,9 @@ func (c *command) startBefore(in *instance, a *bpmn.Activity, vars map[string]an
 		in.root.IsActive = false
 		token = c.newConcurrent(in.root)
 	}
-	for i := len(scopes) - 1; i >= 0; i-- {
-		token.ActivityID, token.IsActive = scopes[i].ID, false
-		run, err := c.openIOScope(token, scopes[i])
-		if err != nil {
-			return err
-		}
-		run.IsActive = false
-		if err := c.startActivity(run, scopes[i]); err != nil {
-			return err
-		}
-		token = c.newScope(run)
-		if err := c.armEventSubprocesses(token); err != nil {
-			return err
-		}
+	token, err = c.openScopes(token, scopes)
+	if err != nil {
+		return err
 	}
 	if err := token.setVariables(vars, true); err != nil {
 		return err

@@ -39,8 +39,12 @@ func (c *command) openIOScope(x *execution, a *bpmn.Activity) (*execution, error
 	if a.IO == nil {
 		return x, nil
 	}
-	values := make([]any, len(a.IO.Inputs))
-	for i, p := range a.IO.Inputs {
+	inputs := a.IO.Inputs
+	if c.skipIoMappings {
+		inputs = nil
+	}
+	values := make([]any, len(inputs))
+	for i, p := range inputs {
 		v, err := c.parameterValue(x, p.Value)
 		if err != nil {
 			return nil, failAt(a, "camunda:inputParameter '%s': %w", p.Name, err)
@@ -54,7 +58,7 @@ func (c *command) openIOScope(x *execution, a *bpmn.Activity) (*execution, error
 		run = c.newScope(x)
 		run.ActivityID = a.ID
 	}
-	for i, p := range a.IO.Inputs {
+	for i, p := range inputs {
 		if err := run.setLocal(p.Name, values[i]); err != nil {
 			return nil, failAt(a, "camunda:inputParameter '%s': %w", p.Name, err)
 		}
@@ -73,7 +77,7 @@ func (c *command) closeIOScope(x *execution, completed bool) (*execution, error)
 		return x, nil
 	}
 	a, owner := x.activity(), x.parent
-	if completed {
+	if completed && !c.skipIoMappings {
 		for _, p := range a.IO.Outputs {
 			v, err := c.parameterValue(x, p.Value)
 			if err == nil {

@@ -181,7 +181,9 @@ func (c *command) innerDone(ch *execution, a *bpmn.Activity) error {
 	if err := body.setLocal(varNrOfActiveInstances, active); err != nil {
 		return err
 	}
-	finished := done >= n
+	// A parallel body is also done when no other inner instance is left
+	// (Camunda's rule: a modification may have cancelled some).
+	finished := done >= n || (!a.MultiInstance.Sequential && len(body.activeChildren()) == 1)
 	if !finished && a.MultiInstance.CompletionCondition != "" {
 		var err error
 		if finished, err = holds(c.resolver(ch), a.MultiInstance.CompletionCondition); err != nil {

@@ -106,6 +106,7 @@ flags:
   -all-failed      every job without retries left
 ` + dbHelp + `
 example: bpmnlite retry -db orders.db --all-failed`},
+	"modify": {modifyCmd, modifyHelp},
 	"version": {func(_ context.Context, _ []string, out io.Writer) error {
 		fmt.Fprintln(out, versionText())
 		return nil
