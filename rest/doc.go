@@ -12,7 +12,7 @@
 // REST services: deployment.go, process_definition.go,
 // process_instance.go, message.go, signal.go, condition.go, task.go,
 // external_task.go (fetch and lock with long polling), job.go, incident.go,
-// history*.go; variables.go Camunda's typed variables ([TypedValue],
+// history*.go, migration.go; variables.go Camunda's typed variables ([TypedValue],
 // [EncodeVariables], [DecodeVariables], which the worker package's HTTP
 // client uses too); limits.go the deployment limits.
 //

@@ -49,8 +49,8 @@ var leftOut = []struct{ prefix, why string }{
 	{"/filter", "task filters are saved queries of users, out of scope with identity"},
 	{"/case-", "CMMN is not supported"},
 	{"/history/case-", "CMMN is not supported"},
-	{"/migration", "migration comes with running instances across versions, not yet built"},
-	{"/modification/executeAsync", "batches come with running instances across versions, not yet built"},
+	{"/migration/executeAsync", "a batch: batches come with running instances across versions, not yet built"},
+	{"/modification/executeAsync", "a batch: batches come with running instances across versions, not yet built"},
 	{"/batch", "batches come with running instances across versions, not yet built"},
 	{"/history/batch", "batches come with running instances across versions, not yet built"},
 }

@@ -41,7 +41,7 @@ func TestRESTNotServed(t *testing.T) {
 			"POST /authorization/create":             "identity and authorization are out of scope",
 			"GET /case-definition":                   "CMMN is not supported",
 			"POST /history/decision-instance/delete": "does not serve it yet",
-			"POST /migration/execute":                "running instances across versions",
+			"POST /migration/executeAsync":           "running instances across versions",
 		} {
 			method, p, _ := strings.Cut(path, " ")
 			status, out := a.call(method, strings.ReplaceAll(p, "{x}", "some-id"), nil)

@@ -44,6 +44,7 @@ func (h *Handler) routes() {
 	h.variableRoutes()
 	h.variableInstanceRoutes()
 	h.metricsRoutes()
+	h.migrationRoutes()
 	h.openAPIRoute()
 	h.mux.HandleFunc("/", h.notServed)
 }

@@ -28,6 +28,8 @@
 //     jobs_failure.go: retries, incidents, the job log; jobs_acquire.go:
 //     acquisition and locks for job executors; jobs_pace.go: which jobs
 //     run in groups on SQLite; jobs_manage.go.
+//   - migrate_plan.go: migration plans (generation, validation);
+//     migrate.go: migrating instances between definition versions.
 //   - deploy.go, defcache.go (parsed definitions), management.go,
 //     variables.go, transient.go, history.go, history_cleanup.go, errors.go.
 //

@@ -39,18 +39,25 @@ func keepLiveCycle(c *command, j *persistence.Job, x *execution, a *bpmn.Activit
 // on x, the execution running a.
 func (c *command) armBoundaries(x *execution, a *bpmn.Activity) error {
 	for _, b := range a.Boundaries {
-		switch b.Event {
-		case bpmn.TimerEvent:
-			if _, err := c.createTimerJob(x, b, handlerTimerBoundary); err != nil {
-				return err
-			}
-		case bpmn.MessageEvent:
-			c.subscribe(x, b, persistence.SubscriptionMessage, b.MessageName)
-		case bpmn.SignalEvent:
-			c.subscribe(x, b, persistence.SubscriptionSignal, b.SignalName)
-		case bpmn.ConditionalEvent:
-			c.subscribeCondition(x, b)
+		if err := c.armBoundary(x, b); err != nil {
+			return err
 		}
+	}
+	return nil
+}
+
+// armBoundary creates the timer or subscription of boundary event b on x.
+func (c *command) armBoundary(x *execution, b *bpmn.Activity) error {
+	switch b.Event {
+	case bpmn.TimerEvent:
+		_, err := c.createTimerJob(x, b, handlerTimerBoundary)
+		return err
+	case bpmn.MessageEvent:
+		c.subscribe(x, b, persistence.SubscriptionMessage, b.MessageName)
+	case bpmn.SignalEvent:
+		c.subscribe(x, b, persistence.SubscriptionSignal, b.SignalName)
+	case bpmn.ConditionalEvent:
+		c.subscribeCondition(x, b)
 	}
 	return nil
 }

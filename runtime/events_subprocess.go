@@ -36,18 +36,25 @@ func eventSubprocessStarts(s *execution) []*bpmn.Activity {
 // the event subprocesses of the scope that scope runs.
 func (c *command) armEventSubprocesses(scope *execution) error {
 	for _, start := range eventSubprocessStarts(scope) {
-		switch start.Event {
-		case bpmn.TimerEvent:
-			if _, err := c.createTimerJob(scope, start, handlerTimerEventSubprocess); err != nil {
-				return err
-			}
-		case bpmn.MessageEvent:
-			c.subscribe(scope, start, persistence.SubscriptionMessage, start.MessageName).Configuration = persistence.EventSubprocessTrigger
-		case bpmn.SignalEvent:
-			c.subscribe(scope, start, persistence.SubscriptionSignal, start.SignalName).Configuration = persistence.EventSubprocessTrigger
-		case bpmn.ConditionalEvent:
-			c.subscribeCondition(scope, start).Configuration = persistence.EventSubprocessTrigger
+		if err := c.armEventSubprocess(scope, start); err != nil {
+			return err
 		}
+	}
+	return nil
+}
+
+// armEventSubprocess arms the trigger of one event subprocess start event.
+func (c *command) armEventSubprocess(scope *execution, start *bpmn.Activity) error {
+	switch start.Event {
+	case bpmn.TimerEvent:
+		_, err := c.createTimerJob(scope, start, handlerTimerEventSubprocess)
+		return err
+	case bpmn.MessageEvent:
+		c.subscribe(scope, start, persistence.SubscriptionMessage, start.MessageName).Configuration = persistence.EventSubprocessTrigger
+	case bpmn.SignalEvent:
+		c.subscribe(scope, start, persistence.SubscriptionSignal, start.SignalName).Configuration = persistence.EventSubprocessTrigger
+	case bpmn.ConditionalEvent:
+		c.subscribeCondition(scope, start).Configuration = persistence.EventSubprocessTrigger
 	}
 	return nil
 }

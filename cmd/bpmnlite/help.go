@@ -107,6 +107,7 @@ flags:
 ` + dbHelp + `
 example: bpmnlite retry -db orders.db --all-failed`},
 	"modify": {modifyCmd, modifyHelp},
+	"migrate": {migrateCmd, migrateHelp},
 	"version": {func(_ context.Context, _ []string, out io.Writer) error {
 		fmt.Fprintln(out, versionText())
 		return nil

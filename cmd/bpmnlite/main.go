@@ -33,6 +33,7 @@ const usage = `usage (bpmnlite COMMAND -h for a command's flags and examples):
                  [-var name=value] [--json]   on an existing database
   bpmnlite jobs [-db path|url] [-instance ID] [-activity ID] [-failed] [job-id] [--json]
   bpmnlite jobs explain JOB-ID    check a job against every acquisition condition
+  bpmnlite migrate --from KEY:VERSION --to KEY:VERSION [--dry-run]   running instances to another version
   bpmnlite modify [-cancel A] [-start-before A] [-start-after A] [-var k=v] INSTANCE
   bpmnlite validate file.bpmn ...
   bpmnlite check -db path`
