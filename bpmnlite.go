@@ -40,7 +40,13 @@ type (
 	MetricsConfig = config.Metrics
 	// FlowTaken is what Config.SequenceFlowTaken is told.
 	FlowTaken = config.FlowTaken
+	// BatchConfig says how batches split their items into jobs
+	// (Config.Batches).
+	BatchConfig = config.Batches
 )
+
+// DefaultBatchPollInterval is Config.Batches.PollInterval's default.
+const DefaultBatchPollInterval = config.DefaultBatchPollInterval
 
 // HistoryLevel is how much history an engine writes (Config.History.Level).
 type HistoryLevel = config.HistoryLevel

@@ -46,6 +46,9 @@ type Config struct {
 	// activity instances, jobs, root instances) for the REST API's
 	// /metrics queries.
 	Metrics Metrics
+	// Batches is how batches (asynchronous operations over many items)
+	// split their work into jobs.
+	Batches Batches
 	// JobExecutorActivate starts a job executor with the engine, running
 	// asynchronous continuations and timers in the background. Off by
 	// default, as for an embedded Camunda engine: tests run jobs by hand
@@ -237,6 +240,31 @@ type Metrics struct {
 	Reporter string
 }
 
+// Batches says how a batch splits its items into jobs, as Camunda's
+// batch settings of the engine configuration.
+type Batches struct {
+	// InvocationsPerBatchJob is how many items one execution job does.
+	// Default 1, Camunda's.
+	InvocationsPerBatchJob int
+	// InvocationsPerBatchJobByType overrides it per batch type (e.g.
+	// "instance-deletion"), as Camunda's invocationsPerBatchJobByBatchType.
+	InvocationsPerBatchJobByType map[string]int
+	// JobsPerSeed is how many execution jobs one run of a batch's seed job
+	// creates. Default 100, Camunda's.
+	JobsPerSeed int
+	// PollInterval is how long a batch's monitor job waits before it looks
+	// again whether the batch is done. Default 30 seconds, Camunda's
+	// batchPollTime.
+	PollInterval time.Duration
+}
+
+// Defaults of Batches.
+const (
+	DefaultInvocationsPerBatchJob = 1
+	DefaultBatchJobsPerSeed       = 100
+	DefaultBatchPollInterval      = 30 * time.Second
+)
+
 // DefaultMetricsReportInterval is Config.Metrics.ReportInterval's default.
 const DefaultMetricsReportInterval = 15 * time.Minute
 
@@ -329,6 +357,9 @@ func (c Config) WithDefaults() Config {
 	}
 	orDefault(&l.MaxScriptBytes, DefaultMaxScriptBytes)
 	positiveOr(&l.MaxWaitingFetches, DefaultMaxWaitingFetches) // no bound would be no bound on goroutines
+	positiveOr(&c.Batches.InvocationsPerBatchJob, DefaultInvocationsPerBatchJob)
+	positiveOr(&c.Batches.JobsPerSeed, DefaultBatchJobsPerSeed)
+	positiveOr(&c.Batches.PollInterval, DefaultBatchPollInterval)
 	if c.JobExecutor.Clock == nil {
 		c.JobExecutor.Clock = c.Clock
 	}

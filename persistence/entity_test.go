@@ -81,6 +81,42 @@ var samples = map[*persistence.Table]sample{
 			j.HandlerType = "async-continuation"
 		},
 	},
+	persistence.BatchTable: {
+		full: func() persistence.Entity {
+			return &persistence.Batch{ID: "b1", Rev: 1, Type: "instance-deletion", TotalJobs: 10, JobsCreated: 3, BatchJobsPerSeed: 100,
+				InvocationsPerBatchJob: 2, SeedJobDefinitionID: "jds", MonitorJobDefinitionID: "jdm", BatchJobDefinitionID: "jdb",
+				Suspension: persistence.Active, Configuration: `{"items":["a"]}`, TenantID: "acme", CreateUserID: "kermit",
+				StartTime: at(30, 1), ExecutionStartTime: ptr(at(30, 2))}
+		},
+		sparse: func() persistence.Entity {
+			return &persistence.Batch{ID: "b2", Type: "set-job-retries", Suspension: persistence.Active, StartTime: at(30, 3)}
+		},
+		modify: func(e persistence.Entity) {
+			b := e.(*persistence.Batch)
+			b.Type, b.TotalJobs, b.JobsCreated, b.BatchJobsPerSeed, b.InvocationsPerBatchJob = "other", 11, 4, 10, 1
+			b.SeedJobDefinitionID, b.MonitorJobDefinitionID, b.BatchJobDefinitionID = "s2", "m2", "b2"
+			b.Suspension, b.Configuration, b.TenantID, b.CreateUserID = persistence.Suspended, "{}", "other", "piggy"
+			b.StartTime, b.ExecutionStartTime = at(31, 1), nil
+		},
+	},
+	persistence.HistoricBatchTable: {
+		full: func() persistence.Entity {
+			return &persistence.HistoricBatch{ID: "hb1", Rev: 1, Type: "instance-deletion", TotalJobs: 10, BatchJobsPerSeed: 100,
+				InvocationsPerBatchJob: 2, SeedJobDefinitionID: "jds", MonitorJobDefinitionID: "jdm", BatchJobDefinitionID: "jdb",
+				TenantID: "acme", CreateUserID: "kermit", StartTime: at(30, 1), EndTime: ptr(at(30, 4)), RemovalTime: ptr(at(40, 1)),
+				ExecutionStartTime: ptr(at(30, 2))}
+		},
+		sparse: func() persistence.Entity {
+			return &persistence.HistoricBatch{ID: "hb2", Type: "set-job-retries", StartTime: at(30, 3)}
+		},
+		modify: func(e persistence.Entity) {
+			b := e.(*persistence.HistoricBatch)
+			b.Type, b.TotalJobs, b.BatchJobsPerSeed, b.InvocationsPerBatchJob = "other", 11, 10, 1
+			b.SeedJobDefinitionID, b.MonitorJobDefinitionID, b.BatchJobDefinitionID = "s2", "m2", "b2"
+			b.TenantID, b.CreateUserID, b.StartTime = "other", "piggy", at(31, 1)
+			b.EndTime, b.RemovalTime, b.ExecutionStartTime = nil, nil, nil
+		},
+	},
 	persistence.ExecutionTable: {
 		full: func() persistence.Entity {
 			return &persistence.Execution{TenantID: "acme", ID: "e1", Rev: 1, ProcessInstanceID: "pi", ParentID: "pi", ProcessDefinitionID: "p:1:x",

@@ -51,8 +51,6 @@ var leftOut = []struct{ prefix, why string }{
 	{"/history/case-", "CMMN is not supported"},
 	{"/migration/executeAsync", "a batch: batches come with running instances across versions, not yet built"},
 	{"/modification/executeAsync", "a batch: batches come with running instances across versions, not yet built"},
-	{"/batch", "batches come with running instances across versions, not yet built"},
-	{"/history/batch", "batches come with running instances across versions, not yet built"},
 }
 
 // notServed answers a request for a Camunda operation bpmnlite does not

@@ -37,11 +37,11 @@ func TestRESTEnginePrefix(t *testing.T) {
 func TestRESTNotServed(t *testing.T) {
 	eachBackend(t, rest.Options{}, func(t *testing.T, a *api) {
 		for path, why := range map[string]string{
-			"GET /user":                              "identity and authorization are out of scope",
-			"POST /authorization/create":             "identity and authorization are out of scope",
-			"GET /case-definition":                   "CMMN is not supported",
-			"POST /history/decision-instance/delete": "does not serve it yet",
-			"POST /migration/executeAsync":           "running instances across versions",
+			"GET /user":                            "identity and authorization are out of scope",
+			"POST /authorization/create":           "identity and authorization are out of scope",
+			"GET /case-definition":                 "CMMN is not supported",
+			"POST /history/batch/set-removal-time": "does not serve it yet",
+			"POST /migration/executeAsync":         "running instances across versions",
 		} {
 			method, p, _ := strings.Cut(path, " ")
 			status, out := a.call(method, strings.ReplaceAll(p, "{x}", "some-id"), nil)

@@ -3,7 +3,6 @@ package rest
 import (
 	"encoding/json"
 	"net/http"
-	"reflect"
 	"strconv"
 	"strings"
 
@@ -33,9 +32,6 @@ func (h *Handler) externalTaskManageRoutes() {
 		return nil
 	}, "withLockedTasks", "withUnlockedTasks", "withRetriesLeft")
 	h.handle("PUT /external-task/retries", h.setExternalTasksRetries)
-	h.handle("POST /external-task/retries-async", func(w http.ResponseWriter, r *http.Request) error {
-		return errNoBatches("POST /external-task/retries-async", "PUT /external-task/retries, which sets them at once")
-	})
 }
 
 // setExternalTasksRetries sets the retries of the external tasks named
@@ -43,43 +39,22 @@ func (h *Handler) externalTaskManageRoutes() {
 // external task query (externalTaskQuery, as POST /external-task takes
 // it), in one transaction.
 func (h *Handler) setExternalTasksRetries(w http.ResponseWriter, r *http.Request) error {
-	var body struct {
-		Retries                      *int                       `json:"retries"`
-		ExternalTaskIDs              []string                   `json:"externalTaskIds"`
-		ProcessInstanceIDs           []string                   `json:"processInstanceIds"`
-		ExternalTaskQuery            map[string]json.RawMessage `json:"externalTaskQuery"`
-		ProcessInstanceQuery         json.RawMessage            `json:"processInstanceQuery"`
-		HistoricProcessInstanceQuery json.RawMessage            `json:"historicProcessInstanceQuery"`
-	}
-	if err := readJSON(r, &body); err != nil {
+	req, err := readExternalTaskRetries(r)
+	if err != nil {
 		return err
 	}
-	switch {
-	case body.ProcessInstanceQuery != nil || body.HistoricProcessInstanceQuery != nil:
-		return badRequest("bpmnlite does not support processInstanceQuery and historicProcessInstanceQuery in a retries update (Camunda's REST API has them; bpmnlite refuses them rather than ignore them): use processInstanceIds")
-	case body.Retries == nil:
-		return badRequest("The number of retries cannot be null.")
-	case *body.Retries < 0:
-		return badRequest("The number of retries cannot be negative.")
+	if req.InstanceQuery != nil || req.HistoricQuery != nil {
+		return badRequest("bpmnlite does not support processInstanceQuery and historicProcessInstanceQuery in a retries update (Camunda's REST API has them; bpmnlite refuses them rather than ignore them): use processInstanceIds, or POST /external-task/retries-async")
 	}
-	ids := append([]string{}, body.ExternalTaskIDs...)
-	if len(body.ProcessInstanceIDs) > 0 {
-		tasks, err := h.eng.ExternalTasks(r.Context(), bpmnlite.ExternalTaskQuery{ProcessInstanceIDs: body.ProcessInstanceIDs})
-		if err != nil {
-			return err
-		}
-		ids = append(ids, taskIDs(tasks)...)
+	ids := append([]string{}, req.IDs...)
+	var queries []bpmnlite.ExternalTaskQuery
+	if len(req.ProcessInstanceIDs) > 0 {
+		queries = append(queries, bpmnlite.ExternalTaskQuery{ProcessInstanceIDs: req.ProcessInstanceIDs})
 	}
-	if body.ExternalTaskQuery != nil {
-		getOp := camundaAPI[opKey("GET", "/external-task")]
-		params, err := jsonQuery(body.ExternalTaskQuery, getOp, queryParams(reflect.TypeFor[bpmnlite.ExternalTaskQuery](), "param"))
-		if err != nil {
-			return err
-		}
-		var q bpmnlite.ExternalTaskQuery
-		if err := bindQuery(params, &q, "param", getOp); err != nil {
-			return err
-		}
+	if req.Query != nil {
+		queries = append(queries, *req.Query)
+	}
+	for _, q := range queries {
 		tasks, err := h.eng.ExternalTasks(r.Context(), q)
 		if err != nil {
 			return err
@@ -89,13 +64,44 @@ func (h *Handler) setExternalTasksRetries(w http.ResponseWriter, r *http.Request
 	if len(ids) == 0 {
 		return badRequest("externalTaskIds is empty")
 	}
-	if err := h.eng.SetExternalTasksRetries(r.Context(), ids, *body.Retries); err != nil {
+	if err := h.eng.SetExternalTasksRetries(r.Context(), ids, req.Retries); err != nil {
 		if isNotFound(err) {
 			return &notFound{strings.TrimSuffix(err.Error(), ": "+bpmnlite.ErrNotFound.Error())}
 		}
 		return err
 	}
 	return noContent(w)
+}
+
+// readExternalTaskRetries reads the body of a retries update of many
+// external tasks (PUT /external-task/retries, POST
+// /external-task/retries-async).
+func readExternalTaskRetries(r *http.Request) (bpmnlite.ExternalTaskRetriesRequest, error) {
+	var body struct {
+		Retries                      *int                       `json:"retries"`
+		ExternalTaskIDs              []string                   `json:"externalTaskIds"`
+		ProcessInstanceIDs           []string                   `json:"processInstanceIds"`
+		ExternalTaskQuery            map[string]json.RawMessage `json:"externalTaskQuery"`
+		ProcessInstanceQuery         map[string]json.RawMessage `json:"processInstanceQuery"`
+		HistoricProcessInstanceQuery map[string]json.RawMessage `json:"historicProcessInstanceQuery"`
+	}
+	var req bpmnlite.ExternalTaskRetriesRequest
+	if err := readJSON(r, &body); err != nil {
+		return req, err
+	}
+	switch {
+	case body.Retries == nil:
+		return req, badRequest("The number of retries cannot be null.")
+	case *body.Retries < 0:
+		return req, badRequest("The number of retries cannot be negative.")
+	}
+	req = bpmnlite.ExternalTaskRetriesRequest{IDs: body.ExternalTaskIDs, ProcessInstanceIDs: body.ProcessInstanceIDs, Retries: *body.Retries}
+	var err error
+	if req.Query, err = nestedQuery[bpmnlite.ExternalTaskQuery](body.ExternalTaskQuery, "/external-task"); err != nil {
+		return req, err
+	}
+	req.InstanceQuery, req.HistoricQuery, err = instanceQueries(body.ProcessInstanceQuery, body.HistoricProcessInstanceQuery)
+	return req, err
 }
 
 func taskIDs(tasks []*bpmnlite.ExternalTask) []string {

@@ -51,10 +51,4 @@ func (h *Handler) historicInstanceRoutes() {
 		}
 		return noContent(w)
 	})
-	// Camunda deletes by a batch: bpmnlite has no batches yet.
-	h.handle("POST "+path+"/delete", func(w http.ResponseWriter, r *http.Request) error {
-		writeError(w, http.StatusNotImplemented, "RestException",
-			"bpmnlite does not support batches yet: delete the history of ended process instances one by one with DELETE /history/process-instance/{id}")
-		return nil
-	})
 }

@@ -96,7 +96,7 @@ func TestRESTHistoricProcessInstance(t *testing.T) {
 			t.Errorf("other instances after the deletion: %v, want 4", n)
 		}
 
-		a.wantError(http.StatusNotImplemented, "batches", "POST", "/history/process-instance/delete", map[string]any{"historicProcessInstanceIds": []string{fx["pi1"]}})
+		a.wantError(http.StatusBadRequest, "historicProcessInstanceIds is empty", "POST", "/history/process-instance/delete", map[string]any{"historicProcessInstanceIds": []string{}})
 
 		// Activity instances by id.
 		act := a.ok(http.StatusOK, "GET", "/history/activity-instance/"+fx["act2check"], nil)

@@ -14,7 +14,7 @@ import (
 // The job resource.
 
 // jobJSON is a job as Camunda's REST API shows it.
-var jobJSON = newShape[bpmnlite.Job](`id jobDefinitionId? processInstanceId? processDefinitionId processDefinitionKey
+var jobJSON = newShape[bpmnlite.Job](`id jobDefinitionId? processInstanceId? processDefinitionId? processDefinitionKey?
 	executionId? exceptionMessage? failedActivityId? retries dueDate suspended() priority tenantId? createTime batchId:null`)
 
 // jobRoutes: jobs: queries, retries, due dates, priorities, suspension,
@@ -26,23 +26,18 @@ func (h *Handler) jobRoutes() {
 	},
 		jobJSON, func(id string) string { return "Job with id " + id + " does not exist" })
 	h.handle("PUT /job/{id}/retries", func(w http.ResponseWriter, r *http.Request) error {
-		var body struct {
-			Retries *int            `json:"retries"`
-			DueDate json.RawMessage `json:"dueDate"`
-		}
+		var body retriesBody
 		if err := readJSON(r, &body); err != nil {
 			return err
 		}
-		if body.Retries == nil || *body.Retries < 0 {
-			return badRequest("retries are required and must not be negative")
+		retries, err := body.retries()
+		if err != nil {
+			return err
 		}
 		if body.DueDate != nil {
 			return badRequest("bpmnlite does not support the member dueDate of a retries update (Camunda's REST API has it; bpmnlite refuses it rather than ignore it): set it with PUT /job/{id}/duedate")
 		}
-		return h.jobChange(w, r, h.eng.SetJobRetries(r.Context(), r.PathValue("id"), *body.Retries))
-	})
-	h.handle("POST /job/retries", func(w http.ResponseWriter, r *http.Request) error {
-		return errNoBatches("POST /job/retries", "PUT /job/{id}/retries or PUT /job-definition/{id}/retries")
+		return h.jobChange(w, r, h.eng.SetJobRetries(r.Context(), r.PathValue("id"), retries))
 	})
 	h.handle("POST /job/{id}/execute", func(w http.ResponseWriter, r *http.Request) error {
 		if err := h.eng.ExecuteJob(r.Context(), r.PathValue("id")); err != nil {
@@ -211,8 +206,17 @@ func suspension(body map[string]json.RawMessage, names string, selectors map[str
 // jobSelectors are the selectors of a job suspension update.
 const jobSelectors = "jobId, jobDefinitionId, processInstanceId, processDefinitionId or processDefinitionKey"
 
-// errNoBatches refuses one of Camunda's asynchronous batch operations,
-// which bpmnlite does not run yet, naming what does the same synchronously.
-func errNoBatches(op, instead string) error {
-	return badRequest("bpmnlite does not run batches yet: %s (an asynchronous batch in Camunda) is not supported; use %s", op, instead)
+// retriesBody is Camunda's JobRetriesDto: the retries to set, and a due
+// date.
+type retriesBody struct {
+	Retries *int            `json:"retries"`
+	DueDate json.RawMessage `json:"dueDate"`
+}
+
+// retries are the retries asked for: required, not negative.
+func (b retriesBody) retries() (int, error) {
+	if b.Retries == nil || *b.Retries < 0 {
+		return 0, badRequest("retries are required and must not be negative")
+	}
+	return *b.Retries, nil
 }

@@ -11,8 +11,8 @@ import (
 // The job definition resource.
 
 // jobDefinitionJSON is a job definition as Camunda's REST API shows it.
-var jobDefinitionJSON = newShape[bpmnlite.JobDefinition](`id processDefinitionId processDefinitionKey jobType=HandlerType? jobConfiguration
-	activityId suspended() overridingJobPriority=OverridingPriority tenantId:null deploymentId`)
+var jobDefinitionJSON = newShape[bpmnlite.JobDefinition](`id processDefinitionId? processDefinitionKey? jobType=HandlerType? jobConfiguration
+	activityId? suspended() overridingJobPriority=OverridingPriority tenantId:null deploymentId?`)
 
 // jobDefinitionRoutes: job definitions: queries, suspension, retries of
 // their failed jobs, overriding priorities.

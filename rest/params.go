@@ -157,12 +157,16 @@ func setParam(q url.Values, name string, dst reflect.Value) error {
 		dst.Set(reflect.ValueOf(conds))
 	case []string:
 		dst.Set(reflect.ValueOf(strings.Split(s, ",")))
-	case bool:
+	case bool, *bool:
 		b, err := strconv.ParseBool(s)
 		if err != nil {
 			return badRequest("query parameter %s: %q is not a boolean", name, s)
 		}
-		dst.SetBool(b)
+		if dst.Kind() == reflect.Pointer {
+			dst.Set(reflect.ValueOf(&b))
+		} else {
+			dst.SetBool(b)
+		}
 	case []bpmnlite.TimeBound:
 		bounds, err := parseTimeBounds(s)
 		if err != nil {

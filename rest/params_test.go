@@ -853,80 +853,87 @@ func TestRESTDocumentedParameters(t *testing.T) {
 			}
 		}
 		for _, r := range routes {
-			if !isRowList(r) {
+			if !isRowList(r) || batchLists[r.Path] {
 				continue
 			}
 			lists++
-			cases := paramCases[r.Path]
-			var documented []string
-			for p := range r.Documented {
-				documented = append(documented, p)
-			}
-			sort.Strings(documented)
-			for _, p := range documented {
-				if slices.Contains([]string{"firstResult", "maxResults", "sortBy", "sortOrder"}, p) {
-					continue // TestRESTPagingAndSorting
-				}
-				if !slices.Contains(r.Accepted, p) {
-					status, out := a.call("GET", r.Path+"?"+p+"=x", nil)
-					if status != http.StatusBadRequest || !strings.Contains(fmt.Sprint(field(out, "message")), p) {
-						t.Errorf("GET %s?%s=x (not supported): %d %v, want 400 naming it", r.Path, p, status, out)
-					}
-					if hasPost[r.Path] {
-						status, out := a.call("POST", r.Path, map[string]any{p: "x"})
-						if status != http.StatusBadRequest || !strings.Contains(fmt.Sprint(field(out, "message")), p) {
-							t.Errorf("POST %s {%s} (not supported): %d %v, want 400 naming it", r.Path, p, status, out)
-						}
-					}
-					continue
-				}
-				c, ok := cases[p]
-				if !ok {
-					t.Errorf("GET %s: parameter %s is honoured but has no case in paramCases", r.Path, p)
-					continue
-				}
-				value, with, _ := strings.Cut(c.value, "&")
-				path := r.Path + "?" + p + "=" + url.QueryEscape(expand(value))
-				if with != "" {
-					path += "&" + with
-				}
-				got := ids.of(a.ok(http.StatusOK, "GET", path, nil).([]any))
-				want := strings.Fields(c.want)
-				sort.Strings(want)
-				if !slices.Equal(got, want) {
-					t.Errorf("GET %s: got %v, want %v", path, got, want)
-				}
-				count := a.ok(http.StatusOK, "GET", strings.Replace(path, "?", "/count?", 1), nil)
-				if n := field(count, "count"); n != float64(len(want)) {
-					t.Errorf("GET %s count: %v, want %d", path, n, len(want))
-				}
-				if !hasPost[r.Path] {
-					continue
-				}
-				body := map[string]any{p: jsonValue(expand(value))}
-				for _, kv := range strings.Split(with, "&") {
-					if k, v, ok := strings.Cut(kv, "="); ok {
-						body[k] = jsonValue(v)
-					}
-				}
-				got = ids.of(a.ok(http.StatusOK, "POST", r.Path, body).([]any))
-				if !slices.Equal(got, want) {
-					t.Errorf("POST %s %v: got %v, want %v", r.Path, body, got, want)
-				}
-				if n := field(a.ok(http.StatusOK, "POST", r.Path+"/count", body), "count"); n != float64(len(want)) {
-					t.Errorf("POST %s/count %v: %v, want %d", r.Path, body, n, len(want))
-				}
-			}
-			for p := range cases {
-				if !slices.Contains(r.Accepted, p) {
-					t.Errorf("GET %s: case for %s, which it does not honour", r.Path, p)
-				}
-			}
+			checkDocumentedParameters(t, a, r, hasPost[r.Path], ids, expand)
 		}
-		if lists < len(paramCases) {
+		if lists+len(batchLists) < len(paramCases) {
 			t.Errorf("%d lists served, %d with cases", lists, len(paramCases))
 		}
 	})
+}
+
+// checkDocumentedParameters checks every parameter Camunda documents for
+// list r: a case of paramCases filters as it says, or a 400 names it.
+func checkDocumentedParameters(t *testing.T, a *api, r rest.ServedRoute, hasPost bool, ids fixtureIDs, expand func(string) string) {
+	t.Helper()
+	cases := paramCases[r.Path]
+	var documented []string
+	for p := range r.Documented {
+		documented = append(documented, p)
+	}
+	sort.Strings(documented)
+	for _, p := range documented {
+		if slices.Contains([]string{"firstResult", "maxResults", "sortBy", "sortOrder"}, p) {
+			continue // TestRESTPagingAndSorting
+		}
+		if !slices.Contains(r.Accepted, p) {
+			status, out := a.call("GET", r.Path+"?"+p+"=x", nil)
+			if status != http.StatusBadRequest || !strings.Contains(fmt.Sprint(field(out, "message")), p) {
+				t.Errorf("GET %s?%s=x (not supported): %d %v, want 400 naming it", r.Path, p, status, out)
+			}
+			if hasPost {
+				status, out := a.call("POST", r.Path, map[string]any{p: "x"})
+				if status != http.StatusBadRequest || !strings.Contains(fmt.Sprint(field(out, "message")), p) {
+					t.Errorf("POST %s {%s} (not supported): %d %v, want 400 naming it", r.Path, p, status, out)
+				}
+			}
+			continue
+		}
+		c, ok := cases[p]
+		if !ok {
+			t.Errorf("GET %s: parameter %s is honoured but has no case in paramCases", r.Path, p)
+			continue
+		}
+		value, with, _ := strings.Cut(c.value, "&")
+		path := r.Path + "?" + p + "=" + url.QueryEscape(expand(value))
+		if with != "" {
+			path += "&" + with
+		}
+		got := ids.of(a.ok(http.StatusOK, "GET", path, nil).([]any))
+		want := strings.Fields(c.want)
+		sort.Strings(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("GET %s: got %v, want %v", path, got, want)
+		}
+		count := a.ok(http.StatusOK, "GET", strings.Replace(path, "?", "/count?", 1), nil)
+		if n := field(count, "count"); n != float64(len(want)) {
+			t.Errorf("GET %s count: %v, want %d", path, n, len(want))
+		}
+		if !hasPost {
+			continue
+		}
+		body := map[string]any{p: jsonValue(expand(value))}
+		for _, kv := range strings.Split(with, "&") {
+			if k, v, ok := strings.Cut(kv, "="); ok {
+				body[k] = jsonValue(v)
+			}
+		}
+		got = ids.of(a.ok(http.StatusOK, "POST", r.Path, body).([]any))
+		if !slices.Equal(got, want) {
+			t.Errorf("POST %s %v: got %v, want %v", r.Path, body, got, want)
+		}
+		if n := field(a.ok(http.StatusOK, "POST", r.Path+"/count", body), "count"); n != float64(len(want)) {
+			t.Errorf("POST %s/count %v: %v, want %d", r.Path, body, n, len(want))
+		}
+	}
+	for p := range cases {
+		if !slices.Contains(r.Accepted, p) {
+			t.Errorf("GET %s: case for %s, which it does not honour", r.Path, p)
+		}
+	}
 }
 
 // jsonValue is a parameter's text as a POST query gives it: booleans and
@@ -1088,84 +1095,90 @@ func TestRESTPagingAndSorting(t *testing.T) {
 		start("review", "order-5")
 		start("ship", "order-6")
 		for _, r := range rest.ServedRoutes(rest.New(a.eng, rest.Options{})) {
-			if !isRowList(r) {
-				continue
-			}
-			all := a.ok(http.StatusOK, "GET", r.Path, nil).([]any)
-			if len(all) < 2 {
-				t.Errorf("GET %s: %d rows in the fixture, want at least 2 to page and sort", r.Path, len(all))
-				continue
-			}
-			page := a.ok(http.StatusOK, "GET", r.Path+"?firstResult=1&maxResults=1", nil).([]any)
-			if len(page) != 1 || rowID(page[0]) != rowID(all[1]) {
-				t.Errorf("GET %s?firstResult=1&maxResults=1: %v, want the second of %v", r.Path, page, all)
-			}
-			if rest := a.ok(http.StatusOK, "GET", r.Path+"?firstResult=1", nil).([]any); len(rest) != len(all)-1 {
-				t.Errorf("GET %s?firstResult=1: %d rows, want %d", r.Path, len(rest), len(all)-1)
-			}
-			if none := a.ok(http.StatusOK, "GET", r.Path+"?maxResults=0", nil).([]any); len(none) != 0 {
-				t.Errorf("GET %s?maxResults=0: %v, want []", r.Path, none)
-			}
-			if past := a.ok(http.StatusOK, "GET", r.Path+"?firstResult=1000", nil).([]any); len(past) != 0 {
-				t.Errorf("GET %s past the end: %v, want []", r.Path, past)
-			}
-			if n := field(a.ok(http.StatusOK, "GET", r.Path+"/count?firstResult=1&maxResults=1", nil), "count"); n != float64(len(all)) {
-				t.Errorf("GET %s/count with a page: %v, want %d", r.Path, n, len(all))
-			}
-			bads := []string{"?sortOrder=asc", "?sortBy=nope&sortOrder=asc"}
-			if len(r.SortBy) > 0 { // Camunda documents no values for some lists' sortBy
-				bads = append(bads, "?sortBy="+r.SortBy[0], "?sortBy="+r.SortBy[0]+"&sortOrder=up")
-			}
-			for _, bad := range bads {
-				if status, _ := a.call("GET", r.Path+bad, nil); status != http.StatusBadRequest {
-					t.Errorf("GET %s%s: %d, want 400", r.Path, bad, status)
-				}
-			}
-			for _, by := range r.SortBy {
-				member, ok := sortCases[r.Path][by]
-				status, out := a.call("GET", r.Path+"?sortBy="+by+"&sortOrder=asc", nil)
-				switch {
-				case status == http.StatusBadRequest && !ok:
-					if !strings.Contains(fmt.Sprint(field(out, "message")), by) {
-						t.Errorf("GET %s?sortBy=%s: %v, want a message naming it", r.Path, by, out)
-					}
-					continue
-				case status != http.StatusOK || !ok:
-					t.Errorf("GET %s?sortBy=%s: %d %v (case in sortCases: %v)", r.Path, by, status, out, ok)
-					continue
-				}
-				desc := a.ok(http.StatusOK, "GET", r.Path+"?sortBy="+by+"&sortOrder=desc", nil).([]any)
-				if hasPost[r.Path] {
-					sorting := map[string]any{"sorting": []any{map[string]any{"sortBy": by, "sortOrder": "desc"}}}
-					posted := a.ok(http.StatusOK, "POST", r.Path+"?maxResults=100", sorting).([]any)
-					if !slices.Equal(idsInOrder(posted), idsInOrder(desc)) {
-						t.Errorf("POST %s sorting by %s desc: %v, want %v as GET", r.Path, by, idsInOrder(posted), idsInOrder(desc))
-					}
-				}
-				if member == "-" {
-					asc := idsInOrder(out.([]any))
-					if slices.Reverse(asc); !slices.Equal(asc, idsInOrder(desc)) {
-						t.Errorf("GET %s by %s: descending %v is not ascending reversed", r.Path, by, idsInOrder(desc))
-					}
-					continue
-				}
-				asc := out.([]any)
-				if via, path, ok := strings.Cut(member, ">"); ok {
-					// A member the rows do not show, read where another
-					// resource shows it: member>path with {}>its member.
-					path, member, _ = strings.Cut(path, ">")
-					asc, desc = lookUp(a, asc, via, path), lookUp(a, desc, via, path)
-				}
-				checkSorted(t, r.Path+" by "+by+" asc", asc, member, false)
-				checkSorted(t, r.Path+" by "+by+" desc", desc, member, true)
-			}
-			for by := range sortCases[r.Path] {
-				if !slices.Contains(r.SortBy, by) {
-					t.Errorf("GET %s: sort case %s, which Camunda does not document", r.Path, by)
-				}
+			if isRowList(r) && !batchLists[r.Path] {
+				checkPagingAndSorting(t, a, r, hasPost[r.Path])
 			}
 		}
 	})
+}
+
+// checkPagingAndSorting checks that list r pages, counts and sorts (by
+// each sortBy of Camunda's, or refuses it naming it).
+func checkPagingAndSorting(t *testing.T, a *api, r rest.ServedRoute, hasPost bool) {
+	t.Helper()
+	all := a.ok(http.StatusOK, "GET", r.Path, nil).([]any)
+	if len(all) < 2 {
+		t.Errorf("GET %s: %d rows in the fixture, want at least 2 to page and sort", r.Path, len(all))
+		return
+	}
+	page := a.ok(http.StatusOK, "GET", r.Path+"?firstResult=1&maxResults=1", nil).([]any)
+	if len(page) != 1 || rowID(page[0]) != rowID(all[1]) {
+		t.Errorf("GET %s?firstResult=1&maxResults=1: %v, want the second of %v", r.Path, page, all)
+	}
+	if rest := a.ok(http.StatusOK, "GET", r.Path+"?firstResult=1", nil).([]any); len(rest) != len(all)-1 {
+		t.Errorf("GET %s?firstResult=1: %d rows, want %d", r.Path, len(rest), len(all)-1)
+	}
+	if none := a.ok(http.StatusOK, "GET", r.Path+"?maxResults=0", nil).([]any); len(none) != 0 {
+		t.Errorf("GET %s?maxResults=0: %v, want []", r.Path, none)
+	}
+	if past := a.ok(http.StatusOK, "GET", r.Path+"?firstResult=1000", nil).([]any); len(past) != 0 {
+		t.Errorf("GET %s past the end: %v, want []", r.Path, past)
+	}
+	if n := field(a.ok(http.StatusOK, "GET", r.Path+"/count?firstResult=1&maxResults=1", nil), "count"); n != float64(len(all)) {
+		t.Errorf("GET %s/count with a page: %v, want %d", r.Path, n, len(all))
+	}
+	bads := []string{"?sortOrder=asc", "?sortBy=nope&sortOrder=asc"}
+	if len(r.SortBy) > 0 { // Camunda documents no values for some lists' sortBy
+		bads = append(bads, "?sortBy="+r.SortBy[0], "?sortBy="+r.SortBy[0]+"&sortOrder=up")
+	}
+	for _, bad := range bads {
+		if status, _ := a.call("GET", r.Path+bad, nil); status != http.StatusBadRequest {
+			t.Errorf("GET %s%s: %d, want 400", r.Path, bad, status)
+		}
+	}
+	for _, by := range r.SortBy {
+		member, ok := sortCases[r.Path][by]
+		status, out := a.call("GET", r.Path+"?sortBy="+by+"&sortOrder=asc", nil)
+		switch {
+		case status == http.StatusBadRequest && !ok:
+			if !strings.Contains(fmt.Sprint(field(out, "message")), by) {
+				t.Errorf("GET %s?sortBy=%s: %v, want a message naming it", r.Path, by, out)
+			}
+			continue
+		case status != http.StatusOK || !ok:
+			t.Errorf("GET %s?sortBy=%s: %d %v (case in sortCases: %v)", r.Path, by, status, out, ok)
+			continue
+		}
+		desc := a.ok(http.StatusOK, "GET", r.Path+"?sortBy="+by+"&sortOrder=desc", nil).([]any)
+		if hasPost {
+			sorting := map[string]any{"sorting": []any{map[string]any{"sortBy": by, "sortOrder": "desc"}}}
+			posted := a.ok(http.StatusOK, "POST", r.Path+"?maxResults=100", sorting).([]any)
+			if !slices.Equal(idsInOrder(posted), idsInOrder(desc)) {
+				t.Errorf("POST %s sorting by %s desc: %v, want %v as GET", r.Path, by, idsInOrder(posted), idsInOrder(desc))
+			}
+		}
+		if member == "-" {
+			asc := idsInOrder(out.([]any))
+			if slices.Reverse(asc); !slices.Equal(asc, idsInOrder(desc)) {
+				t.Errorf("GET %s by %s: descending %v is not ascending reversed", r.Path, by, idsInOrder(desc))
+			}
+			continue
+		}
+		asc := out.([]any)
+		if via, path, ok := strings.Cut(member, ">"); ok {
+			// A member the rows do not show, read where another
+			// resource shows it: member>path with {}>its member.
+			path, member, _ = strings.Cut(path, ">")
+			asc, desc = lookUp(a, asc, via, path), lookUp(a, desc, via, path)
+		}
+		checkSorted(t, r.Path+" by "+by+" asc", asc, member, false)
+		checkSorted(t, r.Path+" by "+by+" desc", desc, member, true)
+	}
+	for by := range sortCases[r.Path] {
+		if !slices.Contains(r.SortBy, by) {
+			t.Errorf("GET %s: sort case %s, which Camunda does not document", r.Path, by)
+		}
+	}
 }
 
 // lookUp is, for each row, the object GET path gives with {} the row's

@@ -45,6 +45,7 @@ func (h *Handler) routes() {
 	h.variableInstanceRoutes()
 	h.metricsRoutes()
 	h.migrationRoutes()
+	h.batchRoutes()
 	h.openAPIRoute()
 	h.mux.HandleFunc("/", h.notServed)
 }

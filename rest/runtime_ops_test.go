@@ -101,8 +101,7 @@ func TestRESTJobOperations(t *testing.T) {
 		wantError(t, a, http.StatusBadRequest, "InvalidRequestException", "processDefinitionTenantId", "PUT", "/job/suspended",
 			map[string]any{"processDefinitionKey": "wait", "processDefinitionTenantId": "t1", "suspended": true})
 
-		// Batches are refused, naming what works instead.
-		wantError(t, a, http.StatusBadRequest, "InvalidRequestException", "batches", "POST", "/job/retries", map[string]any{"retries": 1, "jobIds": []string{fx["job1"]}})
+		wantError(t, a, http.StatusBadRequest, "InvalidRequestException", "must not be negative", "POST", "/job/retries", map[string]any{"retries": -1, "jobIds": []string{fx["job1"]}})
 		wantError(t, a, http.StatusBadRequest, "InvalidRequestException", "dueDate", "PUT", job+"/retries", map[string]any{"retries": 1, "dueDate": "2099-01-01T00:00:00.000+0000"})
 
 		// A cascading change moves a cycle with a start date; a cron
@@ -420,8 +419,8 @@ func TestRESTExternalTaskManagement(t *testing.T) {
 		// A query that selects nothing: none to set, as Camunda refuses it.
 		wantError(t, a, http.StatusBadRequest, "InvalidRequestException", "externalTaskIds is empty", "PUT", "/external-task/retries",
 			map[string]any{"retries": 1, "externalTaskQuery": map[string]any{"tenantIdIn": []string{"t"}}})
-		wantError(t, a, http.StatusBadRequest, "InvalidRequestException", "batches", "POST", "/external-task/retries-async",
-			map[string]any{"retries": 1, "externalTaskIds": []string{fx["ext3"]}})
+		wantError(t, a, http.StatusBadRequest, "InvalidRequestException", "externalTaskIds is empty", "POST", "/external-task/retries-async",
+			map[string]any{"retries": 1, "externalTaskQuery": map[string]any{"tenantIdIn": []string{"t"}}})
 	})
 }
 

@@ -78,10 +78,13 @@ func (h *Handler) typedVariables(ctx context.Context, id string) (map[string]Typ
 
 // boolParam is query parameter name, true when absent (Camunda's
 // deserializeValue(s) default).
-func boolParam(r *http.Request, name string) (bool, error) {
+func boolParam(r *http.Request, name string) (bool, error) { return boolParamOr(r, name, true) }
+
+// boolParamOr is query parameter name, def when absent.
+func boolParamOr(r *http.Request, name string, def bool) (bool, error) {
 	s := r.URL.Query().Get(name)
 	if s == "" {
-		return true, nil
+		return def, nil
 	}
 	b, err := strconv.ParseBool(s)
 	if err != nil {

@@ -258,10 +258,6 @@ func (e *Core) DeleteProcessInstance(ctx context.Context, t persistence.Tx, id s
 		if err != nil {
 			return err
 		}
-		if in.root.SuperExecutionID != "" {
-			return fmt.Errorf("process instance %s was started by a call activity; delete the calling instance", id)
-		}
-		c.skipCustomListeners, c.skipSubprocesses = opt.SkipCustomListeners, opt.SkipSubprocesses
-		return c.deleteInstance(in, opt.Reason, persistence.StateExternallyTerminated)
+		return c.deleteByAPI(in, opt)
 	})
 }

@@ -142,6 +142,17 @@ func (c *command) endInstance(in *instance, state, reason string) error {
 	return nil
 }
 
+// deleteByAPI deletes process instance in as the API asks (a single
+// delete, or a batch's): an instance a call activity started is deleted
+// with its caller only.
+func (c *command) deleteByAPI(in *instance, opt DeleteOptions) error {
+	if in.root.SuperExecutionID != "" {
+		return fmt.Errorf("process instance %s was started by a call activity; delete the calling instance", in.root.ID)
+	}
+	c.skipCustomListeners, c.skipSubprocesses = opt.SkipCustomListeners, opt.SkipSubprocesses
+	return c.deleteInstance(in, opt.Reason, persistence.StateExternallyTerminated)
+}
+
 // deleteInstance cancels a process instance (API delete, or a called
 // instance whose caller was cancelled or caught its error).
 func (c *command) deleteInstance(in *instance, reason, state string) error {

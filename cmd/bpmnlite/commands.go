@@ -398,8 +398,10 @@ func explain(ctx context.Context, eng *bpmnlite.Engine, j *bpmnlite.Job) ([]expl
 			suspended = append(suspended, "process instance "+j.ProcessInstanceID)
 		}
 	}
-	if ds, err := eng.ProcessDefinitions(ctx, bpmnlite.DefinitionQuery{ID: j.ProcessDefinitionID}); err == nil && len(ds) == 1 && ds[0].Suspension != 1 {
-		suspended = append(suspended, "process definition "+j.ProcessDefinitionID)
+	if j.ProcessDefinitionID != "" { // a batch's jobs and the history cleanup have none
+		if ds, err := eng.ProcessDefinitions(ctx, bpmnlite.DefinitionQuery{ID: j.ProcessDefinitionID}); err == nil && len(ds) == 1 && ds[0].Suspension != 1 {
+			suspended = append(suspended, "process definition "+j.ProcessDefinitionID)
+		}
 	}
 	if j.JobDefinitionID != "" {
 		if jds, err := eng.JobDefinitions(ctx, j.ProcessDefinitionID, j.ActivityID); err == nil {
