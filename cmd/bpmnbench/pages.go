@@ -79,7 +79,7 @@ func pagesSuite(ctx context.Context, o options, w io.Writer) error {
 		backends = append([]string{"postgres"}, backends...)
 	}
 	for _, backend := range backends {
-		url, cleanup, err := scaleDatabase(ctx, o, backend)
+		url, cleanup, err := suiteDatabase(ctx, o, backend, "scale")
 		if err != nil {
 			return err
 		}

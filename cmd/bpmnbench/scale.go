@@ -53,7 +53,7 @@ func scaleSuite(ctx context.Context, o options, w io.Writer) error {
 		backends = append([]string{"postgres"}, backends...)
 	}
 	for _, backend := range backends {
-		url, cleanup, err := scaleDatabase(ctx, o, backend)
+		url, cleanup, err := suiteDatabase(ctx, o, backend, "scale")
 		if err != nil {
 			return err
 		}
@@ -66,18 +66,18 @@ func scaleSuite(ctx context.Context, o options, w io.Writer) error {
 	return tw.Flush()
 }
 
-// scaleDatabase makes the suite's database on backend: its URL and what
-// removes it afterwards.
-func scaleDatabase(ctx context.Context, o options, backend string) (string, func(), error) {
+// suiteDatabase makes a suite's database, named after it, on backend:
+// its URL and what removes it afterwards.
+func suiteDatabase(ctx context.Context, o options, backend, suite string) (string, func(), error) {
 	if backend == "postgres" {
-		url, err := freshDatabase(ctx, o.pgURL, "bpmnlite_bench_scale")
+		url, err := freshDatabase(ctx, o.pgURL, "bpmnlite_bench_"+suite)
 		return url, func() {}, err
 	}
 	dir, err := os.MkdirTemp("", "bpmnbench")
 	if err != nil {
 		return "", nil, err
 	}
-	return filepath.Join(dir, "scale.db"), func() { os.RemoveAll(dir) }, nil
+	return filepath.Join(dir, suite+".db"), func() { os.RemoveAll(dir) }, nil
 }
 
 func measureScale(ctx context.Context, o options, backend, url string, tw io.Writer) error {
