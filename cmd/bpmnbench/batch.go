@@ -23,20 +23,11 @@ func batchSuite(ctx context.Context, o options, w io.Writer) error {
 	fmt.Fprintf(w, "Batch: a migration batch of %d instances, pickup latency of ordinary jobs while it runs\n\n", o.batchInstances)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "backend\tinstances\tbatch took\titems/s\tpickup p50\tpickup p99\tprogress seen (elapsed: items done)\tnote")
-	backends := []string{"sqlite NORMAL"}
-	if !o.skipPG {
-		backends = append([]string{"postgres"}, backends...)
-	}
-	for _, backend := range backends {
-		url, cleanup, err := suiteDatabase(ctx, o, backend, "batch")
-		if err != nil {
-			return err
-		}
-		err = measureBatch(ctx, o, backend, url, tw)
-		cleanup()
-		if err != nil {
-			return fmt.Errorf("batch on %s: %w", backend, err)
-		}
+	err := onEachBackend(ctx, o, "batch", func(backend, url string) error {
+		return measureBatch(ctx, o, backend, url, tw)
+	})
+	if err != nil {
+		return fmt.Errorf("batch: %w", err)
 	}
 	return tw.Flush()
 }

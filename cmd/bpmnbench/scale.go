@@ -48,22 +48,34 @@ func scaleSuite(ctx context.Context, o options, w io.Writer) error {
 	fmt.Fprintf(w, "Scale: a fresh database, then %d waiting instances and %d history rows (%s per throughput figure)\n\n", o.scaleWaiting, o.scaleHistory, o.duration)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "measure\tbackend\tfresh\tfilled\tfilled/fresh\tnote")
+	err := onEachBackend(ctx, o, "scale", func(backend, url string) error {
+		return measureScale(ctx, o, backend, url, tw)
+	})
+	if err != nil {
+		return fmt.Errorf("scale: %w", err)
+	}
+	return tw.Flush()
+}
+
+// onEachBackend runs measure on each backend, on a fresh database of
+// suite (see suiteDatabase) removed afterwards.
+func onEachBackend(ctx context.Context, o options, suite string, measure func(backend, url string) error) error {
 	backends := []string{"sqlite NORMAL"}
 	if !o.skipPG {
 		backends = append([]string{"postgres"}, backends...)
 	}
 	for _, backend := range backends {
-		url, cleanup, err := suiteDatabase(ctx, o, backend, "scale")
+		url, cleanup, err := suiteDatabase(ctx, o, backend, suite)
 		if err != nil {
 			return err
 		}
-		err = measureScale(ctx, o, backend, url, tw)
+		err = measure(backend, url)
 		cleanup()
 		if err != nil {
-			return fmt.Errorf("scale on %s: %w", backend, err)
+			return fmt.Errorf("on %s: %w", backend, err)
 		}
 	}
-	return tw.Flush()
+	return nil
 }
 
 // suiteDatabase makes a suite's database, named after it, on backend:
