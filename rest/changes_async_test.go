@@ -101,13 +101,13 @@ func TestRESTChangesAsync(t *testing.T) {
 		}
 
 		// Modification of one instance, with variables.
-		withVar := []any{map[string]any{"type": "startBeforeActivity", "activityId": "userTask", "variables": map[string]any{"n": map[string]any{"type": "Integer", "value": 7}}}}
+		withVar := []any{map[string]any{"type": "startBeforeActivity", "activityId": "userTask", "variables": map[string]any{"n": map[string]any{"type": "Short", "value": 7}}}}
 		a.wantError(http.StatusBadRequest, `process instance "nope"`, "POST", "/process-instance/nope/modification-async", map[string]any{"instructions": withVar})
 		a.wantError(http.StatusBadRequest, "instructions", "POST", "/process-instance/"+pis[2]+"/modification-async", map[string]any{"instructions": []any{}})
 		wantBatch(a.ok(http.StatusOK, "POST", "/process-instance/"+pis[2]+"/modification-async", map[string]any{"instructions": withVar}), "instance-modification", 1)
 		runJobs()
-		if v := a.ok(http.StatusOK, "GET", "/process-instance/"+pis[2]+"/variables/n", nil); field(v, "type") != "Integer" || field(v, "value") != 7.0 {
-			t.Errorf("variable set by the batch: %v, want Integer 7", v)
+		if v := a.ok(http.StatusOK, "GET", "/process-instance/"+pis[2]+"/variables/n", nil); field(v, "type") != "Short" || field(v, "value") != 7.0 {
+			t.Errorf("variable set by the batch: %v, want Short 7 (its declared type kept)", v)
 		}
 
 		// Restart.

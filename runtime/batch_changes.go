@@ -24,7 +24,8 @@ const (
 )
 
 // storedVars are variables as a batch's parameters keep them: encoded as
-// the engine stores them, so that their types survive JSON.
+// the engine stores them, so that their types (and a TypedValue's declared
+// type) survive JSON.
 type storedVars map[string]*persistence.Variable
 
 func (c *command) storeVars(vars map[string]any) (storedVars, error) {
@@ -48,7 +49,7 @@ func (s storedVars) decode() (map[string]any, error) {
 	}
 	out := make(map[string]any, len(s))
 	for name, r := range s {
-		v, err := decodeVariable(r)
+		v, err := declaredValue(r)
 		if err != nil {
 			return nil, fmt.Errorf("variable %q: %w", name, err)
 		}
