@@ -79,6 +79,8 @@ func TestBatchMigration(t *testing.T) {
 			t.Fatalf("%d batches after an invalid plan, want 0", n)
 		}
 
+		migratedAt := time.Date(2026, 11, 27, 16, 0, 0, 0, time.UTC)
+		plan.Variables = map[string]any{"migratedAt": migratedAt}
 		b, err := e.Eng.MigrateAsync(e.Ctx, bpmnlite.MigrationRequest{Plan: *plan, ProcessInstanceIDs: pis})
 		if err != nil {
 			t.Fatal(err)
@@ -125,6 +127,9 @@ func TestBatchMigration(t *testing.T) {
 			}
 			if len(tasks) != 1 || tasks[0].ProcessDefinitionID != want || (pi != bad && tasks[0].ID != taskIDs[pi]) {
 				t.Fatalf("task of %s after the batch: %+v; want task %s in %s", pi, tasks, taskIDs[pi], want)
+			}
+			if got, ok := e.Var(pi, "migratedAt").(time.Time); pi != bad && (!ok || !got.Equal(migratedAt)) {
+				t.Fatalf("plan variable of %s: %#v, want the time %s", pi, e.Var(pi, "migratedAt"), migratedAt)
 			}
 		}
 	})
