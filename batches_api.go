@@ -3,6 +3,7 @@ package bpmnlite
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/bpmnlite/bpmnlite/persistence"
@@ -34,11 +35,16 @@ const (
 	BatchSetExternalTaskRetries   = runtime.BatchSetExternalTaskRetries
 	BatchUpdateSuspensionState    = runtime.BatchUpdateSuspensionState
 	BatchHistoricDecisionDeletion = runtime.BatchHistoricDecisionDeletion
+	BatchProcessSetRemovalTime    = runtime.BatchProcessSetRemovalTime
 )
 
 // ErrNoBatchItems: a batch was asked for without any item (no ids, and
 // the queries given select nothing).
 var ErrNoBatchItems = runtime.ErrNoBatchItems
+
+// ErrInvalidBatchRequest: a batch asked for with parameters that cannot
+// make one (negative retries, no removal time or several).
+var ErrInvalidBatchRequest = errors.New("invalid batch request")
 
 // BatchStatistics is a batch with its progress, as Camunda counts it:
 // RemainingJobs are the execution jobs not yet created plus those not yet
@@ -203,6 +209,45 @@ func (e *Engine) DeleteHistoricDecisionInstancesAsync(ctx context.Context, req D
 	return e.rt.CreateBatch(ctx, BatchHistoricDecisionDeletion, ids, nil, runtime.BatchOptions{})
 }
 
+// RemovalTimeRequest selects process instances in history whose removal
+// time (when the history cleanup removes them) a batch sets: the union of
+// IDs and of what Query selects. One of Absolute (the time), Cleared
+// (kept for good) and Calculated (from the end of the instance's root and
+// the history time to live, as when it ends) says the time.
+type RemovalTimeRequest struct {
+	IDs        []string
+	Query      *HistoricProcessInstanceQuery
+	Absolute   *time.Time
+	Cleared    bool
+	Calculated bool
+	// Hierarchical sets it on every instance of each one's call hierarchy.
+	Hierarchical bool
+}
+
+// SetRemovalTimeAsync sets the removal time of process instances' history
+// in a batch (Camunda's setRemovalTimeToHistoricProcessInstances).
+func (e *Engine) SetRemovalTimeAsync(ctx context.Context, req RemovalTimeRequest) (*Batch, error) {
+	modes := 0
+	for _, set := range []bool{req.Absolute != nil, req.Cleared, req.Calculated} {
+		if set {
+			modes++
+		}
+	}
+	if modes != 1 {
+		return nil, fmt.Errorf("%w: the removal time: give exactly one of an absolute time, cleared and calculated", ErrInvalidBatchRequest)
+	}
+	ids, err := e.instanceItems(ctx, req.IDs, nil, req.Query)
+	if err != nil {
+		return nil, err
+	}
+	p := runtime.RemovalTimeParams{Calculated: req.Calculated, Hierarchical: req.Hierarchical}
+	if req.Absolute != nil {
+		at := req.Absolute.UTC()
+		p.Time = &at
+	}
+	return e.rt.CreateBatch(ctx, BatchProcessSetRemovalTime, ids, p, runtime.BatchOptions{})
+}
+
 // JobRetriesRequest selects jobs whose retries a batch sets: the union of
 // IDs, of what Query selects, and of the jobs of ProcessInstanceIDs and of
 // the instances the instance queries select.
@@ -223,7 +268,7 @@ type JobRetriesRequest struct {
 // resolve a job's incident, 0 raises one.
 func (e *Engine) SetJobRetriesAsync(ctx context.Context, req JobRetriesRequest) (*Batch, error) {
 	if req.Retries < 0 {
-		return nil, errors.New("retries must not be negative")
+		return nil, fmt.Errorf("%w: retries must not be negative", ErrInvalidBatchRequest)
 	}
 	ids, err := e.batchItems(ctx, req.IDs, func(add func(...string)) error {
 		instances, err := e.instanceIDs(ctx, req.ProcessInstanceIDs, req.InstanceQuery, req.HistoricQuery)
@@ -275,7 +320,7 @@ type ExternalTaskRetriesRequest struct {
 // batch: 0 raises a task's incident, more resolves it.
 func (e *Engine) SetExternalTaskRetriesAsync(ctx context.Context, req ExternalTaskRetriesRequest) (*Batch, error) {
 	if req.Retries < 0 {
-		return nil, errors.New("the number of retries cannot be negative")
+		return nil, fmt.Errorf("%w: the number of retries cannot be negative", ErrInvalidBatchRequest)
 	}
 	ids, err := e.batchItems(ctx, req.IDs, func(add func(...string)) error {
 		instances, err := e.instanceIDs(ctx, req.ProcessInstanceIDs, req.InstanceQuery, req.HistoricQuery)

@@ -81,6 +81,9 @@ func TestBatchDeleteProcessInstances(t *testing.T) {
 			t.Fatalf("batch = %+v", b)
 		}
 		e.wantProgress(b.ID, 4, 0, 0)
+		if bs, err := e.Eng.Batches(e.Ctx, bpmnlite.BatchQuery{}); err != nil || len(bs) != 1 || bs[0].Configuration != "" || bs[0].ID != b.ID {
+			t.Fatalf("batches listed: %+v, %v; want the batch, without its items", bs, err)
+		}
 		if err := e.runOnly("first seed", b.SeedJobDefinitionID); err != nil {
 			t.Fatal(err)
 		}
@@ -484,6 +487,74 @@ func TestBatchDeleteHistoricDecisionInstances(t *testing.T) {
 		}
 		if in, _ := e.Eng.HistoricDecisionInputs(e.Ctx, []string{all[0].ID, all[1].ID, all[2].ID, all[3].ID}); len(in) != 2 {
 			t.Fatalf("inputs left: %d, want the season's two", len(in))
+		}
+	})
+}
+
+// Removal times set in batches: absolute, cleared, calculated from the
+// end and the history time to live, and over a call hierarchy; the
+// history cleanup then removes what is due.
+func TestBatchSetRemovalTime(t *testing.T) {
+	cfg := bpmnlite.Config{History: bpmnlite.HistoryConfig{Level: bpmnlite.HistoryFull, TimeToLive: 48 * time.Hour}}
+	eachBackend(t, cfg, func(t *testing.T, e *env) {
+		e.Deploy("wait", waitModel)
+		e.Deploy("caller", enginetest.Process("caller", `
+    <startEvent id="start" />
+    <sequenceFlow id="f1" sourceRef="start" targetRef="call" />
+    <callActivity id="call" calledElement="wait" />
+    <sequenceFlow id="f2" sourceRef="call" targetRef="end" />
+    <endEvent id="end" />`))
+		running, ended := e.Start("wait", nil), e.Start("wait", nil)
+		e.Complete(ended, "task", nil)
+		endedAt := e.Clock.Now()
+		caller := e.Start("caller", nil)
+		called, err := e.Eng.HistoricProcessInstances(e.Ctx, bpmnlite.HistoricProcessInstanceQuery{SuperProcessInstanceID: caller})
+		if err != nil || len(called) != 1 {
+			t.Fatalf("called instance: %v, %v", called, err)
+		}
+		removal := func(pi string) *time.Time {
+			hs, err := e.Eng.HistoricProcessInstances(e.Ctx, bpmnlite.HistoricProcessInstanceQuery{ID: pi})
+			if err != nil || len(hs) != 1 {
+				t.Fatalf("history of %s: %v, %v", pi, hs, err)
+			}
+			return hs[0].RemovalTime
+		}
+		set := func(req bpmnlite.RemovalTimeRequest) {
+			t.Helper()
+			b, err := e.Eng.SetRemovalTimeAsync(e.Ctx, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			runBatch(t, e, b)
+		}
+		at := e.Clock.Now().Add(time.Hour)
+		set(bpmnlite.RemovalTimeRequest{IDs: []string{running, ended}, Absolute: &at})
+		for _, pi := range []string{running, ended} {
+			if r := removal(pi); r == nil || !r.Equal(at) {
+				t.Fatalf("absolute removal time of %s: %v, want %v", pi, r, at)
+			}
+		}
+		set(bpmnlite.RemovalTimeRequest{IDs: []string{running}, Cleared: true})
+		if r := removal(running); r != nil {
+			t.Fatalf("cleared removal time: %v", r)
+		}
+		set(bpmnlite.RemovalTimeRequest{Query: &bpmnlite.HistoricProcessInstanceQuery{ProcessDefinitionKey: "wait"}, Calculated: true})
+		if r := removal(ended); r == nil || !r.Equal(endedAt.Add(48*time.Hour)) {
+			t.Fatalf("calculated removal time of the ended instance: %v, want its end + 48h", r)
+		}
+		if r := removal(running); r != nil {
+			t.Fatalf("calculated removal time of a running instance: %v, want none", r)
+		}
+		past := e.Clock.Now().Add(-time.Minute)
+		set(bpmnlite.RemovalTimeRequest{IDs: []string{called[0].ID}, Absolute: &past, Hierarchical: true})
+		if r := removal(caller); r == nil || !r.Equal(past) {
+			t.Fatalf("the caller's removal time, set by its called instance's hierarchy: %v", r)
+		}
+		if n, err := e.Eng.CleanUpHistory(e.Ctx); err != nil || n != 2 {
+			t.Fatalf("history cleanup removed %d, %v; want the hierarchy's 2 instances", n, err)
+		}
+		if _, err := e.Eng.SetRemovalTimeAsync(e.Ctx, bpmnlite.RemovalTimeRequest{IDs: []string{ended}, Cleared: true, Calculated: true}); !errors.Is(err, bpmnlite.ErrInvalidBatchRequest) {
+			t.Fatalf("two removal times: %v, want ErrInvalidBatchRequest", err)
 		}
 	})
 }

@@ -2,6 +2,8 @@ package persistence
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -26,7 +28,7 @@ type Batch struct {
 	Suspension             int
 	// Configuration is what the seed job still has to hand to execution
 	// jobs: the batch's parameters and the items not yet given to a job
-	// (JSON, its type's).
+	// (JSON, its type's). Lists (BatchFilter) leave it empty.
 	Configuration      string
 	TenantID           string
 	CreateUserID       string
@@ -80,10 +82,23 @@ type BatchFilter struct {
 	WithoutFailures bool `where:"NOT EXISTS (SELECT 1 FROM job j WHERE j.job_definition_id = batch.batch_job_definition_id AND j.process_definition_id IS NULL AND j.retries = 0)" param:"withoutFailures"`
 }
 
+// Query is the filter's query. It leaves Configuration out: while a
+// large batch is being seeded it holds every item not handed out yet,
+// which a list polled for progress has no use for.
 func (f BatchFilter) Query() Query[*Batch] {
 	f.Tenants = f.Tenants.conditions(false)
-	return filterQuery[*Batch](f, time.Time{}, "start_time, id")
+	q := filterQuery[*Batch](f, time.Time{}, "start_time, id")
+	q.columns = listedBatchColumns
+	return q
 }
+
+// listedBatchColumns is the batch table's column list without its
+// configuration.
+var listedBatchColumns = func() string {
+	cols := slices.Clone(BatchTable.Columns)
+	cols[slices.Index(cols, "configuration")] = "NULL"
+	return strings.Join(cols, ", ")
+}()
 
 // HistoricBatchFilter selects batches in history, oldest first.
 type HistoricBatchFilter struct {
@@ -168,4 +183,14 @@ func RemoveBatchHistory(batchID string, jobDefinitionIDs []string) []Write {
 			newWrite("DELETE FROM job_log WHERE job_definition_id IN "+list, args...))
 	}
 	return ws
+}
+
+// SetInstanceRemovalTime gives a process instance's history the time it
+// may be removed (nil: kept), or with hierarchy every instance of the
+// hierarchy whose root is rootID.
+func SetInstanceRemovalTime(id, rootID string, hierarchy bool, at *time.Time) Write {
+	if hierarchy {
+		return newWrite("UPDATE hist_process_instance SET removal_time = $1, rev = rev + 1 WHERE root_process_instance_id = $2", at, rootID)
+	}
+	return newWrite("UPDATE hist_process_instance SET removal_time = $1, rev = rev + 1 WHERE id = $2", at, id)
 }

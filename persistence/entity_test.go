@@ -283,7 +283,8 @@ var samples = map[*persistence.Table]sample{
 			return &persistence.HistoricProcessInstance{TenantID: "acme", ID: "pi", Rev: 1, ProcessDefinitionID: "p:1:x", ProcessDefinitionKey: "p",
 				BusinessKey: "bk", StartTime: at(17, 1), EndTime: ptr(at(18, 2)), State: persistence.StateCompleted,
 				StartActivityID: "start", EndActivityID: "end", DeleteReason: "because", SuperProcessInstanceID: "super",
-				RootProcessInstanceID: "root", RemovalTime: ptr(at(20, 1)), ProcessDefinitionName: "P", ProcessDefinitionVersion: 3}
+				RootProcessInstanceID: "root", RemovalTime: ptr(at(20, 1)), ProcessDefinitionName: "P", ProcessDefinitionVersion: 3,
+				RestartedProcessInstanceID: "old"}
 		},
 		sparse: func() persistence.Entity {
 			return &persistence.HistoricProcessInstance{ID: "pi2", ProcessDefinitionID: "p:1:x", StartTime: at(17, 0),

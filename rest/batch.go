@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strings"
 
 	"github.com/bpmnlite/bpmnlite"
 )
@@ -132,6 +133,36 @@ func (h *Handler) batchRoutes() {
 			return h.eng.DeleteHistoricDecisionInstancesAsync(r.Context(), req)
 		})
 	})
+	h.handle("POST /history/process-instance/set-removal-time", func(w http.ResponseWriter, r *http.Request) error {
+		var body struct {
+			Absolute       *string                    `json:"absoluteRemovalTime"`
+			Cleared        bool                       `json:"clearedRemovalTime"`
+			Calculated     bool                       `json:"calculatedRemovalTime"`
+			IDs            []string                   `json:"historicProcessInstanceIds"`
+			Query          map[string]json.RawMessage `json:"historicProcessInstanceQuery"`
+			Hierarchical   bool                       `json:"hierarchical"`
+			UpdateInChunks bool                       `json:"updateInChunks"`
+		}
+		if err := readJSON(r, &body); err != nil {
+			return err
+		}
+		if body.UpdateInChunks {
+			return badRequest("bpmnlite does not support updateInChunks=true: each execution job of the batch updates its instances at once")
+		}
+		req := bpmnlite.RemovalTimeRequest{IDs: body.IDs, Cleared: body.Cleared, Calculated: body.Calculated, Hierarchical: body.Hierarchical}
+		if body.Absolute != nil {
+			t, err := parseTime(*body.Absolute)
+			if err != nil {
+				return badRequest("absoluteRemovalTime: %v", err)
+			}
+			req.Absolute = &t
+		}
+		var err error
+		if req.Query, err = nestedQuery[bpmnlite.HistoricProcessInstanceQuery](body.Query, "/history/process-instance"); err != nil {
+			return err
+		}
+		return writeBatch(w, "historicProcessInstanceIds", func() (*bpmnlite.Batch, error) { return h.eng.SetRemovalTimeAsync(r.Context(), req) })
+	})
 	h.handle("POST /job/retries", h.setJobRetriesAsync)
 	h.handle("POST /process-instance/job-retries", h.setJobRetriesAsync)
 	h.handle("POST /process-instance/job-retries-historic-query-based", h.setJobRetriesAsync)
@@ -219,8 +250,11 @@ func (h *Handler) deleteInstancesAsync(w http.ResponseWriter, r *http.Request) e
 // Camunda's 400 saying the ids are empty.
 func writeBatch(w http.ResponseWriter, ids string, create func() (*bpmnlite.Batch, error)) error {
 	b, err := create()
-	if errors.Is(err, bpmnlite.ErrNoBatchItems) {
+	switch {
+	case errors.Is(err, bpmnlite.ErrNoBatchItems):
 		return badRequest("%s is empty", ids)
+	case errors.Is(err, bpmnlite.ErrInvalidBatchRequest):
+		return badRequest("%s", strings.TrimPrefix(err.Error(), bpmnlite.ErrInvalidBatchRequest.Error()+": "))
 	}
 	if err != nil {
 		return err

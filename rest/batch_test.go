@@ -122,6 +122,23 @@ func TestRESTBatches(t *testing.T) {
 		a.wantError(http.StatusBadRequest, "sortBy", "GET", "/batch?sortBy=type&sortOrder=asc", nil)
 		a.wantError(http.StatusBadRequest, "suspended", "GET", "/batch?suspended=maybe", nil)
 
+		// Removal times set in a batch.
+		b = a.ok(http.StatusOK, "POST", "/history/process-instance/set-removal-time", map[string]any{
+			"historicProcessInstanceIds": []string{pis[0]}, "absoluteRemovalTime": "2030-01-02T03:04:05.000+0000"}).(map[string]any)
+		if b["type"] != "process-set-removal-time" {
+			t.Errorf("removal time batch type = %v", b["type"])
+		}
+		if _, err := a.eng.ExecuteDueJobs(t.Context(), 10); err != nil {
+			t.Fatal(err)
+		}
+		if r := field(a.ok(http.StatusOK, "GET", "/history/process-instance/"+pis[0], nil), "removalTime"); r != "2030-01-02T03:04:05.000+0000" {
+			t.Errorf("removal time after the batch: %v", r)
+		}
+		a.wantError(http.StatusBadRequest, "exactly one", "POST", "/history/process-instance/set-removal-time",
+			map[string]any{"historicProcessInstanceIds": []string{pis[0]}, "clearedRemovalTime": true, "calculatedRemovalTime": true})
+		a.wantError(http.StatusBadRequest, "updateInChunks", "POST", "/history/process-instance/set-removal-time",
+			map[string]any{"historicProcessInstanceIds": []string{pis[0]}, "clearedRemovalTime": true, "updateInChunks": true})
+
 		// Instances suspended in a batch.
 		running := field(a.ok(http.StatusOK, "POST", "/process-definition/key/one/start", map[string]any{}), "id").(string)
 		b = a.ok(http.StatusOK, "POST", "/process-instance/suspended-async", map[string]any{"processInstanceIds": []string{running}, "suspended": true}).(map[string]any)

@@ -23,7 +23,6 @@ var coveredGroups = regexp.MustCompile(`^(GET|POST|PUT|DELETE) /(engine|version|
 var leftOutOfCount = map[string]string{
 	"POST /process-instance/message-async":             "a batch",
 	"POST /process-instance/variables-async":           "a batch",
-	"POST /history/process-instance/set-removal-time":  "a batch",
 	"POST /history/decision-instance/set-removal-time": "a batch",
 }
 

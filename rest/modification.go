@@ -100,13 +100,16 @@ func (h *Handler) readModification(r *http.Request) (string, []string, bpmnlite.
 }
 
 // modified answers a modification: 204, a refused instruction 400, an
-// unknown instance 404.
+// unknown instance 404, an instruction whose activity failed (a delegate,
+// a mapping) 500 as Camunda's ProcessEngineException, a conflict 409.
 func modified(w http.ResponseWriter, id string, err error) error {
 	switch {
 	case err == nil:
 		return noContent(w)
-	case errors.Is(err, bpmnlite.ErrInvalidInstruction), errors.As(err, new(*bpmnlite.ModificationError)):
+	case errors.Is(err, bpmnlite.ErrInvalidInstruction):
 		return badRequest("%v", err)
+	case errors.As(err, new(*bpmnlite.ModificationError)) && !errors.Is(err, bpmnlite.ErrOptimisticLock):
+		return &serverError{typ: "ProcessEngineException", msg: err.Error()}
 	case isNotFound(err) && id != "":
 		return &notFound{"Process instance with id " + id + " does not exist"}
 	}

@@ -8,8 +8,9 @@ import (
 )
 
 const modifiable = `<?xml version="1.0" encoding="UTF-8"?>
-<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" targetNamespace="t">
+<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:camunda="http://camunda.org/schema/1.0/bpmn" targetNamespace="t">
   <process id="modifiable" isExecutable="true">
+    <serviceTask id="broken" camunda:expression="${missing}"/>
     <startEvent id="start"/><userTask id="task1"/>
     <subProcess id="sub"><startEvent id="subStart"/><userTask id="subTask"/><endEvent id="subEnd"/>
       <sequenceFlow id="s1" sourceRef="subStart" targetRef="subTask"/><sequenceFlow id="s2" sourceRef="subTask" targetRef="subEnd"/>
@@ -82,6 +83,9 @@ func TestRESTModification(t *testing.T) {
 		if got := tree(); got != "modifiable(processDefinition)[sub(subProcess)[subTask(userTask)]]" {
 			t.Errorf("tree after refusals %s", got)
 		}
+		// An activity that fails as it starts: Camunda's 500.
+		wantError(t, a, http.StatusInternalServerError, "ProcessEngineException", "instruction 0 (startBeforeActivity)", "POST", path,
+			map[string]any{"instructions": []any{map[string]any{"type": "startBeforeActivity", "activityId": "broken"}}})
 		wantError(t, a, http.StatusNotFound, "InvalidRequestException", "Process instance with id nope does not exist", "POST",
 			"/process-instance/nope/modification", map[string]any{"instructions": []any{map[string]any{"type": "cancel", "activityId": "task1"}}})
 

@@ -10,9 +10,11 @@ import (
 )
 
 // The batch types that change no model: deletion of process instances and
-// of their history, and retries of jobs and external tasks (Camunda's
-// Batch.TYPE_... names). Each execution job does its items in one
-// transaction: one failing item fails the job, which is retried whole.
+// of their history (and of decision evaluations'), suspension of
+// instances, removal times of their history, and retries of jobs and
+// external tasks (Camunda's Batch.TYPE_... names). Each execution job does
+// its items in one transaction: one failing item fails the job, which is
+// retried whole.
 
 // Batch types, Camunda's names.
 const (
@@ -22,6 +24,7 @@ const (
 	BatchSetExternalTaskRetries   = "set-external-task-retries"
 	BatchUpdateSuspensionState    = "instance-update-suspension-state"
 	BatchHistoricDecisionDeletion = "historic-decision-instance-deletion"
+	BatchProcessSetRemovalTime    = "process-set-removal-time"
 )
 
 // DeleteInstancesParams are the parameters of an instance-deletion batch.
@@ -51,6 +54,17 @@ type RetriesParams struct {
 // instance-update-suspension-state batch.
 type SuspensionParams struct {
 	Suspended bool `json:"suspended"`
+}
+
+// RemovalTimeParams are the parameters of a process-set-removal-time
+// batch: Calculated computes each instance's removal time as its end
+// does (its root instance's end plus the root definition's history time
+// to live; none while the root runs); else Time is it (nil: cleared).
+// Hierarchical sets it on the instance's whole call hierarchy.
+type RemovalTimeParams struct {
+	Time         *time.Time `json:"time,omitempty"`
+	Calculated   bool       `json:"calculated,omitempty"`
+	Hierarchical bool       `json:"hierarchical,omitempty"`
 }
 
 func init() {
@@ -106,6 +120,49 @@ func init() {
 		c.cc.Write(persistence.RemoveDecisionHistory(ids)...)
 		return nil
 	})
+	registerBatchType(BatchProcessSetRemovalTime, batchRun(func(c *command, p RemovalTimeParams, id string) error {
+		h, err := c.e.historicInstance(c.cc, id)
+		if errors.Is(err, persistence.ErrNotFound) {
+			return nil // removed meanwhile
+		}
+		if err != nil {
+			return err
+		}
+		at := p.Time
+		if p.Calculated {
+			if at, err = c.calculatedRemovalTime(h); err != nil {
+				return err
+			}
+		}
+		c.cc.Write(persistence.SetInstanceRemovalTime(h.ID, h.RootProcessInstanceID, p.Hierarchical, at))
+		return nil
+	}))
+}
+
+// calculatedRemovalTime is the removal time the end of h's root instance
+// gives (setRemovalTime): nil while it runs, or when its history is kept
+// for good.
+func (c *command) calculatedRemovalTime(h *persistence.HistoricProcessInstance) (*time.Time, error) {
+	root := h
+	if h.RootProcessInstanceID != "" && h.RootProcessInstanceID != h.ID {
+		var err error
+		if root, err = c.e.historicInstance(c.cc, h.RootProcessInstanceID); err != nil {
+			return nil, fmt.Errorf("the root of process instance %s: %w", h.ID, err)
+		}
+	}
+	if root.EndTime == nil {
+		return nil, nil
+	}
+	def, err := c.definition(root.ProcessDefinitionID)
+	if err != nil {
+		return nil, err
+	}
+	ttl, ok := c.e.timeToLive(def)
+	if !ok {
+		return nil, nil
+	}
+	at := root.EndTime.Add(ttl)
+	return &at, nil
 }
 
 // batchRun is a batch handler that decodes the batch's parameters into P

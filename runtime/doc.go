@@ -23,6 +23,10 @@
 //     events_conditional.go, events_subprocess.go; compensation.go.
 //   - scopes.go: subprocesses, ending paths and scopes, terminate, cancel;
 //     iomapping.go; callactivity.go; multiinstance.go; instances.go.
+//   - modify.go: process instance modification (start before/after,
+//     start a transition, cancel activity and transition instances);
+//     restart.go: restarting ended instances from history with its
+//     start instructions.
 //   - jobs_create.go: creating jobs (job definitions, priorities, retries);
 //     jobs_run.go: running them (one savepoint sequence for a job alone and a group's, groups, the handler registry: each element file registers its job handlers);
 //     jobs_failure.go: retries, incidents, the job log; jobs_acquire.go:

@@ -167,6 +167,9 @@ func (c *command) instruct(in *instance, ins ModificationInstruction, before map
 			return nil, invalid("activityId is required")
 		}
 		a := proc.Activity(ins.ActivityID)
+		if body := proc.Activity(stripBody(ins.ActivityID)); a == nil && isBodyID(ins.ActivityID) && body != nil && body.MultiInstance != nil {
+			a = body // "a#multiInstanceBody": a start enters the body, as for "a"
+		}
 		if a == nil {
 			return nil, invalid("activity %q does not exist in process %q", ins.ActivityID, in.def.Key)
 		}
@@ -230,13 +233,14 @@ func isTransition(x *execution) bool {
 
 // activityInstancePath returns the path that runs activity instance id:
 // the outermost execution with that id (a scope below it shares it), the
-// path outside when that is an input/output scope.
+// path outside when that is an input/output scope; the process instance
+// for its own id.
 func activityInstancePath(in *instance, id string) *execution {
 	if id == "" {
 		return nil
 	}
 	if id == in.root.ID {
-		return nil // the process instance is no activity instance to cancel
+		return in.root // the tree's root: cancelling it cancels everything
 	}
 	for _, x := range in.execs {
 		if x.removed || x.ActivityInstanceID != id || (x.parent != nil && x.parent.ActivityInstanceID == id) {
@@ -314,6 +318,7 @@ func (c *command) cancelPath(x *execution) error {
 				return err
 			}
 			scope.ActivityID, scope.ActivityInstanceID, scope.TransitionID, scope.IsActive = "", "", "", false
+			scope.replacedBy = nil // a fork's concurrent path it pointed to is gone: the next start runs here
 			c.update(scope)
 			return nil
 		}

@@ -179,6 +179,12 @@ func TestModifyCancelAndStartInOneCall(t *testing.T) {
 		if e.State(pi) != persistence.StateCompleted {
 			t.Errorf("state %s", e.State(pi))
 		}
+
+		// The tree's root is the process instance: cancelling it cancels
+		// everything, a start after it keeps the instance.
+		pi = e.Start("subprocess", nil)
+		e.modify(pi, startBefore("subProcessTask"), cancelInstance(pi), startBefore("task2"))
+		e.wantShape(pi, "subprocess[task2]")
 	})
 }
 
@@ -434,7 +440,7 @@ func TestModifyMultiInstance(t *testing.T) {
 			<userTask id="mi"><multiInstanceLoopCharacteristics><loopCardinality>3</loopCardinality></multiInstanceLoopCharacteristics></userTask>
 			<endEvent id="e"/>`, enginetest.Chain("s", "a", "mi", "e"))))
 		pi := e.Start("p", nil)
-		e.modify(pi, startBefore("mi"))
+		e.modify(pi, startBefore("mi#multiInstanceBody"))
 		e.wantShape(pi, "p[a,mi#multiInstanceBody[mi,mi,mi]]")
 		inner := e.activityTree(pi)
 		var innerID string
@@ -463,6 +469,115 @@ func TestModifyMultiInstance(t *testing.T) {
 		e.wantShape(pi, "p[a]")
 		if got := e.TaskKeys(pi); got != "a" {
 			t.Errorf("tasks %s", got)
+		}
+	})
+}
+
+// testStartBeforeNoneEndEvent, testStartBeforeWithAncestorInstanceIdTwoScopesUp
+// and testStartBeforeEventSubProcess: an end event ends a path (and the
+// instance when it was its only one: completed); an ancestor two scopes
+// up gets the scope between created; an event subprocess started by
+// hand runs without interrupting.
+func TestModifyEndEventsAncestorsAndEventSubprocess(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.Deploy("p", enginetest.Defs(`<message id="m" name="never"/>`, enginetest.Executable("p", `<startEvent id="s"/><userTask id="a"/><endEvent id="e"/>
+			<subProcess id="outer"><startEvent id="os"/><userTask id="outerTask"/>
+			  <subProcess id="inner"><startEvent id="is"/><userTask id="innerTask"/>`+enginetest.Chain("is", "innerTask")+`</subProcess>
+			  `+enginetest.Chain("os", "outerTask")+`</subProcess>
+			<subProcess id="esp" triggeredByEvent="true"><startEvent id="espStart"><messageEventDefinition messageRef="m"/></startEvent>
+			  <userTask id="handle"/>`+enginetest.Chain("espStart", "handle")+`</subProcess>`,
+			enginetest.Chain("s", "a", "e"))))
+		pi := e.Start("p", nil)
+		e.modify(pi, startBefore("e"))
+		e.wantShape(pi, "p[a]")
+		e.modify(pi, startBefore("outerTask"))
+		in := startBefore("innerTask")
+		in.AncestorActivityInstanceID = e.instanceAt(pi, "outer")
+		e.modify(pi, in)
+		e.wantShape(pi, "p[a,outer[inner[innerTask],outerTask]]")
+		e.modify(pi, startBefore("esp"))
+		e.wantShape(pi, "p[a,esp[handle],outer[inner[innerTask],outerTask]]")
+		e.modify(pi, bpmnlite.ModificationInstruction{Type: bpmnlite.CancelAllForActivity, ActivityID: "outer"},
+			bpmnlite.ModificationInstruction{Type: bpmnlite.CancelAllForActivity, ActivityID: "esp"},
+			cancelInstance(e.instanceAt(pi, "a")), startBefore("e"))
+		if !e.Ended(pi) || e.State(pi) != persistence.StateCompleted {
+			t.Errorf("ended %v, state %s; want completed by the end event", e.Ended(pi), e.State(pi))
+		}
+	})
+}
+
+// ModificationExecutionSyncTest: several instances in one transaction;
+// one of another definition refuses them all. Cancelling a call
+// activity deletes the instance it called.
+func TestModifySeveralInstancesAndCallActivity(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.Deploy("subprocess", modificationModel)
+		e.Deploy("caller", enginetest.Defs(enginetest.Executable("caller", `<startEvent id="s"/>
+			<callActivity id="call" calledElement="subprocess"/><endEvent id="e"/>`, enginetest.Chain("s", "call", "e"))))
+		one, two := e.Start("subprocess", nil), e.Start("subprocess", nil)
+		caller := e.Start("caller", nil)
+		def := e.Instances("subprocess")[0].ProcessDefinitionID
+		err := e.Eng.ModifyProcessInstances(e.Ctx, def, []string{one, caller}, bpmnlite.ModificationRequest{
+			Instructions: []bpmnlite.ModificationInstruction{startBefore("task2")}})
+		if !errors.Is(err, bpmnlite.ErrInvalidInstruction) {
+			t.Fatalf("modify an instance of another definition: %v", err)
+		}
+		e.wantShape(one, "subprocess[task1]")
+		if err := e.Eng.ModifyProcessInstances(e.Ctx, def, []string{one, two}, bpmnlite.ModificationRequest{
+			Instructions: []bpmnlite.ModificationInstruction{startBefore("task2"),
+				{Type: bpmnlite.CancelAllForActivity, ActivityID: "task1"}}}); err != nil {
+			t.Fatal(err)
+		}
+		e.wantShape(one, "subprocess[task2]")
+		e.wantShape(two, "subprocess[task2]")
+
+		called := ""
+		for _, h := range e.Instances("subprocess") {
+			if h.SuperProcessInstanceID == caller {
+				called = h.ID
+			}
+		}
+		e.modify(caller, startBefore("e"), bpmnlite.ModificationInstruction{Type: bpmnlite.CancelAllForActivity, ActivityID: "call"})
+		if !e.Ended(called) || !e.Ended(caller) {
+			t.Errorf("called instance ended %v, caller ended %v; want both", e.Ended(called), e.Ended(caller))
+		}
+	})
+}
+
+// A modification racing the job it cancels: one of the two wins whole.
+// Either the job ran (the path moved on to task2, the cancellation finds
+// no transition instance) or the modification did (the job is gone, its
+// execution fails); never both, never half.
+func TestModifyRacesJob(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		e.Deploy("p", enginetest.Defs(enginetest.Executable("p", `<startEvent id="s"/>
+			<serviceTask id="async" camunda:asyncBefore="true" camunda:expression="${true}"/><userTask id="after"/>`,
+			enginetest.Chain("s", "async", "after"))))
+		for range 5 {
+			pi := e.Start("p", nil)
+			job := e.OneJob(pi)
+			tr := e.activityTree(pi).Transitions[0].ID
+			errs := make(chan error, 2)
+			go func() { errs <- e.Eng.ExecuteJob(e.Ctx, job.ID) }()
+			go func() {
+				errs <- e.Eng.ModifyProcessInstance(e.Ctx, pi, bpmnlite.ModificationRequest{Instructions: []bpmnlite.ModificationInstruction{
+					{Type: bpmnlite.CancelTransitionInstance, TransitionInstanceID: tr}, startBefore("after")}})
+			}()
+			failed := 0
+			for range 2 {
+				if err := <-errs; err != nil {
+					failed++
+				}
+			}
+			if failed != 1 {
+				t.Errorf("%d of the two failed, want exactly one", failed)
+			}
+			if got := e.TaskKeys(pi); got != "after" {
+				t.Errorf("tasks %q, want after once", got)
+			}
+			if js := e.Jobs(pi); len(js) != 0 {
+				t.Errorf("jobs left %d", len(js))
+			}
 		}
 	})
 }
