@@ -135,6 +135,48 @@ func TestBatchMigration(t *testing.T) {
 	})
 }
 
+// A migration batch on the job executor, read while it runs: the
+// completed jobs never go back, and every instance ends in version 2.
+func TestBatchMigrationOnTheJobExecutor(t *testing.T) {
+	cfg := bpmnlite.Config{Batches: bpmnlite.BatchConfig{JobsPerSeed: 10, PollInterval: 20 * time.Millisecond}}
+	harness.EachBackendRealTime(t, cfg, func(t *testing.T, he *harness.Env) {
+		e := &env{he}
+		e.Deploy("v1", twoTasks("other"))
+		pis := e.StartN("change", 50)
+		e.Deploy("v2", twoTasks("other")+"<!-- v2 -->")
+		v := e.versions("change")
+		plan, err := e.Eng.GenerateMigrationPlan(e.Ctx, v[0], v[1], false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := e.Eng.MigrateAsync(e.Ctx, bpmnlite.MigrationRequest{Plan: *plan, Query: &bpmnlite.InstanceQuery{ProcessDefinitionID: v[0]}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.StartExecutor(bpmnlite.JobExecutorConfig{})
+		last := 0
+		harness.WaitFor(t, "the batch to end", time.Minute, func() bool {
+			st, err := e.Eng.BatchStatistics(e.Ctx, bpmnlite.BatchQuery{ID: b.ID})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(st) == 0 {
+				return true
+			}
+			if st[0].CompletedJobs < last || st[0].FailedJobs != 0 {
+				t.Fatalf("statistics went from %d completed to %+v", last, st[0])
+			}
+			last = st[0].CompletedJobs
+			return false
+		})
+		for _, pi := range pis {
+			if tasks := e.Tasks(pi); len(tasks) != 1 || tasks[0].ProcessDefinitionID != v[1] {
+				t.Fatalf("task of %s after the batch: %+v", pi, tasks)
+			}
+		}
+	})
+}
+
 // A modification batch on the job executor: every instance leaves task for
 // other; one instance's modification in a batch of its own carries its
 // variables.
