@@ -78,7 +78,10 @@ func (e *Engine) BatchStatistics(ctx context.Context, q BatchQuery) ([]*BatchSta
 	}
 	out := make([]*BatchStatistics, len(batches))
 	for i, b := range batches {
-		c := counts[b.BatchJobDefinitionID]
+		c, ok := counts[b.BatchJobDefinitionID]
+		if ok {
+			b.JobsCreated = c.JobsCreated // read with the jobs
+		}
 		remaining := b.TotalJobs - b.JobsCreated + c.Jobs
 		out[i] = &BatchStatistics{Batch: b, RemainingJobs: remaining, CompletedJobs: b.TotalJobs - remaining, FailedJobs: c.Failed}
 	}

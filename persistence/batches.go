@@ -116,11 +116,14 @@ func (f HistoricBatchFilter) Query() Query[*HistoricBatch] {
 }
 
 // BatchJobCounts is how many jobs of a batch's execution job definition
-// there are, and how many of them have no retries left.
-type BatchJobCounts struct{ Jobs, Failed int }
+// there are, how many of them have no retries left, and the batch's
+// JobsCreated, read with them: in one statement, so that a seed run
+// between two reads cannot make the progress go negative.
+type BatchJobCounts struct{ Jobs, Failed, JobsCreated int }
 
 // CountBatchJobs counts the jobs of each of the given job definitions
-// (batch execution job definitions), read in a transaction of its own.
+// (batch execution job definitions) of running batches, read in a
+// transaction of its own.
 func CountBatchJobs(ctx context.Context, db DB, jobDefinitionIDs []string) (map[string]BatchJobCounts, error) {
 	out := make(map[string]BatchJobCounts, len(jobDefinitionIDs))
 	if len(jobDefinitionIDs) == 0 {
@@ -133,8 +136,9 @@ func CountBatchJobs(ctx context.Context, db DB, jobDefinitionIDs []string) (map[
 	defer func() { _ = t.Rollback(context.WithoutCancel(ctx)) }()
 	list, args := inList(jobDefinitionIDs)
 	// process_definition_id IS NULL: the partial index job_detached.
-	rows, err := t.Query(ctx, "SELECT job_definition_id, count(*), COALESCE(SUM(CASE WHEN retries = 0 THEN 1 ELSE 0 END), 0) FROM job"+
-		" WHERE job_definition_id IN "+list+" AND process_definition_id IS NULL GROUP BY job_definition_id", args...)
+	rows, err := t.Query(ctx, "SELECT b.batch_job_definition_id, b.jobs_created, count(j.id), COALESCE(SUM(CASE WHEN j.retries = 0 THEN 1 ELSE 0 END), 0)"+
+		" FROM batch b LEFT JOIN job j ON j.job_definition_id = b.batch_job_definition_id AND j.process_definition_id IS NULL"+
+		" WHERE b.batch_job_definition_id IN "+list+" GROUP BY b.batch_job_definition_id, b.jobs_created", args...)
 	if err != nil {
 		return nil, err
 	}
@@ -142,7 +146,7 @@ func CountBatchJobs(ctx context.Context, db DB, jobDefinitionIDs []string) (map[
 	for rows.Next() {
 		var id string
 		var c BatchJobCounts
-		if err := rows.Scan(&id, &c.Jobs, &c.Failed); err != nil {
+		if err := rows.Scan(&id, &c.JobsCreated, &c.Jobs, &c.Failed); err != nil {
 			return nil, err
 		}
 		out[id] = c

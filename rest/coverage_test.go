@@ -23,10 +23,6 @@ var coveredGroups = regexp.MustCompile(`^(GET|POST|PUT|DELETE) /(engine|version|
 var leftOutOfCount = map[string]string{
 	"POST /process-instance/message-async":             "a batch",
 	"POST /process-instance/variables-async":           "a batch",
-	"POST /process-instance/{}/modification-async":     "modification, a batch",
-	"POST /process-definition/{}/restart-async":        "a batch",
-	"POST /modification/executeAsync":                  "modification, a batch",
-	"POST /migration/executeAsync":                     "migration, a batch",
 	"POST /history/decision-instance/set-removal-time": "a batch",
 }
 

@@ -49,8 +49,6 @@ var leftOut = []struct{ prefix, why string }{
 	{"/filter", "task filters are saved queries of users, out of scope with identity"},
 	{"/case-", "CMMN is not supported"},
 	{"/history/case-", "CMMN is not supported"},
-	{"/migration/executeAsync", "a batch: batches come with running instances across versions, not yet built"},
-	{"/modification/executeAsync", "a batch: batches come with running instances across versions, not yet built"},
 }
 
 // notServed answers a request for a Camunda operation bpmnlite does not

@@ -161,32 +161,42 @@ func (h *Handler) migrationRoutes() {
 		return nil
 	})
 	h.handle("POST /migration/execute", func(w http.ResponseWriter, r *http.Request) error {
-		var body migrationExecutionDto
-		if err := readJSON(r, &body); err != nil {
-			return err
-		}
-		if body.MigrationPlan == nil {
-			return badRequest("Migration plan cannot be null")
-		}
-		plan, err := body.MigrationPlan.plan()
+		req, vars, err := readMigrationExecution(r)
 		if err != nil {
 			return err
 		}
-		req := bpmnlite.MigrationRequest{Plan: plan, ProcessInstanceIDs: body.ProcessInstanceIDs,
-			SkipCustomListeners: body.SkipCustomListeners, SkipIOMappings: body.SkipIoMappings}
-		if body.ProcessInstanceQuery != nil {
-			q := bpmnlite.InstanceQuery{}
-			if err := bindJSONQuery(body.ProcessInstanceQuery, &q, "/process-instance"); err != nil {
-				return err
-			}
-			req.Query = &q
-		}
 		if err := h.eng.Migrate(r.Context(), req); err != nil {
-			if migrationFailed(w, err, body.MigrationPlan.Variables) {
+			if migrationFailed(w, err, vars) {
 				return nil
 			}
 			return err
 		}
 		return noContent(w)
 	})
+}
+
+// readMigrationExecution reads a MigrationExecutionDto: the request and
+// the plan's typed variables (for a report).
+func readMigrationExecution(r *http.Request) (bpmnlite.MigrationRequest, map[string]TypedValue, error) {
+	var body migrationExecutionDto
+	if err := readJSON(r, &body); err != nil {
+		return bpmnlite.MigrationRequest{}, nil, err
+	}
+	if body.MigrationPlan == nil {
+		return bpmnlite.MigrationRequest{}, nil, badRequest("Migration plan cannot be null")
+	}
+	plan, err := body.MigrationPlan.plan()
+	if err != nil {
+		return bpmnlite.MigrationRequest{}, nil, err
+	}
+	req := bpmnlite.MigrationRequest{Plan: plan, ProcessInstanceIDs: body.ProcessInstanceIDs,
+		SkipCustomListeners: body.SkipCustomListeners, SkipIOMappings: body.SkipIoMappings}
+	if body.ProcessInstanceQuery != nil {
+		q := bpmnlite.InstanceQuery{}
+		if err := bindJSONQuery(body.ProcessInstanceQuery, &q, "/process-instance"); err != nil {
+			return req, nil, err
+		}
+		req.Query = &q
+	}
+	return req, body.MigrationPlan.Variables, nil
 }

@@ -14,67 +14,89 @@ import (
 
 func (h *Handler) modificationRoutes() {
 	h.handle("POST /process-instance/{id}/modification", func(w http.ResponseWriter, r *http.Request) error {
-		var body struct {
-			SkipCustomListeners bool                      `json:"skipCustomListeners"`
-			SkipIoMappings      bool                      `json:"skipIoMappings"`
-			Instructions        []modificationInstruction `json:"instructions"`
-			Annotation          string                    `json:"annotation"`
-		}
-		if err := readJSON(r, &body); err != nil {
+		req, err := readInstanceModification(r)
+		if err != nil {
 			return err
-		}
-		req := bpmnlite.ModificationRequest{SkipCustomListeners: body.SkipCustomListeners, SkipIoMappings: body.SkipIoMappings, Annotation: body.Annotation}
-		for i, in := range body.Instructions {
-			ins, err := in.decode(i, true)
-			if err != nil {
-				return err
-			}
-			req.Instructions = append(req.Instructions, ins)
 		}
 		id := r.PathValue("id")
 		return modified(w, id, h.eng.ModifyProcessInstance(r.Context(), id, req))
 	})
 	h.handle("POST /modification/execute", func(w http.ResponseWriter, r *http.Request) error {
-		var body struct {
-			ProcessDefinitionID          string                     `json:"processDefinitionId"`
-			SkipCustomListeners          bool                       `json:"skipCustomListeners"`
-			SkipIoMappings               bool                       `json:"skipIoMappings"`
-			ProcessInstanceIDs           []string                   `json:"processInstanceIds"`
-			ProcessInstanceQuery         map[string]json.RawMessage `json:"processInstanceQuery"`
-			HistoricProcessInstanceQuery map[string]json.RawMessage `json:"historicProcessInstanceQuery"`
-			Instructions                 []modificationInstruction  `json:"instructions"`
-			Annotation                   string                     `json:"annotation"`
-		}
-		if err := readJSON(r, &body); err != nil {
-			return err
-		}
-		switch {
-		case body.ProcessDefinitionID == "":
-			return badRequest("processDefinitionId is required")
-		case len(body.Instructions) == 0:
-			return badRequest("Modification instructions cannot be empty")
-		}
-		req := bpmnlite.ModificationRequest{SkipCustomListeners: body.SkipCustomListeners, SkipIoMappings: body.SkipIoMappings, Annotation: body.Annotation}
-		for i, in := range body.Instructions {
-			ins, err := in.decode(i, false)
-			if err != nil {
-				return err
-			}
-			req.Instructions = append(req.Instructions, ins)
-		}
-		ids, err := h.selectedInstances(r, body.ProcessInstanceIDs, body.ProcessInstanceQuery, body.HistoricProcessInstanceQuery)
+		def, ids, req, err := h.readModification(r)
 		if err != nil {
 			return err
 		}
-		if len(ids) == 0 {
-			return badRequest("Process instance ids is empty")
-		}
-		err = h.eng.ModifyProcessInstances(r.Context(), body.ProcessDefinitionID, ids, req)
+		err = h.eng.ModifyProcessInstances(r.Context(), def, ids, req)
 		if isNotFound(err) {
 			return badRequest("%v", err) // an instance the request names, not the resource
 		}
 		return modified(w, "", err)
 	})
+}
+
+// readInstanceModification reads one instance's modification (Camunda's
+// ProcessInstanceModificationDto).
+func readInstanceModification(r *http.Request) (bpmnlite.ModificationRequest, error) {
+	var body struct {
+		SkipCustomListeners bool                      `json:"skipCustomListeners"`
+		SkipIoMappings      bool                      `json:"skipIoMappings"`
+		Instructions        []modificationInstruction `json:"instructions"`
+		Annotation          string                    `json:"annotation"`
+	}
+	if err := readJSON(r, &body); err != nil {
+		return bpmnlite.ModificationRequest{}, err
+	}
+	req := bpmnlite.ModificationRequest{SkipCustomListeners: body.SkipCustomListeners, SkipIoMappings: body.SkipIoMappings, Annotation: body.Annotation}
+	for i, in := range body.Instructions {
+		ins, err := in.decode(i, true)
+		if err != nil {
+			return req, err
+		}
+		req.Instructions = append(req.Instructions, ins)
+	}
+	return req, nil
+}
+
+// readModification reads a modification of several instances (Camunda's
+// ModificationDto): the process definition, the instances it selects and
+// the request.
+func (h *Handler) readModification(r *http.Request) (string, []string, bpmnlite.ModificationRequest, error) {
+	var body struct {
+		ProcessDefinitionID          string                     `json:"processDefinitionId"`
+		SkipCustomListeners          bool                       `json:"skipCustomListeners"`
+		SkipIoMappings               bool                       `json:"skipIoMappings"`
+		ProcessInstanceIDs           []string                   `json:"processInstanceIds"`
+		ProcessInstanceQuery         map[string]json.RawMessage `json:"processInstanceQuery"`
+		HistoricProcessInstanceQuery map[string]json.RawMessage `json:"historicProcessInstanceQuery"`
+		Instructions                 []modificationInstruction  `json:"instructions"`
+		Annotation                   string                     `json:"annotation"`
+	}
+	var req bpmnlite.ModificationRequest
+	if err := readJSON(r, &body); err != nil {
+		return "", nil, req, err
+	}
+	switch {
+	case body.ProcessDefinitionID == "":
+		return "", nil, req, badRequest("processDefinitionId is required")
+	case len(body.Instructions) == 0:
+		return "", nil, req, badRequest("Modification instructions cannot be empty")
+	}
+	req = bpmnlite.ModificationRequest{SkipCustomListeners: body.SkipCustomListeners, SkipIoMappings: body.SkipIoMappings, Annotation: body.Annotation}
+	for i, in := range body.Instructions {
+		ins, err := in.decode(i, false)
+		if err != nil {
+			return "", nil, req, err
+		}
+		req.Instructions = append(req.Instructions, ins)
+	}
+	ids, err := h.selectedInstances(r, body.ProcessInstanceIDs, body.ProcessInstanceQuery, body.HistoricProcessInstanceQuery)
+	if err != nil {
+		return "", nil, req, err
+	}
+	if len(ids) == 0 {
+		return "", nil, req, badRequest("Process instance ids is empty")
+	}
+	return body.ProcessDefinitionID, ids, req, nil
 }
 
 // modified answers a modification: 204, a refused instruction 400, an

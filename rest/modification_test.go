@@ -132,6 +132,6 @@ func TestRESTModification(t *testing.T) {
 			map[string]any{"processDefinitionId": pd, "instructions": []any{map[string]any{"type": "cancel", "activityId": "task2"}}})
 		wantError(t, a, http.StatusBadRequest, "InvalidRequestException", "not of process definition", "POST", "/modification/execute",
 			map[string]any{"processDefinitionId": "other:1:x", "processInstanceIds": []string{one}, "instructions": []any{map[string]any{"type": "cancel", "activityId": "task2"}}})
-		wantError(t, a, http.StatusNotImplemented, "RestException", "batches", "POST", "/modification/executeAsync", map[string]any{})
+		wantError(t, a, http.StatusBadRequest, "InvalidRequestException", "processDefinitionId is required", "POST", "/modification/executeAsync", map[string]any{})
 	})
 }

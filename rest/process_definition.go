@@ -455,6 +455,23 @@ func decodeInstructions(name string, ins []startInstruction) (out []bpmnlite.Sta
 // restart restarts ended instances of the definition, as Camunda's
 // POST /process-definition/{id}/restart.
 func (h *Handler) restart(w http.ResponseWriter, r *http.Request) error {
+	def, req, err := h.readRestart(r)
+	if err != nil {
+		return err
+	}
+	_, err = h.eng.RestartProcessInstances(r.Context(), def, req)
+	switch {
+	case isNotFound(err):
+		return badRequest("Historic process instance cannot be found: historicProcessInstanceId is null")
+	case errors.Is(err, bpmnlite.ErrCannotRestart):
+		return &conflict{"ProcessEngineException", strings.TrimPrefix(err.Error(), bpmnlite.ErrCannotRestart.Error()+": ")}
+	}
+	return modified(w, "", err)
+}
+
+// readRestart reads a RestartProcessInstanceDto: the definition's id (of
+// the path) and the request.
+func (h *Handler) readRestart(r *http.Request) (string, bpmnlite.RestartRequest, error) {
 	var body struct {
 		ProcessInstanceIDs           []string                   `json:"processInstanceIds"`
 		HistoricProcessInstanceQuery map[string]json.RawMessage `json:"historicProcessInstanceQuery"`
@@ -464,42 +481,36 @@ func (h *Handler) restart(w http.ResponseWriter, r *http.Request) error {
 		SkipIoMappings               bool                       `json:"skipIoMappings"`
 		WithoutBusinessKey           bool                       `json:"withoutBusinessKey"`
 	}
+	var req bpmnlite.RestartRequest
 	if err := readJSON(r, &body); err != nil {
-		return err
+		return "", req, err
 	}
 	switch {
 	case len(body.Instructions) == 0:
-		return badRequest("Restart instructions cannot be empty: instructions is empty")
+		return "", req, badRequest("Restart instructions cannot be empty: instructions is empty")
 	case len(body.ProcessInstanceIDs) == 0 && body.HistoricProcessInstanceQuery == nil:
-		return badRequest("Process instance ids cannot be empty: Process instance ids is empty")
+		return "", req, badRequest("Process instance ids cannot be empty: Process instance ids is empty")
 	}
 	pd, err := definitionByID(h, r)
 	if err != nil {
-		return err
+		return "", req, err
 	}
-	req := bpmnlite.RestartRequest{ProcessInstanceIDs: body.ProcessInstanceIDs, InitialVariables: body.InitialVariables,
+	req = bpmnlite.RestartRequest{ProcessInstanceIDs: body.ProcessInstanceIDs, InitialVariables: body.InitialVariables,
 		SkipCustomListeners: body.SkipCustomListeners, SkipIoMappings: body.SkipIoMappings, WithoutBusinessKey: body.WithoutBusinessKey}
 	for i, in := range body.Instructions {
 		ins, err := in.decode(i, false)
 		if err != nil {
-			return err
+			return "", req, err
 		}
 		req.Instructions = append(req.Instructions, ins)
 	}
 	if body.HistoricProcessInstanceQuery != nil {
 		req.HistoricProcessInstanceQuery = &bpmnlite.HistoricProcessInstanceQuery{}
 		if err := bindJSONQuery(body.HistoricProcessInstanceQuery, req.HistoricProcessInstanceQuery, "/history/process-instance"); err != nil {
-			return err
+			return "", req, err
 		}
 	}
-	_, err = h.eng.RestartProcessInstances(r.Context(), pd.ID, req)
-	switch {
-	case isNotFound(err):
-		return badRequest("Historic process instance cannot be found: historicProcessInstanceId is null")
-	case errors.Is(err, bpmnlite.ErrCannotRestart):
-		return &conflict{"ProcessEngineException", strings.TrimPrefix(err.Error(), bpmnlite.ErrCannotRestart.Error()+": ")}
-	}
-	return modified(w, "", err)
+	return pd.ID, req, nil
 }
 
 // submitForm starts an instance with the form's variables and business

@@ -46,6 +46,7 @@ func (h *Handler) routes() {
 	h.metricsRoutes()
 	h.migrationRoutes()
 	h.batchRoutes()
+	h.changesAsyncRoutes()
 	h.openAPIRoute()
 	h.mux.HandleFunc("/", h.notServed)
 }

@@ -136,29 +136,18 @@ func (e *Core) CheckMigration(ctx context.Context, req MigrationRequest) ([]Migr
 // checkMigrations validates req's plan and checks its instances, up to the
 // first that cannot be migrated when firstOnly, else all of them.
 func (c *command) checkMigrations(req MigrationRequest, firstOnly bool) (*migration, []*instance, []MigratingInstanceReport, error) {
-	src, tgt, err := c.migrationDefinitions(req.Plan)
+	m, err := c.validMigration(req.Plan)
 	if err != nil {
 		return nil, nil, nil, err
-	}
-	if report := validatePlan(req.Plan, src.Process, tgt.Process, c.e.Config.Limits.MaxVariableBytes); !report.Valid() {
-		return nil, nil, nil, &MigrationPlanError{Plan: req.Plan, Report: *report}
 	}
 	ids, err := c.migratingInstanceIDs(req)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	m := newMigration(req.Plan, tgt)
 	var instances []*instance
 	var reports []MigratingInstanceReport
 	for _, id := range ids {
-		in, err := c.loadInstance(id)
-		if err != nil && !errors.Is(err, persistence.ErrNotFound) {
-			return nil, nil, nil, err
-		}
-		if err != nil || in.root.ID != id {
-			return nil, nil, nil, fmt.Errorf("%w: process instance '%s' cannot be migrated: the process instance does not exist", ErrMigration, id)
-		}
-		report, err := c.checkMigration(in, m)
+		in, report, err := c.migratingInstance(id, m)
 		if err != nil {
 			return nil, nil, nil, err
 		}
@@ -171,6 +160,33 @@ func (c *command) checkMigrations(req MigrationRequest, firstOnly bool) (*migrat
 		instances = append(instances, in)
 	}
 	return m, instances, reports, nil
+}
+
+// validMigration is plan validated (a *MigrationPlanError when it is
+// invalid), ready to apply.
+func (c *command) validMigration(plan MigrationPlan) (*migration, error) {
+	src, tgt, err := c.migrationDefinitions(plan)
+	if err != nil {
+		return nil, err
+	}
+	if report := validatePlan(plan, src.Process, tgt.Process, c.e.Config.Limits.MaxVariableBytes); !report.Valid() {
+		return nil, &MigrationPlanError{Plan: plan, Report: *report}
+	}
+	return newMigration(plan, tgt), nil
+}
+
+// migratingInstance loads process instance id and reports what keeps it
+// from being migrated by m.
+func (c *command) migratingInstance(id string, m *migration) (*instance, *MigratingInstanceReport, error) {
+	in, err := c.loadInstance(id)
+	if err != nil && !errors.Is(err, persistence.ErrNotFound) {
+		return nil, nil, err
+	}
+	if err != nil || in.root.ID != id {
+		return nil, nil, fmt.Errorf("%w: process instance '%s' cannot be migrated: the process instance does not exist", ErrMigration, id)
+	}
+	report, err := c.checkMigration(in, m)
+	return in, report, err
 }
 
 // migratingInstanceIDs are the request's instances, listed and queried,

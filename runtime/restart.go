@@ -43,15 +43,8 @@ var ErrCannotRestart = errors.New("process instance cannot be restarted")
 // one transaction (t, when not nil, is the caller's), and returns the new
 // instances' ids in order.
 func (e *Core) RestartProcessInstances(ctx context.Context, t persistence.Tx, definitionID string, req RestartRequest) ([]string, error) {
-	if len(req.Instructions) == 0 {
-		return nil, fmt.Errorf("%w: Restart instructions cannot be empty", ErrInvalidInstruction)
-	}
-	for i, ins := range req.Instructions {
-		switch ins.Type {
-		case StartBeforeActivity, StartAfterActivity, StartTransition:
-		default:
-			return nil, &ModificationError{i, ins.Type, fmt.Errorf("a restart starts activities or transitions only: %w", ErrInvalidInstruction)}
-		}
+	if err := checkRestartInstructions(req.Instructions); err != nil {
+		return nil, err
 	}
 	var ids []string
 	err := e.command(ctx, t, "restart_process_instances", func(c *command) error {
@@ -61,20 +54,9 @@ func (e *Core) RestartProcessInstances(ctx context.Context, t persistence.Tx, de
 			return err
 		}
 		c.skipCustomListeners, c.skipIoMappings = req.SkipCustomListeners, req.SkipIoMappings
-		olds := slices.Clone(req.ProcessInstanceIDs)
-		if q := req.HistoricProcessInstanceQuery; q != nil {
-			hs, err := tx.Select(c.cc, q.Query())
-			if err != nil {
-				return err
-			}
-			for _, h := range hs {
-				if !slices.Contains(olds, h.ID) {
-					olds = append(olds, h.ID)
-				}
-			}
-		}
-		if len(olds) == 0 {
-			return fmt.Errorf("%w: Process instance ids cannot be empty", ErrInvalidInstruction)
+		olds, err := c.restartIDs(req)
+		if err != nil {
+			return err
 		}
 		for _, old := range olds {
 			id, err := c.restart(def, old, req)
@@ -86,6 +68,43 @@ func (e *Core) RestartProcessInstances(ctx context.Context, t persistence.Tx, de
 		return nil
 	})
 	return ids, err
+}
+
+// checkRestartInstructions refuses a restart without instructions or
+// with one that is not a start.
+func checkRestartInstructions(instructions []ModificationInstruction) error {
+	if len(instructions) == 0 {
+		return fmt.Errorf("%w: Restart instructions cannot be empty", ErrInvalidInstruction)
+	}
+	for i, ins := range instructions {
+		switch ins.Type {
+		case StartBeforeActivity, StartAfterActivity, StartTransition:
+		default:
+			return &ModificationError{i, ins.Type, fmt.Errorf("a restart starts activities or transitions only: %w", ErrInvalidInstruction)}
+		}
+	}
+	return nil
+}
+
+// restartIDs are the ended instances req restarts, listed and queried,
+// each once.
+func (c *command) restartIDs(req RestartRequest) ([]string, error) {
+	olds := slices.Clone(req.ProcessInstanceIDs)
+	if q := req.HistoricProcessInstanceQuery; q != nil {
+		hs, err := tx.Select(c.cc, q.Query())
+		if err != nil {
+			return nil, err
+		}
+		for _, h := range hs {
+			if !slices.Contains(olds, h.ID) {
+				olds = append(olds, h.ID)
+			}
+		}
+	}
+	if len(olds) == 0 {
+		return nil, fmt.Errorf("%w: Process instance ids cannot be empty", ErrInvalidInstruction)
+	}
+	return olds, nil
 }
 
 // restart starts ended instance old of def anew and returns the new id.

@@ -53,6 +53,8 @@ type options struct {
 	scaleWaiting, scaleHistory int
 	// pages suite: running instances and activity history of the definition
 	pageInstances, pageHistory int
+	// batch suite: instances the migration batch moves
+	batchInstances int
 }
 
 type row struct {
@@ -76,7 +78,7 @@ func run() error {
 	flag.BoolVar(&o.groupCommit, "group-commit", false, "throughput on PostgreSQL: the job executors commit the jobs queued together in one transaction (JobExecutorConfig.GroupCommit)")
 	flag.BoolVar(&o.serveMetrics, "serve-metrics", false, "throughput suites: the job executors report to the Prometheus collector as serve's do (-tracing implies it: compare a -tracing run with a -serve-metrics one)")
 	flag.BoolVar(&o.tracing, "tracing", false, "throughput suites: switch tracing on (an OpenTelemetry SDK with a batch processor whose exporter drops the spans, exemplars on a job histogram)")
-	flag.StringVar(&o.suites, "suite", "start,jobs", "comma-separated suites: start, jobs, throughput (jobs without latency), external (external tasks), slow (slow delegates side by side), memory (heap and RSS after deployments), lists (REST lists and counts at 1k and 1M rows), scale (costs on a fresh database and on one with 1M waiting instances and 10M history rows), pages (the browser UI's requests at 100k instances and 1M history rows)")
+	flag.StringVar(&o.suites, "suite", "start,jobs", "comma-separated suites: start, jobs, throughput (jobs without latency), external (external tasks), slow (slow delegates side by side), memory (heap and RSS after deployments), lists (REST lists and counts at 1k and 1M rows), scale (costs on a fresh database and on one with 1M waiting instances and 10M history rows), pages (the browser UI's requests at 100k instances and 1M history rows), batch (a migration batch of 10k instances and the pickup latency of other jobs meanwhile)")
 	flag.IntVar(&o.deployments, "deployments", 1000, "memory suite: versions deployed")
 	flag.IntVar(&o.modelBytes, "model-bytes", 1<<20, "memory suite: size of the model deployed")
 	flag.IntVar(&o.cacheBytes, "definition-cache-bytes", 0, "memory suite: the engine's DefinitionCacheBytes (0: the default; negative: no bound)")
@@ -85,6 +87,7 @@ func run() error {
 	flag.DurationVar(&quietWait, "quiet-wait", quietWait, "how long each figure waits for the one-minute load average to fall below 0.5 (0: not at all, for a quick check that a suite runs; such figures are marked NOT QUIET)")
 	flag.IntVar(&o.pageInstances, "page-instances", 100_000, "pages suite: running instances of the definition the pages show")
 	flag.IntVar(&o.pageHistory, "page-history", 1_000_000, "pages suite: finished activity instances of that definition in history")
+	flag.IntVar(&o.batchInstances, "batch-instances", 10_000, "batch suite: instances waiting in version 1 that the migration batch moves to version 2")
 	workers := flag.String("workers", "1,4,8,16", "worker counts for the throughput figures")
 	match := flag.String("match", "", "measure only the throughput figures whose \"scenario backend\" matches this regular expression")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
@@ -140,6 +143,11 @@ func run() error {
 	}
 	if strings.Contains(o.suites, "pages") {
 		if err := pagesSuite(ctx, o, os.Stdout); err != nil {
+			return err
+		}
+	}
+	if strings.Contains(o.suites, "batch") {
+		if err := batchSuite(ctx, o, os.Stdout); err != nil {
 			return err
 		}
 	}

@@ -83,20 +83,11 @@ func pagesSuite(ctx context.Context, o options, w io.Writer) error {
 	fmt.Fprintf(w, "UI pages: the REST requests a page sends when it opens, one after another, %d loads each, with %d running instances and %d activity instances in history\n\n", pageLoads, o.pageInstances, o.pageHistory)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "page\tbackend\trequests\tp50\tp99\tnote")
-	backends := []string{"sqlite NORMAL"}
-	if !o.skipPG {
-		backends = append([]string{"postgres"}, backends...)
-	}
-	for _, backend := range backends {
-		url, cleanup, err := scaleDatabase(ctx, o, backend)
-		if err != nil {
-			return err
-		}
-		err = measurePages(ctx, o, url, backend, tw)
-		cleanup()
-		if err != nil {
-			return fmt.Errorf("pages on %s: %w", backend, err)
-		}
+	err := onEachBackend(ctx, o, "scale", func(backend, url string) error {
+		return measurePages(ctx, o, url, backend, tw)
+	})
+	if err != nil {
+		return fmt.Errorf("pages: %w", err)
 	}
 	return tw.Flush()
 }

@@ -48,36 +48,48 @@ func scaleSuite(ctx context.Context, o options, w io.Writer) error {
 	fmt.Fprintf(w, "Scale: a fresh database, then %d waiting instances and %d history rows (%s per throughput figure)\n\n", o.scaleWaiting, o.scaleHistory, o.duration)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "measure\tbackend\tfresh\tfilled\tfilled/fresh\tnote")
+	err := onEachBackend(ctx, o, "scale", func(backend, url string) error {
+		return measureScale(ctx, o, backend, url, tw)
+	})
+	if err != nil {
+		return fmt.Errorf("scale: %w", err)
+	}
+	return tw.Flush()
+}
+
+// onEachBackend runs measure on each backend, on a fresh database of
+// suite (see suiteDatabase) removed afterwards.
+func onEachBackend(ctx context.Context, o options, suite string, measure func(backend, url string) error) error {
 	backends := []string{"sqlite NORMAL"}
 	if !o.skipPG {
 		backends = append([]string{"postgres"}, backends...)
 	}
 	for _, backend := range backends {
-		url, cleanup, err := scaleDatabase(ctx, o, backend)
+		url, cleanup, err := suiteDatabase(ctx, o, backend, suite)
 		if err != nil {
 			return err
 		}
-		err = measureScale(ctx, o, backend, url, tw)
+		err = measure(backend, url)
 		cleanup()
 		if err != nil {
-			return fmt.Errorf("scale on %s: %w", backend, err)
+			return fmt.Errorf("on %s: %w", backend, err)
 		}
 	}
-	return tw.Flush()
+	return nil
 }
 
-// scaleDatabase makes the suite's database on backend: its URL and what
-// removes it afterwards.
-func scaleDatabase(ctx context.Context, o options, backend string) (string, func(), error) {
+// suiteDatabase makes a suite's database, named after it, on backend:
+// its URL and what removes it afterwards.
+func suiteDatabase(ctx context.Context, o options, backend, suite string) (string, func(), error) {
 	if backend == "postgres" {
-		url, err := freshDatabase(ctx, o.pgURL, "bpmnlite_bench_scale")
+		url, err := freshDatabase(ctx, o.pgURL, "bpmnlite_bench_"+suite)
 		return url, func() {}, err
 	}
 	dir, err := os.MkdirTemp("", "bpmnbench")
 	if err != nil {
 		return "", nil, err
 	}
-	return filepath.Join(dir, "scale.db"), func() { os.RemoveAll(dir) }, nil
+	return filepath.Join(dir, suite+".db"), func() { os.RemoveAll(dir) }, nil
 }
 
 func measureScale(ctx context.Context, o options, backend, url string, tw io.Writer) error {

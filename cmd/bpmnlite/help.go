@@ -107,7 +107,7 @@ flags:
 ` + dbHelp + `
 example: bpmnlite retry -db orders.db --all-failed`},
 	"migrate": {migrateCmd, migrateHelp},
-	"modify": {modifyCmd, modifyHelp},
+	"modify":  {modifyCmd, modifyHelp},
 	"version": {func(_ context.Context, _ []string, out io.Writer) error {
 		fmt.Fprintln(out, versionText())
 		return nil
