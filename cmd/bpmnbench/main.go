@@ -40,6 +40,7 @@ type options struct {
 	refRows  int
 	riverDir string // bench/river: River's benchmark as a second reference; "" leaves it out
 	skipPG   bool
+	pgOnly   bool // the scale, pages and batch suites: PostgreSQL only
 	tracing  bool // throughput: the engines trace (spans exported nowhere) and the histograms take exemplars
 	// throughput: the executors report to the metrics package's collector, as serve's do (always with tracing)
 	serveMetrics bool
@@ -74,6 +75,7 @@ func run() error {
 	flag.IntVar(&o.callers, "callers", 8, "concurrent callers for the start benchmark")
 	flag.IntVar(&o.refRows, "ref-rows", 1000000, "rows in the pgbench job.sql reference table")
 	flag.BoolVar(&o.skipPG, "sqlite-only", false, "skip PostgreSQL")
+	flag.BoolVar(&o.pgOnly, "postgres-only", false, "scale, pages and batch suites: skip SQLite")
 	flag.StringVar(&o.riverDir, "river", filepath.Join("bench", "river"), "PostgreSQL job figures: River's benchmark module, run as a second reference before each figure (\"\" leaves it out)")
 	flag.BoolVar(&o.groupCommit, "group-commit", false, "throughput on PostgreSQL: the job executors commit the jobs queued together in one transaction (JobExecutorConfig.GroupCommit)")
 	flag.BoolVar(&o.serveMetrics, "serve-metrics", false, "throughput suites: the job executors report to the Prometheus collector as serve's do (-tracing implies it: compare a -tracing run with a -serve-metrics one)")

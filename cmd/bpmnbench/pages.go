@@ -83,7 +83,7 @@ func pagesSuite(ctx context.Context, o options, w io.Writer) error {
 	fmt.Fprintf(w, "UI pages: the REST requests a page sends when it opens, one after another, %d loads each, with %d running instances and %d activity instances in history\n\n", pageLoads, o.pageInstances, o.pageHistory)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "page\tbackend\trequests\tp50\tp99\tnote")
-	err := onEachBackend(ctx, o, "scale", func(backend, url string) error {
+	err := onEachBackend(ctx, o, "pages", func(backend, url string) error {
 		return measurePages(ctx, o, url, backend, tw)
 	})
 	if err != nil {
@@ -93,17 +93,11 @@ func pagesSuite(ctx context.Context, o options, w io.Writer) error {
 }
 
 func measurePages(ctx context.Context, o options, url, backend string, tw io.Writer) error {
-	eng, err := bpmnlite.Open(ctx, bpmnlite.Config{Database: bpmnlite.DatabaseConfig{URL: url, MaxConns: 12}, Logger: slog.New(slog.DiscardHandler)})
+	eng, err := openWithWaiting(ctx, url, o.pageInstances)
 	if err != nil {
 		return err
 	}
 	defer eng.Close()
-	if err := deployWaiting(ctx, eng); err != nil {
-		return err
-	}
-	if err := startMany(ctx, eng, "waiting", o.pageInstances, 8); err != nil {
-		return err
-	}
 	defs, err := eng.ProcessDefinitions(ctx, bpmnlite.DefinitionQuery{Key: "waiting"})
 	if err != nil || len(defs) == 0 {
 		return fmt.Errorf("the waiting definition: %v", err)

@@ -61,7 +61,10 @@ func scaleSuite(ctx context.Context, o options, w io.Writer) error {
 // suite (see suiteDatabase) removed afterwards.
 func onEachBackend(ctx context.Context, o options, suite string, measure func(backend, url string) error) error {
 	backends := []string{"sqlite NORMAL"}
-	if !o.skipPG {
+	switch {
+	case o.pgOnly:
+		backends = []string{"postgres"}
+	case !o.skipPG:
 		backends = append([]string{"postgres"}, backends...)
 	}
 	for _, backend := range backends {
@@ -208,6 +211,24 @@ func measureStartLatency(ctx context.Context, url string, n int) (p50, p99 time.
 	return ds[len(ds)/2], ds[len(ds)*99/100], ms.HeapInuse, nil
 }
 
+// openWithWaiting opens an engine on url with n more instances of the
+// waiting model started (through the engine, so that their rows are what
+// the engine writes).
+func openWithWaiting(ctx context.Context, url string, n int) (*bpmnlite.Engine, error) {
+	eng, err := bpmnlite.Open(ctx, bpmnlite.Config{Database: bpmnlite.DatabaseConfig{URL: url, MaxConns: 12}, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		return nil, err
+	}
+	if err := deployWaiting(ctx, eng); err == nil {
+		err = startMany(ctx, eng, "waiting", n, 8)
+	}
+	if err != nil {
+		eng.Close()
+		return nil, err
+	}
+	return eng, nil
+}
+
 // deployWaiting deploys the waiting model unless it is deployed already.
 func deployWaiting(ctx context.Context, eng *bpmnlite.Engine) error {
 	_, err := eng.Deploy(ctx, bpmnlite.DeployRequest{Name: "waiting", SkipUnchanged: true,
@@ -219,17 +240,11 @@ func deployWaiting(ctx context.Context, eng *bpmnlite.Engine) error {
 // that their rows are what the engine writes) and the history rows
 // (written by SQL: ten million through the engine would take hours).
 func fillScale(ctx context.Context, o options, backend, url string) error {
-	eng, err := bpmnlite.Open(ctx, bpmnlite.Config{Database: bpmnlite.DatabaseConfig{URL: url, MaxConns: 12}, Logger: slog.New(slog.DiscardHandler)})
+	eng, err := openWithWaiting(ctx, url, o.scaleWaiting)
 	if err != nil {
 		return err
 	}
 	defer eng.Close()
-	if err := deployWaiting(ctx, eng); err != nil {
-		return err
-	}
-	if err := startMany(ctx, eng, "waiting", o.scaleWaiting, 8); err != nil {
-		return err
-	}
 	db, err := persistence.Open(ctx, url, persistence.Options{Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		return err
