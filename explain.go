@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/bpmnlite/bpmnlite/jobexecutor"
 )
 
 // JobCondition is one condition of acquisition and how a job stands with
@@ -43,7 +45,7 @@ func (e *Engine) ExplainJob(ctx context.Context, id string) ([]JobCondition, err
 	if err != nil {
 		return nil, err
 	}
-	blocks, detail := lockVerdict(j, executors, now)
+	blocks, detail := jobexecutor.LockVerdict(j, executors, now)
 	add("lock", blocks, detail)
 
 	if j.Retries <= 0 {
@@ -107,67 +109,7 @@ func (e *Engine) ExplainJob(ctx context.Context, id string) ([]JobCondition, err
 		add("exclusive", false, "not exclusive")
 	}
 
-	blocks, detail = servedBy(j, executors)
+	blocks, detail = jobexecutor.ServedBy(j, executors)
 	add("executors", blocks, detail)
 	return out, nil
-}
-
-// lockVerdict tells whether j's lock holds at now and, from the executors'
-// reports, whether its owner is alive to extend it.
-func lockVerdict(j *Job, executors []*JobExecutorInfo, now time.Time) (bool, string) {
-	if j.LockOwner == "" || j.LockExpiration == nil {
-		return false, "not locked"
-	}
-	until := j.LockExpiration.Format(time.RFC3339)
-	if !j.LockExpiration.After(now) {
-		return false, fmt.Sprintf("the lock of %s expired at %s: the next acquisition takes it over", j.LockOwner, until)
-	}
-	for _, x := range executors {
-		if x.ID == j.LockOwner {
-			return true, fmt.Sprintf("locked by %s until %s: running or queued there; that executor is alive (reported %s ago) and extends the lock while the job runs",
-				j.LockOwner, until, now.Sub(x.Heartbeat).Round(time.Second))
-		}
-	}
-	return true, fmt.Sprintf("locked by %s until %s, but %s has not reported in the last 30 s: the lock is not being extended; a running job executor takes its locks over, without charging the job, once it has been silent for that executor's DeadOwnerAfter (15 s by default), or when the lock expires",
-		j.LockOwner, until, j.LockOwner)
-}
-
-// servedBy tells whether a running executor takes j: one that reported
-// lately, that is not deployment-aware without j's deployment, whose
-// priority range holds j's, and whose pool and queue are not full.
-func servedBy(j *Job, executors []*JobExecutorInfo) (bool, string) {
-	if len(executors) == 0 {
-		return true, "no job executor has reported in the last 30 s: start one (bpmnlite serve, or JobExecutorActivate)"
-	}
-	var why, busy, serving []string
-	for _, x := range executors {
-		switch {
-		case x.DeploymentAware && j.DeploymentID != "" && !strings.Contains(","+x.Deployments+",", ","+j.DeploymentID+","):
-			why = append(why, fmt.Sprintf("%s is deployment-aware and has not registered deployment %s", x.ID, j.DeploymentID))
-		case x.PriorityMin != nil && j.Priority < *x.PriorityMin || x.PriorityMax != nil && j.Priority > *x.PriorityMax:
-			why = append(why, fmt.Sprintf("%s serves priorities %s, the job has %d", x.ID, priorityRange(x), j.Priority))
-		case x.Inflight >= x.PoolSize+x.QueueSize:
-			busy = append(busy, fmt.Sprintf("%s (%d jobs acquired, pool %d, queue %d)", x.ID, x.Inflight, x.PoolSize, x.QueueSize))
-		default:
-			serving = append(serving, fmt.Sprintf("%s (%d of %d busy)", x.ID, min(x.Inflight, x.PoolSize), x.PoolSize))
-		}
-	}
-	switch {
-	case len(serving) > 0:
-		return false, "served by " + strings.Join(serving, ", ")
-	case len(busy) > 0:
-		return true, "every executor that serves it is full, queue and pool: " + strings.Join(busy, ", ") + "; it waits its turn"
-	}
-	return true, "no running executor takes it: " + strings.Join(why, "; ")
-}
-
-func priorityRange(x *JobExecutorInfo) string {
-	lo, hi := "-∞", "+∞"
-	if x.PriorityMin != nil {
-		lo = fmt.Sprint(*x.PriorityMin)
-	}
-	if x.PriorityMax != nil {
-		hi = fmt.Sprint(*x.PriorityMax)
-	}
-	return lo + ".." + hi
 }

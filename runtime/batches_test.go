@@ -1,4 +1,4 @@
-package bpmnlite_test
+package runtime_test
 
 import (
 	"context"
@@ -565,9 +565,9 @@ func TestBatchSetRemovalTime(t *testing.T) {
 // BatchMigrationTest, BatchModificationJobHandler, RestartProcessInstanceAsyncTest):
 // batches whose execution jobs change one instance each.
 
-// twoTasks waits at task, then at other; its next version renames other,
+// twoStepProcess waits at task, then at other; its next version renames other,
 // which a generated plan then does not map.
-func twoTasks(second string) string {
+func twoStepProcess(second string) string {
 	return enginetest.Process("change", `
     <startEvent id="start" />
     <sequenceFlow id="f1" sourceRef="start" targetRef="task" />
@@ -578,8 +578,8 @@ func twoTasks(second string) string {
     <endEvent id="end" />`)
 }
 
-// versions are the ids of key's definitions, by version from 1.
-func (e *env) versions(key string) []string {
+// definitionIDs are the ids of key's definitions, by version from 1.
+func (e *env) definitionIDs(key string) []string {
 	e.T.Helper()
 	defs, err := e.Eng.ProcessDefinitions(e.Ctx, bpmnlite.DefinitionQuery{Key: key})
 	if err != nil {
@@ -601,7 +601,7 @@ func (e *env) versions(key string) []string {
 func TestBatchMigration(t *testing.T) {
 	cfg := bpmnlite.Config{Batches: bpmnlite.BatchConfig{JobsPerSeed: 20}}
 	eachBackend(t, cfg, func(t *testing.T, e *env) {
-		e.Deploy("v1", twoTasks("other"))
+		e.Deploy("v1", twoStepProcess("other"))
 		pis := e.StartN("change", 50)
 		bad := pis[49] // the last job's item
 		e.Complete(bad, "task", nil)
@@ -609,8 +609,8 @@ func TestBatchMigration(t *testing.T) {
 		for _, pi := range pis {
 			taskIDs[pi] = e.Tasks(pi)[0].ID
 		}
-		e.Deploy("v2", twoTasks("renamed"))
-		v := e.versions("change")
+		e.Deploy("v2", twoStepProcess("renamed"))
+		v := e.definitionIDs("change")
 		plan, err := e.Eng.GenerateMigrationPlan(e.Ctx, v[0], v[1], false)
 		if err != nil {
 			t.Fatal(err)
@@ -690,10 +690,10 @@ func TestBatchMigrationOnTheJobExecutor(t *testing.T) {
 	cfg := bpmnlite.Config{Batches: bpmnlite.BatchConfig{JobsPerSeed: 10, PollInterval: 20 * time.Millisecond}}
 	harness.EachBackendRealTime(t, cfg, func(t *testing.T, he *harness.Env) {
 		e := &env{he}
-		e.Deploy("v1", twoTasks("other"))
+		e.Deploy("v1", twoStepProcess("other"))
 		pis := e.StartN("change", 50)
-		e.Deploy("v2", twoTasks("other")+"<!-- v2 -->")
-		v := e.versions("change")
+		e.Deploy("v2", twoStepProcess("other")+"<!-- v2 -->")
+		v := e.definitionIDs("change")
 		plan, err := e.Eng.GenerateMigrationPlan(e.Ctx, v[0], v[1], false)
 		if err != nil {
 			t.Fatal(err)
@@ -733,9 +733,9 @@ func TestBatchModification(t *testing.T) {
 	cfg := bpmnlite.Config{Batches: bpmnlite.BatchConfig{InvocationsPerBatchJob: 2, PollInterval: 20 * time.Millisecond}}
 	harness.EachBackendRealTime(t, cfg, func(t *testing.T, he *harness.Env) {
 		e := &env{he}
-		e.Deploy("v1", twoTasks("other"))
+		e.Deploy("v1", twoStepProcess("other"))
 		pis := e.StartN("change", 5)
-		def := e.versions("change")[0]
+		def := e.definitionIDs("change")[0]
 		move := bpmnlite.ModificationRequest{Instructions: []bpmnlite.ModificationInstruction{
 			{Type: bpmnlite.CancelAllForActivity, ActivityID: "task"},
 			{Type: bpmnlite.StartBeforeActivity, ActivityID: "other"},
@@ -790,7 +790,7 @@ func TestBatchRestart(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		def := e.versions("wait")[0]
+		def := e.definitionIDs("wait")[0]
 		at := []bpmnlite.ModificationInstruction{{Type: bpmnlite.StartBeforeActivity, ActivityID: "task"}}
 		if _, err := e.Eng.RestartProcessInstancesAsync(e.Ctx, def, bpmnlite.RestartRequest{ProcessInstanceIDs: pis}); !errors.Is(err, bpmnlite.ErrInvalidInstruction) {
 			t.Fatalf("a restart without instructions: %v, want ErrInvalidInstruction", err)
