@@ -215,7 +215,7 @@ func (e *Core) runWork(cc *tx.Context, job *persistence.Job, start *time.Time, c
 	if err == nil {
 		err = c.run()
 	}
-	if caps := e.db.Capabilities(); caps.DeferredWriter || !caps.SingleWriter {
+	if e.pace.timed.Load() {
 		// For the executor's choice of how to run such jobs (MayRunLong):
 		// the work, not the wait for the writer at the commit.
 		e.pace.record(job, time.Since(began))
