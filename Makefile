@@ -20,10 +20,10 @@ vet:
 # Node.js on the machine it first installs Camunda's npm external-task
 # client (pinned) into a cache outside the repository, and a test runs it
 # against bpmnlite serve; without Node.js that test says it skips. The
-# runtime package's tests take several minutes under -race on two cores:
-# the timeout leaves room above Go's default of ten.
+# runtime package's tests take about 15 minutes under -race on two cores:
+# the timeout leaves room for them above Go's default of ten.
 test: vet npm-client
-	BPMNLITE_NPM_CLIENT=$(NPM_CLIENT_DIR) $(GO) test -race -count=1 -timeout 30m $(PKGS)
+	BPMNLITE_NPM_CLIENT=$(NPM_CLIENT_DIR) $(GO) test -race -count=1 -timeout 45m $(PKGS)
 
 NPM_CLIENT_VERSION := 3.1.0
 NPM_CLIENT_DIR ?= $(HOME)/.cache/bpmnlite/npm-client-$(NPM_CLIENT_VERSION)
