@@ -485,6 +485,8 @@ func ancestorFailures(s, t migrationNode, mapped map[string]string) []string {
 	}
 	for _, r := range removed {
 		switch {
+		case !r.body && r.a.MultiInstance != nil:
+			// the inner activity of a body: the body's failure says it
 		case r.body:
 			fail("The multi-instance body '%s' around the source activity is not mapped: bpmnlite does not remove a multi-instance body in a migration", r.id())
 		case !isEmbeddedSubprocess(r.a):
@@ -492,7 +494,7 @@ func ancestorFailures(s, t migrationNode, mapped map[string]string) []string {
 		}
 	}
 	for _, a := range added {
-		if !a.body && !isEmbeddedSubprocess(a.a) {
+		if !a.body && a.a.MultiInstance == nil && !isEmbeddedSubprocess(a.a) {
 			fail("The flow scope '%s' of the target activity is not mapped from the source: bpmnlite adds only embedded subprocesses in a migration (not %s)", a.id(), scopeKind(a.a))
 		}
 	}

@@ -1,13 +1,16 @@
 package runtime_test
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/bpmnlite/bpmnlite"
 	"github.com/bpmnlite/bpmnlite/internal/enginetest"
+	"github.com/bpmnlite/bpmnlite/internal/harness"
 )
 
 // Migrations that add or remove embedded subprocesses, modelled on
@@ -431,5 +434,160 @@ func TestMigrateRemoveSubprocessConcurrent(t *testing.T) {
 		wantEq(t, "the mapped subprocess's instance", ids["sub"], before["sub1"])
 		wantEq(t, "executions with one removed", e.execTree(pi), "-{-:c{userTask1:s} userTask2:c}")
 		e.finish(pi)
+	})
+}
+
+// An asynchronous continuation, an external task and a timer moved into a
+// new subprocess keep their job, external task and timer (ids, due date);
+// each continues there and the instance ends (Camunda's
+// MigrationAddSubprocessTest with MigrationTransitionInstancesTest,
+// MigrationExternalTaskTest and MigrationTimerCatchEventTest models).
+func TestMigrateAddSubprocessJobs(t *testing.T) {
+	inner := func(prefix string) string {
+		return `<parallelGateway id="fork"/><userTask id="async" camunda:asyncBefore="true"/><serviceTask id="ext" camunda:type="external" camunda:topic="t"/>
+			<intermediateCatchEvent id="timer"><timerEventDefinition><timeDuration>PT1H</timeDuration></timerEventDefinition></intermediateCatchEvent>
+			<endEvent id="end1"/><endEvent id="end2"/><endEvent id="end3"/>` +
+			enginetest.Chain(prefix, "fork", "async", "end1") + enginetest.Chain("fork", "ext", "end2") + enginetest.Chain("fork", "timer", "end3")
+	}
+	flat := enginetest.Defs(enginetest.Executable("p", `<startEvent id="start"/>`+inner("start")))
+	nested := enginetest.Defs(enginetest.Executable("p", `<startEvent id="start"/><subProcess id="sub"><startEvent id="subStart"/>`+inner("subStart")+
+		`</subProcess><endEvent id="end"/>`+enginetest.Chain("start", "sub", "end")))
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		src, tgt := e.versions("p", flat, nested)
+		pi := e.startIn(src, nil)
+		locked := e.Fetch("w", 10, harness.Topic("t", time.Minute))
+		if len(locked) != 1 {
+			t.Fatalf("fetched %d", len(locked))
+		}
+		jobs := map[string]*bpmnlite.Job{}
+		for _, j := range e.Jobs(pi) {
+			jobs[j.ActivityID] = j
+		}
+		e.migratePlan(mapping(src, tgt, "async->async", "ext->ext", "timer->timer"), false, pi)
+		got, _ := e.actTree(pi)
+		wantEq(t, "activity instances", got, "{sub{ext timer ~async}}")
+		wantEq(t, "open history", e.openHistory(pi), "ext<sub sub<pi timer<sub")
+		for _, j := range e.Jobs(pi) {
+			if old := jobs[j.ActivityID]; old == nil || old.ID != j.ID || fmt.Sprint(old.DueDate) != fmt.Sprint(j.DueDate) || j.ProcessDefinitionID != tgt {
+				t.Errorf("job %+v, want %+v kept", j, old)
+			}
+		}
+		ext, err := e.Eng.ExternalTasks(e.Ctx, bpmnlite.ExternalTaskQuery{ProcessInstanceID: pi})
+		if err != nil || len(ext) != 1 || ext[0].ID != locked[0].ID || ext[0].ProcessDefinitionID != tgt {
+			t.Fatalf("external task after migration %+v, %v", ext, err)
+		}
+		e.ExecJob(jobs["async"].ID)
+		wantEq(t, "task after the continuation", e.TaskKeys(pi), "async")
+		if err := e.Eng.CompleteExternalTask(e.Ctx, ext[0].ID, "w", nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		e.ExecJob(jobs["timer"].ID)
+		e.finish(pi)
+		if h := e.HistoryAt(pi, "sub"); len(h) != 1 || h[0].EndTime == nil || h[0].Canceled {
+			t.Errorf("subprocess history %+v, want one completed instance", h)
+		}
+	})
+}
+
+// What stays refused, with Camunda's messages where Camunda refuses too
+// (MigrationRemoveSubprocessTest.testCannotRemoveScopeAndMoveToConcurrentActivity,
+// testCannotRemoveParentScopeAndMoveOutOfGrandParentScope,
+// MigrationAddMultiInstanceTest) and bpmnlite's own where it does not
+// follow Camunda (removing a multi-instance body, adding an event
+// subprocess): the report names each, and a refused migration leaves the
+// instance exactly as it was.
+func TestMigrateScopeChangeRefused(t *testing.T) {
+	triple := enginetest.Defs(enginetest.Executable("p", `<startEvent id="start"/>
+		<subProcess id="sub1"><startEvent id="s1"/><subProcess id="sub2"><startEvent id="s2"/>
+			<subProcess id="sub3"><startEvent id="s3"/><userTask id="userTask"/><endEvent id="e3"/>`+enginetest.Chain("s3", "userTask", "e3")+`</subProcess>
+			<endEvent id="e2"/>`+enginetest.Chain("s2", "sub3", "e2")+`</subProcess><endEvent id="e1"/>`+enginetest.Chain("s1", "sub2", "e1")+`</subProcess>
+		<endEvent id="end"/>`+enginetest.Chain("start", "sub1", "end")))
+	miSub := enginetest.Defs(enginetest.Executable("p", `<startEvent id="start"/>
+		<subProcess id="sub"><multiInstanceLoopCharacteristics><loopCardinality>2</loopCardinality></multiInstanceLoopCharacteristics>
+			<startEvent id="subStart"/><userTask id="userTask"/><endEvent id="subEnd"/>`+enginetest.Chain("subStart", "userTask", "subEnd")+`</subProcess>
+		<endEvent id="end"/>`+enginetest.Chain("start", "sub", "end")))
+	miTask := enginetest.Defs(enginetest.Executable("p", `<startEvent id="start"/>
+		<userTask id="userTask"><multiInstanceLoopCharacteristics><loopCardinality>2</loopCardinality></multiInstanceLoopCharacteristics></userTask>
+		<endEvent id="end"/>`+enginetest.Chain("start", "userTask", "end")))
+	inEventSub := enginetest.Defs(enginetest.Executable("p", `<startEvent id="start"/><userTask id="other"/><endEvent id="end"/>`+enginetest.Chain("start", "other", "end")+`
+		<subProcess id="esp" triggeredByEvent="true"><startEvent id="espStart"><messageEventDefinition messageRef="m"/></startEvent>
+			<userTask id="userTask"/><endEvent id="espEnd"/>`+enginetest.Chain("espStart", "userTask", "espEnd")+`</subProcess>`), `<message id="m" name="Msg"/>`)
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		parSub, taskAndSub := e.versions("p", scopeParallelInSub, scopeTaskAndSub)
+		tripleID := e.deployNext("p", triple)
+		one := e.deployNext("p", scopeOneTask)
+		cases := []struct {
+			plan   bpmnlite.MigrationPlan
+			source string
+			want   []string
+		}{
+			{mapping(parSub, taskAndSub, "sub->sub", "userTask1->userTask1", "userTask2->userTask2"), "userTask2",
+				[]string{"The closest mapped ancestor 'sub' is mapped to scope 'sub' which is not an ancestor of target scope 'userTask2'"}},
+			{mapping(tripleID, tripleID, "sub1->sub1", "sub3->sub1", "userTask->userTask"), "sub3",
+				[]string{"The closest mapped ancestor 'sub1' is mapped to scope 'sub1' which is not an ancestor of target scope 'sub1'"}},
+			{mapping(one, e.deployNext("p", miSub), "userTask->userTask"), "userTask",
+				[]string{"Target activity 'userTask' is a descendant of multi-instance body 'sub#multiInstanceBody' that is not mapped from the source process definition."}},
+			{mapping(e.deployNext("p", miTask), one, "userTask->userTask"), "userTask",
+				[]string{"The multi-instance body 'userTask#multiInstanceBody' around the source activity is not mapped: bpmnlite does not remove a multi-instance body in a migration"}},
+			{mapping(one, e.deployNext("p", inEventSub), "userTask->userTask"), "userTask",
+				[]string{"The flow scope 'esp' of the target activity is not mapped from the source: bpmnlite adds only embedded subprocesses in a migration (not an event subprocess)"}},
+		}
+		for _, c := range cases {
+			report, err := e.Eng.ValidateMigrationPlan(e.Ctx, c.plan)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(report.InstructionReports) != 1 || report.InstructionReports[0].Instruction.SourceActivityIDs[0] != c.source {
+				t.Errorf("reports %+v, want one for %s", report.InstructionReports, c.source)
+				continue
+			}
+			wantEq(t, "failures of "+c.source, report.InstructionReports[0].Failures, c.want)
+		}
+		// Executing the first: refused, the instance unchanged.
+		pi := e.startIn(parSub, map[string]any{"x": int64(1)})
+		before := e.snapshot(pi)
+		err := e.Eng.Migrate(e.Ctx, bpmnlite.MigrationRequest{Plan: cases[0].plan, ProcessInstanceIDs: []string{pi}})
+		var pe *bpmnlite.MigrationPlanError
+		if !errors.As(err, &pe) || !strings.Contains(err.Error(), cases[0].want[0]) {
+			t.Fatalf("migrate: %v, want the plan refused", err)
+		}
+		wantEq(t, "instance after the refusal", e.snapshot(pi), before)
+		// An instance at an unmapped activity inside a subprocess the plan
+		// removes: the instance report names it, nothing changes.
+		e.Complete(pi, "userTask1", nil)
+		before = e.snapshot(pi)
+		err = e.Eng.Migrate(e.Ctx, bpmnlite.MigrationRequest{Plan: mapping(parSub, taskAndSub, "userTask1->userTask1"), ProcessInstanceIDs: []string{pi}})
+		var ie *bpmnlite.MigratingInstanceError
+		if !errors.As(err, &ie) || len(ie.Report.ActivityInstanceReports) != 1 || ie.Report.ActivityInstanceReports[0].SourceScopeID != "userTask2" {
+			t.Fatalf("migrate: %v, want userTask2's activity instance reported", err)
+		}
+		wantEq(t, "failures", ie.Report.ActivityInstanceReports[0].Failures, []string{"There is no migration instruction for this instance's activity"})
+		wantEq(t, "instance after the refused instance", e.snapshot(pi), before)
+	})
+}
+
+// A batch migration adds the subprocess as the synchronous one does.
+func TestBatchMigrationAddsSubprocess(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		par, parSub := e.versions("p", scopeParallel, scopeParallelInSub)
+		pis := []string{e.startIn(par, nil), e.startIn(par, nil)}
+		b, err := e.Eng.MigrateAsync(e.Ctx, bpmnlite.MigrationRequest{Plan: mapping(par, parSub, "userTask1->userTask1", "userTask2->userTask2"),
+			ProcessInstanceIDs: pis})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := e.runOnly("seed", b.SeedJobDefinitionID); err != nil {
+			t.Fatal(err)
+		}
+		for _, j := range e.batchJobs(b.BatchJobDefinitionID) {
+			if err := e.Eng.ExecuteJob(e.Ctx, j.ID); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, pi := range pis {
+			got, _ := e.actTree(pi)
+			wantEq(t, "activity instances of "+pi, got, "{sub{userTask1 userTask2}}")
+			e.finish(pi)
+		}
 	})
 }
