@@ -437,23 +437,34 @@ func TestMigrateRemoveSubprocessConcurrent(t *testing.T) {
 	})
 }
 
+// jobsModels is a process with an asynchronous user task, an external task
+// and a timer catch event on concurrent paths, in an asynchronous
+// subprocess when nested (adding it makes no job: Camunda's
+// testAddScopeDoesNotBecomeAsync).
+func jobsModels(nested bool) string {
+	start := "start"
+	if nested {
+		start = "subStart"
+	}
+	inner := `<parallelGateway id="fork"/><userTask id="async" camunda:asyncBefore="true"/><serviceTask id="ext" camunda:type="external" camunda:topic="t"/>
+		<intermediateCatchEvent id="timer"><timerEventDefinition><timeDuration>PT1H</timeDuration></timerEventDefinition></intermediateCatchEvent>
+		<endEvent id="end1"/><endEvent id="end2"/><endEvent id="end3"/>` +
+		enginetest.Chain(start, "fork", "async", "end1") + enginetest.Chain("fork", "ext", "end2") + enginetest.Chain("fork", "timer", "end3")
+	if !nested {
+		return enginetest.Defs(enginetest.Executable("p", `<startEvent id="start"/>`+inner))
+	}
+	return enginetest.Defs(enginetest.Executable("p", `<startEvent id="start"/><subProcess id="sub" camunda:asyncBefore="true"><startEvent id="subStart"/>`+inner+
+		`</subProcess><endEvent id="end"/>`+enginetest.Chain("start", "sub", "end")))
+}
+
 // An asynchronous continuation, an external task and a timer moved into a
 // new subprocess keep their job, external task and timer (ids, due date);
 // each continues there and the instance ends (Camunda's
 // MigrationAddSubprocessTest with MigrationTransitionInstancesTest,
 // MigrationExternalTaskTest and MigrationTimerCatchEventTest models).
 func TestMigrateAddSubprocessJobs(t *testing.T) {
-	inner := func(prefix string) string {
-		return `<parallelGateway id="fork"/><userTask id="async" camunda:asyncBefore="true"/><serviceTask id="ext" camunda:type="external" camunda:topic="t"/>
-			<intermediateCatchEvent id="timer"><timerEventDefinition><timeDuration>PT1H</timeDuration></timerEventDefinition></intermediateCatchEvent>
-			<endEvent id="end1"/><endEvent id="end2"/><endEvent id="end3"/>` +
-			enginetest.Chain(prefix, "fork", "async", "end1") + enginetest.Chain("fork", "ext", "end2") + enginetest.Chain("fork", "timer", "end3")
-	}
-	flat := enginetest.Defs(enginetest.Executable("p", `<startEvent id="start"/>`+inner("start")))
-	nested := enginetest.Defs(enginetest.Executable("p", `<startEvent id="start"/><subProcess id="sub"><startEvent id="subStart"/>`+inner("subStart")+
-		`</subProcess><endEvent id="end"/>`+enginetest.Chain("start", "sub", "end")))
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
-		src, tgt := e.versions("p", flat, nested)
+		src, tgt := e.versions("p", jobsModels(false), jobsModels(true))
 		pi := e.startIn(src, nil)
 		locked := e.Fetch("w", 10, harness.Topic("t", time.Minute))
 		if len(locked) != 1 {
@@ -589,5 +600,88 @@ func TestBatchMigrationAddsSubprocess(t *testing.T) {
 			wantEq(t, "activity instances of "+pi, got, "{sub{userTask1 userTask2}}")
 			e.finish(pi)
 		}
+	})
+}
+
+// A user task with a boundary timer and input/output mappings (a scope of
+// its own) moves into a new subprocess with its timer job and its
+// mappings' scope (testScopeUserTaskMigration); two instances of a
+// subprocess each get their own new inner subprocess
+// (testMultipleInstancesOfScope).
+func TestMigrateAddSubprocessAroundScopes(t *testing.T) {
+	task := `<userTask id="userTask"><extensionElements><camunda:inputOutput><camunda:inputParameter name="local">1</camunda:inputParameter></camunda:inputOutput></extensionElements></userTask>
+		<boundaryEvent id="timer" attachedToRef="userTask"><timerEventDefinition><timeDuration>PT1H</timeDuration></timerEventDefinition></boundaryEvent>
+		<endEvent id="timedOut"/>` + enginetest.Chain("timer", "timedOut")
+	flat := enginetest.Defs(enginetest.Executable("p", `<startEvent id="start"/>`+task+`<endEvent id="end"/>`+enginetest.Chain("start", "userTask", "end")))
+	nested := scopeSub("", task, "")
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		src, tgt := e.versions("p", flat, nested)
+		pi := e.startIn(src, nil)
+		job := e.OneJob(pi)
+		e.migratePlan(mapping(src, tgt, "userTask->userTask", "timer->timer"), false, pi)
+		got, _ := e.actTree(pi)
+		wantEq(t, "activity instances", got, "{sub{userTask}}")
+		moved := e.OneJob(pi)
+		if moved.ID != job.ID || fmt.Sprint(moved.DueDate) != fmt.Sprint(job.DueDate) || moved.ActivityID != "timer" {
+			t.Errorf("timer job %+v, want %+v kept", moved, job)
+		}
+		vars, err := e.Eng.Variables(e.Ctx, e.Tasks(pi)[0].ExecutionID)
+		if err != nil || fmt.Sprint(vars["local"]) != "1" {
+			t.Errorf("task's variables %v, %v: want its input mapping kept", vars, err)
+		}
+		// The timer fires in the subprocess: the task is gone, the
+		// subprocess completes, the instance ends.
+		e.ExecJob(moved.ID)
+		if !e.Ended(pi) {
+			t.Errorf("instance not ended after the boundary timer: %s", e.execTree(pi))
+		}
+		if h := e.HistoryAt(pi, "timedOut"); len(h) != 1 {
+			t.Errorf("history at timedOut %d, want 1", len(h))
+		}
+
+		// Two instances of the subprocess, an inner one added in each.
+		sub := e.deployNext("p", scopeSub("", `<userTask id="userTask"/>`, ""))
+		double := e.deployNext("p", scopeDoubleSub)
+		pi = e.startIn(sub, nil)
+		e.modify(pi, startBefore("sub"))
+		_, before := e.actTree(pi)
+		e.migratePlan(mapping(sub, double, "sub->outer", "userTask->userTask"), false, pi)
+		got, ids := e.actTree(pi)
+		wantEq(t, "two instances", got, "{outer{inner{userTask}} outer{inner{userTask}}}")
+		slices.Sort(ids["outer"])
+		slices.Sort(before["sub"])
+		wantEq(t, "outer instances", ids["outer"], before["sub"])
+		e.finish(pi)
+	})
+}
+
+// Out of a subprocess: an asynchronous continuation, an external task
+// and a timer inside the removed subprocess keep their job, external task
+// and timer and continue at process level.
+func TestMigrateRemoveSubprocessJobs(t *testing.T) {
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		src, tgt := e.versions("p", jobsModels(true), jobsModels(false))
+		pi := e.startIn(src, nil)
+		e.ExecJob(e.OneJob(pi).ID) // into the subprocess
+		locked := e.Fetch("w", 10, harness.Topic("t", time.Minute))
+		jobs := map[string]string{}
+		for _, j := range e.Jobs(pi) {
+			jobs[j.ActivityID] = j.ID
+		}
+		e.migratePlan(mapping(src, tgt, "async->async", "ext->ext", "timer->timer"), false, pi)
+		got, _ := e.actTree(pi)
+		wantEq(t, "activity instances", got, "{ext timer ~async}")
+		wantEq(t, "open history", e.openHistory(pi), "ext<pi timer<pi")
+		after := map[string]string{}
+		for _, j := range e.Jobs(pi) {
+			after[j.ActivityID] = j.ID
+		}
+		wantEq(t, "jobs", after, jobs)
+		e.ExecJob(jobs["async"])
+		if err := e.Eng.CompleteExternalTask(e.Ctx, locked[0].ID, "w", nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		e.ExecJob(jobs["timer"])
+		e.finish(pi)
 	})
 }
