@@ -685,3 +685,32 @@ func TestMigrateRemoveSubprocessJobs(t *testing.T) {
 		e.finish(pi)
 	})
 }
+
+// A multi-instance body mapped with its inner activity moves out of a
+// removed subprocess and into an added one with its inner instances
+// (Camunda's testAddParentScopeToMultiInstance, which Camunda leaves
+// ignored).
+func TestMigrateMultiInstanceBodyAcrossSubprocess(t *testing.T) {
+	mi := `<userTask id="userTask"><multiInstanceLoopCharacteristics><loopCardinality>2</loopCardinality></multiInstanceLoopCharacteristics></userTask>`
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		nested, flat := e.versions("p", scopeSub("", mi, ""),
+			enginetest.Defs(enginetest.Executable("p", `<startEvent id="start"/>`+mi+`<endEvent id="end"/>`+enginetest.Chain("start", "userTask", "end"))))
+		plan := func(src, tgt string) bpmnlite.MigrationPlan {
+			return mapping(src, tgt, "userTask#multiInstanceBody->userTask#multiInstanceBody", "userTask->userTask")
+		}
+		pi := e.startIn(nested, nil)
+		e.Complete(pi, "userTask", nil)
+		e.migratePlan(plan(nested, flat), false, pi)
+		got, _ := e.actTree(pi)
+		wantEq(t, "out of the subprocess", got, "{userTask#multiInstanceBody{userTask}}")
+		wantEq(t, "open history out", e.openHistory(pi), "userTask#multiInstanceBody<pi userTask<userTask#multiInstanceBody")
+		e.finish(pi)
+
+		pi = e.startIn(flat, nil)
+		e.migratePlan(plan(flat, nested), false, pi)
+		got, _ = e.actTree(pi)
+		wantEq(t, "into the subprocess", got, "{sub{userTask#multiInstanceBody{userTask userTask}}}")
+		wantEq(t, "open history in", e.openHistory(pi), "sub<pi userTask#multiInstanceBody<sub userTask<userTask#multiInstanceBody userTask<userTask#multiInstanceBody")
+		e.finish(pi)
+	})
+}
