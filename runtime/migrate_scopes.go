@@ -280,7 +280,8 @@ func (c *command) addScopesIn(s *execution, scope *bpmn.Activity) error {
 }
 
 // reparentHistory gives the open historic activity instances of the paths
-// the migration moved their new parent activity instance.
+// the migration moved their new parent activity instance (and the
+// execution running them, when the one they recorded is gone).
 func (c *command) reparentHistory(in *instance) error {
 	if len(c.reparented) == 0 {
 		return nil
@@ -300,10 +301,15 @@ func (c *command) reparentHistory(in *instance) error {
 		if !c.reparented[x.ActivityInstanceID] || (x.parent != nil && x.parent.ActivityInstanceID == x.ActivityInstanceID) {
 			continue
 		}
-		if h := byID[x.ActivityInstanceID]; h != nil && h.ParentActivityInstanceID != x.parentActivityInstance() {
-			h.ParentActivityInstanceID = x.parentActivityInstance()
-			c.cc.Update(h)
+		h := byID[x.ActivityInstanceID]
+		if h == nil {
+			continue
 		}
+		if ran := in.execs[h.ExecutionID]; ran == nil || ran.removed {
+			h.ExecutionID = x.ID // the execution that ran it went: the one running it now
+		}
+		h.ParentActivityInstanceID = x.parentActivityInstance()
+		c.cc.Update(h)
 	}
 	c.reparented = nil
 	return nil

@@ -357,6 +357,9 @@ func TestMigrateRemoveSubprocess(t *testing.T) {
 			t.Errorf("subprocess history %+v, want its instance ended as canceled", h)
 		}
 		wantEq(t, "open history", e.openHistory(pi), "userTask<pi")
+		if h := e.HistoryAt(pi, "userTask"); len(h) != 1 || h[0].ExecutionID != pi {
+			t.Errorf("user task history %+v, want it run by the process instance's execution", h)
+		}
 		e.finish(pi)
 
 		// Skipped: neither the end listener nor the output mapping runs.
