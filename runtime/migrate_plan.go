@@ -144,15 +144,30 @@ func (n migrationNode) flowScope() migrationNode {
 	return migrationNode{a: n.a.Parent}
 }
 
-// eventScope is where n's event trigger lives: the activity a boundary
-// event is attached to (its body when it is multi-instance); nil for
-// other activities.
+// eventScope is where n's event trigger lives when that is not n's flow
+// scope: the activity a boundary event is attached to (its body when it
+// is multi-instance), the scope an event subprocess runs in for its start
+// event; nil for other activities.
 func (n migrationNode) eventScope() *migrationNode {
-	if n.a == nil || n.a.Kind != bpmn.BoundaryEvent || n.a.AttachedTo == nil {
+	switch {
+	case n.a == nil || n.body:
+		return nil
+	case n.a.IsEventSubprocessStart():
+		es := n.flowScope().flowScope()
+		return &es
+	case n.a.Kind != bpmn.BoundaryEvent || n.a.AttachedTo == nil:
 		return nil
 	}
 	at := n.a.AttachedTo
 	return &migrationNode{a: at, body: at.MultiInstance != nil}
+}
+
+// scopeID names a scope in a report: the process by its id.
+func (n migrationNode) scopeID(p *bpmn.Process) string {
+	if n.a == nil {
+		return p.ID
+	}
+	return n.id()
 }
 
 // migrationType is the type an activity must keep when it migrates, and
@@ -411,9 +426,9 @@ func instructionFailures(in MigrationInstruction, s, t migrationNode, mapped map
 		te := t.eventScope()
 		switch {
 		case te == nil:
-			fail("The source activity's event scope (%s) must be mapped but the target activity has no event scope", se.id())
-		case mapped[se.id()] != te.id():
-			fail("The source activity's event scope (%s) must be mapped to the target activity's event scope (%s)", se.id(), te.id())
+			fail("The source activity's event scope (%s) must be mapped but the target activity has no event scope", se.scopeID(s.a.Process))
+		case (se.a == nil) != (te.a == nil) || (se.a != nil && mapped[se.id()] != te.id()):
+			fail("The source activity's event scope (%s) must be mapped to the target activity's event scope (%s)", se.scopeID(s.a.Process), te.scopeID(t.a.Process))
 		}
 	}
 	if !s.body && !t.body && s.a.HasIOScope() != t.a.HasIOScope() {
@@ -478,6 +493,9 @@ func ancestorFailures(s, t migrationNode, mapped map[string]string) []string {
 			fail("The closest mapped ancestor '%s' is mapped to scope '%s' which is not an ancestor of target scope '%s'", anc.id(), ancT.id(), t.id())
 			return failures
 		}
+	}
+	if isPassiveTrigger(s.a) {
+		return failures // no instance of it moves: its event scope's rule applies
 	}
 	var added []migrationNode
 	for fs := t.flowScope(); fs.a != nil && fs.id() != ancT.id(); fs = fs.flowScope() {

@@ -506,7 +506,8 @@ func TestMigrateAddSubprocessJobs(t *testing.T) {
 // What stays refused, with Camunda's messages where Camunda refuses too
 // (MigrationRemoveSubprocessTest.testCannotRemoveScopeAndMoveToConcurrentActivity,
 // testCannotRemoveParentScopeAndMoveOutOfGrandParentScope,
-// MigrationAddMultiInstanceTest) and bpmnlite's own where it does not
+// MigrationAddMultiInstanceTest, SameEventScopeInstructionValidator for an
+// event subprocess start moved out of its scope) and bpmnlite's own where it does not
 // follow Camunda (removing a multi-instance body, adding an event
 // subprocess): the report names each, and a refused migration leaves the
 // instance exactly as it was.
@@ -526,6 +527,9 @@ func TestMigrateScopeChangeRefused(t *testing.T) {
 	inEventSub := enginetest.Defs(enginetest.Executable("p", `<startEvent id="start"/><userTask id="other"/><endEvent id="end"/>`+enginetest.Chain("start", "other", "end")+`
 		<subProcess id="esp" triggeredByEvent="true"><startEvent id="espStart"><messageEventDefinition messageRef="m"/></startEvent>
 			<userTask id="userTask"/><endEvent id="espEnd"/>`+enginetest.Chain("espStart", "userTask", "espEnd")+`</subProcess>`), `<message id="m" name="Msg"/>`)
+	espAtProcess := enginetest.Defs(enginetest.Executable("p", `<startEvent id="start"/><userTask id="userTask"/><endEvent id="end"/>`+enginetest.Chain("start", "userTask", "end")+`
+		<subProcess id="esp" triggeredByEvent="true"><startEvent id="espStart" isInterrupting="false"><messageEventDefinition messageRef="m"/></startEvent>
+			<endEvent id="espEnd"/>`+enginetest.Chain("espStart", "espEnd")+`</subProcess>`), `<message id="m" name="Msg"/>`)
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		parSub, taskAndSub := e.versions("p", scopeParallelInSub, scopeTaskAndSub)
 		tripleID := e.deployNext("p", triple)
@@ -545,6 +549,8 @@ func TestMigrateScopeChangeRefused(t *testing.T) {
 				[]string{"The multi-instance body 'userTask#multiInstanceBody' around the source activity is not mapped: bpmnlite does not remove a multi-instance body in a migration"}},
 			{mapping(one, e.deployNext("p", inEventSub), "userTask->userTask"), "userTask",
 				[]string{"The flow scope 'esp' of the target activity is not mapped from the source: bpmnlite adds only embedded subprocesses in a migration (not an event subprocess)"}},
+			{mapping(e.deployNext("p", richSub("")), e.deployNext("p", espAtProcess), "userTask->userTask", "espStart->espStart"), "espStart",
+				[]string{"The source activity's event scope (sub) must be mapped to the target activity's event scope (p)"}},
 		}
 		for _, c := range cases {
 			report, err := e.Eng.ValidateMigrationPlan(e.Ctx, c.plan)
