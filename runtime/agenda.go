@@ -54,6 +54,9 @@ type command struct {
 	// skipIoMappings: a modification's option: input and output
 	// parameters are not evaluated.
 	skipIoMappings bool
+	// reparented: the activity instances a migration moved to another
+	// parent activity instance (migrate_scopes.go).
+	reparented map[string]bool
 	// varChanges and freshConditions are what conditional events are
 	// evaluated for at the next save point or when the agenda drains
 	// (events_conditional.go): the variable changes, and the subscriptions

@@ -100,6 +100,10 @@ func loadInstructions(stored []storedInstruction) ([]ModificationInstruction, er
 type migrationParams struct {
 	Plan      MigrationPlan // without its variables
 	Variables storedVars    `json:",omitempty"`
+	// The listeners and input/output mappings of the subprocesses the
+	// migration adds or removes do not run.
+	SkipCustomListeners bool `json:",omitempty"`
+	SkipIOMappings      bool `json:",omitempty"`
 }
 
 // modificationParams are an instance-modification batch's parameters.
@@ -140,6 +144,7 @@ func init() {
 		if !report.empty() {
 			return &MigratingInstanceError{Report: *report}
 		}
+		c.skipCustomListeners, c.skipIoMappings = p.SkipCustomListeners, p.SkipIOMappings
 		if err := c.migrateInstance(in, m); err != nil {
 			return err
 		}
@@ -186,7 +191,7 @@ func (e *Core) MigrateAsync(ctx context.Context, req MigrationRequest, opt Batch
 		if err != nil {
 			return err
 		}
-		p := migrationParams{Plan: req.Plan}
+		p := migrationParams{Plan: req.Plan, SkipCustomListeners: req.SkipCustomListeners, SkipIOMappings: req.SkipIOMappings}
 		p.Plan.Variables = nil
 		if p.Variables, err = c.storeVars(req.Plan.Variables); err != nil {
 			return err

@@ -21,8 +21,10 @@ import (
 // boundary events and event subprocesses that the plan does not map are
 // removed, those of the target that nothing maps to are armed, and those
 // of instructions with UpdateEventTrigger are re-created from the target.
-// No scope is entered or left, so no listener or input/output mapping runs
-// (SkipCustomListeners and SkipIOMappings change nothing).
+// Subprocess instances the plan does not map are removed and those the
+// target adds around a migrated activity are created (migrate_scopes.go):
+// only their listeners and input/output mappings run, which
+// SkipCustomListeners and SkipIOMappings skip.
 
 // MigrationRequest executes Plan for ProcessInstanceIDs and the instances
 // Query selects.
@@ -107,6 +109,7 @@ func (e *Core) Migrate(ctx context.Context, t persistence.Tx, req MigrationReque
 		if len(reports) > 0 {
 			return &MigratingInstanceError{Report: reports[0]}
 		}
+		c.skipCustomListeners, c.skipIoMappings = req.SkipCustomListeners, req.SkipIOMappings
 		for _, in := range instances {
 			if err := c.migrateInstance(in, m); err != nil {
 				return err
@@ -271,6 +274,9 @@ func (c *command) checkMigration(in *instance, m *migration) (*MigratingInstance
 		}
 		instr := m.by[x.ActivityID]
 		var failures []string
+		if instr == nil && removableScope(x) {
+			continue // an unmapped subprocess: removed, its paths moving out
+		}
 		if instr == nil {
 			failures = append(failures, "There is no migration instruction for this instance's activity")
 		} else {
@@ -370,6 +376,9 @@ func liveExecutions(in *instance) []*execution {
 func (c *command) migrateInstance(in *instance, m *migration) error {
 	tgt := m.tgt
 	piID := in.root.ID
+	if err := c.removeUnmappedScopes(in, m); err != nil {
+		return err
+	}
 	kept := map[[2]string]bool{} // (execution, target activity) of the event triggers kept
 	rearm := map[string]bool{}   // executions whose own catch event's timer is re-created
 	jobs, err := tx.Select(c.cc, persistence.JobsOfInstance(piID))
@@ -475,6 +484,12 @@ func (c *command) migrateInstance(in *instance, m *migration) error {
 	}
 	in.def = tgt
 	if err := c.armMigratedTriggers(in, m, kept, rearm); err != nil {
+		return err
+	}
+	if err := c.addTargetScopes(in); err != nil {
+		return err
+	}
+	if err := c.reparentHistory(in); err != nil {
 		return err
 	}
 	if len(m.plan.Variables) > 0 {

@@ -14,9 +14,11 @@ import (
 // Migration plans, as Camunda's MigrationPlan: which activity of the source
 // process definition each running activity instance moves to in the
 // target. A plan maps activities one to one (a multi-instance body is
-// mapped by its "<id>#multiInstanceBody" id, as in Camunda), only between
-// scopes that are mapped to each other: bpmnlite neither adds nor removes
-// a scope while migrating, and refuses a plan that would.
+// mapped by its "<id>#multiInstanceBody" id, as in Camunda). As in Camunda,
+// an activity may move into embedded subprocesses the source does not have
+// (they are created) or out of ones the target does not map (they are
+// removed), as long as its closest mapped ancestor is mapped to an
+// ancestor of its target (see migrate_scopes.go).
 
 // MigrationInstruction maps a source activity to a target activity.
 // UpdateEventTrigger re-creates the activity's event trigger from the
@@ -142,15 +144,30 @@ func (n migrationNode) flowScope() migrationNode {
 	return migrationNode{a: n.a.Parent}
 }
 
-// eventScope is where n's event trigger lives: the activity a boundary
-// event is attached to (its body when it is multi-instance); nil for
-// other activities.
+// eventScope is where n's event trigger lives when that is not n's flow
+// scope: the activity a boundary event is attached to (its body when it
+// is multi-instance), the scope an event subprocess runs in for its start
+// event; nil for other activities.
 func (n migrationNode) eventScope() *migrationNode {
-	if n.a == nil || n.a.Kind != bpmn.BoundaryEvent || n.a.AttachedTo == nil {
+	switch {
+	case n.a == nil || n.body:
+		return nil
+	case n.a.IsEventSubprocessStart():
+		es := n.flowScope().flowScope()
+		return &es
+	case n.a.Kind != bpmn.BoundaryEvent || n.a.AttachedTo == nil:
 		return nil
 	}
 	at := n.a.AttachedTo
 	return &migrationNode{a: at, body: at.MultiInstance != nil}
+}
+
+// scopeID names a scope in a report: the process by its id.
+func (n migrationNode) scopeID(p *bpmn.Process) string {
+	if n.a == nil {
+		return p.ID
+	}
+	return n.id()
 }
 
 // migrationType is the type an activity must keep when it migrates, and
@@ -303,17 +320,30 @@ func generateInstructions(src, tgt *bpmn.Process, updateEventTriggers bool) []Mi
 		out = append(out, in)
 	}
 	// Dropping an instruction may invalidate those within its scope:
-	// repeat until what is left validates.
+	// repeat until what is left validates and maps each activity between
+	// scopes mapped to each other (generation never adds or removes a
+	// scope, as Camunda's).
 	for {
 		report := validatePlan(MigrationPlan{Instructions: out}, src, tgt, 0)
-		if len(report.InstructionReports) == 0 {
-			return out
+		mapped := map[string]string{}
+		for _, in := range out {
+			mapped[in.SourceActivityIDs[0]] = in.TargetActivityIDs[0]
 		}
+		n := len(out)
 		out = slices.DeleteFunc(out, func(in MigrationInstruction) bool {
+			s, _ := nodeOf(src, in.SourceActivityIDs[0])
+			t, _ := nodeOf(tgt, in.TargetActivityIDs[0])
+			sfs, tfs := s.flowScope(), t.flowScope()
+			if (sfs.a == nil) != (tfs.a == nil) || (sfs.a != nil && mapped[sfs.id()] != tfs.id()) {
+				return true
+			}
 			return slices.ContainsFunc(report.InstructionReports, func(r MigrationInstructionReport) bool {
 				return slices.Equal(r.Instruction.SourceActivityIDs, in.SourceActivityIDs)
 			})
 		})
+		if len(out) == n {
+			return out
+		}
 	}
 }
 
@@ -391,35 +421,14 @@ func instructionFailures(in MigrationInstruction, s, t migrationNode, mapped map
 	if targets[t.id()] > 1 && (isPassiveTrigger(t.a) || t.a.Kind == bpmn.ParallelGateway || t.a.Kind == bpmn.InclusiveGateway) {
 		fail("Only one source activity can be mapped to '%s': several source activities are mapped to it", t.id())
 	}
-	// The scope the source runs in must be mapped to the target's: no
-	// scope is added or removed.
-	sfs, tfs := s.flowScope(), t.flowScope()
-	if got, ok := mappedScope(sfs, mapped); !ok {
-		switch {
-		case tfs.body && !sfs.body:
-			fail("Target activity '%s' is a descendant of multi-instance body '%s' that is not mapped from the source process definition.", t.id(), tfs.id())
-		case sfs.body:
-			fail("Cannot remove the inner activity of a multi-instance body when the body is not mapped: map '%s' to '%s'", sfs.id(), tfs.id())
-		default:
-			fail("The flow scope '%s' of the source activity is not mapped: map it to '%s' (bpmnlite migrates only between scopes mapped to each other)", sfs.id(), scopeName(tfs))
-		}
-	} else if got != tfs.id() {
-		fail("The closest mapped ancestor '%s' is mapped to scope '%s' which is not the flow scope '%s' of the target activity (bpmnlite does not add or remove scopes in a migration)",
-			scopeName(sfs), orProcess(got), scopeName(tfs))
-	}
-	if s.body {
-		inner := s.a.ID
-		if _, ok := mapped[inner]; !ok {
-			fail("Must map the inner activity of a multi-instance body when the body is mapped")
-		}
-	}
+	failures = append(failures, multiInstanceFailures(s, t, sources, targets)...)
 	if se := s.eventScope(); se != nil {
 		te := t.eventScope()
 		switch {
 		case te == nil:
-			fail("The source activity's event scope (%s) must be mapped but the target activity has no event scope", se.id())
-		case mapped[se.id()] != te.id():
-			fail("The source activity's event scope (%s) must be mapped to the target activity's event scope (%s)", se.id(), te.id())
+			fail("The source activity's event scope (%s) must be mapped but the target activity has no event scope", se.scopeID(s.a.Process))
+		case (se.a == nil) != (te.a == nil) || (se.a != nil && mapped[se.id()] != te.id()):
+			fail("The source activity's event scope (%s) must be mapped to the target activity's event scope (%s)", se.scopeID(s.a.Process), te.scopeID(t.a.Process))
 		}
 	}
 	if !s.body && !t.body && s.a.HasIOScope() != t.a.HasIOScope() {
@@ -428,6 +437,7 @@ func instructionFailures(in MigrationInstruction, s, t migrationNode, mapped map
 	if in.UpdateEventTrigger && !hasEventTrigger(s) {
 		fail("Cannot update event trigger because the activity does not define a persistent event trigger")
 	}
+	failures = append(failures, ancestorFailures(s, t, mapped)...)
 	if !in.UpdateEventTrigger && !s.body && s.a.Event == bpmn.ConditionalEvent && hasEventTrigger(s) {
 		fail("Conditional event has to migrate with update event trigger.")
 	}
@@ -437,21 +447,116 @@ func instructionFailures(in MigrationInstruction, s, t migrationNode, mapped map
 	return failures
 }
 
-// mappedScope returns what scope n is mapped to ("" for the process,
-// which is always mapped to the target process).
-func mappedScope(n migrationNode, mapped map[string]string) (string, bool) {
-	if n.a == nil {
-		return "", true
+// multiInstanceFailures applies Camunda's CannotAddMultiInstanceBody,
+// CannotAddMultiInstanceInnerActivity and
+// CannotRemoveMultiInstanceInnerActivity validators.
+func multiInstanceFailures(s, t migrationNode, sources, targets map[string]int) []string {
+	var failures []string
+	// The target's flow scopes up to the first one something is mapped
+	// to would be created: none may be a multi-instance body.
+	for fs := t.flowScope(); fs.a != nil && targets[fs.id()] == 0; fs = fs.flowScope() {
+		if fs.body {
+			failures = append(failures, fmt.Sprintf("Target activity '%s' is a descendant of multi-instance body '%s' that is not mapped from the source process definition.", t.id(), fs.id()))
+			break
+		}
 	}
-	t, ok := mapped[n.id()]
-	return t, ok
+	if t.body && targets[t.a.ID] == 0 {
+		failures = append(failures, "Must map the inner activity of a multi-instance body when the body is mapped")
+	}
+	if s.body && sources[s.a.ID] == 0 {
+		failures = append(failures, "Cannot remove the inner activity of a multi-instance body when the body is mapped")
+	}
+	return failures
 }
 
-func scopeName(n migrationNode) string { return orProcess(n.id()) }
-
-func orProcess(id string) string {
-	if id == "" {
-		return "the process"
+// ancestorFailures applies Camunda's AdditionalFlowScopeInstructionValidator
+// (the closest mapped ancestor of the source must be mapped to an ancestor
+// of the target) and bpmnlite's limits on the scopes a migration removes
+// (the source's unmapped flow scopes below that ancestor) and adds (the
+// target's flow scopes below the ancestor's target): embedded subprocesses
+// only, outside multi-instance activities.
+func ancestorFailures(s, t migrationNode, mapped map[string]string) []string {
+	var failures []string
+	fail := func(format string, args ...any) { failures = append(failures, fmt.Sprintf(format, args...)) }
+	var removed []migrationNode
+	anc := s.flowScope()
+	for ; anc.a != nil && mapped[anc.id()] == ""; anc = anc.flowScope() {
+		removed = append(removed, anc)
 	}
-	return id
+	ancT := migrationNode{} // the process
+	if anc.a != nil {
+		var ok bool
+		if ancT, ok = nodeOf(t.a.Process, mapped[anc.id()]); !ok {
+			return nil // reported on the ancestor's instruction
+		}
+		if !ancT.isAncestorOf(t) {
+			fail("The closest mapped ancestor '%s' is mapped to scope '%s' which is not an ancestor of target scope '%s'", anc.id(), ancT.id(), t.id())
+			return failures
+		}
+	}
+	if isPassiveTrigger(s.a) {
+		return failures // no instance of it moves: its event scope's rule applies
+	}
+	var added []migrationNode
+	for fs := t.flowScope(); fs.a != nil && fs.id() != ancT.id(); fs = fs.flowScope() {
+		added = append(added, fs)
+	}
+	for _, r := range removed {
+		switch {
+		case !r.body && r.a.MultiInstance != nil:
+			// the inner activity of a body: the body's failure says it
+		case r.body:
+			fail("The multi-instance body '%s' around the source activity is not mapped: bpmnlite does not remove a multi-instance body in a migration", r.id())
+		case !isEmbeddedSubprocess(r.a):
+			fail("The flow scope '%s' of the source activity is not mapped: bpmnlite removes only embedded subprocesses in a migration (not %s)", r.id(), scopeKind(r.a))
+		}
+	}
+	for _, a := range added {
+		if !a.body && a.a.MultiInstance == nil && !isEmbeddedSubprocess(a.a) {
+			fail("The flow scope '%s' of the target activity is not mapped from the source: bpmnlite adds only embedded subprocesses in a migration (not %s)", a.id(), scopeKind(a.a))
+		}
+	}
+	if len(removed)+len(added) > 0 && (anc.inMultiInstance() || ancT.inMultiInstance()) {
+		fail("The closest mapped ancestor '%s' lies in a multi-instance activity: bpmnlite does not add or remove scopes inside one in a migration", anc.id())
+	}
+	return failures
+}
+
+// isAncestorOf reports whether n is a flow scope of o, or of its flow
+// scopes (the process is an ancestor of every activity).
+func (n migrationNode) isAncestorOf(o migrationNode) bool {
+	for fs := o.flowScope(); ; fs = fs.flowScope() {
+		if fs.id() == n.id() {
+			return true
+		}
+		if fs.a == nil {
+			return false
+		}
+	}
+}
+
+// inMultiInstance reports whether n is, or lies in, a multi-instance
+// activity.
+func (n migrationNode) inMultiInstance() bool {
+	for ; n.a != nil; n = n.flowScope() {
+		if n.body || n.a.MultiInstance != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// isEmbeddedSubprocess: a scope a migration may add or remove.
+func isEmbeddedSubprocess(a *bpmn.Activity) bool {
+	return a.Kind == bpmn.SubProcess && !a.TriggeredByEvent && !a.Transaction && a.MultiInstance == nil
+}
+
+func scopeKind(a *bpmn.Activity) string {
+	switch {
+	case a.TriggeredByEvent:
+		return "an event subprocess"
+	case a.Transaction:
+		return "a transaction subprocess"
+	}
+	return "a " + activityType(a)
 }
