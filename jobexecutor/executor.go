@@ -722,6 +722,21 @@ func (x *Executor) unlock(rt JobRuntime, jobs []runtime.AcquiredJob) {
 // write lock longer (64 no-op jobs: about 15 ms).
 const maxGroup = 64
 
+// maxGroupSubtransactions bounds a PostgreSQL group (GroupCommit), whose
+// jobs each run behind a savepoint, and its acquisition behind one more: a
+// session keeps 64 subtransactions in shared memory, beyond which every
+// snapshot of every session looks its in-progress ids up in pg_subtrans
+// (the "subtransaction overflow" that slows a whole database).
+const maxGroupSubtransactions = 48
+
+// groupLimit is how many jobs a group of rt's may hold.
+func groupLimit(rt JobRuntime) int {
+	if rt.Capabilities().SingleWriter {
+		return maxGroup
+	}
+	return maxGroupSubtransactions
+}
+
 // runGroup runs b with the batches of the same engine waiting behind it in
 // one transaction (SQLite: one writer, and a commit per job would rewrite
 // the same pages again and again). Batches of other engines run after.
@@ -738,8 +753,9 @@ func (x *Executor) runGroup(ctx context.Context, b *batch) {
 	}
 	jobs := append([]runtime.AcquiredJob(nil), b.jobs...)
 	var others []*batch
+	limit := groupLimit(b.rt)
 gather:
-	for len(jobs) < maxGroup {
+	for len(jobs) < limit {
 		select {
 		case nb, ok := <-x.queue:
 			if !ok {
