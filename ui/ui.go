@@ -14,6 +14,7 @@ package ui
 
 import (
 	"bytes"
+	"context"
 	"embed"
 	"encoding/json"
 	"errors"
@@ -44,6 +45,11 @@ type Options struct {
 	// PollInterval is how often an open dashboard or definition page reads
 	// its counts again (while its tab is visible). Default 10 seconds.
 	PollInterval time.Duration
+	// Groups, when set, names the groups of the logged-in user (the basic
+	// authentication's user, "" with a bearer token): the tasklist's
+	// "My groups' tasks" are the unassigned tasks they are candidates of.
+	// Default: nobody is in a group (the tasklist then asks for groups).
+	Groups func(ctx context.Context, user string) ([]string, error)
 }
 
 func (o *Options) defaults() {
@@ -89,8 +95,10 @@ func Mount(eng *bpmnlite.Engine, api *rest.Handler, opt Options) http.Handler {
 
 // New returns the handler of the UI's pages and assets at opt.Path, and of
 // what the pages show that Camunda's REST API has not: opt.Path +
-// "api/job-executors" (the job executors' reports) and "api/jobs/{id}/explain"
-// (Engine.ExplainJob). It authenticates nobody: put it behind the REST
+// "api/job-executors" (the job executors' reports), "api/jobs/{id}/explain"
+// (Engine.ExplainJob), "api/process-definitions/{id}/activity-durations"
+// (Engine.ActivityDurations) and "api/me" (the logged-in user and, from
+// Options.Groups, their groups). It authenticates nobody: put it behind the REST
 // handler's authentication (rest.Handler.Handle), as Mount does.
 func New(eng *bpmnlite.Engine, opt Options) http.Handler {
 	opt.defaults()
@@ -130,6 +138,25 @@ func New(eng *bpmnlite.Engine, opt Options) http.Handler {
 	mux.HandleFunc("GET "+opt.Path+"api/jobs/{id}/explain", func(w http.ResponseWriter, r *http.Request) {
 		conditions, err := eng.ExplainJob(r.Context(), r.PathValue("id"))
 		writeJSON(w, conditions, err)
+	})
+	mux.HandleFunc("GET "+opt.Path+"api/process-definitions/{id}/activity-durations", func(w http.ResponseWriter, r *http.Request) {
+		durations, err := eng.ActivityDurations(r.Context(), r.PathValue("id"))
+		writeJSON(w, activityDurations(durations), err)
+	})
+	mux.HandleFunc("GET "+opt.Path+"api/me", func(w http.ResponseWriter, r *http.Request) {
+		me := struct {
+			User   string   `json:"user"`
+			Groups []string `json:"groups"`
+		}{Groups: []string{}}
+		me.User, _, _ = r.BasicAuth()
+		var err error
+		if opt.Groups != nil && me.User != "" {
+			var groups []string
+			if groups, err = opt.Groups(r.Context(), me.User); len(groups) > 0 {
+				me.Groups = groups
+			}
+		}
+		writeJSON(w, me, err)
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
@@ -179,6 +206,22 @@ func executorReports(infos []*bpmnlite.JobExecutorInfo) []jobExecutor {
 		out = append(out, jobExecutor{ID: x.ID, DeploymentAware: x.DeploymentAware, Deployments: deployments,
 			PriorityMin: x.PriorityMin, PriorityMax: x.PriorityMax, PoolSize: x.PoolSize, QueueSize: x.QueueSize,
 			Inflight: x.Inflight, Heartbeat: x.Heartbeat})
+	}
+	return out
+}
+
+// activityDuration is an activity's finished instances and their mean
+// duration as the heat map shows them.
+type activityDuration struct {
+	ActivityID string  `json:"activityId"`
+	Finished   int     `json:"finished"`
+	MeanMillis float64 `json:"meanMillis"`
+}
+
+func activityDurations(ds []*bpmnlite.ActivityDuration) []activityDuration {
+	out := make([]activityDuration, 0, len(ds))
+	for _, d := range ds {
+		out = append(out, activityDuration{ActivityID: d.ActivityID, Finished: d.Finished, MeanMillis: float64(d.Mean.Microseconds()) / 1000})
 	}
 	return out
 }
