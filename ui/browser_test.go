@@ -53,13 +53,17 @@ func chromiumPath(t *testing.T) string {
 	return ""
 }
 
-func openPage(t *testing.T, e *harness.Env, chromium string) *page {
+func openPage(t *testing.T, e *harness.Env, chromium string, opts ...ui.Options) *page {
 	api := rest.New(e.Eng, rest.Options{Auth: user + ":" + password})
-	srv := httptest.NewServer(ui.Mount(e.Eng, api, ui.Options{PollInterval: 100 * time.Millisecond}))
+	opt := ui.Options{PollInterval: 100 * time.Millisecond}
+	if len(opts) > 0 {
+		opt = opts[0]
+	}
+	srv := httptest.NewServer(ui.Mount(e.Eng, api, opt))
 	t.Cleanup(srv.Close)
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromium),
+	browserOpts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromium),
 		chromedp.NoSandbox, chromedp.WindowSize(1280, 860))
-	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), browserOpts...)
 	ctx, cancelCtx := chromedp.NewContext(alloc)
 	t.Cleanup(func() { cancelCtx(); cancelAlloc() })
 	p := &page{t: t, e: e, ctx: ctx, url: srv.URL + "/app/"}
@@ -224,7 +228,7 @@ func TestBrowser(t *testing.T) {
 					t.Errorf("%s shows %q, want %q", sel, got, text)
 				}
 			}
-			p.screenshot("cockpit-dashboard")
+			p.screenshot("cockpit-dashboard-counts")
 		})
 
 		t.Run("definition badges", func(t *testing.T) {
@@ -279,14 +283,14 @@ func TestBrowser(t *testing.T) {
 			if n := get(p, "count", chromedp.Evaluate[int](`document.querySelectorAll('#diagram .badge.finished').length`)); n != len(finished) {
 				t.Errorf("the heat map has %d badges, want %d", n, len(finished))
 			}
-			p.screenshot("cockpit-heatmap")
+			p.screenshot("cockpit-heatmap-counts")
 		})
 
 		t.Run("retry resolves the incident", func(t *testing.T) {
 			p.t = t
 			p.open("#/instance/" + failing)
 			p.run("wait for the incident's badge", chromedp.WaitVisible(chromedp.CSS(`#diagram .badge.incidents[data-activity="check"]`)))
-			p.screenshot("cockpit-instance")
+			p.screenshot("cockpit-incident")
 			p.run("ask why the job does not run", chromedp.Click(chromedp.CSS(`details.explain summary`)),
 				chromedp.WaitVisible(chromedp.CSS(`details.explain li.blocks`)))
 			if got := p.text(`details.explain ul`); !strings.Contains(got, "retries: no retries left") || !strings.Contains(got, "the order cannot be checked") {

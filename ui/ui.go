@@ -97,7 +97,8 @@ func Mount(eng *bpmnlite.Engine, api *rest.Handler, opt Options) http.Handler {
 // what the pages show that Camunda's REST API has not: opt.Path +
 // "api/job-executors" (the job executors' reports), "api/jobs/{id}/explain"
 // (Engine.ExplainJob), "api/process-definitions/{id}/activity-durations"
-// (Engine.ActivityDurations) and "api/me" (the logged-in user and, from
+// (Engine.ActivityDurations), "api/job-throughput" (the jobs that succeeded
+// and failed per minute, from the engines' metrics reports) and "api/me" (the logged-in user and, from
 // Options.Groups, their groups). It authenticates nobody: put it behind the REST
 // handler's authentication (rest.Handler.Handle), as Mount does.
 func New(eng *bpmnlite.Engine, opt Options) http.Handler {
@@ -142,6 +143,10 @@ func New(eng *bpmnlite.Engine, opt Options) http.Handler {
 	mux.HandleFunc("GET "+opt.Path+"api/process-definitions/{id}/activity-durations", func(w http.ResponseWriter, r *http.Request) {
 		durations, err := eng.ActivityDurations(r.Context(), r.PathValue("id"))
 		writeJSON(w, activityDurations(durations), err)
+	})
+	mux.HandleFunc("GET "+opt.Path+"api/job-throughput", func(w http.ResponseWriter, r *http.Request) {
+		minutes, err := jobThroughput(r.Context(), eng, throughputMinutes)
+		writeJSON(w, minutes, err)
 	})
 	mux.HandleFunc("GET "+opt.Path+"api/me", func(w http.ResponseWriter, r *http.Request) {
 		me := struct {
@@ -224,4 +229,46 @@ func activityDurations(ds []*bpmnlite.ActivityDuration) []activityDuration {
 		out = append(out, activityDuration{ActivityID: d.ActivityID, Finished: d.Finished, MeanMillis: float64(d.Mean.Microseconds()) / 1000})
 	}
 	return out
+}
+
+// throughputMinutes is how many minutes the dashboard's throughput chart
+// shows, the current one last.
+const throughputMinutes = 15
+
+// throughputMinute is what jobs did in one minute.
+type throughputMinute struct {
+	Start     time.Time `json:"start"`
+	Succeeded int64     `json:"succeeded"`
+	Failed    int64     `json:"failed"`
+}
+
+// jobThroughput is the jobs that succeeded and failed in each of the last
+// n minutes by the engine's clock (the current one last), as the engines
+// reported them in Camunda's metrics (job-successful, job-failed) of all
+// reporters: a node's runs show once it reported them
+// (Config.Metrics.ReportInterval).
+func jobThroughput(ctx context.Context, eng *bpmnlite.Engine, n int) ([]throughputMinute, error) {
+	from := eng.Now().UTC().Truncate(time.Minute).Add(-time.Duration(n-1) * time.Minute)
+	out := make([]throughputMinute, n)
+	for i := range out {
+		out[i].Start = from.Add(time.Duration(i) * time.Minute)
+	}
+	for _, name := range []string{bpmnlite.MetricJobSuccessful, bpmnlite.MetricJobFailed} {
+		intervals, err := eng.Metrics(ctx, bpmnlite.MetricsQuery{Name: name, StartDate: &from, Interval: time.Minute, AggregateByReporter: true})
+		if err != nil {
+			return nil, err
+		}
+		for _, iv := range intervals {
+			i := int(iv.Timestamp.Sub(from) / time.Minute)
+			if i < 0 || i >= n {
+				continue // reported with a clock ahead of this one
+			}
+			if name == bpmnlite.MetricJobFailed {
+				out[i].Failed += iv.Value
+			} else {
+				out[i].Succeeded += iv.Value
+			}
+		}
+	}
+	return out, nil
 }

@@ -1,7 +1,7 @@
 // A definition: its diagram with running tokens and incidents per
 // activity, its versions, its instances (paged, filtered), suspending it,
 // and starting an instance.
-import { h, mount, api, get, pagedTable, query, short, act, variableRows, toast, poll } from './lib.js';
+import { h, mount, api, get, uiGet, pagedTable, query, short, act, variableRows, toast, poll } from './lib.js';
 import { showDiagram, setBadges, setHeat } from './diagram.js';
 import { showForm } from './forms.js';
 
@@ -27,8 +27,8 @@ export async function definitionPage(id, params) {
   const heat = h('input', { type: 'checkbox', id: 'heat' });
   heat.onchange = async () => {
     if (!heat.checked) return setHeat({});
-    const stats = await get(`/history/process-definition/${enc}/statistics?finished=true`).catch((err) => toast(err.message, true)) || [];
-    setHeat(Object.fromEntries(stats.map((s) => [s.id, s.finished])));
+    const stats = await uiGet(`api/process-definitions/${enc}/activity-durations`).catch((err) => toast(err.message, true)) || [];
+    setHeat(Object.fromEntries(stats.map((s) => [s.activityId, s])));
   };
   const instances = await instanceList(def, params);
   mount(
@@ -38,7 +38,7 @@ export async function definitionPage(id, params) {
       versionSelect, suspend),
     h('p', { class: 'muted' }, `${def.id} · deployment `, short(def.deploymentId), ` · ${def.resource}`),
     canvas,
-    h('label', { class: 'heat-toggle', title: 'activity instances finished at each activity, from history' }, heat, ' Heat map of finished activities'),
+    h('label', { class: 'heat-toggle', title: 'activity instances finished at each activity and their mean duration, from history' }, heat, ' Heat map: finished activities and their mean duration'),
     startForm(def),
     h('h2', {}, 'Instances'),
     instances);
