@@ -215,6 +215,7 @@ func TestBrowserHistoryAndModification(t *testing.T) {
 			if got := p.text("#modify-instruction"); !strings.Contains(got, `"type": "startBeforeActivity"`) || !strings.Contains(got, `"activityId": "ship"`) {
 				t.Errorf("the confirmation shows %s", got)
 			}
+			get(p, "scroll to the diagram", chromedp.Evaluate[any](`document.querySelector('.title-row').scrollIntoView()`))
 			p.screenshot("cockpit-modification")
 			p.run("apply", chromedp.Click(chromedp.CSS("#modify-apply")),
 				chromedp.WaitVisible(chromedp.CSS(`#diagram .badge.running[data-activity="ship"]`)))

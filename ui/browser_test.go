@@ -228,7 +228,6 @@ func TestBrowser(t *testing.T) {
 					t.Errorf("%s shows %q, want %q", sel, got, text)
 				}
 			}
-			p.screenshot("cockpit-dashboard-counts")
 		})
 
 		t.Run("definition badges", func(t *testing.T) {
@@ -283,7 +282,6 @@ func TestBrowser(t *testing.T) {
 			if n := get(p, "count", chromedp.Evaluate[int](`document.querySelectorAll('#diagram .badge.finished').length`)); n != len(finished) {
 				t.Errorf("the heat map has %d badges, want %d", n, len(finished))
 			}
-			p.screenshot("cockpit-heatmap-counts")
 		})
 
 		t.Run("retry resolves the incident", func(t *testing.T) {

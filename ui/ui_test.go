@@ -3,6 +3,7 @@ package ui_test
 import (
 	"compress/gzip"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -218,6 +219,76 @@ func TestActivityDurationsAndMe(t *testing.T) {
 		}
 		if got := read("/app/api/me"); got != `{"user":"demo","groups":["sales","management"]}` {
 			t.Errorf("api/me: %s", got)
+		}
+	})
+}
+
+// The dashboard's throughput: the jobs that succeeded and failed in each
+// of the last 15 minutes by the engine's clock, from the metrics reports
+// (a run counts once reported; older reports fall out of the window).
+func TestJobThroughput(t *testing.T) {
+	harness.EachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *harness.Env) {
+		if _, err := e.Eng.Deploy(e.Ctx, bpmnlite.DeployRequest{Name: "review", Resources: []bpmnlite.Resource{
+			{Name: "review.bpmn", Bytes: readFile(t, "testdata/review.bpmn")}, {Name: "approve.form", Bytes: readFile(t, "testdata/approve.form")},
+		}}); err != nil {
+			t.Fatal(err)
+		}
+		srv := httptest.NewServer(ui.Mount(e.Eng, rest.New(e.Eng, rest.Options{Auth: user + ":" + password}), ui.Options{}))
+		defer srv.Close()
+		type minute struct {
+			Start             time.Time
+			Succeeded, Failed int64
+		}
+		read := func() []minute {
+			req, _ := http.NewRequest("GET", srv.URL+"/app/api/job-throughput", nil)
+			req.SetBasicAuth(user, password)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			var out []minute
+			if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || resp.StatusCode != http.StatusOK {
+				t.Fatalf("GET api/job-throughput: %d %v", resp.StatusCode, err)
+			}
+			return out
+		}
+		run := func(fail bool) {
+			e.Start("review", map[string]any{"fail": fail})
+			e.Drain(10)
+		}
+		report := func() {
+			if err := e.Eng.ReportMetrics(e.Ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		run(false)
+		run(false)
+		run(true)
+		if got := read(); got[14].Succeeded != 0 || got[14].Failed != 0 {
+			t.Errorf("before a report the current minute shows %+v, want nothing", got[14])
+		}
+		report()
+		got := read()
+		now := e.Clock.Now().UTC().Truncate(time.Minute)
+		if len(got) != 15 || !got[14].Start.Equal(now) || !got[0].Start.Equal(now.Add(-14*time.Minute)) {
+			t.Fatalf("minutes %v, want the 15 up to %v", got, now)
+		}
+		if got[14].Succeeded != 2 || got[14].Failed != 1 {
+			t.Errorf("the current minute: %+v, want 2 succeeded and 1 failed", got[14])
+		}
+		e.Clock.Add(3 * time.Minute)
+		run(false)
+		report()
+		got = read()
+		if got[11].Succeeded != 2 || got[11].Failed != 1 || got[14].Succeeded != 1 || got[14].Failed != 0 {
+			t.Errorf("three minutes on: %+v and %+v, want 2/1 then 1/0", got[11], got[14])
+		}
+		e.Clock.Add(15 * time.Minute)
+		for _, m := range read() {
+			if m.Succeeded != 0 || m.Failed != 0 {
+				t.Errorf("15 minutes on, %v still shows %+v", m.Start, m)
+			}
 		}
 	})
 }

@@ -98,7 +98,7 @@ export function setHeat(stats) {
       html: h('span', { class: 'badge finished', 'data-activity': id, title: `${n} finished here` }, String(n)),
     });
     overlays.add(id, 'duration', {
-      position: { bottom: -4, left: 0 },
+      position: { top: -10, left: 16 },
       html: h('span', { class: 'badge duration', 'data-activity': id, 'data-mean-ms': String(meanMillis), title: `mean duration of the ${n} finished here` }, '⌀ ' + duration(meanMillis)),
     });
   }
