@@ -235,7 +235,9 @@ func TestBrowserHistoryAndModification(t *testing.T) {
 			}
 
 			p.expected = "400 (Bad Request)"
-			p.run("start after the end event", chromedp.Click(shape("end")), chromedp.Click(chromedp.CSS("#modify-start-after")),
+			// Chosen from the list (the keyboard's way) this time.
+			get(p, "choose the end event", chromedp.Evaluate[any](`const s = document.getElementById('modify-choose'); s.value = 'end'; s.dispatchEvent(new Event('change'))`))
+			p.run("start after the end event", chromedp.Click(chromedp.CSS("#modify-start-after")),
 				chromedp.Click(chromedp.CSS("#modify-apply")), chromedp.WaitVisible(chromedp.CSS(`#modify-error:not(:empty)`)))
 			p.expected = ""
 			if got := p.text("#modify-error"); !strings.Contains(got, "end") {

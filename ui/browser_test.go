@@ -322,10 +322,9 @@ func TestBrowser(t *testing.T) {
 			p.t = t
 			task := onlyTask(e, approved)
 			p.open("#/tasks?view=all")
-			p.run("open the task", chromedp.Click(chromedp.CSS(fmt.Sprintf(`a[href="#/task/%s"]`, task.ID))),
-				p.ready("/task/"+task.ID), chromedp.Click(chromedp.CSS(`#claim`)),
-				chromedp.WaitVisible(chromedp.CSS(`#assignee`)),
-				chromedp.WaitVisible(chromedp.CSS(`.camunda-form .fjs-form-field-textfield input`)))
+			p.run("open the task", chromedp.Click(chromedp.CSS(fmt.Sprintf(`a[href="#/task/%s"]`, task.ID))), p.ready("/task/"+task.ID))
+			p.run("claim it", chromedp.Click(chromedp.CSS(`#claim`)), chromedp.WaitVisible(chromedp.CSS(`#assignee`)))
+			p.run("wait for its form", chromedp.WaitVisible(chromedp.CSS(`.camunda-form .fjs-form-field-textfield input`)))
 			if got := p.text("#assignee"); got != user {
 				t.Errorf("claimed by %q, want %q", got, user)
 			}

@@ -97,10 +97,11 @@ func Mount(eng *bpmnlite.Engine, api *rest.Handler, opt Options) http.Handler {
 // what the pages show that Camunda's REST API has not: opt.Path +
 // "api/job-executors" (the job executors' reports), "api/jobs/{id}/explain"
 // (Engine.ExplainJob), "api/process-definitions/{id}/activity-durations"
-// (Engine.ActivityDurations), "api/job-throughput" (the jobs that succeeded
-// and failed per minute, from the engines' metrics reports) and "api/me" (the logged-in user and, from
-// Options.Groups, their groups). It authenticates nobody: put it behind the REST
-// handler's authentication (rest.Handler.Handle), as Mount does.
+// (Engine.ActivityDurations), "api/job-throughput" (the jobs that
+// succeeded and failed per minute, from the engines' metrics reports) and
+// "api/me" (the logged-in user and, from Options.Groups, their groups). It
+// authenticates nobody: put it behind the REST handler's authentication
+// (rest.Handler.Handle), as Mount does.
 func New(eng *bpmnlite.Engine, opt Options) http.Handler {
 	opt.defaults()
 	static, err := fs.Sub(assets, "assets")

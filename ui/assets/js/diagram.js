@@ -135,12 +135,20 @@ export function markTaken(ids) {
   for (const id of ids) canvas.addMarker(id, 'taken');
 }
 
+const isFlowNode = (el) => el && el.type !== 'label' && !el.waypoints && el.businessObject?.$instanceOf?.('bpmn:FlowNode');
+
 // onActivityClick calls f(id, name) when a flow node of the diagram shown
 // is clicked (not a flow, a label, the process or a subprocess's plane).
 export function onActivityClick(f) {
   current?.get('eventBus').on('element.click', (ev) => {
-    const el = ev.element;
-    if (!el || el.type === 'label' || el.waypoints || !el.businessObject?.$instanceOf?.('bpmn:FlowNode')) return;
-    f(el.id, el.businessObject.name || el.id);
+    if (isFlowNode(ev.element)) f(ev.element.id, ev.element.businessObject.name || ev.element.id);
   });
+}
+
+// flowNodes are the flow nodes of the diagram shown, [id, name], by name.
+export function flowNodes() {
+  if (!current) return [];
+  return current.get('elementRegistry').filter(isFlowNode)
+    .map((el) => [el.id, el.businessObject.name || el.id])
+    .sort((a, b) => a[1].localeCompare(b[1]));
 }

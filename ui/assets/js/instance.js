@@ -3,7 +3,7 @@
 // their retry, user tasks; cancelling it; the path it took (from history);
 // cancelling and starting activities by clicking on the diagram.
 import { h, mount, api, get, uiGet, table, short, time, act, toast, shownValue, typedValue, valueTypes } from './lib.js';
-import { showDiagram, takenFlows, markTaken, onActivityClick } from './diagram.js';
+import { showDiagram, takenFlows, markTaken, onActivityClick, flowNodes } from './diagram.js';
 
 export async function instancePage(id) {
   const enc = encodeURIComponent(id);
@@ -44,8 +44,8 @@ export async function instancePage(id) {
     if (!confirm('Cancel this process instance? Its executions end here.')) return;
     act(cancel, () => api('DELETE', `/process-instance/${enc}`), 'Cancelled', () => { location.hash = `#/definition/${encodeURIComponent(pi.definitionId)}`; })(ev);
   };
-  const canvas = h('div', { class: 'diagram', id: 'diagram' });
-  const modify = h('div', { class: 'modify', id: 'modify' }, h('p', { class: 'muted' }, 'Click an activity on the diagram to cancel its instances or start it.'));
+  const canvas = h('div', { class: 'diagram modifiable', id: 'diagram' });
+  const modify = h('div', { class: 'modify', id: 'modify' });
   mount(
     h('p', { class: 'crumbs' }, h('a', { href: '#/' }, 'Processes'), ' › ',
       h('a', { href: `#/definition/${encodeURIComponent(pi.definitionId)}` }, pi.definitionId.split(':')[0]), ' › ', short(id)),
@@ -66,27 +66,36 @@ export async function instancePage(id) {
     running, incidents: incidentCounts, active, failed: Object.keys(incidentCounts), passed: history.filter((a) => a.endTime).map((a) => a.activityId),
   });
   markTaken(takenFlows(history));
-  onActivityClick((activityId, name) => modificationMenu(modify, id, activityId, name, running[activityId] || 0, again));
+  const menu = (activityId, name) => modificationMenu(modify, id, activityId, name, running[activityId] || 0, again, hint);
+  // The hint offers the activities as a list too (keyboard).
+  const hint = () => {
+    const choose = h('select', { 'aria-label': 'activity to modify', id: 'modify-choose' },
+      h('option', { value: '' }, 'choose one…'), flowNodes().map(([a, name]) => h('option', { value: a }, name)));
+    choose.onchange = () => choose.value && menu(choose.value, choose.selectedOptions[0].textContent);
+    modify.replaceChildren(h('p', { class: 'muted' }, 'Click an activity on the diagram, or ', choose, ', to cancel its instances or start it.'));
+  };
+  hint();
+  onActivityClick(menu);
 }
 
 // modificationMenu offers what can be done at an activity clicked: cancel
 // its instances, start it before or after; the instruction chosen is shown
 // before it is sent (Camunda's process instance modification), a refusal
 // shown in the panel, and the page drawn again once it is done.
-function modificationMenu(box, instanceId, activityId, name, running, again) {
+function modificationMenu(box, instanceId, activityId, name, running, again, close) {
   const choose = (label, instruction, attrs = {}) => {
     const b = h('button', { type: 'button', ...attrs }, label);
-    b.onclick = () => confirmModification(box, instanceId, name, instruction, () => modificationMenu(box, instanceId, activityId, name, running, again), again);
+    b.onclick = () => confirmModification(box, instanceId, name, instruction, () => modificationMenu(box, instanceId, activityId, name, running, again, close), again);
     return b;
   };
-  const close = h('button', { type: 'button', class: 'link' }, 'Close');
-  close.onclick = () => box.replaceChildren(h('p', { class: 'muted' }, 'Click an activity on the diagram to cancel its instances or start it.'));
+  const closer = h('button', { type: 'button', class: 'link' }, 'Close');
+  closer.onclick = close;
   box.replaceChildren(h('div', { class: 'modify-menu', role: 'group', 'aria-label': `modify at ${name}` },
     h('b', {}, name), h('span', { class: 'muted' }, running ? ` · ${running} running` : ' · not running'),
     running ? choose(`Cancel this activity's instances (${running})`, { type: 'cancel', activityId }, { class: 'danger', id: 'modify-cancel' }) : '',
     choose('Start before', { type: 'startBeforeActivity', activityId }, { id: 'modify-start-before' }),
     choose('Start after', { type: 'startAfterActivity', activityId }, { id: 'modify-start-after' }),
-    close));
+    closer));
   box.querySelector('button')?.focus();
 }
 
