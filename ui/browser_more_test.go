@@ -52,15 +52,28 @@ func TestBrowserHistoryAndModification(t *testing.T) {
 	harness.EachBackend(t, bpmnlite.Config{SequenceFlowTaken: flows.taken}, func(t *testing.T, e *harness.Env) {
 		if _, err := e.Eng.Deploy(e.Ctx, bpmnlite.DeployRequest{Name: "review", Resources: []bpmnlite.Resource{
 			{Name: "review.bpmn", Bytes: readFile(t, "testdata/review.bpmn")}, {Name: "approve.form", Bytes: readFile(t, "testdata/approve.form")},
+			{Name: "route.bpmn", Bytes: readFile(t, "testdata/route.bpmn")},
 		}}); err != nil {
 			t.Fatal(err)
 		}
+		// A small claim took one branch of the gateway, and waits to be archived.
+		claim := e.Start("route", map[string]any{"amount": 250})
+		e.Clock.Add(time.Minute)
+		e.Complete(claim, "small", nil)
 		// Three pass approve (1, 3 and 5 minutes there); one of them ships
 		// after 2 more; one waits at approve; one fails its check.
+		// Each reports its job run at once: the throughput chart has a bar
+		// in several minutes.
+		report := func() {
+			if err := e.Eng.ReportMetrics(e.Ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
 		var passed []string
 		for i := range 3 {
 			pi := e.Start("review", map[string]any{"fail": false})
 			e.Drain(10)
+			report()
 			e.Clock.Add(time.Duration(2*i+1) * time.Minute)
 			e.Complete(pi, "approve", map[string]any{"approved": true, "shipper": "carol"})
 			passed = append(passed, pi)
@@ -70,9 +83,7 @@ func TestBrowserHistoryAndModification(t *testing.T) {
 		waiting := e.Start("review", map[string]any{"fail": false, "shipper": "dave"})
 		e.Start("review", map[string]any{"fail": true})
 		e.Drain(10)
-		if err := e.Eng.ReportMetrics(e.Ctx); err != nil {
-			t.Fatal(err)
-		}
+		report()
 		def := latest(e, "review")
 		groups := func(_ context.Context, u string) ([]string, error) { return []string{"sales"}, nil }
 		p := openPage(t, e, chromium, ui.Options{PollInterval: 100 * time.Millisecond, Groups: groups})
@@ -120,9 +131,7 @@ func TestBrowserHistoryAndModification(t *testing.T) {
 			// A new report shows without a reload.
 			e.Start("review", map[string]any{"fail": false})
 			e.Drain(10)
-			if err := e.Eng.ReportMetrics(e.Ctx); err != nil {
-				t.Fatal(err)
-			}
+			report()
 			p.run("wait for the new count", chromedp.WaitVisible(chromedp.Search(`//b[@id="jobs-succeeded" and text()="5"]`)))
 		})
 
@@ -176,30 +185,34 @@ func TestBrowserHistoryAndModification(t *testing.T) {
 		})
 
 		t.Run("the path taken", func(t *testing.T) {
-			p.t = t
-			pi := passed[1] // at ship
-			p.open("#/instance/" + pi)
-			p.run("wait for the diagram", chromedp.WaitVisible(chromedp.CSS(`#diagram .djs-connection.taken`)))
-			marked := func(class string) []string {
-				ids := get(p, "read "+class, chromedp.Evaluate[[]string](`[...document.querySelectorAll('#diagram .djs-element.`+class+`')].map((g) => g.dataset.elementId)`))
-				slices.Sort(ids)
-				return ids
-			}
-			if got, want := marked("taken"), flows.of(pi); !slices.Equal(got, want) || len(want) != 3 {
-				t.Errorf("flows drawn as taken: %v, the engine took %v", got, want)
-			}
-			var ended []string
-			for _, a := range e.HistoryOf(pi) {
-				if a.EndTime != nil && !slices.Contains(ended, a.ActivityID) {
-					ended = append(ended, a.ActivityID)
+			for _, c := range []struct {
+				pi, at string
+				taken  int
+			}{{passed[1], "ship", 3}, {claim, "archive", 4}} {
+				p.t = t
+				p.open("#/instance/" + c.pi)
+				p.run("wait for the diagram", chromedp.WaitVisible(chromedp.CSS(`#diagram .djs-connection.taken`)))
+				marked := func(class string) []string {
+					ids := get(p, "read "+class, chromedp.Evaluate[[]string](`[...document.querySelectorAll('#diagram .djs-element.`+class+`')].map((g) => g.dataset.elementId)`))
+					slices.Sort(ids)
+					return ids
 				}
-			}
-			slices.Sort(ended)
-			if got := marked("passed"); !slices.Equal(got, ended) {
-				t.Errorf("activities marked passed: %v, history ended %v", got, ended)
-			}
-			if got := marked("active"); !slices.Equal(got, []string{"ship"}) {
-				t.Errorf("activities marked active: %v, want [ship]", got)
+				if got, want := marked("taken"), flows.of(c.pi); !slices.Equal(got, want) || len(want) != c.taken {
+					t.Errorf("%s: flows drawn as taken: %v, the engine took %v", c.at, got, want)
+				}
+				var ended []string
+				for _, a := range e.HistoryOf(c.pi) {
+					if a.EndTime != nil && !slices.Contains(ended, a.ActivityID) {
+						ended = append(ended, a.ActivityID)
+					}
+				}
+				slices.Sort(ended)
+				if got := marked("passed"); !slices.Equal(got, ended) {
+					t.Errorf("%s: activities marked passed: %v, history ended %v", c.at, got, ended)
+				}
+				if got := marked("active"); !slices.Equal(got, []string{c.at}) {
+					t.Errorf("activities marked active: %v, want [%s]", got, c.at)
+				}
 			}
 			p.screenshot("cockpit-instance")
 		})

@@ -39,13 +39,12 @@ export async function dashboard() {
     h('div', { class: 'summary' },
       h('div', { class: 'stat' }, h('b', { id: 'total-running' }, String(totals.instances)), ' running instances'),
       h('div', { class: totals.incidents ? 'stat bad' : 'stat' }, h('b', { id: 'total-incidents' }, String(totals.incidents)), ' open incidents')),
+    throughputChart(throughput),
     definitions,
     h('h2', {}, 'Failed jobs'),
     failedJobs,
     h('h2', {}, 'Job executors'),
-    executorTable(executors),
-    h('h2', {}, 'Job throughput'),
-    throughputChart(throughput));
+    executorTable(executors));
   poll(async (live) => {
     const [now, minutes] = await Promise.all([
       get('/process-definition/statistics?incidents=true').then(countsByKey),
@@ -117,13 +116,13 @@ function throughputChart(minutes) {
   const failed = minutes.reduce((n, m) => n + m.failed, 0);
   const top = Math.max(1, ...minutes.map((m) => m.succeeded + m.failed));
   const width = 640;
-  const height = 110;
-  const plot = { left: 40, bottom: 18, top: 8 };
-  const barWidth = (width - plot.left) / minutes.length;
+  const height = 90;
+  const plot = { left: 40, right: 24, bottom: 18, top: 8 };
+  const barWidth = (width - plot.left - plot.right) / minutes.length;
   const scale = (n) => (n / top) * (height - plot.bottom - plot.top);
   const hhmm = (iso) => new Date(iso).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
   const chart = svg('svg', { viewBox: `0 0 ${width} ${height}`, class: 'chart', role: 'img', 'aria-label': `jobs per minute: ${succeeded} succeeded, ${failed} failed in the last ${minutes.length} minutes` },
-    svg('line', { x1: plot.left, x2: width, y1: height - plot.bottom, y2: height - plot.bottom, class: 'axis' }),
+    svg('line', { x1: plot.left, x2: width - plot.right, y1: height - plot.bottom, y2: height - plot.bottom, class: 'axis' }),
     svg('text', { x: plot.left - 6, y: plot.top + 8, class: 'tick', 'text-anchor': 'end' }, String(top)),
     svg('text', { x: plot.left - 6, y: height - plot.bottom, class: 'tick', 'text-anchor': 'end' }, '0'));
   minutes.forEach((m, i) => {
@@ -141,7 +140,7 @@ function throughputChart(minutes) {
   });
   return h('div', { id: 'throughput', class: 'throughput' },
     h('p', { class: 'muted' },
-      h('b', { id: 'jobs-succeeded', class: 'ok' }, String(succeeded)), ' jobs succeeded, ',
+      'Jobs per minute: ', h('b', { id: 'jobs-succeeded', class: 'ok' }, String(succeeded)), ' succeeded, ',
       h('b', { id: 'jobs-failed', class: failed ? 'bad' : '' }, String(failed)), ` failed in the last ${minutes.length} minutes`,
       h('span', { title: 'from the metrics the engines report (job-successful, job-failed) every Config.Metrics.ReportInterval' }, ' (as reported)')),
     chart);
