@@ -113,11 +113,28 @@ func (p *page) run(what string, actions ...chromedp.Action[chromedp.Void]) {
 	ctx, cancel := context.WithTimeout(p.ctx, 30*time.Second)
 	defer cancel()
 	if err := chromedp.Do(ctx, actions...); err != nil {
-		p.t.Fatalf("%s: %v (page problems: %v)", what, err, p.pageProblems())
+		p.t.Fatalf("%s: %v (page problems: %v; the page: %s)", what, err, p.pageProblems(), p.state())
 	}
 	if problems := p.pageProblems(); len(problems) > 0 {
 		p.t.Fatalf("%s: the page reported %s", what, strings.Join(problems, "; "))
 	}
+}
+
+// state says where the page is, for a failure's message: its URL, what
+// the router drew last, the start of its text.
+func (p *page) state() string {
+	ctx, cancel := context.WithTimeout(p.ctx, 5*time.Second)
+	defer cancel()
+	var s string
+	err := chromedp.Do(ctx, func(ctx context.Context, t *chromedp.Target) (chromedp.Void, error) {
+		var err error
+		s, err = chromedp.Evaluate[string](`location.hash + ' drawn ' + (document.body.dataset.ready ?? 'nothing') + ': ' + document.getElementById('main').innerText.slice(0, 300) + ' | toast: ' + document.getElementById('toast').textContent`)(ctx, t)
+		return chromedp.Void{}, err
+	})
+	if err != nil {
+		return "unknown: " + err.Error()
+	}
+	return s
 }
 
 // get runs an action that answers a value, as run does.

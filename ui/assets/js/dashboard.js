@@ -51,7 +51,8 @@ export async function dashboard() {
       uiGet('api/job-throughput'),
     ]);
     if (!live()) return;
-    document.getElementById('throughput').replaceWith(throughputChart(minutes));
+    const chart = document.getElementById('throughput');
+    if (chart.dataset.minutes !== JSON.stringify(minutes)) chart.replaceWith(throughputChart(minutes));
     for (const el of document.querySelectorAll('.count-running[data-of]')) el.textContent = String(now[el.dataset.of]?.instances ?? 0);
     for (const el of document.querySelectorAll('.count-incidents[data-of]')) {
       const n = now[el.dataset.of]?.incidents ?? 0;
@@ -138,7 +139,7 @@ function throughputChart(minutes) {
       chart.append(svg('text', { x: x + (barWidth - 4) / 2, y: height - 4, class: 'tick', 'text-anchor': 'middle' }, hhmm(m.start)));
     }
   });
-  return h('div', { id: 'throughput', class: 'throughput' },
+  return h('div', { id: 'throughput', class: 'throughput', 'data-minutes': JSON.stringify(minutes) },
     h('p', { class: 'muted' },
       'Jobs per minute: ', h('b', { id: 'jobs-succeeded', class: 'ok' }, String(succeeded)), ' succeeded, ',
       h('b', { id: 'jobs-failed', class: failed ? 'bad' : '' }, String(failed)), ` failed in the last ${minutes.length} minutes`,
