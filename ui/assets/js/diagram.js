@@ -110,9 +110,9 @@ export function setHeat(stats) {
 // started at or after that end. history is the instance's historic
 // activity instances (Camunda's JSON). The engine does not store the flows
 // it takes, so this is the rule; it can mark a flow wrongly when the
-// target was reached another way after the source ended (e.g. a flow into
-// a join from a branch that ended first, or an activity started by
-// modification).
+// target was reached another way after the source ended (a gateway's
+// other target started later from elsewhere, an activity started by
+// modification). docs/cockpit.md says the same.
 export function takenFlows(history) {
   if (!current) return [];
   const ended = {};
