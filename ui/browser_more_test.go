@@ -183,6 +183,15 @@ func TestBrowserHistoryAndModification(t *testing.T) {
 				t.Errorf("approve's badge reads %q, want ⌀ 3 min", got)
 			}
 			p.screenshot("cockpit-heatmap")
+			// Another passes approve, in 7 minutes: the open heat map follows.
+			pi := e.Start("review", map[string]any{"fail": false})
+			e.Drain(10)
+			e.Clock.Add(7 * time.Minute)
+			e.Complete(pi, "approve", map[string]any{"approved": true, "shipper": "carol"})
+			p.run("wait for the new count", chromedp.WaitVisible(chromedp.Search(`//span[contains(@class, "finished") and @data-activity="approve" and text()="4"]`)))
+			if got := p.text(`.badge.duration[data-activity="approve"]`); got != "⌀ 4 min" { // (1+3+5+7)/4
+				t.Errorf("approve's badge reads %q after the fourth, want ⌀ 4 min", got)
+			}
 		})
 
 		t.Run("the path taken", func(t *testing.T) {

@@ -25,10 +25,10 @@ export async function definitionPage(id, params) {
 
   const canvas = h('div', { class: 'diagram', id: 'diagram' });
   const heat = h('input', { type: 'checkbox', id: 'heat' });
+  const durations = async () => Object.fromEntries((await uiGet(`api/process-definitions/${enc}/activity-durations`)).map((s) => [s.activityId, s]));
   heat.onchange = async () => {
     if (!heat.checked) return setHeat({});
-    const stats = await uiGet(`api/process-definitions/${enc}/activity-durations`).catch((err) => toast(err.message, true)) || [];
-    setHeat(Object.fromEntries(stats.map((s) => [s.activityId, s])));
+    setHeat(await durations().catch((err) => (toast(err.message, true), {})));
   };
   const instances = await instanceList(def, params);
   mount(
@@ -45,8 +45,10 @@ export async function definitionPage(id, params) {
   await showDiagram(canvas, xml.bpmn20Xml, { running, incidents });
   poll(async (live) => {
     const counts = activityCounts(await get(`/process-definition/${enc}/statistics?incidents=true`));
+    const heated = heat.checked ? await durations() : null;
     if (!live()) return;
     setBadges(counts.running, counts.incidents);
+    if (heated && heat.checked) setHeat(heated);
   });
 }
 

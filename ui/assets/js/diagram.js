@@ -12,6 +12,7 @@ export function dropDiagram() {
   current = undefined;
   drawn = undefined;
   heated = [];
+  heatShown = undefined;
 }
 
 // showDiagram draws xml in container. running and incidents map activity
@@ -63,6 +64,7 @@ export function setBadges(running, incidents) {
 }
 
 let heated = [];
+let heatShown; // the stats setHeat drew last
 
 // duration formats milliseconds for a badge: 850 ms, 4.2 s, 12 min, 3.5 h, 2.1 d.
 export function duration(ms) {
@@ -78,7 +80,9 @@ export function duration(ms) {
 // busiest), with the count on top and their mean duration below; stats
 // maps activity ids to {finished, meanMillis}; an empty map clears it.
 export function setHeat(stats) {
-  if (!current) return;
+  const shown = JSON.stringify(stats);
+  if (!current || shown === heatShown) return;
+  heatShown = shown;
   const registry = current.get('elementRegistry');
   const canvas = current.get('canvas');
   const overlays = current.get('overlays');
