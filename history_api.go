@@ -101,6 +101,18 @@ func (e *Engine) HistoricActivityStatistics(ctx context.Context, q HistoricActiv
 	return persistence.HistoricActivityStatisticsOf(ctx, e.db, q)
 }
 
+// ActivityDuration is how many instances of one activity finished and
+// their mean duration.
+type ActivityDuration = persistence.ActivityDuration
+
+// ActivityDurations lists, per activity of process definition
+// definitionID that history has finished instances of (canceled ones
+// among them), how many finished and their mean duration, by activity id.
+// Nothing below history level HistoryActivity.
+func (e *Engine) ActivityDurations(ctx context.Context, definitionID string) ([]*ActivityDuration, error) {
+	return persistence.ActivityDurations(ctx, e.db, definitionID)
+}
+
 // HistoricDetail is a value a variable was given, kept as history at
 // history level HistoryFull (Camunda's historic variable update); its
 // value is DetailValue's. One with FormField is a text value submitted

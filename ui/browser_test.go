@@ -53,13 +53,17 @@ func chromiumPath(t *testing.T) string {
 	return ""
 }
 
-func openPage(t *testing.T, e *harness.Env, chromium string) *page {
+func openPage(t *testing.T, e *harness.Env, chromium string, opts ...ui.Options) *page {
 	api := rest.New(e.Eng, rest.Options{Auth: user + ":" + password})
-	srv := httptest.NewServer(ui.Mount(e.Eng, api, ui.Options{PollInterval: 100 * time.Millisecond}))
+	opt := ui.Options{PollInterval: 100 * time.Millisecond}
+	if len(opts) > 0 {
+		opt = opts[0]
+	}
+	srv := httptest.NewServer(ui.Mount(e.Eng, api, opt))
 	t.Cleanup(srv.Close)
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromium),
+	browserOpts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromium),
 		chromedp.NoSandbox, chromedp.WindowSize(1280, 860))
-	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), browserOpts...)
 	ctx, cancelCtx := chromedp.NewContext(alloc)
 	t.Cleanup(func() { cancelCtx(); cancelAlloc() })
 	p := &page{t: t, e: e, ctx: ctx, url: srv.URL + "/app/"}
@@ -109,11 +113,28 @@ func (p *page) run(what string, actions ...chromedp.Action[chromedp.Void]) {
 	ctx, cancel := context.WithTimeout(p.ctx, 30*time.Second)
 	defer cancel()
 	if err := chromedp.Do(ctx, actions...); err != nil {
-		p.t.Fatalf("%s: %v (page problems: %v)", what, err, p.pageProblems())
+		p.t.Fatalf("%s: %v (page problems: %v; the page: %s)", what, err, p.pageProblems(), p.state())
 	}
 	if problems := p.pageProblems(); len(problems) > 0 {
 		p.t.Fatalf("%s: the page reported %s", what, strings.Join(problems, "; "))
 	}
+}
+
+// state says where the page is, for a failure's message: its URL, what
+// the router drew last, the start of its text.
+func (p *page) state() string {
+	ctx, cancel := context.WithTimeout(p.ctx, 5*time.Second)
+	defer cancel()
+	var s string
+	err := chromedp.Do(ctx, func(ctx context.Context, t *chromedp.Target) (chromedp.Void, error) {
+		var err error
+		s, err = chromedp.Evaluate[string](`location.hash + ' drawn ' + (document.body.dataset.ready ?? 'nothing') + ': ' + document.getElementById('main').innerText.slice(0, 300) + ' | toast: ' + document.getElementById('toast').textContent`)(ctx, t)
+		return chromedp.Void{}, err
+	})
+	if err != nil {
+		return "unknown: " + err.Error()
+	}
+	return s
 }
 
 // get runs an action that answers a value, as run does.
@@ -224,7 +245,6 @@ func TestBrowser(t *testing.T) {
 					t.Errorf("%s shows %q, want %q", sel, got, text)
 				}
 			}
-			p.screenshot("cockpit-dashboard")
 		})
 
 		t.Run("definition badges", func(t *testing.T) {
@@ -279,14 +299,13 @@ func TestBrowser(t *testing.T) {
 			if n := get(p, "count", chromedp.Evaluate[int](`document.querySelectorAll('#diagram .badge.finished').length`)); n != len(finished) {
 				t.Errorf("the heat map has %d badges, want %d", n, len(finished))
 			}
-			p.screenshot("cockpit-heatmap")
 		})
 
 		t.Run("retry resolves the incident", func(t *testing.T) {
 			p.t = t
 			p.open("#/instance/" + failing)
 			p.run("wait for the incident's badge", chromedp.WaitVisible(chromedp.CSS(`#diagram .badge.incidents[data-activity="check"]`)))
-			p.screenshot("cockpit-instance")
+			p.screenshot("cockpit-incident")
 			p.run("ask why the job does not run", chromedp.Click(chromedp.CSS(`details.explain summary`)),
 				chromedp.WaitVisible(chromedp.CSS(`details.explain li.blocks`)))
 			if got := p.text(`details.explain ul`); !strings.Contains(got, "retries: no retries left") || !strings.Contains(got, "the order cannot be checked") {
@@ -320,10 +339,9 @@ func TestBrowser(t *testing.T) {
 			p.t = t
 			task := onlyTask(e, approved)
 			p.open("#/tasks?view=all")
-			p.run("open the task", chromedp.Click(chromedp.CSS(fmt.Sprintf(`a[href="#/task/%s"]`, task.ID))),
-				p.ready("/task/"+task.ID), chromedp.Click(chromedp.CSS(`#claim`)),
-				chromedp.WaitVisible(chromedp.CSS(`#assignee`)),
-				chromedp.WaitVisible(chromedp.CSS(`.camunda-form .fjs-form-field-textfield input`)))
+			p.run("open the task", chromedp.Click(chromedp.CSS(fmt.Sprintf(`a[href="#/task/%s"]`, task.ID))), p.ready("/task/"+task.ID))
+			p.run("claim it", chromedp.Click(chromedp.CSS(`#claim`)), chromedp.WaitVisible(chromedp.CSS(`#assignee`)))
+			p.run("wait for its form", chromedp.WaitVisible(chromedp.CSS(`.camunda-form .fjs-form-field-textfield input`)))
 			if got := p.text("#assignee"); got != user {
 				t.Errorf("claimed by %q, want %q", got, user)
 			}

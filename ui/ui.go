@@ -14,6 +14,7 @@ package ui
 
 import (
 	"bytes"
+	"context"
 	"embed"
 	"encoding/json"
 	"errors"
@@ -44,6 +45,11 @@ type Options struct {
 	// PollInterval is how often an open dashboard or definition page reads
 	// its counts again (while its tab is visible). Default 10 seconds.
 	PollInterval time.Duration
+	// Groups, when set, names the groups of the logged-in user (the basic
+	// authentication's user, "" with a bearer token): the tasklist's
+	// "My groups' tasks" are the unassigned tasks they are candidates of.
+	// Default: nobody is in a group (the tasklist then asks for groups).
+	Groups func(ctx context.Context, user string) ([]string, error)
 }
 
 func (o *Options) defaults() {
@@ -89,9 +95,13 @@ func Mount(eng *bpmnlite.Engine, api *rest.Handler, opt Options) http.Handler {
 
 // New returns the handler of the UI's pages and assets at opt.Path, and of
 // what the pages show that Camunda's REST API has not: opt.Path +
-// "api/job-executors" (the job executors' reports) and "api/jobs/{id}/explain"
-// (Engine.ExplainJob). It authenticates nobody: put it behind the REST
-// handler's authentication (rest.Handler.Handle), as Mount does.
+// "api/job-executors" (the job executors' reports), "api/jobs/{id}/explain"
+// (Engine.ExplainJob), "api/process-definitions/{id}/activity-durations"
+// (Engine.ActivityDurations), "api/job-throughput" (the jobs that
+// succeeded and failed per minute, from the engines' metrics reports) and
+// "api/me" (the logged-in user and, from Options.Groups, their groups). It
+// authenticates nobody: put it behind the REST handler's authentication
+// (rest.Handler.Handle), as Mount does.
 func New(eng *bpmnlite.Engine, opt Options) http.Handler {
 	opt.defaults()
 	static, err := fs.Sub(assets, "assets")
@@ -130,6 +140,29 @@ func New(eng *bpmnlite.Engine, opt Options) http.Handler {
 	mux.HandleFunc("GET "+opt.Path+"api/jobs/{id}/explain", func(w http.ResponseWriter, r *http.Request) {
 		conditions, err := eng.ExplainJob(r.Context(), r.PathValue("id"))
 		writeJSON(w, conditions, err)
+	})
+	mux.HandleFunc("GET "+opt.Path+"api/process-definitions/{id}/activity-durations", func(w http.ResponseWriter, r *http.Request) {
+		durations, err := eng.ActivityDurations(r.Context(), r.PathValue("id"))
+		writeJSON(w, activityDurations(durations), err)
+	})
+	mux.HandleFunc("GET "+opt.Path+"api/job-throughput", func(w http.ResponseWriter, r *http.Request) {
+		minutes, err := jobThroughput(r.Context(), eng, throughputMinutes)
+		writeJSON(w, minutes, err)
+	})
+	mux.HandleFunc("GET "+opt.Path+"api/me", func(w http.ResponseWriter, r *http.Request) {
+		me := struct {
+			User   string   `json:"user"`
+			Groups []string `json:"groups"`
+		}{Groups: []string{}}
+		me.User, _, _ = r.BasicAuth()
+		var err error
+		if opt.Groups != nil && me.User != "" {
+			var groups []string
+			if groups, err = opt.Groups(r.Context(), me.User); len(groups) > 0 {
+				me.Groups = groups
+			}
+		}
+		writeJSON(w, me, err)
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
@@ -181,4 +214,62 @@ func executorReports(infos []*bpmnlite.JobExecutorInfo) []jobExecutor {
 			Inflight: x.Inflight, Heartbeat: x.Heartbeat})
 	}
 	return out
+}
+
+// activityDuration is an activity's finished instances and their mean
+// duration as the heat map shows them.
+type activityDuration struct {
+	ActivityID string  `json:"activityId"`
+	Finished   int     `json:"finished"`
+	MeanMillis float64 `json:"meanMillis"`
+}
+
+func activityDurations(ds []*bpmnlite.ActivityDuration) []activityDuration {
+	out := make([]activityDuration, 0, len(ds))
+	for _, d := range ds {
+		out = append(out, activityDuration{ActivityID: d.ActivityID, Finished: d.Finished, MeanMillis: float64(d.Mean.Microseconds()) / 1000})
+	}
+	return out
+}
+
+// throughputMinutes is how many minutes the dashboard's throughput chart
+// shows, the current one last.
+const throughputMinutes = 15
+
+// throughputMinute is what jobs did in one minute.
+type throughputMinute struct {
+	Start     time.Time `json:"start"`
+	Succeeded int64     `json:"succeeded"`
+	Failed    int64     `json:"failed"`
+}
+
+// jobThroughput is the jobs that succeeded and failed in each of the last
+// n minutes by the engine's clock (the current one last), as the engines
+// reported them in Camunda's metrics (job-successful, job-failed) of all
+// reporters: a node's runs show once it reported them
+// (Config.Metrics.ReportInterval).
+func jobThroughput(ctx context.Context, eng *bpmnlite.Engine, n int) ([]throughputMinute, error) {
+	from := eng.Now().UTC().Truncate(time.Minute).Add(-time.Duration(n-1) * time.Minute)
+	out := make([]throughputMinute, n)
+	for i := range out {
+		out[i].Start = from.Add(time.Duration(i) * time.Minute)
+	}
+	for _, name := range []string{bpmnlite.MetricJobSuccessful, bpmnlite.MetricJobFailed} {
+		intervals, err := eng.Metrics(ctx, bpmnlite.MetricsQuery{Name: name, StartDate: &from, Interval: time.Minute, AggregateByReporter: true})
+		if err != nil {
+			return nil, err
+		}
+		for _, iv := range intervals {
+			i := int(iv.Timestamp.Sub(from) / time.Minute)
+			if i < 0 || i >= n {
+				continue // reported with a clock ahead of this one
+			}
+			if name == bpmnlite.MetricJobFailed {
+				out[i].Failed += iv.Value
+			} else {
+				out[i].Succeeded += iv.Value
+			}
+		}
+	}
+	return out, nil
 }

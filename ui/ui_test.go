@@ -2,12 +2,16 @@ package ui_test
 
 import (
 	"compress/gzip"
+	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/bpmnlite/bpmnlite"
 	"github.com/bpmnlite/bpmnlite/internal/harness"
@@ -146,4 +150,145 @@ func TestPathRefused(t *testing.T) {
 		}()
 	}
 	ui.New(nil, ui.Options{Path: "/cockpit"}) // a folder, its slash added
+}
+
+// twoSteps: a user task between start and end, without diagram layout.
+const twoSteps = `<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" targetNamespace="t">
+  <process id="two" isExecutable="true">
+    <startEvent id="start"/><sequenceFlow id="f1" sourceRef="start" targetRef="work"/>
+    <userTask id="work"/><sequenceFlow id="f2" sourceRef="work" targetRef="end"/>
+    <endEvent id="end"/>
+  </process>
+</definitions>`
+
+// The heat map's durations: per activity the finished instances and their
+// mean duration, from history, as the engine and the UI's handler answer
+// them; and who is logged in, with the groups Options.Groups names.
+func TestActivityDurationsAndMe(t *testing.T) {
+	harness.EachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *harness.Env) {
+		e.Deploy("two.bpmn", twoSteps)
+		first, second, running := e.Start("two", nil), e.Start("two", nil), e.Start("two", nil)
+		e.Clock.Add(2 * time.Second)
+		e.Complete(first, "work", nil)
+		e.Clock.Add(3*time.Second + 500*time.Microsecond)
+		e.Complete(second, "work", nil)
+		_ = running // its task runs: not counted
+		def := e.Tasks(running)[0].ProcessDefinitionID
+
+		got, err := e.Eng.ActivityDurations(e.Ctx, def)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var lines []string
+		for _, d := range got {
+			lines = append(lines, fmt.Sprintf("%s %d %v", d.ActivityID, d.Finished, d.Mean))
+		}
+		// work: 2s and 5.0005s; start and end take no time.
+		if want := "end 2 0s|start 3 0s|work 2 3.50025s"; strings.Join(lines, "|") != want {
+			t.Errorf("durations %q, want %q", strings.Join(lines, "|"), want)
+		}
+		if none, err := e.Eng.ActivityDurations(e.Ctx, "no-such-definition"); err != nil || len(none) != 0 {
+			t.Errorf("an unknown definition: %v %v, want none", none, err)
+		}
+
+		groups := func(_ context.Context, u string) ([]string, error) {
+			if u != user {
+				return nil, fmt.Errorf("asked for the groups of %q", u)
+			}
+			return []string{"sales", "management"}, nil
+		}
+		srv := httptest.NewServer(ui.Mount(e.Eng, rest.New(e.Eng, rest.Options{Auth: user + ":" + password}), ui.Options{Groups: groups}))
+		defer srv.Close()
+		read := func(path string) string {
+			req, _ := http.NewRequest("GET", srv.URL+path, nil)
+			req.SetBasicAuth(user, password)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			b, _ := io.ReadAll(resp.Body)
+			if resp.StatusCode != http.StatusOK {
+				t.Errorf("GET %s: %d %s", path, resp.StatusCode, b)
+			}
+			return strings.TrimSpace(string(b))
+		}
+		want := `[{"activityId":"end","finished":2,"meanMillis":0},{"activityId":"start","finished":3,"meanMillis":0},{"activityId":"work","finished":2,"meanMillis":3500.25}]`
+		if got := read("/app/api/process-definitions/" + url.PathEscape(def) + "/activity-durations"); got != want {
+			t.Errorf("the handler's durations: %s, want %s", got, want)
+		}
+		if got := read("/app/api/me"); got != `{"user":"demo","groups":["sales","management"]}` {
+			t.Errorf("api/me: %s", got)
+		}
+	})
+}
+
+// The dashboard's throughput: the jobs that succeeded and failed in each
+// of the last 15 minutes by the engine's clock, from the metrics reports
+// (a run counts once reported; older reports fall out of the window).
+func TestJobThroughput(t *testing.T) {
+	harness.EachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *harness.Env) {
+		if _, err := e.Eng.Deploy(e.Ctx, bpmnlite.DeployRequest{Name: "review", Resources: []bpmnlite.Resource{
+			{Name: "review.bpmn", Bytes: readFile(t, "testdata/review.bpmn")}, {Name: "approve.form", Bytes: readFile(t, "testdata/approve.form")},
+		}}); err != nil {
+			t.Fatal(err)
+		}
+		srv := httptest.NewServer(ui.Mount(e.Eng, rest.New(e.Eng, rest.Options{Auth: user + ":" + password}), ui.Options{}))
+		defer srv.Close()
+		type minute struct {
+			Start             time.Time
+			Succeeded, Failed int64
+		}
+		read := func() []minute {
+			req, _ := http.NewRequest("GET", srv.URL+"/app/api/job-throughput", nil)
+			req.SetBasicAuth(user, password)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			var out []minute
+			if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || resp.StatusCode != http.StatusOK {
+				t.Fatalf("GET api/job-throughput: %d %v", resp.StatusCode, err)
+			}
+			return out
+		}
+		run := func(fail bool) {
+			e.Start("review", map[string]any{"fail": fail})
+			e.Drain(10)
+		}
+		report := func() {
+			if err := e.Eng.ReportMetrics(e.Ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		run(false)
+		run(false)
+		run(true)
+		if got := read(); got[14].Succeeded != 0 || got[14].Failed != 0 {
+			t.Errorf("before a report the current minute shows %+v, want nothing", got[14])
+		}
+		report()
+		got := read()
+		now := e.Clock.Now().UTC().Truncate(time.Minute)
+		if len(got) != 15 || !got[14].Start.Equal(now) || !got[0].Start.Equal(now.Add(-14*time.Minute)) {
+			t.Fatalf("minutes %v, want the 15 up to %v", got, now)
+		}
+		if got[14].Succeeded != 2 || got[14].Failed != 1 {
+			t.Errorf("the current minute: %+v, want 2 succeeded and 1 failed", got[14])
+		}
+		e.Clock.Add(3 * time.Minute)
+		run(false)
+		report()
+		got = read()
+		if got[11].Succeeded != 2 || got[11].Failed != 1 || got[14].Succeeded != 1 || got[14].Failed != 0 {
+			t.Errorf("three minutes on: %+v and %+v, want 2/1 then 1/0", got[11], got[14])
+		}
+		e.Clock.Add(15 * time.Minute)
+		for _, m := range read() {
+			if m.Succeeded != 0 || m.Failed != 0 {
+				t.Errorf("15 minutes on, %v still shows %+v", m.Start, m)
+			}
+		}
+	})
 }

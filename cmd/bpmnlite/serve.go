@@ -92,6 +92,8 @@ func serve(ctx context.Context, args []string, out io.Writer) error {
 	maxWait := fs.Duration("max-wait", time.Minute, "job executor's longest pause between acquisitions")
 	byPriority := fs.Bool("acquire-by-priority", false, "job executor takes jobs of higher priority first")
 	retries := fs.Int("job-retries", 3, "attempts of a job without camunda:failedJobRetryTimeCycle")
+	metricsInterval := fs.Duration("metrics-interval", time.Minute, "how often the engine reports its metrics (job-successful, ...) to the database, where /engine-rest/metrics and the dashboard's job throughput read them")
+	groups := fs.String("groups", "", "the groups (comma separated) of -auth's user: the tasklist's \"My groups' tasks\" are their candidate tasks")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -132,6 +134,7 @@ func serve(ctx context.Context, args []string, out io.Writer) error {
 	cfg.Limits.ScriptTimeout = *scriptTimeout
 	cfg.History = bpmnlite.HistoryConfig{Level: historyLevel, TimeToLive: *historyTTL, CleanupInterval: *cleanupInterval}
 	cfg.Jobs.DefaultRetries = *retries
+	cfg.Metrics.ReportInterval = *metricsInterval
 	tp, shutdownTracing, err := tracingFromEnv(ctx)
 	if err != nil {
 		return fmt.Errorf("tracing (OTEL_* environment): %w", err)
@@ -194,7 +197,7 @@ func serve(ctx context.Context, args []string, out io.Writer) error {
 		if err != nil {
 			return err
 		}
-		srv = &http.Server{Handler: ui.Mount(eng, api, ui.Options{}), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute,
+		srv = &http.Server{Handler: ui.Mount(eng, api, ui.Options{Groups: groupsOf(*groups)}), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute,
 			WriteTimeout: 31 * time.Minute, IdleTimeout: 2 * time.Minute} // writes outlast the longest long poll
 		go func() { served <- srv.Serve(ln) }()
 		log.Info("REST API listening", "url", "http://"+ln.Addr().String()+"/engine-rest", "auth", *auth != "")
@@ -257,4 +260,16 @@ func loopback(addr string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// groupsOf names the groups of -groups for the tasklist: every logged-in
+// user's (serve knows one user, -auth's).
+func groupsOf(list string) func(context.Context, string) ([]string, error) {
+	var groups []string
+	for _, g := range strings.Split(list, ",") {
+		if g = strings.TrimSpace(g); g != "" {
+			groups = append(groups, g)
+		}
+	}
+	return func(context.Context, string) ([]string, error) { return groups, nil }
 }

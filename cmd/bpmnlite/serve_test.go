@@ -556,3 +556,14 @@ func TestServeEngineFlagsFromEnv(t *testing.T) {
 		t.Errorf("bad BPMNLITE_LOCK_TIME: %v, want an error naming it", err)
 	}
 }
+
+// -groups names the groups of the logged-in user for the tasklist,
+// blanks and empty entries dropped.
+func TestServeGroups(t *testing.T) {
+	for list, want := range map[string]string{"": "", "sales": "sales", " sales, ,management ": "sales|management"} {
+		got, err := groupsOf(list)(context.Background(), "demo")
+		if err != nil || strings.Join(got, "|") != want {
+			t.Errorf("-groups %q: %q (%v), want %q", list, got, err, want)
+		}
+	}
+}

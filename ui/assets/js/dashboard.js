@@ -1,10 +1,10 @@
 // The dashboard: the latest version of each deployed process with the
 // running instances and open incidents of all its versions, and the jobs
-// that failed for good.
+// that failed for good, the job executors and the jobs' throughput.
 import { h, mount, get, uiGet, list, pagedTable, table, short, time, poll } from './lib.js';
 
 export async function dashboard() {
-  const [stats, executors] = await Promise.all([get('/process-definition/statistics?incidents=true'), uiGet('api/job-executors')]);
+  const [stats, executors, throughput] = await Promise.all([get('/process-definition/statistics?incidents=true'), uiGet('api/job-executors'), uiGet('api/job-throughput')]);
   const byKey = countsByKey(stats);
   const totals = total(byKey);
   const definitions = await pagedTable(
@@ -39,14 +39,20 @@ export async function dashboard() {
     h('div', { class: 'summary' },
       h('div', { class: 'stat' }, h('b', { id: 'total-running' }, String(totals.instances)), ' running instances'),
       h('div', { class: totals.incidents ? 'stat bad' : 'stat' }, h('b', { id: 'total-incidents' }, String(totals.incidents)), ' open incidents')),
+    throughputChart(throughput),
     definitions,
     h('h2', {}, 'Failed jobs'),
     failedJobs,
     h('h2', {}, 'Job executors'),
     executorTable(executors));
   poll(async (live) => {
-    const now = countsByKey(await get('/process-definition/statistics?incidents=true'));
+    const [now, minutes] = await Promise.all([
+      get('/process-definition/statistics?incidents=true').then(countsByKey),
+      uiGet('api/job-throughput'),
+    ]);
     if (!live()) return;
+    const chart = document.getElementById('throughput');
+    if (chart.dataset.minutes !== JSON.stringify(minutes)) chart.replaceWith(throughputChart(minutes));
     for (const el of document.querySelectorAll('.count-running[data-of]')) el.textContent = String(now[el.dataset.of]?.instances ?? 0);
     for (const el of document.querySelectorAll('.count-incidents[data-of]')) {
       const n = now[el.dataset.of]?.incidents ?? 0;
@@ -91,4 +97,52 @@ function executorTable(executors) {
     String(x.queueSize),
     time(x.heartbeat),
   ]), 'No job executor reported in the last 30 seconds: jobs wait until one runs (bpmnlite serve runs one).');
+}
+
+const svgNS = 'http://www.w3.org/2000/svg';
+
+// svg builds an SVG element as h builds an HTML one.
+function svg(tag, attrs = {}, ...children) {
+  const el = document.createElementNS(svgNS, tag);
+  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
+  for (const c of children) el.append(c);
+  return el;
+}
+
+// throughputChart draws the jobs that succeeded (green) and failed (red)
+// in each minute of minutes (the engine's reports, oldest first) as
+// stacked bars, with the totals above.
+function throughputChart(minutes) {
+  const succeeded = minutes.reduce((n, m) => n + m.succeeded, 0);
+  const failed = minutes.reduce((n, m) => n + m.failed, 0);
+  const top = Math.max(1, ...minutes.map((m) => m.succeeded + m.failed));
+  const width = 640;
+  const height = 90;
+  const plot = { left: 40, right: 24, bottom: 18, top: 8 };
+  const barWidth = (width - plot.left - plot.right) / minutes.length;
+  const scale = (n) => (n / top) * (height - plot.bottom - plot.top);
+  const hhmm = (iso) => new Date(iso).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+  const chart = svg('svg', { viewBox: `0 0 ${width} ${height}`, class: 'chart', role: 'img', 'aria-label': `jobs per minute: ${succeeded} succeeded, ${failed} failed in the last ${minutes.length} minutes` },
+    svg('line', { x1: plot.left, x2: width - plot.right, y1: height - plot.bottom, y2: height - plot.bottom, class: 'axis' }),
+    svg('text', { x: plot.left - 6, y: plot.top + 8, class: 'tick', 'text-anchor': 'end' }, String(top)),
+    svg('text', { x: plot.left - 6, y: height - plot.bottom, class: 'tick', 'text-anchor': 'end' }, '0'));
+  minutes.forEach((m, i) => {
+    const x = plot.left + i * barWidth + 2;
+    const ok = scale(m.succeeded);
+    const bad = scale(m.failed);
+    const base = height - plot.bottom;
+    chart.append(svg('g', { class: 'minute', 'data-start': m.start, 'data-succeeded': m.succeeded, 'data-failed': m.failed },
+      svg('title', {}, `${hhmm(m.start)}: ${m.succeeded} succeeded, ${m.failed} failed`),
+      svg('rect', { x, width: barWidth - 4, y: base - ok, height: ok, class: 'ok' }),
+      svg('rect', { x, width: barWidth - 4, y: base - ok - bad, height: bad, class: 'bad' })));
+    if (i % 5 === 0 || i === minutes.length - 1) {
+      chart.append(svg('text', { x: x + (barWidth - 4) / 2, y: height - 4, class: 'tick', 'text-anchor': 'middle' }, hhmm(m.start)));
+    }
+  });
+  return h('div', { id: 'throughput', class: 'throughput', 'data-minutes': JSON.stringify(minutes) },
+    h('p', { class: 'muted' },
+      'Jobs per minute: ', h('b', { id: 'jobs-succeeded', class: 'ok' }, String(succeeded)), ' succeeded, ',
+      h('b', { id: 'jobs-failed', class: failed ? 'bad' : '' }, String(failed)), ` failed in the last ${minutes.length} minutes`,
+      h('span', { title: 'from the metrics the engines report (job-successful, job-failed) every Config.Metrics.ReportInterval' }, ' (as reported)')),
+    chart);
 }

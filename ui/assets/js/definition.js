@@ -1,7 +1,7 @@
 // A definition: its diagram with running tokens and incidents per
 // activity, its versions, its instances (paged, filtered), suspending it,
 // and starting an instance.
-import { h, mount, api, get, pagedTable, query, short, act, variableRows, toast, poll } from './lib.js';
+import { h, mount, api, get, uiGet, pagedTable, query, short, act, variableRows, toast, poll } from './lib.js';
 import { showDiagram, setBadges, setHeat } from './diagram.js';
 import { showForm } from './forms.js';
 
@@ -25,10 +25,10 @@ export async function definitionPage(id, params) {
 
   const canvas = h('div', { class: 'diagram', id: 'diagram' });
   const heat = h('input', { type: 'checkbox', id: 'heat' });
+  const durations = async () => Object.fromEntries((await uiGet(`api/process-definitions/${enc}/activity-durations`)).map((s) => [s.activityId, s]));
   heat.onchange = async () => {
     if (!heat.checked) return setHeat({});
-    const stats = await get(`/history/process-definition/${enc}/statistics?finished=true`).catch((err) => toast(err.message, true)) || [];
-    setHeat(Object.fromEntries(stats.map((s) => [s.id, s.finished])));
+    setHeat(await durations().catch((err) => (toast(err.message, true), {})));
   };
   const instances = await instanceList(def, params);
   mount(
@@ -38,15 +38,17 @@ export async function definitionPage(id, params) {
       versionSelect, suspend),
     h('p', { class: 'muted' }, `${def.id} · deployment `, short(def.deploymentId), ` · ${def.resource}`),
     canvas,
-    h('label', { class: 'heat-toggle', title: 'activity instances finished at each activity, from history' }, heat, ' Heat map of finished activities'),
+    h('label', { class: 'heat-toggle', title: 'activity instances finished at each activity and their mean duration, from history' }, heat, ' Heat map: finished activities and their mean duration'),
     startForm(def),
     h('h2', {}, 'Instances'),
     instances);
   await showDiagram(canvas, xml.bpmn20Xml, { running, incidents });
   poll(async (live) => {
     const counts = activityCounts(await get(`/process-definition/${enc}/statistics?incidents=true`));
+    const heated = heat.checked ? await durations() : null;
     if (!live()) return;
     setBadges(counts.running, counts.incidents);
+    if (heated && heat.checked) setHeat(heated);
   });
 }
 

@@ -1,8 +1,9 @@
 // One process instance: the diagram with its active activities and
 // incidents, the activity-instance tree, variables, jobs, incidents with
-// their retry, user tasks; cancelling it.
-import { h, mount, api, get, uiGet, table, short, time, act, shownValue, typedValue, valueTypes } from './lib.js';
-import { showDiagram } from './diagram.js';
+// their retry, user tasks; cancelling it; the path it took (from history);
+// cancelling and starting activities by clicking on the diagram.
+import { h, mount, api, get, uiGet, table, short, time, act, toast, shownValue, typedValue, valueTypes } from './lib.js';
+import { showDiagram, takenFlows, markTaken, onActivityClick, flowNodes } from './diagram.js';
 
 export async function instancePage(id) {
   const enc = encodeURIComponent(id);
@@ -13,7 +14,7 @@ export async function instancePage(id) {
     if (err.status !== 404) throw err;
     return endedInstance(id);
   }
-  const [xml, tree, variables, jobs, incidents, tasks, jobDefinitions, passed] = await Promise.all([
+  const [xml, tree, variables, jobs, incidents, tasks, jobDefinitions, history] = await Promise.all([
     get(`/process-definition/${encodeURIComponent(pi.definitionId)}/xml`),
     get(`/process-instance/${enc}/activity-instances`),
     get(`/process-instance/${enc}/variables?deserializeValues=false`),
@@ -22,7 +23,7 @@ export async function instancePage(id) {
     get(`/task?processInstanceId=${enc}&maxResults=100`),
     get(`/job-definition?processDefinitionId=${encodeURIComponent(pi.definitionId)}&maxResults=1000`),
     // The path taken so far (empty below history level activity).
-    get(`/history/activity-instance?processInstanceId=${enc}&finished=true&maxResults=1000`),
+    get(`/history/activity-instance?processInstanceId=${enc}&sortBy=startTime&sortOrder=asc&maxResults=1000`),
   ]);
   const jobActivity = Object.fromEntries(jobDefinitions.map((d) => [d.id, d.activityId]));
   const again = () => instancePage(id);
@@ -43,7 +44,8 @@ export async function instancePage(id) {
     if (!confirm('Cancel this process instance? Its executions end here.')) return;
     act(cancel, () => api('DELETE', `/process-instance/${enc}`), 'Cancelled', () => { location.hash = `#/definition/${encodeURIComponent(pi.definitionId)}`; })(ev);
   };
-  const canvas = h('div', { class: 'diagram', id: 'diagram' });
+  const canvas = h('div', { class: 'diagram modifiable', id: 'diagram' });
+  const modify = h('div', { class: 'modify', id: 'modify' });
   mount(
     h('p', { class: 'crumbs' }, h('a', { href: '#/' }, 'Processes'), ' › ',
       h('a', { href: `#/definition/${encodeURIComponent(pi.definitionId)}` }, pi.definitionId.split(':')[0]), ' › ', short(id)),
@@ -52,6 +54,7 @@ export async function instancePage(id) {
       cancel),
     pi.businessKey ? h('p', {}, 'Business key: ', h('b', {}, pi.businessKey)) : '',
     canvas,
+    modify,
     h('div', { class: 'columns' },
       h('section', {}, h('h2', {}, 'Activities'), activityTree(tree)),
       h('section', {}, h('h2', {}, 'Incidents'), incidentTable(incidents, again))),
@@ -60,8 +63,67 @@ export async function instancePage(id) {
     h('h2', {}, 'User tasks'), table(['Task', 'Assignee', 'Created'],
       tasks.map((t) => [h('a', { href: `#/task/${t.id}` }, t.name || t.taskDefinitionKey), t.assignee || '', time(t.created)]), 'No open user tasks.'));
   await showDiagram(canvas, xml.bpmn20Xml, {
-    running, incidents: incidentCounts, active, failed: Object.keys(incidentCounts), passed: passed.map((a) => a.activityId),
+    running, incidents: incidentCounts, active, failed: Object.keys(incidentCounts), passed: history.filter((a) => a.endTime).map((a) => a.activityId),
   });
+  markTaken(takenFlows(history));
+  const menu = (activityId, name) => modificationMenu(modify, id, activityId, name, running[activityId] || 0, again, hint);
+  // The hint offers the activities as a list too (keyboard).
+  const hint = () => {
+    const choose = h('select', { 'aria-label': 'activity to modify', id: 'modify-choose' },
+      h('option', { value: '' }, 'choose one…'), flowNodes().map(([a, name]) => h('option', { value: a }, name)));
+    choose.onchange = () => choose.value && menu(choose.value, choose.selectedOptions[0].textContent);
+    modify.replaceChildren(h('p', { class: 'muted' }, 'Click an activity on the diagram, or ', choose, ', to cancel its instances or start it.'));
+  };
+  hint();
+  onActivityClick(menu);
+}
+
+// modificationMenu offers what can be done at an activity clicked: cancel
+// its instances, start it before or after; the instruction chosen is shown
+// before it is sent (Camunda's process instance modification), a refusal
+// shown in the panel, and the page drawn again once it is done.
+function modificationMenu(box, instanceId, activityId, name, running, again, close) {
+  const choose = (label, instruction, attrs = {}) => {
+    const b = h('button', { type: 'button', ...attrs }, label);
+    b.onclick = () => confirmModification(box, instanceId, name, instruction, () => modificationMenu(box, instanceId, activityId, name, running, again, close), again);
+    return b;
+  };
+  const closer = h('button', { type: 'button', class: 'link' }, 'Close');
+  closer.onclick = close;
+  box.replaceChildren(h('div', { class: 'modify-menu', role: 'group', 'aria-label': `modify at ${name}` },
+    h('b', {}, name), h('span', { class: 'muted' }, running ? ` · ${running} running` : ' · not running'),
+    running ? choose(`Cancel this activity's instances (${running})`, { type: 'cancel', activityId }, { class: 'danger', id: 'modify-cancel' }) : '',
+    choose('Start before', { type: 'startBeforeActivity', activityId }, { id: 'modify-start-before' }),
+    choose('Start after', { type: 'startAfterActivity', activityId }, { id: 'modify-start-after' }),
+    closer));
+  box.querySelector('button')?.focus();
+}
+
+function confirmModification(box, instanceId, name, instruction, back, again) {
+  const body = { skipCustomListeners: false, skipIoMappings: false, instructions: [instruction] };
+  const error = h('p', { class: 'error', id: 'modify-error' });
+  const apply = h('button', { type: 'button', class: 'primary', id: 'modify-apply' }, 'Apply');
+  const cancel = h('button', { type: 'button' }, 'Back');
+  cancel.onclick = back;
+  apply.onclick = async () => {
+    apply.disabled = true;
+    error.textContent = '';
+    try {
+      await api('POST', `/process-instance/${encodeURIComponent(instanceId)}/modification`, body);
+    } catch (err) {
+      error.textContent = err.message;
+      apply.disabled = false;
+      return;
+    }
+    toast('Modified at ' + name);
+    await again();
+  };
+  const what = { cancel: 'Cancel every instance of', startBeforeActivity: 'Start before', startAfterActivity: 'Start after' }[instruction.type];
+  box.replaceChildren(h('div', { class: 'modify-confirm' },
+    h('p', {}, h('b', {}, `${what} ${name}?`), ' This instruction is sent to the engine:'),
+    h('pre', { class: 'message', id: 'modify-instruction' }, JSON.stringify(body, null, 2)),
+    h('div', {}, apply, ' ', cancel), error));
+  apply.focus();
 }
 
 async function endedInstance(id) {

@@ -1,29 +1,45 @@
-// The tasklist: my tasks, the tasks I or my groups may claim, all tasks;
+// The tasklist: my tasks, my groups' tasks, the tasks I may claim, all tasks;
 // a task's page with claim, unclaim, assign, and its form (forms.js), or a
 // form of its variables when it has none.
-import { h, mount, api, get, list, pagedTable, query, time, act, user, shownValue, typedValue, variableRows, toast } from './lib.js';
+import { h, mount, api, get, uiGet, list, pagedTable, query, time, act, user, shownValue, typedValue, variableRows, toast } from './lib.js';
 import { showForm } from './forms.js';
 
+// The lists: my tasks; my groups' tasks (unassigned, a candidate group of
+// mine: the groups ui.Options.Groups names for the logged-in user, else
+// those typed in); the unassigned tasks I am a candidate user of; all.
 const views = {
   mine: { label: 'My tasks', params: () => ({ assignee: user() }) },
-  candidate: { label: 'Claimable', params: (groups) => (groups ? { candidateGroups: groups } : { candidateUser: user() }) },
+  groups: { label: "My groups' tasks", params: (groups) => ({ candidateGroups: groups }) },
+  candidate: { label: 'Candidate for me', params: () => ({ candidateUser: user() }) },
   all: { label: 'All tasks', params: () => ({}) },
 };
 
+// me is who is logged in and their groups (api/me), asked once.
+let me;
+const myGroups = async () => ((me ??= uiGet('api/me').catch(() => ({ groups: [] }))), (await me).groups);
+
 export async function taskList(params) {
   const view = views[params.get('view')] ? params.get('view') : (user() ? 'mine' : 'all');
-  const groups = params.get('groups') || '';
+  const known = await myGroups();
+  const groups = known.length ? known.join(',') : (params.get('groups') || '');
   const tabs = h('div', { class: 'tabs', role: 'tablist' }, Object.entries(views).map(([k, v]) =>
-    h('a', { href: `#/tasks?view=${k}`, class: k === view ? 'current' : '', role: 'tab', 'aria-selected': k === view ? 'true' : 'false' }, v.label)));
-  const groupForm = h('form', { class: 'filters' },
-    h('label', {}, 'Candidate groups ', h('input', { name: 'groups', value: groups, placeholder: 'sales,management', title: 'comma separated; empty: the tasks you are a candidate user of' })),
-    h('button', { type: 'submit' }, 'Show'));
-  groupForm.onsubmit = (ev) => {
-    ev.preventDefault();
-    location.hash = '#/tasks' + query({ view: 'candidate', groups: new FormData(groupForm).get('groups') });
-  };
-  if (view !== 'all' && !user() && !(view === 'candidate' && groups)) {
-    mount(h('h1', {}, 'Tasks'), tabs, h('p', { class: 'muted' }, 'Type your user name at the top right to see your tasks.'));
+    h('a', { href: `#/tasks?view=${k}`, class: k === view ? 'current' : '', role: 'tab', 'aria-selected': k === view ? 'true' : 'false', 'data-view': k }, v.label)));
+  let header = '';
+  if (view === 'groups' && known.length) {
+    header = h('p', { class: 'muted', id: 'my-groups' }, 'Unassigned tasks of your groups: ', known.join(', '));
+  } else if (view === 'groups') {
+    header = h('form', { class: 'filters' },
+      h('label', {}, 'Your groups ', h('input', { name: 'groups', value: groups, placeholder: 'sales,management', title: 'comma separated (the server knows no groups of yours)' })),
+      h('button', { type: 'submit' }, 'Show'));
+    header.onsubmit = (ev) => {
+      ev.preventDefault();
+      location.hash = '#/tasks' + query({ view: 'groups', groups: new FormData(header).get('groups') });
+    };
+  }
+  const missing = (view === 'groups' && !groups) ? 'Type your groups to see their tasks.'
+    : (view === 'mine' || view === 'candidate') && !user() ? 'Type your user name at the top right to see your tasks.' : '';
+  if (missing) {
+    mount(h('h1', {}, 'Tasks'), tabs, header, h('p', { class: 'muted' }, missing));
     return;
   }
   const tasks = await pagedTable(['Task', 'Process', 'Assignee', 'Created', 'Priority'],
@@ -36,7 +52,7 @@ export async function taskList(params) {
       String(t.priority),
     ],
     { empty: 'No tasks here.' });
-  mount(h('h1', {}, 'Tasks'), tabs, view === 'candidate' ? groupForm : '', tasks);
+  mount(h('h1', {}, 'Tasks'), tabs, header, tasks);
 }
 
 export async function taskPage(id) {
