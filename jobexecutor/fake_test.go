@@ -180,6 +180,8 @@ func (f *fakeRuntime) RunGroup(ctx context.Context, jobs []runtime.AcquiredJob, 
 // MayRunLong: the fake's jobs are all quick (the fake has no writer).
 func (f *fakeRuntime) MayRunLong(*persistence.Job) bool { return false }
 
+func (f *fakeRuntime) BatchHandlerTypes() []string { return nil }
+
 func (f *fakeRuntime) UnlockJobs(_ context.Context, jobs []runtime.AcquiredJob) (int, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -42,6 +42,9 @@ type JobRuntime interface {
 	// MayRunLong reports whether a job's work may take long (see
 	// runtime.Core.MayRunLong): on a single writer it runs outside a group.
 	MayRunLong(j *persistence.Job) bool
+	// BatchHandlerTypes lists the handler types of batch jobs: the
+	// executor runs at most MaxBatchJobs of them at once.
+	BatchHandlerTypes() []string
 	// UnlockJobs releases acquired jobs that were not started, or whose
 	// outcome was not stored, while their lock is the one acquired; it
 	// returns how many it released.

@@ -70,6 +70,18 @@ func init() {
 		}})
 }
 
+// BatchHandlerTypes lists the handler types of batch jobs (seed, monitor
+// and every batch type's execution jobs), sorted: a job executor tells
+// them from ordinary jobs by these, to keep its share of batch jobs.
+func (e *Core) BatchHandlerTypes() []string {
+	types := []string{handlerBatchSeed, handlerBatchMonitor}
+	for typ := range batchHandlers {
+		types = append(types, typ)
+	}
+	slices.Sort(types)
+	return types
+}
+
 // ErrNoBatchItems: a batch needs at least one item.
 var ErrNoBatchItems = errors.New("a batch needs at least one item")
 
