@@ -169,7 +169,7 @@ func (c *command) batchJob(b *persistence.Batch, defID, handler, handlerConfig s
 	j := &persistence.Job{
 		ID: newID(), Rev: 1, Type: persistence.JobMessage, JobDefinitionID: defID,
 		Retries: c.e.initialRetries(""), HandlerType: handler, HandlerConfig: handlerConfig,
-		Suspension: b.Suspension, CreateTime: now, TenantID: b.TenantID,
+		Suspension: b.Suspension, CreateTime: now, TenantID: b.TenantID, Priority: c.e.Config.Batches.JobPriority,
 	}
 	if c.e.Config.Jobs.EnsureDueDateNotNull {
 		j.DueDate = &now
