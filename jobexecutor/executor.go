@@ -112,7 +112,11 @@ func New(cfg Config, engines ...JobRuntime) (*Executor, error) {
 		rt.OnJobCreated(func(jobs []*persistence.Job) bool { return x.jobCreated(rt, jobs) })
 		if !rt.Capabilities().SingleWriter && !cfg.NoContinuations {
 			x.claims[rt] = &runtime.Claim{Owner: cfg.LockOwner, LockTime: cfg.LockTime, ByRoot: cfg.AcquireExclusiveOverProcessHierarchies,
-				Takes: func(j *persistence.Job) bool { return x.acquires(rt, j) }}
+				Takes: func(j *persistence.Job) bool {
+					x.mu.Lock()
+					defer x.mu.Unlock()
+					return x.acquires(rt, j) && !x.batchShareFull(rt, j)
+				}}
 		}
 	}
 	return x, nil
@@ -131,9 +135,9 @@ func (x *Executor) Start(ctx context.Context) error {
 	x.running, x.closed = true, false
 	x.queue = make(chan *batch, x.cfg.QueueSize+x.cfg.PoolSize)
 	// Acquisitions that began while batchHeld had room may together take
-	// more than MaxBatchJobs: the acquisition loop's and one group's per
-	// engine, each of at most MaxJobsPerAcquisition.
-	x.batchQueue = make(chan *batch, x.cfg.MaxBatchJobs+(1+len(x.engines))*x.cfg.MaxJobsPerAcquisition)
+	// more than MaxBatchJobs: the acquisition loop's and the groups' (one
+	// per worker at most), each of at most MaxJobsPerAcquisition.
+	x.batchQueue = make(chan *batch, x.cfg.MaxBatchJobs+(1+x.cfg.PoolSize)*x.cfg.MaxJobsPerAcquisition)
 	runCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	jobCtx, kill := context.WithCancel(context.WithoutCancel(ctx))
 	x.stop, x.kill = stop, kill
@@ -280,7 +284,7 @@ func (x *Executor) jobCreated(rt JobRuntime, jobs []*persistence.Job) bool {
 			d := *j.DueDate
 			x.hint = &d
 		}
-		taken = taken && x.acquires(rt, j)
+		taken = taken && x.acquires(rt, j) && !x.batchShareFull(rt, j)
 	}
 	x.mu.Unlock()
 	x.signal()
@@ -294,6 +298,13 @@ func (x *Executor) acquires(rt JobRuntime, j *persistence.Job) bool {
 		return false
 	}
 	return !x.cfg.DeploymentAware || j.DeploymentID == "" || rt.IsRegistered(j.DeploymentID)
+}
+
+// batchShareFull reports whether j is a batch job and this executor holds
+// its share of them (MaxBatchJobs), so that it takes no more now; x.mu is
+// held.
+func (x *Executor) batchShareFull(rt JobRuntime, j *persistence.Job) bool {
+	return x.batchTypes[rt][j.HandlerType] && x.batchHeld >= x.cfg.MaxBatchJobs
 }
 
 // Wake makes the acquisition loop look for jobs at once, e.g. after a test
