@@ -103,7 +103,12 @@ func New(cfg Config, engines ...JobRuntime) (*Executor, error) {
 		batchTypeLists: make(map[JobRuntime][]string),
 	}
 	for _, rt := range engines {
-		x.turns[rt] = new(sync.Mutex)
+		if rt.Capabilities().SingleWriter {
+			x.turns[rt] = new(sync.Mutex)
+		}
+		if x.timesJobs(rt.Capabilities()) {
+			rt.TimeJobs()
+		}
 		x.batchTypeLists[rt] = rt.BatchHandlerTypes()
 		x.batchTypes[rt] = make(map[string]bool)
 		for _, t := range x.batchTypeLists[rt] {
@@ -710,7 +715,7 @@ func (x *Executor) inGroup(b *batch) bool {
 	if !caps.SingleWriter && !x.cfg.GroupCommit {
 		return false
 	}
-	if caps.DeferredWriter || !caps.SingleWriter {
+	if x.timesJobs(caps) {
 		for _, j := range b.jobs {
 			if b.rt.MayRunLong(j.Job) {
 				return false
@@ -718,6 +723,12 @@ func (x *Executor) inGroup(b *batch) bool {
 		}
 	}
 	return true
+}
+
+// timesJobs reports whether inGroup asks an engine of caps MayRunLong:
+// where jobs run in groups and a job can also run outside one.
+func (x *Executor) timesJobs(caps persistence.Capabilities) bool {
+	return caps.DeferredWriter || (!caps.SingleWriter && x.cfg.GroupCommit)
 }
 
 // reportBusy counts a worker starting (+1) or finishing (-1) a batch.
@@ -816,12 +827,9 @@ const maxGroup = 64
 // queued then, while the jobs queued meanwhile waited for another worker.
 // Taking turns made groups larger and SQLite about 5 % faster.
 func (x *Executor) runGroup(ctx context.Context, b *batch) {
-	// Several writers (PostgreSQL) need no turns: their groups run side by
-	// side.
+	// Several writers (PostgreSQL, GroupCommit) have no turns: their groups
+	// run side by side.
 	turn := x.turns[b.rt]
-	if !b.rt.Capabilities().SingleWriter {
-		turn = nil
-	}
 	if turn != nil {
 		turn.Lock()
 	}
