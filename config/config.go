@@ -256,6 +256,11 @@ type Batches struct {
 	// again whether the batch is done. Default 30 seconds, Camunda's
 	// batchPollTime.
 	PollInterval time.Duration
+	// JobPriority is the priority of every seed, execution and monitor job
+	// of a batch (Camunda's batchJobPriority). Default 0, Camunda's, the
+	// same as ordinary jobs': with JobExecutor.AcquireByPriority a lower
+	// one (e.g. -1) makes a node acquire its ordinary jobs first.
+	JobPriority int64
 }
 
 // Defaults of Batches.

@@ -33,6 +33,16 @@ type JobExecutor struct {
 	// exclusive one after it on the same worker). Off, every job waits for
 	// an acquisition cycle.
 	NoContinuations bool
+	// MaxBatchJobs is the most batch jobs (the seed, execution and monitor
+	// jobs of batches: migrations, deletions, retries, ...) this executor
+	// holds at once; it runs them on that many of its workers, and the
+	// others run ordinary jobs only. While it holds that many, its
+	// acquisitions leave batch jobs out; one acquisition may take a few
+	// more, which wait for those workers, never for ordinary ones. So a
+	// batch of thousands of jobs never takes every worker, nor the queue,
+	// and ordinary jobs keep their pickup latency while it runs. Default
+	// half the pool (PoolSize/2, at least 1); at most PoolSize.
+	MaxBatchJobs int
 	// GroupCommit, on PostgreSQL, runs the quick jobs queued together in
 	// one transaction, as executors on SQLite always do: each job behind a
 	// savepoint of its own (a failure is rolled back to it and recorded in
@@ -103,6 +113,8 @@ func (c JobExecutor) WithDefaults() JobExecutor {
 	positiveOr(&c.PoolSize, 4)
 	positiveOr(&c.QueueSize, c.PoolSize)
 	positiveOr(&c.MaxJobsPerAcquisition, 16)
+	positiveOr(&c.MaxBatchJobs, max(1, c.PoolSize/2))
+	c.MaxBatchJobs = min(c.MaxBatchJobs, c.PoolSize)
 	positiveOr(&c.LockTime, 5*time.Minute)
 	positiveOr(&c.WaitTime, 5*time.Second)
 	if c.BackoffFactor < 1 {

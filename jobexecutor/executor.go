@@ -29,17 +29,26 @@ type Executor struct {
 
 	queue chan *batch   // sent to under mu, so that Stop can close it
 	wake  chan struct{} // a job became due, or a slot freed up
+	// batchQueue holds the batch jobs acquired (sent to under mu): only
+	// the first MaxBatchJobs workers take from it, so batch jobs never
+	// hold more workers than that, nor places in queue.
+	batchQueue chan *batch
+	// batchTypes are the handler types of each engine's batch jobs; the
+	// list is what acquisition leaves out while batchHeld is full.
+	batchTypes     map[JobRuntime]map[string]bool
+	batchTypeLists map[JobRuntime][]string
 
-	mu       sync.Mutex
-	inflight int             // jobs acquired and not finished (queued or running)
-	held     map[string]bool // ids of the jobs acquired and not finished
-	hint     *time.Time      // earliest future due date announced by a local commit
-	running  bool
-	closed   bool               // the queue is closed: workers unlock what they acquire
-	stop     context.CancelFunc // stops acquisition and listeners
-	kill     context.CancelFunc // cancels running jobs (shutdown deadline)
-	loops    sync.WaitGroup     // acquisition and listeners
-	workers  sync.WaitGroup
+	mu        sync.Mutex
+	inflight  int             // ordinary jobs acquired and not finished (queued or running), and slots reserved
+	batchHeld int             // batch jobs acquired and not finished
+	held      map[string]bool // ids of the jobs acquired and not finished
+	hint      *time.Time      // earliest future due date announced by a local commit
+	running   bool
+	closed    bool               // the queue is closed: workers unlock what they acquire
+	stop      context.CancelFunc // stops acquisition and listeners
+	kill      context.CancelFunc // cancels running jobs (shutdown deadline)
+	loops     sync.WaitGroup     // acquisition and listeners
+	workers   sync.WaitGroup
 
 	stranded stranded
 	warnings rateLimited
@@ -89,6 +98,9 @@ func New(cfg Config, engines ...JobRuntime) (*Executor, error) {
 		warnings: rateLimited{interval: 30 * time.Second},
 		turns:    make(map[JobRuntime]*sync.Mutex),
 		claims:   make(map[JobRuntime]*runtime.Claim),
+
+		batchTypes:     make(map[JobRuntime]map[string]bool),
+		batchTypeLists: make(map[JobRuntime][]string),
 	}
 	for _, rt := range engines {
 		if rt.Capabilities().SingleWriter {
@@ -97,10 +109,19 @@ func New(cfg Config, engines ...JobRuntime) (*Executor, error) {
 		if x.timesJobs(rt.Capabilities()) {
 			rt.TimeJobs()
 		}
+		x.batchTypeLists[rt] = rt.BatchHandlerTypes()
+		x.batchTypes[rt] = make(map[string]bool)
+		for _, t := range x.batchTypeLists[rt] {
+			x.batchTypes[rt][t] = true
+		}
 		rt.OnJobCreated(func(jobs []*persistence.Job) bool { return x.jobCreated(rt, jobs) })
 		if !rt.Capabilities().SingleWriter && !cfg.NoContinuations {
 			x.claims[rt] = &runtime.Claim{Owner: cfg.LockOwner, LockTime: cfg.LockTime, ByRoot: cfg.AcquireExclusiveOverProcessHierarchies,
-				Takes: func(j *persistence.Job) bool { return x.acquires(rt, j) }}
+				Takes: func(j *persistence.Job) bool {
+					x.mu.Lock()
+					defer x.mu.Unlock()
+					return x.acquires(rt, j) && !x.batchShareFull(rt, j)
+				}}
 		}
 	}
 	return x, nil
@@ -118,12 +139,16 @@ func (x *Executor) Start(ctx context.Context) error {
 	}
 	x.running, x.closed = true, false
 	x.queue = make(chan *batch, x.cfg.QueueSize+x.cfg.PoolSize)
+	// Acquisitions that began while batchHeld had room may together take
+	// more than MaxBatchJobs: the acquisition loop's and the groups' (one
+	// per worker at most), each of at most MaxJobsPerAcquisition.
+	x.batchQueue = make(chan *batch, x.cfg.MaxBatchJobs+(1+x.cfg.PoolSize)*x.cfg.MaxJobsPerAcquisition)
 	runCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	jobCtx, kill := context.WithCancel(context.WithoutCancel(ctx))
 	x.stop, x.kill = stop, kill
 	for i := 0; i < x.cfg.PoolSize; i++ {
 		x.workers.Add(1)
-		go x.work(jobCtx)
+		go x.work(jobCtx, i < x.cfg.MaxBatchJobs)
 	}
 	for _, rt := range x.engines {
 		if rt.Capabilities().ListenNotify {
@@ -133,7 +158,7 @@ func (x *Executor) Start(ctx context.Context) error {
 	}
 	// The first report is written before any job is taken: on SQLite a
 	// running job may hold the one writer for as long as its delegate runs.
-	x.report(runCtx, x.inflight)
+	x.report(runCtx, x.inflight+x.batchHeld)
 	x.loops.Add(2)
 	go x.acquireLoop(runCtx)
 	go x.reportLoop(runCtx)
@@ -158,7 +183,7 @@ func (x *Executor) reportLoop(ctx context.Context) {
 			return
 		case <-tick.C:
 			x.mu.Lock()
-			inflight := x.inflight
+			inflight := x.inflight + x.batchHeld
 			x.mu.Unlock()
 			x.report(ctx, inflight)
 			x.takeOverDeadOwners(ctx)
@@ -221,6 +246,7 @@ func (x *Executor) Stop(ctx context.Context) error {
 	x.mu.Lock()
 	x.closed = true
 	close(x.queue)
+	close(x.batchQueue)
 	x.mu.Unlock()
 	// Unlock the queued jobs now rather than when a worker frees up, so that
 	// other nodes can take them while the running jobs finish. Beside the
@@ -230,6 +256,9 @@ func (x *Executor) Stop(ctx context.Context) error {
 	go func() {
 		defer x.workers.Done()
 		for b := range x.queue {
+			x.unlock(b.rt, b.jobs)
+		}
+		for b := range x.batchQueue {
 			x.unlock(b.rt, b.jobs)
 		}
 	}()
@@ -260,7 +289,7 @@ func (x *Executor) jobCreated(rt JobRuntime, jobs []*persistence.Job) bool {
 			d := *j.DueDate
 			x.hint = &d
 		}
-		taken = taken && x.acquires(rt, j)
+		taken = taken && x.acquires(rt, j) && !x.batchShareFull(rt, j)
 	}
 	x.mu.Unlock()
 	x.signal()
@@ -274,6 +303,13 @@ func (x *Executor) acquires(rt JobRuntime, j *persistence.Job) bool {
 		return false
 	}
 	return !x.cfg.DeploymentAware || j.DeploymentID == "" || rt.IsRegistered(j.DeploymentID)
+}
+
+// batchShareFull reports whether j is a batch job and this executor holds
+// its share of them (MaxBatchJobs), so that it takes no more now; x.mu is
+// held.
+func (x *Executor) batchShareFull(rt JobRuntime, j *persistence.Job) bool {
+	return x.batchTypes[rt][j.HandlerType] && x.batchHeld >= x.cfg.MaxBatchJobs
 }
 
 // Wake makes the acquisition loop look for jobs at once, e.g. after a test
@@ -503,14 +539,22 @@ func (x *Executor) enqueue(rt JobRuntime, jobs []runtime.AcquiredJob) {
 		rejected = jobs
 	} else {
 		for _, b := range batches(rt, jobs, x.cfg.Clock(), x.cfg.AcquireExclusiveOverProcessHierarchies) {
+			queue := x.queue
+			if x.isBatchJob(rt, b.jobs[0]) {
+				// Batch jobs run alone (no process instance): the slot
+				// reserved for it goes back to ordinary jobs.
+				queue = x.batchQueue
+				x.inflight--
+				x.batchHeld++
+			}
 			select {
-			case x.queue <- b:
+			case queue <- b:
 			default:
 				rejected = append(rejected, b.jobs...)
 			}
 		}
 	}
-	depth := x.inflight
+	depth := x.inflight + x.batchHeld
 	x.mu.Unlock()
 	x.cfg.Metrics.QueueDepth(depth)
 	if len(rejected) > 0 {
@@ -556,6 +600,11 @@ func (x *Executor) acquireParams(rt JobRuntime, limit int) persistence.AcquirePa
 	if x.cfg.DeploymentAware {
 		params.DeploymentIDs = rt.RegisteredDeployments()
 	}
+	x.mu.Lock()
+	if x.batchHeld >= x.cfg.MaxBatchJobs {
+		params.ExcludeHandlerTypes = x.batchTypeLists[rt]
+	}
+	x.mu.Unlock()
 	return params
 }
 
@@ -586,10 +635,29 @@ func batches(rt JobRuntime, jobs []runtime.AcquiredJob, now time.Time, byRoot bo
 }
 
 // work runs batches until the queue closes; after the stop, batches still
-// queued are unlocked instead of run.
-func (x *Executor) work(ctx context.Context) {
+// queued are unlocked instead of run. A worker that takes batch jobs
+// (one of the first MaxBatchJobs) takes them from batchQueue as well.
+func (x *Executor) work(ctx context.Context, batchJobs bool) {
 	defer x.workers.Done()
-	for b := range x.queue {
+	queue, batchQueue := x.queue, x.batchQueue
+	if !batchJobs {
+		batchQueue = nil // never ready
+	}
+	for queue != nil || batchQueue != nil {
+		var b *batch
+		var ok bool
+		select {
+		case b, ok = <-queue:
+			if !ok {
+				queue = nil
+				continue
+			}
+		case b, ok = <-batchQueue:
+			if !ok {
+				batchQueue = nil
+				continue
+			}
+		}
 		x.reportBusy(1)
 		x.runBatch(ctx, b)
 		x.reportBusy(-1)
@@ -620,9 +688,12 @@ func (x *Executor) runBatch(ctx context.Context, b *batch) {
 		if picked {
 			x.pickedUp(b.jobs[i], pickup)
 		}
+		if next != nil {
+			x.handOver(b.rt, b.jobs[i]) // next takes its slot
+		}
 		switch {
 		case next == nil:
-			x.done(1)
+			x.done(b.rt, b.jobs[i])
 		case next.Exclusive && next.ProcessInstanceID != "":
 			x.mu.Lock()
 			x.hold([]runtime.AcquiredJob{*next})
@@ -678,11 +749,37 @@ func (x *Executor) isRunning() bool {
 	return x.running
 }
 
-func (x *Executor) done(n int) {
+// isBatchJob reports whether j is a batch job of rt (its handler type).
+func (x *Executor) isBatchJob(rt JobRuntime, j runtime.AcquiredJob) bool {
+	return x.batchTypes[rt][j.HandlerType]
+}
+
+// done frees the places of finished or released jobs: of an ordinary
+// job in inflight, of a batch job in batchHeld.
+func (x *Executor) done(rt JobRuntime, jobs ...runtime.AcquiredJob) {
 	x.mu.Lock()
-	x.inflight -= n
+	for _, j := range jobs {
+		if x.isBatchJob(rt, j) {
+			x.batchHeld--
+		} else {
+			x.inflight--
+		}
+	}
 	x.mu.Unlock()
 	x.signal()
+}
+
+// handOver turns the place of finished job j into a reserved slot, which
+// the job it claimed takes (enqueue moves it to batchHeld again when that
+// is a batch job).
+func (x *Executor) handOver(rt JobRuntime, j runtime.AcquiredJob) {
+	if !x.isBatchJob(rt, j) {
+		return
+	}
+	x.mu.Lock()
+	x.batchHeld--
+	x.inflight++
+	x.mu.Unlock()
 }
 
 // hold records jobs as acquired by this executor; x.mu is held.
@@ -714,7 +811,7 @@ func (x *Executor) unlock(rt JobRuntime, jobs []runtime.AcquiredJob) {
 		x.log.Warn("could not unlock queued jobs; their locks will expire", "jobs", len(jobs), "error", err)
 	}
 	x.letGo(jobs...)
-	x.done(len(jobs))
+	x.done(rt, jobs...)
 }
 
 // maxGroup bounds the jobs an SQLite worker commits together. Larger groups
@@ -816,7 +913,13 @@ func (x *Executor) executeGroup(ctx context.Context, rt JobRuntime, jobs []runti
 	}
 	// The group's jobs are done when acquisition runs: their slots are
 	// reserved again for the jobs it takes.
-	reserved := x.reserve(x.cfg.MaxJobsPerAcquisition, len(jobs))
+	ordinary := 0
+	for _, j := range jobs {
+		if !x.isBatchJob(rt, j) {
+			ordinary++
+		}
+	}
+	reserved := x.reserve(x.cfg.MaxJobsPerAcquisition, ordinary)
 	next := func() (persistence.AcquireParams, bool) {
 		return x.acquireParams(rt, reserved), reserved > 0 && x.isRunning()
 	}
@@ -830,7 +933,17 @@ func (x *Executor) executeGroup(ctx context.Context, rt JobRuntime, jobs []runti
 	}
 	x.cfg.Metrics.Acquired(len(acquired))
 	x.release(reserved - len(acquired))
-	x.done(len(jobs) - len(runnable[ran:]))
+	left := make(map[string]bool, len(runnable)-ran)
+	for _, j := range runnable[ran:] {
+		left[j.ID] = true
+	}
+	finished := make([]runtime.AcquiredJob, 0, len(jobs))
+	for _, j := range jobs {
+		if !left[j.ID] {
+			finished = append(finished, j)
+		}
+	}
+	x.done(rt, finished...)
 	if len(acquired) > 0 {
 		x.enqueue(rt, acquired)
 	}

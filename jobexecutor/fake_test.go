@@ -181,6 +181,8 @@ func (f *fakeRuntime) RunGroup(ctx context.Context, jobs []runtime.AcquiredJob, 
 func (f *fakeRuntime) MayRunLong(*persistence.Job) bool { return false }
 func (f *fakeRuntime) TimeJobs()                        {}
 
+func (f *fakeRuntime) BatchHandlerTypes() []string { return nil }
+
 func (f *fakeRuntime) UnlockJobs(_ context.Context, jobs []runtime.AcquiredJob) (int, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

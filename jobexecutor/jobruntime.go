@@ -44,6 +44,9 @@ type JobRuntime interface {
 	// TimeJobs makes the engine learn it, for an executor that asks.
 	MayRunLong(j *persistence.Job) bool
 	TimeJobs()
+	// BatchHandlerTypes lists the handler types of batch jobs: the
+	// executor runs at most MaxBatchJobs of them at once.
+	BatchHandlerTypes() []string
 	// UnlockJobs releases acquired jobs that were not started, or whose
 	// outcome was not stored, while their lock is the one acquired; it
 	// returns how many it released.

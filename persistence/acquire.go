@@ -43,6 +43,10 @@ type AcquireParams struct {
 	// jobs: none is acquired while an exclusive job of the same hierarchy
 	// is locked.
 	ExclusiveOverHierarchies bool
+	// ExcludeHandlerTypes leaves the jobs of these handler types out (a job
+	// executor whose share of batch jobs is taken leaves batch jobs to
+	// later acquisitions). nil: every handler type.
+	ExcludeHandlerTypes []string
 }
 
 func (p AcquireParams) validate() error {
@@ -219,6 +223,7 @@ type acquireKey struct {
 	hasMin, hasMax, deploymentAware bool
 	logLocked, byHierarchy          bool
 	deployments                     int // bound one by one without arrays
+	excluded                        int // handler types left out, bound one by one
 	limit                           int // for a literal limit
 }
 
@@ -244,6 +249,7 @@ func acquireStatement(d *sqlDialect, p AcquireParams) (string, []any) {
 	if d.literalLimit {
 		key.limit = p.Limit
 	}
+	key.excluded = len(p.ExcludeHandlerTypes)
 	args := []any{p.Now, p.LockOwner, p.LockUntil, int64(p.Limit)}
 	if p.PriorityMin != nil {
 		args = append(args, *p.PriorityMin)
@@ -259,6 +265,9 @@ func acquireStatement(d *sqlDialect, p AcquireParams) (string, []any) {
 				args = append(args, id)
 			}
 		}
+	}
+	for _, t := range p.ExcludeHandlerTypes {
+		args = append(args, t)
 	}
 	if key.logLocked {
 		ids := make([]string, p.Limit)
@@ -314,6 +323,13 @@ func buildAcquireStatement(k acquireKey) string {
 			}
 			filter.WriteString(" AND (deployment_id IS NULL OR deployment_id IN (" + strings.Join(ps, ", ") + "))")
 		}
+	}
+	if k.excluded > 0 {
+		ps := make([]string, k.excluded)
+		for i := range ps {
+			ps[i] = param()
+		}
+		filter.WriteString(" AND handler_type NOT IN (" + strings.Join(ps, ", ") + ")")
 	}
 	// Two acquirers do not see each other's uncommitted locks, so two nodes
 	// acquiring at once would split the exclusive jobs of an instance between

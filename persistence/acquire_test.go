@@ -413,3 +413,38 @@ func TestAcquireExpiredBeforeFreshBacklog(t *testing.T) {
 		}
 	})
 }
+
+// ExcludeHandlerTypes leaves the jobs of those handler types out, with and
+// beside the other filters' parameters.
+func TestAcquireExcludeHandlerTypes(t *testing.T) {
+	testdb.Run(t, func(t *testing.T, db persistence.DB) {
+		ctx := t.Context()
+		for _, c := range []struct {
+			exclude     []string
+			deployments []string
+			want        string
+		}{
+			{nil, nil, "a b c"},
+			{[]string{"batch-seed-job"}, nil, "b c"},
+			{[]string{"batch-seed-job", "instance-migration"}, nil, "c"},
+			{[]string{"instance-migration"}, []string{"d1"}, "a"},
+		} {
+			tx, err := db.Begin(ctx, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			insertJobs(t, tx,
+				newJob("a", func(j *persistence.Job) { j.HandlerType = "batch-seed-job" }),
+				newJob("b", func(j *persistence.Job) { j.HandlerType = "instance-migration" }),
+				newJob("c", func(j *persistence.Job) { j.DeploymentID = "d2" }),
+			)
+			got := acquire(t, tx, params(func(p *persistence.AcquireParams) {
+				p.ExcludeHandlerTypes, p.DeploymentIDs = c.exclude, c.deployments
+			}))
+			if s := sortedIDs(got); s != c.want {
+				t.Errorf("excluding %v (deployments %v): %q, want %q", c.exclude, c.deployments, s, c.want)
+			}
+			tx.Rollback(ctx)
+		}
+	})
+}

@@ -70,6 +70,18 @@ func init() {
 		}})
 }
 
+// BatchHandlerTypes lists the handler types of batch jobs (seed, monitor
+// and every batch type's execution jobs), sorted: a job executor tells
+// them from ordinary jobs by these, to keep its share of batch jobs.
+func (e *Core) BatchHandlerTypes() []string {
+	types := []string{handlerBatchSeed, handlerBatchMonitor}
+	for typ := range batchHandlers {
+		types = append(types, typ)
+	}
+	slices.Sort(types)
+	return types
+}
+
 // ErrNoBatchItems: a batch needs at least one item.
 var ErrNoBatchItems = errors.New("a batch needs at least one item")
 
@@ -157,7 +169,7 @@ func (c *command) batchJob(b *persistence.Batch, defID, handler, handlerConfig s
 	j := &persistence.Job{
 		ID: newID(), Rev: 1, Type: persistence.JobMessage, JobDefinitionID: defID,
 		Retries: c.e.initialRetries(""), HandlerType: handler, HandlerConfig: handlerConfig,
-		Suspension: b.Suspension, CreateTime: now, TenantID: b.TenantID,
+		Suspension: b.Suspension, CreateTime: now, TenantID: b.TenantID, Priority: c.e.Config.Batches.JobPriority,
 	}
 	if c.e.Config.Jobs.EnsureDueDateNotNull {
 		j.DueDate = &now

@@ -825,3 +825,37 @@ func TestBatchRestart(t *testing.T) {
 		}
 	})
 }
+
+// Batches.JobPriority (Camunda's batchJobPriority) is the priority of a
+// batch's seed, execution and monitor jobs.
+func TestBatchJobPriority(t *testing.T) {
+	cfg := bpmnlite.Config{Batches: bpmnlite.BatchConfig{JobsPerSeed: 1, JobPriority: -5}}
+	eachBackend(t, cfg, func(t *testing.T, e *env) {
+		e.Deploy("wait", waitModel)
+		pis := e.StartN("wait", 2)
+		b, err := e.Eng.DeleteProcessInstancesAsync(e.Ctx, bpmnlite.DeleteProcessInstancesRequest{IDs: pis})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantPriority := func(what, defID string) {
+			t.Helper()
+			jobs := e.batchJobs(defID)
+			if len(jobs) == 0 {
+				t.Fatalf("%s: no job", what)
+			}
+			for _, j := range jobs {
+				if j.Priority != -5 {
+					t.Fatalf("%s job priority %d, want Batches.JobPriority -5", what, j.Priority)
+				}
+			}
+		}
+		wantPriority("seed", b.SeedJobDefinitionID)
+		for range 2 {
+			if err := e.runOnly("seed", b.SeedJobDefinitionID); err != nil {
+				t.Fatal(err)
+			}
+		}
+		wantPriority("execution", b.BatchJobDefinitionID)
+		wantPriority("monitor", b.MonitorJobDefinitionID)
+	})
+}

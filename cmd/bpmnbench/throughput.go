@@ -382,16 +382,29 @@ func (s *stepTimes) pickups(instance string) []time.Duration {
 // measureLatency steps probe instances alone, then under background load of
 // about half the throughput, and reports pickup latencies.
 func measureLatency(ctx context.Context, o options, url string, load float64) (p50, p99, perStep time.Duration, err error) {
-	eng, err := bpmnlite.Open(ctx, bpmnlite.Config{
-		Database:            bpmnlite.DatabaseConfig{URL: url, MaxConns: 16},
-		Logger:              slog.New(slog.DiscardHandler),
-		JobExecutorActivate: true,
-		JobExecutor:         bpmnlite.JobExecutorConfig{PoolSize: 8, MaxJobsPerAcquisition: 32, Logger: slog.New(slog.DiscardHandler)},
-	})
+	eng, err := bpmnlite.Open(ctx, latencyConfig(url, bpmnlite.BatchConfig{}))
 	if err != nil {
 		return 0, 0, 0, err
 	}
 	defer eng.Close()
+	return probeLatency(ctx, eng, load)
+}
+
+// latencyConfig is the configuration of the engine whose job executor
+// runs the latency probe.
+func latencyConfig(url string, batches bpmnlite.BatchConfig) bpmnlite.Config {
+	return bpmnlite.Config{
+		Database:            bpmnlite.DatabaseConfig{URL: url, MaxConns: 16},
+		Logger:              slog.New(slog.DiscardHandler),
+		JobExecutorActivate: true,
+		JobExecutor:         bpmnlite.JobExecutorConfig{PoolSize: 8, MaxJobsPerAcquisition: 32, Logger: slog.New(slog.DiscardHandler)},
+		Batches:             batches,
+	}
+}
+
+// probeLatency measures the pickup latency of eng's job executor (see
+// measureLatency), with load instances a second beside the probe.
+func probeLatency(ctx context.Context, eng *bpmnlite.Engine, load float64) (p50, p99, perStep time.Duration, err error) {
 	times := newStepTimes()
 	eng.RegisterDelegate("probe", times.delegate())
 	const steps = 50
