@@ -35,6 +35,10 @@ const (
 	countTasks     = "task" // task; sub: task_definition_key
 )
 
+// KeptCountTables are the tables of the kept counts (no entity's): what
+// empties the entity tables must empty them too.
+var KeptCountTables = []string{"count_total", "count_delta"}
+
 // countKey is one dimension's row of count_total ("" for NULL).
 type countKey struct{ kind, key, definitionID, tenant, sub string }
 
