@@ -205,7 +205,9 @@ func writeRound(ctx context.Context, db persistence.DB, id string, w int) error 
 			}
 		}
 	}
-	ins := func(e persistence.Entity) persistence.Op { return persistence.Op{Kind: persistence.OpInsert, Entity: e} }
+	ins := func(e persistence.Entity) persistence.Op {
+		return persistence.Op{Kind: persistence.OpInsert, Entity: e}
+	}
 	if err := flush([]persistence.Op{ins(a), ins(b), ins(d), ins(ta), ins(tb), ins(td)}); err != nil {
 		return err
 	}
