@@ -298,6 +298,9 @@ func seedHistory(ctx context.Context, db persistence.DB, instances, perInstance 
 			return fmt.Errorf("seed history: %w", err)
 		}
 	}
+	if err := persistence.Recount(ctx, tx); err != nil { // the rows bypassed the engine's kept counts
+		return err
+	}
 	if pg {
 		for _, t := range []string{"hist_process_instance", "hist_activity_instance"} {
 			if _, err := tx.Exec(ctx, "ANALYZE "+t); err != nil {

@@ -35,3 +35,13 @@ FROM hist_process_instance GROUP BY 2, 3, 4, 5;
 INSERT INTO count_total (kind, definition_key, definition_id, tenant_id, sub, total)
 SELECT 'task', '', COALESCE(process_definition_id, ''), COALESCE(tenant_id, ''), COALESCE(task_definition_key, ''), count(*)
 FROM task GROUP BY 3, 4, 5;
+
+-- count_delta takes a few rows per transaction and loses them to the next
+-- merge: it stays small but collects dead rows, which every count scans
+-- until they are vacuumed. So it is vacuumed after a thousand dead rows
+-- (not a fifth of its live ones, which are few), without pausing; and a
+-- count never plans parallel workers for it (launching them costs more
+-- than the scan: a count planned on a moment's bloat took milliseconds).
+ALTER TABLE count_delta SET (parallel_workers = 0, autovacuum_vacuum_threshold = 1000,
+    autovacuum_vacuum_scale_factor = 0, autovacuum_vacuum_insert_threshold = 1000,
+    autovacuum_vacuum_insert_scale_factor = 0, autovacuum_vacuum_cost_delay = 0);
