@@ -28,6 +28,8 @@ var keptCountFilters = []any{
 	bpmnlite.TaskQuery{ProcessDefinitionKey: "p"},
 	bpmnlite.TaskQuery{TaskDefinitionKeyIn: []string{"work", "other"}},
 	bpmnlite.TaskQuery{Tenants: persistence.Tenants{WithoutTenantID: true}},
+	bpmnlite.TaskQuery{Tenants: persistence.Tenants{TenantIDIn: []string{"t1", "t2"}}},
+	bpmnlite.TaskQuery{TaskDefinitionKey: "work", Tenants: persistence.Tenants{TenantIDIn: []string{"t1"}}},
 }
 
 // checkKeptCounts compares every kept count with count(*), before and
@@ -81,7 +83,15 @@ func TestKeptCountsFollowEveryChange(t *testing.T) {
 		e.Eng.RegisterDelegate("after", bpmnlite.DelegateFunc(func(context.Context, *bpmnlite.Execution) error { return nil }))
 		e.Deploy("p", harness.UserTaskProcess)
 		e.Deploy("quick", enginetest.Process("quick", `<startEvent id="s"/><sequenceFlow id="f" sourceRef="s" targetRef="e"/><endEvent id="e"/>`))
+		tenant, err := e.Eng.Deploy(e.Ctx, bpmnlite.DeployRequest{Name: "tp", TenantID: "t1", Resources: []bpmnlite.Resource{{Name: "tp.bpmn",
+			Bytes: []byte(enginetest.Defs(enginetest.Executable("tp", `<startEvent id="start"/><userTask id="work"/><endEvent id="end"/>`, enginetest.Chain("start", "work", "end"))))}}})
+		if err != nil {
+			t.Fatal(err)
+		}
 		checkKeptCounts(t, e, "deploying")
+		if _, err := e.Eng.Start(e.Ctx, bpmnlite.StartRequest{DefinitionID: tenant.Definitions[0].ID}); err != nil {
+			t.Fatal(err)
+		}
 		var pis []string
 		for range 4 {
 			pis = append(pis, e.Start("p", nil))
@@ -120,10 +130,11 @@ func TestKeptCountsFollowEveryChange(t *testing.T) {
 		}
 		checkKeptCounts(t, e, "a migration")
 		for _, id := range []string{defs[0].ID, defs[1].ID} {
-			f := bpmnlite.HistoricProcessInstanceQuery{ProcessDefinitionID: id}
-			got, err := e.Eng.Count(e.Ctx, f)
-			if want := exactCount(t, e.DB(), f); err != nil || got != want {
-				t.Errorf("instances of %s: %d (%v), count(*) %d", id, got, err, want)
+			for _, f := range []any{bpmnlite.HistoricProcessInstanceQuery{ProcessDefinitionID: id}, bpmnlite.TaskQuery{ProcessDefinitionID: id}} {
+				got, err := e.Eng.Count(e.Ctx, f)
+				if want := exactCount(t, e.DB(), f); err != nil || got != want || want == 0 {
+					t.Errorf("%+v: %d (%v), count(*) %d", f, got, err, want)
+				}
 			}
 		}
 		_ = d2
