@@ -97,11 +97,8 @@ func (c *countDeltas) add(k countKey, n int64) {
 	c.keys, c.n = append(c.keys, k), append(c.n, n)
 }
 
-// countStatement is the statement that records the kept counts' changes of
-// a flush of ops and writes, and where among the writes' statements it goes
-// (before the first that removes counted rows by a condition, else after
-// them all); ok is false when nothing counted changed.
-func countStatement(ops []Op, writes []Write) (st Stmt, at int, ok bool) {
+// opDeltas are the kept counts' changes that ops make.
+func opDeltas(ops []Op) countDeltas {
 	var d countDeltas
 	for _, op := range ops {
 		if op.Entity == nil {
@@ -114,7 +111,11 @@ func countStatement(ops []Op, writes []Write) (st Stmt, at int, ok bool) {
 		switch op.Kind {
 		case OpInsert, OpDelete:
 			k, _ := countKeyOf(t, Values(op.Entity))
-			d.add(k, map[OpKind]int64{OpInsert: 1, OpDelete: -1}[op.Kind])
+			n := int64(1)
+			if op.Kind == OpDelete {
+				n = -1
+			}
+			d.add(k, n)
 		case OpUpdate:
 			if op.Loaded == nil { // not read by the transaction: its dimensions are taken as unchanged
 				continue
@@ -127,16 +128,13 @@ func countStatement(ops []Op, writes []Write) (st Stmt, at int, ok bool) {
 			}
 		}
 	}
-	at = len(writes)
-	var ended []string
-	for i, w := range writes {
-		if w.countRemoval && at == len(writes) {
-			at = i
-		}
-		if w.countEnded != "" && at == len(writes) {
-			ended = append(ended, w.countEnded)
-		}
-	}
+	return d
+}
+
+// countStatement is the statement that records the changes d and the ends
+// of the historic process instances ended (by writes before it, from their
+// rows); ok is false when there is nothing to record.
+func countStatement(d countDeltas, ended []string) (st Stmt, ok bool) {
 	var parts []string
 	var args []any
 	arg := func(v any) string {
@@ -161,9 +159,9 @@ func countStatement(ops []Op, writes []Write) (st Stmt, at int, ok bool) {
 		parts = append(parts, "SELECT "+instanceDims+", '"+StateActive+"', -1"+where, "SELECT "+instanceDims+", state, 1"+where)
 	}
 	if len(parts) == 0 {
-		return Stmt{}, 0, false
+		return Stmt{}, false
 	}
-	return Stmt{SQL: "INSERT INTO count_delta (" + countColumns + ", delta) " + strings.Join(parts, " UNION ALL "), Args: args}, at, true
+	return Stmt{SQL: "INSERT INTO count_delta (" + countColumns + ", delta) " + strings.Join(parts, " UNION ALL "), Args: args}, true
 }
 
 // instanceDims selects a historic process instance's dimensions but its
@@ -180,15 +178,27 @@ func removedInstancesCount(where string, args []any) Write {
 	return w
 }
 
-// withCounts is the flush's raw statements with the kept counts' changes
-// in place (see countStatement).
+// withCounts is the flush's raw statements with the kept counts' changes:
+// one statement after them all. Only when an instance's end precedes a
+// removal of history in the same flush, the ends so far are recorded
+// before the removal (which takes the removed rows out in their state then).
 func withCounts(ops []Op, writes []Write) []Stmt {
-	raw := statementsOf(writes)
-	st, at, ok := countStatement(ops, writes)
-	if !ok {
-		return raw
+	out := make([]Stmt, 0, len(writes)+1)
+	var ended []string
+	for _, w := range writes {
+		if w.countRemoval && len(ended) > 0 {
+			st, _ := countStatement(countDeltas{}, ended)
+			out, ended = append(out, st), nil
+		}
+		out = append(out, w.stmt)
+		if w.countEnded != "" {
+			ended = append(ended, w.countEnded)
+		}
 	}
-	return slices.Insert(raw, at, st)
+	if st, ok := countStatement(opDeltas(ops), ended); ok {
+		out = append(out, st)
+	}
+	return out
 }
 
 // countLockClass is the first key of the merge's advisory lock.

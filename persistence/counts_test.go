@@ -228,3 +228,45 @@ func writeRound(ctx context.Context, db persistence.DB, id string, w int) error 
 	}
 	return flush(nil, persistence.RemoveHistory([]string{c.ID})...)
 }
+
+// An instance's end and a removal of history in one flush, in either
+// order, leave the kept counts exact.
+func TestKeptCountsEndAndRemovalInOneFlush(t *testing.T) {
+	testdb.Run(t, func(t *testing.T, db persistence.DB) {
+		ctx := t.Context()
+		now := time.Now().UTC()
+		flush := func(ops []persistence.Op, writes ...persistence.Write) {
+			t.Helper()
+			tx, err := db.Begin(ctx, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := persistence.FlushCommit(ctx, tx, ops, writes...); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var ops []persistence.Op
+		for _, id := range []string{"x", "y", "z", "w"} {
+			ops = append(ops, persistence.Op{Kind: persistence.OpInsert, Entity: &persistence.HistoricProcessInstance{ID: id,
+				ProcessDefinitionID: "k:1", ProcessDefinitionKey: "k", StartTime: now, State: persistence.StateActive}})
+		}
+		flush(ops)
+		end := func(id string) persistence.Write {
+			return persistence.EndProcessInstance(id, now, persistence.StateCompleted, "", "end")
+		}
+		flush(nil, append([]persistence.Write{end("x")}, persistence.RemoveHistory([]string{"x"})...)...)
+		flush(nil, append(persistence.RemoveHistory([]string{"y"}), end("y"))...)
+		flush(nil, append(append([]persistence.Write{end("z")}, persistence.RemoveHistory([]string{"w"})...), end("zz"))...)
+		for _, c := range []struct {
+			f    persistence.HistoricProcessInstanceFilter
+			want int
+		}{{persistence.HistoricProcessInstanceFilter{}, 1}, {persistence.HistoricProcessInstanceFilter{Finished: true}, 1}, {persistence.HistoricProcessInstanceFilter{Unfinished: true}, 0}} {
+			if got := countOf(t, db, c.f); got != c.want {
+				t.Errorf("count %+v = %d, want %d", c.f, got, c.want)
+			}
+			if n, err := persistence.Count(ctx, db, c.f.Query()); err != nil || n != c.want {
+				t.Errorf("count(*) %+v = %d (%v), want %d", c.f, n, err, c.want)
+			}
+		}
+	})
+}

@@ -243,7 +243,7 @@ type Write struct {
 	stmt Stmt
 	// countEnded is the historic process instance this write ends;
 	// countRemoval marks the write that takes removed historic process
-	// instances out of the kept counts (see countStatement).
+	// instances out of the kept counts (see withCounts).
 	countEnded   string
 	countRemoval bool
 }
@@ -251,15 +251,6 @@ type Write struct {
 func newWrite(sql string, args ...any) Write { return Write{stmt: Stmt{SQL: sql, Args: args}} }
 
 func (w Write) String() string { return fmt.Sprintf("%s %v", w.stmt.SQL, w.stmt.Args) }
-
-// statementsOf returns the statements of ws, for Flush.
-func statementsOf(ws []Write) []Stmt {
-	out := make([]Stmt, len(ws))
-	for i, w := range ws {
-		out[i] = w.stmt
-	}
-	return out
-}
 
 // EndActivityInstance closes an activity instance in history.
 func EndActivityInstance(id string, end time.Time, canceled bool) Write {
