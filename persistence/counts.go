@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Kept counts (migration 0027). Counting history's process instances or
@@ -230,9 +231,13 @@ func MergeCounts(ctx context.Context, db DB) error {
 		}
 		// One statement: it deletes the deltas its snapshot sees and adds
 		// just those; deltas committed meanwhile wait for the next merge.
-		if _, err := tx.Exec(ctx, "WITH d AS (DELETE FROM count_delta RETURNING "+countColumns+", delta)"+
-			" INSERT INTO count_total ("+countColumns+", total) SELECT "+countColumns+", SUM(delta) FROM d GROUP BY "+countColumns+upsert); err != nil {
+		merged, err := tx.Exec(ctx, "WITH d AS (DELETE FROM count_delta RETURNING "+countColumns+", delta)"+
+			" INSERT INTO count_total ("+countColumns+", total) SELECT "+countColumns+", SUM(delta) FROM d GROUP BY "+countColumns+upsert)
+		if err != nil {
 			return fmt.Errorf("merge counts: %w", err)
+		}
+		if d, ok := db.(*pgDB); ok && merged > 0 {
+			defer vacuumCountDeltas(ctx, d) // after the commit
 		}
 	} else {
 		// SQLite's one writer: nothing inserts between the two statements.
@@ -249,6 +254,25 @@ func MergeCounts(ctx context.Context, db DB) error {
 		return fmt.Errorf("merge counts: %w", err)
 	}
 	return tx.Commit(ctx)
+}
+
+// countVacuumInterval is how often at most a node vacuums count_delta.
+const countVacuumInterval = 10 * time.Second
+
+// vacuumCountDeltas vacuums count_delta, at most every
+// countVacuumInterval, after the merge committed: the deltas merged away
+// are dead rows that every count scans until they are vacuumed, and
+// autovacuum may be off or a minute away. A node that finds another
+// vacuuming skips its turn; a failure waits for the next turn.
+func vacuumCountDeltas(ctx context.Context, d *pgDB) {
+	now := time.Now().UnixNano()
+	last := d.countsVacuumed.Load()
+	if now-last < int64(countVacuumInterval) || !d.countsVacuumed.CompareAndSwap(last, now) {
+		return
+	}
+	if _, err := d.pool.Exec(ctx, "VACUUM (SKIP_LOCKED) count_delta"); err != nil && ctx.Err() == nil {
+		d.log.Warn("persistence: vacuum count_delta", "error", err)
+	}
 }
 
 // Recount rebuilds the kept counts from the rows, as migration 0027 seeds
