@@ -236,7 +236,10 @@ func MergeCounts(ctx context.Context, db DB) error {
 		if err != nil {
 			return fmt.Errorf("merge counts: %w", err)
 		}
-		if d, ok := db.(*pgDB); ok && merged > 0 {
+		if d, ok := db.(*pgDB); ok {
+			if merged > 0 {
+				d.countsMerged.Store(true)
+			}
 			defer vacuumCountDeltas(ctx, d) // after the commit
 		}
 	} else {
@@ -259,17 +262,18 @@ func MergeCounts(ctx context.Context, db DB) error {
 // countVacuumInterval is how often at most a node vacuums count_delta.
 const countVacuumInterval = 10 * time.Second
 
-// vacuumCountDeltas vacuums count_delta, at most every
-// countVacuumInterval, after the merge committed: the deltas merged away
-// are dead rows that every count scans until they are vacuumed, and
-// autovacuum may be off or a minute away. A node that finds another
+// vacuumCountDeltas vacuums count_delta after a merge committed, when this
+// node merged deltas since it last did, at most every countVacuumInterval:
+// the deltas merged away are dead rows that every count scans until they
+// are vacuumed, and autovacuum may be off or a minute away. A node that finds another
 // vacuuming skips its turn; a failure waits for the next turn.
 func vacuumCountDeltas(ctx context.Context, d *pgDB) {
 	now := time.Now().UnixNano()
 	last := d.countsVacuumed.Load()
-	if now-last < int64(countVacuumInterval) || !d.countsVacuumed.CompareAndSwap(last, now) {
+	if !d.countsMerged.Load() || now-last < int64(countVacuumInterval) || !d.countsVacuumed.CompareAndSwap(last, now) {
 		return
 	}
+	d.countsMerged.Store(false)
 	if _, err := d.pool.Exec(ctx, "VACUUM (SKIP_LOCKED) count_delta"); err != nil && ctx.Err() == nil {
 		d.log.Warn("persistence: vacuum count_delta", "error", err)
 	}

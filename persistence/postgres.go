@@ -27,8 +27,9 @@ type pgDB struct {
 	// existing: open only a current database (Options.Existing).
 	existing bool
 	// countsVacuumed: when this handle last vacuumed count_delta (unix
-	// nanoseconds; see MergeCounts).
+	// nanoseconds); countsMerged: it merged deltas since (see MergeCounts).
 	countsVacuumed atomic.Int64
+	countsMerged   atomic.Bool
 }
 
 // DefaultPostgresConns is the PostgreSQL pool's default size. A running
