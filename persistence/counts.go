@@ -210,6 +210,18 @@ const countLockClass int32 = 0x636e7473 // "cnts"
 // that finds another merging skips its turn). Writers only insert deltas,
 // so a merge blocks none of them.
 func MergeCounts(ctx context.Context, db DB) error {
+	// Most turns find nothing: a read says so without taking SQLite's one
+	// writer or PostgreSQL's lock.
+	var pending bool
+	if err := readRows(ctx, db, "SELECT EXISTS (SELECT 1 FROM count_delta)", nil, func(r Rows) error { return r.Scan(&pending) }); err != nil {
+		return fmt.Errorf("merge counts: %w", err)
+	}
+	if !pending {
+		if d, ok := db.(*pgDB); ok {
+			vacuumCountDeltas(ctx, d) // deltas merged earlier
+		}
+		return nil
+	}
 	tx, err := db.Begin(ctx, false)
 	if err != nil {
 		return err
