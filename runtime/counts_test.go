@@ -186,3 +186,47 @@ func TestKeptCountsFallBack(t *testing.T) {
 		}
 	})
 }
+
+// The engine merges the deltas into the totals by itself, every second.
+func TestKeptCountsMergedByTheEngine(t *testing.T) {
+	harness.EachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *harness.Env) {
+		e.Eng.RegisterDelegate("after", bpmnlite.DelegateFunc(func(context.Context, *bpmnlite.Execution) error { return nil }))
+		e.Deploy("p", harness.UserTaskProcess)
+		for range 3 {
+			e.Start("p", nil)
+		}
+		rows := func(table string) int {
+			t.Helper()
+			tx, err := e.DB().Begin(e.Ctx, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tx.Rollback(e.Ctx)
+			r, err := tx.Query(e.Ctx, "SELECT count(*) FROM "+table)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			var n int
+			for r.Next() {
+				if err := r.Scan(&n); err != nil {
+					t.Fatal(err)
+				}
+			}
+			return n
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for rows("count_delta") > 0 {
+			if time.Now().After(deadline) {
+				t.Fatalf("%d deltas still unmerged after 10 s", rows("count_delta"))
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		if n := rows("count_total"); n != 2 { // the instances, their tasks
+			t.Errorf("%d total rows, want 2", n)
+		}
+		if n, err := e.Eng.Count(e.Ctx, bpmnlite.TaskQuery{TaskDefinitionKey: "work"}); err != nil || n != 3 {
+			t.Errorf("tasks at work: %d (%v), want 3", n, err)
+		}
+	})
+}
