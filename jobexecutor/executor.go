@@ -91,7 +91,12 @@ func New(cfg Config, engines ...JobRuntime) (*Executor, error) {
 		claims:   make(map[JobRuntime]*runtime.Claim),
 	}
 	for _, rt := range engines {
-		x.turns[rt] = new(sync.Mutex)
+		if rt.Capabilities().SingleWriter {
+			x.turns[rt] = new(sync.Mutex)
+		}
+		if x.timesJobs(rt.Capabilities()) {
+			rt.TimeJobs()
+		}
 		rt.OnJobCreated(func(jobs []*persistence.Job) bool { return x.jobCreated(rt, jobs) })
 		if !rt.Capabilities().SingleWriter && !cfg.NoContinuations {
 			x.claims[rt] = &runtime.Claim{Owner: cfg.LockOwner, LockTime: cfg.LockTime, ByRoot: cfg.AcquireExclusiveOverProcessHierarchies,
@@ -639,7 +644,7 @@ func (x *Executor) inGroup(b *batch) bool {
 	if !caps.SingleWriter && !x.cfg.GroupCommit {
 		return false
 	}
-	if caps.DeferredWriter || !caps.SingleWriter {
+	if x.timesJobs(caps) {
 		for _, j := range b.jobs {
 			if b.rt.MayRunLong(j.Job) {
 				return false
@@ -647,6 +652,12 @@ func (x *Executor) inGroup(b *batch) bool {
 		}
 	}
 	return true
+}
+
+// timesJobs reports whether inGroup asks an engine of caps MayRunLong:
+// where jobs run in groups and a job can also run outside one.
+func (x *Executor) timesJobs(caps persistence.Capabilities) bool {
+	return caps.DeferredWriter || (!caps.SingleWriter && x.cfg.GroupCommit)
 }
 
 // reportBusy counts a worker starting (+1) or finishing (-1) a batch.
@@ -719,12 +730,9 @@ const maxGroup = 64
 // queued then, while the jobs queued meanwhile waited for another worker.
 // Taking turns made groups larger and SQLite about 5 % faster.
 func (x *Executor) runGroup(ctx context.Context, b *batch) {
-	// Several writers (PostgreSQL) need no turns: their groups run side by
-	// side.
+	// Several writers (PostgreSQL, GroupCommit) have no turns: their groups
+	// run side by side.
 	turn := x.turns[b.rt]
-	if !b.rt.Capabilities().SingleWriter {
-		turn = nil
-	}
 	if turn != nil {
 		turn.Lock()
 	}

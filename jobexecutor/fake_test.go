@@ -179,6 +179,7 @@ func (f *fakeRuntime) RunGroup(ctx context.Context, jobs []runtime.AcquiredJob, 
 
 // MayRunLong: the fake's jobs are all quick (the fake has no writer).
 func (f *fakeRuntime) MayRunLong(*persistence.Job) bool { return false }
+func (f *fakeRuntime) TimeJobs()                        {}
 
 func (f *fakeRuntime) UnlockJobs(_ context.Context, jobs []runtime.AcquiredJob) (int, error) {
 	f.mu.Lock()

@@ -41,7 +41,9 @@ type JobRuntime interface {
 	RunGroup(ctx context.Context, jobs []runtime.AcquiredJob, proceed func() bool, next func() (persistence.AcquireParams, bool)) (errs []error, ran int, acquired []runtime.AcquiredJob)
 	// MayRunLong reports whether a job's work may take long (see
 	// runtime.Core.MayRunLong): on a single writer it runs outside a group.
+	// TimeJobs makes the engine learn it, for an executor that asks.
 	MayRunLong(j *persistence.Job) bool
+	TimeJobs()
 	// UnlockJobs releases acquired jobs that were not started, or whose
 	// outcome was not stored, while their lock is the one acquired; it
 	// returns how many it released.

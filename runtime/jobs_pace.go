@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/bpmnlite/bpmnlite/persistence"
@@ -33,9 +34,10 @@ type paceKey struct {
 }
 
 // jobPace counts, per activity and job handler, the quick runs since the
-// last slow one.
+// last slow one, once an executor that groups jobs asked for it (timed).
 type jobPace struct {
 	slow  time.Duration // see slowWork
+	timed atomic.Bool
 	mu    sync.Mutex
 	quick map[paceKey]int
 }
@@ -63,6 +65,11 @@ func (p *jobPace) isQuick(j *persistence.Job) bool {
 	defer p.mu.Unlock()
 	return p.quick[paceKeyOf(j)] >= quickRuns
 }
+
+// TimeJobs makes the engine time each job's work from now on, for
+// MayRunLong. An executor that runs the engine's jobs in groups calls it;
+// others never read the times, so the engine does not take them.
+func (e *Core) TimeJobs() { e.pace.timed.Store(true) }
 
 // MayRunLong reports whether a job's work may take longer than a group
 // on a single writer should wait for: a job of an activity whose last

@@ -111,6 +111,7 @@ func (e *Core) execute(ctx context.Context, jobID string, acquired *persistence.
 	}
 	var workErr error
 	var claimed *AcquiredJob
+	var run jobRun // the job as last read, for its span
 	// Deferred: on SQLite the job's delegates run without the write lock,
 	// beside other jobs, and its flush checks every row it read (see
 	// persistence.DeferredWriter).
@@ -126,9 +127,7 @@ func (e *Core) execute(ctx context.Context, jobID string, acquired *persistence.
 			return fmt.Errorf("job %q: %w", jobID, err)
 		}
 		job := ent.(*persistence.Job)
-		if e.tracing() {
-			annotate(cc, jobAttributes(job)...)
-		}
+		run = runOf(job)
 		if err := lock.check(job); err != nil {
 			return err
 		}
@@ -143,7 +142,7 @@ func (e *Core) execute(ctx context.Context, jobID string, acquired *persistence.
 	}
 	e.logOutcome(jobID, workErr)
 	if e.tracing() {
-		annotate(ctx, attrJobOutcome.String(jobOutcome(workErr)))
+		annotate(ctx, run.attributes(workErr)...)
 	}
 	return claimed, workErr
 }
@@ -216,7 +215,7 @@ func (e *Core) runWork(cc *tx.Context, job *persistence.Job, start *time.Time, c
 	if err == nil {
 		err = c.run()
 	}
-	if caps := e.db.Capabilities(); caps.DeferredWriter || !caps.SingleWriter {
+	if e.pace.timed.Load() {
 		// For the executor's choice of how to run such jobs (MayRunLong):
 		// the work, not the wait for the writer at the commit.
 		e.pace.record(job, time.Since(began))
@@ -334,11 +333,11 @@ func (e *Core) groupJobSpan(cc *tx.Context, j *persistence.Job, span *trace.Span
 	if span != nil {
 		*span = trace.SpanContextFromContext(jobCtx)
 	}
-	annotate(jobCtx, jobAttributes(j)...)
 	cc.Context = jobCtx
+	run := runOf(j)
 	return func(workErr, err error) {
 		cc.Context = outer
-		annotate(jobCtx, attrJobOutcome.String(jobOutcome(workErr)))
+		annotate(jobCtx, run.attributes(workErr)...)
 		endSpan(errors.Join(workErr, err))
 	}
 }

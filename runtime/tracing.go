@@ -57,13 +57,28 @@ func annotate(ctx context.Context, attrs ...attribute.KeyValue) {
 	trace.SpanFromContext(ctx).SetAttributes(attrs...)
 }
 
-// jobAttributes are what a job's span says of it.
-func jobAttributes(j *persistence.Job) []attribute.KeyValue {
+// jobRun is what a job's span says of the job, taken before it runs (a
+// failure's record changes its retries and failure count).
+type jobRun struct {
+	job              *persistence.Job
+	retries, attempt int
+}
+
+func runOf(j *persistence.Job) jobRun {
+	return jobRun{job: j, retries: j.Retries, attempt: j.Failures + j.FailedAttempts + 1}
+}
+
+// attributes are the job span's attributes, with how the run ended
+// (workErr), set once when the run is over: each SetAttributes call grows
+// the span's attribute slice, and a job is the engine's hottest span.
+func (r jobRun) attributes(workErr error) []attribute.KeyValue {
+	j := r.job
 	return []attribute.KeyValue{
 		attrJobID.String(j.ID), attrJobHandler.String(j.HandlerType), attrActivityID.String(j.ActivityID),
 		attrInstanceID.String(j.ProcessInstanceID), attrDefinitionKey.String(j.ProcessDefinitionKey),
-		attrJobRetries.Int(j.Retries), // left before this run
-		attrJobAttempt.Int(j.Failures + j.FailedAttempts + 1),
+		attrJobRetries.Int(r.retries), // left before this run
+		attrJobAttempt.Int(r.attempt),
+		attrJobOutcome.String(jobOutcome(workErr)),
 	}
 }
 

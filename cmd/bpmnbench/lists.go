@@ -138,63 +138,22 @@ func latencies(url string, n int) (time.Duration, time.Duration, error) {
 // finished, in statements of the database's own (generate_series on
 // PostgreSQL, a recursive CTE on SQLite).
 func seedRows(ctx context.Context, db persistence.DB, table string, n int) error {
-	tx, err := db.Begin(ctx, false)
-	if err != nil {
+	return seed(ctx, db, []string{table}, func(tx persistence.Tx, s seedSQL) error {
+		var sql string
+		switch table {
+		case "hist_process_instance":
+			sql = s.insert(table, "id, rev, process_definition_id, process_definition_key, business_key, start_time, end_time, state",
+				"'pi-' || "+s.text("x")+", 1, 'bench:1:x', 'bench', 'order-' || "+s.text("x")+", "+s.at("x")+
+					", CASE WHEN x % 10 = 0 THEN "+s.at("x + 5")+" END, CASE WHEN x % 10 = 0 THEN 'COMPLETED' ELSE 'ACTIVE' END")
+		case "task":
+			sql = s.insert(table, "id, rev, name, process_instance_id, process_definition_id, task_definition_key, priority, create_time, suspension",
+				"'task-' || "+s.text("x")+", 1, 'Work', 'pi-' || "+s.text("x")+", 'bench:1:x', CASE WHEN x % 2 = 0 THEN 'work' ELSE 'check' END, 50, "+s.at("x")+", 1")
+		}
+		have, err := rowCount(ctx, tx, table)
+		if err != nil || have >= n {
+			return err
+		}
+		_, err = tx.Exec(ctx, sql, have+1, n)
 		return err
-	}
-	defer func() { _ = tx.Rollback(ctx) }()
-	pg := db.Dialect() == persistence.Postgres
-	series := "WITH RECURSIVE g(x) AS (SELECT $1 UNION ALL SELECT x + 1 FROM g WHERE x < $2) "
-	at := "(1700000000000000 + x * 1000000)" // microseconds, as SQLite keeps times
-	end := "CASE WHEN x % 10 = 0 THEN " + at + " + 5000000 END"
-	str := "CAST(x AS TEXT)"
-	if pg {
-		series = ""
-		at = "(timestamptz '2023-11-14 22:13:20+00' + x * interval '1 second')"
-		end = "CASE WHEN x % 10 = 0 THEN " + at + " + interval '5 seconds' END"
-		str = "x::text"
-	}
-	from := " FROM g"
-	if pg {
-		from = " FROM generate_series($1::int, $2::int) AS g(x)"
-	}
-	var sql string
-	switch table {
-	case "hist_process_instance":
-		sql = series + "INSERT INTO hist_process_instance (id, rev, process_definition_id, process_definition_key, business_key, start_time, end_time, state)" +
-			" SELECT 'pi-' || " + str + ", 1, 'bench:1:x', 'bench', 'order-' || " + str + ", " + at + ", " + end +
-			", CASE WHEN x % 10 = 0 THEN 'COMPLETED' ELSE 'ACTIVE' END" + from
-	case "task":
-		sql = series + "INSERT INTO task (id, rev, name, process_instance_id, process_definition_id, task_definition_key, priority, create_time, suspension)" +
-			" SELECT 'task-' || " + str + ", 1, 'Work', 'pi-' || " + str + ", 'bench:1:x', CASE WHEN x % 2 = 0 THEN 'work' ELSE 'check' END, 50, " + at + ", 1" + from
-	}
-	var have int
-	rows, err := tx.Query(ctx, "SELECT count(*) FROM "+table)
-	if err != nil {
-		return err
-	}
-	for rows.Next() {
-		var c int64
-		if err := rows.Scan(&c); err != nil {
-			rows.Close()
-			return err
-		}
-		have = int(c)
-	}
-	rows.Close()
-	if have < n {
-		if _, err := tx.Exec(ctx, sql, have+1, n); err != nil {
-			return fmt.Errorf("seed %s: %w", table, err)
-		}
-		// The rows bypassed the engine: its kept counts are counted anew.
-		if err := persistence.Recount(ctx, tx); err != nil {
-			return err
-		}
-	}
-	if pg {
-		if _, err := tx.Exec(ctx, "ANALYZE "+table); err != nil {
-			return err
-		}
-	}
-	return tx.Commit(ctx)
+	})
 }

@@ -184,30 +184,9 @@ func send(base string, r pageRequest) error {
 // def to history (the definition page's heat map reads them), spread over
 // its activities.
 func seedActivityHistory(ctx context.Context, db persistence.DB, def string, n int) error {
-	tx, err := db.Begin(ctx, false)
-	if err != nil {
+	return seed(ctx, db, []string{"hist_activity_instance"}, func(tx persistence.Tx, s seedSQL) error {
+		_, err := tx.Exec(ctx, s.insert("hist_activity_instance", "id, rev, process_instance_id, process_definition_id, activity_id, activity_type, start_time, end_time, canceled",
+			"'seeded-' || "+s.text("x")+", 1, 'seeded-pi-' || "+s.text("x")+", '"+def+"', CASE x % 3 WHEN 0 THEN 'start' WHEN 1 THEN 'work' ELSE 'end' END, 'userTask', "+s.at("x")+", "+s.at("x")+", false"), 1, n)
 		return err
-	}
-	defer func() { _ = tx.Rollback(ctx) }()
-	pg := db.Dialect() == persistence.Postgres
-	at := "(1700000000000000 + x * 1000000)"
-	str := "CAST(x AS TEXT)"
-	head, from := "WITH RECURSIVE g(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM g WHERE x < $1) ", " FROM g"
-	if pg {
-		at = "(timestamptz '2023-11-14 22:13:20+00' + x * interval '1 second')"
-		str = "x::text"
-		head, from = "", " FROM generate_series(1, $1::int) AS g(x)"
-	}
-	activity := "CASE x % 3 WHEN 0 THEN 'start' WHEN 1 THEN 'work' ELSE 'end' END"
-	sql := head + "INSERT INTO hist_activity_instance (id, rev, process_instance_id, process_definition_id, activity_id, activity_type, start_time, end_time, canceled)" +
-		" SELECT 'seeded-' || " + str + ", 1, 'seeded-pi-' || " + str + ", '" + def + "', " + activity + ", 'userTask', " + at + ", " + at + ", false" + from
-	if _, err := tx.Exec(ctx, sql, n); err != nil {
-		return fmt.Errorf("seed activity history: %w", err)
-	}
-	if pg {
-		if _, err := tx.Exec(ctx, "ANALYZE hist_activity_instance"); err != nil {
-			return err
-		}
-	}
-	return tx.Commit(ctx)
+	})
 }

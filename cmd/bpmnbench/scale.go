@@ -262,53 +262,15 @@ func fillScale(ctx context.Context, o options, backend, url string) error {
 // seedHistory writes instances finished process instances to history,
 // each with perInstance activity instances, all past their removal time.
 func seedHistory(ctx context.Context, db persistence.DB, instances, perInstance int) error {
-	tx, err := db.Begin(ctx, false)
-	if err != nil {
+	return seed(ctx, db, []string{"hist_process_instance", "hist_activity_instance"}, func(tx persistence.Tx, s seedSQL) error {
+		if _, err := tx.Exec(ctx, s.insert("hist_process_instance", "id, rev, process_definition_id, process_definition_key, business_key, start_time, end_time, state, removal_time",
+			"'hpi-' || "+s.text("x")+", 1, 'old:1:x', 'old', 'order-' || "+s.text("x")+", "+s.at("x")+", "+s.at("x")+", 'COMPLETED', "+s.at("x")), 1, instances); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, s.insert("hist_activity_instance", "id, rev, process_instance_id, process_definition_id, activity_id, activity_type, start_time, end_time, canceled",
+			"'hai-' || "+s.text("x")+", 1, 'hpi-' || "+s.text(fmt.Sprintf("(x - 1) / %d + 1", perInstance))+", 'old:1:x', 'step', 'serviceTask', "+s.at("x")+", "+s.at("x")+", false"), 1, instances*perInstance)
 		return err
-	}
-	defer func() { _ = tx.Rollback(ctx) }()
-	pg := db.Dialect() == persistence.Postgres
-	series := func(n string) string {
-		return "WITH RECURSIVE g(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM g WHERE x < " + n + ") "
-	}
-	from := " FROM g"
-	at := "(1700000000000000 + x * 1000000)" // microseconds, as SQLite keeps times
-	str := func(e string) string { return "CAST(" + e + " AS TEXT)" }
-	if pg {
-		series = func(string) string { return "" }
-		at = "(timestamptz '2023-11-14 22:13:20+00' + x * interval '1 second')"
-		str = func(e string) string { return "(" + e + ")::text" }
-	}
-	n, per := fmt.Sprint(instances), fmt.Sprint(perInstance)
-	pgFrom := func(n string) string {
-		if pg {
-			return " FROM generate_series(1, " + n + ") AS g(x)"
-		}
-		return from
-	}
-	total := fmt.Sprint(instances * perInstance)
-	statements := []string{
-		series(n) + "INSERT INTO hist_process_instance (id, rev, process_definition_id, process_definition_key, business_key, start_time, end_time, state, removal_time)" +
-			" SELECT 'hpi-' || " + str("x") + ", 1, 'old:1:x', 'old', 'order-' || " + str("x") + ", " + at + ", " + at + ", 'COMPLETED', " + at + pgFrom(n),
-		series(total) + "INSERT INTO hist_activity_instance (id, rev, process_instance_id, process_definition_id, activity_id, activity_type, start_time, end_time, canceled)" +
-			" SELECT 'hai-' || " + str("x") + ", 1, 'hpi-' || " + str("(x - 1) / "+per+" + 1") + ", 'old:1:x', 'step', 'serviceTask', " + at + ", " + at + ", false" + pgFrom(total),
-	}
-	for _, s := range statements {
-		if _, err := tx.Exec(ctx, s); err != nil {
-			return fmt.Errorf("seed history: %w", err)
-		}
-	}
-	if err := persistence.Recount(ctx, tx); err != nil { // the rows bypassed the engine's kept counts
-		return err
-	}
-	if pg {
-		for _, t := range []string{"hist_process_instance", "hist_activity_instance"} {
-			if _, err := tx.Exec(ctx, "ANALYZE "+t); err != nil {
-				return err
-			}
-		}
-	}
-	return tx.Commit(ctx)
+	})
 }
 
 // measureCleanup schedules history cleanup and measures pickup latency
