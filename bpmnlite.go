@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -178,8 +179,8 @@ type Engine struct {
 	db  persistence.DB
 	rt  *runtime.Core
 	je  *jobexecutor.Executor // when JobExecutorActivate
-	// stopMeters ends the meter reports (with a last one); metersDone
-	// closes when it is written.
+	// stopMeters ends the meter reports (with a last one) and the merges
+	// of kept counts; metersDone closes when both have stopped.
 	stopMeters context.CancelFunc
 	metersDone chan struct{}
 }
@@ -281,18 +282,46 @@ func (e *Engine) Close() error {
 	return e.db.Close()
 }
 
-// reportMeters starts the meter reports Config.Metrics asks for.
+// reportMeters starts the meter reports Config.Metrics asks for, and the
+// periodic merge of the kept counts (see persistence.MergeCounts).
 func (e *Engine) reportMeters() {
 	ctx, stop := context.WithCancel(context.Background())
 	e.stopMeters, e.metersDone = stop, make(chan struct{})
-	if e.cfg.Metrics.ReportInterval < 0 || e.cfg.Database.OpenExisting {
-		close(e.metersDone) // no reports (a read-only tool writes nothing)
+	if e.cfg.Database.OpenExisting {
+		close(e.metersDone) // a read-only tool writes nothing
 		return
 	}
+	var wg sync.WaitGroup
+	wg.Go(func() { e.mergeCounts(ctx) })
+	if e.cfg.Metrics.ReportInterval >= 0 {
+		wg.Go(func() { e.rt.ReportMetersEvery(ctx, e.cfg.Metrics.ReportInterval, e.cfg.Metrics.Reporter) })
+	}
 	go func() {
-		defer close(e.metersDone)
-		e.rt.ReportMetersEvery(ctx, e.cfg.Metrics.ReportInterval, e.cfg.Metrics.Reporter)
+		wg.Wait()
+		close(e.metersDone)
 	}()
+}
+
+// countMergeInterval is how often an engine folds the kept counts' deltas
+// into their totals: the deltas a count sums besides the totals are at
+// most this old.
+const countMergeInterval = time.Second
+
+// mergeCounts merges the kept counts every countMergeInterval until ctx
+// ends; a failed merge is logged and tried again at the next tick.
+func (e *Engine) mergeCounts(ctx context.Context) {
+	t := time.NewTicker(countMergeInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if err := persistence.MergeCounts(ctx, e.db); err != nil && ctx.Err() == nil {
+				e.cfg.Logger.Warn("bpmnlite: merging kept counts", "error", err)
+			}
+		}
+	}
 }
 
 // Dialect names the database backend in use ("sqlite" or "postgres").

@@ -210,7 +210,7 @@ func Flush(ctx context.Context, tx Tx, ops []Op, writes ...Write) error {
 	if len(ops) == 0 && len(writes) == 0 {
 		return nil
 	}
-	sorted, stmts, first, err := flushStatements(ops, statementsOf(writes), false)
+	sorted, stmts, first, err := flushStatements(ops, withCounts(ops, writes), false)
 	if err != nil {
 		return err
 	}
@@ -273,7 +273,7 @@ func FlushCommit(ctx context.Context, tx Tx, ops []Op, writes ...Write) error {
 		}
 		return tx.Commit(ctx)
 	}
-	sorted, stmts, first, err := flushStatements(ops, statementsOf(writes), true)
+	sorted, stmts, first, err := flushStatements(ops, withCounts(ops, writes), true)
 	if err != nil {
 		return err
 	}

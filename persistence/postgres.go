@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -25,6 +26,10 @@ type pgDB struct {
 	notify notifier
 	// existing: open only a current database (Options.Existing).
 	existing bool
+	// countsVacuumed: when this handle last vacuumed count_delta (unix
+	// nanoseconds); countsMerged: it merged deltas since (see MergeCounts).
+	countsVacuumed atomic.Int64
+	countsMerged   atomic.Bool
 }
 
 // DefaultPostgresConns is the PostgreSQL pool's default size. A running

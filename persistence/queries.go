@@ -239,20 +239,18 @@ func ResourceNamed(deploymentID, name string) Query[*Resource] {
 // Write is a statement a command runs at its flush, after its entity
 // changes, without a revision check: history end times, bulk deletes. The
 // named writes below build them.
-type Write struct{ stmt Stmt }
+type Write struct {
+	stmt Stmt
+	// countEnded is the historic process instance this write ends;
+	// countRemoval marks the write that takes removed historic process
+	// instances out of the kept counts (see withCounts).
+	countEnded   string
+	countRemoval bool
+}
 
-func newWrite(sql string, args ...any) Write { return Write{Stmt{SQL: sql, Args: args}} }
+func newWrite(sql string, args ...any) Write { return Write{stmt: Stmt{SQL: sql, Args: args}} }
 
 func (w Write) String() string { return fmt.Sprintf("%s %v", w.stmt.SQL, w.stmt.Args) }
-
-// statementsOf returns the statements of ws, for Flush.
-func statementsOf(ws []Write) []Stmt {
-	out := make([]Stmt, len(ws))
-	for i, w := range ws {
-		out[i] = w.stmt
-	}
-	return out
-}
 
 // EndActivityInstance closes an activity instance in history.
 func EndActivityInstance(id string, end time.Time, canceled bool) Write {
@@ -261,8 +259,10 @@ func EndActivityInstance(id string, end time.Time, canceled bool) Write {
 
 // EndProcessInstance closes a process instance in history.
 func EndProcessInstance(id string, end time.Time, state, reason, endActivityID string) Write {
-	return newWrite("UPDATE hist_process_instance SET end_time = $1, state = $2, delete_reason = $3, end_activity_id = $4 WHERE id = $5",
+	w := newWrite("UPDATE hist_process_instance SET end_time = $1, state = $2, delete_reason = $3, end_activity_id = $4 WHERE id = $5",
 		end, state, reason, endActivityID, id)
+	w.countEnded = id
+	return w
 }
 
 // DeleteIncidentsOfInstance deletes every incident of a process instance.
@@ -470,6 +470,9 @@ type counter interface {
 // above) selects, its Page aside, judged at now: what Count counts of the
 // query its At or Query method makes.
 func CountFilter(ctx context.Context, db DB, filter any, now time.Time) (int, error) {
+	if n, ok, err := keptCount(ctx, db, filter); ok {
+		return n, err
+	}
 	v := reflect.ValueOf(filter)
 	var q []reflect.Value
 	if at := v.MethodByName("At"); at.IsValid() {
@@ -575,7 +578,7 @@ func RemoveHistory(processInstanceIDs []string) []Write {
 	// Job log entries carry the instance on their creation entry (indexed);
 	// a job's other entries are found through it.
 	ws = append(ws, newWrite("DELETE FROM job_log WHERE job_id IN (SELECT job_id FROM job_log WHERE event = 'created' AND process_instance_id IN "+list+")", args...))
-	return append(ws, newWrite("DELETE FROM hist_process_instance WHERE id IN "+list, args...))
+	return append(ws, removedInstancesCount("WHERE id IN "+list, args), newWrite("DELETE FROM hist_process_instance WHERE id IN "+list, args...))
 }
 
 // VariablesOfTask are a user task's local variables.

@@ -166,6 +166,9 @@ func returnSchema(t testing.TB, url, schema string) {
 		for _, tab := range persistence.Tables() {
 			b.WriteString("DELETE FROM " + quoted + "." + tab.Name + ";")
 		}
+		for _, tab := range persistence.KeptCountTables {
+			b.WriteString("DELETE FROM " + quoted + "." + tab + ";")
+		}
 		if _, err := conn.Exec(ctx, b.String()); err == nil {
 			schemas.Lock()
 			schemas.idle[url] = append(schemas.idle[url], schema)
