@@ -118,9 +118,15 @@ func New(cfg Config, engines ...JobRuntime) (*Executor, error) {
 		if !rt.Capabilities().SingleWriter && !cfg.NoContinuations {
 			x.claims[rt] = &runtime.Claim{Owner: cfg.LockOwner, LockTime: cfg.LockTime, ByRoot: cfg.AcquireExclusiveOverProcessHierarchies,
 				Takes: func(j *persistence.Job) bool {
+					if !x.acquires(rt, j) {
+						return false
+					}
+					if !x.batchTypes[rt][j.HandlerType] {
+						return true // an ordinary job: no lock on the hot path
+					}
 					x.mu.Lock()
 					defer x.mu.Unlock()
-					return x.acquires(rt, j) && !x.batchShareFull(rt, j)
+					return !x.batchShareFull(rt, j)
 				}}
 		}
 	}
