@@ -72,7 +72,7 @@ func TestKeptCountsRead(t *testing.T) {
 			{persistence.TaskFilter{Tenants: persistence.Tenants{TenantIDIn: []string{"a", "b"}}}, 4},
 			{persistence.TaskFilter{Tenants: persistence.Tenants{WithoutTenantID: true}}, 7},
 			{persistence.TaskFilter{TaskDefinitionKeyIn: []string{"check"}, Tenants: persistence.Tenants{TenantIDIn: []string{"b"}}}, 1},
-			{persistence.TaskFilter{Assigned: true}, 0}, // the rows: none
+			{persistence.TaskFilter{Assigned: true}, 0},                                         // the rows: none
 			{persistence.TaskFilter{Tenants: persistence.Tenants{TenantIDIn: []string{""}}}, 0}, // the rows: "" is no tenant's id
 		} {
 			if got := countOf(t, db, c.f); got != c.want {
