@@ -274,8 +274,8 @@ func (c *command) checkMigration(in *instance, m *migration) (*MigratingInstance
 		}
 		instr := m.by[x.ActivityID]
 		var failures []string
-		if instr == nil && removableScope(x) {
-			continue // an unmapped subprocess: removed, its paths moving out
+		if instr == nil && (removableScope(x) || removableBody(x)) {
+			continue // an unmapped subprocess or body: removed, its paths moving out
 		}
 		if instr == nil {
 			failures = append(failures, "There is no migration instruction for this instance's activity")
