@@ -275,3 +275,39 @@ func TestBatchMigrationRemovesMultiInstanceBody(t *testing.T) {
 		}
 	})
 }
+
+// A parallel body over a collection, with a boundary timer: each inner
+// instance keeps its element variable and loop counter; the body's timer
+// goes and the target task's boundary timer is armed on each path.
+func TestMigrateRemoveMultiInstanceBodyCollectionAndBoundary(t *testing.T) {
+	withTimer := func(loop string) string {
+		return enginetest.Defs(enginetest.Executable("p", `<startEvent id="start"/><userTask id="userTask">`+loop+`</userTask>
+			<boundaryEvent id="timer" attachedToRef="userTask"><timerEventDefinition><timeDuration>PT1H</timeDuration></timerEventDefinition></boundaryEvent>
+			<endEvent id="end"/><endEvent id="timedOut"/>`+enginetest.Chain("start", "userTask", "end")+enginetest.Chain("timer", "timedOut")))
+	}
+	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
+		src, tgt := e.versions("p", withTimer(`<multiInstanceLoopCharacteristics camunda:collection="items" camunda:elementVariable="item"/>`), withTimer(""))
+		pi := e.startIn(src, map[string]any{"items": []any{"a", "b"}})
+		bodyTimer := e.Jobs(pi)
+		if len(bodyTimer) != 1 {
+			t.Fatalf("jobs before %+v, want the body's timer", bodyTimer)
+		}
+		e.migratePlan(mapping(src, tgt, "userTask->userTask"), false, pi)
+		wantEq(t, "executions", e.execTree(pi), "-{userTask:c userTask:c}")
+		wantEq(t, "variables", e.variableNames(pi), map[string]int{"items": 1, "item": 2, "loopCounter": 2})
+		var items []any
+		for _, task := range e.Tasks(pi) {
+			items = append(items, e.VarsOf(task.ExecutionID)["item"])
+		}
+		slices.SortFunc(items, func(a, b any) int { return strings.Compare(a.(string), b.(string)) })
+		wantEq(t, "element variables", items, []any{"a", "b"})
+		jobs := e.Jobs(pi)
+		if len(jobs) != 2 || jobs[0].ID == bodyTimer[0].ID || jobs[1].ID == bodyTimer[0].ID || jobs[0].ExecutionID == jobs[1].ExecutionID {
+			t.Fatalf("jobs after %+v, want a new timer on each path", jobs)
+		}
+		for _, j := range jobs {
+			wantEq(t, "timer activity", j.ActivityID, "timer")
+		}
+		e.finish(pi)
+	})
+}
