@@ -228,12 +228,26 @@ func TestMigrateRemoveNestedMultiInstanceBody(t *testing.T) {
 			t.Errorf("inner bodies' history %+v, want two canceled", h)
 		}
 		e.finish(pi)
+
+		// Both bodies removed: two subprocess instances, each with two
+		// concurrent tasks.
+		plain := e.deployNext("p", scopeSub("", `<userTask id="userTask"/>`, ""))
+		pi = e.startIn(src, nil)
+		tasks = e.taskIDs(pi)
+		e.migratePlan(mapping(src, plain, "sub->sub", "userTask->userTask"), false, pi)
+		got, _ = e.actTree(pi)
+		wantEq(t, "both removed: activity instances", got, "{sub{userTask userTask} sub{userTask userTask}}")
+		wantEq(t, "both removed: tasks", e.taskIDs(pi), tasks)
+		wantEq(t, "both removed: variables", e.variableNames(pi), map[string]int{"loopCounter": 6})
+		wantEq(t, "both removed: open history", e.openHistory(pi), "sub<pi sub<pi userTask<sub userTask<sub userTask<sub userTask<sub")
+		e.finish(pi)
 	})
 }
 
 // What stays refused when a body is removed: a body waiting for its
 // asynchronous continuation has no inner instance to migrate (Camunda's
 // report for an unmapped transition instance); the instance is unchanged.
+// Inner instances waiting for theirs do migrate.
 func TestMigrateRemoveMultiInstanceBodyRefused(t *testing.T) {
 	async := enginetest.Defs(enginetest.Executable("p", `<startEvent id="start"/><userTask id="userTask" camunda:asyncBefore="true">
 		<multiInstanceLoopCharacteristics><loopCardinality>3</loopCardinality></multiInstanceLoopCharacteristics></userTask>
@@ -257,6 +271,32 @@ func TestMigrateRemoveMultiInstanceBodyRefused(t *testing.T) {
 			t.Errorf("message %q", err)
 		}
 		wantEq(t, "instance after the refusal", e.snapshot(pi), before)
+
+		// Inner instances waiting for their own asynchronous continuation
+		// migrate to an asynchronous target with their jobs.
+		innerAsync := e.deployNext("p", enginetest.Defs(enginetest.Executable("p", `<startEvent id="start"/><userTask id="userTask">
+			<multiInstanceLoopCharacteristics camunda:asyncBefore="true"><loopCardinality>3</loopCardinality></multiInstanceLoopCharacteristics></userTask>
+			<endEvent id="end"/>`+enginetest.Chain("start", "userTask", "end"))))
+		asyncTask := e.deployNext("p", enginetest.Defs(enginetest.Executable("p", `<startEvent id="start"/><userTask id="userTask" camunda:asyncBefore="true"/>
+			<endEvent id="end"/>`+enginetest.Chain("start", "userTask", "end"))))
+		pi = e.startIn(innerAsync, nil)
+		jobs := e.Jobs(pi)
+		e.migratePlan(mapping(innerAsync, asyncTask, "userTask->userTask"), false, pi)
+		got, _ := e.actTree(pi)
+		wantEq(t, "transition instances", got, "{~userTask ~userTask ~userTask}")
+		after := e.Jobs(pi)
+		if len(after) != 3 || len(jobs) != 3 {
+			t.Fatalf("jobs %+v, want the three continuations", after)
+		}
+		for _, j := range after {
+			if !slices.ContainsFunc(jobs, func(b *bpmnlite.Job) bool { return b.ID == j.ID }) || j.ProcessDefinitionID != asyncTask {
+				t.Errorf("job %+v, want one of %+v moved to %s", j, jobs, asyncTask)
+			}
+			if err := e.Eng.ExecuteJob(e.Ctx, j.ID); err != nil {
+				t.Fatal(err)
+			}
+		}
+		e.finish(pi)
 	})
 }
 
