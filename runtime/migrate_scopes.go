@@ -25,7 +25,9 @@ import (
 // never an asynchronous continuation. Paths that need the same new scope
 // below the same migrated scope instance share one instance of it; a path
 // alone in a new scope runs on its scope execution, its local variables
-// moving there (Camunda's compaction).
+// moving there (Camunda's compaction). A multi-instance body the plan does
+// not map is removed the same way (removeBodyInstance), its inner
+// instances becoming instances of the plain target activity.
 
 // removableScope reports whether x is (or is the input/output scope of)
 // the path at an embedded subprocess instance that an unmapped source
