@@ -21,8 +21,9 @@ import (
 // boundary events and event subprocesses that the plan does not map are
 // removed, those of the target that nothing maps to are armed, and those
 // of instructions with UpdateEventTrigger are re-created from the target.
-// Subprocess instances the plan does not map are removed and those the
-// target adds around a migrated activity are created (migrate_scopes.go):
+// Subprocess and multi-instance body instances the plan does not map are
+// removed and subprocesses the target adds around a migrated activity are
+// created (migrate_scopes.go):
 // only their listeners and input/output mappings run, which
 // SkipCustomListeners and SkipIOMappings skip.
 
@@ -274,8 +275,8 @@ func (c *command) checkMigration(in *instance, m *migration) (*MigratingInstance
 		}
 		instr := m.by[x.ActivityID]
 		var failures []string
-		if instr == nil && removableScope(x) {
-			continue // an unmapped subprocess: removed, its paths moving out
+		if instr == nil && (removableScope(x) || removableBody(x)) {
+			continue // an unmapped subprocess or body: removed, its paths moving out
 		}
 		if instr == nil {
 			failures = append(failures, "There is no migration instruction for this instance's activity")

@@ -17,7 +17,8 @@ import (
 // mapped by its "<id>#multiInstanceBody" id, as in Camunda). As in Camunda,
 // an activity may move into embedded subprocesses the source does not have
 // (they are created) or out of ones the target does not map (they are
-// removed), as long as its closest mapped ancestor is mapped to an
+// removed, as are multi-instance bodies the plan does not map), as long as
+// its closest mapped ancestor is mapped to an
 // ancestor of its target (see migrate_scopes.go).
 
 // MigrationInstruction maps a source activity to a target activity.
@@ -473,8 +474,9 @@ func multiInstanceFailures(s, t migrationNode, sources, targets map[string]int) 
 // (the closest mapped ancestor of the source must be mapped to an ancestor
 // of the target) and bpmnlite's limits on the scopes a migration removes
 // (the source's unmapped flow scopes below that ancestor) and adds (the
-// target's flow scopes below the ancestor's target): embedded subprocesses
-// only, outside multi-instance activities.
+// target's flow scopes below the ancestor's target): multi-instance bodies
+// (removed, as Camunda removes them), and embedded subprocesses outside
+// multi-instance activities.
 func ancestorFailures(s, t migrationNode, mapped map[string]string) []string {
 	var failures []string
 	fail := func(format string, args ...any) { failures = append(failures, fmt.Sprintf(format, args...)) }
@@ -501,22 +503,25 @@ func ancestorFailures(s, t migrationNode, mapped map[string]string) []string {
 	for fs := t.flowScope(); fs.a != nil && fs.id() != ancT.id(); fs = fs.flowScope() {
 		added = append(added, fs)
 	}
+	subprocesses := 0 // removed or added subprocesses: multi-instance bodies are removed anywhere
 	for _, r := range removed {
 		switch {
-		case !r.body && r.a.MultiInstance != nil:
-			// the inner activity of a body: the body's failure says it
 		case r.body:
-			fail("The multi-instance body '%s' around the source activity is not mapped: bpmnlite does not remove a multi-instance body in a migration", r.id())
+			continue // removed as Camunda removes it (migrate_scopes.go)
+		case r.a.MultiInstance != nil:
+			fail("The multi-instance activity '%s' around the source activity is not mapped: bpmnlite removes a multi-instance body only when its inner activity is mapped", r.a.ID)
 		case !isEmbeddedSubprocess(r.a):
 			fail("The flow scope '%s' of the source activity is not mapped: bpmnlite removes only embedded subprocesses in a migration (not %s)", r.id(), scopeKind(r.a))
 		}
+		subprocesses++
 	}
 	for _, a := range added {
 		if !a.body && a.a.MultiInstance == nil && !isEmbeddedSubprocess(a.a) {
 			fail("The flow scope '%s' of the target activity is not mapped from the source: bpmnlite adds only embedded subprocesses in a migration (not %s)", a.id(), scopeKind(a.a))
 		}
+		subprocesses++
 	}
-	if len(removed)+len(added) > 0 && (anc.inMultiInstance() || ancT.inMultiInstance()) {
+	if subprocesses > 0 && (anc.inMultiInstance() || ancT.inMultiInstance()) {
 		fail("The closest mapped ancestor '%s' lies in a multi-instance activity: bpmnlite does not add or remove scopes inside one in a migration", anc.id())
 	}
 	return failures

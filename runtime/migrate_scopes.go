@@ -25,7 +25,9 @@ import (
 // never an asynchronous continuation. Paths that need the same new scope
 // below the same migrated scope instance share one instance of it; a path
 // alone in a new scope runs on its scope execution, its local variables
-// moving there (Camunda's compaction).
+// moving there (Camunda's compaction). A multi-instance body the plan does
+// not map is removed the same way (removeBodyInstance), its inner
+// instances becoming instances of the plain target activity.
 
 // removableScope reports whether x is (or is the input/output scope of)
 // the path at an embedded subprocess instance that an unmapped source
@@ -36,14 +38,35 @@ func removableScope(x *execution) bool {
 	return a != nil && !x.isMIBody() && isEmbeddedSubprocess(a) && innerScope(x) != nil
 }
 
+// removableBody reports whether x is (or is the scope execution of) the
+// path at a multi-instance body instance that an unmapped source body may
+// be removed from: it runs inner instances.
+func removableBody(x *execution) bool {
+	if x.isBodyScope() {
+		x = x.parent
+	}
+	return x.isMIBody() && bodyScope(x) != nil
+}
+
+// bodyScope returns the scope execution of the body path x waits at, nil
+// when it has none (the body waits for an asynchronous continuation).
+func bodyScope(x *execution) *execution {
+	for _, ch := range x.activeChildren() {
+		if ch.isBodyScope() {
+			return ch
+		}
+	}
+	return nil
+}
+
 // removeUnmappedScopes removes the instances of the embedded subprocesses
-// that m does not map, innermost first (Camunda's
-// DeleteUnmappedInstanceVisitor walks bottom up), in's definition still
-// the source's.
+// and multi-instance bodies that m does not map, innermost first
+// (Camunda's DeleteUnmappedInstanceVisitor walks bottom up), in's
+// definition still the source's.
 func (c *command) removeUnmappedScopes(in *instance, m *migration) error {
 	var owners []*execution // parents before children
 	for _, x := range liveExecutions(in) {
-		if !x.isIOScope() && m.by[x.ActivityID] == nil && removableScope(x) {
+		if !x.isIOScope() && !x.isBodyScope() && m.by[x.ActivityID] == nil && (removableScope(x) || removableBody(x)) {
 			owners = append(owners, x)
 		}
 	}
@@ -51,11 +74,54 @@ func (c *command) removeUnmappedScopes(in *instance, m *migration) error {
 		return nil
 	}
 	for i := len(owners) - 1; i >= 0; i-- {
-		if err := c.removeScopeInstance(owners[i]); err != nil {
+		remove := c.removeScopeInstance
+		if owners[i].isMIBody() {
+			remove = c.removeBodyInstance
+		}
+		if err := remove(owners[i]); err != nil {
 			return err
 		}
 	}
 	return c.cc.Flush()
+}
+
+// removeBodyInstance removes the multi-instance body instance path x waits
+// at, as Camunda removes an unmapped body: its history ends as canceled,
+// its boundary events go, and so do its scope execution and the loop
+// variables there (nrOfInstances, nrOfActiveInstances,
+// nrOfCompletedInstances). Each inner instance becomes a path of x's
+// scope: concurrent ones when several are left, else x itself runs it.
+// The inner instance of a parallel body keeps its local variables
+// (loopCounter, the element variable), which Camunda keeps on its
+// concurrent execution; those of a sequential body's inner instance go,
+// as Camunda keeps them on the body's scope execution.
+func (c *command) removeBodyInstance(x *execution) error {
+	body := bodyScope(x)
+	sequential := x.activity().MultiInstance.Sequential
+	if err := c.deleteWaits(x, false); err != nil {
+		return err
+	}
+	c.historyEnd(x, true)
+	paths := body.activeChildren()
+	switch {
+	case len(paths) == 1:
+		ch := paths[0]
+		if err := c.movePath(ch, x); err != nil {
+			return err
+		}
+		if !sequential {
+			c.moveVariables(ch, x)
+		}
+		if err := c.removeExecution(ch); err != nil {
+			return err
+		}
+		paths = []*execution{x}
+	case len(paths) > 1:
+		c.liftPaths(x, paths)
+	default:
+		return fmt.Errorf("%w: the instance of multi-instance body '%s' to remove runs no inner instance", ErrMigration, x.ActivityID)
+	}
+	return c.dropRemovedScope(x, paths, body)
 }
 
 // removeScopeInstance removes the subprocess instance path p waits at:
@@ -97,16 +163,9 @@ func (c *command) removeScopeInstance(p *execution) error {
 			paths = append(paths, ch)
 		}
 	}
-	scope := p.scope()
 	switch {
 	case len(paths) > 0:
-		for _, ch := range paths {
-			c.reparent(ch, scope)
-		}
-		if p == scope {
-			p.ActivityID, p.ActivityInstanceID, p.TransitionID, p.IsActive = "", "", "", false
-			c.update(p)
-		}
+		c.liftPaths(p, paths)
 	case inner.ActivityID != "":
 		paths = []*execution{p}
 		if err := c.movePath(inner, p); err != nil {
@@ -115,18 +174,42 @@ func (c *command) removeScopeInstance(p *execution) error {
 	default:
 		return fmt.Errorf("%w: the instance of subprocess '%s' to remove runs no path", ErrMigration, p.ActivityID)
 	}
+	if run != p {
+		return c.dropRemovedScope(p, paths, inner, run)
+	}
+	return c.dropRemovedScope(p, paths, inner)
+}
+
+// liftPaths makes paths, the concurrent paths inside a scope instance
+// being removed that path p waits at, concurrent paths of p's scope; p
+// leaves its activity, or goes (dropRemovedScope) when it is one of
+// several paths itself.
+func (c *command) liftPaths(p *execution, paths []*execution) {
+	scope := p.scope()
+	for _, ch := range paths {
+		c.reparent(ch, scope)
+	}
+	if p == scope {
+		p.ActivityID, p.ActivityInstanceID, p.TransitionID, p.IsActive = "", "", "", false
+		c.update(p)
+	}
+}
+
+// dropRemovedScope ends the removal of the scope instance path p waited
+// at, whose paths now run as paths (p itself when it runs the only one):
+// their history follows (markReparented), the removed scope's executions
+// go, innermost first, and so does p when it is a concurrent path left
+// with nothing to run.
+func (c *command) dropRemovedScope(p *execution, paths []*execution, scopes ...*execution) error {
 	for _, x := range paths {
 		c.markReparented(x)
 	}
-	if err := c.removeExecution(inner); err != nil {
-		return err
-	}
-	if run != p {
-		if err := c.removeExecution(run); err != nil {
+	for _, s := range scopes {
+		if err := c.removeExecution(s); err != nil {
 			return err
 		}
 	}
-	if p != scope && len(paths) > 0 && paths[0] != p {
+	if p.IsConcurrent && paths[0] != p {
 		return c.removeExecution(p)
 	}
 	return nil

@@ -507,9 +507,10 @@ func TestMigrateAddSubprocessJobs(t *testing.T) {
 // (MigrationRemoveSubprocessTest.testCannotRemoveScopeAndMoveToConcurrentActivity,
 // testCannotRemoveParentScopeAndMoveOutOfGrandParentScope,
 // MigrationAddMultiInstanceTest, SameEventScopeInstructionValidator for an
-// event subprocess start moved out of its scope) and bpmnlite's own where it does not
-// follow Camunda (removing a multi-instance body, adding an event
-// subprocess): the report names each, and a refused migration leaves the
+// event subprocess start moved out of its scope, and
+// testRemoveAndAddMultiInstanceBody) and bpmnlite's own where it does not
+// follow Camunda (removing a multi-instance activity with its body, adding
+// an event subprocess): the report names each, and a refused migration leaves the
 // instance exactly as it was.
 func TestMigrateScopeChangeRefused(t *testing.T) {
 	triple := enginetest.Defs(enginetest.Executable("p", `<startEvent id="start"/>
@@ -545,8 +546,10 @@ func TestMigrateScopeChangeRefused(t *testing.T) {
 				[]string{"The closest mapped ancestor 'sub1' is mapped to scope 'sub1' which is not an ancestor of target scope 'sub1'"}},
 			{mapping(one, e.deployNext("p", miSub), "userTask->userTask"), "userTask",
 				[]string{"Target activity 'userTask' is a descendant of multi-instance body 'sub#multiInstanceBody' that is not mapped from the source process definition."}},
-			{mapping(e.deployNext("p", miTask), one, "userTask->userTask"), "userTask",
-				[]string{"The multi-instance body 'userTask#multiInstanceBody' around the source activity is not mapped: bpmnlite does not remove a multi-instance body in a migration"}},
+			{mapping(e.deployNext("p", miTask), e.deployNext("p", miTask), "userTask->userTask"), "userTask",
+				[]string{"Target activity 'userTask' is a descendant of multi-instance body 'userTask#multiInstanceBody' that is not mapped from the source process definition."}},
+			{mapping(e.deployNext("p", miSub), one, "userTask->userTask"), "userTask",
+				[]string{"The multi-instance activity 'sub' around the source activity is not mapped: bpmnlite removes a multi-instance body only when its inner activity is mapped"}},
 			{mapping(one, e.deployNext("p", inEventSub), "userTask->userTask"), "userTask",
 				[]string{"The flow scope 'esp' of the target activity is not mapped from the source: bpmnlite adds only embedded subprocesses in a migration (not an event subprocess)"}},
 			{mapping(e.deployNext("p", richSub("")), e.deployNext("p", espAtProcess), "userTask->userTask", "espStart->espStart"), "espStart",
@@ -586,24 +589,30 @@ func TestMigrateScopeChangeRefused(t *testing.T) {
 	})
 }
 
+// migrateInBatch migrates pis with plan as a batch (MigrateAsync), running
+// its seed job and then each of its batch jobs.
+func (e *env) migrateInBatch(plan bpmnlite.MigrationPlan, pis ...string) {
+	e.T.Helper()
+	b, err := e.Eng.MigrateAsync(e.Ctx, bpmnlite.MigrationRequest{Plan: plan, ProcessInstanceIDs: pis})
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	if err := e.runOnly("seed", b.SeedJobDefinitionID); err != nil {
+		e.T.Fatal(err)
+	}
+	for _, j := range e.batchJobs(b.BatchJobDefinitionID) {
+		if err := e.Eng.ExecuteJob(e.Ctx, j.ID); err != nil {
+			e.T.Fatal(err)
+		}
+	}
+}
+
 // A batch migration adds the subprocess as the synchronous one does.
 func TestBatchMigrationAddsSubprocess(t *testing.T) {
 	eachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *env) {
 		par, parSub := e.versions("p", scopeParallel, scopeParallelInSub)
 		pis := []string{e.startIn(par, nil), e.startIn(par, nil)}
-		b, err := e.Eng.MigrateAsync(e.Ctx, bpmnlite.MigrationRequest{Plan: mapping(par, parSub, "userTask1->userTask1", "userTask2->userTask2"),
-			ProcessInstanceIDs: pis})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := e.runOnly("seed", b.SeedJobDefinitionID); err != nil {
-			t.Fatal(err)
-		}
-		for _, j := range e.batchJobs(b.BatchJobDefinitionID) {
-			if err := e.Eng.ExecuteJob(e.Ctx, j.ID); err != nil {
-				t.Fatal(err)
-			}
-		}
+		e.migrateInBatch(mapping(par, parSub, "userTask1->userTask1", "userTask2->userTask2"), pis...)
 		for _, pi := range pis {
 			got, _ := e.actTree(pi)
 			wantEq(t, "activity instances of "+pi, got, "{sub{userTask1 userTask2}}")
