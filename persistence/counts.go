@@ -422,7 +422,7 @@ func countKept(ctx context.Context, db DB, where string, args []any) (int, error
 // plainValues reports whether a filter's values on kept dimensions can be
 // compared as they are: text a row can hold, no empty list (which the
 // rows' count treats as no condition), no "" in a list (the kept counts
-// keep NULL as "", which IN (”) must not match).
+// keep NULL as "", which a list holding the empty string must not match).
 func plainValues(values []string, lists ...[]string) bool {
 	for _, l := range lists {
 		if l != nil && len(l) == 0 || slices.Contains(l, "") {
