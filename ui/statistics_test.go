@@ -29,6 +29,26 @@ const varied = `<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL"
   </process>
 </definitions>`
 
+// compensable leaves what compensation needs behind once subprocess csub
+// ended (in Camunda an event-scope execution; bpmnlite keeps it without
+// one, and the statistics skip event scopes either way) while the
+// instance waits in after.
+const compensable = `<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" targetNamespace="t">
+  <process id="compensable" isExecutable="true">
+    <startEvent id="start"/><sequenceFlow id="f1" sourceRef="start" targetRef="csub"/>
+    <subProcess id="csub">
+      <startEvent id="cstart"/><sequenceFlow id="c1" sourceRef="cstart" targetRef="cwork"/>
+      <userTask id="cwork"/>
+      <boundaryEvent id="comp" attachedToRef="cwork"><compensateEventDefinition/></boundaryEvent>
+      <userTask id="undo" isForCompensation="true"/>
+      <association id="a1" sourceRef="comp" targetRef="undo"/>
+      <sequenceFlow id="c2" sourceRef="cwork" targetRef="cend"/><endEvent id="cend"/>
+    </subProcess>
+    <sequenceFlow id="f2" sourceRef="csub" targetRef="after"/>
+    <userTask id="after"/><sequenceFlow id="f3" sourceRef="after" targetRef="end"/><endEvent id="end"/>
+  </process>
+</definitions>`
+
 // The activity statistics (definition page) count exactly what runs at
 // each activity with migration 0028's indexes in place: one execution
 // per multi-instance task instance, none for the subprocess and the
@@ -39,17 +59,8 @@ func TestActivityStatisticsCountLeaves(t *testing.T) {
 		e.Deploy("varied.bpmn", varied)
 		first, _ := e.Start("varied", nil), e.Start("varied", nil)
 		def := e.Tasks(first)[0].ProcessDefinitionID
-		counts := func() string {
-			stats, err := e.Eng.ActivityStatistics(e.Ctx, def, bpmnlite.StatisticsOptions{Incidents: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var s []string
-			for _, st := range stats {
-				s = append(s, fmt.Sprintf("%s %d", st.ID, st.Instances))
-			}
-			return strings.Join(s, "|")
-		}
+		counts := func() string { return activityCounts(t, e, def) }
+
 		if got, want := counts(), "inner 6|side 2"; got != want {
 			t.Errorf("statistics %q, want %q", got, want)
 		}
@@ -75,4 +86,36 @@ func TestActivityStatisticsCountLeaves(t *testing.T) {
 			t.Errorf("finished activity instances %q: want inner 3, side 1, end 1", got)
 		}
 	})
+}
+
+// An ended subprocess kept for compensation is not counted, nor does it
+// hide the execution it hangs from.
+func TestActivityStatisticsAfterCompensableScope(t *testing.T) {
+	harness.EachBackend(t, bpmnlite.Config{}, func(t *testing.T, e *harness.Env) {
+		e.Deploy("compensable.bpmn", compensable)
+		pi := e.Start("compensable", nil)
+		def := e.Tasks(pi)[0].ProcessDefinitionID
+		if got, want := activityCounts(t, e, def), "cwork 1"; got != want {
+			t.Errorf("statistics %q, want %q", got, want)
+		}
+		e.Complete(pi, "cwork", nil)
+		if got, want := activityCounts(t, e, def), "after 1"; got != want {
+			t.Errorf("after csub ended: %q, want %q", got, want)
+		}
+	})
+}
+
+// activityCounts is the activity statistics of definition def as
+// "activity count|…".
+func activityCounts(t *testing.T, e *harness.Env, def string) string {
+	t.Helper()
+	stats, err := e.Eng.ActivityStatistics(e.Ctx, def, bpmnlite.StatisticsOptions{Incidents: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s []string
+	for _, st := range stats {
+		s = append(s, fmt.Sprintf("%s %d", st.ID, st.Instances))
+	}
+	return strings.Join(s, "|")
 }
