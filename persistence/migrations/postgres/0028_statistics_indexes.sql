@@ -7,9 +7,10 @@ DROP INDEX execution_parent;
 CREATE INDEX execution_parent ON execution (parent_id) WHERE parent_id IS NOT NULL;
 -- Process instances (root executions) by definition: the definition
 -- page's instance count and the dashboard's per-definition counts read
--- this index alone. A start adds the entry it no longer adds to
--- execution_parent.
-CREATE INDEX execution_instance_definition ON execution (process_definition_id) WHERE parent_id IS NULL;
+-- this index alone, and the instance list (sorted by id, Camunda's
+-- instanceId) reads its first page from it. A start adds the entry it no
+-- longer adds to execution_parent.
+CREATE INDEX execution_instance_definition ON execution (process_definition_id, id) WHERE parent_id IS NULL;
 -- The heat map (mean durations per activity) and the historic activity
 -- statistics read the activity instances of one definition. Only columns
 -- an activity instance never changes after its insert: ending it (setting
