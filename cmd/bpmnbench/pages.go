@@ -62,7 +62,7 @@ var uiPages = []uiPage{
 		}
 	}},
 	{"definition's heat map (when switched on)", func(def, pi string) []pageRequest {
-		return []pageRequest{get("/history/process-definition/" + def + "/statistics?finished=true")}
+		return []pageRequest{get("/app/api/process-definitions/" + def + "/activity-durations")}
 	}},
 	{"instance", func(def, pi string) []pageRequest {
 		return []pageRequest{
