@@ -41,7 +41,9 @@ type JobExecutor struct {
 	// more, which wait for those workers, never for ordinary ones. So a
 	// batch of thousands of jobs never takes every worker, nor the queue,
 	// and ordinary jobs keep their pickup latency while it runs. Default
-	// half the pool (PoolSize/2, at least 1); at most PoolSize.
+	// half the pool (PoolSize/2, at least 1), and 1 when every engine is on
+	// SQLite (one writer: a second batch job would only wait for it, and
+	// an ordinary job behind both); at most PoolSize.
 	MaxBatchJobs int
 	// GroupCommit, on PostgreSQL, runs the quick jobs queued together in
 	// one transaction, as executors on SQLite always do: each job behind a

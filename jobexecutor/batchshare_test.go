@@ -24,9 +24,9 @@ var slowEnd = enginetest.Process("slowEnd", `
     <endEvent id="end" />`)
 
 // A batch of many slow jobs runs on the executor (4 workers, at most 2
-// for batch jobs by default) while an ordinary asynchronous job is
+// for batch jobs by default, 1 on SQLite) while an ordinary asynchronous job is
 // started: the ordinary job is picked up at once, long before the batch
-// is done, and never more than 2 batch jobs run at the same time (counted
+// is done, and never more than that many batch jobs run at once (counted
 // in the listener). Before batch jobs had a share of their own, the queue
 // and every worker held batch jobs, and the ordinary job, acquired after
 // the batch jobs created before it, waited for nearly all of them.
@@ -84,8 +84,12 @@ func TestBatchJobsLeaveWorkersToOrdinaryJobs(t *testing.T) {
 		if got := ended.Load(); got != instances {
 			t.Errorf("%d of %d instances deleted by the batch", got, instances)
 		}
-		if m := most.Load(); m != 2 {
-			t.Errorf("at most %d batch jobs ran at once, want MaxBatchJobs' default 2 (half the pool of 4)", m)
+		want := int32(2) // MaxBatchJobs' default: half the pool of 4
+		if e.Eng.Dialect() == "sqlite" {
+			want = 1 // one writer: one batch job at a time
+		}
+		if m := most.Load(); m != want {
+			t.Errorf("at most %d batch jobs ran at once, want MaxBatchJobs' default %d", m, want)
 		}
 	})
 }

@@ -78,6 +78,12 @@ func New(cfg Config, engines ...JobRuntime) (*Executor, error) {
 		if cfg.MaxJobsPerAcquisition == 0 {
 			cfg.MaxJobsPerAcquisition = maxGroup
 		}
+		// Batch jobs each write in a transaction of their own; on one
+		// writer a second one only queues behind the first, and an
+		// ordinary job behind both.
+		if cfg.MaxBatchJobs == 0 {
+			cfg.MaxBatchJobs = 1
+		}
 	}
 	cfg = cfg.WithDefaults()
 	if err := cfg.Validate(); err != nil {
