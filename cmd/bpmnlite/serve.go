@@ -54,7 +54,7 @@ flags:
   -lock-time D               job lock (5m); -max-jobs-per-acquisition N (16)
   -wait-time D, -max-wait D  idle pauses between acquisitions (5s doubling to 1m)
   -acquire-by-priority       higher job priorities first
-  -max-batch-jobs N          batch jobs run at once, on that many workers (half of -pool)
+  -max-batch-jobs N          batch jobs run at once, on that many workers (half of -pool; 1 on SQLite)
   -job-retries N             attempts without failedJobRetryTimeCycle (3)
 Every flag may also come from the environment: BPMNLITE_ and its name in
 upper case with underscores (-history-ttl: BPMNLITE_HISTORY_TTL); a flag
@@ -92,7 +92,7 @@ func serve(ctx context.Context, args []string, out io.Writer) error {
 	waitTime := fs.Duration("wait-time", 5*time.Second, "job executor's pause after an acquisition that found nothing (doubled up to -max-wait)")
 	maxWait := fs.Duration("max-wait", time.Minute, "job executor's longest pause between acquisitions")
 	byPriority := fs.Bool("acquire-by-priority", false, "job executor takes jobs of higher priority first")
-	maxBatchJobs := fs.Int("max-batch-jobs", 0, "batch jobs the job executor runs at once, on that many of its workers (the others run ordinary jobs only); 0: half the pool")
+	maxBatchJobs := fs.Int("max-batch-jobs", 0, "batch jobs the job executor runs at once, on that many of its workers (the others run ordinary jobs only); 0: half the pool, 1 on SQLite")
 	retries := fs.Int("job-retries", 3, "attempts of a job without camunda:failedJobRetryTimeCycle")
 	metricsInterval := fs.Duration("metrics-interval", time.Minute, "how often the engine reports its metrics (job-successful, ...) to the database, where /engine-rest/metrics and the dashboard's job throughput read them")
 	groups := fs.String("groups", "", "the groups (comma separated) of -auth's user: the tasklist's \"My groups' tasks\" are their candidate tasks")
