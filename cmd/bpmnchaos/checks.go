@@ -101,6 +101,11 @@ func countCharges(ctx context.Context, eng *bpmnlite.Engine) (charges, error) {
 		}
 		if spent := s.retries - e.Retries; spent > 0 {
 			cause := "failed run"
+			if e.Message != "" {
+				// What failed, so that a run that should not have failed
+				// can be told apart in the report.
+				cause += ": " + firstLine(e.Message, 160)
+			}
 			if e.Event == bpmnlite.JobLogLocked {
 				cause = "expired lock of " + s.owner
 			}
@@ -355,3 +360,14 @@ func readLines(path string) ([]string, error) {
 }
 
 func timeAfter(seconds int) <-chan time.Time { return time.After(time.Duration(seconds) * time.Second) }
+
+// firstLine is the first line of s, at most n bytes of it.
+func firstLine(s string, n int) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > n {
+		s = s[:n] + "…"
+	}
+	return s
+}
